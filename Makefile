@@ -1,0 +1,50 @@
+# Palisade — the two commands a newcomer needs: `make run` and `make test`.
+SHELL := /bin/bash
+export npm_config_nodedir ?= /usr
+NPM_INSTALL_STAMP := node_modules/.install-stamp
+
+.PHONY: run test install build lint proto proto-check bench clean deps-system
+
+run: build
+	node apps/cli/dist/main.js chat $(ARGS)
+
+# Everything CI runs, from a clean clone: install, build, lint, generated-code check, tests.
+test: install build lint proto-check deps-system
+	npx vitest run
+
+$(NPM_INSTALL_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: $(NPM_INSTALL_STAMP)
+
+build: install
+	npx tsc -b
+
+lint: install
+	npx eslint . --max-warnings 0
+	npx buf lint
+
+proto: install
+	npx buf generate
+	npx buf lint
+
+# Regenerates the protobuf code and fails if that changed anything: generated code is committed.
+proto-check: install
+	npx buf generate
+	@if [ -n "$$(git status --porcelain -- packages/protocol/src/gen)" ]; then \
+		echo "generated protobuf code is stale: run 'make proto' and commit the result"; \
+		git status --porcelain -- packages/protocol/src/gen; exit 1; fi
+
+# System packages some tests need (Debian): Python gRPC for the capability interop test.
+deps-system:
+	@python3 -c "import grpc, google.protobuf" 2>/dev/null || \
+		( command -v apt-get >/dev/null && (apt-get install -y -q python3-grpcio python3-protobuf >/dev/null 2>&1 || \
+		  (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q python3-grpcio python3-protobuf >/dev/null 2>&1)) ) || \
+		echo "note: python3-grpcio not available; the Python interop test will be skipped with a reason"
+
+bench: build
+	node bench/run.mjs $(ARGS)
+
+clean:
+	rm -rf node_modules packages/*/dist apps/*/dist apps/capabilities/*/dist **/*.tsbuildinfo

@@ -1,0 +1,34 @@
+import type { ChannelOptions } from "@grpc/grpc-js";
+
+/**
+ * Addresses are `host:port` (TCP) or `unix:/absolute/path` (unix socket).
+ * grpc-js also accepts `unix:///abs`; both forms are normalized to `unix:/abs`.
+ */
+export function normalizeAddress(address: string): string {
+  if (address.startsWith("unix://")) return `unix:${address.slice("unix://".length)}`;
+  return address;
+}
+
+export function isUnixAddress(address: string): boolean {
+  return address.startsWith("unix:");
+}
+
+export function unixSocketPath(address: string): string | undefined {
+  return isUnixAddress(address) ? normalizeAddress(address).slice("unix:".length) : undefined;
+}
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Channel options every Palisade client uses. grpc-js buffers each message of a stream for
+ * retries by default, which makes long streams quadratic (TOOLCHAIN.md); a small retry buffer
+ * keeps them linear.
+ */
+export function defaultChannelOptions(maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES): ChannelOptions {
+  return {
+    "grpc.per_rpc_retry_buffer_size": 16384,
+    "grpc.max_send_message_length": maxMessageBytes,
+    "grpc.max_receive_message_length": maxMessageBytes,
+    "grpc.keepalive_time_ms": 60_000,
+  };
+}

@@ -1,0 +1,26 @@
+export { createClient, openChannel } from "./client.js";
+export type { ClientOptions } from "./client.js";
+export { RpcServer } from "./server.js";
+export type { Authorizer, ServerOptions } from "./server.js";
+export { Code, RpcError, isAbortError } from "./errors.js";
+export { AsyncQueue } from "./queue.js";
+export { asBuffer } from "./codec.js";
+export { toServiceDefinition, methodPath } from "./definition.js";
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  defaultChannelOptions,
+  isUnixAddress,
+  normalizeAddress,
+  unixSocketPath,
+} from "./address.js";
+export type {
+  AnyService,
+  BidiCall,
+  CallContext,
+  CallOptions,
+  Client,
+  ClientMethod,
+  MethodHandler,
+  MethodsOf,
+  ServiceImpl,
+} from "./types.js";

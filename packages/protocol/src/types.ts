@@ -1,0 +1,63 @@
+import type { DescMethod, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
+import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
+import type { Metadata } from "@grpc/grpc-js";
+
+export type AnyService = GenService<GenServiceMethods>;
+export type MethodsOf<S> = S extends GenService<infer M> ? M : never;
+type MethodSpec = Pick<DescMethod, "input" | "output" | "methodKind">;
+
+export type In<M extends MethodSpec> = MessageShape<M["input"]>;
+export type Out<M extends MethodSpec> = MessageShape<M["output"]>;
+export type InInit<M extends MethodSpec> = MessageInitShape<M["input"]>;
+export type OutInit<M extends MethodSpec> = MessageInitShape<M["output"]>;
+
+/** What a server handler knows about its call. */
+export interface CallContext {
+  /** Fires when the client cancels, the deadline passes, or the server shuts down. */
+  readonly signal: AbortSignal;
+  readonly metadata: Metadata;
+  readonly peer: string;
+  /** Full method path, e.g. `/palisade.v1.ClientService/GetStatus`. */
+  readonly path: string;
+}
+
+export type MethodHandler<M extends MethodSpec> = M["methodKind"] extends "unary"
+  ? (request: In<M>, ctx: CallContext) => Promise<OutInit<M>>
+  : M["methodKind"] extends "server_streaming"
+    ? (request: In<M>, ctx: CallContext) => AsyncIterable<OutInit<M>>
+    : M["methodKind"] extends "client_streaming"
+      ? (requests: AsyncIterable<In<M>>, ctx: CallContext) => Promise<OutInit<M>>
+      : (requests: AsyncIterable<In<M>>, ctx: CallContext) => AsyncIterable<OutInit<M>>;
+
+/** A typed implementation of every method of a service. */
+export type ServiceImpl<S extends AnyService> = {
+  [K in keyof MethodsOf<S>]: MethodHandler<MethodsOf<S>[K]>;
+};
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** Deadline relative to now. Unary calls default to the client's `defaultTimeoutMs`. */
+  timeoutMs?: number;
+  metadata?: Record<string, string>;
+}
+
+/** A bidi call: send with `send`, finish with `end`, read by iterating. */
+export interface BidiCall<I, O> extends AsyncIterable<O> {
+  /** Resolves once the message is handed to the transport (waits for drain). */
+  send(message: I): Promise<void>;
+  end(): void;
+  cancel(): void;
+}
+
+export type ClientMethod<M extends MethodSpec> = M["methodKind"] extends "unary"
+  ? (request: InInit<M>, options?: CallOptions) => Promise<Out<M>>
+  : M["methodKind"] extends "server_streaming"
+    ? (request: InInit<M>, options?: CallOptions) => AsyncIterable<Out<M>>
+    : M["methodKind"] extends "client_streaming"
+      ? (requests: AsyncIterable<InInit<M>> | Iterable<InInit<M>>, options?: CallOptions) => Promise<Out<M>>
+      : (options?: CallOptions) => BidiCall<InInit<M>, Out<M>>;
+
+/** A typed client for a service: one method per RPC plus `close()`. */
+export type Client<S extends AnyService> = {
+  [K in keyof MethodsOf<S>]: ClientMethod<MethodsOf<S>[K]>;
+} & { close(): void; waitForReady(timeoutMs?: number): Promise<void> };

@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  // Workspace packages resolve to their TypeScript sources in tests (see package.json "source").
+  ssr: { resolve: { conditions: ["source"] } },
+  resolve: { conditions: ["source"] },
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "apps/**/test/**/*.test.{ts,tsx}", "test/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "**/dist/**"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+  },
+});
