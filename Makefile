@@ -3,13 +3,13 @@ SHELL := /bin/bash
 export npm_config_nodedir ?= /usr
 NPM_INSTALL_STAMP := node_modules/.install-stamp
 
-.PHONY: run test install build lint proto proto-check bench clean deps-system
+.PHONY: run test install build lint typecheck-tests proto proto-check bench clean deps-system
 
 run: build
 	node apps/cli/dist/main.js chat $(ARGS)
 
 # Everything CI runs, from a clean clone: install, build, lint, generated-code check, tests.
-test: install build lint proto-check deps-system
+test: install build lint typecheck-tests proto-check deps-system
 	npx vitest run
 
 $(NPM_INSTALL_STAMP): package.json package-lock.json
@@ -24,6 +24,11 @@ build: install
 lint: install
 	npx eslint . --max-warnings 0
 	npx buf lint
+
+# Test code is type-checked too (vitest itself only strips types).
+typecheck-tests: build
+	@for t in $$(git ls-files '*/test/tsconfig.json' 'test/tsconfig.json'); do \
+		npx tsc -p $$t || { echo "type errors in $$(dirname $$t)"; exit 1; }; done
 
 proto: install
 	npx buf generate

@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, isMessage } from "@bufbuild/protobuf";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Client as GrpcClient, Metadata, credentials } from "@grpc/grpc-js";
 import type { CallOptions as GrpcCallOptions, ChannelOptions, ClientDuplexStream, ClientReadableStream } from "@grpc/grpc-js";
@@ -24,6 +24,8 @@ export interface ClientOptions {
 }
 
 type Unsubscribe = () => void;
+
+const RESOLVED: Promise<void> = Promise.resolve();
 
 function linkSignal(signal: AbortSignal | undefined, cancel: () => void): Unsubscribe {
   if (!signal) return () => undefined;
@@ -85,7 +87,8 @@ function makeMethod(
   const path = methodPath(service, method);
   const ser = serializer(method.input) as (v: unknown) => Buffer;
   const de = deserializer(method.output);
-  const make = (init: unknown): unknown => create(method.input, init as never);
+  // Already-built messages go straight to the wire; plain init objects are built first.
+  const make = (init: unknown): unknown => (isMessage(init, method.input) ? init : create(method.input, init as never));
 
   switch (method.methodKind) {
     case "unary":
@@ -139,15 +142,14 @@ function makeMethod(
         const call = raw.makeBidiStreamRequest(path, ser, de, metadataFor(opts), callOptions(opts, true));
         const responses = readStream(call, opts?.signal);
         return {
-          send: (message: unknown) =>
-            new Promise<void>((resolve, reject) => {
-              try {
-                if (call.write(make(message))) resolve();
-                else call.once("drain", () => resolve());
-              } catch (err) {
-                reject(RpcError.from(err));
-              }
-            }),
+          send: (message: unknown) => {
+            try {
+              if (call.write(make(message))) return RESOLVED;
+            } catch (err) {
+              return Promise.reject(RpcError.from(err));
+            }
+            return new Promise<void>((resolve) => call.once("drain", () => resolve()));
+          },
           end: () => call.end(),
           cancel: () => call.cancel(),
           [Symbol.asyncIterator]: () => responses[Symbol.asyncIterator](),

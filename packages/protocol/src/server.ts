@@ -1,5 +1,5 @@
 import { chmod } from "node:fs/promises";
-import { create } from "@bufbuild/protobuf";
+import { create, isMessage } from "@bufbuild/protobuf";
 import type { DescMessage, DescMethod, DescService, MessageShape } from "@bufbuild/protobuf";
 import { Server, ServerCredentials } from "@grpc/grpc-js";
 import type {
@@ -66,7 +66,7 @@ async function writeAll<T extends DescMessage>(
 ): Promise<void> {
   for await (const item of source) {
     if (signal.aborted) return;
-    const ok = call.write(create(schema, item as never));
+    const ok = call.write(isMessage(item, schema) ? item : create(schema, item as never));
     if (!ok) await new Promise<void>((resolve) => call.once("drain", resolve));
   }
 }
