@@ -1,0 +1,109 @@
+import { isAbsolute, resolve } from "node:path";
+import { Ajv } from "ajv";
+import { ValidationError } from "./errors.js";
+import type { Problem } from "./errors.js";
+import { describeAjvErrors } from "./json-schema.js";
+import { ID_PATTERN } from "./manifest/schema.js";
+
+/** How one capability runs: Palisade configuration, not manifest. At most one launch mode. */
+export interface CapabilityConfig {
+  id: string;
+  /** Path of `manifest.yaml` (or of its directory). */
+  manifest: string;
+  /** Spawn a local process: argv, with PORT set to a free port in a scrubbed environment. */
+  command?: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Reach an already running server: `host:port` or `unix:/path`. */
+  address?: string;
+  /** Run a Docker image (needs a Docker engine). Defaults to the manifest's `image` when no mode is set. */
+  image?: string;
+  /** Host directory for `filesystem: workspace` capabilities run from an image. */
+  workspace?: string;
+  enabled?: boolean;
+  /** Default Invoke deadline (120 s). */
+  timeoutMs?: number;
+  /** Deadline per tool name. */
+  perToolTimeoutMs?: Record<string, number>;
+  /** Extra keys sent in config_json (credentials are added on top). */
+  config?: Record<string, unknown>;
+  /** System-scope credential values (only names the manifest declares are sent). */
+  credentials?: Record<string, string>;
+  /** Crash restarts allowed in `command` mode before the capability is failed (3). */
+  maxRestarts?: number;
+}
+
+const positive = { type: "integer", minimum: 1 } as const;
+const stringMap = { type: "object", additionalProperties: { type: "string" } } as const;
+
+export const capabilityConfigSchema = {
+  type: "object",
+  required: ["id", "manifest"],
+  additionalProperties: false,
+  properties: {
+    id: { type: "string", pattern: ID_PATTERN, description: "must be lowercase letters, digits and single hyphens" },
+    manifest: { type: "string", minLength: 1 },
+    command: { type: "array", minItems: 1, items: { type: "string", minLength: 1 } },
+    cwd: { type: "string", minLength: 1 },
+    env: stringMap,
+    address: { type: "string", pattern: "^(unix:.+|[^\\s:]+:\\d+|\\[[0-9a-fA-F:.]+\\]:\\d+)$", description: "must be host:port, [ipv6]:port or unix:/path" },
+    image: { type: "string", minLength: 1 },
+    workspace: { type: "string", minLength: 1 },
+    enabled: { type: "boolean" },
+    timeoutMs: positive,
+    perToolTimeoutMs: { type: "object", additionalProperties: positive },
+    config: { type: "object" },
+    credentials: stringMap,
+    maxRestarts: { type: "integer", minimum: 0 },
+  },
+} as const;
+
+const validateOne = new Ajv({ allErrors: true, verbose: true, strict: true }).compile(capabilityConfigSchema);
+
+/**
+ * Validates a list of capability configs (e.g. the `capabilities:` list of the Engine's config
+ * file). Reports every problem with its path (`capabilities[2].command`); relative `manifest`
+ * and `cwd` paths are resolved against `baseDir`. Throws ValidationError when anything is wrong.
+ */
+export function validateCapabilityConfigs(
+  value: unknown,
+  options: { file?: string; path?: string; baseDir?: string } = {},
+): CapabilityConfig[] {
+  const file = options.file ?? "config";
+  const base = options.path ?? "capabilities";
+  const problems: Problem[] = [];
+  if (!Array.isArray(value)) {
+    throw new ValidationError("invalid_config", `${file}`, [{ file, path: base, message: "must be a list of capabilities" }]);
+  }
+  const seen = new Map<string, number>();
+  value.forEach((item, i) => {
+    const at = `${base}[${i}]`;
+    if (!validateOne(item)) {
+      for (const p of describeAjvErrors(validateOne.errors, at)) problems.push({ file, path: p.path, message: p.message });
+      return;
+    }
+    const c = item as CapabilityConfig;
+    const modes = (["command", "address", "image"] as const).filter((m) => c[m] !== undefined);
+    if (modes.length > 1) problems.push({ file, path: at, message: `set only one of command, address, image (got ${modes.join(", ")})` });
+    if (c.cwd !== undefined && c.command === undefined) problems.push({ file, path: `${at}.cwd`, message: "is only used with command" });
+    const first = seen.get(c.id);
+    if (first !== undefined) problems.push({ file, path: `${at}.id`, message: `duplicate capability id "${c.id}" (also ${base}[${first}])` });
+    else seen.set(c.id, i);
+  });
+  if (problems.length > 0) throw new ValidationError("invalid_config", file, problems);
+  const baseDir = options.baseDir;
+  return (value as CapabilityConfig[]).map((c) =>
+    baseDir === undefined
+      ? c
+      : {
+          ...c,
+          manifest: absolute(baseDir, c.manifest),
+          ...(c.cwd === undefined ? {} : { cwd: absolute(baseDir, c.cwd) }),
+          ...(c.workspace === undefined ? {} : { workspace: absolute(baseDir, c.workspace) }),
+        },
+  );
+}
+
+function absolute(baseDir: string, p: string): string {
+  return isAbsolute(p) ? p : resolve(baseDir, p);
+}

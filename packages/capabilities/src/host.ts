@@ -1,0 +1,168 @@
+import { join } from "node:path";
+import type { ArtifactStore } from "./artifacts/store.js";
+import { DiskArtifactStore } from "./artifacts/store.js";
+import { argumentProblems, resolveTool } from "./catalog.js";
+import type { ToolEntry } from "./catalog.js";
+import type { CapabilityConfig } from "./config.js";
+import { SecretRedactor, UserCredentialStore, createCredentialSource } from "./credentials.js";
+import type { CredentialSource } from "./credentials.js";
+import { CapabilityError } from "./errors.js";
+import { AsyncQueue } from "@palisade/protocol";
+import { DEFAULT_INVOKE_TIMEOUT_MS, invokeTool } from "./invoke.js";
+import type { InvokeOptions, InvokeResult } from "./invoke.js";
+import type { Manifest } from "./manifest/types.js";
+import { CapabilityRuntime } from "./runtime.js";
+import type { CapabilityStatus } from "./runtime.js";
+
+export interface CapabilityHostOptions {
+  /** Palisade data directory: artifacts and user credentials live under it by default. */
+  dataDir: string;
+  capabilities: CapabilityConfig[];
+  /** Default: system values from each config's `credentials`, user values from `<dataDir>/credentials.json`. */
+  credentials?: CredentialSource;
+  /** Default: a DiskArtifactStore in `<dataDir>/artifacts`. */
+  artifacts?: ArtifactStore;
+  /** Capability process logs (`<id>.log`); default `<dataDir>/logs/capabilities`. */
+  logDir?: string;
+  /** Wait for the first `ready: true` (30 s). */
+  startupTimeoutMs?: number;
+  /** Healthcheck poll interval while starting (200 ms). */
+  healthIntervalMs?: number;
+  /** Re-check interval once started (10 s). */
+  recheckIntervalMs?: number;
+  /** Deadline of one Healthcheck call (2 s). */
+  healthCallTimeoutMs?: number;
+  /** Called on every state change. */
+  onStatus?: (status: CapabilityStatus) => void;
+  /** Docker CLI (default `docker`). */
+  docker?: string;
+}
+
+/** One streamed event of `invokeStream`. */
+export type InvokeEvent = { type: "chunk"; text: string } | { type: "result"; result: InvokeResult };
+
+/** A capability prompt (`prompt.md`) to add to the system prompt while its tools are loaded. */
+export interface CapabilityPrompt {
+  capabilityId: string;
+  text: string;
+}
+
+/**
+ * The Engine's side of Selu: runs the configured capabilities, gates them on health,
+ * exposes their tools and invokes them with credentials and artifacts handled.
+ */
+export class CapabilityHost {
+  readonly artifacts: ArtifactStore;
+  private readonly runtimes: CapabilityRuntime[];
+  private readonly credentials: CredentialSource;
+  private readonly redactor = new SecretRedactor();
+
+  constructor(options: CapabilityHostOptions) {
+    this.artifacts = options.artifacts ?? new DiskArtifactStore({ dir: join(options.dataDir, "artifacts") });
+    const system = Object.fromEntries(options.capabilities.map((c) => [c.id, c.credentials ?? {}]));
+    for (const values of Object.values(system)) for (const v of Object.values(values)) this.redactor.add(v);
+    this.credentials =
+      options.credentials ?? createCredentialSource({ system, users: new UserCredentialStore(join(options.dataDir, "credentials.json")) });
+    const runtimeOptions = {
+      logDir: options.logDir ?? join(options.dataDir, "logs", "capabilities"),
+      startupTimeoutMs: options.startupTimeoutMs ?? 30_000,
+      healthIntervalMs: options.healthIntervalMs ?? 200,
+      recheckIntervalMs: options.recheckIntervalMs ?? 10_000,
+      healthCallTimeoutMs: options.healthCallTimeoutMs ?? 2_000,
+      redact: (t: string) => this.redactor.redact(t),
+      onStatus: options.onStatus ?? (() => undefined),
+      docker: options.docker ?? "docker",
+    };
+    this.runtimes = options.capabilities.map((c) => new CapabilityRuntime(c, runtimeOptions));
+  }
+
+  /** Starts every capability and waits for each to be ready or to fail; never throws. */
+  async start(): Promise<CapabilityStatus[]> {
+    await Promise.all(this.runtimes.map((r) => r.start()));
+    return this.status();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.runtimes.map((r) => r.stop()));
+  }
+
+  status(): CapabilityStatus[] {
+    return this.runtimes.map((r) => r.status());
+  }
+
+  /** Tools of every ready capability. */
+  catalog(): ToolEntry[] {
+    return this.runtimes.flatMap((r) => (r.ready ? r.tools : []));
+  }
+
+  /** Full name, or a bare name that is unique; throws CapabilityError (`unknown_tool`, `ambiguous_tool`, `not_ready`). */
+  resolve(name: string): ToolEntry {
+    try {
+      return resolveTool(this.catalog(), name);
+    } catch (err) {
+      // A known capability that is not ready gives a clearer answer than "unknown tool".
+      const runtime = this.runtimes.find((r) => name.startsWith(`${r.config.id}__`));
+      if (runtime && !runtime.ready) throw new CapabilityError("not_ready", notReadyMessage(runtime.status()));
+      throw err;
+    }
+  }
+
+  /** Messages naming each invalid field; empty when the arguments fit the tool's schema. */
+  validateArguments(name: string, args: unknown): string[] {
+    return argumentProblems(this.resolve(name).inputSchema, args);
+  }
+
+  /** `prompt.md` texts of ready capabilities. */
+  prompts(): CapabilityPrompt[] {
+    return this.runtimes.flatMap((r) => (r.ready && r.manifest?.prompt ? [{ capabilityId: r.config.id, text: r.manifest.prompt }] : []));
+  }
+
+  manifest(capabilityId: string): Manifest | undefined {
+    return this.runtimes.find((r) => r.config.id === capabilityId)?.manifest;
+  }
+
+  /** Calls a tool. Every failure is returned as `{ok: false, error}`, never thrown. */
+  async invoke(name: string, args: unknown, opts: InvokeOptions): Promise<InvokeResult> {
+    let entry: ToolEntry;
+    try {
+      entry = this.resolve(name);
+    } catch (err) {
+      const e = err instanceof CapabilityError ? err : new CapabilityError("unknown_tool", String(err));
+      return { ok: false, content: e.message, result: undefined, artifacts: [], error: { code: e.code, message: e.message }, terminal: false, durationMs: 0 };
+    }
+    const runtime = this.runtimes.find((r) => r.config.id === entry.capabilityId) as CapabilityRuntime;
+    if (!runtime.ready || !runtime.client || !runtime.manifest) {
+      const message = notReadyMessage(runtime.status());
+      return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };
+    }
+    const c = runtime.config;
+    return invokeTool(
+      {
+        entry,
+        manifest: runtime.manifest,
+        client: runtime.client,
+        defaultTimeoutMs: c.perToolTimeoutMs?.[entry.name] ?? c.timeoutMs ?? DEFAULT_INVOKE_TIMEOUT_MS,
+        credentials: this.credentials,
+        artifacts: this.artifacts,
+        redactor: this.redactor,
+        extraConfig: c.config ?? {},
+      },
+      args,
+      opts,
+    );
+  }
+
+  /** StreamInvoke as an async iterable: text chunks as they arrive, then the result. */
+  invokeStream(name: string, args: unknown, opts: Omit<InvokeOptions, "onChunk">): AsyncIterable<InvokeEvent> {
+    const queue = new AsyncQueue<InvokeEvent>();
+    void this.invoke(name, args, { ...opts, onChunk: (text) => queue.push({ type: "chunk", text }) }).then((result) => {
+      queue.push({ type: "result", result });
+      queue.end();
+    });
+    return queue;
+  }
+}
+
+function notReadyMessage(s: CapabilityStatus): string {
+  return s.message.startsWith(`capability ${s.id} `) ? s.message : `capability ${s.id} is not ready: ${s.message}`;
+}

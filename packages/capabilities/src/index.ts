@@ -1,0 +1,42 @@
+export { CapabilityHost } from "./host.js";
+export type { CapabilityHostOptions, CapabilityPrompt, InvokeEvent } from "./host.js";
+export type { InvokeOptions, InvokeResult } from "./invoke.js";
+export { DEFAULT_INVOKE_TIMEOUT_MS } from "./invoke.js";
+export type { CapabilityState, CapabilityStatus, LaunchMode } from "./runtime.js";
+
+export { validateCapabilityConfigs, capabilityConfigSchema } from "./config.js";
+export type { CapabilityConfig } from "./config.js";
+
+export { loadManifest } from "./manifest/load.js";
+export { parseManifest, validateManifest } from "./manifest/validate.js";
+export { hostAllowed, parseHostEntry } from "./manifest/hosts.js";
+export { RESOURCE_DEFAULTS } from "./manifest/types.js";
+export type { CredentialSpec, Manifest, ManifestTool, NetworkPolicy, Policy, Resources } from "./manifest/types.js";
+
+export { argumentProblems, defaultPolicy, fullToolName, parseDiscoveredTools, resolveTool, toolEntries, NAME_SEPARATOR } from "./catalog.js";
+export type { ToolEntry } from "./catalog.js";
+
+export { SecretRedactor, UserCredentialStore, createCredentialSource, missingCredentialMessage, resolveCredentials } from "./credentials.js";
+export type { CredentialSource, CredentialSourceOptions } from "./credentials.js";
+
+export {
+  ARTIFACT_CHUNK_BYTES,
+  DEFAULT_ARTIFACT_TTL_MS,
+  DEFAULT_MAX_ARTIFACT_BYTES,
+  DiskArtifactStore,
+  artifactNotFound,
+  chunksOf,
+} from "./artifacts/store.js";
+export type { ArtifactMeta, ArtifactOwner, ArtifactStore, DiskArtifactStoreOptions, PutArtifact } from "./artifacts/store.js";
+export { findInputAttachments, findOutputArtifacts, refToJson, rewriteInput, rewriteOutput } from "./artifacts/rewrite.js";
+export type { ArtifactRef, InputAttachment, OutputArtifactSource, UploadedAttachment } from "./artifacts/rewrite.js";
+export { downloadArtifact, guessMimeType, uploadArtifact } from "./artifacts/transfer.js";
+export { readArtifact, safeFilename, saveArtifact } from "./artifacts/export.js";
+export type { ArtifactDownloadChunk } from "./artifacts/export.js";
+
+export { dockerRunArgs, requireDocker, CONTAINER_PORT, INTERNAL_NETWORK } from "./launch/docker.js";
+export type { DockerRunSpec } from "./launch/docker.js";
+export { scrubbedEnv } from "./launch/process.js";
+
+export { CapabilityError, ValidationError, formatProblem } from "./errors.js";
+export type { CapabilityErrorCode, Problem } from "./errors.js";

@@ -1,0 +1,194 @@
+import { Code, DEFAULT_MAX_MESSAGE_BYTES, RpcError } from "@palisade/protocol";
+import { findInputAttachments, findOutputArtifacts, rewriteInput, rewriteOutput } from "./artifacts/rewrite.js";
+import type { ArtifactRef, UploadedAttachment } from "./artifacts/rewrite.js";
+import { artifactNotFound } from "./artifacts/store.js";
+import type { ArtifactOwner, ArtifactStore } from "./artifacts/store.js";
+import { downloadArtifact, guessMimeType, uploadArtifact } from "./artifacts/transfer.js";
+import type { CapabilityClient } from "./artifacts/transfer.js";
+import { argumentProblems } from "./catalog.js";
+import type { ToolEntry } from "./catalog.js";
+import { resolveCredentials } from "./credentials.js";
+import type { CredentialSource, SecretRedactor } from "./credentials.js";
+import { CapabilityError } from "./errors.js";
+import type { CapabilityErrorCode } from "./errors.js";
+import type { Manifest } from "./manifest/types.js";
+
+export const DEFAULT_INVOKE_TIMEOUT_MS = 120_000;
+
+export interface InvokeOptions {
+  sessionId: string;
+  userId: string;
+  threadId?: string;
+  signal?: AbortSignal;
+  /** Overrides the tool's deadline (config perToolTimeoutMs, timeoutMs, else 120 s). */
+  timeoutMs?: number;
+  /** When set, the call uses StreamInvoke and reports each chunk's text as it arrives. */
+  onChunk?: (text: string) => void;
+}
+
+/** The outcome of a call; failures are data for the model, never thrown. */
+export interface InvokeResult {
+  ok: boolean;
+  /** What the model sees: the rewritten result as JSON text, plain text, or the error message. */
+  content: string;
+  /** Parsed JSON (rewritten for artifacts), or the text when the result is not JSON. */
+  result: unknown;
+  artifacts: ArtifactRef[];
+  error?: { code: CapabilityErrorCode; message: string };
+  /** ok && the tool's terminal_on_success: the agent loop may end the turn. */
+  terminal: boolean;
+  durationMs: number;
+}
+
+export interface InvokeDeps {
+  entry: ToolEntry;
+  manifest: Manifest;
+  client: CapabilityClient;
+  defaultTimeoutMs: number;
+  credentials: CredentialSource;
+  artifacts: ArtifactStore;
+  redactor: SecretRedactor;
+  extraConfig: Record<string, unknown>;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+/** One tool call: arguments, credentials, input artifacts, Invoke, output artifacts. */
+export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOptions): Promise<InvokeResult> {
+  const started = performance.now();
+  const finish = (r: Omit<InvokeResult, "durationMs" | "terminal">): InvokeResult => ({
+    ...r,
+    content: deps.redactor.redact(r.content),
+    terminal: r.ok && deps.entry.terminalOnSuccess,
+    durationMs: performance.now() - started,
+  });
+  const fail = (code: CapabilityErrorCode, message: string): InvokeResult =>
+    finish({ ok: false, content: deps.redactor.redact(message), result: undefined, artifacts: [], error: { code, message: deps.redactor.redact(message) } });
+
+  const timeoutMs = opts.timeoutMs ?? deps.defaultTimeoutMs;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new CapabilityError("timeout", "deadline")), timeoutMs);
+  const onAbort = (): void => controller.abort(opts.signal?.reason);
+  if (opts.signal?.aborted) onAbort();
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const deadline = Date.now() + timeoutMs;
+  const remaining = (): number => Math.max(1, deadline - Date.now());
+  const signal = controller.signal;
+  const owner: ArtifactOwner = { userId: opts.userId, sessionId: opts.sessionId };
+  const toolName = deps.entry.fullName;
+
+  try {
+    const problems = argumentProblems(deps.entry.inputSchema, args);
+    if (problems.length > 0) return fail("invalid_arguments", `invalid arguments for ${toolName}: ${problems.join("; ")}`);
+
+    const secrets = await resolveCredentials(deps.manifest, deps.credentials, opts.userId);
+    for (const v of Object.values(secrets)) deps.redactor.add(v);
+    const configJson = enc.encode(JSON.stringify({ ...deps.extraConfig, ...secrets }));
+
+    const finalArgs = await prepareInputs(deps, args, owner, signal, remaining);
+    const argsJson = enc.encode(JSON.stringify(finalArgs ?? {}));
+    if (argsJson.byteLength > DEFAULT_MAX_MESSAGE_BYTES) {
+      return fail("invalid_arguments", `arguments for ${toolName} are ${argsJson.byteLength} bytes, over the 16 MiB message limit: pass large data as an artifact`);
+    }
+    const request = { toolName: deps.entry.name, argsJson, configJson, sessionId: opts.sessionId, capabilityId: deps.manifest.id, threadId: opts.threadId ?? "" };
+    const reply = opts.onChunk ? await callStreaming(deps.client, request, signal, remaining, opts.onChunk) : await callUnary(deps.client, request, signal, remaining);
+    if (reply.error) return fail("tool_error", `${toolName} failed: ${reply.error}`);
+
+    const text = dec.decode(reply.bytes);
+    let result: unknown = text;
+    try {
+      result = text.trim() === "" ? null : JSON.parse(text);
+    } catch {
+      return finish({ ok: true, content: text, result: text, artifacts: [] });
+    }
+    const { rewritten, artifacts } = await collectOutputs(deps, result, owner, signal, remaining);
+    return finish({ ok: true, content: JSON.stringify(rewritten), result: rewritten, artifacts });
+  } catch (err) {
+    if (signal.aborted) {
+      const timedOut = signal.reason instanceof CapabilityError && signal.reason.code === "timeout";
+      return timedOut ? fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`) : fail("cancelled", `${toolName} was cancelled`);
+    }
+    if (err instanceof CapabilityError) return fail(err.code, err.message);
+    const e = RpcError.from(err);
+    if (e.code === Code.RESOURCE_EXHAUSTED) return fail("transport", `${toolName}: message over the 16 MiB limit (${e.message}): return large data as an artifact`);
+    if (e.code === Code.DEADLINE_EXCEEDED) return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
+    return fail("transport", `${toolName}: capability ${deps.manifest.id} call failed: ${e.codeName}: ${e.message}`);
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+type Request = Parameters<CapabilityClient["invoke"]>[0];
+type Reply = { bytes: Uint8Array; error: string };
+
+async function callUnary(client: CapabilityClient, request: Request, signal: AbortSignal, remaining: () => number): Promise<Reply> {
+  const res = await client.invoke(request, { signal, timeoutMs: remaining() });
+  return { bytes: res.resultJson, error: res.error };
+}
+
+/** StreamInvoke; falls back to Invoke for servers that do not implement it. */
+async function callStreaming(client: CapabilityClient, request: Request, signal: AbortSignal, remaining: () => number, onChunk: (t: string) => void): Promise<Reply> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of client.streamInvoke(request, { signal, timeoutMs: remaining() })) {
+      if (chunk.error) return { bytes: new Uint8Array(), error: chunk.error };
+      if (chunk.data.byteLength > 0) {
+        parts.push(chunk.data);
+        size += chunk.data.byteLength;
+        if (size > DEFAULT_MAX_MESSAGE_BYTES) throw new CapabilityError("transport", "streamed result is over the 16 MiB limit: return large data as an artifact");
+        onChunk(dec.decode(chunk.data));
+      }
+      if (chunk.done) break;
+    }
+  } catch (err) {
+    if (RpcError.from(err).code === Code.UNIMPLEMENTED && parts.length === 0) return callUnary(client, request, signal, remaining);
+    throw err;
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    bytes.set(p, at);
+    at += p.byteLength;
+  }
+  return { bytes, error: "" };
+}
+
+async function prepareInputs(deps: InvokeDeps, args: unknown, owner: ArtifactOwner, signal: AbortSignal, remaining: () => number): Promise<unknown> {
+  const found = findInputAttachments(args);
+  if (found.length === 0) return args;
+  const uploaded = new Map<number, UploadedAttachment>();
+  for (const a of found) {
+    const stored = await deps.artifacts.read(a.artifactId, owner);
+    if (!stored) {
+      if (a.via === "capability_artifact_id") continue; // the capability's own id: pass through
+      throw artifactNotFound(a.artifactId);
+    }
+    const { meta, data } = stored;
+    const capabilityArtifactId = await uploadArtifact(deps.client, deps.manifest.id, { data, filename: meta.filename, mimeType: meta.mimeType }, { signal, timeoutMs: remaining() });
+    uploaded.set(a.index, { capabilityArtifactId, filename: meta.filename, mimeType: meta.mimeType, sizeBytes: meta.sizeBytes });
+  }
+  return rewriteInput(args, uploaded);
+}
+
+async function collectOutputs(
+  deps: InvokeDeps,
+  result: unknown,
+  owner: ArtifactOwner,
+  signal: AbortSignal,
+  remaining: () => number,
+): Promise<{ rewritten: unknown; artifacts: ArtifactRef[] }> {
+  const sources = findOutputArtifacts(result);
+  if (sources.length === 0) return { rewritten: result, artifacts: [] };
+  const stored = new Map<string, ArtifactRef>();
+  for (const src of sources) {
+    const file = await downloadArtifact(deps.client, deps.manifest.id, src.capabilityArtifactId, deps.artifacts.maxBytes, { signal, timeoutMs: remaining() });
+    const filename = file.filename || src.filename || src.capabilityArtifactId;
+    const mimeType = file.mimeType || src.mimeType || guessMimeType(filename);
+    const meta = await deps.artifacts.put(file.data, { filename, mimeType, owner, source: `capability:${deps.manifest.id}` });
+    stored.set(src.capabilityArtifactId, { artifactId: meta.artifactId, filename, mimeType, sizeBytes: meta.sizeBytes });
+  }
+  return { rewritten: rewriteOutput(result, stored), artifacts: [...stored.values()] };
+}

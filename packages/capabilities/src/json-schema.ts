@@ -1,0 +1,50 @@
+import { Ajv } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { ErrorObject, ValidateFunction } from "ajv";
+
+/**
+ * Compiles tool input schemas. Draft-07 by default, 2020-12 when the schema says so. Lenient
+ * about unknown keywords and formats: capability authors write schemas for LLMs, not for ajv.
+ */
+const options = { allErrors: true, strict: false, validateFormats: false } as const;
+let draft7: Ajv | undefined;
+let draft2020: Ajv2020 | undefined;
+
+export function compileToolSchema(schema: Record<string, unknown>): ValidateFunction {
+  const is2020 = typeof schema.$schema === "string" && schema.$schema.includes("2020-12");
+  if (is2020) return (draft2020 ??= new Ajv2020(options)).compile(schema);
+  return (draft7 ??= new Ajv(options)).compile(schema);
+}
+
+/** `/tools/1/name` → `tools[1].name`, prefixed with `base`. */
+export function pointerToPath(pointer: string, base = ""): string {
+  let out = base;
+  for (const raw of pointer.split("/").slice(1)) {
+    const part = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (/^\d+$/.test(part)) out += `[${part}]`;
+    else out += out ? `.${part}` : part;
+  }
+  return out;
+}
+
+/** Readable messages for ajv errors, one per error, naming the field. */
+export function describeAjvErrors(errors: ErrorObject[] | null | undefined, base = ""): { path: string; message: string }[] {
+  return (errors ?? []).map((e) => {
+    const path = pointerToPath(e.instancePath, base);
+    const p = e.params as Record<string, unknown>;
+    switch (e.keyword) {
+      case "required":
+        return { path: path ? `${path}.${String(p.missingProperty)}` : String(p.missingProperty), message: "is required" };
+      case "enum":
+        return { path, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")} (got ${JSON.stringify(e.data)})` };
+      case "type":
+        return { path, message: `must be ${String(p.type)} (got ${JSON.stringify(e.data)})` };
+      case "additionalProperties":
+        return { path: path ? `${path}.${String(p.additionalProperty)}` : String(p.additionalProperty), message: "is not allowed" };
+      default: {
+        const hint = (e.parentSchema as { description?: string } | undefined)?.description;
+        return { path, message: hint && e.keyword === "pattern" ? `${hint} (got ${JSON.stringify(e.data)})` : (e.message ?? e.keyword) };
+      }
+    }
+  });
+}

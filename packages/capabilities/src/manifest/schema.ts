@@ -1,0 +1,73 @@
+/** Structure of `manifest.yaml` (seed 002) for ajv; cross-field rules live in validate.ts. */
+const positiveInteger = { type: "integer", minimum: 1 } as const;
+
+export const ID_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$";
+export const TOOL_NAME_PATTERN = "^[A-Za-z0-9_-]{1,64}$";
+export const CREDENTIAL_NAME_PATTERN = "^[A-Za-z_][A-Za-z0-9_]*$";
+
+export const manifestSchema = {
+  type: "object",
+  required: ["id"],
+  properties: {
+    id: { type: "string", pattern: ID_PATTERN, description: "must be lowercase letters, digits and single hyphens, e.g. web-search" },
+    class: { enum: ["tool", "environment"] },
+    image: { type: "string", minLength: 1 },
+    tool_source: { enum: ["manifest", "dynamic"] },
+    discovery_tool_name: { type: "string", pattern: TOOL_NAME_PATTERN, description: "must be a tool name (letters, digits, _ and -, at most 64)" },
+    tools: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["name", "description", "input_schema"],
+        properties: {
+          name: { type: "string", pattern: TOOL_NAME_PATTERN, description: "must be letters, digits, _ and - (at most 64), as LLM tool names require" },
+          description: { type: "string", minLength: 1 },
+          input_schema: { type: "object" },
+          requires_confirmation: { type: "boolean" },
+          recommended_policy: { enum: ["allow", "ask", "block"] },
+          terminal_on_success: { type: "boolean" },
+        },
+      },
+    },
+    network: {
+      type: "object",
+      properties: {
+        mode: { enum: ["none", "allowlist", "any"] },
+        hosts: { type: "array", items: { type: "string" } },
+      },
+    },
+    filesystem: { enum: ["none", "temp", "workspace"] },
+    credentials: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["name", "scope"],
+        properties: {
+          name: { type: "string", pattern: CREDENTIAL_NAME_PATTERN, description: "must be an environment variable name (letters, digits, _)" },
+          scope: { enum: ["system", "user"] },
+          credential_type: { enum: ["secret"] },
+          required: { type: "boolean" },
+          description: { type: "string" },
+        },
+      },
+    },
+    resources: {
+      type: "object",
+      properties: {
+        max_memory_mb: positiveInteger,
+        max_cpu_fraction: { type: "number", exclusiveMinimum: 0 },
+        max_cpu_seconds: positiveInteger,
+        pids_limit: positiveInteger,
+      },
+    },
+  },
+} as const;
+
+/** Keys Palisade understands, per object; anything else is a warning, not an error. */
+export const KNOWN_KEYS: Record<string, readonly string[]> = {
+  "": ["id", "class", "image", "tool_source", "discovery_tool_name", "tools", "network", "filesystem", "credentials", "resources"],
+  tools: ["name", "description", "input_schema", "requires_confirmation", "recommended_policy", "terminal_on_success"],
+  network: ["mode", "hosts"],
+  credentials: ["name", "scope", "credential_type", "required", "description"],
+  resources: ["max_memory_mb", "max_cpu_fraction", "max_cpu_seconds", "pids_limit"],
+};

@@ -1,0 +1,54 @@
+/** A capability manifest (seed 002) with every default applied. */
+export interface Manifest {
+  id: string;
+  class: "tool" | "environment";
+  /** Docker image, as Selu manifests declare it; optional in Palisade (launch mode is config). */
+  image?: string;
+  toolSource: "manifest" | "dynamic";
+  discoveryToolName: string;
+  tools: ManifestTool[];
+  network: NetworkPolicy;
+  filesystem: "none" | "temp" | "workspace";
+  credentials: CredentialSpec[];
+  resources: Resources;
+  /** Absolute path of the manifest file. */
+  file: string;
+  /** Text of `prompt.md` beside the manifest, for the system prompt; undefined when absent. */
+  prompt?: string;
+  /** Fields Palisade does not know (kept loadable for Selu manifests), as `path: message`. */
+  warnings: string[];
+}
+
+export type Policy = "allow" | "ask" | "block";
+
+export interface ManifestTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  requiresConfirmation: boolean;
+  recommendedPolicy?: Policy;
+  terminalOnSuccess: boolean;
+}
+
+export interface NetworkPolicy {
+  mode: "none" | "allowlist" | "any";
+  /** `host`, `host:port`, `*.suffix` or `*.suffix:port`. */
+  hosts: string[];
+}
+
+export interface CredentialSpec {
+  name: string;
+  scope: "system" | "user";
+  credentialType: "secret";
+  required: boolean;
+  description: string;
+}
+
+export interface Resources {
+  maxMemoryMb: number;
+  maxCpuFraction: number;
+  maxCpuSeconds: number;
+  pidsLimit: number;
+}
+
+export const RESOURCE_DEFAULTS: Resources = { maxMemoryMb: 128, maxCpuFraction: 0.5, maxCpuSeconds: 30, pidsLimit: 64 };

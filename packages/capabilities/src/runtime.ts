@@ -1,0 +1,270 @@
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { RpcError, createClient } from "@palisade/protocol";
+import { Capability } from "@palisade/protocol/capability";
+import type { CapabilityClient } from "./artifacts/transfer.js";
+import { parseDiscoveredTools, toolEntries } from "./catalog.js";
+import type { ToolEntry } from "./catalog.js";
+import type { CapabilityConfig } from "./config.js";
+import { CapabilityError } from "./errors.js";
+import { dockerRunArgs, requireDocker, run } from "./launch/docker.js";
+import { CapabilityProcess, describeExit, freePort } from "./launch/process.js";
+import { loadManifest } from "./manifest/load.js";
+import type { Manifest } from "./manifest/types.js";
+
+export type CapabilityState = "starting" | "ready" | "not_ready" | "failed" | "not_configured";
+export type LaunchMode = "command" | "address" | "image" | "none";
+
+/** What `host.status()` reports per capability. */
+export interface CapabilityStatus {
+  id: string;
+  state: CapabilityState;
+  message: string;
+  launchMode: LaunchMode;
+  address?: string;
+  toolCount: number;
+  restarts: number;
+  /** Last lines of the process log, when it failed (command mode). */
+  logTail?: string[];
+  /** Manifest fields Palisade ignored. */
+  warnings: string[];
+}
+
+export interface RuntimeOptions {
+  logDir: string;
+  startupTimeoutMs: number;
+  healthIntervalMs: number;
+  recheckIntervalMs: number;
+  healthCallTimeoutMs: number;
+  redact: (text: string) => string;
+  onStatus: (status: CapabilityStatus) => void;
+  docker: string;
+}
+
+const DISCOVERY_ATTEMPTS = 2;
+
+/** One configured capability: its manifest, process or address, client, health and tools. */
+export class CapabilityRuntime {
+  readonly config: CapabilityConfig;
+  manifest: Manifest | undefined;
+  client: CapabilityClient | undefined;
+  tools: ToolEntry[] = [];
+  private state: CapabilityState = "starting";
+  private message = "starting";
+  private address: string | undefined;
+  private process: CapabilityProcess | undefined;
+  private container: string | undefined;
+  private restarts = 0;
+  private stopped = false;
+  private recheck: NodeJS.Timeout | undefined;
+  private logTail: string[] | undefined;
+  private readonly opts: RuntimeOptions;
+
+  constructor(config: CapabilityConfig, opts: RuntimeOptions) {
+    this.config = config;
+    this.opts = opts;
+  }
+
+  get launchMode(): LaunchMode {
+    if (this.config.command) return "command";
+    if (this.config.address) return "address";
+    if (this.config.image ?? this.manifest?.image) return "image";
+    return "none";
+  }
+
+  get ready(): boolean {
+    return this.state === "ready";
+  }
+
+  status(): CapabilityStatus {
+    return {
+      id: this.config.id,
+      state: this.state,
+      message: this.message,
+      launchMode: this.launchMode,
+      ...(this.address ? { address: this.address } : {}),
+      toolCount: this.tools.length,
+      restarts: this.restarts,
+      ...(this.logTail ? { logTail: this.logTail } : {}),
+      warnings: this.manifest?.warnings ?? [],
+    };
+  }
+
+  /** Never throws: every failure becomes a state with a message. */
+  async start(): Promise<void> {
+    if (this.config.enabled === false) return this.set("not_configured", "disabled in config (enabled: false)");
+    try {
+      this.manifest = await loadManifest(this.config.manifest);
+      if (this.manifest.id !== this.config.id) {
+        throw new CapabilityError("invalid_config", `config id "${this.config.id}" does not match manifest id "${this.manifest.id}" in ${this.manifest.file}: make them equal`);
+      }
+      if (this.launchMode === "none") {
+        return this.set("not_configured", `no launch mode: set command, address or image for capability ${this.config.id} in the Palisade config`);
+      }
+      await this.launch();
+    } catch (err) {
+      this.set("failed", this.opts.redact(err instanceof Error ? err.message : String(err)));
+    }
+  }
+
+  private async launch(): Promise<void> {
+    this.set("starting", "starting");
+    this.address = await this.spawnOrLocate();
+    this.client?.close();
+    this.client = createClient(Capability, this.address, { defaultTimeoutMs: 120_000 });
+    const health = await this.waitHealthy();
+    if (this.stopped) return;
+    if (!health.ok) {
+      if (health.exited) return; // the exit handler decides (restart or failed)
+      this.set("not_ready", `capability ${this.config.id} is not ready: ${health.message}`);
+      this.scheduleRecheck();
+      return;
+    }
+    const manifest = this.manifest as Manifest;
+    this.tools = manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest);
+    this.set("ready", health.message || "ready");
+    this.scheduleRecheck();
+  }
+
+  private async spawnOrLocate(): Promise<string> {
+    const c = this.config;
+    if (c.address) return c.address;
+    if (c.command) {
+      const port = await freePort();
+      const proc = CapabilityProcess.start(
+        { command: c.command, ...(c.cwd ? { cwd: c.cwd } : {}), env: c.env ?? {}, logFile: join(this.opts.logDir, `${c.id}.log`), redact: this.opts.redact },
+        port,
+      );
+      this.process = proc;
+      void proc.exited.then((info) => this.onExit(proc, describeExit(info)));
+      return `127.0.0.1:${port}`;
+    }
+    const image = (c.image ?? this.manifest?.image) as string;
+    await requireDocker(c.id, image, this.opts.docker);
+    const port = await freePort();
+    this.container = `palisade-${c.id}-${randomBytes(4).toString("hex")}`;
+    const manifest = this.manifest as Manifest;
+    if (manifest.network.mode === "none") await run(this.opts.docker, ["network", "create", "--internal", "palisade-none"]);
+    const res = await run(this.opts.docker, dockerRunArgs({ image, containerName: this.container, manifest, hostPort: port, ...(c.workspace ? { workspaceDir: c.workspace } : {}), ...(c.env ? { env: c.env } : {}) }), 120_000);
+    if (res.code !== 0) throw new CapabilityError("launch", `docker run ${image} failed: ${res.stderr.trim() || `exit code ${res.code}`}`);
+    if (manifest.network.mode !== "none") return `127.0.0.1:${port}`;
+    const ip = await run(this.opts.docker, ["inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", this.container]);
+    return `${ip.stdout.trim()}:50051`;
+  }
+
+  private async onExit(proc: CapabilityProcess, how: string): Promise<void> {
+    if (this.stopped || proc.isStopping || proc !== this.process) return;
+    this.tools = [];
+    const budget = this.config.maxRestarts ?? 3;
+    if (this.restarts < budget) {
+      this.restarts++;
+      this.set("starting", `process ${how}; restarting (${this.restarts}/${budget})`);
+      await new Promise((r) => setTimeout(r, Math.min(200 * this.restarts, 2000)));
+      if (this.stopped) return;
+      await this.launch().catch((err: unknown) => this.set("failed", this.opts.redact(String(err))));
+      return;
+    }
+    this.logTail = proc.lastLines(20);
+    const tail = this.logTail.length > 0 ? `; last log lines:\n${this.logTail.join("\n")}` : "";
+    this.set("failed", `capability ${this.config.id} process ${how} after ${this.restarts} restart${this.restarts === 1 ? "" : "s"}; see ${join(this.opts.logDir, `${this.config.id}.log`)}${tail}`);
+  }
+
+  /** Polls Healthcheck every `healthIntervalMs` until ready, the startup timeout, or process exit. */
+  private async waitHealthy(): Promise<{ ok: boolean; message: string; exited?: boolean }> {
+    const deadline = Date.now() + this.opts.startupTimeoutMs;
+    let last = "no answer to Healthcheck yet";
+    let exited = false;
+    const proc = this.process;
+    void proc?.exited.then(() => (exited = true));
+    while (!this.stopped) {
+      if (exited && this.config.command) return { ok: false, message: "process exited", exited: true };
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) return { ok: false, message: `${last} (after ${this.opts.startupTimeoutMs} ms)` };
+      const res = await this.check(Math.min(this.opts.healthCallTimeoutMs, remaining));
+      if (res.ok) return res;
+      last = res.message;
+      await new Promise((r) => setTimeout(r, Math.min(this.opts.healthIntervalMs, Math.max(0, deadline - Date.now()))));
+    }
+    return { ok: false, message: "stopped" };
+  }
+
+  private async check(timeoutMs: number): Promise<{ ok: boolean; message: string }> {
+    if (!this.client) return { ok: false, message: "no client" };
+    try {
+      const res = await this.client.healthcheck({}, { timeoutMs });
+      return res.ready ? { ok: true, message: res.message } : { ok: false, message: res.message || "Healthcheck says ready: false" };
+    } catch (err) {
+      const e = RpcError.from(err);
+      return { ok: false, message: `Healthcheck failed: ${e.codeName}: ${e.message}` };
+    }
+  }
+
+  private scheduleRecheck(): void {
+    clearTimeout(this.recheck);
+    if (this.stopped) return;
+    this.recheck = setTimeout(() => {
+      void this.recheckOnce();
+    }, this.opts.recheckIntervalMs);
+    this.recheck.unref();
+  }
+
+  private async recheckOnce(): Promise<void> {
+    if (this.stopped || (this.state !== "ready" && this.state !== "not_ready")) return;
+    const res = await this.check(this.opts.healthCallTimeoutMs);
+    if (this.stopped || (this.state !== "ready" && this.state !== "not_ready")) return;
+    if (res.ok && this.state === "not_ready") {
+      const manifest = this.manifest as Manifest;
+      try {
+        this.tools = manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest);
+        this.set("ready", res.message || "ready");
+      } catch (err) {
+        this.set("failed", this.opts.redact(err instanceof Error ? err.message : String(err)));
+        return;
+      }
+    } else if (!res.ok && this.state === "ready") {
+      this.set("not_ready", `capability ${this.config.id} is not ready: ${res.message}`);
+    }
+    this.scheduleRecheck();
+  }
+
+  /** Calls the discovery tool; two attempts, then a `discovery` error. */
+  private async discover(): Promise<ReturnType<typeof parseDiscoveredTools>> {
+    const manifest = this.manifest as Manifest;
+    const source = `discovery tool ${manifest.discoveryToolName} of capability ${manifest.id}`;
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= DISCOVERY_ATTEMPTS; attempt++) {
+      try {
+        const res = await (this.client as CapabilityClient).invoke(
+          { toolName: manifest.discoveryToolName, argsJson: new TextEncoder().encode("{}"), configJson: new TextEncoder().encode("{}"), capabilityId: manifest.id },
+          { timeoutMs: this.config.timeoutMs ?? 30_000 },
+        );
+        if (res.error) throw new CapabilityError("discovery", `${source} failed: ${res.error}`);
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(new TextDecoder().decode(res.resultJson));
+        } catch {
+          throw new CapabilityError("discovery", `${source} must return a JSON array of tools, got non-JSON text`);
+        }
+        return parseDiscoveredTools(parsed, source);
+      } catch (err) {
+        lastError = err instanceof CapabilityError ? err : new CapabilityError("discovery", `${source} failed: ${RpcError.from(err).message}`, { cause: err });
+      }
+    }
+    throw lastError;
+  }
+
+  private set(state: CapabilityState, message: string): void {
+    const changed = state !== this.state || message !== this.message;
+    this.state = state;
+    this.message = message;
+    if (changed) this.opts.onStatus(this.status());
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.recheck);
+    this.client?.close();
+    await this.process?.stop();
+    if (this.container) await run(this.opts.docker, ["rm", "--force", this.container]);
+  }
+}
