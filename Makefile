@@ -12,8 +12,10 @@ run: build
 test: install build lint typecheck-tests proto-check deps-system
 	npx vitest run
 
+# A clean clone gets `npm ci`; an existing tree is never wiped (people may be working in it),
+# it gets a non-destructive `npm install` when the lockfile changed.
 $(NPM_INSTALL_STAMP): package.json package-lock.json
-	npm ci --no-audit --no-fund
+	@if [ -d node_modules ]; then npm install --no-audit --no-fund; else npm ci --no-audit --no-fund; fi
 	@touch $@
 
 install: $(NPM_INSTALL_STAMP)
