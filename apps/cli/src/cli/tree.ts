@@ -1,0 +1,146 @@
+import type { CommandSpec } from "./spec.js";
+import { DELEGATES, runDelegated } from "../commands/delegates.js";
+import { runChatCommand } from "../commands/chat.js";
+import { runRunCommand } from "../commands/run.js";
+import { engineStart, engineStatus, engineStop } from "../commands/engine.js";
+import { sessionsDelete, sessionsExport, sessionsList, sessionsRename, sessionsSearch, sessionsShow } from "../commands/sessions.js";
+
+const json = { type: "boolean", description: "print JSON for scripts instead of a table" } as const;
+
+export const COMMAND_TREE: CommandSpec = {
+  name: "palisade",
+  summary: "Palisade: an agent runtime where the process that talks to the LLM can do nothing by itself.",
+  subcommands: [
+    {
+      name: "chat",
+      summary: "open the chat (connects to the Engine, starting it in the background if needed)",
+      description:
+        "Type a message and press Enter. '\\' at the end of a line, Alt+Enter or Ctrl+J insert a newline.\n" +
+        "Esc cancels the running turn; Ctrl+C clears the input, twice exits. /help lists the slash commands.",
+      options: {
+        demo: { type: "boolean", description: "offline demo: the real Engine with a scripted model (says so on screen)" },
+        ephemeral: { type: "boolean", description: "stop the Engine this chat started when the chat exits" },
+        otr: { type: "boolean", description: "start off the record: nothing of the session is stored" },
+      },
+      examples: ["palisade chat", "palisade chat --demo", "palisade --data-dir /tmp/p chat --ephemeral"],
+      run: runChatCommand,
+    },
+    {
+      name: "run",
+      summary: "send one prompt, stream the answer and tool calls, exit",
+      description:
+        "In a terminal, approvals are asked as y (once) / a (this session) / n (deny).\n" +
+        "Without a terminal every approval is denied, and the output says so. Exit code 0 on success.",
+      positionals: [{ name: "prompt", description: "the message to send (quote it)", required: true, rest: true }],
+      options: {
+        session: { type: "string", valueName: "ID", description: "continue this session (id or unique prefix)" },
+        otr: { type: "boolean", description: "off the record: nothing is stored" },
+        json: { type: "boolean", description: "print one JSON event per line" },
+      },
+      examples: ['palisade run "summarize README.md"', 'palisade run --json "list the files" | jq .type'],
+      run: runRunCommand,
+    },
+    {
+      name: "engine",
+      summary: "start, stop or inspect the Engine",
+      subcommands: [
+        {
+          name: "start",
+          summary: "start the Engine (in the background unless --foreground)",
+          options: { foreground: { type: "boolean", description: "run in this terminal until Ctrl+C or SIGTERM" } },
+          run: engineStart,
+        },
+        { name: "stop", summary: "ask the running Engine to shut down gracefully", run: engineStop },
+        { name: "status", summary: "show the Engine, model, Shield and capability health", options: { json }, run: engineStatus },
+      ],
+    },
+    {
+      name: "sessions",
+      summary: "list, show, search, export, rename and delete stored sessions",
+      subcommands: [
+        {
+          name: "list",
+          summary: "list sessions, most recent first",
+          options: {
+            limit: { type: "string", valueName: "N", description: "how many (default 20)" },
+            offset: { type: "string", valueName: "N", description: "skip this many" },
+            filter: { type: "string", valueName: "TEXT", description: "only titles containing TEXT" },
+            json,
+          },
+          run: sessionsList,
+        },
+        {
+          name: "show",
+          summary: "print a session's transcript with its tool calls",
+          positionals: [{ name: "id", description: "session id or unique prefix", required: true }],
+          options: { json },
+          run: sessionsShow,
+        },
+        {
+          name: "search",
+          summary: "full-text search over messages and tool calls",
+          positionals: [{ name: "query", description: "search terms", required: true, rest: true }],
+          options: {
+            limit: { type: "string", valueName: "N", description: "how many hits (default 20)" },
+            session: { type: "string", valueName: "ID", description: "only this session" },
+            json,
+          },
+          run: sessionsSearch,
+        },
+        {
+          name: "export",
+          summary: "export a session as Markdown or JSON",
+          positionals: [{ name: "id", description: "session id or unique prefix", required: true }],
+          options: {
+            format: { type: "string", valueName: "md|json", description: "output format (default md)" },
+            out: { type: "string", valueName: "FILE", description: "write to FILE instead of stdout" },
+          },
+          run: sessionsExport,
+        },
+        {
+          name: "rename",
+          summary: "give a session a new title",
+          positionals: [
+            { name: "id", description: "session id or unique prefix", required: true },
+            { name: "title", description: "the new title", required: true, rest: true },
+          ],
+          run: sessionsRename,
+        },
+        {
+          name: "delete",
+          summary: "delete a session with its messages and artifacts",
+          positionals: [{ name: "id", description: "session id or unique prefix", required: true }],
+          options: { yes: { type: "boolean", short: "y", description: "do not ask for confirmation" } },
+          run: sessionsDelete,
+        },
+      ],
+    },
+    {
+      name: "shield",
+      summary: "check actions against the Shield, evaluate it, lint policies",
+      subcommands: [
+        { name: "check", summary: "evaluate one action (tool + JSON arguments) and print the verdict", passThrough: true, run: runDelegated(DELEGATES.shield) },
+        { name: "eval", summary: "run the Shield over a labelled corpus and report precision/recall", passThrough: true, run: runDelegated(DELEGATES.shield) },
+        {
+          name: "policy",
+          summary: "work with policy files",
+          subcommands: [{ name: "lint", summary: "validate a policy file and report every problem", passThrough: true, run: runDelegated(DELEGATES.shield) }],
+        },
+      ],
+    },
+    {
+      name: "capability",
+      summary: "list, health-check and call capabilities",
+      subcommands: [
+        { name: "list", summary: "list configured capabilities and their tools", passThrough: true, run: runDelegated(DELEGATES.capability) },
+        { name: "check", summary: "validate a capability manifest and health-check the server", passThrough: true, run: runDelegated(DELEGATES.capability) },
+        { name: "call", summary: "invoke one tool of a capability directly", passThrough: true, run: runDelegated(DELEGATES.capability) },
+      ],
+    },
+    {
+      name: "audit",
+      summary: "work with the hash-chained audit trail",
+      subcommands: [{ name: "verify", summary: "verify the audit chain; reports any edited or deleted row", passThrough: true, run: runDelegated(DELEGATES.audit) }],
+    },
+  ],
+};

@@ -1,0 +1,131 @@
+import { spawn } from "node:child_process";
+import { openSync, closeSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { createClient } from "@palisade/protocol";
+import type { Client } from "@palisade/protocol";
+import { ClientService } from "@palisade/protocol/pipeline";
+import type { StatusResponse } from "@palisade/protocol/pipeline";
+import { CliError } from "../cli/errors.js";
+import { ensureDataDir, findEngine, socketPathProblem } from "../engine-address.js";
+import type { EngineEndpoint, PalisadePaths } from "../engine-address.js";
+import { describeRpcError } from "./errors.js";
+
+export type EngineClient = Client<typeof ClientService>;
+
+export interface EngineConnection {
+  client: EngineClient;
+  endpoint: EngineEndpoint;
+  status: StatusResponse;
+  /** True when this process started the Engine (so `--ephemeral` may stop it). */
+  startedHere: boolean;
+  close(): void;
+}
+
+export interface ConnectOptions {
+  /** Start a background Engine when none runs (default false). */
+  start?: boolean;
+  workspace?: string;
+  /** Extra flags for `engine start --foreground`, e.g. `["--demo"]`. */
+  engineArgs?: string[];
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export function openClient(endpoint: { address: string; bearerToken?: string }): EngineClient {
+  return createClient(ClientService, endpoint.address, endpoint.bearerToken ? { bearerToken: endpoint.bearerToken } : {});
+}
+
+/** The compiled `palisade` entry point (dist/main.js), used to start a background Engine. */
+export function cliEntryPoint(env: Record<string, string | undefined> = process.env): string {
+  return env.PALISADE_CLI_MAIN ?? fileURLToPath(new URL("../main.js", import.meta.url));
+}
+
+async function probe(endpoint: EngineEndpoint, timeoutMs: number): Promise<{ client: EngineClient; status: StatusResponse }> {
+  const client = openClient(endpoint);
+  try {
+    const status = await client.getStatus({}, { timeoutMs });
+    return { client, status };
+  } catch (err) {
+    client.close();
+    throw err;
+  }
+}
+
+function logTail(file: string, lines = 8): string {
+  try {
+    return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch {
+    return "";
+  }
+}
+
+/** Starts `palisade engine start --foreground` detached, logging to engine.log; returns its pid. */
+export function spawnBackgroundEngine(paths: PalisadePaths, options: ConnectOptions = {}): { pid: number; exited: Promise<number | null> } {
+  const log = openSync(paths.logFile, "a", 0o600);
+  const args = [cliEntryPoint(options.env), "--data-dir", paths.dataDir, "--config", paths.configFile];
+  if (options.workspace) args.push("--workspace", options.workspace);
+  args.push("engine", "start", "--foreground", ...(options.engineArgs ?? []));
+  const child = spawn(process.execPath, args, {
+    detached: true,
+    stdio: ["ignore", log, log],
+    env: { ...process.env, ...options.env },
+  });
+  closeSync(log);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  child.unref();
+  return { pid: child.pid ?? -1, exited };
+}
+
+/**
+ * Connects to the Engine of `paths.dataDir`; with `start`, starts one in the background and waits
+ * until it answers GetStatus. Errors say what to do.
+ */
+export async function connectToEngine(paths: PalisadePaths, options: ConnectOptions = {}): Promise<EngineConnection> {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const existing = await findEngine(paths);
+  if (existing) {
+    try {
+      const { client, status } = await probe(existing, 3_000);
+      return { client, endpoint: existing, status, startedHere: false, close: () => client.close() };
+    } catch (err) {
+      if (!options.start) {
+        throw new CliError(`the Engine at ${existing.address} (pid ${existing.info.pid}) does not answer: ${describeRpcError(err)}`, {
+          hint: `check ${paths.logFile}, or stop it with 'palisade engine stop' and start it again`,
+        });
+      }
+    }
+  }
+  if (!options.start) {
+    throw new CliError(`no Engine is running for ${paths.dataDir}`, { hint: "start one with 'palisade engine start' (or just run 'palisade chat')" });
+  }
+  const socketProblem = socketPathProblem(paths);
+  if (socketProblem) throw new CliError(socketProblem);
+  await ensureDataDir(paths);
+  const { pid, exited } = spawnBackgroundEngine(paths, options);
+  let exitCode: number | null | undefined;
+  void exited.then((c) => (exitCode = c));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (options.signal?.aborted) throw new CliError("cancelled while waiting for the Engine to start");
+    if (exitCode !== undefined) {
+      const tail = logTail(paths.logFile);
+      throw new CliError(`the Engine exited during start-up (code ${String(exitCode)})`, {
+        hint: tail ? `last lines of ${paths.logFile}:\n${tail}` : `see ${paths.logFile}`,
+      });
+    }
+    const found = await findEngine(paths).catch(() => undefined);
+    if (found && found.info.pid === pid) {
+      try {
+        const { client, status } = await probe(found, 2_000);
+        return { client, endpoint: found, status, startedHere: true, close: () => client.close() };
+      } catch {
+        // Not serving yet.
+      }
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new CliError(`the Engine did not become ready within ${Math.round(timeoutMs / 1000)} s`, {
+    hint: `see ${paths.logFile}; pid ${pid} may still be starting`,
+  });
+}

@@ -1,0 +1,25 @@
+import { Code, RpcError } from "@palisade/protocol";
+
+/** One line for a failed RPC: what happened, in words a user can act on. */
+export function describeRpcError(err: unknown): string {
+  if (err instanceof RpcError) {
+    switch (err.code) {
+      case Code.UNAVAILABLE:
+        return "the Engine is not reachable (it may have stopped)";
+      case Code.DEADLINE_EXCEEDED:
+        return "the Engine did not answer in time";
+      case Code.UNAUTHENTICATED:
+      case Code.PERMISSION_DENIED:
+        return `the Engine refused the connection (${err.message}); is engine.token readable?`;
+      case Code.UNIMPLEMENTED:
+        return `this Engine does not support that yet (${err.message})`;
+      default:
+        return `${err.codeName}: ${err.message}`;
+    }
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function isUnavailable(err: unknown): boolean {
+  return err instanceof RpcError && (err.code === Code.UNAVAILABLE || err.code === Code.DEADLINE_EXCEEDED);
+}
