@@ -51,7 +51,14 @@ export async function serveCapability(cap: CapabilityDefinition, options: ServeO
   const rpc = new RpcServer({ onInternalError: (err, path) => report(`internal error in ${path}`, err) });
   rpc.add(Capability, capabilityService(cap, { store, report, maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_ARTIFACT_BYTES }));
 
-  const address = await rpc.listen(listenAddress(options, env));
+  const target = listenAddress(options, env);
+  let address: string;
+  try {
+    address = await rpc.listen(target);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new Error(`capability ${cap.id} could not listen on ${target}: ${why}; set PORT (or the port option) to a free port`, { cause: err });
+  }
   log(`capability ${cap.id} listening on ${address}`);
 
   let resolveClosed: () => void = () => undefined;

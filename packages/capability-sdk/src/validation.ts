@@ -17,6 +17,7 @@ export function createAjv(): Ajv {
 export function compileSchema(ajv: Ajv, schema: JsonSchema): ArgsValidator | string {
   let validate: ValidateFunction;
   try {
+    if (!ajv.validateSchema(schema)) return `not a valid JSON Schema: ${formatErrors(ajv.errors ?? [], "schema")}`;
     validate = ajv.compile(schema);
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
@@ -24,13 +25,13 @@ export function compileSchema(ajv: Ajv, schema: JsonSchema): ArgsValidator | str
   return (args) => (validate(args) ? undefined : formatErrors(validate.errors ?? []));
 }
 
-/** `/path must be string; /mode must be equal to one of the allowed values (r, w)`. */
-export function formatErrors(errors: readonly ErrorObject[]): string {
-  const lines = errors.map(formatError);
+/** `/path must be string; /mode must be one of "r", "w"; /name is required`. */
+export function formatErrors(errors: readonly ErrorObject[], root = "arguments"): string {
+  const lines = errors.filter((e) => e.keyword !== "anyOf" && e.keyword !== "oneOf").map((e) => formatError(e, root));
   return [...new Set(lines)].join("; ");
 }
 
-function formatError(e: ErrorObject): string {
+function formatError(e: ErrorObject, root: string): string {
   const at = e.instancePath;
   const params = e.params as Record<string, unknown>;
   switch (e.keyword) {
@@ -39,8 +40,8 @@ function formatError(e: ErrorObject): string {
     case "additionalProperties":
       return `${at}/${String(params.additionalProperty)} is not allowed`;
     case "enum":
-      return `${at || "arguments"} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
+      return `${at || root} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
     default:
-      return `${at || "arguments"} ${e.message ?? `fails ${e.keyword}`}`;
+      return `${at || root} ${e.message ?? `fails ${e.keyword}`}`;
   }
 }
