@@ -1,0 +1,39 @@
+// The Engine's default collaborators, each built by its adapter file; options override any.
+import type { CapabilityEntry, EngineConfig } from "../config.js";
+import type { AgentLauncher, EngineShield, EngineStore, ToolHost } from "../ports.js";
+import { agentLauncher } from "./agent.js";
+import { openCapabilityHost } from "./capabilities.js";
+import { createEngineShield } from "./shield.js";
+import { openSqliteStore } from "./sqlite-store.js";
+
+export interface PartsRequest {
+  dataDir: string;
+  config: EngineConfig;
+  workspace: string;
+  log: (line: string) => void;
+  mergeCapabilities: (defaults: readonly CapabilityEntry[], user: readonly CapabilityEntry[]) => CapabilityEntry[];
+  store?: EngineStore;
+  shield?: EngineShield;
+  host?: ToolHost;
+  launcher?: AgentLauncher;
+}
+
+export interface Parts {
+  store: EngineStore;
+  shield: EngineShield;
+  host: ToolHost;
+  launcher: AgentLauncher;
+}
+
+export async function defaultParts(req: PartsRequest): Promise<Parts> {
+  const store = req.store ?? (await openSqliteStore(req.dataDir));
+  try {
+    const shield = req.shield ?? (await createEngineShield(req.config, req.dataDir));
+    const host = req.host ?? (await openCapabilityHost({ config: req.config, dataDir: req.dataDir, workspace: req.workspace, log: req.log, merge: req.mergeCapabilities }));
+    const launcher = req.launcher ?? agentLauncher();
+    return { store, shield, host, launcher };
+  } catch (err) {
+    if (!req.store) await store.close();
+    throw err;
+  }
+}

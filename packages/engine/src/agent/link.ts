@@ -1,0 +1,198 @@
+// The Engine end of AgentService.RunSession: authenticates the Agent (per-spawn token, constant
+// time), checks its sandbox report, sends InitialToolDefs first, then carries directives out
+// and routes events in.
+import { createHash, timingSafeEqual } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { AsyncQueue, Code, RpcError } from "@palisade/protocol";
+import type { CallContext } from "@palisade/protocol";
+import { EngineDirectiveSchema } from "@palisade/protocol/pipeline";
+import type { InitialToolDefsSchema } from "@palisade/protocol/pipeline";
+import type { AgentEvent, AgentReady, EngineDirective, InitialToolDefs, SandboxReport } from "@palisade/protocol/pipeline";
+
+export type DirectiveInit = MessageInitShape<typeof EngineDirectiveSchema>;
+
+export interface AgentInfo {
+  agentId: string;
+  pid: number;
+  version: string;
+  sandbox: SandboxReport | undefined;
+  connectedAt: number;
+}
+
+/** Probes that succeeded, i.e. the ways the Agent is NOT confined. Empty when sandboxed. */
+export function sandboxViolations(report: SandboxReport | undefined): string[] {
+  if (!report) return ["no sandbox report"];
+  const out: string[] = [];
+  if (!report.permissionModel) out.push("Node permission model is not active");
+  if (report.canWriteFile) out.push("it could write a file");
+  if (report.canSpawnProcess) out.push("it could spawn a process");
+  if (report.canReadOutside) out.push("it could read a file outside its code");
+  if (report.canStartWorker) out.push("it could start a worker");
+  return out;
+}
+
+/** Constant-time comparison of two secrets of any length. */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHash("sha256").update(a).digest();
+  const hb = createHash("sha256").update(b).digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}
+
+export interface AgentLinkOptions {
+  allowUnsandboxed: () => boolean;
+  initialToolDefs: () => MessageInitShape<typeof InitialToolDefsSchema>;
+  onEvent: (event: AgentEvent) => void;
+  onConnected: (info: AgentInfo) => void;
+  onDisconnected: (reason: string) => void;
+  onRefused: (reason: string) => void;
+  readyTimeoutMs: number;
+}
+
+interface Connection {
+  queue: AsyncQueue<DirectiveInit>;
+  info: AgentInfo;
+}
+
+export class AgentLink {
+  private expected: string | undefined;
+  private conn: Connection | undefined;
+  private waiters = new Set<() => void>();
+  private readonly taps = new Set<(d: EngineDirective) => void>();
+
+  constructor(private readonly options: AgentLinkOptions) {}
+
+  /** The token the next Agent must present (set per spawn; undefined refuses everyone). */
+  expect(token: string | undefined): void {
+    this.expected = token;
+  }
+
+  get connected(): boolean {
+    return this.conn !== undefined;
+  }
+
+  get info(): AgentInfo | undefined {
+    return this.conn?.info;
+  }
+
+  /** Observes every directive sent to the Agent (tests scan them for secrets). */
+  tap(fn: (d: EngineDirective) => void): () => void {
+    this.taps.add(fn);
+    return () => this.taps.delete(fn);
+  }
+
+  send(directive: DirectiveInit): boolean {
+    const conn = this.conn;
+    if (!conn) return false;
+    if (this.taps.size > 0) {
+      const msg = create(EngineDirectiveSchema, directive);
+      for (const t of this.taps) t(msg);
+    }
+    return conn.queue.push(directive);
+  }
+
+  /** Resolves once an Agent is connected; rejects on timeout or abort. */
+  waitConnected(timeoutMs: number, signal?: AbortSignal): Promise<void> {
+    if (this.conn) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const done = (err?: Error): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.waiters.delete(wake);
+        if (err) reject(err);
+        else resolve();
+      };
+      const wake = (): void => done();
+      const onAbort = (): void => done(new Error("cancelled while waiting for the Agent"));
+      const timer = setTimeout(() => done(new Error(`no Agent connected within ${timeoutMs} ms`)), timeoutMs);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.waiters.add(wake);
+    });
+  }
+
+  /** Ends the current connection (shutdown or a killed process). */
+  close(reason: string): void {
+    const conn = this.conn;
+    if (!conn) return;
+    this.conn = undefined;
+    conn.queue.end();
+    this.options.onDisconnected(reason);
+  }
+
+  /** AgentService.RunSession handler. */
+  async *runSession(events: AsyncIterable<AgentEvent>, ctx: CallContext): AsyncIterable<DirectiveInit> {
+    const it = events[Symbol.asyncIterator]();
+    const ready = await this.readReady(it, ctx.signal);
+    const expected = this.expected;
+    if (expected === undefined || !safeEqual(ready.token, expected)) {
+      throw new RpcError(Code.UNAUTHENTICATED, "AgentReady carried no valid token: only the Agent process this Engine spawned may connect");
+    }
+    const violations = sandboxViolations(ready.sandbox);
+    if (violations.length > 0 && !this.options.allowUnsandboxed()) {
+      const reason = `refusing an unconfined Agent (pid ${ready.pid}): ${violations.join("; ")}. ` +
+        "Run on Node >= 20.19 with the permission model, or start the Engine with --allow-unsandboxed to accept the risk.";
+      this.expected = undefined;
+      this.options.onRefused(reason);
+      yield { directive: { case: "shutdown", value: { reason } } };
+      throw new RpcError(Code.PERMISSION_DENIED, reason);
+    }
+    if (this.conn) this.close("replaced by a new Agent connection");
+    const queue = new AsyncQueue<DirectiveInit>();
+    const info: AgentInfo = { agentId: ready.agentId, pid: ready.pid, version: ready.version, sandbox: ready.sandbox, connectedAt: Date.now() };
+    const conn: Connection = { queue, info };
+    this.conn = conn;
+    // InitialToolDefs is always the first directive.
+    this.sendOn(conn, { directive: { case: "initialToolDefs", value: this.options.initialToolDefs() as InitialToolDefs } });
+    this.options.onConnected(info);
+    for (const wake of [...this.waiters]) wake();
+    void this.pump(it, conn);
+    yield* queue;
+  }
+
+  private sendOn(conn: Connection, directive: DirectiveInit): void {
+    if (this.taps.size > 0) {
+      const msg = create(EngineDirectiveSchema, directive);
+      for (const t of this.taps) t(msg);
+    }
+    conn.queue.push(directive);
+  }
+
+  private async readReady(it: AsyncIterator<AgentEvent>, signal: AbortSignal): Promise<AgentReady> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new RpcError(Code.DEADLINE_EXCEEDED, `the Agent sent no AgentReady within ${this.options.readyTimeoutMs} ms`)),
+        this.options.readyTimeoutMs,
+      );
+    });
+    try {
+      const first = await Promise.race([it.next(), timeout]);
+      if (signal.aborted) throw new RpcError(Code.CANCELLED, "Agent stream cancelled");
+      if (first.done || first.value.event.case !== "ready") {
+        throw new RpcError(Code.FAILED_PRECONDITION, "the first message on RunSession must be AgentReady");
+      }
+      return first.value.event.value;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async pump(it: AsyncIterator<AgentEvent>, conn: Connection): Promise<void> {
+    let reason = "the Agent closed its stream";
+    try {
+      for (;;) {
+        const next = await it.next();
+        if (next.done) break;
+        if (this.conn !== conn) break;
+        try {
+          this.options.onEvent(next.value);
+        } catch (err) {
+          reason = `internal error handling an Agent event: ${(err as Error).message}`;
+        }
+      }
+    } catch (err) {
+      reason = `the Agent stream failed: ${(err as Error).message}`;
+    }
+    if (this.conn === conn) this.close(reason);
+  }
+}

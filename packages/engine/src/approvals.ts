@@ -1,0 +1,82 @@
+// Human approvals (Shield tier 3): one pending entry per escalated call; the first answer wins,
+// the deadline denies, cancellation of the turn resolves it as cancelled.
+import { randomUUID } from "node:crypto";
+
+export type ApprovalOutcome = "allow_once" | "allow_session" | "deny" | "timeout" | "cancelled";
+
+interface Pending {
+  sessionId: string;
+  callId: string;
+  toolName: string;
+  deadline: number;
+  settle: (outcome: ApprovalOutcome) => void;
+}
+
+export interface ApprovalTicket {
+  approvalId: string;
+  deadline: number;
+  outcome: Promise<ApprovalOutcome>;
+}
+
+export class ApprovalBroker {
+  private readonly pending = new Map<string, Pending>();
+  /** Tools a user allowed for the rest of a session. */
+  private readonly sessionGrants = new Map<string, Set<string>>();
+
+  constructor(private readonly timeoutMs: () => number) {}
+
+  isGrantedForSession(sessionId: string, toolName: string): boolean {
+    return this.sessionGrants.get(sessionId)?.has(toolName) ?? false;
+  }
+
+  open(req: { sessionId: string; callId: string; toolName: string; signal: AbortSignal }): ApprovalTicket {
+    const approvalId = `apr_${randomUUID()}`;
+    const deadline = Date.now() + this.timeoutMs();
+    let settle!: (o: ApprovalOutcome) => void;
+    const outcome = new Promise<ApprovalOutcome>((resolve) => {
+      const timer = setTimeout(() => settle("timeout"), Math.max(0, deadline - Date.now()));
+      const onAbort = (): void => settle("cancelled");
+      req.signal.addEventListener("abort", onAbort, { once: true });
+      settle = (o) => {
+        if (!this.pending.delete(approvalId)) return; // first answer wins
+        clearTimeout(timer);
+        req.signal.removeEventListener("abort", onAbort);
+        if (o === "allow_session") this.grant(req.sessionId, req.toolName);
+        resolve(o);
+      };
+    });
+    this.pending.set(approvalId, { sessionId: req.sessionId, callId: req.callId, toolName: req.toolName, deadline, settle });
+    if (req.signal.aborted) settle("cancelled");
+    return { approvalId, deadline, outcome };
+  }
+
+  /** Answers a pending approval. Returns why it was refused, or undefined when accepted. */
+  resolve(approvalId: string, decision: "allow_once" | "allow_session" | "deny", sessionId?: string): string | undefined {
+    const p = this.pending.get(approvalId);
+    if (!p) return `approval ${approvalId} is not pending (unknown, already answered, timed out or cancelled)`;
+    if (sessionId && sessionId !== p.sessionId) return `approval ${approvalId} belongs to another session`;
+    p.settle(decision);
+    return undefined;
+  }
+
+  pendingFor(sessionId: string): { approvalId: string; callId: string; toolName: string; deadline: number }[] {
+    return [...this.pending.entries()]
+      .filter(([, p]) => p.sessionId === sessionId)
+      .map(([approvalId, p]) => ({ approvalId, callId: p.callId, toolName: p.toolName, deadline: p.deadline }));
+  }
+
+  forgetSession(sessionId: string): void {
+    this.sessionGrants.delete(sessionId);
+    for (const p of [...this.pending.values()]) if (p.sessionId === sessionId) p.settle("cancelled");
+  }
+
+  cancelAll(): void {
+    for (const p of [...this.pending.values()]) p.settle("cancelled");
+  }
+
+  private grant(sessionId: string, toolName: string): void {
+    let set = this.sessionGrants.get(sessionId);
+    if (!set) this.sessionGrants.set(sessionId, (set = new Set()));
+    set.add(toolName);
+  }
+}

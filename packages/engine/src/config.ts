@@ -1,0 +1,322 @@
+// Engine configuration: YAML file + environment overrides, validated with every problem reported.
+import { readFile } from "node:fs/promises";
+import { isAbsolute, resolve, dirname } from "node:path";
+import { parseDocument } from "yaml";
+import { ConfigError } from "./errors.js";
+import type { ConfigIssue } from "./errors.js";
+
+/** One capability entry as written in config.yaml; validated by the capability host. */
+export type CapabilityEntry = { id: string; enabled?: boolean } & Record<string, unknown>;
+
+export interface ModelConfig {
+  baseUrl?: string;
+  apiKey?: string;
+  name: string;
+  contextWindow: number;
+}
+
+export interface ShieldConfig {
+  /** Name of a bundled policy ("default", "strict", ...). */
+  policy: string;
+  /** A policy YAML file; wins over `policy`. */
+  policyFile?: string;
+  llmJudge: { enabled: boolean; model?: string; baseUrl?: string; apiKey?: string };
+}
+
+export interface LimitsConfig {
+  approvalTimeoutMs: number;
+  agentRestartBudget: number;
+  agentRestartWindowMs: number;
+  agentReadyTimeoutMs: number;
+  toolTimeoutMs: number;
+  maxToolRounds: number;
+  shutdownDeadlineMs: number;
+  subAgents: { maxConcurrent: number; maxLlmCalls: number; timeoutMs: number };
+}
+
+export interface ListenConfig {
+  /** `unix:/path` (default `<dataDir>/engine.sock`) or loopback `127.0.0.1:<port>`. */
+  unix?: string;
+  tcp?: string;
+}
+
+export interface EngineConfig {
+  model: ModelConfig;
+  shield: ShieldConfig;
+  capabilities: CapabilityEntry[];
+  limits: LimitsConfig;
+  listen: ListenConfig;
+  agent: { name: string; allowUnsandboxed: boolean };
+  /** Default workspace of new sessions (default: the Engine's working directory). */
+  workspace?: string;
+  /** The file the config was read from, if any. */
+  source?: string;
+}
+
+export const DEFAULT_MODEL = "gpt-4o-mini";
+
+export function defaultConfig(): EngineConfig {
+  return {
+    model: { name: DEFAULT_MODEL, contextWindow: 128_000 },
+    shield: { policy: "default", llmJudge: { enabled: false } },
+    capabilities: [],
+    limits: {
+      approvalTimeoutMs: 300_000,
+      agentRestartBudget: 5,
+      agentRestartWindowMs: 60_000,
+      agentReadyTimeoutMs: 15_000,
+      toolTimeoutMs: 120_000,
+      maxToolRounds: 25,
+      shutdownDeadlineMs: 10_000,
+      subAgents: { maxConcurrent: 4, maxLlmCalls: 30, timeoutMs: 600_000 },
+    },
+    listen: {},
+    agent: { name: "Palisade", allowUnsandboxed: false },
+  };
+}
+
+/** A model is configured when it has somewhere to go: a base URL or an API key. */
+export function isModelConfigured(model: ModelConfig): boolean {
+  return Boolean(model.baseUrl || model.apiKey);
+}
+
+type Obj = Record<string, unknown>;
+
+class Reader {
+  readonly issues: ConfigIssue[] = [];
+  constructor(private readonly file: string) {}
+
+  fail(path: string, message: string): void {
+    this.issues.push({ file: this.file, path, message });
+  }
+
+  object(value: unknown, path: string, allowed: readonly string[]): Obj | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "object" || Array.isArray(value)) {
+      this.fail(path, `must be a mapping, got ${describe(value)}`);
+      return undefined;
+    }
+    const obj = value as Obj;
+    for (const key of Object.keys(obj)) {
+      if (!allowed.includes(key)) this.fail(join(path, key), `unknown key; allowed here: ${allowed.join(", ")}`);
+    }
+    return obj;
+  }
+
+  string(obj: Obj | undefined, key: string, path: string): string | undefined {
+    const v = obj?.[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "string") {
+      this.fail(join(path, key), `must be a string, got ${describe(v)}`);
+      return undefined;
+    }
+    return v;
+  }
+
+  bool(obj: Obj | undefined, key: string, path: string): boolean | undefined {
+    const v = obj?.[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== "boolean") {
+      this.fail(join(path, key), `must be true or false, got ${describe(v)}`);
+      return undefined;
+    }
+    return v;
+  }
+
+  /** A positive number; `scale` converts seconds to milliseconds. */
+  number(obj: Obj | undefined, key: string, path: string, opts: { min?: number; integer?: boolean; scale?: number } = {}): number | undefined {
+    const v = obj?.[key];
+    if (v === undefined || v === null) return undefined;
+    const min = opts.min ?? 0;
+    if (typeof v !== "number" || !Number.isFinite(v) || v < min || (opts.integer && !Number.isInteger(v))) {
+      this.fail(join(path, key), `must be ${opts.integer ? "an integer" : "a number"} >= ${min}, got ${describe(v)}`);
+      return undefined;
+    }
+    return v * (opts.scale ?? 1);
+  }
+}
+
+function join(path: string, key: string): string {
+  return path ? `${path}.${key}` : key;
+}
+
+function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "a list";
+  if (typeof v === "string") return JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v);
+  if (typeof v === "number" || typeof v === "boolean") return `${typeof v} ${v}`;
+  return typeof v === "object" ? "a mapping" : typeof v;
+}
+
+const TOP = ["model", "shield", "capabilities", "limits", "listen", "agent", "workspace"] as const;
+
+export interface ParseOptions {
+  /** File name used in messages and to resolve relative paths. */
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Parses and validates config text. Throws ConfigError listing every problem. */
+export function parseConfig(text: string, options: ParseOptions = {}): EngineConfig {
+  const file = options.file ?? "<config>";
+  const baseDir = options.file ? dirname(options.file) : process.cwd();
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(doc.errors.map((e) => ({ file, path: `line ${e.linePos?.[0]?.line ?? "?"}`, message: e.message.split("\n")[0] ?? e.message })));
+  }
+  const r = new Reader(file);
+  const cfg = defaultConfig();
+  if (options.file) cfg.source = options.file;
+  const root = r.object(doc.toJS() ?? {}, "", TOP) ?? {};
+
+  const model = r.object(root.model, "model", ["base_url", "api_key", "name", "context_window"]);
+  const baseUrl = r.string(model, "base_url", "model");
+  if (baseUrl !== undefined) {
+    if (!/^https?:\/\//.test(baseUrl)) r.fail("model.base_url", `must start with http:// or https://, got ${JSON.stringify(baseUrl)}`);
+    cfg.model.baseUrl = baseUrl;
+  }
+  const apiKey = r.string(model, "api_key", "model");
+  if (apiKey) cfg.model.apiKey = apiKey;
+  cfg.model.name = r.string(model, "name", "model") ?? cfg.model.name;
+  cfg.model.contextWindow = r.number(model, "context_window", "model", { min: 1024, integer: true }) ?? cfg.model.contextWindow;
+
+  const shield = r.object(root.shield, "shield", ["policy", "policy_file", "llm_judge"]);
+  cfg.shield.policy = r.string(shield, "policy", "shield") ?? cfg.shield.policy;
+  const policyFile = r.string(shield, "policy_file", "shield");
+  if (policyFile) cfg.shield.policyFile = isAbsolute(policyFile) ? policyFile : resolve(baseDir, policyFile);
+  const judge = r.object(shield?.llm_judge, "shield.llm_judge", ["enabled", "model", "base_url", "api_key"]);
+  cfg.shield.llmJudge = {
+    enabled: r.bool(judge, "enabled", "shield.llm_judge") ?? false,
+    ...optional("model", r.string(judge, "model", "shield.llm_judge")),
+    ...optional("baseUrl", r.string(judge, "base_url", "shield.llm_judge")),
+    ...optional("apiKey", r.string(judge, "api_key", "shield.llm_judge")),
+  };
+
+  cfg.capabilities = readCapabilities(r, root.capabilities);
+
+  const limits = r.object(root.limits, "limits", [
+    "approval_timeout_s", "agent_restart_budget", "agent_restart_window_s", "agent_ready_timeout_s",
+    "tool_timeout_s", "max_tool_rounds", "shutdown_deadline_s", "sub_agents",
+  ]);
+  const L = cfg.limits;
+  const sec = { scale: 1000 };
+  L.approvalTimeoutMs = r.number(limits, "approval_timeout_s", "limits", sec) ?? L.approvalTimeoutMs;
+  L.agentRestartBudget = r.number(limits, "agent_restart_budget", "limits", { integer: true }) ?? L.agentRestartBudget;
+  L.agentRestartWindowMs = r.number(limits, "agent_restart_window_s", "limits", sec) ?? L.agentRestartWindowMs;
+  L.agentReadyTimeoutMs = r.number(limits, "agent_ready_timeout_s", "limits", sec) ?? L.agentReadyTimeoutMs;
+  L.toolTimeoutMs = r.number(limits, "tool_timeout_s", "limits", sec) ?? L.toolTimeoutMs;
+  L.maxToolRounds = r.number(limits, "max_tool_rounds", "limits", { min: 1, integer: true }) ?? L.maxToolRounds;
+  L.shutdownDeadlineMs = r.number(limits, "shutdown_deadline_s", "limits", sec) ?? L.shutdownDeadlineMs;
+  const sub = r.object(limits?.sub_agents, "limits.sub_agents", ["max_concurrent", "max_llm_calls", "timeout_s"]);
+  L.subAgents.maxConcurrent = r.number(sub, "max_concurrent", "limits.sub_agents", { integer: true }) ?? L.subAgents.maxConcurrent;
+  L.subAgents.maxLlmCalls = r.number(sub, "max_llm_calls", "limits.sub_agents", { min: 1, integer: true }) ?? L.subAgents.maxLlmCalls;
+  L.subAgents.timeoutMs = r.number(sub, "timeout_s", "limits.sub_agents", sec) ?? L.subAgents.timeoutMs;
+
+  const listen = r.object(root.listen, "listen", ["unix", "tcp"]);
+  const unix = r.string(listen, "unix", "listen");
+  const tcp = r.string(listen, "tcp", "listen");
+  if (unix && tcp) r.fail("listen", "set either unix or tcp, not both");
+  if (unix) cfg.listen.unix = unix.startsWith("unix:") ? unix : `unix:${resolve(baseDir, unix)}`;
+  if (tcp) {
+    if (!isLoopbackTcp(tcp)) r.fail("listen.tcp", `must be a loopback address like 127.0.0.1:7420 or [::1]:7420, got ${JSON.stringify(tcp)}`);
+    cfg.listen.tcp = tcp;
+  }
+
+  const agent = r.object(root.agent, "agent", ["name", "allow_unsandboxed"]);
+  cfg.agent.name = r.string(agent, "name", "agent") ?? cfg.agent.name;
+  cfg.agent.allowUnsandboxed = r.bool(agent, "allow_unsandboxed", "agent") ?? false;
+
+  const workspace = r.string(root, "workspace", "");
+  if (workspace) cfg.workspace = resolve(baseDir, workspace);
+
+  if (r.issues.length > 0) throw new ConfigError(r.issues);
+  return applyEnv(cfg, options.env ?? process.env);
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
+}
+
+function readCapabilities(r: Reader, value: unknown): CapabilityEntry[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) {
+    r.fail("capabilities", `must be a list of capability entries, got ${describe(value)}`);
+    return [];
+  }
+  const out: CapabilityEntry[] = [];
+  const seen = new Set<string>();
+  value.forEach((item: unknown, i) => {
+    const path = `capabilities[${i}]`;
+    if (typeof item !== "object" || item === null || Array.isArray(item)) {
+      r.fail(path, `must be a mapping with at least an id, got ${describe(item)}`);
+      return;
+    }
+    const entry = item as Obj;
+    if (typeof entry.id !== "string" || !/^[a-z][a-z0-9_-]*$/.test(entry.id)) {
+      r.fail(`${path}.id`, "must be a lowercase identifier like files or my-tool");
+      return;
+    }
+    if (seen.has(entry.id)) r.fail(`${path}.id`, `duplicate capability id ${JSON.stringify(entry.id)}`);
+    seen.add(entry.id);
+    if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") r.fail(`${path}.enabled`, "must be true or false");
+    out.push(entry as CapabilityEntry);
+  });
+  return out;
+}
+
+/** True for `127.x.x.x:port`, `localhost:port` and `[::1]:port`. */
+export function isLoopbackTcp(address: string): boolean {
+  const m = /^(.*):(\d{1,5})$/.exec(address);
+  if (!m) return false;
+  const host = m[1] ?? "";
+  return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** OPENAI_API_KEY, OPENAI_BASE_URL and PALISADE_MODEL win over the file. */
+export function applyEnv(cfg: EngineConfig, env: NodeJS.ProcessEnv): EngineConfig {
+  const model = { ...cfg.model };
+  if (env.OPENAI_API_KEY) model.apiKey = env.OPENAI_API_KEY;
+  if (env.OPENAI_BASE_URL) model.baseUrl = env.OPENAI_BASE_URL;
+  if (env.PALISADE_MODEL) model.name = env.PALISADE_MODEL;
+  return { ...cfg, model };
+}
+
+/**
+ * Built-in capability entries with the user's entries merged over them by id:
+ * fields of a user entry replace the default's (`config` objects are merged key by key),
+ * `enabled: false` removes the capability, new ids are appended.
+ */
+export function mergeCapabilities(defaults: readonly CapabilityEntry[], user: readonly CapabilityEntry[]): CapabilityEntry[] {
+  const byId = new Map<string, CapabilityEntry>(defaults.map((d) => [d.id, { ...d }]));
+  for (const entry of user) {
+    const base = byId.get(entry.id);
+    if (!base) {
+      byId.set(entry.id, { ...entry });
+      continue;
+    }
+    const merged: CapabilityEntry = { ...base, ...entry };
+    if (isObj(base.config) && isObj(entry.config)) merged.config = { ...base.config, ...entry.config };
+    // A user entry that names its own launch replaces the default one entirely.
+    for (const launch of ["command", "address", "image"]) {
+      if (launch in entry) for (const other of ["command", "address", "image"]) if (other !== launch && !(other in entry)) delete merged[other];
+    }
+    byId.set(entry.id, merged);
+  }
+  return [...byId.values()].filter((e) => e.enabled !== false);
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Reads the config file; a missing file means defaults (plus environment). */
+export async function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<EngineConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return applyEnv(defaultConfig(), env);
+    throw new ConfigError([{ file: path, path: "", message: `cannot read: ${(err as Error).message}` }]);
+  }
+  return parseConfig(text, { file: path, env });
+}

@@ -1,0 +1,137 @@
+// How clients find a running Engine: data/config locations, engine.json, the TCP bearer token.
+// Imported by the CLI through `@palisade/engine/discovery`; keep it free of engine internals.
+import { randomBytes } from "node:crypto";
+import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ENGINE_FILE = "engine.json";
+export const SOCKET_FILE = "engine.sock";
+export const TOKEN_FILE = "engine.token";
+
+/** What a running Engine writes to `<dataDir>/engine.json` (0600). */
+export interface EngineInfo {
+  pid: number;
+  /** `unix:/abs/path/engine.sock` or `127.0.0.1:<port>`. */
+  address: string;
+  /** ISO 8601. */
+  startedAt: string;
+  version: string;
+}
+
+export interface PathOptions {
+  dataDir?: string;
+  configPath?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** `--data-dir`, else `PALISADE_DATA_DIR`, else `$XDG_DATA_HOME/palisade`, else `~/.local/share/palisade`. */
+export function resolveDataDir(options: PathOptions = {}): string {
+  const env = options.env ?? process.env;
+  if (options.dataDir) return resolve(options.dataDir);
+  if (env.PALISADE_DATA_DIR) return resolve(env.PALISADE_DATA_DIR);
+  const base = env.XDG_DATA_HOME || join(homedir(), ".local", "share");
+  return join(base, "palisade");
+}
+
+/** `--config`, else `PALISADE_CONFIG`, else `$XDG_CONFIG_HOME/palisade/config.yaml`, else `~/.config/palisade/config.yaml`. */
+export function resolveConfigPath(options: PathOptions = {}): string {
+  const env = options.env ?? process.env;
+  if (options.configPath) return resolve(options.configPath);
+  if (env.PALISADE_CONFIG) return resolve(env.PALISADE_CONFIG);
+  const base = env.XDG_CONFIG_HOME || join(homedir(), ".config");
+  return join(base, "palisade", "config.yaml");
+}
+
+export function defaultSocketAddress(dataDir: string): string {
+  return `unix:${join(dataDir, SOCKET_FILE)}`;
+}
+
+export function engineInfoPath(dataDir: string): string {
+  return join(dataDir, ENGINE_FILE);
+}
+
+export function tokenPath(dataDir: string): string {
+  return join(dataDir, TOKEN_FILE);
+}
+
+export async function ensureDataDir(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+}
+
+async function writePrivate(path: string, content: string): Promise<void> {
+  await writeFile(path, content, { mode: 0o600 });
+  await chmod(path, 0o600); // an existing file keeps its old mode on writeFile
+}
+
+export async function writeEngineInfo(dataDir: string, info: EngineInfo): Promise<void> {
+  await writePrivate(engineInfoPath(dataDir), JSON.stringify(info, null, 2) + "\n");
+}
+
+/** The engine.json of `dataDir`, or undefined when absent or unreadable. Does not check liveness. */
+export async function readEngineInfo(dataDir: string): Promise<EngineInfo | undefined> {
+  try {
+    const parsed = JSON.parse(await readFile(engineInfoPath(dataDir), "utf8")) as Partial<EngineInfo>;
+    if (typeof parsed.pid !== "number" || typeof parsed.address !== "string") return undefined;
+    return {
+      pid: parsed.pid,
+      address: parsed.address,
+      startedAt: String(parsed.startedAt ?? ""),
+      version: String(parsed.version ?? ""),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function removeEngineInfo(dataDir: string, pid = process.pid): Promise<void> {
+  const info = await readEngineInfo(dataDir);
+  if (info && info.pid !== pid) return; // another Engine owns it now
+  await rm(engineInfoPath(dataDir), { force: true });
+}
+
+/** Creates (or reuses) the bearer token for TCP mode, 0600. */
+export async function ensureToken(dataDir: string): Promise<string> {
+  const existing = await readToken(dataDir);
+  if (existing) return existing;
+  const token = randomBytes(32).toString("base64url");
+  await writePrivate(tokenPath(dataDir), token + "\n");
+  return token;
+}
+
+export async function readToken(dataDir: string): Promise<string | undefined> {
+  try {
+    const token = (await readFile(tokenPath(dataDir), "utf8")).trim();
+    return token || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export interface Discovered {
+  info: EngineInfo;
+  /** Set for TCP addresses: pass as `bearerToken` to `createClient`. */
+  bearerToken?: string;
+}
+
+/**
+ * The running Engine of `dataDir`: engine.json exists and its pid is alive.
+ * Stale files (dead pid) are reported as not running. Callers still confirm with GetStatus.
+ */
+export async function discoverEngine(options: PathOptions = {}): Promise<Discovered | undefined> {
+  const dataDir = resolveDataDir(options);
+  const info = await readEngineInfo(dataDir);
+  if (!info || !isProcessAlive(info.pid)) return undefined;
+  if (info.address.startsWith("unix:")) return { info };
+  const bearerToken = await readToken(dataDir);
+  return bearerToken ? { info, bearerToken } : { info };
+}

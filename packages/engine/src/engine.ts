@@ -1,0 +1,242 @@
+// startEngine: config → store, Shield, capabilities → gRPC server (three services) → Agent.
+import { rm } from "node:fs/promises";
+import type { Metadata } from "@grpc/grpc-js";
+import { Code, RpcError, RpcServer, unixSocketPath } from "@palisade/protocol";
+import { AgentService, ClientService, SubAgentService } from "@palisade/protocol/pipeline";
+import type { EngineDirective, PipelineEvent } from "@palisade/protocol/pipeline";
+import { AgentLink, safeEqual } from "./agent/link.js";
+import { AgentSupervisor } from "./agent/supervisor.js";
+import { ApprovalBroker } from "./approvals.js";
+import { loadConfig, mergeCapabilities } from "./config.js";
+import type { EngineConfig, LimitsConfig } from "./config.js";
+import { defaultSocketAddress, discoverEngine, ensureDataDir, ensureToken, removeEngineInfo, resolveConfigPath, resolveDataDir, writeEngineInfo } from "./discovery.js";
+import { EngineError } from "./errors.js";
+import { EventBus } from "./events.js";
+import type { AgentLauncher, EngineShield, EngineStore, ToolHost } from "./ports.js";
+import { clientService } from "./services/client.js";
+import { subAgentService } from "./services/sub-agent.js";
+import { SessionDirectory } from "./sessions.js";
+import { ENGINE_VERSION, buildStatus } from "./status.js";
+import { loadToolsDef } from "./turns/engine-tools.js";
+import type { TurnEnv } from "./turns/env.js";
+import { TurnManager } from "./turns/manager.js";
+import { ArgumentValidator } from "./turns/validate.js";
+import { defaultParts } from "./adapters/defaults.js";
+
+export interface StartEngineOptions {
+  dataDir?: string;
+  configPath?: string;
+  /** A config already loaded (skips the file). */
+  config?: EngineConfig;
+  env?: NodeJS.ProcessEnv;
+  /** Overrides config `listen`: `unix:/path` or a loopback `host:port`. */
+  listen?: string;
+  allowUnsandboxed?: boolean;
+  /** Default workspace of new sessions (default: config `workspace`, else the cwd). */
+  workspace?: string;
+  limits?: Partial<LimitsConfig>;
+  /**
+   * How the Agent runs: spawned with `launcher` (default: @palisade/agent's agentLaunchSpec),
+   * or `external` — not spawned; an Agent presenting `token` may connect (tests, benchmarks).
+   */
+  agent?: { launcher?: AgentLauncher } | { external: { token: string } };
+  /** Replace collaborators (tests). Defaults: SQLite store, @palisade/shield, capability host. */
+  store?: EngineStore;
+  shield?: EngineShield;
+  host?: ToolHost;
+  /** Write engine.json (default true). */
+  writeDiscovery?: boolean;
+  log?: (line: string) => void;
+}
+
+export interface RunningEngine {
+  address: string;
+  dataDir: string;
+  config: EngineConfig;
+  /** Bearer token clients need (TCP mode only). */
+  bearerToken?: string;
+  /** Graceful stop: no new turns, running ones finish or are cancelled within `deadlineMs`. */
+  stop(deadlineMs?: number): Promise<void>;
+  /** Resolves when the Engine has stopped (Shutdown RPC or stop()). */
+  readonly stopped: Promise<void>;
+  /** Observes every directive sent to the Agent. */
+  tapDirectives(fn: (d: EngineDirective) => void): () => void;
+  onEvent(fn: (ev: PipelineEvent) => void): () => void;
+  agentPid(): number | undefined;
+  /** Resolves when an Agent is connected. */
+  agentReady(timeoutMs?: number): Promise<void>;
+}
+
+function bearerOf(md: Metadata): string {
+  const v = md.get("authorization")[0];
+  const s = typeof v === "string" ? v : v ? v.toString() : "";
+  return s.startsWith("Bearer ") ? s.slice(7) : "";
+}
+
+export async function startEngine(options: StartEngineOptions = {}): Promise<RunningEngine> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((line: string) => process.stderr.write(`[engine] ${line}\n`));
+  const dataDir = resolveDataDir({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), env });
+  const loaded = options.config ?? (await loadConfig(resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env }), env));
+  const config: EngineConfig = {
+    ...loaded,
+    limits: { ...loaded.limits, ...options.limits },
+    agent: { ...loaded.agent, allowUnsandboxed: options.allowUnsandboxed ?? loaded.agent.allowUnsandboxed },
+  };
+  const workspace = options.workspace ?? config.workspace ?? process.cwd();
+  await ensureDataDir(dataDir);
+
+  const running = await discoverEngine({ dataDir, env });
+  if (running && running.info.pid !== process.pid) {
+    throw new EngineError("ALREADY_RUNNING", `an Engine is already running for ${dataDir} (pid ${running.info.pid}, ${running.info.address}); stop it first with: palisade engine stop`);
+  }
+
+  const parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, ...pick(options) });
+  const { store, shield, host } = parts;
+  const bus = new EventBus();
+  const approvals = new ApprovalBroker(() => config.limits.approvalTimeoutMs);
+  const external = options.agent && "external" in options.agent ? options.agent.external : undefined;
+  let supervisor: AgentSupervisor | undefined;
+
+  const link = new AgentLink({
+    allowUnsandboxed: () => config.agent.allowUnsandboxed,
+    initialToolDefs: () => {
+      const groups = host.groups();
+      return { tools: [loadToolsDef(groups.map((g) => g.name))], groups };
+    },
+    onEvent: (ev) => turns.onAgentEvent(ev),
+    onConnected: (info) => {
+      supervisor?.connected();
+      log(`agent connected: ${info.agentId} pid ${info.pid}`);
+    },
+    onDisconnected: (reason) => {
+      log(`agent disconnected: ${reason}`);
+      turns.onAgentLost(reason);
+      supervisor?.disconnected(reason);
+    },
+    onRefused: (reason) => supervisor?.refused(reason),
+    readyTimeoutMs: config.limits.agentReadyTimeoutMs,
+  });
+  if (external) link.expect(external.token);
+
+  const turnEnv: TurnEnv = { bus, link, store, shield, host, approvals, validator: new ArgumentValidator(), config, loadedGroups: new Map(), log };
+  const sessions = new SessionDirectory(store, () => ({ workspace, model: config.model.name }));
+  const turns: TurnManager = new TurnManager(turnEnv, sessions, {
+    waitMs: config.limits.agentReadyTimeoutMs,
+    unavailable: () => {
+      if (!supervisor) return undefined;
+      if (supervisor.state === "failed" || supervisor.state === "refused") return supervisor.lastError;
+      return undefined;
+    },
+  });
+  const startedAt = Date.now();
+
+  const address = options.listen ?? config.listen.tcp ?? config.listen.unix ?? defaultSocketAddress(dataDir);
+  const socket = unixSocketPath(address);
+  const bearerToken = socket ? undefined : await ensureToken(dataDir);
+  const server = new RpcServer({
+    authorize: (md, path) => {
+      if (!bearerToken || !path.startsWith("/palisade.v1.ClientService/")) return;
+      if (!safeEqual(bearerOf(md), bearerToken)) {
+        throw new RpcError(Code.UNAUTHENTICATED, `missing or wrong bearer token: read it from ${dataDir}/engine.token`);
+      }
+    },
+    onInternalError: (err, path) => log(`internal error in ${path}: ${(err as Error).stack ?? String(err)}`),
+  });
+
+  let stopping: Promise<void> | undefined;
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((r) => (resolveStopped = r));
+  const stop = (deadlineMs = config.limits.shutdownDeadlineMs): Promise<void> => {
+    stopping ??= (async () => {
+      log("stopping");
+      await turns.drain(deadlineMs);
+      approvals.cancelAll();
+      link.send({ directive: { case: "shutdown", value: { reason: "the Engine is stopping" } } });
+      await supervisor?.stop(2000);
+      link.close("the Engine stopped");
+      bus.closeSession();
+      await server.close(1000);
+      await host.close().catch((err: unknown) => log(`closing capabilities: ${(err as Error).message}`));
+      await store.close();
+      if (options.writeDiscovery !== false) await removeEngineInfo(dataDir);
+      if (socket) await rm(socket, { force: true });
+      log("stopped");
+      resolveStopped();
+    })();
+    return stopping;
+  };
+
+  server
+    .add(AgentService, { runSession: (events, ctx) => link.runSession(events, ctx) })
+    .add(
+      ClientService,
+      clientService({
+        env: turnEnv,
+        turns,
+        sessions,
+        bus,
+        store,
+        host,
+        shield,
+        approvals,
+        status: () => buildStatus({ config, dataDir, startedAt, link, supervisor, shield, store, host, turns, sessions }),
+        shutdown: (deadlineMs) => {
+          // Answer the RPC first, then stop.
+          setTimeout(() => void stop(deadlineMs), 10);
+        },
+        defaultWorkspace: () => workspace,
+      }),
+    )
+    .add(SubAgentService, subAgentService());
+
+  if (socket) await rm(socket, { force: true }); // stale socket of a dead Engine (checked above)
+  let boundAddress: string;
+  try {
+    boundAddress = await server.listen(address);
+  } catch (err) {
+    await host.close().catch(() => undefined);
+    await store.close();
+    throw new EngineError("LISTEN_FAILED", `cannot listen on ${address}: ${(err as Error).message}`, { cause: err });
+  }
+
+  if (!external) {
+    supervisor = new AgentSupervisor({
+      link,
+      launcher: parts.launcher,
+      request: () => ({ engineAddress: boundAddress, agentId: config.agent.name, model: config.model }),
+      budget: config.limits.agentRestartBudget,
+      windowMs: config.limits.agentRestartWindowMs,
+      readyTimeoutMs: config.limits.agentReadyTimeoutMs,
+      log,
+    });
+    await supervisor.start();
+  }
+  if (options.writeDiscovery !== false) {
+    await writeEngineInfo(dataDir, { pid: process.pid, address: boundAddress, startedAt: new Date(startedAt).toISOString(), version: ENGINE_VERSION });
+  }
+  log(`listening on ${boundAddress}`);
+
+  return {
+    address: boundAddress,
+    dataDir,
+    config,
+    ...(bearerToken ? { bearerToken } : {}),
+    stop,
+    stopped,
+    tapDirectives: (fn) => link.tap(fn),
+    onEvent: (fn) => bus.onEvent(fn),
+    agentPid: () => supervisor?.pid ?? link.info?.pid,
+    agentReady: (timeoutMs = 15_000) => link.waitConnected(timeoutMs),
+  };
+}
+
+function pick(o: StartEngineOptions): { store?: EngineStore; shield?: EngineShield; host?: ToolHost; launcher?: AgentLauncher } {
+  const launcher = o.agent && "launcher" in o.agent ? o.agent.launcher : undefined;
+  return {
+    ...(o.store ? { store: o.store } : {}),
+    ...(o.shield ? { shield: o.shield } : {}),
+    ...(o.host ? { host: o.host } : {}),
+    ...(launcher ? { launcher } : {}),
+  };
+}

@@ -1,0 +1,45 @@
+export { startEngine } from "./engine.js";
+export type { RunningEngine, StartEngineOptions } from "./engine.js";
+export {
+  DEFAULT_MODEL,
+  applyEnv,
+  defaultConfig,
+  isLoopbackTcp,
+  isModelConfigured,
+  loadConfig,
+  mergeCapabilities,
+  parseConfig,
+} from "./config.js";
+export type { CapabilityEntry, EngineConfig, LimitsConfig, ListenConfig, ModelConfig, ShieldConfig } from "./config.js";
+export { AgentUnavailableError, ConfigError, EngineError } from "./errors.js";
+export type { ConfigIssue } from "./errors.js";
+export {
+  defaultSocketAddress,
+  discoverEngine,
+  readEngineInfo,
+  readToken,
+  resolveConfigPath,
+  resolveDataDir,
+} from "./discovery.js";
+export type { Discovered, EngineInfo } from "./discovery.js";
+export { ENGINE_VERSION } from "./status.js";
+export { MemoryStore } from "./adapters/memory-store.js";
+export { PolicyShield } from "./adapters/policy-shield.js";
+export { sandboxViolations, safeEqual } from "./agent/link.js";
+export { withinBudget } from "./agent/supervisor.js";
+export type {
+  AgentLaunch,
+  AgentLaunchRequest,
+  AgentLauncher,
+  ArtifactInfo,
+  CapabilityState,
+  EngineShield,
+  EngineStore,
+  InvokeOutcome,
+  Policy,
+  ShieldInput,
+  ToolGroupInfo,
+  ToolHost,
+  ToolSpec,
+  VerdictRecord,
+} from "./ports.js";

@@ -1,0 +1,241 @@
+// The Engine's view of its collaborators. Each is implemented by one adapter file in
+// src/adapters/, so replacing an implementation touches one file.
+import type { ModelConfig } from "./config.js";
+
+export type Mode = "normal" | "otr" | "heartbeat";
+export type Policy = "allow" | "ask" | "block";
+export type Decision = "ALLOW" | "BLOCK" | "ESCALATE";
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface ArtifactInfo {
+  artifactId: string;
+  filename: string;
+  mimeType: string;
+  sizeBytes: number;
+}
+
+// ------------------------------------------------------------------ store
+
+export interface SessionRecord {
+  id: string;
+  title: string;
+  mode: Mode;
+  workspace: string;
+  model: string;
+  createdAt: number;
+  updatedAt: number;
+  messageCount: number;
+  usage: Usage;
+}
+
+export interface VerdictRecord {
+  decision: Decision;
+  tier: number;
+  confidence: number;
+  reason: string;
+  ruleIds: string[];
+  evaluationUs: number;
+}
+
+export interface ToolCallRecordRow {
+  callId: string;
+  toolName: string;
+  argumentsJson: string;
+  verdict?: VerdictRecord;
+  /** "", "allow_once", "allow_session", "deny", "timeout", "session". */
+  approval: string;
+  result: string;
+  isError: boolean;
+  durationMs: number;
+  artifacts: ArtifactInfo[];
+  startedAt: number;
+}
+
+export interface MessageRecord {
+  id: string;
+  sessionId: string;
+  role: "user" | "assistant" | "system" | "tool";
+  content: string;
+  createdAt: number;
+  toolCalls: ToolCallRecordRow[];
+  usage?: Usage;
+  seq: number;
+}
+
+/** A stored pipeline event: what clients saw, in order. */
+export interface EventRecord {
+  sessionId: string;
+  messageId: string;
+  seq: number;
+  type: string;
+  timestamp: number;
+  payloadJson: string;
+}
+
+/** Everything one turn writes, in one transaction. */
+export interface TurnCommit {
+  session: SessionRecord;
+  /** "completed", "error" or "cancelled". */
+  status: "completed" | "error" | "cancelled";
+  user: { id: string; content: string; createdAt: number };
+  /** The reply; absent when the turn failed before one existed. */
+  assistant?: { id: string; content: string; createdAt: number; usage: Usage };
+  toolCalls: ToolCallRecordRow[];
+  events: EventRecord[];
+  /** New session title (first user message) when it had none. */
+  title?: string;
+}
+
+export type SessionSortKey = "updated_desc" | "updated_asc" | "created_desc" | "created_asc" | "title";
+
+export interface SearchQuery {
+  query: string;
+  limit: number;
+  offset: number;
+  sessionId?: string;
+  fromMs?: number;
+  toMs?: number;
+  role?: string;
+  toolName?: string;
+  decision?: Decision;
+}
+
+export interface SearchHitRecord {
+  sessionId: string;
+  sessionTitle: string;
+  messageId: string;
+  callId: string;
+  role: string;
+  snippet: string;
+  rank: number;
+  createdAt: number;
+  seq: number;
+}
+
+export interface EngineStore {
+  createSession(session: SessionRecord): Promise<void>;
+  getSession(id: string): Promise<SessionRecord | undefined>;
+  listSessions(q: { limit: number; offset: number; sort: SessionSortKey; titleFilter?: string }): Promise<{ sessions: SessionRecord[]; total: number }>;
+  renameSession(id: string, title: string): Promise<SessionRecord | undefined>;
+  deleteSession(id: string): Promise<boolean>;
+  /** Every message of the session, oldest first, with tool calls: the Agent's context. */
+  contextMessages(sessionId: string): Promise<MessageRecord[]>;
+  /** Newest page first; `cursor` continues with older messages. Messages inside a page are oldest first. */
+  history(sessionId: string, q: { limit: number; cursor?: string }): Promise<{ messages: MessageRecord[]; nextCursor: string }>;
+  commitTurn(turn: TurnCommit): Promise<void>;
+  search(q: SearchQuery): Promise<{ hits: SearchHitRecord[]; total: number }>;
+  exportSession(id: string, format: "md" | "json"): Promise<{ content: string; filename: string; mimeType: string } | undefined>;
+  countSessions(): Promise<number>;
+  /** Tool calls recorded since `sinceMs`. */
+  countToolCallsSince(sinceMs: number): Promise<number>;
+  /** Highest event seq of the session (0 when none): seq continues across restarts. */
+  lastEventSeq(sessionId: string): Promise<number>;
+  saveMemory(entry: { sessionId: string; messageId: string; content: string; summary: string; compactedMessages: number }): Promise<void>;
+  /**
+   * Memory facts and the latest compaction of a session: the summary replaces the oldest
+   * `compactedMessages` context messages in what the Agent is sent.
+   */
+  memory(sessionId: string): Promise<{ facts: string[]; summary: string; compactedMessages: number }>;
+  close(): Promise<void>;
+}
+
+// ------------------------------------------------------------------ shield
+
+export interface ShieldInput {
+  callId: string;
+  toolName: string;
+  argumentsJson: string;
+  sessionId: string;
+  mode: Mode;
+  /** "load_tools", or the tool's capability id. */
+  capabilityId: string;
+  manifestPolicy?: Policy;
+  networkMode?: string;
+  networkAllowlist?: string[];
+  subAgentName?: string;
+}
+
+export interface EngineShield {
+  evaluate(input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord>;
+  /** Tier-0 policy of a tool before looking at its arguments (used for OTR and ListTools). */
+  effectivePolicy(toolName: string, manifestPolicy: Policy | undefined): Policy;
+  describe(): { state: string; policyName: string };
+}
+
+// ------------------------------------------------------------------ capabilities
+
+export interface ToolSpec {
+  /** `<capability>__<tool>`. */
+  name: string;
+  capabilityId: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+  policy?: Policy;
+  terminalOnSuccess: boolean;
+  networkMode?: string;
+  networkAllowlist?: string[];
+}
+
+export interface ToolGroupInfo {
+  name: string;
+  description: string;
+  toolCount: number;
+}
+
+export interface InvokeOutcome {
+  ok: boolean;
+  /** What the model sees (already rewritten: artifacts, truncation). */
+  content: string;
+  artifacts: ArtifactInfo[];
+  error?: string;
+}
+
+export interface CapabilityState {
+  id: string;
+  state: string;
+  message: string;
+  launch: string;
+  toolCount: number;
+}
+
+export interface ToolHost {
+  catalog(): ToolSpec[];
+  groups(): ToolGroupInfo[];
+  /** Full names, or bare names when unique. */
+  resolve(name: string): { tool: ToolSpec } | { error: string };
+  invoke(
+    tool: ToolSpec,
+    args: unknown,
+    opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void },
+  ): Promise<InvokeOutcome>;
+  /** `prompt.md` texts of the loaded groups. */
+  prompts(groups: readonly string[]): string[];
+  status(): CapabilityState[];
+  artifact(sessionId: string, artifactId: string): Promise<{ info: ArtifactInfo; data: AsyncIterable<Uint8Array> } | undefined>;
+  close(): Promise<void>;
+}
+
+// ------------------------------------------------------------------ agent process
+
+export interface AgentLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+export interface AgentLaunchRequest {
+  engineAddress: string;
+  token: string;
+  agentId: string;
+  model: ModelConfig;
+}
+
+export type AgentLauncher = (request: AgentLaunchRequest) => AgentLaunch | Promise<AgentLaunch>;

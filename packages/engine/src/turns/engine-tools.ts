@@ -1,0 +1,97 @@
+// Tools the Engine itself provides (load_tools now; spawn_agent & co. with sub-agents). They go
+// through the Shield like any capability tool.
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { ToolDefSchema } from "@palisade/protocol/types";
+import type { ToolDefsRequest } from "@palisade/protocol/pipeline";
+import type { ToolSpec, VerdictRecord } from "../ports.js";
+import type { TurnEnv } from "./env.js";
+import type { Turn } from "./turn.js";
+
+export type ToolDefInit = MessageInitShape<typeof ToolDefSchema>;
+
+export const LOAD_TOOLS = "load_tools";
+
+export function loadToolsDef(groups: readonly string[]): ToolDefInit {
+  return {
+    name: LOAD_TOOLS,
+    description:
+      "Load groups of tools into this conversation before using them. Call it with the names of the groups you need; " +
+      "their tools become available for the rest of the session.",
+    parametersJson: JSON.stringify({
+      type: "object",
+      properties: { groups: { type: "array", items: { type: "string", ...(groups.length > 0 ? { enum: groups } : {}) }, minItems: 1 } },
+      required: ["groups"],
+      additionalProperties: false,
+    }),
+    group: "",
+  };
+}
+
+export function toolDef(spec: ToolSpec): ToolDefInit {
+  return {
+    name: spec.name,
+    description: spec.description,
+    parametersJson: JSON.stringify(spec.parameters),
+    group: spec.capabilityId,
+    terminalOnSuccess: spec.terminalOnSuccess,
+  };
+}
+
+/** Tool definitions of the given groups, in catalog order. */
+export function toolDefsOf(env: TurnEnv, groups: ReadonlySet<string> | readonly string[]): ToolDefInit[] {
+  const wanted = new Set(groups);
+  return env.host.catalog().filter((t) => wanted.has(t.capabilityId)).map(toolDef);
+}
+
+export function loadedGroupsOf(env: TurnEnv, sessionId: string): Set<string> {
+  let set = env.loadedGroups.get(sessionId);
+  if (!set) env.loadedGroups.set(sessionId, (set = new Set()));
+  return set;
+}
+
+/** Shield check for load_tools; fails closed. */
+async function judgeLoad(env: TurnEnv, turn: Turn | undefined, sessionId: string, requestId: string, groups: readonly string[]): Promise<VerdictRecord> {
+  try {
+    return await env.shield.evaluate({
+      callId: requestId,
+      toolName: LOAD_TOOLS,
+      argumentsJson: JSON.stringify({ groups }),
+      sessionId,
+      mode: turn?.session.mode ?? "normal",
+      capabilityId: LOAD_TOOLS,
+      manifestPolicy: "allow",
+    });
+  } catch (err) {
+    return { decision: "BLOCK", tier: 0, confidence: 1, reason: `Shield error (failing closed): ${(err as Error).message}`, ruleIds: [], evaluationUs: 0 };
+  }
+}
+
+/** Answers a ToolDefsRequest with a ToolDefsDelivery. Blocked or unknown groups are listed as unknown. */
+export async function answerToolDefsRequest(env: TurnEnv, turn: Turn | undefined, req: ToolDefsRequest): Promise<void> {
+  const known = new Set(env.host.groups().map((g) => g.name));
+  const requested = [...new Set(req.groups)];
+  const unknown = requested.filter((g) => !known.has(g));
+  let accepted = requested.filter((g) => known.has(g));
+  if (accepted.length > 0) {
+    const verdict = await judgeLoad(env, turn, req.sessionId, req.requestId, accepted);
+    if (verdict.decision !== "ALLOW") {
+      env.log(`load_tools ${accepted.join(",")} refused by the Shield: ${verdict.reason}`);
+      unknown.push(...accepted);
+      accepted = [];
+    }
+  }
+  const loaded = loadedGroupsOf(env, req.sessionId);
+  for (const g of accepted) loaded.add(g);
+  env.link.send({
+    directive: {
+      case: "toolDefs",
+      value: {
+        tools: toolDefsOf(env, accepted),
+        sessionId: req.sessionId,
+        requestId: req.requestId,
+        unknownGroups: unknown,
+        loadedGroups: [...loaded],
+      },
+    },
+  });
+}

@@ -1,0 +1,21 @@
+// What the turn pipeline needs from the Engine, gathered in one object.
+import type { ApprovalBroker } from "../approvals.js";
+import type { AgentLink } from "../agent/link.js";
+import type { EngineConfig } from "../config.js";
+import type { EventBus } from "../events.js";
+import type { EngineShield, EngineStore, ToolHost } from "../ports.js";
+import type { ArgumentValidator } from "./validate.js";
+
+export interface TurnEnv {
+  bus: EventBus;
+  link: AgentLink;
+  store: EngineStore;
+  shield: EngineShield;
+  host: ToolHost;
+  approvals: ApprovalBroker;
+  validator: ArgumentValidator;
+  config: EngineConfig;
+  /** Tool groups loaded per session (persist for the session's life in this Engine). */
+  loadedGroups: Map<string, Set<string>>;
+  log: (line: string) => void;
+}

@@ -1,0 +1,243 @@
+// One tool call, end to end (DESIGN.md): resolve → validate → OTR gate → Shield → approval →
+// invoke (artifacts and credentials are the host's business) → deliver → record → events.
+import { PipelineEventType } from "@palisade/protocol/pipeline";
+import type { ToolCallProposed } from "@palisade/protocol/pipeline";
+import type { ApprovalOutcome } from "../approvals.js";
+import { approvalToProto, artifactToProto, summarize, verdictToProto } from "../convert.js";
+import type { ToolCallRecordRow, ToolSpec, VerdictRecord } from "../ports.js";
+import { LOAD_TOOLS, loadedGroupsOf, toolDefsOf } from "./engine-tools.js";
+import type { TurnEnv } from "./env.js";
+import type { Turn } from "./turn.js";
+
+const T = PipelineEventType;
+
+class CallContext {
+  readonly record: ToolCallRecordRow;
+  private delivered = false;
+
+  constructor(
+    private readonly env: TurnEnv,
+    readonly turn: Turn,
+    readonly proposal: ToolCallProposed,
+  ) {
+    this.record = {
+      callId: proposal.callId,
+      toolName: proposal.toolName,
+      argumentsJson: proposal.argumentsJson,
+      approval: "",
+      result: "",
+      isError: false,
+      durationMs: 0,
+      artifacts: [],
+      startedAt: Date.now(),
+    };
+  }
+
+  /** Sends the result to the Agent (once), records it, emits ACTION_COMPLETED. */
+  deliver(content: string, isError: boolean, opts: { terminal?: boolean; error?: string } = {}): void {
+    if (this.delivered) return;
+    this.delivered = true;
+    const r = this.record;
+    r.result = content;
+    r.isError = isError;
+    r.durationMs = Date.now() - r.startedAt;
+    const { turn, env } = this;
+    if (turn.state === "done") return; // the turn ended (cancel, crash): nobody is waiting
+    turn.emit(env.bus, {
+      eventType: T.ACTION_COMPLETED,
+      actionCompleted: {
+        callId: r.callId,
+        toolName: r.toolName,
+        success: !isError,
+        resultSummary: summarize(content),
+        error: isError ? (opts.error ?? summarize(content)) : "",
+        durationMs: BigInt(r.durationMs),
+        artifacts: r.artifacts.map(artifactToProto),
+        argumentsJson: r.argumentsJson,
+      },
+    });
+    env.link.send({
+      directive: {
+        case: "toolResult",
+        value: {
+          callId: r.callId,
+          content,
+          isError,
+          sessionId: turn.session.id,
+          messageId: turn.messageId,
+          terminal: Boolean(opts.terminal) && !isError,
+        },
+      },
+    });
+  }
+}
+
+/** Runs one proposal; never throws (failures go back to the model as tool errors). */
+export async function runToolCall(env: TurnEnv, turn: Turn, proposal: ToolCallProposed): Promise<void> {
+  const call = new CallContext(env, turn, proposal);
+  turn.toolCalls.push(call.record);
+  turn.emit(env.bus, {
+    eventType: T.ACTION_PROPOSED,
+    actionProposed: { callId: proposal.callId, toolName: proposal.toolName, argumentsJson: proposal.argumentsJson },
+  });
+  try {
+    await pipeline(env, call);
+  } catch (err) {
+    env.log(`tool call ${proposal.callId} (${proposal.toolName}) failed inside the Engine: ${(err as Error).stack ?? String(err)}`);
+    call.deliver(`Internal error while running ${proposal.toolName}: ${(err as Error).message}`, true);
+  }
+}
+
+async function pipeline(env: TurnEnv, call: CallContext): Promise<void> {
+  const { turn, proposal, record } = call;
+  const isLoadTools = proposal.toolName === LOAD_TOOLS;
+  let tool: ToolSpec | undefined;
+  if (!isLoadTools) {
+    const resolved = env.host.resolve(proposal.toolName);
+    if ("error" in resolved) return call.deliver(resolved.error, true);
+    tool = resolved.tool;
+    record.toolName = tool.name;
+  }
+
+  let args: unknown;
+  try {
+    args = proposal.argumentsJson.trim() === "" ? {} : JSON.parse(proposal.argumentsJson);
+  } catch (err) {
+    return call.deliver(`The arguments of ${record.toolName} are not valid JSON (${(err as Error).message}). Send a JSON object.`, true);
+  }
+  const schema = tool ? tool.parameters : loadToolsSchema;
+  const invalid = env.validator.validate(record.toolName, schema, args);
+  if (invalid) return call.deliver(`Invalid arguments for ${record.toolName}: ${invalid}. Fix them and call the tool again.`, true);
+
+  if (turn.otr && tool) {
+    const policy = env.shield.effectivePolicy(tool.name, tool.policy);
+    if (policy !== "allow") {
+      const reason = `${tool.name} is not available off the record (its policy is "${policy}"; only tools allowed by default run in OTR sessions)`;
+      turn.emit(env.bus, { eventType: T.OTR_BLOCKED, otrBlocked: { callId: record.callId, toolName: tool.name, reason } });
+      return call.deliver(`Refused: ${reason}. Tell the user, or answer without this tool.`, true);
+    }
+  }
+
+  const verdict = await judge(env, call, tool);
+  record.verdict = verdict;
+  turn.emit(env.bus, { eventType: T.SHIELD_VERDICT, shieldVerdict: verdictToProto(record.callId, record.toolName, verdict) });
+  if (verdict.decision === "BLOCK") {
+    return call.deliver(
+      `The Shield blocked this call to ${record.toolName}: ${verdict.reason}. Do not retry it; tell the user what you wanted to do and why it was refused.`,
+      true,
+    );
+  }
+  if (verdict.decision === "ESCALATE") {
+    const outcome = await askUser(env, call, verdict);
+    record.approval = outcome;
+    if (outcome !== "allow_once" && outcome !== "allow_session" && outcome !== "session") {
+      const why =
+        outcome === "timeout"
+          ? "The user did not answer the approval request in time, so the call was declined"
+          : outcome === "cancelled"
+            ? "The approval request was cancelled"
+            : "The user declined this tool call";
+      return call.deliver(`${why} (${record.toolName}). Do not retry it; continue without it or ask the user what to do.`, true);
+    }
+  }
+  if (turn.signal.aborted) return call.deliver("The turn was cancelled before the tool ran.", true);
+
+  if (isLoadTools) return runLoadTools(env, call, args as { groups: string[] });
+  if (!tool) return;
+  await invoke(env, call, tool, args);
+}
+
+const loadToolsSchema = {
+  type: "object",
+  properties: { groups: { type: "array", items: { type: "string" } } },
+  required: ["groups"],
+};
+
+async function judge(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): Promise<VerdictRecord> {
+  const { turn, record } = call;
+  try {
+    return await env.shield.evaluate(
+      {
+        callId: record.callId,
+        toolName: record.toolName,
+        argumentsJson: record.argumentsJson,
+        sessionId: turn.session.id,
+        mode: turn.session.mode,
+        capabilityId: tool?.capabilityId ?? LOAD_TOOLS,
+        ...(tool?.policy ? { manifestPolicy: tool.policy } : tool ? {} : { manifestPolicy: "allow" as const }),
+        ...(tool?.networkMode ? { networkMode: tool.networkMode } : {}),
+        ...(tool?.networkAllowlist ? { networkAllowlist: tool.networkAllowlist } : {}),
+      },
+      turn.signal,
+    );
+  } catch (err) {
+    return { decision: "BLOCK", tier: 0, confidence: 1, reason: `the Shield failed (failing closed): ${(err as Error).message}`, ruleIds: ["engine.fail_closed"], evaluationUs: 0 };
+  }
+}
+
+async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord): Promise<ApprovalOutcome | "session"> {
+  const { turn, record } = call;
+  const sessionId = turn.session.id;
+  if (env.approvals.isGrantedForSession(sessionId, record.toolName)) {
+    turn.emit(env.bus, {
+      eventType: T.APPROVAL_RESOLVED,
+      approvalResolved: { approvalId: "", callId: record.callId, decision: approvalToProto("session"), resolvedBy: "session" },
+    });
+    return "session";
+  }
+  const ticket = env.approvals.open({ sessionId, callId: record.callId, toolName: record.toolName, signal: turn.signal });
+  turn.emit(env.bus, {
+    eventType: T.APPROVAL_NEEDED,
+    approvalNeeded: {
+      approvalId: ticket.approvalId,
+      callId: record.callId,
+      toolName: record.toolName,
+      argumentsJson: record.argumentsJson,
+      reason: verdict.reason,
+      deadlineUnixMs: BigInt(ticket.deadline),
+      tier: verdict.tier,
+      ruleIds: verdict.ruleIds,
+    },
+  });
+  const outcome = await ticket.outcome;
+  const resolvedBy = outcome === "timeout" ? "timeout" : outcome === "cancelled" ? "cancelled" : "user";
+  if (turn.state !== "done") {
+    turn.emit(env.bus, {
+      eventType: T.APPROVAL_RESOLVED,
+      approvalResolved: { approvalId: ticket.approvalId, callId: record.callId, decision: approvalToProto(outcome), resolvedBy },
+    });
+  }
+  return outcome;
+}
+
+async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unknown): Promise<void> {
+  const { turn, record } = call;
+  turn.emit(env.bus, {
+    eventType: T.ACTION_STARTED,
+    actionStarted: { callId: record.callId, toolName: tool.name, argumentsJson: record.argumentsJson, summary: summarize(`${tool.name} ${record.argumentsJson}`) },
+  });
+  const signal = AbortSignal.any([turn.signal, AbortSignal.timeout(env.config.limits.toolTimeoutMs)]);
+  const outcome = await env.host.invoke(tool, args, {
+    sessionId: turn.session.id,
+    workspace: turn.session.workspace,
+    signal,
+    onChunk: (text) => {
+      if (turn.state !== "done") turn.emit(env.bus, { eventType: T.ACTION_PROGRESS, actionProgress: { callId: record.callId, text } });
+    },
+  });
+  record.artifacts = outcome.artifacts;
+  if (outcome.ok) call.deliver(outcome.content, false, { terminal: tool.terminalOnSuccess });
+  else call.deliver(outcome.content || `${tool.name} failed: ${outcome.error ?? "unknown error"}`, true, outcome.error ? { error: outcome.error } : {});
+}
+
+function runLoadTools(env: TurnEnv, call: CallContext, args: { groups: string[] }): void {
+  const known = new Set(env.host.groups().map((g) => g.name));
+  const ok = args.groups.filter((g) => known.has(g));
+  const unknown = args.groups.filter((g) => !known.has(g));
+  const loaded = loadedGroupsOf(env, call.turn.session.id);
+  for (const g of ok) loaded.add(g);
+  const names = toolDefsOf(env, ok).map((t) => t.name);
+  const parts = [ok.length > 0 ? `Loaded ${ok.join(", ")}: ${names.join(", ")}.` : "No group loaded."];
+  if (unknown.length > 0) parts.push(`Unknown groups: ${unknown.join(", ")}. Available: ${[...known].join(", ")}.`);
+  call.deliver(parts.join(" "), ok.length === 0);
+}

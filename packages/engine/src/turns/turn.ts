@@ -1,0 +1,72 @@
+// One user message being answered: its state, its tool calls and the events it produced.
+import { toJsonString } from "@bufbuild/protobuf";
+import { PipelineEventSchema, PipelineEventType } from "@palisade/protocol/pipeline";
+import type { PipelineEvent } from "@palisade/protocol/pipeline";
+import type { EventBus, EventInit } from "../events.js";
+import type { EventRecord, SessionRecord, ToolCallRecordRow, Usage } from "../ports.js";
+import { ZERO_USAGE } from "../convert.js";
+
+export type TurnState = "queued" | "running" | "finishing" | "done";
+
+export class Turn {
+  readonly abort = new AbortController();
+  readonly toolCalls: ToolCallRecordRow[] = [];
+  readonly events: EventRecord[] = [];
+  /** Tool calls in flight, so the turn can wait for them before committing. */
+  readonly inFlight = new Set<Promise<void>>();
+  /** Events kept for idempotent replays of SendMessage (client_message_id). */
+  readonly replay: PipelineEvent[] = [];
+  state: TurnState = "queued";
+  text = "";
+  usage: Usage = ZERO_USAGE;
+  private resolveDone!: () => void;
+  readonly done = new Promise<void>((r) => (this.resolveDone = r));
+
+  constructor(
+    readonly session: SessionRecord,
+    readonly messageId: string,
+    readonly userMessageId: string,
+    readonly content: string,
+    readonly createdAt: number,
+    readonly clientMessageId: string,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  get otr(): boolean {
+    return this.session.mode === "otr";
+  }
+
+  /** Emits an event for this turn and keeps it for the store (tokens are not stored). */
+  emit(bus: EventBus, init: Omit<EventInit, "sessionId" | "messageId">): PipelineEvent {
+    const ev = bus.emit({ ...init, sessionId: this.session.id, messageId: this.messageId });
+    this.keep(ev);
+    return ev;
+  }
+
+  keep(ev: PipelineEvent): void {
+    if (ev.eventType !== PipelineEventType.LLM_TOKEN) {
+      this.replay.push(ev);
+      this.events.push({
+        sessionId: ev.sessionId,
+        messageId: ev.messageId,
+        seq: Number(ev.seq),
+        type: PipelineEventType[ev.eventType] ?? String(ev.eventType),
+        timestamp: Number(ev.timestampUnixMs),
+        payloadJson: toJsonString(PipelineEventSchema, ev),
+      });
+    }
+  }
+
+  track(p: Promise<void>): void {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  markDone(): void {
+    this.state = "done";
+    this.resolveDone();
+  }
+}

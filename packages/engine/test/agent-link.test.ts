@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { safeEqual, sandboxViolations, withinBudget } from "../src/index.js";
+import { AGENT_TOKEN, startHarness } from "./helpers/setup.js";
+import type { Harness } from "./helpers/setup.js";
+import { CONFINED, ScriptedAgent } from "./helpers/scripted-agent.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+describe("agent link", () => {
+  it("refuses an Agent with a wrong token", async () => {
+    h = await startHarness({}, false);
+    const agent = new ScriptedAgent(h.engine.address, "not-the-token");
+    const err = await agent.closed;
+    expect(String(err)).toMatch(/no valid token/);
+    expect((await h.client.getStatus({})).agentConnected).toBe(false);
+  });
+
+  it("refuses an unconfined Agent unless allowed, and says why", async () => {
+    h = await startHarness({}, false);
+    const agent = new ScriptedAgent(h.engine.address, AGENT_TOKEN, { canSpawnProcess: true });
+    const shutdown = await agent.next("shutdown");
+    expect(shutdown.reason).toMatch(/unconfined Agent .*spawn a process.*--allow-unsandboxed/);
+    expect(String(await agent.closed)).toMatch(/PERMISSION_DENIED|unconfined/);
+    expect(agent.all.map((d) => d.directive.case)).toEqual(["shutdown"]);
+  });
+
+  it("accepts an unconfined Agent with allowUnsandboxed, InitialToolDefs first", async () => {
+    h = await startHarness({ allowUnsandboxed: true }, false);
+    const agent = new ScriptedAgent(h.engine.address, AGENT_TOKEN, { canWriteFile: true, permissionModel: false });
+    const first = await agent.next("initialToolDefs");
+    expect(first.tools.map((t) => t.name)).toEqual(["load_tools"]);
+    expect(first.groups.map((g) => g.name)).toEqual(["demo", "other"]);
+    expect(agent.all[0]?.directive.case).toBe("initialToolDefs");
+    agent.close();
+  });
+
+  it("load_tools: ToolDefsRequest is answered with the groups' tools and remembered for the session", async () => {
+    h = await startHarness();
+    const { agent, client } = h;
+    const stream = client.sendMessage({ content: "load" });
+    const reading = (async () => {
+      for await (const _ of stream) void _;
+    })();
+    const p = await agent.next("process");
+    expect(p.loadedGroups).toEqual([]);
+    await agent.send({ event: { case: "toolDefsRequest", value: { groups: ["demo", "nope"], sessionId: p.sessionId, messageId: p.messageId, requestId: "r1" } } });
+    const defs = await agent.next("toolDefs");
+    expect(defs).toMatchObject({ requestId: "r1", sessionId: p.sessionId, unknownGroups: ["nope"], loadedGroups: ["demo"] });
+    expect(defs.tools.map((t) => t.name)).toContain("demo__echo");
+    expect(defs.tools.find((t) => t.name === "demo__finish")?.terminalOnSuccess).toBe(true);
+    await agent.propose(p.sessionId, p.messageId, "f", "demo__finish", {});
+    expect((await agent.next("toolResult")).terminal).toBe(true);
+    await agent.complete(p.sessionId, p.messageId, "ok");
+    await reading;
+    const s2 = client.sendMessage({ content: "again", sessionId: p.sessionId });
+    const r2 = (async () => {
+      for await (const _ of s2) void _;
+    })();
+    const p2 = await agent.next("process");
+    expect(p2.loadedGroups).toEqual(["demo"]);
+    expect(p2.tools.length).toBe(5);
+    expect(p2.systemPrompt).toContain("PROMPT(demo)");
+    await agent.complete(p2.sessionId, p2.messageId, "ok");
+    await r2;
+  });
+
+  it("pure helpers", () => {
+    expect(safeEqual("abc", "abc")).toBe(true);
+    expect(safeEqual("abc", "abd")).toBe(false);
+    expect(safeEqual("abc", "abcd")).toBe(false);
+    expect(sandboxViolations(CONFINED)).toEqual([]);
+    expect(sandboxViolations(undefined)).toEqual(["no sandbox report"]);
+    expect(sandboxViolations({ ...CONFINED, canReadOutside: true } as never)).toEqual(["it could read a file outside its code"]);
+    expect(withinBudget([], 0, 5, 60_000)).toBe(true);
+    expect(withinBudget([1, 2, 3, 4, 5], 10, 5, 60_000)).toBe(false);
+    expect(withinBudget([1, 2, 3, 4, 5], 70_000, 5, 60_000)).toBe(true);
+  });
+});

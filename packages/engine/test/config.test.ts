@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, isLoopbackTcp, isModelConfigured, mergeCapabilities, parseConfig } from "../src/index.js";
+
+const FULL = `
+model:
+  base_url: http://localhost:11434/v1
+  name: llama3.1
+  context_window: 32768
+shield:
+  policy: strict
+  llm_judge: { enabled: true, model: judge }
+capabilities:
+  - id: files
+    config: { max_bytes: 1000 }
+  - id: weather
+    address: 127.0.0.1:5000
+limits:
+  approval_timeout_s: 30
+  agent_restart_budget: 3
+  sub_agents: { max_concurrent: 2 }
+listen:
+  tcp: 127.0.0.1:7420
+agent:
+  allow_unsandboxed: false
+`;
+
+describe("config", () => {
+  it("parses every section, converts seconds and keeps defaults", () => {
+    const c = parseConfig(FULL, { file: "/etc/p/config.yaml", env: {} });
+    expect(c.model).toEqual({ baseUrl: "http://localhost:11434/v1", name: "llama3.1", contextWindow: 32768 });
+    expect(c.shield.policy).toBe("strict");
+    expect(c.shield.llmJudge).toEqual({ enabled: true, model: "judge" });
+    expect(c.limits.approvalTimeoutMs).toBe(30_000);
+    expect(c.limits.agentRestartBudget).toBe(3);
+    expect(c.limits.agentRestartWindowMs).toBe(60_000);
+    expect(c.limits.subAgents.maxConcurrent).toBe(2);
+    expect(c.listen.tcp).toBe("127.0.0.1:7420");
+    expect(c.capabilities.map((x) => x.id)).toEqual(["files", "weather"]);
+    expect(isModelConfigured(c.model)).toBe(true);
+  });
+
+  it("environment overrides win over the file", () => {
+    const c = parseConfig(FULL, { env: { OPENAI_API_KEY: "sk-env", OPENAI_BASE_URL: "https://api.openai.com/v1", PALISADE_MODEL: "gpt-4.1" } });
+    expect(c.model).toMatchObject({ apiKey: "sk-env", baseUrl: "https://api.openai.com/v1", name: "gpt-4.1" });
+  });
+
+  it("an empty file is the defaults; no URL and no key means unconfigured", () => {
+    const c = parseConfig("", { env: {} });
+    expect(c.limits.approvalTimeoutMs).toBe(300_000);
+    expect(c.limits.agentRestartBudget).toBe(5);
+    expect(isModelConfigured(c.model)).toBe(false);
+  });
+
+  it("lists every problem with its path and refuses", () => {
+    const bad = `
+model:
+  base_url: localhost:1234
+  context_window: "big"
+  colour: red
+limits:
+  approval_timeout_s: -1
+listen:
+  tcp: 0.0.0.0:7420
+capabilities:
+  - command: [x]
+  - id: files
+  - id: files
+`;
+    let err: unknown;
+    try {
+      parseConfig(bad, { file: "c.yaml", env: {} });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const paths = (err as ConfigError).issues.map((i) => i.path);
+    expect(paths).toEqual(
+      expect.arrayContaining(["model.base_url", "model.context_window", "model.colour", "limits.approval_timeout_s", "listen.tcp", "capabilities[0].id", "capabilities[2].id"]),
+    );
+    expect((err as Error).message).toContain("c.yaml: model.colour: unknown key");
+  });
+
+  it("reports YAML syntax errors", () => {
+    expect(() => parseConfig("model: [unclosed", { file: "x.yaml" })).toThrow(ConfigError);
+  });
+
+  it("merges user capability entries over the built-ins by id", () => {
+    const defaults = [
+      { id: "files", command: ["node", "files.js"], config: { workspace: "/w", a: 1 } },
+      { id: "mail", command: ["node", "mail.js"] },
+    ];
+    const merged = mergeCapabilities(defaults, [
+      { id: "files", config: { a: 2 } },
+      { id: "mail", enabled: false },
+      { id: "weather", address: "127.0.0.1:1" },
+    ]);
+    expect(merged).toEqual([
+      { id: "files", command: ["node", "files.js"], config: { workspace: "/w", a: 2 } },
+      { id: "weather", address: "127.0.0.1:1" },
+    ]);
+    expect(mergeCapabilities(defaults, [{ id: "files", address: "h:1" }])[0]).toEqual({ id: "files", address: "h:1", config: { workspace: "/w", a: 1 } });
+  });
+
+  it("accepts only loopback TCP", () => {
+    expect(isLoopbackTcp("127.0.0.1:1")).toBe(true);
+    expect(isLoopbackTcp("[::1]:1")).toBe(true);
+    expect(isLoopbackTcp("localhost:1")).toBe(true);
+    expect(isLoopbackTcp("0.0.0.0:1")).toBe(false);
+    expect(isLoopbackTcp("10.0.0.1:1")).toBe(false);
+  });
+});
