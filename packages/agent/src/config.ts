@@ -1,0 +1,59 @@
+import { AgentConfigError } from "./errors.js";
+
+/** Everything the Agent process knows, all of it from the environment the Engine gives it. */
+export interface AgentConfig {
+  /** `unix:/path` or `host:port`. */
+  engineAddress: string;
+  token: string;
+  agentId: string;
+  /** Model endpoint (OpenAI-compatible), e.g. `http://127.0.0.1:11434/v1`. Empty: the SDK default. */
+  baseURL: string;
+  apiKey: string;
+  model: string;
+  /** Tokens; compaction starts at 70% of it. */
+  contextWindow: number;
+}
+
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+/** The environment variables the Agent reads, and nothing else. */
+export const AGENT_ENV = {
+  engineAddress: "PALISADE_ENGINE_ADDRESS",
+  token: "PALISADE_AGENT_TOKEN",
+  agentId: "PALISADE_AGENT_ID",
+  baseURL: "OPENAI_BASE_URL",
+  apiKey: "OPENAI_API_KEY",
+  model: "PALISADE_MODEL",
+  contextWindow: "PALISADE_CONTEXT_WINDOW",
+} as const;
+
+/** Reads and validates the settings; lists every problem at once. */
+export function readAgentConfig(env: Record<string, string | undefined>): AgentConfig {
+  const problems: string[] = [];
+  const get = (name: string): string => (env[name] ?? "").trim();
+  const engineAddress = get(AGENT_ENV.engineAddress);
+  const token = get(AGENT_ENV.token);
+  const model = get(AGENT_ENV.model);
+  if (!engineAddress) problems.push(`${AGENT_ENV.engineAddress} is not set (the Engine's address: unix:/path or host:port)`);
+  if (!token) problems.push(`${AGENT_ENV.token} is not set (the per-spawn token the Engine issued)`);
+  if (!model) problems.push(`${AGENT_ENV.model} is not set (the model name, e.g. gpt-4o-mini)`);
+  const rawWindow = get(AGENT_ENV.contextWindow);
+  let contextWindow = DEFAULT_CONTEXT_WINDOW;
+  if (rawWindow) {
+    contextWindow = Number(rawWindow);
+    if (!Number.isInteger(contextWindow) || contextWindow < 1024) {
+      problems.push(`${AGENT_ENV.contextWindow}=${JSON.stringify(rawWindow)} must be an integer number of tokens >= 1024`);
+    }
+  }
+  if (problems.length > 0) throw new AgentConfigError(problems);
+  return {
+    engineAddress,
+    token,
+    agentId: get(AGENT_ENV.agentId) || "agent",
+    baseURL: get(AGENT_ENV.baseURL),
+    // The SDK refuses an empty key; local servers (Ollama, vLLM) accept any.
+    apiKey: get(AGENT_ENV.apiKey) || "unused",
+    model,
+    contextWindow,
+  };
+}

@@ -1,0 +1,110 @@
+import type { ContextMessage } from "@palisade/protocol/pipeline";
+import type { ChatCompletionMessageParam, ChatCompletionTool } from "./model.js";
+
+/** Chat messages of the history, repaired so every tool call has exactly one result after it. */
+export function toChatMessages(history: readonly ContextMessage[]): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [];
+  let open: string[] = []; // ids of tool calls still waiting for a result
+  const closeOpen = (): void => {
+    for (const id of open) out.push({ role: "tool", tool_call_id: id, content: "No result was recorded for this call." });
+    open = [];
+  };
+  for (const m of history) {
+    if (m.role === "tool") {
+      const i = open.indexOf(m.toolCallId);
+      if (i < 0) continue; // a result without its call: the API would reject it
+      open.splice(i, 1);
+      out.push({ role: "tool", tool_call_id: m.toolCallId, content: m.content });
+      continue;
+    }
+    closeOpen();
+    if (m.role === "assistant") {
+      if (m.toolCalls.length > 0) {
+        out.push({
+          role: "assistant",
+          content: m.content || null,
+          tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.argumentsJson || "{}" } })),
+        });
+        open = m.toolCalls.map((c) => c.id);
+      } else {
+        out.push({ role: "assistant", content: m.content });
+      }
+    } else if (m.role === "system") {
+      out.push({ role: "system", content: m.content });
+    } else {
+      out.push({ role: "user", content: m.content });
+    }
+  }
+  closeOpen();
+  return out;
+}
+
+/** A rough token count (4 characters per token plus per-message overhead); no tokenizer needed. */
+export function estimateTokens(messages: readonly ChatCompletionMessageParam[], tools: readonly ChatCompletionTool[] = []): number {
+  let chars = 0;
+  for (const m of messages) chars += JSON.stringify(m).length + 16;
+  for (const t of tools) chars += JSON.stringify(t).length;
+  return Math.ceil(chars / 4);
+}
+
+export function estimateHistoryTokens(history: readonly ContextMessage[]): number {
+  return estimateTokens(toChatMessages(history));
+}
+
+export interface CompactionPlan {
+  older: ContextMessage[];
+  recent: ContextMessage[];
+}
+
+/**
+ * Splits the history at a user message so that the recent part fits `recentBudget` tokens
+ * (always keeping at least the latest user exchange). Undefined when nothing older exists.
+ */
+export function planCompaction(history: readonly ContextMessage[], recentBudget: number): CompactionPlan | undefined {
+  const userIdx = history.flatMap((m, i) => (m.role === "user" ? [i] : []));
+  if (userIdx.length === 0) return undefined;
+  let split = userIdx[userIdx.length - 1] ?? 0;
+  for (let k = userIdx.length - 2; k >= 0; k--) {
+    const candidate = userIdx[k] ?? 0;
+    if (estimateHistoryTokens(history.slice(candidate)) > recentBudget) break;
+    split = candidate;
+  }
+  if (split <= 0) return undefined;
+  return { older: history.slice(0, split), recent: history.slice(split) };
+}
+
+const COMPACTION_INSTRUCTIONS = [
+  "You compact the earlier part of a conversation between a user and an AI assistant so the assistant can continue it.",
+  "Answer with exactly two sections and nothing else:",
+  "FACTS:",
+  "- one durable fact per line worth remembering beyond this conversation (user preferences, names, decisions, paths, open tasks); write none if there are none",
+  "SUMMARY:",
+  "a concise account of what was asked, what was done (tools used and their outcomes) and where things stand.",
+].join("\n");
+
+/** Messages for the one summarization call; the transcript is cut from the front to fit `maxChars`. */
+export function compactionMessages(older: readonly ContextMessage[], maxChars: number): ChatCompletionMessageParam[] {
+  const lines = older.map((m) => {
+    const calls = m.toolCalls.map((c) => ` [called ${c.name} ${c.argumentsJson.slice(0, 500)}]`).join("");
+    const body = m.role === "tool" ? m.content.slice(0, 2000) : m.content;
+    return `${m.role}: ${body}${calls}`;
+  });
+  let transcript = lines.join("\n");
+  if (transcript.length > maxChars) transcript = `[...]\n${transcript.slice(transcript.length - maxChars)}`;
+  return [
+    { role: "system", content: COMPACTION_INSTRUCTIONS },
+    { role: "user", content: `Conversation to compact:\n\n${transcript}` },
+  ];
+}
+
+/** Reads the FACTS/SUMMARY answer; a reply without the sections is taken as the summary. */
+export function parseCompaction(text: string): { facts: string; summary: string } {
+  const m = /FACTS:\s*([\s\S]*?)\n\s*SUMMARY:\s*([\s\S]*)$/i.exec(text.trim());
+  if (!m) return { facts: "", summary: text.trim() };
+  const facts = (m[1] ?? "").trim();
+  return { facts: /^-?\s*none\.?$/i.test(facts) ? "" : facts, summary: (m[2] ?? "").trim() };
+}
+
+export function summaryMessage(summary: string): ChatCompletionMessageParam {
+  return { role: "system", content: `Summary of the earlier conversation (older turns were compacted):\n${summary}` };
+}
