@@ -1,0 +1,118 @@
+// The audit trail: append-only (SQL triggers) and hash-chained, so an edit or a deletion is
+// detected by verifyAudit even when someone has dropped the triggers.
+import { createHash } from "node:crypto";
+import type { Db } from "./db.js";
+import { auditFromRow } from "./rows.js";
+import type { AuditRecord } from "./types.js";
+
+export const GENESIS_HASH = "0".repeat(64);
+
+export interface NewAudit {
+  kind: string;
+  sessionId?: string;
+  actor?: string;
+  callId?: string;
+  payload: unknown;
+  ts?: number;
+}
+
+export interface AuditProblem {
+  seq: number;
+  problem: "edited" | "missing" | "broken_chain" | "head_mismatch";
+  detail: string;
+}
+
+export interface AuditVerification {
+  ok: boolean;
+  rows: number;
+  head: { seq: number; hash: string };
+  problems: AuditProblem[];
+}
+
+/** JSON with object keys sorted at every level: one byte sequence per value. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(",")}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
+}
+
+export function auditHash(prevHash: string, r: Omit<AuditRecord, "hash" | "prevHash">): string {
+  const content = canonicalJson([r.seq, r.ts, r.sessionId, r.kind, r.actor, r.callId, r.payload]);
+  return createHash("sha256").update(prevHash).update("\n").update(content).digest("hex");
+}
+
+export function appendAudit(db: Db, input: NewAudit): AuditRecord {
+  return db.tx(() => {
+    const head = db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined;
+    const prevHash = head?.hash ?? GENESIS_HASH;
+    const base = {
+      seq: (head?.seq ?? 0) + 1,
+      ts: input.ts ?? Date.now(),
+      sessionId: input.sessionId ?? "",
+      kind: input.kind,
+      actor: input.actor ?? "",
+      callId: input.callId ?? "",
+      payload: typeof input.payload === "string" ? input.payload : canonicalJson(input.payload),
+    };
+    const hash = auditHash(prevHash, base);
+    db.stmt("INSERT INTO audit (seq, ts, session_id, kind, actor, call_id, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(base.seq, base.ts, base.sessionId, base.kind, base.actor, base.callId, base.payload, prevHash, hash);
+    db.stmt("INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
+      .run(base.seq, hash);
+    return { ...base, prevHash, hash };
+  });
+}
+
+export function listAudit(db: Db, options: { sessionId?: string; afterSeq?: number; limit?: number } = {}): AuditRecord[] {
+  const rows = options.sessionId === undefined
+    ? db.stmt("SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT ?").all(options.afterSeq ?? 0, options.limit ?? 1000)
+    : db.stmt("SELECT * FROM audit WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?").all(options.sessionId, options.afterSeq ?? 0, options.limit ?? 1000);
+  return (rows as Array<Record<string, unknown>>).map(auditFromRow);
+}
+
+/**
+ * Walks the whole chain. Seqs are dense from 1, so a deleted row leaves a gap; each row's hash
+ * covers its content and the previous hash, so an edited row (even with its hash recomputed)
+ * breaks the link to the next one. A deleted tail is caught against audit_head, or against
+ * `expectedHead` (a head the caller saved elsewhere, e.g. printed by a previous verify).
+ */
+export function verifyAudit(db: Db, expectedHead?: { seq: number; hash: string }): AuditVerification {
+  const problems: AuditProblem[] = [];
+  const heads = [db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined, expectedHead]
+    .filter((h): h is { seq: number; hash: string } => h !== undefined);
+  const seen = new Set<number>();
+  let prevHash = GENESIS_HASH;
+  let expectedSeq = 1;
+  let rows = 0;
+  let last = { seq: 0, hash: GENESIS_HASH };
+  for (const raw of db.raw.prepare("SELECT * FROM audit ORDER BY seq").iterate()) {
+    const r = auditFromRow(raw as Record<string, unknown>);
+    rows++;
+    if (r.seq !== expectedSeq) {
+      problems.push({ seq: expectedSeq, problem: "missing", detail: `rows ${expectedSeq}..${r.seq - 1} are missing (deleted)` });
+    }
+    if (r.prevHash !== prevHash) {
+      problems.push({ seq: r.seq, problem: "broken_chain", detail: "prev_hash does not match the hash of the row before it" });
+    }
+    if (auditHash(r.prevHash, r) !== r.hash) {
+      problems.push({ seq: r.seq, problem: "edited", detail: "row content does not match its hash (edited after it was written)" });
+    }
+    for (const [i, h] of heads.entries()) {
+      if (h.seq === r.seq) {
+        seen.add(i);
+        if (h.hash !== r.hash) problems.push({ seq: r.seq, problem: "head_mismatch", detail: `row ${r.seq} should have hash ${h.hash.slice(0, 12)}…` });
+      }
+    }
+    prevHash = r.hash;
+    expectedSeq = r.seq + 1;
+    last = { seq: r.seq, hash: r.hash };
+  }
+  for (const [i, h] of heads.entries()) {
+    if (!seen.has(i) && h.seq > 0) {
+      problems.push({ seq: h.seq, problem: "head_mismatch", detail: `the trail should reach row ${h.seq} but ends at row ${last.seq} (rows deleted from the end)` });
+    }
+  }
+  return { ok: problems.length === 0, rows, head: last, problems };
+}

@@ -1,0 +1,68 @@
+import BetterSqlite3 from "better-sqlite3";
+import type { Database, Statement } from "better-sqlite3";
+import { StoreError } from "./errors.js";
+import { migrate } from "./migrations.js";
+
+export type Synchronous = "full" | "normal";
+
+export interface OpenOptions {
+  /**
+   * "full" (default) fsyncs the WAL on every commit: a committed turn survives a process kill
+   * *and* a power cut or kernel crash. "normal" survives a process kill only (WAL) and is
+   * for bulk loads and benchmarks.
+   */
+  synchronous?: Synchronous;
+  /** Open without writing anything (other processes reading the Engine's database). */
+  readonly?: boolean;
+  /** Milliseconds to wait for a lock held by another connection. Default 5000. */
+  busyTimeoutMs?: number;
+}
+
+/** A connection plus a cache of prepared statements (preparing costs more than running). */
+export class Db {
+  readonly raw: Database;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(raw: Database) {
+    this.raw = raw;
+  }
+
+  stmt(sql: string): Statement {
+    let s = this.statements.get(sql);
+    if (s === undefined) {
+      s = this.raw.prepare(sql);
+      this.statements.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Runs fn in one IMMEDIATE transaction (nested calls become savepoints). */
+  tx<T>(fn: () => T): T {
+    if (this.raw.inTransaction) return this.raw.transaction(fn)();
+    return this.raw.transaction(fn).immediate();
+  }
+}
+
+export function openDb(path: string, options: OpenOptions = {}): Db {
+  let raw: Database;
+  try {
+    raw = new BetterSqlite3(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
+  } catch (cause) {
+    throw new StoreError("INVALID_ARGUMENT", `cannot open database ${path}: ${(cause as Error).message}`, { cause });
+  }
+  try {
+    raw.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    raw.pragma("foreign_keys = ON");
+    if (!options.readonly) {
+      // Must precede the first table so deleted pages can be returned to the OS (retention).
+      if ((raw.pragma("user_version", { simple: true }) as number) === 0) raw.pragma("auto_vacuum = INCREMENTAL");
+      raw.pragma("journal_mode = WAL");
+      raw.pragma(`synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
+      migrate(raw);
+    }
+    return new Db(raw);
+  } catch (error) {
+    raw.close();
+    throw error;
+  }
+}

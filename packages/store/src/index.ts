@@ -1,0 +1,23 @@
+export { Store } from "./store.js";
+export type { TurnRows, CommittedTurn, InTurn } from "./store.js";
+export type { OpenOptions, Synchronous } from "./db.js";
+export { StoreError } from "./errors.js";
+export type { StoreErrorCode } from "./errors.js";
+export { SCHEMA_VERSION, MIGRATIONS } from "./migrations.js";
+export { buildFtsQuery } from "./fts-query.js";
+export type { ParsedQuery } from "./fts-query.js";
+export { canonicalJson, GENESIS_HASH } from "./audit.js";
+export type { NewAudit, AuditProblem, AuditVerification } from "./audit.js";
+export type {
+  NewSession, NewMessage, MessagePatch, NewToolCall, ToolCallPatch, NewSubAgentRun, SubAgentRunPatch,
+} from "./writes.js";
+export type { NewEvent, NewMemory, NewArtifact } from "./records.js";
+export type { ListSessionsOptions, SessionPage, HistoryOptions, HistoryPage } from "./history.js";
+export type { SearchOptions, SearchResult } from "./search.js";
+export type { DeleteResult, RetentionOptions, RetentionResult, StoreStats } from "./lifecycle.js";
+export type { ExportFormat, ExportOptions, ExportResult, SessionExport } from "./export.js";
+export type {
+  SessionMode, TitleSource, Role, VerdictDecision, ApprovalDecision, SubAgentState, SessionSort, TokenUsage,
+  SessionRecord, Verdict, Approval, ArtifactRef, ToolCallRecord, MessageRecord, EventRecord, MemoryRecord,
+  SubAgentRunRecord, ArtifactRecord, AuditRecord, SearchHit,
+} from "./types.js";

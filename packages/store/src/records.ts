@@ -1,0 +1,122 @@
+// Append-style records attached to a session: pipeline events, memory flushes, artifacts.
+import { randomUUID } from "node:crypto";
+import type { Db } from "./db.js";
+import { StoreError, notFound } from "./errors.js";
+import { artifactFromRow, eventFromRow, memoryFromRow } from "./rows.js";
+import type { ArtifactRecord, EventRecord, MemoryRecord } from "./types.js";
+
+export interface NewEvent {
+  sessionId: string;
+  messageId?: string;
+  type: string;
+  /** JSON text, or a value serialized with JSON.stringify. */
+  payload?: unknown;
+  createdAt?: number;
+}
+
+export interface NewMemory {
+  sessionId: string;
+  messageId?: string;
+  content: string;
+  summary?: string;
+  compactedMessages?: number;
+  createdAt?: number;
+}
+
+export interface NewArtifact {
+  id?: string;
+  sessionId?: string;
+  owner?: string;
+  callId?: string;
+  filename: string;
+  mimeType?: string;
+  sizeBytes: number;
+  sha256?: string;
+  /** Either a file path (bytes on disk) or the bytes themselves. */
+  path?: string;
+  data?: Uint8Array;
+  createdAt?: number;
+  expiresAt?: number;
+}
+
+function fkError(cause: unknown, what: string, sessionId: string): never {
+  if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") throw notFound("session", sessionId);
+  throw new StoreError("INVALID_ARGUMENT", `cannot store ${what}: ${(cause as Error).message}`, { cause });
+}
+
+/** Appends a pipeline event; the store assigns the per-session seq (1, 2, ...). */
+export function appendEvent(db: Db, input: NewEvent): EventRecord {
+  const payload = typeof input.payload === "string" ? input.payload : JSON.stringify(input.payload ?? {});
+  const createdAt = input.createdAt ?? Date.now();
+  return db.tx(() => {
+    const last = db.stmt("SELECT MAX(seq) AS s FROM events WHERE session_id = ?").get(input.sessionId) as { s: number | null };
+    const seq = (last.s ?? 0) + 1;
+    try {
+      db.stmt("INSERT INTO events (session_id, seq, message_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+        .run(input.sessionId, seq, input.messageId ?? "", input.type, payload, createdAt);
+    } catch (cause) {
+      fkError(cause, "event", input.sessionId);
+    }
+    return { sessionId: input.sessionId, seq, messageId: input.messageId ?? "", type: input.type, payload, createdAt };
+  });
+}
+
+export function listEvents(db: Db, sessionId: string, afterSeq = 0, limit = 1000): EventRecord[] {
+  const rows = db.stmt("SELECT * FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?").all(sessionId, afterSeq, limit);
+  return (rows as Array<Record<string, unknown>>).map(eventFromRow);
+}
+
+export function appendMemory(db: Db, input: NewMemory): MemoryRecord {
+  const createdAt = input.createdAt ?? Date.now();
+  try {
+    db.stmt("INSERT INTO memory (session_id, message_id, content, summary, compacted_messages, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(input.sessionId, input.messageId ?? "", input.content, input.summary ?? "", input.compactedMessages ?? 0, createdAt);
+  } catch (cause) {
+    fkError(cause, "memory", input.sessionId);
+  }
+  return {
+    sessionId: input.sessionId, messageId: input.messageId ?? "", content: input.content, summary: input.summary ?? "",
+    compactedMessages: input.compactedMessages ?? 0, createdAt,
+  };
+}
+
+export function listMemory(db: Db, sessionId: string): MemoryRecord[] {
+  return (db.stmt("SELECT * FROM memory WHERE session_id = ? ORDER BY pk").all(sessionId) as Array<Record<string, unknown>>).map(memoryFromRow);
+}
+
+const ARTIFACT_COLUMNS = "id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, data IS NOT NULL AS has_data, created_at, expires_at";
+
+export function recordArtifact(db: Db, input: NewArtifact): ArtifactRecord {
+  if ((input.path === undefined) === (input.data === undefined)) {
+    throw new StoreError("INVALID_ARGUMENT", `artifact ${input.filename}: give exactly one of path (bytes on disk) or data (bytes in the row)`);
+  }
+  const id = input.id ?? randomUUID();
+  try {
+    db.stmt(
+      `INSERT INTO artifacts (id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, data, created_at, expires_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, input.sessionId ?? null, input.owner ?? "", input.callId ?? null, input.filename, input.mimeType ?? "application/octet-stream",
+      input.sizeBytes, input.sha256 ?? null, input.path ?? null, input.data ? Buffer.from(input.data) : null, input.createdAt ?? Date.now(),
+      input.expiresAt ?? null);
+  } catch (cause) {
+    fkError(cause, `artifact ${input.filename}`, input.sessionId ?? "");
+  }
+  return getArtifact(db, id);
+}
+
+export function getArtifact(db: Db, id: string): ArtifactRecord {
+  const row = db.stmt(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+  if (!row) throw notFound("artifact", id);
+  return artifactFromRow(row);
+}
+
+export function getArtifactData(db: Db, id: string): Buffer | null {
+  const row = db.stmt("SELECT data FROM artifacts WHERE id = ?").get(id) as { data: Buffer | null } | undefined;
+  if (!row) throw notFound("artifact", id);
+  return row.data;
+}
+
+export function listArtifacts(db: Db, sessionId: string): ArtifactRecord[] {
+  const rows = db.stmt(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts WHERE session_id = ? ORDER BY created_at, id`).all(sessionId);
+  return (rows as Array<Record<string, unknown>>).map(artifactFromRow);
+}

@@ -1,0 +1,178 @@
+// The public face of the store: one object the Engine opens once and closes on shutdown.
+// The Engine process is the only writer; other processes may open the file with { readonly: true }.
+import { appendAudit, listAudit, verifyAudit } from "./audit.js";
+import type { AuditVerification, NewAudit } from "./audit.js";
+import { openDb } from "./db.js";
+import type { Db, OpenOptions } from "./db.js";
+import { StoreError, notFound } from "./errors.js";
+import { exportSession } from "./export.js";
+import type { ExportFormat, ExportOptions, ExportResult } from "./export.js";
+import { getHistory, getSession, getSubAgentTranscript, listSessions, listSubAgentRuns } from "./history.js";
+import type { HistoryOptions, HistoryPage, ListSessionsOptions, SessionPage } from "./history.js";
+import { applyRetention, deleteSession, stats } from "./lifecycle.js";
+import type { DeleteResult, RetentionOptions, RetentionResult, StoreStats } from "./lifecycle.js";
+import { schemaVersion } from "./migrations.js";
+import {
+  appendEvent, appendMemory, getArtifact, getArtifactData, listArtifacts, listEvents, listMemory, recordArtifact,
+} from "./records.js";
+import type { NewArtifact, NewEvent, NewMemory } from "./records.js";
+import { search } from "./search.js";
+import type { SearchOptions, SearchResult } from "./search.js";
+import type {
+  ArtifactRecord, AuditRecord, EventRecord, MemoryRecord, MessageRecord, SessionRecord, SubAgentRunRecord, ToolCallRecord,
+} from "./types.js";
+import {
+  appendMessage, createSession, getToolCall, messageById, recordSubAgentRun, recordToolCall, renameSession, setAutoTitle,
+  updateMessage, updateSubAgentRun, updateToolCall,
+} from "./writes.js";
+import type {
+  MessagePatch, NewMessage, NewSession, NewSubAgentRun, NewToolCall, SubAgentRunPatch, ToolCallPatch,
+} from "./writes.js";
+
+/** A row of a turn: its sessionId may be omitted (it is the turn's). */
+export type InTurn<T extends { sessionId?: string }> = Omit<T, "sessionId"> & { sessionId?: string };
+
+/** All rows of one turn, written in one transaction (in this order, so references resolve). */
+export interface TurnRows {
+  /** Main-history messages (user, assistant rounds, tool results). */
+  messages?: Array<InTurn<NewMessage>>;
+  subAgentRuns?: Array<InTurn<NewSubAgentRun>>;
+  /** Transcript messages of the sub-agent runs above (subAgentRunId set). */
+  subAgentMessages?: Array<InTurn<NewMessage>>;
+  toolCalls?: NewToolCall[];
+  artifacts?: Array<InTurn<NewArtifact>>;
+  memory?: Array<InTurn<NewMemory>>;
+  events?: Array<InTurn<NewEvent>>;
+  audit?: NewAudit[];
+  /** Replace the title unless the user chose one. */
+  autoTitle?: { title: string; source?: "auto" | "first_message" };
+}
+
+export interface CommittedTurn {
+  messages: MessageRecord[];
+  events: EventRecord[];
+  audit: AuditRecord[];
+}
+
+export class Store {
+  private db: Db | null;
+  readonly path: string;
+
+  private constructor(db: Db, path: string) {
+    this.db = db;
+    this.path = path;
+  }
+
+  /** Opens (creating if needed) and migrates the database at `path`. */
+  static open(path: string, options: OpenOptions = {}): Store {
+    return new Store(openDb(path, options), path);
+  }
+
+  private get d(): Db {
+    if (this.db === null) throw new StoreError("CLOSED", `store ${this.path} is closed`);
+    return this.db;
+  }
+
+  get schemaVersion(): number {
+    return schemaVersion(this.d.raw);
+  }
+
+  /** Checkpoints the WAL into the main file and closes. Idempotent. */
+  close(): void {
+    if (this.db === null) return;
+    if (!this.db.raw.readonly) this.db.raw.pragma("wal_checkpoint(TRUNCATE)");
+    this.db.raw.close();
+    this.db = null;
+  }
+
+  /** Runs fn in one transaction; Store calls inside it join that transaction. */
+  transaction<T>(fn: () => T): T {
+    return this.d.tx(fn);
+  }
+
+  // --- writes ---
+  createSession(input: NewSession = {}): SessionRecord { return createSession(this.d, input); }
+  appendMessage(input: NewMessage): MessageRecord { return appendMessage(this.d, input); }
+  updateMessage(id: string, patch: MessagePatch): MessageRecord { return updateMessage(this.d, id, patch); }
+  recordToolCall(input: NewToolCall): ToolCallRecord { return recordToolCall(this.d, input); }
+  updateToolCall(messageId: string, callId: string, patch: ToolCallPatch): ToolCallRecord {
+    return updateToolCall(this.d, messageId, callId, patch);
+  }
+  appendEvent(input: NewEvent): EventRecord { return appendEvent(this.d, input); }
+  appendMemory(input: NewMemory): MemoryRecord { return appendMemory(this.d, input); }
+  recordSubAgentRun(input: NewSubAgentRun): SubAgentRunRecord { return recordSubAgentRun(this.d, input); }
+  updateSubAgentRun(id: string, patch: SubAgentRunPatch): SubAgentRunRecord { return updateSubAgentRun(this.d, id, patch); }
+  recordArtifact(input: NewArtifact): ArtifactRecord { return recordArtifact(this.d, input); }
+  appendAudit(input: NewAudit): AuditRecord { return appendAudit(this.d, input); }
+  renameSession(id: string, title: string): SessionRecord { return renameSession(this.d, id, title); }
+  setAutoTitle(id: string, title: string, source: "auto" | "first_message" = "auto"): boolean {
+    return setAutoTitle(this.d, id, title, source);
+  }
+
+  /**
+   * Writes a turn's rows in one transaction: when this returns they are durable (see OpenOptions.synchronous),
+   * so the Engine may send RESPONSE_COMPLETE. On any error nothing of the turn is written.
+   */
+  commitTurn(sessionId: string, turn: TurnRows): CommittedTurn {
+    const d = this.d;
+    return d.tx(() => {
+      if (!getSession(d, sessionId)) throw notFound("session", sessionId);
+      const own = <T extends { sessionId?: string }>(x: T): T & { sessionId: string } => {
+        if (x.sessionId !== undefined && x.sessionId !== sessionId) {
+          throw new StoreError("INVALID_ARGUMENT", `commitTurn(${sessionId}) got a row of session ${x.sessionId}`);
+        }
+        return { ...x, sessionId };
+      };
+      const messages = (turn.messages ?? []).map((m) => appendMessage(d, own(m)));
+      for (const r of turn.subAgentRuns ?? []) recordSubAgentRun(d, own(r));
+      messages.push(...(turn.subAgentMessages ?? []).map((m) => appendMessage(d, own(m))));
+      const byId = new Map(messages.map((m) => [m.id, m]));
+      for (const c of turn.toolCalls ?? []) {
+        const rec = recordToolCall(d, c);
+        if (rec.sessionId !== sessionId) throw new StoreError("INVALID_ARGUMENT", `commitTurn(${sessionId}) got tool call ${c.callId} of session ${rec.sessionId}`);
+        byId.get(rec.messageId)?.toolCalls.push(rec);
+      }
+      for (const a of turn.artifacts ?? []) recordArtifact(d, own(a));
+      for (const m of turn.memory ?? []) appendMemory(d, own(m));
+      const events = (turn.events ?? []).map((e) => appendEvent(d, own(e)));
+      const audit = (turn.audit ?? []).map((a) => appendAudit(d, { ...a, sessionId: a.sessionId ?? sessionId }));
+      if (turn.autoTitle) setAutoTitle(d, sessionId, turn.autoTitle.title, turn.autoTitle.source ?? "auto");
+      return { messages, events, audit };
+    });
+  }
+
+  deleteSession(id: string): DeleteResult { return deleteSession(this.d, id); }
+  applyRetention(options: RetentionOptions): RetentionResult { return applyRetention(this.d, options); }
+
+  // --- reads (never write) ---
+  getSession(id: string): SessionRecord | null { return getSession(this.d, id); }
+  listSessions(options: ListSessionsOptions = {}): SessionPage { return listSessions(this.d, options); }
+  getHistory(sessionId: string, options: HistoryOptions = {}): HistoryPage { return getHistory(this.d, sessionId, options); }
+  getMessage(id: string): MessageRecord | null { return messageById(this.d, id); }
+  getToolCall(messageId: string, callId: string): ToolCallRecord { return getToolCall(this.d, messageId, callId); }
+  listEvents(sessionId: string, afterSeq = 0, limit = 1000): EventRecord[] { return listEvents(this.d, sessionId, afterSeq, limit); }
+  listMemory(sessionId: string): MemoryRecord[] { return listMemory(this.d, sessionId); }
+  listSubAgentRuns(sessionId: string): SubAgentRunRecord[] { return listSubAgentRuns(this.d, sessionId); }
+  getSubAgentTranscript(runId: string): MessageRecord[] { return getSubAgentTranscript(this.d, runId); }
+  getArtifact(id: string): ArtifactRecord { return getArtifact(this.d, id); }
+  getArtifactData(id: string): Buffer | null { return getArtifactData(this.d, id); }
+  listArtifacts(sessionId: string): ArtifactRecord[] { return listArtifacts(this.d, sessionId); }
+  search(query: string, options: SearchOptions = {}): SearchResult { return search(this.d, query, options); }
+  exportSession(id: string, format: ExportFormat, options: ExportOptions = {}): ExportResult {
+    return exportSession(this.d, id, format, options);
+  }
+  listAudit(options: { sessionId?: string; afterSeq?: number; limit?: number } = {}): AuditRecord[] { return listAudit(this.d, options); }
+  verifyAudit(expectedHead?: { seq: number; hash: string }): AuditVerification { return verifyAudit(this.d, expectedHead); }
+  stats(since?: number): StoreStats { return stats(this.d, since); }
+  /** The connection's durability settings, for status pages and tests. */
+  settings(): { journalMode: string; synchronous: "off" | "normal" | "full" | "extra"; foreignKeys: boolean } {
+    const p = (name: string): unknown => this.d.raw.pragma(name, { simple: true });
+    const sync = (["off", "normal", "full", "extra"] as const)[p("synchronous") as number] ?? "full";
+    return { journalMode: String(p("journal_mode")), synchronous: sync, foreignKeys: p("foreign_keys") === 1 };
+  }
+
+  /** `PRAGMA integrity_check`: "ok" or the problems SQLite found. */
+  integrityCheck(): string {
+    return (this.d.raw.pragma("integrity_check") as Array<{ integrity_check: string }>).map((r) => r.integrity_check).join("\n");
+  }
+}

@@ -1,0 +1,306 @@
+// Everything the Engine writes. Nothing here runs unless the Engine calls it (no implicit writes:
+// off-the-record sessions simply never reach these functions).
+import { randomUUID } from "node:crypto";
+import type { Db } from "./db.js";
+import { StoreError, notFound } from "./errors.js";
+import { messageFromRow, sessionFromRow, subAgentRunFromRow, toolCallFromRow } from "./rows.js";
+import type {
+  Approval, ArtifactRef, MessageRecord, Role, SessionMode, SessionRecord, SubAgentRunRecord, SubAgentState,
+  TitleSource, TokenUsage, ToolCallRecord, Verdict,
+} from "./types.js";
+
+export interface NewSession {
+  id?: string;
+  title?: string;
+  titleSource?: TitleSource;
+  mode?: SessionMode;
+  workspace?: string;
+  model?: string;
+  createdAt?: number;
+}
+
+export interface NewMessage {
+  id?: string;
+  sessionId: string;
+  role: Role;
+  content: string;
+  createdAt?: number;
+  usage?: TokenUsage;
+  parentId?: string;
+  toolCallId?: string;
+  /** Transcript message of a sub-agent run (kept out of the session's history). */
+  subAgentRunId?: string;
+}
+
+export interface MessagePatch {
+  content?: string;
+  /** Replaces the message's usage; the session totals are adjusted by the difference. */
+  usage?: TokenUsage;
+}
+
+export interface NewToolCall {
+  callId: string;
+  messageId: string;
+  toolName: string;
+  argumentsJson: string;
+  verdict?: Verdict;
+  approval?: Approval;
+  result?: string;
+  isError?: boolean;
+  durationMs?: number;
+  artifacts?: ArtifactRef[];
+  subAgentName?: string;
+  subAgentRunId?: string;
+  createdAt?: number;
+  completedAt?: number;
+}
+
+export type ToolCallPatch = Partial<
+  Pick<NewToolCall, "verdict" | "approval" | "result" | "isError" | "durationMs" | "artifacts" | "completedAt" | "argumentsJson">
+>;
+
+export interface NewSubAgentRun {
+  id?: string;
+  sessionId: string;
+  parentMessageId?: string;
+  name: string;
+  task: string;
+  state?: SubAgentState;
+  result?: string;
+  error?: string;
+  llmCalls?: number;
+  toolCalls?: number;
+  startedAt?: number;
+  endedAt?: number;
+}
+
+export type SubAgentRunPatch = Partial<Pick<NewSubAgentRun, "state" | "result" | "error" | "llmCalls" | "toolCalls" | "endedAt">>;
+
+const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+
+function requireText(value: unknown, field: string): string {
+  if (typeof value !== "string" || value === "") {
+    throw new StoreError("INVALID_ARGUMENT", `${field} must be a non-empty string, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+export function getSessionRow(db: Db, id: string): SessionRecord | null {
+  const row = db.stmt("SELECT * FROM sessions WHERE id = ?").get(id) as Record<string, unknown> | undefined;
+  return row ? sessionFromRow(row) : null;
+}
+
+function mustSession(db: Db, id: string): SessionRecord {
+  const s = getSessionRow(db, id);
+  if (!s) throw notFound("session", id);
+  return s;
+}
+
+export function createSession(db: Db, input: NewSession = {}): SessionRecord {
+  const id = input.id ?? randomUUID();
+  const now = input.createdAt ?? Date.now();
+  const title = input.title ?? "";
+  const titleSource = input.titleSource ?? (title === "" ? "none" : "user");
+  if (input.mode !== undefined && input.mode !== "normal" && input.mode !== "heartbeat") {
+    throw new StoreError("INVALID_ARGUMENT", `session mode ${JSON.stringify(input.mode)} cannot be stored (off-the-record sessions are never persisted)`);
+  }
+  try {
+    db.stmt(
+      `INSERT INTO sessions (id, title, title_source, mode, workspace, model, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, title, titleSource, input.mode ?? "normal", input.workspace ?? "", input.model ?? "", now, now);
+  } catch (cause) {
+    if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+      throw new StoreError("CONFLICT", `session ${JSON.stringify(id)} already exists`, { cause });
+    }
+    throw cause;
+  }
+  return mustSession(db, id);
+}
+
+function addUsage(db: Db, sessionId: string, u: TokenUsage, sign: 1 | -1): void {
+  db.stmt(
+    `UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+       cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ? WHERE id = ?`,
+  ).run(sign * u.inputTokens, sign * u.outputTokens, sign * u.cacheReadTokens, sign * u.cacheWriteTokens, sessionId);
+}
+
+export function appendMessage(db: Db, input: NewMessage): MessageRecord {
+  requireText(input.sessionId, "sessionId");
+  if (typeof input.content !== "string") throw new StoreError("INVALID_ARGUMENT", "message content must be a string");
+  const id = input.id ?? randomUUID();
+  const createdAt = input.createdAt ?? Date.now();
+  const run = input.subAgentRunId ?? null;
+  return db.tx(() => {
+    const last = (
+      run === null
+        ? db.stmt("SELECT MAX(seq) AS s FROM messages WHERE session_id = ? AND sub_agent_run_id IS NULL").get(input.sessionId)
+        : db.stmt("SELECT MAX(seq) AS s FROM messages WHERE sub_agent_run_id = ?").get(run)
+    ) as { s: number | null };
+    const seq = (last.s ?? 0) + 1;
+    const u = input.usage;
+    try {
+      db.stmt(
+        `INSERT INTO messages (id, session_id, sub_agent_run_id, seq, role, content, created_at, parent_id, tool_call_id,
+           input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(id, input.sessionId, run, seq, input.role, input.content, createdAt, input.parentId ?? null, input.toolCallId ?? null,
+        u?.inputTokens ?? null, u?.outputTokens ?? null, u?.cacheReadTokens ?? null, u?.cacheWriteTokens ?? null);
+    } catch (cause) {
+      const code = (cause as { code?: string }).code;
+      if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+        throw new StoreError("NOT_FOUND", `cannot append message ${id}: session ${input.sessionId}, parent or sub-agent run does not exist`, { cause });
+      }
+      if (code === "SQLITE_CONSTRAINT_UNIQUE") throw new StoreError("CONFLICT", `message ${JSON.stringify(id)} already exists`, { cause });
+      if (code === "SQLITE_CONSTRAINT_CHECK") throw new StoreError("INVALID_ARGUMENT", `invalid message role ${JSON.stringify(input.role)}`, { cause });
+      throw cause;
+    }
+    if (run === null) {
+      db.stmt("UPDATE sessions SET message_count = message_count + 1, updated_at = MAX(updated_at, ?) WHERE id = ?").run(createdAt, input.sessionId);
+    }
+    if (u) addUsage(db, input.sessionId, u, 1);
+    return messageFromRow({
+      id, session_id: input.sessionId, sub_agent_run_id: run, seq, role: input.role, content: input.content, created_at: createdAt,
+      parent_id: input.parentId ?? null, tool_call_id: input.toolCallId ?? null, input_tokens: u?.inputTokens,
+      output_tokens: u?.outputTokens, cache_read_tokens: u?.cacheReadTokens, cache_write_tokens: u?.cacheWriteTokens,
+    });
+  });
+}
+
+export function updateMessage(db: Db, id: string, patch: MessagePatch): MessageRecord {
+  return db.tx(() => {
+    const row = db.stmt("SELECT * FROM messages WHERE id = ?").get(id) as Record<string, unknown> | undefined;
+    if (!row) throw notFound("message", id);
+    const old = messageFromRow(row);
+    if (patch.content !== undefined) db.stmt("UPDATE messages SET content = ? WHERE id = ?").run(patch.content, id);
+    if (patch.usage) {
+      const u = patch.usage;
+      db.stmt("UPDATE messages SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ? WHERE id = ?")
+        .run(u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, id);
+      addUsage(db, old.sessionId, old.usage ?? ZERO, -1);
+      addUsage(db, old.sessionId, u, 1);
+    }
+    return messageFromRow(db.stmt("SELECT * FROM messages WHERE id = ?").get(id) as Record<string, unknown>);
+  });
+}
+
+function verdictColumns(v: Verdict | undefined): unknown[] {
+  return v ? [v.decision, v.tier, v.confidence, v.reason, JSON.stringify(v.ruleIds), v.evaluationUs] : [null, null, null, null, null, null];
+}
+
+function approvalColumns(a: Approval | undefined): unknown[] {
+  return a ? [a.decision, a.by, a.at] : [null, null, null];
+}
+
+export function recordToolCall(db: Db, input: NewToolCall): ToolCallRecord {
+  requireText(input.callId, "callId");
+  requireText(input.toolName, "toolName");
+  return db.tx(() => {
+    const msg = db.stmt("SELECT session_id FROM messages WHERE id = ?").get(input.messageId) as { session_id: string } | undefined;
+    if (!msg) throw notFound("message", input.messageId);
+    const createdAt = input.createdAt ?? Date.now();
+    try {
+      db.stmt(
+        `INSERT INTO tool_calls (call_id, message_id, session_id, sub_agent_run_id, sub_agent_name, tool_name, arguments_json,
+           verdict_decision, verdict_tier, verdict_confidence, verdict_reason, verdict_rule_ids, verdict_evaluation_us,
+           approval_decision, approval_by, approval_at, result, is_error, duration_ms, artifacts_json, created_at, completed_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ).run(input.callId, input.messageId, msg.session_id, input.subAgentRunId ?? null, input.subAgentName ?? "", input.toolName,
+        input.argumentsJson, ...verdictColumns(input.verdict), ...approvalColumns(input.approval), input.result ?? null,
+        input.isError ? 1 : 0, input.durationMs ?? null, JSON.stringify(input.artifacts ?? []), createdAt, input.completedAt ?? null);
+    } catch (cause) {
+      if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
+        throw new StoreError("CONFLICT", `tool call ${input.callId} of message ${input.messageId} is already recorded: use updateToolCall`, { cause });
+      }
+      throw cause;
+    }
+    return getToolCall(db, input.messageId, input.callId);
+  });
+}
+
+export function getToolCall(db: Db, messageId: string, callId: string): ToolCallRecord {
+  const row = db.stmt("SELECT * FROM tool_calls WHERE message_id = ? AND call_id = ?").get(messageId, callId) as Record<string, unknown> | undefined;
+  if (!row) throw notFound("tool call", `${messageId}/${callId}`);
+  return toolCallFromRow(row);
+}
+
+export function updateToolCall(db: Db, messageId: string, callId: string, patch: ToolCallPatch): ToolCallRecord {
+  return db.tx(() => {
+    getToolCall(db, messageId, callId);
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    const set = (cols: string[], vals: unknown[]): void => {
+      for (const c of cols) sets.push(`${c} = ?`);
+      values.push(...vals);
+    };
+    if (patch.verdict) set(["verdict_decision", "verdict_tier", "verdict_confidence", "verdict_reason", "verdict_rule_ids", "verdict_evaluation_us"], verdictColumns(patch.verdict));
+    if (patch.approval) set(["approval_decision", "approval_by", "approval_at"], approvalColumns(patch.approval));
+    if (patch.result !== undefined) set(["result"], [patch.result]);
+    if (patch.isError !== undefined) set(["is_error"], [patch.isError ? 1 : 0]);
+    if (patch.durationMs !== undefined) set(["duration_ms"], [patch.durationMs]);
+    if (patch.artifacts) set(["artifacts_json"], [JSON.stringify(patch.artifacts)]);
+    if (patch.completedAt !== undefined) set(["completed_at"], [patch.completedAt]);
+    if (patch.argumentsJson !== undefined) set(["arguments_json"], [patch.argumentsJson]);
+    if (sets.length > 0) {
+      db.stmt(`UPDATE tool_calls SET ${sets.join(", ")} WHERE message_id = ? AND call_id = ?`).run(...values, messageId, callId);
+    }
+    return getToolCall(db, messageId, callId);
+  });
+}
+
+export function recordSubAgentRun(db: Db, input: NewSubAgentRun): SubAgentRunRecord {
+  const id = input.id ?? randomUUID();
+  db.stmt(
+    `INSERT INTO sub_agent_runs (id, session_id, parent_message_id, name, task, state, result, error, llm_calls, tool_calls, started_at, ended_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(id, input.sessionId, input.parentMessageId ?? null, input.name, input.task, input.state ?? "running", input.result ?? null,
+    input.error ?? null, input.llmCalls ?? 0, input.toolCalls ?? 0, input.startedAt ?? Date.now(), input.endedAt ?? null);
+  return getSubAgentRun(db, id);
+}
+
+export function getSubAgentRun(db: Db, id: string): SubAgentRunRecord {
+  const row = db.stmt("SELECT * FROM sub_agent_runs WHERE id = ?").get(id) as Record<string, unknown> | undefined;
+  if (!row) throw notFound("sub-agent run", id);
+  return subAgentRunFromRow(row);
+}
+
+export function updateSubAgentRun(db: Db, id: string, patch: SubAgentRunPatch): SubAgentRunRecord {
+  return db.tx(() => {
+    getSubAgentRun(db, id);
+    const cols: Array<[string, unknown]> = [];
+    if (patch.state !== undefined) cols.push(["state", patch.state]);
+    if (patch.result !== undefined) cols.push(["result", patch.result]);
+    if (patch.error !== undefined) cols.push(["error", patch.error]);
+    if (patch.llmCalls !== undefined) cols.push(["llm_calls", patch.llmCalls]);
+    if (patch.toolCalls !== undefined) cols.push(["tool_calls", patch.toolCalls]);
+    if (patch.endedAt !== undefined) cols.push(["ended_at", patch.endedAt]);
+    if (cols.length > 0) {
+      db.stmt(`UPDATE sub_agent_runs SET ${cols.map(([c]) => `${c} = ?`).join(", ")} WHERE id = ?`).run(...cols.map(([, v]) => v), id);
+    }
+    return getSubAgentRun(db, id);
+  });
+}
+
+/** Renames a session; the title becomes a user title that automatic titles never overwrite. */
+export function renameSession(db: Db, id: string, title: string): SessionRecord {
+  const r = db.stmt("UPDATE sessions SET title = ?, title_source = 'user' WHERE id = ?").run(title, id);
+  if (r.changes === 0) throw notFound("session", id);
+  return mustSession(db, id);
+}
+
+/**
+ * Sets a generated title ("auto", from a model call) or a fallback ("first_message").
+ * Returns false, changing nothing, when the user already chose a title, and when a fallback
+ * would replace a generated title.
+ */
+export function setAutoTitle(db: Db, id: string, title: string, source: "auto" | "first_message" = "auto"): boolean {
+  const allowed = source === "auto" ? "('none', 'first_message', 'auto')" : "('none', 'first_message')";
+  const r = db.stmt(`UPDATE sessions SET title = ?, title_source = ? WHERE id = ? AND title_source IN ${allowed}`).run(title, source, id);
+  if (r.changes === 0 && !getSessionRow(db, id)) throw notFound("session", id);
+  return r.changes > 0;
+}
+
+export function messageById(db: Db, id: string): MessageRecord | null {
+  const row = db.stmt("SELECT * FROM messages WHERE id = ?").get(id) as Record<string, unknown> | undefined;
+  return row ? messageFromRow(row) : null;
+}

@@ -1,0 +1,102 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { MIGRATIONS, SCHEMA_VERSION, Store } from "@palisade/store";
+import { tempDir } from "./helpers.js";
+
+const FIXTURE = readFileSync(join(import.meta.dirname, "fixtures", "v1.sql"), "utf8");
+
+function schemaOf(db: BetterSqlite3.Database): string[] {
+  return (db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as Array<{ type: string; name: string; sql: string | null }>)
+    .map((r) => `${r.type} ${r.name}: ${(r.sql ?? "").replace(/\s+/g, " ")}`);
+}
+
+function v1Database(): string {
+  const path = join(tempDir(), "v1.db");
+  const db = new BetterSqlite3(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma("foreign_keys = ON");
+  db.exec(FIXTURE);
+  db.close();
+  return path;
+}
+
+describe("migrations", () => {
+  it("the v1 fixture is exactly what migration 1 creates", () => {
+    const fresh = new BetterSqlite3(":memory:");
+    fresh.exec(MIGRATIONS[0]!);
+    const fixture = new BetterSqlite3(v1Database(), { readonly: true });
+    expect(fixture.pragma("user_version", { simple: true })).toBe(1);
+    expect(schemaOf(fixture)).toEqual(schemaOf(fresh));
+    fixture.close();
+    fresh.close();
+  });
+
+  it("upgrades a database made by schema version 1, keeping and indexing its rows", () => {
+    const path = v1Database();
+    const store = Store.open(path);
+    expect(store.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
+    expect(store.getSession("s-legacy")).toMatchObject({ title: "Legacy weather chat", titleSource: "user", messageCount: 3, usage: { inputTokens: 120, outputTokens: 45 } });
+    const history = store.getHistory("s-legacy");
+    expect(history.messages.map((m) => m.id)).toEqual(["m-1", "m-2", "m-3"]);
+    expect(history.messages[1]?.toolCalls[0]).toMatchObject({ callId: "call_1", verdict: { decision: "allow", ruleIds: ["allow-http"] }, durationMs: 310 });
+    // v2 features work on old rows (FTS rebuilt from existing content) and new ones.
+    expect(store.search("Lisbon").hits.map((h) => h.callId || h.messageId).sort()).toEqual(["call_1", "m-1", "m-3"]);
+    expect(store.search("weather.example").hits.map((h) => h.callId)).toEqual(["call_1"]);
+    store.appendMessage({ sessionId: "s-legacy", role: "user", content: "and in Porto?" });
+    expect(store.search("porto").hits).toHaveLength(1);
+    store.appendAudit({ kind: "proposal", payload: { tool: "x" } });
+    expect(store.verifyAudit()).toMatchObject({ ok: true, rows: 1 });
+    expect(store.integrityCheck()).toBe("ok");
+    store.close();
+    // Reopening an up-to-date database changes nothing.
+    const again = Store.open(path);
+    expect(again.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(again.getHistory("s-legacy").messages).toHaveLength(4);
+    again.close();
+  });
+
+  it("a fresh database equals an upgraded one", () => {
+    const upgraded = v1Database();
+    Store.open(upgraded).close();
+    const freshPath = join(tempDir(), "fresh.db");
+    Store.open(freshPath).close();
+    const a = new BetterSqlite3(upgraded, { readonly: true });
+    const b = new BetterSqlite3(freshPath, { readonly: true });
+    expect(schemaOf(a)).toEqual(schemaOf(b));
+    a.close();
+    b.close();
+  });
+
+  it("refuses a database from a newer Palisade", () => {
+    const path = join(tempDir(), "future.db");
+    const db = new BetterSqlite3(path);
+    db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => Store.open(path)).toThrow(expect.objectContaining({ code: "SCHEMA_TOO_NEW" }));
+  });
+
+  it("rolls back a failing migration and leaves the previous version", () => {
+    const path = v1Database();
+    const db = new BetterSqlite3(path);
+    db.exec("CREATE TABLE audit (x INTEGER)"); // collides with migration 2
+    db.close();
+    expect(() => Store.open(path)).toThrow(expect.objectContaining({ code: "MIGRATION_FAILED" }));
+    const check = new BetterSqlite3(path, { readonly: true });
+    expect(check.pragma("user_version", { simple: true })).toBe(1);
+    expect(check.prepare("SELECT name FROM sqlite_master WHERE name = 'messages_fts'").get()).toBeUndefined();
+    check.close();
+  });
+
+  it("opens WAL with foreign keys on and synchronous FULL by default", () => {
+    const path = join(tempDir(), "p.db");
+    const store = Store.open(path);
+    expect(store.settings()).toEqual({ journalMode: "wal", synchronous: "full", foreignKeys: true });
+    store.close();
+    const fast = Store.open(path, { synchronous: "normal" });
+    expect(fast.settings().synchronous).toBe("normal");
+    fast.close();
+  });
+});

@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import type { Store } from "@palisade/store";
+import { allow, block, tempStore } from "./helpers.js";
+
+function corpus(store: Store): void {
+  store.createSession({ id: "s1", title: "Kubernetes deploy", titleSource: "user", createdAt: 1000 });
+  store.createSession({ id: "s2", title: "Holiday plans", titleSource: "user", createdAt: 1000 });
+  store.commitTurn("s1", {
+    messages: [
+      { id: "m1", role: "user", content: "Please deploy the billing service to the staging cluster", createdAt: 1000 },
+      { id: "m2", role: "assistant", content: "Deploying billing now. Deploy deploy deploy.", createdAt: 2000 },
+      { id: "m3", role: "assistant", content: "The deployment finished; the café server in 東京 is healthy.", createdAt: 3000 },
+    ],
+    toolCalls: [
+      { callId: "c1", messageId: "m2", toolName: "shell__run", argumentsJson: '{"command":"kubectl apply -f billing.yaml"}', verdict: allow, result: "deployment.apps/billing configured", createdAt: 2100 },
+      { callId: "c2", messageId: "m2", toolName: "shell__run", argumentsJson: '{"command":"rm -rf /var/billing"}', verdict: block, result: "blocked by Shield", isError: true, createdAt: 2200 },
+    ],
+  });
+  store.commitTurn("s2", {
+    messages: [
+      { id: "n1", role: "user", content: "Find flights to Lisbon; nothing about billing", createdAt: 5000 },
+      { id: "n2", role: "assistant", content: "Flights to Lisbon found. Say \"book\" to continue.", createdAt: 6000 },
+    ],
+    toolCalls: [{ callId: "d1", messageId: "n2", toolName: "http__fetch", argumentsJson: '{"url":"https://flights.example/lisbon"}', verdict: allow, result: "3 flights", createdAt: 5500 }],
+  });
+}
+
+describe("search", () => {
+  it("finds message text and tool calls (name, arguments, result) with highlighted snippets", () => {
+    const { store } = tempStore();
+    corpus(store);
+    const r = store.search("kubectl");
+    expect(r.total).toBe(1);
+    expect(r.hits[0]).toMatchObject({ sessionId: "s1", sessionTitle: "Kubernetes deploy", messageId: "m2", callId: "c1", toolName: "shell__run", role: "tool", seq: 2 });
+    expect(r.hits[0]?.snippet).toContain("[kubectl]");
+    expect(store.search("http__fetch").hits.map((h) => h.callId)).toEqual(["d1"]);
+    expect(store.search("configured").hits.map((h) => h.callId)).toEqual(["c1"]);
+    const msg = store.search("staging cluster").hits[0];
+    expect(msg).toMatchObject({ messageId: "m1", callId: "", role: "user", createdAt: 1000 });
+    expect(msg?.snippet).toBe("Please deploy the billing service to the [staging] [cluster]");
+  });
+
+  it("ranks by bm25: more occurrences in a short text first", () => {
+    const { store } = tempStore();
+    corpus(store);
+    const hits = store.search("deploy", { role: "assistant" }).hits;
+    expect(hits.map((h) => h.messageId)).toEqual(["m2"]);
+    const all = store.search("billing").hits;
+    expect(all.length).toBe(5);
+    for (let i = 1; i < all.length; i++) expect(all[i - 1]!.rank).toBeLessThanOrEqual(all[i]!.rank);
+  });
+
+  it("applies filters: session, date range, role, tool name, decision", () => {
+    const { store } = tempStore();
+    corpus(store);
+    const ids = (q: string, o: Parameters<Store["search"]>[1]): string[] => store.search(q, o).hits.map((h) => h.callId || h.messageId).sort();
+    expect(ids("billing", { sessionId: "s2" })).toEqual(["n1"]);
+    expect(ids("billing", { sessionId: "s1" })).toEqual(["c1", "c2", "m1", "m2"]);
+    expect(ids("billing", { from: 2000, to: 2150 })).toEqual(["c1", "m2"]);
+    expect(ids("billing", { role: "user" })).toEqual(["m1", "n1"]);
+    expect(ids("billing", { role: "tool" })).toEqual(["c1", "c2"]);
+    expect(ids("billing", { toolName: "shell__run", decision: "block" })).toEqual(["c2"]);
+    expect(ids("billing", { decision: "allow" })).toEqual(["c1"]);
+    expect(ids("lisbon", { toolName: "http__fetch", sessionId: "s2" })).toEqual(["d1"]);
+  });
+
+  it("supports phrases, prefixes and unicode", () => {
+    const { store } = tempStore();
+    corpus(store);
+    expect(store.search('"billing service"').hits.map((h) => h.messageId)).toEqual(["m1"]);
+    expect(store.search('"service billing"').hits).toEqual([]);
+    expect(store.search("deploym*").hits.map((h) => h.callId || h.messageId).sort()).toEqual(["c1", "m3"]);
+    expect(store.search("cafe").hits.map((h) => h.messageId)).toEqual(["m3"]);
+    expect(store.search("東京").hits[0]?.snippet).toContain("[東京]");
+  });
+
+  it("paginates merged hits with limit and offset", () => {
+    const { store } = tempStore();
+    corpus(store);
+    const all = store.search("billing", { limit: 10 }).hits.map((h) => h.callId || h.messageId);
+    const paged = [0, 2, 4].flatMap((offset) => store.search("billing", { limit: 2, offset }).hits.map((h) => h.callId || h.messageId));
+    expect(paged).toEqual(all);
+  });
+
+  it.each([
+    '"', '""', '"unbalanced', 'billing"', "*", "**billing", "billing*", "NEAR(billing", "NEAR(billing, 2)", "AND OR", "billing AND",
+    "OR billing", "NOT", "billing NOT", "(billing", "billing)", "{billing}", "col:billing", "content:billing", "^billing", "billing +",
+    "-billing", "'; DROP TABLE messages; --", "\u0000billing", "𝔟𝔦𝔩𝔩𝔦𝔫𝔤 🎉", "bílling", "\\", "%_", "a".repeat(5000),
+  ])("never lets user text break FTS5 syntax: %j", (q) => {
+    const { store } = tempStore();
+    corpus(store);
+    expect(() => store.search(q)).not.toThrow();
+    expect(() => store.search(q, { sessionId: "s1", role: "tool" })).not.toThrow();
+  });
+
+  it("treats operators as words and finds what they quote", () => {
+    const { store } = tempStore();
+    corpus(store);
+    expect(store.search("billing AND").hits).toEqual([]);
+    expect(store.search('"book"').hits.map((h) => h.messageId)).toEqual(["n2"]);
+    expect(store.search('say "book').hits.map((h) => h.messageId)).toEqual(["n2"]);
+    expect(store.search("-billing").hits.length).toBe(5);
+    expect(store.search("").hits).toEqual([]);
+  });
+
+  it("keeps search in sync with updates and deletes", () => {
+    const { store } = tempStore();
+    corpus(store);
+    store.updateMessage("m3", { content: "rewritten entirely" });
+    expect(store.search("healthy").hits).toEqual([]);
+    expect(store.search("rewritten").hits.map((h) => h.messageId)).toEqual(["m3"]);
+    store.updateToolCall("m2", "c1", { result: "zebra" });
+    expect(store.search("zebra").hits.map((h) => h.callId)).toEqual(["c1"]);
+    store.deleteSession("s1");
+    expect(store.search("billing").hits.map((h) => h.messageId)).toEqual(["n1"]);
+  });
+});

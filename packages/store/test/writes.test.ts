@@ -1,0 +1,203 @@
+import BetterSqlite3 from "better-sqlite3";
+import { describe, expect, it } from "vitest";
+import { StoreError } from "@palisade/store";
+import { allow, escalate, tempStore } from "./helpers.js";
+
+describe("sessions", () => {
+  it("creates a session with defaults and returns it by id", () => {
+    const { store } = tempStore();
+    const s = store.createSession({ id: "s1", workspace: "/w", model: "m1", createdAt: 1000 });
+    expect(s).toMatchObject({ id: "s1", title: "", titleSource: "none", mode: "normal", workspace: "/w", model: "m1", createdAt: 1000, updatedAt: 1000, messageCount: 0 });
+    expect(store.getSession("s1")).toEqual(s);
+    expect(store.getSession("nope")).toBeNull();
+    expect(store.createSession().id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("refuses duplicate ids and off-the-record mode", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1" });
+    expect(() => store.createSession({ id: "s1" })).toThrow(expect.objectContaining({ code: "CONFLICT" }));
+    expect(() => store.createSession({ mode: "otr" as never })).toThrow(/off-the-record/);
+  });
+
+  it("rename makes a user title that automatic titles never overwrite", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1" });
+    expect(store.setAutoTitle("s1", "first words", "first_message")).toBe(true);
+    expect(store.getSession("s1")).toMatchObject({ title: "first words", titleSource: "first_message" });
+    expect(store.setAutoTitle("s1", "Model title")).toBe(true);
+    expect(store.setAutoTitle("s1", "fallback again", "first_message")).toBe(false);
+    expect(store.getSession("s1")).toMatchObject({ title: "Model title", titleSource: "auto" });
+    expect(store.renameSession("s1", "Mine")).toMatchObject({ title: "Mine", titleSource: "user" });
+    expect(store.setAutoTitle("s1", "Model again")).toBe(false);
+    expect(store.getSession("s1")?.title).toBe("Mine");
+    expect(() => store.renameSession("missing", "x")).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
+    expect(() => store.setAutoTitle("missing", "x")).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
+  });
+});
+
+describe("messages and tool calls", () => {
+  it("assigns dense seqs, counts messages and sums token usage", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1", createdAt: 1 });
+    const u = store.appendMessage({ sessionId: "s1", role: "user", content: "hi", createdAt: 10 });
+    const a = store.appendMessage({
+      sessionId: "s1", role: "assistant", content: "hello", createdAt: 20, parentId: u.id,
+      usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 2, cacheWriteTokens: 1 },
+    });
+    expect([u.seq, a.seq]).toEqual([1, 2]);
+    expect(a.parentId).toBe(u.id);
+    const s = store.getSession("s1");
+    expect(s).toMatchObject({ messageCount: 2, updatedAt: 20, usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 2, cacheWriteTokens: 1 } });
+    store.updateMessage(a.id, { content: "hello there", usage: { inputTokens: 12, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0 } });
+    expect(store.getMessage(a.id)?.content).toBe("hello there");
+    expect(store.getSession("s1")?.usage).toEqual({ inputTokens: 12, outputTokens: 7, cacheReadTokens: 0, cacheWriteTokens: 0 });
+  });
+
+  it("rejects messages for unknown sessions and bad roles", () => {
+    const { store } = tempStore();
+    expect(() => store.appendMessage({ sessionId: "nope", role: "user", content: "x" })).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
+    store.createSession({ id: "s1" });
+    expect(() => store.appendMessage({ sessionId: "s1", role: "robot" as never, content: "x" })).toThrow(expect.objectContaining({ code: "INVALID_ARGUMENT" }));
+  });
+
+  it("records a tool call's verdict, approval and result", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1" });
+    const m = store.appendMessage({ sessionId: "s1", role: "assistant", content: "" });
+    store.recordToolCall({ callId: "c1", messageId: m.id, toolName: "http__post", argumentsJson: '{"url":"x"}', createdAt: 5 });
+    store.updateToolCall(m.id, "c1", { verdict: escalate });
+    store.updateToolCall(m.id, "c1", { approval: { decision: "allow_once", by: "client-1", at: 7 } });
+    const done = store.updateToolCall(m.id, "c1", {
+      result: '{"ok":true}', isError: false, durationMs: 33, completedAt: 40,
+      artifacts: [{ artifactId: "a1", filename: "r.json", mimeType: "application/json", sizeBytes: 9 }],
+    });
+    expect(done).toEqual({
+      callId: "c1", messageId: m.id, sessionId: "s1", toolName: "http__post", argumentsJson: '{"url":"x"}', verdict: escalate,
+      approval: { decision: "allow_once", by: "client-1", at: 7 }, result: '{"ok":true}', isError: false, durationMs: 33,
+      artifacts: [{ artifactId: "a1", filename: "r.json", mimeType: "application/json", sizeBytes: 9 }], subAgentName: "",
+      subAgentRunId: null, createdAt: 5, completedAt: 40,
+    });
+    expect(() => store.recordToolCall({ callId: "c1", messageId: m.id, toolName: "x", argumentsJson: "{}" })).toThrow(expect.objectContaining({ code: "CONFLICT" }));
+    expect(() => store.updateToolCall(m.id, "c9", { result: "x" })).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
+    // The same call id in another message (scripted models reuse ids) is a different call.
+    const m2 = store.appendMessage({ sessionId: "s1", role: "assistant", content: "" });
+    expect(store.recordToolCall({ callId: "c1", messageId: m2.id, toolName: "x", argumentsJson: "{}" }).messageId).toBe(m2.id);
+  });
+});
+
+describe("events, memory, artifacts, sub-agent runs", () => {
+  it("numbers events per session and refuses to update them", () => {
+    const { store, path } = tempStore();
+    store.createSession({ id: "s1" });
+    store.createSession({ id: "s2" });
+    expect(store.appendEvent({ sessionId: "s1", type: "MESSAGE_ACCEPTED", payload: { a: 1 } }).seq).toBe(1);
+    expect(store.appendEvent({ sessionId: "s1", type: "LLM_TOKEN", payload: '{"text":"x"}' }).seq).toBe(2);
+    expect(store.appendEvent({ sessionId: "s2", type: "MESSAGE_ACCEPTED" }).seq).toBe(1);
+    expect(store.listEvents("s1").map((e) => [e.seq, e.type, e.payload])).toEqual([[1, "MESSAGE_ACCEPTED", '{"a":1}'], [2, "LLM_TOKEN", '{"text":"x"}']]);
+    expect(store.listEvents("s1", 1).map((e) => e.seq)).toEqual([2]);
+    const raw = new BetterSqlite3(path);
+    expect(() => raw.prepare("UPDATE events SET type = 'X'").run()).toThrow(/append-only/);
+    raw.close();
+  });
+
+  it("stores memory flushes and artifact metadata with bytes on disk or in the row", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1" });
+    store.appendMemory({ sessionId: "s1", content: "user prefers metric", summary: "sum", compactedMessages: 12 });
+    expect(store.listMemory("s1")).toMatchObject([{ content: "user prefers metric", summary: "sum", compactedMessages: 12 }]);
+    const onDisk = store.recordArtifact({ id: "a1", sessionId: "s1", owner: "ada", filename: "x.png", mimeType: "image/png", sizeBytes: 3, path: "/tmp/x", expiresAt: 99 });
+    expect(onDisk).toMatchObject({ id: "a1", path: "/tmp/x", hasData: false, expiresAt: 99 });
+    store.recordArtifact({ id: "a2", sessionId: "s1", filename: "y.txt", sizeBytes: 2, data: new Uint8Array([104, 105]) });
+    expect(store.getArtifactData("a2")?.toString()).toBe("hi");
+    expect(store.listArtifacts("s1").map((a) => a.id)).toEqual(["a1", "a2"]);
+    expect(() => store.recordArtifact({ filename: "z", sizeBytes: 0 })).toThrow(/exactly one of path/);
+  });
+
+  it("records sub-agent runs with their own transcript, kept out of the session history", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1" });
+    const parent = store.appendMessage({ sessionId: "s1", role: "assistant", content: "delegating" });
+    const run = store.recordSubAgentRun({ id: "r1", sessionId: "s1", parentMessageId: parent.id, name: "researcher", task: "find docs", startedAt: 100 });
+    expect(run.state).toBe("running");
+    const sm = store.appendMessage({ sessionId: "s1", subAgentRunId: "r1", role: "assistant", content: "searching" });
+    expect(sm.seq).toBe(1);
+    store.recordToolCall({ callId: "c1", messageId: sm.id, toolName: "files__read", argumentsJson: "{}", subAgentRunId: "r1", subAgentName: "researcher", verdict: allow });
+    const done = store.updateSubAgentRun("r1", { state: "completed", result: "found 3", llmCalls: 2, toolCalls: 1, endedAt: 200 });
+    expect(done).toMatchObject({ state: "completed", result: "found 3", llmCalls: 2, toolCalls: 1, endedAt: 200, parentMessageId: parent.id });
+    expect(store.listSubAgentRuns("s1").map((r) => r.id)).toEqual(["r1"]);
+    const transcript = store.getSubAgentTranscript("r1");
+    expect(transcript).toHaveLength(1);
+    expect(transcript[0]?.toolCalls[0]).toMatchObject({ callId: "c1", subAgentName: "researcher", subAgentRunId: "r1" });
+    expect(store.getHistory("s1").messages.map((m) => m.id)).toEqual([parent.id]);
+    expect(store.getSession("s1")?.messageCount).toBe(1);
+  });
+});
+
+describe("commitTurn", () => {
+  it("writes a whole turn at once, with tool calls attached to the returned messages", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1" });
+    const turn = store.commitTurn("s1", {
+      messages: [
+        { id: "u1", role: "user", content: "list files" },
+        { id: "a1", role: "assistant", content: "", parentId: "u1" },
+        { id: "t1", role: "tool", content: "a.txt", toolCallId: "c1", parentId: "u1" },
+        { id: "a2", role: "assistant", content: "There is a.txt", parentId: "u1", usage: { inputTokens: 5, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 } },
+      ],
+      toolCalls: [{ callId: "c1", messageId: "a1", toolName: "files__list", argumentsJson: "{}", verdict: allow, result: "a.txt", durationMs: 2 }],
+      events: [{ type: "MESSAGE_ACCEPTED", messageId: "u1" }, { type: "RESPONSE_COMPLETE", messageId: "a2" }],
+      audit: [{ kind: "execution", callId: "c1", payload: { tool: "files__list" } }],
+      memory: [{ content: "fact" }],
+      autoTitle: { title: "list files", source: "first_message" },
+    });
+    expect(turn.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
+    expect(turn.messages[1]?.toolCalls.map((c) => c.callId)).toEqual(["c1"]);
+    expect(turn.events.map((e) => e.seq)).toEqual([1, 2]);
+    expect(turn.audit[0]?.sessionId).toBe("s1");
+    expect(store.getSession("s1")).toMatchObject({ messageCount: 4, title: "list files", usage: { inputTokens: 5, outputTokens: 3 } });
+  });
+
+  it("writes nothing when any row of the turn fails", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1" });
+    expect(() =>
+      store.commitTurn("s1", {
+        messages: [{ id: "u1", role: "user", content: "hello" }],
+        events: [{ type: "MESSAGE_ACCEPTED" }],
+        toolCalls: [{ callId: "c1", messageId: "not-in-turn", toolName: "x", argumentsJson: "{}" }],
+      }),
+    ).toThrow(StoreError);
+    expect(store.getHistory("s1").messages).toEqual([]);
+    expect(store.listEvents("s1")).toEqual([]);
+    expect(store.getSession("s1")?.messageCount).toBe(0);
+    expect(() => store.commitTurn("s1", { messages: [{ sessionId: "other", role: "user", content: "x" }] })).toThrow(/got a row of session other/);
+    expect(() => store.commitTurn("missing", {})).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
+  });
+});
+
+describe("no implicit writes", () => {
+  it("reading, searching, exporting and verifying never commit anything", () => {
+    const { store, path } = tempStore();
+    store.createSession({ id: "s1" });
+    const m = store.appendMessage({ sessionId: "s1", role: "user", content: "read only please" });
+    store.recordToolCall({ callId: "c1", messageId: m.id, toolName: "files__read", argumentsJson: "{}" });
+    store.appendAudit({ kind: "proposal", payload: {} });
+    const watcher = new BetterSqlite3(path, { readonly: true });
+    const version = (): number => watcher.pragma("data_version", { simple: true }) as number;
+    const before = version();
+    store.getSession("s1");
+    store.listSessions({ titleFilter: "x" });
+    store.getHistory("s1", { limit: 1 });
+    store.search("read");
+    store.exportSession("s1", "json", { includeEvents: true });
+    store.exportSession("s1", "md");
+    store.verifyAudit();
+    store.stats();
+    store.listEvents("s1");
+    expect(version()).toBe(before);
+    store.appendEvent({ sessionId: "s1", type: "X" });
+    expect(version()).not.toBe(before);
+    watcher.close();
+  });
+});
