@@ -1,0 +1,117 @@
+import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
+import { createInterface } from "node:readline";
+
+/** Bytes sniffed to decide whether a file is text. */
+export const SNIFF_BYTES = 8192;
+/** Lines returned by one read_file call when `limit` is not given. */
+export const DEFAULT_PAGE_LINES = 2000;
+/** Largest text returned by one read_file call; the page ends early past it. */
+export const MAX_PAGE_BYTES = 256 * 1024;
+/** Longest single line returned; longer lines are cut with a marker. */
+export const MAX_LINE_CHARS = 4000;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A sample looks binary when it has a NUL byte, is not valid UTF-8 (allowing a multi-byte
+ * sequence cut at the end of the sample), or is more than 10% control characters.
+ */
+export function looksBinary(sample: Uint8Array, complete: boolean): boolean {
+  if (sample.includes(0)) return true;
+  let text: string;
+  try {
+    text = utf8.decode(complete ? sample : trimPartialUtf8(sample));
+  } catch {
+    return true;
+  }
+  let control = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12 && c !== 27) control++;
+  }
+  return text.length > 0 && control / text.length > 0.1;
+}
+
+/** Drops an incomplete UTF-8 sequence at the end of a sample (at most 3 bytes). */
+function trimPartialUtf8(bytes: Uint8Array): Uint8Array {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const b = bytes[bytes.length - back] ?? 0;
+    if ((b & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead byte
+    if (b >= 0xc0) {
+      const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+      return need > back ? bytes.subarray(0, bytes.length - back) : bytes;
+    }
+    return bytes;
+  }
+  return bytes;
+}
+
+/** Reads the first SNIFF_BYTES of a file and reports whether it looks binary. */
+export async function isBinaryFile(file: string, size: number): Promise<boolean> {
+  const handle = await open(file, "r");
+  try {
+    const buf = new Uint8Array(Math.min(SNIFF_BYTES, size));
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    return looksBinary(buf.subarray(0, bytesRead), bytesRead >= size);
+  } finally {
+    await handle.close();
+  }
+}
+
+export interface Page {
+  /** Lines joined with "\n" (a trailing newline is not added). */
+  content: string;
+  /** 1-based number of the first line returned. */
+  offset: number;
+  linesReturned: number;
+  /** Total number of lines, when the read reached the end of the file. */
+  totalLines: number | undefined;
+  /** `offset` for the next page, when there is more. */
+  nextOffset: number | undefined;
+  /** Lines that were cut at MAX_LINE_CHARS. */
+  longLinesCut: number;
+}
+
+/**
+ * Streams `file` and returns lines `offset`..`offset+limit-1` (1-based), stopping early at
+ * MAX_PAGE_BYTES so a huge file never loads into memory.
+ */
+export async function readPage(file: string, offset: number, limit: number, signal?: AbortSignal): Promise<Page> {
+  const stream = createReadStream(file, { encoding: "utf8", signal });
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  const out: string[] = [];
+  let bytes = 0;
+  let lineNo = 0;
+  let longLinesCut = 0;
+  let stoppedEarly = false;
+  try {
+    for await (const raw of lines) {
+      lineNo++;
+      if (lineNo < offset) continue;
+      if (out.length >= limit || bytes >= MAX_PAGE_BYTES) {
+        stoppedEarly = true;
+        break;
+      }
+      let line = raw;
+      if (line.length > MAX_LINE_CHARS) {
+        line = `${line.slice(0, MAX_LINE_CHARS)} … [line cut: ${line.length} characters]`;
+        longLinesCut++;
+      }
+      out.push(line);
+      bytes += Buffer.byteLength(line) + 1;
+    }
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+  const returned = out.length;
+  return {
+    content: out.join("\n"),
+    offset,
+    linesReturned: returned,
+    totalLines: stoppedEarly ? undefined : lineNo,
+    nextOffset: stoppedEarly ? offset + returned : undefined,
+    longLinesCut,
+  };
+}

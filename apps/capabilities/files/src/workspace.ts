@@ -1,0 +1,123 @@
+import { lstat, readlink, realpath, stat } from "node:fs/promises";
+import * as path from "node:path";
+import { ToolError } from "@palisade/capability-sdk";
+
+/** Environment variable naming the default workspace when `config_json` has none. */
+export const WORKSPACE_ENV = "PALISADE_WORKSPACE";
+
+/** A path the model asked for, checked to stay inside the workspace. */
+export interface ResolvedPath {
+  /** Absolute path inside the workspace (symlinks in parent directories resolved). */
+  absolute: string;
+  /** The same path relative to the workspace root, `.` for the root itself. */
+  relative: string;
+}
+
+export interface ResolveOptions {
+  /**
+   * Check the path itself but do not follow a symlink in its last component: for deleting or
+   * moving a link, which acts on the link and never on its target.
+   */
+  noFollowLast?: boolean;
+}
+
+/**
+ * The directory a session may act in. Every path goes through `resolve`, which refuses `..`
+ * that climbs out, absolute paths elsewhere, and symlinks (anywhere in the path) whose target
+ * lies outside the root. The root itself is stored with its symlinks resolved.
+ */
+export class Workspace {
+  private constructor(readonly root: string) {}
+
+  /** Opens `dir` (absolute, an existing directory). */
+  static async open(dir: string): Promise<Workspace> {
+    if (!path.isAbsolute(dir)) {
+      throw new ToolError(`workspace "${dir}" is not an absolute path; the orchestrator must pass config_json {"workspace": "/abs/dir"}`, { code: "no_workspace" });
+    }
+    let real: string;
+    try {
+      real = await realpath(dir);
+      if (!(await stat(real)).isDirectory()) throw new Error("not a directory");
+    } catch (err) {
+      throw new ToolError(`workspace "${dir}" is not an existing directory (${errText(err)}); create it or pass another one`, { code: "no_workspace" });
+    }
+    return new Workspace(real);
+  }
+
+  /** The workspace named by `config.workspace`, else by env PALISADE_WORKSPACE. */
+  static async fromConfig(config: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): Promise<Workspace> {
+    const configured = config.workspace;
+    if (configured !== undefined && typeof configured !== "string") {
+      throw new ToolError(`config_json "workspace" must be a string path, got ${typeof configured}`, { code: "no_workspace" });
+    }
+    const dir = configured || env[WORKSPACE_ENV];
+    if (!dir) {
+      throw new ToolError(`no workspace configured: the orchestrator must pass config_json {"workspace": "/abs/dir"} or set ${WORKSPACE_ENV}`, { code: "no_workspace" });
+    }
+    return Workspace.open(dir);
+  }
+
+  /** True when `absolute` (already normalized) is the root or below it. */
+  contains(absolute: string): boolean {
+    const rel = path.relative(this.root, absolute);
+    return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+  }
+
+  relative(absolute: string): string {
+    return path.relative(this.root, absolute) || ".";
+  }
+
+  /** Checks `requested` (relative to the root, or absolute inside it); throws ToolError if it leaves the workspace. */
+  async resolve(requested: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
+    if (typeof requested !== "string" || requested.includes("\0")) {
+      throw new ToolError(`invalid path ${JSON.stringify(requested)}`, { code: "invalid_path" });
+    }
+    const lexical = path.resolve(this.root, requested === "" ? "." : requested);
+    if (!this.contains(lexical)) {
+      const why = path.isAbsolute(requested) ? "is an absolute path outside the workspace" : "climbs out of the workspace with ..";
+      throw this.escape(requested, why);
+    }
+    const real = options.noFollowLast && lexical !== this.root
+      ? path.join(await this.realExisting(path.dirname(lexical), requested), path.basename(lexical))
+      : await this.realExisting(lexical, requested);
+    if (!this.contains(real)) throw this.escape(requested, `goes through a symlink to ${real}, outside the workspace`);
+    return { absolute: real, relative: this.relative(real) };
+  }
+
+  /**
+   * Resolves symlinks in `absolute` as far as the path exists; the missing tail (a file about
+   * to be created) is appended unchanged. A dangling symlink is followed to its target.
+   */
+  private async realExisting(absolute: string, requested: string, depth = 0): Promise<string> {
+    try {
+      return await realpath(absolute);
+    } catch (err) {
+      if (!isNotFound(err)) throw new ToolError(`cannot resolve "${requested}": ${errText(err)}`, { code: "invalid_path" });
+    }
+    const link = await lstat(absolute).catch(() => undefined);
+    if (link?.isSymbolicLink()) {
+      // A dangling link: writing through it would create its target, so check where it points.
+      if (depth > 32) throw new ToolError(`"${requested}": too many levels of symbolic links`, { code: "invalid_path" });
+      const target = path.resolve(path.dirname(absolute), await readlink(absolute));
+      return this.realExisting(target, requested, depth + 1);
+    }
+    const parent = path.dirname(absolute);
+    if (parent === absolute) return absolute;
+    return path.join(await this.realExisting(parent, requested, depth), path.basename(absolute));
+  }
+
+  private escape(requested: string, why: string): ToolError {
+    return new ToolError(
+      `refused: path "${requested}" ${why}; only paths inside the workspace ${this.root} are allowed (use a path relative to it)`,
+      { code: "outside_workspace" },
+    );
+  }
+}
+
+export function isNotFound(err: unknown): boolean {
+  return (err as NodeJS.ErrnoException | undefined)?.code === "ENOENT" || (err as NodeJS.ErrnoException | undefined)?.code === "ENOTDIR";
+}
+
+export function errText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
