@@ -111,7 +111,11 @@ export class CapabilityRuntime {
     this.set("starting", "starting");
     this.address = await this.spawnOrLocate();
     this.client?.close();
-    this.client = createClient(Capability, this.address, { defaultTimeoutMs: 120_000 });
+    // Short reconnect backoff: a process that is still starting must be seen soon after it listens.
+    this.client = createClient(Capability, this.address, {
+      defaultTimeoutMs: 120_000,
+      channelOptions: { "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 1000 },
+    });
     const health = await this.waitHealthy();
     if (this.stopped) return;
     if (!health.ok) {
@@ -221,7 +225,7 @@ export class CapabilityRuntime {
         this.set("failed", this.opts.redact(err instanceof Error ? err.message : String(err)));
         return;
       }
-    } else if (!res.ok && this.state === "ready") {
+    } else if (!res.ok) {
       this.set("not_ready", `capability ${this.config.id} is not ready: ${res.message}`);
     }
     this.scheduleRecheck();

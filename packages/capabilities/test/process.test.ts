@@ -1,0 +1,108 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import type { CapabilityHost } from "@palisade/capabilities";
+import { owner, startHost, tempDir, tool, writeManifest } from "./helpers.js";
+
+// Real child processes (command mode). The fixture imports the SDK's compiled dist: `make build` first.
+const fixture = fileURLToPath(new URL("./fixtures/server.mjs", import.meta.url));
+const hosts: CapabilityHost[] = [];
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((h) => h.stop()));
+});
+
+async function run(mode: string, extra: Record<string, unknown> = {}, hostOptions: Record<string, unknown> = {}) {
+  const dir = tempDir();
+  const manifest = writeManifest(dir, { id: "proc", tools: [tool("echo"), tool("env")] });
+  const env = { MODE: mode, MARKER: join(dir, "marker"), ...(extra.env as Record<string, string> | undefined) };
+  const started = await startHost([{ id: "proc", manifest, command: [process.execPath, fixture], ...extra, env }], hostOptions);
+  hosts.push(started.host);
+  return { ...started, logFile: join(started.dataDir, "logs", "capabilities", "proc.log") };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("command mode", () => {
+  it("spawns with PORT and a scrubbed environment, logs output, stops the process", async () => {
+    process.env.PALISADE_TEST_SECRET = "should-not-leak";
+    try {
+      const { host, logFile } = await run("ok");
+      expect(host.status()[0]).toMatchObject({ state: "ready", launchMode: "command", toolCount: 2 });
+      expect((await host.invoke("proc__echo", { text: "hi" }, owner)).result).toEqual({ echo: "hi" });
+      const env = (await host.invoke("proc__env", {}, owner)).result as { names: string[]; pid: number };
+      expect(env.names).toContain("PORT");
+      expect(env.names).toContain("MODE");
+      expect(env.names).not.toContain("PALISADE_TEST_SECRET");
+      expect(readFileSync(logFile, "utf8")).toContain("fixture starting mode=ok");
+      await host.stop();
+      expect(alive(env.pid)).toBe(false);
+    } finally {
+      delete process.env.PALISADE_TEST_SECRET;
+    }
+  });
+
+  it("a never-ready process is reported not_ready with its message", async () => {
+    // Node may take a while to start on a busy machine: the re-check keeps the message current.
+    const { host } = await run("never-ready", {}, { startupTimeoutMs: 1000, recheckIntervalMs: 100 });
+    expect(host.status()[0]).toMatchObject({ state: "not_ready" });
+    await waitUntil(() => host.status()[0]?.message.includes("warming up") === true);
+    expect(host.status()[0]?.message).toContain("capability proc is not ready: warming up the index");
+    expect((await host.invoke("proc__echo", {}, owner)).content).toContain("is not ready: warming up the index");
+  });
+
+  it("a crashing process is restarted within its budget, then failed with its last log lines", async () => {
+    const { host } = await run("crash", { maxRestarts: 2 });
+    await waitUntil(() => host.status()[0]?.state === "failed");
+    const s = host.status()[0];
+    expect(s?.restarts).toBe(2);
+    expect(s?.message).toContain("process exit code 3 after 2 restarts");
+    expect(s?.message).toContain("fatal: could not open database /nonexistent/db");
+    expect(s?.logTail).toContain("fatal: could not open database /nonexistent/db");
+  });
+
+  it("a process that crashes once comes back", async () => {
+    const { host } = await run("crash-once");
+    await waitUntil(() => host.status()[0]?.state === "ready");
+    expect(host.status()[0]?.restarts).toBe(1);
+    expect((await host.invoke("proc__echo", { text: "again" }, owner)).ok).toBe(true);
+  });
+
+  it("a process that dies after being ready is restarted and ready again", async () => {
+    const { host } = await run("die-later", { env: { DIE_AFTER_MS: "1500" } });
+    expect(host.status()[0]?.state).toBe("ready");
+    await waitUntil(() => host.status()[0]?.restarts === 1 && host.status()[0]?.state === "ready");
+    expect((await host.invoke("proc__echo", { text: "x" }, owner)).ok).toBe(true);
+  });
+
+  it("a hanging server (accepts, never answers) times out of the health gate", async () => {
+    const { host } = await run("hang", {}, { startupTimeoutMs: 1200, healthCallTimeoutMs: 300 });
+    expect(host.status()[0]).toMatchObject({ state: "not_ready" });
+    expect(host.status()[0]?.message).toMatch(/Healthcheck failed: (DEADLINE_EXCEEDED|UNAVAILABLE)/);
+  });
+
+  it("a command that does not exist fails with the reason", async () => {
+    const dir = tempDir();
+    const manifest = writeManifest(dir, { id: "proc", tools: [tool("echo")] });
+    const { host } = await startHost([{ id: "proc", manifest, command: [join(dir, "no-such-binary")], maxRestarts: 0 }]);
+    hosts.push(host);
+    await waitUntil(() => host.status()[0]?.state === "failed");
+    expect(host.status()[0]?.message).toContain("could not start: spawn");
+    expect(existsSync(dir)).toBe(true);
+  });
+});
+
+async function waitUntil(cond: () => boolean, timeoutMs = 8000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
