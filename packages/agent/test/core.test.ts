@@ -1,0 +1,209 @@
+import { describe, expect, it } from "vitest";
+import { create } from "@bufbuild/protobuf";
+import { ContextMessageSchema } from "@palisade/protocol/pipeline";
+import type { ContextMessage } from "@palisade/protocol/pipeline";
+import {
+  AgentConfigError,
+  AgentFailure,
+  DEFAULT_RETRY,
+  ToolSet,
+  nextRetryDelay,
+  parseCompaction,
+  parseLoadToolsArgs,
+  planCompaction,
+  readAgentConfig,
+  retryAfterMs,
+  runTurn,
+  toChatMessages,
+} from "@palisade/agent";
+import type { CallModel, ModelResult, TurnPorts, TurnRequest } from "@palisade/agent";
+
+const msg = (role: string, content: string, extra: Partial<ContextMessage> = {}): ContextMessage =>
+  create(ContextMessageSchema, { role, content, ...extra });
+
+describe("readAgentConfig", () => {
+  it("reads the seven variables with defaults", () => {
+    const c = readAgentConfig({ PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_AGENT_TOKEN: "t", PALISADE_MODEL: "m", HOME: "/root" });
+    expect(c).toEqual({ engineAddress: "unix:/s", token: "t", agentId: "agent", baseURL: "", apiKey: "unused", model: "m", contextWindow: 128_000 });
+  });
+  it("lists every problem", () => {
+    const err = (() => {
+      try {
+        readAgentConfig({ PALISADE_CONTEXT_WINDOW: "12.5" });
+      } catch (e) {
+        return e;
+      }
+    })() as AgentConfigError;
+    expect(err).toBeInstanceOf(AgentConfigError);
+    expect(err.problems).toHaveLength(4);
+  });
+});
+
+describe("retry policy", () => {
+  const policy = { ...DEFAULT_RETRY, baseDelayMs: 100, maxDelayMs: 400, maxTotalDelayMs: 1000 };
+  it.each([
+    { attempts: 1, waitedMs: 0, retryAfter: undefined, want: 100 },
+    { attempts: 2, waitedMs: 100, retryAfter: undefined, want: 200 },
+    { attempts: 3, waitedMs: 300, retryAfter: undefined, want: 400 },
+    { attempts: 4, waitedMs: 0, retryAfter: undefined, want: undefined }, // attempts exhausted
+    { attempts: 1, waitedMs: 0, retryAfter: 750, want: 750 }, // server's retry-after wins
+    { attempts: 1, waitedMs: 500, retryAfter: 750, want: undefined }, // would exceed the total cap
+  ])("attempt $attempts, waited $waitedMs, retry-after $retryAfter → $want", ({ attempts, waitedMs, retryAfter, want }) => {
+    expect(nextRetryDelay(policy, { attempts, waitedMs }, retryAfter, () => 0.5)).toBe(want);
+  });
+  it("parses retry-after headers", () => {
+    const h = (o: Record<string, string>) => ({ get: (n: string) => o[n] ?? null });
+    expect(retryAfterMs(h({ "retry-after-ms": "250", "retry-after": "9" }))).toBe(250);
+    expect(retryAfterMs(h({ "retry-after": "2" }))).toBe(2000);
+    expect(retryAfterMs(h({ "retry-after": new Date(10_000).toUTCString() }), 4000)).toBe(6000);
+    expect(retryAfterMs(h({}))).toBeUndefined();
+  });
+});
+
+describe("context", () => {
+  it("repairs tool results without calls and calls without results", () => {
+    const out = toChatMessages([
+      msg("tool", "orphan", { toolCallId: "zz" }),
+      msg("user", "q"),
+      msg("assistant", "", { toolCalls: [{ id: "a", name: "t", argumentsJson: "{}" }, { id: "b", name: "t", argumentsJson: "" }] as never }),
+      msg("tool", "ra", { toolCallId: "a" }),
+      msg("user", "next"),
+    ]);
+    expect(out).toEqual([
+      { role: "user", content: "q" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "a", type: "function", function: { name: "t", arguments: "{}" } },
+          { id: "b", type: "function", function: { name: "t", arguments: "{}" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "a", content: "ra" },
+      { role: "tool", tool_call_id: "b", content: "No result was recorded for this call." },
+      { role: "user", content: "next" },
+    ]);
+  });
+  it("splits for compaction at a user message, keeping recent turns within budget", () => {
+    const h = Array.from({ length: 6 }, (_, i) => [msg("user", `u${String(i)} ${"x".repeat(200)}`), msg("assistant", "y".repeat(200))]).flat();
+    const plan = planCompaction(h, 300);
+    expect(plan?.recent[0]?.role).toBe("user");
+    expect(plan && plan.older.length + plan.recent.length).toBe(12);
+    expect(plan?.older.length).toBeGreaterThan(0);
+    expect(planCompaction(h.slice(0, 2), 10)).toBeUndefined(); // only one exchange: nothing older
+  });
+  it.each([
+    ["FACTS:\n- a\n- b\nSUMMARY:\nsum", { facts: "- a\n- b", summary: "sum" }],
+    ["FACTS:\nnone\nSUMMARY:\nsum", { facts: "", summary: "sum" }],
+    ["just prose", { facts: "", summary: "just prose" }],
+  ])("parseCompaction(%j)", (text, want) => expect(parseCompaction(text)).toEqual(want));
+});
+
+describe("tools", () => {
+  it("adds a load_tools meta-tool when groups exist and lists them in its description", () => {
+    const set = new ToolSet([], [{ name: "files", description: "Files", toolCount: 4 } as never]);
+    const params = set.toParams();
+    expect(params.map((p) => p.type === "function" && p.function.name)).toEqual(["load_tools"]);
+    expect(params[0]?.type === "function" && params[0].function.description).toContain("- files (4 tools): Files");
+  });
+  it.each([
+    ['{"groups":["a","b"]}', { groups: ["a", "b"] }],
+    ['{"groups":"a"}', { groups: ["a"] }],
+    ['{"groups":[]}', "error"],
+    ["not json", "error"],
+  ])("parseLoadToolsArgs(%s)", (json, want) => {
+    const got = parseLoadToolsArgs(json);
+    if (want === "error") expect("error" in got).toBe(true);
+    else expect(got).toEqual(want);
+  });
+});
+
+/** Table-driven turns against scripted model results and fake ports. */
+describe("runTurn (pure turn logic)", () => {
+  const result = (over: Partial<ModelResult>): ModelResult => ({
+    content: "",
+    reasoning: "",
+    toolCalls: [],
+    finishReason: "stop",
+    usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 1 },
+    ...over,
+  });
+  const request = (over: Partial<TurnRequest> = {}): TurnRequest => ({
+    sessionId: "s",
+    messageId: "m",
+    content: "hi",
+    history: [],
+    systemPrompt: "",
+    model: "m",
+    tools: [],
+    groups: [],
+    maxToolRounds: 0,
+    contextWindow: 128_000,
+    ...over,
+  });
+  function ports(script: ModelResult[], tool = (name: string) => ({ content: `${name} ok`, isError: false, terminal: false })) {
+    const calls: string[] = [];
+    const proposed: string[] = [];
+    const tokens: string[] = [];
+    let n = 0;
+    const callModel: CallModel = async (req) => {
+      calls.push(JSON.stringify(req.messages.at(-1)));
+      const next = script.shift();
+      if (!next) throw new AgentFailure("LLM_CALL_FAILED", "script exhausted");
+      if (next.content) req.onToken?.(next.content);
+      return next;
+    };
+    const p: TurnPorts = {
+      callModel,
+      emitToken: (t) => tokens.push(t),
+      proposeTool: async (c) => {
+        proposed.push(`${c.callId}:${c.name}`);
+        return tool(c.name);
+      },
+      loadTools: async () => ({ tools: [], unknownGroups: [], loadedGroups: [] }),
+      flushMemory: () => undefined,
+      reserveCallId: (id) => (id === "dup" ? `dup-${String(++n)}` : id),
+    };
+    return { p, calls, proposed, tokens };
+  }
+
+  it("sums usage over model calls and counts rounds", async () => {
+    const { p, proposed } = ports([result({ toolCalls: [{ id: "c1", name: "t", arguments: "{}" }] }), result({ content: "done" })]);
+    const r = await runTurn(request(), p, new AbortController().signal);
+    expect(r).toMatchObject({ content: "done", llmCalls: 2, toolRounds: 1, stopReason: "final", usage: { inputTokens: 20, outputTokens: 10, cacheReadTokens: 2 } });
+    expect(proposed).toEqual(["c1:t"]);
+  });
+
+  it("renames duplicate call ids so every proposal is unique", async () => {
+    const dup = { id: "dup", name: "t", arguments: "{}" };
+    const { p, proposed } = ports([result({ toolCalls: [dup, dup] }), result({ content: "ok" })]);
+    await runTurn(request(), p, new AbortController().signal);
+    expect(proposed).toEqual(["dup-1:t", "dup-2:t"]);
+  });
+
+  it("a terminal tool result ends the turn; an errored one does not", async () => {
+    const terminal = ports([result({ toolCalls: [{ id: "c", name: "t", arguments: "{}" }] })], () => ({ content: "sent", isError: false, terminal: true }));
+    expect(await runTurn(request(), terminal.p, new AbortController().signal)).toMatchObject({ stopReason: "terminal", content: "sent", llmCalls: 1 });
+    const failed = ports([result({ toolCalls: [{ id: "c", name: "t", arguments: "{}" }] }), result({ content: "retry later" })], () => ({
+      content: "boom",
+      isError: true,
+      terminal: true,
+    }));
+    expect(await runTurn(request(), failed.p, new AbortController().signal)).toMatchObject({ stopReason: "final", llmCalls: 2 });
+  });
+
+  it("honours max_tool_rounds", async () => {
+    const loop = Array.from({ length: 10 }, (_, i) => result({ toolCalls: [{ id: `c${String(i)}`, name: "t", arguments: "{}" }] }));
+    const { p, tokens } = ports(loop);
+    const r = await runTurn(request({ maxToolRounds: 2 }), p, new AbortController().signal);
+    expect(r).toMatchObject({ stopReason: "round_limit", toolRounds: 2, llmCalls: 2 });
+    expect(tokens.join("")).toContain("Stopped after 2 tool rounds");
+  });
+
+  it("an aborted signal ends the turn with CANCELLED", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const { p } = ports([result({ content: "x" })]);
+    await expect(runTurn(request(), p, controller.signal)).rejects.toMatchObject({ code: "CANCELLED" });
+  });
+});

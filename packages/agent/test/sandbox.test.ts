@@ -1,0 +1,145 @@
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { agentLaunchSpec, agentPackageDir } from "@palisade/agent";
+import type { LaunchSpec } from "@palisade/agent";
+import { makeTempDir, reply, startScriptedServer, waitFor } from "@palisade/testing";
+import type { ScriptedServer, TempDir } from "@palisade/testing";
+import { FakeEngine } from "./fake-engine.js";
+
+const MAIN = join(agentPackageDir(), "dist", "main.js");
+
+interface Child {
+  proc: ChildProcess;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+function run(spec: Pick<LaunchSpec, "command" | "args" | "env">): Child {
+  const proc = spawn(spec.command, spec.args, { env: spec.env, stdio: ["ignore", "ignore", "pipe"] });
+  let err = "";
+  proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
+  return { proc, stderr: () => err, exited };
+}
+
+let cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+  cleanup = [];
+});
+
+async function fixtures(): Promise<{ dir: TempDir; model: ScriptedServer; engine: FakeEngine }> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`make build\` (or npx tsc -b) before these tests`);
+  const dir = await makeTempDir("palisade-agent-sbx-");
+  const model = await startScriptedServer({ fallback: reply.text("hello from a sandboxed agent") });
+  const engine = await new FakeEngine({}).start(join(dir.path, "engine.sock"));
+  cleanup.push(() => dir.remove(), () => model.close(), () => engine.close());
+  return { dir, model, engine };
+}
+
+function spawnAgent(engine: FakeEngine, model: ScriptedServer, sandbox: boolean): Child {
+  const spec = agentLaunchSpec({ engineAddress: engine.address, token: "tok-1", agentId: "atlas", model: "scripted-model", baseURL: model.baseURL, apiKey: "sk-x", sandbox });
+  const child = run(spec);
+  cleanup.unshift(async () => {
+    if (child.proc.exitCode === null) child.proc.kill("SIGKILL");
+    await child.exited;
+  });
+  return child;
+}
+
+describe("the compiled Agent as a real child process", () => {
+  it("under the permission model cannot write, spawn, read outside its code or start workers, and still answers", async () => {
+    const { engine, model } = await fixtures();
+    const child = spawnAgent(engine, model, true);
+    const ready = await engine.connected(10_000).catch((e: unknown) => {
+      throw new Error(`agent did not connect; stderr:\n${child.stderr()}`, { cause: e });
+    });
+    expect(ready.event.case).toBe("ready");
+    if (ready.event.case !== "ready") return;
+    expect(ready.event.value).toMatchObject({ agentId: "atlas", token: "tok-1", pid: child.proc.pid });
+    expect(ready.event.value.sandbox).toMatchObject({
+      canWriteFile: false,
+      canSpawnProcess: false,
+      canReadOutside: false,
+      canStartWorker: false,
+      permissionModel: true,
+    });
+    expect(ready.event.value.sandbox?.detail).toContain("write:ERR_ACCESS_DENIED");
+
+    const out = await engine.turn({ sessionId: "s", messageId: "m", content: "hi" });
+    expect(out.complete?.content).toBe("hello from a sandboxed agent");
+
+    engine.send({ directive: { case: "shutdown", value: { reason: "test over" } } });
+    expect(await child.exited).toBe(0);
+  });
+
+  it("without the sandbox the same probes succeed, so the report is real", async () => {
+    const { engine, model } = await fixtures();
+    const child = spawnAgent(engine, model, false);
+    const ready = await engine.connected(10_000);
+    if (ready.event.case !== "ready") throw new Error("expected AgentReady");
+    expect(ready.event.value.sandbox).toMatchObject({ canWriteFile: true, canSpawnProcess: true, canStartWorker: true, permissionModel: false });
+    engine.send({ directive: { case: "shutdown", value: {} } });
+    expect(await child.exited).toBe(0);
+  });
+
+  it("refuses to start without its settings and lists each missing one", async () => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`make build\` first`);
+    const child = run({ command: process.execPath, args: [MAIN], env: { PALISADE_CONTEXT_WINDOW: "tiny" } });
+    expect(await child.exited).toBe(2);
+    const err = child.stderr();
+    for (const name of ["PALISADE_ENGINE_ADDRESS", "PALISADE_AGENT_TOKEN", "PALISADE_MODEL", "PALISADE_CONTEXT_WINDOW"]) expect(err).toContain(name);
+  });
+
+  it("exits when the Engine goes away", async () => {
+    const { engine, model } = await fixtures();
+    const child = spawnAgent(engine, model, true);
+    await engine.connected(10_000);
+    await engine.close();
+    expect(await child.exited).toBe(1);
+    await waitFor(() => child.stderr().includes("closed the stream") || child.stderr().includes("lost the Engine"));
+  });
+});
+
+describe("agentLaunchSpec", () => {
+  const base = { engineAddress: "unix:/run/e.sock", token: "t", model: "m", baseURL: "http://127.0.0.1:1/v1", apiKey: "k", contextWindow: 32000 };
+
+  it("passes only the Agent's settings in the environment", () => {
+    const spec = agentLaunchSpec({ ...base, agentId: "atlas" });
+    expect(spec.env).toEqual({
+      PALISADE_ENGINE_ADDRESS: "unix:/run/e.sock",
+      PALISADE_AGENT_TOKEN: "t",
+      PALISADE_AGENT_ID: "atlas",
+      PALISADE_MODEL: "m",
+      OPENAI_BASE_URL: "http://127.0.0.1:1/v1",
+      OPENAI_API_KEY: "k",
+      PALISADE_CONTEXT_WINDOW: "32000",
+    });
+    expect(spec.command).toBe(process.execPath);
+    expect(spec.args.at(-1)).toBe(join(realpathSync(agentPackageDir()), "dist", "main.js"));
+  });
+
+  it("allows reads of its package, the real paths of workspace packages it imports, and node_modules", () => {
+    const spec = agentLaunchSpec(base);
+    const protocolReal = realpathSync(join(agentPackageDir(), "..", "..", "node_modules", "@palisade", "protocol"));
+    expect(spec.readPaths).toContain(realpathSync(agentPackageDir()));
+    expect(spec.readPaths).toContain(protocolReal);
+    expect(spec.readPaths.some((p) => p.endsWith("node_modules"))).toBe(true);
+    // Not every workspace package: only what the Agent imports.
+    expect(spec.readPaths.some((p) => p.endsWith("/packages/testing"))).toBe(false);
+  });
+
+  it("uses --experimental-permission with dir/* on Node 20 and --permission on Node 22+", () => {
+    const v20 = agentLaunchSpec({ ...base, nodeVersion: "20.20.2" });
+    expect(v20.args[0]).toBe("--experimental-permission");
+    expect(v20.args).toContain(`--allow-fs-read=${realpathSync(agentPackageDir())}/*`);
+    const v22 = agentLaunchSpec({ ...base, nodeVersion: "22.12.0" });
+    expect(v22.args[0]).toBe("--permission");
+    expect(v22.args).toContain(`--allow-fs-read=${realpathSync(agentPackageDir())}`);
+    expect(v22.args.some((a) => a.startsWith("--allow-child-process") || a.startsWith("--allow-fs-write") || a.startsWith("--allow-worker"))).toBe(false);
+    expect(agentLaunchSpec({ ...base, sandbox: false }).args).toHaveLength(1);
+  });
+});
