@@ -1,0 +1,46 @@
+import type { TextView } from "../normalize/subject.js";
+import type { Detector } from "./types.js";
+import { clip, describe } from "./util.js";
+
+function injection(id: string, description: string, re: RegExp): Detector {
+  return {
+    id, category: "injection", severity: "block", description,
+    detect(s) {
+      const facing = new Set<TextView>(s.modelFacing);
+      for (const v of [...s.modelFacing, ...s.views]) {
+        const m = re.exec(v.text);
+        if (m === null) continue;
+        const toModel = facing.has(v) || v.origin === "tags";
+        return { reason: `${description.toLowerCase()} ${describe(v)}: "${clip(m[0])}"`, severity: toModel ? "block" : "escalate" };
+      }
+      return undefined;
+    },
+  };
+}
+
+export const injectionDetectors: Detector[] = [
+  injection("injection.override", "Instructions to ignore or replace prior instructions",
+    /\b(ignore|disregard|forget|override|overrule|bypass|skip|drop)\b[^.\n]{0,40}?\b(previous|prior|above|earlier|preceding|all|any|your|system|original|initial|safety|security)\b[^.\n]{0,30}?\b(instructions?|prompts?|rules|guidelines|directives?|polic(y|ies)|guardrails|restrictions|constraints|context)\b/i),
+  injection("injection.role", "Attempts to reassign the model's role",
+    /\b(you are now|from now on,? you|act as|pretend (to be|you are)|roleplay as|you have been (freed|unlocked|jailbroken))\b[^.\n]{0,60}?\b(dan|jailbroken|unrestricted|unfiltered|developer mode|god mode|root|admin(istrator)?|evil|no (rules|limits|restrictions)|without (any )?(restrictions|limits|filters))\b|\bjailbreak(ed)?\b|\bDAN mode\b|developer mode (enabled|on)/i),
+  injection("injection.new-instructions", "Injected instruction headers",
+    /\b(new|updated|real|actual|true|hidden|secret|important|urgent) (system )?(instructions?|prompt|directives?|orders|task)\s*[:：]|\b(system|admin|developer) (override|message|note)\s*[:：]|\bBEGIN (SYSTEM|ADMIN) (PROMPT|INSTRUCTIONS?)\b/i),
+  injection("injection.template-tokens", "Chat-template control tokens",
+    /<\|(im_start|im_end|system|endoftext|begin_of_text|start_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(system|assistant)>|^\s*#{2,}\s*(system|instruction)s?\s*:?\s*$|\n(system|assistant)\s*:\s/im),
+  injection("injection.conceal", "Instructions to hide actions from the user",
+    /\b(do not|don't|never|without)\s+(tell(ing)?|inform(ing)?|alert(ing)?|notify(ing)?|ask(ing)?|warn(ing)?|mention(ing)?( this)?( to)?|let(ting)?)\s+(the )?(user|human|operator|admin|owner|anyone)\b|\b(secretly|silently|quietly|covertly)\s+(run|execute|send|upload|copy|delete|install|forward|add)/i),
+  injection("injection.disable-safety", "Instructions to disable safety controls",
+    /\b(disable|turn off|deactivate|bypass|circumvent|evade|skip|ignore|get around|switch off)\s+(the\s+)?(palisade\s+)?(shield|safety|security|approval|approvals|guardrails?|filters?|monitoring|audit(ing| log)?|sandbox|policy|policies|confirmation)s?\b/i),
+  injection("injection.exfil-instruction", "Instructions to send secrets somewhere",
+    /\b(exfiltrate|leak|send|upload|forward|post|email|e-mail|transmit|copy|paste)\b[^.\n]{0,50}?\b(ssh keys?|id_rsa|id_ed25519|private keys?|credentials|api[ _-]?keys?|secrets?|passwords?|access tokens?|auth tokens?|\.env\b|aws keys?|environment variables|cookies|session tokens?)\b[^.\n]{0,60}?\b(to|at|into)\b/i),
+  {
+    id: "injection.hidden-text",
+    category: "injection",
+    severity: "block",
+    description: "Text hidden in Unicode tag characters (invisible to people, read by models)",
+    detect(s) {
+      const v = s.views.find((v) => v.origin === "tags" && v.text.trim().length > 0);
+      return v !== undefined ? { reason: `invisible tag-character text in ${v.key}: "${clip(v.text)}"` } : undefined;
+    },
+  },
+];

@@ -1,0 +1,132 @@
+import type { Detector } from "./types.js";
+import { cmdText, findCommand, hasFlag, isWrite } from "./util.js";
+
+function writeTo(description: string, re: RegExp): Detector["detect"] {
+  return (s) => {
+    const p = s.paths.find((p) => isWrite(p) && re.test(p.path.toLowerCase()));
+    return p !== undefined ? { reason: `${description}: ${p.path}` } : undefined;
+  };
+}
+
+const RC_FILES = /\/\.(bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin|zlogout|kshrc|cshrc|tcshrc|xinitrc|xprofile|xsessionrc|inputrc)$|\/\.config\/fish\/(config\.fish|conf\.d\/)|^\/etc\/(profile|profile\.d\/|bash\.bashrc|bashrc|zshrc|zsh\/|environment$)|\/\.config\/autostart\/|\/\.config\/environment\.d\//;
+
+export const persistence: Detector[] = [
+  {
+    id: "persist.privilege",
+    category: "persistence",
+    severity: "escalate",
+    description: "Running with elevated privileges (sudo, doas, su, pkexec)",
+    detect(s) {
+      const c = findCommand(s, (c) => c.wrappers.some((w) => w === "sudo" || w === "doas" || w === "runuser") || /^(su|pkexec|sudo|doas|sudoedit|gksudo|kdesu)$/.test(c.name));
+      return c !== undefined ? { reason: `elevated privileges: ${[...c.wrappers, c.name].join(" ")} ${c.args.slice(0, 4).join(" ")}` } : undefined;
+    },
+  },
+  {
+    id: "persist.setuid",
+    category: "persistence",
+    severity: "block",
+    description: "Setting setuid/setgid bits or file capabilities",
+    detect(s) {
+      const c = findCommand(s, (c) => (c.name === "chmod" && c.args.some((a) => /^[ugoa]*[+=][rwxXt]*s|^[2467][0-7]{3}$/.test(a))) || c.name === "setcap");
+      if (c !== undefined) return { reason: `setuid/capabilities: ${cmdText(c)}` };
+      const m = typeof s.args["mode"] === "string" || typeof s.args["mode"] === "number" ? String(s.args["mode"]) : "";
+      return /^0?[2467][0-7]{3}$/.test(m) ? { reason: `file mode ${m} sets setuid/setgid` } : undefined;
+    },
+  },
+  {
+    id: "persist.cron",
+    category: "persistence",
+    severity: "block",
+    description: "Installing scheduled jobs (crontab, /etc/cron*, at)",
+    detect(s) {
+      const c = findCommand(s, (c) => (c.name === "crontab" && !c.args.every((a) => a === "-l" || a === "-u" || /^\w+$/.test(a) && c.args.includes("-u"))) || c.name === "at" || c.name === "batch");
+      if (c !== undefined && !(c.name === "crontab" && c.args.length === 1 && c.args[0] === "-l")) return { reason: `schedules a job: ${cmdText(c)}` };
+      return writeTo("writes a cron job", /^\/etc\/(cron|anacrontab)|^\/var\/spool\/(cron|at)|\/library\/launch(agents|daemons)\/|^\/etc\/periodic/)(s);
+    },
+  },
+  {
+    id: "persist.service",
+    category: "persistence",
+    severity: "block",
+    description: "Installing services and login items (systemd, launchd, init.d, rc.local)",
+    detect(s) {
+      const c = findCommand(s, (c) => (c.name === "systemctl" && /^(enable|link|edit|set-default|preset|reenable|daemon-reload)$/.test(c.args.find((a) => !a.startsWith("-")) ?? "")) ||
+        (c.name === "launchctl" && /^(load|bootstrap|submit|enable)$/.test(c.args[0] ?? "")) || c.name === "update-rc.d" || c.name === "chkconfig" || (c.name === "rc-update" && c.args[0] === "add") ||
+        (c.name === "schtasks" && c.args.some((a) => /\/create/i.test(a))) || (c.name === "reg" && /add/i.test(c.args[0] ?? "") && c.args.some((a) => /\\run/i.test(a))));
+      if (c !== undefined) return { reason: `installs a service: ${cmdText(c)}` };
+      return writeTo("writes a service definition", /^\/etc\/(systemd|init\.d|init\/|rc\.local|rc\d\.d|xdg\/autostart)|\/\.config\/systemd\/|\/library\/launch(agents|daemons)\/|^\/lib\/systemd|^\/usr\/lib\/systemd/)(s);
+    },
+  },
+  {
+    id: "persist.shell-rc",
+    category: "persistence",
+    severity: "block",
+    description: "Modifying shell start-up files (.bashrc, .zshrc, .profile, /etc/profile)",
+    detect: writeTo("modifies a shell start-up file", RC_FILES),
+  },
+  {
+    id: "persist.authorized-keys",
+    category: "persistence",
+    severity: "block",
+    description: "Adding SSH authorized keys or changing SSH configuration",
+    detect(s) {
+      const c = findCommand(s, (c) => c.name === "ssh-copy-id");
+      if (c !== undefined) return { reason: `installs an SSH key: ${cmdText(c)}` };
+      return writeTo("changes SSH access", /\/\.ssh\/(authorized_keys2?|config|rc|environment)$|^\/etc\/ssh\/(sshd_config|ssh_config)(\.d\/.*)?$/)(s);
+    },
+  },
+  {
+    id: "persist.git-hooks",
+    category: "persistence",
+    severity: "escalate",
+    description: "Writing git hooks or pointing git at other hooks/commands",
+    detect(s) {
+      const c = findCommand(s, (c) => c.name === "git" && c.args.includes("config") && c.args.some((a) => /^(core\.(hookspath|sshcommand|pager|editor|fsmonitor|gitproxy|askpass)|credential\.helper|alias\..*|url\..*\.insteadof|filter\..*\.(clean|smudge)|diff\..*\.textconv)$/i.test(a)));
+      if (c !== undefined) return { reason: `git config that runs commands: ${cmdText(c)}` };
+      return writeTo("writes a git hook", /\/\.git\/hooks\/|\/\.git\/config$|\/\.gitconfig$|\/\.config\/git\/config$/)(s);
+    },
+  },
+  {
+    id: "persist.account",
+    category: "persistence",
+    severity: "block",
+    description: "Creating or changing user accounts, groups and sudo rights",
+    detect(s) {
+      const c = findCommand(s, (c) => /^(useradd|adduser|usermod|userdel|passwd|chpasswd|groupadd|groupmod|gpasswd|visudo|dscl|sysadminctl|net)$/.test(c.name) && !(c.name === "net" && !/^(user|localgroup)$/i.test(c.args[0] ?? "")));
+      if (c !== undefined) return { reason: `account change: ${cmdText(c)}` };
+      return writeTo("writes account files", /^\/etc\/(passwd|shadow|group|gshadow|sudoers)(\.d\/.*)?$/)(s);
+    },
+  },
+  {
+    id: "persist.preload",
+    category: "persistence",
+    severity: "block",
+    description: "Library preloading (/etc/ld.so.preload, LD_PRELOAD, DYLD_INSERT_LIBRARIES)",
+    detect(s) {
+      const c = findCommand(s, (c) => c.argv.some((a) => /^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)=/.test(a)) || (c.name === "export" && c.args.some((a) => /^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)=/.test(a))));
+      if (c !== undefined) return { reason: `preloads a library: ${cmdText(c)}` };
+      return writeTo("writes the preload list", /^\/etc\/ld\.so\.(preload|conf)/)(s);
+    },
+  },
+  {
+    id: "persist.kernel",
+    category: "persistence",
+    severity: "block",
+    description: "Loading kernel modules or changing kernel parameters",
+    detect(s) {
+      const c = findCommand(s, (c) => /^(insmod|modprobe|rmmod|kextload|kmutil)$/.test(c.name) || (c.name === "sysctl" && hasFlag(c.args, "w")));
+      if (c !== undefined) return { reason: `kernel change: ${cmdText(c)}` };
+      return writeTo("writes kernel settings", /^\/proc\/sys\/|^\/sys\/(kernel|module)\/|^\/etc\/(sysctl|modules)/)(s);
+    },
+  },
+  {
+    id: "persist.immutable",
+    category: "persistence",
+    severity: "escalate",
+    description: "Making files immutable or hiding them from tools (chattr +i, chflags)",
+    detect(s) {
+      const c = findCommand(s, (c) => (c.name === "chattr" && c.args.some((a) => /^\+[a-z]*[ia]/.test(a))) || (c.name === "chflags" && c.args.some((a) => /schg|uchg|hidden/.test(a))));
+      return c !== undefined ? { reason: `makes files immutable: ${cmdText(c)}` } : undefined;
+    },
+  },
+];

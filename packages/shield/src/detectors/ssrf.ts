@@ -1,0 +1,102 @@
+import type { UrlRef } from "../normalize/subject.js";
+import type { Detector } from "./types.js";
+
+const METADATA_HOSTS = /^(169\.254\.169\.254|169\.254\.170\.2|169\.254\.169\.123|fd00:ec2::254|100\.100\.100\.200|metadata\.google\.internal|metadata\.goog|metadata|metadata\.azure\.com|instance-data(\.ec2\.internal)?|192\.0\.0\.192)$/;
+const METADATA_PATHS = /^\/(latest\/(meta-data|user-data|api\/token|dynamic)|computemetadata\/|metadata\/(instance|identity)|opc\/v[12]\/|openstack\/|v1\/credentials)/i;
+const REBINDING = /(^|\.)(nip\.io|sslip\.io|xip\.io|localtest\.me|lvh\.me|vcap\.me|lacolhost\.com|1u\.ms|rbndr\.us|localh\.st|traefik\.me|fbi\.com|127-0-0-1\.org\.uk)$/;
+
+function ipv4(host: string): number[] | undefined {
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
+  return m === null ? undefined : [1, 2, 3, 4].map((i) => Number(m[i]));
+}
+
+/** loopback | private | link-local | undefined (public or a name) */
+export function internalKind(host: string): "loopback" | "private" | "link-local" | undefined {
+  let h = host.toLowerCase();
+  const mapped = /^::ffff:(?:(\d+\.\d+\.\d+\.\d+)|([0-9a-f]{1,4}):([0-9a-f]{1,4}))$/.exec(h);
+  if (mapped !== null) {
+    if (mapped[1] !== undefined) h = mapped[1];
+    else {
+      const hi = parseInt(mapped[2] ?? "0", 16);
+      const lo = parseInt(mapped[3] ?? "0", 16);
+      h = `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+    }
+  }
+  const v4 = ipv4(h);
+  if (v4 !== undefined) {
+    const [a = 0, b = 0] = v4;
+    if (a === 127 || a === 0) return "loopback";
+    if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19))) return "private";
+    if (a === 169 && b === 254) return "link-local";
+    return undefined;
+  }
+  if (h === "localhost" || h.endsWith(".localhost") || h === "::1" || h === "::" || h === "0:0:0:0:0:0:0:1" || h === "ip6-localhost") return "loopback";
+  if (/^f[cd][0-9a-f]{2}:/.test(h)) return "private";
+  if (/^fe[89ab][0-9a-f]:/.test(h)) return "link-local";
+  if (/\.(internal|local|lan|corp|intranet|home\.arpa|localdomain|home|private)$/.test(h) || !h.includes(".") && !h.includes(":") && h.length > 0) return "private";
+  return undefined;
+}
+
+/** Hosts written in a form meant to slip past naive checks: decimal/hex/octal IPs, userinfo tricks. */
+function obfuscatedHost(u: UrlRef): string | undefined {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(u.raw);
+  const authority = m?.[1] ?? "";
+  const host = authority.replace(/^.*@/, "").replace(/:\d*$/, "").replace(/^\[|\]$/g, "");
+  if (/^\d{8,10}$/.test(host) || /(^|\.)0x[0-9a-f]+(\.|$)/i.test(host) || /^0\d+(\.|$)/.test(host) || /(^|\.)0\d+(\.|$)/.test(host) && /^[\d.x]+$/i.test(host)) return `numeric host ${host}`;
+  if (/^\d+\.\d+$|^\d+\.\d+\.\d+$/.test(host)) return `short-form IP ${host}`;
+  if (authority.includes("@") && /\./.test(authority.split("@")[0] ?? "")) return `credentials-before-host trick ${authority}`;
+  if (/%[0-9a-f]{2}/i.test(host)) return `percent-encoded host ${host}`;
+  return undefined;
+}
+
+const toolUrl = (u: UrlRef): boolean => u.key !== "command";
+
+export const ssrf: Detector[] = [
+  {
+    id: "ssrf.metadata",
+    category: "ssrf",
+    severity: "block",
+    description: "Cloud metadata endpoints (169.254.169.254, metadata.google.internal, ...)",
+    detect(s) {
+      const u = s.urls.find((u) => METADATA_HOSTS.test(u.host) || (u.active && METADATA_PATHS.test(u.query) && internalKind(u.host) !== undefined));
+      return u !== undefined ? { reason: `cloud metadata endpoint ${u.host}${u.query}` } : undefined;
+    },
+  },
+  {
+    id: "ssrf.internal",
+    category: "ssrf",
+    severity: "block",
+    description: "Loopback, private and link-local targets: block for tool URLs, escalate for shell commands",
+    detect(s) {
+      const u = s.urls.find((u) => u.active && internalKind(u.host) !== undefined);
+      if (u === undefined) return undefined;
+      const kind = internalKind(u.host) ?? "";
+      return { reason: `${kind} address ${u.host}${u.port ? `:${u.port}` : ""}`, severity: toolUrl(u) ? "block" : "escalate" };
+    },
+  },
+  {
+    id: "ssrf.scheme",
+    category: "ssrf",
+    severity: "block",
+    description: "Non-HTTP URL schemes a fetcher should never follow (file, gopher, dict, ldap, ...)",
+    detect(s) {
+      const u = s.urls.find((u) => u.active && /^(file|gopher|dict|ldap|ldaps|jar|netdoc|php|expect|phar|tftp|sftp|smb|jdbc|zip|data)$/.test(u.scheme));
+      return u !== undefined ? { reason: `${u.scheme}: URL ${u.raw.slice(0, 80)}` } : undefined;
+    },
+  },
+  {
+    id: "ssrf.obfuscated-host",
+    category: "ssrf",
+    severity: "block",
+    description: "Hosts written as decimal/hex/octal IPs, with userinfo tricks, or DNS-rebinding names",
+    detect(s) {
+      for (const u of s.urls) {
+        if (!u.active) continue;
+        const why = obfuscatedHost(u);
+        if (why !== undefined) return { reason: why };
+        if (REBINDING.test(u.host)) return { reason: `DNS-rebinding service ${u.host}` };
+      }
+      return undefined;
+    },
+  },
+];

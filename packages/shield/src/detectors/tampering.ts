@@ -1,0 +1,39 @@
+import { isInside } from "../normalize/paths.js";
+import type { Detector } from "./types.js";
+import { cmdText, commandViews, findCommand, firstView } from "./util.js";
+
+export const tampering: Detector[] = [
+  {
+    id: "tamper.palisade-files",
+    category: "tampering",
+    severity: "block",
+    description: "Touching Palisade's own configuration, data, audit log or policies",
+    detect(s) {
+      const dirs = [`${s.ctx.home}/.config/palisade`, `${s.ctx.home}/.local/share/palisade`, ...s.ctx.protectedPaths];
+      const p = s.paths.find((p) => dirs.some((d) => isInside(p.path, d)) || /\/palisade\.(db|sqlite)(-wal|-shm|-journal)?$|\/\.palisade(\/|$)/i.test(p.path) || /\/(\.config|\.local\/share)\/palisade(\/|$)/i.test(p.path));
+      return p !== undefined ? { reason: `Palisade's own files: ${p.path}` } : undefined;
+    },
+  },
+  {
+    id: "tamper.palisade-process",
+    category: "tampering",
+    severity: "block",
+    description: "Stopping, reconfiguring or re-launching the Palisade engine or Shield",
+    detect(s) {
+      const c = findCommand(s, (c) => (/^(kill|pkill|killall|skill)$/.test(c.name) && c.args.some((a) => /palisade/i.test(a))) ||
+        (c.name === "palisade" && /^(engine|shield|policy|config)/.test(c.args[0] ?? "")) ||
+        c.argv.some((a) => /^PALISADE_[A-Z_]*=/.test(a)) || (c.name === "export" && c.args.some((a) => /^PALISADE_/.test(a))) || (c.name === "unset" && c.args.some((a) => /^PALISADE_/.test(a))));
+      return c !== undefined ? { reason: `interferes with Palisade: ${cmdText(c)}` } : undefined;
+    },
+  },
+  {
+    id: "tamper.audit",
+    category: "tampering",
+    severity: "block",
+    description: "SQL that edits the audit log or history tables",
+    detect(s) {
+      const v = firstView(commandViews(s), /\b(delete\s+from|drop\s+table|update|insert\s+(or\s+replace\s+)?into|alter\s+table)\s+["'`]?(audit|audit_log|events|messages|sessions|verdicts)\b/i);
+      return v !== undefined ? { reason: `edits Palisade history: ${v.match}` } : undefined;
+    },
+  },
+];

@@ -1,0 +1,60 @@
+import { isInside } from "../normalize/paths.js";
+import { isCodeInterpreter, isShell, type SimpleCommand } from "../normalize/shell.js";
+import type { PathRef, Subject, TextView } from "../normalize/subject.js";
+
+export { isShell, isCodeInterpreter };
+
+export function firstView(views: TextView[], re: RegExp): { view: TextView; match: string } | undefined {
+  for (const v of views) {
+    const m = re.exec(v.text);
+    if (m !== null) return { view: v, match: m[0] };
+  }
+  return undefined;
+}
+
+export function describe(v: TextView): string {
+  return v.origin === "raw" ? `in ${v.key}` : `in ${v.origin}-decoded text of ${v.key}`;
+}
+
+export function clip(s: string, n = 60): string {
+  const one = s.replace(/\s+/g, " ");
+  return one.length > n ? `${one.slice(0, n)}…` : one;
+}
+
+export function findCommand(s: Subject, pred: (c: SimpleCommand) => boolean): SimpleCommand | undefined {
+  return s.commands.find(pred);
+}
+
+export function cmdText(c: SimpleCommand): string {
+  return clip([c.name, ...c.args].join(" "));
+}
+
+/** Views that are shell or code: command arguments of shell-like tools. */
+export function commandViews(s: Subject): TextView[] {
+  if (s.kind === "shell") return s.views.filter((v) => v.key === "command" || v.key.startsWith("command"));
+  if (s.commands.length > 0) return s.views;
+  return [];
+}
+
+export function hasFlag(args: string[], short: string, long?: string): boolean {
+  return args.some((a) => (a.startsWith("-") && !a.startsWith("--") && a.slice(1).includes(short)) || (long !== undefined && (a === long || a.startsWith(`${long}=`))));
+}
+
+export function pathHit(s: Subject, pred: (p: string, ref: PathRef) => boolean): PathRef | undefined {
+  return s.paths.find((ref) => pred(ref.path.toLowerCase(), ref));
+}
+
+export function inWorkspace(s: Subject, p: string): boolean {
+  return isInside(p, s.ctx.workspace);
+}
+
+export function isWrite(ref: PathRef): boolean {
+  return ref.op === "write" || ref.op === "delete" || ref.op === "unknown";
+}
+
+export const DOWNLOADERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "httpie", "xh", "lwp-request", "lynx", "invoke-webrequest", "iwr", "irm", "invoke-restmethod", "ftp", "tftp"]);
+export const NET_SENDERS = new Set([...DOWNLOADERS, "nc", "ncat", "netcat", "telnet", "socat", "scp", "sftp", "rsync", "ssh", "mail", "mailx", "sendmail", "mutt", "dig", "nslookup", "host", "drill", "ping", "openssl", "gh", "aws", "gsutil", "rclone", "s3cmd"]);
+
+export function hasEgress(s: Subject): boolean {
+  return s.kind === "http" || s.kind === "mail" || s.urls.some((u) => u.active) || s.commands.some((c) => NET_SENDERS.has(c.name));
+}

@@ -1,0 +1,33 @@
+export { createShield } from "./shield.js";
+export type { Shield, ShieldOptions, ShieldStats } from "./shield.js";
+export { parsePolicy } from "./policy/parse.js";
+export { loadPolicy, builtinPolicyPath, BUILTIN_POLICIES } from "./policy/load.js";
+export type { BuiltinPolicy } from "./policy/load.js";
+export type { Policy, PolicyRule, RuleWhen } from "./policy/types.js";
+export { DETECTORS } from "./detectors/index.js";
+export type { Detector, Hit } from "./detectors/types.js";
+export { KNOWN_TOOLS } from "./tools.js";
+export type { ToolKind, ToolSpec, PathOp } from "./tools.js";
+export { createOpenAIJudge, generateCanary, parseJudgeAnswer } from "./judge/openai.js";
+export type { OpenAIJudgeOptions } from "./judge/openai.js";
+export type { Judge, JudgeInput, JudgeResult } from "./judge/types.js";
+export { resolveApproval, evaluateWithApproval } from "./approval.js";
+export type { ApprovalRequest, ApprovalOutcome, Approver } from "./approval.js";
+export { runShieldCli } from "./cli/main.js";
+export type { CliIO } from "./cli/main.js";
+export { ShieldError, PolicyError } from "./errors.js";
+export type { PolicyProblem } from "./errors.js";
+export { stricter } from "./types.js";
+export type {
+  Action,
+  Decision,
+  DetectorCategory,
+  Finding,
+  ManifestPolicy,
+  NetworkPolicy,
+  SessionMode,
+  Severity,
+  ShieldContext,
+  Tier,
+  Verdict,
+} from "./types.js";

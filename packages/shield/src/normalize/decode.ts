@@ -1,0 +1,98 @@
+/**
+ * Bounded decoding of encodings embedded in strings: base64, hex, `\xNN` / `\uNNNN` / octal
+ * escapes and HTML character references. Decoded text is only kept when it looks like text,
+ * so hashes and binary blobs do not produce noise.
+ */
+
+export type Encoding = "base64" | "hex" | "escape" | "entity";
+
+export interface Decoded {
+  encoding: Encoding;
+  text: string;
+}
+
+const MAX_TOKENS = 12;
+const MAX_TOKEN_LEN = 16_384;
+
+const B64 = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
+const HEX = /(?:[0-9a-fA-F]{2}){8,}/g;
+const ESC = /(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\[0-7]{3}){3,}/g;
+const ENTITY = /(?:&#(?:x[0-9a-fA-F]{1,6}|[0-9]{1,7});?){3,}/g;
+
+function printableRatio(s: string): number {
+  if (s.length === 0) return 0;
+  let ok = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if ((c >= 0x20 && c < 0x7f) || c === 9 || c === 10 || c === 13 || c >= 0xa0) ok++;
+  }
+  return ok / s.length;
+}
+
+function looksLikeText(s: string): boolean {
+  return s.length >= 6 && !s.includes("\uFFFD") && printableRatio(s) >= 0.9 && /[a-zA-Z]{2}/.test(s);
+}
+
+function decodeBase64(tok: string): string | undefined {
+  // A plain identifier or path segment made only of letters is not worth decoding.
+  if (!/[0-9+/=_-]/.test(tok) && tok.length < 24) return undefined;
+  const buf = Buffer.from(tok.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+  const s = buf.toString("utf8");
+  return looksLikeText(s) ? s : undefined;
+}
+
+function decodeEscapes(s: string): string {
+  return s.replace(/\\x([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|\\([0-7]{3})/g, (_m, x?: string, u?: string, o?: string) =>
+    String.fromCharCode(parseInt(x ?? u ?? o ?? "0", x !== undefined ? 16 : u !== undefined ? 16 : 8)),
+  );
+}
+
+function decodeEntities(s: string): string {
+  return s.replace(/&#(x[0-9a-fA-F]{1,6}|[0-9]{1,7});?/g, (_m, v: string) => {
+    const n = v.startsWith("x") ? parseInt(v.slice(1), 16) : parseInt(v, 10);
+    return n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : "";
+  });
+}
+
+/** Finds and decodes embedded encoded runs in `s`. Returns at most MAX_TOKENS results. */
+export function decodeEmbedded(s: string): Decoded[] {
+  const out: Decoded[] = [];
+  if (s.length < 16) return out;
+  let n = 0;
+  for (const m of s.matchAll(B64)) {
+    if (++n > MAX_TOKENS) break;
+    if (m[0].length > MAX_TOKEN_LEN) continue;
+    const d = decodeBase64(m[0]);
+    if (d !== undefined) out.push({ encoding: "base64", text: d });
+  }
+  for (const m of s.matchAll(HEX)) {
+    if (++n > MAX_TOKENS) break;
+    if (m[0].length > MAX_TOKEN_LEN) continue;
+    const d = Buffer.from(m[0], "hex").toString("utf8");
+    if (looksLikeText(d)) out.push({ encoding: "hex", text: d });
+  }
+  if (s.includes("\\")) {
+    for (const m of s.matchAll(ESC)) {
+      if (++n > MAX_TOKENS) break;
+      out.push({ encoding: "escape", text: decodeEscapes(m[0]) });
+    }
+  }
+  if (s.includes("&#")) {
+    for (const m of s.matchAll(ENTITY)) {
+      if (++n > MAX_TOKENS) break;
+      out.push({ encoding: "entity", text: decodeEntities(m[0]) });
+    }
+  }
+  return out;
+}
+
+/** Decodes `\xNN`, `\uNNNN`, octal and the usual C escapes, as bash `$'...'` does. */
+export function decodeAnsiC(s: string): string {
+  return s.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|[0-7]{1,3}|.)/g, (_m, e: string) => {
+    const c = e[0];
+    if (c === "x" || c === "u") return e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : _m;
+    if (c !== undefined && c >= "0" && c <= "7") return String.fromCharCode(parseInt(e, 8));
+    const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", f: "\f", v: "\v" };
+    return simple[e] ?? e;
+  });
+}

@@ -1,0 +1,302 @@
+/**
+ * Turns a raw action into the normalized "subject" every policy rule and detector reads:
+ * decoded text views, normalized paths with what the tool does to them, parsed shell commands,
+ * URLs with their hosts, mail recipients. Bounded: oversized input is flagged, never skipped.
+ */
+import type { ManifestPolicy, NetworkPolicy, SessionMode } from "../types.js";
+import { toolSpec, URL_KEYS, type PathOp, type ToolKind, type ToolSpec } from "../tools.js";
+import { decodeEmbedded, type Encoding } from "./decode.js";
+import { looksLikePath, normalizePath, type PathBase } from "./paths.js";
+import { ShellReader, type SimpleCommand } from "./shell.js";
+import { normalizeText, urlDecode } from "./text.js";
+
+export type Origin = "raw" | "url" | "tags" | Encoding;
+
+export interface TextView {
+  /** Argument path, e.g. `command`, `headers.Authorization`, `attachments[0].path`. */
+  key: string;
+  text: string;
+  origin: Origin;
+}
+
+export interface PathRef {
+  key: string;
+  raw: string;
+  path: string;
+  op: PathOp;
+  /** Where it came from: a path argument, a shell word, or free text. */
+  from: "arg" | "command" | "text";
+}
+
+export interface UrlRef {
+  key: string;
+  raw: string;
+  scheme: string;
+  /** Lower-case host without brackets; IPv4 in dotted form when the URL parser normalized it. */
+  host: string;
+  port: string;
+  /** The tool will contact it (http url, a network command), as opposed to a mere mention. */
+  active: boolean;
+  query: string;
+}
+
+export interface ResolvedContext {
+  mode: SessionMode;
+  subAgent: string | undefined;
+  manifestPolicy: ManifestPolicy | undefined;
+  network: NetworkPolicy | undefined;
+  home: string;
+  workspace: string;
+  /** Extra directories nobody may touch (Palisade's data/config when moved). */
+  protectedPaths: readonly string[];
+}
+
+export interface Subject {
+  tool: string;
+  spec: ToolSpec;
+  kind: ToolKind;
+  args: Record<string, unknown>;
+  /** Top-level string arguments, normalized (used by policy `args` regexes). */
+  strings: Map<string, string>;
+  views: TextView[];
+  paths: PathRef[];
+  commands: SimpleCommand[];
+  shellErrors: string[];
+  urls: UrlRef[];
+  recipients: string[];
+  outgoing: TextView[];
+  modelFacing: TextView[];
+  /** Keys whose raw text carried invisible/bidi/tag characters or homoglyphs. */
+  unicodeTricks: string[];
+  /** Limits that stopped analysis early (input too large, too deep, ...). */
+  limits: string[];
+  ctx: ResolvedContext;
+}
+
+const MAX_STRINGS = 2_000;
+const MAX_DEPTH = 12;
+const MAX_TOTAL = 512 * 1024;
+const MAX_VIEWS = 400;
+const URL_RE = /\b([a-z][a-z0-9+.-]{1,15}):\/\/[^\s'"<>`\\)\]}]+/gi;
+const NETWORK_CMDS = new Set(["nc", "ncat", "netcat", "telnet", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "tftp"]);
+const CONTENT_KEYS = new Set(["content", "contents", "text", "data"]);
+const COMMAND_KEYS = new Set(["command", "cmd", "script", "shell", "commands"]);
+const WRITE_CMDS = new Set(["cp", "mv", "ln", "install", "rsync", "scp", "tee", "dd", "touch", "mkdir", "chmod", "chown", "chattr", "truncate", "sed", "patch"]);
+const DELETE_CMDS = new Set(["rm", "rmdir", "shred", "unlink", "wipe", "srm"]);
+
+export function parseUrl(raw: string, key: string, active: boolean): UrlRef | undefined {
+  let s = raw.trim();
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(s)) {
+    if (/^\/\//.test(s)) s = `http:${s}`;
+    else if (/^[a-z0-9.-]+(:\d+)?(\/|$)/i.test(s) && s.includes(".")) s = `http://${s}`;
+    else return undefined;
+  }
+  try {
+    const u = new URL(s);
+    const host = u.hostname.replace(/^\[|\]$/g, "").toLowerCase().replace(/\.$/, "");
+    return { key, raw, scheme: u.protocol.replace(/:$/, "").toLowerCase(), host, port: u.port, active, query: `${u.pathname}${u.search}` };
+  } catch {
+    const m = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/]*@)?([^/:?#]*)(?::(\d+))?/i.exec(s);
+    if (m === null) return undefined;
+    return { key, raw, scheme: (m[1] ?? "").toLowerCase(), host: (m[2] ?? "").toLowerCase(), port: m[3] ?? "", active, query: "" };
+  }
+}
+
+function asRecord(v: unknown): Record<string, unknown> {
+  if (v !== null && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+  if (typeof v === "string") {
+    try {
+      const parsed: unknown = JSON.parse(v);
+      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    } catch {
+      /* not JSON: treat as one string argument */
+    }
+    return { input: v };
+  }
+  return v === undefined || v === null ? {} : { input: v };
+}
+
+export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContext): Subject {
+  const spec = toolSpec(tool);
+  const args = asRecord(rawArgs);
+  const base: PathBase = { home: ctx.home, workspace: ctx.workspace };
+  const s: Subject = {
+    tool, spec, kind: spec.kind, args, strings: new Map(), views: [], paths: [], commands: [], shellErrors: [],
+    urls: [], recipients: [], outgoing: [], modelFacing: [], unicodeTricks: [], limits: [], ctx,
+  };
+  let count = 0;
+  let total = 0;
+  const leaves: { key: string; top: string; value: string }[] = [];
+  const walk = (v: unknown, key: string, top: string, depth: number): unknown => {
+    if (depth > MAX_DEPTH) {
+      s.limits.push(`arguments nested deeper than ${MAX_DEPTH}`);
+      return null;
+    }
+    if (typeof v === "string") {
+      if (++count > MAX_STRINGS) {
+        if (count === MAX_STRINGS + 1) s.limits.push(`more than ${MAX_STRINGS} strings`);
+        return v;
+      }
+      total += v.length;
+      if (total > MAX_TOTAL) {
+        if (total - v.length <= MAX_TOTAL) s.limits.push(`more than ${MAX_TOTAL} characters of arguments`);
+        return v;
+      }
+      const n = normalizeText(v);
+      if (n.suspicious) s.unicodeTricks.push(key);
+      leaves.push({ key, top, value: n.text });
+      if (n.hidden.length > 0) s.views.push({ key, text: n.hidden, origin: "tags" });
+      return n.text;
+    }
+    if (Array.isArray(v)) return v.map((x, i) => walk(x, `${key}[${i}]`, top, depth + 1));
+    if (v !== null && typeof v === "object") {
+      const o: Record<string, unknown> = {};
+      for (const k of Object.keys(v).sort()) o[k] = walk((v as Record<string, unknown>)[k], key === "" ? k : `${key}.${k}`, top === "" ? k : top, depth + 1);
+      return o;
+    }
+    return v;
+  };
+  walk(args, "", "", 0);
+
+  const modelKeys = new Set(spec.modelFacing ?? []);
+  const outKeys = new Set(spec.outgoing ?? []);
+  const reader = new ShellReader({ home: ctx.home });
+  const cwdRaw = typeof args["cwd"] === "string" ? args["cwd"] : undefined;
+  const cwd = cwdRaw !== undefined ? normalizePath(cwdRaw, base) : undefined;
+
+  for (const leaf of leaves) {
+    const { key, top, value } = leaf;
+    if (key === top) s.strings.set(key, value);
+    const views: TextView[] = [{ key, text: value, origin: "raw" }];
+    const ud = urlDecode(value);
+    if (ud !== undefined) views.push({ key, text: normalizeText(ud).text, origin: "url" });
+    for (let i = 0; i < views.length && s.views.length + views.length < MAX_VIEWS; i++) {
+      const cur = views[i];
+      if (cur === undefined || i > 6) break;
+      for (const d of decodeEmbedded(cur.text)) views.push({ key, text: normalizeText(d.text).text, origin: d.encoding });
+    }
+    if (s.views.length + views.length >= MAX_VIEWS && !s.limits.includes("too many decoded views")) s.limits.push("too many decoded views");
+    s.views.push(...views);
+    const isCommand = (spec.kind === "shell" && top === "command") || (spec.kind === "third-party" && COMMAND_KEYS.has(top));
+    if (isCommand) {
+      reader.read(value, undefined, "top", 0);
+      for (const v of views.slice(1)) reader.read(v.text, undefined, "decoded", 1);
+    } else if (spec.kind === "file-write" && CONTENT_KEYS.has(top)) {
+      // a script written now runs later: read it as one (multi-step attacks)
+      const target = typeof args["path"] === "string" ? args["path"] : "";
+      if (/\.(sh|bash|zsh|command|bashrc|zshrc|profile)$|(^|\/)(\.bashrc|\.zshrc|\.profile|Makefile)$/i.test(target) || /^#!.*\b(sh|bash|zsh)\b/.test(value)) {
+        reader.read(value, undefined, "file", 0);
+      } else if (/(^|\/)package\.json$/.test(target)) {
+        for (const script of packageScripts(value)) reader.read(script, undefined, "file", 0);
+      }
+    } else if (spec.kind !== "shell") {
+      // decoded payloads that are shell commands matter wherever they hide
+      for (const v of views.slice(1)) if (/[|;&`$]|\b(sh|bash|curl|wget|rm|nc)\b/.test(v.text)) reader.read(v.text, undefined, "decoded", 1);
+    }
+    if (modelKeys.has(top)) s.modelFacing.push(...views);
+    if (outKeys.has(top)) s.outgoing.push(...views);
+    else if (spec.kind === "third-party") s.outgoing.push(...views);
+
+    // paths
+    const op = spec.paths[top] ?? (spec.kind === "third-party" ? undefined : undefined);
+    if (op !== undefined && (key === top || /^\w+\[\d+\]$/.test(key) || key.endsWith(".path"))) {
+      s.paths.push({ key, raw: value, path: normalizePath(value, base, key === "cwd" ? undefined : cwd), op, from: "arg" });
+    } else if (spec.kind === "third-party" && (value.startsWith("/") || value.startsWith("~/")) && !value.includes("\n") && value.length < 4096) {
+      s.paths.push({ key, raw: value, path: normalizePath(value, base), op: "unknown", from: "arg" });
+    } else if (spec.kind === "mail" && top === "attachments") {
+      s.paths.push({ key, raw: value, path: normalizePath(value, base), op: "read", from: "arg" });
+    }
+    // urls
+    const active = URL_KEYS.has(top) || (spec.kind === "http" && top === "url");
+    if (active) {
+      const u = parseUrl(value, key, true);
+      if (u !== undefined) s.urls.push(u);
+    }
+    for (const v of views) {
+      for (const m of v.text.matchAll(URL_RE)) {
+        if (active && v.origin === "raw" && m[0] === value) continue;
+        const u = parseUrl(m[0], key, isCommand);
+        if (u !== undefined) s.urls.push(u);
+      }
+    }
+    if (spec.kind === "mail" && (top === "to" || top === "cc" || top === "bcc")) {
+      for (const r of value.split(/[,;\s]+/)) if (r.includes("@")) s.recipients.push(r.replace(/^.*</, "").replace(/>.*$/, "").toLowerCase());
+    }
+  }
+
+  const parsed = reader.result();
+  s.commands = parsed.commands;
+  s.shellErrors = parsed.errors;
+  if (parsed.truncated) s.limits.push("shell nesting or command count limit reached");
+  for (const c of s.commands) commandRefs(s, c, base, cwd);
+  return s;
+}
+
+/** Paths and network destinations mentioned by one shell command. */
+function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string | undefined): void {
+  const writeLast = WRITE_CMDS.has(c.name) && c.name !== "sed" && c.name !== "chmod" && c.name !== "chown" && c.name !== "touch" && c.name !== "mkdir";
+  const words = c.args;
+  const positional = words.filter((w) => !w.startsWith("-"));
+  const last = positional[positional.length - 1];
+  for (const w of words) {
+    if (w.startsWith("-")) {
+      // --output=FILE, -o/path, -d@file
+      const m = /^--?[A-Za-z-]+=?(@?)([~/.].*)$/.exec(w);
+      if (m !== null && looksLikePath(m[2] ?? "")) s.paths.push({ key: "command", raw: w, path: normalizePath(m[2] ?? "", base, cwd), op: "read", from: "command" });
+      continue;
+    }
+    const bare = w.startsWith("@") ? w.slice(1) : w;
+    if (!looksLikePath(bare)) continue;
+    let op: PathOp = "read";
+    if (DELETE_CMDS.has(c.name)) op = "delete";
+    else if (c.name === "tee" || c.name === "touch" || c.name === "mkdir" || c.name === "chmod" || c.name === "chown" || c.name === "chattr" || c.name === "truncate") op = "write";
+    else if (c.name === "sed" && words.some((x) => /^-[a-z]*i/.test(x) || x.startsWith("--in-place"))) op = "write";
+    else if (c.name === "dd" && bare.startsWith("of=")) op = "write";
+    else if (writeLast && w === last && positional.length > 1) op = "write";
+    const p = bare.replace(/^(if|of)=/, "");
+    s.paths.push({ key: "command", raw: w, path: normalizePath(p, base, cwd), op, from: "command" });
+  }
+  for (const w of words) {
+    const m = /^(?:if|of)=(.+)$/.exec(w);
+    if (m !== null) s.paths.push({ key: "command", raw: w, path: normalizePath(m[1] ?? "", base, cwd), op: w.startsWith("of=") ? "write" : "read", from: "command" });
+  }
+  for (const r of c.redirects) {
+    if (r.op.startsWith("<<") || /^\d+$/.test(r.target) || r.target === "-") continue;
+    const op: PathOp = r.op.includes(">") ? "write" : "read";
+    s.paths.push({ key: "command", raw: r.target, path: normalizePath(r.target, base, cwd), op, from: "command" });
+  }
+  if (NETWORK_CMDS.has(c.name)) {
+    for (const w of words) {
+      if (w.startsWith("-")) continue;
+      const m = /^(?:[^@\s/]+@)?([A-Za-z0-9.-]+\.[A-Za-z0-9-]+|\d+\.\d+\.\d+\.\d+|localhost|\[[0-9a-f:]+\])(?::(\S*))?$/i.exec(w);
+      if (m !== null && !looksLikePath(w.split(":")[0] ?? "")) {
+        const u = parseUrl(`tcp://${m[1] ?? ""}`, "command", true);
+        if (u !== undefined) s.urls.push({ ...u, scheme: c.name, raw: w });
+      }
+    }
+  }
+}
+
+/** The `scripts` of a package.json being written (install hooks run on the next npm install). */
+function packageScripts(json: string): string[] {
+  try {
+    const pkg: unknown = JSON.parse(json);
+    const scripts = pkg !== null && typeof pkg === "object" ? (pkg as { scripts?: unknown }).scripts : undefined;
+    if (scripts === null || typeof scripts !== "object") return [];
+    return Object.values(scripts).filter((v): v is string => typeof v === "string");
+  } catch {
+    return [];
+  }
+}
+
+/** Stable JSON of arguments with sorted keys and normalized strings: the cache key material. */
+export function canonicalArgs(v: unknown, depth = 0): string {
+  if (depth > 32) return "null";
+  if (typeof v === "string") return JSON.stringify(normalizeText(v).text);
+  if (Array.isArray(v)) return `[${v.map((x) => canonicalArgs(x, depth + 1)).join(",")}]`;
+  if (v !== null && typeof v === "object") {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalArgs(o[k], depth + 1)}`).join(",")}}`;
+  }
+  return JSON.stringify(v) ?? "null";
+}

@@ -1,0 +1,125 @@
+/**
+ * Tier 0: the manifest's recommended policy, the capability's network policy and the policy
+ * rules. Rules are tried in order; the first matching rule decides, except that any matching
+ * block rule wins. Criteria of one rule all have to hold. For allow rules every value has to
+ * match (every path, command, host, recipient); for block/escalate rules one value is enough.
+ */
+import picomatch from "picomatch";
+import { normalizePath } from "../normalize/paths.js";
+import type { Subject } from "../normalize/subject.js";
+import type { Decision } from "../types.js";
+import { commandLine, commandMatcher, compileArgRegex, emailDomain, matchHost, pathMatcher, redirectsStayInside } from "./match.js";
+import { manifestDecision, type Policy, type PolicyRule } from "./types.js";
+
+export interface PolicyOutcome {
+  decision: Decision;
+  rules: string[];
+  reason: string;
+  /** True when an explicit rule (or manifest/network policy) decided, false for defaults. */
+  explicit: boolean;
+}
+
+const toolGlobCache = new Map<string, (s: string) => boolean>();
+function toolMatch(glob: string, tool: string): boolean {
+  let m = toolGlobCache.get(glob);
+  if (m === undefined) {
+    m = picomatch(glob, { dot: true });
+    toolGlobCache.set(glob, m);
+  }
+  return m(tool);
+}
+
+const argRegexCache = new Map<string, RegExp>();
+function argRegex(src: string): RegExp {
+  let re = argRegexCache.get(src);
+  if (re === undefined) {
+    re = compileArgRegex(src);
+    argRegexCache.set(src, re);
+  }
+  return re;
+}
+
+/** allow rules: every value must match (vacuously true only when `vacuous`); others: one value. */
+function quantify<T>(values: T[], allow: boolean, test: (v: T) => boolean, vacuous = false): boolean {
+  if (values.length === 0) return allow && vacuous;
+  return allow ? values.every(test) : values.some(test);
+}
+
+export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
+  const allow = rule.decision === "allow";
+  const { ctx } = s;
+  if (rule.when?.modes !== undefined && !rule.when.modes.includes(ctx.mode)) return false;
+  if (rule.when?.subAgent !== undefined && rule.when.subAgent !== (ctx.subAgent !== undefined)) return false;
+  if (rule.tools.length > 0 && !rule.tools.some((g) => toolMatch(g, s.tool))) return false;
+  if (rule.methods !== undefined) {
+    const method = typeof s.args["method"] === "string" ? s.args["method"].toUpperCase() : "GET";
+    if (!rule.methods.includes(method)) return false;
+  }
+  if (rule.args !== undefined) {
+    for (const [key, src] of Object.entries(rule.args)) {
+      const v = s.strings.get(key) ?? (s.args[key] === undefined ? undefined : JSON.stringify(s.args[key]));
+      if (v === undefined || !argRegex(src).test(v)) return false;
+    }
+  }
+  if (rule.paths !== undefined) {
+    const globs = rule.paths.map((g) => pathMatcher(g, ctx.home, ctx.workspace));
+    if (!quantify(s.paths, allow, (p) => globs.some((m) => m(p.path)), true)) return false;
+  }
+  if (rule.commands !== undefined) {
+    if (allow && (s.shellErrors.length > 0 || s.limits.length > 0)) return false;
+    const res = rule.commands.map(commandMatcher);
+    const cwd = typeof s.args["cwd"] === "string" ? normalizePath(s.args["cwd"], ctx) : ctx.workspace;
+    const resolve = (t: string): string => normalizePath(t, ctx, cwd);
+    const ok = (c: Subject["commands"][number]): boolean =>
+      res.some((re) => re.test(commandLine(c))) && (!allow || redirectsStayInside(c, ctx.workspace, resolve));
+    if (!quantify(s.commands, allow, ok, true)) return false;
+  }
+  if (rule.hosts !== undefined) {
+    const hosts = rule.hosts;
+    if (!quantify(s.urls.filter((u) => u.active), allow, (u) => hosts.some((h) => matchHost(h, u.host, u.port)))) return false;
+  }
+  if (rule.emailDomains !== undefined) {
+    const doms = rule.emailDomains;
+    if (!quantify(s.recipients, allow, (r) => doms.some((d) => matchHost(d, emailDomain(r), "")))) return false;
+  }
+  return true;
+}
+
+function networkOutcome(s: Subject): PolicyOutcome | undefined {
+  const net = s.ctx.network;
+  if (net === undefined || net.mode === "any") return undefined;
+  const active = s.urls.filter((u) => u.active);
+  if (active.length === 0) return undefined;
+  if (net.mode === "none") {
+    return { decision: "block", rules: ["network:none"], reason: `the tool's network policy is "none" but it would contact ${active[0]?.host ?? "a host"}`, explicit: true };
+  }
+  const allow = net.allow ?? [];
+  const outside = active.find((u) => !allow.some((h) => matchHost(h, u.host, u.port)));
+  if (outside === undefined) return undefined;
+  return { decision: "block", rules: ["network:allowlist"], reason: `host ${outside.host}${outside.port ? `:${outside.port}` : ""} is not in the tool's network allowlist`, explicit: true };
+}
+
+export function evaluatePolicy(policy: Policy, s: Subject): PolicyOutcome {
+  const manifest = s.ctx.manifestPolicy;
+  if (manifest === "block") return { decision: "block", rules: ["manifest:block"], reason: `the manifest of ${s.tool} recommends block`, explicit: true };
+  const net = networkOutcome(s);
+  if (net !== undefined) return net;
+  let first: PolicyRule | undefined;
+  for (const rule of policy.rules) {
+    if (first !== undefined && rule.decision !== "block") continue;
+    if (!ruleMatches(rule, s)) continue;
+    if (rule.decision === "block") return { decision: "block", rules: [rule.id], reason: rule.reason ?? rule.description ?? `blocked by policy rule ${rule.id}`, explicit: true };
+    first ??= rule;
+  }
+  if (first !== undefined) {
+    const verb = first.decision === "allow" ? "allowed" : "needs approval";
+    return { decision: first.decision, rules: [first.id], reason: first.reason ?? first.description ?? `${verb} by policy rule ${first.id}`, explicit: true };
+  }
+  if (manifest !== undefined) {
+    const d = manifestDecision(manifest);
+    return { decision: d, rules: [`manifest:${manifest}`], reason: `manifest recommended policy for ${s.tool} is ${manifest}`, explicit: false };
+  }
+  const def = policy.toolDefaults.find((t) => toolMatch(t.glob, s.tool));
+  if (def !== undefined) return { decision: def.decision, rules: [`default:${def.glob}`], reason: `policy default for ${s.tool} is ${def.decision}`, explicit: false };
+  return { decision: policy.unknownTool, rules: ["default:unknown-tool"], reason: `no rule covers ${s.tool}; policy default for unknown tools is ${policy.unknownTool}`, explicit: false };
+}

@@ -1,0 +1,26 @@
+/** File edge of the policy module: reads policy files and the policies shipped in the package. */
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { ShieldError } from "../errors.js";
+import { parsePolicy } from "./parse.js";
+import type { Policy } from "./types.js";
+
+export const BUILTIN_POLICIES = ["default", "strict", "permissive"] as const;
+export type BuiltinPolicy = (typeof BUILTIN_POLICIES)[number];
+
+/** Absolute path of a policy shipped in the package (`policies/<name>.yaml`). */
+export function builtinPolicyPath(name: BuiltinPolicy): string {
+  return fileURLToPath(new URL(`../../policies/${name}.yaml`, import.meta.url));
+}
+
+/** Loads `default` / `strict` / `permissive` or a YAML file path. Throws PolicyError / ShieldError. */
+export async function loadPolicy(pathOrName: string): Promise<Policy> {
+  const file = (BUILTIN_POLICIES as readonly string[]).includes(pathOrName) ? builtinPolicyPath(pathOrName as BuiltinPolicy) : pathOrName;
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    throw new ShieldError(`cannot read policy ${file}: ${(e as Error).message}. Give a YAML file or one of ${BUILTIN_POLICIES.join(", ")}.`, "POLICY_UNREADABLE", { cause: e });
+  }
+  return parsePolicy(text, file);
+}

@@ -1,0 +1,80 @@
+/** Matchers used by policy rules: path globs, command patterns, host and e-mail domain patterns. */
+import picomatch from "picomatch";
+import { isInside } from "../normalize/paths.js";
+import type { SimpleCommand } from "../normalize/shell.js";
+
+export function compileArgRegex(src: string): RegExp {
+  if (src.length > 1000) throw new Error("regex longer than 1000 characters");
+  const ci = src.startsWith("(?i)");
+  return new RegExp(ci ? src.slice(4) : src, ci ? "i" : "");
+}
+
+export function validateCommandPattern(p: string): string | undefined {
+  if (p.trim() === "") return "empty pattern";
+  if (p.length > 500) return "pattern longer than 500 characters";
+  if (/[\n\0]/.test(p)) return "control character in pattern";
+  return undefined;
+}
+
+const HOST_PATTERN = /^(\*|(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*|\[[0-9a-f:.]+\]|[0-9.]+)(:(\d{1,5}|\*))?$/i;
+
+export function validateHostPattern(p: string): string | undefined {
+  return HOST_PATTERN.test(p.trim()) ? undefined : "expected host, host:port, *.suffix or *";
+}
+
+/** `host`, `host:port`, `*.suffix` (subdomains only), `*`. */
+export function matchHost(pattern: string, host: string, port: string): boolean {
+  let pat = pattern.toLowerCase();
+  let patPort: string | undefined;
+  const m = /^(.*):(\d+|\*)$/.exec(pat);
+  if (m !== null && !pat.endsWith("]")) {
+    pat = m[1] ?? "";
+    patPort = m[2];
+  }
+  pat = pat.replace(/^\[|\]$/g, "");
+  if (patPort !== undefined && patPort !== "*" && patPort !== port) return false;
+  if (pat === "*") return true;
+  if (pat.startsWith("*.")) return host.endsWith(pat.slice(1)) && host.length > pat.length - 1;
+  return host === pat;
+}
+
+export function emailDomain(addr: string): string {
+  return addr.slice(addr.lastIndexOf("@") + 1).toLowerCase();
+}
+
+const globCache = new Map<string, (p: string) => boolean>();
+
+/** A path glob with `${workspace}`, `${home}` and `~` expanded for this context. */
+export function pathMatcher(glob: string, home: string, workspace: string): (p: string) => boolean {
+  const g = glob.replace(/\$\{workspace\}/g, workspace).replace(/\$\{home\}/g, home).replace(/^~(?=\/|$)/, home);
+  let m = globCache.get(g);
+  if (m === undefined) {
+    m = picomatch(g, { dot: true, nocase: true });
+    if (globCache.size > 5000) globCache.clear();
+    globCache.set(g, m);
+  }
+  return m;
+}
+
+const cmdCache = new Map<string, RegExp>();
+
+export function commandMatcher(pattern: string): RegExp {
+  let re = cmdCache.get(pattern);
+  if (re === undefined) {
+    const src = pattern.split("").map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&"))).join("");
+    re = new RegExp(`^${src}$`, "s");
+    cmdCache.set(pattern, re);
+  }
+  return re;
+}
+
+export function commandLine(c: SimpleCommand): string {
+  return [c.name, ...c.args].join(" ");
+}
+
+const SAFE_WRITE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
+
+/** A command an allow rule may cover: no write redirection outside the workspace. */
+export function redirectsStayInside(c: SimpleCommand, workspace: string, resolve: (t: string) => string): boolean {
+  return c.redirects.every((r) => !r.op.includes(">") || /^\d+$/.test(r.target) || SAFE_WRITE_TARGETS.has(r.target) || isInside(resolve(r.target), workspace));
+}

@@ -1,0 +1,44 @@
+import type { Decision, ManifestPolicy, SessionMode, Severity } from "../types.js";
+
+export interface RuleWhen {
+  modes?: SessionMode[];
+  subAgent?: boolean;
+}
+
+export interface PolicyRule {
+  id: string;
+  description?: string;
+  decision: Decision;
+  reason?: string;
+  /** Tool-name globs; empty means every tool. */
+  tools: string[];
+  paths?: string[];
+  commands?: string[];
+  args?: Record<string, string>;
+  hosts?: string[];
+  emailDomains?: string[];
+  methods?: string[];
+  when?: RuleWhen;
+  /** 1-based line in the policy file, for reports. */
+  line: number;
+}
+
+export interface Policy {
+  name: string;
+  description: string;
+  /** `name@sha256-prefix` of the file: changes whenever the policy changes. */
+  version: string;
+  file: string;
+  rules: PolicyRule[];
+  /** Decision for a tool no rule matches and whose manifest gives no recommended_policy. */
+  unknownTool: Decision;
+  /** Per-tool defaults used when the manifest gives none (glob → decision). */
+  toolDefaults: { glob: string; decision: Decision }[];
+  rateLimit: { perMinute: number };
+  cacheTtlMs: number;
+  detectors: { disable: string[]; severity: Record<string, Severity> };
+}
+
+export function manifestDecision(p: ManifestPolicy): Decision {
+  return p === "ask" ? "escalate" : p;
+}
