@@ -159,6 +159,8 @@ export interface ShieldInput {
   networkMode?: string;
   networkAllowlist?: string[];
   subAgentName?: string;
+  /** The session's workspace (relative paths resolve against it). */
+  workspace?: string;
 }
 
 export interface EngineShield {

@@ -1,7 +1,12 @@
-// ToolHost over @palisade/capabilities' CapabilityHost, with the built-in capabilities as defaults.
-// Until that package lands: no tools.
+// ToolHost over @palisade/capabilities' CapabilityHost, the built-in capabilities merged with
+// the configured ones. The only file that knows the host's API.
+import { CapabilityHost, validateCapabilityConfigs } from "@palisade/capabilities";
+import type { ToolEntry } from "@palisade/capabilities";
+import { dirname } from "node:path";
 import type { CapabilityEntry, EngineConfig } from "../config.js";
-import type { ToolHost } from "../ports.js";
+import { ConfigError } from "../errors.js";
+import type { ToolHost, ToolSpec } from "../ports.js";
+import { builtinCapabilities } from "./builtins.js";
 
 export interface HostRequest {
   config: EngineConfig;
@@ -11,15 +16,111 @@ export interface HostRequest {
   merge: (defaults: readonly CapabilityEntry[], user: readonly CapabilityEntry[]) => CapabilityEntry[];
 }
 
-export async function openCapabilityHost(_req: HostRequest): Promise<ToolHost> {
+function spec(e: ToolEntry): ToolSpec {
   return {
-    catalog: () => [],
-    groups: () => [],
-    resolve: (name) => ({ error: `Unknown tool ${name}: no capabilities are available.` }),
-    invoke: async () => ({ ok: false, content: "no capabilities are available", artifacts: [] }),
-    prompts: () => [],
-    status: () => [],
-    artifact: async () => undefined,
-    close: async () => undefined,
+    name: e.fullName,
+    capabilityId: e.capabilityId,
+    description: e.description,
+    parameters: e.inputSchema,
+    policy: e.policy,
+    terminalOnSuccess: e.terminalOnSuccess,
+    networkMode: e.network.mode,
+    ...(e.network.mode === "allowlist" ? { networkAllowlist: [...e.network.hosts] } : {}),
   };
+}
+
+function groupDescription(tools: readonly string[]): string {
+  const shown = tools.slice(0, 6).join(", ");
+  return tools.length > 6 ? `${shown}, …` : shown;
+}
+
+class HostAdapter implements ToolHost {
+  private specs: ToolSpec[] | undefined;
+  private specsOf: ToolEntry[] | undefined;
+
+  constructor(private readonly host: CapabilityHost) {}
+
+  catalog(): ToolSpec[] {
+    const entries = this.host.catalog();
+    if (this.specsOf !== entries || !this.specs || this.specs.length !== entries.length) {
+      this.specs = entries.map(spec);
+      this.specsOf = entries;
+    }
+    return this.specs;
+  }
+
+  groups() {
+    const counts = new Map<string, number>();
+    for (const t of this.catalog()) counts.set(t.capabilityId, (counts.get(t.capabilityId) ?? 0) + 1);
+    return [...counts].map(([name, toolCount]) => ({
+      name,
+      description: groupDescription(this.host.manifest(name)?.tools.map((t) => t.name) ?? []),
+      toolCount,
+    }));
+  }
+
+  resolve(name: string) {
+    try {
+      return { tool: spec(this.host.resolve(name)) };
+    } catch (err) {
+      return { error: `${(err as Error).message} Load the tool's group with load_tools and use the exact name it lists.` };
+    }
+  }
+
+  async invoke(tool: ToolSpec, args: unknown, opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void }) {
+    const r = await this.host.invoke(tool.name, args, {
+      sessionId: opts.sessionId,
+      userId: "local",
+      signal: opts.signal,
+      ...(opts.onChunk ? { onChunk: opts.onChunk } : {}),
+    });
+    return { ok: r.ok, content: r.content, artifacts: r.artifacts, ...(r.error ? { error: `${r.error.code}: ${r.error.message}` } : {}) };
+  }
+
+  prompts(groups: readonly string[]): string[] {
+    const wanted = new Set(groups);
+    return this.host.prompts().filter((p) => wanted.has(p.capabilityId)).map((p) => p.text);
+  }
+
+  status() {
+    return this.host.status().map((s) => ({ id: s.id, state: s.state, message: s.message, launch: s.launchMode, toolCount: s.toolCount }));
+  }
+
+  async artifact(sessionId: string, artifactId: string) {
+    const found = await this.host.artifacts.read(artifactId, { userId: "local", sessionId });
+    if (!found) return undefined;
+    const { meta, data } = found;
+    async function* chunks(): AsyncIterable<Uint8Array> {
+      for (let i = 0; i < data.length; i += 64 * 1024) yield data.subarray(i, i + 64 * 1024);
+    }
+    return { info: { artifactId: meta.artifactId, filename: meta.filename, mimeType: meta.mimeType, sizeBytes: meta.sizeBytes }, data: chunks() };
+  }
+
+  async close(): Promise<void> {
+    await this.host.stop();
+  }
+}
+
+export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
+  const builtins = await builtinCapabilities(req.workspace, req.log);
+  const merged = req.merge(builtins, req.config.capabilities);
+  let configs;
+  try {
+    configs = validateCapabilityConfigs(merged, {
+      file: req.config.source ?? "config",
+      path: "capabilities",
+      ...(req.config.source ? { baseDir: dirname(req.config.source) } : {}),
+    });
+  } catch (err) {
+    const problems = (err as { problems?: { file?: string; path?: string; message: string }[] }).problems;
+    if (problems) throw new ConfigError(problems.map((p) => ({ file: p.file ?? req.config.source ?? "config", path: p.path ?? "capabilities", message: p.message })));
+    throw err;
+  }
+  const host = new CapabilityHost({
+    dataDir: req.dataDir,
+    capabilities: configs,
+    onStatus: (s) => req.log(`capability ${s.id}: ${s.state}${s.message ? ` (${s.message})` : ""}`),
+  });
+  await host.start();
+  return new HostAdapter(host);
 }

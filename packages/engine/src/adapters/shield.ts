@@ -1,8 +1,81 @@
-// EngineShield over @palisade/shield. Until that package lands: manifest policies only.
+// EngineShield over @palisade/shield: the configured policy (bundled name or file), the
+// detectors and, when enabled, the OpenAI-compatible LLM judge. The only file that knows its API.
+import { dirname } from "node:path";
+import { createOpenAIJudge, createShield, generateCanary, loadPolicy } from "@palisade/shield";
+import type { Policy as ShieldPolicy, Shield } from "@palisade/shield";
 import type { EngineConfig } from "../config.js";
-import type { EngineShield } from "../ports.js";
-import { PolicyShield } from "./policy-shield.js";
+import type { Decision, EngineShield, Policy, ShieldInput, VerdictRecord } from "../ports.js";
 
-export async function createEngineShield(_config: EngineConfig, _dataDir: string): Promise<EngineShield> {
-  return new PolicyShield();
+/** `*` matches any run of characters; everything else is literal. */
+function globMatch(glob: string, name: string): boolean {
+  const re = new RegExp(`^${glob.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  return re.test(name);
+}
+
+const toPolicy = (d: "allow" | "block" | "escalate"): Policy => (d === "escalate" ? "ask" : d);
+
+class PalisadeShield implements EngineShield {
+  constructor(
+    private readonly shield: Shield,
+    private readonly policy: ShieldPolicy,
+  ) {}
+
+  effectivePolicy(toolName: string, manifestPolicy: Policy | undefined): Policy {
+    if (manifestPolicy) return manifestPolicy;
+    const d = this.policy.toolDefaults.find((t) => globMatch(t.glob, toolName));
+    return toPolicy(d?.decision ?? this.policy.unknownTool);
+  }
+
+  async evaluate(input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord> {
+    let args: unknown;
+    try {
+      args = input.argumentsJson.trim() ? JSON.parse(input.argumentsJson) : {};
+    } catch {
+      args = input.argumentsJson;
+    }
+    const v = await this.shield.evaluate(
+      { tool: input.toolName, args },
+      {
+        sessionId: input.sessionId,
+        mode: input.mode,
+        ...(input.subAgentName ? { subAgent: input.subAgentName } : {}),
+        ...(input.manifestPolicy ? { manifestPolicy: input.manifestPolicy } : {}),
+        ...(input.networkMode ? { network: { mode: input.networkMode as "none" | "allowlist" | "any", allow: input.networkAllowlist ?? [] } } : {}),
+        ...(input.workspace ? { workspace: input.workspace } : {}),
+      },
+      signal,
+    );
+    return {
+      decision: v.decision.toUpperCase() as Decision,
+      tier: v.tier,
+      confidence: v.confidence,
+      reason: v.reason,
+      ruleIds: v.rules,
+      evaluationUs: v.evaluationUs,
+    };
+  }
+
+  describe(): { state: string; policyName: string } {
+    return { state: "active", policyName: this.policy.version || this.policy.name };
+  }
+}
+
+export async function createEngineShield(config: EngineConfig, dataDir: string, workspace: string): Promise<EngineShield> {
+  const policy = await loadPolicy(config.shield.policyFile ?? config.shield.policy);
+  const j = config.shield.llmJudge;
+  const judge = j.enabled
+    ? createOpenAIJudge({
+        model: j.model ?? config.model.name,
+        canary: generateCanary(),
+        ...((j.apiKey ?? config.model.apiKey) ? { apiKey: j.apiKey ?? config.model.apiKey } : {}),
+        ...((j.baseUrl ?? config.model.baseUrl) ? { baseURL: j.baseUrl ?? config.model.baseUrl } : {}),
+      })
+    : undefined;
+  const shield = createShield({
+    policy,
+    workspace,
+    protectedPaths: [dataDir, ...(config.source ? [dirname(config.source)] : [])],
+    ...(judge ? { judge } : {}),
+  });
+  return new PalisadeShield(shield, policy);
 }

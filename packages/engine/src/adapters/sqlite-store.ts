@@ -1,12 +1,237 @@
-// EngineStore over @palisade/store (SQLite). Until that package lands, the Engine keeps its
-// history in memory (MemoryStore) so everything else can run.
+// EngineStore over @palisade/store (better-sqlite3, WAL). The only file that knows its API.
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { EngineStore } from "../ports.js";
-import { MemoryStore } from "./memory-store.js";
+import { Store } from "@palisade/store";
+import type { MessageRecord as StoredMessage, SessionRecord as StoredSession, ToolCallRecord as StoredCall, NewToolCall } from "@palisade/store";
+import type {
+  Decision,
+  EngineStore,
+  MessageRecord,
+  SearchHitRecord,
+  SearchQuery,
+  SessionRecord,
+  SessionSortKey,
+  ToolCallRecordRow,
+  TurnCommit,
+} from "../ports.js";
 
 export const DATABASE_FILE = "palisade.db";
 
+function session(s: StoredSession): SessionRecord {
+  return {
+    id: s.id,
+    title: s.title,
+    mode: s.mode,
+    workspace: s.workspace,
+    model: s.model,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+    messageCount: s.messageCount,
+    usage: { ...s.usage },
+  };
+}
+
+const APPROVAL_OUT: Record<string, string> = { "session-grant": "session", cancelled: "cancelled" };
+
+function call(c: StoredCall): ToolCallRecordRow {
+  return {
+    callId: c.callId,
+    toolName: c.toolName,
+    argumentsJson: c.argumentsJson,
+    ...(c.verdict ? { verdict: { ...c.verdict, decision: c.verdict.decision.toUpperCase() as Decision } } : {}),
+    approval: c.approval ? (APPROVAL_OUT[c.approval.by] ?? c.approval.decision) : "",
+    result: c.result ?? "",
+    isError: c.isError,
+    durationMs: c.durationMs ?? 0,
+    artifacts: c.artifacts.map((a) => ({ ...a })),
+    startedAt: c.createdAt,
+  };
+}
+
+function message(m: StoredMessage): MessageRecord {
+  return {
+    id: m.id,
+    sessionId: m.sessionId,
+    role: m.role,
+    content: m.content,
+    createdAt: m.createdAt,
+    toolCalls: m.toolCalls.map(call),
+    ...(m.usage ? { usage: { ...m.usage } } : {}),
+    seq: m.seq,
+  };
+}
+
+function approvalRow(approval: string, at: number): NewToolCall["approval"] {
+  switch (approval) {
+    case "":
+      return undefined;
+    case "session":
+      return { decision: "allow_session", by: "session-grant", at };
+    case "cancelled":
+      return { decision: "deny", by: "cancelled", at };
+    case "timeout":
+      return { decision: "timeout", by: "timeout", at };
+    case "allow_once":
+    case "allow_session":
+    case "deny":
+      return { decision: approval, by: "user", at };
+    default:
+      return { decision: "deny", by: approval, at };
+  }
+}
+
+class SqliteStore implements EngineStore {
+  constructor(private readonly store: Store) {}
+
+  async createSession(s: SessionRecord): Promise<void> {
+    this.store.createSession({
+      id: s.id,
+      title: s.title,
+      ...(s.title ? { titleSource: "user" as const } : {}),
+      mode: s.mode === "heartbeat" ? "heartbeat" : "normal",
+      workspace: s.workspace,
+      model: s.model,
+      createdAt: s.createdAt,
+    });
+  }
+
+  async getSession(id: string): Promise<SessionRecord | undefined> {
+    const s = this.store.getSession(id);
+    return s ? session(s) : undefined;
+  }
+
+  async listSessions(q: { limit: number; offset: number; sort: SessionSortKey; titleFilter?: string }) {
+    const page = this.store.listSessions(q);
+    return { sessions: page.sessions.map(session), total: page.total };
+  }
+
+  async renameSession(id: string, title: string): Promise<SessionRecord | undefined> {
+    if (!this.store.getSession(id)) return undefined;
+    return session(this.store.renameSession(id, title));
+  }
+
+  async deleteSession(id: string): Promise<boolean> {
+    const res = this.store.deleteSession(id);
+    await Promise.all(res.artifactPaths.map((p) => rm(p, { force: true })));
+    return res.deleted;
+  }
+
+  async contextMessages(sessionId: string): Promise<MessageRecord[]> {
+    const pages: StoredMessage[][] = [];
+    let cursor = "";
+    do {
+      const page = this.store.getHistory(sessionId, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      pages.unshift(page.messages);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return pages.flat().map(message);
+  }
+
+  async history(sessionId: string, q: { limit: number; cursor?: string }) {
+    const page = this.store.getHistory(sessionId, q.cursor ? { limit: q.limit, cursor: q.cursor } : { limit: q.limit });
+    return { messages: page.messages.map(message), nextCursor: page.nextCursor };
+  }
+
+  async commitTurn(t: TurnCommit): Promise<void> {
+    const sid = t.session.id;
+    const messages: NonNullable<Parameters<Store["commitTurn"]>[1]["messages"]> = [
+      { id: t.user.id, role: "user", content: t.user.content, createdAt: t.user.createdAt },
+    ];
+    if (t.assistant) {
+      messages.push({ id: t.assistant.id, role: "assistant", content: t.assistant.content, createdAt: t.assistant.createdAt, usage: t.assistant.usage, parentId: t.user.id });
+    }
+    const owner = t.assistant?.id ?? t.user.id;
+    this.store.commitTurn(sid, {
+      messages,
+      toolCalls: t.toolCalls.map((c) => ({
+        callId: c.callId,
+        messageId: owner,
+        toolName: c.toolName,
+        argumentsJson: c.argumentsJson,
+        ...(c.verdict ? { verdict: { ...c.verdict, decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate" } } : {}),
+        ...(c.approval ? { approval: approvalRow(c.approval, c.startedAt + c.durationMs) } : {}),
+        result: c.result,
+        isError: c.isError,
+        durationMs: c.durationMs,
+        artifacts: c.artifacts,
+        createdAt: c.startedAt,
+        completedAt: c.startedAt + c.durationMs,
+      })),
+      events: t.events.map((e) => ({ messageId: e.messageId, type: e.type, payload: e.payloadJson, createdAt: e.timestamp })),
+      ...(t.title ? { autoTitle: { title: t.title, source: "first_message" as const } } : {}),
+    });
+  }
+
+  async search(q: SearchQuery): Promise<{ hits: SearchHitRecord[]; total: number }> {
+    const res = this.store.search(q.query, {
+      limit: q.limit,
+      offset: q.offset,
+      ...(q.sessionId ? { sessionId: q.sessionId } : {}),
+      ...(q.fromMs !== undefined ? { from: q.fromMs } : {}),
+      ...(q.toMs !== undefined ? { to: q.toMs } : {}),
+      ...(q.role ? { role: q.role as "user" | "assistant" | "system" | "tool" } : {}),
+      ...(q.toolName ? { toolName: q.toolName } : {}),
+      ...(q.decision ? { decision: q.decision.toLowerCase() as "allow" | "block" | "escalate" } : {}),
+    });
+    return { hits: res.hits.map((h) => ({ ...h })), total: res.total };
+  }
+
+  async exportSession(id: string, format: "md" | "json") {
+    if (!this.store.getSession(id)) return undefined;
+    return this.store.exportSession(id, format);
+  }
+
+  async countSessions(): Promise<number> {
+    return this.store.stats().sessions;
+  }
+
+  async countToolCallsSince(sinceMs: number): Promise<number> {
+    return this.store.stats(sinceMs).actionsToday;
+  }
+
+  /**
+   * The live seq of the last stored event (kept in its payload; token events are not stored,
+   * so the store's own row seq runs behind). Finds the last row by galloping search.
+   */
+  async lastEventSeq(sessionId: string): Promise<number> {
+    const exists = (n: number): boolean => this.store.listEvents(sessionId, n - 1, 1).length > 0;
+    if (!exists(1)) return 0;
+    let lo = 1;
+    let hi = 2;
+    while (exists(hi)) {
+      lo = hi;
+      hi *= 2;
+    }
+    while (hi - lo > 1) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (exists(mid)) lo = mid;
+      else hi = mid;
+    }
+    const last = this.store.listEvents(sessionId, lo - 1, 1)[0];
+    if (!last) return 0;
+    try {
+      const seq = Number((JSON.parse(last.payload) as { seq?: string | number }).seq ?? last.seq);
+      return Number.isFinite(seq) ? seq : last.seq;
+    } catch {
+      return last.seq;
+    }
+  }
+
+  async saveMemory(entry: { sessionId: string; messageId: string; content: string; summary: string; compactedMessages: number }): Promise<void> {
+    this.store.appendMemory(entry);
+  }
+
+  async memory(sessionId: string) {
+    const list = this.store.listMemory(sessionId);
+    const last = [...list].reverse().find((m) => m.summary);
+    return { facts: list.map((m) => m.content).filter(Boolean), summary: last?.summary ?? "", compactedMessages: last?.compactedMessages ?? 0 };
+  }
+
+  async close(): Promise<void> {
+    this.store.close();
+  }
+}
+
 export async function openSqliteStore(dataDir: string): Promise<EngineStore> {
-  void join(dataDir, DATABASE_FILE);
-  return new MemoryStore();
+  return new SqliteStore(Store.open(join(dataDir, DATABASE_FILE)));
 }

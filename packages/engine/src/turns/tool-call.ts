@@ -163,6 +163,7 @@ async function judge(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined
         argumentsJson: record.argumentsJson,
         sessionId: turn.session.id,
         mode: turn.session.mode,
+        workspace: turn.session.workspace,
         capabilityId: tool?.capabilityId ?? LOAD_TOOLS,
         ...(tool?.policy ? { manifestPolicy: tool.policy } : tool ? {} : { manifestPolicy: "allow" as const }),
         ...(tool?.networkMode ? { networkMode: tool.networkMode } : {}),

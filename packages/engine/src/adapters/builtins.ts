@@ -1,0 +1,41 @@
+// The built-in capabilities registered by default. Each package exports `manifestPath` and
+// `command`; files and shell act in the Engine's workspace. A package that is not installed is
+// skipped with a log line.
+import type { CapabilityEntry } from "../config.js";
+
+const BUILTINS = [
+  { id: "files", pkg: "@palisade/capability-files", workspace: true },
+  { id: "shell", pkg: "@palisade/capability-shell", workspace: true },
+  { id: "http", pkg: "@palisade/capability-http", workspace: false },
+  { id: "documents", pkg: "@palisade/capability-documents", workspace: false },
+  { id: "mail", pkg: "@palisade/capability-mail", workspace: false },
+] as const;
+
+interface BuiltinModule {
+  manifestPath: string;
+  command: readonly string[];
+}
+
+function isBuiltin(m: unknown): m is BuiltinModule {
+  const o = m as Partial<BuiltinModule> | null;
+  return typeof o?.manifestPath === "string" && Array.isArray(o.command);
+}
+
+export async function builtinCapabilities(workspace: string, log: (line: string) => void): Promise<CapabilityEntry[]> {
+  const out: CapabilityEntry[] = [];
+  for (const b of BUILTINS) {
+    let mod: unknown;
+    try {
+      mod = await import(b.pkg);
+    } catch (err) {
+      log(`built-in capability ${b.id} is not available (${(err as Error).message.split("\n")[0]})`);
+      continue;
+    }
+    if (!isBuiltin(mod)) {
+      log(`built-in capability ${b.id}: ${b.pkg} does not export manifestPath and command`);
+      continue;
+    }
+    out.push({ id: b.id, manifest: mod.manifestPath, command: [...mod.command], ...(b.workspace ? { config: { workspace } } : {}) });
+  }
+  return out;
+}

@@ -1,0 +1,96 @@
+// What the sub-agent manager needs from the rest of the Engine. The composition file
+// (engine.ts) supplies each; tests can supply their own.
+import type { ModelConfig } from "../config.js";
+import type { EventRecord, AgentLaunch, ToolCallRecordRow } from "../ports.js";
+import type { TurnEnv } from "../turns/env.js";
+import type { Turn } from "../turns/turn.js";
+
+export type SubAgentState = "running" | "completed" | "failed" | "cancelled";
+
+export interface SubAgentLimits {
+  /** Sub-agents running at once in this Engine (default 10). */
+  maxConcurrent: number;
+  /** Wall clock per sub-agent (default 900 s); then SIGTERM, then SIGKILL after `killGraceMs`. */
+  timeoutMs: number;
+  /** LLM calls per sub-agent (default 20). */
+  maxLlmCalls: number;
+  killGraceMs: number;
+  /** A started process must call RegisterSubAgent within this (default 15 s). */
+  registerTimeoutMs: number;
+  /**
+   * Deepest nesting: 1 means only the main Agent spawns sub-agents and they never get the
+   * `agents` group; 2 lets those spawn one more level, and so on.
+   */
+  maxDepth: number;
+}
+
+export const DEFAULT_SUBAGENT_LIMITS: SubAgentLimits = {
+  maxConcurrent: 10,
+  timeoutMs: 900_000,
+  maxLlmCalls: 20,
+  killGraceMs: 5_000,
+  registerTimeoutMs: 15_000,
+  maxDepth: 1,
+};
+
+export interface SubAgentLaunchRequest {
+  engineAddress: string;
+  token: string;
+  name: string;
+  model: ModelConfig;
+}
+
+/** How a sub-agent process is started (default: @palisade/subagent under the Agent's sandbox). */
+export type SubAgentLauncher = (request: SubAgentLaunchRequest) => AgentLaunch;
+
+/** A finished run as it is stored: linked to the parent session and message. */
+export interface StoredRun {
+  id: string;
+  sessionId: string;
+  parentMessageId: string;
+  /** The parent's user message, for when the turn stored no assistant message. */
+  parentUserMessageId: string;
+  name: string;
+  task: string;
+  state: SubAgentState;
+  result: string;
+  error: string;
+  llmCalls: number;
+  toolCalls: number;
+  startedAt: number;
+  endedAt: number;
+  /** The task, follow-ups and the answer, in order. */
+  transcript: { role: "user" | "assistant"; content: string; createdAt: number }[];
+  /** Every tool call with its verdict, approval and result. */
+  calls: ToolCallRecordRow[];
+  /** Events clients saw for this run. */
+  events: EventRecord[];
+}
+
+export interface RunSummary {
+  name: string;
+  task: string;
+  state: SubAgentState;
+  llmCalls: number;
+  toolCalls: number;
+  startedAt: number;
+  endedAt: number;
+  result: string;
+  error: string;
+}
+
+export interface SubAgentRunStore {
+  save(run: StoredRun): Promise<void>;
+  list(sessionId: string): Promise<RunSummary[]>;
+  close(): Promise<void>;
+}
+
+export interface SubAgentDeps {
+  /** The turn pipeline's collaborators: sub-agent tool calls run through the same pipeline. */
+  env: TurnEnv;
+  /** The running turn of a session (at most one), i.e. the turn a spawn_agent call belongs to. */
+  currentTurn(sessionId: string): Turn | undefined;
+  runs: SubAgentRunStore;
+  launcher?: SubAgentLauncher;
+  limits?: Partial<SubAgentLimits>;
+}

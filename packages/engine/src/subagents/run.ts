@@ -1,0 +1,120 @@
+// One sub-agent run: its identity, state, counters, inbox and the waiters for its end.
+import type { ChildProcess } from "node:child_process";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { SubAgentEventSchema } from "@palisade/protocol/pipeline";
+import type { Turn } from "../turns/turn.js";
+import type { RunSummary, StoredRun, SubAgentState } from "./ports.js";
+
+export type SubAgentEventInit = MessageInitShape<typeof SubAgentEventSchema>;
+
+const excerpt = (text: string, max = 500): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
+export interface RunInit {
+  id: string;
+  name: string;
+  task: string;
+  token: string;
+  model: string;
+  groups: string[];
+  depth: number;
+  /** The user's turn that led to this run (for nested runs: the root's). */
+  rootTurn: Turn;
+  /** The pipeline turn of this run: parent session and message, its own signal and records. */
+  turn: Turn;
+}
+
+export class SubAgentRun {
+  state: SubAgentState = "running";
+  registered = false;
+  result = "";
+  error = "";
+  llmCalls = 0;
+  toolCalls = 0;
+  readonly startedAt = Date.now();
+  endedAt = 0;
+  /** Follow-ups not yet collected by SubAgentPollMessage. */
+  readonly inbox: string[] = [];
+  readonly transcript: StoredRun["transcript"] = [];
+  child: ChildProcess | undefined;
+  /** Last lines the process wrote to stderr (the reason when it crashes). */
+  stderrTail = "";
+  readonly timers: NodeJS.Timeout[] = [];
+  private resolveEnded!: () => void;
+  readonly ended = new Promise<void>((r) => (this.resolveEnded = r));
+
+  constructor(readonly init: RunInit) {
+    this.transcript.push({ role: "user", content: init.task, createdAt: this.startedAt });
+  }
+
+  get name(): string {
+    return this.init.name;
+  }
+
+  get sessionId(): string {
+    return this.init.turn.session.id;
+  }
+
+  get running(): boolean {
+    return this.state === "running";
+  }
+
+  elapsedMs(now = Date.now()): number {
+    return (this.endedAt || now) - this.startedAt;
+  }
+
+  /** Moves to a final state once; returns false when it had already ended. */
+  end(state: Exclude<SubAgentState, "running">, detail: { result?: string; error?: string }): boolean {
+    if (this.state !== "running") return false;
+    this.state = state;
+    this.endedAt = Date.now();
+    this.result = detail.result ?? "";
+    this.error = detail.error ?? "";
+    if (state === "completed") this.transcript.push({ role: "assistant", content: this.result, createdAt: this.endedAt });
+    for (const t of this.timers) clearTimeout(t);
+    this.init.turn.abort.abort(new Error(this.error || `the sub-agent ${state}`));
+    this.init.turn.markDone();
+    this.resolveEnded();
+    return true;
+  }
+
+  event(): SubAgentEventInit {
+    return {
+      name: this.name,
+      task: this.init.task,
+      state: this.state,
+      llmCalls: this.llmCalls,
+      toolCalls: this.toolCalls,
+      elapsedMs: BigInt(this.elapsedMs()),
+      resultExcerpt: excerpt(this.result),
+      error: this.error,
+    };
+  }
+
+  summary(): RunSummary {
+    return {
+      name: this.name,
+      task: this.init.task,
+      state: this.state,
+      llmCalls: this.llmCalls,
+      toolCalls: this.toolCalls,
+      startedAt: this.startedAt,
+      endedAt: this.endedAt,
+      result: this.result,
+      error: this.error,
+    };
+  }
+
+  stored(): StoredRun {
+    const { rootTurn, turn } = this.init;
+    return {
+      ...this.summary(),
+      id: this.init.id,
+      sessionId: this.sessionId,
+      parentMessageId: rootTurn.messageId,
+      parentUserMessageId: rootTurn.userMessageId,
+      transcript: [...this.transcript],
+      calls: [...turn.toolCalls],
+      events: [...turn.events],
+    };
+  }
+}
