@@ -8,6 +8,7 @@ import type {
   ToolGroup,
   ToolResultDelivery,
 } from "@palisade/protocol/pipeline";
+import { SessionMode } from "@palisade/protocol/types";
 import { AgentFailure } from "./errors.js";
 import type { CallModel } from "./model.js";
 import { toSpec } from "./tools.js";
@@ -114,6 +115,7 @@ export class AgentRuntime {
       groups: this.initial.groups,
       maxToolRounds: req.maxToolRounds,
       contextWindow: this.options.contextWindow,
+      offTheRecord: req.mode === SessionMode.OTR,
     };
     const done = this.runOne(turn, controller.signal).finally(() => this.turns.delete(key));
     this.turns.set(key, { controller, sessionId: req.sessionId, done });

@@ -23,6 +23,8 @@ export interface TurnRequest {
   /** 0: DEFAULT_MAX_TOOL_ROUNDS. */
   maxToolRounds: number;
   contextWindow: number;
+  /** Off-the-record: compaction still summarizes, but no durable facts are flushed. */
+  offTheRecord?: boolean;
 }
 
 export interface ToolOutcome {
@@ -110,7 +112,8 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
   if (prepared.compaction) {
     llmCalls++;
     addUsage(usage, prepared.compaction.result.usage);
-    ports.flushMemory(prepared.compaction.flush);
+    const flush = prepared.compaction.flush;
+    ports.flushMemory(req.offTheRecord ? { ...flush, content: "" } : flush);
     const n = prepared.compaction.flush.compactedMessages;
     thoughts.push({ stage: "compaction", summary: `Compacted ${String(n)} earlier messages into a summary`, detailJson: "" });
   }

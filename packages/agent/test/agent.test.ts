@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { reply, waitFor } from "@palisade/testing";
 import type { ScriptedServerOptions } from "@palisade/testing";
 import type { ToolCallProposed } from "@palisade/protocol/pipeline";
+import { SessionMode } from "@palisade/protocol/types";
 import type { FakeEngineOptions } from "./fake-engine.js";
 import { startRig } from "./setup.js";
 import type { Rig } from "./setup.js";
@@ -276,6 +277,11 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
     expect(final?.messages.at(-1)).toEqual({ role: "user", content: "and now?" });
     // Only streamed tokens of the real answer reach the client.
     expect(out.tokens).toBe("final answer");
+
+    // Off the record: the summary is still used, but no durable facts leave the turn.
+    const otr = await engine.turn({ sessionId: "s2", messageId: "m2", content: "otr", history, mode: SessionMode.OTR });
+    const otrFlush = otr.events.find((e) => e.event.case === "memoryFlush")?.event.value as { content: string; summary: string } | undefined;
+    expect(otrFlush).toMatchObject({ content: "", summary: "They discussed lorem ipsum." });
   });
 
   it("does not compact a history that fits", async () => {
