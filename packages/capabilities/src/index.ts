@@ -40,3 +40,6 @@ export { scrubbedEnv } from "./launch/process.js";
 
 export { CapabilityError, ValidationError, formatProblem } from "./errors.js";
 export type { CapabilityErrorCode, Problem } from "./errors.js";
+
+export { runCapabilityCli } from "./cli.js";
+export type { CapabilityCliIo } from "./cli.js";

@@ -139,6 +139,12 @@ describe("host over a real SDK capability (address mode)", () => {
     expect(calls.echo ?? 0).toBe(before);
   });
 
+  it("arguments over the 16 MiB message limit are refused before sending", async () => {
+    const r = await host.invoke("demo__echo", { text: "x".repeat(16 * 1024 * 1024) }, owner);
+    expect(r.error?.code).toBe("invalid_arguments");
+    expect(r.content).toContain("over the 16 MiB message limit: pass large data as an artifact");
+  });
+
   it("enforces the deadline (per-tool config and per call)", async () => {
     const t0 = Date.now();
     const r = await host.invoke("demo__slow", { ms: 5000 }, owner);

@@ -49,6 +49,19 @@ describe("command mode", () => {
     }
   });
 
+  it("credential values are redacted from the capability's log", async () => {
+    const dir = tempDir();
+    const manifest = writeManifest(dir, { id: "proc", tools: [tool("log_config")], credentials: [{ name: "SECRET_TOKEN", scope: "system" }] });
+    const { host, dataDir } = await startHost([{ id: "proc", manifest, command: [process.execPath, fixture], env: { MODE: "ok" }, credentials: { SECRET_TOKEN: "tok-abcdef-123" } }]);
+    hosts.push(host);
+    expect((await host.invoke("proc__log_config", {}, owner)).ok).toBe(true);
+    const logFile = join(dataDir, "logs", "capabilities", "proc.log");
+    await waitUntil(() => readFileSync(logFile, "utf8").includes("config: "));
+    const log = readFileSync(logFile, "utf8");
+    expect(log).toContain('config: {"SECRET_TOKEN":"[redacted]"}');
+    expect(log).not.toContain("tok-abcdef-123");
+  });
+
   it("a never-ready process is reported not_ready with its message", async () => {
     // Node may take a while to start on a busy machine: the re-check keeps the message current.
     const { host } = await run("never-ready", {}, { startupTimeoutMs: 1000, recheckIntervalMs: 100 });

@@ -1,0 +1,215 @@
+/**
+ * `palisade capability ...` as a function (apps/cli delegates here):
+ *   list  [--config FILE] [--json]
+ *   check MANIFEST... [--address ADDR | --command "CMD ARGS"] [--json]
+ *   call  MANIFEST TOOL [ARGS_JSON] (--address ADDR | --command "CMD ARGS") [--out DIR] [--timeout MS]
+ *         [--session ID] [--user ID] [--data-dir DIR] [--json]
+ *   credentials set CAPABILITY NAME [--user ID] [--data-dir DIR]   (value read from stdin)
+ *   credentials list [--user ID] [--data-dir DIR]
+ *   credentials delete CAPABILITY NAME [--user ID] [--data-dir DIR]
+ * Exit codes: 0 ok, 1 failure (invalid manifest, not ready, tool error), 2 usage.
+ */
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import { parse as parseYaml } from "yaml";
+import { saveArtifact } from "./artifacts/export.js";
+import { defaultPolicy } from "./catalog.js";
+import { validateCapabilityConfigs } from "./config.js";
+import type { CapabilityConfig } from "./config.js";
+import { UserCredentialStore } from "./credentials.js";
+import { CapabilityError, ValidationError } from "./errors.js";
+import { CapabilityHost } from "./host.js";
+import { loadManifest } from "./manifest/load.js";
+
+export interface CapabilityCliIo {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+  stdin?: AsyncIterable<string | Buffer>;
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+}
+
+const USAGE = `usage:
+  palisade capability list [--config FILE] [--json]
+  palisade capability check MANIFEST... [--address ADDR | --command "CMD ARGS"] [--json]
+  palisade capability call MANIFEST TOOL [ARGS_JSON] (--address ADDR | --command "CMD ARGS") [--out DIR] [--timeout MS] [--session ID] [--user ID] [--json]
+  palisade capability credentials set|list|delete [CAPABILITY NAME] [--user ID]   (set reads the value from stdin)
+every command also takes --data-dir DIR and --config FILE
+`;
+
+class UsageError extends Error {}
+
+const options = {
+  config: { type: "string" },
+  "data-dir": { type: "string" },
+  address: { type: "string" },
+  command: { type: "string" },
+  out: { type: "string" },
+  timeout: { type: "string" },
+  session: { type: "string" },
+  user: { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+export async function runCapabilityCli(argv: string[], io: CapabilityCliIo): Promise<number> {
+  const say = (s: string): void => void io.stdout.write(`${s}\n`);
+  try {
+    const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    const [sub, ...rest] = positionals;
+    const env = io.env ?? {};
+    const dataDir = values["data-dir"] ?? join(env.XDG_DATA_HOME ?? join(homedir(), ".local", "share"), "palisade");
+    const cwd = io.cwd ?? process.cwd();
+    switch (sub) {
+      case "list":
+        return await list(values.config ?? join(env.XDG_CONFIG_HOME ?? join(homedir(), ".config"), "palisade", "config.yaml"), values.json === true, say);
+      case "check":
+        if (rest.length === 0) throw new UsageError("check needs at least one MANIFEST");
+        return await check(rest, launch(values), dataDir, values.json === true, say);
+      case "call": {
+        const [manifest, tool, argsText] = rest;
+        if (!manifest || !tool) throw new UsageError("call needs MANIFEST and TOOL");
+        const mode = launch(values);
+        if (!mode) throw new UsageError("call needs --address ADDR or --command \"CMD ARGS\"");
+        const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
+        if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError("--timeout must be a positive number of milliseconds");
+        return await call({ manifest, tool, argsText: argsText ?? "{}", mode, dataDir, out: values.out, timeoutMs, sessionId: values.session ?? "cli", userId: values.user ?? "local", json: values.json === true, cwd }, say);
+      }
+      case "credentials":
+        return await credentials(rest, new UserCredentialStore(join(dataDir, "credentials.json")), values.user ?? "local", io, say);
+      default:
+        throw new UsageError(sub ? `unknown subcommand "${sub}"` : "missing subcommand");
+    }
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      io.stderr.write(`error: ${(err as Error).message}\n${USAGE}`);
+      return 2;
+    }
+    io.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+type Mode = Pick<CapabilityConfig, "address" | "command">;
+
+function launch(values: { address?: string; command?: string }): Mode | undefined {
+  if (values.address && values.command) throw new UsageError("use --address or --command, not both");
+  if (values.address) return { address: values.address };
+  if (values.command) return { command: values.command.split(/\s+/).filter((s) => s !== "") };
+  return undefined;
+}
+
+async function list(configFile: string, json: boolean, say: (s: string) => void): Promise<number> {
+  let text: string;
+  try {
+    text = await readFile(configFile, "utf8");
+  } catch {
+    throw new CapabilityError("invalid_config", `cannot read ${configFile}: pass --config FILE`);
+  }
+  const doc = (parseYaml(text) ?? {}) as { capabilities?: unknown };
+  const configs = validateCapabilityConfigs(doc.capabilities ?? [], { file: configFile, baseDir: dirname(configFile) });
+  const out = [];
+  for (const c of configs) {
+    const m = await loadManifest(c.manifest);
+    const mode = c.command ? "command" : c.address ? "address" : c.image || m.image ? "image" : "none";
+    out.push({ id: c.id, launch: mode, enabled: c.enabled !== false, tools: m.tools.map((t) => ({ name: `${m.id}__${t.name}`, policy: defaultPolicy(t) })), dynamic: m.toolSource === "dynamic" });
+  }
+  if (json) say(JSON.stringify(out, null, 2));
+  else for (const c of out) say(`${c.id} (${c.launch}${c.enabled ? "" : ", disabled"})${c.dynamic ? " tools discovered at runtime" : ""}\n${c.tools.map((t) => `  ${t.name}  [${t.policy}]`).join("\n")}`);
+  return 0;
+}
+
+async function check(manifests: string[], mode: Mode | undefined, dataDir: string, json: boolean, say: (s: string) => void): Promise<number> {
+  let failed = 0;
+  const results = [];
+  for (const path of manifests) {
+    try {
+      const m = await loadManifest(path);
+      let health: string | undefined;
+      if (mode) {
+        const host = new CapabilityHost({ dataDir, capabilities: [{ id: m.id, manifest: path, ...mode }], startupTimeoutMs: 10_000 });
+        const [s] = await host.start();
+        await host.stop();
+        health = `${s?.state ?? "unknown"}: ${s?.message ?? ""}`;
+        if (s?.state !== "ready") failed++;
+      }
+      results.push({ manifest: m.file, id: m.id, ok: true, tools: m.tools.length, warnings: m.warnings, ...(health ? { health } : {}) });
+      if (!json) say(`ok ${m.file}: ${m.id}, ${m.toolSource === "dynamic" ? "dynamic tools" : `${m.tools.length} tool(s)`}${health ? `; health ${health}` : ""}${m.warnings.map((w) => `\n  warning: ${w}`).join("")}`);
+    } catch (err) {
+      failed++;
+      if (!(err instanceof ValidationError)) throw err;
+      results.push({ manifest: path, ok: false, problems: err.problems });
+      if (!json) say(err.message);
+    }
+  }
+  if (json) say(JSON.stringify(results, null, 2));
+  return failed > 0 ? 1 : 0;
+}
+
+interface CallRequest {
+  manifest: string;
+  tool: string;
+  argsText: string;
+  mode: Mode;
+  dataDir: string;
+  out: string | undefined;
+  timeoutMs: number | undefined;
+  sessionId: string;
+  userId: string;
+  json: boolean;
+  cwd: string;
+}
+
+async function call(req: CallRequest, say: (s: string) => void): Promise<number> {
+  let args: unknown;
+  try {
+    args = JSON.parse(req.argsText);
+  } catch {
+    throw new UsageError(`ARGS_JSON is not valid JSON: ${req.argsText}`);
+  }
+  const m = await loadManifest(req.manifest);
+  const host = new CapabilityHost({ dataDir: req.dataDir, capabilities: [{ id: m.id, manifest: req.manifest, ...req.mode, ...(req.mode.command ? { cwd: req.cwd } : {}) }] });
+  try {
+    const [status] = await host.start();
+    if (status?.state !== "ready") throw new CapabilityError("not_ready", status?.message ?? "not ready");
+    const name = req.tool.includes("__") ? req.tool : `${m.id}__${req.tool}`;
+    const result = await host.invoke(name, args, { sessionId: req.sessionId, userId: req.userId, ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}) });
+    const saved: string[] = [];
+    if (req.out) for (const a of result.artifacts) saved.push(await saveArtifact(host.artifacts, a.artifactId, { sessionId: req.sessionId, userId: req.userId }, req.out));
+    if (req.json) say(JSON.stringify({ ok: result.ok, result: result.result, content: result.content, artifacts: result.artifacts, saved, error: result.error }, null, 2));
+    else {
+      say(result.content);
+      for (const p of saved) say(`saved ${p}`);
+    }
+    return result.ok ? 0 : 1;
+  } finally {
+    await host.stop();
+  }
+}
+
+async function credentials(rest: string[], store: UserCredentialStore, userId: string, io: CapabilityCliIo, say: (s: string) => void): Promise<number> {
+  const [action, capability, name] = rest;
+  if (action === "list") {
+    const names = await store.names(userId);
+    const lines = Object.entries(names).flatMap(([cap, list]) => list.map((n) => `${cap} ${n}`));
+    say(lines.length > 0 ? lines.join("\n") : `no credentials stored for user "${userId}"`);
+    return 0;
+  }
+  if (!capability || !name) throw new UsageError(`credentials ${action ?? ""} needs CAPABILITY and NAME`);
+  if (action === "delete") {
+    const removed = await store.delete(userId, capability, name);
+    say(removed ? `deleted ${capability} ${name} for user "${userId}"` : `no ${capability} ${name} stored for user "${userId}"`);
+    return removed ? 0 : 1;
+  }
+  if (action !== "set") throw new UsageError(`unknown credentials action "${action ?? ""}"`);
+  // The value comes from stdin, never from argv (which other users can see in ps).
+  if (!io.stdin) throw new UsageError("credentials set reads the value from stdin");
+  let value = "";
+  for await (const chunk of io.stdin) value += typeof chunk === "string" ? chunk : chunk.toString("utf8");
+  value = value.replace(/\r?\n$/, "");
+  if (value === "") throw new UsageError("empty value on stdin");
+  await store.set(userId, capability, name, value);
+  say(`stored ${capability} ${name} for user "${userId}" in ${store.file}`);
+  return 0;
+}

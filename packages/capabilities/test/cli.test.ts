@@ -1,0 +1,76 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { defineCapability, serveCapability } from "@palisade/capability-sdk";
+import type { CapabilityServer } from "@palisade/capability-sdk";
+import { runCapabilityCli } from "@palisade/capabilities";
+import { objectSchema, tempDir, tool, writeManifest } from "./helpers.js";
+
+function io(stdin?: string) {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    io: {
+      stdout: { write: (s: string) => out.push(s) },
+      stderr: { write: (s: string) => err.push(s) },
+      ...(stdin === undefined ? {} : { stdin: [stdin] }),
+      env: {},
+    },
+    out: () => out.join(""),
+    err: () => err.join(""),
+  };
+}
+
+let server: CapabilityServer;
+let manifest: string;
+const dir = tempDir();
+
+beforeAll(async () => {
+  const cap = defineCapability({
+    id: "pdf",
+    tools: [{ name: "render", description: "r", inputSchema: objectSchema(), handler: async (_a, ctx) => ({ ok: true, ...ctx.artifacts.storeOutput(new TextEncoder().encode("%PDF-1.7"), { filename: "report.pdf", mimeType: "application/pdf" }) }) }],
+  });
+  server = await serveCapability(cap, { port: 0, log: () => undefined });
+  manifest = writeManifest(dir, { id: "pdf", tools: [tool("render", { terminal_on_success: true })] });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+describe("palisade capability (runCapabilityCli)", () => {
+  it("check: ok manifests exit 0, invalid ones exit 1 with every problem", async () => {
+    const bad = join(dir, "bad.yaml");
+    writeFileSync(bad, "id: Bad\ntools: []\n");
+    const ok = io();
+    expect(await runCapabilityCli(["check", manifest, "--address", server.address], ok.io)).toBe(0);
+    expect(ok.out()).toContain("ok ");
+    expect(ok.out()).toContain("health ready");
+    const ko = io();
+    expect(await runCapabilityCli(["check", bad], ko.io)).toBe(1);
+    expect(ko.out()).toContain(`${bad}: id: must be lowercase`);
+    expect(ko.out()).toContain(`${bad}: tools: must list at least one tool`);
+  });
+
+  it("call --out saves output artifacts", async () => {
+    const out = tempDir();
+    const c = io();
+    expect(await runCapabilityCli(["call", manifest, "render", "{}", "--address", server.address, "--out", out, "--data-dir", tempDir()], c.io)).toBe(0);
+    expect(c.out()).toContain('"artifact":{"artifact_id":"art_');
+    expect(c.out()).toContain(`saved ${join(out, "report.pdf")}`);
+    expect(readFileSync(join(out, "report.pdf"), "utf8")).toBe("%PDF-1.7");
+  });
+
+  it("credentials set (from stdin), list, delete; usage errors exit 2", async () => {
+    const dataDir = tempDir();
+    expect(await runCapabilityCli(["credentials", "set", "gh", "TOKEN", "--user", "bob", "--data-dir", dataDir], io("ghp_123\n").io)).toBe(0);
+    const l = io();
+    await runCapabilityCli(["credentials", "list", "--user", "bob", "--data-dir", dataDir], l.io);
+    expect(l.out()).toBe("gh TOKEN\n");
+    expect(l.out()).not.toContain("ghp_123");
+    expect(JSON.parse(readFileSync(join(dataDir, "credentials.json"), "utf8")).users.bob.gh.TOKEN).toBe("ghp_123");
+    expect(await runCapabilityCli(["credentials", "delete", "gh", "TOKEN", "--user", "bob", "--data-dir", dataDir], io().io)).toBe(0);
+    const u = io();
+    expect(await runCapabilityCli(["call", manifest], u.io)).toBe(2);
+    expect(u.err()).toContain("call needs MANIFEST and TOOL");
+  });
+});
