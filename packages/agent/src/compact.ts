@@ -7,6 +7,8 @@ import type { CallModel, ChatCompletionMessageParam, ChatCompletionTool, ModelRe
 export const COMPACT_AT = 0.7;
 /** The recent turns kept verbatim after compaction fit this share of the window. */
 export const KEEP_RECENT = 0.35;
+/** Within a turn, the oldest tool results are shortened when the prompt passes this share. */
+export const TRIM_TOOL_RESULTS_AT = 0.85;
 
 export interface MemoryFlushData {
   /** Durable facts (one per line) to persist beyond the conversation. */

@@ -1,7 +1,7 @@
 import { createClient, RpcError } from "@palisade/protocol";
 import { AgentService } from "@palisade/protocol/pipeline";
 import type { AgentConfig } from "./config.js";
-import { createModelCaller } from "./llm.js";
+import { createModelCaller, preloadModelSdk } from "./llm.js";
 import type { CallModel } from "./model.js";
 import type { RetryPolicy } from "./retry.js";
 import { AgentRuntime } from "./runtime.js";
@@ -81,6 +81,9 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
       value: { agentId: config.agentId, token: config.token, sandbox, pid: process.pid, version: AGENT_VERSION },
     },
   });
+
+  // Load the model SDK while the Engine gets ready to send work.
+  if (!options.callModel) preloadModelSdk().catch((err: unknown) => log(`palisade-agent: cannot load the openai SDK: ${String(err)}`));
 
   const noDefs = (): AgentExit => ({
     code: 3,

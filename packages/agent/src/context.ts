@@ -108,3 +108,29 @@ export function parseCompaction(text: string): { facts: string; summary: string 
 export function summaryMessage(summary: string): ChatCompletionMessageParam {
   return { role: "system", content: `Summary of the earlier conversation (older turns were compacted):\n${summary}` };
 }
+
+const CUT_MARK = "cut to fit the context window]";
+
+/**
+ * Keeps a long turn inside the context window: shortens tool results, oldest first, to
+ * `keepChars` each until the estimate fits `budget` tokens. Mutates `messages`; returns how many
+ * results were shortened.
+ */
+export function fitToolResults(
+  messages: ChatCompletionMessageParam[],
+  tools: readonly ChatCompletionTool[],
+  budget: number,
+  keepChars = 1000,
+): number {
+  let total = estimateTokens(messages, tools);
+  let shortened = 0;
+  for (let i = 0; i < messages.length && total > budget; i++) {
+    const m = messages[i];
+    if (m?.role !== "tool" || typeof m.content !== "string" || m.content.length <= keepChars || m.content.endsWith(CUT_MARK)) continue;
+    const removed = m.content.length - keepChars;
+    messages[i] = { ...m, content: `${m.content.slice(0, keepChars)}\n[... ${String(removed)} characters ${CUT_MARK}` };
+    total -= Math.floor(removed / 4);
+    shortened++;
+  }
+  return shortened;
+}

@@ -1,4 +1,4 @@
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { AgentFailure } from "./errors.js";
 import type { CallModel, ModelRequest, ModelResult, ModelToolCall } from "./model.js";
@@ -30,7 +30,9 @@ function hintFor(status: number | undefined): string {
   return "the model endpoint may be overloaded or down";
 }
 
-function classify(err: unknown, emitted: boolean, baseURL: string): AttemptError {
+type Sdk = typeof OpenAI;
+
+function classify(OpenAI: Sdk, err: unknown, emitted: boolean, baseURL: string): AttemptError {
   if (err instanceof OpenAI.APIUserAbortError || (err instanceof Error && err.name === "AbortError")) {
     return { retryable: false, retryAfterMs: undefined, failure: new AgentFailure("CANCELLED", "the turn was cancelled", { cause: err }) };
   }
@@ -117,19 +119,34 @@ export class StreamAccumulator {
   }
 }
 
+let sdk: Promise<Sdk> | undefined;
+/**
+ * The SDK is imported on first use (or by `preloadModelSdk`) so the Agent can announce itself to
+ * the Engine while the import is still running: AgentReady does not wait for it.
+ */
+export function preloadModelSdk(): Promise<Sdk> {
+  sdk ??= import("openai").then((m) => m.default);
+  return sdk;
+}
+
 /** A CallModel backed by the official `openai` SDK (streaming Chat Completions) with bounded retries. */
 export function createModelCaller(options: ModelClientOptions): CallModel {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-    // Retries are ours: bounded in total time and aware of partially streamed output.
-    maxRetries: 0,
-    timeout: options.timeoutMs ?? 300_000,
-  });
+  let client: Promise<{ OpenAI: Sdk; client: OpenAI }> | undefined;
+  const getClient = (): Promise<{ OpenAI: Sdk; client: OpenAI }> =>
+    (client ??= preloadModelSdk().then((OpenAI) => ({
+      OpenAI,
+      client: new OpenAI({
+        apiKey: options.apiKey,
+        ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+        // Retries are ours: bounded in total time and aware of partially streamed output.
+        maxRetries: 0,
+        timeout: options.timeoutMs ?? 300_000,
+      }),
+    })));
 
-  const attempt = async (request: ModelRequest, acc: StreamAccumulator): Promise<ModelResult> => {
+  const attempt = async (client: OpenAI, request: ModelRequest, acc: StreamAccumulator): Promise<ModelResult> => {
     const stream = await client.chat.completions.create(
       {
         model: request.model,
@@ -147,15 +164,16 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
   };
 
   return async (request) => {
+    const { OpenAI, client } = await getClient();
     const state = { attempts: 0, waitedMs: 0 };
     for (;;) {
       const acc = new StreamAccumulator();
       try {
-        return await attempt(request, acc);
+        return await attempt(client, request, acc);
       } catch (err) {
         if (err instanceof AgentFailure) throw err;
         state.attempts++;
-        const outcome = classify(err, acc.emitted, options.baseURL);
+        const outcome = classify(OpenAI, err, acc.emitted, options.baseURL);
         if (request.signal.aborted) throw new AgentFailure("CANCELLED", "the turn was cancelled", { cause: err });
         const wait = outcome.retryable ? nextRetryDelay(policy, state, outcome.retryAfterMs) : undefined;
         if (wait === undefined) {

@@ -1,5 +1,6 @@
 import type { ContextMessage, ToolGroup } from "@palisade/protocol/pipeline";
-import { prepareContext } from "./compact.js";
+import { TRIM_TOOL_RESULTS_AT, prepareContext } from "./compact.js";
+import { fitToolResults } from "./context.js";
 import type { MemoryFlushData } from "./compact.js";
 import { AgentFailure } from "./errors.js";
 import type { CallModel, ChatCompletionMessageParam, ModelToolCall, ModelUsage } from "./model.js";
@@ -120,10 +121,13 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
 
   for (;;) {
     if (signal.aborted) throw cancelled();
+    const params = tools.toParams();
+    // Tool results can outgrow the window within one turn; the oldest give way first.
+    if (toolRounds > 0) fitToolResults(messages, params, req.contextWindow * TRIM_TOOL_RESULTS_AT);
     const result = await ports.callModel({
       model: req.model,
       messages,
-      tools: tools.toParams(),
+      tools: params,
       signal,
       onToken: (text) => ports.emitToken(text),
     });

@@ -6,6 +6,8 @@ import {
   AgentConfigError,
   AgentFailure,
   DEFAULT_RETRY,
+  estimateTokens,
+  fitToolResults,
   ToolSet,
   nextRetryDelay,
   parseCompaction,
@@ -97,6 +99,25 @@ describe("context", () => {
     ["FACTS:\nnone\nSUMMARY:\nsum", { facts: "", summary: "sum" }],
     ["just prose", { facts: "", summary: "just prose" }],
   ])("parseCompaction(%j)", (text, want) => expect(parseCompaction(text)).toEqual(want));
+});
+
+describe("fitToolResults", () => {
+  it("shortens the oldest long tool results until the messages fit", () => {
+    const big = "z".repeat(8000);
+    const messages = [
+      { role: "user" as const, content: "q" },
+      { role: "tool" as const, tool_call_id: "a", content: big },
+      { role: "tool" as const, tool_call_id: "b", content: big },
+      { role: "tool" as const, tool_call_id: "c", content: "short" },
+    ];
+    const budget = estimateTokens(messages) - 1500;
+    expect(fitToolResults(messages, [], budget)).toBe(1);
+    expect(messages[1]?.content).toMatch(/^z{1000}\n\[\.\.\. 7000 characters cut to fit the context window\]$/);
+    expect(messages[2]?.content).toBe(big);
+    expect(estimateTokens(messages)).toBeLessThanOrEqual(budget);
+    expect(fitToolResults(messages, [], 10)).toBe(1); // the next one; short results stay
+    expect(messages[3]?.content).toBe("short");
+  });
 });
 
 describe("tools", () => {
@@ -198,6 +219,16 @@ describe("runTurn (pure turn logic)", () => {
     const r = await runTurn(request({ maxToolRounds: 2 }), p, new AbortController().signal);
     expect(r).toMatchObject({ stopReason: "round_limit", toolRounds: 2, llmCalls: 2 });
     expect(tokens.join("")).toContain("Stopped after 2 tool rounds");
+  });
+
+  it("shortens oversized tool results before the next model call of a long turn", async () => {
+    const { p, calls } = ports(
+      [result({ toolCalls: [{ id: "c", name: "t", arguments: "{}" }] }), result({ content: "ok" })],
+      () => ({ content: "r".repeat(20_000), isError: false, terminal: false }),
+    );
+    await runTurn(request({ contextWindow: 2000 }), p, new AbortController().signal);
+    expect(calls[1]).toContain("characters cut to fit the context window");
+    expect(calls[1]?.length).toBeLessThan(2000);
   });
 
   it("an aborted signal ends the turn with CANCELLED", async () => {
