@@ -14,7 +14,11 @@ import { EngineError } from "./errors.js";
 import { EventBus } from "./events.js";
 import type { AgentLauncher, EngineShield, EngineStore, ToolHost } from "./ports.js";
 import { clientService } from "./services/client.js";
-import { subAgentService } from "./services/sub-agent.js";
+// sub-agents (issue 8)
+import { join } from "node:path";
+import { DATABASE_FILE } from "./adapters/sqlite-store.js";
+import { MemoryRunStore, SqliteRunStore, SubAgentManager, defaultSubAgentLauncher, listSubAgentsRpc, subAgentServiceImpl } from "./subagents/index.js";
+import type { SubAgentLauncher, SubAgentLimits } from "./subagents/index.js";
 import { SessionDirectory } from "./sessions.js";
 import { ENGINE_VERSION, buildStatus } from "./status.js";
 import { loadToolsDef } from "./turns/engine-tools.js";
@@ -44,6 +48,8 @@ export interface StartEngineOptions {
   store?: EngineStore;
   shield?: EngineShield;
   host?: ToolHost;
+  /** sub-agents (issue 8): launcher and limits beyond config `limits.sub_agents` (tests). */
+  subAgents?: { launcher?: SubAgentLauncher; limits?: Partial<SubAgentLimits> };
   /** Write engine.json (default true). */
   writeDiscovery?: boolean;
   log?: (line: string) => void;
@@ -65,6 +71,8 @@ export interface RunningEngine {
   agentPid(): number | undefined;
   /** Resolves when an Agent is connected. */
   agentReady(timeoutMs?: number): Promise<void>;
+  /** sub-agents (issue 8): observes launches and every message sent to a sub-agent. */
+  tapSubAgents(fn: (what: string, message: unknown) => void): () => void;
 }
 
 function bearerOf(md: Metadata): string {
@@ -92,7 +100,14 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   }
 
   const parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, ...pick(options) });
-  const { store, shield, host } = parts;
+  const { store, shield } = parts;
+  // sub-agents (issue 8): the manager adds the `agents` tool group to the host the pipeline uses.
+  const subAgents = new SubAgentManager({
+    runs: options.store ? new MemoryRunStore() : new SqliteRunStore(join(dataDir, DATABASE_FILE)),
+    launcher: options.subAgents?.launcher ?? defaultSubAgentLauncher(),
+    limits: { ...config.limits.subAgents, ...options.subAgents?.limits },
+  });
+  const host = subAgents.wrapHost(parts.host);
   const bus = new EventBus();
   const approvals = new ApprovalBroker(() => config.limits.approvalTimeoutMs);
   const external = options.agent && "external" in options.agent ? options.agent.external : undefined;
@@ -129,6 +144,8 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
       return undefined;
     },
   });
+  // sub-agents (issue 8): their tool calls run through turnEnv's pipeline, in the turn that spawned them.
+  subAgents.attach({ env: turnEnv, currentTurn: (id) => turns.activeTurns.find((t) => t.session.id === id && t.state === "running") }, () => boundAddress);
   const startedAt = Date.now();
 
   const address = options.listen ?? config.listen.tcp ?? config.listen.unix ?? defaultSocketAddress(dataDir);
@@ -151,6 +168,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     stopping ??= (async () => {
       log("stopping");
       await turns.drain(deadlineMs);
+      await subAgents.stop(); // sub-agents (issue 8)
       approvals.cancelAll();
       link.send({ directive: { case: "shutdown", value: { reason: "the Engine is stopping" } } });
       await supervisor?.stop(2000);
@@ -171,7 +189,8 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     .add(AgentService, { runSession: (events, ctx) => link.runSession(events, ctx) })
     .add(
       ClientService,
-      clientService({
+      {
+        ...clientService({
         env: turnEnv,
         turns,
         sessions,
@@ -186,9 +205,11 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
           setTimeout(() => void stop(deadlineMs), 10);
         },
         defaultWorkspace: () => workspace,
-      }),
+        }),
+        listSubAgents: listSubAgentsRpc(subAgents), // sub-agents (issue 8)
+      },
     )
-    .add(SubAgentService, subAgentService());
+    .add(SubAgentService, subAgentServiceImpl(subAgents)); // sub-agents (issue 8)
 
   if (socket) await rm(socket, { force: true }); // stale socket of a dead Engine (checked above)
   let boundAddress: string;
@@ -228,6 +249,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     onEvent: (fn) => bus.onEvent(fn),
     agentPid: () => supervisor?.pid ?? link.info?.pid,
     agentReady: (timeoutMs = 15_000) => link.waitConnected(timeoutMs),
+    tapSubAgents: (fn) => subAgents.tap(fn), // sub-agents (issue 8)
   };
 }
 

@@ -1,6 +1,5 @@
 // EngineShield over @palisade/shield: the configured policy (bundled name or file), the
 // detectors and, when enabled, the OpenAI-compatible LLM judge. The only file that knows its API.
-import { dirname } from "node:path";
 import { createOpenAIJudge, createShield, generateCanary, loadPolicy } from "@palisade/shield";
 import type { Policy as ShieldPolicy, Shield } from "@palisade/shield";
 import type { EngineConfig } from "../config.js";
@@ -74,7 +73,7 @@ export async function createEngineShield(config: EngineConfig, dataDir: string, 
   const shield = createShield({
     policy,
     workspace,
-    protectedPaths: [dataDir, ...(config.source ? [dirname(config.source)] : [])],
+    protectedPaths: [dataDir, ...(config.source ? [config.source] : [])],
     ...(judge ? { judge } : {}),
   });
   return new PalisadeShield(shield, policy);

@@ -1,7 +1,7 @@
 // What the sub-agent manager needs from the rest of the Engine. The composition file
 // (engine.ts) supplies each; tests can supply their own.
 import type { ModelConfig } from "../config.js";
-import type { EventRecord, AgentLaunch, ToolCallRecordRow } from "../ports.js";
+import type { AgentLaunch, ToolCallRecordRow } from "../ports.js";
 import type { TurnEnv } from "../turns/env.js";
 import type { Turn } from "../turns/turn.js";
 
@@ -63,8 +63,6 @@ export interface StoredRun {
   transcript: { role: "user" | "assistant"; content: string; createdAt: number }[];
   /** Every tool call with its verdict, approval and result. */
   calls: ToolCallRecordRow[];
-  /** Events clients saw for this run. */
-  events: EventRecord[];
 }
 
 export interface RunSummary {

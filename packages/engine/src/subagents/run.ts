@@ -1,7 +1,7 @@
 // One sub-agent run: its identity, state, counters, inbox and the waiters for its end.
 import type { ChildProcess } from "node:child_process";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type { SubAgentEventSchema } from "@palisade/protocol/pipeline";
+import type { PipelineEvent, SubAgentEventSchema } from "@palisade/protocol/pipeline";
 import type { Turn } from "../turns/turn.js";
 import type { RunSummary, StoredRun, SubAgentState } from "./ports.js";
 
@@ -62,6 +62,12 @@ export class SubAgentRun {
     return (this.endedAt || now) - this.startedAt;
   }
 
+  /** Keeps an event with the user's turn while it runs, so it is stored with the turn's events. */
+  keepInRoot(ev: PipelineEvent): void {
+    const root = this.init.rootTurn;
+    if (root.state === "running") root.keep(ev);
+  }
+
   /** Moves to a final state once; returns false when it had already ended. */
   end(state: Exclude<SubAgentState, "running">, detail: { result?: string; error?: string }): boolean {
     if (this.state !== "running") return false;
@@ -114,7 +120,6 @@ export class SubAgentRun {
       parentUserMessageId: rootTurn.userMessageId,
       transcript: [...this.transcript],
       calls: [...turn.toolCalls],
-      events: [...turn.events],
     };
   }
 }

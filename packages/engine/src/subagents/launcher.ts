@@ -1,0 +1,16 @@
+// The default launcher: @palisade/subagent's compiled entry under the Agent's sandbox, with an
+// environment of the Engine address, the per-spawn token and the model key, nothing else.
+import { subAgentLaunchSpec } from "@palisade/subagent";
+import type { SubAgentLauncher } from "./ports.js";
+
+export function defaultSubAgentLauncher(): SubAgentLauncher {
+  return (req) => {
+    const spec = subAgentLaunchSpec({
+      engineAddress: req.engineAddress,
+      token: req.token,
+      contextWindow: req.model.contextWindow,
+      ...(req.model.apiKey ? { apiKey: req.model.apiKey } : {}),
+    });
+    return { command: spec.command, args: spec.args, env: spec.env };
+  };
+}

@@ -1,0 +1,120 @@
+// SubAgentService: the RPCs a sub-agent process calls. Every call carries the per-spawn token,
+// checked in constant time; a token only ever speaks for its own run.
+import { Code, RpcError } from "@palisade/protocol";
+import type { ServiceImpl } from "@palisade/protocol";
+import type { ClientService, SubAgentService } from "@palisade/protocol/pipeline";
+import { sandboxViolations } from "../agent/link.js";
+import type { SubAgentManager } from "./manager.js";
+import { subAgentSystemPrompt } from "./prompt.js";
+import type { SubAgentRun } from "./run.js";
+import { SUBAGENT_API_KEY_ENV } from "@palisade/subagent";
+
+function authenticate(m: SubAgentManager, token: string): SubAgentRun {
+  const run = token ? m.byToken(token) : undefined;
+  if (!run) throw new RpcError(Code.UNAUTHENTICATED, "unknown sub-agent token: only a process the Engine spawned may call SubAgentService, with the token it was given");
+  return run;
+}
+
+function mustRun(run: SubAgentRun, rpc: string): void {
+  if (!run.registered) throw new RpcError(Code.FAILED_PRECONDITION, `${rpc} before RegisterSubAgent: register first`);
+  if (!run.running) throw new RpcError(Code.FAILED_PRECONDITION, `sub-agent ${run.name} has ${run.state}${run.error ? ` (${run.error})` : ""}; stop working`);
+}
+
+export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubAgentService> {
+  const answer = <T>(rpc: string, message: T): T => {
+    m.observe(rpc, message);
+    return message;
+  };
+  return {
+    async registerSubAgent(req) {
+      const run = authenticate(m, req.token);
+      if (run.registered) throw new RpcError(Code.FAILED_PRECONDITION, `sub-agent ${run.name} is already registered; a token is good for one process`);
+      if (!run.running) throw new RpcError(Code.FAILED_PRECONDITION, `sub-agent ${run.name} has ${run.state} before registering${run.error ? ` (${run.error})` : ""}`);
+      const env = m.env;
+      const violations = sandboxViolations(req.sandbox);
+      if (violations.length > 0 && !env.config.agent.allowUnsandboxed) {
+        const reason = `refusing an unconfined sub-agent: ${violations.join("; ")}`;
+        m.fail(run, reason);
+        throw new RpcError(Code.PERMISSION_DENIED, `${reason}. Run on Node >= 20.19 with the permission model, or start the Engine with --allow-unsandboxed.`);
+      }
+      run.registered = true;
+      const host = m.scopedHost(run);
+      const tools = host.catalog();
+      const model = env.config.model;
+      return answer("registerSubAgent", {
+        name: run.name,
+        task: run.init.task,
+        tools: tools.map((t) => ({ name: t.name, description: t.description, parametersJson: JSON.stringify(t.parameters), group: t.capabilityId })),
+        systemPrompt: subAgentSystemPrompt({
+          name: run.name,
+          agentName: env.config.agent.name,
+          workspace: run.init.turn.session.workspace,
+          maxLlmCalls: m.limits.maxLlmCalls,
+          toolNames: tools.map((t) => t.name),
+          capabilityPrompts: host.prompts(run.init.groups),
+        }),
+        model: run.init.model,
+        provider: "openai",
+        // The key itself is in the process environment; the wire only names the variable.
+        apiKeyEnv: model.apiKey ? SUBAGENT_API_KEY_ENV : "",
+        baseUrl: model.baseUrl ?? "",
+        maxLlmCalls: m.limits.maxLlmCalls,
+      });
+    },
+
+    async subAgentExecuteTool(req) {
+      const run = authenticate(m, req.token);
+      mustRun(run, "SubAgentExecuteTool");
+      if (!req.callId || !req.toolName) throw new RpcError(Code.INVALID_ARGUMENT, "call_id and tool_name are required");
+      const pipeline = m.pipeline(run);
+      if (!pipeline) throw new RpcError(Code.FAILED_PRECONDITION, `sub-agent ${run.name} has no pipeline`);
+      // The call runs to its end even if the process goes away: the run's own signal stops it.
+      const result = await pipeline.execute({ callId: req.callId, toolName: req.toolName, argumentsJson: req.argumentsJson });
+      m.progress(run, { toolCall: true });
+      return answer("subAgentExecuteTool", result);
+    },
+
+    async subAgentComplete(req) {
+      const run = authenticate(m, req.token);
+      if (run.running) m.complete(run, req.result, req.llmCalls);
+      return answer("subAgentComplete", {});
+    },
+
+    async subAgentFailed(req) {
+      const run = authenticate(m, req.token);
+      if (run.running) {
+        if (req.llmCalls > run.llmCalls) run.llmCalls = req.llmCalls;
+        m.fail(run, `it reported a failure: ${req.error || "no reason given"}`);
+      }
+      return answer("subAgentFailed", {});
+    },
+
+    async subAgentPollMessage(req) {
+      const run = authenticate(m, req.token);
+      if (!run.running) return answer("subAgentPollMessage", { messages: [], cancelled: true });
+      m.progress(run, { llmCalls: req.llmCalls });
+      return answer("subAgentPollMessage", { messages: run.inbox.splice(0), cancelled: false });
+    },
+  };
+}
+
+/** ClientService.ListSubAgents: live and stored sub-agents of a session. */
+export function listSubAgentsRpc(m: SubAgentManager): ServiceImpl<typeof ClientService>["listSubAgents"] {
+  return async (req) => {
+    if (!req.sessionId) throw new RpcError(Code.INVALID_ARGUMENT, "session_id is required");
+    const runs = await m.list(req.sessionId);
+    const now = Date.now();
+    return {
+      agents: runs.map((r) => ({
+        name: r.name,
+        task: r.task,
+        state: r.state,
+        llmCalls: r.llmCalls,
+        toolCalls: r.toolCalls,
+        elapsedMs: BigInt((r.endedAt || now) - r.startedAt),
+        resultExcerpt: r.result.length > 500 ? `${r.result.slice(0, 500)}…` : r.result,
+        error: r.error,
+      })),
+    };
+  };
+}

@@ -1,0 +1,106 @@
+// What spawn_agent, agent_status, agent_result, agent_message, cancel_agent and list_agents do.
+// Arguments were validated against the schemas in tools.ts by the pipeline. Results are JSON
+// the model reads; refusals (limits, unknown names or groups) are errors it can act on.
+import type { InvokeOutcome } from "../ports.js";
+import { loadedGroupsOf } from "../turns/engine-tools.js";
+import type { SubAgentManager } from "./manager.js";
+import type { SubAgentRun } from "./run.js";
+import { AGENTS_GROUP, agentTool } from "./tools.js";
+import type { AgentToolCall } from "./tools.js";
+
+const DEFAULT_RESULT_WAIT_S = 30;
+
+const ok = (value: unknown): InvokeOutcome => ({ ok: true, content: JSON.stringify(value), artifacts: [] });
+const refuse = (message: string): InvokeOutcome => ({ ok: false, content: message, artifacts: [], error: message });
+
+function status(run: SubAgentRun): Record<string, unknown> {
+  return {
+    name: run.name,
+    state: run.state,
+    task: run.init.task,
+    llm_calls: run.llmCalls,
+    tool_calls: run.toolCalls,
+    elapsed_s: Math.round(run.elapsedMs() / 100) / 10,
+    ...(run.state === "completed" ? { result: run.result } : {}),
+    ...(run.error ? { error: run.error } : {}),
+  };
+}
+
+/** Resolves when the run ended (true) or the wait is over (false). */
+function waitEnd(run: SubAgentRun, signal: AbortSignal, timeoutMs: number): Promise<boolean> {
+  if (!run.running) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ended: boolean): void => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      resolve(ended);
+    };
+    const onAbort = (): void => done(false);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    signal.addEventListener("abort", onAbort, { once: true });
+    void run.ended.then(() => done(true));
+  });
+}
+
+function stillRunning(run: SubAgentRun): InvokeOutcome {
+  return ok({ ...status(run), note: `${run.name} is still running; call agent_result again later, or agent_status to check on it.` });
+}
+
+function spawn(m: SubAgentManager, args: Record<string, unknown>, call: AgentToolCall): Promise<InvokeOutcome> | InvokeOutcome {
+  const parent = call.caller ? call.caller.init.turn : m.currentTurn(call.sessionId);
+  if (!parent) return refuse("spawn_agent can only be used while answering a message of this conversation.");
+  const depth = (call.caller?.init.depth ?? 0) + 1;
+  const running = m.running();
+  if (running.length >= m.limits.maxConcurrent) {
+    return refuse(
+      `Refused: ${String(running.length)} sub-agents are already running, the limit (limits.sub_agents.max_concurrent = ${String(m.limits.maxConcurrent)}). ` +
+        `Running: ${running.map((r) => r.name).join(", ")}. Wait for one with agent_result or stop one with cancel_agent, then spawn again.`,
+    );
+  }
+  const grantable = m.grantable(depth);
+  const requested = Array.isArray(args.tool_groups)
+    ? [...new Set(args.tool_groups as string[])]
+    : [...loadedGroupsOf(m.env, call.sessionId)].filter((g) => grantable.includes(g));
+  if (requested.includes(AGENTS_GROUP) && !grantable.includes(AGENTS_GROUP)) {
+    return refuse(`Sub-agents cannot get the "${AGENTS_GROUP}" group (nesting depth limit ${String(m.limits.maxDepth)}). Ask for other groups: ${grantable.join(", ") || "none exist"}.`);
+  }
+  const unknown = requested.filter((g) => !grantable.includes(g));
+  if (unknown.length > 0) return refuse(`Unknown tool groups: ${unknown.join(", ")}. Available: ${grantable.join(", ") || "none"}.`);
+
+  const model = typeof args.model === "string" && args.model ? args.model : parent.session.model || m.env.config.model.name;
+  const run = m.spawn({ parent, task: String(args.task), groups: requested, model, ...(call.caller ? { caller: call.caller } : {}) });
+  if (args.wait !== true) {
+    return ok({ name: run.name, state: run.state, tool_groups: requested, note: `Started ${run.name}. Use agent_status or agent_result with name "${run.name}".` });
+  }
+  return waitEnd(run, call.signal, m.limits.timeoutMs).then((ended) => (ended ? ok(status(run)) : stillRunning(run)));
+}
+
+export async function handleAgentTool(m: SubAgentManager, tool: string, args: Record<string, unknown>, call: AgentToolCall): Promise<InvokeOutcome> {
+  const name = agentTool(tool)?.name ?? tool;
+  if (name === "spawn_agent") return spawn(m, args, call);
+  if (name === "list_agents") return ok({ agents: m.sessionRuns(call.sessionId).map(status) });
+
+  const run = m.find(String(args.name), call.sessionId);
+  if (!run) {
+    const known = m.sessionRuns(call.sessionId).map((r) => r.name);
+    return refuse(`No sub-agent named ${JSON.stringify(args.name)} in this conversation. ${known.length > 0 ? `Known: ${known.join(", ")}.` : "None was spawned yet."}`);
+  }
+  switch (name) {
+    case "agent_status":
+      return ok(status(run));
+    case "agent_result": {
+      const seconds = typeof args.timeout_s === "number" ? args.timeout_s : DEFAULT_RESULT_WAIT_S;
+      return (await waitEnd(run, call.signal, seconds * 1000)) ? ok(status(run)) : stillRunning(run);
+    }
+    case "agent_message":
+      if (!run.running) return refuse(`${run.name} is ${run.state}; it can no longer receive messages. Spawn a new sub-agent if more work is needed.`);
+      m.message(run, String(args.message));
+      return ok({ name: run.name, state: run.state, note: `Delivered to ${run.name}'s inbox; it reads it before its next model call.` });
+    case "cancel_agent":
+      if (!run.running) return ok({ ...status(run), note: `${run.name} had already ended.` });
+      m.cancel(run, "cancelled by the agent (cancel_agent)");
+      return ok(status(run));
+    default:
+      return refuse(`Unknown agents tool ${tool}.`);
+  }
+}

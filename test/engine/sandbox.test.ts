@@ -1,0 +1,66 @@
+// Proof (issue 6): the Agent's sandbox probes are asserted (it cannot write a file or spawn a
+// process), and credentials of capabilities never appear in anything sent to the Agent.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toJsonString } from "@bufbuild/protobuf";
+import { EngineDirectiveSchema } from "@palisade/protocol/pipeline";
+import type { EngineDirective } from "@palisade/protocol/pipeline";
+import { built, collect, final, fixtures, startE2E } from "./helpers.js";
+import type { E2E } from "./helpers.js";
+
+const SECRET = "s3cr3t-token-4f2a9b7c";
+const skip = built();
+let h: E2E;
+const directives: EngineDirective[] = [];
+beforeAll(async () => {
+  if (skip) return;
+  const cap = join(fixtures, "secret-cap");
+  h = await startE2E({
+    capabilities: [
+      "  - id: secret",
+      `    manifest: ${join(cap, "manifest.yaml")}`,
+      `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(join(cap, "main.mjs"))}]`,
+      `    credentials: { SECRET_TOKEN: ${JSON.stringify(SECRET)} }`,
+    ],
+  });
+  h.engine.tapDirectives((d) => directives.push(d));
+}, 60_000);
+afterAll(async () => {
+  await h?.close();
+});
+
+describe.skipIf(skip)("engine end to end: sandbox and secrets", () => {
+  it("the Agent runs confined: its probes could not write, spawn, read outside or start workers", async () => {
+    const s = await h.client.getStatus({});
+    expect(s.agentConnected).toBe(true);
+    expect(s.sandbox).toMatchObject({ permissionModel: true, canWriteFile: false, canSpawnProcess: false, canReadOutside: false, canStartWorker: false });
+    const pid = h.engine.agentPid()!;
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    expect(cmdline.some((a) => a === "--experimental-permission" || a === "--permission")).toBe(true);
+    expect(cmdline.some((a) => a.startsWith("--allow-fs-write") || a.startsWith("--allow-child-process"))).toBe(false);
+    const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => kv.slice(0, kv.indexOf("=")));
+    const allowed = ["PALISADE_ENGINE_ADDRESS", "PALISADE_AGENT_TOKEN", "PALISADE_AGENT_ID", "OPENAI_BASE_URL", "OPENAI_API_KEY", "PALISADE_MODEL", "PALISADE_CONTEXT_WINDOW"];
+    expect(env.filter((k) => !allowed.includes(k))).toEqual([]);
+    expect(readFileSync(`/proc/${pid}/environ`, "utf8")).not.toContain(SECRET);
+  });
+
+  it("capability credentials never reach the Agent, even when a capability echoes them", async () => {
+    h.model.enqueue(
+      { toolCalls: [{ name: "load_tools", arguments: { groups: ["secret"] } }] },
+      { toolCalls: [{ name: "secret__whoami", arguments: {} }] },
+      { content: "You are alice." },
+    );
+    const evs = await collect(h.client.sendMessage({ content: "who am I?" }));
+    expect(final(evs).responseComplete?.content).toBe("You are alice.");
+    const results = directives.filter((d) => d.directive.case === "toolResult");
+    expect(results.length).toBeGreaterThan(0);
+    expect(directives.some((d) => d.directive.case === "toolDefs")).toBe(true);
+    for (const d of directives) expect(toJsonString(EngineDirectiveSchema, d)).not.toContain(SECRET);
+    // What the Agent forwarded to the model is what it received: no secret there either.
+    for (const r of h.model.chatRequests()) expect(JSON.stringify(r)).not.toContain(SECRET);
+    // The capability really had the credential (the result mentions the user).
+    const toolMsg = h.model.chatRequests().at(-1)!.messages.find((m) => m.role === "tool" && JSON.stringify(m).includes("alice"));
+    expect(toolMsg).toBeDefined();
+  });
+});
