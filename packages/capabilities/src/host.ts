@@ -56,6 +56,7 @@ export class CapabilityHost {
   private readonly runtimes: CapabilityRuntime[];
   private readonly credentials: CredentialSource;
   private readonly redactor = new SecretRedactor();
+  private sweeper: NodeJS.Timeout | undefined;
 
   constructor(options: CapabilityHostOptions) {
     this.artifacts = options.artifacts ?? new DiskArtifactStore({ dir: join(options.dataDir, "artifacts") });
@@ -78,11 +79,16 @@ export class CapabilityHost {
 
   /** Starts every capability and waits for each to be ready or to fail; never throws. */
   async start(): Promise<CapabilityStatus[]> {
+    // Expired artifacts go at start and then every 10 minutes.
+    void this.artifacts.sweep().catch(() => undefined);
+    this.sweeper = setInterval(() => void this.artifacts.sweep().catch(() => undefined), 10 * 60_000);
+    this.sweeper.unref();
     await Promise.all(this.runtimes.map((r) => r.start()));
     return this.status();
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.sweeper);
     await Promise.all(this.runtimes.map((r) => r.stop()));
   }
 

@@ -59,6 +59,7 @@ export class CapabilityRuntime {
   private recheck: NodeJS.Timeout | undefined;
   private logTail: string[] | undefined;
   private readonly opts: RuntimeOptions;
+  private readonly settleWaiters: (() => void)[] = [];
 
   constructor(config: CapabilityConfig, opts: RuntimeOptions) {
     this.config = config;
@@ -90,8 +91,16 @@ export class CapabilityRuntime {
     };
   }
 
-  /** Never throws: every failure becomes a state with a message. */
+  /**
+   * Never throws: every failure becomes a state with a message. Resolves once the state has
+   * settled (ready, not_ready, failed, not_configured), including restarts after early crashes.
+   */
   async start(): Promise<void> {
+    await this.begin();
+    while (this.state === "starting" && !this.stopped) await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
+  }
+
+  private async begin(): Promise<void> {
     if (this.config.enabled === false) return this.set("not_configured", "disabled in config (enabled: false)");
     try {
       this.manifest = await loadManifest(this.config.manifest);
@@ -262,10 +271,16 @@ export class CapabilityRuntime {
     this.state = state;
     this.message = message;
     if (changed) this.opts.onStatus(this.status());
+    if (state !== "starting") this.wakeSettled();
+  }
+
+  private wakeSettled(): void {
+    for (const wake of this.settleWaiters.splice(0)) wake();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.wakeSettled();
     clearTimeout(this.recheck);
     this.client?.close();
     await this.process?.stop();

@@ -13,7 +13,7 @@ function io(stdin?: string) {
     io: {
       stdout: { write: (s: string) => out.push(s) },
       stderr: { write: (s: string) => err.push(s) },
-      ...(stdin === undefined ? {} : { stdin: [stdin] }),
+      ...(stdin === undefined ? {} : { stdin: (async function* () { yield stdin; })() }),
       env: {},
     },
     out: () => out.join(""),
