@@ -36,6 +36,9 @@ export interface TurnOutcome {
 export class FakeEngine {
   readonly events: AgentEvent[] = [];
   readonly proposals: ToolCallProposed[] = [];
+  /** When each proposal arrived and each result left (ms since epoch), for ordering assertions. */
+  readonly proposalTimes: number[] = [];
+  readonly resultTimes: number[] = [];
   streamEnded = false;
   private out: AsyncQueue<DirectiveInit> | undefined;
   private readonly server = new RpcServer();
@@ -66,6 +69,7 @@ export class FakeEngine {
           out.push({ directive: { case: "initialToolDefs", value: { tools: init.tools ?? [], groups: init.groups ?? [] } } });
         } else if (e.case === "toolProposal") {
           this.proposals.push(e.value);
+          this.proposalTimes.push(Date.now());
           void this.answer(e.value, out);
         } else if (e.case === "toolDefsRequest") {
           const known = e.value.groups.filter((g) => this.options.groups?.[g]);
@@ -98,6 +102,7 @@ export class FakeEngine {
       : typeof b.content === "function"
         ? b.content(JSON.parse(p.argumentsJson || "{}"))
         : (b.content ?? "ok");
+    this.resultTimes.push(Date.now());
     out.push({
       directive: {
         case: "toolResult",
