@@ -1,0 +1,44 @@
+// The sub-agent's settings: all of them from the environment the Engine gives it.
+import { AGENT_ENV } from "@palisade/agent";
+
+/** The environment variables the sub-agent reads (model ones shared with the Agent). */
+export const SUBAGENT_ENV = {
+  engineAddress: AGENT_ENV.engineAddress,
+  token: "PALISADE_SUBAGENT_TOKEN",
+  contextWindow: AGENT_ENV.contextWindow,
+} as const;
+
+export interface SubAgentConfig {
+  /** `unix:/path` or `host:port`. */
+  engineAddress: string;
+  /** Per-spawn token; proves this process is the one the Engine started. */
+  token: string;
+  contextWindow: number;
+}
+
+export class SubAgentConfigError extends Error {
+  readonly problems: string[];
+
+  constructor(problems: string[]) {
+    super(`invalid sub-agent settings:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = new.target.name;
+    this.problems = problems;
+  }
+}
+
+/** Reads and validates the settings; lists every problem at once. */
+export function readSubAgentConfig(env: Record<string, string | undefined>): SubAgentConfig {
+  const get = (name: string): string => (env[name] ?? "").trim();
+  const problems: string[] = [];
+  const engineAddress = get(SUBAGENT_ENV.engineAddress);
+  const token = get(SUBAGENT_ENV.token);
+  if (!engineAddress) problems.push(`${SUBAGENT_ENV.engineAddress} is not set (the Engine's address: unix:/path or host:port)`);
+  if (!token) problems.push(`${SUBAGENT_ENV.token} is not set (the per-spawn token the Engine issued)`);
+  const raw = get(SUBAGENT_ENV.contextWindow);
+  const contextWindow = raw ? Number(raw) : 128_000;
+  if (!Number.isInteger(contextWindow) || contextWindow < 1024) {
+    problems.push(`${SUBAGENT_ENV.contextWindow}=${JSON.stringify(raw)} must be an integer number of tokens >= 1024`);
+  }
+  if (problems.length > 0) throw new SubAgentConfigError(problems);
+  return { engineAddress, token, contextWindow };
+}

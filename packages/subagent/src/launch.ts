@@ -1,0 +1,54 @@
+// The sub-agent runs with exactly the Agent's sandbox: the same command line from
+// @palisade/agent's agentLaunchSpec (permission model, reads only of code), with this package's
+// entry point instead of the Agent's and an environment of its own.
+import { realpathSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { AGENT_ENV, agentLaunchSpec, agentPackageDir } from "@palisade/agent";
+import type { LaunchSpec } from "@palisade/agent";
+import { SUBAGENT_ENV } from "./config.js";
+
+export interface SubAgentLaunchOptions {
+  engineAddress: string;
+  token: string;
+  /** Model endpoint key; reaches the process only in OPENAI_API_KEY (named in RegisterSubAgent). */
+  apiKey?: string;
+  contextWindow?: number;
+  nodePath?: string;
+  nodeVersion?: string;
+  /** false: no permission flags (only when the Engine runs with --allow-unsandboxed). */
+  sandbox?: boolean;
+}
+
+/** Root of the @palisade/subagent package (this file is in src/ or dist/). */
+export function subAgentPackageDir(): string {
+  return resolve(dirname(fileURLToPath(import.meta.url)), "..");
+}
+
+/** The environment variable that holds the model key in the sub-agent's environment. */
+export const SUBAGENT_API_KEY_ENV = AGENT_ENV.apiKey;
+
+export function subAgentLaunchSpec(options: SubAgentLaunchOptions): LaunchSpec {
+  const pkgDir = realpathSync(subAgentPackageDir());
+  const agentMain = join(realpathSync(agentPackageDir()), "dist", "main.js");
+  const base = agentLaunchSpec({
+    engineAddress: options.engineAddress,
+    token: options.token,
+    model: "",
+    extraReadPaths: [pkgDir],
+    ...(options.nodePath ? { nodePath: options.nodePath } : {}),
+    ...(options.nodeVersion ? { nodeVersion: options.nodeVersion } : {}),
+    ...(options.sandbox === false ? { sandbox: false } : {}),
+  });
+  const at = base.args.indexOf(agentMain);
+  if (at < 0) throw new Error(`agentLaunchSpec no longer ends with ${agentMain}; cannot swap in the sub-agent's entry point (update @palisade/subagent/launch.ts)`);
+  const args = [...base.args];
+  args[at] = join(pkgDir, "dist", "main.js");
+  const env: Record<string, string> = {
+    [SUBAGENT_ENV.engineAddress]: options.engineAddress,
+    [SUBAGENT_ENV.token]: options.token,
+  };
+  if (options.apiKey) env[SUBAGENT_API_KEY_ENV] = options.apiKey;
+  if (options.contextWindow) env[SUBAGENT_ENV.contextWindow] = String(options.contextWindow);
+  return { command: base.command, args, env, readPaths: base.readPaths };
+}
