@@ -1,0 +1,76 @@
+import { readFile } from "node:fs/promises";
+import { createClient } from "@palisade/protocol";
+import type { Client } from "@palisade/protocol";
+import { Capability } from "@palisade/protocol/capability";
+import { serveCapability } from "@palisade/capability-sdk";
+import type { CapabilityDefinition, CapabilityServer } from "@palisade/capability-sdk";
+import { parse as parseYaml } from "yaml";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+export interface InvokeOutcome {
+  result: Record<string, unknown>;
+  error: string;
+}
+
+/** A capability served on a free port with a typed gRPC client, as the Engine reaches it. */
+export interface Harness {
+  server: CapabilityServer;
+  client: Client<typeof Capability>;
+  logs: string[];
+  invoke(tool: string, args: unknown, config?: unknown): Promise<InvokeOutcome>;
+  /** StreamInvoke: the decoded data chunks and the error of the last chunk, if any. */
+  stream(tool: string, args: unknown, config?: unknown): Promise<{ chunks: string[]; error: string }>;
+  stop(): Promise<void>;
+}
+
+export async function start(cap: CapabilityDefinition): Promise<Harness> {
+  const logs: string[] = [];
+  const server = await serveCapability(cap, { port: 0, log: (l) => logs.push(l) });
+  const client = createClient(Capability, server.address);
+  const request = (tool: string, args: unknown, config: unknown) => ({
+    toolName: tool,
+    argsJson: enc.encode(JSON.stringify(args)),
+    configJson: enc.encode(JSON.stringify(config ?? {})),
+    sessionId: "s1",
+    capabilityId: cap.id,
+    threadId: "t1",
+  });
+  return {
+    server,
+    client,
+    logs,
+    invoke: async (tool, args, config) => {
+      const res = await client.invoke(request(tool, args, config), { timeoutMs: 60_000 });
+      const text = dec.decode(res.resultJson);
+      return { result: (text ? JSON.parse(text) : {}) as Record<string, unknown>, error: res.error };
+    },
+    stream: async (tool, args, config) => {
+      const chunks: string[] = [];
+      let error = "";
+      for await (const chunk of client.streamInvoke(request(tool, args, config), { timeoutMs: 60_000 })) {
+        if (chunk.data.byteLength > 0) chunks.push(dec.decode(chunk.data));
+        if (chunk.error) error = chunk.error;
+      }
+      return { chunks, error };
+    },
+    stop: async () => {
+      client.close();
+      await server.close();
+    },
+  };
+}
+
+interface ManifestTool {
+  name: string;
+  description: string;
+  input_schema: unknown;
+  recommended_policy?: string;
+}
+
+/** The tools of a manifest.yaml, for checking that it matches the code. */
+export async function manifestTools(manifestPath: string): Promise<{ manifest: Record<string, unknown>; tools: ManifestTool[] }> {
+  const manifest = parseYaml(await readFile(manifestPath, "utf8")) as Record<string, unknown>;
+  return { manifest, tools: (manifest.tools ?? []) as ManifestTool[] };
+}
