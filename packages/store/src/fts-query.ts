@@ -7,6 +7,9 @@ export interface ParsedQuery {
   /** The FTS5 MATCH expression, or "" when the input has nothing searchable. */
   match: string;
   terms: string[];
+  /** One FTS5 expression per term (quoted, maybe with `*`), in the same order as `terms`. */
+  parts: string[];
+  prefixes: boolean[];
 }
 
 const SEARCHABLE = /[\p{L}\p{N}]/u;
@@ -19,10 +22,12 @@ function quote(text: string): string {
 export function buildFtsQuery(input: string): ParsedQuery {
   const parts: string[] = [];
   const terms: string[] = [];
+  const prefixes: boolean[] = [];
   const add = (text: string, prefix: boolean, phrase: boolean): void => {
     const clean = text.normalize("NFC").replace(/\p{Cc}/gu, " ").trim();
     if (!SEARCHABLE.test(clean) || parts.length >= MAX_TERMS) return;
     terms.push(clean);
+    prefixes.push(prefix && !phrase);
     // A prefix on a quoted string applies to its last token, which is what people mean by `foo*`.
     parts.push(quote(clean) + (prefix && !phrase ? "*" : ""));
   };
@@ -42,5 +47,5 @@ export function buildFtsQuery(input: string): ParsedQuery {
       add(prefix ? word.replace(/\*+$/, "") : word.replace(/\*/g, " "), prefix, false);
     }
   }
-  return { match: parts.join(" "), terms };
+  return { match: parts.join(" "), terms, parts, prefixes };
 }

@@ -1,9 +1,16 @@
 // Full-text search over message text and tool calls (name, arguments, result), bm25-ranked,
 // with highlighted snippets. Read-only.
+//
+// Cost control: FTS5's bm25() is exact but scans every row of every phrase (IDF) and scores
+// every match. When each phrase is in fewer than RARE rows that is cheap and used as is; when a
+// phrase is common, the newest WINDOW matches (after filters) are ranked with the same formula
+// in JS (rank.ts) and the total is reported as a lower bound.
 import type { Db } from "./db.js";
 import { StoreError } from "./errors.js";
 import { buildFtsQuery } from "./fts-query.js";
+import type { ParsedQuery } from "./fts-query.js";
 import { clampInt } from "./history.js";
+import { bm25Scores, phraseOf } from "./rank.js";
 import type { Role, SearchHit, VerdictDecision } from "./types.js";
 
 export interface SearchOptions {
@@ -21,103 +28,129 @@ export interface SearchOptions {
   /** Default 20, at most 200. */
   limit?: number;
   offset?: number;
-  /** Count all matches (costs a second pass over the matches). Default true. */
-  withTotal?: boolean;
 }
 
 export interface SearchResult {
   hits: SearchHit[];
+  /** Number of matches; a lower bound when `totalIsLowerBound`. */
   total: number;
+  /** True when a common term limited ranking to the newest matches. */
+  totalIsLowerBound: boolean;
 }
 
-const SNIPPET_TOKENS = 12;
+export const RARE = 3000;
+export const WINDOW = 500;
+const SNIPPET = "'[', ']', '…', 12";
 
-interface Filters {
-  where: string[];
-  params: unknown[];
+interface Side {
+  fts: "messages_fts" | "tool_calls_fts";
+  table: string;
+  alias: "m" | "t";
+  /** Text the JS ranker scores (the FTS columns). */
+  text: string;
+  where(o: SearchOptions): { sql: string; params: unknown[] };
+  hit(db: Db, pk: number, match: string): SearchHit | undefined;
 }
 
-function messageFilters(o: SearchOptions): Filters {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (o.sessionId !== undefined) { where.push("m.session_id = ?"); params.push(o.sessionId); }
-  if (o.from !== undefined) { where.push("m.created_at >= ?"); params.push(o.from); }
-  if (o.to !== undefined) { where.push("m.created_at < ?"); params.push(o.to); }
-  if (o.role !== undefined) { where.push("m.role = ?"); params.push(o.role); }
-  return { where, params };
+function filters(alias: string, o: SearchOptions, extra: Array<[string, unknown]>): { sql: string; params: unknown[] } {
+  const conds: Array<[string, unknown]> = [];
+  if (o.sessionId !== undefined) conds.push([`${alias}.session_id = ?`, o.sessionId]);
+  if (o.from !== undefined) conds.push([`${alias}.created_at >= ?`, o.from]);
+  if (o.to !== undefined) conds.push([`${alias}.created_at < ?`, o.to]);
+  conds.push(...extra);
+  return { sql: conds.map(([c]) => ` AND ${c}`).join(""), params: conds.map(([, v]) => v) };
 }
 
-function toolFilters(o: SearchOptions): Filters {
-  const where: string[] = [];
-  const params: unknown[] = [];
-  if (o.sessionId !== undefined) { where.push("t.session_id = ?"); params.push(o.sessionId); }
-  if (o.from !== undefined) { where.push("t.created_at >= ?"); params.push(o.from); }
-  if (o.to !== undefined) { where.push("t.created_at < ?"); params.push(o.to); }
-  if (o.toolName !== undefined) { where.push("t.tool_name = ?"); params.push(o.toolName); }
-  if (o.decision !== undefined) { where.push("t.verdict_decision = ?"); params.push(o.decision); }
-  return { where, params };
+interface MessageHitRow { id: string; session_id: string; seq: number; role: string; created_at: number; title: string | null }
+interface ToolHitRow { call_id: string; tool_name: string; message_id: string; session_id: string; created_at: number; seq: number; title: string | null }
+
+/**
+ * The snippet of one row. FTS5 ignores a rowid constraint whose value is not an INTEGER, and
+ * better-sqlite3 binds JS numbers as REAL: hence the CASTs on every rowid bound in this file.
+ */
+function snippetOf(db: Db, fts: string, column: number, match: string, pk: number): string {
+  const s = db.stmt(`SELECT snippet(${fts}, ${column}, ${SNIPPET}) FROM ${fts} WHERE ${fts} MATCH ? AND rowid = CAST(? AS INTEGER)`).pluck().get(match, pk);
+  return typeof s === "string" ? s : "";
 }
 
-interface MessageHitRow { id: string; session_id: string; seq: number; role: string; created_at: number; title: string | null; score: number; snippet: string | null }
-interface ToolHitRow { call_id: string; tool_name: string; message_id: string; session_id: string; created_at: number; seq: number; title: string | null; score: number; snippet: string | null }
+const MESSAGES: Side = {
+  fts: "messages_fts",
+  table: "messages",
+  alias: "m",
+  text: "m.content",
+  where: (o) => filters("m", o, o.role !== undefined ? [["m.role = ?", o.role]] : []),
+  hit(db, pk, match) {
+    const r = db.stmt(
+      `SELECT m.id, m.session_id, m.seq, m.role, m.created_at, s.title FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.pk = ?`,
+    ).get(pk) as MessageHitRow | undefined;
+    return r && {
+      sessionId: r.session_id, sessionTitle: r.title ?? "", messageId: r.id, callId: "", toolName: "", role: r.role,
+      snippet: snippetOf(db, "messages_fts", 0, match, pk), rank: 0, createdAt: r.created_at, seq: r.seq,
+    };
+  },
+};
 
-const and = (where: string[]): string => where.map((w) => ` AND ${w}`).join("");
+const TOOL_CALLS: Side = {
+  fts: "tool_calls_fts",
+  table: "tool_calls",
+  alias: "t",
+  text: "t.tool_name || ' ' || t.arguments_json || ' ' || COALESCE(t.result, '')",
+  where: (o) => {
+    const extra: Array<[string, unknown]> = [];
+    if (o.toolName !== undefined) extra.push(["t.tool_name = ?", o.toolName]);
+    if (o.decision !== undefined) extra.push(["t.verdict_decision = ?", o.decision]);
+    return filters("t", o, extra);
+  },
+  hit(db, pk, match) {
+    const r = db.stmt(
+      `SELECT t.call_id, t.tool_name, t.message_id, t.session_id, t.created_at, m.seq, s.title
+       FROM tool_calls t JOIN messages m ON m.id = t.message_id JOIN sessions s ON s.id = t.session_id WHERE t.pk = ?`,
+    ).get(pk) as ToolHitRow | undefined;
+    return r && {
+      sessionId: r.session_id, sessionTitle: r.title ?? "", messageId: r.message_id, callId: r.call_id, toolName: r.tool_name,
+      role: "tool", snippet: snippetOf(db, "tool_calls_fts", -1, match, pk), rank: 0, createdAt: r.created_at, seq: r.seq,
+    };
+  },
+};
 
-function searchMessages(db: Db, match: string, o: SearchOptions, n: number, withTotal: boolean): { hits: SearchHit[]; total: number } {
-  const f = messageFilters(o);
-  // With a session filter, walk that session's messages and probe the index per row; otherwise
-  // let FTS5 drive in rank order. Both are far cheaper than the other way round.
-  const from = o.sessionId !== undefined
-    ? "messages m CROSS JOIN messages_fts ON messages_fts.rowid = m.pk"
-    : "messages_fts JOIN messages m ON m.pk = messages_fts.rowid";
-  // Rank first, then build snippets for the page only (a snippet per match would cost more than the search).
-  const rows = db.stmt(
-    `WITH top AS MATERIALIZED (
-       SELECT m.pk AS pk, messages_fts.rank AS score FROM ${from}
-       WHERE messages_fts MATCH ?${and(f.where)} ORDER BY messages_fts.rank LIMIT ?)
-     SELECT m.id, m.session_id, m.seq, m.role, m.created_at, s.title, top.score,
-       snippet(messages_fts, 0, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet
-     FROM top CROSS JOIN messages_fts ON messages_fts.rowid = top.pk CROSS JOIN messages m ON m.pk = top.pk
-       JOIN sessions s ON s.id = m.session_id
-     WHERE messages_fts MATCH ? ORDER BY top.score`,
-  ).all(match, ...f.params, n, match) as MessageHitRow[];
-  const total = withTotal
-    ? (db.stmt(`SELECT COUNT(*) AS n FROM ${from} WHERE messages_fts MATCH ?${and(f.where)}`).get(match, ...f.params) as { n: number }).n
-    : rows.length;
-  return {
-    total,
-    hits: rows.map((r) => ({
-      sessionId: r.session_id, sessionTitle: r.title ?? "", messageId: r.id, callId: "", toolName: "",
-      role: r.role, snippet: r.snippet ?? "", rank: r.score, createdAt: r.created_at, seq: r.seq,
-    })),
-  };
-}
+interface SideResult { hits: SearchHit[]; total: number; lowerBound: boolean }
 
-function searchToolCalls(db: Db, match: string, o: SearchOptions, n: number, withTotal: boolean): { hits: SearchHit[]; total: number } {
-  const f = toolFilters(o);
-  const from = o.sessionId !== undefined
-    ? "tool_calls t CROSS JOIN tool_calls_fts ON tool_calls_fts.rowid = t.pk"
-    : "tool_calls_fts JOIN tool_calls t ON t.pk = tool_calls_fts.rowid";
-  const rows = db.stmt(
-    `WITH top AS MATERIALIZED (
-       SELECT t.pk AS pk, tool_calls_fts.rank AS score FROM ${from}
-       WHERE tool_calls_fts MATCH ?${and(f.where)} ORDER BY tool_calls_fts.rank LIMIT ?)
-     SELECT t.call_id, t.tool_name, t.message_id, t.session_id, t.created_at, m.seq, s.title, top.score,
-       snippet(tool_calls_fts, -1, '[', ']', '…', ${SNIPPET_TOKENS}) AS snippet
-     FROM top CROSS JOIN tool_calls_fts ON tool_calls_fts.rowid = top.pk CROSS JOIN tool_calls t ON t.pk = top.pk
-       JOIN messages m ON m.id = t.message_id JOIN sessions s ON s.id = t.session_id
-     WHERE tool_calls_fts MATCH ? ORDER BY top.score`,
-  ).all(match, ...f.params, n, match) as ToolHitRow[];
-  const total = withTotal
-    ? (db.stmt(`SELECT COUNT(*) AS n FROM ${from} WHERE tool_calls_fts MATCH ?${and(f.where)}`).get(match, ...f.params) as { n: number }).n
-    : rows.length;
-  return {
-    total,
-    hits: rows.map((r) => ({
-      sessionId: r.session_id, sessionTitle: r.title ?? "", messageId: r.message_id, callId: r.call_id,
-      toolName: r.tool_name, role: "tool", snippet: r.snippet ?? "", rank: r.score, createdAt: r.created_at, seq: r.seq,
-    })),
-  };
+function searchSide(db: Db, side: Side, q: ParsedQuery, o: SearchOptions, n: number): SideResult {
+  const { fts, table, alias } = side;
+  let lo = 0;
+  let hi = Number.MAX_SAFE_INTEGER;
+  if (o.sessionId !== undefined) {
+    // A session's rows lie in a pk window: FTS5 seeks to it instead of walking every match.
+    const r = db.stmt(`SELECT MIN(pk) AS lo, MAX(pk) AS hi FROM ${table} WHERE session_id = ?`).get(o.sessionId) as { lo: number | null; hi: number | null };
+    if (r.lo === null || r.hi === null) return { hits: [], total: 0, lowerBound: false };
+    lo = r.lo;
+    hi = r.hi;
+  }
+  const w = side.where(o);
+  const base = `FROM ${fts} JOIN ${table} ${alias} ON ${alias}.pk = ${fts}.rowid WHERE ${fts} MATCH ? AND ${fts}.rowid BETWEEN CAST(? AS INTEGER) AND CAST(? AS INTEGER)${w.sql}`;
+  const params = [q.match, lo, hi, ...w.params];
+  const df = q.parts.map((part) => db.stmt(`SELECT COUNT(*) FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${RARE})`).pluck().get(part) as number);
+  let ranked: Array<{ pk: number; rank: number }>;
+  let total: number;
+  let lowerBound = false;
+  if (df.every((d) => d < RARE)) {
+    ranked = db.stmt(`SELECT ${alias}.pk AS pk, ${fts}.rank AS rank ${base} ORDER BY ${fts}.rank LIMIT ?`).all(...params, n) as typeof ranked;
+    total = db.stmt(`SELECT COUNT(*) ${base}`).pluck().get(...params) as number;
+  } else {
+    const rows = db.stmt(`SELECT ${alias}.pk AS pk, ${side.text} AS body ${base} ORDER BY ${fts}.rowid DESC LIMIT ${WINDOW}`)
+      .all(...params) as Array<{ pk: number; body: string }>;
+    const totalDocs = (db.stmt(`SELECT MAX(pk) FROM ${table}`).pluck().get() as number | null) ?? rows.length;
+    const scores = bm25Scores(rows.map((r) => r.body), q.terms.map((t, i) => phraseOf(t, q.prefixes[i] ?? false)), df, totalDocs);
+    ranked = rows.map((r, i) => ({ pk: r.pk, rank: -(scores[i] ?? 0) })).sort((a, b) => a.rank - b.rank || b.pk - a.pk).slice(0, n);
+    total = rows.length;
+    lowerBound = rows.length === WINDOW;
+  }
+  const hits: SearchHit[] = [];
+  for (const r of ranked) {
+    const h = side.hit(db, r.pk, q.match);
+    if (h) hits.push({ ...h, rank: r.rank });
+  }
+  return { hits, total, lowerBound };
 }
 
 /** Searches messages and tool calls; hits of both kinds are merged by bm25 (best first). */
@@ -125,16 +158,17 @@ export function search(db: Db, query: string, options: SearchOptions = {}): Sear
   const limit = clampInt(options.limit, 20, 1, 200, "limit");
   const offset = options.offset ?? 0;
   if (!Number.isInteger(offset) || offset < 0) throw new StoreError("INVALID_ARGUMENT", `offset must be an integer >= 0, got ${offset}`);
-  const { match } = buildFtsQuery(query);
-  if (match === "") return { hits: [], total: 0 };
-  const withTotal = options.withTotal ?? true;
+  const q = buildFtsQuery(query);
+  if (q.match === "") return { hits: [], total: 0, totalIsLowerBound: false };
   const n = offset + limit;
   const wantMessages = options.toolName === undefined && options.decision === undefined;
   const wantTools = options.role === undefined || options.role === "tool";
-  const parts = [
-    wantMessages ? searchMessages(db, match, options, n, withTotal) : { hits: [], total: 0 },
-    wantTools ? searchToolCalls(db, match, options, n, withTotal) : { hits: [], total: 0 },
-  ];
+  const none: SideResult = { hits: [], total: 0, lowerBound: false };
+  const parts = [wantMessages ? searchSide(db, MESSAGES, q, options, n) : none, wantTools ? searchSide(db, TOOL_CALLS, q, options, n) : none];
   const hits = parts.flatMap((p) => p.hits).sort((a, b) => a.rank - b.rank || b.createdAt - a.createdAt);
-  return { hits: hits.slice(offset, offset + limit), total: parts.reduce((t, p) => t + p.total, 0) };
+  return {
+    hits: hits.slice(offset, offset + limit),
+    total: parts.reduce((t, p) => t + p.total, 0),
+    totalIsLowerBound: parts.some((p) => p.lowerBound),
+  };
 }

@@ -103,6 +103,29 @@ describe("search", () => {
     expect(store.search("").hits).toEqual([]);
   });
 
+  it("ranks the newest matches with the same bm25 when a term is too common for FTS5's exact ranking", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "big" });
+    store.transaction(() => {
+      for (let i = 0; i < 3200; i++) {
+        const content = i === 3100 ? "status status status" : i === 3150 ? "status of the whole fleet of servers and more words here" : `status report number ${i} with filler words`;
+        store.appendMessage({ sessionId: "big", role: i % 2 ? "assistant" : "user", content, createdAt: i });
+      }
+      store.appendMessage({ sessionId: "big", role: "user", content: "unique zephyr status", createdAt: 5000 });
+    });
+    const r = store.search("status", { limit: 3 });
+    expect(r.totalIsLowerBound).toBe(true);
+    expect(r.total).toBe(500);
+    expect(r.hits[0]).toMatchObject({ seq: 3101, snippet: "[status] [status] [status]" });
+    for (let i = 1; i < r.hits.length; i++) expect(r.hits[i - 1]!.rank).toBeLessThanOrEqual(r.hits[i]!.rank);
+    // A rare term alongside keeps the exact path: one hit, exact total.
+    expect(store.search("zephyr status")).toMatchObject({ total: 1, totalIsLowerBound: false, hits: [{ seq: 3201 }] });
+    // Filters apply before the window: the 500 newest *user* messages.
+    const users = store.search("status", { role: "user", limit: 200 });
+    expect(users.hits.every((h) => h.role === "user")).toBe(true);
+    expect(store.search("status", { sessionId: "big", from: 3190, to: 3195 }).hits.map((h) => h.seq).sort()).toEqual([3191, 3192, 3193, 3194, 3195]);
+  });
+
   it("keeps search in sync with updates and deletes", () => {
     const { store } = tempStore();
     corpus(store);
