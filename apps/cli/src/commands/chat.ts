@@ -1,40 +1,63 @@
 import { createElement } from "react";
-import { ExitCode } from "../cli/errors.js";
+import { CliError, ExitCode } from "../cli/errors.js";
+import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { connectToEngine } from "../engine/connect.js";
 import type { EngineConnection } from "../engine/connect.js";
-import { CliError } from "../cli/errors.js";
+import { join } from "node:path";
+import { resolvePaths } from "../engine-address.js";
 import { flag, pathsOf, workspaceOf } from "./common.js";
 import { DELEGATES, loadDelegate } from "./delegates.js";
 
+async function showSetup(ctx: CommandContext, configFile: string, reason: string | undefined, demoAvailable: boolean): Promise<"quit" | "demo"> {
+  const { render } = await import("ink");
+  const { SetupApp } = await import("../tui/components/SetupApp.js");
+  const chosen: { choice: "quit" | "demo" } = { choice: "quit" };
+  const app = render(createElement(SetupApp, { configFile, reason, demoAvailable, onChoice: (c) => (chosen.choice = c) }), {
+    stdout: ctx.io.stdout as NodeJS.WriteStream,
+    stdin: ctx.io.stdin as NodeJS.ReadStream,
+    exitOnCtrlC: false,
+  });
+  await app.waitUntilExit();
+  return chosen.choice;
+}
+
 export async function runChatCommand(ctx: CommandContext): Promise<number> {
-  const paths = pathsOf(ctx);
+  if (!ctx.io.stdin.isTTY || !ctx.io.stdout.isTTY) {
+    throw new CliError("palisade chat needs a terminal", { exitCode: ExitCode.USAGE, hint: 'for scripts use: palisade run "<prompt>" [--json]' });
+  }
   const demo = flag(ctx, "demo");
+  // The demo gets its own data directory (and Engine), so it never mixes with real sessions.
+  const base = pathsOf(ctx);
+  const paths = demo ? resolvePaths({ dataDir: join(base.dataDir, "demo"), configFile: base.configFile }, ctx.io.env) : base;
+  const ephemeral = flag(ctx, "ephemeral") || demo;
+  const workspace = workspaceOf(ctx);
   const engineAvailable = (await loadDelegate(DELEGATES.engine)) !== undefined;
   let conn: EngineConnection | undefined;
   let reason: string | undefined;
-  if (engineAvailable) {
-    try {
-      conn = await connectToEngine(paths, { start: true, workspace: workspaceOf(ctx), engineArgs: demo ? ["--demo"] : [], env: ctx.io.env });
-    } catch (err) {
-      reason = err instanceof CliError ? err.message : String(err);
-    }
-  } else {
-    reason = "The Engine is not part of this build yet, so there is nothing to chat with.";
+  try {
+    conn = await connectToEngine(paths, { start: engineAvailable, workspace, engineArgs: demo ? ["--demo"] : [], env: ctx.io.env });
+  } catch (err) {
+    reason = engineAvailable
+      ? err instanceof CliError ? err.message : String(err)
+      : "No Engine is running, and this build cannot start one yet (@palisade/engine has no runEngineCli).";
   }
   if (!conn || !conn.status.modelConfigured) {
-    const { render } = await import("ink");
-    const { SetupApp } = await import("../tui/components/SetupApp.js");
-    const chosen: { choice: "quit" | "demo" } = { choice: "quit" };
-    const app = render(
-      createElement(SetupApp, { configFile: paths.configFile, reason, demoAvailable: engineAvailable, onChoice: (c) => (chosen.choice = c) }),
-      { exitOnCtrlC: false },
-    );
-    await app.waitUntilExit();
     conn?.close();
-    if (chosen.choice === "demo") return runChatCommand({ ...ctx, options: { ...ctx.options, demo: true } });
+    const choice = await showSetup(ctx, paths.configFile, reason, engineAvailable);
+    if (choice === "demo") return runChatCommand({ ...ctx, options: { ...ctx.options, demo: true } });
     return ExitCode.OK;
   }
-  conn.close();
+  const { runChatTui } = await import("../tui/run-chat.js");
+  try {
+    await runChatTui({ io: ctx.io, paths, conn, workspace, demo, otr: flag(ctx, "otr") });
+  } finally {
+    if (ephemeral && conn.startedHere) {
+      const stopper = await connectToEngine(paths).catch(() => undefined);
+      await stopper?.client.shutdown({ deadlineMs: 5000 }).catch(() => undefined);
+      stopper?.close();
+      println(ctx.io.stdout, "Stopped the Engine this chat started (--ephemeral).");
+    }
+  }
   return ExitCode.OK;
 }

@@ -1,0 +1,47 @@
+import { Box, Text } from "ink";
+import type { PendingApproval } from "../state/types.js";
+import { prettyJson, truncate } from "./format.js";
+
+export interface ApprovalDialogProps {
+  approval: PendingApproval;
+  /** How many more are waiting after this one. */
+  queued: number;
+  now: number;
+  width: number;
+}
+
+/** What will run, why the Shield asked, a countdown, and the keys. */
+export function ApprovalDialog({ approval, queued, now, width }: ApprovalDialogProps) {
+  const left = approval.deadlineMs ? Math.max(0, Math.ceil((approval.deadlineMs - now) / 1000)) : undefined;
+  const args = prettyJson(approval.argumentsJson).split("\n");
+  const shown = args.slice(0, 12);
+  return (
+    <Box flexDirection="column" borderStyle="double" borderColor="yellow" paddingX={1} width={width}>
+      <Box>
+        <Text bold color="yellow">
+          Approval needed
+        </Text>
+        {approval.subAgent ? <Text color="magenta">{` · sub-agent ${approval.subAgent}`}</Text> : null}
+        <Box flexGrow={1} />
+        {left !== undefined ? <Text color={left <= 30 ? "red" : "yellow"}>{`denied automatically in ${left}s`}</Text> : null}
+      </Box>
+      <Text>
+        <Text dimColor>tool </Text>
+        <Text bold>{approval.toolName}</Text>
+      </Text>
+      {shown.map((l, i) => (
+        <Text key={i}>{`  ${truncate(l, width - 6)}`}</Text>
+      ))}
+      {args.length > shown.length ? <Text dimColor>{`  … ${args.length - shown.length} more lines`}</Text> : null}
+      <Text>
+        <Text dimColor>why </Text>
+        {approval.reason || "the policy asks for a human decision"}
+        <Text dimColor>{` (tier ${approval.tier}${approval.ruleIds.length ? `, ${approval.ruleIds.join(", ")}` : ""})`}</Text>
+      </Text>
+      <Text>
+        <Text bold color="green">y</Text> allow once · <Text bold color="green">a</Text> allow for this session · <Text bold color="red">n</Text> deny
+        {queued > 0 ? <Text dimColor>{` · ${queued} more waiting`}</Text> : null}
+      </Text>
+    </Box>
+  );
+}

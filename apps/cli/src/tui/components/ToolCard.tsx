@@ -1,0 +1,89 @@
+import { Box, Text } from "ink";
+import type { ToolCardEntry, ToolPhase } from "../state/types.js";
+import { formatBytes, formatMs, keyArgs, prettyJson, truncate } from "./format.js";
+
+const PHASE: Record<ToolPhase, { icon: string; color: string; label: string }> = {
+  proposed: { icon: "○", color: "gray", label: "checking" },
+  "awaiting-approval": { icon: "?", color: "yellow", label: "waiting for your approval" },
+  running: { icon: "◐", color: "cyan", label: "running" },
+  done: { icon: "✓", color: "green", label: "done" },
+  failed: { icon: "✗", color: "red", label: "failed" },
+  blocked: { icon: "⊘", color: "red", label: "blocked by the Shield" },
+  denied: { icon: "✗", color: "yellow", label: "denied" },
+  "otr-blocked": { icon: "⊘", color: "yellow", label: "not allowed off the record" },
+  cancelled: { icon: "–", color: "gray", label: "cancelled" },
+};
+
+const DECISION_COLOR = { allow: "green", block: "red", escalate: "yellow" } as const;
+const APPROVAL_TEXT = { allow_once: "allowed once", allow_session: "allowed for this session", deny: "denied" } as const;
+
+export interface ToolCardProps {
+  card: ToolCardEntry;
+  width: number;
+  expanded?: boolean;
+  selected?: boolean;
+}
+
+/** One tool call: tool, key arguments, Shield verdict, progress, result or error, duration, artifacts. */
+export function ToolCard({ card, width, expanded = false, selected = false }: ToolCardProps) {
+  const p = PHASE[card.phase];
+  const inner = Math.max(20, width - 4);
+  const v = card.verdict;
+  const resultLine = card.error ?? card.resultSummary ?? "";
+  const progressLines = card.progress.trimEnd().split("\n").filter(Boolean).slice(-3);
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor={selected ? "white" : p.color} paddingX={1} width={Math.max(24, width)}>
+      <Box>
+        <Text color={p.color}>{`${p.icon} `}</Text>
+        <Text bold>{card.toolName}</Text>
+        {card.subAgent ? <Text color="magenta">{` [${card.subAgent}]`}</Text> : null}
+        <Text dimColor>{`  ${keyArgs(card.argumentsJson, Math.max(10, inner - card.toolName.length - 24))}`}</Text>
+        <Box flexGrow={1} />
+        <Text color={p.color}>{card.durationMs ? `${p.label} · ${formatMs(card.durationMs)}` : p.label}</Text>
+      </Box>
+      {v ? (
+        <Text>
+          <Text dimColor>shield </Text>
+          <Text color={DECISION_COLOR[v.decision]} bold>
+            {v.decision.toUpperCase()}
+          </Text>
+          <Text dimColor>{` · tier ${v.tier}`}</Text>
+          {v.reason ? <Text dimColor>{` · ${expanded ? v.reason : truncate(v.reason, inner - 24)}`}</Text> : null}
+        </Text>
+      ) : null}
+      {card.approval ? (
+        <Text color={card.approval.choice === "deny" ? "yellow" : "green"}>
+          {`approval: ${APPROVAL_TEXT[card.approval.choice]}${card.approval.by && card.approval.by !== "user" ? ` (${card.approval.by})` : ""}`}
+        </Text>
+      ) : null}
+      {card.summary && card.phase === "running" ? <Text dimColor>{truncate(card.summary, inner)}</Text> : null}
+      {card.phase === "running" && progressLines.length ? (
+        <Box flexDirection="column">
+          {progressLines.map((l, i) => (
+            <Text key={i} dimColor>{`│ ${truncate(l, inner - 2)}`}</Text>
+          ))}
+        </Box>
+      ) : null}
+      {resultLine && !expanded ? (
+        <Text color={card.error ? "red" : undefined}>{`${card.error ? "error: " : "→ "}${truncate(resultLine, inner - 8)}`}</Text>
+      ) : null}
+      {card.artifacts.length ? (
+        <Text color="blue">{`artifacts: ${card.artifacts.map((a) => `${a.filename} (${formatBytes(a.sizeBytes)})`).join(", ")}`}</Text>
+      ) : null}
+      {expanded ? (
+        <Box flexDirection="column" marginTop={1}>
+          <Text bold>arguments</Text>
+          <Text>{prettyJson(card.argumentsJson) || "(none)"}</Text>
+          {card.progress ? (
+            <>
+              <Text bold>output</Text>
+              <Text>{card.progress.trimEnd()}</Text>
+            </>
+          ) : null}
+          <Text bold>{card.error ? "error" : "result"}</Text>
+          <Text color={card.error ? "red" : undefined}>{prettyJson(resultLine) || "(none yet)"}</Text>
+        </Box>
+      ) : null}
+    </Box>
+  );
+}

@@ -1,0 +1,251 @@
+import { writeFile } from "node:fs/promises";
+import { isAbsolute, join } from "node:path";
+import { ApprovalDecision, SessionMode } from "@palisade/protocol/types";
+import type { SubAgentEvent } from "@palisade/protocol/pipeline";
+import type { EngineClient } from "../engine/connect.js";
+import { describeRpcError, isUnavailable } from "../engine/errors.js";
+import { update } from "./state/reducer.js";
+import type { Action, ApprovalChoice, ChatState, Effect, SubAgentView } from "./state/types.js";
+
+/** How the chat reaches the Engine; `reconnect` re-discovers it (it may have restarted elsewhere). */
+export interface EngineLink {
+  client: EngineClient;
+  reconnect(): Promise<EngineClient>;
+  close(): void;
+}
+
+export interface ControllerHooks {
+  onExit(): void;
+  clearScreen(): void;
+  workspace: string;
+  cwd: string;
+  now?: () => number;
+  /** Heartbeat period (GetStatus) used to notice a restarted Engine; 0 disables it. */
+  heartbeatMs?: number;
+}
+
+const CHOICE: Record<ApprovalChoice, ApprovalDecision> = {
+  allow_once: ApprovalDecision.ALLOW_ONCE,
+  allow_session: ApprovalDecision.ALLOW_SESSION,
+  deny: ApprovalDecision.DENY,
+};
+
+function agentView(a: SubAgentEvent): SubAgentView {
+  const state = (["running", "completed", "failed", "cancelled"] as const).find((s) => s === a.state) ?? "running";
+  return { name: a.name, task: a.task, state, llmCalls: a.llmCalls, toolCalls: a.toolCalls, elapsedMs: Number(a.elapsedMs), resultExcerpt: a.resultExcerpt, error: a.error, entries: [] };
+}
+
+/**
+ * The thin shell around the pure reducer: holds the state, performs effects over gRPC and
+ * feeds their results back as actions. React reads it with useSyncExternalStore.
+ */
+export class ChatController {
+  private state: ChatState;
+  private readonly listeners = new Set<() => void>();
+  private readonly streams = new Map<string, AbortController>();
+  private timers: NodeJS.Timeout[] = [];
+  private reconnecting = false;
+  private closed = false;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly link: EngineLink,
+    initial: ChatState,
+    private readonly hooks: ControllerHooks,
+  ) {
+    this.state = initial;
+    this.now = hooks.now ?? Date.now;
+  }
+
+  getState = (): ChatState => this.state;
+
+  subscribe = (fn: () => void): (() => void) => {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  };
+
+  dispatch = (action: Action): void => {
+    if (this.closed) return;
+    const withTime = action.type === "key" || action.type === "event" ? this.withNow() : this.state;
+    const { state, effects } = update(withTime, action);
+    if (state !== this.state) {
+      this.state = state;
+      for (const l of this.listeners) l();
+    }
+    for (const e of effects) void this.perform(e);
+  };
+
+  private withNow(): ChatState {
+    return { ...this.state, now: this.now() };
+  }
+
+  start(): void {
+    let n = 0;
+    this.timers.push(
+      setInterval(() => {
+        n++;
+        const s = this.state;
+        const busy = s.turn !== undefined || s.approvals.length > 0 || s.banner?.until !== undefined || s.ctrlCArmedAt !== undefined;
+        if (busy || n % 4 === 0) this.dispatch({ type: "tick", now: this.now() });
+      }, 250),
+    );
+    const hb = this.hooks.heartbeatMs ?? 3000;
+    if (hb > 0) this.timers.push(setInterval(() => void this.heartbeat(), hb));
+    void this.heartbeat();
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const t of this.timers) clearInterval(t);
+    for (const a of this.streams.values()) a.abort();
+    this.link.close();
+  }
+
+  private async heartbeat(): Promise<void> {
+    if (this.reconnecting || this.closed) return;
+    try {
+      const status = await this.link.client.getStatus({}, { timeoutMs: 2500 });
+      if (this.state.connection !== "connected") this.dispatch({ type: "connection", state: "connected" });
+      this.dispatch({ type: "status", status });
+    } catch (err) {
+      if (isUnavailable(err)) void this.reconnect(describeRpcError(err));
+    }
+  }
+
+  /** Re-discovers the Engine until it answers; typed text stays in the editor meanwhile. */
+  private async reconnect(detail: string): Promise<void> {
+    if (this.reconnecting || this.closed) return;
+    this.reconnecting = true;
+    this.dispatch({ type: "connection", state: "reconnecting", detail });
+    let delay = 200;
+    while (!this.closed) {
+      try {
+        await this.link.reconnect();
+        const status = await this.link.client.getStatus({}, { timeoutMs: 2500 });
+        this.reconnecting = false;
+        this.dispatch({ type: "connection", state: "connected" });
+        this.dispatch({ type: "status", status });
+        return;
+      } catch {
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 2000);
+      }
+    }
+  }
+
+  private fail(what: string, err: unknown): void {
+    if (isUnavailable(err)) void this.reconnect(describeRpcError(err));
+    this.dispatch({ type: "failed", what, message: describeRpcError(err) });
+  }
+
+  private async perform(e: Effect): Promise<void> {
+    const client = this.link.client;
+    try {
+      switch (e.type) {
+        case "send":
+          return await this.send(e);
+        case "cancel": {
+          const res = await client.cancelMessage({ sessionId: e.sessionId, messageId: e.messageId }, { timeoutMs: 5000 });
+          if (!res.cancelled) this.dispatch({ type: "failed", what: "cancel", message: res.message || "the turn had already finished" });
+          return;
+        }
+        case "resolveApproval": {
+          const ack = await client.resolveApproval({ approvalId: e.approvalId, decision: CHOICE[e.choice], sessionId: e.sessionId }, { timeoutMs: 5000 });
+          if (!ack.accepted) this.dispatch({ type: "failed", what: "approval", message: ack.message || "the Engine did not accept the answer (already decided or timed out)" });
+          return;
+        }
+        case "listSessions": {
+          const res = await client.listSessions({ limit: 50, offset: e.offset, titleFilter: e.filter }, { timeoutMs: 5000 });
+          this.dispatch({ type: "sessionsLoaded", items: res.sessions, total: res.total, offset: e.offset });
+          return;
+        }
+        case "loadHistory": {
+          const res = await client.getHistory({ sessionId: e.sessionId, limit: e.purpose === "resume" ? 40 : 50, cursor: e.cursor }, { timeoutMs: 10_000 });
+          this.dispatch({ type: "historyLoaded", purpose: e.purpose, sessionId: e.sessionId, session: res.session, messages: res.messages, nextCursor: res.nextCursor, cursor: e.cursor });
+          return;
+        }
+        case "resolvePrefix":
+          return await this.resolvePrefix(e.prefix);
+        case "search": {
+          const res = await client.searchSessions({ query: e.query, limit: 50 }, { timeoutMs: 10_000 });
+          this.dispatch({ type: "searchLoaded", query: e.query, hits: res.hits, total: res.total });
+          return;
+        }
+        case "loadStatus":
+          this.dispatch({ type: "status", status: await client.getStatus({}, { timeoutMs: 5000 }) });
+          return;
+        case "loadTools": {
+          const res = await client.listTools({ sessionId: this.state.sessionId ?? "" }, { timeoutMs: 5000 });
+          this.dispatch({ type: "toolsLoaded", tools: res.tools });
+          return;
+        }
+        case "loadAgents": {
+          const res = this.state.sessionId ? await client.listSubAgents({ sessionId: this.state.sessionId }, { timeoutMs: 5000 }) : { agents: [] };
+          this.dispatch({ type: "agentsLoaded", agents: res.agents.map(agentView) });
+          return;
+        }
+        case "export": {
+          const res = await client.exportSession({ sessionId: e.sessionId, format: e.format }, { timeoutMs: 30_000 });
+          const name = e.file ?? (res.filename || `palisade-${e.sessionId.slice(0, 8)}.${e.format}`);
+          const file = isAbsolute(name) ? name : join(this.hooks.cwd, name);
+          await writeFile(file, res.content);
+          this.dispatch({ type: "exported", file, bytes: Buffer.byteLength(res.content) });
+          return;
+        }
+        case "deleteSession": {
+          const res = await client.deleteSession({ sessionId: e.sessionId }, { timeoutMs: 10_000 });
+          if (res.deleted) this.dispatch({ type: "sessionDeleted", sessionId: e.sessionId });
+          else this.dispatch({ type: "failed", what: "delete", message: "the Engine did not delete it (already gone?)" });
+          return;
+        }
+        case "clearScreen":
+          this.hooks.clearScreen();
+          return;
+        case "exit":
+          this.hooks.onExit();
+          return;
+      }
+    } catch (err) {
+      this.fail(e.type === "resolveApproval" ? "approval" : e.type, err);
+    }
+  }
+
+  private async resolvePrefix(prefix: string): Promise<void> {
+    const res = await this.link.client.listSessions({ limit: 1000 }, { timeoutMs: 5000 });
+    const matches = res.sessions.filter((s) => s.id.startsWith(prefix));
+    if (matches.length === 1) this.dispatch({ type: "prefixResolved", sessionId: (matches[0] as { id: string }).id });
+    else if (matches.length === 0) this.dispatch({ type: "failed", what: "resume", message: `no stored session id starts with “${prefix}” (see /sessions)` });
+    else this.dispatch({ type: "failed", what: "resume", message: `“${prefix}” matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.id.slice(0, 8)).join(", ")}…); type more of the id` });
+  }
+
+  private async send(e: Extract<Effect, { type: "send" }>): Promise<void> {
+    const abort = new AbortController();
+    this.streams.set(e.clientMessageId, abort);
+    try {
+      const stream = this.link.client.sendMessage(
+        {
+          content: e.text,
+          sessionId: e.sessionId ?? "",
+          mode: e.otr ? SessionMode.OTR : SessionMode.NORMAL,
+          source: "cli",
+          clientMessageId: e.clientMessageId,
+          workspace: this.hooks.workspace,
+          model: e.model,
+        },
+        { signal: abort.signal },
+      );
+      for await (const event of stream) this.dispatch({ type: "event", event });
+      this.dispatch({ type: "streamEnded", clientMessageId: e.clientMessageId });
+    } catch (err) {
+      if (this.closed) return;
+      const lost = isUnavailable(err);
+      const message = lost
+        ? "lost the Engine during this turn; it may have finished there (see /sessions once reconnected)"
+        : `the turn failed: ${describeRpcError(err)}`;
+      this.dispatch({ type: "streamEnded", clientMessageId: e.clientMessageId, error: message });
+      if (lost) void this.reconnect(describeRpcError(err));
+    } finally {
+      this.streams.delete(e.clientMessageId);
+    }
+  }
+}

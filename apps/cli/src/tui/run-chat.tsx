@@ -1,0 +1,71 @@
+import { render } from "ink";
+import type { CliIo } from "../cli/io.js";
+import type { EngineConnection } from "../engine/connect.js";
+import { openClient } from "../engine/connect.js";
+import { findEngine } from "../engine-address.js";
+import type { PalisadePaths } from "../engine-address.js";
+import { CliError } from "../cli/errors.js";
+import { ChatApp } from "./ChatApp.js";
+import { ChatController } from "./controller.js";
+import type { EngineLink } from "./controller.js";
+import { initialState } from "./state/reducer.js";
+
+export interface ChatSessionOptions {
+  io: CliIo;
+  paths: PalisadePaths;
+  conn: EngineConnection;
+  workspace: string;
+  demo: boolean;
+  otr: boolean;
+}
+
+/** A link that re-reads engine.json on reconnect, so a restarted Engine (new pid/port) is found. */
+export function discoveryLink(paths: PalisadePaths, conn: EngineConnection): EngineLink {
+  const link: EngineLink = {
+    client: conn.client,
+    async reconnect() {
+      const endpoint = await findEngine(paths);
+      if (!endpoint) throw new CliError("no Engine running");
+      const next = openClient(endpoint);
+      link.client.close();
+      link.client = next;
+      return next;
+    },
+    close: () => link.client.close(),
+  };
+  return link;
+}
+
+/** Runs the chat TUI until the user leaves. */
+export async function runChatTui(o: ChatSessionOptions): Promise<void> {
+  const stdout = o.io.stdout as NodeJS.WriteStream;
+  const state = initialState({
+    now: Date.now(),
+    columns: stdout.columns || 100,
+    rows: stdout.rows || 30,
+    model: o.conn.status.model,
+    demo: o.demo,
+    otr: o.otr,
+    connection: "connected",
+  });
+  let unmount: () => void = () => undefined;
+  const controller = new ChatController(discoveryLink(o.paths, o.conn), state, {
+    onExit: () => unmount(),
+    clearScreen: () => stdout.write("\x1b[2J\x1b[3J\x1b[H"),
+    workspace: o.workspace,
+    cwd: o.io.cwd,
+  });
+  const app = render(<ChatApp controller={controller} />, {
+    stdout,
+    stdin: o.io.stdin as NodeJS.ReadStream,
+    stderr: o.io.stderr as NodeJS.WriteStream,
+    exitOnCtrlC: false,
+  });
+  unmount = () => app.unmount();
+  controller.start();
+  try {
+    await app.waitUntilExit();
+  } finally {
+    controller.close();
+  }
+}

@@ -1,0 +1,49 @@
+import type { ChatMessage } from "@palisade/protocol/types";
+import { artifactsOf, decisionOf } from "./events.js";
+import type { ApprovalChoice, Entry, ToolCardEntry } from "./types.js";
+
+function approvalOf(text: string): { choice: ApprovalChoice; by: string } | undefined {
+  if (!text) return undefined;
+  const t = text.toLowerCase();
+  const choice: ApprovalChoice = t.includes("deny") || t.includes("denied") || t.includes("timeout") ? "deny" : t.includes("session") ? "allow_session" : "allow_once";
+  return { choice, by: text };
+}
+
+/** Turns stored messages into transcript entries (same rendering as a live conversation). */
+export function messagesToEntries(messages: ChatMessage[]): Entry[] {
+  const out: Entry[] = [];
+  for (const m of messages) {
+    if (m.role === "user") out.push({ kind: "user", id: `h-${m.id}`, text: m.content });
+    else if (m.role === "assistant") {
+      // One stored assistant message holds a turn's tool calls and its final answer: calls first.
+      for (const c of m.toolCalls) {
+        const verdict = c.verdict
+          ? { decision: decisionOf(c.verdict.decision), tier: c.verdict.tier, reason: c.verdict.reason, confidence: c.verdict.confidence, ruleIds: c.verdict.ruleIds }
+          : undefined;
+        const approval = approvalOf(c.approval);
+        const phase: ToolCardEntry["phase"] =
+          verdict?.decision === "block" ? "blocked" : approval?.choice === "deny" ? "denied" : c.isError ? "failed" : "done";
+        out.push({
+          kind: "tool",
+          id: `h-${m.id}-${c.callId}`,
+          callId: c.callId,
+          toolName: c.toolName,
+          argumentsJson: c.argumentsJson,
+          subAgent: c.subAgentName || undefined,
+          phase,
+          verdict,
+          approval,
+          progress: "",
+          resultSummary: c.isError ? undefined : c.result,
+          error: c.isError ? c.result : undefined,
+          durationMs: Number(c.durationMs),
+          artifacts: artifactsOf(c.artifacts),
+        });
+      }
+      if (m.content) out.push({ kind: "assistant", id: `h-${m.id}`, text: m.content, streaming: false, continuation: false });
+    } else if (m.role === "system" && m.content) {
+      out.push({ kind: "notice", id: `h-${m.id}`, level: "info", text: m.content });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,115 @@
+import { messagesToEntries } from "./history.js";
+import type { ChatState, Effect, Key, Overlay, TranscriptOverlay, Update } from "./types.js";
+
+const done = (state: ChatState, effects: Effect[] = []): Update => ({ state, effects });
+
+function printable(key: Key): boolean {
+  return Boolean(key.input) && !key.ctrl && !key.meta && !key.return && !key.tab && !key.escape && !key.upArrow && !key.downArrow;
+}
+
+function clamp(n: number, max: number): number {
+  return Math.max(0, Math.min(n, Math.max(0, max)));
+}
+
+export function openTranscript(sessionId: string, parent: Overlay | undefined, focusMessageId?: string): TranscriptOverlay {
+  return { kind: "transcript", sessionId, session: undefined, messages: [], nextCursor: "", top: 0, loading: true, focusMessageId, parent };
+}
+
+/** Makes a stored session the current one: its messages become the transcript. */
+export function resumeSession(s: ChatState, t: Pick<TranscriptOverlay, "sessionId" | "session" | "messages">): ChatState {
+  const usage = t.session?.usage;
+  return {
+    ...s,
+    overlay: undefined,
+    sessionId: t.sessionId,
+    sessionTitle: t.session?.title || t.sessionId.slice(0, 8),
+    otr: false,
+    tokens: { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 },
+    committed: [
+      { kind: "notice", id: `resume-${s.nextId}`, level: "info", text: `resumed “${t.session?.title || t.sessionId}” (${t.messages.length} recent messages shown)` },
+      ...messagesToEntries(t.messages),
+    ],
+    live: [],
+    subAgents: [],
+    epoch: s.epoch + 1,
+    nextId: s.nextId + 1,
+  };
+}
+
+/** Keys while an overlay (sessions, transcript, search, help, ...) is open. */
+export function overlayKey(s: ChatState, o: Overlay, key: Key): Update {
+  const close = (): Update => done({ ...s, overlay: o.kind === "transcript" ? o.parent : undefined });
+  switch (o.kind) {
+    case "sessions": {
+      if (key.escape) return close();
+      if (key.upArrow) return done({ ...s, overlay: { ...o, selected: clamp(o.selected - 1, o.items.length - 1) } });
+      if (key.downArrow || key.pageDown) {
+        const step = key.pageDown ? 10 : 1;
+        const selected = clamp(o.selected + step, o.items.length - 1);
+        const needMore = selected >= o.items.length - 1 && o.items.length < o.total && !o.loading;
+        return done(
+          { ...s, overlay: { ...o, selected, loading: o.loading || needMore } },
+          needMore ? [{ type: "listSessions", filter: o.filter, offset: o.items.length }] : [],
+        );
+      }
+      if (key.pageUp) return done({ ...s, overlay: { ...o, selected: clamp(o.selected - 10, o.items.length - 1) } });
+      if (key.return) {
+        const item = o.items[o.selected];
+        if (!item) return done(s);
+        return done({ ...s, overlay: openTranscript(item.id, o) }, [{ type: "loadHistory", sessionId: item.id, cursor: "", purpose: "transcript" }]);
+      }
+      if (key.backspace || key.delete || printable(key)) {
+        const filter = key.backspace || key.delete ? o.filter.slice(0, -1) : o.filter + key.input;
+        return done({ ...s, overlay: { ...o, filter, selected: 0, loading: true } }, [{ type: "listSessions", filter, offset: 0 }]);
+      }
+      return done(s);
+    }
+    case "transcript": {
+      if (key.escape || key.input === "q") return close();
+      if (key.input === "r") return done(resumeSession(s, o), [{ type: "clearScreen" }]);
+      const delta = key.upArrow ? -1 : key.downArrow ? 1 : key.pageUp ? -5 : key.pageDown ? 5 : key.home ? -1e9 : key.end ? 1e9 : 0;
+      if (delta === 0) return done(s);
+      const top = clamp(o.top + delta, o.messages.length - 1);
+      const older = delta < 0 && o.top + delta < 0 && o.nextCursor !== "" && !o.loading;
+      return done(
+        { ...s, overlay: { ...o, top, loading: o.loading || older } },
+        older ? [{ type: "loadHistory", sessionId: o.sessionId, cursor: o.nextCursor, purpose: "transcript" }] : [],
+      );
+    }
+    case "search": {
+      if (key.escape) return close();
+      if (key.upArrow) return done({ ...s, overlay: { ...o, selected: clamp(o.selected - 1, o.hits.length - 1) } });
+      if (key.downArrow) return done({ ...s, overlay: { ...o, selected: clamp(o.selected + 1, o.hits.length - 1) } });
+      if (key.return) {
+        const hit = o.hits[o.selected];
+        if (!hit) return done(s);
+        return done({ ...s, overlay: openTranscript(hit.sessionId, o, hit.messageId) }, [
+          { type: "loadHistory", sessionId: hit.sessionId, cursor: "", purpose: "transcript" },
+        ]);
+      }
+      return done(s);
+    }
+    case "confirm":
+      if (key.input === "y" || key.input === "Y") return done({ ...s, overlay: undefined }, [o.effect]);
+      if (key.input === "n" || key.input === "N" || key.escape) return done({ ...s, overlay: undefined });
+      return done(s);
+    default: {
+      if (key.escape || key.input === "q" || key.return) {
+        if (o.kind === "agents" && key.return) {
+          // Enter on an agent opens its transcript (inspector-like view of its entries).
+          return done({ ...s, overlay: { ...o, kind: "agents", selected: o.selected, loading: false, expanded: !o.expanded } });
+        }
+        return close();
+      }
+      const count = o.kind === "agents" ? s.subAgents.length : o.kind === "inspector" ? toolCards(s).length : o.kind === "tools" ? (o.tools?.length ?? 0) : 0;
+      if (key.upArrow) return done({ ...s, overlay: { ...o, selected: clamp(o.selected - 1, count - 1) } });
+      if (key.downArrow) return done({ ...s, overlay: { ...o, selected: clamp(o.selected + 1, count - 1) } });
+      return done(s);
+    }
+  }
+}
+
+/** Every tool call of the visible conversation, oldest first (for the inspector). */
+export function toolCards(s: ChatState) {
+  return [...s.committed, ...s.live].filter((e) => e.kind === "tool");
+}

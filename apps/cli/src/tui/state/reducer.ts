@@ -1,0 +1,288 @@
+import { commit, editKey, emptyEditor, insert, setText } from "./editor.js";
+import { applyEvent, notice, settle } from "./events.js";
+import { completeSlash, parseSlash, unknownCommandMessage } from "./commands.js";
+import { openTranscript, overlayKey, resumeSession, toolCards } from "./overlays.js";
+import type { Action, ApprovalChoice, ChatState, Effect, Key, Update } from "./types.js";
+
+export const EXIT_WINDOW_MS = 2000;
+
+export interface InitialOptions {
+  now: number;
+  columns: number;
+  rows: number;
+  model?: string;
+  demo?: boolean;
+  otr?: boolean;
+  history?: string[];
+  connection?: ChatState["connection"];
+}
+
+export function initialState(o: InitialOptions): ChatState {
+  return {
+    now: o.now,
+    columns: o.columns,
+    rows: o.rows,
+    connection: o.connection ?? "connecting",
+    model: o.model ?? "",
+    modelOverride: "",
+    demo: o.demo ?? false,
+    sessionId: undefined,
+    sessionTitle: "",
+    otr: o.otr ?? false,
+    tokens: { input: 0, output: 0 },
+    committed: [],
+    live: [],
+    turn: undefined,
+    approvals: [],
+    subAgents: [],
+    editor: emptyEditor(o.history ?? []),
+    overlay: undefined,
+    banner: undefined,
+    ctrlCArmedAt: undefined,
+    epoch: 0,
+    outbox: [],
+    nextId: 1,
+    exiting: false,
+  };
+}
+
+const done = (state: ChatState, effects: Effect[] = []): Update => ({ state, effects });
+
+function banner(s: ChatState, level: "info" | "warn" | "error", text: string, ttlMs?: number): ChatState {
+  return { ...s, banner: { level, text, until: ttlMs === undefined ? undefined : s.now + ttlMs } };
+}
+
+/** Sends a user message (or keeps it for later when the Engine is away). */
+function sendMessage(s: ChatState, text: string): Update {
+  if (s.connection !== "connected") {
+    const st = notice({ ...s, outbox: [...s.outbox, text] }, "warn", "not connected: your message will be sent when the Engine is back");
+    return done({ ...st, committed: [...st.committed, { kind: "user", id: `u${st.nextId}`, text }], nextId: st.nextId + 1 });
+  }
+  const clientMessageId = `c${s.now.toString(36)}-${s.nextId}`;
+  const st: ChatState = {
+    ...s,
+    committed: [...s.committed, { kind: "user", id: `u${s.nextId}`, text }],
+    live: [],
+    subAgents: s.subAgents.filter((a) => a.state === "running"),
+    turn: { messageId: clientMessageId, clientMessageId, startedAt: s.now, cancelling: false, sawText: false },
+    nextId: s.nextId + 1,
+    banner: s.banner?.level === "error" ? undefined : s.banner,
+  };
+  return done(st, [{ type: "send", text, clientMessageId, sessionId: s.sessionId, otr: s.otr, model: s.modelOverride }]);
+}
+
+function newSession(s: ChatState, otr: boolean): ChatState {
+  const st: ChatState = { ...s, sessionId: undefined, sessionTitle: "", otr, tokens: { input: 0, output: 0 }, subAgents: [] };
+  return notice(st, otr ? "warn" : "info", otr ? "off the record: nothing of this session is stored; /otr again to leave" : "new session");
+}
+
+function runSlash(s: ChatState, text: string): Update {
+  const cmd = parseSlash(text);
+  if (!cmd) return sendMessage(s, text);
+  const needSession = (what: string): Update | undefined =>
+    s.sessionId ? undefined : done(banner(s, "warn", `${what} needs a stored session: send a message first, or /resume one`, 5000));
+  switch (cmd.name) {
+    case "help":
+      return done({ ...s, overlay: { kind: "help", selected: 0, loading: false } });
+    case "new":
+      return done(newSession(s, false));
+    case "otr":
+      return done(newSession(s, !s.otr));
+    case "sessions":
+      return done({ ...s, overlay: { kind: "sessions", filter: cmd.rest, items: [], total: 0, selected: 0, loading: true } }, [{ type: "listSessions", filter: cmd.rest, offset: 0 }]);
+    case "resume":
+      if (!cmd.args[0]) return done(banner(s, "warn", "usage: /resume <id-prefix> (see /sessions for ids)", 5000));
+      return done(s, [{ type: "resolvePrefix", prefix: cmd.args[0] }]);
+    case "search":
+      if (!cmd.rest) return done(banner(s, "warn", "usage: /search <words>", 5000));
+      return done({ ...s, overlay: { kind: "search", query: cmd.rest, hits: [], total: 0, selected: 0, loading: true } }, [{ type: "search", query: cmd.rest }]);
+    case "model":
+      if (!cmd.args[0]) return done(notice(s, "info", `model: ${s.modelOverride || s.model || "the Engine's default"}${s.modelOverride ? " (chosen with /model)" : ""}`));
+      return done(notice({ ...s, modelOverride: cmd.args[0] }, "info", `next messages use model ${cmd.args[0]}`));
+    case "status":
+      return done({ ...s, overlay: { kind: "status", selected: 0, loading: true } }, [{ type: "loadStatus" }]);
+    case "tools":
+      return done({ ...s, overlay: { kind: "tools", selected: 0, loading: true } }, [{ type: "loadTools" }]);
+    case "agents":
+      return done({ ...s, overlay: { kind: "agents", selected: 0, loading: true } }, [{ type: "loadAgents" }]);
+    case "export": {
+      const blocked = needSession("/export");
+      if (blocked) return blocked;
+      const [a, b] = cmd.args;
+      const format = a === "json" || a === "md" ? a : "md";
+      const file = a === "json" || a === "md" ? b : a;
+      return done(s, [{ type: "export", sessionId: s.sessionId as string, format, file }]);
+    }
+    case "delete": {
+      const blocked = needSession("/delete");
+      if (blocked) return blocked;
+      const question = `Delete “${s.sessionTitle || s.sessionId}” with its messages and artifacts? y/n`;
+      return done({ ...s, overlay: { kind: "confirm", question, effect: { type: "deleteSession", sessionId: s.sessionId as string } } });
+    }
+    case "clear":
+      return done({ ...s, committed: [], epoch: s.epoch + 1 }, [{ type: "clearScreen" }]);
+    case "quit":
+    case "exit":
+      return done({ ...s, exiting: true }, [{ type: "exit" }]);
+    default:
+      return done(banner(s, "warn", unknownCommandMessage(cmd.name), 8000));
+  }
+}
+
+function submit(s: ChatState): Update {
+  const text = s.editor.text;
+  if (!text.trim()) return done(s);
+  if (s.turn && !text.trim().startsWith("/")) {
+    return done(banner(s, "warn", "a turn is running: wait for it, or press Esc to cancel it (your text is kept)", 5000));
+  }
+  return runSlash({ ...s, editor: commit(s.editor) }, text.trim().startsWith("/") ? text.trim() : text);
+}
+
+function answerApproval(s: ChatState, choice: ApprovalChoice): Update {
+  const [first, ...rest] = s.approvals;
+  if (!first) return done(s);
+  return done({ ...s, approvals: rest }, [{ type: "resolveApproval", approvalId: first.approvalId, sessionId: first.sessionId, choice }]);
+}
+
+function cancelTurn(s: ChatState): Update {
+  if (!s.turn || s.turn.cancelling) return done(s);
+  const st = banner({ ...s, turn: { ...s.turn, cancelling: true } }, "info", "cancelling…", 3000);
+  return done(st, s.sessionId ? [{ type: "cancel", sessionId: s.sessionId, messageId: s.turn.messageId }] : []);
+}
+
+function ctrlC(s: ChatState): Update {
+  if (s.ctrlCArmedAt !== undefined && s.now - s.ctrlCArmedAt < EXIT_WINDOW_MS) return done({ ...s, exiting: true }, [{ type: "exit" }]);
+  const armed = banner({ ...s, ctrlCArmedAt: s.now }, "info", "press Ctrl+C again to exit", EXIT_WINDOW_MS);
+  if (s.turn) return cancelTurn(armed);
+  if (s.overlay) return done({ ...armed, overlay: undefined });
+  return done({ ...armed, editor: { ...emptyEditor(s.editor.history) } });
+}
+
+function handleKey(s: ChatState, key: Key): Update {
+  if (key.ctrl && key.input === "c") return ctrlC(s);
+  const st = s.ctrlCArmedAt === undefined ? s : { ...s, ctrlCArmedAt: undefined };
+  if (st.overlay) return overlayKey(st, st.overlay, key);
+  if (st.approvals.length > 0) {
+    if (key.input === "y") return answerApproval(st, "allow_once");
+    if (key.input === "a") return answerApproval(st, "allow_session");
+    if (key.input === "n" || key.input === "d") return answerApproval(st, "deny");
+    if (!key.escape) return done(st);
+  }
+  if (key.escape) {
+    if (st.turn) return cancelTurn(st);
+    if (st.editor.completions.length) return done({ ...st, editor: { ...st.editor, completions: [] } });
+    return done({ ...st, banner: undefined });
+  }
+  if (key.ctrl && key.input === "o") return done({ ...st, overlay: { kind: "inspector", selected: Math.max(0, toolCards(st).length - 1), loading: false } });
+  if (key.ctrl && key.input === "d" && st.editor.text === "") return done({ ...st, exiting: true }, [{ type: "exit" }]);
+  if (key.ctrl && key.input === "l") return done({ ...st, epoch: st.epoch + 1 }, [{ type: "clearScreen" }]);
+  if (key.tab) {
+    const { text, candidates } = completeSlash(st.editor.text);
+    return done({ ...st, editor: { ...setText(st.editor, text), completions: candidates } });
+  }
+  if (key.return && !key.meta) {
+    if (st.editor.text.slice(0, st.editor.cursor).endsWith("\\")) {
+      const e = st.editor;
+      return done({ ...st, editor: insert({ ...e, text: e.text.slice(0, e.cursor - 1) + e.text.slice(e.cursor), cursor: e.cursor - 1 }, "\n") });
+    }
+    return submit(st);
+  }
+  const edited = editKey(st.editor, key);
+  return edited ? done({ ...st, editor: edited }) : done(st);
+}
+
+/** The chat's pure core: (state, action) → new state and the effects to perform. */
+export function update(s: ChatState, action: Action): Update {
+  switch (action.type) {
+    case "key":
+      return handleKey(s, action.key);
+    case "submit":
+      return runSlash(s, action.text);
+    case "event":
+      return done(applyEvent(s, action.event));
+    case "streamEnded": {
+      if (!s.turn || s.turn.clientMessageId !== action.clientMessageId) return done(s);
+      const text = action.error ?? "the Engine ended the turn without an answer";
+      const st = notice(s, action.error ? "error" : "warn", text);
+      return done(settle({ ...st, live: [], committed: [...st.committed, ...st.live], turn: undefined, banner: { level: "error", text } }));
+    }
+    case "tick": {
+      const expired = s.banner?.until !== undefined && s.banner.until <= action.now;
+      const approvals = s.approvals.filter((a) => a.deadlineMs === 0 || a.deadlineMs + 5000 > action.now);
+      return done({ ...s, now: action.now, banner: expired ? undefined : s.banner, approvals });
+    }
+    case "resize":
+      if (action.columns === s.columns && action.rows === s.rows) return done(s);
+      return done({ ...s, columns: action.columns, rows: action.rows, epoch: s.epoch + 1 }, [{ type: "clearScreen" }]);
+    case "connection": {
+      const was = s.connection;
+      let st: ChatState = { ...s, connection: action.state };
+      if (action.state === "reconnecting" && was === "connected") {
+        st = banner(st, "warn", `lost the Engine${action.detail ? ` (${action.detail})` : ""}; reconnecting… (what you type is kept)`);
+      } else if (action.state === "connected" && (was === "reconnecting" || was === "offline")) {
+        st = banner(st, "info", "reconnected to the Engine", 5000);
+      } else if (action.state === "offline") {
+        st = banner(st, "error", `the Engine is not reachable${action.detail ? `: ${action.detail}` : ""}; start it with 'palisade engine start'`);
+      }
+      if (action.state === "connected" && st.outbox.length > 0 && !st.turn) {
+        const [next, ...rest] = st.outbox;
+        const sent = sendMessage({ ...st, outbox: rest }, next as string);
+        // The message is already on screen from when it was typed.
+        return done({ ...sent.state, committed: sent.state.committed.slice(0, -1) }, sent.effects);
+      }
+      return done(st);
+    }
+    case "status": {
+      const o = s.overlay?.kind === "status" ? { ...s.overlay, status: action.status, loading: false } : s.overlay;
+      return done({ ...s, model: action.status.model || s.model, overlay: o });
+    }
+    case "sessionsLoaded": {
+      if (s.overlay?.kind !== "sessions") return done(s);
+      const items = action.offset === 0 ? action.items : [...s.overlay.items, ...action.items];
+      return done({ ...s, overlay: { ...s.overlay, items, total: action.total, loading: false } });
+    }
+    case "historyLoaded": {
+      if (action.purpose === "resume") {
+        return done(resumeSession(s, { sessionId: action.sessionId, session: action.session, messages: action.messages }), [{ type: "clearScreen" }]);
+      }
+      const o = s.overlay;
+      if (o?.kind !== "transcript" || o.sessionId !== action.sessionId) return done(s);
+      const messages = action.cursor === "" ? action.messages : [...action.messages, ...o.messages];
+      let top = action.cursor === "" ? Math.max(0, messages.length - 4) : Math.max(0, action.messages.length - 1);
+      const effects: Effect[] = [];
+      if (o.focusMessageId) {
+        const i = messages.findIndex((m) => m.id === o.focusMessageId);
+        if (i >= 0) top = i;
+        else if (action.nextCursor) effects.push({ type: "loadHistory", sessionId: o.sessionId, cursor: action.nextCursor, purpose: "transcript" });
+      }
+      return done({ ...s, overlay: { ...o, messages, top, nextCursor: action.nextCursor, session: action.session ?? o.session, loading: effects.length > 0 } }, effects);
+    }
+    case "prefixResolved":
+      return done(s, [{ type: "loadHistory", sessionId: action.sessionId, cursor: "", purpose: "resume" }]);
+    case "searchLoaded":
+      if (s.overlay?.kind !== "search") return done(s);
+      return done({ ...s, overlay: { ...s.overlay, hits: action.hits, total: action.total, loading: false } });
+    case "toolsLoaded":
+      if (s.overlay?.kind !== "tools") return done(s);
+      return done({ ...s, overlay: { ...s.overlay, tools: action.tools, loading: false } });
+    case "agentsLoaded": {
+      const known = new Map(s.subAgents.map((a) => [a.name, a]));
+      const merged = action.agents.map((a) => ({ ...a, entries: known.get(a.name)?.entries ?? a.entries }));
+      const extra = s.subAgents.filter((a) => !action.agents.some((b) => b.name === a.name));
+      const o = s.overlay?.kind === "agents" ? { ...s.overlay, loading: false } : s.overlay;
+      return done({ ...s, subAgents: [...extra, ...merged], overlay: o });
+    }
+    case "sessionDeleted": {
+      const st = action.sessionId === s.sessionId ? newSession(s, false) : s;
+      return done(banner(st, "info", `deleted session ${action.sessionId.slice(0, 8)}`, 5000));
+    }
+    case "exported":
+      return done(notice(s, "info", `exported to ${action.file} (${action.bytes} bytes)`));
+    case "failed": {
+      const o = s.overlay && "loading" in s.overlay ? { ...s.overlay, loading: false } : s.overlay;
+      return done(banner({ ...s, overlay: o }, "error", `${action.what}: ${action.message}`, 10_000));
+    }
+  }
+}
+
+export { openTranscript };

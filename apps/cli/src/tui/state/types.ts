@@ -1,0 +1,265 @@
+import type { ChatMessage, SessionInfo } from "@palisade/protocol/types";
+import type { PipelineEvent, SearchHit, StatusResponse, ToolInfo } from "@palisade/protocol/pipeline";
+
+export type ConnectionState = "connecting" | "connected" | "reconnecting" | "offline";
+export type Decision = "allow" | "block" | "escalate";
+export type ApprovalChoice = "allow_once" | "allow_session" | "deny";
+
+export interface VerdictView {
+  decision: Decision;
+  tier: number;
+  reason: string;
+  confidence: number;
+  ruleIds: string[];
+}
+
+export interface ArtifactView {
+  id: string;
+  filename: string;
+  mimeType: string;
+  sizeBytes: number;
+}
+
+export type ToolPhase = "proposed" | "awaiting-approval" | "running" | "done" | "failed" | "blocked" | "denied" | "otr-blocked" | "cancelled";
+
+export interface ToolCardEntry {
+  kind: "tool";
+  id: string;
+  callId: string;
+  toolName: string;
+  argumentsJson: string;
+  subAgent?: string | undefined;
+  phase: ToolPhase;
+  verdict?: VerdictView | undefined;
+  approval?: { choice: ApprovalChoice; by: string } | undefined;
+  /** Tail of streamed progress output. */
+  progress: string;
+  summary?: string | undefined;
+  resultSummary?: string | undefined;
+  error?: string | undefined;
+  durationMs?: number | undefined;
+  artifacts: ArtifactView[];
+}
+
+export interface UserEntry {
+  kind: "user";
+  id: string;
+  text: string;
+}
+
+export interface AssistantEntry {
+  kind: "assistant";
+  id: string;
+  text: string;
+  streaming: boolean;
+  /** A later part of a long answer whose first part was already printed. */
+  continuation: boolean;
+  subAgent?: string | undefined;
+}
+
+export interface NoticeEntry {
+  kind: "notice";
+  id: string;
+  level: "info" | "warn" | "error";
+  text: string;
+}
+
+export type Entry = UserEntry | AssistantEntry | ToolCardEntry | NoticeEntry;
+
+export interface PendingApproval {
+  approvalId: string;
+  sessionId: string;
+  callId: string;
+  toolName: string;
+  argumentsJson: string;
+  reason: string;
+  tier: number;
+  ruleIds: string[];
+  deadlineMs: number;
+  subAgent?: string | undefined;
+}
+
+export interface SubAgentView {
+  name: string;
+  task: string;
+  state: "running" | "completed" | "failed" | "cancelled";
+  llmCalls: number;
+  toolCalls: number;
+  elapsedMs: number;
+  resultExcerpt: string;
+  error: string;
+  /** What it said and did, for its transcript view. */
+  entries: Entry[];
+}
+
+export interface Turn {
+  /** client_message_id until MESSAGE_ACCEPTED, then the Engine's message id. */
+  messageId: string;
+  clientMessageId: string;
+  startedAt: number;
+  cancelling: boolean;
+  /** The main agent streamed text in this turn. */
+  sawText: boolean;
+}
+
+export interface EditorState {
+  text: string;
+  cursor: number;
+  history: string[];
+  /** Index into history while browsing it (null: editing the draft). */
+  historyIndex: number | null;
+  draft: string;
+  completions: string[];
+}
+
+export interface SessionsOverlay {
+  kind: "sessions";
+  filter: string;
+  items: SessionInfo[];
+  total: number;
+  selected: number;
+  loading: boolean;
+}
+
+export interface TranscriptOverlay {
+  kind: "transcript";
+  session: SessionInfo | undefined;
+  sessionId: string;
+  messages: ChatMessage[];
+  nextCursor: string;
+  /** Index of the first message shown. */
+  top: number;
+  loading: boolean;
+  /** Message to scroll to once loaded (from a search hit). */
+  focusMessageId?: string | undefined;
+  /** Where Esc goes back to (the sessions list or search results). */
+  parent?: Overlay | undefined;
+}
+
+export interface SearchOverlay {
+  kind: "search";
+  query: string;
+  hits: SearchHit[];
+  total: number;
+  selected: number;
+  loading: boolean;
+}
+
+export interface InfoOverlay {
+  kind: "help" | "status" | "tools" | "agents" | "inspector";
+  selected: number;
+  status?: StatusResponse | undefined;
+  tools?: ToolInfo[] | undefined;
+  loading: boolean;
+  /** agents: the selected agent's transcript is shown. */
+  expanded?: boolean | undefined;
+}
+
+export interface ConfirmOverlay {
+  kind: "confirm";
+  question: string;
+  effect: Effect;
+}
+
+export type Overlay = SessionsOverlay | TranscriptOverlay | SearchOverlay | InfoOverlay | ConfirmOverlay;
+
+export interface Banner {
+  level: "info" | "warn" | "error";
+  text: string;
+  /** Hide after this time (ms since epoch); undefined: until replaced. */
+  until?: number | undefined;
+}
+
+export interface ChatState {
+  now: number;
+  columns: number;
+  rows: number;
+  connection: ConnectionState;
+  model: string;
+  /** The model the user picked with /model for the next messages ("" = Engine default). */
+  modelOverride: string;
+  demo: boolean;
+  sessionId: string | undefined;
+  sessionTitle: string;
+  otr: boolean;
+  tokens: { input: number; output: number };
+  /** Printed once and kept (ink Static). */
+  committed: Entry[];
+  /** The current turn's entries, still changing. */
+  live: Entry[];
+  turn: Turn | undefined;
+  approvals: PendingApproval[];
+  subAgents: SubAgentView[];
+  editor: EditorState;
+  overlay: Overlay | undefined;
+  banner: Banner | undefined;
+  /** Time of the first Ctrl+C; a second one within 2 s exits. */
+  ctrlCArmedAt: number | undefined;
+  /** Bumped to re-print the committed transcript (resize, /clear). */
+  epoch: number;
+  /** Messages typed while disconnected, sent on reconnect. */
+  outbox: string[];
+  nextId: number;
+  exiting: boolean;
+}
+
+/** Side effects the shell performs for the reducer. Results come back as actions. */
+export type Effect =
+  | { type: "send"; text: string; clientMessageId: string; sessionId: string | undefined; otr: boolean; model: string }
+  | { type: "cancel"; sessionId: string; messageId: string }
+  | { type: "resolveApproval"; approvalId: string; sessionId: string; choice: ApprovalChoice }
+  | { type: "listSessions"; filter: string; offset: number }
+  | { type: "loadHistory"; sessionId: string; cursor: string; purpose: "transcript" | "resume" }
+  | { type: "resolvePrefix"; prefix: string }
+  | { type: "search"; query: string }
+  | { type: "loadStatus" }
+  | { type: "loadTools" }
+  | { type: "loadAgents" }
+  | { type: "export"; sessionId: string; format: "md" | "json"; file: string | undefined }
+  | { type: "deleteSession"; sessionId: string }
+  | { type: "clearScreen" }
+  | { type: "exit" };
+
+export interface Key {
+  input: string;
+  upArrow?: boolean;
+  downArrow?: boolean;
+  leftArrow?: boolean;
+  rightArrow?: boolean;
+  pageUp?: boolean;
+  pageDown?: boolean;
+  home?: boolean;
+  end?: boolean;
+  return?: boolean;
+  escape?: boolean;
+  ctrl?: boolean;
+  meta?: boolean;
+  shift?: boolean;
+  tab?: boolean;
+  backspace?: boolean;
+  delete?: boolean;
+}
+
+export type Action =
+  | { type: "key"; key: Key }
+  | { type: "event"; event: PipelineEvent }
+  | { type: "streamEnded"; clientMessageId: string; error?: string | undefined }
+  | { type: "tick"; now: number }
+  | { type: "resize"; columns: number; rows: number }
+  | { type: "connection"; state: ConnectionState; detail?: string | undefined }
+  | { type: "status"; status: StatusResponse }
+  | { type: "sessionsLoaded"; items: SessionInfo[]; total: number; offset: number }
+  | { type: "historyLoaded"; purpose: "transcript" | "resume"; sessionId: string; session: SessionInfo | undefined; messages: ChatMessage[]; nextCursor: string; cursor: string }
+  | { type: "prefixResolved"; sessionId: string }
+  | { type: "searchLoaded"; query: string; hits: SearchHit[]; total: number }
+  | { type: "toolsLoaded"; tools: ToolInfo[] }
+  | { type: "agentsLoaded"; agents: SubAgentView[] }
+  | { type: "sessionDeleted"; sessionId: string }
+  | { type: "exported"; file: string; bytes: number }
+  | { type: "failed"; what: string; message: string }
+  | { type: "submit"; text: string };
+
+export interface Update {
+  state: ChatState;
+  effects: Effect[];
+}

@@ -1,0 +1,147 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { render } from "ink-testing-library";
+import { ClientService } from "@palisade/protocol/pipeline";
+import { ApprovalDecision, SessionMode } from "@palisade/protocol/types";
+import { createClient } from "@palisade/protocol";
+import { ChatApp } from "../src/tui/ChatApp.js";
+import { ChatController } from "../src/tui/controller.js";
+import type { EngineLink } from "../src/tui/controller.js";
+import { initialState } from "../src/tui/state/reducer.js";
+import { startFakeEngine } from "./fake/fake-engine.js";
+import type { RunningFakeEngine } from "./fake/fake-engine.js";
+
+async function until(check: () => boolean, what: () => string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting; last frame:\n${what()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("the chat against a ClientService over real gRPC", () => {
+  let fake: RunningFakeEngine;
+  let controller: ChatController;
+  let app: ReturnType<typeof render>;
+  let exited = false;
+
+  beforeEach(async () => {
+    fake = await startFakeEngine("127.0.0.1:0", { tokenDelayMs: 1 });
+    const client = createClient(ClientService, fake.address);
+    const link: EngineLink = { client, reconnect: async () => client, close: () => client.close() };
+    exited = false;
+    controller = new ChatController(link, initialState({ now: Date.now(), columns: 100, rows: 40, model: "scripted-model", connection: "connected" }), {
+      onExit: () => (exited = true),
+      clearScreen: () => undefined,
+      workspace: "/tmp/ws",
+      cwd: "/tmp",
+      heartbeatMs: 0,
+    });
+    app = render(<ChatApp controller={controller} />);
+    controller.start();
+  });
+
+  afterEach(async () => {
+    app.unmount();
+    controller.close();
+    await fake.close();
+  });
+
+  const frame = (): string => app.lastFrame() ?? "";
+  const type = async (text: string): Promise<void> => {
+    app.stdin.write(text);
+    await new Promise((r) => setTimeout(r, 30));
+  };
+  const allText = (): string => app.frames.join("\n");
+
+  it("streams a Markdown answer and shows the session in the status line", async () => {
+    await type("hello");
+    await type("\r");
+    // React's development build renders slowly under vitest; the render benchmark measures the real speed.
+    await until(() => controller.getState().turn === undefined && allText().includes("See the design"), allText, 20_000);
+    expect(allText()).toContain("What I found");
+    expect(allText()).toContain("• the Engine decides");
+    expect(allText()).toContain("const verdict = await shield.evaluate(action);");
+    expect(fake.engine.received[0]).toMatchObject({ content: "hello", mode: SessionMode.NORMAL, workspace: "/tmp/ws", source: "cli" });
+    expect(frame()).toContain("hello");
+  });
+
+  it("asks for approval; y allows once and the result card shows", async () => {
+    await type("please approve rm");
+    await type("\r");
+    await until(() => frame().includes("Approval needed"), frame);
+    expect(frame()).toContain("deleting files needs your approval");
+    await type("y");
+    await until(() => controller.getState().turn === undefined, allText);
+    expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.ALLOW_ONCE }]);
+    expect(allText()).toContain("approval: allowed once");
+    expect(allText()).toContain("exit 0 · removed 2 files");
+    expect(frame()).not.toContain("Approval needed");
+  });
+
+  it("n denies and the model is told", async () => {
+    await type("approve this");
+    await type("\r");
+    await until(() => frame().includes("Approval needed"), frame);
+    await type("n");
+    await until(() => controller.getState().turn === undefined, allText);
+    expect(fake.engine.approvalAnswers[0]?.decision).toBe(ApprovalDecision.DENY);
+    expect(allText()).toContain("left build/ alone");
+  });
+
+  it("Esc cancels a slow turn", async () => {
+    await type("be slow");
+    await type("\r");
+    await until(() => allText().includes("word2"), allText);
+    await type("\x1b");
+    await until(() => controller.getState().turn === undefined, allText, 8000);
+    expect(allText()).toContain("turn cancelled");
+  });
+
+  it("/sessions lists the conversation; Enter opens it and r resumes it", async () => {
+    fake.engine.seed("Trip to Lisbon", [
+      { role: "user", content: "plan a trip to Lisbon" },
+      { role: "assistant", content: "Day 1: **Alfama**." },
+    ]);
+    await type("/sessions");
+    await type("\r");
+    await until(() => frame().includes("Trip to Lisbon"), frame);
+    await type("\r");
+    await until(() => frame().includes("Day 1: Alfama."), frame);
+    await type("r");
+    await until(() => controller.getState().sessionTitle === "Trip to Lisbon", frame);
+    await type("and day 2?");
+    await type("\r");
+    await until(() => controller.getState().turn === undefined && fake.engine.received.length === 1, allText);
+    expect(fake.engine.received[0]?.sessionId).toBe([...fake.engine.sessions.keys()][0]);
+  });
+
+  it("a blocked call shows the Shield's reason", async () => {
+    await type("block me");
+    await type("\r");
+    await until(() => controller.getState().turn === undefined, allText);
+    expect(allText()).toContain("shield BLOCK · tier 1 · downloads piped into a shell are never allowed");
+  });
+
+  it("an ERROR event shows a one-line banner", async () => {
+    await type("fail now");
+    await type("\r");
+    await until(() => frame().includes("503"), frame);
+    expect(frame()).toContain("✗ the model server answered 503 three times");
+  });
+
+  it("/search finds a stored message", async () => {
+    fake.engine.seed("Taxes", [{ role: "user", content: "what is the VAT rate in Portugal" }]);
+    await type("/search vat");
+    await type("\r");
+    await until(() => frame().includes("1 hits"), frame);
+    expect(frame()).toContain("Taxes · user");
+  });
+
+  it("Tab completes a command and /quit leaves", async () => {
+    await type("/qu");
+    await type("\t");
+    expect(controller.getState().editor.text).toBe("/quit ");
+    await type("\r");
+    await until(() => exited, frame);
+  });
+});

@@ -1,0 +1,306 @@
+import { describe, expect, it } from "vitest";
+import { render } from "ink-testing-library";
+import { Markdown } from "../src/tui/markdown/Markdown.js";
+import { ToolCard } from "../src/tui/components/ToolCard.js";
+import { ApprovalDialog } from "../src/tui/components/ApprovalDialog.js";
+import { InputBox } from "../src/tui/components/InputBox.js";
+import { StatusLine } from "../src/tui/components/StatusLine.js";
+import { Banner } from "../src/tui/components/Banner.js";
+import { NoModelScreen } from "../src/tui/components/NoModelScreen.js";
+import { SessionsBrowser } from "../src/tui/overlays/SessionsBrowser.js";
+import { TranscriptView } from "../src/tui/overlays/TranscriptView.js";
+import { SearchResults } from "../src/tui/overlays/SearchResults.js";
+import { AgentsPanel, HelpPanel, Inspector, StatusPanel, SubAgentStrip, ToolsPanel } from "../src/tui/overlays/InfoPanels.js";
+import { emptyEditor } from "../src/tui/state/editor.js";
+import type { ToolCardEntry } from "../src/tui/state/types.js";
+import { fresh, T0 } from "./state.js";
+
+const card = (over: Partial<ToolCardEntry> = {}): ToolCardEntry => ({
+  kind: "tool",
+  id: "t1",
+  callId: "c1",
+  toolName: "files__read_file",
+  argumentsJson: JSON.stringify({ path: "docs/README.md", max_lines: 200 }),
+  phase: "done",
+  progress: "",
+  artifacts: [],
+  ...over,
+});
+
+const frame = (el: React.ReactElement): string => {
+  const r = render(el);
+  const out = r.lastFrame() ?? "";
+  r.unmount();
+  return out;
+};
+
+describe("Markdown", () => {
+  it("renders headings, emphasis, lists, links and inline code without the markup", () => {
+    const out = frame(<Markdown text={"# Plan\n\nThis is **bold** and *soft* with `code`.\n\n- one\n- two\n\n1. first\n2. second\n\nSee [the docs](https://example.com)."} />);
+    expect(out).toContain("Plan");
+    expect(out).not.toContain("# Plan");
+    expect(out).toContain("This is bold and soft with code.");
+    expect(out).toContain("• one");
+    expect(out).toContain("2. second");
+    expect(out).toContain("the docs (https://example.com)");
+  });
+
+  it("renders fenced code in a box with its language, text intact", () => {
+    const out = frame(<Markdown text={"```ts\nconst answer: number = 42;\n```"} />);
+    expect(out).toContain("ts");
+    expect(out).toContain("const answer: number = 42;");
+    expect(out).toContain("╭");
+    expect(out).not.toContain("```");
+  });
+
+  it("renders tables as aligned columns", () => {
+    const out = frame(<Markdown text={"| tool | calls |\n|---|---|\n| read | 3 |\n| shell | 12 |"} />);
+    expect(out).toMatch(/tool\s+│ calls/);
+    expect(out).toMatch(/shell │ 12/);
+  });
+
+  it("renders an unfinished fence while streaming", () => {
+    const out = frame(<Markdown text={"Here:\n\n```py\nprint('hi')"} />);
+    expect(out).toContain("print('hi')");
+  });
+});
+
+describe("ToolCard", () => {
+  it.each([
+    ["proposed", "checking"],
+    ["awaiting-approval", "waiting for your approval"],
+    ["running", "running"],
+    ["done", "done"],
+    ["failed", "failed"],
+    ["blocked", "blocked by the Shield"],
+    ["denied", "denied"],
+    ["otr-blocked", "not allowed off the record"],
+    ["cancelled", "cancelled"],
+  ] as const)("%s says %s", (phase, label) => {
+    const out = frame(<ToolCard card={card({ phase })} width={100} />);
+    expect(out).toContain("files__read_file");
+    expect(out).toContain("path=docs/README.md");
+    expect(out).toContain(label);
+  });
+
+  it("shows the verdict, approval, result, duration and artifacts", () => {
+    const out = frame(
+      <ToolCard
+        card={card({
+          verdict: { decision: "escalate", tier: 1, reason: "writes need a human", confidence: 0.8, ruleIds: [] },
+          approval: { choice: "allow_session", by: "user" },
+          resultSummary: "wrote 3 pages",
+          durationMs: 1530,
+          artifacts: [{ id: "a", filename: "report.pdf", mimeType: "application/pdf", sizeBytes: 2048 }],
+        })}
+        width={100}
+      />,
+    );
+    expect(out).toContain("shield ESCALATE · tier 1 · writes need a human");
+    expect(out).toContain("approval: allowed for this session");
+    expect(out).toContain("→ wrote 3 pages");
+    expect(out).toContain("1.5 s");
+    expect(out).toContain("artifacts: report.pdf (2.0 kB)");
+  });
+
+  it("shows the error of a failed call", () => {
+    expect(frame(<ToolCard card={card({ phase: "failed", error: "ENOENT: no such file" })} width={100} />)).toContain("error: ENOENT: no such file");
+  });
+
+  it("shows the last progress lines while running", () => {
+    const out = frame(<ToolCard card={card({ phase: "running", progress: "a\nb\nc\nd\n" })} width={100} />);
+    expect(out).toContain("│ d");
+    expect(out).not.toContain("│ a");
+  });
+
+  it("expanded, shows the full arguments and result", () => {
+    const out = frame(<ToolCard card={card({ resultSummary: '{"lines":200}' })} width={100} expanded />);
+    expect(out).toContain('"max_lines": 200');
+    expect(out).toContain('"lines": 200');
+  });
+});
+
+describe("ApprovalDialog", () => {
+  const approval = {
+    approvalId: "ap1",
+    sessionId: "s",
+    callId: "c1",
+    toolName: "shell__exec",
+    argumentsJson: JSON.stringify({ command: "rm -r build" }),
+    reason: "deleting files needs your approval",
+    tier: 1,
+    ruleIds: ["destructive.rm"],
+    deadlineMs: T0 + 42_000,
+  };
+
+  it("shows what will run, why, the countdown, the keys and the queue", () => {
+    const out = frame(<ApprovalDialog approval={approval} queued={2} now={T0} width={100} />);
+    expect(out).toContain("Approval needed");
+    expect(out).toContain("shell__exec");
+    expect(out).toContain('"command": "rm -r build"');
+    expect(out).toContain("deleting files needs your approval");
+    expect(out).toContain("destructive.rm");
+    expect(out).toContain("denied automatically in 42s");
+    expect(out).toContain("y allow once · a allow for this session · n deny");
+    expect(out).toContain("2 more waiting");
+  });
+
+  it("counts down", () => {
+    expect(frame(<ApprovalDialog approval={approval} queued={0} now={T0 + 40_500} width={100} />)).toContain("in 2s");
+  });
+});
+
+describe("InputBox", () => {
+  it("shows a placeholder when empty", () => {
+    expect(frame(<InputBox editor={emptyEditor()} active width={100} />)).toContain("/help for commands");
+  });
+
+  it("shows every line of a multi-line draft", () => {
+    const out = frame(<InputBox editor={{ ...emptyEditor(), text: "first\nsecond", cursor: 3 }} active width={100} />);
+    expect(out).toContain("› first");
+    expect(out).toContain("  second");
+  });
+
+  it("lists completion candidates with their help", () => {
+    const out = frame(<InputBox editor={{ ...emptyEditor(), text: "/se", cursor: 3, completions: ["sessions", "search"] }} active width={100} />);
+    expect(out).toContain("/sessions");
+    expect(out).toContain("/search <query>");
+  });
+});
+
+describe("StatusLine", () => {
+  it("shows model, title, OTR badge, tokens and connection", () => {
+    const out = frame(<StatusLine state={fresh({ model: "gpt-4o-mini", sessionTitle: "Tax plans", otr: true, tokens: { input: 12_300, output: 456 } })} />);
+    expect(out).toContain("gpt-4o-mini");
+    expect(out).toContain("Tax plans");
+    expect(out).toContain("OTR");
+    expect(out).toContain("12.3k in · 456 out");
+    expect(out).toContain("● connected");
+  });
+
+  it.each([
+    ["reconnecting", "reconnecting"],
+    ["offline", "offline"],
+  ] as const)("shows %s", (connection, text) => {
+    expect(frame(<StatusLine state={fresh({ connection })} />)).toContain(text);
+  });
+
+  it("shows a running turn with its elapsed time and the demo badge", () => {
+    const out = frame(<StatusLine state={fresh({ demo: true, now: T0 + 3200, turn: { messageId: "m", clientMessageId: "c", startedAt: T0, cancelling: false, sawText: false } })} />);
+    expect(out).toContain("working 3s · Esc cancels");
+    expect(out).toContain("DEMO · scripted model");
+  });
+});
+
+describe("Banner", () => {
+  it("is one line even for a multi-line message", () => {
+    const out = frame(<Banner banner={{ level: "error", text: "the Engine is not reachable\n    at Object.<anonymous>" }} width={80} />);
+    expect(out).toContain("✗ the Engine is not reachable");
+    expect(out).not.toContain("at Object");
+  });
+});
+
+describe("NoModelScreen", () => {
+  it("explains OpenAI, Ollama, OpenAI-compatible servers and the config file, and offers the demo", () => {
+    const out = frame(<NoModelScreen configFile="/home/u/.config/palisade/config.yaml" demoAvailable />);
+    for (const s of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "PALISADE_MODEL", "Ollama", "http://localhost:11434/v1", "vLLM", "/home/u/.config/palisade/config.yaml", "base_url:", "palisade chat --demo", "d start the offline demo"]) {
+      expect(out).toContain(s);
+    }
+  });
+});
+
+describe("overlays", () => {
+  const sessions = [
+    { id: "aaaa1111", title: "Tax plans", messageCount: 12, updatedAtUnixMs: BigInt(T0 - 120_000) },
+    { id: "bbbb2222", title: "Trip to Lisbon", messageCount: 4, updatedAtUnixMs: BigInt(T0 - 3 * 86_400_000) },
+  ] as never[];
+
+  it("sessions browser lists title, last activity, message count and id", () => {
+    const out = frame(<SessionsBrowser o={{ kind: "sessions", filter: "", items: sessions, total: 30, selected: 1, loading: false }} now={T0} width={100} height={20} />);
+    expect(out).toContain("Sessions (2 of 30)");
+    expect(out).toMatch(/Tax plans\s+2 min ago\s+12 msgs\s+aaaa1111/);
+    expect(out).toMatch(/› Trip to Lisbon\s+3 d ago/);
+    expect(out).toContain("28 more");
+  });
+
+  it("sessions browser says when the filter matches nothing", () => {
+    const out = frame(<SessionsBrowser o={{ kind: "sessions", filter: "zzz", items: [], total: 0, selected: 0, loading: false }} now={T0} width={100} height={20} />);
+    expect(out).toContain("filter: zzz");
+    expect(out).toContain("no session title contains “zzz”");
+  });
+
+  it("transcript renders messages and tool calls like the live chat", () => {
+    const messages = [
+      { id: "m1", role: "user", content: "read the readme", toolCalls: [] },
+      {
+        id: "m2",
+        role: "assistant",
+        content: "It has **3** sections.",
+        toolCalls: [{ callId: "c1", toolName: "files__read_file", argumentsJson: '{"path":"README.md"}', verdict: { decision: 1, tier: 0, reason: "reads allowed", confidence: 1, ruleIds: [] }, approval: "", result: "40 lines", isError: false, durationMs: 5n, artifacts: [] }],
+      },
+    ] as never[];
+    const out = frame(<TranscriptView o={{ kind: "transcript", sessionId: "s1", session: { title: "Readme" } as never, messages, nextCursor: "x", top: 0, loading: false }} width={100} height={30} />);
+    expect(out).toContain("Transcript · Readme");
+    expect(out).toContain("› read the readme");
+    expect(out).toContain("files__read_file");
+    expect(out).toContain("shield ALLOW · tier 0 · reads allowed");
+    expect(out).toContain("It has 3 sections.");
+    expect(out).toContain("↑ older messages");
+    expect(out).toContain("r resume");
+  });
+
+  it("search results highlight the matched words", () => {
+    const hits = [{ sessionId: "s1", sessionTitle: "Taxes", messageId: "m1", callId: "", role: "user", snippet: "what is the [VAT] rate", rank: 1, createdAtUnixMs: BigInt(T0), seq: 1n }] as never[];
+    const out = frame(<SearchResults o={{ kind: "search", query: "vat", hits, total: 1, selected: 0, loading: false }} now={T0} width={100} height={20} />);
+    expect(out).toContain("Search “vat” · 1 hits");
+    expect(out).toContain("what is the VAT rate");
+    expect(out).toContain("Taxes · user");
+  });
+
+  it("help lists every slash command and the keys", () => {
+    const out = frame(<HelpPanel width={100} />);
+    for (const c of ["/new", "/otr", "/sessions", "/resume <id-prefix>", "/model", "/status", "/tools", "/export [md|json] [file]", "/delete", "/clear", "/quit", "/search <query>", "/agents", "Ctrl+C", "Esc"]) {
+      expect(out).toContain(c);
+    }
+  });
+
+  it("status shows the Engine, Shield and capability health", () => {
+    const status = { version: "0.1.0", uptimeMs: 65_000n, dataDir: "/d", modelConfigured: true, model: "gpt-test", baseUrl: "http://x/v1", agentConnected: true, agentId: "agent-1", agentRestarts: 0, shieldState: "ready", policyName: "default", activeSessions: 1, totalSessions: 9, actionsToday: 4, runningSubAgents: 0, capabilities: [{ id: "files", state: "ready", message: "", launch: "command", toolCount: 5 }, { id: "mail", state: "failed", message: "SMTP_PASSWORD missing", launch: "command", toolCount: 0 }] } as never;
+    const out = frame(<StatusPanel o={{ kind: "status", selected: 0, loading: false, status }} width={100} />);
+    expect(out).toContain("up 1m 5s");
+    expect(out).toContain("gpt-test · http://x/v1");
+    expect(out).toContain("policy default");
+    expect(out).toMatch(/files\s+ready\s+5 tools/);
+    expect(out).toContain("SMTP_PASSWORD missing");
+  });
+
+  it("tools list shows policy and description", () => {
+    const tools = [{ def: { name: "files__read_file", description: "Read a text file" }, capabilityId: "files", policy: "allow" }, { def: { name: "shell__exec", description: "Run a command" }, capabilityId: "shell", policy: "ask" }] as never[];
+    const out = frame(<ToolsPanel o={{ kind: "tools", selected: 0, loading: false, tools }} width={100} height={20} />);
+    expect(out).toMatch(/allow\s+files__read_file\s+Read a text file/);
+    expect(out).toMatch(/ask\s+shell__exec/);
+  });
+
+  it("agents panel lists sub-agents and shows the selected one's transcript", () => {
+    const state = fresh({
+      subAgents: [{ name: "ada", task: "summarize logs", state: "completed", llmCalls: 3, toolCalls: 2, elapsedMs: 2500, resultExcerpt: "3 errors", error: "", entries: [{ kind: "assistant", id: "x", text: "Reading the logs", streaming: false, continuation: false, subAgent: "ada" }] }],
+    });
+    const out = frame(<AgentsPanel state={state} o={{ kind: "agents", selected: 0, loading: false, expanded: true }} width={100} height={30} />);
+    expect(out).toMatch(/completed\s+ada\s+3 llm · 2 tools · 2.5 s/);
+    expect(out).toContain("Reading the logs");
+    expect(out).toContain("result: 3 errors");
+  });
+
+  it("the sub-agent strip shows running agents live", () => {
+    const state = fresh({ subAgents: [{ name: "bob", task: "scan the repo", state: "running", llmCalls: 1, toolCalls: 0, elapsedMs: 800, resultExcerpt: "", error: "", entries: [] }] });
+    const out = frame(<SubAgentStrip state={state} />);
+    expect(out).toContain("◆ bob running · 1 llm · 0 tools · 800 ms · scan the repo");
+  });
+
+  it("inspector shows the selected call expanded", () => {
+    const state = fresh({ committed: [card({ resultSummary: "ok" })] });
+    const out = frame(<Inspector state={state} o={{ kind: "inspector", selected: 0, loading: false }} width={100} height={30} />);
+    expect(out).toContain("Tool calls (1) · 1/1");
+    expect(out).toContain('"path": "docs/README.md"');
+  });
+});
