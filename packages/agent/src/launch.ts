@@ -79,8 +79,13 @@ export function agentLaunchSpec(options: AgentLaunchOptions): LaunchSpec {
   const args: string[] = [];
   if (options.sandbox !== false) {
     args.push(major >= 22 ? "--permission" : "--experimental-permission", "--disable-warning=ExperimentalWarning");
-    // Node 20 grants a directory with a trailing `/*`; 22+ takes the directory itself.
-    for (const p of readPaths) args.push(`--allow-fs-read=${major >= 22 ? p : `${p}/*`}`);
+    // Node 20 grants a directory's contents with a trailing `/*` (checked here). Only Node 20 is
+    // installed on this machine, so 22+ gets both spellings its docs describe, the directory
+    // itself and the wildcard.
+    for (const p of readPaths) {
+      if (major >= 22) args.push(`--allow-fs-read=${p}`);
+      args.push(`--allow-fs-read=${p}/*`);
+    }
   }
   args.push(main);
 

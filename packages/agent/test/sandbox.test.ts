@@ -139,6 +139,8 @@ describe("agentLaunchSpec", () => {
     const v22 = agentLaunchSpec({ ...base, nodeVersion: "22.12.0" });
     expect(v22.args[0]).toBe("--permission");
     expect(v22.args).toContain(`--allow-fs-read=${realpathSync(agentPackageDir())}`);
+    expect(v22.args).toContain(`--allow-fs-read=${realpathSync(agentPackageDir())}/*`);
+    expect(v20.args).not.toContain(`--allow-fs-read=${realpathSync(agentPackageDir())}`);
     expect(v22.args.some((a) => a.startsWith("--allow-child-process") || a.startsWith("--allow-fs-write") || a.startsWith("--allow-worker"))).toBe(false);
     expect(agentLaunchSpec({ ...base, sandbox: false }).args).toHaveLength(1);
   });
