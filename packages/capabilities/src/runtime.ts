@@ -42,6 +42,8 @@ export interface RuntimeOptions {
 }
 
 const DISCOVERY_ATTEMPTS = 2;
+/** A process healthy this long gets its full restart budget back. */
+const RESTART_BUDGET_RESET_MS = 10 * 60_000;
 
 /** One configured capability: its manifest, process or address, client, health and tools. */
 export class CapabilityRuntime {
@@ -55,6 +57,7 @@ export class CapabilityRuntime {
   private process: CapabilityProcess | undefined;
   private container: string | undefined;
   private restarts = 0;
+  private readyAt: number | undefined;
   private stopped = false;
   private recheck: NodeJS.Timeout | undefined;
   private logTail: string[] | undefined;
@@ -135,6 +138,7 @@ export class CapabilityRuntime {
     }
     const manifest = this.manifest as Manifest;
     this.tools = manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest);
+    this.readyAt = Date.now();
     this.set("ready", health.message || "ready");
     this.scheduleRecheck();
   }
@@ -168,6 +172,9 @@ export class CapabilityRuntime {
   private async onExit(proc: CapabilityProcess, how: string): Promise<void> {
     if (this.stopped || proc.isStopping || proc !== this.process) return;
     this.tools = [];
+    // The budget is for crash loops: a process that ran healthy for a while earns it back.
+    if (this.readyAt !== undefined && Date.now() - this.readyAt >= RESTART_BUDGET_RESET_MS) this.restarts = 0;
+    this.readyAt = undefined;
     const budget = this.config.maxRestarts ?? 3;
     if (this.restarts < budget) {
       this.restarts++;

@@ -16,7 +16,8 @@ async function run(mode: string, extra: Record<string, unknown> = {}, hostOption
   const dir = tempDir();
   const manifest = writeManifest(dir, { id: "proc", tools: [tool("echo"), tool("env")] });
   const env = { MODE: mode, MARKER: join(dir, "marker"), ...(extra.env as Record<string, string> | undefined) };
-  const started = await startHost([{ id: "proc", manifest, command: [process.execPath, fixture], ...extra, env }], hostOptions);
+  // Generous startup timeout: node + the SDK can take seconds to start on a loaded machine.
+  const started = await startHost([{ id: "proc", manifest, command: [process.execPath, fixture], ...extra, env }], { startupTimeoutMs: 15_000, ...hostOptions });
   hosts.push(started.host);
   return { ...started, logFile: join(started.dataDir, "logs", "capabilities", "proc.log") };
 }
@@ -41,7 +42,8 @@ describe("command mode", () => {
       expect(env.names).toContain("PORT");
       expect(env.names).toContain("MODE");
       expect(env.names).not.toContain("PALISADE_TEST_SECRET");
-      expect(readFileSync(logFile, "utf8")).toContain("fixture starting mode=ok");
+      // The log is written through a stream: give it a moment on a busy machine.
+      await waitUntil(() => readFileSync(logFile, "utf8").includes("fixture starting mode=ok"));
       await host.stop();
       expect(alive(env.pid)).toBe(false);
     } finally {
@@ -52,7 +54,7 @@ describe("command mode", () => {
   it("credential values are redacted from the capability's log", async () => {
     const dir = tempDir();
     const manifest = writeManifest(dir, { id: "proc", tools: [tool("log_config")], credentials: [{ name: "SECRET_TOKEN", scope: "system" }] });
-    const { host, dataDir } = await startHost([{ id: "proc", manifest, command: [process.execPath, fixture], env: { MODE: "ok" }, credentials: { SECRET_TOKEN: "tok-abcdef-123" } }]);
+    const { host, dataDir } = await startHost([{ id: "proc", manifest, command: [process.execPath, fixture], env: { MODE: "ok" }, credentials: { SECRET_TOKEN: "tok-abcdef-123" } }], { startupTimeoutMs: 15_000 });
     hosts.push(host);
     expect((await host.invoke("proc__log_config", {}, owner)).ok).toBe(true);
     const logFile = join(dataDir, "logs", "capabilities", "proc.log");
