@@ -33,7 +33,7 @@ describe("agent link", () => {
     const agent = new ScriptedAgent(h.engine.address, AGENT_TOKEN, { canWriteFile: true, permissionModel: false });
     const first = await agent.next("initialToolDefs");
     expect(first.tools.map((t) => t.name)).toEqual(["load_tools"]);
-    expect(first.groups.map((g) => g.name)).toEqual(["demo", "other"]);
+    expect(first.groups.map((g) => g.name)).toEqual(["demo", "other", "agents"]); // "agents": sub-agent tools (engine-side, see sub-agents)
     expect(agent.all[0]?.directive.case).toBe("initialToolDefs");
     agent.close();
   });
