@@ -66,6 +66,12 @@ export function listEvents(db: Db, sessionId: string, afterSeq = 0, limit = 1000
   return (rows as Array<Record<string, unknown>>).map(eventFromRow);
 }
 
+/** The newest event of a session (highest seq), or null. */
+export function lastEvent(db: Db, sessionId: string): EventRecord | null {
+  const row = db.stmt("SELECT * FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1").get(sessionId) as Record<string, unknown> | undefined;
+  return row ? eventFromRow(row) : null;
+}
+
 export function appendMemory(db: Db, input: NewMemory): MemoryRecord {
   const createdAt = input.createdAt ?? Date.now();
   try {

@@ -13,7 +13,7 @@ import { applyRetention, deleteSession, stats } from "./lifecycle.js";
 import type { DeleteResult, RetentionOptions, RetentionResult, StoreStats } from "./lifecycle.js";
 import { schemaVersion } from "./migrations.js";
 import {
-  appendEvent, appendMemory, getArtifact, getArtifactData, listArtifacts, listEvents, listMemory, recordArtifact,
+  appendEvent, appendMemory, getArtifact, lastEvent, getArtifactData, listArtifacts, listEvents, listMemory, recordArtifact,
 } from "./records.js";
 import type { NewArtifact, NewEvent, NewMemory } from "./records.js";
 import { search } from "./search.js";
@@ -151,6 +151,7 @@ export class Store {
   getMessage(id: string): MessageRecord | null { return messageById(this.d, id); }
   getToolCall(messageId: string, callId: string): ToolCallRecord { return getToolCall(this.d, messageId, callId); }
   listEvents(sessionId: string, afterSeq = 0, limit = 1000): EventRecord[] { return listEvents(this.d, sessionId, afterSeq, limit); }
+  lastEvent(sessionId: string): EventRecord | null { return lastEvent(this.d, sessionId); }
   listMemory(sessionId: string): MemoryRecord[] { return listMemory(this.d, sessionId); }
   listSubAgentRuns(sessionId: string): SubAgentRunRecord[] { return listSubAgentRuns(this.d, sessionId); }
   getSubAgentTranscript(runId: string): MessageRecord[] { return getSubAgentTranscript(this.d, runId); }

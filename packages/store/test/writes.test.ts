@@ -96,6 +96,8 @@ describe("events, memory, artifacts, sub-agent runs", () => {
     expect(store.appendEvent({ sessionId: "s2", type: "MESSAGE_ACCEPTED" }).seq).toBe(1);
     expect(store.listEvents("s1").map((e) => [e.seq, e.type, e.payload])).toEqual([[1, "MESSAGE_ACCEPTED", '{"a":1}'], [2, "LLM_TOKEN", '{"text":"x"}']]);
     expect(store.listEvents("s1", 1).map((e) => e.seq)).toEqual([2]);
+    expect(store.lastEvent("s1")?.type).toBe("LLM_TOKEN");
+    expect(store.lastEvent("none")).toBeNull();
     const raw = new BetterSqlite3(path);
     expect(() => raw.prepare("UPDATE events SET type = 'X'").run()).toThrow(/append-only/);
     raw.close();
