@@ -40,7 +40,8 @@ export const credentials: Detector[] = [
   pathDetector("cred.system", "block", "System password and host key files", (p) =>
     /^\/etc\/(shadow|gshadow|master\.passwd|sudoers|security\/opasswd|krb5\.keytab)(-|\.d|\/|$)|^\/etc\/ssh\/ssh_host_[a-z0-9]+_key$|^\/var\/lib\/sss\/|^\/var\/db\/shadow|^\/private\/etc\/master\.passwd$/.test(p) || (/^\/etc\/(passwd|group)$/.test(p) ? "escalate" : false)),
   pathDetector("cred.proc-environ", "block", "Process environments and memory", (p) => /^\/proc\/[^/]+\/(environ|mem|maps|cmdline)$/.test(p)),
-  pathDetector("cred.dotenv", "escalate", "Environment files with secrets (.env)", (p) => {
+  pathDetector("cred.dotenv", "escalate", "Environment files with secrets (.env)", (p, ref) => {
+    if (ref.op === "write") return false; // creating an env file is not reading secrets
     const b = base(p);
     return (/^\.env(\..+)?$|\.env$|^\.envrc$|^secrets?\.(ya?ml|json|toml)$|^credentials\.(json|ya?ml)$/.test(b) && !/\.(example|sample|template|dist|defaults?|schema)$/.test(b)) ? "escalate" : false;
   }),

@@ -1,7 +1,7 @@
 import type { Detector } from "./types.js";
 import { clip, firstView } from "./util.js";
 
-const SENSITIVE_MENTION = /(~|\$HOME|\/home\/[\w.-]+|\/root|\/Users\/[\w.-]+)\/\.(ssh|aws|kube|gnupg|docker|config\/gcloud)\b|\bid_(rsa|ed25519|ecdsa)\b|\/etc\/(shadow|sudoers)|\.git-credentials|\.netrc\b|\bauthorized_keys\b|\b(\.env)\b(?!\.(example|sample|template))/i;
+const SENSITIVE_MENTION = /(~|\$HOME|\/home\/[\w.-]+|\/root|\/Users\/[\w.-]+)\/\.(ssh|aws|kube|gnupg|docker|config\/gcloud)\b|\bid_(rsa|ed25519|ecdsa)\b|\/etc\/(shadow|sudoers)|\.git-credentials|\.netrc\b|\bauthorized_keys\b|(?:^|[\s'"`/])\.env\b(?!\.(example|sample|template))/i;
 
 export const delegation: Detector[] = [
   {

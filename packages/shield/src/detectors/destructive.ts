@@ -70,7 +70,8 @@ export const destructive: Detector[] = [
     severity: "block",
     description: "Fork bombs",
     detect(s) {
-      const v = firstView(commandViews(s), /([\w:.]+)\s*\(\s*\)\s*\{[^}]*\1\s*\|\s*\1\s*&|while\s+(true|:)\s*;\s*do\s+[^;]*&\s*done|fork\s*\(\s*\)\s*while|os\.fork\(\)[^\n]*while|while\s*(True|1)\s*:\s*os\.fork/);
+      const views = commandViews(s).filter((v) => /\(\s*\)\s*\{|fork|while/.test(v.text));
+      const v = firstView(views, /(?:^|[\s;&|({])([\w:.]{1,32})\s*\(\s*\)\s*\{[^}]{0,200}?\1\s*\|\s*\1\s*&|while\s+(true|:)\s*;\s*do\s+[^;]{0,200}&\s*done|fork\s*\(\s*\)\s*while|os\.fork\(\)[^\n]{0,200}while|while\s*(True|1)\s*:\s*os\.fork/);
       return v !== undefined ? { reason: `fork bomb: ${v.match}` } : undefined;
     },
   },
@@ -148,6 +149,16 @@ export const destructive: Detector[] = [
     detect(s) {
       const p = s.paths.find((p) => (p.op === "write" || p.op === "delete") && /^\/(etc|usr|bin|sbin|lib|lib64|boot|sys|proc|System|Library)(\/|$)/.test(p.path) && !/^\/proc\/self\/fd/.test(p.path));
       return p !== undefined ? { reason: `${p.op} in a system directory: ${p.path}` } : undefined;
+    },
+  },
+  {
+    id: "destructive.unbounded-loop",
+    category: "destructive",
+    severity: "escalate",
+    description: "Loops without an end condition (resource exhaustion)",
+    detect(s) {
+      const v = firstView(commandViews(s), /\b(while|until)\s+(true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\)|false)\s*;?\s*do\b|\bfor\s*\(\(\s*;\s*;\s*\)\)|\bwhile\s*\(?\s*(True|1|true)\s*\)?\s*:/);
+      return v !== undefined ? { reason: `endless loop: ${v.match}` } : undefined;
     },
   },
 ];

@@ -85,7 +85,7 @@ export const dlexec: Detector[] = [
     description: "Interpreter one-liners that fetch code and execute it",
     detect(s) {
       for (const v of commandViews(s)) {
-        if (/(urlopen|urllib|requests\.get|http\.get|https\.get|fetch\(|LWP::|open-uri|Net::HTTP|file_get_contents\(\s*['"]https?:|wget|curl)/i.test(v.text) && /\b(exec|eval)\s*\(|new Function\(|Kernel\.eval|\beval\b\s*\$|compile\(|__import__\(|\bexec\b\s+\(/i.test(v.text) && /\b(python[0-9.]*|node|perl|ruby|php|deno)\b/.test(v.text)) {
+        if (/(urlopen|urllib|requests\.get|http\.get|https\.get|fetch\(|LWP::|open-uri|Net::HTTP|file_get_contents\(\s*['"]https?:|wget|curl)/i.test(v.text) && /\b(exec|eval)\s*\(|\(\s*eval\s*\)|new Function\(|Kernel\.eval|\beval\b\s*\$|compile\(|__import__\(|\bexec\b\s+\(/i.test(v.text) && /\b(python[0-9.]*|node|perl|ruby|php|deno)\b/.test(v.text)) {
           return { reason: "interpreter code that downloads and evaluates code" };
         }
       }
@@ -100,6 +100,27 @@ export const dlexec: Detector[] = [
     detect(s) {
       const c = findCommand(s, (c) => /^(pip[0-9.]*|pipx|npm|pnpm|yarn|bun|gem|cargo|go|composer|uv)$/.test(c.name) && /^(install|add|i|get|run)$/.test(c.args.find((a) => !a.startsWith("-")) ?? "") && c.args.some((a) => /^(https?:|git\+|git:|github:|gitlab:|bitbucket:|file:|[\w.-]+\/[\w.-]+#|.*\.(tgz|tar\.gz|whl|zip)$)/.test(a)));
       return c !== undefined ? { reason: `install from outside the registry: ${cmdText(c)}` } : undefined;
+    },
+  },
+  {
+    id: "dlexec.stdin-shell",
+    category: "download-exec",
+    severity: "escalate",
+    description: "Output of another program piped into a shell or interpreter",
+    detect(s) {
+      const c = findCommand(s, (c) => c.index > 0 && runsStdin(c));
+      return c !== undefined ? { reason: `program output executed by ${c.name}: ${c.pipeline.map((x) => x.name).join(" | ")}` } : undefined;
+    },
+  },
+  {
+    id: "dlexec.remote-package-run",
+    category: "download-exec",
+    severity: "escalate",
+    description: "Running packages fetched on the fly (npx -y, pnpm dlx, bunx, uvx, pipx run)",
+    detect(s) {
+      const c = findCommand(s, (c) => (c.name === "npx" && c.args.some((a) => a === "-y" || a === "--yes" || /@(latest|next|\d)/.test(a) || /^(https?:|github:|git\+)/.test(a))) ||
+        ((c.name === "pnpm" || c.name === "yarn") && c.args[0] === "dlx") || c.name === "bunx" || c.name === "uvx" || (c.name === "pipx" && c.args[0] === "run") || (c.name === "npm" && c.args[0] === "exec" && c.args.includes("--yes")));
+      return c !== undefined ? { reason: `downloads and runs a package: ${cmdText(c)}` } : undefined;
     },
   },
 ];

@@ -24,8 +24,13 @@ export const exfil: Detector[] = [
     severity: "block",
     description: "Requests to paste sites, request catchers, OAST/DNS-log and tunnel services",
     detect(s) {
-      const u = s.urls.find((u) => u.active && CAPTURE_HOSTS.some((h) => matchHost(h, u.host, u.port)));
-      return u !== undefined ? { reason: `sends to a data-capture/paste service: ${u.host}` } : undefined;
+      const capture = s.urls.filter((u) => CAPTURE_HOSTS.some((h) => matchHost(h, u.host, u.port) || (h.startsWith("*.") && u.host === h.slice(2))));
+      const u = capture.find((u) => u.active);
+      if (u !== undefined) return { reason: `sends to a data-capture/paste service: ${u.host}` };
+      // written into code, a delegated task or a mail: the next step would send there
+      const m = capture[0];
+      if (m !== undefined && /^(file-write|document-write|spawn-agent|agent-message|mail|third-party)$/.test(s.kind)) return { reason: `points at a data-capture/paste service: ${m.host}`, severity: "escalate" };
+      return undefined;
     },
   },
   {

@@ -32,7 +32,18 @@ export const injectionDetectors: Detector[] = [
   injection("injection.disable-safety", "Instructions to disable safety controls",
     /\b(disable|turn off|deactivate|bypass|circumvent|evade|skip|ignore|get around|switch off)\s+(the\s+)?(palisade\s+)?(shield|safety|security|approval|approvals|guardrails?|filters?|monitoring|audit(ing| log)?|sandbox|policy|policies|confirmation)s?\b/i),
   injection("injection.exfil-instruction", "Instructions to send secrets somewhere",
-    /\b(exfiltrate|leak|send|upload|forward|post|email|e-mail|transmit|copy|paste)\b[^.\n]{0,50}?\b(ssh keys?|id_rsa|id_ed25519|private keys?|credentials|api[ _-]?keys?|secrets?|passwords?|access tokens?|auth tokens?|\.env\b|aws keys?|environment variables|cookies|session tokens?)\b[^.\n]{0,60}?\b(to|at|into)\b/i),
+    /\b(collect|gather|harvest|grab|find|dump|extract|read)\b[^.\n]{0,40}?\b(ssh keys?|id_rsa|private keys?|credentials|api[ _-]?(keys?|tokens?)|secrets?|passwords?|tokens?|\.env\b|aws keys?|environment variables|cookies)\b[^.\n]{0,80}?\b(send|upload|post|email|e-mail|forward|exfiltrate|leak|transmit|paste)\b|\b(exfiltrate|leak|send|upload|forward|post|email|e-mail|transmit|copy|paste)\b[^\n]{0,50}?(?:\b(ssh keys?|id_rsa|id_ed25519|private keys?|credentials|api[ _-]?keys?|secrets?|passwords?|access tokens?|auth tokens?|aws keys?|environment variables|cookies|session tokens?)\b|\.env\b)[^.\n]{0,60}?\b(to|at|into)\b/i),
+  {
+    id: "injection.prompt-leak",
+    category: "injection",
+    severity: "escalate",
+    description: "Requests to reveal the system prompt or the agent's configuration",
+    detect(s) {
+      const re = /\b(reveal|print|show|repeat|output|leak|dump|tell me|display|share)\b[^.\n]{0,30}?\b(your |the )?(full |entire |original |hidden )?(system prompt|initial prompt|instructions you were given|configuration|api keys? you|hidden instructions)/i;
+      const v = [...s.modelFacing, ...s.views].find((x) => re.test(x.text));
+      return v !== undefined ? { reason: `asks to reveal the agent's prompt or configuration ${describe(v)}` } : undefined;
+    },
+  },
   {
     id: "injection.hidden-text",
     category: "injection",

@@ -129,4 +129,40 @@ export const persistence: Detector[] = [
       return c !== undefined ? { reason: `makes files immutable: ${cmdText(c)}` } : undefined;
     },
   },
+  {
+    id: "persist.container-escape",
+    category: "persistence",
+    severity: "block",
+    description: "Containers with host privileges (--privileged, host root or docker socket mounts, host namespaces)",
+    detect(s) {
+      const c = findCommand(s, (c) => /^(docker|podman|nerdctl)$/.test(c.name) && /^(run|create|exec)$/.test(c.args[0] ?? "") &&
+        c.args.some((a, i) => a === "--privileged" || /^--(pid|ipc|userns|uts)=host$/.test(a) || /^--cap-add=?(SYS_ADMIN|ALL|SYS_PTRACE)?$/i.test(a) && /SYS_ADMIN|ALL|SYS_PTRACE/i.test(a + (c.args[i + 1] ?? "")) ||
+          ((a === "-v" || a === "--volume" || a === "--mount") && /^(\/|\/var\/run\/docker\.sock|\/etc|\/root|\/home)(:|,|$)|source=\/(,|$)/.test(c.args[i + 1] ?? "")) || /^(-v|--volume=)\/(:|var\/run\/docker\.sock)/.test(a)));
+      return c !== undefined ? { reason: `container with host access: ${cmdText(c)}` } : undefined;
+    },
+  },
+  {
+    id: "persist.disable-security",
+    category: "persistence",
+    severity: "block",
+    description: "Turning off firewalls, SELinux/AppArmor, audit daemons or OS protections",
+    detect(s) {
+      const c = findCommand(s, (c) => {
+        const a = c.args.join(" ");
+        return (c.name === "ufw" && /^(disable|reset|default allow)/.test(a)) || (c.name === "setenforce" && /^(0|permissive)/i.test(a)) ||
+          (/^(iptables|ip6tables)$/.test(c.name) && /(^|\s)(-F|--flush|-P \w+ ACCEPT|-X)(\s|$)/.test(a)) || (c.name === "nft" && /flush ruleset/.test(a)) ||
+          (c.name === "systemctl" && /^(stop|disable|mask)\s+(firewalld|ufw|apparmor|auditd|selinux|fail2ban|clamav|falco|osqueryd)/.test(a)) ||
+          (c.name === "spctl" && /--master-disable|--global-disable/.test(a)) || (c.name === "csrutil" && /disable/.test(a)) ||
+          (c.name === "aa-teardown") || (c.name === "auditctl" && /-D|-e 0/.test(a)) || /Set-MpPreference.*-Disable/i.test(`${c.name} ${a}`);
+      });
+      return c !== undefined ? { reason: `disables a protection: ${cmdText(c)}` } : undefined;
+    },
+  },
+  {
+    id: "persist.path-hijack",
+    category: "persistence",
+    severity: "escalate",
+    description: "Placing executables in PATH directories (shadowing commands)",
+    detect: writeTo("writes into a PATH directory", /\/\.local\/bin\/|\/home\/[^/]+\/bin\/|^\/usr\/local\/s?bin\/|^\/opt\/homebrew\/bin\/|\/\.cargo\/bin\/|\/go\/bin\/|\/\.npm-global\/bin\//),
+  },
 ];

@@ -16,8 +16,8 @@ const MAX_TOKEN_LEN = 16_384;
 
 const B64 = /[A-Za-z0-9+/_-]{16,}={0,2}/g;
 const HEX = /(?:[0-9a-fA-F]{2}){8,}/g;
-const ESC = /(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\[0-7]{3}){3,}/g;
-const ENTITY = /(?:&#(?:x[0-9a-fA-F]{1,6}|[0-9]{1,7});?){3,}/g;
+const ESC = /(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\[0-7]{3}){2,}/g;
+const ENTITY = /(?:&#(?:x[0-9a-fA-F]{1,6}|[0-9]{1,7});?){2,}/g;
 
 function printableRatio(s: string): number {
   if (s.length === 0) return 0;
@@ -71,18 +71,11 @@ export function decodeEmbedded(s: string): Decoded[] {
     const d = Buffer.from(m[0], "hex").toString("utf8");
     if (looksLikeText(d)) out.push({ encoding: "hex", text: d });
   }
-  if (s.includes("\\")) {
-    for (const m of s.matchAll(ESC)) {
-      if (++n > MAX_TOKENS) break;
-      out.push({ encoding: "escape", text: decodeEscapes(m[0]) });
-    }
-  }
-  if (s.includes("&#")) {
-    for (const m of s.matchAll(ENTITY)) {
-      if (++n > MAX_TOKENS) break;
-      out.push({ encoding: "entity", text: decodeEntities(m[0]) });
-    }
-  }
+  // escapes and character references are decoded in place: the surrounding words matter
+  ESC.lastIndex = 0;
+  if (s.includes("\\") && ESC.test(s)) out.push({ encoding: "escape", text: s.replace(ESC, decodeEscapes) });
+  ENTITY.lastIndex = 0;
+  if (s.includes("&#") && ENTITY.test(s)) out.push({ encoding: "entity", text: s.replace(ENTITY, decodeEntities) });
   return out;
 }
 

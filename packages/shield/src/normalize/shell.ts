@@ -9,7 +9,7 @@
  */
 import { decodeAnsiC } from "./decode.js";
 
-export type Via = "top" | "file" | "subst" | "procsubst" | "shell-c" | "eval" | "exec" | "heredoc" | "code" | "remote" | "decoded";
+export type Via = "top" | "file" | "text" | "subst" | "procsubst" | "shell-c" | "eval" | "exec" | "heredoc" | "code" | "remote" | "decoded";
 
 export interface Redirect {
   op: string;
@@ -93,6 +93,10 @@ const WRAPPERS: Record<string, { valueOpts?: string[]; positional?: number }> = 
   strace: { valueOpts: ["-o", "-e", "-p", "-s"] },
   watch: { valueOpts: ["-n", "-d"] },
 };
+
+function quoteWord(w: string): string {
+  return /^[A-Za-z0-9_./=:@%+,{}-]+$/.test(w) ? w : `'${w.replace(/'/g, "'\\''")}'`;
+}
 
 function basename(w: string): string {
   const noSlash = w.replace(/\\/g, "");
@@ -456,7 +460,8 @@ export class ShellReader {
     let redirects: Redirect[] = [];
     let skipClause = false;
     const finish = (op: string | undefined): void => {
-      if (words.length > 0 || redirects.length > 0) {
+      if ((words.length > 0 || redirects.length > 0) && this.out.length >= this.maxCommands) this.truncated = true;
+      else if (words.length > 0 || redirects.length > 0) {
         const argv = words.flatMap(fields);
         const onlyAssign = argv.length > 0 && argv.every((a) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(a));
         if (onlyAssign) {
@@ -544,7 +549,8 @@ export class ShellReader {
       for (let k = 0; k < args.length; k++) {
         if (/^-(exec|execdir|ok|okdir|x|X)$/.test(args[k] ?? "") || args[k] === "--exec") {
           const end = args.findIndex((a, j) => j > k && (a === ";" || a === "+" || a === "\\;"));
-          this.read(args.slice(k + 1, end < 0 ? undefined : end).join(" "), cmd, "exec", depth + 1, vars);
+          // -exec takes argv words as they are (no re-parsing), so keep their boundaries
+          this.read(args.slice(k + 1, end < 0 ? undefined : end).map(quoteWord).join(" "), cmd, "exec", depth + 1, vars);
         }
       }
     } else if (name === "ssh") {

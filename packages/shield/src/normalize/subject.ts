@@ -79,6 +79,7 @@ const MAX_TOTAL = 512 * 1024;
 const MAX_VIEWS = 400;
 const URL_RE = /\b([a-z][a-z0-9+.-]{1,15}):\/\/[^\s'"<>`\\)\]}]+/gi;
 const NETWORK_CMDS = new Set(["nc", "ncat", "netcat", "telnet", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "tftp"]);
+const FRAGMENT = /`([^`\n]{3,400})`|(?:^|[\s:"'(])((?:sudo\s+)?(?:curl|wget|rm|bash|sh|zsh|nc|ncat|socat|chmod|chown|python3?|perl|dd|mkfs\S*|crontab|useradd|eval|base64|pkill|killall|scp|ssh)\s[^\n"'`]{1,300})/g;
 const CONTENT_KEYS = new Set(["content", "contents", "text", "data"]);
 const COMMAND_KEYS = new Set(["command", "cmd", "script", "shell", "commands"]);
 const WRITE_CMDS = new Set(["cp", "mv", "ln", "install", "rsync", "scp", "tee", "dd", "touch", "mkdir", "chmod", "chown", "chattr", "truncate", "sed", "patch"]);
@@ -188,12 +189,20 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
         reader.read(value, undefined, "file", 0);
       } else if (/(^|\/)package\.json$/.test(target)) {
         for (const script of packageScripts(value)) reader.read(script, undefined, "file", 0);
+      } else if (/\.(c?js|mjs|ts|mts|cts|jsx|tsx|py|rb|pl|php|lua|ps1)$/i.test(target)) {
+        reader.readCode(value, undefined, 0);
       }
     } else if (spec.kind !== "shell") {
       // decoded payloads that are shell commands matter wherever they hide
       for (const v of views.slice(1)) if (/[|;&`$]|\b(sh|bash|curl|wget|rm|nc)\b/.test(v.text)) reader.read(v.text, undefined, "decoded", 1);
     }
-    if (modelKeys.has(top)) s.modelFacing.push(...views);
+    if (modelKeys.has(top)) {
+      s.modelFacing.push(...views);
+      // commands quoted in a delegated task are what the other agent will run
+      if (spec.kind === "spawn-agent" || spec.kind === "agent-message") {
+        for (const v of views) for (const m of v.text.matchAll(FRAGMENT)) reader.read(m[1] ?? m[2] ?? "", undefined, "text", 1);
+      }
+    }
     if (outKeys.has(top)) s.outgoing.push(...views);
     else if (spec.kind === "third-party") s.outgoing.push(...views);
 
@@ -235,14 +244,19 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
 /** Paths and network destinations mentioned by one shell command. */
 function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string | undefined): void {
   const writeLast = WRITE_CMDS.has(c.name) && c.name !== "sed" && c.name !== "chmod" && c.name !== "chown" && c.name !== "touch" && c.name !== "mkdir";
+  const exe = c.argv.find((a) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) ?? "";
+  if (exe.includes("/") && !exe.startsWith("$(")) s.paths.push({ key: "command", raw: exe, path: normalizePath(exe, base, cwd), op: "exec", from: "command" });
   const words = c.args;
   const positional = words.filter((w) => !w.startsWith("-"));
   const last = positional[positional.length - 1];
   for (const w of words) {
     if (w.startsWith("-")) {
       // --output=FILE, -o/path, -d@file
-      const m = /^--?[A-Za-z-]+=?(@?)([~/.].*)$/.exec(w);
-      if (m !== null && looksLikePath(m[2] ?? "")) s.paths.push({ key: "command", raw: w, path: normalizePath(m[2] ?? "", base, cwd), op: "read", from: "command" });
+      const m = /^(--?[A-Za-z-]+)=?(@?)([~/.$].*)$/.exec(w);
+      if (m !== null && looksLikePath(m[3] ?? "")) {
+        const op: PathOp = /^--?(o|out|output|output-file|output-document|outfile|log-file|logfile|target|dest|destination)$/.test(m[1] ?? "") ? "write" : "read";
+        s.paths.push({ key: "command", raw: w, path: normalizePath(m[3] ?? "", base, cwd), op, from: "command" });
+      }
       continue;
     }
     const bare = w.startsWith("@") ? w.slice(1) : w;

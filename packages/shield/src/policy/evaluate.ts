@@ -8,7 +8,7 @@ import picomatch from "picomatch";
 import { normalizePath } from "../normalize/paths.js";
 import type { Subject } from "../normalize/subject.js";
 import type { Decision } from "../types.js";
-import { commandLine, commandMatcher, compileArgRegex, emailDomain, matchHost, pathMatcher, redirectsStayInside } from "./match.js";
+import { commandLine, commandsMatcher, compileArgRegex, emailDomain, matchHost, pathMatcher, redirectsStayInside } from "./match.js";
 import { manifestDecision, type Policy, type PolicyRule } from "./types.js";
 
 export interface PolicyOutcome {
@@ -67,11 +67,11 @@ export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
   }
   if (rule.commands !== undefined) {
     if (allow && (s.shellErrors.length > 0 || s.limits.length > 0)) return false;
-    const res = rule.commands.map(commandMatcher);
+    const re = commandsMatcher(rule.commands);
     const cwd = typeof s.args["cwd"] === "string" ? normalizePath(s.args["cwd"], ctx) : ctx.workspace;
     const resolve = (t: string): string => normalizePath(t, ctx, cwd);
     const ok = (c: Subject["commands"][number]): boolean =>
-      res.some((re) => re.test(commandLine(c))) && (!allow || redirectsStayInside(c, ctx.workspace, resolve));
+      re.test(commandLine(c)) && (!allow || redirectsStayInside(c, ctx.workspace, resolve));
     if (!quantify(s.commands, allow, ok, true)) return false;
   }
   if (rule.hosts !== undefined) {

@@ -56,20 +56,31 @@ export function pathMatcher(glob: string, home: string, workspace: string): (p: 
   return m;
 }
 
-const cmdCache = new Map<string, RegExp>();
+const cmdCache = new WeakMap<readonly string[], RegExp>();
 
-export function commandMatcher(pattern: string): RegExp {
-  let re = cmdCache.get(pattern);
+function patternSource(pattern: string): string {
+  return pattern.split("").map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&"))).join("");
+}
+
+/** One anchored regex for a rule's whole `commands` list (`*` any run, `?` one character). */
+export function commandsMatcher(patterns: readonly string[]): RegExp {
+  let re = cmdCache.get(patterns);
   if (re === undefined) {
-    const src = pattern.split("").map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&"))).join("");
-    re = new RegExp(`^${src}$`, "s");
-    cmdCache.set(pattern, re);
+    re = new RegExp(`^(?:${patterns.map(patternSource).join("|")})$`, "s");
+    cmdCache.set(patterns, re);
   }
   return re;
 }
 
+const lineCache = new WeakMap<SimpleCommand, string>();
+
 export function commandLine(c: SimpleCommand): string {
-  return [c.name, ...c.args].join(" ");
+  let l = lineCache.get(c);
+  if (l === undefined) {
+    l = [c.name, ...c.args].join(" ");
+    lineCache.set(c, l);
+  }
+  return l;
 }
 
 const SAFE_WRITE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
