@@ -18,8 +18,13 @@ export interface CapabilityHostOptions {
   /** Palisade data directory: artifacts and user credentials live under it by default. */
   dataDir: string;
   capabilities: CapabilityConfig[];
-  /** Default: system values from each config's `credentials`, user values from `<dataDir>/credentials.json`. */
+  /**
+   * Default: system values from each config's `credentials`, else from `env` by the declared
+   * name; user values from `<dataDir>/credentials.json`.
+   */
   credentials?: CredentialSource;
+  /** Environment for system-scope credentials of the default source (default process.env). */
+  env?: Record<string, string | undefined>;
   /** Default: a DiskArtifactStore in `<dataDir>/artifacts`. */
   artifacts?: ArtifactStore;
   /** Capability process logs (`<id>.log`); default `<dataDir>/logs/capabilities`. */
@@ -63,7 +68,7 @@ export class CapabilityHost {
     const system = Object.fromEntries(options.capabilities.map((c) => [c.id, c.credentials ?? {}]));
     for (const values of Object.values(system)) for (const v of Object.values(values)) this.redactor.add(v);
     this.credentials =
-      options.credentials ?? createCredentialSource({ system, users: new UserCredentialStore(join(options.dataDir, "credentials.json")) });
+      options.credentials ?? createCredentialSource({ system, env: options.env ?? process.env, users: new UserCredentialStore(join(options.dataDir, "credentials.json")) });
     const runtimeOptions = {
       logDir: options.logDir ?? join(options.dataDir, "logs", "capabilities"),
       startupTimeoutMs: options.startupTimeoutMs ?? 30_000,

@@ -241,8 +241,16 @@ describe("credentials: missing and user scope", () => {
   it("fails before invoking with the exact fix, and takes user values from the store", async () => {
     const srv = await serveCapability(demo, { port: 0, log: () => undefined });
     const dir = tempDir();
-    const manifest = writeManifest(dir, { id: "demo", tools: [tool("config")], credentials: [{ name: "USER_KEY", scope: "user", description: "Your key" }] });
-    const { host: h, dataDir: d } = await startHost([{ id: "demo", manifest, address: srv.address }]);
+    const manifest = writeManifest(dir, {
+      id: "demo",
+      tools: [tool("config")],
+      credentials: [
+        { name: "USER_KEY", scope: "user", description: "Your key" },
+        { name: "ENV_KEY", scope: "system" },
+      ],
+    });
+    const env = { ENV_KEY: "from-engine-env", UNDECLARED_ENV: "nope" };
+    const { host: h, dataDir: d } = await startHost([{ id: "demo", manifest, address: srv.address }], { env });
     try {
       const before = calls.config ?? 0;
       const r = await h.invoke("demo__config", {}, owner);
@@ -251,7 +259,9 @@ describe("credentials: missing and user scope", () => {
       expect(calls.config ?? 0).toBe(before);
       const { UserCredentialStore } = await import("@palisade/capabilities");
       await new UserCredentialStore(join(d, "credentials.json")).set("alice", "demo", "USER_KEY", "alice-key");
-      expect((await h.invoke("demo__config", {}, owner)).result).toMatchObject({ config: { USER_KEY: "alice-key" } });
+      expect((await h.invoke("demo__config", {}, owner)).result).toMatchObject({ config: { USER_KEY: "alice-key", ENV_KEY: "from-engine-env" } });
+      expect(((await h.invoke("demo__config", {}, owner)).result as { config: object }).config).toEqual({ USER_KEY: "alice-key", ENV_KEY: "from-engine-env" });
+      expect((await h.invoke("demo__config", {}, { ...owner, userId: "bob" })).content).toContain('user "bob" has not set');
     } finally {
       await h.stop();
       await srv.close();
