@@ -5,9 +5,9 @@ import type { CommandContext } from "../cli/spec.js";
 import { connectToEngine } from "../engine/connect.js";
 import type { EngineConnection } from "../engine/connect.js";
 import { join } from "node:path";
-import { resolvePaths } from "../engine-address.js";
+import { findEngine, resolvePaths } from "../engine-address.js";
 import { flag, pathsOf, workspaceOf } from "./common.js";
-import { DELEGATES, loadDelegate } from "./delegates.js";
+import { canStartEngine } from "./delegates.js";
 
 async function showSetup(ctx: CommandContext, configFile: string, reason: string | undefined, demoAvailable: boolean): Promise<"quit" | "demo"> {
   const { render } = await import("ink");
@@ -32,11 +32,12 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   const paths = demo ? resolvePaths({ dataDir: join(base.dataDir, "demo"), configFile: base.configFile }, ctx.io.env) : base;
   const ephemeral = flag(ctx, "ephemeral") || demo;
   const workspace = workspaceOf(ctx);
-  const engineAvailable = (await loadDelegate(DELEGATES.engine)) !== undefined;
+  const running = await findEngine(paths);
+  const engineAvailable = running ? true : await canStartEngine();
   let conn: EngineConnection | undefined;
   let reason: string | undefined;
   try {
-    conn = await connectToEngine(paths, { start: engineAvailable, workspace, engineArgs: demo ? ["--demo"] : [], env: ctx.io.env });
+    conn = await connectToEngine(paths, { start: !running && engineAvailable, workspace, engineArgs: demo ? ["--demo"] : [], env: ctx.io.env });
   } catch (err) {
     reason = engineAvailable
       ? err instanceof CliError ? err.message : String(err)
@@ -44,7 +45,7 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   }
   if (!conn || !conn.status.modelConfigured) {
     conn?.close();
-    const choice = await showSetup(ctx, paths.configFile, reason, engineAvailable);
+    const choice = await showSetup(ctx, base.configFile, reason, await canStartEngine());
     if (choice === "demo") return runChatCommand({ ...ctx, options: { ...ctx.options, demo: true } });
     return ExitCode.OK;
   }

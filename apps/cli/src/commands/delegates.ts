@@ -52,3 +52,8 @@ export function runDelegated(delegate: Delegate): (ctx: CommandContext) => Promi
     return fn(ctx.rawArgs, ctx.io);
   };
 }
+
+/** Whether this build can start an Engine (its package provides the entry point). */
+export async function canStartEngine(): Promise<boolean> {
+  return (await loadDelegate(DELEGATES.engine)) !== undefined;
+}

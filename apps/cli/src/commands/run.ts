@@ -1,6 +1,199 @@
-import type { CommandContext } from "../cli/spec.js";
+import { toJson } from "@bufbuild/protobuf";
+import { PipelineEventSchema, PipelineEventType } from "@palisade/protocol/pipeline";
+import type { PipelineEvent } from "@palisade/protocol/pipeline";
+import { ApprovalDecision, SessionMode, VerdictDecision } from "@palisade/protocol/types";
+import { randomUUID } from "node:crypto";
 import { CliError, ExitCode } from "../cli/errors.js";
+import type { CliIo } from "../cli/io.js";
+import { println } from "../cli/io.js";
+import type { CommandContext } from "../cli/spec.js";
+import { connectToEngine } from "../engine/connect.js";
+import type { EngineClient } from "../engine/connect.js";
+import { describeRpcError } from "../engine/errors.js";
+import { resolveSessionId } from "../engine/sessions.js";
+import { flag, pathsOf, stringOption, workspaceOf } from "./common.js";
+import { canStartEngine } from "./delegates.js";
+import { findEngine } from "../engine-address.js";
+import { readKey } from "./prompt.js";
+import { keyArgs } from "../tui/components/format.js";
 
-export async function runRunCommand(_ctx: CommandContext): Promise<number> {
-  throw new CliError("not implemented yet", { exitCode: ExitCode.USAGE });
+const VERDICT = { [VerdictDecision.ALLOW]: "ALLOW", [VerdictDecision.BLOCK]: "BLOCK", [VerdictDecision.ESCALATE]: "ESCALATE" } as Record<number, string>;
+
+/** One JSON object per event: `{"type":"LLM_TOKEN", ...the event as protobuf JSON}`. */
+export function eventToJsonLine(ev: PipelineEvent): string {
+  const json = toJson(PipelineEventSchema, ev) as Record<string, unknown>;
+  const type = PipelineEventType[ev.eventType] ?? "UNSPECIFIED";
+  delete json.eventType;
+  return JSON.stringify({ type, ...json });
+}
+
+interface Printer {
+  event(ev: PipelineEvent): void;
+  note(text: string): void;
+}
+
+function humanPrinter(io: CliIo): Printer {
+  let midLine = false;
+  const line = (text: string): void => {
+    if (midLine) io.stdout.write("\n");
+    midLine = false;
+    println(io.stdout, text);
+  };
+  const names = new Map<string, string>();
+  return {
+    note: (text) => {
+      if (midLine) io.stdout.write("\n");
+      midLine = false;
+      println(io.stderr, text);
+    },
+    event(ev) {
+      switch (ev.eventType) {
+        case PipelineEventType.LLM_TOKEN: {
+          const t = ev.llmToken;
+          if (!t || t.subAgentName) return;
+          io.stdout.write(t.text);
+          midLine = !t.text.endsWith("\n");
+          return;
+        }
+        case PipelineEventType.ACTION_PROPOSED:
+          if (ev.actionProposed) names.set(ev.actionProposed.callId, `${ev.actionProposed.toolName} ${keyArgs(ev.actionProposed.argumentsJson, 70)}`);
+          return;
+        case PipelineEventType.SHIELD_VERDICT: {
+          const v = ev.shieldVerdict;
+          if (!v) return;
+          line(`⏺ ${names.get(v.callId) ?? v.toolName} · shield ${VERDICT[v.decision] ?? "?"} (tier ${v.tier})${v.reason ? `: ${v.reason}` : ""}`);
+          return;
+        }
+        case PipelineEventType.ACTION_COMPLETED: {
+          const a = ev.actionCompleted;
+          if (!a) return;
+          const arts = a.artifacts.length ? ` · artifacts: ${a.artifacts.map((x) => x.filename).join(", ")}` : "";
+          line(`  ${a.success ? "✓" : "✗"} ${a.toolName} ${Number(a.durationMs)} ms${a.success ? (a.resultSummary ? ` → ${a.resultSummary.split("\n")[0]}` : "") : `: ${a.error || "failed"}`}${arts}`);
+          return;
+        }
+        case PipelineEventType.OTR_BLOCKED:
+          line(`  ⊘ ${ev.otrBlocked?.toolName ?? "tool"} refused off the record: ${ev.otrBlocked?.reason ?? ""}`);
+          return;
+        case PipelineEventType.SUB_AGENT_SPAWNED:
+        case PipelineEventType.SUB_AGENT_COMPLETED:
+        case PipelineEventType.SUB_AGENT_FAILED:
+          if (ev.subAgent) line(`  ◆ sub-agent ${ev.subAgent.name} ${ev.subAgent.state}${ev.subAgent.resultExcerpt ? ` → ${ev.subAgent.resultExcerpt}` : ""}${ev.subAgent.error ? `: ${ev.subAgent.error}` : ""}`);
+          return;
+        default:
+          return;
+      }
+    },
+  };
+}
+
+function jsonPrinter(io: CliIo): Printer {
+  return {
+    event: (ev) => println(io.stdout, eventToJsonLine(ev)),
+    note: (text) => println(io.stdout, JSON.stringify({ type: "NOTE", message: text })),
+  };
+}
+
+async function askApproval(io: CliIo, text: string, signal: AbortSignal): Promise<ApprovalDecision> {
+  io.stderr.write(`${text}\n  allow? [y] once · [a] for this session · [n] deny: `);
+  const answers: Record<string, [ApprovalDecision, string]> = {
+    y: [ApprovalDecision.ALLOW_ONCE, "once"],
+    a: [ApprovalDecision.ALLOW_SESSION, "this session"],
+    n: [ApprovalDecision.DENY, "deny"],
+    "": [ApprovalDecision.DENY, "deny"],
+    "\u0003": [ApprovalDecision.DENY, "deny"],
+  };
+  for (;;) {
+    const answer = answers[(await readKey(io, signal)).toLowerCase()];
+    if (answer) {
+      io.stderr.write(`${answer[1]}\n`);
+      return answer[0];
+    }
+  }
+}
+
+/** Streams one turn; returns the exit code. Exported for tests. */
+export async function runTurn(
+  io: CliIo,
+  client: EngineClient,
+  request: { content: string; sessionId: string; otr: boolean; workspace: string },
+  options: { json: boolean; interactive: boolean; signal?: AbortSignal },
+): Promise<number> {
+  const out = options.json ? jsonPrinter(io) : humanPrinter(io);
+  const abort = new AbortController();
+  options.signal?.addEventListener("abort", () => abort.abort(), { once: true });
+  let sessionId = request.sessionId;
+  let messageId = "";
+  let streamed = false;
+  let code: number = ExitCode.FAILURE;
+  const cancel = (): void => {
+    if (sessionId && messageId) void client.cancelMessage({ sessionId, messageId }, { timeoutMs: 3000 }).catch(() => undefined);
+  };
+  options.signal?.addEventListener("abort", cancel, { once: true });
+  try {
+    const stream = client.sendMessage(
+      { content: request.content, sessionId, mode: request.otr ? SessionMode.OTR : SessionMode.NORMAL, source: "cli-run", clientMessageId: randomUUID(), workspace: request.workspace },
+      { signal: abort.signal },
+    );
+    for await (const ev of stream) {
+      sessionId = ev.sessionId || sessionId;
+      messageId = ev.messageId || messageId;
+      out.event(ev);
+      if (ev.eventType === PipelineEventType.LLM_TOKEN && !ev.llmToken?.subAgentName) streamed = true;
+      if (ev.eventType === PipelineEventType.APPROVAL_NEEDED && ev.approvalNeeded) {
+        const a = ev.approvalNeeded;
+        let decision = ApprovalDecision.DENY;
+        if (options.interactive) {
+          decision = await askApproval(io, `? ${a.toolName} ${keyArgs(a.argumentsJson, 200)}\n  the Shield asks because: ${a.reason || "policy"}`, abort.signal);
+        } else {
+          out.note(`denied ${a.toolName}: approval needed (${a.reason || "policy"}) but there is no terminal to ask; run in a terminal to approve, or change the policy`);
+        }
+        await client.resolveApproval({ approvalId: a.approvalId, decision, sessionId }, { timeoutMs: 5000 }).catch((err: unknown) => out.note(`could not answer the approval: ${describeRpcError(err)}`));
+      }
+      if (ev.eventType === PipelineEventType.RESPONSE_COMPLETE) {
+        if (!options.json) {
+          if (!streamed && ev.responseComplete?.content) io.stdout.write(ev.responseComplete.content);
+          io.stdout.write("\n");
+          if (!request.otr && sessionId) println(io.stderr, `(session ${sessionId}: continue with --session ${sessionId.slice(0, 12)})`);
+        }
+        code = ExitCode.OK;
+      } else if (ev.eventType === PipelineEventType.ERROR) {
+        const e = ev.pipelineError;
+        if (!options.json) out.note(`error: ${e?.message ?? "the turn failed"}${e?.code ? ` (${e.code})` : ""}`);
+        code = ExitCode.FAILURE;
+      } else if (ev.eventType === PipelineEventType.TURN_CANCELLED) {
+        if (!options.json) out.note(`cancelled${ev.turnCancelled?.reason ? `: ${ev.turnCancelled.reason}` : ""}`);
+        code = ExitCode.INTERRUPTED;
+      }
+    }
+  } catch (err) {
+    if (options.signal?.aborted) return ExitCode.INTERRUPTED;
+    throw new CliError(`the turn failed: ${describeRpcError(err)}`, { hint: "see 'palisade engine status'" });
+  }
+  return code;
+}
+
+export async function runRunCommand(ctx: CommandContext): Promise<number> {
+  const paths = pathsOf(ctx);
+  // Only look for a way to start an Engine when none runs.
+  const canStart = (await findEngine(paths)) ? false : await canStartEngine();
+  const conn = await connectToEngine(paths, { start: canStart, workspace: workspaceOf(ctx), env: ctx.io.env });
+  const sigint = new AbortController();
+  const onSigint = (): void => sigint.abort();
+  process.once("SIGINT", onSigint);
+  try {
+    if (!conn.status.modelConfigured) {
+      throw new CliError("no model is configured", { hint: "set OPENAI_API_KEY (and OPENAI_BASE_URL / PALISADE_MODEL), or see 'palisade chat' for the setup screen" });
+    }
+    const session = stringOption(ctx, "session");
+    const sessionId = session ? await resolveSessionId(conn.client, session) : "";
+    return await runTurn(
+      ctx.io,
+      conn.client,
+      { content: ctx.positionals.join(" "), sessionId, otr: flag(ctx, "otr"), workspace: workspaceOf(ctx) },
+      { json: flag(ctx, "json"), interactive: Boolean(ctx.io.stdin.isTTY), signal: sigint.signal },
+    );
+  } finally {
+    process.off("SIGINT", onSigint);
+    conn.close();
+  }
 }

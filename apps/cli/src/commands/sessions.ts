@@ -1,12 +1,162 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { toJson } from "@bufbuild/protobuf";
+import { ChatMessageSchema, SessionInfoSchema } from "@palisade/protocol/types";
+import type { ChatMessage } from "@palisade/protocol/types";
+import { SearchHitSchema } from "@palisade/protocol/pipeline";
+import { CliError, ExitCode, UsageError } from "../cli/errors.js";
+import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
-import { CliError, ExitCode } from "../cli/errors.js";
+import { connectToEngine } from "../engine/connect.js";
+import type { EngineConnection } from "../engine/connect.js";
+import { describeRpcError } from "../engine/errors.js";
+import { resolveSessionId } from "../engine/sessions.js";
+import { flag, intOption, pathsOf, stringOption } from "./common.js";
+import { confirm } from "./prompt.js";
 
-const todo = async (_ctx: CommandContext): Promise<number> => {
-  throw new CliError("not implemented yet", { exitCode: ExitCode.USAGE });
-};
-export const sessionsList = todo;
-export const sessionsShow = todo;
-export const sessionsSearch = todo;
-export const sessionsExport = todo;
-export const sessionsRename = todo;
-export const sessionsDelete = todo;
+async function withEngine<T>(ctx: CommandContext, f: (conn: EngineConnection) => Promise<T>): Promise<T> {
+  const conn = await connectToEngine(pathsOf(ctx), { env: ctx.io.env });
+  try {
+    return await f(conn);
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(describeRpcError(err), { hint: "see 'palisade engine status'" });
+  } finally {
+    conn.close();
+  }
+}
+
+function date(ms: bigint): string {
+  return ms ? new Date(Number(ms)).toISOString().replace("T", " ").slice(0, 16) : "";
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ")).join("\n") + "\n";
+}
+
+export async function sessionsList(ctx: CommandContext): Promise<number> {
+  return withEngine(ctx, async ({ client }) => {
+    const res = await client.listSessions({ limit: intOption(ctx, "limit", 20), offset: intOption(ctx, "offset", 0), titleFilter: stringOption(ctx, "filter") ?? "" });
+    if (flag(ctx, "json")) {
+      println(ctx.io.stdout, JSON.stringify({ total: res.total, sessions: res.sessions.map((s) => toJson(SessionInfoSchema, s)) }));
+      return ExitCode.OK;
+    }
+    if (res.sessions.length === 0) {
+      println(ctx.io.stdout, res.total ? "No sessions on this page." : "No stored sessions yet. Start one with 'palisade chat'.");
+      return ExitCode.OK;
+    }
+    const rows = [["ID", "UPDATED", "MSGS", "TITLE"], ...res.sessions.map((s) => [s.id.slice(0, 12), date(s.updatedAtUnixMs), String(s.messageCount), s.title || "(untitled)"])];
+    ctx.io.stdout.write(table(rows));
+    if (res.total > res.sessions.length) println(ctx.io.stdout, `(${res.sessions.length} of ${res.total}; --offset/--limit for more)`);
+    return ExitCode.OK;
+  });
+}
+
+/** A plain-text transcript: one block per message, tool calls with their verdicts. */
+export function formatTranscript(messages: ChatMessage[]): string {
+  const out: string[] = [];
+  for (const m of messages) {
+    for (const c of m.toolCalls) {
+      const v = c.verdict ? ` · shield ${["?", "ALLOW", "BLOCK", "ESCALATE"][c.verdict.decision] ?? "?"} tier ${c.verdict.tier}${c.verdict.reason ? `: ${c.verdict.reason}` : ""}` : "";
+      out.push(`  [tool] ${c.toolName} ${c.argumentsJson}${v}${c.approval ? ` · approval ${c.approval}` : ""}`);
+      if (c.result) out.push(`         ${c.isError ? "error" : "→"} ${c.result.split("\n")[0]}`);
+      for (const a of c.artifacts) out.push(`         artifact ${a.filename} (${a.mimeType}, ${a.sizeBytes} bytes)`);
+    }
+    if (m.content) out.push(`${m.role}: ${m.content}`, "");
+  }
+  return out.join("\n") + "\n";
+}
+
+export async function sessionsShow(ctx: CommandContext): Promise<number> {
+  return withEngine(ctx, async ({ client }) => {
+    const id = await resolveSessionId(client, ctx.positionals[0] as string);
+    const pages: ChatMessage[][] = [];
+    let cursor = "";
+    let session;
+    do {
+      const res = await client.getHistory({ sessionId: id, limit: 200, cursor });
+      session = res.session ?? session;
+      pages.unshift(res.messages);
+      cursor = res.nextCursor;
+    } while (cursor);
+    const messages = pages.flat();
+    if (flag(ctx, "json")) {
+      println(ctx.io.stdout, JSON.stringify({ session: session ? toJson(SessionInfoSchema, session) : { id }, messages: messages.map((m) => toJson(ChatMessageSchema, m)) }));
+      return ExitCode.OK;
+    }
+    println(ctx.io.stdout, `# ${session?.title || id}  (${id}, ${messages.length} messages)`);
+    println(ctx.io.stdout);
+    ctx.io.stdout.write(formatTranscript(messages));
+    return ExitCode.OK;
+  });
+}
+
+export async function sessionsSearch(ctx: CommandContext): Promise<number> {
+  const query = ctx.positionals.join(" ");
+  return withEngine(ctx, async ({ client }) => {
+    const session = stringOption(ctx, "session");
+    const sessionId = session ? await resolveSessionId(client, session) : "";
+    const res = await client.searchSessions({ query, limit: intOption(ctx, "limit", 20), sessionId });
+    if (flag(ctx, "json")) {
+      println(ctx.io.stdout, JSON.stringify({ total: res.total, hits: res.hits.map((h) => toJson(SearchHitSchema, h)) }));
+      return ExitCode.OK;
+    }
+    if (res.hits.length === 0) {
+      println(ctx.io.stdout, `Nothing matches “${query}”.`);
+      return ExitCode.OK;
+    }
+    for (const h of res.hits) {
+      println(ctx.io.stdout, `${h.sessionId.slice(0, 12)}  ${date(h.createdAtUnixMs)}  ${h.sessionTitle || "(untitled)"} · ${h.role}${h.callId ? " tool call" : ""}`);
+      println(ctx.io.stdout, `    ${h.snippet.replace(/\s+/g, " ")}`);
+    }
+    if (res.total > res.hits.length) println(ctx.io.stdout, `(${res.hits.length} of ${res.total} hits; --limit for more)`);
+    return ExitCode.OK;
+  });
+}
+
+export async function sessionsExport(ctx: CommandContext): Promise<number> {
+  const format = stringOption(ctx, "format") ?? "md";
+  if (format !== "md" && format !== "json") throw new UsageError(`--format must be md or json, got '${format}'`);
+  return withEngine(ctx, async ({ client }) => {
+    const id = await resolveSessionId(client, ctx.positionals[0] as string);
+    const res = await client.exportSession({ sessionId: id, format }, { timeoutMs: 60_000 });
+    const out = stringOption(ctx, "out");
+    if (!out) {
+      ctx.io.stdout.write(res.content.endsWith("\n") ? res.content : `${res.content}\n`);
+      return ExitCode.OK;
+    }
+    const file = resolve(ctx.io.cwd, out);
+    await writeFile(file, res.content);
+    println(ctx.io.stderr, `Exported ${id} to ${file} (${Buffer.byteLength(res.content)} bytes).`);
+    return ExitCode.OK;
+  });
+}
+
+export async function sessionsRename(ctx: CommandContext): Promise<number> {
+  const title = ctx.positionals.slice(1).join(" ").trim();
+  if (!title) throw new UsageError("the new title is empty");
+  return withEngine(ctx, async ({ client }) => {
+    const id = await resolveSessionId(client, ctx.positionals[0] as string);
+    const res = await client.renameSession({ sessionId: id, title });
+    println(ctx.io.stdout, `Renamed ${id} to “${res.session?.title ?? title}”.`);
+    return ExitCode.OK;
+  });
+}
+
+export async function sessionsDelete(ctx: CommandContext): Promise<number> {
+  return withEngine(ctx, async ({ client }) => {
+    const id = await resolveSessionId(client, ctx.positionals[0] as string);
+    if (!flag(ctx, "yes")) {
+      if (!ctx.io.stdin.isTTY) throw new UsageError(`refusing to delete ${id} without confirmation`, "add --yes when running without a terminal");
+      if (!(await confirm(ctx.io, `Delete session ${id} with its messages and artifacts? [y/N] `))) {
+        println(ctx.io.stdout, "Kept it.");
+        return ExitCode.OK;
+      }
+    }
+    const res = await client.deleteSession({ sessionId: id });
+    if (!res.deleted) throw new CliError(`the Engine did not delete ${id}`, { hint: "it may already be gone: 'palisade sessions list'" });
+    println(ctx.io.stdout, `Deleted ${id}.`);
+    return ExitCode.OK;
+  });
+}

@@ -1,0 +1,18 @@
+import { CliError } from "../cli/errors.js";
+import type { EngineClient } from "./connect.js";
+
+/** Full session id for an id or unique prefix; errors list what matched. */
+export async function resolveSessionId(client: EngineClient, prefix: string): Promise<string> {
+  const res = await client.listSessions({ limit: 1000 }, { timeoutMs: 10_000 });
+  const exact = res.sessions.find((s) => s.id === prefix);
+  if (exact) return exact.id;
+  const matches = res.sessions.filter((s) => s.id.startsWith(prefix));
+  if (matches.length === 1) return (matches[0] as { id: string }).id;
+  if (matches.length === 0) {
+    // Not among the newest 1000: let the Engine decide on the full id.
+    if (res.total > res.sessions.length) return prefix;
+    throw new CliError(`no stored session id starts with '${prefix}'`, { hint: "see 'palisade sessions list'" });
+  }
+  const some = matches.slice(0, 5).map((m) => `${m.id} (${m.title || "untitled"})`).join(", ");
+  throw new CliError(`'${prefix}' matches ${matches.length} sessions: ${some}`, { hint: "type more of the id" });
+}
