@@ -41,6 +41,16 @@ const demo = defineCapability({
         }
       },
     },
+    {
+      name: "stream_fail",
+      description: "Streams, then fails",
+      inputSchema: objectSchema(),
+      handler: async () => ({}),
+      stream: async function* () {
+        yield "partial ";
+        throw new ToolError("upstream closed");
+      },
+    },
     { name: "config", description: "Returns config_json", inputSchema: objectSchema(), handler: async (_a, ctx) => (count("config"), { config: ctx.config, session: ctx.sessionId, thread: ctx.threadId }) },
     {
       name: "leak",
@@ -97,7 +107,7 @@ beforeAll(async () => {
     dir,
     {
       id: "demo",
-      tools: [tool("echo", { input_schema: objectSchema({ text: { type: "string" } }, ["text"]) })].concat(["slow", "words", "config", "leak", "make_file", "read_files"].map((n) => tool(n))).concat([tool("finish", { terminal_on_success: true })]),
+      tools: [tool("echo", { input_schema: objectSchema({ text: { type: "string" } }, ["text"]) })].concat(["slow", "words", "stream_fail", "config", "leak", "make_file", "read_files"].map((n) => tool(n))).concat([tool("finish", { terminal_on_success: true })]),
       credentials: [
         { name: "SYS_KEY", scope: "system" },
         { name: "USER_KEY", scope: "user", required: false },
@@ -118,7 +128,7 @@ afterAll(async () => {
 
 describe("host over a real SDK capability (address mode)", () => {
   it("is ready and lists its tools; prompt.md is exposed", () => {
-    expect(host.status()[0]).toMatchObject({ id: "demo", state: "ready", launchMode: "address", toolCount: 8 });
+    expect(host.status()[0]).toMatchObject({ id: "demo", state: "ready", launchMode: "address", toolCount: 9 });
     expect(host.catalog().map((t) => t.fullName)).toContain("demo__echo");
     expect(host.resolve("finish").terminalOnSuccess).toBe(true);
     expect(host.prompts()).toEqual([{ capabilityId: "demo", text: "Use demo tools for tests." }]);
@@ -164,6 +174,14 @@ describe("host over a real SDK capability (address mode)", () => {
     expect(events.filter((e) => e.type === "chunk").map((e) => (e.type === "chunk" ? e.text : ""))).toEqual(["one ", "two ", "three"]);
     const last = events.at(-1);
     expect(last?.type === "result" && last.result).toMatchObject({ ok: true, content: "one two three", result: "one two three" });
+  });
+
+  it("StreamInvoke: an error chunk ends the call as a tool error", async () => {
+    const chunks: string[] = [];
+    const r = await host.invoke("demo__stream_fail", {}, { ...owner, onChunk: (t) => chunks.push(t) });
+    expect(chunks).toEqual(["partial "]);
+    expect(r).toMatchObject({ ok: false, error: { code: "tool_error" } });
+    expect(r.content).toContain("upstream closed");
   });
 
   it("sends only declared credentials in config_json, plus config", async () => {
