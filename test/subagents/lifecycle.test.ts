@@ -169,6 +169,22 @@ describe("sub-agents end to end", () => {
     expect(events.at(-1)?.responseComplete?.content).toContain("deployed");
   });
 
+  it("judges spawn_agent like any tool: an injected task is blocked and nothing is spawned", async () => {
+    const events = await ask(lab, "[inject] delegate this");
+    const verdict = events.find((e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName === "spawn_agent")?.shieldVerdict;
+    expect(verdict?.decision).toBe(2); // BLOCK
+    expect(verdict?.ruleIds).toContain("injection.override");
+    expect(subAgentEvents(events)).toHaveLength(0);
+  });
+
+  it("never gives a sub-agent the agents group unless nesting is enabled", async () => {
+    const events = await ask(lab, "[nest] delegate this");
+    const spawn = events.find((e) => e.actionCompleted?.toolName === "spawn_agent")?.actionCompleted;
+    expect(spawn?.success).toBe(false);
+    expect(spawn?.error).toContain('Sub-agents cannot get the "agents" group (nesting depth limit 1)');
+    expect(subAgentEvents(events)).toHaveLength(0);
+  });
+
   it("never sends a capability credential to a sub-agent (environment, RPC answers, model requests)", () => {
     expect(sent.filter((s) => s.what === "launch").length).toBe(8);
     expect(sent.filter((s) => s.what === "registerSubAgent").length).toBeGreaterThanOrEqual(7);

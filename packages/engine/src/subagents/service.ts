@@ -91,6 +91,7 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
 
     async subAgentPollMessage(req) {
       const run = authenticate(m, req.token);
+      if (run.running && !run.init.turn.otr && !(await m.env.store.getSession(run.sessionId))) m.cancel(run, "its conversation was deleted");
       if (!run.running) return answer("subAgentPollMessage", { messages: [], cancelled: true });
       m.progress(run, { llmCalls: req.llmCalls });
       return answer("subAgentPollMessage", { messages: run.inbox.splice(0), cancelled: false });
