@@ -51,11 +51,11 @@ export interface ShieldStats {
 
 export interface Shield {
   readonly policy: Policy;
-  /** All tiers the shield has (0-2). Never rejects. */
-  evaluate(action: Action, context?: ShieldContext, signal?: AbortSignal): Promise<Verdict>;
+  /** All tiers the shield has (0-2). Never rejects. Safe to pass around unbound. */
+  evaluate: (action: Action, context?: ShieldContext, signal?: AbortSignal) => Promise<Verdict>;
   /** Tiers 0-1 only (deterministic, synchronous). Never throws. */
-  evaluateSync(action: Action, context?: ShieldContext): Verdict;
-  stats(): ShieldStats;
+  evaluateSync: (action: Action, context?: ShieldContext) => Verdict;
+  stats: () => ShieldStats;
 }
 
 interface Preliminary {

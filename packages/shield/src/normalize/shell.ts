@@ -429,7 +429,7 @@ function fields(w: Word): string[] {
 const CODE_INTERPRETER = /^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*|lua[0-9.]*|osascript|powershell|pwsh|awk|gawk|tclsh|jshell)$/;
 const CODE_FLAGS = new Set(["-c", "-e", "-p", "-r", "-E", "eval", "--eval", "-command", "--command", "-encodedcommand", "-enc", "-ec"]);
 /** Shell strings inside interpreter code: os.system("..."), subprocess.run("...", shell=True), execSync('...'). */
-const CODE_SHELL = /(?:system|popen|exec(?:Sync)?|spawn(?:Sync)?|call|run|check_output|Popen|getoutput|shell_exec|passthru|`)\s*\(?\s*(?:\[\s*)?(["'`])((?:(?!\1).){3,}?)\1/g;
+const CODE_SHELL = /(?:system|popen|exec(?:Sync)?|spawn(?:Sync)?|call|run|check_output|Popen|getoutput|shell_exec|passthru|`)\s*\(?\s*(?:\[\s*)?(["'`])((?:(?!\1).){2,}?)\1/g;
 
 export class ShellReader {
   private readonly out: SimpleCommand[] = [];
