@@ -45,7 +45,7 @@ proto-check: install
 
 # System packages some tests need (Debian): Python gRPC for the capability interop test.
 deps-system:
-	@python3 -c "import grpc, google.protobuf" 2>/dev/null || \
+	@/usr/bin/python3 -c "import grpc, google.protobuf" 2>/dev/null || python3 -c "import grpc, google.protobuf" 2>/dev/null || \
 		( command -v apt-get >/dev/null && (apt-get install -y -q python3-grpcio python3-protobuf >/dev/null 2>&1 || \
 		  (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q python3-grpcio python3-protobuf >/dev/null 2>&1)) ) || \
 		echo "note: python3-grpcio not available; the Python interop test will be skipped with a reason"

@@ -1,6 +1,7 @@
 // Proof (issue 6): a read_file call answered; a blocked call, after which the model is told and
 // replies; escalations approved, denied and timed out; parallel tool calls; two sessions at once.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalDecision } from "@palisade/protocol/types";
@@ -93,6 +94,21 @@ describe.skipIf(skip)("engine end to end: turns", () => {
       expect(messageText(h.model.chatRequests()[b + 2]!.messages.at(-1))).toMatch(expectText);
     });
   }
+
+  it("files act in the session's own workspace, not the Engine's", async () => {
+    const other = mkdtempSync(join(tmpdir(), "palisade-ws2-"));
+    writeFileSync(join(other, "only-here.txt"), "from the second workspace\n");
+    try {
+      const b = base();
+      h.model.enqueue(loadFiles, { toolCalls: [{ name: "files__read_file", arguments: { path: "only-here.txt" } }] }, { content: "Read it." });
+      const evs = await collect(h.client.sendMessage({ content: "Read only-here.txt", workspace: other }));
+      expect(final(evs).responseComplete?.content).toBe("Read it.");
+      expect(messageText(h.model.chatRequests()[b + 2]!.messages.at(-1))).toContain("from the second workspace");
+      expect(existsSync(join(h.workspace, "only-here.txt"))).toBe(false);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
 
   it("runs parallel tool calls of one turn and returns each result by call id", async () => {
     const b = base();

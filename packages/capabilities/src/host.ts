@@ -156,7 +156,10 @@ export class CapabilityHost {
         credentials: this.credentials,
         artifacts: this.artifacts,
         redactor: this.redactor,
-        extraConfig: c.config ?? {},
+        extraConfig: {
+          ...(c.config ?? {}),
+          ...(opts.workspace !== undefined && runtime.manifest.filesystem === "workspace" ? { workspace: opts.workspace } : {}),
+        },
       },
       args,
       opts,

@@ -24,6 +24,11 @@ export interface InvokeOptions {
   timeoutMs?: number;
   /** When set, the call uses StreamInvoke and reports each chunk's text as it arrives. */
   onChunk?: (text: string) => void;
+  /**
+   * The session's workspace directory. Sent as `workspace` in config_json, and only to
+   * capabilities whose manifest declares `filesystem: workspace`; others never learn it.
+   */
+  workspace?: string;
 }
 
 /** The outcome of a call; failures are data for the model, never thrown. */

@@ -434,3 +434,28 @@ async function waitUntil(cond: () => boolean, timeoutMs = 5000): Promise<void> {
 }
 
 export { CapabilityHost };
+
+describe("session workspace", () => {
+  it("goes only to capabilities whose manifest declares filesystem: workspace", async () => {
+    const srv = await serveCapability(demo, { port: 0, log: () => undefined });
+    const dir = tempDir();
+    const env = writeManifest(dir, { id: "envcap", class: "environment", filesystem: "workspace", tools: [tool("config")] });
+    const plain = writeManifest(dir, { id: "plaincap", tools: [tool("config")] });
+    const { host: h } = await startHost([
+      { id: "envcap", manifest: env, address: srv.address, config: { workspace: "/engine/default" } },
+      { id: "plaincap", manifest: plain, address: srv.address },
+    ]);
+    try {
+      const inEnv = await h.invoke("envcap__config", {}, { ...owner, workspace: "/home/me/project" });
+      expect((inEnv.result as { config: object }).config).toEqual({ workspace: "/home/me/project" });
+      const inPlain = await h.invoke("plaincap__config", {}, { ...owner, workspace: "/home/me/project" });
+      expect((inPlain.result as { config: object }).config).toEqual({});
+      // Without a session workspace the configured default stays.
+      const noSession = await h.invoke("envcap__config", {}, owner);
+      expect((noSession.result as { config: object }).config).toEqual({ workspace: "/engine/default" });
+    } finally {
+      await h.stop();
+      await srv.close();
+    }
+  });
+});

@@ -71,6 +71,7 @@ class HostAdapter implements ToolHost {
     const r = await this.host.invoke(tool.name, args, {
       sessionId: opts.sessionId,
       userId: "local",
+      workspace: opts.workspace,
       signal: opts.signal,
       ...(opts.onChunk ? { onChunk: opts.onChunk } : {}),
     });
