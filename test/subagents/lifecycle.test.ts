@@ -27,7 +27,7 @@ describe("sub-agents end to end", () => {
   const pids = new Map<string, number>();
 
   beforeAll(async () => {
-    lab = await startLab(rules);
+    lab = await startLab(rules, { subAgents: { limits: { maxDepth: 2 } } });
     lab.engine.tapSubAgents((what, message) => {
       sent.push({ what, message });
       if (what === "spawned") {
@@ -177,17 +177,31 @@ describe("sub-agents end to end", () => {
     expect(subAgentEvents(events)).toHaveLength(0);
   });
 
-  it("never gives a sub-agent the agents group unless nesting is enabled", async () => {
-    const events = await ask(lab, "[nest] delegate this");
-    const spawn = events.find((e) => e.actionCompleted?.toolName === "spawn_agent")?.actionCompleted;
-    expect(spawn?.success).toBe(false);
-    expect(spawn?.error).toContain('Sub-agents cannot get the "agents" group (nesting depth limit 1)');
-    expect(subAgentEvents(events)).toHaveLength(0);
+  it("with nesting enabled (depth 2) a sub-agent spawns one more level, judged in its own context; the next level never gets agents", async () => {
+    const events: PipelineEvent[] = [];
+    for await (const ev of lab.client.sendMessage({ content: "[nest2] delegate organising" }, { timeoutMs: 60_000 })) {
+      events.push(ev);
+      if (ev.eventType === T.APPROVAL_NEEDED) {
+        await lab.client.resolveApproval({ approvalId: ev.approvalNeeded?.approvalId ?? "", decision: ApprovalDecision.ALLOW_ONCE, sessionId: ev.sessionId });
+      }
+    }
+    expect(subAgentEvents(events, T.SUB_AGENT_SPAWNED).map((e) => e.subAgent?.task)).toEqual(["[nest2] organise the work", "[nest2] leaf work"]);
+    const nested = events.filter((e) => e.actionCompleted?.toolName === "spawn_agent" && e.actionCompleted.subAgentName).map((e) => e.actionCompleted);
+    expect(nested[0]?.success).toBe(false);
+    expect(nested[0]?.error).toContain('Sub-agents cannot get the "agents" group (nesting depth limit 2)');
+    expect(nested[1]?.success).toBe(true);
+    // The Shield saw who was delegating: a nested spawn needs the user's approval.
+    const approval = events.find((e) => e.eventType === T.APPROVAL_NEEDED)?.approvalNeeded;
+    expect(approval).toMatchObject({ toolName: "spawn_agent", subAgentName: nested[1]?.subAgentName });
+    const leafRequest = lab.model.chatRequests().find((r) => fromSubAgent(r) && r.messages.find((m) => m.role === "user")?.content === "[nest2] leaf work");
+    expect(leafRequest?.tools?.map((t) => t.function.name).sort()).toEqual(["lab__approve_me", "lab__note", "lab__slow", "lab__wipe"]);
+    const organiser = subAgentEvents(events, T.SUB_AGENT_COMPLETED).find((e) => e.subAgent?.task.includes("organise"));
+    expect(organiser?.subAgent?.resultExcerpt).toContain("leaf done");
   });
 
   it("never sends a capability credential to a sub-agent (environment, RPC answers, model requests)", () => {
-    expect(sent.filter((s) => s.what === "launch").length).toBe(8);
-    expect(sent.filter((s) => s.what === "registerSubAgent").length).toBeGreaterThanOrEqual(7);
+    expect(sent.filter((s) => s.what === "launch").length).toBe(10);
+    expect(sent.filter((s) => s.what === "registerSubAgent").length).toBeGreaterThanOrEqual(9);
     expect(sent.filter((s) => s.what === "subAgentExecuteTool").length).toBeGreaterThanOrEqual(4);
     for (const s of sent) expect(json(s.message), `${s.what} sent to a sub-agent`).not.toContain(LAB_SECRET);
     // The capability did get it (the lab tool reports key_present), and the model key is only in the environment.
