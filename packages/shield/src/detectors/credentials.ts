@@ -18,6 +18,7 @@ function pathDetector(id: string, severity: "block" | "escalate", description: s
 }
 
 const base = (p: string): string => p.slice(p.lastIndexOf("/") + 1);
+const CLI_TOKEN_NAMES = new Set(["gh", "aws", "gcloud", "az", "kubectl", "git", "security", "secret-tool", "gpg", "pass", "gopass", "op", "bw", "lpass", "vault", "heroku", "npm", "keyring", "cmdkey"]);
 export const SECRET_VAR = /^([A-Z0-9_]*(SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIALS?|AUTH)[A-Z0-9_]*|DATABASE_URL|AWS_SESSION_TOKEN)$/i;
 
 export const credentials: Detector[] = [
@@ -90,6 +91,7 @@ export const credentials: Detector[] = [
     description: "Asking CLIs and keychains to print tokens or secrets",
     detect(s) {
       const c = findCommand(s, (c) => {
+        if (!CLI_TOKEN_NAMES.has(c.name) && !c.name.startsWith("docker-credential-")) return false;
         const a = c.args.join(" ");
         return (c.name === "gh" && /^auth (token|status.*(-t|--show-token))/.test(a)) ||
           (c.name === "aws" && /^(configure (get|export-credentials)|sts get-session-token|ecr get-login|secretsmanager get-secret-value|ssm get-parameters?.*--with-decryption)/.test(a)) ||

@@ -1,5 +1,4 @@
 import type { Detector } from "./types.js";
-import { matchHost } from "../policy/match.js";
 import { cmdText, findCommand, hasEgress } from "./util.js";
 
 /** Capture, paste and tunnel services that exist to receive data from anywhere. */
@@ -13,6 +12,14 @@ export const CAPTURE_HOSTS = [
   "beeceptor.com", "*.beeceptor.com", "postb.in", "*.free.beeceptor.com", "hookbin.com", "*.x.pipedream.net", "requestcatcher.com", "*.requestcatcher.com",
   "*.requestrepo.com", "ptpb.pw", "anonfiles.com", "gofile.io", "*.gofile.io", "wetransfer.com", "send.vis.ee", "oshi.at", "filebin.net",
 ];
+const CAPTURE_SET = new Set(CAPTURE_HOSTS.map((h) => h.replace(/^\*\./, "")));
+
+/** The host or one of its parent domains is a capture service (`*.x` entries match x too). */
+function isCaptureHost(host: string): boolean {
+  for (let h = host; h.includes("."); h = h.slice(h.indexOf(".") + 1)) if (CAPTURE_SET.has(h)) return true;
+  return false;
+}
+
 const CHAT_WEBHOOKS = /^(hooks\.slack\.com|(discord|discordapp)\.com|api\.telegram\.org|outlook\.office\.com|.*\.webhook\.office\.com)$/;
 const DISPOSABLE_MAIL = /@(mailinator\.com|guerrillamail\.\w+|sharklasers\.com|10minutemail\.\w+|temp-mail\.\w+|tempmail\.\w+|yopmail\.\w+|trashmail\.\w+|dispostable\.com|maildrop\.cc|getnada\.com|mohmal\.com|throwawaymail\.com|emailondeck\.com)$/;
 const PRIVATE_IP = /^(10\.|127\.|0\.|169\.254\.|192\.168\.|172\.(1[6-9]|2\d|3[01])\.|100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\.)/;
@@ -24,7 +31,7 @@ export const exfil: Detector[] = [
     severity: "block",
     description: "Requests to paste sites, request catchers, OAST/DNS-log and tunnel services",
     detect(s) {
-      const capture = s.urls.filter((u) => CAPTURE_HOSTS.some((h) => matchHost(h, u.host, u.port) || (h.startsWith("*.") && u.host === h.slice(2))));
+      const capture = s.urls.filter((u) => isCaptureHost(u.host));
       const u = capture.find((u) => u.active);
       if (u !== undefined) return { reason: `sends to a data-capture/paste service: ${u.host}` };
       // written into code, a delegated task or a mail: the next step would send there

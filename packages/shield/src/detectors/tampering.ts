@@ -2,6 +2,8 @@ import { isInside } from "../normalize/paths.js";
 import type { Detector } from "./types.js";
 import { cmdText, commandViews, findCommand, firstView } from "./util.js";
 
+const PALISADE_PATH = /\/(\.config|\.local\/share)\/palisade(\/|$)|\/palisade\.(db|sqlite)(-wal|-shm|-journal)?$|\/\.palisade(\/|$)/i;
+
 export const tampering: Detector[] = [
   {
     id: "tamper.palisade-files",
@@ -9,8 +11,8 @@ export const tampering: Detector[] = [
     severity: "block",
     description: "Touching Palisade's own configuration, data, audit log or policies",
     detect(s) {
-      const dirs = [`${s.ctx.home}/.config/palisade`, `${s.ctx.home}/.local/share/palisade`, ...s.ctx.protectedPaths];
-      const p = s.paths.find((p) => dirs.some((d) => isInside(p.path, d)) || /\/palisade\.(db|sqlite)(-wal|-shm|-journal)?$|\/\.palisade(\/|$)/i.test(p.path) || /\/(\.config|\.local\/share)\/palisade(\/|$)/i.test(p.path));
+      if (s.paths.length === 0) return undefined;
+      const p = s.paths.find((p) => PALISADE_PATH.test(p.path) || s.ctx.protectedPaths.some((d) => isInside(p.path, d)));
       return p !== undefined ? { reason: `Palisade's own files: ${p.path}` } : undefined;
     },
   },

@@ -61,6 +61,8 @@ interface Word {
   splits: number[];
 }
 
+const PLAIN_RUN = /[^\s;&|()<>\\'"$`]+/y;
+
 type Token = { kind: "word"; word: Word } | { kind: "op"; op: string } | { kind: "redir"; op: string };
 
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "busybox", "mksh", "tcsh", "csh"]);
@@ -307,6 +309,14 @@ class Lexer {
     const s = this.s;
     const w: Word = { value: "", nested: [], quoted: false, vars: [], splits: [] };
     while (this.i < s.length) {
+      PLAIN_RUN.lastIndex = this.i;
+      const run = PLAIN_RUN.exec(s);
+      if (run !== null) {
+        // fast path: a run of ordinary characters goes in as one slice
+        w.value += run[0];
+        this.i += run[0].length;
+        continue;
+      }
       const c = s[this.i] ?? "";
       if (" \t\r\n;&|()".includes(c) || ((c === "<" || c === ">") && s[this.i + 1] !== "(")) break;
       if ((c === "<" || c === ">") && s[this.i + 1] === "(") {
