@@ -1,14 +1,26 @@
 // Limits end to end: the wall clock (short here) and the concurrency limit (the default, 10).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { T, ask, startLab, subAgentEvents } from "./harness.js";
+import { subAgentLaunchSpec } from "@palisade/subagent";
+import { T, ask, fromSubAgent, startLab, subAgentEvents } from "./harness.js";
 import type { Lab } from "./harness.js";
 import { rules } from "./script.js";
 
 describe("sub-agent limits", () => {
   let lab: Lab;
   const pids: number[] = [];
+  let sandboxed = true;
   beforeAll(async () => {
-    lab = await startLab(rules, { limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 3000 } }, subAgents: { limits: { killGraceMs: 1000 } } });
+    lab = await startLab(rules, {
+      limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 3000 } },
+      subAgents: {
+        limits: { killGraceMs: 1000 },
+        // The default launcher, with the permission flags left out when a test asks for it.
+        launcher: (req) => {
+          const spec = subAgentLaunchSpec({ engineAddress: req.engineAddress, token: req.token, sandbox: sandboxed, ...(req.model.apiKey ? { apiKey: req.model.apiKey } : {}) });
+          return { command: spec.command, args: spec.args, env: spec.env };
+        },
+      },
+    });
     lab.engine.tapSubAgents((what, m) => {
       if (what === "spawned") pids.push((m as { pid: number }).pid);
     });
@@ -22,6 +34,18 @@ describe("sub-agent limits", () => {
     expect(Number(failed?.elapsedMs)).toBeGreaterThanOrEqual(3000);
     expect(Number(failed?.elapsedMs)).toBeLessThan(6000);
     expect(events.at(-1)?.responseComplete?.content).toContain('"state":"failed"');
+  });
+
+  it("refuses a sub-agent whose sandbox self-probe shows it unconfined", async () => {
+    sandboxed = false;
+    try {
+      const events = await ask(lab, "[unconfined] delegate");
+      const failed = subAgentEvents(events, T.SUB_AGENT_FAILED)[0]?.subAgent;
+      expect(failed?.error).toMatch(/^refusing an unconfined sub-agent: Node permission model is not active; it could write a file; it could spawn a process/);
+      expect(lab.model.chatRequests().some((r) => fromSubAgent(r) && JSON.stringify(r.messages).includes("[unconfined] anything"))).toBe(false);
+    } finally {
+      sandboxed = true;
+    }
   });
 
   it("refuses the 11th concurrent sub-agent with a clear message", async () => {
