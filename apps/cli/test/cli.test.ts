@@ -101,10 +101,9 @@ describe("palisade command line", () => {
     expect(seen).toEqual([["check", "--json", "tool"]]);
   });
 
-  it("the delegation table names the packages that will provide shield, capability, audit and engine", () => {
+  it("the delegation table names the packages that will provide shield, capability and audit", () => {
     expect(DELEGATES.shield).toMatchObject({ packageName: "@palisade/shield", exportName: "runShieldCli" });
     expect(DELEGATES.capability.packageName).toBe("@palisade/capabilities");
     expect(DELEGATES.audit.packageName).toBe("@palisade/store");
-    expect(DELEGATES.engine.packageName).toBe("@palisade/engine");
   });
 });

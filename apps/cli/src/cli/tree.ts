@@ -47,7 +47,10 @@ export const COMMAND_TREE: CommandSpec = {
         {
           name: "start",
           summary: "start the Engine (in the background unless --foreground)",
-          options: { foreground: { type: "boolean", description: "run in this terminal until Ctrl+C or SIGTERM" } },
+          options: {
+            foreground: { type: "boolean", description: "run in this terminal until Ctrl+C or SIGTERM" },
+            demo: { type: "boolean", description: "use the scripted demo model instead of a real LLM" },
+          },
           run: engineStart,
         },
         { name: "stop", summary: "ask the running Engine to shut down gracefully", run: engineStop },

@@ -41,7 +41,7 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   } catch (err) {
     reason = engineAvailable
       ? err instanceof CliError ? err.message : String(err)
-      : "No Engine is running, and this build cannot start one yet (@palisade/engine has no runEngineCli).";
+      : "No Engine is running, and this build cannot start one (@palisade/engine is missing).";
   }
   if (!conn || !conn.status.modelConfigured) {
     conn?.close();

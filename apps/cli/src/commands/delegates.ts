@@ -18,7 +18,6 @@ export const DELEGATES = {
   shield: { packageName: "@palisade/shield", exportName: "runShieldCli", what: "Shield policy checks" },
   capability: { packageName: "@palisade/capabilities", exportName: "runCapabilityCli", what: "capability inspection" },
   audit: { packageName: "@palisade/store", exportName: "runAuditCli", what: "audit-chain verification" },
-  engine: { packageName: "@palisade/engine", exportName: "runEngineCli", what: "the Engine process" },
 } satisfies Record<string, Delegate>;
 
 type DelegateFn = (argv: string[], io: CliIo) => Promise<number>;
@@ -53,7 +52,8 @@ export function runDelegated(delegate: Delegate): (ctx: CommandContext) => Promi
   };
 }
 
-/** Whether this build can start an Engine (its package provides the entry point). */
+/** Whether this build can start an Engine (@palisade/engine provides startEngine). */
 export async function canStartEngine(): Promise<boolean> {
-  return (await loadDelegate(DELEGATES.engine)) !== undefined;
+  const { loadStartEngine } = await import("./engine-foreground.js");
+  return (await loadStartEngine()) !== undefined;
 }

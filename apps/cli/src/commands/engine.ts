@@ -6,21 +6,17 @@ import { connectToEngine } from "../engine/connect.js";
 import { describeRpcError } from "../engine/errors.js";
 import { formatStatus, statusToJson } from "../format/status.js";
 import { pathsOf, flag, workspaceOf } from "./common.js";
-import { DELEGATES, loadDelegate, notAvailable } from "./delegates.js";
+import { runEngineForeground } from "./engine-foreground.js";
 
 export async function engineStart(ctx: CommandContext): Promise<number> {
   const paths = pathsOf(ctx);
-  if (flag(ctx, "foreground")) {
-    const run = await loadDelegate(DELEGATES.engine);
-    if (!run) throw notAvailable(DELEGATES.engine, "palisade engine start --foreground");
-    return run(ctx.rawArgs, ctx.io);
-  }
+  if (flag(ctx, "foreground")) return runEngineForeground(ctx.io, { paths, workspace: workspaceOf(ctx), demo: flag(ctx, "demo") });
   const running = await findEngine(paths);
   if (running) {
     println(ctx.io.stdout, `The Engine is already running (pid ${running.info.pid}, ${running.address}).`);
     return ExitCode.OK;
   }
-  const conn = await connectToEngine(paths, { start: true, workspace: workspaceOf(ctx), env: ctx.io.env });
+  const conn = await connectToEngine(paths, { start: true, workspace: workspaceOf(ctx), env: ctx.io.env, engineArgs: flag(ctx, "demo") ? ["--demo"] : [] });
   println(ctx.io.stdout, `Engine started: pid ${conn.endpoint.info.pid}, ${conn.endpoint.address}, log ${paths.logFile}`);
   conn.close();
   return ExitCode.OK;
