@@ -59,5 +59,6 @@ describe("sub-agent limits", () => {
     expect(subAgentEvents(events, T.SUB_AGENT_SPAWNED)).toHaveLength(10);
     const listed = await lab.client.listSubAgents({ sessionId: events[0]?.sessionId ?? "" });
     expect(listed.agents.filter((a) => a.state === "running")).toHaveLength(10);
+    expect((await lab.client.getStatus({})).runningSubAgents).toBe(10);
   });
 });

@@ -199,7 +199,10 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
         host,
         shield,
         approvals,
-        status: () => buildStatus({ config, dataDir, startedAt, link, supervisor, shield, store, host, turns, sessions }),
+        status: async () => ({
+          ...(await buildStatus({ config, dataDir, startedAt, link, supervisor, shield, store, host, turns, sessions })),
+          runningSubAgents: subAgents.running().length, // sub-agents (issue 8)
+        }),
         shutdown: (deadlineMs) => {
           // Answer the RPC first, then stop.
           setTimeout(() => void stop(deadlineMs), 10);
