@@ -1,4 +1,3 @@
-import type { TextView } from "../normalize/subject.js";
 import type { Detector } from "./types.js";
 import { clip, describe } from "./util.js";
 
@@ -6,12 +5,14 @@ function injection(id: string, description: string, re: RegExp): Detector {
   return {
     id, category: "injection", severity: "block", description,
     detect(s) {
-      const facing = new Set<TextView>(s.modelFacing);
-      for (const v of [...s.modelFacing, ...s.views]) {
+      // text that reaches another model first: a hit there blocks
+      for (const v of s.modelFacing) {
         const m = re.exec(v.text);
-        if (m === null) continue;
-        const toModel = facing.has(v) || v.origin === "tags";
-        return { reason: `${description.toLowerCase()} ${describe(v)}: "${clip(m[0])}"`, severity: toModel ? "block" : "escalate" };
+        if (m !== null) return { reason: `${description.toLowerCase()} ${describe(v)}: "${clip(m[0])}"`, severity: "block" };
+      }
+      for (const v of s.views) {
+        const m = re.exec(v.text);
+        if (m !== null) return { reason: `${description.toLowerCase()} ${describe(v)}: "${clip(m[0])}"`, severity: v.origin === "tags" ? "block" : "escalate" };
       }
       return undefined;
     },
@@ -40,7 +41,7 @@ export const injectionDetectors: Detector[] = [
     description: "Requests to reveal the system prompt or the agent's configuration",
     detect(s) {
       const re = /\b(reveal|print|show|repeat|output|leak|dump|tell me|display|share)\b[^.\n]{0,30}?\b(your |the )?(full |entire |original |hidden )?(system prompt|initial prompt|instructions you were given|configuration|api keys? you|hidden instructions)/i;
-      const v = [...s.modelFacing, ...s.views].find((x) => re.test(x.text));
+      const v = s.modelFacing.find((x) => re.test(x.text)) ?? s.views.find((x) => re.test(x.text));
       return v !== undefined ? { reason: `asks to reveal the agent's prompt or configuration ${describe(v)}` } : undefined;
     },
   },

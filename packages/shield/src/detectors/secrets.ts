@@ -2,20 +2,31 @@ import type { Subject, TextView } from "../normalize/subject.js";
 import type { Detector } from "./types.js";
 import { describe, hasEgress } from "./util.js";
 
-/** Views whose content leaves the machine (or reaches another agent). */
-function outgoing(s: Subject): { views: TextView[]; leaves: boolean } {
-  if (s.kind === "shell") return { views: s.views, leaves: hasEgress(s) };
-  if (s.outgoing.length > 0) return { views: [...s.outgoing, ...s.views], leaves: true };
-  return { views: s.views, leaves: false };
+interface Outgoing {
+  views: TextView[];
+  leaves: boolean;
+  out: Set<TextView>;
+}
+const memo = new WeakMap<Subject, Outgoing>();
+
+/** Views whose content leaves the machine (or reaches another agent); computed once per subject. */
+function outgoing(s: Subject): Outgoing {
+  let o = memo.get(s);
+  if (o === undefined) {
+    if (s.kind === "shell") o = { views: s.views, leaves: hasEgress(s), out: new Set(s.outgoing) };
+    else if (s.outgoing.length > 0) o = { views: [...s.outgoing, ...s.views], leaves: true, out: new Set(s.outgoing) };
+    else o = { views: s.views, leaves: false, out: new Set() };
+    memo.set(s, o);
+  }
+  return o;
 }
 
 function secret(id: string, description: string, re: RegExp, severity: "block" | "escalate" = "block", onlyLeaving = false): Detector {
   return {
     id, category: "secrets", severity, description,
     detect(s) {
-      const { views, leaves } = outgoing(s);
+      const { views, leaves, out } = outgoing(s);
       if (onlyLeaving && !leaves) return undefined;
-      const out = new Set(s.outgoing);
       for (const v of views) {
         const m = re.exec(v.text);
         if (m === null) continue;

@@ -29,6 +29,32 @@ function toolMatch(glob: string, tool: string): boolean {
   return m(tool);
 }
 
+/** Per rule: one matcher for its tool globs, path matchers per (home, workspace). */
+interface Compiled {
+  tools: ((tool: string) => boolean) | undefined;
+  paths: Map<string, ((p: string) => boolean)[]>;
+}
+const compiled = new WeakMap<PolicyRule, Compiled>();
+function compile(rule: PolicyRule): Compiled {
+  let c = compiled.get(rule);
+  if (c === undefined) {
+    const tools = rule.tools.length > 0 ? picomatch(rule.tools, { dot: true }) : undefined;
+    c = { tools, paths: new Map() };
+    compiled.set(rule, c);
+  }
+  return c;
+}
+function rulePathMatchers(rule: PolicyRule, c: Compiled, home: string, workspace: string): ((p: string) => boolean)[] {
+  const key = `${home}\u0000${workspace}`;
+  let m = c.paths.get(key);
+  if (m === undefined) {
+    m = (rule.paths ?? []).map((g) => pathMatcher(g, home, workspace));
+    if (c.paths.size > 64) c.paths.clear();
+    c.paths.set(key, m);
+  }
+  return m;
+}
+
 const argRegexCache = new Map<string, RegExp>();
 function argRegex(src: string): RegExp {
   let re = argRegexCache.get(src);
@@ -50,7 +76,8 @@ export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
   const { ctx } = s;
   if (rule.when?.modes !== undefined && !rule.when.modes.includes(ctx.mode)) return false;
   if (rule.when?.subAgent !== undefined && rule.when.subAgent !== (ctx.subAgent !== undefined)) return false;
-  if (rule.tools.length > 0 && !rule.tools.some((g) => toolMatch(g, s.tool))) return false;
+  const c = compile(rule);
+  if (c.tools !== undefined && !c.tools(s.tool)) return false;
   if (rule.methods !== undefined) {
     const method = typeof s.args["method"] === "string" ? s.args["method"].toUpperCase() : "GET";
     if (!rule.methods.includes(method)) return false;
@@ -62,7 +89,7 @@ export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
     }
   }
   if (rule.paths !== undefined) {
-    const globs = rule.paths.map((g) => pathMatcher(g, ctx.home, ctx.workspace));
+    const globs = rulePathMatchers(rule, c, ctx.home, ctx.workspace);
     if (!quantify(s.paths, allow, (p) => globs.some((m) => m(p.path)), true)) return false;
   }
   if (rule.commands !== undefined) {
