@@ -5,7 +5,7 @@
 // node bench/subagents.mjs
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defaultConfig, startEngine } from "@palisade/engine";
@@ -121,7 +121,10 @@ printTable("parallel sub-agents (ms, p50; each sub-agent: 4 model calls of 100 m
   { case: "10 sub-agents in parallel", turn: tenTurn.p50, spawn_to_last_done: tenWork.p50 },
   { case: "ratio 10 / 1 (1.0 = perfectly parallel, 10 = serial)", turn: tenTurn.p50 / oneTurn.p50, spawn_to_last_done: tenWork.p50 / oneWork.p50 },
 ]);
+console.log(`\nmachine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} (ten sub-agents are ten Node processes: on 2 cores their start-up is CPU-bound)`);
 const file = writeResult("subagents", {
+  cores: cpus().length,
+  loadAverage: loadavg(),
   modelLatencyMs: MODEL_LATENCY_MS,
   nodeStartToExitMs: node,
   spawnToRegisteredMs: { oneAtATime: regOne, tenAtOnce: regTen },
