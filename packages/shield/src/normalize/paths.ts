@@ -1,5 +1,3 @@
-import { posix } from "node:path";
-
 export interface PathBase {
   home: string;
   workspace: string;
@@ -20,10 +18,20 @@ export function normalizePath(raw: string, base: PathBase, cwd?: string): string
     const m = /^~([A-Za-z0-9._-]+)(.*)$/.exec(p);
     if (m !== null) p = (m[1] === "root" ? "/root" : `/home/${m[1]}`) + (m[2] ?? "");
   }
-  if (!p.startsWith("/")) p = posix.join(cwd ?? base.workspace, p);
-  p = posix.normalize(p);
-  if (p.length > 1 && p.endsWith("/")) p = p.slice(0, -1);
-  return p;
+  if (!p.startsWith("/")) p = `${cwd ?? base.workspace}/${p}`;
+  return collapse(p);
+}
+
+/** `posix.normalize` for absolute paths without its overhead: drops `.`, empty segments, resolves `..`. */
+function collapse(p: string): string {
+  if (!p.includes("/.") && !p.includes("//") && !(p.length > 1 && p.endsWith("/"))) return p;
+  const out: string[] = [];
+  for (const seg of p.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") out.pop();
+    else out.push(seg);
+  }
+  return `/${out.join("/")}`;
 }
 
 export function isInside(path: string, dir: string): boolean {
