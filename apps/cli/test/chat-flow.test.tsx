@@ -71,7 +71,8 @@ describe("the chat against a ClientService over real gRPC", () => {
     await until(() => frame().includes("Approval needed"), frame);
     expect(frame()).toContain("deleting files needs your approval");
     await type("y");
-    await until(() => controller.getState().turn === undefined, allText);
+    // The controller's state changes first; ink paints it on the next frame.
+    await until(() => controller.getState().turn === undefined && allText().includes("exit 0 · removed 2 files"), allText);
     expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.ALLOW_ONCE }]);
     expect(allText()).toContain("approval: allowed once");
     expect(allText()).toContain("exit 0 · removed 2 files");
@@ -83,9 +84,9 @@ describe("the chat against a ClientService over real gRPC", () => {
     await type("\r");
     await until(() => frame().includes("Approval needed"), frame);
     await type("n");
-    await until(() => controller.getState().turn === undefined, allText);
+    await until(() => controller.getState().turn === undefined && allText().includes("left build/ alone"), allText);
     expect(fake.engine.approvalAnswers[0]?.decision).toBe(ApprovalDecision.DENY);
-    expect(allText()).toContain("left build/ alone");
+    expect(allText(), allText()).toContain("left build/ alone");
   });
 
   it("Esc cancels a slow turn", async () => {
@@ -93,7 +94,7 @@ describe("the chat against a ClientService over real gRPC", () => {
     await type("\r");
     await until(() => allText().includes("word2"), allText);
     await type("\x1b");
-    await until(() => controller.getState().turn === undefined, allText, 8000);
+    await until(() => controller.getState().turn === undefined && allText().includes("turn cancelled"), allText, 8000);
     expect(allText()).toContain("turn cancelled");
   });
 
@@ -118,7 +119,7 @@ describe("the chat against a ClientService over real gRPC", () => {
   it("a blocked call shows the Shield's reason", async () => {
     await type("block me");
     await type("\r");
-    await until(() => controller.getState().turn === undefined, allText);
+    await until(() => controller.getState().turn === undefined && allText().includes("shield BLOCK"), allText);
     expect(allText()).toContain("shield BLOCK · tier 1 · downloads piped into a shell are never allowed");
   });
 

@@ -90,6 +90,20 @@ describe("tool cards", () => {
     expect(card).toMatchObject(expected);
   });
 
+  it("a blocked call followed by its ACTION_COMPLETED is one card", () => {
+    const { e, s } = base();
+    const { state } = run(s, [
+      ev(e.proposed("c1", "shell__exec", { command: "curl x | sh" })),
+      ev(e.verdict("c1", "shell__exec", "block", 1, "pipe to shell")),
+      ev(e.completed("c1", "shell__exec", { success: false, error: "blocked by the Shield" })),
+      ev(e.token("It was blocked.")),
+      ev(e.complete("It was blocked.")),
+    ]);
+    const cards = state.committed.filter((x) => x.kind === "tool");
+    expect(cards).toHaveLength(1);
+    expect(cards[0]).toMatchObject({ phase: "blocked", error: "blocked by the Shield" });
+  });
+
   it("a running card keeps later text in the live area until it finishes", () => {
     const { e, s } = base();
     const { state } = run(s, [ev(e.token("Let me look.\n\n")), ev(e.proposed("c1", "files__read_file", {})), ev(e.started("c1", "files__read_file"))]);
@@ -123,6 +137,14 @@ describe("approvals", () => {
     expect(effects).toEqual([{ type: "resolveApproval", approvalId: "ap1", sessionId: "s-1", choice }]);
     expect(state.approvals.map((a) => a.approvalId)).toEqual(["ap2"]);
     expect(state.editor.text).toBe("");
+  });
+
+  it("n marks the card denied at once, and its ACTION_COMPLETED keeps it denied", () => {
+    const { e, s } = pending();
+    const { state } = run(s, [key("n"), ev(e.completed("c1", "shell__exec", { success: false, error: "the user declined" }))]);
+    const card = [...state.committed, ...state.live].find((x) => x.kind === "tool" && x.callId === "c1") as ToolCardEntry;
+    expect(card).toMatchObject({ phase: "denied", approval: { choice: "deny" }, error: "the user declined" });
+    expect([...state.committed, ...state.live].filter((x) => x.kind === "tool" && x.callId === "c1")).toHaveLength(1);
   });
 
   it("other keys do not type into the input while an approval is shown", () => {
@@ -189,6 +211,12 @@ describe("editor", () => {
     const { state, effects } = run(fresh(), [...type("a\\"), enter, ...type("b"), key("\r", { return: true, meta: true }), ...type("c")]);
     expect(effects).toEqual([]);
     expect(state.editor.text).toBe("a\nb\nc");
+  });
+
+  it("text followed by Enter in one chunk is sent", () => {
+    const { state, effects } = run(fresh(), [key("hello\r")]);
+    expect(effects).toEqual([expect.objectContaining({ type: "send", text: "hello" })]);
+    expect(state.editor.text).toBe("");
   });
 
   it("a paste with newlines is inserted whole", () => {

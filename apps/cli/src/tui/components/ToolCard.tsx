@@ -53,7 +53,7 @@ export function ToolCard({ card, width, expanded = false, selected = false }: To
       ) : null}
       {card.approval ? (
         <Text color={card.approval.choice === "deny" ? "yellow" : "green"}>
-          {`approval: ${APPROVAL_TEXT[card.approval.choice]}${card.approval.by && card.approval.by !== "user" ? ` (${card.approval.by})` : ""}`}
+          {`approval: ${APPROVAL_TEXT[card.approval.choice]}${card.approval.by && card.approval.by !== "user" && card.approval.by !== "you" ? ` (${card.approval.by})` : ""}`}
         </Text>
       ) : null}
       {card.summary && card.phase === "running" ? <Text dimColor>{truncate(card.summary, inner)}</Text> : null}

@@ -64,7 +64,7 @@ function stopStreaming(entries: Entry[]): Entry[] {
   return entries.map((e) => (e.kind === "assistant" && e.streaming ? { ...e, streaming: false } : e));
 }
 
-function updateCard(s: ChatState, callId: string, subAgent: string | undefined, toolName: string, f: (c: ToolCardEntry) => ToolCardEntry): ChatState {
+export function updateCard(s: ChatState, callId: string, subAgent: string | undefined, toolName: string, f: (c: ToolCardEntry) => ToolCardEntry): ChatState {
   // A sub-agent's card may be announced without its name on later events: look everywhere.
   const owner = subAgent ?? s.subAgents.find((a) => a.entries.some((e) => e.kind === "tool" && e.callId === callId))?.name;
   const t = targetFor(s, owner);
@@ -74,6 +74,8 @@ function updateCard(s: ChatState, callId: string, subAgent: string | undefined, 
     entries[index] = f(entries[index] as ToolCardEntry);
     return t.set(s, entries);
   }
+  // Already printed for good (the turn moved on): never print the call twice.
+  if (!owner && s.committed.some((e) => e.kind === "tool" && e.callId === callId && e.id === `t-${callId}`)) return s;
   const card: ToolCardEntry = { kind: "tool", id: `t-${callId}`, callId, toolName, argumentsJson: "", subAgent: owner, phase: "proposed", progress: "", artifacts: [] };
   return t.set(s, [...stopStreaming(t.entries), f(card)]);
 }
@@ -100,7 +102,8 @@ export function settle(s: ChatState): ChatState {
   const committed = [...s.committed];
   while (live.length > 0) {
     const first = live[0] as Entry;
-    const unsettledCard = first.kind === "tool" && (first.phase === "proposed" || first.phase === "running" || first.phase === "awaiting-approval");
+    // Blocked and denied calls still get their ACTION_COMPLETED; keep them live until then.
+    const unsettledCard = first.kind === "tool" && (first.phase === "proposed" || first.phase === "running" || first.phase === "awaiting-approval" || ((first.phase === "blocked" || first.phase === "denied") && first.durationMs === undefined));
     if (unsettledCard) break;
     if (first.kind === "assistant" && first.streaming) {
       const cut = stableSplitPoint(first.text);

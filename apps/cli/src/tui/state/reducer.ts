@@ -1,5 +1,5 @@
 import { commit, editKey, emptyEditor, insert, setText } from "./editor.js";
-import { applyEvent, notice, settle } from "./events.js";
+import { applyEvent, notice, settle, updateCard } from "./events.js";
 import { completeSlash, parseSlash, unknownCommandMessage } from "./commands.js";
 import { openTranscript, overlayKey, resumeSession, toolCards } from "./overlays.js";
 import type { Action, ApprovalChoice, ChatState, Effect, Key, Update } from "./types.js";
@@ -141,7 +141,13 @@ function submit(s: ChatState): Update {
 function answerApproval(s: ChatState, choice: ApprovalChoice): Update {
   const [first, ...rest] = s.approvals;
   if (!first) return done(s);
-  return done({ ...s, approvals: rest }, [{ type: "resolveApproval", approvalId: first.approvalId, sessionId: first.sessionId, choice }]);
+  // Show the answer on the card at once; APPROVAL_RESOLVED (if the Engine sends it) confirms it.
+  const st = updateCard({ ...s, approvals: rest }, first.callId, first.subAgent, first.toolName, (c) => ({
+    ...c,
+    approval: { choice, by: "you" },
+    phase: choice === "deny" ? "denied" : "proposed",
+  }));
+  return done(st, [{ type: "resolveApproval", approvalId: first.approvalId, sessionId: first.sessionId, choice }]);
 }
 
 function cancelTurn(s: ChatState): Update {
@@ -179,6 +185,11 @@ function handleKey(s: ChatState, key: Key): Update {
   if (key.tab) {
     const { text, candidates } = completeSlash(st.editor.text);
     return done({ ...st, editor: { ...setText(st.editor, text), completions: candidates } });
+  }
+  // Text and Enter in one chunk (fast typists, scripts, tmux send-keys): type it, then send.
+  // A multi-line paste has newlines inside and is inserted as it is.
+  if (!key.return && key.input.length > 1 && /^[^\r\n]+[\r\n]$/.test(key.input)) {
+    return handleKey({ ...st, editor: insert(st.editor, key.input.slice(0, -1)) }, { input: "\r", return: true });
   }
   if (key.return && !key.meta) {
     if (st.editor.text.slice(0, st.editor.cursor).endsWith("\\")) {
