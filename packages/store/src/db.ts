@@ -7,9 +7,11 @@ export type Synchronous = "full" | "normal";
 
 export interface OpenOptions {
   /**
-   * "full" (default) fsyncs the WAL on every commit: a committed turn survives a process kill
-   * *and* a power cut or kernel crash. "normal" survives a process kill only (WAL) and is
-   * for bulk loads and benchmarks.
+   * "full" (default) fsyncs the WAL on every commit, blocking the caller: a committed turn
+   * survives a process kill *and* a power cut or kernel crash. With "normal" a commit survives
+   * a process kill (WAL in the OS page cache) and `Store.sync()` makes it survive a power cut
+   * too, fsyncing off the event loop for all writers at once (the Engine's choice); without
+   * `sync()` it is for bulk loads and benchmarks.
    */
   synchronous?: Synchronous;
   /** Open without writing anything (other processes reading the Engine's database). */

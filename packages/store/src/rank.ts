@@ -14,9 +14,9 @@ const B = 0.75;
 
 /** Tokens as FTS5's `unicode61 remove_diacritics 2` sees them (close enough for ranking). */
 export function tokenize(text: string): string[] {
-  return text
-    .normalize("NFKD")
-    .replace(/\p{M}/gu, "")
+  // eslint-disable-next-line no-control-regex -- ASCII fast path: nothing to decompose
+  const folded = /^[\u0000-\u007f]*$/.test(text) ? text : text.normalize("NFKD").replace(/\p{M}/gu, "");
+  return folded
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter((t) => t !== "");

@@ -38,8 +38,8 @@ export interface SearchResult {
   totalIsLowerBound: boolean;
 }
 
-export const RARE = 3000;
-export const WINDOW = 500;
+export const RARE = 500;
+export const WINDOW = 200;
 const SNIPPET = "'[', ']', '…', 12";
 
 interface Side {

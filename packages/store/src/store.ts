@@ -17,6 +17,7 @@ import {
 } from "./records.js";
 import type { NewArtifact, NewEvent, NewMemory } from "./records.js";
 import { search } from "./search.js";
+import { WalSync } from "./sync.js";
 import type { SearchOptions, SearchResult } from "./search.js";
 import type {
   ArtifactRecord, AuditRecord, EventRecord, MemoryRecord, MessageRecord, SessionRecord, SubAgentRunRecord, ToolCallRecord,
@@ -57,15 +58,28 @@ export interface CommittedTurn {
 export class Store {
   private db: Db | null;
   readonly path: string;
+  private readonly walSync: WalSync | undefined;
 
-  private constructor(db: Db, path: string) {
+  private constructor(db: Db, path: string, relaxed: boolean) {
     this.db = db;
     this.path = path;
+    this.walSync = relaxed ? new WalSync(path) : undefined;
   }
 
   /** Opens (creating if needed) and migrates the database at `path`. */
   static open(path: string, options: OpenOptions = {}): Store {
-    return new Store(openDb(path, options), path);
+    return new Store(openDb(path, options), path, options.synchronous === "normal" && !options.readonly);
+  }
+
+  /**
+   * Resolves once every commit made so far survives a power cut. With synchronous "full" each
+   * commit already did (resolves at once); with "normal" this fsyncs the WAL on the thread pool,
+   * one fsync for all callers waiting together, so a busy Engine neither blocks its event loop
+   * on the disk nor pays one fsync per write.
+   */
+  sync(): Promise<void> {
+    if (this.db === null) return Promise.reject(new StoreError("CLOSED", `store ${this.path} is closed`));
+    return this.walSync ? this.walSync.sync() : Promise.resolve();
   }
 
   private get d(): Db {

@@ -38,7 +38,7 @@ function killMidStream(path: string, synchronous: string, minTurns: number): Pro
 }
 
 describe("crash safety", () => {
-  it.each(["full", "normal"])("every turn reported committed survives SIGKILL (synchronous=%s)", async (synchronous) => {
+  it.each(["full", "normal", "normal+sync"])("every turn reported committed survives SIGKILL (synchronous=%s)", async (synchronous) => {
     const path = join(tempDir(), "crash.db");
     const committed = await killMidStream(path, synchronous, 300);
     expect(committed.length).toBeGreaterThanOrEqual(300);

@@ -122,7 +122,7 @@ describe("search", () => {
     });
     const r = store.search("status", { limit: 3 });
     expect(r.totalIsLowerBound).toBe(true);
-    expect(r.total).toBe(500);
+    expect(r.total).toBe(200);
     expect(r.hits[0]).toMatchObject({ seq: 3101, snippet: "[status] [status] [status]" });
     for (let i = 1; i < r.hits.length; i++) expect(r.hits[i - 1]!.rank).toBeLessThanOrEqual(r.hits[i]!.rank);
     // A rare term alongside keeps the exact path: one hit, exact total.
