@@ -105,7 +105,6 @@ describe("sub-agents end to end", () => {
     const cancelled = endOf(events, T.SUB_AGENT_CANCELLED);
     expect(cancelled?.state).toBe("cancelled");
     expect(cancelled?.error).toContain("cancel_agent");
-    expect(events.some((e) => e.actionStarted?.toolName === "lab__slow" && e.actionStarted.subAgentName === cancelled?.name)).toBe(true);
     const pid = pids.get(cancelled?.name ?? "") ?? 0;
     expect(pid).toBeGreaterThan(0);
     await waitFor(() => !alive(pid), { timeoutMs: 8000, message: "the cancelled sub-agent's process to exit" });
@@ -116,6 +115,7 @@ describe("sub-agents end to end", () => {
     for await (const ev of lab.client.sendMessage({ content: "[parent-cancel] delegate waiting" }, { timeoutMs: 60_000 })) {
       events.push(ev);
       if (ev.eventType === T.ACTION_STARTED && ev.actionStarted?.toolName === "lab__slow") {
+        expect((await lab.client.getStatus({})).runningSubAgents).toBe(1);
         await lab.client.cancelMessage({ sessionId: ev.sessionId, messageId: ev.messageId });
       }
     }

@@ -57,8 +57,9 @@ describe("sub-agent limits", () => {
     expect(refused?.error).toMatch(/^Refused: 10 sub-agents are already running, the limit \(limits\.sub_agents\.max_concurrent = 10\)/);
     expect(refused?.error).toContain("cancel_agent");
     expect(subAgentEvents(events, T.SUB_AGENT_SPAWNED)).toHaveLength(10);
+    // The ten named in the refusal are the ten this turn spawned (they may have timed out since: 3 s here).
     const listed = await lab.client.listSubAgents({ sessionId: events[0]?.sessionId ?? "" });
-    expect(listed.agents.filter((a) => a.state === "running")).toHaveLength(10);
-    expect((await lab.client.getStatus({})).runningSubAgents).toBe(10);
+    expect(listed.agents).toHaveLength(10);
+    for (const a of listed.agents) expect(refused?.error).toContain(a.name);
   });
 });

@@ -18,6 +18,8 @@ import type { AgentToolCall, AgentToolHandler } from "./tools.js";
 import { handleAgentTool } from "./tool-handlers.js";
 
 const T = PipelineEventType;
+/** Finished runs kept in memory for agent_status / agent_result / list_agents. */
+const FINISHED_KEPT = 200;
 const EVENT_OF: Record<Exclude<SubAgentState, "running">, PipelineEventType> = {
   completed: T.SUB_AGENT_COMPLETED,
   failed: T.SUB_AGENT_FAILED,
@@ -47,7 +49,7 @@ export class SubAgentManager implements AgentToolHandler {
   private readonly saving = new Set<Promise<void>>();
   private readonly taps = new Set<(what: string, message: unknown) => void>();
   private capabilities: ToolHost | undefined;
-  private deps: Omit<SubAgentDeps, "runs" | "launcher" | "limits"> | undefined;
+  private deps: SubAgentDeps | undefined;
   private engineAddress: () => string = () => "";
 
   constructor(private readonly options: SubAgentManagerOptions) {
@@ -61,7 +63,7 @@ export class SubAgentManager implements AgentToolHandler {
   }
 
   /** Connects the manager to the Engine once the pipeline exists; the address is read at each spawn. */
-  attach(deps: Omit<SubAgentDeps, "runs" | "launcher" | "limits">, engineAddress: () => string): void {
+  attach(deps: SubAgentDeps, engineAddress: () => string): void {
     this.deps = deps;
     this.engineAddress = engineAddress;
     // Cancelling a turn (CancelMessage, session deletion, shutdown) stops the session's sub-agents.
@@ -236,7 +238,18 @@ export class SubAgentManager implements AgentToolHandler {
     } else {
       terminate(run.child, this.limits.killGraceMs);
     }
+    this.pipelines.delete(run);
     this.persist(run);
+    this.evict();
+  }
+
+  /** Forgets the oldest finished runs beyond FINISHED_KEPT (the store keeps them). */
+  private evict(): void {
+    const finished = [...this.byName.values()].filter((r) => !r.running);
+    for (const run of finished.slice(0, Math.max(0, finished.length - FINISHED_KEPT))) {
+      this.byName.delete(run.name);
+      this.tokens.remove(run.init.token);
+    }
   }
 
   private emit(run: SubAgentRun, eventType: PipelineEventType): void {

@@ -83,12 +83,10 @@ export interface SubAgentRunStore {
   close(): Promise<void>;
 }
 
+/** What the manager needs from the Engine once the pipeline exists (see SubAgentManager.attach). */
 export interface SubAgentDeps {
   /** The turn pipeline's collaborators: sub-agent tool calls run through the same pipeline. */
   env: TurnEnv;
   /** The running turn of a session (at most one), i.e. the turn a spawn_agent call belongs to. */
   currentTurn(sessionId: string): Turn | undefined;
-  runs: SubAgentRunStore;
-  launcher?: SubAgentLauncher;
-  limits?: Partial<SubAgentLimits>;
 }
