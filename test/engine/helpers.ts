@@ -61,10 +61,18 @@ export interface E2EOptions {
   model?: ScriptedServerOptions;
   extraConfig?: string;
   approvalTimeoutS?: number;
-  /** Built-in capabilities to leave out (http, documents and mail always are). */
+  /** Built-in capabilities to leave out (http, documents and mail are unless `enable`d). */
   disable?: string[];
+  /** Of http, documents and mail: the ones to keep. */
+  enable?: string[];
   /** More `capabilities:` list items (YAML lines, indented by two). */
   capabilities?: string[];
+  /**
+   * Automatic session titles (default off here: the title call would take replies queued for
+   * the Agent). More `history:` keys as YAML lines indented by two.
+   */
+  autoTitle?: boolean;
+  history?: string[];
 }
 
 export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
@@ -76,7 +84,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
   writeFileSync(join(workspace, "a.txt"), "alpha\n");
   writeFileSync(join(workspace, "b.txt"), "beta\n");
   writeFileSync(join(dir, "policy.yaml"), TEST_POLICY);
-  const disabled = ["http", "documents", "mail", ...(opts.disable ?? [])];
+  const disabled = [...["http", "documents", "mail"].filter((id) => !opts.enable?.includes(id)), ...(opts.disable ?? [])];
   const model = await startScriptedServer(opts.model ?? {});
   mkdirSync(join(dir, "cfg"));
   const configPath = join(dir, "cfg", "config.yaml");
@@ -95,6 +103,9 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       "limits:",
       `  approval_timeout_s: ${opts.approvalTimeoutS ?? 300}`,
       `workspace: ${workspace}`,
+      "history:",
+      `  auto_title: ${String(opts.autoTitle ?? false)}`,
+      ...(opts.history ?? []),
       opts.extraConfig ?? "",
     ].join("\n"),
   );

@@ -40,8 +40,22 @@ export interface ListenConfig {
   tcp?: string;
 }
 
+export interface HistoryConfig {
+  /** Name sessions with a small model call after their first turn (else: the first user message). */
+  autoTitle: boolean;
+  retention: {
+    /** Delete sessions not updated for this many days. */
+    maxAgeDays?: number;
+    /** Delete the least recently updated sessions until the database holds at most this many bytes. */
+    maxBytes?: number;
+    /** How often retention runs after the start. */
+    checkIntervalMs: number;
+  };
+}
+
 export interface EngineConfig {
   model: ModelConfig;
+  history: HistoryConfig;
   shield: ShieldConfig;
   capabilities: CapabilityEntry[];
   limits: LimitsConfig;
@@ -72,6 +86,7 @@ export function defaultConfig(): EngineConfig {
     },
     listen: {},
     agent: { name: "Palisade", allowUnsandboxed: false },
+    history: { autoTitle: true, retention: { checkIntervalMs: 3_600_000 } },
   };
 }
 
@@ -148,7 +163,7 @@ function describe(v: unknown): string {
   return typeof v === "object" ? "a mapping" : typeof v;
 }
 
-const TOP = ["model", "shield", "capabilities", "limits", "listen", "agent", "workspace"] as const;
+const TOP = ["model", "shield", "capabilities", "limits", "listen", "agent", "workspace", "history"] as const;
 
 export interface ParseOptions {
   /** File name used in messages and to resolve relative paths. */
@@ -226,11 +241,42 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   cfg.agent.name = r.string(agent, "name", "agent") ?? cfg.agent.name;
   cfg.agent.allowUnsandboxed = r.bool(agent, "allow_unsandboxed", "agent") ?? false;
 
+  readHistory(r, root.history, cfg.history);
+
   const workspace = r.string(root, "workspace", "");
   if (workspace) cfg.workspace = resolve(baseDir, workspace);
 
   if (r.issues.length > 0) throw new ConfigError(r.issues);
   return applyEnv(cfg, options.env ?? process.env);
+}
+
+function readHistory(r: Reader, value: unknown, out: HistoryConfig): void {
+  const history = r.object(value, "history", ["auto_title", "retention"]);
+  out.autoTitle = r.bool(history, "auto_title", "history") ?? out.autoTitle;
+  const ret = r.object(history?.retention, "history.retention", ["max_age_days", "max_bytes", "check_interval_s"]);
+  const maxAgeDays = r.number(ret, "max_age_days", "history.retention", { min: 1 });
+  if (maxAgeDays !== undefined) out.retention.maxAgeDays = maxAgeDays;
+  const maxBytes = ret?.max_bytes;
+  if (maxBytes !== undefined && maxBytes !== null) {
+    const bytes = parseBytes(maxBytes);
+    if (bytes === undefined) r.fail("history.retention.max_bytes", `must be a size like 500MB, 2GB or a number of bytes >= 1048576, got ${describe(maxBytes)}`);
+    else out.retention.maxBytes = bytes;
+  }
+  out.retention.checkIntervalMs = r.number(ret, "check_interval_s", "history.retention", { min: 1, scale: 1000 }) ?? out.retention.checkIntervalMs;
+}
+
+const UNITS: Record<string, number> = { "": 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 };
+
+/** `1048576`, `"500MB"`, `"2 GiB"` → bytes; undefined when invalid or below 1 MiB. */
+export function parseBytes(value: unknown): number | undefined {
+  let n: number | undefined;
+  if (typeof value === "number") n = value;
+  else if (typeof value === "string") {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(value);
+    const unit = m ? UNITS[(m[2] ?? "").toLowerCase()] : undefined;
+    if (m && unit !== undefined) n = Number(m[1]) * unit;
+  }
+  return n !== undefined && Number.isFinite(n) && n >= 1024 * 1024 ? Math.floor(n) : undefined;
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {

@@ -26,6 +26,10 @@ import type { TurnEnv } from "./turns/env.js";
 import { TurnManager } from "./turns/manager.js";
 import { ArgumentValidator } from "./turns/validate.js";
 import { defaultParts } from "./adapters/defaults.js";
+// history (issue 9): audit trail, automatic titles, retention
+import { AuditWriter } from "./audit.js";
+import { Retention } from "./retention.js";
+import { TitleWriter } from "./titles.js";
 
 export interface StartEngineOptions {
   dataDir?: string;
@@ -134,7 +138,24 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   });
   if (external) link.expect(external.token);
 
-  const turnEnv: TurnEnv = { bus, link, store, shield, host, approvals, validator: new ArgumentValidator(), config, loadedGroups: new Map(), log };
+  const audit = new AuditWriter(store, log);
+  const titles = new TitleWriter({ store, model: () => config.model, enabled: config.history.autoTitle, log });
+  const turnEnv: TurnEnv = { bus, link, store, shield, host, approvals, validator: new ArgumentValidator(), config, loadedGroups: new Map(), log, audit, titles };
+  // Deleting a session also deletes the artifacts the capability host keeps for it.
+  const purgeArtifacts = (sessionId: string): Promise<number> => parts.host.deleteSessionArtifacts?.(sessionId) ?? Promise.resolve(0);
+  const retention = new Retention({
+    store,
+    config: config.history.retention,
+    log,
+    onDeleted: async (ids) => {
+      for (const id of ids) {
+        approvals.forgetSession(id);
+        turnEnv.loadedGroups.delete(id);
+        bus.closeSession(id);
+        await purgeArtifacts(id).catch((err: unknown) => log(`retention: artifacts of ${id}: ${(err as Error).message}`));
+      }
+    },
+  });
   const sessions = new SessionDirectory(store, () => ({ workspace, model: config.model.name }));
   const turns: TurnManager = new TurnManager(turnEnv, sessions, {
     waitMs: config.limits.agentReadyTimeoutMs,
@@ -168,6 +189,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     stopping ??= (async () => {
       log("stopping");
       await turns.drain(deadlineMs);
+      await Promise.all([titles.close(), retention.stop()]);
       await subAgents.stop(); // sub-agents (issue 8)
       approvals.cancelAll();
       link.send({ directive: { case: "shutdown", value: { reason: "the Engine is stopping" } } });
@@ -176,6 +198,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
       bus.closeSession();
       await server.close(1000);
       await host.close().catch((err: unknown) => log(`closing capabilities: ${(err as Error).message}`));
+      await audit.flush();
       await store.close();
       if (options.writeDiscovery !== false) await removeEngineInfo(dataDir);
       if (socket) await rm(socket, { force: true });
@@ -208,6 +231,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
           setTimeout(() => void stop(deadlineMs), 10);
         },
         defaultWorkspace: () => workspace,
+        purgeArtifacts,
         }),
         listSubAgents: listSubAgentsRpc(subAgents), // sub-agents (issue 8)
       },
@@ -224,6 +248,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     throw new EngineError("LISTEN_FAILED", `cannot listen on ${address}: ${(err as Error).message}`, { cause: err });
   }
 
+  await retention.start();
   if (!external) {
     supervisor = new AgentSupervisor({
       link,

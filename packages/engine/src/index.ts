@@ -8,9 +8,12 @@ export {
   isModelConfigured,
   loadConfig,
   mergeCapabilities,
+  parseBytes,
   parseConfig,
 } from "./config.js";
-export type { CapabilityEntry, EngineConfig, LimitsConfig, ListenConfig, ModelConfig, ShieldConfig } from "./config.js";
+export type { CapabilityEntry, EngineConfig, HistoryConfig, LimitsConfig, ListenConfig, ModelConfig, ShieldConfig } from "./config.js";
+export { TITLE_SYSTEM_PROMPT, TitleWriter, cleanTitle, titleMessages } from "./titles.js";
+export { Retention } from "./retention.js";
 export { AgentUnavailableError, ConfigError, EngineError } from "./errors.js";
 export type { ConfigIssue } from "./errors.js";
 export {

@@ -92,6 +92,24 @@ export interface TurnCommit {
   title?: string;
 }
 
+/** One step of a tool call for the hash-chained audit trail. */
+export interface AuditEntry {
+  /** "proposal", "verdict", "approval" or "execution". */
+  kind: string;
+  sessionId: string;
+  callId: string;
+  /** Who acted: "agent", "shield", "user", "timeout", "engine", ... */
+  actor: string;
+  payload: Record<string, unknown>;
+  ts: number;
+}
+
+export interface RetentionOutcome {
+  deletedSessions: string[];
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
 export type SessionSortKey = "updated_desc" | "updated_asc" | "created_desc" | "created_asc" | "title";
 
 export interface SearchQuery {
@@ -123,7 +141,13 @@ export interface EngineStore {
   getSession(id: string): Promise<SessionRecord | undefined>;
   listSessions(q: { limit: number; offset: number; sort: SessionSortKey; titleFilter?: string }): Promise<{ sessions: SessionRecord[]; total: number }>;
   renameSession(id: string, title: string): Promise<SessionRecord | undefined>;
+  /** Sets a generated title unless the user chose one; false when a user title wins. */
+  setAutoTitle(id: string, title: string): Promise<boolean>;
   deleteSession(id: string): Promise<boolean>;
+  /** Deletes sessions (and their artifact files) by age and database size. */
+  applyRetention(q: { maxAgeDays?: number; maxBytes?: number }): Promise<RetentionOutcome>;
+  /** Appends to the hash-chained audit trail, in order, in one transaction. */
+  appendAudit(entries: AuditEntry[]): Promise<void>;
   /** Every message of the session, oldest first, with tool calls: the Agent's context. */
   contextMessages(sessionId: string): Promise<MessageRecord[]>;
   /** Newest page first; `cursor` continues with older messages. Messages inside a page are oldest first. */
@@ -221,6 +245,8 @@ export interface ToolHost {
   prompts(groups: readonly string[]): string[];
   status(): CapabilityState[];
   artifact(sessionId: string, artifactId: string): Promise<{ info: ArtifactInfo; data: AsyncIterable<Uint8Array> } | undefined>;
+  /** Deletes every artifact (bytes and metadata) the session owns; returns how many. */
+  deleteSessionArtifacts?(sessionId: string): Promise<number>;
   close(): Promise<void>;
 }
 

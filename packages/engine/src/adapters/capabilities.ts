@@ -97,6 +97,13 @@ class HostAdapter implements ToolHost {
     return { info: { artifactId: meta.artifactId, filename: meta.filename, mimeType: meta.mimeType, sizeBytes: meta.sizeBytes }, data: chunks() };
   }
 
+  async deleteSessionArtifacts(sessionId: string): Promise<number> {
+    const owner = { userId: "local", sessionId };
+    let n = 0;
+    for (const meta of await this.host.artifacts.list(owner)) if (await this.host.artifacts.delete(meta.artifactId, owner)) n++;
+    return n;
+  }
+
   async close(): Promise<void> {
     await this.host.stop();
   }

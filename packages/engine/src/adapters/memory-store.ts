@@ -1,6 +1,7 @@
 // An in-memory EngineStore: for tests that do not care about persistence and as a reference
 // for the port's semantics. The Engine uses the SQLite store (adapters/sqlite-store.ts).
 import type {
+  AuditEntry,
   EngineStore,
   EventRecord,
   MessageRecord,
@@ -8,6 +9,7 @@ import type {
   SearchQuery,
   SessionRecord,
   SessionSortKey,
+  RetentionOutcome,
   TurnCommit,
 } from "../ports.js";
 
@@ -16,10 +18,14 @@ export class MemoryStore implements EngineStore {
   private readonly messages = new Map<string, MessageRecord[]>();
   private readonly events = new Map<string, EventRecord[]>();
   private readonly memories = new Map<string, { content: string; summary: string; compactedMessages: number }[]>();
+  private readonly userTitled = new Set<string>();
+  /** The audit entries appended, in order (no hash chain: that is the SQLite store's). */
+  readonly audit: AuditEntry[] = [];
 
   async createSession(session: SessionRecord): Promise<void> {
     this.sessions.set(session.id, { ...session });
     this.messages.set(session.id, []);
+    if (session.title) this.userTitled.add(session.id);
   }
 
   async getSession(id: string): Promise<SessionRecord | undefined> {
@@ -45,7 +51,26 @@ export class MemoryStore implements EngineStore {
     const s = this.sessions.get(id);
     if (!s) return undefined;
     s.title = title;
+    this.userTitled.add(id);
     return { ...s };
+  }
+
+  async setAutoTitle(id: string, title: string): Promise<boolean> {
+    const s = this.sessions.get(id);
+    if (!s || this.userTitled.has(id)) return false;
+    s.title = title;
+    return true;
+  }
+
+  async applyRetention(q: { maxAgeDays?: number; maxBytes?: number }): Promise<RetentionOutcome> {
+    const cutoff = q.maxAgeDays === undefined ? -Infinity : Date.now() - q.maxAgeDays * 86_400_000;
+    const old = [...this.sessions.values()].filter((s) => s.updatedAt < cutoff).map((s) => s.id);
+    for (const id of old) await this.deleteSession(id);
+    return { deletedSessions: old, bytesBefore: 0, bytesAfter: 0 };
+  }
+
+  async appendAudit(entries: AuditEntry[]): Promise<void> {
+    this.audit.push(...entries.map((e) => ({ ...e })));
   }
 
   async deleteSession(id: string): Promise<boolean> {

@@ -4,9 +4,11 @@ import { join } from "node:path";
 import { Store } from "@palisade/store";
 import type { MessageRecord as StoredMessage, SessionRecord as StoredSession, ToolCallRecord as StoredCall, NewToolCall } from "@palisade/store";
 import type {
+  AuditEntry,
   Decision,
   EngineStore,
   MessageRecord,
+  RetentionOutcome,
   SearchHitRecord,
   SearchQuery,
   SessionRecord,
@@ -93,6 +95,7 @@ class SqliteStore implements EngineStore {
       model: s.model,
       createdAt: s.createdAt,
     });
+    await this.store.sync();
   }
 
   async getSession(id: string): Promise<SessionRecord | undefined> {
@@ -107,13 +110,33 @@ class SqliteStore implements EngineStore {
 
   async renameSession(id: string, title: string): Promise<SessionRecord | undefined> {
     if (!this.store.getSession(id)) return undefined;
-    return session(this.store.renameSession(id, title));
+    const renamed = session(this.store.renameSession(id, title));
+    await this.store.sync();
+    return renamed;
+  }
+
+  async setAutoTitle(id: string, title: string): Promise<boolean> {
+    if (!this.store.getSession(id)) return false;
+    return this.store.setAutoTitle(id, title, "auto");
   }
 
   async deleteSession(id: string): Promise<boolean> {
     const res = this.store.deleteSession(id);
-    await Promise.all(res.artifactPaths.map((p) => rm(p, { force: true })));
+    await Promise.all([this.store.sync(), ...res.artifactPaths.map((p) => rm(p, { force: true }))]);
     return res.deleted;
+  }
+
+  async applyRetention(q: { maxAgeDays?: number; maxBytes?: number }): Promise<RetentionOutcome> {
+    const res = this.store.applyRetention(q);
+    await Promise.all(res.artifactPaths.map((p) => rm(p, { force: true })));
+    return { deletedSessions: res.deletedSessions, bytesBefore: res.bytesBefore, bytesAfter: res.bytesAfter };
+  }
+
+  async appendAudit(entries: AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    this.store.transaction(() => {
+      for (const e of entries) this.store.appendAudit({ kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts });
+    });
   }
 
   async contextMessages(sessionId: string): Promise<MessageRecord[]> {
@@ -160,6 +183,8 @@ class SqliteStore implements EngineStore {
       events: t.events.map((e) => ({ messageId: e.messageId, type: e.type, payload: e.payloadJson, createdAt: e.timestamp })),
       ...(t.title ? { autoTitle: { title: t.title, source: "first_message" as const } } : {}),
     });
+    // Durable against a power cut before the caller announces the turn (RESPONSE_COMPLETE).
+    await this.store.sync();
   }
 
   async search(q: SearchQuery): Promise<{ hits: SearchHitRecord[]; total: number }> {
@@ -219,6 +244,7 @@ class SqliteStore implements EngineStore {
 
   async saveMemory(entry: { sessionId: string; messageId: string; content: string; summary: string; compactedMessages: number }): Promise<void> {
     this.store.appendMemory(entry);
+    await this.store.sync();
   }
 
   async memory(sessionId: string) {
@@ -232,6 +258,11 @@ class SqliteStore implements EngineStore {
   }
 }
 
+/**
+ * synchronous=NORMAL plus `store.sync()` after each write: a write is durable (kill and power
+ * cut) when its promise resolves, as with FULL, but the fsync runs off the event loop and
+ * concurrent writers share it, so one session's commit never stalls the others.
+ */
 export async function openSqliteStore(dataDir: string): Promise<EngineStore> {
-  return new SqliteStore(Store.open(join(dataDir, DATABASE_FILE)));
+  return new SqliteStore(Store.open(join(dataDir, DATABASE_FILE), { synchronous: "normal" }));
 }

@@ -32,6 +32,8 @@ export interface ClientServiceDeps {
   status: () => Promise<MessageInitShape<typeof StatusResponseSchema>>;
   shutdown: (deadlineMs: number) => void;
   defaultWorkspace: () => string;
+  /** Deletes the artifacts (bytes and metadata) the capability host keeps for a session. */
+  purgeArtifacts?: (sessionId: string) => Promise<number>;
 }
 
 function clamp(n: number, dflt: number, max: number): number {
@@ -132,6 +134,7 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
       needSession(req.sessionId);
       for (const t of d.turns.activeTurns) if (t.session.id === req.sessionId) d.turns.cancel(t.session.id, t.messageId, "the session was deleted");
       const deleted = await d.sessions.delete(req.sessionId);
+      if (deleted) await d.purgeArtifacts?.(req.sessionId);
       d.approvals.forgetSession(req.sessionId);
       d.env.loadedGroups.delete(req.sessionId);
       d.bus.closeSession(req.sessionId);

@@ -1,7 +1,9 @@
 // What the turn pipeline needs from the Engine, gathered in one object.
 import type { ApprovalBroker } from "../approvals.js";
 import type { AgentLink } from "../agent/link.js";
+import type { AuditWriter } from "../audit.js";
 import type { EngineConfig } from "../config.js";
+import type { TitleWriter } from "../titles.js";
 import type { EventBus } from "../events.js";
 import type { EngineShield, EngineStore, ToolHost } from "../ports.js";
 import type { ArgumentValidator } from "./validate.js";
@@ -18,4 +20,8 @@ export interface TurnEnv {
   /** Tool groups loaded per session (persist for the session's life in this Engine). */
   loadedGroups: Map<string, Set<string>>;
   log: (line: string) => void;
+  /** The hash-chained audit trail (issue 9). */
+  audit?: AuditWriter;
+  /** Automatic session titles after the first turn (issue 9). */
+  titles?: TitleWriter;
 }

@@ -282,6 +282,7 @@ export class TurnManager {
     const title = session.title ? undefined : titleFrom(turn.content);
     const user = { id: turn.userMessageId, content: turn.content, createdAt: turn.createdAt };
     const assistant = hasAssistant ? { id: turn.messageId, content, createdAt: now, usage: reply?.usage ? addUsage(turn.usage, reply.usage) : turn.usage } : undefined;
+    let nameIt = false;
     try {
       if (session.mode === "otr") {
         this.sessions.appendOtr(session.id, otrMessages(session, user, assistant, turn));
@@ -297,6 +298,7 @@ export class TurnManager {
         });
       }
       if (title) session.title = title;
+      nameIt = Boolean(title) && end.kind === "complete" && !turn.otr;
       session.updatedAt = now;
       session.usage = usage;
       session.messageCount += hasAssistant ? 2 : 1;
@@ -313,6 +315,8 @@ export class TurnManager {
     turn.markDone();
     this.active.delete(turn.messageId);
     env.bus.publish(last);
+    // After RESPONSE_COMPLETE went out: the title call never delays it.
+    if (nameIt) env.titles?.request(session, turn.content, content);
   }
 
   /** Stops accepting; waits for running turns up to `deadlineMs`, then cancels the rest. */

@@ -1,5 +1,6 @@
 // One tool call, end to end (DESIGN.md): resolve → validate → OTR gate → Shield → approval →
 // invoke (artifacts and credentials are the host's business) → deliver → record → events.
+import { createHash } from "node:crypto";
 import { PipelineEventType } from "@palisade/protocol/pipeline";
 import type { ToolCallProposed } from "@palisade/protocol/pipeline";
 import type { ApprovalOutcome } from "../approvals.js";
@@ -80,6 +81,7 @@ export async function runToolCall(env: TurnEnv, turn: Turn, proposal: ToolCallPr
     eventType: T.ACTION_PROPOSED,
     actionProposed: { callId: proposal.callId, toolName: proposal.toolName, argumentsJson: proposal.argumentsJson },
   });
+  env.audit?.step(turn.session, "proposal", proposal.callId, "agent", { messageId: turn.messageId, toolName: proposal.toolName, argumentsJson: proposal.argumentsJson });
   try {
     await pipeline(env, call);
   } catch (err) {
@@ -120,6 +122,7 @@ async function pipeline(env: TurnEnv, call: CallContext): Promise<void> {
 
   const verdict = await judge(env, call, tool);
   record.verdict = verdict;
+  env.audit?.step(turn.session, "verdict", record.callId, "shield", { toolName: record.toolName, ...verdict });
   turn.emit(env.bus, { eventType: T.SHIELD_VERDICT, shieldVerdict: verdictToProto(record.callId, record.toolName, verdict) });
   if (verdict.decision === "BLOCK") {
     return call.deliver(
@@ -130,6 +133,7 @@ async function pipeline(env: TurnEnv, call: CallContext): Promise<void> {
   if (verdict.decision === "ESCALATE") {
     const outcome = await askUser(env, call, verdict);
     record.approval = outcome;
+    env.audit?.step(turn.session, "approval", record.callId, outcome === "allow_once" || outcome === "allow_session" || outcome === "deny" ? "user" : outcome, { toolName: record.toolName, decision: outcome });
     if (outcome !== "allow_once" && outcome !== "allow_session" && outcome !== "session") {
       const why =
         outcome === "timeout"
@@ -227,6 +231,14 @@ async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unk
     },
   });
   record.artifacts = outcome.artifacts;
+  env.audit?.step(turn.session, "execution", record.callId, "engine", {
+    toolName: tool.name,
+    ok: outcome.ok,
+    durationMs: Date.now() - record.startedAt,
+    resultSha256: createHash("sha256").update(outcome.content).digest("hex"),
+    artifacts: outcome.artifacts.map((a) => a.artifactId),
+    ...(outcome.error ? { error: outcome.error } : {}),
+  });
   if (outcome.ok) call.deliver(outcome.content, false, { terminal: tool.terminalOnSuccess });
   else call.deliver(outcome.content || `${tool.name} failed: ${outcome.error ?? "unknown error"}`, true, outcome.error ? { error: outcome.error } : {});
 }

@@ -1,0 +1,96 @@
+// Automatic session titles (issue 9). The turn's commit already titles a new session with its
+// first user message; after that first turn completes, one small model call (20 tokens, 5 s)
+// may replace it with a better one. A failed, slow or absent model changes nothing, a title the
+// user chose is never replaced, off-the-record sessions are never sent, and the call carries
+// only the first user message and an excerpt of the reply: no tool results, no credentials.
+import OpenAI from "openai";
+import { isModelConfigured } from "./config.js";
+import type { ModelConfig } from "./config.js";
+import type { EngineStore, SessionRecord } from "./ports.js";
+
+/** The system prompt of title requests (scripted models in tests recognize them by it). */
+export const TITLE_SYSTEM_PROMPT =
+  "You name conversations. Reply with a title of at most six words saying what the conversation below is about. " +
+  "Reply with the title only: no quotes, no final punctuation.";
+
+export const TITLE_MAX_TOKENS = 20;
+export const TITLE_TIMEOUT_MS = 5000;
+const USER_CHARS = 600;
+const REPLY_CHARS = 400;
+const MAX_TITLE_CHARS = 80;
+
+function excerpt(text: string, max: number): string {
+  const t = text.trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+/** The chat messages of a title request. Pure. */
+export function titleMessages(userMessage: string, reply: string): Array<{ role: "system" | "user"; content: string }> {
+  const parts = [`User: ${excerpt(userMessage, USER_CHARS)}`];
+  if (reply.trim()) parts.push(`Assistant: ${excerpt(reply, REPLY_CHARS)}`);
+  return [
+    { role: "system", content: TITLE_SYSTEM_PROMPT },
+    { role: "user", content: `${parts.join("\n\n")}\n\nTitle:` },
+  ];
+}
+
+/** The model's answer as a title, or undefined when it is not usable (empty, several lines, too long). Pure. */
+export function cleanTitle(text: string): string | undefined {
+  const lines = text.trim().split("\n").map((l) => l.trim()).filter(Boolean);
+  if (lines.length !== 1) return undefined;
+  const title = (lines[0] ?? "")
+    .replace(/^(title|titre)\s*:\s*/i, "")
+    .replace(/^["'“”‘’`*_#\s]+|["'“”‘’`*_\s]+$/g, "")
+    .replace(/[.!。]+$/, "")
+    .trim();
+  return title && title.length <= MAX_TITLE_CHARS ? title : undefined;
+}
+
+export interface TitleWriterOptions {
+  store: EngineStore;
+  model: () => ModelConfig;
+  enabled: boolean;
+  log: (line: string) => void;
+  timeoutMs?: number;
+}
+
+export class TitleWriter {
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+
+  constructor(private readonly o: TitleWriterOptions) {}
+
+  /** Names `session` in the background after its first completed turn. Never throws, never blocks. */
+  request(session: SessionRecord, userMessage: string, reply: string): void {
+    if (!this.o.enabled || session.mode === "otr" || this.abort.signal.aborted) return;
+    const model = this.o.model();
+    if (!isModelConfigured(model)) return;
+    const p = this.generate(session, model, userMessage, reply).catch((err: unknown) => {
+      this.o.log(`title of ${session.id}: kept the first message (${(err as Error).message})`);
+    });
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  private async generate(session: SessionRecord, model: ModelConfig, userMessage: string, reply: string): Promise<void> {
+    const timeout = this.o.timeoutMs ?? TITLE_TIMEOUT_MS;
+    const client = new OpenAI({ apiKey: model.apiKey || "not-needed", ...(model.baseUrl ? { baseURL: model.baseUrl } : {}), maxRetries: 0, timeout });
+    const res = await client.chat.completions.create(
+      { model: session.model || model.name, messages: titleMessages(userMessage, reply), max_tokens: TITLE_MAX_TOKENS, temperature: 0.2, stream: false },
+      { signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(timeout)]) },
+    );
+    const choice = res.choices[0];
+    if (choice?.message.tool_calls?.length) throw new Error("the model answered with tool calls");
+    const title = cleanTitle(choice?.message.content ?? "");
+    if (!title) throw new Error(`unusable answer ${JSON.stringify((choice?.message.content ?? "").slice(0, 60))}`);
+    if (this.abort.signal.aborted) return;
+    const set = await this.o.store.setAutoTitle(session.id, title);
+    if (!set) this.o.log(`title of ${session.id}: the user's title stays`);
+  }
+
+  /** Cancels pending calls and waits for them (before the store closes). */
+  async close(): Promise<void> {
+    this.abort.abort(new Error("the Engine is stopping"));
+    await Promise.allSettled([...this.inFlight]);
+  }
+}
