@@ -169,6 +169,25 @@ describe("sub-agents end to end", () => {
     expect(events.at(-1)?.responseComplete?.content).toContain("deployed");
   });
 
+  it("a background sub-agent's approval reaches the chat in the conversation's current turn", async () => {
+    const first = await ask(lab, "[bgapprove] start a deployment in the background");
+    expect(first.at(-1)?.responseComplete?.content).toBe("Started it.");
+    const sessionId = first.at(-1)?.sessionId ?? "";
+    const events: PipelineEvent[] = [];
+    for await (const ev of lab.client.sendMessage({ content: "[bgapprove-2] is it done?", sessionId }, { timeoutMs: 60_000 })) {
+      events.push(ev);
+      if (ev.eventType === T.APPROVAL_NEEDED) {
+        await lab.client.resolveApproval({ approvalId: ev.approvalNeeded?.approvalId ?? "", decision: ApprovalDecision.ALLOW_ONCE, sessionId });
+      }
+    }
+    const turn2 = events.at(-1)?.messageId;
+    const needed = events.find((e) => e.eventType === T.APPROVAL_NEEDED);
+    expect(needed?.approvalNeeded?.toolName).toBe("lab__approve_me");
+    expect(needed?.messageId).toBe(turn2);
+    expect(subAgentEvents(events, T.SUB_AGENT_COMPLETED)[0]?.subAgent?.resultExcerpt).toContain("late deploy");
+    expect(events.at(-1)?.responseComplete?.content).toContain('"state":"completed"');
+  });
+
   it("judges spawn_agent like any tool: an injected task is blocked and nothing is spawned", async () => {
     const events = await ask(lab, "[inject] delegate this");
     const verdict = events.find((e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName === "spawn_agent")?.shieldVerdict;
@@ -200,8 +219,8 @@ describe("sub-agents end to end", () => {
   });
 
   it("never sends a capability credential to a sub-agent (environment, RPC answers, model requests)", () => {
-    expect(sent.filter((s) => s.what === "launch").length).toBe(10);
-    expect(sent.filter((s) => s.what === "registerSubAgent").length).toBeGreaterThanOrEqual(9);
+    expect(sent.filter((s) => s.what === "launch").length).toBe(11);
+    expect(sent.filter((s) => s.what === "registerSubAgent").length).toBeGreaterThanOrEqual(10);
     expect(sent.filter((s) => s.what === "subAgentExecuteTool").length).toBeGreaterThanOrEqual(4);
     for (const s of sent) expect(json(s.message), `${s.what} sent to a sub-agent`).not.toContain(LAB_SECRET);
     // The capability did get it (the lab tool reports key_present), and the model key is only in the environment.

@@ -145,6 +145,7 @@ export class SubAgentManager implements AgentToolHandler {
       groups: req.groups,
       depth: (req.caller?.init.depth ?? 0) + 1,
       rootTurn: req.caller ? req.caller.init.rootTurn : req.parent,
+      currentTurn: () => this.currentTurn(req.parent.session.id),
       turn,
     });
     this.byName.set(name, run);
@@ -253,7 +254,7 @@ export class SubAgentManager implements AgentToolHandler {
   }
 
   private emit(run: SubAgentRun, eventType: PipelineEventType): void {
-    run.keepInRoot(run.init.turn.emit(this.env.bus, { eventType, subAgent: run.event() }));
+    run.emit(this.env.bus, { eventType, subAgent: run.event() });
   }
 
   private persist(run: SubAgentRun): void {

@@ -2,7 +2,8 @@
 // gate, Shield, approvals, invoke, recording, events) unchanged. Three adapters give it the
 // sub-agent's context without a second copy of the pipeline:
 //  - the Shield sees `subAgentName`;
-//  - events carry `sub_agent_name` (ACTION_*, APPROVAL_NEEDED) on the parent session's bus;
+//  - events carry `sub_agent_name` (ACTION_*, APPROVAL_NEEDED) on the parent session's bus, in
+//    the session's live turn (SubAgentRun.liveTurn);
 //  - the result goes back to the sub-agent instead of the Agent stream.
 import { create } from "@bufbuild/protobuf";
 import { ToolCallProposedSchema } from "@palisade/protocol/pipeline";
@@ -50,14 +51,16 @@ class TaggingBus extends EventBus {
     super();
   }
 
+  /** Called by Turn.emit of the run's own turn, which keeps the event with the run. */
   override emit(init: EventInit): PipelineEvent {
-    const ev = this.inner.emit(tagEvent(init, this.run.name));
-    this.run.keepInRoot(ev);
+    const live = this.run.liveTurn();
+    const ev = this.inner.emit(tagEvent({ ...init, messageId: live.messageId }, this.run.name));
+    if (live.state === "running") live.keep(ev);
     return ev;
   }
 
   override prepare(init: EventInit): PipelineEvent {
-    return this.inner.prepare(tagEvent(init, this.run.name));
+    return this.inner.prepare(tagEvent({ ...init, messageId: this.run.liveTurn().messageId }, this.run.name));
   }
 
   override publish(ev: PipelineEvent): PipelineEvent {

@@ -2,6 +2,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { PipelineEvent, SubAgentEventSchema } from "@palisade/protocol/pipeline";
+import type { EventBus, EventInit } from "../events.js";
 import type { Turn } from "../turns/turn.js";
 import type { RunSummary, StoredRun, SubAgentState } from "./ports.js";
 
@@ -19,6 +20,8 @@ export interface RunInit {
   depth: number;
   /** The user's turn that led to this run (for nested runs: the root's). */
   rootTurn: Turn;
+  /** The session's running turn now, if any. */
+  currentTurn: () => Turn | undefined;
   /** The pipeline turn of this run: parent session and message, its own signal and records. */
   turn: Turn;
 }
@@ -62,10 +65,25 @@ export class SubAgentRun {
     return (this.endedAt || now) - this.startedAt;
   }
 
-  /** Keeps an event with the user's turn while it runs, so it is stored with the turn's events. */
-  keepInRoot(ev: PipelineEvent): void {
+  /**
+   * The user's turn its events belong to: the one that spawned it while that runs, else the
+   * session's running turn (a background sub-agent's approval must reach the chat driving the
+   * conversation now), else the spawning one (seen by WatchSession).
+   */
+  liveTurn(): Turn {
     const root = this.init.rootTurn;
-    if (root.state === "running") root.keep(ev);
+    if (root.state === "running") return root;
+    const current = this.init.currentTurn();
+    return current && current.state === "running" ? current : root;
+  }
+
+  /** Emits on the bus in the live turn, kept with that turn (stored with its events) and with the run. */
+  emit(bus: EventBus, init: Omit<EventInit, "sessionId" | "messageId">): PipelineEvent {
+    const live = this.liveTurn();
+    const ev = bus.emit({ ...init, sessionId: this.sessionId, messageId: live.messageId });
+    if (live.state === "running") live.keep(ev);
+    this.init.turn.keep(ev);
+    return ev;
   }
 
   /** Moves to a final state once; returns false when it had already ended. */
