@@ -73,7 +73,8 @@ export async function createEngineShield(config: EngineConfig, dataDir: string, 
   const shield = createShield({
     policy,
     workspace,
-    protectedPaths: [dataDir, ...(config.source ? [config.source] : [])],
+    // The agent must not edit what governs it: data (history, audit), config and policy files.
+    protectedPaths: [dataDir, ...(config.source ? [config.source] : []), ...(config.shield.policyFile ? [config.shield.policyFile] : [])],
     ...(judge ? { judge } : {}),
   });
   return new PalisadeShield(shield, policy);

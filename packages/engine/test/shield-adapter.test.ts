@@ -1,0 +1,35 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { createEngineShield } from "../src/adapters/shield.js";
+import { defaultConfig } from "../src/config.js";
+
+const dir = mkdtempSync(join(tmpdir(), "palisade-shield-adapter-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("Engine Shield adapter: what governs the agent is protected", () => {
+  it("blocks writes to the policy file and the config file, but not their neighbours", async () => {
+    const workspace = join(dir, "ws");
+    const policyFile = join(workspace, "policy.yaml");
+    const configFile = join(workspace, "palisade.yaml");
+    mkdirSync(workspace);
+    writeFileSync(policyFile, "version: 1\nname: mine\nrules:\n  - id: all\n    tools: ['*']\n    decision: allow\n");
+    const config = { ...defaultConfig(), source: configFile };
+    config.shield = { ...config.shield, policyFile };
+    const shield = await createEngineShield(config, join(dir, "data"), workspace);
+    const write = (path: string) =>
+      shield.evaluate({
+        callId: "c",
+        toolName: "files__write_file",
+        argumentsJson: JSON.stringify({ path, content: "rules: []" }),
+        sessionId: "s",
+        mode: "normal",
+        capabilityId: "files",
+        workspace,
+      });
+    expect((await write("policy.yaml")).decision).toBe("BLOCK");
+    expect((await write("palisade.yaml")).decision).toBe("BLOCK");
+    expect((await write("notes.txt")).decision).not.toBe("BLOCK");
+  });
+});
