@@ -117,7 +117,9 @@ class SqliteStore implements EngineStore {
 
   async setAutoTitle(id: string, title: string): Promise<boolean> {
     if (!this.store.getSession(id)) return false;
-    return this.store.setAutoTitle(id, title, "auto");
+    const changed = this.store.setAutoTitle(id, title, "auto");
+    await this.store.sync();
+    return changed;
   }
 
   async deleteSession(id: string): Promise<boolean> {
@@ -128,7 +130,7 @@ class SqliteStore implements EngineStore {
 
   async applyRetention(q: { maxAgeDays?: number; maxBytes?: number }): Promise<RetentionOutcome> {
     const res = this.store.applyRetention(q);
-    await Promise.all(res.artifactPaths.map((p) => rm(p, { force: true })));
+    await Promise.all([this.store.sync(), ...res.artifactPaths.map((p) => rm(p, { force: true }))]);
     return { deletedSessions: res.deletedSessions, bytesBefore: res.bytesBefore, bytesAfter: res.bytesAfter };
   }
 
@@ -137,6 +139,7 @@ class SqliteStore implements EngineStore {
     this.store.transaction(() => {
       for (const e of entries) this.store.appendAudit({ kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts });
     });
+    await this.store.sync();
   }
 
   async contextMessages(sessionId: string): Promise<MessageRecord[]> {
