@@ -12,5 +12,5 @@ export async function startDemoModel(): Promise<ScriptedServerLike> {
   const name = "@palisade/testing";
   const mod = (await import(name)) as { startScriptedServer?: StartScripted };
   if (!mod.startScriptedServer) throw new Error("@palisade/testing has no startScriptedServer; run 'make build'");
-  return mod.startScriptedServer({ fallback: (req) => ({ ...demoReply(req), tokenDelayMs: 15 }), models: ["palisade-demo"] });
+  return mod.startScriptedServer({ fallback: (req) => ({ tokenDelayMs: 15, ...demoReply(req) }), models: ["palisade-demo"] });
 }
