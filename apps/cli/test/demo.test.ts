@@ -27,6 +27,15 @@ describe("the demo's scripted model", () => {
     expect(r.toolCalls).toEqual([{ name: `x__${tool}`, arguments: args }]);
   });
 
+  it.each([
+    ["[exit 0] {\"exit_code\":0}", "Done: the command exited with code 0."],
+    ["The user declined this tool call", "That did not work: The user declined this tool call"],
+    ["[exit 2] {\"exit_code\":2}", "That did not work"],
+  ])("reports the command result %s", (result, expected) => {
+    const msgs = [{ role: "user", content: "run a command" }, { role: "assistant", tool_calls: [{ function: { name: "shell__execute_command" } }] }, { role: "tool", content: result }];
+    expect(demoReply({ messages: msgs, tools: tools("shell__execute_command") }).content).toContain(expected);
+  });
+
   it("tells a slow story to show Esc", () => {
     expect(demoReply({ messages: [{ role: "user", content: "tell me a long story" }] })).toMatchObject({ tokenDelayMs: 80, content: expect.stringContaining("Chapter 12.") });
   });

@@ -5,9 +5,9 @@ export function describeRpcError(err: unknown): string {
   if (err instanceof RpcError) {
     switch (err.code) {
       case Code.UNAVAILABLE:
-        return "the Engine is not reachable (it may have stopped)";
+        return "not reachable (it may have stopped)";
       case Code.DEADLINE_EXCEEDED:
-        return "the Engine did not answer in time";
+        return "no answer in time";
       case Code.UNAUTHENTICATED:
       case Code.PERMISSION_DENIED:
         return `the Engine refused the connection (${err.message}); is engine.token readable?`;

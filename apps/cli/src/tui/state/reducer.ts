@@ -229,11 +229,11 @@ export function update(s: ChatState, action: Action): Update {
       const was = s.connection;
       let st: ChatState = { ...s, connection: action.state };
       if (action.state === "reconnecting" && was === "connected") {
-        st = banner(st, "warn", `lost the Engine${action.detail ? ` (${action.detail})` : ""}; reconnecting… (what you type is kept)`);
+        st = banner(st, "warn", `lost the Engine${action.detail ? `: ${action.detail}` : ""}; reconnecting… (what you type is kept)`);
       } else if (action.state === "connected" && (was === "reconnecting" || was === "offline")) {
         st = banner(st, "info", "reconnected to the Engine", 5000);
       } else if (action.state === "offline") {
-        st = banner(st, "error", `the Engine is not reachable${action.detail ? `: ${action.detail}` : ""}; start it with 'palisade engine start'`);
+        st = banner(st, "error", `the Engine is gone${action.detail ? ` (${action.detail})` : ""}; start it with 'palisade engine start'`);
       }
       if (action.state === "connected" && st.outbox.length > 0 && !st.turn) {
         const [next, ...rest] = st.outbox;
