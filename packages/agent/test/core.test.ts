@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { ContextMessageSchema } from "@palisade/protocol/pipeline";
 import type { ContextMessage } from "@palisade/protocol/pipeline";
 import {
@@ -20,8 +21,11 @@ import {
 } from "@palisade/agent";
 import type { CallModel, ModelResult, TurnPorts, TurnRequest } from "@palisade/agent";
 
-const msg = (role: string, content: string, extra: Partial<ContextMessage> = {}): ContextMessage =>
-  create(ContextMessageSchema, { role, content, ...extra });
+type ContextMessageInit = MessageInitShape<typeof ContextMessageSchema>;
+const msg = (role: string, content: string, extra: ContextMessageInit = {}): ContextMessage => {
+  const init: ContextMessageInit = { ...extra, role, content };
+  return create(ContextMessageSchema, init);
+};
 
 describe("readAgentConfig", () => {
   it("reads the seven variables with defaults", () => {

@@ -1,7 +1,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { AsyncQueue, RpcServer } from "@palisade/protocol";
 import { AgentService } from "@palisade/protocol/pipeline";
-import type { AgentEvent, EngineDirectiveSchema, ProcessRequestSchema, ToolCallProposed, ToolGroup } from "@palisade/protocol/pipeline";
+import type { AgentEvent, EngineDirectiveSchema, ProcessRequestSchema, ToolCallProposed, ToolGroupSchema } from "@palisade/protocol/pipeline";
 import type { ToolDefSchema } from "@palisade/protocol/types";
 import { waitFor } from "@palisade/testing";
 
@@ -18,7 +18,7 @@ export interface ToolBehaviour {
 
 export interface FakeEngineOptions {
   /** Sent right after AgentReady; false: never sent. */
-  initial?: { tools?: ToolDefInit[]; groups?: Partial<ToolGroup>[] } | false;
+  initial?: { tools?: ToolDefInit[]; groups?: MessageInitShape<typeof ToolGroupSchema>[] } | false;
   /** Automatic answers to ToolCallProposed, by tool name (unknown tools get an error result). */
   tools?: Record<string, ToolBehaviour>;
   /** Definitions served for ToolDefsRequest, by group. */

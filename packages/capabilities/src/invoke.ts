@@ -133,12 +133,22 @@ async function callUnary(client: CapabilityClient, request: Request, signal: Abo
   return { bytes: res.resultJson, error: res.error };
 }
 
+/** After the done chunk, how long a server may take to end the stream before it is cancelled. */
+const STREAM_END_GRACE_MS = 1000;
+
 /** StreamInvoke; falls back to Invoke for servers that do not implement it. */
 async function callStreaming(client: CapabilityClient, request: Request, signal: AbortSignal, remaining: () => number, onChunk: (t: string) => void): Promise<Reply> {
   const parts: Uint8Array[] = [];
   let size = 0;
+  // Read to the end of the stream even after `done`: leaving the loop early cancels the call,
+  // and a connection that sees a reset per call is closed by the server's rapid-reset guard
+  // after ~1000 calls. A server that never ends the stream is cancelled after a short grace.
+  const afterDone = new AbortController();
+  let grace: NodeJS.Timeout | undefined;
+  let done = false;
   try {
-    for await (const chunk of client.streamInvoke(request, { signal, timeoutMs: remaining() })) {
+    for await (const chunk of client.streamInvoke(request, { signal: AbortSignal.any([signal, afterDone.signal]), timeoutMs: remaining() })) {
+      if (done) continue;
       if (chunk.error) return { bytes: new Uint8Array(), error: chunk.error };
       if (chunk.data.byteLength > 0) {
         parts.push(chunk.data);
@@ -146,11 +156,18 @@ async function callStreaming(client: CapabilityClient, request: Request, signal:
         if (size > DEFAULT_MAX_MESSAGE_BYTES) throw new CapabilityError("transport", "streamed result is over the 16 MiB limit: return large data as an artifact");
         onChunk(dec.decode(chunk.data));
       }
-      if (chunk.done) break;
+      if (chunk.done) {
+        done = true;
+        grace = setTimeout(() => afterDone.abort(), STREAM_END_GRACE_MS);
+      }
     }
   } catch (err) {
-    if (RpcError.from(err).code === Code.UNIMPLEMENTED && parts.length === 0) return callUnary(client, request, signal, remaining);
-    throw err;
+    if (!(done && afterDone.signal.aborted)) {
+      if (RpcError.from(err).code === Code.UNIMPLEMENTED && parts.length === 0) return callUnary(client, request, signal, remaining);
+      throw err;
+    }
+  } finally {
+    clearTimeout(grace);
   }
   const bytes = new Uint8Array(size);
   let at = 0;

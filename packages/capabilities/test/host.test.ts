@@ -459,3 +459,38 @@ describe("session workspace", () => {
     }
   });
 });
+
+describe("long-lived connections", () => {
+  it("serves 1,500 streamed calls on one connection (no reset per call)", async () => {
+    // A server that ends its stream a moment after the done chunk, as one in another process
+    // does. Cancelling each finished stream would trip the rapid-reset guard after ~1000 calls.
+    const srv = new RpcServer().add(Capability, {
+      async invoke() {
+        return { resultJson: new TextEncoder().encode("{}") };
+      },
+      async *streamInvoke() {
+        yield { data: new TextEncoder().encode('{"tick":true}'), done: true };
+        await new Promise((r) => setTimeout(r, 1));
+      },
+      async healthcheck() {
+        return { ready: true };
+      },
+      async uploadInputArtifact() {
+        return {};
+      },
+      async *downloadOutputArtifact() {},
+    });
+    const address = await srv.listen("127.0.0.1:0");
+    const manifest = writeManifest(tempDir(), { id: "ticker", tools: [tool("tick")] });
+    const { host: h } = await startHost([{ id: "ticker", manifest, address }]);
+    try {
+      for (let i = 0; i < 1500; i++) {
+        const r = await h.invoke("ticker__tick", {}, { ...owner, onChunk: () => undefined });
+        if (!r.ok) throw new Error(`call ${i} failed: ${r.content}`);
+      }
+    } finally {
+      await h.stop();
+      await srv.close(100);
+    }
+  }, 120_000);
+});

@@ -31,7 +31,7 @@ export interface LimitsConfig {
   toolTimeoutMs: number;
   maxToolRounds: number;
   shutdownDeadlineMs: number;
-  subAgents: { maxConcurrent: number; maxLlmCalls: number; timeoutMs: number };
+  subAgents: { maxConcurrent: number; maxLlmCalls: number; timeoutMs: number; maxDepth: number };
 }
 
 export interface ListenConfig {
@@ -82,7 +82,8 @@ export function defaultConfig(): EngineConfig {
       toolTimeoutMs: 120_000,
       maxToolRounds: 25,
       shutdownDeadlineMs: 10_000,
-      subAgents: { maxConcurrent: 4, maxLlmCalls: 30, timeoutMs: 600_000 },
+      // Issue 8 defaults; max_depth 1 = sub-agents never get the `agents` group (no nesting).
+      subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 900_000, maxDepth: 1 },
     },
     listen: {},
     agent: { name: "Palisade", allowUnsandboxed: false },
@@ -222,10 +223,11 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   L.toolTimeoutMs = r.number(limits, "tool_timeout_s", "limits", sec) ?? L.toolTimeoutMs;
   L.maxToolRounds = r.number(limits, "max_tool_rounds", "limits", { min: 1, integer: true }) ?? L.maxToolRounds;
   L.shutdownDeadlineMs = r.number(limits, "shutdown_deadline_s", "limits", sec) ?? L.shutdownDeadlineMs;
-  const sub = r.object(limits?.sub_agents, "limits.sub_agents", ["max_concurrent", "max_llm_calls", "timeout_s"]);
+  const sub = r.object(limits?.sub_agents, "limits.sub_agents", ["max_concurrent", "max_llm_calls", "timeout_s", "max_depth"]);
   L.subAgents.maxConcurrent = r.number(sub, "max_concurrent", "limits.sub_agents", { integer: true }) ?? L.subAgents.maxConcurrent;
   L.subAgents.maxLlmCalls = r.number(sub, "max_llm_calls", "limits.sub_agents", { min: 1, integer: true }) ?? L.subAgents.maxLlmCalls;
   L.subAgents.timeoutMs = r.number(sub, "timeout_s", "limits.sub_agents", sec) ?? L.subAgents.timeoutMs;
+  L.subAgents.maxDepth = r.number(sub, "max_depth", "limits.sub_agents", { min: 1, integer: true }) ?? L.subAgents.maxDepth;
 
   const listen = r.object(root.listen, "listen", ["unix", "tcp"]);
   const unix = r.string(listen, "unix", "listen");

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { create } from "@bufbuild/protobuf";
+import { SandboxReportSchema } from "@palisade/protocol/pipeline";
 import { safeEqual, sandboxViolations, withinBudget } from "../src/index.js";
 import { AGENT_TOKEN, startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
@@ -72,9 +74,9 @@ describe("agent link", () => {
     expect(safeEqual("abc", "abc")).toBe(true);
     expect(safeEqual("abc", "abd")).toBe(false);
     expect(safeEqual("abc", "abcd")).toBe(false);
-    expect(sandboxViolations(CONFINED)).toEqual([]);
+    expect(sandboxViolations(create(SandboxReportSchema, CONFINED))).toEqual([]);
     expect(sandboxViolations(undefined)).toEqual(["no sandbox report"]);
-    expect(sandboxViolations({ ...CONFINED, canReadOutside: true } as never)).toEqual(["it could read a file outside its code"]);
+    expect(sandboxViolations(create(SandboxReportSchema, { ...CONFINED, canReadOutside: true }))).toEqual(["it could read a file outside its code"]);
     expect(withinBudget([], 0, 5, 60_000)).toBe(true);
     expect(withinBudget([1, 2, 3, 4, 5], 10, 5, 60_000)).toBe(false);
     expect(withinBudget([1, 2, 3, 4, 5], 70_000, 5, 60_000)).toBe(true);

@@ -21,11 +21,12 @@ export class ScriptedAgent {
 
   constructor(address: string, token: string, sandbox: Partial<typeof CONFINED> = {}) {
     this.client = createClient(AgentService, address);
-    this.call = this.client.runSession();
-    this.call.send({ event: { case: "ready", value: { agentId: "test-agent", token, sandbox: { ...CONFINED, ...sandbox }, pid: process.pid, version: "test" } } }).catch(() => undefined);
+    const call = this.client.runSession();
+    this.call = call;
+    call.send({ event: { case: "ready", value: { agentId: "test-agent", token, sandbox: { ...CONFINED, ...sandbox }, pid: process.pid, version: "test" } } }).catch(() => undefined);
     this.closed = (async () => {
       try {
-        for await (const d of this.call) {
+        for await (const d of call) {
           this.all.push(d);
           this.directives.push(d);
         }
