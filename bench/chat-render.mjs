@@ -44,8 +44,13 @@ function answerTokens(n) {
 }
 let tokens = answerTokens(TOKENS);
 
-function fakeTerminal() {
-  const stdout = new Writable({ write(_c, _e, cb) { this.bytes += _c.length; cb(); } });
+/**
+ * A 120×40 "terminal". ink computes a frame in onRender but writes the dynamic part through a
+ * throttle, so a token counts as shown when the first write after the render that included it
+ * reaches the terminal: `onWrite` is called on every write.
+ */
+function fakeTerminal(onWrite = () => {}) {
+  const stdout = new Writable({ write(_c, _e, cb) { this.bytes += _c.length; onWrite(); cb(); } });
   Object.assign(stdout, { bytes: 0, isTTY: true, columns: 120, rows: 40 });
   const stdin = new PassThrough();
   Object.assign(stdin, { isTTY: true, setRawMode() {}, ref() {}, unref() {} });
@@ -81,9 +86,15 @@ async function runChat(maxFps) {
   let framed = 0;
   const delays = [];
   let frames = 0;
-  const { stdout, stdin } = fakeTerminal();
+  let rendered = 0; // tokens included in the latest rendered frame
   let finish;
   const finished = new Promise((r) => (finish = r));
+  let controller;
+  const { stdout, stdin } = fakeTerminal(() => {
+    const now = performance.now();
+    for (; framed < rendered; framed++) delays.push(now - arrivals[framed]);
+    if (framed === tokens.length && controller && !controller.getState().turn) finish();
+  });
   const client = {
     sendMessage: () => stream((i, at) => { arrivals[i] = at; delivered = i + 1; }),
     getStatus: async () => create(StatusResponseSchema, { model: "bench", modelConfigured: true }),
@@ -91,12 +102,10 @@ async function runChat(maxFps) {
   };
   const link = { client, reconnect: async () => client, close() {} };
   const state = initialState({ now: Date.now(), columns: 120, rows: 40, model: "bench", connection: "connected" });
-  const controller = new ChatController(link, state, { onExit() {}, clearScreen() {}, workspace: "/tmp", cwd: "/tmp", heartbeatMs: 0 });
+  controller = new ChatController(link, state, { onExit() {}, clearScreen() {}, workspace: "/tmp", cwd: "/tmp", heartbeatMs: 0 });
   const onRender = () => {
     frames++;
-    const now = performance.now();
-    for (; framed < delivered; framed++) delays.push(now - arrivals[framed]);
-    if (framed === tokens.length && !controller.getState().turn) finish();
+    rendered = delivered;
   };
   const app = render(React.createElement(ChatApp, { controller }), { stdout, stdin, stderr: stdout, exitOnCtrlC: false, patchConsole: false, maxFps, onRender });
   controller.start();
@@ -133,18 +142,22 @@ async function runInkTail(maxFps) {
     setText = set;
     return React.createElement(Text, null, t.slice(-2000));
   };
-  const { stdout, stdin } = fakeTerminal();
+  let rendered = 0;
+  const { stdout, stdin } = fakeTerminal(() => {
+    const now = performance.now();
+    for (; framed < rendered; framed++) delays.push(now - arrivals[framed]);
+  });
   const app = render(React.createElement(Tail), { stdout, stdin, exitOnCtrlC: false, patchConsole: false, maxFps, onRender: () => {
     frames++;
-    const now = performance.now();
-    for (; framed < delivered; framed++) delays.push(now - arrivals[framed]);
+    rendered = delivered;
   } });
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
   for await (const e of stream((i, at) => { arrivals[i] = at; delivered = i + 1; })) {
     if (e.llmToken) setText((text += e.llmToken.text));
   }
-  while (framed < delivered) await new Promise((r) => setTimeout(r, 5));
+  const end = performance.now() + 2000;
+  while (framed < delivered && performance.now() < end) await new Promise((r) => setTimeout(r, 5));
   const cpu = cpuPercent(cpu0, wall0);
   const wall = performance.now() - wall0;
   app.unmount();
@@ -174,7 +187,7 @@ const row = (name, r) => {
     "p95 ms": d ? Number(d.p95.toFixed(1)) : "-",
     "p99 ms": d ? Number(d.p99.toFixed(1)) : "-",
     "max ms": d ? Number(Math.max(...r.delays).toFixed(1)) : "-",
-    frames: r.frames ?? "-",
+    renders: r.frames ?? "-",
     "CPU % of a core": Number(r.cpu.toFixed(1)),
     "wall s": Number((r.wall / 1000).toFixed(1)),
   };
