@@ -23,18 +23,21 @@ describe("the chat against a ClientService over real gRPC", () => {
   let controller: ChatController;
   let app: ReturnType<typeof render>;
   let exited = false;
+  let remembered: string[] = [];
 
   beforeEach(async () => {
     fake = await startFakeEngine("127.0.0.1:0", { tokenDelayMs: 1 });
     const client = createClient(ClientService, fake.address);
     const link: EngineLink = { client, reconnect: async () => client, close: () => client.close() };
     exited = false;
+    remembered = [];
     controller = new ChatController(link, initialState({ now: Date.now(), columns: 100, rows: 40, model: "scripted-model", connection: "connected" }), {
       onExit: () => (exited = true),
       clearScreen: () => undefined,
       workspace: "/tmp/ws",
       cwd: "/tmp",
       heartbeatMs: 0,
+      remember: (text) => remembered.push(text),
     });
     app = render(<ChatApp controller={controller} />);
     controller.start();
@@ -136,6 +139,19 @@ describe("the chat against a ClientService over real gRPC", () => {
     await type("\r");
     await until(() => frame().includes("1 hits"), frame);
     expect(frame()).toContain("Taxes · user");
+  });
+
+  it("input history keeps sent messages but never off-the-record ones", async () => {
+    await type("hello");
+    await type("\r");
+    await until(() => controller.getState().turn === undefined && allText().includes("See the design"), allText, 20_000);
+    await type("/otr");
+    await type("\r");
+    await type("a secret");
+    await type("\r");
+    await until(() => fake.engine.received.length === 2 && controller.getState().turn === undefined, allText, 20_000);
+    expect(fake.engine.received[1]?.mode).toBe(SessionMode.OTR);
+    expect(remembered).toEqual(["hello"]);
   });
 
   it("Tab completes a command and /quit leaves", async () => {

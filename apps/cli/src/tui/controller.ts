@@ -22,6 +22,8 @@ export interface ControllerHooks {
   now?: () => number;
   /** Heartbeat period (GetStatus) used to notice a restarted Engine; 0 disables it. */
   heartbeatMs?: number;
+  /** Called for each message sent (to keep input history); never for off-the-record ones. */
+  remember?: (text: string) => void;
 }
 
 const CHOICE: Record<ApprovalChoice, ApprovalDecision> = {
@@ -221,6 +223,7 @@ export class ChatController {
   private async send(e: Extract<Effect, { type: "send" }>): Promise<void> {
     const abort = new AbortController();
     this.streams.set(e.clientMessageId, abort);
+    if (!e.otr) this.hooks.remember?.(e.text);
     try {
       const stream = this.link.client.sendMessage(
         {

@@ -1,4 +1,6 @@
+import { join } from "node:path";
 import { render } from "ink";
+import { appendInputHistory, loadInputHistory } from "./input-history.js";
 import type { CliIo } from "../cli/io.js";
 import type { EngineConnection } from "../engine/connect.js";
 import { openClient } from "../engine/connect.js";
@@ -39,7 +41,9 @@ export function discoveryLink(paths: PalisadePaths, conn: EngineConnection): Eng
 /** Runs the chat TUI until the user leaves. */
 export async function runChatTui(o: ChatSessionOptions): Promise<void> {
   const stdout = o.io.stdout as NodeJS.WriteStream;
+  const historyFile = join(o.paths.dataDir, "chat-history.jsonl");
   const state = initialState({
+    history: await loadInputHistory(historyFile),
     now: Date.now(),
     columns: stdout.columns || 100,
     rows: stdout.rows || 30,
@@ -54,6 +58,7 @@ export async function runChatTui(o: ChatSessionOptions): Promise<void> {
     clearScreen: () => stdout.write("\x1b[2J\x1b[3J\x1b[H"),
     workspace: o.workspace,
     cwd: o.io.cwd,
+    remember: (text) => void appendInputHistory(historyFile, text).catch(() => undefined),
   });
   const app = render(<ChatApp controller={controller} />, {
     stdout,
