@@ -12,6 +12,12 @@ export interface RankPhrase {
 const K1 = 1.2;
 const B = 0.75;
 
+/** One token folded as FTS5's `unicode61 remove_diacritics 2` does (lower case, no diacritics). */
+export function foldToken(token: string): string {
+  // eslint-disable-next-line no-control-regex -- ASCII fast path: nothing to decompose
+  return (/^[\u0000-\u007f]*$/.test(token) ? token : token.normalize("NFKD").replace(/\p{M}/gu, "")).toLowerCase();
+}
+
 /** Tokens as FTS5's `unicode61 remove_diacritics 2` sees them (close enough for ranking). */
 export function tokenize(text: string): string[] {
   // eslint-disable-next-line no-control-regex -- ASCII fast path: nothing to decompose

@@ -11,6 +11,8 @@ import { buildFtsQuery } from "./fts-query.js";
 import type { ParsedQuery } from "./fts-query.js";
 import { clampInt } from "./history.js";
 import { bm25Scores, phraseOf } from "./rank.js";
+import type { RankPhrase } from "./rank.js";
+import { snippet } from "./snippet.js";
 import type { Role, SearchHit, VerdictDecision } from "./types.js";
 
 export interface SearchOptions {
@@ -40,7 +42,6 @@ export interface SearchResult {
 
 export const RARE = 500;
 export const WINDOW = 200;
-const SNIPPET = "'[', ']', '…', 12";
 
 interface Side {
   fts: "messages_fts" | "tool_calls_fts";
@@ -49,7 +50,8 @@ interface Side {
   /** Text the JS ranker scores (the FTS columns). */
   text: string;
   where(o: SearchOptions): { sql: string; params: unknown[] };
-  hit(db: Db, pk: number, match: string): SearchHit | undefined;
+  /** The hits of these pks (any order), snippets included, in one query. */
+  hits(db: Db, pks: number[], phrases: RankPhrase[]): Map<number, SearchHit>;
 }
 
 function filters(alias: string, o: SearchOptions, extra: Array<[string, unknown]>): { sql: string; params: unknown[] } {
@@ -61,17 +63,14 @@ function filters(alias: string, o: SearchOptions, extra: Array<[string, unknown]
   return { sql: conds.map(([c]) => ` AND ${c}`).join(""), params: conds.map(([, v]) => v) };
 }
 
-interface MessageHitRow { id: string; session_id: string; seq: number; role: string; created_at: number; title: string | null }
-interface ToolHitRow { call_id: string; tool_name: string; message_id: string; session_id: string; created_at: number; seq: number; title: string | null }
-
-/**
- * The snippet of one row. FTS5 ignores a rowid constraint whose value is not an INTEGER, and
- * better-sqlite3 binds JS numbers as REAL: hence the CASTs on every rowid bound in this file.
- */
-function snippetOf(db: Db, fts: string, column: number, match: string, pk: number): string {
-  const s = db.stmt(`SELECT snippet(${fts}, ${column}, ${SNIPPET}) FROM ${fts} WHERE ${fts} MATCH ? AND rowid = CAST(? AS INTEGER)`).pluck().get(match, pk);
-  return typeof s === "string" ? s : "";
+interface MessageHitRow { pk: number; id: string; session_id: string; seq: number; role: string; created_at: number; title: string | null; content: string }
+interface ToolHitRow {
+  pk: number; call_id: string; tool_name: string; message_id: string; session_id: string; created_at: number; seq: number; title: string | null;
+  arguments_json: string; result: string | null;
 }
+
+/** pks as a JSON array for `IN (SELECT value FROM json_each(?))`: one statement for any number of hits. */
+const PKS = "(SELECT value FROM json_each(?))";
 
 const MESSAGES: Side = {
   fts: "messages_fts",
@@ -79,14 +78,14 @@ const MESSAGES: Side = {
   alias: "m",
   text: "m.content",
   where: (o) => filters("m", o, o.role !== undefined ? [["m.role = ?", o.role]] : []),
-  hit(db, pk, match) {
-    const r = db.stmt(
-      `SELECT m.id, m.session_id, m.seq, m.role, m.created_at, s.title FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.pk = ?`,
-    ).get(pk) as MessageHitRow | undefined;
-    return r && {
+  hits(db, pks, phrases) {
+    const rows = db.stmt(
+      `SELECT m.pk, m.id, m.session_id, m.seq, m.role, m.created_at, m.content, s.title FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.pk IN ${PKS}`,
+    ).all(JSON.stringify(pks)) as MessageHitRow[];
+    return new Map(rows.map((r) => [r.pk, {
       sessionId: r.session_id, sessionTitle: r.title ?? "", messageId: r.id, callId: "", toolName: "", role: r.role,
-      snippet: snippetOf(db, "messages_fts", 0, match, pk), rank: 0, createdAt: r.created_at, seq: r.seq,
-    };
+      snippet: snippet([r.content], phrases), rank: 0, createdAt: r.created_at, seq: r.seq,
+    }]));
   },
 };
 
@@ -101,20 +100,21 @@ const TOOL_CALLS: Side = {
     if (o.decision !== undefined) extra.push(["t.verdict_decision = ?", o.decision]);
     return filters("t", o, extra);
   },
-  hit(db, pk, match) {
-    const r = db.stmt(
-      `SELECT t.call_id, t.tool_name, t.message_id, t.session_id, t.created_at, m.seq, s.title
-       FROM tool_calls t JOIN messages m ON m.id = t.message_id JOIN sessions s ON s.id = t.session_id WHERE t.pk = ?`,
-    ).get(pk) as ToolHitRow | undefined;
-    return r && {
+  hits(db, pks, phrases) {
+    const rows = db.stmt(
+      `SELECT t.pk, t.call_id, t.tool_name, t.message_id, t.session_id, t.created_at, t.arguments_json, t.result, m.seq, s.title
+       FROM tool_calls t JOIN messages m ON m.id = t.message_id JOIN sessions s ON s.id = t.session_id WHERE t.pk IN ${PKS}`,
+    ).all(JSON.stringify(pks)) as ToolHitRow[];
+    return new Map(rows.map((r) => [r.pk, {
       sessionId: r.session_id, sessionTitle: r.title ?? "", messageId: r.message_id, callId: r.call_id, toolName: r.tool_name,
-      role: "tool", snippet: snippetOf(db, "tool_calls_fts", -1, match, pk), rank: 0, createdAt: r.created_at, seq: r.seq,
-    };
+      role: "tool", snippet: snippet([r.tool_name, r.arguments_json, r.result], phrases), rank: 0, createdAt: r.created_at, seq: r.seq,
+    }]));
   },
 };
 
 interface SideResult { hits: SearchHit[]; total: number; lowerBound: boolean }
 
+/** pks in CAST: FTS5 ignores a rowid constraint whose value is not an INTEGER, and better-sqlite3 binds JS numbers as REAL. */
 function searchSide(db: Db, side: Side, q: ParsedQuery, o: SearchOptions, n: number): SideResult {
   const { fts, table, alias } = side;
   let lo = 0;
@@ -130,24 +130,28 @@ function searchSide(db: Db, side: Side, q: ParsedQuery, o: SearchOptions, n: num
   const base = `FROM ${fts} JOIN ${table} ${alias} ON ${alias}.pk = ${fts}.rowid WHERE ${fts} MATCH ? AND ${fts}.rowid BETWEEN CAST(? AS INTEGER) AND CAST(? AS INTEGER)${w.sql}`;
   const params = [q.match, lo, hi, ...w.params];
   const df = q.parts.map((part) => db.stmt(`SELECT COUNT(*) FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${RARE})`).pluck().get(part) as number);
+  const phrases = q.terms.map((t, i) => phraseOf(t, q.prefixes[i] ?? false));
   let ranked: Array<{ pk: number; rank: number }>;
   let total: number;
   let lowerBound = false;
   if (df.every((d) => d < RARE)) {
-    ranked = db.stmt(`SELECT ${alias}.pk AS pk, ${fts}.rank AS rank ${base} ORDER BY ${fts}.rank LIMIT ?`).all(...params, n) as typeof ranked;
-    total = db.stmt(`SELECT COUNT(*) ${base}`).pluck().get(...params) as number;
+    // Fewer than RARE matches: all of them with FTS5's exact bm25, counted and sorted here.
+    const all = db.stmt(`SELECT ${alias}.pk AS pk, ${fts}.rank AS rank ${base}`).all(...params) as typeof ranked;
+    total = all.length;
+    ranked = all.sort((a, b) => a.rank - b.rank || b.pk - a.pk).slice(0, n);
   } else {
     const rows = db.stmt(`SELECT ${alias}.pk AS pk, ${side.text} AS body ${base} ORDER BY ${fts}.rowid DESC LIMIT ${WINDOW}`)
       .all(...params) as Array<{ pk: number; body: string }>;
     const totalDocs = (db.stmt(`SELECT MAX(pk) FROM ${table}`).pluck().get() as number | null) ?? rows.length;
-    const scores = bm25Scores(rows.map((r) => r.body), q.terms.map((t, i) => phraseOf(t, q.prefixes[i] ?? false)), df, totalDocs);
+    const scores = bm25Scores(rows.map((r) => r.body), phrases, df, totalDocs);
     ranked = rows.map((r, i) => ({ pk: r.pk, rank: -(scores[i] ?? 0) })).sort((a, b) => a.rank - b.rank || b.pk - a.pk).slice(0, n);
     total = rows.length;
     lowerBound = rows.length === WINDOW;
   }
+  const byPk = ranked.length > 0 ? side.hits(db, ranked.map((r) => r.pk), phrases) : new Map<number, SearchHit>();
   const hits: SearchHit[] = [];
   for (const r of ranked) {
-    const h = side.hit(db, r.pk, q.match);
+    const h = byPk.get(r.pk);
     if (h) hits.push({ ...h, rank: r.rank });
   }
   return { hits, total, lowerBound };
