@@ -146,8 +146,12 @@ export interface EngineStore {
   deleteSession(id: string): Promise<boolean>;
   /** Deletes sessions (and their artifact files) by age and database size. */
   applyRetention(q: { maxAgeDays?: number; maxBytes?: number }): Promise<RetentionOutcome>;
-  /** Appends to the hash-chained audit trail, in order, in one transaction. */
-  appendAudit(entries: AuditEntry[]): Promise<void>;
+  /**
+   * Appends to the hash-chained audit trail, in order, in one transaction. The rows are
+   * committed before this returns (its synchronous part); the promise resolves once they are
+   * durable, unless `sync` is false (the caller's next synced write carries them).
+   */
+  appendAudit(entries: AuditEntry[], opts?: { sync?: boolean }): Promise<void>;
   /** Every message of the session, oldest first, with tool calls: the Agent's context. */
   contextMessages(sessionId: string): Promise<MessageRecord[]>;
   /** Newest page first; `cursor` continues with older messages. Messages inside a page are oldest first. */

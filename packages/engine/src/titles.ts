@@ -57,6 +57,8 @@ export interface TitleWriterOptions {
 export class TitleWriter {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly abort = new AbortController();
+  /** One client (and its connection pool) per model endpoint, not one per new session. */
+  private client: { key: string; client: OpenAI } | undefined;
 
   constructor(private readonly o: TitleWriterOptions) {}
 
@@ -74,7 +76,7 @@ export class TitleWriter {
 
   private async generate(session: SessionRecord, model: ModelConfig, userMessage: string, reply: string): Promise<void> {
     const timeout = this.o.timeoutMs ?? TITLE_TIMEOUT_MS;
-    const client = new OpenAI({ apiKey: model.apiKey || "not-needed", ...(model.baseUrl ? { baseURL: model.baseUrl } : {}), maxRetries: 0, timeout });
+    const client = this.clientFor(model, timeout);
     const res = await client.chat.completions.create(
       { model: session.model || model.name, messages: titleMessages(userMessage, reply), max_tokens: TITLE_MAX_TOKENS, temperature: 0.2, stream: false },
       { signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(timeout)]) },
@@ -86,6 +88,15 @@ export class TitleWriter {
     if (this.abort.signal.aborted) return;
     const set = await this.o.store.setAutoTitle(session.id, title);
     if (!set) this.o.log(`title of ${session.id}: the user's title stays`);
+  }
+
+  private clientFor(model: ModelConfig, timeout: number): OpenAI {
+    const apiKey = model.apiKey || "not-needed";
+    const key = JSON.stringify([apiKey, model.baseUrl, timeout]);
+    if (this.client?.key !== key) {
+      this.client = { key, client: new OpenAI({ apiKey, ...(model.baseUrl ? { baseURL: model.baseUrl } : {}), maxRetries: 0, timeout }) };
+    }
+    return this.client.client;
   }
 
   /** Cancels pending calls and waits for them (before the store closes). */

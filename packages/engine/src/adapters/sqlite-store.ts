@@ -134,12 +134,12 @@ class SqliteStore implements EngineStore {
     return { deletedSessions: res.deletedSessions, bytesBefore: res.bytesBefore, bytesAfter: res.bytesAfter };
   }
 
-  async appendAudit(entries: AuditEntry[]): Promise<void> {
+  async appendAudit(entries: AuditEntry[], opts: { sync?: boolean } = {}): Promise<void> {
     if (entries.length === 0) return;
     this.store.transaction(() => {
       for (const e of entries) this.store.appendAudit({ kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts });
     });
-    await this.store.sync();
+    if (opts.sync !== false) await this.store.sync();
   }
 
   async contextMessages(sessionId: string): Promise<MessageRecord[]> {

@@ -287,6 +287,7 @@ export class TurnManager {
       if (session.mode === "otr") {
         this.sessions.appendOtr(session.id, otrMessages(session, user, assistant, turn));
       } else {
+        env.audit?.beforeCommit(); // the commit's fsync carries the turn's queued audit entries
         await env.store.commitTurn({
           session: { ...session, updatedAt: now, usage, ...(title ? { title } : {}) },
           status: end.kind === "complete" ? "completed" : end.kind === "error" ? "error" : "cancelled",
