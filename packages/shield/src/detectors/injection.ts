@@ -1,5 +1,19 @@
+import type { Subject, TextView } from "../normalize/subject.js";
 import type { Detector } from "./types.js";
 import { clip, describe } from "./util.js";
+
+const others = new WeakMap<Subject, TextView[]>();
+/** Views not already read as model-facing text (those are scanned first); computed once per subject. */
+function rest(s: Subject): TextView[] {
+  if (s.modelFacing.length === 0) return s.views;
+  let r = others.get(s);
+  if (r === undefined) {
+    const seen = new Set(s.modelFacing);
+    r = s.views.filter((v) => !seen.has(v));
+    others.set(s, r);
+  }
+  return r;
+}
 
 function injection(id: string, description: string, re: RegExp): Detector {
   return {
@@ -10,7 +24,7 @@ function injection(id: string, description: string, re: RegExp): Detector {
         const m = re.exec(v.text);
         if (m !== null) return { reason: `${description.toLowerCase()} ${describe(v)}: "${clip(m[0])}"`, severity: "block" };
       }
-      for (const v of s.views) {
+      for (const v of rest(s)) {
         const m = re.exec(v.text);
         if (m !== null) return { reason: `${description.toLowerCase()} ${describe(v)}: "${clip(m[0])}"`, severity: v.origin === "tags" ? "block" : "escalate" };
       }
@@ -41,7 +55,7 @@ export const injectionDetectors: Detector[] = [
     description: "Requests to reveal the system prompt or the agent's configuration",
     detect(s) {
       const re = /\b(reveal|print|show|repeat|output|leak|dump|tell me|display|share)\b[^.\n]{0,30}?\b(your |the )?(full |entire |original |hidden )?(system prompt|initial prompt|instructions you were given|configuration|api keys? you|hidden instructions)/i;
-      const v = s.modelFacing.find((x) => re.test(x.text)) ?? s.views.find((x) => re.test(x.text));
+      const v = s.modelFacing.find((x) => re.test(x.text)) ?? rest(s).find((x) => re.test(x.text));
       return v !== undefined ? { reason: `asks to reveal the agent's prompt or configuration ${describe(v)}` } : undefined;
     },
   },

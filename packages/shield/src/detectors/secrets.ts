@@ -14,7 +14,11 @@ function outgoing(s: Subject): Outgoing {
   let o = memo.get(s);
   if (o === undefined) {
     if (s.kind === "shell") o = { views: s.views, leaves: hasEgress(s), out: new Set(s.outgoing) };
-    else if (s.outgoing.length > 0) o = { views: [...s.outgoing, ...s.views], leaves: true, out: new Set(s.outgoing) };
+    else if (s.outgoing.length > 0) {
+      // outgoing views first; the same view objects are not scanned a second time
+      const out = new Set(s.outgoing);
+      o = { views: [...s.outgoing, ...s.views.filter((v) => !out.has(v))], leaves: true, out };
+    }
     else o = { views: s.views, leaves: false, out: new Set() };
     memo.set(s, o);
   }

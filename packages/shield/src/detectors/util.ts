@@ -17,6 +17,11 @@ export function describe(v: TextView): string {
 }
 
 export function clip(s: string, n = 60): string {
+  if (s.length > 8 * n) {
+    // collapsing a prefix gives the same first n characters once it is long enough
+    const head = s.slice(0, 8 * n).replace(/\s+/g, " ");
+    if (head.length > n + 1) return `${head.slice(0, n)}…`;
+  }
   const one = s.replace(/\s+/g, " ");
   return one.length > n ? `${one.slice(0, n)}…` : one;
 }

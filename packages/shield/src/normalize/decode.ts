@@ -36,7 +36,8 @@ function looksLikeText(s: string): boolean {
 function decodeBase64(tok: string): string | undefined {
   // A plain identifier or path segment made only of letters is not worth decoding.
   if (!/[0-9+/=_-]/.test(tok) && tok.length < 24) return undefined;
-  const buf = Buffer.from(tok.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+  // Node's base64 decoder reads the URL-safe alphabet (`-`, `_`) as well
+  const buf = Buffer.from(tok, "base64");
   const s = buf.toString("utf8");
   return looksLikeText(s) ? s : undefined;
 }

@@ -62,6 +62,7 @@ interface Word {
 }
 
 const PLAIN_RUN = /[^\s;&|()<>\\'"$`]+/y;
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 type Token = { kind: "word"; word: Word } | { kind: "op"; op: string } | { kind: "redir"; op: string };
 
@@ -101,7 +102,7 @@ function quoteWord(w: string): string {
 }
 
 function basename(w: string): string {
-  const noSlash = w.replace(/\\/g, "");
+  const noSlash = w.includes("\\") ? w.replace(/\\/g, "") : w;
   const b = noSlash.slice(noSlash.lastIndexOf("/") + 1);
   return b.toLowerCase();
 }
@@ -111,7 +112,7 @@ function unwrap(argv: string[]): { name: string; args: string[]; wrappers: strin
   const wrappers: string[] = [];
   let i = 0;
   while (i < argv.length) {
-    while (i < argv.length && /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[i] ?? "")) i++;
+    while (i < argv.length && ASSIGNMENT.test(argv[i] ?? "")) i++;
     if (i >= argv.length) break;
     const name = basename(argv[i] ?? "");
     if (name === "busybox" && i + 1 < argv.length) {
@@ -134,7 +135,7 @@ function unwrap(argv: string[]): { name: string; args: string[]; wrappers: strin
         i += spec.valueOpts?.includes(a) === true ? 2 : 1;
         continue;
       }
-      if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) {
+      if (ASSIGNMENT.test(a)) {
         i++;
         continue;
       }
@@ -187,8 +188,6 @@ class Lexer {
       this.readHeredocBodies();
       return { kind: "op", op: ";" };
     }
-    const two = s.slice(this.i, this.i + 2);
-    const three = s.slice(this.i, this.i + 3);
     if (c === "<" || c === ">") {
       if (s[this.i + 1] === "(") return this.word();
       for (const op of ["<<<", "<<-", "&>>", ">>", "<<", ">&", "<&", "<>", ">|", "<", ">"]) {
@@ -198,23 +197,32 @@ class Lexer {
         }
       }
     }
-    if (three === "&>>" || two === "&>") {
-      this.i += three === "&>>" ? 3 : 2;
-      return { kind: "redir", op: three === "&>>" ? "&>>" : "&>" };
-    }
-    for (const op of ["&&", "||", ";;", "|&", "|", "&", ";", "(", ")"]) {
-      if (s.startsWith(op, this.i)) {
+    const c2 = s[this.i + 1];
+    if (c === "&") {
+      if (c2 === ">") {
+        const op = s[this.i + 2] === ">" ? "&>>" : "&>";
         this.i += op.length;
-        return { kind: "op", op };
+        return { kind: "redir", op };
+      }
+      return this.op(c2 === "&" ? "&&" : "&");
+    }
+    if (c === "|") return this.op(c2 === "|" ? "||" : c2 === "&" ? "|&" : "|");
+    if (c === ";") return this.op(c2 === ";" ? ";;" : ";");
+    if (c === "(" || c === ")") return this.op(c);
+    if (c >= "0" && c <= "9") {
+      // a file-descriptor number glued to a redirection: 2>, 1>>, 0<&
+      const fd = /^[0-9]+(?=[<>])/.exec(s.slice(this.i, this.i + 4));
+      if (fd !== null) {
+        this.i += fd[0].length;
+        return this.next();
       }
     }
-    // a file-descriptor number glued to a redirection: 2>, 1>>, 0<&
-    const fd = /^[0-9]+(?=[<>])/.exec(s.slice(this.i, this.i + 4));
-    if (fd !== null) {
-      this.i += fd[0].length;
-      return this.next();
-    }
     return this.word();
+  }
+
+  private op(op: string): Token {
+    this.i += op.length;
+    return { kind: "op", op };
   }
 
   /** Reads the bodies of heredocs announced on the line that just ended. */
@@ -472,8 +480,14 @@ export class ShellReader {
     const finish = (op: string | undefined): void => {
       if ((words.length > 0 || redirects.length > 0) && this.out.length >= this.maxCommands) this.truncated = true;
       else if (words.length > 0 || redirects.length > 0) {
-        const argv = words.flatMap(fields);
-        const onlyAssign = argv.length > 0 && argv.every((a) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(a));
+        const argv: string[] = [];
+        const cmdVars: string[] = [];
+        for (const w of words) {
+          if (w.splits.length === 0 && (w.quoted || !w.value.startsWith("{"))) argv.push(w.value);
+          else for (const f of fields(w)) argv.push(f);
+          for (const v of w.vars) cmdVars.push(v);
+        }
+        const onlyAssign = argv.length > 0 && argv.every((a) => ASSIGNMENT.test(a));
         if (onlyAssign) {
           for (const a of argv) {
             const eq = a.indexOf("=");
@@ -483,7 +497,7 @@ export class ShellReader {
         const u = unwrap(argv);
         const cmd: SimpleCommand = {
           argv, name: u.name, args: u.args, wrappers: u.wrappers, redirects, pipeline, index: pipeline.length,
-          parent, via, depth, vars: words.flatMap((w) => w.vars),
+          parent, via, depth, vars: cmdVars,
         };
         pipeline.push(cmd);
         this.out.push(cmd);

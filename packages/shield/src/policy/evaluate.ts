@@ -4,11 +4,10 @@
  * block rule wins. Criteria of one rule all have to hold. For allow rules every value has to
  * match (every path, command, host, recipient); for block/escalate rules one value is enough.
  */
-import picomatch from "picomatch";
 import { normalizePath } from "../normalize/paths.js";
 import type { Subject } from "../normalize/subject.js";
 import type { Decision } from "../types.js";
-import { commandLine, commandsMatcher, compileArgRegex, emailDomain, matchHost, pathMatcher, redirectsStayInside } from "./match.js";
+import { commandLine, commandsMatcher, compileArgRegex, emailDomain, globTester, matchHost, pathMatcher, redirectsStayInside } from "./match.js";
 import { manifestDecision, type Policy, type PolicyRule } from "./types.js";
 
 export interface PolicyOutcome {
@@ -23,7 +22,7 @@ const toolGlobCache = new Map<string, (s: string) => boolean>();
 function toolMatch(glob: string, tool: string): boolean {
   let m = toolGlobCache.get(glob);
   if (m === undefined) {
-    m = picomatch(glob, { dot: true });
+    m = globTester(glob, { dot: true });
     toolGlobCache.set(glob, m);
   }
   return m(tool);
@@ -32,14 +31,20 @@ function toolMatch(glob: string, tool: string): boolean {
 /** Per rule: one matcher for its tool globs, path matchers per (home, workspace). */
 interface Compiled {
   tools: ((tool: string) => boolean) | undefined;
+  /** Tool names already tested against `tools` (few distinct names: bounded memo). */
+  toolHits: Map<string, boolean>;
   paths: Map<string, ((p: string) => boolean)[]>;
 }
 const compiled = new WeakMap<PolicyRule, Compiled>();
 function compile(rule: PolicyRule): Compiled {
   let c = compiled.get(rule);
   if (c === undefined) {
-    const tools = rule.tools.length > 0 ? picomatch(rule.tools, { dot: true }) : undefined;
-    c = { tools, paths: new Map() };
+    let tools: ((tool: string) => boolean) | undefined;
+    if (rule.tools.length > 0) {
+      const tests = rule.tools.map((g) => globTester(g, { dot: true }));
+      tools = (t) => tests.some((m) => m(t));
+    }
+    c = { tools, toolHits: new Map(), paths: new Map() };
     compiled.set(rule, c);
   }
   return c;
@@ -77,7 +82,15 @@ export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
   if (rule.when?.modes !== undefined && !rule.when.modes.includes(ctx.mode)) return false;
   if (rule.when?.subAgent !== undefined && rule.when.subAgent !== (ctx.subAgent !== undefined)) return false;
   const c = compile(rule);
-  if (c.tools !== undefined && !c.tools(s.tool)) return false;
+  if (c.tools !== undefined) {
+    let hit = c.toolHits.get(s.tool);
+    if (hit === undefined) {
+      hit = c.tools(s.tool);
+      if (c.toolHits.size > 256) c.toolHits.clear();
+      c.toolHits.set(s.tool, hit);
+    }
+    if (!hit) return false;
+  }
   if (rule.methods !== undefined) {
     const method = typeof s.args["method"] === "string" ? s.args["method"].toUpperCase() : "GET";
     if (!rule.methods.includes(method)) return false;

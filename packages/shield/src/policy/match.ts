@@ -42,6 +42,16 @@ export function emailDomain(addr: string): string {
   return addr.slice(addr.lastIndexOf("@") + 1).toLowerCase();
 }
 
+/**
+ * What `picomatch(glob, options)` returns, without its per-call result objects: the same
+ * compiled regex, the same exact-string shortcut, "" never matches. Inputs here are already
+ * normalized to `/` separators, so picomatch's Windows slash conversion is not needed.
+ */
+export function globTester(glob: string, options: picomatch.PicomatchOptions): (s: string) => boolean {
+  const re = picomatch.makeRe(glob, { ...options, windows: false });
+  return (s) => s !== "" && (s === glob || re.test(s));
+}
+
 const globCache = new Map<string, (p: string) => boolean>();
 
 /** A path glob with `${workspace}`, `${home}` and `~` expanded for this context. */
@@ -49,7 +59,7 @@ export function pathMatcher(glob: string, home: string, workspace: string): (p: 
   const g = glob.replace(/\$\{workspace\}/g, workspace).replace(/\$\{home\}/g, home).replace(/^~(?=\/|$)/, home);
   let m = globCache.get(g);
   if (m === undefined) {
-    m = picomatch(g, { dot: true, nocase: true });
+    m = globTester(g, { dot: true, nocase: true });
     if (globCache.size > 5000) globCache.clear();
     globCache.set(g, m);
   }
