@@ -8,6 +8,8 @@ import { addUsage, emptyUsage } from "./model.js";
 import { LOAD_TOOLS, ToolSet, parseLoadToolsArgs } from "./tools.js";
 import type { ToolSpec } from "./tools.js";
 
+const PARAGRAPH = "\n\n";
+
 export const DEFAULT_MAX_TOOL_ROUNDS = 25;
 
 /** Everything one turn needs, as the Engine sent it. */
@@ -124,15 +126,27 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
     const params = tools.toParams();
     // Tool results can outgrow the window within one turn; the oldest give way first.
     if (toolRounds > 0) fitToolResults(messages, params, req.contextWindow * TRIM_TOOL_RESULTS_AT);
+    // Text of successive rounds is one answer: separate paragraphs, in the stream as in the content.
+    let separate = content.length > 0 && !/\s$/.test(content);
+    const separator = (): void => {
+      if (!separate) return;
+      separate = false;
+      content += PARAGRAPH;
+      ports.emitToken(PARAGRAPH);
+    };
     const result = await ports.callModel({
       model: req.model,
       messages,
       tools: params,
       signal,
-      onToken: (text) => ports.emitToken(text),
+      onToken: (text) => {
+        if (text) separator();
+        ports.emitToken(text);
+      },
     });
     llmCalls++;
     addUsage(usage, result.usage);
+    if (result.content) separator();
     content += result.content;
     if (result.reasoning) thoughts.push({ stage: "reasoning", summary: excerpt(result.reasoning, 2000), detailJson: "" });
     if (result.toolCalls.length === 0) {

@@ -199,6 +199,16 @@ describe("runTurn (pure turn logic)", () => {
     expect(proposed).toEqual(["c1:t"]);
   });
 
+  it("separates the text of successive rounds, identically in the stream and the content", async () => {
+    const { p, tokens } = ports([
+      result({ content: "I'll read it.", toolCalls: [{ id: "c1", name: "t", arguments: "{}" }] }),
+      result({ content: "It says hello." }),
+    ]);
+    const r = await runTurn(request(), p, new AbortController().signal);
+    expect(r.content).toBe("I'll read it.\n\nIt says hello.");
+    expect(tokens.join("")).toBe(r.content);
+  });
+
   it("renames duplicate call ids so every proposal is unique", async () => {
     const dup = { id: "dup", name: "t", arguments: "{}" };
     const { p, proposed } = ports([result({ toolCalls: [dup, dup] }), result({ content: "ok" })]);
