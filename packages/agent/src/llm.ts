@@ -1,6 +1,7 @@
 import type OpenAI from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { AgentFailure } from "./errors.js";
+import { createHttpFetch } from "./http-fetch.js";
 import type { CallModel, ModelRequest, ModelResult, ModelToolCall } from "./model.js";
 import { emptyUsage } from "./model.js";
 import { DEFAULT_RETRY, nextRetryDelay, retryAfterMs } from "./retry.js";
@@ -143,6 +144,7 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
         // Retries are ours: bounded in total time and aware of partially streamed output.
         maxRetries: 0,
         timeout: options.timeoutMs ?? 300_000,
+        fetch: createHttpFetch(),
       }),
     })));
 
