@@ -102,10 +102,10 @@ export function getHistory(db: Db, sessionId: string, options: HistoryOptions = 
   const first = page[0];
   const lastMsg = page[page.length - 1];
   if (first && lastMsg) {
+    // By the page's message ids (the UNIQUE (message_id, call_id) index): no second walk of the messages.
     const calls = db.stmt(
-      `SELECT tc.* FROM messages m JOIN tool_calls tc ON tc.message_id = m.id
-       WHERE m.session_id = ? AND m.sub_agent_run_id IS NULL AND m.seq BETWEEN ? AND ? ORDER BY tc.pk`,
-    ).all(sessionId, first.seq, lastMsg.seq) as Row[];
+      `SELECT * FROM tool_calls WHERE message_id IN (SELECT value FROM json_each(?)) ORDER BY pk`,
+    ).all(JSON.stringify(page.map((m) => m.id))) as Row[];
     attachToolCalls(page, calls.map(toolCallFromRow));
   }
   return { messages: page, nextCursor: more && first ? encodeCursor(first.seq) : "" };

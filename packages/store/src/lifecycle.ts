@@ -54,6 +54,8 @@ export function usedBytes(db: Db): number {
   return (pages - free) * pageSize;
 }
 
+const FTS_MERGE_PAGES = 500;
+
 export function applyRetention(db: Db, options: RetentionOptions): RetentionResult {
   const now = options.now ?? Date.now();
   const bytesBefore = usedBytes(db);
@@ -91,6 +93,10 @@ export function applyRetention(db: Db, options: RetentionOptions): RetentionResu
       if (count === 0) break;
       const batch = Math.max(1, Math.ceil(count * ((used - options.maxBytes) / used)));
       drop(db.stmt("SELECT id FROM sessions ORDER BY updated_at, id LIMIT ?").pluck().all(batch) as string[]);
+      // FTS5 records deletes as new index entries (more of them with prefix indexes) and frees
+      // space only when segments merge: a bounded merge (-N: merge even small levels, ~N pages
+      // of work) makes the next measure see freed space instead of deleting more sessions.
+      for (const fts of ["messages_fts", "tool_calls_fts"]) db.stmt(`INSERT INTO ${fts} (${fts}, rank) VALUES ('merge', -${FTS_MERGE_PAGES})`).run();
     }
   }
   if (deletedSessions.length > 0 || expiredArtifacts.length > 0) {

@@ -2,9 +2,10 @@ import type { Database } from "better-sqlite3";
 import { StoreError } from "./errors.js";
 import { V1 } from "./schema/v1.js";
 import { V2 } from "./schema/v2.js";
+import { V3 } from "./schema/v3.js";
 
 /** Migration N turns a version N-1 database into version N. Index 0 is version 1. */
-export const MIGRATIONS: readonly string[] = [V1, V2];
+export const MIGRATIONS: readonly string[] = [V1, V2, V3];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export function schemaVersion(db: Database): number {

@@ -6,6 +6,7 @@ import { MIGRATIONS, SCHEMA_VERSION, Store } from "@palisade/store";
 import { tempDir } from "./helpers.js";
 
 const FIXTURE = readFileSync(join(import.meta.dirname, "fixtures", "v1.sql"), "utf8");
+const FIXTURE_V2 = readFileSync(join(import.meta.dirname, "fixtures", "v2.sql"), "utf8");
 
 function schemaOf(db: BetterSqlite3.Database): string[] {
   return (db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as Array<{ type: string; name: string; sql: string | null }>)
@@ -18,6 +19,17 @@ function v1Database(): string {
   db.pragma("journal_mode = WAL");
   db.pragma("foreign_keys = ON");
   db.exec(FIXTURE);
+  db.close();
+  return path;
+}
+
+function v2Database(): string {
+  const path = join(tempDir(), "v2.db");
+  const db = new BetterSqlite3(path);
+  db.pragma("auto_vacuum = INCREMENTAL");
+  db.pragma("journal_mode = WAL");
+  db.pragma("foreign_keys = ON");
+  db.exec(FIXTURE_V2);
   db.close();
   return path;
 }
@@ -56,6 +68,52 @@ describe("migrations", () => {
     expect(again.schemaVersion).toBe(SCHEMA_VERSION);
     expect(again.getHistory("s-legacy").messages).toHaveLength(4);
     again.close();
+  });
+
+  it("the v2 fixture is exactly what migrations 1 and 2 create", () => {
+    const fresh = new BetterSqlite3(":memory:");
+    fresh.exec(MIGRATIONS[0]!);
+    fresh.exec(MIGRATIONS[1]!);
+    const fixture = new BetterSqlite3(v2Database(), { readonly: true });
+    expect(fixture.pragma("user_version", { simple: true })).toBe(2);
+    expect(schemaOf(fixture)).toEqual(schemaOf(fresh));
+    fixture.close();
+    fresh.close();
+  });
+
+  it("upgrades a database made by schema version 2: prefix indexes, rows and audit chain kept", () => {
+    const path = v2Database();
+    const before = new BetterSqlite3(path, { readonly: true });
+    expect(before.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages_fts'").pluck().get()).not.toContain("prefix");
+    before.close();
+    const store = Store.open(path);
+    expect(store.schemaVersion).toBe(SCHEMA_VERSION);
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(3);
+    expect(store.getHistory("s-v2").messages.map((m) => m.id)).toEqual(["v2-m1", "v2-m2"]);
+    // Old rows are in the rebuilt indexes, for whole terms and prefixes of every indexed length and longer.
+    const found = (q: string): string[] => store.search(q).hits.map((h) => h.callId || h.messageId).sort();
+    expect(found("staging")).toEqual(["v2-c1", "v2-m1", "v2-m2"]);
+    expect(found("de*")).toEqual(["v2-c1", "v2-m1", "v2-m2"]);
+    expect(found("dep*")).toEqual(["v2-c1", "v2-m1", "v2-m2"]);
+    expect(found("depl*")).toEqual(["v2-c1", "v2-m1", "v2-m2"]);
+    expect(found("deploym*")).toEqual(["v2-m2"]);
+    expect(found("pipel*")).toEqual(["v2-m2"]);
+    expect(found("sh*")).toEqual(["v2-c1"]);
+    expect(store.verifyAudit()).toMatchObject({ ok: true, rows: 2 });
+    // New rows go through the v2 triggers into the new tables; updates and deletes too.
+    store.appendMessage({ sessionId: "s-v2", role: "user", content: "rollback the staging release" });
+    expect(found("rol*")).toHaveLength(1);
+    store.updateMessage("v2-m1", { content: "nothing to see" });
+    expect(found("tag*")).toEqual(["v2-c1"]);
+    expect(store.integrityCheck()).toBe("ok");
+    store.close();
+    const db = new BetterSqlite3(path);
+    const sql = (name: string): string => db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").pluck().get(name) as string;
+    expect(sql("messages_fts")).toContain("prefix = '2 3 4'");
+    expect(sql("tool_calls_fts")).toContain("prefix = '2 3 4'");
+    // FTS5's own check: every index (main and prefix) agrees with the content tables.
+    for (const t of ["messages_fts", "tool_calls_fts"]) expect(() => db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run()).not.toThrow();
+    db.close();
   });
 
   it("a fresh database equals an upgraded one", () => {
