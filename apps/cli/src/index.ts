@@ -7,16 +7,9 @@ export {
   resolvePaths,
   socketPathProblem,
   ensureDataDir,
-  parseEngineInfo,
   readEngineInfo,
-  writeEngineInfo,
-  removeEngineInfo,
-  generateEngineToken,
-  writeEngineToken,
-  readEngineToken,
   isProcessAlive,
   findEngine,
-  EngineInfoError,
   MAX_SOCKET_PATH_BYTES,
 } from "./engine-address.js";
 export type { EngineEndpoint, EngineInfo, PalisadePaths, PathOverrides } from "./engine-address.js";

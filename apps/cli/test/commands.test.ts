@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApprovalDecision, SessionMode } from "@palisade/protocol/types";
 import { runCli } from "../src/cli/run-cli.js";
-import { resolvePaths, writeEngineInfo } from "../src/engine-address.js";
+import { writeEngineInfo } from "@palisade/engine/discovery";
 import { startFakeEngine } from "./fake/fake-engine.js";
 import type { RunningFakeEngine } from "./fake/fake-engine.js";
 import { captureIo } from "./helpers.js";
@@ -22,7 +22,7 @@ describe("palisade run / sessions / engine against a ClientService", () => {
     // engine.json needs a live pid that is not ours (engine stop waits for it to exit).
     holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
     fake = await startFakeEngine(`unix:${join(dir, "engine.sock")}`, { tokenDelayMs: 0, onShutdown: () => holder.kill() });
-    await writeEngineInfo(resolvePaths({ dataDir: dir }), { pid: holder.pid ?? 0, address: fake.address, startedAt: new Date().toISOString(), version: "fake" });
+    await writeEngineInfo(dir, { pid: holder.pid ?? 0, address: fake.address, startedAt: new Date().toISOString(), version: "fake" });
   });
 
   afterEach(async () => {
@@ -176,7 +176,7 @@ describe("without an Engine", () => {
   it("a stale engine.json (dead pid) counts as no Engine", async () => {
     const dir = mkdtempSync(join(tmpdir(), "palisade-cli-"));
     try {
-      await writeEngineInfo(resolvePaths({ dataDir: dir }), { pid: 2 ** 22 + 12345, address: "unix:/nope", startedAt: "", version: "" });
+      await writeEngineInfo(dir, { pid: 2 ** 22 + 12345, address: "unix:/nope", startedAt: "", version: "" });
       const io = captureIo();
       expect(await runCli(["--data-dir", dir, "engine", "status"], io)).toBe(3);
     } finally {

@@ -7,7 +7,6 @@ import type { EngineConnection } from "../engine/connect.js";
 import { join } from "node:path";
 import { findEngine, resolvePaths } from "../engine-address.js";
 import { flag, pathsOf, workspaceOf } from "./common.js";
-import { canStartEngine } from "./delegates.js";
 
 async function showSetup(ctx: CommandContext, configFile: string, reason: string | undefined, demoAvailable: boolean): Promise<"quit" | "demo"> {
   const { render } = await import("ink");
@@ -33,19 +32,16 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   const ephemeral = flag(ctx, "ephemeral") || demo;
   const workspace = workspaceOf(ctx);
   const running = await findEngine(paths);
-  const engineAvailable = running ? true : await canStartEngine();
   let conn: EngineConnection | undefined;
   let reason: string | undefined;
   try {
-    conn = await connectToEngine(paths, { start: !running && engineAvailable, workspace, engineArgs: demo ? ["--demo"] : [], env: ctx.io.env });
+    conn = await connectToEngine(paths, { start: !running, workspace, engineArgs: demo ? ["--demo"] : [], env: ctx.io.env });
   } catch (err) {
-    reason = engineAvailable
-      ? err instanceof CliError ? err.message : String(err)
-      : "No Engine is running, and this build cannot start one (@palisade/engine is missing).";
+    reason = err instanceof CliError ? err.message : String(err);
   }
   if (!conn || !conn.status.modelConfigured) {
     conn?.close();
-    const choice = await showSetup(ctx, base.configFile, reason, await canStartEngine());
+    const choice = await showSetup(ctx, base.configFile, reason, true);
     if (choice === "demo") return runChatCommand({ ...ctx, options: { ...ctx.options, demo: true } });
     return ExitCode.OK;
   }

@@ -51,9 +51,3 @@ export function runDelegated(delegate: Delegate): (ctx: CommandContext) => Promi
     return fn(ctx.rawArgs, ctx.io);
   };
 }
-
-/** Whether this build can start an Engine (@palisade/engine provides startEngine). */
-export async function canStartEngine(): Promise<boolean> {
-  const { loadStartEngine } = await import("./engine-foreground.js");
-  return (await loadStartEngine()) !== undefined;
-}

@@ -12,8 +12,6 @@ import type { EngineClient } from "../engine/connect.js";
 import { describeRpcError } from "../engine/errors.js";
 import { resolveSessionId } from "../engine/sessions.js";
 import { flag, pathsOf, stringOption, workspaceOf } from "./common.js";
-import { canStartEngine } from "./delegates.js";
-import { findEngine } from "../engine-address.js";
 import { readKey } from "./prompt.js";
 import { keyArgs } from "../tui/components/format.js";
 
@@ -174,9 +172,7 @@ export async function runTurn(
 
 export async function runRunCommand(ctx: CommandContext): Promise<number> {
   const paths = pathsOf(ctx);
-  // Only look for a way to start an Engine when none runs.
-  const canStart = (await findEngine(paths)) ? false : await canStartEngine();
-  const conn = await connectToEngine(paths, { start: canStart, workspace: workspaceOf(ctx), env: ctx.io.env });
+  const conn = await connectToEngine(paths, { start: true, workspace: workspaceOf(ctx), env: ctx.io.env });
   const sigint = new AbortController();
   const onSigint = (): void => sigint.abort();
   process.once("SIGINT", onSigint);
