@@ -13,6 +13,7 @@ export type { LoadedTools, ProposedCall, ThoughtData, ToolOutcome, TurnPorts, Tu
 export { COMPACT_AT, KEEP_RECENT, TRIM_TOOL_RESULTS_AT, prepareContext } from "./compact.js";
 export type { ContextInput, MemoryFlushData, PreparedContext } from "./compact.js";
 export { estimateTokens, fitToolResults, parseCompaction, planCompaction, toChatMessages } from "./context.js";
+export { createHttpFetch } from "./http-fetch.js";
 export { createModelCaller, StreamAccumulator } from "./llm.js";
 export type { ModelClientOptions } from "./llm.js";
 export type { CallModel, ModelRequest, ModelResult, ModelToolCall, ModelUsage } from "./model.js";
