@@ -5,7 +5,7 @@
 // process and are reported as ratios. Usage:
 //   node bench/history.mjs [--messages 1000000] [--sessions 10000] [--quick] [--db FILE] [--keep]
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -54,7 +54,14 @@ const DECISIONS = ["allow", "allow", "allow", "allow", "block", "escalate"];
 
 // --- helpers -------------------------------------------------------------------------------------
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0; };
-const time = (fn) => { const t = performance.now(); fn(); return performance.now() - t; };
+// Wall time, and the CPU time of this process alongside (a loaded machine stretches wall time while
+// the CPU time of the work stays put): cpu[label] collects the latter.
+const cpu = {};
+const time = (fn, label) => {
+  const c = process.cpuUsage(); const t = performance.now(); fn(); const wall = performance.now() - t;
+  if (label !== undefined) { const d = process.cpuUsage(c); (cpu[label] ??= []).push((d.user + d.system) / 1000); }
+  return wall;
+};
 const ms = (x) => Math.round(x * 1000) / 1000;
 const log = (...a) => console.error(...a);
 
@@ -133,9 +140,9 @@ for (let i = 0; i < Q; i++) {
 
 // Warm the page cache the same way for both sides.
 for (const q of queries.slice(0, 50)) store.search(q.text, q.options);
-const searchLat = queries.map((q) => time(() => store.search(q.text, q.options)));
+const searchLat = queries.map((q) => time(() => store.search(q.text, q.options), "search"));
 const byKind = {};
-queries.forEach((q, i) => { (byKind[q.kind] ??= []).push(searchLat[i]); });
+queries.forEach((q, i) => { (byKind[q.kind] ??= []).push(searchLat[i]); (cpu[`search: ${q.kind}`] ??= []).push(cpu.search[i]); });
 const windowed = queries.filter((q) => store.search(q.text, q.options).totalIsLowerBound).length;
 
 // Baseline: the floor of any FTS5 answer, 20 matching rowids (newest first) from the message index:
@@ -151,7 +158,7 @@ const listLat = [], listRaw = [];
 const rawList = raw.prepare("SELECT * FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 50 OFFSET ?");
 for (let i = 0; i < L; i++) {
   const offset = Math.floor(rand() * 20) * 50;
-  listLat.push(time(() => store.listSessions({ limit: 50, offset })));
+  listLat.push(time(() => store.listSessions({ limit: 50, offset }), "list"));
   listRaw.push(time(() => rawList.all(offset)));
 }
 const longSessions = raw.prepare("SELECT id FROM sessions WHERE message_count >= 200").pluck().all();
@@ -160,7 +167,7 @@ const rawOpen = raw.prepare("SELECT * FROM messages WHERE session_id = ? AND sub
 const rawPk = raw.prepare("SELECT * FROM messages WHERE pk = ?");
 for (let i = 0; i < L && longSessions.length > 0; i++) {
   const sid = pick(longSessions);
-  openLat.push(time(() => store.getHistory(sid, { limit: 200 })));
+  openLat.push(time(() => store.getHistory(sid, { limit: 200 }), "open"));
   openRaw.push(time(() => rawOpen.all(sid)));
   pkRaw.push(time(() => rawPk.get(1 + Math.floor(rand() * maxPk))));
 }
@@ -200,13 +207,14 @@ store.close();
 raw.close();
 
 // --- report ----------------------------------------------------------------------------------------
-const row = (name, p50, p99, goal, base) => ({ name, p50_ms: ms(p50), p99_ms: ms(p99), goal, baseline_p50_ms: base === undefined ? null : ms(base), ratio: base ? Math.round((p50 / base) * 10) / 10 : null });
+const row = (name, p50, p99, goal, base, cpuKey) => ({ name, p50_ms: ms(p50), p99_ms: ms(p99), goal, baseline_p50_ms: base === undefined ? null : ms(base), ratio: base ? Math.round((p50 / base) * 10) / 10 : null,
+  cpu_p50_ms: cpuKey && cpu[cpuKey] ? ms(pct(cpu[cpuKey], 50)) : null, cpu_p99_ms: cpuKey && cpu[cpuKey] ? ms(pct(cpu[cpuKey], 99)) : null });
 const rows = [
-  row("search (Store.search, mix)", pct(searchLat, 50), pct(searchLat, 99), "p50 ≤ 20, p99 ≤ 100", pct(rawFtsLat, 50)),
-  ...Object.entries(byKind).map(([k, v]) => row(`  search: ${k}`, pct(v, 50), pct(v, 99), "", undefined)),
+  row("search (Store.search, mix)", pct(searchLat, 50), pct(searchLat, 99), "p50 ≤ 20, p99 ≤ 100", pct(rawFtsLat, 50), "search"),
+  ...Object.entries(byKind).map(([k, v]) => row(`  search: ${k}`, pct(v, 50), pct(v, 99), "", undefined, `search: ${k}`)),
   row("search during appends (worker)", pct(loadedSearch, 50), pct(loadedSearch, 99), "", pct(searchLat, 50)),
-  row("list sessions (page of 50)", pct(listLat, 50), pct(listLat, 99), "≤ 5", pct(listRaw, 50)),
-  row("open session (last 200 msgs)", pct(openLat, 50), pct(openLat, 99), "≤ 10", pct(openRaw, 50)),
+  row("list sessions (page of 50)", pct(listLat, 50), pct(listLat, 99), "≤ 5", pct(listRaw, 50), "list"),
+  row("open session (last 200 msgs)", pct(openLat, 50), pct(openLat, 99), "≤ 10", pct(openRaw, 50), "open"),
   row("raw SELECT by primary key", pct(pkRaw, 50), pct(pkRaw, 99), "(floor)", undefined),
   row("commitTurn alone (2 msgs+call+event)", appendAlone.p50, appendAlone.p99, "", undefined),
   row("commitTurn with searches running", appendLoaded.p50, appendLoaded.p99, "", appendAlone.p50),
@@ -215,6 +223,8 @@ const result = {
   benchmark: "history",
   date: new Date().toISOString(),
   node: process.version,
+  cores: availableParallelism(),
+  loadAverage: loadavg().map((x) => Math.round(x * 100) / 100),
   windowedQueries: windowed,
   config: { messages: written, sessions: SESSIONS, toolCalls, queries: queries.length, quick, synchronous_appends: "full", synchronous_generation: "normal" },
   generation: { seconds: Math.round(genMs / 100) / 10, messagesPerSec: Math.round(written / (genMs / 1000)) },
@@ -232,8 +242,9 @@ console.log(`\nhistory benchmark: ${written.toLocaleString("en")} messages, ${SE
 console.log(`${reuse ? "generation skipped (--reuse)" : `generation ${result.generation.seconds} s (${result.generation.messagesPerSec.toLocaleString("en")} msg/s)`}, database ${(stats.dbBytes / 1048576).toFixed(1)} MiB`);
 console.log(`search: ${windowed} of ${queries.length} queries hit a common term and were ranked over the newest matches (see packages/store/src/search.ts)`);
 console.log(`appends: ${result.appends.aloneTurnsPerSec} turns/s alone, ${result.appends.withSearchesTurnsPerSec} turns/s with a search worker (${loadedSearch.length} searches meanwhile), synchronous=FULL\n`);
-console.log(`${pad("measure", 38)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("goal ms", 22)}${pad("baseline p50", 14)}ratio`);
-for (const r of rows) console.log(`${pad(r.name, 38)}${pad(r.p50_ms, 10)}${pad(r.p99_ms, 10)}${pad(r.goal, 22)}${pad(r.baseline_p50_ms ?? "", 14)}${r.ratio ?? ""}`);
+console.log(`machine: ${result.cores} cores, load average ${result.loadAverage.join(" ")} (cpu columns: CPU time of this process per operation)\n`);
+console.log(`${pad("measure", 38)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("cpu p50", 10)}${pad("cpu p99", 10)}${pad("goal ms", 22)}${pad("baseline p50", 14)}ratio`);
+for (const r of rows) console.log(`${pad(r.name, 38)}${pad(r.p50_ms, 10)}${pad(r.p99_ms, 10)}${pad(r.cpu_p50_ms ?? "", 10)}${pad(r.cpu_p99_ms ?? "", 10)}${pad(r.goal, 22)}${pad(r.baseline_p50_ms ?? "", 14)}${r.ratio ?? ""}`);
 mkdirSync(join(here, "results"), { recursive: true });
 writeFileSync(join(here, "results", "history.json"), `${JSON.stringify(result, null, 2)}\n`);
 if (!flag("keep") && opt("db", "") === "") rmSync(dir, { recursive: true, force: true });
