@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDocumentsCapability, extractText, manifestPath, pdfFilename } from "@palisade/capability-documents";
-import { manifestTools, start } from "./harness.js";
-import type { Harness } from "./harness.js";
+import { manifestTools, serveForTest as start } from "@palisade/capability-sdk/testing";
+import type { Harness } from "@palisade/capability-sdk/testing";
 
 let h: Harness;
 

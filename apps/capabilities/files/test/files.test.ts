@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createFilesCapability } from "@palisade/capability-files";
-import { start } from "./harness.js";
-import type { Harness } from "./harness.js";
+import { serveForTest as start } from "@palisade/capability-sdk/testing";
+import type { Harness } from "@palisade/capability-sdk/testing";
 
 let h: Harness;
 let base: string; // holds the workspace and an "outside" directory next to it
@@ -204,7 +204,7 @@ describe("list, search, grep", () => {
 describe("manifest.yaml", () => {
   it("declares the same tools and schemas as the code, reads allowed and writes asked", async () => {
     const { manifestPath } = await import("@palisade/capability-files");
-    const { manifestTools } = await import("./harness.js");
+    const { manifestTools } = await import("@palisade/capability-sdk/testing");
     const { manifest, tools } = await manifestTools(manifestPath);
     expect(manifest).toMatchObject({ id: "files", class: "environment", filesystem: "workspace", network: { mode: "none" } });
     const cap = createFilesCapability();

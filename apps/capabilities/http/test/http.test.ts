@@ -4,8 +4,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { classifyAddress, createHttpCapability, manifestPath } from "@palisade/capability-http";
 import type { Resolver } from "@palisade/capability-http";
-import { manifestTools, start } from "./harness.js";
-import type { Harness } from "./harness.js";
+import { manifestTools, serveForTest as start } from "@palisade/capability-sdk/testing";
+import type { Harness } from "@palisade/capability-sdk/testing";
 
 const PDF = Buffer.concat([Buffer.from("%PDF-1.4\n"), Buffer.from([0, 1, 2, 255, 254]), Buffer.alloc(3000, 7)]);
 let server: Server;

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createDocumentsCapability } from "@palisade/capability-documents";
 import { createMailCapability } from "@palisade/capability-mail";
-import { start } from "./harness.js";
-import type { Harness } from "./harness.js";
+import { serveForTest as start } from "@palisade/capability-sdk/testing";
+import type { Harness } from "@palisade/capability-sdk/testing";
 import { startSmtp } from "./smtp.js";
 
 // The chain, with both capabilities as real gRPC servers and the artifact moved between

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMailCapability, manifestPath } from "@palisade/capability-mail";
-import { manifestTools, start } from "./harness.js";
-import type { Harness } from "./harness.js";
+import { manifestTools, serveForTest as start } from "@palisade/capability-sdk/testing";
+import type { Harness } from "@palisade/capability-sdk/testing";
 import { startSmtp } from "./smtp.js";
 
 let h: Harness;

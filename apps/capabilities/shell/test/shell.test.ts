@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CappedOutput, createShellCapability, manifestPath, runCommand } from "@palisade/capability-shell";
-import { manifestTools, start } from "./harness.js";
-import type { Harness } from "./harness.js";
+import { manifestTools, serveForTest as start } from "@palisade/capability-sdk/testing";
+import type { Harness } from "@palisade/capability-sdk/testing";
 
 let h: Harness;
 let ws: string;

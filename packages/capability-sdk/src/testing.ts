@@ -1,9 +1,12 @@
+// Test helpers for capability authors: serve a capability on a free port and call it like the
+// Engine does; read a manifest's tools to check they match the code.
 import { readFile } from "node:fs/promises";
 import { createClient } from "@palisade/protocol";
 import type { Client } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
-import { serveCapability } from "@palisade/capability-sdk";
-import type { CapabilityDefinition, CapabilityServer } from "@palisade/capability-sdk";
+import { serveCapability } from "./serve.js";
+import type { CapabilityDefinition } from "./define.js";
+import type { CapabilityServer } from "./serve.js";
 import { parse as parseYaml } from "yaml";
 
 const enc = new TextEncoder();
@@ -14,7 +17,7 @@ export interface InvokeOutcome {
   error: string;
 }
 
-/** A capability served on a free port with a typed gRPC client, as the Engine reaches it. */
+/** A capability served on a free port with a typed gRPC client, as the Engine reaches it (for tests). */
 export interface Harness {
   server: CapabilityServer;
   client: Client<typeof Capability>;
@@ -25,7 +28,7 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function start(cap: CapabilityDefinition): Promise<Harness> {
+export async function serveForTest(cap: CapabilityDefinition): Promise<Harness> {
   const logs: string[] = [];
   const server = await serveCapability(cap, { port: 0, log: (l) => logs.push(l) });
   const client = createClient(Capability, server.address);
