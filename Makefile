@@ -43,8 +43,11 @@ proto-check: install
 		echo "generated protobuf code is stale: run 'make proto' and commit the result"; \
 		git status --porcelain -- packages/protocol/src/gen; exit 1; fi
 
-# System packages some tests need (Debian): Python gRPC for the capability interop test.
+# System packages some tests need (Debian): Python gRPC for the capability interop test,
+# tmux for the chat end-to-end test in a pseudo-terminal.
 deps-system:
+	@command -v tmux >/dev/null || ( command -v apt-get >/dev/null && apt-get install -y -q tmux >/dev/null 2>&1 ) || \
+		echo "note: tmux not available; the chat end-to-end test will be skipped"
 	@/usr/bin/python3 -c "import grpc, google.protobuf" 2>/dev/null || python3 -c "import grpc, google.protobuf" 2>/dev/null || \
 		( command -v apt-get >/dev/null && (apt-get install -y -q python3-grpcio python3-protobuf >/dev/null 2>&1 || \
 		  (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q python3-grpcio python3-protobuf >/dev/null 2>&1)) ) || \
