@@ -11,10 +11,12 @@ export type TurnState = "queued" | "running" | "finishing" | "done";
 export class Turn {
   readonly abort = new AbortController();
   readonly toolCalls: ToolCallRecordRow[] = [];
-  readonly events: EventRecord[] = [];
   /** Tool calls in flight, so the turn can wait for them before committing. */
   readonly inFlight = new Set<Promise<void>>();
-  /** Events kept for idempotent replays of SendMessage (client_message_id). */
+  /**
+   * Events kept for idempotent replays of SendMessage (client_message_id) and for the store,
+   * converted to JSON only when the turn is committed (never for OTR turns).
+   */
   readonly replay: PipelineEvent[] = [];
   state: TurnState = "queued";
   text = "";
@@ -49,15 +51,19 @@ export class Turn {
   keep(ev: PipelineEvent): void {
     if (ev.eventType !== PipelineEventType.LLM_TOKEN) {
       this.replay.push(ev);
-      this.events.push({
-        sessionId: ev.sessionId,
-        messageId: ev.messageId,
-        seq: Number(ev.seq),
-        type: PipelineEventType[ev.eventType] ?? String(ev.eventType),
-        timestamp: Number(ev.timestampUnixMs),
-        payloadJson: toJsonString(PipelineEventSchema, ev),
-      });
     }
+  }
+
+  /** The kept events as store records (protobuf JSON payloads). */
+  get events(): EventRecord[] {
+    return this.replay.map((ev) => ({
+      sessionId: ev.sessionId,
+      messageId: ev.messageId,
+      seq: Number(ev.seq),
+      type: PipelineEventType[ev.eventType] ?? String(ev.eventType),
+      timestamp: Number(ev.timestampUnixMs),
+      payloadJson: toJsonString(PipelineEventSchema, ev),
+    }));
   }
 
   track(p: Promise<void>): void {
