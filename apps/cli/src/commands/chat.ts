@@ -35,7 +35,7 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   let conn: EngineConnection | undefined;
   let reason: string | undefined;
   try {
-    conn = await connectToEngine(paths, { start: !running, workspace, engineArgs: demo ? ["--demo"] : [], env: ctx.io.env });
+    conn = await connectToEngine(paths, { start: !running, workspace, engineArgs: demo ? ["--demo"] : [], env: ctx.io.env, onProgress: (line) => println(ctx.io.stderr, line) });
   } catch (err) {
     reason = err instanceof CliError ? err.message : String(err);
   }

@@ -16,7 +16,7 @@ export async function engineStart(ctx: CommandContext): Promise<number> {
     println(ctx.io.stdout, `The Engine is already running (pid ${running.info.pid}, ${running.address}).`);
     return ExitCode.OK;
   }
-  const conn = await connectToEngine(paths, { start: true, workspace: workspaceOf(ctx), env: ctx.io.env, engineArgs: flag(ctx, "demo") ? ["--demo"] : [] });
+  const conn = await connectToEngine(paths, { start: true, workspace: workspaceOf(ctx), env: ctx.io.env, engineArgs: flag(ctx, "demo") ? ["--demo"] : [], onProgress: (line) => println(ctx.io.stderr, line) });
   println(ctx.io.stdout, `Engine started: pid ${conn.endpoint.info.pid}, ${conn.endpoint.address}, log ${paths.logFile}`);
   conn.close();
   return ExitCode.OK;

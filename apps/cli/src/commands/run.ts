@@ -172,7 +172,7 @@ export async function runTurn(
 
 export async function runRunCommand(ctx: CommandContext): Promise<number> {
   const paths = pathsOf(ctx);
-  const conn = await connectToEngine(paths, { start: true, workspace: workspaceOf(ctx), env: ctx.io.env });
+  const conn = await connectToEngine(paths, { start: true, workspace: workspaceOf(ctx), env: ctx.io.env, onProgress: (line) => println(ctx.io.stderr, line) });
   const sigint = new AbortController();
   const onSigint = (): void => sigint.abort();
   process.once("SIGINT", onSigint);

@@ -28,9 +28,16 @@ export interface ConnectOptions {
   /** Extra flags for `engine start --foreground`, e.g. `["--demo"]`. */
   engineArgs?: string[];
   env?: Record<string, string | undefined>;
+  /** How long a started Engine may take to answer GetStatus (default ENGINE_START_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** Progress while an Engine starts: "starting the Engine…", then every few seconds. */
+  onProgress?: (line: string) => void;
   signal?: AbortSignal;
 }
+
+/** Start-up takes ~12 s on a loaded machine (agent spawn, sandbox, store migrations). */
+export const ENGINE_START_TIMEOUT_MS = 60_000;
+const PROGRESS_EVERY_MS = 5_000;
 
 export function openClient(endpoint: { address: string; bearerToken?: string }): EngineClient {
   return createClient(ClientService, endpoint.address, endpoint.bearerToken ? { bearerToken: endpoint.bearerToken } : {});
@@ -82,7 +89,7 @@ export function spawnBackgroundEngine(paths: PalisadePaths, options: ConnectOpti
  * until it answers GetStatus. Errors say what to do.
  */
 export async function connectToEngine(paths: PalisadePaths, options: ConnectOptions = {}): Promise<EngineConnection> {
-  const timeoutMs = options.timeoutMs ?? 20_000;
+  const timeoutMs = options.timeoutMs ?? ENGINE_START_TIMEOUT_MS;
   const existing = await findEngine(paths);
   if (existing) {
     try {
@@ -105,8 +112,15 @@ export async function connectToEngine(paths: PalisadePaths, options: ConnectOpti
   const { pid, exited } = spawnBackgroundEngine(paths, options);
   let exitCode: number | null | undefined;
   void exited.then((c) => (exitCode = c));
-  const deadline = Date.now() + timeoutMs;
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  let nextProgress = started + PROGRESS_EVERY_MS;
+  options.onProgress?.(`starting the Engine… (pid ${pid}, log ${paths.logFile})`);
   while (Date.now() < deadline) {
+    if (Date.now() >= nextProgress) {
+      nextProgress += PROGRESS_EVERY_MS;
+      options.onProgress?.(`starting the Engine… ${Math.round((Date.now() - started) / 1000)} s (waiting up to ${Math.round(timeoutMs / 1000)} s)`);
+    }
     if (options.signal?.aborted) throw new CliError("cancelled while waiting for the Engine to start");
     if (exitCode !== undefined) {
       const tail = logTail(paths.logFile);
@@ -125,7 +139,8 @@ export async function connectToEngine(paths: PalisadePaths, options: ConnectOpti
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  const tail = logTail(paths.logFile);
   throw new CliError(`the Engine did not become ready within ${Math.round(timeoutMs / 1000)} s`, {
-    hint: `see ${paths.logFile}; pid ${pid} may still be starting`,
+    hint: `pid ${pid} may still be starting; ${tail ? `last lines of ${paths.logFile}:\n${tail}` : `see ${paths.logFile}`}`,
   });
 }
