@@ -4,6 +4,8 @@
  * so hashes and binary blobs do not produce noise.
  */
 
+import { execAll } from "./text.js";
+
 export type Encoding = "base64" | "hex" | "escape" | "entity";
 
 export interface Decoded {
@@ -60,13 +62,13 @@ export function decodeEmbedded(s: string): Decoded[] {
   const out: Decoded[] = [];
   if (s.length < 16) return out;
   let n = 0;
-  for (const m of s.matchAll(B64)) {
+  for (const m of execAll(B64, s, MAX_TOKENS + 1)) {
     if (++n > MAX_TOKENS) break;
     if (m[0].length > MAX_TOKEN_LEN) continue;
     const d = decodeBase64(m[0]);
     if (d !== undefined) out.push({ encoding: "base64", text: d });
   }
-  for (const m of s.matchAll(HEX)) {
+  for (const m of execAll(HEX, s, MAX_TOKENS + 1)) {
     if (++n > MAX_TOKENS) break;
     if (m[0].length > MAX_TOKEN_LEN) continue;
     const d = Buffer.from(m[0], "hex").toString("utf8");

@@ -8,6 +8,7 @@
  * drops unknown variables, which is exactly what an evasion would rely on.
  */
 import { decodeAnsiC } from "./decode.js";
+import { execAll } from "./text.js";
 
 export type Via = "top" | "file" | "text" | "subst" | "procsubst" | "shell-c" | "eval" | "exec" | "heredoc" | "code" | "remote" | "decoded";
 
@@ -590,7 +591,7 @@ export class ShellReader {
   }
 
   readCode(code: string, cmd: SimpleCommand | undefined, depth: number, vars?: Map<string, string>): void {
-    for (const m of code.matchAll(CODE_SHELL)) this.read(m[2] ?? "", cmd, "code", depth + 1, vars);
+    for (const m of execAll(CODE_SHELL, code)) this.read(m[2] ?? "", cmd, "code", depth + 1, vars);
   }
 }
 

@@ -8,7 +8,7 @@ import { toolSpec, URL_KEYS, type PathOp, type ToolKind, type ToolSpec } from ".
 import { decodeEmbedded, type Encoding } from "./decode.js";
 import { looksLikePath, normalizePath, type PathBase } from "./paths.js";
 import { ShellReader, type SimpleCommand } from "./shell.js";
-import { normalizeText, urlDecode } from "./text.js";
+import { execAll, normalizeText, urlDecode } from "./text.js";
 
 export type Origin = "raw" | "url" | "tags" | Encoding;
 
@@ -200,7 +200,7 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
       s.modelFacing.push(...views);
       // commands quoted in a delegated task are what the other agent will run
       if (spec.kind === "spawn-agent" || spec.kind === "agent-message") {
-        for (const v of views) for (const m of v.text.matchAll(FRAGMENT)) reader.read(m[1] ?? m[2] ?? "", undefined, "text", 1);
+        for (const v of views) for (const m of execAll(FRAGMENT, v.text)) reader.read(m[1] ?? m[2] ?? "", undefined, "text", 1);
       }
     }
     if (outKeys.has(top)) s.outgoing.push(...views);
@@ -222,7 +222,7 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
       if (u !== undefined) s.urls.push(u);
     }
     for (const v of views) {
-      for (const m of v.text.matchAll(URL_RE)) {
+      for (const m of execAll(URL_RE, v.text)) {
         if (active && v.origin === "raw" && m[0] === value) continue;
         const u = parseUrl(m[0], key, isCommand);
         if (u !== undefined) s.urls.push(u);

@@ -76,3 +76,16 @@ export function urlDecode(s: string): string | undefined {
   }
   return cur === s ? undefined : cur;
 }
+
+/**
+ * All matches of a global regex that never matches the empty string, like `s.matchAll(re)`
+ * without cloning the regex on every call (matchAll does). Matches are collected before the
+ * caller loops, so re-entrant use of the same regex while looping is safe. At most `limit`.
+ */
+export function execAll(re: RegExp, s: string, limit = Infinity): RegExpExecArray[] {
+  const out: RegExpExecArray[] = [];
+  re.lastIndex = 0;
+  for (let m = re.exec(s); m !== null && out.length < limit; m = re.exec(s)) out.push(m);
+  re.lastIndex = 0;
+  return out;
+}
