@@ -28,12 +28,30 @@ function toolMatch(glob: string, tool: string): boolean {
   return m(tool);
 }
 
+const defaultsMemo = new WeakMap<Policy, Map<string, Policy["toolDefaults"][number] | null>>();
+/** The first `tool_defaults` entry whose glob matches the tool (memoized per policy, bounded). */
+function toolDefault(policy: Policy, tool: string): Policy["toolDefaults"][number] | undefined {
+  let memo = defaultsMemo.get(policy);
+  if (memo === undefined) {
+    memo = new Map();
+    defaultsMemo.set(policy, memo);
+  }
+  let def = memo.get(tool);
+  if (def === undefined) {
+    def = policy.toolDefaults.find((t) => toolMatch(t.glob, tool)) ?? null;
+    if (memo.size > 256) memo.clear();
+    memo.set(tool, def);
+  }
+  return def ?? undefined;
+}
+
 /** Per rule: one matcher for its tool globs, path matchers per (home, workspace). */
 interface Compiled {
   tools: ((tool: string) => boolean) | undefined;
   /** Tool names already tested against `tools` (few distinct names: bounded memo). */
   toolHits: Map<string, boolean>;
   paths: Map<string, ((p: string) => boolean)[]>;
+  last?: { home: string; workspace: string; matchers: ((p: string) => boolean)[] };
 }
 const compiled = new WeakMap<PolicyRule, Compiled>();
 function compile(rule: PolicyRule): Compiled {
@@ -50,6 +68,8 @@ function compile(rule: PolicyRule): Compiled {
   return c;
 }
 function rulePathMatchers(rule: PolicyRule, c: Compiled, home: string, workspace: string): ((p: string) => boolean)[] {
+  // almost every evaluation uses the same home and workspace as the previous one
+  if (c.last !== undefined && c.last.home === home && c.last.workspace === workspace) return c.last.matchers;
   const key = `${home}\u0000${workspace}`;
   let m = c.paths.get(key);
   if (m === undefined) {
@@ -57,6 +77,7 @@ function rulePathMatchers(rule: PolicyRule, c: Compiled, home: string, workspace
     if (c.paths.size > 64) c.paths.clear();
     c.paths.set(key, m);
   }
+  c.last = { home, workspace, matchers: m };
   return m;
 }
 
@@ -159,7 +180,7 @@ export function evaluatePolicy(policy: Policy, s: Subject): PolicyOutcome {
     const d = manifestDecision(manifest);
     return { decision: d, rules: [`manifest:${manifest}`], reason: `manifest recommended policy for ${s.tool} is ${manifest}`, explicit: false };
   }
-  const def = policy.toolDefaults.find((t) => toolMatch(t.glob, s.tool));
+  const def = toolDefault(policy, s.tool);
   if (def !== undefined) return { decision: def.decision, rules: [`default:${def.glob}`], reason: `policy default for ${s.tool} is ${def.decision}`, explicit: false };
   return { decision: policy.unknownTool, rules: ["default:unknown-tool"], reason: `no rule covers ${s.tool}; policy default for unknown tools is ${policy.unknownTool}`, explicit: false };
 }
