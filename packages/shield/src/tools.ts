@@ -71,5 +71,7 @@ export const GENERIC_PATH_KEYS: Readonly<Record<string, PathOp>> = {
 export const URL_KEYS = new Set(["url", "uri", "endpoint", "href", "link", "webhook", "webhook_url", "callback", "callback_url", "base_url", "host", "server", "address", "target_url", "image_url"]);
 
 export function toolSpec(tool: string): ToolSpec {
-  return KNOWN_TOOLS[tool] ?? { kind: "third-party", paths: GENERIC_PATH_KEYS, modelFacing: [], outgoing: [] };
+  // Own properties only: a tool called "constructor" or "__proto__" is a third-party tool.
+  const known = Object.hasOwn(KNOWN_TOOLS, tool) ? KNOWN_TOOLS[tool] : undefined;
+  return known ?? { kind: "third-party", paths: GENERIC_PATH_KEYS, modelFacing: [], outgoing: [] };
 }

@@ -26,6 +26,15 @@ describe("verdicts", () => {
     expect(s.stats().internalErrors).toBe(2);
   });
 
+  it("tools named after Object.prototype members are third-party tools, not internal errors", () => {
+    const s = createShield({ ...base, cache: false });
+    for (const tool of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
+      const v = s.evaluateSync({ tool, args: { note: "hello" } });
+      expect(v.rules).not.toContain("shield.internal-error");
+    }
+    expect(s.stats().internalErrors).toBe(0);
+  });
+
   it("odd argument shapes are judged, not crashed on", () => {
     const s = createShield({ ...base, cache: false });
     const cyclic: Record<string, unknown> = { a: 1 };
