@@ -119,6 +119,35 @@ describe("the chat against a ClientService over real gRPC", () => {
     expect(fake.engine.received[0]?.sessionId).toBe([...fake.engine.sessions.keys()][0]);
   });
 
+  it("typing in /sessions searches (debounced SearchSessions), shows hits by session, Enter opens the transcript at the hit", async () => {
+    fake.engine.seed("Trip to Lisbon", [
+      { role: "user", content: "plan a trip to Lisbon" },
+      { role: "assistant", content: "Day 1: **Alfama** and the castle." },
+      { role: "user", content: "more about Alfama please" },
+      { role: "assistant", content: "Alfama is the oldest district." },
+    ]);
+    fake.engine.seed("Taxes", [{ role: "user", content: "what is the tax rate?" }]);
+    await type("/sessions");
+    await type("\r");
+    await until(() => frame().includes("Taxes") && frame().includes("Trip to Lisbon"), frame);
+    for (const ch of "alfama") {
+      app.stdin.write(ch);
+      await new Promise((r) => setTimeout(r, 15));
+    }
+    await until(() => frame().includes("3 hits"), frame);
+    expect(fake.engine.searches).toEqual(["alfama"]);
+    expect(frame()).not.toContain("Taxes");
+    expect(frame().match(/Trip to Lisbon/g)).toHaveLength(1);
+    expect(frame()).toMatch(/Day 1: \*\*Alfama[\s\S]*more about Alfama[\s\S]*Alfama is the oldest/);
+    app.stdin.write("\u001B[B"); // ↓ to the second hit
+    await until(() => (controller.getState().overlay as { selected?: number } | undefined)?.selected === 1, frame);
+    await type("\r");
+    await until(() => controller.getState().overlay?.kind === "transcript" && frame().includes("more about Alfama please"), frame);
+    const o = controller.getState().overlay as { focusMessageId?: string; top: number; messages: { id: string }[] };
+    expect(o.messages[o.top]?.id).toBe(o.focusMessageId);
+    expect(o.messages[o.top]).toMatchObject({ content: "more about Alfama please" });
+  });
+
   it("a blocked call shows the Shield's reason", async () => {
     await type("block me");
     await type("\r");

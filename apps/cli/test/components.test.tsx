@@ -216,17 +216,28 @@ describe("overlays", () => {
   ] as never[];
 
   it("sessions browser lists title, last activity, message count and id", () => {
-    const out = frame(<SessionsBrowser o={{ kind: "sessions", filter: "", items: sessions, total: 30, selected: 1, loading: false }} now={T0} width={100} height={20} />);
+    const out = frame(<SessionsBrowser o={{ kind: "sessions", filter: "", items: sessions, total: 30, hits: [], hitTotal: 0, selected: 1, loading: false }} now={T0} width={100} height={20} />);
     expect(out).toContain("Sessions (2 of 30)");
     expect(out).toMatch(/Tax plans\s+2 min ago\s+12 msgs\s+aaaa1111/);
     expect(out).toMatch(/› Trip to Lisbon\s+3 d ago/);
     expect(out).toContain("28 more");
   });
 
-  it("sessions browser says when the filter matches nothing", () => {
-    const out = frame(<SessionsBrowser o={{ kind: "sessions", filter: "zzz", items: [], total: 0, selected: 0, loading: false }} now={T0} width={100} height={20} />);
-    expect(out).toContain("filter: zzz");
-    expect(out).toContain("no session title contains “zzz”");
+  it("sessions browser says when a search finds nothing", () => {
+    const out = frame(<SessionsBrowser o={{ kind: "sessions", filter: "zzz", items: sessions, total: 2, hits: [], hitTotal: 0, selected: 0, loading: false }} now={T0} width={100} height={20} />);
+    expect(out).toContain("search: zzz");
+    expect(out).toContain("nothing found for “zzz”");
+    expect(out).not.toContain("Tax plans");
+  });
+
+  it("sessions browser shows search hits under their session, the selected one marked", () => {
+    const hit = (sessionId: string, title: string, messageId: string, snippet: string) =>
+      ({ sessionId, sessionTitle: title, messageId, callId: "", role: "user", snippet, rank: 1, createdAtUnixMs: BigInt(T0 - 120_000), seq: 1n }) as never;
+    const hits = [hit("aaaa1111", "Tax plans", "m1", "the [tax] rate"), hit("aaaa1111", "Tax plans", "m2", "a [tax] form"), hit("bbbb2222", "Trip to Lisbon", "m3", "airport [tax]")];
+    const out = frame(<SessionsBrowser o={{ kind: "sessions", filter: "tax", items: [], total: 0, hits, hitTotal: 3, selected: 1, loading: false }} now={T0} width={100} height={30} />);
+    expect(out).toContain("search “tax” · 3 hits");
+    expect(out.match(/Tax plans {2}aaaa1111/g)).toHaveLength(1);
+    expect(out).toMatch(/Tax plans {2}aaaa1111[\s\S]*the tax rate[\s\S]*› {3}user · 2 min ago[\s\S]*a tax form[\s\S]*Trip to Lisbon {2}bbbb2222[\s\S]*airport tax/);
   });
 
   it("transcript renders messages and tool calls like the live chat", () => {

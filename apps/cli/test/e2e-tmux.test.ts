@@ -107,7 +107,7 @@ describe.skipIf(!hasTmux || !existsSync(main))(`palisade chat in tmux (${real ? 
     expect(list).toMatch(real ? /msgs/ : /Trip to Lisbon/);
     if (!real) {
       keys("Lisbon");
-      await waitForPane("Sessions (1 of 1)");
+      await waitForPane(/search “Lisbon” · \d+ hits[\s\S]*Trip to Lisbon/);
     }
     keys("Enter");
     await waitForPane(real ? "Transcript ·" : "Transcript · Trip to Lisbon");

@@ -299,11 +299,9 @@ describe("slash commands", () => {
 describe("sessions browser and transcript", () => {
   const session = (id: string, title: string) => ({ id, title, messageCount: 3, updatedAtUnixMs: BigInt(T0) }) as never;
 
-  it("typing filters through the Engine; Enter opens a transcript; r resumes", () => {
+  it("Enter on a listed session opens its transcript; r resumes", () => {
     let r = run(fresh(), [...type("/sessions"), enter]);
-    r = run(r.state, [{ type: "sessionsLoaded", items: [session("aaa", "Plans"), session("bbb", "Taxes")], total: 2, offset: 0 }, key("t")]);
-    expect(r.effects.at(-1)).toEqual({ type: "listSessions", filter: "t", offset: 0 });
-    r = run(r.state, [{ type: "sessionsLoaded", items: [session("bbb", "Taxes")], total: 1, offset: 0 }, enter]);
+    r = run(r.state, [{ type: "sessionsLoaded", items: [session("aaa", "Plans"), session("bbb", "Taxes")], total: 2, offset: 0 }, key("", { downArrow: true }), enter]);
     expect(r.effects.at(-1)).toEqual({ type: "loadHistory", sessionId: "bbb", cursor: "", purpose: "transcript" });
     const msgs = [
       { id: "m1", role: "user", content: "how much tax?", toolCalls: [] },
@@ -316,6 +314,60 @@ describe("sessions browser and transcript", () => {
     expect(r.state.sessionId).toBe("bbb");
     expect(r.state.sessionTitle).toBe("Taxes");
     expect(r.state.committed.map((x) => x.kind)).toEqual(["notice", "user", "assistant"]);
+  });
+
+  const hit = (sessionId: string, messageId: string, title = sessionId) => ({ sessionId, sessionTitle: title, messageId, callId: "", role: "user", snippet: `[x] in ${messageId}`, rank: 1, createdAtUnixMs: BigInt(T0), seq: 1n }) as never;
+  const opened = () => run(fresh(), [...type("/sessions"), enter, { type: "sessionsLoaded", items: [session("aaa", "Plans")], total: 1, offset: 0 }]);
+
+  // Search-as-you-type in /sessions uses SearchSessions (issue 9), debounced; an empty filter lists sessions.
+  it.each([
+    ["a first character searches (debounced)", ["t"], { type: "search", query: "t", debounceMs: 200 }],
+    ["each further character searches the whole text", ["t", "a", "x"], { type: "search", query: "tax", debounceMs: 200 }],
+    ["backspace to a shorter text searches that", ["t", "a", "\b"], { type: "search", query: "t", debounceMs: 200 }],
+    ["backspace to empty lists sessions again", ["t", "\b"], { type: "listSessions", filter: "", offset: 0 }],
+  ])("%s", (_name, keys, effect) => {
+    let r = opened();
+    for (const k of keys) r = run(r.state, [k === "\b" ? key("", { backspace: true }) : key(k)]);
+    expect(r.effects).toEqual([effect]);
+    expect(r.state.overlay).toMatchObject({ kind: "sessions", filter: keys.reduce((f, k) => (k === "\b" ? f.slice(0, -1) : f + k), ""), hits: [], loading: true });
+  });
+
+  it("/sessions <text> starts with a search right away", () => {
+    const r = run(fresh(), [...type("/sessions tax"), enter]);
+    expect(r.effects).toEqual([{ type: "search", query: "tax", debounceMs: 0 }]);
+  });
+
+  it("hits are grouped by session; answers for an older query are dropped", () => {
+    let r = run(opened().state, [key("t"), key("a")]);
+    r = run(r.state, [{ type: "searchLoaded", query: "t", hits: [hit("old", "m0")], total: 1 }]);
+    expect(r.state.overlay).toMatchObject({ hits: [], loading: true });
+    r = run(r.state, [{ type: "searchLoaded", query: "ta", hits: [hit("s1", "m1"), hit("s2", "m2"), hit("s1", "m3")], total: 3 }]);
+    expect(r.state.overlay).toMatchObject({ kind: "sessions", hitTotal: 3, loading: false, selected: 0 });
+    const o = r.state.overlay as { hits: { sessionId: string; messageId: string }[] };
+    expect(o.hits.map((h) => `${h.sessionId}/${h.messageId}`)).toEqual(["s1/m1", "s1/m3", "s2/m2"]);
+    // A late session listing does not replace the hits.
+    r = run(r.state, [{ type: "sessionsLoaded", items: [session("zzz", "Z")], total: 1, offset: 0 }]);
+    expect(r.state.overlay).toMatchObject({ items: [session("aaa", "Plans")], hitTotal: 3 });
+  });
+
+  it("Enter on a hit opens the transcript at it; Esc goes back to the hits", () => {
+    let r = run(opened().state, [key("t"), { type: "searchLoaded", query: "t", hits: [hit("s1", "m1"), hit("s2", "m2"), hit("s1", "m3")], total: 3 }]);
+    r = run(r.state, [key("", { downArrow: true }), enter]);
+    expect(r.effects).toEqual([{ type: "loadHistory", sessionId: "s1", cursor: "", purpose: "transcript" }]);
+    expect(r.state.overlay).toMatchObject({ kind: "transcript", sessionId: "s1", focusMessageId: "m3" });
+    const msgs = ["m1", "m2", "m3", "m4", "m5", "m6"].map((id) => ({ id, role: "user", content: id, toolCalls: [] })) as never[];
+    r = run(r.state, [{ type: "historyLoaded", purpose: "transcript", sessionId: "s1", session: undefined, messages: msgs, nextCursor: "", cursor: "" }]);
+    expect(r.state.overlay).toMatchObject({ kind: "transcript", top: 2 });
+    r = run(r.state, [esc]);
+    expect(r.state.overlay).toMatchObject({ kind: "sessions", filter: "t", selected: 1 });
+  });
+
+  it("↓ in search results does not page the session list", () => {
+    let r = run(fresh(), [...type("/sessions"), enter, { type: "sessionsLoaded", items: [session("a", "A")], total: 60, offset: 0 }]);
+    r = run(r.state, [key("t"), { type: "searchLoaded", query: "t", hits: [hit("s1", "m1"), hit("s2", "m2")], total: 2 }]);
+    r = run(r.state, [key("", { downArrow: true })]);
+    expect(r.effects).toEqual([]);
+    expect(r.state.overlay).toMatchObject({ selected: 1, loading: false });
   });
 
   it("Esc in a transcript goes back to the list", () => {

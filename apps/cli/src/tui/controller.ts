@@ -46,6 +46,7 @@ export class ChatController {
   private readonly listeners = new Set<() => void>();
   private readonly streams = new Map<string, AbortController>();
   private timers: NodeJS.Timeout[] = [];
+  private pendingSearch: NodeJS.Timeout | undefined;
   private reconnecting = false;
   private closed = false;
   private readonly now: () => number;
@@ -74,8 +75,24 @@ export class ChatController {
       this.state = state;
       for (const l of this.listeners) l();
     }
-    for (const e of effects) void this.perform(e);
+    for (const e of effects) this.schedule(e);
   };
+
+  /** Runs an effect; a debounced search replaces the one still waiting (and a session listing cancels it). */
+  private schedule(e: Effect): void {
+    if (e.type === "search" || e.type === "listSessions") {
+      clearTimeout(this.pendingSearch);
+      this.pendingSearch = undefined;
+    }
+    if (e.type === "search" && e.debounceMs) {
+      this.pendingSearch = setTimeout(() => {
+        this.pendingSearch = undefined;
+        if (!this.closed) void this.perform(e);
+      }, e.debounceMs);
+      return;
+    }
+    void this.perform(e);
+  }
 
   private withNow(): ChatState {
     return { ...this.state, now: this.now() };
@@ -99,6 +116,7 @@ export class ChatController {
   close(): void {
     this.closed = true;
     for (const t of this.timers) clearInterval(t);
+    clearTimeout(this.pendingSearch);
     for (const a of this.streams.values()) a.abort();
     this.link.close();
   }

@@ -39,6 +39,8 @@ function words(text: string): string[] {
 export class FakeEngine {
   readonly sessions = new Map<string, StoredSession>();
   readonly received: ClientMessageRequest[] = [];
+  /** Queries of every SearchSessions call, in order. */
+  readonly searches: string[] = [];
   readonly approvalAnswers: { approvalId: string; decision: ApprovalDecision }[] = [];
   private readonly waiting = new Map<string, (d: ApprovalDecision) => void>();
   private readonly turns = new Map<string, AbortController>();
@@ -125,6 +127,7 @@ export class FakeEngine {
         return { cancelled: true, message: "" };
       },
       async searchSessions(req) {
+        engine.searches.push(req.query);
         const q = req.query.toLowerCase();
         const hits = [];
         for (const s of engine.sessions.values()) {

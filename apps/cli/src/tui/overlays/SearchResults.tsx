@@ -4,7 +4,7 @@ import { relativeTime, truncate } from "../components/format.js";
 import { Frame } from "./Frame.js";
 
 /** Snippet with the Engine's [match] markers shown highlighted. */
-function Snippet({ text }: { text: string }) {
+export function Snippet({ text }: { text: string }) {
   const parts = text.replace(/\s+/g, " ").split(/(\[[^\]]*\])/);
   return (
     <Text>

@@ -10,7 +10,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "help", args: "", help: "show commands and keys" },
   { name: "new", args: "", help: "start a new session" },
   { name: "otr", args: "", help: "start an off-the-record session (nothing stored); again to leave" },
-  { name: "sessions", args: "", help: "browse stored sessions (type to filter, Enter opens, r resumes)" },
+  { name: "sessions", args: "", help: "browse stored sessions; type to search them (Enter opens the transcript at the hit, r resumes)" },
   { name: "resume", args: "<id-prefix>", help: "continue a stored session" },
   { name: "search", args: "<query>", help: "search all sessions; Enter opens the transcript at the hit" },
   { name: "model", args: "[name]", help: "show the model, or use another one for the next messages" },

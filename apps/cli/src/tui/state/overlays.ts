@@ -1,5 +1,25 @@
 import { messagesToEntries } from "./history.js";
+import type { SearchHit } from "@palisade/protocol/pipeline";
 import type { ChatState, Effect, Key, Overlay, TranscriptOverlay, Update } from "./types.js";
+
+/** Search-as-you-type in /sessions waits this long after the last key before asking the Engine. */
+export const SESSIONS_SEARCH_DEBOUNCE_MS = 200;
+
+/** What /sessions asks for: the session list for an empty filter, else SearchSessions (debounced while typing). */
+export function sessionsQuery(filter: string, debounceMs: number): Effect {
+  return filter === "" ? { type: "listSessions", filter: "", offset: 0 } : { type: "search", query: filter, debounceMs };
+}
+
+/** Hits reordered so each session's hits are adjacent; sessions in the order of their best hit. */
+export function groupHitsBySession(hits: SearchHit[]): SearchHit[] {
+  const groups = new Map<string, SearchHit[]>();
+  for (const h of hits) {
+    const g = groups.get(h.sessionId);
+    if (g) g.push(h);
+    else groups.set(h.sessionId, [h]);
+  }
+  return [...groups.values()].flat();
+}
 
 const done = (state: ChatState, effects: Effect[] = []): Update => ({ state, effects });
 
@@ -42,25 +62,33 @@ export function overlayKey(s: ChatState, o: Overlay, key: Key): Update {
   switch (o.kind) {
     case "sessions": {
       if (key.escape) return close();
-      if (key.upArrow) return done({ ...s, overlay: { ...o, selected: clamp(o.selected - 1, o.items.length - 1) } });
+      const searching = o.filter !== "";
+      const count = searching ? o.hits.length : o.items.length;
+      if (key.upArrow || key.pageUp) return done({ ...s, overlay: { ...o, selected: clamp(o.selected - (key.pageUp ? 10 : 1), count - 1) } });
       if (key.downArrow || key.pageDown) {
-        const step = key.pageDown ? 10 : 1;
-        const selected = clamp(o.selected + step, o.items.length - 1);
-        const needMore = selected >= o.items.length - 1 && o.items.length < o.total && !o.loading;
+        const selected = clamp(o.selected + (key.pageDown ? 10 : 1), count - 1);
+        const needMore = !searching && selected >= o.items.length - 1 && o.items.length < o.total && !o.loading;
         return done(
           { ...s, overlay: { ...o, selected, loading: o.loading || needMore } },
-          needMore ? [{ type: "listSessions", filter: o.filter, offset: o.items.length }] : [],
+          needMore ? [{ type: "listSessions", filter: "", offset: o.items.length }] : [],
         );
       }
-      if (key.pageUp) return done({ ...s, overlay: { ...o, selected: clamp(o.selected - 10, o.items.length - 1) } });
       if (key.return) {
+        if (searching) {
+          const hit = o.hits[o.selected];
+          if (!hit) return done(s);
+          return done({ ...s, overlay: openTranscript(hit.sessionId, o, hit.messageId) }, [
+            { type: "loadHistory", sessionId: hit.sessionId, cursor: "", purpose: "transcript" },
+          ]);
+        }
         const item = o.items[o.selected];
         if (!item) return done(s);
         return done({ ...s, overlay: openTranscript(item.id, o) }, [{ type: "loadHistory", sessionId: item.id, cursor: "", purpose: "transcript" }]);
       }
       if (key.backspace || key.delete || printable(key)) {
         const filter = key.backspace || key.delete ? o.filter.slice(0, -1) : o.filter + key.input;
-        return done({ ...s, overlay: { ...o, filter, selected: 0, loading: true } }, [{ type: "listSessions", filter, offset: 0 }]);
+        if (filter === o.filter) return done(s);
+        return done({ ...s, overlay: { ...o, filter, hits: [], hitTotal: 0, selected: 0, loading: true } }, [sessionsQuery(filter, SESSIONS_SEARCH_DEBOUNCE_MS)]);
       }
       return done(s);
     }

@@ -1,7 +1,7 @@
 import { commit, editKey, emptyEditor, insert, setText } from "./editor.js";
 import { applyEvent, notice, settle, updateCard } from "./events.js";
 import { completeSlash, parseSlash, unknownCommandMessage } from "./commands.js";
-import { openTranscript, overlayKey, resumeSession, toolCards } from "./overlays.js";
+import { groupHitsBySession, openTranscript, overlayKey, resumeSession, sessionsQuery, toolCards } from "./overlays.js";
 import type { Action, ApprovalChoice, ChatState, Effect, Key, Update } from "./types.js";
 
 export const EXIT_WINDOW_MS = 2000;
@@ -89,7 +89,9 @@ function runSlash(s: ChatState, text: string): Update {
     case "otr":
       return done(newSession(s, !s.otr));
     case "sessions":
-      return done({ ...s, overlay: { kind: "sessions", filter: cmd.rest, items: [], total: 0, selected: 0, loading: true } }, [{ type: "listSessions", filter: cmd.rest, offset: 0 }]);
+      return done({ ...s, overlay: { kind: "sessions", filter: cmd.rest, items: [], total: 0, hits: [], hitTotal: 0, selected: 0, loading: true } }, [
+        sessionsQuery(cmd.rest, 0),
+      ]);
     case "resume":
       if (!cmd.args[0]) return done(banner(s, "warn", "usage: /resume <id-prefix> (see /sessions for ids)", 5000));
       return done(s, [{ type: "resolvePrefix", prefix: cmd.args[0] }]);
@@ -248,7 +250,7 @@ export function update(s: ChatState, action: Action): Update {
       return done({ ...s, model: action.status.model || s.model, overlay: o });
     }
     case "sessionsLoaded": {
-      if (s.overlay?.kind !== "sessions") return done(s);
+      if (s.overlay?.kind !== "sessions" || s.overlay.filter !== "") return done(s);
       const items = action.offset === 0 ? action.items : [...s.overlay.items, ...action.items];
       return done({ ...s, overlay: { ...s.overlay, items, total: action.total, loading: false } });
     }
@@ -270,9 +272,15 @@ export function update(s: ChatState, action: Action): Update {
     }
     case "prefixResolved":
       return done(s, [{ type: "loadHistory", sessionId: action.sessionId, cursor: "", purpose: "resume" }]);
-    case "searchLoaded":
-      if (s.overlay?.kind !== "search") return done(s);
-      return done({ ...s, overlay: { ...s.overlay, hits: action.hits, total: action.total, loading: false } });
+    case "searchLoaded": {
+      const o = s.overlay;
+      // Answers for an older query (typed past, or debounced away) are dropped.
+      if (o?.kind === "search" && o.query === action.query) return done({ ...s, overlay: { ...o, hits: action.hits, total: action.total, loading: false } });
+      if (o?.kind === "sessions" && o.filter === action.query) {
+        return done({ ...s, overlay: { ...o, hits: groupHitsBySession(action.hits), hitTotal: action.total, selected: 0, loading: false } });
+      }
+      return done(s);
+    }
     case "toolsLoaded":
       if (s.overlay?.kind !== "tools") return done(s);
       return done({ ...s, overlay: { ...s.overlay, tools: action.tools, loading: false } });

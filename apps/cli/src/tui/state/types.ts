@@ -114,9 +114,14 @@ export interface EditorState {
 
 export interface SessionsOverlay {
   kind: "sessions";
+  /** Empty: `items` lists the sessions. Text: `hits` are the SearchSessions results for it. */
   filter: string;
   items: SessionInfo[];
   total: number;
+  /** Search hits for `filter`, grouped by session (a session's hits are adjacent, best session first). */
+  hits: SearchHit[];
+  hitTotal: number;
+  /** Index into `items` (empty filter) or `hits` (search). */
   selected: number;
   loading: boolean;
 }
@@ -211,7 +216,7 @@ export type Effect =
   | { type: "listSessions"; filter: string; offset: number }
   | { type: "loadHistory"; sessionId: string; cursor: string; purpose: "transcript" | "resume" }
   | { type: "resolvePrefix"; prefix: string }
-  | { type: "search"; query: string }
+  | { type: "search"; query: string; debounceMs?: number | undefined }
   | { type: "loadStatus" }
   | { type: "loadTools" }
   | { type: "loadAgents" }
