@@ -3,7 +3,10 @@
 // then measure search, session listing, opening a session's last 200 messages and appends under
 // concurrent search. Baselines (raw better-sqlite3 statements on the same file) run in the same
 // process and are reported as ratios. Usage:
-//   node bench/history.mjs [--messages 1000000] [--sessions 10000] [--quick] [--db FILE] [--keep]
+//   node bench/history.mjs [--messages 1000000] [--sessions 10000] [--quick] [--db FILE] [--keep] [--reuse]
+// Generating a million messages takes ~12 minutes: generate once with `--db /tmp/h-1m.db`, then
+// `--db /tmp/h-1m.db --reuse` measures that file again (an older schema is migrated on open;
+// each run appends a few hundred turns to it). `make bench ARGS="history --db /tmp/h-1m.db --reuse"`.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
