@@ -84,10 +84,10 @@ describe("the demo's scripted model", () => {
     });
 
     it("the sub-agent reads README.md (loading files if it must) and answers with its first line", () => {
-      expect(demoReply({ messages: [subSystem, task], tools: tools("files__read_file") })).toEqual({ content: "Reading README.md.", toolCalls: [{ name: "files__read_file", arguments: { path: "README.md" } }] });
+      expect(demoReply({ messages: [subSystem, task], tools: tools("files__read_file") })).toEqual({ toolCalls: [{ name: "files__read_file", arguments: { path: "README.md" } }] });
       expect(demoReply({ messages: [subSystem, task], tools: tools("load_tools") })).toEqual({ toolCalls: [{ name: "load_tools", arguments: { groups: ["files"] } }] });
       const read = [subSystem, task, { role: "assistant", tool_calls: [{ function: { name: "files__read_file" } }] }, { role: "tool", content: JSON.stringify({ content: "\n# Palisade\n\nMore text." }) }];
-      expect(demoReply({ messages: read, tools: tools("files__read_file") })).toEqual({ content: "README.md starts with: # Palisade" });
+      expect(demoReply({ messages: read, tools: tools("files__read_file") })).toEqual({ content: "README.md starts with: # Palisade", tokenDelayMs: 120 });
     });
 
     it("a sub-agent without read_file says so instead of looping", () => {

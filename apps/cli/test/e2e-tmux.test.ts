@@ -124,6 +124,16 @@ describe.skipIf(!hasTmux || !existsSync(main))(`palisade chat in tmux (${real ? 
     await waitIdle();
   });
 
+  // The demo's sub-agent scenario needs the real Engine (it spawns a sub-agent process).
+  it.skipIf(!real)("a sub-agent runs live in the strip and its result comes back", async () => {
+    keys("use a sub-agent", "Enter");
+    const live = await waitForPane(/◆ \S+ running · \d+ llm[\s\S]*\/agents for their transcripts/, 30_000);
+    expect(live).toContain("spawn_agent");
+    const p = await waitForPane(/The sub-agent \(\S+\) reported:\s*│ README\.md starts with: # Palisade/, 60_000);
+    expect(p).toMatch(/spawn_agent .*done/);
+    await waitIdle();
+  });
+
   it("/quit leaves the chat", async () => {
     keys("/quit", "Enter");
     await waitForPane("CHAT-EXITED rc=0");

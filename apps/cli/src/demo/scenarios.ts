@@ -99,10 +99,12 @@ function subAgentReply(req: DemoRequest): DemoReply {
   if (used("read_file") && last?.role === "tool") {
     const content = field(text(last.content), "content");
     const firstLine = content.split("\n").find((l) => l.trim() !== "") ?? "(empty)";
-    return { content: `README.md starts with: ${firstLine.trim().slice(0, 200)}` };
+    // Streamed slowly so the chat's live sub-agent strip is there long enough to be seen.
+    return { content: `README.md starts with: ${firstLine.trim().slice(0, 200)}`, tokenDelayMs: 120 };
   }
   const name = findTool(req, "read_file");
-  if (name) return { content: "Reading README.md.", toolCalls: [{ name, arguments: { path: "README.md" } }] };
+  // No text with the call: a sub-agent's result is all the text it produced.
+  if (name) return { toolCalls: [{ name, arguments: { path: "README.md" } }] };
   if (!used("load_tools") && findTool(req, "load_tools")) return { toolCalls: [{ name: "load_tools", arguments: { groups: ["files"] } }] };
   return { content: "I have no read_file tool, so I cannot read README.md." };
 }
