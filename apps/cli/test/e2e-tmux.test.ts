@@ -8,14 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * The real `palisade chat` (compiled dist/) in a tmux pseudo-terminal, driven with send-keys
- * and read with capture-pane. By default against the fake ClientService process (fast);
- * with PALISADE_E2E_ENGINE=real against the real Engine with the scripted demo model
- * (`palisade chat --demo`). Needs `make build` and tmux.
+ * and read with capture-pane. By default against the real Engine, Agent, Shield and built-in
+ * capabilities with the scripted demo model (`palisade chat --demo`); with
+ * PALISADE_E2E_ENGINE=fake against the fake ClientService process (faster, for UI work).
+ * Needs `make build` and tmux.
  */
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..", "..");
 const main = join(root, "apps/cli/dist/main.js");
-const real = process.env.PALISADE_E2E_ENGINE === "real";
+const real = process.env.PALISADE_E2E_ENGINE !== "fake";
 const hasTmux = (() => {
   try {
     execFileSync("tmux", ["-V"]);
