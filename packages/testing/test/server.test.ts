@@ -119,7 +119,7 @@ describe("scripted OpenAI-compatible server with the real openai SDK", () => {
       .chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
-    expect((err as OpenAI.APIError).status).toBe(500);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(500);
     expect((err as Error).message).toContain("boom");
   });
 
@@ -174,7 +174,7 @@ describe("scripted OpenAI-compatible server with the real openai SDK", () => {
     const err = await client(server)
       .chat.completions.create({ model: "m", messages: [{ role: "user", content: "hello" }] })
       .catch((e: unknown) => e);
-    expect((err as OpenAI.APIError).status).toBe(400);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(400);
     expect((err as Error).message).toMatch(/no reply scripted.*queue a turn/);
   });
 
