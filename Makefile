@@ -9,8 +9,13 @@ run: build
 	node apps/cli/dist/main.js chat $(ARGS)
 
 # Everything CI runs, from a clean clone: install, build, lint, generated-code check, tests.
+# The chat's pseudo-terminal test boots its own Engine and reads the screen with deadlines: it runs
+# on its own after the parallel suite, so the suite's load does not starve it.
+E2E_TTY := apps/cli/test/e2e-tmux.test.ts
+
 test: install build lint typecheck-tests proto-check deps-system
-	npx vitest run
+	npx vitest run --exclude $(E2E_TTY)
+	npx vitest run $(E2E_TTY)
 
 # A clean clone gets `npm ci`; an existing tree is never wiped (people may be working in it),
 # it gets a non-destructive `npm install` when the lockfile changed.

@@ -66,8 +66,8 @@ describe.skipIf(!hasTmux || !existsSync(main))(`palisade chat in tmux (${real ? 
     }
     const chat = `node ${main} --data-dir ${dir} --config ${join(dir, "none.yaml")} chat${real ? " --demo" : ""}; echo CHAT-EXITED rc=$?; sleep 120`;
     tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", "-c", ws, chat);
-    await waitForPane("● connected", real ? 60_000 : 15_000);
-  }, 90_000);
+    await waitForPane("● connected", real ? 120_000 : 15_000);
+  }, 150_000);
 
   afterAll(() => {
     try {
