@@ -64,7 +64,8 @@ describe.skipIf(!hasTmux || !existsSync(main))(`palisade chat in tmux (${real ? 
       const end = Date.now() + 15_000;
       while (!existsSync(join(dir, "engine.json")) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
     }
-    const chat = `node ${main} --data-dir ${dir} --config ${join(dir, "none.yaml")} chat${real ? " --demo" : ""}; echo CHAT-EXITED rc=$?; sleep 120`;
+    // `env -u CI`: CI=1 (set by .ci/run) makes ink skip intermediate frames; a person's terminal has no CI.
+    const chat = `env -u CI node ${main} --data-dir ${dir} --config ${join(dir, "none.yaml")} chat${real ? " --demo" : ""}; echo CHAT-EXITED rc=$?; sleep 120`;
     tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", "-c", ws, chat);
     await waitForPane("● connected", real ? 120_000 : 15_000);
   }, 150_000);

@@ -29,12 +29,23 @@ export interface CapabilityCliIo {
   stdin?: AsyncIterable<string | Buffer>;
   env?: Record<string, string | undefined>;
   cwd?: string;
+  /** Judges a `call` before it runs (the `palisade` CLI passes the Shield here). */
+  judge?: CallJudge;
 }
+
+/** A Shield for `capability call`: what the tool is, what its manifest recommends, what it asks. */
+export type CallJudge = (call: {
+  tool: string;
+  args: unknown;
+  sessionId: string;
+  manifestPolicy: "allow" | "ask" | "block";
+  network: { mode: "none" | "allowlist" | "any"; hosts: string[] };
+}) => Promise<{ decision: "allow" | "block" | "escalate"; tier: number; reason: string }>;
 
 const USAGE = `usage:
   palisade capability list [--config FILE] [--json]
   palisade capability check MANIFEST... [--address ADDR | --command "CMD ARGS"] [--json]
-  palisade capability call MANIFEST TOOL [ARGS_JSON] (--address ADDR | --command "CMD ARGS") [--out DIR] [--timeout MS] [--session ID] [--user ID] [--json]
+  palisade capability call MANIFEST TOOL [ARGS_JSON] (--address ADDR | --command "CMD ARGS") [--out DIR] [--timeout MS] [--session ID] [--user ID] [--json] [--yes]
   palisade capability credentials set|list|delete [CAPABILITY NAME] [--user ID]   (set reads the value from stdin)
 every command also takes --data-dir DIR and --config FILE
 `;
@@ -51,6 +62,7 @@ const options = {
   session: { type: "string" },
   user: { type: "string" },
   json: { type: "boolean" },
+  yes: { type: "boolean" },
 } as const;
 
 export async function runCapabilityCli(argv: string[], io: CapabilityCliIo): Promise<number> {
@@ -74,7 +86,7 @@ export async function runCapabilityCli(argv: string[], io: CapabilityCliIo): Pro
         if (!mode) throw new UsageError("call needs --address ADDR or --command \"CMD ARGS\"");
         const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
         if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError("--timeout must be a positive number of milliseconds");
-        return await call({ manifest, tool, argsText: argsText ?? "{}", mode, dataDir, out: values.out, timeoutMs, sessionId: values.session ?? "cli", userId: values.user ?? "local", json: values.json === true, cwd }, say);
+        return await call({ manifest, tool, argsText: argsText ?? "{}", mode, dataDir, out: values.out, timeoutMs, sessionId: values.session ?? "cli", userId: values.user ?? "local", json: values.json === true, yes: values.yes === true, cwd }, say, io);
       }
       case "credentials":
         return await credentials(rest, new UserCredentialStore(join(dataDir, "credentials.json")), values.user ?? "local", io, say);
@@ -158,10 +170,11 @@ interface CallRequest {
   sessionId: string;
   userId: string;
   json: boolean;
+  yes: boolean;
   cwd: string;
 }
 
-async function call(req: CallRequest, say: (s: string) => void): Promise<number> {
+async function call(req: CallRequest, say: (s: string) => void, io: CapabilityCliIo): Promise<number> {
   let args: unknown;
   try {
     args = JSON.parse(req.argsText);
@@ -174,7 +187,17 @@ async function call(req: CallRequest, say: (s: string) => void): Promise<number>
     const [status] = await host.start();
     if (status?.state !== "ready") throw new CapabilityError("not_ready", status?.message ?? "not ready");
     const name = req.tool.includes("__") ? req.tool : `${m.id}__${req.tool}`;
-    const result = await host.invoke(name, args, { sessionId: req.sessionId, userId: req.userId, ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}) });
+    if (io.judge) {
+      const entry = host.resolve(name);
+      const v = await io.judge({ tool: name, args, sessionId: req.sessionId, manifestPolicy: entry.policy, network: entry.network });
+      io.stderr.write(`shield ${v.decision.toUpperCase()} (tier ${String(v.tier)}): ${v.reason}\n`);
+      if (v.decision === "block") return 2;
+      if (v.decision === "escalate" && !req.yes) {
+        io.stderr.write("the Shield asks for your approval before this call runs: re-run with --yes to approve it\n");
+        return 3;
+      }
+    }
+    const result = await host.invoke(name, args, { sessionId: req.sessionId, userId: req.userId, workspace: req.cwd, ...(req.timeoutMs ? { timeoutMs: req.timeoutMs } : {}) });
     const saved: string[] = [];
     if (req.out) for (const a of result.artifacts) saved.push(await saveArtifact(host.artifacts, a.artifactId, { sessionId: req.sessionId, userId: req.userId }, req.out));
     if (req.json) say(JSON.stringify({ ok: result.ok, result: result.result, content: result.content, artifacts: result.artifacts, saved, error: result.error }, null, 2));

@@ -42,4 +42,4 @@ export { CapabilityError, ValidationError, formatProblem } from "./errors.js";
 export type { CapabilityErrorCode, Problem } from "./errors.js";
 
 export { runCapabilityCli } from "./cli.js";
-export type { CapabilityCliIo } from "./cli.js";
+export type { CallJudge, CapabilityCliIo } from "./cli.js";

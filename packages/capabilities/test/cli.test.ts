@@ -60,6 +60,25 @@ describe("palisade capability (runCapabilityCli)", () => {
     expect(readFileSync(join(out, "report.pdf"), "utf8")).toBe("%PDF-1.7");
   });
 
+  it("call goes through the judge first: block refuses, escalate needs --yes, allow runs", async () => {
+    const seen: { tool: string; manifestPolicy: string }[] = [];
+    const judgeWith = (decision: "allow" | "block" | "escalate") => async (c: { tool: string; manifestPolicy: "allow" | "ask" | "block" }) => {
+      seen.push({ tool: c.tool, manifestPolicy: c.manifestPolicy });
+      return { decision, tier: 0, reason: `test ${decision}` };
+    };
+    const argv = ["call", manifest, "render", "{}", "--address", server.address, "--data-dir", tempDir()];
+    const blocked = io();
+    expect(await runCapabilityCli(argv, { ...blocked.io, judge: judgeWith("block") })).toBe(2);
+    expect(blocked.out()).not.toContain("artifact");
+    const asked = io();
+    expect(await runCapabilityCli(argv, { ...asked.io, judge: judgeWith("escalate") })).toBe(3);
+    expect(asked.out()).not.toContain("artifact");
+    const approved = io();
+    expect(await runCapabilityCli([...argv, "--yes"], { ...approved.io, judge: judgeWith("escalate") })).toBe(0);
+    expect(approved.out()).toContain("artifact");
+    expect(seen[0]?.tool).toMatch(/__render$/);
+  });
+
   it("credentials set (from stdin), list, delete; usage errors exit 2", async () => {
     const dataDir = tempDir();
     expect(await runCapabilityCli(["credentials", "set", "gh", "TOKEN", "--user", "bob", "--data-dir", dataDir], io("ghp_123\n").io)).toBe(0);

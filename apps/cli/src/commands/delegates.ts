@@ -1,6 +1,7 @@
 import { CliError, ExitCode } from "../cli/errors.js";
 import type { CliIo } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
+import { shieldJudge } from "./capability-judge.js";
 
 /**
  * Commands implemented by other packages. Each exports `run<Name>Cli(argv, io): Promise<number>`
@@ -48,6 +49,13 @@ export function runDelegated(delegate: Delegate): (ctx: CommandContext) => Promi
   return async (ctx) => {
     const fn = await loadDelegate(delegate);
     if (!fn) throw notAvailable(delegate, `palisade ${ctx.path.join(" ")}`);
+    if (delegate === DELEGATES.capability && ctx.rawArgs[0] === "call") {
+      // Calls made from the command line are judged like the agent's.
+      const opt = (name: string): string | undefined => (typeof ctx.options[name] === "string" ? ctx.options[name] : undefined);
+      const judge = await shieldJudge({ configPath: opt("config"), dataDir: opt("data-dir"), workspace: opt("workspace") ?? process.cwd() });
+      const io: CliIo & { judge: typeof judge } = { ...ctx.io, judge };
+      return fn(ctx.rawArgs, io);
+    }
     return fn(ctx.rawArgs, ctx.io);
   };
 }
