@@ -17,3 +17,4 @@ export type {
   ToolContext,
   ToolDefinition,
 } from "./types.js";
+export { ATTACHMENT_ITEM_SCHEMA } from "./types.js";

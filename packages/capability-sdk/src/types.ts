@@ -79,3 +79,18 @@ export interface CapabilitySpec {
   /** Healthcheck hook; without it the capability is ready as soon as it listens. */
   ready?: () => Promise<Readiness> | Readiness;
 }
+
+/**
+ * One item of an `attachments` argument (seed 004): the model passes `artifact_id`; the Engine
+ * rewrites it to `capability_artifact_id` plus metadata before the call reaches the capability.
+ */
+export const ATTACHMENT_ITEM_SCHEMA = {
+  type: "object",
+  properties: {
+    artifact_id: { type: "string" },
+    capability_artifact_id: { type: "string" },
+    filename: { type: "string" },
+    mime_type: { type: "string" },
+    size_bytes: { type: "integer" },
+  },
+} as const;

@@ -1,5 +1,5 @@
 import type { ToolContext, ToolDefinition } from "@palisade/capability-sdk";
-import { ToolError } from "@palisade/capability-sdk";
+import { ATTACHMENT_ITEM_SCHEMA, ToolError } from "@palisade/capability-sdk";
 import { MAX_TEXT_CHARS, extractText } from "./extract.js";
 import { pdfFilename, renderPdf } from "./render.js";
 import type { Section } from "./render.js";
@@ -55,16 +55,7 @@ export const readPdf: ToolDefinition = {
         type: "array",
         minItems: 1,
         maxItems: 10,
-        items: {
-          type: "object",
-          properties: {
-            artifact_id: { type: "string" },
-            capability_artifact_id: { type: "string" },
-            filename: { type: "string" },
-            mime_type: { type: "string" },
-            size_bytes: { type: "integer" },
-          },
-        },
+        items: ATTACHMENT_ITEM_SCHEMA,
         description: "PDF artifacts to read.",
       },
     },

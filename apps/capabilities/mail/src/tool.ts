@@ -1,6 +1,6 @@
 import nodemailer from "nodemailer";
 import type { ToolContext, ToolDefinition } from "@palisade/capability-sdk";
-import { ToolError } from "@palisade/capability-sdk";
+import { ATTACHMENT_ITEM_SCHEMA, ToolError } from "@palisade/capability-sdk";
 import { smtpSettings } from "./smtp.js";
 
 /** Most recipients (to + cc) of one message. */
@@ -30,16 +30,7 @@ export const sendEmail: ToolDefinition = {
       attachments: {
         type: "array",
         maxItems: 10,
-        items: {
-          type: "object",
-          properties: {
-            artifact_id: { type: "string" },
-            capability_artifact_id: { type: "string" },
-            filename: { type: "string" },
-            mime_type: { type: "string" },
-            size_bytes: { type: "integer" },
-          },
-        },
+        items: ATTACHMENT_ITEM_SCHEMA,
         description: "Artifacts to attach.",
       },
     },
