@@ -3,7 +3,8 @@
 // Reports, per measurement: percentiles over all samples (includes scheduler noise on a busy
 // machine), percentiles over per-case medians (each case's typical cost), evals/s, CPU µs/eval.
 // Baselines measured in the same run: hashing the action (the floor every evaluation pays for
-// its cache key) and a cache hit. Writes bench/results/shield.json.
+// its cache key) and a cache hit. Each measurement first warms up until round times settle.
+// Writes bench/results/shield.json.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -27,8 +28,27 @@ const cached = createShield({ policy, rateLimitPerMinute: 0, home: "/home/dev", 
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
 const r1 = (x) => Math.round(x * 10) / 10;
 
+/**
+ * Warm-up: whole rounds over the corpus until the JIT has settled, i.e. five rounds in a row
+ * were no more than 2% faster than the best before them (at least 10 rounds, at most 80).
+ * Three fixed rounds were not enough: optimized code was still arriving during the measurement.
+ */
+function warmUp(fn) {
+  let best = Infinity;
+  let still = 0;
+  for (let r = 1; r <= 80; r++) {
+    const s = process.hrtime.bigint();
+    for (const c of cases) fn(c);
+    const t = Number(process.hrtime.bigint() - s);
+    still = t < best * 0.98 ? 0 : still + 1;
+    best = Math.min(best, t);
+    if (r >= 10 && still >= 5) return r;
+  }
+  return 80;
+}
+
 function measure(fn) {
-  for (let r = 0; r < 3; r++) for (const c of cases) fn(c); // warm-up (JIT)
+  const warmup_rounds = warmUp(fn);
   const perCase = cases.map(() => []);
   const all = [];
   const cpu0 = process.cpuUsage();
@@ -47,6 +67,7 @@ function measure(fn) {
   all.sort((a, b) => a - b);
   const medians = perCase.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]).sort((a, b) => a - b);
   return {
+    warmup_rounds,
     samples: all.length,
     p50_us: r1(pct(all, 0.5)), p99_us: r1(pct(all, 0.99)), max_us: r1(all[all.length - 1]),
     case_median_p50_us: r1(pct(medians, 0.5)), case_median_p99_us: r1(pct(medians, 0.99)),
