@@ -4,7 +4,7 @@ import { cmdText, findCommand, firstView, inWorkspace } from "./util.js";
 
 function pathDetector(id: string, severity: "block" | "escalate", description: string, test: (p: string, ref: PathRef, s: Subject) => boolean | "escalate"): Detector {
   return {
-    id, category: "credentials", severity, description,
+    id, category: "credentials", severity, description, when: { paths: true },
     detect(s): Hit | undefined {
       let weaker: Hit | undefined;
       for (const ref of s.paths) {
@@ -57,6 +57,7 @@ export const credentials: Detector[] = [
     category: "credentials",
     severity: "escalate",
     description: "Dumping the whole environment (env, printenv, set, export -p)",
+    when: { commands: "any" },
     detect(s) {
       const c = findCommand(s, (c) =>
         ((c.name === "env" || c.name === "printenv") && c.args.every((a) => a.startsWith("-") || SECRET_VAR.test(a))) ||
@@ -73,6 +74,7 @@ export const credentials: Detector[] = [
     category: "credentials",
     severity: "escalate",
     description: "Reading secret environment variables ($AWS_SECRET_ACCESS_KEY, $GITHUB_TOKEN, ...)",
+    when: { commands: "any", kinds: ["shell", "http", "mail", "third-party"] },
     detect(s) {
       for (const c of s.commands) {
         const v = c.vars.find((x) => SECRET_VAR.test(x));
@@ -89,6 +91,7 @@ export const credentials: Detector[] = [
     category: "credentials",
     severity: "block",
     description: "Asking CLIs and keychains to print tokens or secrets",
+    when: { commandNamed: (n) => CLI_TOKEN_NAMES.has(n) || n.startsWith("docker-credential-") },
     detect(s) {
       const c = findCommand(s, (c) => {
         if (!CLI_TOKEN_NAMES.has(c.name) && !c.name.startsWith("docker-credential-")) return false;
@@ -116,6 +119,7 @@ export const credentials: Detector[] = [
     category: "credentials",
     severity: "escalate",
     description: "Searching the home directory or the whole disk for keys and secrets",
+    when: { commands: ["find", "grep", "egrep", "rg", "ag", "ack", "locate", "mlocate", "fd", "trufflehog", "gitleaks"] },
     detect(s) {
       const c = findCommand(s, (c) => /^(find|grep|egrep|rg|ag|ack|locate|mlocate|fd|trufflehog|gitleaks)$/.test(c.name) &&
         (/^(trufflehog|gitleaks)$/.test(c.name) || c.args.some((a) => /id_(rsa|ed25519|dsa|ecdsa)|\.pem\b|credential|\.env\b|secret|passw|api.?key|private.?key|aws_secret|token|BEGIN .*PRIVATE/i.test(a))) &&

@@ -20,6 +20,7 @@ export const delegation: Detector[] = [
     category: "delegation",
     severity: "escalate",
     description: "Tasks or messages to agents that point at credentials and secrets",
+    when: { kinds: ["spawn-agent", "agent-message"] },
     detect(s) {
       const v = firstView(s.modelFacing, SENSITIVE_MENTION);
       return v !== undefined && (s.kind === "spawn-agent" || s.kind === "agent-message") ? { reason: `delegated text mentions ${clip(v.match)}` } : undefined;

@@ -2,6 +2,7 @@ import type { Detector } from "./types.js";
 import { cmdText, commandViews, findCommand, firstView, hasFlag, inWorkspace, pathHit } from "./util.js";
 
 const SYSTEM_DIRS = /^\/(etc|usr|bin|sbin|lib|lib32|lib64|libx32|boot|var|opt|srv|sys|proc|dev|root|home|snap|private|system|applications|library|users|volumes)(\/|$)/;
+const DISK_TOOLS = /^(mkfs(\..*)?|mke2fs|mkswap|wipefs|blkdiscard|fdisk|sfdisk|parted|gdisk|format|diskutil)$/;
 const DISK_DEV = /^\/dev\/(sd[a-z]|nvme\d|hd[a-z]|xvd[a-z]|vd[a-z]|mmcblk\d|disk\d|rdisk\d|md\d|dm-\d|mapper\/|loop\d)/;
 
 function isRootish(path: string, home: string): boolean {
@@ -15,6 +16,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "block",
     description: "Recursive deletion of /, the home directory or a system directory",
+    when: { commands: ["rm", "rmdir"], kinds: ["file-delete"] },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "rm" || c.name === "rmdir") && (hasFlag(c.args, "r", "--recursive") || hasFlag(c.args, "R") || c.args.includes("--no-preserve-root")));
       if (c !== undefined) {
@@ -35,6 +37,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "escalate",
     description: "Recursive deletion outside the workspace, of the workspace itself, of .git, or with wildcards",
+    when: { commands: ["rm", "shred", "srm", "wipe"], kinds: ["file-delete"] },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "rm" && (hasFlag(c.args, "r", "--recursive") || hasFlag(c.args, "R"))) || c.name === "shred" || c.name === "srm" || c.name === "wipe");
       if (c !== undefined) {
@@ -56,8 +59,9 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "block",
     description: "Formatting or overwriting disks and block devices",
+    when: { commandNamed: (n) => DISK_TOOLS.test(n), paths: true },
     detect(s) {
-      const c = findCommand(s, (c) => /^(mkfs(\..*)?|mke2fs|mkswap|wipefs|blkdiscard|fdisk|sfdisk|parted|gdisk|format|diskutil)$/.test(c.name) && (c.name !== "diskutil" || c.args.some((a) => /erase|partition|zero/i.test(a))));
+      const c = findCommand(s, (c) => DISK_TOOLS.test(c.name) && (c.name !== "diskutil" || c.args.some((a) => /erase|partition|zero/i.test(a))));
       if (c !== undefined) return { reason: `disk formatting: ${cmdText(c)}` };
       const w = s.paths.find((p) => (p.op === "write" || p.op === "delete") && DISK_DEV.test(p.path));
       if (w !== undefined) return { reason: `write to block device ${w.path}` };
@@ -69,6 +73,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "block",
     description: "Fork bombs",
+    when: { commandViews: true },
     detect(s) {
       const views = commandViews(s).filter((v) => /\(\s*\)\s*\{|fork|while/.test(v.text));
       const v = firstView(views, /(?:^|[\s;&|({])([\w:.]{1,32})\s*\(\s*\)\s*\{[^}]{0,200}?\1\s*\|\s*\1\s*&|while\s+(true|:)\s*;\s*do\s+[^;]{0,200}&\s*done|fork\s*\(\s*\)\s*while|os\.fork\(\)[^\n]{0,200}while|while\s*(True|1)\s*:\s*os\.fork/);
@@ -80,6 +85,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "block",
     description: "Recursive chmod/chown/chgrp of / or system directories",
+    when: { commands: ["chmod", "chown", "chgrp"] },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "chmod" || c.name === "chown" || c.name === "chgrp") && hasFlag(c.args, "R", "--recursive"));
       if (c === undefined) return undefined;
@@ -92,6 +98,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "block",
     description: "find -delete / -exec rm: blocks over / or home, escalates elsewhere",
+    when: { commands: ["find"] },
     detect(s) {
       const c = findCommand(s, (c) => c.name === "find" && c.args.some((a, i) => a === "-delete" || ((a === "-exec" || a === "-execdir") && /^(\/\S*\/)?(rm|shred|unlink)$/.test(c.args[i + 1] ?? ""))));
       if (c === undefined) return undefined;
@@ -106,6 +113,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "escalate",
     description: "Git operations that destroy history or uncommitted work",
+    when: { commands: ["git"] },
     detect(s) {
       const c = findCommand(s, (c) => {
         if (c.name !== "git") return false;
@@ -126,6 +134,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "escalate",
     description: "DROP/TRUNCATE or unconditional DELETE in SQL run from the shell",
+    when: { commandViews: true },
     detect(s) {
       const v = firstView(commandViews(s), /\b(drop\s+(table|database|schema|index)|truncate\s+(table\s+)?\w+|delete\s+from\s+[\w."`]+\s*(;|"|'|$))/i);
       return v !== undefined ? { reason: `destructive SQL: ${v.match}` } : undefined;
@@ -136,6 +145,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "block",
     description: "Shutting down the machine or killing every process",
+    when: { commands: ["shutdown", "reboot", "halt", "poweroff", "init", "kill", "killall5", "systemctl"] },
     detect(s) {
       const c = findCommand(s, (c) => /^(shutdown|reboot|halt|poweroff)$/.test(c.name) || (c.name === "init" && /^[06]$/.test(c.args[0] ?? "")) || (c.name === "kill" && c.args.includes("-1")) || (c.name === "killall5") || (c.name === "systemctl" && /^(poweroff|reboot|halt|kexec)$/.test(c.args[0] ?? "")));
       return c !== undefined ? { reason: `stops the machine or all processes: ${cmdText(c)}` } : undefined;
@@ -146,6 +156,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "block",
     description: "Writing, moving or deleting files in system directories",
+    when: { paths: true },
     detect(s) {
       const p = s.paths.find((p) => (p.op === "write" || p.op === "delete") && /^\/(etc|usr|bin|sbin|lib|lib64|boot|sys|proc|System|Library)(\/|$)/.test(p.path) && !/^\/proc\/self\/fd/.test(p.path));
       return p !== undefined ? { reason: `${p.op} in a system directory: ${p.path}` } : undefined;
@@ -156,6 +167,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "escalate",
     description: "Loops without an end condition (resource exhaustion)",
+    when: { commandViews: true },
     detect(s) {
       const v = firstView(commandViews(s), /\b(while|until)\s+(true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\)|false)\s*;?\s*do\b|\bfor\s*\(\(\s*;\s*;\s*\)\)|\bwhile\s*\(?\s*(True|1|true)\s*\)?\s*:/);
       return v !== undefined ? { reason: `endless loop: ${v.match}` } : undefined;

@@ -3,6 +3,8 @@ import type { Detector } from "./types.js";
 import { cmdText, commandViews, DOWNLOADERS, findCommand, firstView, isCodeInterpreter, isShell } from "./util.js";
 
 const RUNNERS = new Set(["eval", "source", ".", "exec"]);
+const DOWNLOADER_NAMES = [...DOWNLOADERS, "nc", "openssl"];
+const INSTALLERS = /^(pip[0-9.]*|pipx|npm|pnpm|yarn|bun|gem|cargo|go|composer|uv)$/;
 
 /** A command that will execute what it reads on stdin. */
 function runsStdin(c: SimpleCommand): boolean {
@@ -21,6 +23,7 @@ export const dlexec: Detector[] = [
     category: "download-exec",
     severity: "block",
     description: "Downloaded content piped into a shell or interpreter (curl | sh)",
+    when: { commands: DOWNLOADER_NAMES },
     detect(s) {
       const c = findCommand(s, (c) => isDownloader(c) && c.pipeline.slice(c.index + 1).some(runsStdin));
       return c !== undefined ? { reason: `download piped into a shell: ${cmdText(c)} | ${c.pipeline.slice(c.index + 1).map((x) => x.name).join(" | ")}` } : undefined;
@@ -31,6 +34,7 @@ export const dlexec: Detector[] = [
     category: "download-exec",
     severity: "block",
     description: "Downloaded content executed through $(...), <(...) or eval",
+    when: { commands: DOWNLOADER_NAMES },
     detect(s) {
       const c = findCommand(s, (c) => {
         if (!isDownloader(c) || c.parent === undefined) return false;
@@ -45,6 +49,7 @@ export const dlexec: Detector[] = [
     category: "download-exec",
     severity: "block",
     description: "Download to a file, then make it executable or run it",
+    when: { commands: DOWNLOADER_NAMES },
     detect(s) {
       const dl = s.commands.filter(isDownloader);
       if (dl.length === 0) return undefined;
@@ -73,6 +78,7 @@ export const dlexec: Detector[] = [
     category: "download-exec",
     severity: "block",
     description: "PowerShell download cradles and encoded commands",
+    when: { commandViews: true },
     detect(s) {
       const v = firstView(commandViews(s), /\b(iex|invoke-expression)\b|downloadstring|downloadfile|-enc(odedcommand)?\s+[a-z0-9+/=]{16,}|net\.webclient|start-bitstransfer/i);
       return v !== undefined ? { reason: `PowerShell download/execute: ${v.match}` } : undefined;
@@ -83,6 +89,7 @@ export const dlexec: Detector[] = [
     category: "download-exec",
     severity: "block",
     description: "Interpreter one-liners that fetch code and execute it",
+    when: { commandViews: true },
     detect(s) {
       for (const v of commandViews(s)) {
         if (/(urlopen|urllib|requests\.get|http\.get|https\.get|fetch\(|LWP::|open-uri|Net::HTTP|file_get_contents\(\s*['"]https?:|wget|curl)/i.test(v.text) && /\b(exec|eval)\s*\(|\(\s*eval\s*\)|new Function\(|Kernel\.eval|\beval\b\s*\$|compile\(|__import__\(|\bexec\b\s+\(/i.test(v.text) && /\b(python[0-9.]*|node|perl|ruby|php|deno)\b/.test(v.text)) {
@@ -97,8 +104,9 @@ export const dlexec: Detector[] = [
     category: "download-exec",
     severity: "escalate",
     description: "Package installs from URLs, git sources or tarballs instead of the registry",
+    when: { commandNamed: (n) => INSTALLERS.test(n) },
     detect(s) {
-      const c = findCommand(s, (c) => /^(pip[0-9.]*|pipx|npm|pnpm|yarn|bun|gem|cargo|go|composer|uv)$/.test(c.name) && /^(install|add|i|get|run)$/.test(c.args.find((a) => !a.startsWith("-")) ?? "") && c.args.some((a) => /^(https?:|git\+|git:|github:|gitlab:|bitbucket:|file:|[\w.-]+\/[\w.-]+#|.*\.(tgz|tar\.gz|whl|zip)$)/.test(a)));
+      const c = findCommand(s, (c) => INSTALLERS.test(c.name) && /^(install|add|i|get|run)$/.test(c.args.find((a) => !a.startsWith("-")) ?? "") && c.args.some((a) => /^(https?:|git\+|git:|github:|gitlab:|bitbucket:|file:|[\w.-]+\/[\w.-]+#|.*\.(tgz|tar\.gz|whl|zip)$)/.test(a)));
       return c !== undefined ? { reason: `install from outside the registry: ${cmdText(c)}` } : undefined;
     },
   },
@@ -107,6 +115,7 @@ export const dlexec: Detector[] = [
     category: "download-exec",
     severity: "escalate",
     description: "Output of another program piped into a shell or interpreter",
+    when: { commandNamed: (n) => isShell(n) || isCodeInterpreter(n) || n === "source" || n === "." },
     detect(s) {
       const c = findCommand(s, (c) => c.index > 0 && runsStdin(c));
       return c !== undefined ? { reason: `program output executed by ${c.name}: ${c.pipeline.map((x) => x.name).join(" | ")}` } : undefined;
@@ -117,6 +126,7 @@ export const dlexec: Detector[] = [
     category: "download-exec",
     severity: "escalate",
     description: "Running packages fetched on the fly (npx -y, pnpm dlx, bunx, uvx, pipx run)",
+    when: { commands: ["npx", "pnpm", "yarn", "bunx", "uvx", "pipx", "npm"] },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "npx" && c.args.some((a) => a === "-y" || a === "--yes" || /@(latest|next|\d)/.test(a) || /^(https?:|github:|git\+)/.test(a))) ||
         ((c.name === "pnpm" || c.name === "yarn") && c.args[0] === "dlx") || c.name === "bunx" || c.name === "uvx" || (c.name === "pipx" && c.args[0] === "run") || (c.name === "npm" && c.args[0] === "exec" && c.args.includes("--yes")));

@@ -30,6 +30,7 @@ export const exfil: Detector[] = [
     category: "exfiltration",
     severity: "block",
     description: "Requests to paste sites, request catchers, OAST/DNS-log and tunnel services",
+    when: { urls: true },
     detect(s) {
       const capture = s.urls.filter((u) => isCaptureHost(u.host));
       const u = capture.find((u) => u.active);
@@ -45,6 +46,7 @@ export const exfil: Detector[] = [
     category: "exfiltration",
     severity: "escalate",
     description: "Posting to chat webhooks (Slack, Discord, Telegram bots, Teams)",
+    when: { urls: true },
     detect(s) {
       const u = s.urls.find((u) => u.active && CHAT_WEBHOOKS.test(u.host) && /webhook|\/services\/|\/bot|\/api\/webhooks/i.test(u.query));
       return u !== undefined ? { reason: `posts to a chat webhook: ${u.host}` } : undefined;
@@ -55,6 +57,7 @@ export const exfil: Detector[] = [
     category: "exfiltration",
     severity: "escalate",
     description: "Mail to disposable mailbox services",
+    when: { recipients: true },
     detect(s) {
       const r = s.recipients.find((r) => DISPOSABLE_MAIL.test(r));
       return r !== undefined ? { reason: `mail to a disposable mailbox: ${r}` } : undefined;
@@ -65,6 +68,7 @@ export const exfil: Detector[] = [
     category: "exfiltration",
     severity: "escalate",
     description: "Uploading local files to a remote host (curl -d @file, -F, -T, scp, rsync, nc <)",
+    when: { commands: ["curl", "http", "xh", "wget", "scp", "rsync", "sftp", "nc", "ncat", "netcat", "socat", "rclone", "s3cmd", "gsutil", "aws"] },
     detect(s) {
       const c = findCommand(s, (c) => {
         if (c.name === "curl" || c.name === "http" || c.name === "xh") return c.args.some((a, i) => /^@[^@]/.test(a) && i > 0 || /^(-T|--upload-file)$/.test(a) || /^-F$|^--form$/.test(a) && /@/.test(c.args[i + 1] ?? "") || /=@/.test(a) || /^--data[-\w]*=@/.test(a));
@@ -86,6 +90,7 @@ export const exfil: Detector[] = [
     category: "exfiltration",
     severity: "block",
     description: "Data smuggled in DNS names or hosts built from command output",
+    when: { commands: ["dig", "nslookup", "host", "drill", "ping", "ping6", "resolvectl", "getent", "traceroute", "kdig", "delv"], urls: true },
     detect(s) {
       const c = findCommand(s, (c) => /^(dig|nslookup|host|drill|ping|ping6|resolvectl|getent|traceroute|kdig|delv)$/.test(c.name) &&
         c.args.some((a) => a.includes("$(") || /(^|\.)[a-z0-9+/=_-]{40,}\./i.test(a) || /(^|\.)[0-9a-f]{24,}\./i.test(a) || /(^|\.)[a-z2-7]{32,}\./i.test(a)));
@@ -99,6 +104,7 @@ export const exfil: Detector[] = [
     category: "exfiltration",
     severity: "block",
     description: "URLs carrying command output ($(...) or backticks) to a remote host",
+    when: { commands: ["curl", "wget"], urls: true },
     detect(s) {
       const u = s.urls.find((u) => u.active && u.raw.includes("$(") && !PRIVATE_IP.test(u.host) && u.host !== "localhost");
       if (u !== undefined) return { reason: `command output sent in a URL: ${u.raw}` };
@@ -111,6 +117,7 @@ export const exfil: Detector[] = [
     category: "exfiltration",
     severity: "escalate",
     description: "Long encoded blobs in the URL of an outgoing request",
+    when: { urls: true },
     detect(s) {
       const u = s.urls.find((u) => u.active && /[?&=/][A-Za-z0-9+/_-]{80,}={0,2}/.test(u.query) && !/\/[0-9a-f]{40,64}(\/|$)/.test(u.query));
       return u !== undefined ? { reason: `long encoded data in URL to ${u.host}` } : undefined;
@@ -121,6 +128,7 @@ export const exfil: Detector[] = [
     category: "exfiltration",
     severity: "escalate",
     description: "Requests to a public host given as a raw IP address",
+    when: { urls: true },
     detect(s) {
       const u = s.urls.find((u) => u.active && /^\d+\.\d+\.\d+\.\d+$/.test(u.host) && !PRIVATE_IP.test(u.host));
       return u !== undefined ? { reason: `request to raw IP ${u.host}` } : undefined;
@@ -131,6 +139,7 @@ export const exfil: Detector[] = [
     category: "exfiltration",
     severity: "escalate",
     description: "Pushing the repository to a new remote",
+    when: { commands: ["git"] },
     detect(s) {
       const c = findCommand(s, (c) => c.name === "git" && (/^remote (add|set-url)/.test(c.args.join(" ")) || (c.args[0] === "push" && c.args.some((a) => /^(https?|ssh|git):\/\/|^[\w.-]+@[\w.-]+:/.test(a)))));
       return c !== undefined ? { reason: `repository sent to a new remote: ${cmdText(c)}` } : undefined;

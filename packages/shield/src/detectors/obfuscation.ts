@@ -2,6 +2,9 @@ import type { SimpleCommand } from "../normalize/shell.js";
 import type { Detector } from "./types.js";
 import { cmdText, findCommand, isCodeInterpreter, isShell } from "./util.js";
 
+/** Every command name isDecoder accepts, apart from the code interpreters. */
+const DECODERS = new Set(["base64", "base32", "basenc", "xxd", "openssl", "rev", "tr", "gunzip", "zcat", "bzcat", "xzcat", "uudecode", "unxz", "zstdcat", "gzip", "printf", "echo", "perl"]);
+
 function isDecoder(c: SimpleCommand): boolean {
   const a = c.args.join(" ");
   return (c.name === "base64" && /(^|\s)(-d|--decode|-D)\b/.test(a)) || c.name === "base32" || c.name === "basenc" ||
@@ -19,6 +22,7 @@ export const obfuscation: Detector[] = [
     category: "obfuscation",
     severity: "block",
     description: "Decoded or reversed data executed by a shell (base64 -d | sh, eval $(... | xxd -r))",
+    when: { commandNamed: (n) => DECODERS.has(n) || isCodeInterpreter(n) },
     detect(s) {
       const c = findCommand(s, (c) => isDecoder(c) && (c.pipeline.slice(c.index + 1).some(runsCode) || (c.parent !== undefined && c.via === "subst" && (runsCode(c.parent) || (c.parent.argv[0] ?? "").startsWith("$(")))));
       return c !== undefined ? { reason: `decoded data executed: ${cmdText(c)}` } : undefined;
@@ -29,6 +33,7 @@ export const obfuscation: Detector[] = [
     category: "obfuscation",
     severity: "escalate",
     description: "Commands hidden in encoded text (base64, hex, escapes) inside arguments",
+    when: { commands: "any" },
     detect(s) {
       const c = s.commands.find((c) => c.via === "decoded" && c.name.length > 0 && /^[a-z0-9._-]+$/.test(c.name) && (c.args.length > 0 || c.pipeline.length > 1));
       return c !== undefined ? { reason: `encoded command: ${cmdText(c)}` } : undefined;
@@ -39,6 +44,7 @@ export const obfuscation: Detector[] = [
     category: "obfuscation",
     severity: "escalate",
     description: "Command names built at run time ($(...), variables, globs like /???/r?)",
+    when: { commands: "any" },
     detect(s) {
       const c = findCommand(s, (c) => {
         const w = c.argv.find((a) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) ?? "";
@@ -63,6 +69,7 @@ export const obfuscation: Detector[] = [
     category: "obfuscation",
     severity: "escalate",
     description: "Internationalized (punycode) host names that may imitate known sites",
+    when: { urls: true },
     detect(s) {
       const u = s.urls.find((u) => u.active && /(^|\.)xn--/.test(u.host));
       return u !== undefined ? { reason: `punycode host ${u.host}` } : undefined;

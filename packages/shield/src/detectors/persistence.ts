@@ -16,6 +16,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "escalate",
     description: "Running with elevated privileges (sudo, doas, su, pkexec)",
+    when: { commands: ["sudo", "doas", "runuser", "su", "pkexec", "sudoedit", "gksudo", "kdesu"] },
     detect(s) {
       const c = findCommand(s, (c) => c.wrappers.some((w) => w === "sudo" || w === "doas" || w === "runuser") || /^(su|pkexec|sudo|doas|sudoedit|gksudo|kdesu)$/.test(c.name));
       return c !== undefined ? { reason: `elevated privileges: ${[...c.wrappers, c.name].join(" ")} ${c.args.slice(0, 4).join(" ")}` } : undefined;
@@ -38,6 +39,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Installing scheduled jobs (crontab, /etc/cron*, at)",
+    when: { commands: ["crontab", "at", "batch"], paths: true },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "crontab" && !c.args.every((a) => a === "-l" || a === "-u" || /^\w+$/.test(a) && c.args.includes("-u"))) || c.name === "at" || c.name === "batch");
       if (c !== undefined && !(c.name === "crontab" && c.args.length === 1 && c.args[0] === "-l")) return { reason: `schedules a job: ${cmdText(c)}` };
@@ -49,6 +51,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Installing services and login items (systemd, launchd, init.d, rc.local)",
+    when: { commands: ["systemctl", "launchctl", "update-rc.d", "chkconfig", "rc-update", "schtasks", "reg"], paths: true },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "systemctl" && /^(enable|link|edit|set-default|preset|reenable|daemon-reload)$/.test(c.args.find((a) => !a.startsWith("-")) ?? "")) ||
         (c.name === "launchctl" && /^(load|bootstrap|submit|enable)$/.test(c.args[0] ?? "")) || c.name === "update-rc.d" || c.name === "chkconfig" || (c.name === "rc-update" && c.args[0] === "add") ||
@@ -62,6 +65,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Modifying shell start-up files (.bashrc, .zshrc, .profile, /etc/profile)",
+    when: { paths: true },
     detect: writeTo("modifies a shell start-up file", RC_FILES),
   },
   {
@@ -69,6 +73,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Adding SSH authorized keys or changing SSH configuration",
+    when: { commands: ["ssh-copy-id"], paths: true },
     detect(s) {
       const c = findCommand(s, (c) => c.name === "ssh-copy-id");
       if (c !== undefined) return { reason: `installs an SSH key: ${cmdText(c)}` };
@@ -80,6 +85,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "escalate",
     description: "Writing git hooks or pointing git at other hooks/commands",
+    when: { commands: ["git"], paths: true },
     detect(s) {
       const c = findCommand(s, (c) => c.name === "git" && c.args.includes("config") && c.args.some((a) => /^(core\.(hookspath|sshcommand|pager|editor|fsmonitor|gitproxy|askpass)|credential\.helper|alias\..*|url\..*\.insteadof|filter\..*\.(clean|smudge)|diff\..*\.textconv)$/i.test(a)));
       if (c !== undefined) return { reason: `git config that runs commands: ${cmdText(c)}` };
@@ -91,6 +97,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Creating or changing user accounts, groups and sudo rights",
+    when: { commands: ["useradd", "adduser", "usermod", "userdel", "passwd", "chpasswd", "groupadd", "groupmod", "gpasswd", "visudo", "dscl", "sysadminctl", "net"], paths: true },
     detect(s) {
       const c = findCommand(s, (c) => /^(useradd|adduser|usermod|userdel|passwd|chpasswd|groupadd|groupmod|gpasswd|visudo|dscl|sysadminctl|net)$/.test(c.name) && !(c.name === "net" && !/^(user|localgroup)$/i.test(c.args[0] ?? "")));
       if (c !== undefined) return { reason: `account change: ${cmdText(c)}` };
@@ -102,6 +109,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Library preloading (/etc/ld.so.preload, LD_PRELOAD, DYLD_INSERT_LIBRARIES)",
+    when: { commands: "any", paths: true },
     detect(s) {
       const c = findCommand(s, (c) => c.argv.some((a) => /^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)=/.test(a)) || (c.name === "export" && c.args.some((a) => /^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)=/.test(a))));
       if (c !== undefined) return { reason: `preloads a library: ${cmdText(c)}` };
@@ -113,6 +121,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Loading kernel modules or changing kernel parameters",
+    when: { commands: ["insmod", "modprobe", "rmmod", "kextload", "kmutil", "sysctl"], paths: true },
     detect(s) {
       const c = findCommand(s, (c) => /^(insmod|modprobe|rmmod|kextload|kmutil)$/.test(c.name) || (c.name === "sysctl" && hasFlag(c.args, "w")));
       if (c !== undefined) return { reason: `kernel change: ${cmdText(c)}` };
@@ -124,6 +133,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "escalate",
     description: "Making files immutable or hiding them from tools (chattr +i, chflags)",
+    when: { commands: ["chattr", "chflags"] },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "chattr" && c.args.some((a) => /^\+[a-z]*[ia]/.test(a))) || (c.name === "chflags" && c.args.some((a) => /schg|uchg|hidden/.test(a))));
       return c !== undefined ? { reason: `makes files immutable: ${cmdText(c)}` } : undefined;
@@ -134,6 +144,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Containers with host privileges (--privileged, host root or docker socket mounts, host namespaces)",
+    when: { commands: ["docker", "podman", "nerdctl"] },
     detect(s) {
       const c = findCommand(s, (c) => /^(docker|podman|nerdctl)$/.test(c.name) && /^(run|create|exec)$/.test(c.args[0] ?? "") &&
         c.args.some((a, i) => a === "--privileged" || /^--(pid|ipc|userns|uts)=host$/.test(a) || /^--cap-add=?(SYS_ADMIN|ALL|SYS_PTRACE)?$/i.test(a) && /SYS_ADMIN|ALL|SYS_PTRACE/i.test(a + (c.args[i + 1] ?? "")) ||
@@ -146,6 +157,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Turning off firewalls, SELinux/AppArmor, audit daemons or OS protections",
+    when: { commands: "any" },
     detect(s) {
       const c = findCommand(s, (c) => {
         const a = c.args.join(" ");
@@ -163,6 +175,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "escalate",
     description: "Placing executables in PATH directories (shadowing commands)",
+    when: { paths: true },
     detect: writeTo("writes into a PATH directory", /\/\.local\/bin\/|\/home\/[^/]+\/bin\/|^\/usr\/local\/s?bin\/|^\/opt\/homebrew\/bin\/|\/\.cargo\/bin\/|\/go\/bin\/|\/\.npm-global\/bin\//),
   },
 ];

@@ -19,6 +19,7 @@ export const revshell: Detector[] = [
     category: "reverse-shell",
     severity: "block",
     description: "netcat/telnet/openssl wired to a shell (-e, pipes, fifos)",
+    when: { commands: [...NETCATS, "mkfifo", "mknod"] },
     detect(s) {
       const c = findCommand(s, (c) => {
         if (!NETCATS.has(c.name) || (c.name === "openssl" && c.args[0] !== "s_client")) return false;
@@ -37,6 +38,7 @@ export const revshell: Detector[] = [
     category: "reverse-shell",
     severity: "block",
     description: "Interpreter one-liners that connect a socket to a shell",
+    when: { commandViews: true, kinds: ["file-write"] },
     detect(s) {
       const cmdViews = commandViews(s);
       const views = cmdViews.length > 0 ? cmdViews : s.kind === "file-write" ? s.views : [];
@@ -54,6 +56,7 @@ export const revshell: Detector[] = [
     category: "reverse-shell",
     severity: "escalate",
     description: "Tunnels that expose this machine (ssh -R/-D, ngrok, cloudflared, chisel, frp)",
+    when: { commands: ["ssh", "ngrok", "cloudflared", "chisel", "frpc", "lt", "localtunnel", "bore", "sshuttle", "inlets"] },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "ssh" && c.args.some((a) => /^-[a-zA-Z]*[RD]/.test(a))) || /^(ngrok|cloudflared|chisel|frpc|lt|localtunnel|bore|sshuttle|inlets)$/.test(c.name));
       return c !== undefined ? { reason: `tunnel to the outside: ${cmdText(c)}` } : undefined;

@@ -57,6 +57,7 @@ export const ssrf: Detector[] = [
     category: "ssrf",
     severity: "block",
     description: "Cloud metadata endpoints (169.254.169.254, metadata.google.internal, ...)",
+    when: { urls: true },
     detect(s) {
       const u = s.urls.find((u) => METADATA_HOSTS.test(u.host) || (u.active && METADATA_PATHS.test(u.query) && internalKind(u.host) !== undefined));
       return u !== undefined ? { reason: `cloud metadata endpoint ${u.host}${u.query}` } : undefined;
@@ -67,6 +68,7 @@ export const ssrf: Detector[] = [
     category: "ssrf",
     severity: "block",
     description: "Loopback, private and link-local targets: block for tool URLs, escalate for shell commands",
+    when: { urls: true },
     detect(s) {
       const u = s.urls.find((u) => u.active && internalKind(u.host) !== undefined);
       if (u === undefined) return undefined;
@@ -79,6 +81,7 @@ export const ssrf: Detector[] = [
     category: "ssrf",
     severity: "block",
     description: "Non-HTTP URL schemes a fetcher should never follow (file, gopher, dict, ldap, ...)",
+    when: { urls: true },
     detect(s) {
       const u = s.urls.find((u) => u.active && /^(file|gopher|dict|ldap|ldaps|jar|netdoc|php|expect|phar|tftp|sftp|smb|jdbc|zip|data)$/.test(u.scheme));
       return u !== undefined ? { reason: `${u.scheme}: URL ${u.raw.slice(0, 80)}` } : undefined;
@@ -89,6 +92,7 @@ export const ssrf: Detector[] = [
     category: "ssrf",
     severity: "block",
     description: "Hosts written as decimal/hex/octal IPs, with userinfo tricks, or DNS-rebinding names",
+    when: { urls: true },
     detect(s) {
       for (const u of s.urls) {
         if (!u.active) continue;

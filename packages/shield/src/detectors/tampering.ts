@@ -10,6 +10,7 @@ export const tampering: Detector[] = [
     category: "tampering",
     severity: "block",
     description: "Touching Palisade's own configuration, data, audit log or policies",
+    when: { paths: true },
     detect(s) {
       if (s.paths.length === 0) return undefined;
       const p = s.paths.find((p) => PALISADE_PATH.test(p.path) || s.ctx.protectedPaths.some((d) => isInside(p.path, d)));
@@ -21,6 +22,7 @@ export const tampering: Detector[] = [
     category: "tampering",
     severity: "block",
     description: "Stopping, reconfiguring or re-launching the Palisade engine or Shield",
+    when: { commands: "any" },
     detect(s) {
       const c = findCommand(s, (c) => (/^(kill|pkill|killall|skill)$/.test(c.name) && c.args.some((a) => /palisade/i.test(a))) ||
         (c.name === "palisade" && /^(engine|shield|policy|config)/.test(c.args[0] ?? "")) ||
@@ -33,6 +35,7 @@ export const tampering: Detector[] = [
     category: "tampering",
     severity: "block",
     description: "SQL that edits the audit log or history tables",
+    when: { commandViews: true },
     detect(s) {
       const v = firstView(commandViews(s), /\b(delete\s+from|drop\s+table|update|insert\s+(or\s+replace\s+)?into|alter\s+table)\s+["'`]?(audit|audit_log|events|messages|sessions|verdicts)\b/i);
       return v !== undefined ? { reason: `edits Palisade history: ${v.match}` } : undefined;
@@ -43,6 +46,7 @@ export const tampering: Detector[] = [
     category: "tampering",
     severity: "escalate",
     description: "Erasing shell history or turning history off (covering tracks)",
+    when: { commands: "any" },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "history" && c.args.some((a) => /^-[a-z]*[cdw]/.test(a))) || c.argv.some((a) => /^HISTFILE=(\/dev\/null)?$|^HISTSIZE=0$/.test(a)) ||
         ((c.name === "export" || c.name === "unset") && c.args.some((a) => /^HISTFILE(=\/dev\/null)?$|^HISTSIZE=0$/.test(a))) || (c.name === "set" && c.args.join(" ") === "+o history"));

@@ -1,4 +1,5 @@
 import type { Subject } from "../normalize/subject.js";
+import type { ToolKind } from "../tools.js";
 import type { DetectorCategory, Severity } from "../types.js";
 
 export interface Hit {
@@ -7,11 +8,31 @@ export interface Hit {
   severity?: Severity;
 }
 
+/**
+ * The parts of an action without which a detector cannot fire: the runner only calls it when
+ * at least one of them is present (most actions have no commands, or no URLs, ...). Every part
+ * the detector reads must be listed; a detector without triggers runs on every action.
+ */
+export interface Triggers {
+  /** Commands with one of these names (effective name or a wrapper such as sudo), or any command. */
+  commands?: readonly string[] | "any";
+  /** A test on command names, for families like `mkfs.*` or the code interpreters. */
+  commandNamed?: (name: string) => boolean;
+  /** Shell or code text: `commandViews(s)` is not empty. */
+  commandViews?: true;
+  paths?: true;
+  urls?: true;
+  recipients?: true;
+  kinds?: readonly ToolKind[];
+}
+
 /** A deterministic check over a normalized action. `severity` is the strongest it reports. */
 export interface Detector {
   id: string;
   category: DetectorCategory;
   severity: Severity;
   description: string;
-  detect(s: Subject): Hit | undefined;
+  when?: Triggers;
+  /** Declared as a property: the runner keeps the function and calls it on its own. */
+  detect: (s: Subject) => Hit | undefined;
 }
