@@ -6,7 +6,7 @@ export { AGENT_VERSION, INITIAL_TOOL_DEFS_TIMEOUT_MS, runAgent } from "./connect
 export type { AgentExit, RunAgentOptions } from "./connection.js";
 export { agentLaunchSpec, agentPackageDir } from "./launch.js";
 export type { AgentLaunchOptions, LaunchSpec } from "./launch.js";
-export { AgentRuntime } from "./runtime.js";
+export { AgentRuntime, TokenBatcher } from "./runtime.js";
 export type { AgentEventInit, RuntimeOptions } from "./runtime.js";
 export { DEFAULT_MAX_TOOL_ROUNDS, roundLimitMessage, runTurn } from "./turn.js";
 export type { LoadedTools, ProposedCall, ThoughtData, ToolOutcome, TurnPorts, TurnRequest, TurnResult } from "./turn.js";

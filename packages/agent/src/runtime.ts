@@ -39,6 +39,40 @@ const CALL_ID_MEMORY = 100_000;
 const turnKey = (sessionId: string, messageId: string): string => `${sessionId}\u0000${messageId}`;
 
 /**
+ * Joins the tokens of one burst into one LLMTokenEmitted. A model often delivers several SSE
+ * chunks in one read; sending each as its own event costs an encode, a frame and a hop per word
+ * on every process down to the client. The first token of a burst leaves at once (time to first
+ * token is untouched); tokens arriving before the event loop turns are joined and sent then.
+ * Every other event of the turn calls `flush()` first, so the order on the stream holds.
+ */
+export class TokenBatcher {
+  private pending = "";
+  private armed = false;
+
+  constructor(private readonly sendText: (text: string) => void) {}
+
+  push(text: string): void {
+    if (this.armed) {
+      this.pending += text;
+      return;
+    }
+    this.sendText(text);
+    this.armed = true;
+    setImmediate(() => {
+      this.armed = false;
+      this.flush();
+    });
+  }
+
+  flush(): void {
+    if (!this.pending) return;
+    const text = this.pending;
+    this.pending = "";
+    this.sendText(text);
+  }
+}
+
+/**
  * The Agent's side of one RunSession stream, without the transport: routes directives to turns
  * (each its own async task), correlates tool results by call_id and tool defs by request_id.
  */
@@ -123,9 +157,11 @@ export class AgentRuntime {
 
   private async runOne(turn: TurnRequest, signal: AbortSignal): Promise<void> {
     const ids = { sessionId: turn.sessionId, messageId: turn.messageId };
+    const tokens = new TokenBatcher((text) => this.options.send({ event: { case: "llmTokenEmitted", value: { ...ids, text } } }));
     try {
-      const result = await runTurn(turn, this.portsFor(turn), signal);
+      const result = await runTurn(turn, this.portsFor(turn, tokens), signal);
       if (signal.aborted) throw signal.reason;
+      tokens.flush();
       this.options.send({
         event: {
           case: "responseComplete",
@@ -148,18 +184,22 @@ export class AgentRuntime {
           ? err
           : new AgentFailure("INTERNAL", `the Agent failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       if (failure.code === "INTERNAL") this.log(`palisade-agent: ${String(err instanceof Error ? err.stack : err)}`);
+      tokens.flush();
       this.options.send({
         event: { case: "agentError", value: { ...ids, code: failure.code, message: failure.message, recoverable: failure.recoverable } },
       });
     }
   }
 
-  private portsFor(turn: TurnRequest): TurnPorts {
+  private portsFor(turn: TurnRequest, tokens: TokenBatcher): TurnPorts {
     const ids = { sessionId: turn.sessionId, messageId: turn.messageId };
-    const send = (event: AgentEventInit): void => this.options.send(event);
+    const send = (event: AgentEventInit): void => {
+      tokens.flush();
+      this.options.send(event);
+    };
     return {
       callModel: this.options.callModel,
-      emitToken: (text) => send({ event: { case: "llmTokenEmitted", value: { ...ids, text } } }),
+      emitToken: (text) => tokens.push(text),
       proposeTool: (call, signal) => {
         const result = this.wait(this.toolWaits, call.callId, signal);
         send({ event: { case: "toolProposal", value: { ...ids, callId: call.callId, toolName: call.name, argumentsJson: call.argumentsJson } } });

@@ -22,7 +22,8 @@ const readFile = { name: "files__read_file", description: "Read a file", paramet
 
 describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)", () => {
   it("announces itself and answers a text turn with streamed tokens", async () => {
-    const { engine, model } = await start({}, { turns: [reply.text("Hello from the model")] });
+    // Tokens 15 ms apart arrive in separate reads: each is its own event.
+    const { engine, model } = await start({}, { turns: [reply.text("Hello from the model", { tokenDelayMs: 15 })] });
     const ready = engine.events[0]?.event;
     expect(ready?.case).toBe("ready");
     if (ready?.case === "ready") {
@@ -41,7 +42,12 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
     });
     expect(out.error).toBeUndefined();
     expect(out.tokens).toBe("Hello from the model");
-    expect(out.events.filter((e) => e.event.case === "llmTokenEmitted").length).toBe(4);
+    expect(out.events.filter((e) => e.event.case === "llmTokenEmitted").map((e) => (e.event.case === "llmTokenEmitted" ? e.event.value.text : ""))).toEqual([
+      "Hello ",
+      "from ",
+      "the ",
+      "model",
+    ]);
     expect(out.complete).toMatchObject({ sessionId: "s1", messageId: "m1", content: "Hello from the model", llmCalls: 1, toolRounds: 0 });
     expect(out.complete?.usage?.inputTokens).toBeGreaterThan(0);
     expect(out.complete?.usage?.outputTokens).toBeGreaterThan(0);
