@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { chmod } from "node:fs/promises";
 import { create, isMessage } from "@bufbuild/protobuf";
 import type { DescMessage, DescMethod, DescService, MessageShape } from "@bufbuild/protobuf";
@@ -159,6 +160,8 @@ export class RpcServer {
 
   constructor(options: ServerOptions = {}) {
     this.options = options;
+    // Every call in flight listens for shutdown: hundreds at once are normal, not a leak.
+    setMaxListeners(0, this.shutdown.signal);
     const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.grpc = new Server({
       "grpc.max_receive_message_length": max,

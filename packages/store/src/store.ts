@@ -95,6 +95,7 @@ export class Store {
   close(): void {
     if (this.db === null) return;
     if (!this.db.raw.readonly) this.db.raw.pragma("wal_checkpoint(TRUNCATE)");
+    this.walSync?.close();
     this.db.raw.close();
     this.db = null;
   }

@@ -37,3 +37,28 @@ describe("sync (synchronous=normal, fsync off the event loop)", () => {
     store.close();
   });
 });
+
+describe("WalSync keeps the WAL open between syncs", () => {
+  it("syncs through one kept descriptor, and reopens when SQLite replaced the WAL file", async () => {
+    const { writeFileSync, rmSync, statSync } = await import("node:fs");
+    const { WalSync } = await import("../src/sync.js");
+    const db = join(tempDir(), "w.db");
+    const ws = new WalSync(db);
+    await ws.sync(); // no WAL yet: nothing to do
+    writeFileSync(`${db}-wal`, "frames");
+    await ws.sync();
+    const kept = (ws as unknown as { wal: { fd: number; stats: { ino: number } } }).wal;
+    expect(kept.stats.ino).toBe(statSync(`${db}-wal`).ino);
+    await ws.sync();
+    expect((ws as unknown as { wal: { fd: number } }).wal.fd).toBe(kept.fd);
+    // Replaced (deleted and created again, as SQLite does after the last connection closed).
+    rmSync(`${db}-wal`);
+    writeFileSync(`${db}.other`, "keeps the old inode number from being reused at once");
+    writeFileSync(`${db}-wal`, "new frames");
+    await ws.sync();
+    const reopened = (ws as unknown as { wal: { stats: { ino: number } } }).wal;
+    expect(reopened.stats.ino).toBe(statSync(`${db}-wal`).ino);
+    expect(reopened.stats.ino).not.toBe(kept.stats.ino);
+    ws.close();
+  });
+});
