@@ -139,7 +139,8 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   if (external) link.expect(external.token);
 
   const audit = new AuditWriter(store, log);
-  const titles = new TitleWriter({ store, model: () => config.model, enabled: config.history.autoTitle, log });
+  // Titles yield to running turns (`turns` is assigned below, before any turn can start).
+  const titles = new TitleWriter({ store, model: () => config.model, enabled: config.history.autoTitle, log, busy: () => turns.activeTurns.length > 0 });
   const turnEnv: TurnEnv = { bus, link, store, shield, host, approvals, validator: new ArgumentValidator(), config, loadedGroups: new Map(), log, audit, titles };
   // Deleting a session also deletes the artifacts the capability host keeps for it.
   const purgeArtifacts = (sessionId: string): Promise<number> => parts.host.deleteSessionArtifacts?.(sessionId) ?? Promise.resolve(0);

@@ -3,6 +3,9 @@
 // may replace it with a better one. A failed, slow or absent model changes nothing, a title the
 // user chose is never replaced, off-the-record sessions are never sent, and the call carries
 // only the first user message and an excerpt of the reply: no tool results, no credentials.
+// Titles are background work: they wait while turns are running (up to MAX_DEFER_MS), and run
+// at most TITLE_CONCURRENCY at a time, so a burst of new sessions does not pay for its titles
+// with the CPU its answers need.
 import OpenAI from "openai";
 import { createHttpFetch } from "@palisade/agent";
 import { isModelConfigured } from "./config.js";
@@ -19,6 +22,12 @@ export const TITLE_TIMEOUT_MS = 5000;
 const USER_CHARS = 600;
 const REPLY_CHARS = 400;
 const MAX_TITLE_CHARS = 80;
+export const TITLE_CONCURRENCY = 2;
+/** A title waits for idle time at most this long. */
+export const MAX_DEFER_MS = 2000;
+const RECHECK_MS = 50;
+/** Titles waiting beyond this many keep their first-message title. */
+const MAX_QUEUED = 1000;
 
 function excerpt(text: string, max: number): string {
   const t = text.trim();
@@ -53,10 +62,22 @@ export interface TitleWriterOptions {
   enabled: boolean;
   log: (line: string) => void;
   timeoutMs?: number;
+  /** True while turns are running: titles wait (default: never busy). */
+  busy?: () => boolean;
+}
+
+interface TitleJob {
+  session: SessionRecord;
+  userMessage: string;
+  reply: string;
+  queuedAt: number;
 }
 
 export class TitleWriter {
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly queue: TitleJob[] = [];
+  private running = 0;
+  private recheck: NodeJS.Timeout | undefined;
   private readonly abort = new AbortController();
   /**
    * One client (and its keep-alive connection pool) per model endpoint, not one per new session;
@@ -69,13 +90,40 @@ export class TitleWriter {
   /** Names `session` in the background after its first completed turn. Never throws, never blocks. */
   request(session: SessionRecord, userMessage: string, reply: string): void {
     if (!this.o.enabled || session.mode === "otr" || this.abort.signal.aborted) return;
-    const model = this.o.model();
-    if (!isModelConfigured(model)) return;
-    const p = this.generate(session, model, userMessage, reply).catch((err: unknown) => {
-      this.o.log(`title of ${session.id}: kept the first message (${(err as Error).message})`);
-    });
-    this.inFlight.add(p);
-    void p.finally(() => this.inFlight.delete(p));
+    if (!isModelConfigured(this.o.model())) return;
+    if (this.queue.length >= MAX_QUEUED) {
+      this.o.log(`title of ${session.id}: kept the first message (${String(MAX_QUEUED)} titles already waiting)`);
+      return;
+    }
+    this.queue.push({ session, userMessage, reply, queuedAt: Date.now() });
+    this.pump();
+  }
+
+  /** Starts queued titles while there is room, idle time, or a title waited long enough. */
+  private pump(): void {
+    while (this.running < TITLE_CONCURRENCY && this.queue.length > 0 && !this.abort.signal.aborted) {
+      const oldest = this.queue[0] as TitleJob;
+      if (this.o.busy?.() && Date.now() - oldest.queuedAt < MAX_DEFER_MS) {
+        this.recheck ??= setTimeout(() => {
+          this.recheck = undefined;
+          this.pump();
+        }, RECHECK_MS).unref();
+        return;
+      }
+      this.queue.shift();
+      this.running++;
+      const model = this.o.model();
+      const p = (isModelConfigured(model) ? this.generate(oldest.session, model, oldest.userMessage, oldest.reply) : Promise.resolve())
+        .catch((err: unknown) => {
+          this.o.log(`title of ${oldest.session.id}: kept the first message (${(err as Error).message})`);
+        })
+        .finally(() => {
+          this.running--;
+          this.inFlight.delete(p);
+          this.pump();
+        });
+      this.inFlight.add(p);
+    }
   }
 
   private async generate(session: SessionRecord, model: ModelConfig, userMessage: string, reply: string): Promise<void> {
@@ -106,6 +154,8 @@ export class TitleWriter {
   /** Cancels pending calls and waits for them (before the store closes). */
   async close(): Promise<void> {
     this.abort.abort(new Error("the Engine is stopping"));
+    clearTimeout(this.recheck);
+    this.queue.length = 0;
     await Promise.allSettled([...this.inFlight]);
   }
 }

@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../src/adapters/sqlite-store.js";
+import { startScriptedServer, waitFor } from "@palisade/testing";
 import { MemoryStore, Retention, TitleWriter, cleanTitle, parseBytes, parseConfig, titleMessages } from "../src/index.js";
+import { MAX_DEFER_MS } from "../src/titles.js";
 import type { ConfigError, EngineStore } from "../src/index.js";
 import { ZERO_USAGE } from "../src/convert.js";
 
@@ -88,6 +90,46 @@ describe("titles", () => {
     await new Promise((r) => setTimeout(r, 300));
     await on.close();
     expect(logs.join("\n")).toMatch(/title of s1: kept the first message/);
+  });
+});
+
+describe("titles are background work", () => {
+  const session = (id: string) => ({ id, title: "", mode: "normal" as const, workspace: "/w", model: "", createdAt: 0, updatedAt: 0, messageCount: 2, usage: ZERO_USAGE });
+
+  it("wait while turns run, then at most two at a time", async () => {
+    const model = await startScriptedServer({ latencyMs: 150, fallback: { content: "A fine title" } });
+    const store = new MemoryStore();
+    for (let i = 0; i < 5; i++) await store.createSession(session(`s${i}`));
+    let busy = true;
+    const writer = new TitleWriter({ store, model: () => ({ name: "m", baseUrl: model.baseURL, contextWindow: 1000 }), enabled: true, log: () => undefined, busy: () => busy });
+    const t0 = Date.now();
+    for (let i = 0; i < 5; i++) writer.request(session(`s${i}`), "hi", "hello");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(model.requests).toHaveLength(0); // turns are running: nothing sent yet
+    busy = false;
+    await waitFor(async () => (await store.getSession("s4"))?.title === "A fine title", { timeoutMs: 5000 });
+    const at = model.requests.map((r) => r.receivedAt - t0);
+    expect(at).toHaveLength(5);
+    expect(Math.min(...at)).toBeGreaterThanOrEqual(300);
+    // Two, then two more after the first two answered (150 ms), then the last.
+    const sorted = [...at].sort((a, b) => a - b);
+    expect(sorted[2]! - sorted[0]!).toBeGreaterThanOrEqual(140);
+    expect(sorted[4]! - sorted[2]!).toBeGreaterThanOrEqual(140);
+    await writer.close();
+    await model.close();
+  });
+
+  it("a title does not wait for idle time longer than MAX_DEFER_MS", async () => {
+    const model = await startScriptedServer({ fallback: { content: "Busy title" } });
+    const store = new MemoryStore();
+    await store.createSession(session("b1"));
+    const writer = new TitleWriter({ store, model: () => ({ name: "m", baseUrl: model.baseURL, contextWindow: 1000 }), enabled: true, log: () => undefined, busy: () => true });
+    const t0 = Date.now();
+    writer.request(session("b1"), "hi", "hello");
+    await waitFor(async () => (await store.getSession("b1"))?.title === "Busy title", { timeoutMs: MAX_DEFER_MS + 3000 });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(MAX_DEFER_MS);
+    await writer.close();
+    await model.close();
   });
 });
 
