@@ -44,19 +44,7 @@ class CallContext {
     r.durationMs = Date.now() - r.startedAt;
     const { turn, env } = this;
     if (turn.state === "done") return; // the turn ended (cancel, crash): nobody is waiting
-    turn.emit(env.bus, {
-      eventType: T.ACTION_COMPLETED,
-      actionCompleted: {
-        callId: r.callId,
-        toolName: r.toolName,
-        success: !isError,
-        resultSummary: summarize(content),
-        error: isError ? (opts.error ?? summarize(content)) : "",
-        durationMs: BigInt(r.durationMs),
-        artifacts: r.artifacts.map(artifactToProto),
-        argumentsJson: r.argumentsJson,
-      },
-    });
+    // The Agent (the turn's critical path) first, then the clients' notification.
     env.link.send({
       directive: {
         case: "toolResult",
@@ -68,6 +56,19 @@ class CallContext {
           messageId: turn.messageId,
           terminal: Boolean(opts.terminal) && !isError,
         },
+      },
+    });
+    turn.emit(env.bus, {
+      eventType: T.ACTION_COMPLETED,
+      actionCompleted: {
+        callId: r.callId,
+        toolName: r.toolName,
+        success: !isError,
+        resultSummary: summarize(content),
+        error: isError ? (opts.error ?? summarize(content)) : "",
+        durationMs: BigInt(r.durationMs),
+        artifacts: r.artifacts.map(artifactToProto),
+        argumentsJson: r.argumentsJson,
       },
     });
   }
@@ -217,12 +218,9 @@ async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord):
 
 async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unknown): Promise<void> {
   const { turn, record } = call;
-  turn.emit(env.bus, {
-    eventType: T.ACTION_STARTED,
-    actionStarted: { callId: record.callId, toolName: tool.name, argumentsJson: record.argumentsJson, summary: summarize(`${tool.name} ${record.argumentsJson}`) },
-  });
   const signal = AbortSignal.any([turn.signal, AbortSignal.timeout(env.config.limits.toolTimeoutMs)]);
-  const outcome = await env.host.invoke(tool, args, {
+  // The call leaves first; ACTION_STARTED is built while the capability works.
+  const running = env.host.invoke(tool, args, {
     sessionId: turn.session.id,
     workspace: turn.session.workspace,
     signal,
@@ -230,6 +228,11 @@ async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unk
       if (turn.state !== "done") turn.emit(env.bus, { eventType: T.ACTION_PROGRESS, actionProgress: { callId: record.callId, text } });
     },
   });
+  turn.emit(env.bus, {
+    eventType: T.ACTION_STARTED,
+    actionStarted: { callId: record.callId, toolName: tool.name, argumentsJson: record.argumentsJson, summary: summarize(`${tool.name} ${record.argumentsJson}`) },
+  });
+  const outcome = await running;
   record.artifacts = outcome.artifacts;
   env.audit?.step(turn.session, "execution", record.callId, "engine", {
     toolName: tool.name,
