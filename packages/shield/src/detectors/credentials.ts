@@ -8,7 +8,7 @@ function pathDetector(id: string, severity: "block" | "escalate", description: s
     detect(s): Hit | undefined {
       let weaker: Hit | undefined;
       for (const ref of s.paths) {
-        const r = test(ref.path.toLowerCase(), ref, s);
+        const r = test(ref.lower, ref, s);
         if (r === true) return { reason: `${description.toLowerCase()}: ${ref.path}` };
         if (r === "escalate") weaker ??= { reason: `${description.toLowerCase()}: ${ref.path}`, severity: "escalate" };
       }

@@ -15,7 +15,7 @@ import { secrets } from "./secrets.js";
 import { ssrf } from "./ssrf.js";
 import { tampering } from "./tampering.js";
 import type { Detector } from "./types.js";
-import { commandViews } from "./util.js";
+import { hasCommandViews } from "./util.js";
 
 export const DETECTORS: readonly Detector[] = [
   ...evasion, ...destructive, ...dlexec, ...revshell, ...credentials, ...exfil, ...persistence,
@@ -28,59 +28,58 @@ export interface DetectorConfig {
 }
 
 /**
- * Detectors prepared once for dispatch, all of one shape (the loop over them stays monomorphic).
- * Calling only the detectors whose triggers are present keeps an evaluation to a handful of
- * small functions: calling all of them on every action cost more than the checks themselves.
+ * Dispatch tables built once. Calling only the detectors whose triggers are present keeps an
+ * evaluation to the few functions that can fire: calling every detector on every action cost
+ * more than the checks themselves. Detectors keep their order, so findings do too.
  */
-interface Prepared {
-  detector: Detector;
-  detect: Detector["detect"];
-  always: boolean;
-  paths: boolean;
-  urls: boolean;
-  recipients: boolean;
-  commandViews: boolean;
-  kinds: readonly string[];
-}
-const PREPARED: readonly Prepared[] = DETECTORS.map((d) => ({
-  detector: d, detect: d.detect, always: d.when === undefined, paths: d.when?.paths === true, urls: d.when?.urls === true,
-  recipients: d.when?.recipients === true, commandViews: d.when?.commandViews === true, kinds: d.when?.kinds ?? [],
+const DETECT: readonly Detector["detect"][] = DETECTORS.map((d) => d.detect);
+/** Subject facts other than commands, as bits: paths, URLs, recipients, shell text. */
+const PATHS = 1;
+const URLS = 2;
+const RECIPIENTS = 4;
+const SHELL_TEXT = 8;
+/** For each combination of facts: which detectors run (before command names and tool kinds). */
+const BY_FACTS: readonly boolean[][] = Array.from({ length: 16 }, (_, facts) => DETECTORS.map((d) => {
+  const w = d.when;
+  return w === undefined || (w.paths === true && (facts & PATHS) !== 0) || (w.urls === true && (facts & URLS) !== 0) ||
+    (w.recipients === true && (facts & RECIPIENTS) !== 0) || (w.commandViews === true && (facts & SHELL_TEXT) !== 0);
 }));
-/** Command name → indexes of the detectors that look at it. */
+const BY_KIND = new Map<string, number[]>();
+/** Command name → detectors that look at it. */
 const BY_NAME = new Map<string, number[]>();
 const ON_ANY_COMMAND: number[] = [];
 const NAMED_BY: { test: (name: string) => boolean; index: number }[] = [];
+const add = (m: Map<string, number[]>, key: string, i: number): void => {
+  m.set(key, [...(m.get(key) ?? []), i]);
+};
 DETECTORS.forEach((d, i) => {
   const c = d.when?.commands;
   if (c === "any") ON_ANY_COMMAND.push(i);
-  else for (const name of c ?? []) BY_NAME.set(name, [...(BY_NAME.get(name) ?? []), i]);
+  else for (const name of c ?? []) add(BY_NAME, name, i);
+  for (const k of d.when?.kinds ?? []) add(BY_KIND, k, i);
   if (d.when?.commandNamed !== undefined) NAMED_BY.push({ test: d.when.commandNamed, index: i });
 });
 
+function mark(run: boolean[], indexes: readonly number[] | undefined): void {
+  if (indexes !== undefined) for (const i of indexes) run[i] = true;
+}
+
 function markName(run: boolean[], name: string): void {
-  const hits = BY_NAME.get(name);
-  if (hits !== undefined) for (const i of hits) run[i] = true;
+  mark(run, BY_NAME.get(name));
   for (const n of NAMED_BY) if (n.test(name)) run[n.index] = true;
 }
 
 /** Which detectors can fire on this subject (by index into DETECTORS). */
 function selected(s: Subject): boolean[] {
-  const run = new Array<boolean>(PREPARED.length).fill(false);
+  const facts = (s.paths.length > 0 ? PATHS : 0) | (s.urls.length > 0 ? URLS : 0) | (s.recipients.length > 0 ? RECIPIENTS : 0) | (hasCommandViews(s) ? SHELL_TEXT : 0);
+  const run = (BY_FACTS[facts] ?? []).slice();
+  mark(run, BY_KIND.get(s.kind));
   if (s.commands.length > 0) {
-    for (const i of ON_ANY_COMMAND) run[i] = true;
+    mark(run, ON_ANY_COMMAND);
     for (const c of s.commands) {
       markName(run, c.name);
       for (const w of c.wrappers) markName(run, w);
     }
-  }
-  const paths = s.paths.length > 0;
-  const urls = s.urls.length > 0;
-  const recipients = s.recipients.length > 0;
-  const views = commandViews(s).length > 0;
-  for (let i = 0; i < PREPARED.length; i++) {
-    const p = PREPARED[i];
-    if (p === undefined || run[i] === true) continue;
-    run[i] = p.always || (p.paths && paths) || (p.urls && urls) || (p.recipients && recipients) || (p.commandViews && views) || p.kinds.includes(s.kind);
   }
   return run;
 }
@@ -88,12 +87,11 @@ function selected(s: Subject): boolean[] {
 export function runDetectors(s: Subject, cfg: DetectorConfig): Finding[] {
   const findings: Finding[] = [];
   const run = selected(s);
-  for (let i = 0; i < PREPARED.length; i++) {
-    const p = PREPARED[i];
-    if (p === undefined || run[i] !== true) continue;
-    const d = p.detector;
-    if (cfg.disable.includes(d.id)) continue;
-    const hit = p.detect(s);
+  const disabled = cfg.disable.length > 0;
+  for (let i = 0; i < DETECT.length; i++) {
+    const d = DETECTORS[i];
+    if (d === undefined || run[i] !== true || (disabled && cfg.disable.includes(d.id))) continue;
+    const hit = DETECT[i]?.(s);
     if (hit === undefined) continue;
     const severity = cfg.severity[d.id] ?? hit.severity ?? d.severity;
     findings.push({ id: d.id, category: d.category, severity, reason: hit.reason });

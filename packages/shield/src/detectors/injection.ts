@@ -2,17 +2,14 @@ import type { Subject, TextView } from "../normalize/subject.js";
 import type { Detector } from "./types.js";
 import { clip, describe } from "./util.js";
 
-const others = new WeakMap<Subject, TextView[]>();
 /** Views not already read as model-facing text (those are scanned first); computed once per subject. */
 function rest(s: Subject): TextView[] {
   if (s.modelFacing.length === 0) return s.views;
-  let r = others.get(s);
-  if (r === undefined) {
+  if (s.derived.rest === undefined) {
     const seen = new Set(s.modelFacing);
-    r = s.views.filter((v) => !seen.has(v));
-    others.set(s, r);
+    s.derived.rest = s.views.filter((v) => !seen.has(v));
   }
-  return r;
+  return s.derived.rest;
 }
 
 function injection(id: string, description: string, re: RegExp): Detector {

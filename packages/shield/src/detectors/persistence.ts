@@ -3,7 +3,7 @@ import { cmdText, findCommand, hasFlag, isWrite } from "./util.js";
 
 function writeTo(description: string, re: RegExp): Detector["detect"] {
   return (s) => {
-    const p = s.paths.find((p) => isWrite(p) && re.test(p.path.toLowerCase()));
+    const p = s.paths.find((p) => isWrite(p) && re.test(p.lower));
     return p !== undefined ? { reason: `${description}: ${p.path}` } : undefined;
   };
 }

@@ -1,17 +1,12 @@
-import type { Subject, TextView } from "../normalize/subject.js";
+import type { Subject } from "../normalize/subject.js";
 import type { Detector } from "./types.js";
 import { describe, hasEgress } from "./util.js";
 
-interface Outgoing {
-  views: TextView[];
-  leaves: boolean;
-  out: Set<TextView>;
-}
-const memo = new WeakMap<Subject, Outgoing>();
+type Outgoing = NonNullable<Subject["derived"]["outgoing"]>;
 
 /** Views whose content leaves the machine (or reaches another agent); computed once per subject. */
 function outgoing(s: Subject): Outgoing {
-  let o = memo.get(s);
+  let o = s.derived.outgoing;
   if (o === undefined) {
     if (s.kind === "shell") o = { views: s.views, leaves: hasEgress(s), out: new Set(s.outgoing) };
     else if (s.outgoing.length > 0) {
@@ -20,7 +15,7 @@ function outgoing(s: Subject): Outgoing {
       o = { views: [...s.outgoing, ...s.views.filter((v) => !out.has(v))], leaves: true, out };
     }
     else o = { views: s.views, leaves: false, out: new Set() };
-    memo.set(s, o);
+    s.derived.outgoing = o;
   }
   return o;
 }

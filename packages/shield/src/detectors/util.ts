@@ -41,12 +41,18 @@ export function commandViews(s: Subject): TextView[] {
   return [];
 }
 
+/** `commandViews(s).length > 0` without building the list. */
+export function hasCommandViews(s: Subject): boolean {
+  if (s.kind === "shell") return s.views.some((v) => v.key.startsWith("command"));
+  return s.commands.length > 0 && s.views.length > 0;
+}
+
 export function hasFlag(args: string[], short: string, long?: string): boolean {
   return args.some((a) => (a.startsWith("-") && !a.startsWith("--") && a.slice(1).includes(short)) || (long !== undefined && (a === long || a.startsWith(`${long}=`))));
 }
 
 export function pathHit(s: Subject, pred: (p: string, ref: PathRef) => boolean): PathRef | undefined {
-  return s.paths.find((ref) => pred(ref.path.toLowerCase(), ref));
+  return s.paths.find((ref) => pred(ref.lower, ref));
 }
 
 export function inWorkspace(s: Subject, p: string): boolean {

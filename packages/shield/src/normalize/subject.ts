@@ -23,6 +23,8 @@ export interface PathRef {
   key: string;
   raw: string;
   path: string;
+  /** `path` in lower case: detectors compare paths case-insensitively, many times over. */
+  lower: string;
   op: PathOp;
   /** Where it came from: a path argument, a shell word, or free text. */
   from: "arg" | "command" | "text";
@@ -71,6 +73,13 @@ export interface Subject {
   /** Limits that stopped analysis early (input too large, too deep, ...). */
   limits: string[];
   ctx: ResolvedContext;
+  /** Filled lazily by detectors that share a derived list of views (one evaluation only). */
+  derived: {
+    /** Views that are not model-facing (injection detectors). */
+    rest?: TextView[];
+    /** Views in scan order, whether the action sends data out, and which views leave (secrets). */
+    outgoing?: { views: TextView[]; leaves: boolean; out: Set<TextView> };
+  };
 }
 
 const MAX_STRINGS = 2_000;
@@ -84,6 +93,10 @@ const CONTENT_KEYS = new Set(["content", "contents", "text", "data"]);
 const COMMAND_KEYS = new Set(["command", "cmd", "script", "shell", "commands"]);
 const WRITE_CMDS = new Set(["cp", "mv", "ln", "install", "rsync", "scp", "tee", "dd", "touch", "mkdir", "chmod", "chown", "chattr", "truncate", "sed", "patch"]);
 const DELETE_CMDS = new Set(["rm", "rmdir", "shred", "unlink", "wipe", "srm"]);
+
+function pathRef(key: string, raw: string, path: string, op: PathOp, from: PathRef["from"]): PathRef {
+  return { key, raw, path, lower: path.toLowerCase(), op, from };
+}
 
 export function parseUrl(raw: string, key: string, active: boolean): UrlRef | undefined {
   let s = raw.trim();
@@ -123,7 +136,7 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
   const base: PathBase = { home: ctx.home, workspace: ctx.workspace };
   const s: Subject = {
     tool, spec, kind: spec.kind, args, strings: new Map(), views: [], paths: [], commands: [], shellErrors: [],
-    urls: [], recipients: [], outgoing: [], modelFacing: [], unicodeTricks: [], limits: [], ctx,
+    urls: [], recipients: [], outgoing: [], modelFacing: [], unicodeTricks: [], limits: [], ctx, derived: {},
   };
   let count = 0;
   let total = 0;
@@ -209,11 +222,11 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
     // paths
     const op = spec.paths[top] ?? (spec.kind === "third-party" ? undefined : undefined);
     if (op !== undefined && (key === top || /^\w+\[\d+\]$/.test(key) || key.endsWith(".path"))) {
-      s.paths.push({ key, raw: value, path: normalizePath(value, base, key === "cwd" ? undefined : cwd), op, from: "arg" });
+      s.paths.push(pathRef(key, value, normalizePath(value, base, key === "cwd" ? undefined : cwd), op, "arg"));
     } else if (spec.kind === "third-party" && (value.startsWith("/") || value.startsWith("~/")) && !value.includes("\n") && value.length < 4096) {
-      s.paths.push({ key, raw: value, path: normalizePath(value, base), op: "unknown", from: "arg" });
+      s.paths.push(pathRef(key, value, normalizePath(value, base), "unknown", "arg"));
     } else if (spec.kind === "mail" && top === "attachments") {
-      s.paths.push({ key, raw: value, path: normalizePath(value, base), op: "read", from: "arg" });
+      s.paths.push(pathRef(key, value, normalizePath(value, base), "read", "arg"));
     }
     // urls
     const active = URL_KEYS.has(top) || (spec.kind === "http" && top === "url");
@@ -245,7 +258,7 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
 function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string | undefined): void {
   const writeLast = WRITE_CMDS.has(c.name) && c.name !== "sed" && c.name !== "chmod" && c.name !== "chown" && c.name !== "touch" && c.name !== "mkdir";
   const exe = c.argv.find((a) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) ?? "";
-  if (exe.includes("/") && !exe.startsWith("$(")) s.paths.push({ key: "command", raw: exe, path: normalizePath(exe, base, cwd), op: "exec", from: "command" });
+  if (exe.includes("/") && !exe.startsWith("$(")) s.paths.push(pathRef("command", exe, normalizePath(exe, base, cwd), "exec", "command"));
   const words = c.args;
   const positional = words.filter((w) => !w.startsWith("-"));
   const last = positional[positional.length - 1];
@@ -255,7 +268,7 @@ function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string |
       const m = /^(--?[A-Za-z-]+)=?(@?)([~/.$].*)$/.exec(w);
       if (m !== null && looksLikePath(m[3] ?? "")) {
         const op: PathOp = /^--?(o|out|output|output-file|output-document|outfile|log-file|logfile|target|dest|destination)$/.test(m[1] ?? "") ? "write" : "read";
-        s.paths.push({ key: "command", raw: w, path: normalizePath(m[3] ?? "", base, cwd), op, from: "command" });
+        s.paths.push(pathRef("command", w, normalizePath(m[3] ?? "", base, cwd), op, "command"));
       }
       continue;
     }
@@ -268,16 +281,16 @@ function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string |
     else if (c.name === "dd" && bare.startsWith("of=")) op = "write";
     else if (writeLast && w === last && positional.length > 1) op = "write";
     const p = bare.replace(/^(if|of)=/, "");
-    s.paths.push({ key: "command", raw: w, path: normalizePath(p, base, cwd), op, from: "command" });
+    s.paths.push(pathRef("command", w, normalizePath(p, base, cwd), op, "command"));
   }
   for (const w of words) {
     const m = /^(?:if|of)=(.+)$/.exec(w);
-    if (m !== null) s.paths.push({ key: "command", raw: w, path: normalizePath(m[1] ?? "", base, cwd), op: w.startsWith("of=") ? "write" : "read", from: "command" });
+    if (m !== null) s.paths.push(pathRef("command", w, normalizePath(m[1] ?? "", base, cwd), w.startsWith("of=") ? "write" : "read", "command"));
   }
   for (const r of c.redirects) {
     if (r.op.startsWith("<<") || /^\d+$/.test(r.target) || r.target === "-") continue;
     const op: PathOp = r.op.includes(">") ? "write" : "read";
-    s.paths.push({ key: "command", raw: r.target, path: normalizePath(r.target, base, cwd), op, from: "command" });
+    s.paths.push(pathRef("command", r.target, normalizePath(r.target, base, cwd), op, "command"));
   }
   if (NETWORK_CMDS.has(c.name)) {
     for (const w of words) {

@@ -82,15 +82,8 @@ export function commandsMatcher(patterns: readonly string[]): RegExp {
   return re;
 }
 
-const lineCache = new WeakMap<SimpleCommand, string>();
-
 export function commandLine(c: SimpleCommand): string {
-  let l = lineCache.get(c);
-  if (l === undefined) {
-    l = [c.name, ...c.args].join(" ");
-    lineCache.set(c, l);
-  }
-  return l;
+  return c.args.length === 0 ? c.name : `${c.name} ${c.args.join(" ")}`;
 }
 
 const SAFE_WRITE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
