@@ -5,6 +5,8 @@ export type { Authorizer, ServerOptions } from "./server.js";
 export { Code, RpcError, isAbortError } from "./errors.js";
 export { AsyncQueue } from "./queue.js";
 export { asBuffer } from "./codec.js";
+export { compileCodec, fastCodecStats } from "./fast-codec.js";
+export type { Codec } from "./fast-codec.js";
 export { toServiceDefinition, methodPath } from "./definition.js";
 export {
   DEFAULT_MAX_MESSAGE_BYTES,
