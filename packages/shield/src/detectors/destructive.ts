@@ -59,7 +59,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "block",
     description: "Formatting or overwriting disks and block devices",
-    when: { commandNamed: (n) => DISK_TOOLS.test(n), paths: true },
+    when: { commandNamed: (n) => DISK_TOOLS.test(n), writePaths: true },
     detect(s) {
       const c = findCommand(s, (c) => DISK_TOOLS.test(c.name) && (c.name !== "diskutil" || c.args.some((a) => /erase|partition|zero/i.test(a))));
       if (c !== undefined) return { reason: `disk formatting: ${cmdText(c)}` };
@@ -156,7 +156,7 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "block",
     description: "Writing, moving or deleting files in system directories",
-    when: { paths: true },
+    when: { writePaths: true },
     detect(s) {
       const p = s.paths.find((p) => (p.op === "write" || p.op === "delete") && /^\/(etc|usr|bin|sbin|lib|lib64|boot|sys|proc|System|Library)(\/|$)/.test(p.path) && !/^\/proc\/self\/fd/.test(p.path));
       return p !== undefined ? { reason: `${p.op} in a system directory: ${p.path}` } : undefined;

@@ -15,7 +15,9 @@ import { secrets } from "./secrets.js";
 import { ssrf } from "./ssrf.js";
 import { tampering } from "./tampering.js";
 import type { Detector } from "./types.js";
-import { hasCommandViews } from "./util.js";
+import { hasCommandViews, isWrite } from "./util.js";
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 export const DETECTORS: readonly Detector[] = [
   ...evasion, ...destructive, ...dlexec, ...revshell, ...credentials, ...exfil, ...persistence,
@@ -33,17 +35,22 @@ export interface DetectorConfig {
  * more than the checks themselves. Detectors keep their order, so findings do too.
  */
 const DETECT: readonly Detector["detect"][] = DETECTORS.map((d) => d.detect);
-/** Subject facts other than commands, as bits: paths, URLs, recipients, shell text. */
+/** Subject facts other than command names and texts, as bits. */
 const PATHS = 1;
 const URLS = 2;
 const RECIPIENTS = 4;
 const SHELL_TEXT = 8;
-/** For each combination of facts: which detectors run (before command names and tool kinds). */
-const BY_FACTS: readonly boolean[][] = Array.from({ length: 16 }, (_, facts) => DETECTORS.map((d) => {
+const WRITE_PATHS = 16;
+const ASSIGNMENTS = 32;
+/** For each combination of facts: which detectors run (before command names, tool kinds, texts). */
+const BY_FACTS: readonly boolean[][] = Array.from({ length: 64 }, (_, facts) => DETECTORS.map((d) => {
   const w = d.when;
-  return w === undefined || (w.paths === true && (facts & PATHS) !== 0) || (w.urls === true && (facts & URLS) !== 0) ||
-    (w.recipients === true && (facts & RECIPIENTS) !== 0) || (w.commandViews === true && (facts & SHELL_TEXT) !== 0);
+  const has = (bit: number): boolean => (facts & bit) !== 0;
+  return w === undefined || (w.paths === true && has(PATHS)) || (w.urls === true && has(URLS)) || (w.recipients === true && has(RECIPIENTS)) ||
+    (w.commandViews === true && has(SHELL_TEXT)) || (w.writePaths === true && has(WRITE_PATHS)) || (w.assignments === true && has(ASSIGNMENTS));
 }));
+/** Text pre-checks and the detectors that wait for them. */
+const BY_TEXT = new Map<RegExp, number[]>();
 const BY_KIND = new Map<string, number[]>();
 /** Command name → detectors that look at it. */
 const BY_NAME = new Map<string, number[]>();
@@ -57,6 +64,8 @@ DETECTORS.forEach((d, i) => {
   if (c === "any") ON_ANY_COMMAND.push(i);
   else for (const name of c ?? []) add(BY_NAME, name, i);
   for (const k of d.when?.kinds ?? []) add(BY_KIND, k, i);
+  const text = d.when?.text;
+  if (text !== undefined) BY_TEXT.set(text, [...(BY_TEXT.get(text) ?? []), i]);
   if (d.when?.commandNamed !== undefined) NAMED_BY.push({ test: d.when.commandNamed, index: i });
 });
 
@@ -69,11 +78,18 @@ function markName(run: boolean[], name: string): void {
   for (const n of NAMED_BY) if (n.test(name)) run[n.index] = true;
 }
 
+function hasAssignment(s: Subject): boolean {
+  for (const c of s.commands) for (const w of c.argv) if (w.indexOf("=") > 0 && ASSIGNMENT.test(w)) return true;
+  return false;
+}
+
 /** Which detectors can fire on this subject (by index into DETECTORS). */
 function selected(s: Subject): boolean[] {
-  const facts = (s.paths.length > 0 ? PATHS : 0) | (s.urls.length > 0 ? URLS : 0) | (s.recipients.length > 0 ? RECIPIENTS : 0) | (hasCommandViews(s) ? SHELL_TEXT : 0);
+  const facts = (s.paths.length > 0 ? PATHS : 0) | (s.urls.length > 0 ? URLS : 0) | (s.recipients.length > 0 ? RECIPIENTS : 0) |
+    (hasCommandViews(s) ? SHELL_TEXT : 0) | (s.paths.some(isWrite) ? WRITE_PATHS : 0) | (hasAssignment(s) ? ASSIGNMENTS : 0);
   const run = (BY_FACTS[facts] ?? []).slice();
   mark(run, BY_KIND.get(s.kind));
+  for (const [re, indexes] of BY_TEXT) if (s.views.some((v) => re.test(v.text))) mark(run, indexes);
   if (s.commands.length > 0) {
     mark(run, ON_ANY_COMMAND);
     for (const c of s.commands) {

@@ -1,6 +1,6 @@
 import type { Subject, TextView } from "../normalize/subject.js";
 import type { Detector } from "./types.js";
-import { clip, describe } from "./util.js";
+import { anyOf, clip, describe } from "./util.js";
 
 /** Views not already read as model-facing text (those are scanned first); computed once per subject. */
 function rest(s: Subject): TextView[] {
@@ -14,7 +14,7 @@ function rest(s: Subject): TextView[] {
 
 function injection(id: string, description: string, re: RegExp): Detector {
   return {
-    id, category: "injection", severity: "block", description,
+    id, category: "injection", severity: "block", description, when: { text: ANY_INJECTION },
     detect(s) {
       // text that reaches another model first: a hit there blocks
       for (const v of s.modelFacing) {
@@ -30,29 +30,40 @@ function injection(id: string, description: string, re: RegExp): Detector {
   };
 }
 
+const OVERRIDE =
+  /\b(ignore|disregard|forget|override|overrule|bypass|skip|drop)\b[^.\n]{0,40}?\b(previous|prior|above|earlier|preceding|all|any|your|system|original|initial|safety|security)\b[^.\n]{0,30}?\b(instructions?|prompts?|rules|guidelines|directives?|polic(y|ies)|guardrails|restrictions|constraints|context)\b/i;
+const ROLE =
+  /\b(you are now|from now on,? you|act as|pretend (to be|you are)|roleplay as|you have been (freed|unlocked|jailbroken))\b[^.\n]{0,60}?\b(dan|jailbroken|unrestricted|unfiltered|developer mode|god mode|root|admin(istrator)?|evil|no (rules|limits|restrictions)|without (any )?(restrictions|limits|filters))\b|\bjailbreak(ed)?\b|\bDAN mode\b|developer mode (enabled|on)/i;
+const NEW_INSTRUCTIONS =
+  /\b(new|updated|real|actual|true|hidden|secret|important|urgent) (system )?(instructions?|prompt|directives?|orders|task)\s*[:：]|\b(system|admin|developer) (override|message|note)\s*[:：]|\bBEGIN (SYSTEM|ADMIN) (PROMPT|INSTRUCTIONS?)\b/i;
+const TEMPLATE_TOKENS =
+  /<\|(im_start|im_end|system|endoftext|begin_of_text|start_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(system|assistant)>|^\s*#{2,}\s*(system|instruction)s?\s*:?\s*$|\n(system|assistant)\s*:\s/im;
+const CONCEAL =
+  /\b(do not|don't|never|without)\s+(tell(ing)?|inform(ing)?|alert(ing)?|notify(ing)?|ask(ing)?|warn(ing)?|mention(ing)?( this)?( to)?|let(ting)?)\s+(the )?(user|human|operator|admin|owner|anyone)\b|\b(secretly|silently|quietly|covertly)\s+(run|execute|send|upload|copy|delete|install|forward|add)/i;
+const DISABLE_SAFETY =
+  /\b(disable|turn off|deactivate|bypass|circumvent|evade|skip|ignore|get around|switch off)\s+(the\s+)?(palisade\s+)?(shield|safety|security|approval|approvals|guardrails?|filters?|monitoring|audit(ing| log)?|sandbox|policy|policies|confirmation)s?\b/i;
+const EXFIL_INSTRUCTION =
+  /\b(collect|gather|harvest|grab|find|dump|extract|read)\b[^.\n]{0,40}?\b(ssh keys?|id_rsa|private keys?|credentials|api[ _-]?(keys?|tokens?)|secrets?|passwords?|tokens?|\.env\b|aws keys?|environment variables|cookies)\b[^.\n]{0,80}?\b(send|upload|post|email|e-mail|forward|exfiltrate|leak|transmit|paste)\b|\b(exfiltrate|leak|send|upload|forward|post|email|e-mail|transmit|copy|paste)\b[^\n]{0,50}?(?:\b(ssh keys?|id_rsa|id_ed25519|private keys?|credentials|api[ _-]?keys?|secrets?|passwords?|access tokens?|auth tokens?|aws keys?|environment variables|cookies|session tokens?)\b|\.env\b)[^.\n]{0,60}?\b(to|at|into)\b/i;
+const PROMPT_LEAK = /\b(reveal|print|show|repeat|output|leak|dump|tell me|display|share)\b[^.\n]{0,30}?\b(your |the )?(full |entire |original |hidden )?(system prompt|initial prompt|instructions you were given|configuration|api keys? you|hidden instructions)/i;
+/** Matches wherever one of the patterns above does: one scan rules out all of them for most actions. */
+const ANY_INJECTION = anyOf([OVERRIDE, ROLE, NEW_INSTRUCTIONS, TEMPLATE_TOKENS, CONCEAL, DISABLE_SAFETY, EXFIL_INSTRUCTION, PROMPT_LEAK]);
+
 export const injectionDetectors: Detector[] = [
-  injection("injection.override", "Instructions to ignore or replace prior instructions",
-    /\b(ignore|disregard|forget|override|overrule|bypass|skip|drop)\b[^.\n]{0,40}?\b(previous|prior|above|earlier|preceding|all|any|your|system|original|initial|safety|security)\b[^.\n]{0,30}?\b(instructions?|prompts?|rules|guidelines|directives?|polic(y|ies)|guardrails|restrictions|constraints|context)\b/i),
-  injection("injection.role", "Attempts to reassign the model's role",
-    /\b(you are now|from now on,? you|act as|pretend (to be|you are)|roleplay as|you have been (freed|unlocked|jailbroken))\b[^.\n]{0,60}?\b(dan|jailbroken|unrestricted|unfiltered|developer mode|god mode|root|admin(istrator)?|evil|no (rules|limits|restrictions)|without (any )?(restrictions|limits|filters))\b|\bjailbreak(ed)?\b|\bDAN mode\b|developer mode (enabled|on)/i),
-  injection("injection.new-instructions", "Injected instruction headers",
-    /\b(new|updated|real|actual|true|hidden|secret|important|urgent) (system )?(instructions?|prompt|directives?|orders|task)\s*[:：]|\b(system|admin|developer) (override|message|note)\s*[:：]|\bBEGIN (SYSTEM|ADMIN) (PROMPT|INSTRUCTIONS?)\b/i),
-  injection("injection.template-tokens", "Chat-template control tokens",
-    /<\|(im_start|im_end|system|endoftext|begin_of_text|start_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(system|assistant)>|^\s*#{2,}\s*(system|instruction)s?\s*:?\s*$|\n(system|assistant)\s*:\s/im),
-  injection("injection.conceal", "Instructions to hide actions from the user",
-    /\b(do not|don't|never|without)\s+(tell(ing)?|inform(ing)?|alert(ing)?|notify(ing)?|ask(ing)?|warn(ing)?|mention(ing)?( this)?( to)?|let(ting)?)\s+(the )?(user|human|operator|admin|owner|anyone)\b|\b(secretly|silently|quietly|covertly)\s+(run|execute|send|upload|copy|delete|install|forward|add)/i),
-  injection("injection.disable-safety", "Instructions to disable safety controls",
-    /\b(disable|turn off|deactivate|bypass|circumvent|evade|skip|ignore|get around|switch off)\s+(the\s+)?(palisade\s+)?(shield|safety|security|approval|approvals|guardrails?|filters?|monitoring|audit(ing| log)?|sandbox|policy|policies|confirmation)s?\b/i),
-  injection("injection.exfil-instruction", "Instructions to send secrets somewhere",
-    /\b(collect|gather|harvest|grab|find|dump|extract|read)\b[^.\n]{0,40}?\b(ssh keys?|id_rsa|private keys?|credentials|api[ _-]?(keys?|tokens?)|secrets?|passwords?|tokens?|\.env\b|aws keys?|environment variables|cookies)\b[^.\n]{0,80}?\b(send|upload|post|email|e-mail|forward|exfiltrate|leak|transmit|paste)\b|\b(exfiltrate|leak|send|upload|forward|post|email|e-mail|transmit|copy|paste)\b[^\n]{0,50}?(?:\b(ssh keys?|id_rsa|id_ed25519|private keys?|credentials|api[ _-]?keys?|secrets?|passwords?|access tokens?|auth tokens?|aws keys?|environment variables|cookies|session tokens?)\b|\.env\b)[^.\n]{0,60}?\b(to|at|into)\b/i),
+  injection("injection.override", "Instructions to ignore or replace prior instructions", OVERRIDE),
+  injection("injection.role", "Attempts to reassign the model's role", ROLE),
+  injection("injection.new-instructions", "Injected instruction headers", NEW_INSTRUCTIONS),
+  injection("injection.template-tokens", "Chat-template control tokens", TEMPLATE_TOKENS),
+  injection("injection.conceal", "Instructions to hide actions from the user", CONCEAL),
+  injection("injection.disable-safety", "Instructions to disable safety controls", DISABLE_SAFETY),
+  injection("injection.exfil-instruction", "Instructions to send secrets somewhere", EXFIL_INSTRUCTION),
   {
     id: "injection.prompt-leak",
     category: "injection",
     severity: "escalate",
     description: "Requests to reveal the system prompt or the agent's configuration",
+    when: { text: ANY_INJECTION },
     detect(s) {
-      const re = /\b(reveal|print|show|repeat|output|leak|dump|tell me|display|share)\b[^.\n]{0,30}?\b(your |the )?(full |entire |original |hidden )?(system prompt|initial prompt|instructions you were given|configuration|api keys? you|hidden instructions)/i;
-      const v = s.modelFacing.find((x) => re.test(x.text)) ?? rest(s).find((x) => re.test(x.text));
+      const v = s.modelFacing.find((x) => PROMPT_LEAK.test(x.text)) ?? rest(s).find((x) => PROMPT_LEAK.test(x.text));
       return v !== undefined ? { reason: `asks to reveal the agent's prompt or configuration ${describe(v)}` } : undefined;
     },
   },

@@ -39,7 +39,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Installing scheduled jobs (crontab, /etc/cron*, at)",
-    when: { commands: ["crontab", "at", "batch"], paths: true },
+    when: { commands: ["crontab", "at", "batch"], writePaths: true },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "crontab" && !c.args.every((a) => a === "-l" || a === "-u" || /^\w+$/.test(a) && c.args.includes("-u"))) || c.name === "at" || c.name === "batch");
       if (c !== undefined && !(c.name === "crontab" && c.args.length === 1 && c.args[0] === "-l")) return { reason: `schedules a job: ${cmdText(c)}` };
@@ -51,7 +51,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Installing services and login items (systemd, launchd, init.d, rc.local)",
-    when: { commands: ["systemctl", "launchctl", "update-rc.d", "chkconfig", "rc-update", "schtasks", "reg"], paths: true },
+    when: { commands: ["systemctl", "launchctl", "update-rc.d", "chkconfig", "rc-update", "schtasks", "reg"], writePaths: true },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "systemctl" && /^(enable|link|edit|set-default|preset|reenable|daemon-reload)$/.test(c.args.find((a) => !a.startsWith("-")) ?? "")) ||
         (c.name === "launchctl" && /^(load|bootstrap|submit|enable)$/.test(c.args[0] ?? "")) || c.name === "update-rc.d" || c.name === "chkconfig" || (c.name === "rc-update" && c.args[0] === "add") ||
@@ -65,7 +65,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Modifying shell start-up files (.bashrc, .zshrc, .profile, /etc/profile)",
-    when: { paths: true },
+    when: { writePaths: true },
     detect: writeTo("modifies a shell start-up file", RC_FILES),
   },
   {
@@ -73,7 +73,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Adding SSH authorized keys or changing SSH configuration",
-    when: { commands: ["ssh-copy-id"], paths: true },
+    when: { commands: ["ssh-copy-id"], writePaths: true },
     detect(s) {
       const c = findCommand(s, (c) => c.name === "ssh-copy-id");
       if (c !== undefined) return { reason: `installs an SSH key: ${cmdText(c)}` };
@@ -85,7 +85,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "escalate",
     description: "Writing git hooks or pointing git at other hooks/commands",
-    when: { commands: ["git"], paths: true },
+    when: { commands: ["git"], writePaths: true },
     detect(s) {
       const c = findCommand(s, (c) => c.name === "git" && c.args.includes("config") && c.args.some((a) => /^(core\.(hookspath|sshcommand|pager|editor|fsmonitor|gitproxy|askpass)|credential\.helper|alias\..*|url\..*\.insteadof|filter\..*\.(clean|smudge)|diff\..*\.textconv)$/i.test(a)));
       if (c !== undefined) return { reason: `git config that runs commands: ${cmdText(c)}` };
@@ -97,7 +97,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Creating or changing user accounts, groups and sudo rights",
-    when: { commands: ["useradd", "adduser", "usermod", "userdel", "passwd", "chpasswd", "groupadd", "groupmod", "gpasswd", "visudo", "dscl", "sysadminctl", "net"], paths: true },
+    when: { commands: ["useradd", "adduser", "usermod", "userdel", "passwd", "chpasswd", "groupadd", "groupmod", "gpasswd", "visudo", "dscl", "sysadminctl", "net"], writePaths: true },
     detect(s) {
       const c = findCommand(s, (c) => /^(useradd|adduser|usermod|userdel|passwd|chpasswd|groupadd|groupmod|gpasswd|visudo|dscl|sysadminctl|net)$/.test(c.name) && !(c.name === "net" && !/^(user|localgroup)$/i.test(c.args[0] ?? "")));
       if (c !== undefined) return { reason: `account change: ${cmdText(c)}` };
@@ -109,7 +109,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Library preloading (/etc/ld.so.preload, LD_PRELOAD, DYLD_INSERT_LIBRARIES)",
-    when: { commands: "any", paths: true },
+    when: { commands: ["export"], assignments: true, writePaths: true },
     detect(s) {
       const c = findCommand(s, (c) => c.argv.some((a) => /^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)=/.test(a)) || (c.name === "export" && c.args.some((a) => /^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)=/.test(a))));
       if (c !== undefined) return { reason: `preloads a library: ${cmdText(c)}` };
@@ -121,7 +121,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Loading kernel modules or changing kernel parameters",
-    when: { commands: ["insmod", "modprobe", "rmmod", "kextload", "kmutil", "sysctl"], paths: true },
+    when: { commands: ["insmod", "modprobe", "rmmod", "kextload", "kmutil", "sysctl"], writePaths: true },
     detect(s) {
       const c = findCommand(s, (c) => /^(insmod|modprobe|rmmod|kextload|kmutil)$/.test(c.name) || (c.name === "sysctl" && hasFlag(c.args, "w")));
       if (c !== undefined) return { reason: `kernel change: ${cmdText(c)}` };
@@ -175,7 +175,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "escalate",
     description: "Placing executables in PATH directories (shadowing commands)",
-    when: { paths: true },
+    when: { writePaths: true },
     detect: writeTo("writes into a PATH directory", /\/\.local\/bin\/|\/home\/[^/]+\/bin\/|^\/usr\/local\/s?bin\/|^\/opt\/homebrew\/bin\/|\/\.cargo\/bin\/|\/go\/bin\/|\/\.npm-global\/bin\//),
   },
 ];

@@ -22,7 +22,7 @@ export const tampering: Detector[] = [
     category: "tampering",
     severity: "block",
     description: "Stopping, reconfiguring or re-launching the Palisade engine or Shield",
-    when: { commands: "any" },
+    when: { commands: ["kill", "pkill", "killall", "skill", "palisade", "export", "unset"], assignments: true },
     detect(s) {
       const c = findCommand(s, (c) => (/^(kill|pkill|killall|skill)$/.test(c.name) && c.args.some((a) => /palisade/i.test(a))) ||
         (c.name === "palisade" && /^(engine|shield|policy|config)/.test(c.args[0] ?? "")) ||
@@ -46,7 +46,7 @@ export const tampering: Detector[] = [
     category: "tampering",
     severity: "escalate",
     description: "Erasing shell history or turning history off (covering tracks)",
-    when: { commands: "any" },
+    when: { commands: ["history", "export", "unset", "set"], assignments: true },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "history" && c.args.some((a) => /^-[a-z]*[cdw]/.test(a))) || c.argv.some((a) => /^HISTFILE=(\/dev\/null)?$|^HISTSIZE=0$/.test(a)) ||
         ((c.name === "export" || c.name === "unset") && c.args.some((a) => /^HISTFILE(=\/dev\/null)?$|^HISTSIZE=0$/.test(a))) || (c.name === "set" && c.args.join(" ") === "+o history"));

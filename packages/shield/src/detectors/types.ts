@@ -24,6 +24,12 @@ export interface Triggers {
   urls?: true;
   recipients?: true;
   kinds?: readonly ToolKind[];
+  /** Some path is written, deleted or used in an unknown way (`isWrite`). */
+  writePaths?: true;
+  /** Some command word is a variable assignment (`NAME=value`). */
+  assignments?: true;
+  /** Some text view matches this pattern (a pre-check shared by a group of detectors). */
+  text?: RegExp;
 }
 
 /** A deterministic check over a normalized action. `severity` is the strongest it reports. */

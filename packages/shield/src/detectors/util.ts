@@ -47,6 +47,20 @@ export function hasCommandViews(s: Subject): boolean {
   return s.commands.length > 0 && s.views.length > 0;
 }
 
+/**
+ * One regex that matches wherever one of `res` matches, so a single scan can rule out a whole
+ * group of patterns. Exact as a pre-check: flags are merged (i, m and s only ever widen a match,
+ * unless a widened pattern has lookarounds, which is refused) and backreferences are refused.
+ */
+export function anyOf(res: readonly RegExp[]): RegExp {
+  const flags = [...new Set(res.flatMap((r) => [...r.flags]))].sort().join("");
+  for (const r of res) {
+    if (/[^ims]/.test(r.flags) || /\\[1-9]|\\k</.test(r.source)) throw new Error(`anyOf: unsupported pattern ${r.source.slice(0, 40)}`);
+    if (r.flags !== flags && /\(\?[=!<]/.test(r.source)) throw new Error(`anyOf: lookaround in a pattern whose flags would widen: ${r.source.slice(0, 40)}`);
+  }
+  return new RegExp(res.map((r) => `(?:${r.source})`).join("|"), flags);
+}
+
 export function hasFlag(args: string[], short: string, long?: string): boolean {
   return args.some((a) => (a.startsWith("-") && !a.startsWith("--") && a.slice(1).includes(short)) || (long !== undefined && (a === long || a.startsWith(`${long}=`))));
 }
