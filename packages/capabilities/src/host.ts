@@ -59,6 +59,7 @@ export interface CapabilityPrompt {
 export class CapabilityHost {
   readonly artifacts: ArtifactStore;
   private readonly runtimes: CapabilityRuntime[];
+  private catalogCache: { parts: Array<readonly ToolEntry[] | undefined>; entries: ToolEntry[] } | undefined;
   private readonly credentials: CredentialSource;
   private readonly redactor = new SecretRedactor();
   private sweeper: NodeJS.Timeout | undefined;
@@ -103,7 +104,17 @@ export class CapabilityHost {
 
   /** Tools of every ready capability. */
   catalog(): ToolEntry[] {
-    return this.runtimes.flatMap((r) => (r.ready ? r.tools : []));
+    // Asked on every turn and tool call: rebuilt only when a capability's readiness or tool
+    // list changed (a runtime replaces its `tools` array, never edits it). Callers must not
+    // modify the returned array.
+    const cached = this.catalogCache;
+    if (cached && cached.parts.length === this.runtimes.length && this.runtimes.every((r, i) => (r.ready ? r.tools : undefined) === cached.parts[i])) {
+      return cached.entries;
+    }
+    const parts = this.runtimes.map((r) => (r.ready ? r.tools : undefined));
+    const entries = parts.flatMap((p) => p ?? []);
+    this.catalogCache = { parts, entries };
+    return entries;
   }
 
   /** Full name, or a bare name that is unique; throws CapabilityError (`unknown_tool`, `ambiguous_tool`, `not_ready`). */

@@ -318,6 +318,10 @@ describe("health gate and discovery (address mode)", () => {
       ready = true;
       await waitUntil(() => h.status()[0]?.state === "ready");
       expect((await h.invoke("flappy__t", {}, owner)).ok).toBe(true);
+      // Unchanged readiness: the same catalog, not rebuilt per call.
+      const catalog = h.catalog();
+      expect(catalog.map((t) => t.fullName)).toEqual(["flappy__t"]);
+      expect(h.catalog()).toBe(catalog);
       ready = false;
       await waitUntil(() => h.status()[0]?.state === "not_ready");
       expect(h.catalog()).toEqual([]);

@@ -5,7 +5,7 @@ import type { ToolEntry } from "@palisade/capabilities";
 import { dirname } from "node:path";
 import type { CapabilityEntry, EngineConfig } from "../config.js";
 import { ConfigError } from "../errors.js";
-import type { ToolHost, ToolSpec } from "../ports.js";
+import type { ToolGroupInfo, ToolHost, ToolSpec } from "../ports.js";
 import { builtinCapabilities } from "./builtins.js";
 
 export interface HostRequest {
@@ -37,6 +37,8 @@ function groupDescription(tools: readonly string[]): string {
 class HostAdapter implements ToolHost {
   private specs: ToolSpec[] | undefined;
   private specsOf: ToolEntry[] | undefined;
+  private groupList: ToolGroupInfo[] | undefined;
+  private groupsOf: ToolSpec[] | undefined;
 
   constructor(private readonly host: CapabilityHost) {}
 
@@ -50,13 +52,17 @@ class HostAdapter implements ToolHost {
   }
 
   groups() {
+    const specs = this.catalog();
+    if (this.groupsOf === specs && this.groupList) return this.groupList;
     const counts = new Map<string, number>();
-    for (const t of this.catalog()) counts.set(t.capabilityId, (counts.get(t.capabilityId) ?? 0) + 1);
-    return [...counts].map(([name, toolCount]) => ({
+    for (const t of specs) counts.set(t.capabilityId, (counts.get(t.capabilityId) ?? 0) + 1);
+    this.groupList = [...counts].map(([name, toolCount]) => ({
       name,
       description: groupDescription(this.host.manifest(name)?.tools.map((t) => t.name) ?? []),
       toolCount,
     }));
+    this.groupsOf = specs;
+    return this.groupList;
   }
 
   resolve(name: string) {

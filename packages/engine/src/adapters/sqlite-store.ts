@@ -82,7 +82,18 @@ function approvalRow(approval: string, at: number): NewToolCall["approval"] {
   }
 }
 
+/** Sessions whose context is kept in memory (least recently used ones are dropped). */
+export const CONTEXT_CACHE_SESSIONS = 256;
+
 class SqliteStore implements EngineStore {
+  /**
+   * The Agent's context of recently active sessions. Reading a whole conversation back from
+   * SQLite at every turn costs more the longer the session gets; this adapter is the Engine's
+   * only writer of a session's transcript (commitTurn appends, deleteSession and retention
+   * drop), so the copy stays exactly what contextMessages would read.
+   */
+  private readonly contexts = new Map<string, MessageRecord[]>();
+
   constructor(private readonly store: Store) {}
 
   async createSession(s: SessionRecord): Promise<void> {
@@ -124,12 +135,14 @@ class SqliteStore implements EngineStore {
 
   async deleteSession(id: string): Promise<boolean> {
     const res = this.store.deleteSession(id);
+    this.contexts.delete(id);
     await Promise.all([this.store.sync(), ...res.artifactPaths.map((p) => rm(p, { force: true }))]);
     return res.deleted;
   }
 
   async applyRetention(q: { maxAgeDays?: number; maxBytes?: number }): Promise<RetentionOutcome> {
     const res = this.store.applyRetention(q);
+    for (const id of res.deletedSessions) this.contexts.delete(id);
     await Promise.all([this.store.sync(), ...res.artifactPaths.map((p) => rm(p, { force: true }))]);
     return { deletedSessions: res.deletedSessions, bytesBefore: res.bytesBefore, bytesAfter: res.bytesAfter };
   }
@@ -143,6 +156,19 @@ class SqliteStore implements EngineStore {
   }
 
   async contextMessages(sessionId: string): Promise<MessageRecord[]> {
+    const cached = this.contexts.get(sessionId);
+    if (cached) {
+      this.contexts.delete(sessionId); // most recently used last
+      this.contexts.set(sessionId, cached);
+      return [...cached];
+    }
+    const loaded = this.loadContext(sessionId);
+    this.contexts.set(sessionId, loaded);
+    if (this.contexts.size > CONTEXT_CACHE_SESSIONS) this.contexts.delete(this.contexts.keys().next().value as string);
+    return [...loaded];
+  }
+
+  private loadContext(sessionId: string): MessageRecord[] {
     const pages: StoredMessage[][] = [];
     let cursor = "";
     do {
@@ -167,7 +193,7 @@ class SqliteStore implements EngineStore {
       messages.push({ id: t.assistant.id, role: "assistant", content: t.assistant.content, createdAt: t.assistant.createdAt, usage: t.assistant.usage, parentId: t.user.id });
     }
     const owner = t.assistant?.id ?? t.user.id;
-    this.store.commitTurn(sid, {
+    const committed = this.store.commitTurn(sid, {
       messages,
       toolCalls: t.toolCalls.map((c) => ({
         callId: c.callId,
@@ -186,6 +212,7 @@ class SqliteStore implements EngineStore {
       events: t.events.map((e) => ({ messageId: e.messageId, type: e.type, payload: e.payloadJson, createdAt: e.timestamp })),
       ...(t.title ? { autoTitle: { title: t.title, source: "first_message" as const } } : {}),
     });
+    this.contexts.get(sid)?.push(...committed.messages.map(message));
     // Durable against a power cut before the caller announces the turn (RESPONSE_COMPLETE).
     await this.store.sync();
   }

@@ -1,0 +1,78 @@
+// The SQLite adapter keeps recently active sessions' context in memory: it must always equal what
+// a fresh read of the database gives (a new adapter on the same file, as after a restart).
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { openSqliteStore } from "../src/adapters/sqlite-store.js";
+import { ZERO_USAGE } from "../src/convert.js";
+import type { EngineStore, SessionRecord, ToolCallRecordRow } from "../src/index.js";
+
+let dir = "";
+const open: EngineStore[] = [];
+afterEach(async () => {
+  for (const s of open.splice(0)) await s.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const session = (id: string): SessionRecord => ({ id, title: "", mode: "normal", workspace: "/w", model: "", createdAt: 1, updatedAt: 1, messageCount: 0, usage: ZERO_USAGE });
+
+function call(i: number, extra: Partial<ToolCallRecordRow> = {}): ToolCallRecordRow {
+  return {
+    callId: `c${i}`,
+    toolName: "files__read_file",
+    argumentsJson: `{"path":"f${i}.txt"}`,
+    verdict: { decision: "ALLOW", tier: 0, confidence: 1, reason: "policy", ruleIds: ["r1"], evaluationUs: 12 },
+    approval: i % 2 ? "allow_once" : "",
+    result: `contents ${i}`,
+    isError: i % 3 === 0,
+    durationMs: 3,
+    artifacts: [],
+    startedAt: 100 + i,
+    ...extra,
+  };
+}
+
+async function commit(store: EngineStore, s: SessionRecord, i: number, withTools: boolean, withReply = true): Promise<void> {
+  await store.commitTurn({
+    session: { ...s, updatedAt: 10 + i },
+    status: withReply ? "completed" : "error",
+    user: { id: `${s.id}_u${i}`, content: `question ${i}`, createdAt: 10 + i },
+    ...(withReply ? { assistant: { id: `${s.id}_a${i}`, content: `answer ${i}`, createdAt: 11 + i, usage: { ...ZERO_USAGE, inputTokens: i, outputTokens: 2 } } } : {}),
+    toolCalls: withTools ? [call(i), call(i + 100, { approval: "deny", verdict: { decision: "ESCALATE", tier: 1, confidence: 0.7, reason: "asks", ruleIds: [], evaluationUs: 3 } })] : [],
+    events: [],
+  });
+}
+
+describe("SQLite adapter context cache", () => {
+  it("after commits, deletes and retention, the cached context equals a fresh read of the database", async () => {
+    dir = mkdtempSync(join(tmpdir(), "pal-ctx-"));
+    const store = await openSqliteStore(dir);
+    open.push(store);
+    const a = session("ses_a");
+    const b = session("ses_b");
+    await store.createSession(a);
+    await store.createSession(b);
+    await commit(store, a, 1, false);
+    expect(await store.contextMessages(a.id)).toHaveLength(2); // now cached
+    await commit(store, a, 2, true);
+    await commit(store, a, 3, false, false); // a failed turn: only the user message
+    await store.contextMessages(b.id);
+    await commit(store, b, 1, true);
+
+    const fresh = await openSqliteStore(dir);
+    open.push(fresh);
+    for (const id of [a.id, b.id]) expect(await store.contextMessages(id)).toStrictEqual(await fresh.contextMessages(id));
+    expect((await store.contextMessages(a.id)).map((m) => m.content)).toEqual(["question 1", "answer 1", "question 2", "answer 2", "question 3"]);
+
+    // What the caller does with the returned array does not change the cache.
+    (await store.contextMessages(a.id)).length = 0;
+    expect(await store.contextMessages(a.id)).toHaveLength(5);
+
+    await store.deleteSession(a.id);
+    expect(await store.contextMessages(a.id)).toEqual([]);
+    const outcome = await store.applyRetention({ maxAgeDays: 0 });
+    expect(outcome.deletedSessions).toContain(b.id);
+    expect(await store.contextMessages(b.id)).toEqual([]);
+  });
+});
