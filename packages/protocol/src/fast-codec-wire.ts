@@ -24,21 +24,27 @@ export function notFast(what: string): never {
 const scratch = new DataView(new ArrayBuffer(8));
 const encoder = new TextEncoder();
 
+/**
+ * Output buffer and position. The message being encoded starts at `start`: fast-codec.ts
+ * encodes straight into a shared slab (see there), so bytes before `start` belong to others.
+ */
 export class Writer {
   buf: Uint8Array;
-  pos = 0;
-  constructor(size: number) {
-    this.buf = new Uint8Array(size);
+  start: number;
+  pos: number;
+  constructor(buf: Uint8Array, start: number) {
+    this.buf = buf;
+    this.start = this.pos = start;
   }
 }
 
-/** Makes room for `n` more bytes; returns the (possibly new) buffer. */
+/** Makes room for `n` more bytes; returns the (possibly new) buffer. Offsets stay valid. */
 export function ensure(w: Writer, n: number): Uint8Array {
   if (w.pos + n <= w.buf.length) return w.buf;
-  let size = w.buf.length * 2;
+  let size = Math.max(w.buf.length * 2, 256);
   while (size < w.pos + n) size *= 2;
   const next = new Uint8Array(size);
-  next.set(w.buf.subarray(0, w.pos));
+  next.set(w.buf.subarray(w.start, w.pos), w.start);
   w.buf = next;
   return next;
 }
@@ -129,14 +135,24 @@ function int64Bits(v: unknown, unsigned: boolean): void {
   scratch.setBigInt64(0, BigInt.asIntN(64, v), true);
 }
 
+/** A bigint in the safe-integer range as a varint, without BigInt arithmetic; false if not. */
+function safeVarint64(w: Writer, v: unknown, unsigned: boolean): boolean {
+  if (typeof v !== "bigint") return false;
+  const n = Number(v);
+  if (!Number.isSafeInteger(n) || (unsigned && n < 0)) return false;
+  if (n >= 0 && n <= 0xffffffff) wVarint32(w, n);
+  else varint64(w, n >>> 0, Math.floor(n / 0x100000000) | 0);
+  return true;
+}
+
 export function wInt64(w: Writer, v: unknown): void {
-  if (typeof v === "bigint" && v >= 0n && v < 0x80000000n) return wVarint32(w, Number(v));
+  if (safeVarint64(w, v, false)) return;
   int64Bits(v, false);
   varint64(w, scratch.getInt32(0, true), scratch.getInt32(4, true));
 }
 
 export function wUint64(w: Writer, v: unknown): void {
-  if (typeof v === "bigint" && v >= 0n && v < 0x80000000n) return wVarint32(w, Number(v));
+  if (safeVarint64(w, v, true)) return;
   int64Bits(v, true);
   varint64(w, scratch.getInt32(0, true), scratch.getInt32(4, true));
 }
@@ -454,13 +470,15 @@ export function rBytes(r: Reader): Uint8Array {
 }
 
 const textEncoding = getTextEncoding();
-/** Below this many bytes, checking for ASCII in JS and building the string beats TextDecoder. */
-const SHORT_ASCII = 32;
+/** Node's native Latin-1 decoder (what `buffer.toString("latin1")` calls); it takes any Uint8Array. */
+const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (this: Uint8Array, start: number, end: number) => string }).latin1Slice;
+/** Up to this many ASCII bytes, building the string in JS beats a call into native code. */
+const SHORT_ASCII = 8;
 
 /**
  * A proto3 string: strict UTF-8 (invalid input throws) through the very decoder protobuf-es
- * uses (which also drops a leading BOM), except for short pure-ASCII strings, where every
- * decoder agrees and a JS loop is much cheaper than a call into TextDecoder.
+ * uses (which also drops a leading BOM), except for pure-ASCII strings, on which every
+ * decoder agrees and Latin-1 decoding (or a JS loop, for short ones) is cheaper.
  */
 export function rString(r: Reader): string {
   const len = rVarint32(r);
@@ -469,15 +487,13 @@ export function rString(r: Reader): string {
   r.pos = end;
   if (end > r.len) premature();
   const b = r.buf;
-  if (len <= SHORT_ASCII) {
+  let i = start;
+  while (i < end && b[i]! < 0x80) i++;
+  if (i === end) {
+    if (len > SHORT_ASCII && latin1Slice !== undefined) return latin1Slice.call(b, start, end);
     let s = "";
-    let i = start;
-    for (; i < end; i++) {
-      const c = b[i]!;
-      if (c >= 0x80) break;
-      s += String.fromCharCode(c);
-    }
-    if (i === end) return s;
+    for (i = start; i < end; i++) s += String.fromCharCode(b[i]!);
+    return s;
   }
   return textEncoding.decodeUtf8(b.subarray(start, end), true);
 }

@@ -150,6 +150,9 @@ describe("hostile input: the fast decoder throws exactly where fromBinary throws
     ["invalid UTF-8", [...tag(9, 2), 0x02, 0xc3, 0x28]],
     ["overlong UTF-8", [...tag(9, 2), 0x02, 0xc0, 0xaf]],
     ["UTF-8 surrogate", [...tag(9, 2), 0x03, 0xed, 0xa0, 0x80]],
+    ["UTF-8 beyond U+10FFFF", [...tag(9, 2), 0x04, 0xf4, 0x90, 0x80, 0x80]],
+    ["UTF-8 truncated sequence", [...tag(9, 2), 0x02, 0x41, 0xe2]],
+    ["valid 4-byte UTF-8 after ASCII", [...tag(9, 2), 0x0d, ...Array<number>(9).fill(0x41), 0xf0, 0x9f, 0x98, 0x80]],
     ["BOM (TextDecoder drops it)", [...tag(9, 2), 0x04, 0xef, 0xbb, 0xbf, 0x41]],
     ["string read with a varint wire type", [...tag(9, 0), 0x01, 0x41]],
     ["int32 read with a length-delimited wire type", [...tag(5, 2), 0x07]],
@@ -255,6 +258,16 @@ describe("schemas left to protobuf-es", () => {
     const bytes = toBinary(schema, msg);
     expect(codec.encode(msg)).toStrictEqual(bytes);
     expect(codec.decode(bytes)).toStrictEqual(fromBinary(schema, bytes));
+  });
+
+  it("encodes into a shared slab without overwriting earlier results", () => {
+    const codec = compileCodec(ALL);
+    const gen = new Gen(rng(99));
+    const kept = Array.from({ length: 400 }, () => {
+      const msg = gen.message(ALL);
+      return { msg, bytes: codec.encode(msg) };
+    });
+    for (const { msg, bytes } of kept) expect(Buffer.from(bytes).equals(Buffer.from(toBinary(ALL, msg)))).toBe(true);
   });
 
   it("caches one codec per schema", () => {
