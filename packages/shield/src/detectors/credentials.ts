@@ -1,13 +1,38 @@
 import type { PathRef, Subject } from "../normalize/subject.js";
 import type { Detector, Hit } from "./types.js";
-import { cmdText, findCommand, firstView, inWorkspace } from "./util.js";
+import { anyOf, cmdText, findCommand, firstView, inWorkspace } from "./util.js";
+
+const ID_FILE = /(^|\/)(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|identity)$/;
+const CLOUD = /\/\.aws(\/|$)|\/\.config\/gcloud(\/|$)|application_default_credentials\.json$|\/\.azure(\/|$)|\/\.kube(\/|$)|\/\.docker\/config\.json$|\/\.oci\/|\/\.config\/doctl|\/\.terraform\.d\/credentials|\/\.config\/gh\/hosts\.yml$|\/\.config\/hub$|\/\.boto$|\/\.s3cfg$|\/\.config\/rclone\/rclone\.conf$|\/\.vault-token$|\/etc\/kubernetes\/(admin|kubelet)\.conf$|serviceaccount\/token$/;
+const PACKAGE_FILES = /\/\.(pypirc|netrc|git-credentials)$|\/_netrc$|\/\.gem\/credentials$|\/\.cargo\/credentials(\.toml)?$|\/\.composer\/auth\.json$|\/\.m2\/settings(-security)?\.xml$|\/\.gradle\/gradle\.properties$|\/\.config\/pip\/pip\.conf$|\/\.yarnrc\.yml$/;
+const NPMRC = /\/\.npmrc$/;
+const SYSTEM = /^\/etc\/(shadow|gshadow|master\.passwd|sudoers|security\/opasswd|krb5\.keytab)(-|\.d|\/|$)|^\/etc\/ssh\/ssh_host_[a-z0-9]+_key$|^\/var\/lib\/sss\/|^\/var\/db\/shadow|^\/private\/etc\/master\.passwd$/;
+const ACCOUNTS = /^\/etc\/(passwd|group)$/;
+const PROC = /^\/proc\/[^/]+\/(environ|mem|maps|cmdline)$/;
+const KEYCHAIN = /\/library\/keychains(\/|$)|\.keychain(-db)?$|\/\.local\/share\/keyrings(\/|$)|\/\.gnupg(\/|$)|\.kdbx?$|\/\.password-store(\/|$)|\/\.config\/(1password|bitwarden|keepassxc)(\/|$)|\/\.op\/|\/\.lastpass/;
+const BROWSER = /\/\.config\/(google-chrome|chromium|brave(software)?|microsoft-edge|vivaldi|opera)(\/|$)|\/\.mozilla\/firefox(\/|$)|\/library\/application support\/(google\/chrome|firefox|bravesoftware|microsoft edge|arc)(\/|$)|\/library\/(safari|cookies)(\/|$)|\/(login data|cookies|web data|key[34]\.db|logins\.json|cookies\.sqlite|places\.sqlite)$/;
+const KEY_FILE = /\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg|ovpn)$/;
+const HISTORY = /\/\.(bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli|irb|lesshst)_?history$|\/\.zhistory$|\/\.local\/share\/fish\/fish_history$/;
+/** Necessary for .env-like base names (cred.dotenv tests the base name more precisely). */
+const DOTENV_HINT = /\.env|secrets?\.(ya?ml|json|toml)$|credentials\.(json|ya?ml)$/;
+/**
+ * A path can only interest a credentials path detector if it matches this: one scan per path
+ * instead of one per detector (most paths are ordinary project files).
+ */
+const CREDENTIAL_HINT = anyOf([/\/\.ssh/, ID_FILE, CLOUD, PACKAGE_FILES, NPMRC, SYSTEM, ACCOUNTS, PROC, DOTENV_HINT, KEYCHAIN, BROWSER, KEY_FILE, HISTORY]);
+
+/** The subject's paths that match CREDENTIAL_HINT, in order; computed once per subject. */
+function credentialPaths(s: Subject): PathRef[] {
+  s.derived.credentialPaths ??= s.paths.filter((ref) => CREDENTIAL_HINT.test(ref.lower));
+  return s.derived.credentialPaths;
+}
 
 function pathDetector(id: string, severity: "block" | "escalate", description: string, test: (p: string, ref: PathRef, s: Subject) => boolean | "escalate"): Detector {
   return {
     id, category: "credentials", severity, description, when: { paths: true },
     detect(s): Hit | undefined {
       let weaker: Hit | undefined;
-      for (const ref of s.paths) {
+      for (const ref of credentialPaths(s)) {
         const r = test(ref.lower, ref, s);
         if (r === true) return { reason: `${description.toLowerCase()}: ${ref.path}` };
         if (r === "escalate") weaker ??= { reason: `${description.toLowerCase()}: ${ref.path}`, severity: "escalate" };
@@ -17,6 +42,9 @@ function pathDetector(id: string, severity: "block" | "escalate", description: s
   };
 }
 
+const ENV_IN_CODE = /\bos\.environ\b(?!\s*[[.(])|process\.env\b(?!\s*[.[])|%ENV\b|\bENV\.to_h\b/;
+const SECRET_REF = /\$\{?([A-Z0-9_]*(SECRET|TOKEN|PASSWORD|API_?KEY|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]*)\}?|process\.env\.[A-Z0-9_]*(SECRET|TOKEN|PASSWORD|API_?KEY)|os\.environ(\.get\(|\[)\s*['"][A-Z0-9_]*(SECRET|TOKEN|PASSWORD|API_?KEY)/;
+
 const base = (p: string): string => p.slice(p.lastIndexOf("/") + 1);
 const CLI_TOKEN_NAMES = new Set(["gh", "aws", "gcloud", "az", "kubectl", "git", "security", "secret-tool", "gpg", "pass", "gopass", "op", "bw", "lpass", "vault", "heroku", "npm", "keyring", "cmdkey"]);
 export const SECRET_VAR = /^([A-Z0-9_]*(SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIALS?|AUTH)[A-Z0-9_]*|DATABASE_URL|AWS_SESSION_TOKEN)$/i;
@@ -24,7 +52,7 @@ export const SECRET_VAR = /^([A-Z0-9_]*(SECRET|TOKEN|PASSWORD|PASSWD|PASSPHRASE|
 export const credentials: Detector[] = [
   pathDetector("cred.ssh-key", "block", "SSH private keys and key directories", (p) => {
     const i = p.indexOf("/.ssh");
-    if (i < 0 && !/(^|\/)(id_(rsa|dsa|ecdsa|ed25519)(_sk)?|identity)$/.test(p)) return false;
+    if (i < 0 && !ID_FILE.test(p)) return false;
     if (i >= 0 && p.endsWith("/.ssh")) return true;
     const b = base(p);
     if (b.endsWith(".pub") || b === "known_hosts" || b === "known_hosts.old") return false;
@@ -32,32 +60,32 @@ export const credentials: Detector[] = [
     return true;
   }),
   pathDetector("cred.cloud", "block", "Cloud and cluster credentials", (p) =>
-    /\/\.aws(\/|$)|\/\.config\/gcloud(\/|$)|application_default_credentials\.json$|\/\.azure(\/|$)|\/\.kube(\/|$)|\/\.docker\/config\.json$|\/\.oci\/|\/\.config\/doctl|\/\.terraform\.d\/credentials|\/\.config\/gh\/hosts\.yml$|\/\.config\/hub$|\/\.boto$|\/\.s3cfg$|\/\.config\/rclone\/rclone\.conf$|\/\.vault-token$|\/etc\/kubernetes\/(admin|kubelet)\.conf$|serviceaccount\/token$/.test(p)),
+    CLOUD.test(p)),
   pathDetector("cred.package-tokens", "block", "Package registry and git credential files", (p, _r, s) => {
-    if (/\/\.(pypirc|netrc|git-credentials)$|\/_netrc$|\/\.gem\/credentials$|\/\.cargo\/credentials(\.toml)?$|\/\.composer\/auth\.json$|\/\.m2\/settings(-security)?\.xml$|\/\.gradle\/gradle\.properties$|\/\.config\/pip\/pip\.conf$|\/\.yarnrc\.yml$/.test(p) && !inWorkspace(s, p)) return true;
-    if (/\/\.npmrc$/.test(p)) return inWorkspace(s, p) ? "escalate" : true;
+    if (PACKAGE_FILES.test(p) && !inWorkspace(s, p)) return true;
+    if (NPMRC.test(p)) return inWorkspace(s, p) ? "escalate" : true;
     return false;
   }),
   pathDetector("cred.system", "block", "System password and host key files", (p) =>
-    /^\/etc\/(shadow|gshadow|master\.passwd|sudoers|security\/opasswd|krb5\.keytab)(-|\.d|\/|$)|^\/etc\/ssh\/ssh_host_[a-z0-9]+_key$|^\/var\/lib\/sss\/|^\/var\/db\/shadow|^\/private\/etc\/master\.passwd$/.test(p) || (/^\/etc\/(passwd|group)$/.test(p) ? "escalate" : false)),
-  pathDetector("cred.proc-environ", "block", "Process environments and memory", (p) => /^\/proc\/[^/]+\/(environ|mem|maps|cmdline)$/.test(p)),
+    SYSTEM.test(p) || (ACCOUNTS.test(p) ? "escalate" : false)),
+  pathDetector("cred.proc-environ", "block", "Process environments and memory", (p) => PROC.test(p)),
   pathDetector("cred.dotenv", "escalate", "Environment files with secrets (.env)", (p, ref) => {
     if (ref.op === "write") return false; // creating an env file is not reading secrets
     const b = base(p);
     return (/^\.env(\..+)?$|\.env$|^\.envrc$|^secrets?\.(ya?ml|json|toml)$|^credentials\.(json|ya?ml)$/.test(b) && !/\.(example|sample|template|dist|defaults?|schema)$/.test(b)) ? "escalate" : false;
   }),
   pathDetector("cred.keychain", "block", "Keychains, keyrings, GPG and password stores", (p) =>
-    /\/library\/keychains(\/|$)|\.keychain(-db)?$|\/\.local\/share\/keyrings(\/|$)|\/\.gnupg(\/|$)|\.kdbx?$|\/\.password-store(\/|$)|\/\.config\/(1password|bitwarden|keepassxc)(\/|$)|\/\.op\/|\/\.lastpass/.test(p)),
+    KEYCHAIN.test(p)),
   pathDetector("cred.browser", "block", "Browser profiles, cookies and saved passwords", (p) =>
-    /\/\.config\/(google-chrome|chromium|brave(software)?|microsoft-edge|vivaldi|opera)(\/|$)|\/\.mozilla\/firefox(\/|$)|\/library\/application support\/(google\/chrome|firefox|bravesoftware|microsoft edge|arc)(\/|$)|\/library\/(safari|cookies)(\/|$)|\/(login data|cookies|web data|key[34]\.db|logins\.json|cookies\.sqlite|places\.sqlite)$/.test(p)),
-  pathDetector("cred.key-file", "escalate", "Private key and certificate store files", (p) => (/\.(pem|key|p12|pfx|jks|keystore|ppk|asc|gpg|ovpn)$/.test(p) && !/\.pub\.pem$|public/.test(p) ? "escalate" : false)),
-  pathDetector("cred.history", "escalate", "Shell and REPL history files", (p) => /\/\.(bash|zsh|sh|python|psql|mysql|node_repl|sqlite|rediscli|irb|lesshst)_?history$|\/\.zhistory$|\/\.local\/share\/fish\/fish_history$/.test(p)),
+    BROWSER.test(p)),
+  pathDetector("cred.key-file", "escalate", "Private key and certificate store files", (p) => (KEY_FILE.test(p) && !/\.pub\.pem$|public/.test(p) ? "escalate" : false)),
+  pathDetector("cred.history", "escalate", "Shell and REPL history files", (p) => HISTORY.test(p)),
   {
     id: "cred.env-dump",
     category: "credentials",
     severity: "escalate",
     description: "Dumping the whole environment (env, printenv, set, export -p)",
-    when: { commands: "any" },
+    when: { commands: ["env", "printenv", "set", "export", "declare", "typeset", "compgen"], text: ENV_IN_CODE },
     detect(s) {
       const c = findCommand(s, (c) =>
         ((c.name === "env" || c.name === "printenv") && c.args.every((a) => a.startsWith("-") || SECRET_VAR.test(a))) ||
@@ -65,7 +93,7 @@ export const credentials: Detector[] = [
         ((c.name === "export" || c.name === "declare" || c.name === "typeset") && c.args.every((a) => /^-[px]+$/.test(a))) ||
         (c.name === "compgen" && c.args.includes("-v")));
       if (c !== undefined) return { reason: `environment dump: ${cmdText(c)}` };
-      const v = firstView(s.commands.length > 0 ? s.views : [], /\bos\.environ\b(?!\s*[[.(])|process\.env\b(?!\s*[.[])|%ENV\b|\bENV\.to_h\b/);
+      const v = firstView(s.commands.length > 0 ? s.views : [], ENV_IN_CODE);
       return v !== undefined ? { reason: `environment dump in code: ${v.match}` } : undefined;
     },
   },
@@ -74,14 +102,14 @@ export const credentials: Detector[] = [
     category: "credentials",
     severity: "escalate",
     description: "Reading secret environment variables ($AWS_SECRET_ACCESS_KEY, $GITHUB_TOKEN, ...)",
-    when: { commands: "any", kinds: ["shell", "http", "mail", "third-party"] },
+    when: { commands: ["printenv"], vars: true, text: SECRET_REF },
     detect(s) {
       for (const c of s.commands) {
         const v = c.vars.find((x) => SECRET_VAR.test(x));
         if (v !== undefined) return { reason: `uses secret variable $${v}` };
         if ((c.name === "printenv" || c.name === "echo") && c.args.some((a) => SECRET_VAR.test(a) && /^[A-Z_]+$/.test(a) && c.name === "printenv")) return { reason: `prints a secret variable: ${cmdText(c)}` };
       }
-      const v = firstView(s.views, /\$\{?([A-Z0-9_]*(SECRET|TOKEN|PASSWORD|API_?KEY|PRIVATE_KEY|ACCESS_KEY)[A-Z0-9_]*)\}?|process\.env\.[A-Z0-9_]*(SECRET|TOKEN|PASSWORD|API_?KEY)|os\.environ(\.get\(|\[)\s*['"][A-Z0-9_]*(SECRET|TOKEN|PASSWORD|API_?KEY)/);
+      const v = firstView(s.views, SECRET_REF);
       if (v !== undefined && (s.kind === "shell" || s.kind === "http" || s.kind === "mail" || s.kind === "third-party" || s.commands.length > 0)) return { reason: `references secret variable ${v.match}` };
       return undefined;
     },

@@ -2,6 +2,9 @@ import type { Detector } from "./types.js";
 import { cmdText, commandViews, findCommand, firstView, hasFlag, inWorkspace, pathHit } from "./util.js";
 
 const SYSTEM_DIRS = /^\/(etc|usr|bin|sbin|lib|lib32|lib64|libx32|boot|var|opt|srv|sys|proc|dev|root|home|snap|private|system|applications|library|users|volumes)(\/|$)/;
+const FORK_HINT = /\(\s*\)\s*\{|fork|while/;
+const SQL_DROP = /\b(drop\s+(table|database|schema|index)|truncate\s+(table\s+)?\w+|delete\s+from\s+[\w."`]+\s*(;|"|'|$))/i;
+const ENDLESS_LOOP = /\b(while|until)\s+(true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\)|false)\s*;?\s*do\b|\bfor\s*\(\(\s*;\s*;\s*\)\)|\bwhile\s*\(?\s*(True|1|true)\s*\)?\s*:/;
 const DISK_TOOLS = /^(mkfs(\..*)?|mke2fs|mkswap|wipefs|blkdiscard|fdisk|sfdisk|parted|gdisk|format|diskutil)$/;
 const DISK_DEV = /^\/dev\/(sd[a-z]|nvme\d|hd[a-z]|xvd[a-z]|vd[a-z]|mmcblk\d|disk\d|rdisk\d|md\d|dm-\d|mapper\/|loop\d)/;
 
@@ -73,9 +76,9 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "block",
     description: "Fork bombs",
-    when: { commandViews: true },
+    when: { text: FORK_HINT },
     detect(s) {
-      const views = commandViews(s).filter((v) => /\(\s*\)\s*\{|fork|while/.test(v.text));
+      const views = commandViews(s).filter((v) => FORK_HINT.test(v.text));
       const v = firstView(views, /(?:^|[\s;&|({])([\w:.]{1,32})\s*\(\s*\)\s*\{[^}]{0,200}?\1\s*\|\s*\1\s*&|while\s+(true|:)\s*;\s*do\s+[^;]{0,200}&\s*done|fork\s*\(\s*\)\s*while|os\.fork\(\)[^\n]{0,200}while|while\s*(True|1)\s*:\s*os\.fork/);
       return v !== undefined ? { reason: `fork bomb: ${v.match}` } : undefined;
     },
@@ -134,9 +137,9 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "escalate",
     description: "DROP/TRUNCATE or unconditional DELETE in SQL run from the shell",
-    when: { commandViews: true },
+    when: { text: SQL_DROP },
     detect(s) {
-      const v = firstView(commandViews(s), /\b(drop\s+(table|database|schema|index)|truncate\s+(table\s+)?\w+|delete\s+from\s+[\w."`]+\s*(;|"|'|$))/i);
+      const v = firstView(commandViews(s), SQL_DROP);
       return v !== undefined ? { reason: `destructive SQL: ${v.match}` } : undefined;
     },
   },
@@ -167,9 +170,9 @@ export const destructive: Detector[] = [
     category: "destructive",
     severity: "escalate",
     description: "Loops without an end condition (resource exhaustion)",
-    when: { commandViews: true },
+    when: { text: ENDLESS_LOOP },
     detect(s) {
-      const v = firstView(commandViews(s), /\b(while|until)\s+(true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\)|false)\s*;?\s*do\b|\bfor\s*\(\(\s*;\s*;\s*\)\)|\bwhile\s*\(?\s*(True|1|true)\s*\)?\s*:/);
+      const v = firstView(commandViews(s), ENDLESS_LOOP);
       return v !== undefined ? { reason: `endless loop: ${v.match}` } : undefined;
     },
   },

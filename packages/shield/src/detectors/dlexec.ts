@@ -4,6 +4,8 @@ import { cmdText, commandViews, DOWNLOADERS, findCommand, firstView, isCodeInter
 
 const RUNNERS = new Set(["eval", "source", ".", "exec"]);
 const DOWNLOADER_NAMES = [...DOWNLOADERS, "nc", "openssl"];
+const POWERSHELL = /\b(iex|invoke-expression)\b|downloadstring|downloadfile|-enc(odedcommand)?\s+[a-z0-9+/=]{16,}|net\.webclient|start-bitstransfer/i;
+const CODE_FETCH = /(urlopen|urllib|requests\.get|http\.get|https\.get|fetch\(|LWP::|open-uri|Net::HTTP|file_get_contents\(\s*['"]https?:|wget|curl)/i;
 const INSTALLERS = /^(pip[0-9.]*|pipx|npm|pnpm|yarn|bun|gem|cargo|go|composer|uv)$/;
 
 /** A command that will execute what it reads on stdin. */
@@ -78,9 +80,9 @@ export const dlexec: Detector[] = [
     category: "download-exec",
     severity: "block",
     description: "PowerShell download cradles and encoded commands",
-    when: { commandViews: true },
+    when: { text: POWERSHELL },
     detect(s) {
-      const v = firstView(commandViews(s), /\b(iex|invoke-expression)\b|downloadstring|downloadfile|-enc(odedcommand)?\s+[a-z0-9+/=]{16,}|net\.webclient|start-bitstransfer/i);
+      const v = firstView(commandViews(s), POWERSHELL);
       return v !== undefined ? { reason: `PowerShell download/execute: ${v.match}` } : undefined;
     },
   },
@@ -89,10 +91,10 @@ export const dlexec: Detector[] = [
     category: "download-exec",
     severity: "block",
     description: "Interpreter one-liners that fetch code and execute it",
-    when: { commandViews: true },
+    when: { text: CODE_FETCH },
     detect(s) {
       for (const v of commandViews(s)) {
-        if (/(urlopen|urllib|requests\.get|http\.get|https\.get|fetch\(|LWP::|open-uri|Net::HTTP|file_get_contents\(\s*['"]https?:|wget|curl)/i.test(v.text) && /\b(exec|eval)\s*\(|\(\s*eval\s*\)|new Function\(|Kernel\.eval|\beval\b\s*\$|compile\(|__import__\(|\bexec\b\s+\(/i.test(v.text) && /\b(python[0-9.]*|node|perl|ruby|php|deno)\b/.test(v.text)) {
+        if (CODE_FETCH.test(v.text) && /\b(exec|eval)\s*\(|\(\s*eval\s*\)|new Function\(|Kernel\.eval|\beval\b\s*\$|compile\(|__import__\(|\bexec\b\s+\(/i.test(v.text) && /\b(python[0-9.]*|node|perl|ruby|php|deno)\b/.test(v.text)) {
           return { reason: "interpreter code that downloads and evaluates code" };
         }
       }

@@ -15,7 +15,7 @@ import { secrets } from "./secrets.js";
 import { ssrf } from "./ssrf.js";
 import { tampering } from "./tampering.js";
 import type { Detector } from "./types.js";
-import { hasCommandViews, isWrite } from "./util.js";
+import { anyOf, isWrite } from "./util.js";
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
@@ -39,15 +39,15 @@ const DETECT: readonly Detector["detect"][] = DETECTORS.map((d) => d.detect);
 const PATHS = 1;
 const URLS = 2;
 const RECIPIENTS = 4;
-const SHELL_TEXT = 8;
-const WRITE_PATHS = 16;
-const ASSIGNMENTS = 32;
+const WRITE_PATHS = 8;
+const ASSIGNMENTS = 16;
+const VARS = 32;
 /** For each combination of facts: which detectors run (before command names, tool kinds, texts). */
 const BY_FACTS: readonly boolean[][] = Array.from({ length: 64 }, (_, facts) => DETECTORS.map((d) => {
   const w = d.when;
   const has = (bit: number): boolean => (facts & bit) !== 0;
   return w === undefined || (w.paths === true && has(PATHS)) || (w.urls === true && has(URLS)) || (w.recipients === true && has(RECIPIENTS)) ||
-    (w.commandViews === true && has(SHELL_TEXT)) || (w.writePaths === true && has(WRITE_PATHS)) || (w.assignments === true && has(ASSIGNMENTS));
+    (w.writePaths === true && has(WRITE_PATHS)) || (w.assignments === true && has(ASSIGNMENTS)) || (w.vars === true && has(VARS));
 }));
 /** Text pre-checks and the detectors that wait for them. */
 const BY_TEXT = new Map<RegExp, number[]>();
@@ -69,6 +69,12 @@ DETECTORS.forEach((d, i) => {
   if (d.when?.commandNamed !== undefined) NAMED_BY.push({ test: d.when.commandNamed, index: i });
 });
 
+/**
+ * The text pre-checks joined, one regex per flag set (so nothing is widened): most views match
+ * none of them, and one scan per view then settles every text trigger at once.
+ */
+const TEXT_GATES: readonly RegExp[] = [...new Set([...BY_TEXT.keys()].map((re) => re.flags))].map((flags) => anyOf([...BY_TEXT.keys()].filter((re) => re.flags === flags)));
+
 function mark(run: boolean[], indexes: readonly number[] | undefined): void {
   if (indexes !== undefined) for (const i of indexes) run[i] = true;
 }
@@ -86,10 +92,12 @@ function hasAssignment(s: Subject): boolean {
 /** Which detectors can fire on this subject (by index into DETECTORS). */
 function selected(s: Subject): boolean[] {
   const facts = (s.paths.length > 0 ? PATHS : 0) | (s.urls.length > 0 ? URLS : 0) | (s.recipients.length > 0 ? RECIPIENTS : 0) |
-    (hasCommandViews(s) ? SHELL_TEXT : 0) | (s.paths.some(isWrite) ? WRITE_PATHS : 0) | (hasAssignment(s) ? ASSIGNMENTS : 0);
+    (s.paths.some(isWrite) ? WRITE_PATHS : 0) | (hasAssignment(s) ? ASSIGNMENTS : 0) | (s.commands.some((c) => c.vars.length > 0) ? VARS : 0);
   const run = (BY_FACTS[facts] ?? []).slice();
   mark(run, BY_KIND.get(s.kind));
-  for (const [re, indexes] of BY_TEXT) if (s.views.some((v) => re.test(v.text))) mark(run, indexes);
+  if (TEXT_GATES.some((gate) => s.views.some((v) => gate.test(v.text)))) {
+    for (const [re, indexes] of BY_TEXT) if (s.views.some((v) => re.test(v.text))) mark(run, indexes);
+  }
   if (s.commands.length > 0) {
     mark(run, ON_ANY_COMMAND);
     for (const c of s.commands) {

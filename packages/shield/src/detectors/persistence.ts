@@ -8,6 +8,10 @@ function writeTo(description: string, re: RegExp): Detector["detect"] {
   };
 }
 
+const MP_PREFERENCE = /Set-MpPreference/i;
+/** Commands persist.disable-security checks by name. */
+const PROTECTION_TOOLS = new Set(["ufw", "setenforce", "iptables", "ip6tables", "nft", "systemctl", "spctl", "csrutil", "aa-teardown", "auditctl"]);
+
 const RC_FILES = /\/\.(bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin|zlogout|kshrc|cshrc|tcshrc|xinitrc|xprofile|xsessionrc|inputrc)$|\/\.config\/fish\/(config\.fish|conf\.d\/)|^\/etc\/(profile|profile\.d\/|bash\.bashrc|bashrc|zshrc|zsh\/|environment$)|\/\.config\/autostart\/|\/\.config\/environment\.d\//;
 
 export const persistence: Detector[] = [
@@ -31,7 +35,7 @@ export const persistence: Detector[] = [
       const c = findCommand(s, (c) => (c.name === "chmod" && c.args.some((a) => /^[ugoa]*[+=][rwxXt]*s|^[2467][0-7]{3}$/.test(a))) || c.name === "setcap");
       if (c !== undefined) return { reason: `setuid/capabilities: ${cmdText(c)}` };
       const m = typeof s.args["mode"] === "string" || typeof s.args["mode"] === "number" ? String(s.args["mode"]) : "";
-      return /^0?[2467][0-7]{3}$/.test(m) ? { reason: `file mode ${m} sets setuid/setgid` } : undefined;
+      return m !== "" && /^0?[2467][0-7]{3}$/.test(m) ? { reason: `file mode ${m} sets setuid/setgid` } : undefined;
     },
   },
   {
@@ -160,6 +164,8 @@ export const persistence: Detector[] = [
     when: { commands: "any" },
     detect(s) {
       const c = findCommand(s, (c) => {
+        // "Set-MpPreference" has no space, so it sits in one word: most commands skip the join
+        if (!PROTECTION_TOOLS.has(c.name) && !c.name.includes("set-mppreference") && !c.args.some((a) => a.length >= 16 && MP_PREFERENCE.test(a))) return false;
         const a = c.args.join(" ");
         return (c.name === "ufw" && /^(disable|reset|default allow)/.test(a)) || (c.name === "setenforce" && /^(0|permissive)/i.test(a)) ||
           (/^(iptables|ip6tables)$/.test(c.name) && /(^|\s)(-F|--flush|-P \w+ ACCEPT|-X)(\s|$)/.test(a)) || (c.name === "nft" && /flush ruleset/.test(a)) ||

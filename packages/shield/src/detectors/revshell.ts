@@ -1,6 +1,8 @@
 import type { Detector } from "./types.js";
 import { cmdText, commandViews, findCommand, firstView, isCodeInterpreter, isShell } from "./util.js";
 
+const DEV_TCP = /\/dev\/(tcp|udp)\/[^\s/]+\/\d+/i;
+const SOCKET = /\b(socket\.socket|socket\(|fsockopen|TCPSocket|IO::Socket|use Socket|net\.(connect|Socket|createConnection)|new Socket\(|System\.Net\.Sockets|TCPClient)/i;
 const NETCATS = new Set(["nc", "ncat", "netcat", "telnet", "socat", "openssl", "cryptcat", "pwncat"]);
 
 export const revshell: Detector[] = [
@@ -9,8 +11,9 @@ export const revshell: Detector[] = [
     category: "reverse-shell",
     severity: "block",
     description: "Bash /dev/tcp and /dev/udp sockets",
+    when: { text: DEV_TCP },
     detect(s) {
-      const v = firstView(s.views, /\/dev\/(tcp|udp)\/[^\s/]+\/\d+/i);
+      const v = firstView(s.views, DEV_TCP);
       return v !== undefined ? { reason: `socket through ${v.match}` } : undefined;
     },
   },
@@ -38,12 +41,12 @@ export const revshell: Detector[] = [
     category: "reverse-shell",
     severity: "block",
     description: "Interpreter one-liners that connect a socket to a shell",
-    when: { commandViews: true, kinds: ["file-write"] },
+    when: { text: SOCKET },
     detect(s) {
       const cmdViews = commandViews(s);
       const views = cmdViews.length > 0 ? cmdViews : s.kind === "file-write" ? s.views : [];
       for (const v of views) {
-        if (/\b(socket\.socket|socket\(|fsockopen|TCPSocket|IO::Socket|use Socket|net\.(connect|Socket|createConnection)|new Socket\(|System\.Net\.Sockets|TCPClient)/i.test(v.text) &&
+        if (SOCKET.test(v.text) &&
           /(dup2|pty\.spawn|subprocess|\/bin\/(ba|z)?sh\b|cmd\.exe|child_process|proc_open|popen|\bexec\s*\(|spawn\(|\bsystem\s*\(|GetStream\(\))/i.test(v.text)) {
           return { reason: `socket connected to a shell in ${v.key}`, severity: cmdViews.length > 0 ? "block" : "escalate" };
         }

@@ -42,10 +42,12 @@ function obfuscatedHost(u: UrlRef): string | undefined {
   const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(u.raw);
   const authority = m?.[1] ?? "";
   const host = authority.replace(/^.*@/, "").replace(/:\d*$/, "").replace(/^\[|\]$/g, "");
-  if (/^\d{8,10}$/.test(host) || /(^|\.)0x[0-9a-f]+(\.|$)/i.test(host) || /^0\d+(\.|$)/.test(host) || /(^|\.)0\d+(\.|$)/.test(host) && /^[\d.x]+$/i.test(host)) return `numeric host ${host}`;
-  if (/^\d+\.\d+$|^\d+\.\d+\.\d+$/.test(host)) return `short-form IP ${host}`;
+  // the numeric and percent-encoding checks all need a digit or a "%": most hosts are names
+  const digits = /[0-9%]/.test(host);
+  if (digits && (/^\d{8,10}$/.test(host) || /(^|\.)0x[0-9a-f]+(\.|$)/i.test(host) || /^0\d+(\.|$)/.test(host) || /(^|\.)0\d+(\.|$)/.test(host) && /^[\d.x]+$/i.test(host))) return `numeric host ${host}`;
+  if (digits && /^\d+\.\d+$|^\d+\.\d+\.\d+$/.test(host)) return `short-form IP ${host}`;
   if (authority.includes("@") && /\./.test(authority.split("@")[0] ?? "")) return `credentials-before-host trick ${authority}`;
-  if (/%[0-9a-f]{2}/i.test(host)) return `percent-encoded host ${host}`;
+  if (digits && /%[0-9a-f]{2}/i.test(host)) return `percent-encoded host ${host}`;
   return undefined;
 }
 

@@ -2,6 +2,7 @@ import { isInside } from "../normalize/paths.js";
 import type { Detector } from "./types.js";
 import { cmdText, commandViews, findCommand, firstView } from "./util.js";
 
+const AUDIT_SQL = /\b(delete\s+from|drop\s+table|update|insert\s+(or\s+replace\s+)?into|alter\s+table)\s+["'`]?(audit|audit_log|events|messages|sessions|verdicts)\b/i;
 const PALISADE_PATH = /\/(\.config|\.local\/share)\/palisade(\/|$)|\/palisade\.(db|sqlite)(-wal|-shm|-journal)?$|\/\.palisade(\/|$)/i;
 
 export const tampering: Detector[] = [
@@ -35,9 +36,9 @@ export const tampering: Detector[] = [
     category: "tampering",
     severity: "block",
     description: "SQL that edits the audit log or history tables",
-    when: { commandViews: true },
+    when: { text: AUDIT_SQL },
     detect(s) {
-      const v = firstView(commandViews(s), /\b(delete\s+from|drop\s+table|update|insert\s+(or\s+replace\s+)?into|alter\s+table)\s+["'`]?(audit|audit_log|events|messages|sessions|verdicts)\b/i);
+      const v = firstView(commandViews(s), AUDIT_SQL);
       return v !== undefined ? { reason: `edits Palisade history: ${v.match}` } : undefined;
     },
   },

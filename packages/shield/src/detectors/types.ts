@@ -18,14 +18,14 @@ export interface Triggers {
   commands?: readonly string[] | "any";
   /** A test on command names, for families like `mkfs.*` or the code interpreters. */
   commandNamed?: (name: string) => boolean;
-  /** Shell or code text: `commandViews(s)` is not empty. */
-  commandViews?: true;
   paths?: true;
   urls?: true;
   recipients?: true;
   kinds?: readonly ToolKind[];
   /** Some path is written, deleted or used in an unknown way (`isWrite`). */
   writePaths?: true;
+  /** Some command reads a variable the reader could not resolve (`SimpleCommand.vars`). */
+  vars?: true;
   /** Some command word is a variable assignment (`NAME=value`). */
   assignments?: true;
   /** Some text view matches this pattern (a pre-check shared by a group of detectors). */

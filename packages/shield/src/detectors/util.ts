@@ -41,12 +41,6 @@ export function commandViews(s: Subject): TextView[] {
   return [];
 }
 
-/** `commandViews(s).length > 0` without building the list. */
-export function hasCommandViews(s: Subject): boolean {
-  if (s.kind === "shell") return s.views.some((v) => v.key.startsWith("command"));
-  return s.commands.length > 0 && s.views.length > 0;
-}
-
 /**
  * One regex that matches wherever one of `res` matches, so a single scan can rule out a whole
  * group of patterns. Exact as a pre-check: flags are merged (i, m and s only ever widen a match,

@@ -21,6 +21,25 @@ const HEX = /(?:[0-9a-fA-F]{2}){8,}/g;
 const ESC = /(?:\\x[0-9a-fA-F]{2}|\\u[0-9a-fA-F]{4}|\\[0-7]{3}){2,}/g;
 const ENTITY = /(?:&#(?:x[0-9a-fA-F]{1,6}|[0-9]{1,7});?){2,}/g;
 
+/** Characters of the base64 alphabets (standard and URL-safe); hex digits are among them. */
+const B64_CHAR = new Uint8Array(128);
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-") B64_CHAR[c.charCodeAt(0)] = 1;
+
+/**
+ * Whether `s` has 16 base64 characters in a row, which both B64 and HEX need to match. One
+ * linear pass: the regexes themselves retry at every position of shorter runs.
+ */
+function hasLongRun(s: string): boolean {
+  let run = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 128 && B64_CHAR[c] === 1) {
+      if (++run >= 16) return true;
+    } else run = 0;
+  }
+  return false;
+}
+
 function printableRatio(s: string): number {
   if (s.length === 0) return 0;
   let ok = 0;
@@ -62,13 +81,14 @@ export function decodeEmbedded(s: string): Decoded[] {
   const out: Decoded[] = [];
   if (s.length < 16) return out;
   let n = 0;
-  for (const m of execAll(B64, s, MAX_TOKENS + 1)) {
+  const runs = hasLongRun(s);
+  for (const m of runs ? execAll(B64, s, MAX_TOKENS + 1) : []) {
     if (++n > MAX_TOKENS) break;
     if (m[0].length > MAX_TOKEN_LEN) continue;
     const d = decodeBase64(m[0]);
     if (d !== undefined) out.push({ encoding: "base64", text: d });
   }
-  for (const m of execAll(HEX, s, MAX_TOKENS + 1)) {
+  for (const m of runs ? execAll(HEX, s, MAX_TOKENS + 1) : []) {
     if (++n > MAX_TOKENS) break;
     if (m[0].length > MAX_TOKEN_LEN) continue;
     const d = Buffer.from(m[0], "hex").toString("utf8");

@@ -79,6 +79,8 @@ export interface Subject {
     rest?: TextView[];
     /** Views in scan order, whether the action sends data out, and which views leave (secrets). */
     outgoing?: { views: TextView[]; leaves: boolean; out: Set<TextView> };
+    /** Paths a credentials detector may care about (credentials.ts). */
+    credentialPaths?: PathRef[];
   };
 }
 
@@ -235,6 +237,7 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
       if (u !== undefined) s.urls.push(u);
     }
     for (const v of views) {
+      if (!v.text.includes("://")) continue; // what URL_RE needs, found without a regex scan
       for (const m of execAll(URL_RE, v.text)) {
         if (active && v.origin === "raw" && m[0] === value) continue;
         const u = parseUrl(m[0], key, isCommand);
