@@ -71,9 +71,12 @@ DETECTORS.forEach((d, i) => {
 
 /**
  * The text pre-checks joined, one regex per flag set (so nothing is widened): most views match
- * none of them, and one scan per view then settles every text trigger at once.
+ * none of them, so one scan per view settles every text trigger of the group at once.
  */
-const TEXT_GATES: readonly RegExp[] = [...new Set([...BY_TEXT.keys()].map((re) => re.flags))].map((flags) => anyOf([...BY_TEXT.keys()].filter((re) => re.flags === flags)));
+const TEXT_GATES: readonly { gate: RegExp; triggers: [RegExp, number[]][] }[] = [...new Set([...BY_TEXT.keys()].map((re) => re.flags))].map((flags) => {
+  const triggers = [...BY_TEXT].filter(([re]) => re.flags === flags);
+  return { gate: anyOf(triggers.map(([re]) => re)), triggers };
+});
 
 function mark(run: boolean[], indexes: readonly number[] | undefined): void {
   if (indexes !== undefined) for (const i of indexes) run[i] = true;
@@ -95,8 +98,10 @@ function selected(s: Subject): boolean[] {
     (s.paths.some(isWrite) ? WRITE_PATHS : 0) | (hasAssignment(s) ? ASSIGNMENTS : 0) | (s.commands.some((c) => c.vars.length > 0) ? VARS : 0);
   const run = (BY_FACTS[facts] ?? []).slice();
   mark(run, BY_KIND.get(s.kind));
-  if (TEXT_GATES.some((gate) => s.views.some((v) => gate.test(v.text)))) {
-    for (const [re, indexes] of BY_TEXT) if (s.views.some((v) => re.test(v.text))) mark(run, indexes);
+  for (const { gate, triggers } of TEXT_GATES) {
+    for (const v of s.views) {
+      if (gate.test(v.text)) for (const [re, indexes] of triggers) if (re.test(v.text)) mark(run, indexes);
+    }
   }
   if (s.commands.length > 0) {
     mark(run, ON_ANY_COMMAND);

@@ -54,16 +54,33 @@ export interface ShellOptions {
 interface Word {
   value: string;
   /** Nested scripts found inside the word: `$(...)`, backticks, `<(...)`. */
-  nested: { script: string; via: Via }[];
+  nested: { script: string; via: Via }[] | undefined;
   /** Word came (partly) from a quoted part, so it is never an operator or keyword. */
   quoted: boolean;
-  vars: string[];
+  vars: string[] | undefined;
   /** Unquoted `$IFS` expansions split the word here. */
-  splits: number[];
+  splits: number[] | undefined;
 }
+// (the three lists are created on first use: most words have none of them)
 
-const PLAIN_RUN = /[^\s;&|()<>\\'"$`]+/y;
+/** ASCII characters that end a run of ordinary word characters (whitespace and shell syntax). */
+const SPECIAL = new Uint8Array(128);
+for (const c of " \t\n\v\f\r;&|()<>\\'\"$`") SPECIAL[c.charCodeAt(0)] = 1;
+const SPACE = /\s/;
+
+/** End of the run of ordinary characters from `i` (`[^\s;&|()<>\\'"$\`]*`), scanned without a regex. */
+function plainRunEnd(s: string, i: number): number {
+  let j = i;
+  for (; j < s.length; j++) {
+    const c = s.charCodeAt(j);
+    if (c < 128 ? SPECIAL[c] === 1 : SPACE.test(s.charAt(j))) break;
+  }
+  return j;
+}
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/** Longest first, so `<<<` is not read as `<<` then `<`. */
+const REDIRECT_OPS = ["<<<", "<<-", "&>>", ">>", "<<", ">&", "<&", "<>", ">|", "<", ">"];
 
 type Token = { kind: "word"; word: Word } | { kind: "op"; op: string } | { kind: "redir"; op: string };
 
@@ -148,8 +165,7 @@ function unwrap(argv: string[]): { name: string; args: string[]; wrappers: strin
       break;
     }
   }
-  const rest = argv.slice(i);
-  return { name: rest.length > 0 ? basename(rest[0] ?? "") : (wrappers[wrappers.length - 1] ?? ""), args: rest.slice(1), wrappers };
+  return { name: i < argv.length ? basename(argv[i] ?? "") : (wrappers[wrappers.length - 1] ?? ""), args: argv.slice(i + 1), wrappers };
 }
 
 class Lexer {
@@ -191,7 +207,7 @@ class Lexer {
     }
     if (c === "<" || c === ">") {
       if (s[this.i + 1] === "(") return this.word();
-      for (const op of ["<<<", "<<-", "&>>", ">>", "<<", ">&", "<&", "<>", ">|", "<", ">"]) {
+      for (const op of REDIRECT_OPS) {
         if (s.startsWith(op, this.i)) {
           this.i += op.length;
           return { kind: "redir", op };
@@ -305,32 +321,31 @@ class Lexer {
     }
     this.i = end;
     if (name === "IFS") {
-      if (!quoted) w.splits.push(w.value.length);
+      if (!quoted) (w.splits ??= []).push(w.value.length);
       return quoted ? " " : "";
     }
     const v = this.vars.get(name);
     if (v !== undefined) return v;
-    w.vars.push(name);
+    (w.vars ??= []).push(name);
     return s.slice(j - 1, end);
   }
 
   private word(): Token {
     const s = this.s;
-    const w: Word = { value: "", nested: [], quoted: false, vars: [], splits: [] };
+    const w: Word = { value: "", nested: undefined, quoted: false, vars: undefined, splits: undefined };
     while (this.i < s.length) {
-      PLAIN_RUN.lastIndex = this.i;
-      const run = PLAIN_RUN.exec(s);
-      if (run !== null) {
+      const end = plainRunEnd(s, this.i);
+      if (end > this.i) {
         // fast path: a run of ordinary characters goes in as one slice
-        w.value += run[0];
-        this.i += run[0].length;
+        w.value += s.slice(this.i, end);
+        this.i = end;
         continue;
       }
       const c = s[this.i] ?? "";
       if (" \t\r\n;&|()".includes(c) || ((c === "<" || c === ">") && s[this.i + 1] !== "(")) break;
       if ((c === "<" || c === ">") && s[this.i + 1] === "(") {
         const close = this.matchParen(this.i + 2);
-        w.nested.push({ script: s.slice(this.i + 2, close), via: "procsubst" });
+        (w.nested ??= []).push({ script: s.slice(this.i + 2, close), via: "procsubst" });
         w.value += s.slice(this.i, close + 1);
         this.i = close + 1;
         continue;
@@ -407,7 +422,7 @@ class Lexer {
     const arith = this.s[this.i + 2] === "(";
     const close = this.matchParen(this.i + 2);
     const inner = this.s.slice(this.i + 2, close);
-    if (!arith) w.nested.push({ script: inner, via: "subst" });
+    if (!arith) (w.nested ??= []).push({ script: inner, via: "subst" });
     w.value += `$(${inner})`;
     this.i = close + 1;
   }
@@ -417,7 +432,7 @@ class Lexer {
     while (e < this.s.length && this.s[e] !== "`") e += this.s[e] === "\\" ? 2 : 1;
     if (e >= this.s.length) this.errors.push("unterminated backtick");
     const inner = this.s.slice(this.i + 1, Math.min(e, this.s.length)).replace(/\\([`\\$])/g, "$1");
-    w.nested.push({ script: inner, via: "subst" });
+    (w.nested ??= []).push({ script: inner, via: "subst" });
     w.value += `$(${inner})`;
     this.i = Math.min(e + 1, this.s.length);
   }
@@ -426,7 +441,7 @@ class Lexer {
 /** Splits a word at unquoted `$IFS` and expands an unquoted brace list `{a,b,c}`. */
 function fields(w: Word): string[] {
   let parts: string[] = [];
-  if (w.splits.length === 0) parts = [w.value];
+  if (w.splits === undefined) parts = [w.value];
   else {
     let last = 0;
     for (const at of w.splits) {
@@ -484,9 +499,9 @@ export class ShellReader {
         const argv: string[] = [];
         const cmdVars: string[] = [];
         for (const w of words) {
-          if (w.splits.length === 0 && (w.quoted || !w.value.startsWith("{"))) argv.push(w.value);
+          if (w.splits === undefined && (w.quoted || !w.value.startsWith("{"))) argv.push(w.value);
           else for (const f of fields(w)) argv.push(f);
-          for (const v of w.vars) cmdVars.push(v);
+          if (w.vars !== undefined) for (const v of w.vars) cmdVars.push(v);
         }
         const onlyAssign = argv.length > 0 && argv.every((a) => ASSIGNMENT.test(a));
         if (onlyAssign) {
@@ -502,7 +517,7 @@ export class ShellReader {
         };
         pipeline.push(cmd);
         this.out.push(cmd);
-        for (const w of words) for (const n of w.nested) this.read(n.script, cmd, n.via, depth + 1, vars);
+        for (const w of words) if (w.nested !== undefined) for (const n of w.nested) this.read(n.script, cmd, n.via, depth + 1, vars);
         for (const r of redirects) if (r.op === "<<<" || r.op.startsWith("<<")) {
           if (SHELLS.has(cmd.name) || CODE_INTERPRETER.test(cmd.name)) this.read(r.target, cmd, "heredoc", depth + 1, vars);
         }
@@ -526,7 +541,7 @@ export class ShellReader {
       if (t.kind === "redir") {
         const target = lx.next();
         const r: Redirect = { op: t.op, target: target?.kind === "word" ? target.word.value : "" };
-        if (target?.kind === "word") for (const n of target.word.nested) this.read(n.script, undefined, n.via, depth + 1, vars);
+        if (target?.kind === "word" && target.word.nested !== undefined) for (const n of target.word.nested) this.read(n.script, undefined, n.via, depth + 1, vars);
         if (t.op === "<<" || t.op === "<<-") {
           lx.pendingHeredocs.push({ delim: r.target, strip: t.op === "<<-", redirect: r });
         }
@@ -547,6 +562,7 @@ export class ShellReader {
 
   /** `echo CMD | sh`, `printf ... | bash`, `cat <<EOF | sh`: what feeds a shell's stdin is a script. */
   private stdinScripts(pipeline: SimpleCommand[], depth: number, vars: Map<string, string>): void {
+    if (pipeline.length < 2) return;
     const shellAt = pipeline.findIndex((c, k) => k > 0 && SHELLS.has(c.name) && c.args.every((a) => a.startsWith("-")));
     if (shellAt < 0) return;
     const sh = pipeline[shellAt];
