@@ -256,13 +256,17 @@ export function wString(w: Writer, s: unknown): void {
   w.pos = p;
 }
 
+/** Node's native UTF-8 writer (what `buffer.write` calls); it takes any Uint8Array, unlike encodeInto no view needed. */
+const utf8Write = (Buffer.prototype as unknown as { utf8Write?: (this: Uint8Array, s: string, offset: number, max: number) => number }).utf8Write;
+
 function wLongString(w: Writer, s: string): void {
   // Reserve room for the largest possible length prefix, encode natively, then move the
   // bytes back if the real prefix is shorter (one memmove instead of encoding twice).
-  const reserve = varintLength(3 * s.length);
-  const b = ensure(w, reserve + 3 * s.length);
+  const max = 3 * s.length;
+  const reserve = varintLength(max);
+  const b = ensure(w, reserve + max);
   const start = w.pos;
-  const written = encoder.encodeInto(s, b.subarray(start + reserve)).written;
+  const written = utf8Write !== undefined ? utf8Write.call(b, s, start + reserve, max) : encoder.encodeInto(s, b.subarray(start + reserve)).written;
   const k = varintLength(written);
   if (k < reserve) b.copyWithin(start + k, start + reserve, start + reserve + written);
   wVarint32(w, written);
@@ -474,11 +478,13 @@ const textEncoding = getTextEncoding();
 const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (this: Uint8Array, start: number, end: number) => string }).latin1Slice;
 /** Up to this many ASCII bytes, building the string in JS beats a call into native code. */
 const SHORT_ASCII = 8;
+/** Above this many bytes, TextDecoder (native, SIMD) beats scanning for ASCII in JS. */
+const SCAN_MAX = 48;
 
 /**
  * A proto3 string: strict UTF-8 (invalid input throws) through the very decoder protobuf-es
- * uses (which also drops a leading BOM), except for pure-ASCII strings, on which every
- * decoder agrees and Latin-1 decoding (or a JS loop, for short ones) is cheaper.
+ * uses (which also drops a leading BOM), except for short pure-ASCII strings, on which every
+ * decoder agrees and Latin-1 decoding (or a JS loop, for the shortest) is cheaper.
  */
 export function rString(r: Reader): string {
   const len = rVarint32(r);
@@ -487,13 +493,15 @@ export function rString(r: Reader): string {
   r.pos = end;
   if (end > r.len) premature();
   const b = r.buf;
-  let i = start;
-  while (i < end && b[i]! < 0x80) i++;
-  if (i === end) {
-    if (len > SHORT_ASCII && latin1Slice !== undefined) return latin1Slice.call(b, start, end);
-    let s = "";
-    for (i = start; i < end; i++) s += String.fromCharCode(b[i]!);
-    return s;
+  if (len <= SCAN_MAX) {
+    let i = start;
+    while (i < end && b[i]! < 0x80) i++;
+    if (i === end) {
+      if (len > SHORT_ASCII && latin1Slice !== undefined) return latin1Slice.call(b, start, end);
+      let s = "";
+      for (i = start; i < end; i++) s += String.fromCharCode(b[i]!);
+      return s;
+    }
   }
   return textEncoding.decodeUtf8(b.subarray(start, end), true);
 }

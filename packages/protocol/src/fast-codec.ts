@@ -105,7 +105,7 @@ function generate(desc: DescMessage, into: Compiled): Compiled {
 // Buffer.allocUnsafe pools small buffers: allocating a fresh ArrayBuffer per message costs
 // more (~1-2 µs) than encoding a small one. A message that outgrows the slab gets its own
 // buffer. So `encode(m).buffer` may be shared with other messages (use byteOffset/byteLength).
-const SLAB_BYTES = 16 * 1024;
+const SLAB_BYTES = 64 * 1024;
 /** Start a new slab rather than growing out of this little room. */
 const MIN_ROOM = 512;
 let slab = new Uint8Array(SLAB_BYTES);
@@ -143,7 +143,9 @@ function fastCodec<D extends DescMessage>(schema: D): Codec<D> {
       w.start = w.pos = slabUsed;
       try {
         c.enc(message, w);
-        if (w.buf === slab) slabUsed = w.pos;
+        // Outgrown: the message got its own buffer; the next one starts a fresh slab, or
+        // it would outgrow the same little room again.
+        slabUsed = w.buf === slab ? w.pos : SLAB_BYTES;
         return new Uint8Array(w.buf.buffer, w.start, w.pos - w.start);
       } catch {
         return fallback(message);
