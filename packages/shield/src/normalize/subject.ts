@@ -107,15 +107,15 @@ export function parseUrl(raw: string, key: string, active: boolean): UrlRef | un
     else if (/^[a-z0-9.-]+(:\d+)?(\/|$)/i.test(s) && s.includes(".")) s = `http://${s}`;
     else return undefined;
   }
-  try {
+  // asked first because a thrown TypeError (with its stack trace) costs tens of µs, a check ~1
+  if (URL.canParse(s)) {
     const u = new URL(s);
     const host = u.hostname.replace(/^\[|\]$/g, "").toLowerCase().replace(/\.$/, "");
     return { key, raw, scheme: u.protocol.replace(/:$/, "").toLowerCase(), host, port: u.port, active, query: `${u.pathname}${u.search}` };
-  } catch {
-    const m = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/]*@)?([^/:?#]*)(?::(\d+))?/i.exec(s);
-    if (m === null) return undefined;
-    return { key, raw, scheme: (m[1] ?? "").toLowerCase(), host: (m[2] ?? "").toLowerCase(), port: m[3] ?? "", active, query: "" };
   }
+  const m = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/]*@)?([^/:?#]*)(?::(\d+))?/i.exec(s);
+  if (m === null) return undefined;
+  return { key, raw, scheme: (m[1] ?? "").toLowerCase(), host: (m[2] ?? "").toLowerCase(), port: m[3] ?? "", active, query: "" };
 }
 
 function asRecord(v: unknown): Record<string, unknown> {
