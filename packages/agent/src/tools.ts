@@ -57,6 +57,7 @@ function parseParameters(json: string): Record<string, unknown> {
 /** The tools a turn offers the model, by name, in insertion order. */
 export class ToolSet {
   private readonly byName = new Map<string, ToolSpec>();
+  private params: ChatCompletionTool[] | undefined;
 
   constructor(
     tools: readonly ToolSpec[] = [],
@@ -68,6 +69,7 @@ export class ToolSet {
 
   add(tools: readonly ToolSpec[]): void {
     for (const t of tools) this.byName.set(t.name, t);
+    if (tools.length > 0) this.params = undefined;
   }
 
   get(name: string): ToolSpec | undefined {
@@ -78,13 +80,17 @@ export class ToolSet {
     return this.byName.size;
   }
 
-  /** OpenAI tool parameters; the load_tools description lists the groups it can load. */
+  /**
+   * OpenAI tool parameters; the load_tools description lists the groups it can load. Built once
+   * per change of the set (each model call of a turn asks for them); callers must not modify them.
+   */
   toParams(): ChatCompletionTool[] {
-    return [...this.byName.values()].map((t) => {
+    this.params ??= [...this.byName.values()].map((t) => {
       let description = t.description;
       if (t.name === LOAD_TOOLS && this.groups.length > 0) description += `\n\nAvailable groups:\n${describeGroups(this.groups)}`;
       return { type: "function", function: { name: t.name, description, parameters: parseParameters(t.parametersJson) } };
     });
+    return this.params;
   }
 }
 
