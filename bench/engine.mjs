@@ -7,18 +7,15 @@
 //     with the same 100 turns made by the openai SDK straight at the model (no Palisade) as the
 //     floor of this machine: the SDK and the scripted model alone already need their CPU;
 //  4. cold start of Engine + Agent + built-in capabilities to ready.
-// The scripted model runs in its own process (bench/lib/model-child.mjs), like a real endpoint.
+// Processes as deployed: the scripted model (bench/lib/model-child.mjs) like a real endpoint, the
+// Engine with its Agent (bench/lib/real-engine-child.mjs), and this process as the client.
 // Run after `make build`: node bench/engine.mjs
 import { fork } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import OpenAI from "openai";
 import { createClient } from "@palisade/protocol";
 import { AgentService, ClientService, PipelineEventType } from "@palisade/protocol/pipeline";
 import { Capability } from "@palisade/protocol/capability";
 import { createHttpFetch } from "@palisade/agent";
-import { defaultConfig, startEngine } from "@palisade/engine";
 import { printTable, summarize, writeResult } from "./lib/stats.mjs";
 
 const N_CALLS = Number(process.env.BENCH_TOOL_CALLS ?? 2000);
@@ -96,27 +93,22 @@ async function toolCallOverhead() {
 }
 
 // ---------------------------------------------------------------- shared: Engine with the real Agent
+/** An Engine (real Agent, built-ins) in its own process, as deployed; the client is this process. */
 async function realEngine(model, extra = {}) {
-  const dir = mkdtempSync(join(tmpdir(), "pal-bench-"));
-  mkdirSync(join(dir, "ws"));
-  writeFileSync(join(dir, "ws", "x.txt"), "x\n");
-  const config = defaultConfig();
-  config.model = { baseUrl: model.baseURL, apiKey: "sk-bench", name: "scripted-model", contextWindow: 128000 };
-  config.capabilities = extra.capabilities ?? ["http", "documents", "mail"].map((id) => ({ id, enabled: false }));
-  const t = hr();
-  const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, workspace: join(dir, "ws"), log: () => {} });
-  await engine.agentReady(30_000);
-  const readyMs = ms(t);
-  const client = createClient(ClientService, engine.address);
+  const child = fork(new URL("./lib/real-engine-child.mjs", import.meta.url), [model.baseURL, extra.capabilities ?? "files-shell"], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const { address, readyMs } = await new Promise((resolve, reject) => {
+    child.once("message", resolve);
+    child.once("exit", (code) => reject(new Error(`the Engine process exited (${code}) before it was ready`)));
+  });
+  const client = createClient(ClientService, address);
   return {
-    engine,
     client,
     readyMs,
-    async close() {
+    close: () => new Promise((resolve) => {
       client.close();
-      await engine.stop(2000);
-      rmSync(dir, { recursive: true, force: true });
-    },
+      child.once("exit", resolve);
+      child.disconnect();
+    }),
   };
 }
 
@@ -202,7 +194,7 @@ async function coldStart() {
   const model = await startModel("answer");
   const samples = [];
   for (let i = 0; i < 3; i++) {
-    const e = await realEngine(model, { capabilities: [] });
+    const e = await realEngine(model, { capabilities: "all" });
     samples.push(e.readyMs);
     await e.close();
   }
@@ -224,7 +216,7 @@ const rows = [
   { benchmark: `3. ${SESSIONS} sessions wall (ms)`, palisade: conc.many, baseline: conc.one, ratio: conc.many / conc.one, goal: "≤ 2× (vs one session)" },
   { benchmark: `3. floor: ${SESSIONS} direct SDK turns (ms)`, palisade: conc.directMany, baseline: conc.directOne, ratio: conc.directMany / conc.directOne, goal: "same turns, no Palisade" },
   { benchmark: `3. ${SESSIONS} sessions vs floor (ms)`, palisade: conc.many, baseline: conc.directMany, ratio: conc.many / conc.directMany, goal: "" },
-  { benchmark: "4. cold start to ready p50 (ms)", palisade: cold.p50, baseline: 0, ratio: 0, goal: "Engine + Agent + files, shell" },
+  { benchmark: "4. cold start to ready p50 (ms)", palisade: cold.p50, baseline: 0, ratio: 0, goal: "Engine + Agent + all built-ins" },
 ];
 printTable("Engine benchmarks (baseline measured in the same run)", rows);
 console.log(`wrote ${writeResult("engine", { rows, overhead, ttft, concurrent: conc, coldStart: cold })}`);

@@ -1,0 +1,27 @@
+// Child process of bench/engine.mjs: an Engine with the real sandboxed Agent and the built-in
+// capabilities, in its own process as `palisade engine start` runs it, so the benchmark's client
+// does not share its event loop. argv: <model base URL> <"files-shell" | "all">: the built-in capabilities started
+// (files and shell only, or all of them as a default configuration does).
+// Reports { address, readyMs } (startEngine → Agent ready) over IPC; stops on disconnect.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { defaultConfig, startEngine } from "@palisade/engine";
+
+const [baseUrl, capabilities] = process.argv.slice(2);
+const dir = mkdtempSync(join(tmpdir(), "pal-bench-"));
+mkdirSync(join(dir, "ws"));
+writeFileSync(join(dir, "ws", "x.txt"), "x\n");
+const config = defaultConfig();
+config.model = { baseUrl, apiKey: "sk-bench", name: "scripted-model", contextWindow: 128000 };
+config.capabilities = capabilities === "all" ? [] : ["http", "documents", "mail"].map((id) => ({ id, enabled: false }));
+const t = process.hrtime.bigint();
+const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, workspace: join(dir, "ws"), log: () => {} });
+await engine.agentReady(30_000);
+process.send({ address: engine.address, readyMs: Number(process.hrtime.bigint() - t) / 1e6 });
+process.on("disconnect", () => {
+  void engine.stop(2000).then(() => {
+    rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  });
+});
