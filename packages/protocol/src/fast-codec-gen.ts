@@ -1,7 +1,7 @@
 // Generates the JavaScript source of a schema-specialized encoder and decoder (fast-codec.ts
 // turns it into functions with `new Function`, as protobufjs does). Generated code reads and
 // writes each field with a direct property access and a direct call to a wire helper
-// (fast-codec-wire.ts), instead of protobuf-es's per-field reflection, switch on the scalar
+// (fast-codec-writer.ts, fast-codec-reader.ts), instead of protobuf-es's per-field reflection, switch on the scalar
 // type and ReflectMessage/ReflectList wrappers.
 //
 // The generated source for a message `M` is the body of `function (rt, deps)` and returns

@@ -14,13 +14,15 @@
 // Encoding validates every value it writes; on anything unexpected (a number in an int64
 // field, a missing property, a foreign message, ...) it re-encodes the message with toBinary,
 // which then writes or throws exactly as protobuf-es does. Decoding never falls back: it
-// reproduces fromBinary's reads, leniencies and errors (see fast-codec-wire.ts).
+// reproduces fromBinary's reads, leniencies and errors (see fast-codec-reader.ts).
 import { fromBinary, protoInt64, toBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { Edition, FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
 import { generateSource } from "./fast-codec-gen.js";
-import * as wire from "./fast-codec-wire.js";
-import { Reader, Writer } from "./fast-codec-wire.js";
+import * as reader from "./fast-codec-reader.js";
+import { Reader } from "./fast-codec-reader.js";
+import * as writer from "./fast-codec-writer.js";
+import { Writer } from "./fast-codec-writer.js";
 
 export interface Codec<D extends DescMessage = DescMessage> {
   readonly schema: D;
@@ -66,7 +68,8 @@ export function unsupportedReason(desc: DescMessage, seen = new Set<DescMessage>
   return undefined;
 }
 
-const runtime: Record<string, unknown> = { ...wire, hasOwn: Object.hasOwn };
+/** The helpers generated code may call (see fast-codec-gen.ts), passed as `rt`. */
+const runtime: Record<string, unknown> = { ...writer, ...reader, hasOwn: Object.hasOwn };
 delete runtime.Reader;
 delete runtime.Writer;
 delete runtime.NotFastPath;

@@ -204,7 +204,7 @@ describe("wire details", () => {
     expect(Buffer.from(codec.encode(decoded)).equals(Buffer.from(bytes))).toBe(true);
   });
 
-  it("merges a repeated message field and lets the last scalar win, as fromBinary does", () => {
+  it("merges a message field met twice, appends to lists and lets the last scalar win, as fromBinary does", () => {
     const a = toBinary(ALL, create(ALL, { child: { sString: "a", rInt32: [1] }, sInt32: 1, choice: { case: "oChild", value: { sBool: true } } }));
     const b = toBinary(ALL, create(ALL, { child: { sInt64: 5n, rInt32: [2] }, sInt32: 2, choice: { case: "oChild", value: { sUint32: 3 } } }));
     expectSameDecode(ALL, Buffer.concat([a, b]), "concatenated messages");
@@ -233,6 +233,15 @@ describe("wire details", () => {
     }
     expect(fastCodecStats.encodeFallbacks - before).toBe(odd.length);
   });
+  it("encodes into a shared slab without overwriting earlier results", () => {
+    const codec = compileCodec(ALL);
+    const gen = new Gen(rng(99));
+    const kept = Array.from({ length: 400 }, () => {
+      const msg = gen.message(ALL);
+      return { msg, bytes: codec.encode(msg) };
+    });
+    for (const { msg, bytes } of kept) expect(Buffer.from(bytes).equals(Buffer.from(toBinary(ALL, msg)))).toBe(true);
+  });
 });
 
 describe("schemas left to protobuf-es", () => {
@@ -258,16 +267,6 @@ describe("schemas left to protobuf-es", () => {
     const bytes = toBinary(schema, msg);
     expect(codec.encode(msg)).toStrictEqual(bytes);
     expect(codec.decode(bytes)).toStrictEqual(fromBinary(schema, bytes));
-  });
-
-  it("encodes into a shared slab without overwriting earlier results", () => {
-    const codec = compileCodec(ALL);
-    const gen = new Gen(rng(99));
-    const kept = Array.from({ length: 400 }, () => {
-      const msg = gen.message(ALL);
-      return { msg, bytes: codec.encode(msg) };
-    });
-    for (const { msg, bytes } of kept) expect(Buffer.from(bytes).equals(Buffer.from(toBinary(ALL, msg)))).toBe(true);
   });
 
   it("caches one codec per schema", () => {
