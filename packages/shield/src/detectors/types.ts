@@ -9,9 +9,10 @@ export interface Hit {
 }
 
 /**
- * The parts of an action without which a detector cannot fire: the runner only calls it when
- * at least one of them is present (most actions have no commands, or no URLs, ...). Every part
- * the detector reads must be listed; a detector without triggers runs on every action.
+ * Conditions without which a detector cannot fire: the runner only calls it when at least one
+ * of them holds (most actions have no commands, no URLs, no suspicious text, ...). Every way the
+ * detector can report a hit must be covered by one of them (test/triggers.test.ts checks this
+ * on the corpus); a detector without triggers runs on every action.
  */
 export interface Triggers {
   /** Commands with one of these names (effective name or a wrapper such as sudo), or any command. */
