@@ -70,11 +70,19 @@ DETECTORS.forEach((d, i) => {
 });
 
 /**
- * The text pre-checks joined, one regex per flag set (so nothing is widened): most views match
- * none of them, so one scan per view settles every text trigger of the group at once.
+ * The text pre-checks joined into a few gates: most views match none, so one scan per gate
+ * settles all its triggers. A family with many patterns (injection, secrets) gets its own gate;
+ * the other patterns are joined per flag set. That grouping scanned the corpus fastest: one
+ * regex over everything is slower than its parts. Past a few KB even a gate costs more than its
+ * parts (nothing to skip ahead with), so long texts are tested pattern by pattern.
  */
-const TEXT_GATES: readonly { gate: RegExp; triggers: [RegExp, number[]][] }[] = [...new Set([...BY_TEXT.keys()].map((re) => re.flags))].map((flags) => {
-  const triggers = [...BY_TEXT].filter(([re]) => re.flags === flags);
+const LONG_TEXT = 2048;
+const gateOf = (i: number, re: RegExp): string => {
+  const category = DETECTORS[i]?.category ?? "";
+  return DETECTORS.filter((d) => d.category === category && d.when?.text !== undefined).length >= 3 ? category : `flags:${re.flags}`;
+};
+const TEXT_GATES: readonly { gate: RegExp; triggers: [RegExp, number[]][] }[] = [...new Set([...BY_TEXT].map(([re, [i = 0]]) => gateOf(i, re)))].map((key) => {
+  const triggers = [...BY_TEXT].filter(([re, [i = 0]]) => gateOf(i, re) === key);
   return { gate: anyOf(triggers.map(([re]) => re)), triggers };
 });
 
@@ -98,8 +106,12 @@ function selected(s: Subject): boolean[] {
     (s.paths.some(isWrite) ? WRITE_PATHS : 0) | (hasAssignment(s) ? ASSIGNMENTS : 0) | (s.commands.some((c) => c.vars.length > 0) ? VARS : 0);
   const run = (BY_FACTS[facts] ?? []).slice();
   mark(run, BY_KIND.get(s.kind));
-  for (const { gate, triggers } of TEXT_GATES) {
-    for (const v of s.views) {
+  for (const v of s.views) {
+    if (v.text.length > LONG_TEXT) {
+      for (const [re, indexes] of BY_TEXT) if (re.test(v.text)) mark(run, indexes);
+      continue;
+    }
+    for (const { gate, triggers } of TEXT_GATES) {
       if (gate.test(v.text)) for (const [re, indexes] of triggers) if (re.test(v.text)) mark(run, indexes);
     }
   }

@@ -1,6 +1,6 @@
 import type { Subject, TextView } from "../normalize/subject.js";
 import type { Detector } from "./types.js";
-import { anyOf, clip, describe } from "./util.js";
+import { clip, describe } from "./util.js";
 
 /** Views not already read as model-facing text (those are scanned first); computed once per subject. */
 function rest(s: Subject): TextView[] {
@@ -14,7 +14,7 @@ function rest(s: Subject): TextView[] {
 
 function injection(id: string, description: string, re: RegExp): Detector {
   return {
-    id, category: "injection", severity: "block", description, when: { text: ANY_INJECTION },
+    id, category: "injection", severity: "block", description, when: { text: re },
     detect(s) {
       // text that reaches another model first: a hit there blocks
       for (const v of s.modelFacing) {
@@ -45,8 +45,6 @@ const DISABLE_SAFETY =
 const EXFIL_INSTRUCTION =
   /\b(collect|gather|harvest|grab|find|dump|extract|read)\b[^.\n]{0,40}?\b(ssh keys?|id_rsa|private keys?|credentials|api[ _-]?(keys?|tokens?)|secrets?|passwords?|tokens?|\.env\b|aws keys?|environment variables|cookies)\b[^.\n]{0,80}?\b(send|upload|post|email|e-mail|forward|exfiltrate|leak|transmit|paste)\b|\b(exfiltrate|leak|send|upload|forward|post|email|e-mail|transmit|copy|paste)\b[^\n]{0,50}?(?:\b(ssh keys?|id_rsa|id_ed25519|private keys?|credentials|api[ _-]?keys?|secrets?|passwords?|access tokens?|auth tokens?|aws keys?|environment variables|cookies|session tokens?)\b|\.env\b)[^.\n]{0,60}?\b(to|at|into)\b/i;
 const PROMPT_LEAK = /\b(reveal|print|show|repeat|output|leak|dump|tell me|display|share)\b[^.\n]{0,30}?\b(your |the )?(full |entire |original |hidden )?(system prompt|initial prompt|instructions you were given|configuration|api keys? you|hidden instructions)/i;
-/** Matches wherever one of the patterns above does: one scan rules out all of them for most actions. */
-const ANY_INJECTION = anyOf([OVERRIDE, ROLE, NEW_INSTRUCTIONS, TEMPLATE_TOKENS, CONCEAL, DISABLE_SAFETY, EXFIL_INSTRUCTION, PROMPT_LEAK]);
 
 export const injectionDetectors: Detector[] = [
   injection("injection.override", "Instructions to ignore or replace prior instructions", OVERRIDE),
@@ -61,7 +59,7 @@ export const injectionDetectors: Detector[] = [
     category: "injection",
     severity: "escalate",
     description: "Requests to reveal the system prompt or the agent's configuration",
-    when: { text: ANY_INJECTION },
+    when: { text: PROMPT_LEAK },
     detect(s) {
       const v = s.modelFacing.find((x) => PROMPT_LEAK.test(x.text)) ?? rest(s).find((x) => PROMPT_LEAK.test(x.text));
       return v !== undefined ? { reason: `asks to reveal the agent's prompt or configuration ${describe(v)}` } : undefined;

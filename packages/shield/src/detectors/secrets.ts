@@ -1,6 +1,6 @@
 import type { Subject } from "../normalize/subject.js";
 import type { Detector } from "./types.js";
-import { anyOf, describe, hasEgress } from "./util.js";
+import { describe, hasEgress } from "./util.js";
 
 type Outgoing = NonNullable<Subject["derived"]["outgoing"]>;
 
@@ -22,7 +22,7 @@ function outgoing(s: Subject): Outgoing {
 
 function secret(id: string, description: string, re: RegExp, severity: "block" | "escalate" = "block", onlyLeaving = false): Detector {
   return {
-    id, category: "secrets", severity, description, when: { text: ANY_SECRET },
+    id, category: "secrets", severity, description, when: { text: re },
     detect(s) {
       const { views, leaves, out } = outgoing(s);
       if (onlyLeaving && !leaves) return undefined;
@@ -50,8 +50,6 @@ const ASSIGNMENT =
   /\b(password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret|private[_-]?key)\b["']?\s*[:=]\s*["']?(?!\$\{?[A-Z_])(?!<)(?!\*{3})(?!(os\.environ|process\.env|getenv|env\(|config\.|settings\.|self\.|this\.|args\.|input))[^\s"'<>,;(){}]{8,}/i;
 const CONNECTION_STRING =
   /\b(postgres(ql)?|mysql|mariadb|mongodb(\+srv)?|redis|rediss|amqps?|mssql|sqlserver):\/\/[^:\s/@]+:(?!\$\{?[A-Z_])[^@\s/]{3,}@/i;
-/** Matches wherever one of the patterns above does: one scan rules out all of them for most actions. */
-const ANY_SECRET = anyOf([PRIVATE_KEY, CLOUD_KEY, TOKEN, JWT, ASSIGNMENT, CONNECTION_STRING]);
 
 export const secrets: Detector[] = [
   secret("secret.private-key", "Private key material", PRIVATE_KEY),
