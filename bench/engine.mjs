@@ -113,6 +113,33 @@ async function realEngine(model, extra = {}) {
 }
 
 // ---------------------------------------------------------------- 2. time to first token
+/** Client → relay → echoing agent → relay → client on the bridge, no work at any hop (ms samples). */
+async function transportFloor() {
+  const relay = fork(new URL("./lib/relay-child.mjs", import.meta.url), ["engine"], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const address = await new Promise((r) => relay.once("message", r));
+  const agent = fork(new URL("./lib/relay-child.mjs", import.meta.url), ["agent", address], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const client = createClient(ClientService, address);
+  const out = [];
+  for (let i = 0; i < N_TTFT + 10; i++) {
+    const t = hr();
+    let first;
+    for (;;) {
+      try {
+        for await (const ev of client.sendMessage({ content: "hi" })) if (first === undefined && ev.eventType === PipelineEventType.LLM_TOKEN) first = ms(t);
+        break;
+      } catch (err) {
+        if (i > 0) throw err;
+        await new Promise((r) => setTimeout(r, 50)); // the relay's agent is still connecting
+      }
+    }
+    if (i >= 10) out.push(first);
+  }
+  client.close();
+  agent.kill();
+  relay.disconnect();
+  return out;
+}
+
 async function timeToFirstToken() {
   const model = await startModel("answer");
   // The baseline is the SDK as a user would make it (default fetch); the Agent's own keep-alive
@@ -130,6 +157,7 @@ async function timeToFirstToken() {
   };
   const direct = await directWith(new OpenAI({ baseURL: model.baseURL, apiKey: "sk-bench", maxRetries: 0 }));
   const directAgentFetch = await directWith(new OpenAI({ baseURL: model.baseURL, apiKey: "sk-bench", maxRetries: 0, fetch: createHttpFetch() }));
+  const floor = await transportFloor();
   const e = await realEngine(model);
   const via = [];
   let sessionId = "";
@@ -145,7 +173,7 @@ async function timeToFirstToken() {
   }
   await e.close();
   await model.close();
-  return { engine: summarize(via), direct: summarize(direct), directAgentFetch: summarize(directAgentFetch) };
+  return { engine: summarize(via), direct: summarize(direct), directAgentFetch: summarize(directAgentFetch), transport: summarize(floor) };
 }
 
 // ---------------------------------------------------------------- 3. concurrent sessions
@@ -212,6 +240,7 @@ const rows = [
   { benchmark: "1. tool call p99 (ms)", palisade: overhead.engine.p99, baseline: overhead.floor.p99, ratio: overhead.engine.p99 / overhead.floor.p99, goal: "" },
   { benchmark: "2. first token p50 (ms)", palisade: ttft.engine.p50, baseline: ttft.direct.p50, ratio: ttft.engine.p50 - ttft.direct.p50, goal: "≤ +3 ms (ratio col = delta)" },
   { benchmark: "2. first token p99 (ms)", palisade: ttft.engine.p99, baseline: ttft.direct.p99, ratio: ttft.engine.p99 - ttft.direct.p99, goal: "" },
+  { benchmark: "2. transport floor: 4 hops, no work (ms)", palisade: ttft.transport.p50, baseline: 0, ratio: 0, goal: "client→Engine→Agent→Engine→client" },
   { benchmark: "2. vs SDK with the Agent's fetch (ms)", palisade: ttft.engine.p50, baseline: ttft.directAgentFetch.p50, ratio: ttft.engine.p50 - ttft.directAgentFetch.p50, goal: "p50 delta" },
   { benchmark: `3. ${SESSIONS} sessions wall (ms)`, palisade: conc.many, baseline: conc.one, ratio: conc.many / conc.one, goal: "≤ 2× (vs one session)" },
   { benchmark: `3. floor: ${SESSIONS} direct SDK turns (ms)`, palisade: conc.directMany, baseline: conc.directOne, ratio: conc.directMany / conc.directOne, goal: "same turns, no Palisade" },
