@@ -167,15 +167,18 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
     if (Array.isArray(v)) return v.map((x, i) => walk(x, `${key}[${i}]`, top, depth + 1));
     if (v !== null && typeof v === "object") {
       const o: Record<string, unknown> = {};
-      for (const k of Object.keys(v).sort()) o[k] = walk((v as Record<string, unknown>)[k], key === "" ? k : `${key}.${k}`, top === "" ? k : top, depth + 1);
+      const keys = Object.keys(v);
+      if (keys.length > 1) keys.sort();
+      for (const k of keys) o[k] = walk((v as Record<string, unknown>)[k], key === "" ? k : `${key}.${k}`, top === "" ? k : top, depth + 1);
       return o;
     }
     return v;
   };
   walk(args, "", "", 0);
 
-  const modelKeys = new Set(spec.modelFacing ?? []);
-  const outKeys = new Set(spec.outgoing ?? []);
+  // at most a handful of keys each: searching the spec's arrays beats building Sets every time
+  const modelKeys = spec.modelFacing ?? [];
+  const outKeys = spec.outgoing ?? [];
   const reader = new ShellReader({ home: ctx.home });
   const cwdRaw = typeof args["cwd"] === "string" ? args["cwd"] : undefined;
   const cwd = cwdRaw !== undefined ? normalizePath(cwdRaw, base) : undefined;
@@ -211,14 +214,14 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
       // decoded payloads that are shell commands matter wherever they hide
       for (const v of views.slice(1)) if (/[|;&`$]|\b(sh|bash|curl|wget|rm|nc)\b/.test(v.text)) reader.read(v.text, undefined, "decoded", 1);
     }
-    if (modelKeys.has(top)) {
+    if (modelKeys.includes(top)) {
       s.modelFacing.push(...views);
       // commands quoted in a delegated task are what the other agent will run
       if (spec.kind === "spawn-agent" || spec.kind === "agent-message") {
         for (const v of views) for (const m of execAll(FRAGMENT, v.text)) reader.read(m[1] ?? m[2] ?? "", undefined, "text", 1);
       }
     }
-    if (outKeys.has(top)) s.outgoing.push(...views);
+    if (outKeys.includes(top)) s.outgoing.push(...views);
     else if (spec.kind === "third-party") s.outgoing.push(...views);
 
     // paths
