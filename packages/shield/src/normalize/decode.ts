@@ -54,9 +54,45 @@ function looksLikeText(s: string): boolean {
   return s.length >= 6 && !s.includes("\uFFFD") && printableRatio(s) >= 0.9 && /[a-zA-Z]{2}/.test(s);
 }
 
+/** 6-bit values of the base64 characters (both alphabets), -1 elsewhere. */
+const B64_VALUE = new Int8Array(128).fill(-1);
+[..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"].forEach((c, i) => (B64_VALUE[c.charCodeAt(0)] = i));
+B64_VALUE["-".charCodeAt(0)] = 62;
+B64_VALUE["_".charCodeAt(0)] = 63;
+
+/**
+ * True when the bytes a B64 token decodes to are certainly not UTF-8 text (a byte that cannot
+ * start or continue a sequence where it stands): their decoding would hold U+FFFD, which
+ * looksLikeText rejects. Paths and identifiers decode to such noise, and this check is far
+ * cheaper than a Buffer round trip. It only ever says "not text"; anything else is decoded.
+ */
+function certainlyNotUtf8(tok: string): boolean {
+  let bits = 0;
+  let nbits = 0;
+  let pending = 0; // continuation bytes the current sequence still needs
+  for (let i = 0; i < tok.length; i++) {
+    const v = B64_VALUE[tok.charCodeAt(i)] ?? -1;
+    if (v < 0) break; // "=" padding ends the data
+    bits = ((bits << 6) | v) & 0xfff;
+    nbits += 6;
+    if (nbits < 8) continue;
+    nbits -= 8;
+    const b = (bits >> nbits) & 0xff;
+    if (pending > 0) {
+      if ((b & 0xc0) !== 0x80) return true;
+      pending--;
+    } else if (b >= 0x80) {
+      if (b < 0xc2 || b > 0xf4) return true; // a stray continuation byte, or never valid
+      pending = b >= 0xf0 ? 3 : b >= 0xe0 ? 2 : 1;
+    }
+  }
+  return pending > 0;
+}
+
 function decodeBase64(tok: string): string | undefined {
   // A plain identifier or path segment made only of letters is not worth decoding.
   if (!/[0-9+/=_-]/.test(tok) && tok.length < 24) return undefined;
+  if (certainlyNotUtf8(tok)) return undefined;
   // Node's base64 decoder reads the URL-safe alphabet (`-`, `_`) as well
   const buf = Buffer.from(tok, "base64");
   const s = buf.toString("utf8");
