@@ -44,24 +44,39 @@ export function auditHash(prevHash: string, r: Omit<AuditRecord, "hash" | "prevH
 }
 
 export function appendAudit(db: Db, input: NewAudit): AuditRecord {
+  return appendAuditBatch(db, [input])[0] as AuditRecord;
+}
+
+/**
+ * Appends entries in order in one transaction: the chain head is read once and written once,
+ * each row's hash chaining on the previous one's (the Engine writes a few per tool call).
+ */
+export function appendAuditBatch(db: Db, inputs: readonly NewAudit[]): AuditRecord[] {
+  if (inputs.length === 0) return [];
   return db.tx(() => {
     const head = db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined;
-    const prevHash = head?.hash ?? GENESIS_HASH;
-    const base = {
-      seq: (head?.seq ?? 0) + 1,
-      ts: input.ts ?? Date.now(),
-      sessionId: input.sessionId ?? "",
-      kind: input.kind,
-      actor: input.actor ?? "",
-      callId: input.callId ?? "",
-      payload: typeof input.payload === "string" ? input.payload : canonicalJson(input.payload),
-    };
-    const hash = auditHash(prevHash, base);
-    db.stmt("INSERT INTO audit (seq, ts, session_id, kind, actor, call_id, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-      .run(base.seq, base.ts, base.sessionId, base.kind, base.actor, base.callId, base.payload, prevHash, hash);
+    let seq = head?.seq ?? 0;
+    let prevHash = head?.hash ?? GENESIS_HASH;
+    const insert = db.stmt("INSERT INTO audit (seq, ts, session_id, kind, actor, call_id, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    const out: AuditRecord[] = [];
+    for (const input of inputs) {
+      const base = {
+        seq: ++seq,
+        ts: input.ts ?? Date.now(),
+        sessionId: input.sessionId ?? "",
+        kind: input.kind,
+        actor: input.actor ?? "",
+        callId: input.callId ?? "",
+        payload: typeof input.payload === "string" ? input.payload : canonicalJson(input.payload),
+      };
+      const hash = auditHash(prevHash, base);
+      insert.run(base.seq, base.ts, base.sessionId, base.kind, base.actor, base.callId, base.payload, prevHash, hash);
+      out.push({ ...base, prevHash, hash });
+      prevHash = hash;
+    }
     db.stmt("INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
-      .run(base.seq, hash);
-    return { ...base, prevHash, hash };
+      .run(seq, prevHash);
+    return out;
   });
 }
 

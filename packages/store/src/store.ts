@@ -1,6 +1,6 @@
 // The public face of the store: one object the Engine opens once and closes on shutdown.
 // The Engine process is the only writer; other processes may open the file with { readonly: true }.
-import { appendAudit, listAudit, verifyAudit } from "./audit.js";
+import { appendAudit, appendAuditBatch, listAudit, verifyAudit } from "./audit.js";
 import type { AuditVerification, NewAudit } from "./audit.js";
 import { openDb } from "./db.js";
 import type { Db, OpenOptions } from "./db.js";
@@ -119,6 +119,8 @@ export class Store {
   updateSubAgentRun(id: string, patch: SubAgentRunPatch): SubAgentRunRecord { return updateSubAgentRun(this.d, id, patch); }
   recordArtifact(input: NewArtifact): ArtifactRecord { return recordArtifact(this.d, input); }
   appendAudit(input: NewAudit): AuditRecord { return appendAudit(this.d, input); }
+  /** Appends entries in order, in one transaction (one read and one write of the chain head). */
+  appendAudits(inputs: readonly NewAudit[]): AuditRecord[] { return appendAuditBatch(this.d, inputs); }
   renameSession(id: string, title: string): SessionRecord { return renameSession(this.d, id, title); }
   setAutoTitle(id: string, title: string, source: "auto" | "first_message" = "auto"): boolean {
     return setAutoTitle(this.d, id, title, source);
@@ -150,7 +152,7 @@ export class Store {
       for (const a of turn.artifacts ?? []) recordArtifact(d, own(a));
       for (const m of turn.memory ?? []) appendMemory(d, own(m));
       const events = (turn.events ?? []).map((e) => appendEvent(d, own(e)));
-      const audit = (turn.audit ?? []).map((a) => appendAudit(d, { ...a, sessionId: a.sessionId ?? sessionId }));
+      const audit = appendAuditBatch(d, (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId })));
       if (turn.autoTitle) setAutoTitle(d, sessionId, turn.autoTitle.title, turn.autoTitle.source ?? "auto");
       return { messages, events, audit };
     });

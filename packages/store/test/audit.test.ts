@@ -29,6 +29,19 @@ describe("audit trail", () => {
     expect(store.listAudit({ sessionId: "s1", afterSeq: 3 }).map((r) => r.seq)).toEqual([4, 5]);
   });
 
+  it("a batch appends the same chain as one entry at a time, continuing the head", () => {
+    const one = tempStore().store;
+    const batch = tempStore().store;
+    trail(one, 6);
+    trail(batch, 2);
+    const entries = [3, 4, 5, 6].map((i) => ({ kind: i % 2 ? "proposal" : "verdict", sessionId: "s1", actor: "engine", callId: `c${i}`, payload: { i, tool: "shell__run", args: { b: 2, a: 1 } }, ts: 1000 + i }));
+    expect(batch.appendAudits(entries).map((r) => r.seq)).toEqual([3, 4, 5, 6]);
+    expect(batch.listAudit()).toEqual(one.listAudit());
+    expect(batch.verifyAudit()).toEqual(one.verifyAudit());
+    expect(batch.verifyAudit().ok).toBe(true);
+    expect(batch.appendAudits([])).toEqual([]);
+  });
+
   it("refuses UPDATE and DELETE at the SQL level", () => {
     const { store, path } = tempStore();
     trail(store, 2);

@@ -149,9 +149,7 @@ class SqliteStore implements EngineStore {
 
   async appendAudit(entries: AuditEntry[], opts: { sync?: boolean } = {}): Promise<void> {
     if (entries.length === 0) return;
-    this.store.transaction(() => {
-      for (const e of entries) this.store.appendAudit({ kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts });
-    });
+    this.store.appendAudits(entries.map((e) => ({ kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts })));
     if (opts.sync !== false) await this.store.sync();
   }
 
