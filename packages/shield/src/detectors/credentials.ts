@@ -29,7 +29,7 @@ function credentialPaths(s: Subject): PathRef[] {
 
 function pathDetector(id: string, severity: "block" | "escalate", description: string, test: (p: string, ref: PathRef, s: Subject) => boolean | "escalate"): Detector {
   return {
-    id, category: "credentials", severity, description, when: { paths: true },
+    id, category: "credentials", severity, description, when: { pathMatches: CREDENTIAL_HINT },
     detect(s): Hit | undefined {
       let weaker: Hit | undefined;
       for (const ref of credentialPaths(s)) {

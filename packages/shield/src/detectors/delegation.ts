@@ -9,6 +9,7 @@ export const delegation: Detector[] = [
     category: "delegation",
     severity: "escalate",
     description: "A sub-agent starting or messaging further agents",
+    when: { kinds: ["spawn-agent", "agent-message"] },
     detect(s) {
       return s.ctx.subAgent !== undefined && (s.kind === "spawn-agent" || s.kind === "agent-message")
         ? { reason: `sub-agent ${s.ctx.subAgent} delegates further (${s.tool})` }

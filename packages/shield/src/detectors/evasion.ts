@@ -27,6 +27,7 @@ export const evasion: Detector[] = [
     category: "shield-evasion",
     severity: "escalate",
     description: "Arguments too large or deep to analyze completely",
+    when: { limits: true },
     detect(s) {
       return s.limits.length > 0 ? { reason: `not fully analyzed: ${s.limits.join("; ")}` } : undefined;
     },
@@ -36,6 +37,7 @@ export const evasion: Detector[] = [
     category: "shield-evasion",
     severity: "escalate",
     description: "Shell commands the reader could not parse cleanly (unterminated quotes, substitutions)",
+    when: { shellErrors: true },
     detect(s) {
       return s.shellErrors.length > 0 ? { reason: `shell syntax: ${[...new Set(s.shellErrors)].join(", ")}` } : undefined;
     },

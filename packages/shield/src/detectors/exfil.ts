@@ -151,6 +151,7 @@ export const exfil: Detector[] = [
     severity: "block",
     description: "Credential access combined with network egress in one action",
     // evaluated by the runner after the other detectors (needs their findings)
+    when: {},
     detect: () => undefined,
   },
 ];

@@ -35,23 +35,27 @@ export interface DetectorConfig {
  * more than the checks themselves. Detectors keep their order, so findings do too.
  */
 const DETECT: readonly Detector["detect"][] = DETECTORS.map((d) => d.detect);
-/** Subject facts other than command names and texts, as bits. */
-const PATHS = 1;
-const URLS = 2;
-const RECIPIENTS = 4;
-const WRITE_PATHS = 8;
-const ASSIGNMENTS = 16;
-const VARS = 32;
-/** For each combination of facts: which detectors run (before command names, tool kinds, texts). */
-const BY_FACTS: readonly boolean[][] = Array.from({ length: 64 }, (_, facts) => DETECTORS.map((d) => {
-  const w = d.when;
-  const has = (bit: number): boolean => (facts & bit) !== 0;
-  return w === undefined || (w.paths === true && has(PATHS)) || (w.urls === true && has(URLS)) || (w.recipients === true && has(RECIPIENTS)) ||
-    (w.writePaths === true && has(WRITE_PATHS)) || (w.assignments === true && has(ASSIGNMENTS)) || (w.vars === true && has(VARS));
-}));
+/** Subject facts other than command names, texts and path patterns, as bits. */
+const FACTS = {
+  paths: 1, urls: 2, recipients: 4, writePaths: 8, assignments: 16, vars: 32, limits: 64, shellErrors: 128, hiddenText: 256, unicodeTricks: 512,
+} as const;
+/** Per detector: the facts that make it run (0: none of them), and whether it always runs. */
+const FACT_MASK: readonly number[] = DETECTORS.map((d) => Object.entries(FACTS).reduce((m, [k, bit]) => (d.when?.[k as keyof typeof FACTS] === true ? m | bit : m), 0));
+const ALWAYS: readonly boolean[] = DETECTORS.map((d) => d.when === undefined);
+
+function factsOf(s: Subject): number {
+  return (s.paths.length > 0 ? FACTS.paths : 0) | (s.urls.length > 0 ? FACTS.urls : 0) | (s.recipients.length > 0 ? FACTS.recipients : 0) |
+    (s.paths.some(isWrite) ? FACTS.writePaths : 0) | (hasAssignment(s) ? FACTS.assignments : 0) | (s.commands.some((c) => c.vars.length > 0) ? FACTS.vars : 0) |
+    (s.limits.length > 0 ? FACTS.limits : 0) | (s.shellErrors.length > 0 ? FACTS.shellErrors : 0) |
+    (s.views.some((v) => v.origin === "tags") ? FACTS.hiddenText : 0) | (s.unicodeTricks.length > 0 ? FACTS.unicodeTricks : 0);
+}
 /** Text pre-checks and the detectors that wait for them. */
 const BY_TEXT = new Map<RegExp, number[]>();
 const BY_KIND = new Map<string, number[]>();
+/** Path patterns and the detectors that wait for them. */
+const BY_PATH = new Map<RegExp, number[]>();
+/** Argument name → detectors that read it. */
+const BY_ARG = new Map<string, number[]>();
 /** Command name → detectors that look at it. */
 const BY_NAME = new Map<string, number[]>();
 const ON_ANY_COMMAND: number[] = [];
@@ -66,6 +70,9 @@ DETECTORS.forEach((d, i) => {
   for (const k of d.when?.kinds ?? []) add(BY_KIND, k, i);
   const text = d.when?.text;
   if (text !== undefined) BY_TEXT.set(text, [...(BY_TEXT.get(text) ?? []), i]);
+  const path = d.when?.pathMatches;
+  if (path !== undefined) BY_PATH.set(path, [...(BY_PATH.get(path) ?? []), i]);
+  for (const a of d.when?.args ?? []) add(BY_ARG, a, i);
   if (d.when?.commandNamed !== undefined) NAMED_BY.push({ test: d.when.commandNamed, index: i });
 });
 
@@ -102,10 +109,11 @@ function hasAssignment(s: Subject): boolean {
 
 /** Which detectors can fire on this subject (by index into DETECTORS). */
 function selected(s: Subject): boolean[] {
-  const facts = (s.paths.length > 0 ? PATHS : 0) | (s.urls.length > 0 ? URLS : 0) | (s.recipients.length > 0 ? RECIPIENTS : 0) |
-    (s.paths.some(isWrite) ? WRITE_PATHS : 0) | (hasAssignment(s) ? ASSIGNMENTS : 0) | (s.commands.some((c) => c.vars.length > 0) ? VARS : 0);
-  const run = (BY_FACTS[facts] ?? []).slice();
+  const facts = factsOf(s);
+  const run = ALWAYS.map((always, i) => always || ((FACT_MASK[i] ?? 0) & facts) !== 0);
   mark(run, BY_KIND.get(s.kind));
+  for (const [arg, indexes] of BY_ARG) if (s.args[arg] !== undefined) mark(run, indexes);
+  for (const [re, indexes] of BY_PATH) if (s.paths.some((p) => re.test(p.lower))) mark(run, indexes);
   for (const v of s.views) {
     if (v.text.length > LONG_TEXT) {
       for (const [re, indexes] of BY_TEXT) if (re.test(v.text)) mark(run, indexes);

@@ -70,6 +70,7 @@ export const injectionDetectors: Detector[] = [
     category: "injection",
     severity: "block",
     description: "Text hidden in Unicode tag characters (invisible to people, read by models)",
+    when: { hiddenText: true },
     detect(s) {
       const v = s.views.find((v) => v.origin === "tags" && v.text.trim().length > 0);
       return v !== undefined ? { reason: `invisible tag-character text in ${v.key}: "${clip(v.text)}"` } : undefined;

@@ -58,6 +58,7 @@ export const obfuscation: Detector[] = [
     category: "obfuscation",
     severity: "escalate",
     description: "Invisible, bidi or mixed-script look-alike characters in arguments",
+    when: { unicodeTricks: true },
     detect(s) {
       const key = s.unicodeTricks[0];
       if (key === undefined) return undefined;

@@ -31,6 +31,7 @@ export const persistence: Detector[] = [
     category: "persistence",
     severity: "block",
     description: "Setting setuid/setgid bits or file capabilities",
+    when: { commands: ["chmod", "setcap"], args: ["mode"] },
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "chmod" && c.args.some((a) => /^[ugoa]*[+=][rwxXt]*s|^[2467][0-7]{3}$/.test(a))) || c.name === "setcap");
       if (c !== undefined) return { reason: `setuid/capabilities: ${cmdText(c)}` };

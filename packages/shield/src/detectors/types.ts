@@ -31,6 +31,15 @@ export interface Triggers {
   assignments?: true;
   /** Some text view matches this pattern (a pre-check shared by a group of detectors). */
   text?: RegExp;
+  /** Some path (in lower case) matches this pattern. */
+  pathMatches?: RegExp;
+  /** One of these arguments is present. */
+  args?: readonly string[];
+  /** The action has analysis limits, shell syntax errors, tag-character text or Unicode tricks. */
+  limits?: true;
+  shellErrors?: true;
+  hiddenText?: true;
+  unicodeTricks?: true;
 }
 
 /** A deterministic check over a normalized action. `severity` is the strongest it reports. */
