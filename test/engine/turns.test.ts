@@ -48,6 +48,8 @@ describe.skipIf(skip)("engine end to end: turns", () => {
     const completed = evs.find((e) => e.eventType === T.ACTION_COMPLETED)?.actionCompleted;
     expect(completed?.success).toBe(true);
     expect(completed?.resultSummary).toContain("hello world");
+    // read_file does not declare `streaming`: one Invoke, its result reaches clients once.
+    expect(evs.some((e) => e.eventType === T.ACTION_PROGRESS)).toBe(false);
     expect(evs.filter((e) => e.eventType === T.LLM_TOKEN).map((e) => e.llmToken?.text).join("")).toBe("The file says hello world.");
     // The model saw the file's content as the tool result.
     const third = h.model.chatRequests()[b + 2]!;
@@ -94,6 +96,22 @@ describe.skipIf(skip)("engine end to end: turns", () => {
       expect(messageText(h.model.chatRequests()[b + 2]!.messages.at(-1))).toMatch(expectText);
     });
   }
+
+  it("a streaming tool (shell) reports its output as ACTION_PROGRESS while it runs", async () => {
+    h.model.enqueue(
+      { toolCalls: [{ name: "load_tools", arguments: { groups: ["shell"] } }] },
+      { toolCalls: [{ name: "shell__execute_command", arguments: { command: "echo streamed-line-1; echo streamed-line-2" } }] },
+      { content: "Ran it." },
+    );
+    const evs = await drive(h.client.sendMessage({ content: "Run the echo" }), h, ApprovalDecision.ALLOW_ONCE);
+    expect(kind(final(evs))).toBe("RESPONSE_COMPLETE");
+    const progress = evs.filter((e) => e.eventType === T.ACTION_PROGRESS).map((e) => e.actionProgress?.text ?? "").join("");
+    expect(progress).toContain("streamed-line-1");
+    expect(progress).toContain("streamed-line-2");
+    const completedAt = evs.findIndex((e) => e.eventType === T.ACTION_COMPLETED);
+    expect(evs.findIndex((e) => e.eventType === T.ACTION_PROGRESS)).toBeLessThan(completedAt);
+    expect(evs[completedAt]?.actionCompleted?.success).toBe(true);
+  });
 
   it("files act in the session's own workspace, not the Engine's", async () => {
     const other = mkdtempSync(join(tmpdir(), "palisade-ws2-"));

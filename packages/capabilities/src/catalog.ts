@@ -17,6 +17,8 @@ export interface ToolEntry {
   requiresConfirmation: boolean;
   /** End the agent's turn after a successful call (not after a failed one). */
   terminalOnSuccess: boolean;
+  /** Called with StreamInvoke, its chunks shown as progress; other tools with Invoke. */
+  streaming: boolean;
   network: NetworkPolicy;
   filesystem: Manifest["filesystem"];
 }
@@ -42,6 +44,7 @@ export function toolEntries(manifest: Manifest, tools: readonly ManifestTool[] =
     policy: defaultPolicy(t),
     requiresConfirmation: t.requiresConfirmation,
     terminalOnSuccess: t.terminalOnSuccess,
+    streaming: t.streaming,
     network: manifest.network,
     filesystem: manifest.filesystem,
   }));
@@ -66,7 +69,7 @@ export function resolveTool(entries: readonly ToolEntry[], name: string): ToolEn
 
 /**
  * Parses what a discovery tool returned: a JSON array of
- * `{name, description, input_schema, recommended_policy?, requires_confirmation?, terminal_on_success?}`.
+ * `{name, description, input_schema, recommended_policy?, requires_confirmation?, terminal_on_success?, streaming?}`.
  * Empty or duplicate names and invalid schemas are errors (all of them listed).
  */
 export function parseDiscoveredTools(result: unknown, source: string): ManifestTool[] {
@@ -110,6 +113,7 @@ export function parseDiscoveredTools(result: unknown, source: string): ManifestT
       requiresConfirmation: t.requires_confirmation === true,
       ...(policy === undefined ? {} : { recommendedPolicy: policy as Policy }),
       terminalOnSuccess: t.terminal_on_success === true,
+      streaming: t.streaming === true,
     });
   });
   if (problems.length > 0) throw new CapabilityError("discovery", `${source} returned invalid tools:\n  - ${problems.join("\n  - ")}`);

@@ -50,6 +50,7 @@ const rules: [string, (d: Doc) => void, string, string][] = [
   ["requires_confirmation boolean", (d) => ((d.tools as Doc[])[0]!.requires_confirmation = "yes"), "tools[0].requires_confirmation", "must be boolean"],
   ["recommended_policy enum", (d) => ((d.tools as Doc[])[0]!.recommended_policy = "maybe"), "tools[0].recommended_policy", '"allow", "ask", "block"'],
   ["terminal_on_success boolean", (d) => ((d.tools as Doc[])[0]!.terminal_on_success = 1), "tools[0].terminal_on_success", "must be boolean"],
+  ["streaming boolean", (d) => ((d.tools as Doc[])[0]!.streaming = "yes"), "tools[0].streaming", "must be boolean"],
   ["network is an object", (d) => (d.network = "none"), "network", "must be object"],
   ["network.mode enum", (d) => (d.network = { mode: "some" }), "network.mode", '"none", "allowlist", "any"'],
   ["network.hosts entries are strings", (d) => (d.network = { mode: "allowlist", hosts: [443] }), "network.hosts[0]", "must be string"],

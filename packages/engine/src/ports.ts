@@ -209,6 +209,8 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
   policy?: Policy;
   terminalOnSuccess: boolean;
+  /** Partial output is streamed (ACTION_PROGRESS); absent: called with a plain Invoke. */
+  streaming?: boolean;
   networkMode?: string;
   networkAllowlist?: string[];
 }

@@ -137,6 +137,7 @@ describe("manifest.yaml", () => {
     const { manifest, tools } = await manifestTools(manifestPath);
     expect(manifest).toMatchObject({ id: "shell", class: "environment", filesystem: "workspace" });
     const cap = createShellCapability();
-    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "ask" })));
+    // A tool that streams in the code declares `streaming` (the Engine then uses StreamInvoke).
+    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "ask", ...(t.stream ? { streaming: true } : {}) })));
   });
 });

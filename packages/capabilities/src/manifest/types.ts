@@ -28,6 +28,8 @@ export interface ManifestTool {
   requiresConfirmation: boolean;
   recommendedPolicy?: Policy;
   terminalOnSuccess: boolean;
+  /** Palisade extension: the tool streams partial output (StreamInvoke); default Invoke. */
+  streaming: boolean;
 }
 
 export interface NetworkPolicy {

@@ -132,6 +132,7 @@ function normalize(raw: Raw, file: string, warnings: string[]): Manifest {
       requiresConfirmation: t.requires_confirmation === true,
       ...(t.recommended_policy === undefined ? {} : { recommendedPolicy: t.recommended_policy as Policy }),
       terminalOnSuccess: t.terminal_on_success === true,
+      streaming: t.streaming === true,
     }),
   );
   const credentials = ((raw.credentials ?? []) as Raw[]).map(

@@ -24,6 +24,7 @@ function spec(e: ToolEntry): ToolSpec {
     parameters: e.inputSchema,
     policy: e.policy,
     terminalOnSuccess: e.terminalOnSuccess,
+    streaming: e.streaming,
     networkMode: e.network.mode,
     ...(e.network.mode === "allowlist" ? { networkAllowlist: [...e.network.hosts] } : {}),
   };
@@ -79,7 +80,8 @@ class HostAdapter implements ToolHost {
       userId: "local",
       workspace: opts.workspace,
       signal: opts.signal,
-      ...(opts.onChunk ? { onChunk: opts.onChunk } : {}),
+      // StreamInvoke (progress chunks) only for tools that declare `streaming`; Invoke otherwise.
+      ...(opts.onChunk && tool.streaming ? { onChunk: opts.onChunk } : {}),
     });
     return { ok: r.ok, content: r.content, artifacts: r.artifacts, ...(r.error ? { error: `${r.error.code}: ${r.error.message}` } : {}) };
   }
