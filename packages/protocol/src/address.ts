@@ -30,5 +30,7 @@ export function defaultChannelOptions(maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTE
     "grpc.max_send_message_length": maxMessageBytes,
     "grpc.max_receive_message_length": maxMessageBytes,
     "grpc.keepalive_time_ms": 60_000,
+    // No channelz service is served: skip its per-call bookkeeping.
+    "grpc.enable_channelz": 0,
   };
 }
