@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../src/adapters/sqlite-store.js";
 import { ZERO_USAGE } from "../src/convert.js";
-import type { EngineStore, SessionRecord, ToolCallRecordRow } from "../src/index.js";
+import type { EngineStore } from "../src/index.js";
+import type { SessionRecord, ToolCallRecordRow } from "../src/ports.js";
 
 let dir = "";
 const open: EngineStore[] = [];

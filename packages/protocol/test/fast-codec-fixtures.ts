@@ -4,7 +4,6 @@
 import { ScalarType, create, createFileRegistry } from "@bufbuild/protobuf";
 import type { DescField, DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
-import type { FieldDescriptorProtoJson } from "@bufbuild/protobuf/wkt";
 
 /** mulberry32: small, fast, seeded, good enough for test data. */
 export function rng(seed: number): () => number {
@@ -139,7 +138,7 @@ const SCALAR_TYPES: [string, FieldDescriptorProto_Type][] = [
   ["sint64", T.SINT64],
 ];
 
-const field = (name: string, number: number, type: FieldDescriptorProto_Type, more: Partial<FieldDescriptorProtoJson> & Record<string, unknown> = {}) => ({
+const field = (name: string, number: number, type: FieldDescriptorProto_Type, more: Record<string, unknown> = {}) => ({
   name,
   number,
   type,
@@ -185,7 +184,7 @@ function fuzzFile() {
       },
       { name: "ReachesMap", field: [field("inner", 1, T.MESSAGE, { typeName: ".fuzz.WithMap" }), field("name", 2, T.STRING)] },
     ],
-  } as never);
+  });
 }
 
 export const fuzzRegistry = createFileRegistry(fuzzFile(), () => undefined);
