@@ -15,6 +15,8 @@ const T = PipelineEventType;
 class CallContext {
   readonly record: ToolCallRecordRow;
   private delivered = false;
+  private proposedSent = false;
+  private verdictSent = false;
 
   constructor(
     private readonly env: TurnEnv,
@@ -34,6 +36,26 @@ class CallContext {
     };
   }
 
+  /**
+   * Emits ACTION_PROPOSED, then SHIELD_VERDICT once there is one, each once. An allowed call
+   * announces itself after its capability call has left, so building and writing these client
+   * events is not on the call's critical path; refusals and approvals announce before they act.
+   */
+  announce(): void {
+    const { turn, env, proposal, record } = this;
+    if (!this.proposedSent) {
+      this.proposedSent = true;
+      turn.emit(env.bus, {
+        eventType: T.ACTION_PROPOSED,
+        actionProposed: { callId: proposal.callId, toolName: proposal.toolName, argumentsJson: proposal.argumentsJson },
+      });
+    }
+    if (record.verdict && !this.verdictSent) {
+      this.verdictSent = true;
+      turn.emit(env.bus, { eventType: T.SHIELD_VERDICT, shieldVerdict: verdictToProto(record.callId, record.toolName, record.verdict) });
+    }
+  }
+
   /** Sends the result to the Agent (once), records it, emits ACTION_COMPLETED. */
   deliver(content: string, isError: boolean, opts: { terminal?: boolean; error?: string } = {}): void {
     if (this.delivered) return;
@@ -44,6 +66,7 @@ class CallContext {
     r.durationMs = Date.now() - r.startedAt;
     const { turn, env } = this;
     if (turn.state === "done") return; // the turn ended (cancel, crash): nobody is waiting
+    this.announce();
     // The Agent (the turn's critical path) first, then the clients' notification.
     env.link.send({
       directive: {
@@ -78,10 +101,6 @@ class CallContext {
 export async function runToolCall(env: TurnEnv, turn: Turn, proposal: ToolCallProposed): Promise<void> {
   const call = new CallContext(env, turn, proposal);
   turn.toolCalls.push(call.record);
-  turn.emit(env.bus, {
-    eventType: T.ACTION_PROPOSED,
-    actionProposed: { callId: proposal.callId, toolName: proposal.toolName, argumentsJson: proposal.argumentsJson },
-  });
   env.audit?.step(turn.session, "proposal", proposal.callId, "agent", { messageId: turn.messageId, toolName: proposal.toolName, argumentsJson: proposal.argumentsJson });
   try {
     await pipeline(env, call);
@@ -116,6 +135,7 @@ async function pipeline(env: TurnEnv, call: CallContext): Promise<void> {
     const policy = env.shield.effectivePolicy(tool.name, tool.policy);
     if (policy !== "allow") {
       const reason = `${tool.name} is not available off the record (its policy is "${policy}"; only tools allowed by default run in OTR sessions)`;
+      call.announce();
       turn.emit(env.bus, { eventType: T.OTR_BLOCKED, otrBlocked: { callId: record.callId, toolName: tool.name, reason } });
       return call.deliver(`Refused: ${reason}. Tell the user, or answer without this tool.`, true);
     }
@@ -124,7 +144,7 @@ async function pipeline(env: TurnEnv, call: CallContext): Promise<void> {
   const verdict = await judge(env, call, tool);
   record.verdict = verdict;
   env.audit?.step(turn.session, "verdict", record.callId, "shield", { toolName: record.toolName, ...verdict });
-  turn.emit(env.bus, { eventType: T.SHIELD_VERDICT, shieldVerdict: verdictToProto(record.callId, record.toolName, verdict) });
+  if (verdict.decision !== "ALLOW") call.announce();
   if (verdict.decision === "BLOCK") {
     return call.deliver(
       `The Shield blocked this call to ${record.toolName}: ${verdict.reason}. Do not retry it; tell the user what you wanted to do and why it was refused.`,
@@ -229,7 +249,7 @@ async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unk
     env.config.limits.toolTimeoutMs,
   );
   const signal = controller.signal;
-  // The call leaves first; ACTION_STARTED is built while the capability works.
+  // The call leaves first; the client events are built while the capability works.
   const running = env.host.invoke(tool, args, {
     sessionId: turn.session.id,
     workspace: turn.session.workspace,
@@ -238,6 +258,7 @@ async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unk
       if (turn.state !== "done") turn.emit(env.bus, { eventType: T.ACTION_PROGRESS, actionProgress: { callId: record.callId, text } });
     },
   });
+  call.announce();
   turn.emit(env.bus, {
     eventType: T.ACTION_STARTED,
     actionStarted: { callId: record.callId, toolName: tool.name, argumentsJson: record.argumentsJson, summary: summarize(`${tool.name} ${record.argumentsJson}`) },
