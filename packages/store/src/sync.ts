@@ -5,9 +5,14 @@
 import { close, closeSync, fdatasync, fstat, open, stat } from "node:fs";
 import type { Stats } from "node:fs";
 import { dirname } from "node:path";
+import { promisify } from "node:util";
 
-const call = <T>(fn: (cb: (err: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> =>
-  new Promise((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value))));
+// fd-based calls: fs/promises would wrap every descriptor in a FileHandle.
+const statAsync = promisify(stat);
+const fstatAsync = promisify(fstat);
+const openAsync = promisify(open);
+const closeAsync = promisify(close);
+const fdatasyncAsync = promisify(fdatasync);
 
 const sameFile = (a: Stats, b: Stats): boolean => a.ino === b.ino && a.dev === b.dev;
 
@@ -54,7 +59,7 @@ export class WalSync {
     const path = `${this.dbPath}-wal`;
     let current: Stats;
     try {
-      current = await call<Stats>((cb) => stat(path, cb));
+      current = await statAsync(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return; // no WAL: everything is in the synced main file
       throw err;
@@ -64,19 +69,18 @@ export class WalSync {
     if (this.wal && !sameFile(this.wal.stats, current)) {
       const old = this.wal.fd;
       this.wal = undefined;
-      await call<void>((cb) => close(old, (err) => cb(err, undefined)));
+      await closeAsync(old);
     }
     if (!this.wal) {
-      const fd = await call<number>((cb) => open(path, "r+", cb));
-      const stats = await call<Stats>((cb) => fstat(fd, cb));
+      const fd = await openAsync(path, "r+");
+      const stats = await fstatAsync(fd);
       if (this.closed) {
         closeSync(fd);
         return;
       }
       this.wal = { fd, stats };
     }
-    const { fd } = this.wal;
-    await call<void>((cb) => fdatasync(fd, (err) => cb(err, undefined)));
+    await fdatasyncAsync(this.wal.fd);
     if (!this.dirSynced) {
       // The WAL's directory entry must be durable too (SQLite does this itself only on its
       // first own sync of the file, which NORMAL defers to the first checkpoint).
@@ -89,9 +93,8 @@ export class WalSync {
 async function syncDirectory(dir: string): Promise<void> {
   let fd: number | undefined;
   try {
-    fd = await call<number>((cb) => open(dir, "r", cb));
-    const opened = fd;
-    await call<void>((cb) => fdatasync(opened, (err) => cb(err, undefined)));
+    fd = await openAsync(dir, "r");
+    await fdatasyncAsync(fd);
   } catch (err) {
     // Platforms that cannot sync a directory (Windows: EPERM/EISDIR) have nothing to sync.
     const code = (err as NodeJS.ErrnoException).code;
