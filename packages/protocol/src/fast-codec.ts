@@ -55,7 +55,7 @@ export function unsupportedReason(desc: DescMessage, seen = new Set<DescMessage>
   if (desc.typeName.startsWith("google.protobuf.")) return `${desc.toString()}: well-known types are left to protobuf-es`;
   for (const f of desc.fields) {
     const where = f.toString();
-    if (f.fieldKind === "map") return `${where}: maps are not implemented`;
+    if (f.fieldKind === "map") return `${where}: map fields are left to protobuf-es`;
     if ((f.fieldKind === "scalar" || f.fieldKind === "enum") && !f.oneof && f.presence !== FeatureSet_FieldPresence.IMPLICIT) return `${where}: explicit presence`;
     if ((f.fieldKind === "scalar" || (f.fieldKind === "list" && f.listKind === "scalar")) && f.longAsString) return `${where}: jstype = JS_STRING`;
     if ((f.fieldKind === "enum" || (f.fieldKind === "list" && f.listKind === "enum")) && !f.enum.open) return `${where}: closed enum`;
