@@ -43,9 +43,15 @@ interface AnyCall {
   metadata: Metadata;
   getPeer(): string;
   on(event: "cancelled", cb: () => void): unknown;
+  removeListener(event: "cancelled", cb: () => void): unknown;
   cancelled: boolean;
 }
 
+/**
+ * The handler's context. `done` runs once the handler has finished: grpc-js reports every call as
+ * "cancelled" after its status is sent (its end-of-call cleanup), so the listener must be gone by
+ * then, or each finished call would abort its signal with a spurious CANCELLED error.
+ */
 function contextFor(call: AnyCall, path: string, shutdown: AbortSignal): { ctx: CallContext; done: () => void } {
   const controller = new AbortController();
   const onCancel = (): void => controller.abort(new RpcError(Code.CANCELLED, "call cancelled by the client"));
@@ -55,7 +61,10 @@ function contextFor(call: AnyCall, path: string, shutdown: AbortSignal): { ctx: 
   shutdown.addEventListener("abort", onShutdown, { once: true });
   return {
     ctx: { signal: controller.signal, metadata: call.metadata, peer: call.getPeer(), path },
-    done: () => shutdown.removeEventListener("abort", onShutdown),
+    done: () => {
+      call.removeListener("cancelled", onCancel);
+      shutdown.removeEventListener("abort", onShutdown);
+    },
   };
 }
 

@@ -196,6 +196,30 @@ describe("bridge robustness", () => {
     cap.close();
   });
 
+  it("a call that completes normally does not abort its handler's signal", async () => {
+    // grpc-js reports every finished call as "cancelled"; that must not reach the handler.
+    const signals: AbortSignal[] = [];
+    const own = new RpcServer().add(Capability, {
+      ...capability,
+      async invoke(_req, ctx) {
+        signals.push(ctx.signal);
+        return { resultJson: enc.encode("{}") };
+      },
+      async *streamInvoke(_req, ctx) {
+        signals.push(ctx.signal);
+        yield { data: enc.encode("x"), done: true };
+      },
+    });
+    const cap = createClient(Capability, await own.listen("127.0.0.1:0"));
+    await cap.invoke({ toolName: "t", argsJson: enc.encode("{}") });
+    for await (const _ of cap.streamInvoke({ argsJson: enc.encode("{}") })) void _;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(signals).toHaveLength(2);
+    expect(signals.map((s) => s.aborted)).toEqual([false, false]);
+    cap.close();
+    await own.close(100);
+  });
+
   it("a bidi stream of 100,000 messages loses none", async () => {
     const client = createClient(AgentService, address);
     const call = client.runSession();
