@@ -178,6 +178,40 @@ describe("commitTurn", () => {
   });
 });
 
+describe("transactions", () => {
+  it("a nested failure caught by the outer function undoes only the nested writes", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1" });
+    store.transaction(() => {
+      store.appendMessage({ sessionId: "s1", role: "user", content: "kept" });
+      expect(() =>
+        store.transaction(() => {
+          store.appendMessage({ sessionId: "s1", role: "user", content: "undone" });
+          throw new Error("inner failure");
+        }),
+      ).toThrow("inner failure");
+      store.appendMessage({ sessionId: "s1", role: "assistant", content: "also kept" });
+    });
+    expect(store.getHistory("s1").messages.map((m) => [m.seq, m.content])).toEqual([[1, "kept"], [2, "also kept"]]);
+    expect(store.getSession("s1")?.messageCount).toBe(2);
+  });
+
+  it("an outer failure undoes everything, nested parts included, and the store stays usable", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1" });
+    expect(() =>
+      store.transaction(() => {
+        store.transaction(() => store.appendMessage({ sessionId: "s1", role: "user", content: "inner" }));
+        throw new Error("outer failure");
+      }),
+    ).toThrow("outer failure");
+    expect(store.getHistory("s1").messages).toEqual([]);
+    expect(() => store.transaction(() => Promise.resolve(1))).toThrow(/cannot return a promise/);
+    store.appendMessage({ sessionId: "s1", role: "user", content: "after" });
+    expect(store.getHistory("s1").messages.map((m) => m.content)).toEqual(["after"]);
+  });
+});
+
 describe("no implicit writes", () => {
   it("reading, searching, exporting and verifying never commit anything", () => {
     const { store, path } = tempStore();
