@@ -39,11 +39,41 @@ export function toChatMessages(history: readonly ContextMessage[]): ChatCompleti
   return out;
 }
 
-/** A rough token count (4 characters per token plus per-message overhead); no tokenizer needed. */
+/** Per-message characters beyond the text: role, keys, quotes. */
+const MESSAGE_OVERHEAD = 48;
+const TOOL_CALL_OVERHEAD = 64;
+/** Serialized size of tool parameter schemas, which are shared between turns (see ToolSet). */
+const schemaChars = new WeakMap<object, number>();
+
+function messageChars(m: ChatCompletionMessageParam): number {
+  let n = MESSAGE_OVERHEAD;
+  const content = (m as { content?: unknown }).content;
+  if (typeof content === "string") n += content.length;
+  else if (content != null) n += JSON.stringify(content).length;
+  if (m.role === "assistant") for (const c of m.tool_calls ?? []) n += TOOL_CALL_OVERHEAD + c.id.length + ("function" in c ? c.function.name.length + c.function.arguments.length : 0);
+  if (m.role === "tool") n += m.tool_call_id.length;
+  return n;
+}
+
+function toolChars(t: ChatCompletionTool): number {
+  if (t.type !== "function") return JSON.stringify(t).length;
+  const params = t.function.parameters;
+  let p = 0;
+  if (params) {
+    p = schemaChars.get(params) ?? JSON.stringify(params).length;
+    schemaChars.set(params, p);
+  }
+  return MESSAGE_OVERHEAD + t.function.name.length + (t.function.description?.length ?? 0) + p;
+}
+
+/**
+ * A rough token count (4 characters per token plus per-message overhead); no tokenizer needed.
+ * Counts characters without serializing the context: it runs before every model call.
+ */
 export function estimateTokens(messages: readonly ChatCompletionMessageParam[], tools: readonly ChatCompletionTool[] = []): number {
   let chars = 0;
-  for (const m of messages) chars += JSON.stringify(m).length + 16;
-  for (const t of tools) chars += JSON.stringify(t).length;
+  for (const m of messages) chars += messageChars(m);
+  for (const t of tools) chars += toolChars(t);
   return Math.ceil(chars / 4);
 }
 

@@ -44,14 +44,27 @@ export function describeGroups(groups: readonly ToolGroup[]): string {
   return groups.map((g) => `- ${g.name} (${String(g.toolCount)} tools)${g.description ? `: ${g.description}` : ""}`).join("\n");
 }
 
+/**
+ * Parsed parameter schemas by their JSON text. Every turn brings the same tool definitions, so
+ * each is parsed once, and the shared objects let the token estimate measure them once.
+ * Never mutated after parsing; cleared when it grows past PARSED_MAX (tools that come and go).
+ */
+const parsed = new Map<string, Record<string, unknown>>();
+const PARSED_MAX = 1000;
+
 function parseParameters(json: string): Record<string, unknown> {
+  const known = parsed.get(json);
+  if (known) return known;
+  let schema: Record<string, unknown> = { type: "object", properties: {} };
   try {
     const value: unknown = JSON.parse(json || "{}");
-    if (value && typeof value === "object" && !Array.isArray(value)) return value as Record<string, unknown>;
+    if (value && typeof value === "object" && !Array.isArray(value)) schema = value as Record<string, unknown>;
   } catch {
-    // fall through: a tool with unreadable parameters still gets an object schema
+    // a tool with unreadable parameters still gets an object schema
   }
-  return { type: "object", properties: {} };
+  if (parsed.size >= PARSED_MAX) parsed.clear();
+  parsed.set(json, schema);
+  return schema;
 }
 
 /** The tools a turn offers the model, by name, in insertion order. */

@@ -105,6 +105,29 @@ describe("context", () => {
   ])("parseCompaction(%j)", (text, want) => expect(parseCompaction(text)).toEqual(want));
 });
 
+describe("estimateTokens", () => {
+  it("stays within a quarter of the serialized size and counts text, tool calls and tools", () => {
+    const schema = { type: "object", properties: { path: { type: "string", description: "A path in the workspace" } }, required: ["path"] };
+    const tools = [{ type: "function" as const, function: { name: "files__read_file", description: "Reads a file.", parameters: schema } }];
+    const messages = [
+      { role: "system" as const, content: "You are a helpful assistant. ".repeat(20) },
+      { role: "user" as const, content: "read x.txt please" },
+      { role: "assistant" as const, content: null, tool_calls: [{ id: "call_1", type: "function" as const, function: { name: "files__read_file", arguments: '{"path":"x.txt"}' } }] },
+      { role: "tool" as const, tool_call_id: "call_1", content: "hello world\n".repeat(50) },
+    ];
+    const serialized = Math.ceil((JSON.stringify(messages).length + JSON.stringify(tools).length) / 4);
+    const estimate = estimateTokens(messages, tools);
+    expect(estimate).toBeGreaterThan(serialized * 0.75);
+    expect(estimate).toBeLessThan(serialized * 1.25);
+    // The arguments of a tool call count: 395 more characters are about 99 more tokens.
+    const withArgs = (path: string) => [{ role: "assistant" as const, content: null, tool_calls: [{ id: "call_1", type: "function" as const, function: { name: "files__read_file", arguments: JSON.stringify({ path }) } }] }];
+    const grown = estimateTokens(withArgs("y".repeat(400))) - estimateTokens(withArgs("x.txt"));
+    expect(grown).toBeGreaterThanOrEqual(98);
+    expect(grown).toBeLessThanOrEqual(100);
+    expect(estimateTokens(messages, tools)).toBeGreaterThan(estimateTokens(messages));
+  });
+});
+
 describe("fitToolResults", () => {
   it("shortens the oldest long tool results until the messages fit", () => {
     const big = "z".repeat(8000);
@@ -125,6 +148,16 @@ describe("fitToolResults", () => {
 });
 
 describe("tools", () => {
+  it("parses each parameter schema once: turns with the same tools share it", () => {
+    const spec = { name: "files__read_file", description: "Reads", parametersJson: '{"type":"object","properties":{"path":{"type":"string"}}}' };
+    const a = new ToolSet([spec as never]).toParams()[0];
+    const b = new ToolSet([{ ...spec } as never]).toParams()[0];
+    expect(a?.type === "function" && b?.type === "function" && a.function.parameters === b.function.parameters).toBe(true);
+    expect(a?.type === "function" ? a.function.parameters : undefined).toEqual({ type: "object", properties: { path: { type: "string" } } });
+    const broken = new ToolSet([{ ...spec, name: "x", parametersJson: "{not json" } as never]).toParams()[0];
+    expect(broken?.type === "function" ? broken.function.parameters : undefined).toEqual({ type: "object", properties: {} });
+  });
+
   it("adds a load_tools meta-tool when groups exist and lists them in its description", () => {
     const set = new ToolSet([], [{ name: "files", description: "Files", toolCount: 4 } as never]);
     const params = set.toParams();
