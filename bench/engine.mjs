@@ -8,7 +8,10 @@
 //     floor of this machine: the SDK and the scripted model alone already need their CPU;
 //  4. cold start of Engine + Agent + built-in capabilities to ready.
 // Processes as deployed: the scripted model (bench/lib/model-child.mjs) like a real endpoint, the
-// Engine with its Agent (bench/lib/real-engine-child.mjs), and this process as the client.
+// Engine with its Agent (bench/lib/real-engine-child.mjs), the no-op capability of benchmark 1 in
+// its own process (bench/lib/noop-capability.mjs, called by the Engine and by the baseline alike),
+// and this process as the client. Automatic titles are off (an extra background model call per
+// new session that no baseline makes).
 // Run after `make build`: node bench/engine.mjs
 import { fork } from "node:child_process";
 import OpenAI from "openai";
@@ -42,21 +45,25 @@ const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6;
 
 // ---------------------------------------------------------------- 1. tool-call overhead
 async function toolCallOverhead() {
-  const child = fork(new URL("./lib/engine-child.mjs", import.meta.url), { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const noop = fork(new URL("./lib/noop-capability.mjs", import.meta.url), { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const { address: noopAddress } = await new Promise((r) => noop.once("message", r));
+  const child = fork(new URL("./lib/engine-child.mjs", import.meta.url), [noopAddress], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
   const addrs = await new Promise((r) => child.once("message", r));
-  // Baseline: one bidi echo + one unary Invoke, cross-process.
+  // Baseline: one bidi echo (a bare echo server) + one unary Invoke of the same no-op capability
+  // process the Engine calls, cross-process.
   const bAgent = createClient(AgentService, addrs.baseline);
-  const bCap = createClient(Capability, addrs.baseline);
+  const bCap = createClient(Capability, noopAddress);
   const call = bAgent.runSession();
   const it = call[Symbol.asyncIterator]();
   const args = new TextEncoder().encode("{}");
   const floorCall = async (i) => {
     await call.send({ event: { case: "toolProposal", value: { callId: String(i), toolName: "noop", argumentsJson: "{}" } } });
     await it.next();
-    await bCap.invoke({ toolName: "noop", argsJson: args });
+    const r = await bCap.invoke({ toolName: "noop", argsJson: args });
+    if (r.error) throw new Error(`baseline call failed: ${r.error}`);
   };
-  // Engine: the benchmark is the Agent, with a client watching the turn.
-  const client = createClient(ClientService, addrs.engine);
+  // Engine: the benchmark is the Agent; a client in its own process sends the message and watches
+  // the turn, as the chat does.
   const agent = createClient(AgentService, addrs.engine).runSession();
   const dirs = agent[Symbol.asyncIterator]();
   await agent.send({ event: { case: "ready", value: { agentId: "bench", token: "bench", sandbox: { permissionModel: true } } } });
@@ -67,10 +74,8 @@ async function toolCallOverhead() {
     }
   };
   await next("initialToolDefs");
-  const turn = client.sendMessage({ content: "bench" });
-  const reading = (async () => {
-    for await (const _ of turn);
-  })();
+  const watcher = fork(new URL("./lib/watch-client.mjs", import.meta.url), [addrs.engine], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const watched = new Promise((resolve) => watcher.once("message", resolve));
   const p = await next("process");
   const engineCall = async (i) => {
     await agent.send({ event: { case: "toolProposal", value: { sessionId: p.sessionId, messageId: p.messageId, callId: `c${i}`, toolName: "noop__noop", argumentsJson: "{}" } } });
@@ -93,10 +98,12 @@ async function toolCallOverhead() {
   }
   call.end();
   await agent.send({ event: { case: "responseComplete", value: { sessionId: p.sessionId, messageId: p.messageId, content: "done" } } });
-  await reading;
+  const { events } = await watched;
+  if (events < N_CALLS) throw new Error(`the watching client saw ${events} events for ${N_CALLS + 200} tool calls`);
   agent.end();
-  client.close();
   child.disconnect();
+  noop.disconnect();
+  bCap.close();
   return { engine: summarize(engineSamples), floor: summarize(floor) };
 }
 
@@ -213,9 +220,9 @@ async function concurrentSessions() {
     await Promise.all(Array.from({ length: n }, fn));
     return ms(t);
   };
-  // Warm-up of both paths (JIT, keep-alive sockets), then each measured alone and 100 at once.
+  // Warm-up of both paths alike (JIT, keep-alive sockets), then each measured alone and 100 at once.
   await wall(directTurn, SESSIONS);
-  await wall(turn, 10);
+  await wall(turn, SESSIONS);
   const directOne = await wall(directTurn, 1);
   const directMany = await wall(directTurn, SESSIONS);
   const one = await wall(turn, 1);

@@ -1,20 +1,15 @@
 // Child process of bench/engine.mjs: an Engine whose Agent is the benchmark itself (external,
-// token "bench"), a no-op capability (capability SDK) it calls, and the baseline servers
-// (a bidi echo on AgentService and a unary Invoke on Capability) on the same bridge.
+// token "bench"), calling the no-op capability at argv[2] (its own process, bench/lib/noop-capability.mjs),
+// and the baseline's bidi echo on AgentService on the same bridge.
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RpcServer } from "@palisade/protocol";
 import { AgentService } from "@palisade/protocol/pipeline";
-import { Capability } from "@palisade/protocol/capability";
-import { defineCapability, serveCapability } from "@palisade/capability-sdk";
 import { defaultConfig, startEngine } from "@palisade/engine";
 
 const dir = mkdtempSync(join(tmpdir(), "pal-bench-eng-"));
-const noop = await serveCapability(
-  defineCapability({ id: "noop", tools: [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object" }, handler: async () => ({ ok: true }) }] }),
-  { port: 0 },
-);
+const noopAddress = process.argv[2];
 writeFileSync(join(dir, "noop.yaml"), "id: noop\nclass: tool\ntools:\n  - name: noop\n    description: Does nothing.\n    input_schema: { type: object }\n    recommended_policy: allow\n");
 // The default policy allows 240 evaluations per minute per session; a benchmark makes thousands.
 writeFileSync(join(dir, "policy.yaml"), "version: 1\nname: bench\ndescription: bench\ndefaults:\n  unknown_tool: ask\n  tools:\n    load_tools: allow\nrate_limit:\n  per_minute: 1000000\nrules: []\n");
@@ -22,7 +17,7 @@ const config = defaultConfig();
 config.shield.policyFile = join(dir, "policy.yaml");
 config.model.baseUrl = "http://127.0.0.1:9/v1";
 config.capabilities = ["files", "shell", "http", "documents", "mail"].map((id) => ({ id, enabled: false }));
-config.capabilities.push({ id: "noop", manifest: join(dir, "noop.yaml"), address: noop.address });
+config.capabilities.push({ id: "noop", manifest: join(dir, "noop.yaml"), address: noopAddress });
 const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, workspace: dir, agent: { external: { token: "bench" } }, log: () => {} });
 
 const baseline = new RpcServer()
@@ -30,19 +25,6 @@ const baseline = new RpcServer()
     async *runSession(events) {
       for await (const ev of events) yield { directive: { case: "toolResult", value: { callId: ev.event.value?.callId ?? "", content: "{}" } } };
     },
-  })
-  .add(Capability, {
-    async invoke() {
-      return { resultJson: new TextEncoder().encode('{"ok":true}') };
-    },
-    async *streamInvoke() {},
-    async healthcheck() {
-      return { ready: true };
-    },
-    async uploadInputArtifact() {
-      return {};
-    },
-    async *downloadOutputArtifact() {},
   });
 const baselineAddr = await baseline.listen("127.0.0.1:0");
 process.send({ engine: engine.address, baseline: baselineAddr });

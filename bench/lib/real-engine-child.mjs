@@ -14,6 +14,9 @@ mkdirSync(join(dir, "ws"));
 writeFileSync(join(dir, "ws", "x.txt"), "x\n");
 const config = defaultConfig();
 config.model = { baseUrl, apiKey: "sk-bench", name: "scripted-model", contextWindow: 128000 };
+// Automatic titles are one more model call per new session, made in the background after the
+// turn; the baselines make no such call, so the benchmarks leave them out.
+config.history.autoTitle = false;
 config.capabilities = capabilities === "all" ? [] : ["http", "documents", "mail"].map((id) => ({ id, enabled: false }));
 const t = process.hrtime.bigint();
 const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, workspace: join(dir, "ws"), log: () => {} });
