@@ -5,7 +5,8 @@
 //     calling the scripted server directly — goal ≤ +3 ms at p50;
 //  3. 100 concurrent sessions (model latency 50 ms, one tool call per turn) vs one session — goal ≤ 2×;
 //     with the same 100 turns made by the openai SDK straight at the model (no Palisade) as the
-//     floor of this machine: the SDK and the scripted model alone already need their CPU;
+//     floor of this machine: the SDK and the scripted model alone already need their CPU; and the
+//     same turns through every mandated hop with no work at any (bench/lib/hops-child.mjs);
 //  4. cold start of Engine + Agent + built-in capabilities to ready.
 // Processes as deployed: the scripted model (bench/lib/model-child.mjs) like a real endpoint, the
 // Engine with its Agent (bench/lib/real-engine-child.mjs), the no-op capability of benchmark 1 in
@@ -228,8 +229,45 @@ async function concurrentSessions() {
   const one = await wall(turn, 1);
   const many = await wall(turn, SESSIONS);
   await e.close();
+  const hops = await hopsFloor(model, wall);
   await model.close();
-  return { one, many, directOne, directMany };
+  return { one, many, directOne, directMany, ...hops };
+}
+
+/**
+ * The same turns through every hop the design mandates and nothing else (bench/lib/hops-child.mjs):
+ * client → relay → Agent (SDK → model ×3, two tool proposals, one Capability.Invoke) → client.
+ */
+async function hopsFloor(model, wall) {
+  const child = (args) => fork(new URL("./lib/hops-child.mjs", import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const noop = fork(new URL("./lib/noop-capability.mjs", import.meta.url), { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const { address: noopAddress } = await new Promise((r) => noop.once("message", r));
+  const relay = child(["engine", noopAddress]);
+  const address = await new Promise((r) => relay.once("message", r));
+  const agent = child(["agent", address, model.baseURL]);
+  const client = createClient(ClientService, address);
+  const turn = async () => {
+    for (;;) {
+      try {
+        let last;
+        for await (const ev of client.sendMessage({ content: "go" })) last = ev;
+        if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error("the relay's turn did not complete");
+        return;
+      } catch (err) {
+        if (!/UNAVAILABLE|did not complete/.test(String(err))) throw err;
+        await new Promise((r) => setTimeout(r, 50)); // the relay's agent is still connecting
+      }
+    }
+  };
+  await turn();
+  await wall(turn, SESSIONS);
+  const hopsOne = await wall(turn, 1);
+  const hopsMany = await wall(turn, SESSIONS);
+  client.close();
+  agent.kill();
+  relay.disconnect();
+  noop.disconnect();
+  return { hopsOne, hopsMany };
 }
 
 // ---------------------------------------------------------------- 4. cold start
@@ -260,6 +298,7 @@ const rows = [
   { benchmark: `3. ${SESSIONS} sessions wall (ms)`, palisade: conc.many, baseline: conc.one, ratio: conc.many / conc.one, goal: "≤ 2× (vs one session)" },
   { benchmark: `3. floor: ${SESSIONS} direct SDK turns (ms)`, palisade: conc.directMany, baseline: conc.directOne, ratio: conc.directMany / conc.directOne, goal: "same turns, no Palisade" },
   { benchmark: `3. ${SESSIONS} sessions vs floor (ms)`, palisade: conc.many, baseline: conc.directMany, ratio: conc.many / conc.directMany, goal: "" },
+  { benchmark: `3. floor: ${SESSIONS} turns, mandated hops only (ms)`, palisade: conc.hopsMany, baseline: conc.hopsOne, ratio: conc.hopsMany / conc.hopsOne, goal: "gRPC + SDK, no work" },
   { benchmark: "4. cold start to ready p50 (ms)", palisade: cold.p50, baseline: 0, ratio: 0, goal: "Engine + Agent + all built-ins" },
 ];
 printTable("Engine benchmarks (baseline measured in the same run)", rows);

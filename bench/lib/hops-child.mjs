@@ -1,0 +1,103 @@
+// Child processes of bench/engine.mjs: the transport floor of benchmark 3. One turn makes every
+// hop the design mandates, with no work at any of them: the client's SendMessage stream, the
+// Agent's RunSession stream, the openai SDK's three model calls, two tool proposals (load_tools,
+// answered by the relay; read_file, one Capability.Invoke of the no-op capability), the tokens
+// and the end of the turn back to the client. No Shield, no SQLite, no validation, no context.
+// argv[2]:
+//   "engine" <no-op capability address> — the relay; sends its address over IPC;
+//   "agent" <relay address> <model base URL> — the LLM loop with the SDK, as the Agent runs it.
+import OpenAI from "openai";
+import { AsyncQueue, createClient, RpcServer } from "@palisade/protocol";
+import { AgentService, ClientService, PipelineEventType } from "@palisade/protocol/pipeline";
+import { Capability } from "@palisade/protocol/capability";
+import { createHttpFetch } from "@palisade/agent";
+
+const enc = new TextEncoder();
+
+if (process.argv[2] === "agent") {
+  const [relay, baseURL] = process.argv.slice(3);
+  const openai = new OpenAI({ baseURL, apiKey: "sk-bench", maxRetries: 0, fetch: createHttpFetch() });
+  const call = createClient(AgentService, relay).runSession();
+  const results = new Map();
+  let n = 0;
+  const propose = (sessionId, messageId, name, args) =>
+    new Promise((resolve) => {
+      const callId = `c${++n}`;
+      results.set(callId, resolve);
+      void call.send({ event: { case: "toolProposal", value: { sessionId, messageId, callId, toolName: name, argumentsJson: args } } });
+    });
+  const turn = async ({ sessionId, messageId, content }) => {
+    const messages = [{ role: "user", content }];
+    for (;;) {
+      const stream = await openai.chat.completions.create({ model: "scripted-model", stream: true, messages });
+      const calls = [];
+      let text = "";
+      for await (const chunk of stream) {
+        const d = chunk.choices[0]?.delta;
+        if (d?.content) {
+          text += d.content;
+          void call.send({ event: { case: "llmTokenEmitted", value: { sessionId, messageId, text: d.content } } });
+        }
+        for (const tc of d?.tool_calls ?? []) {
+          calls[tc.index] ??= { id: tc.id, name: "", arguments: "" };
+          if (tc.function?.name) calls[tc.index].name += tc.function.name;
+          if (tc.function?.arguments) calls[tc.index].arguments += tc.function.arguments;
+        }
+      }
+      if (calls.length === 0) {
+        await call.send({ event: { case: "responseComplete", value: { sessionId, messageId, content: text } } });
+        return;
+      }
+      messages.push({ role: "assistant", tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) });
+      for (const c of calls) messages.push({ role: "tool", tool_call_id: c.id, content: await propose(sessionId, messageId, c.name, c.arguments) });
+    }
+  };
+  await call.send({ event: { case: "ready", value: { agentId: "hops" } } });
+  for await (const d of call) {
+    if (d.directive.case === "process") void turn(d.directive.value);
+    else if (d.directive.case === "toolResult") {
+      results.get(d.directive.value.callId)?.(d.directive.value.content);
+      results.delete(d.directive.value.callId);
+    }
+  }
+} else {
+  const capability = createClient(Capability, process.argv[3]);
+  const toAgent = new AsyncQueue();
+  const turns = new Map();
+  let n = 0;
+  const server = new RpcServer()
+    .add(AgentService, {
+      async *runSession(events) {
+        void (async () => {
+          for await (const ev of events) {
+            const { case: kind, value } = ev.event;
+            const out = turns.get(value?.messageId);
+            if (!out) continue;
+            if (kind === "llmTokenEmitted") out.push({ sessionId: value.sessionId, messageId: value.messageId, eventType: PipelineEventType.LLM_TOKEN, llmToken: { text: value.text } });
+            else if (kind === "responseComplete") {
+              out.push({ sessionId: value.sessionId, messageId: value.messageId, eventType: PipelineEventType.RESPONSE_COMPLETE, responseComplete: { content: value.content } });
+              out.end();
+            } else if (kind === "toolProposal") {
+              const reply = (content) => toAgent.push({ directive: { case: "toolResult", value: { callId: value.callId, content, sessionId: value.sessionId, messageId: value.messageId } } });
+              if (value.toolName === "load_tools") reply("Loaded files: files__read_file.");
+              else void capability.invoke({ toolName: "noop", argsJson: enc.encode(value.argumentsJson) }).then((r) => reply(new TextDecoder().decode(r.resultJson)));
+            }
+          }
+        })();
+        yield* toAgent;
+      },
+    })
+    .add(ClientService, {
+      ...Object.fromEntries(ClientService.methods.map((m) => [m.localName, () => Promise.reject(new Error("not part of the relay"))])),
+      async *sendMessage(req) {
+        const messageId = `m${++n}`;
+        const out = new AsyncQueue();
+        turns.set(messageId, out);
+        toAgent.push({ directive: { case: "process", value: { sessionId: `s${n}`, messageId, content: req.content } } });
+        yield* out;
+        turns.delete(messageId);
+      },
+    });
+  process.send(await server.listen(`unix:/tmp/palisade-hops-${process.pid}.sock`));
+  process.on("disconnect", () => process.exit(0));
+}
