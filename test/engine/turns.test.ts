@@ -110,6 +110,7 @@ describe.skipIf(skip)("engine end to end: turns", () => {
     expect(progress).toContain("streamed-line-2");
     const completedAt = evs.findIndex((e) => e.eventType === T.ACTION_COMPLETED);
     expect(evs.findIndex((e) => e.eventType === T.ACTION_PROGRESS)).toBeLessThan(completedAt);
+    expect(evs.findIndex((e) => e.eventType === T.ACTION_STARTED)).toBeLessThan(evs.findIndex((e) => e.eventType === T.ACTION_PROGRESS));
     expect(evs[completedAt]?.actionCompleted?.success).toBe(true);
   });
 

@@ -87,11 +87,14 @@ export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOp
     const problems = argumentProblems(deps.entry.inputSchema, args);
     if (problems.length > 0) return fail("invalid_arguments", `invalid arguments for ${toolName}: ${problems.join("; ")}`);
 
-    const secrets = await resolveCredentials(deps.manifest, deps.credentials, opts.userId);
+    // Without credentials or attachments nothing here waits: the call starts within this
+    // function, not a few promise turns later behind whatever the caller queues meanwhile.
+    const secrets = deps.manifest.credentials.length === 0 ? {} : await resolveCredentials(deps.manifest, deps.credentials, opts.userId);
     for (const v of Object.values(secrets)) deps.redactor.add(v);
     const configJson = enc.encode(JSON.stringify({ ...deps.extraConfig, ...secrets }));
 
-    const finalArgs = await prepareInputs(deps, args, owner, signal, remaining);
+    const attachments = findInputAttachments(args);
+    const finalArgs = attachments.length === 0 ? args : await prepareInputs(deps, args, attachments, owner, signal, remaining);
     const argsJson = enc.encode(JSON.stringify(finalArgs ?? {}));
     if (argsJson.byteLength > DEFAULT_MAX_MESSAGE_BYTES) {
       return fail("invalid_arguments", `arguments for ${toolName} are ${argsJson.byteLength} bytes, over the 16 MiB message limit: pass large data as an artifact`);
@@ -178,9 +181,14 @@ async function callStreaming(client: CapabilityClient, request: Request, signal:
   return { bytes, error: "" };
 }
 
-async function prepareInputs(deps: InvokeDeps, args: unknown, owner: ArtifactOwner, signal: AbortSignal, remaining: () => number): Promise<unknown> {
-  const found = findInputAttachments(args);
-  if (found.length === 0) return args;
+async function prepareInputs(
+  deps: InvokeDeps,
+  args: unknown,
+  found: ReturnType<typeof findInputAttachments>,
+  owner: ArtifactOwner,
+  signal: AbortSignal,
+  remaining: () => number,
+): Promise<unknown> {
   const uploaded = new Map<number, UploadedAttachment>();
   for (const a of found) {
     const stored = await deps.artifacts.read(a.artifactId, owner);

@@ -17,6 +17,8 @@ class CallContext {
   private delivered = false;
   private proposedSent = false;
   private verdictSent = false;
+  /** Client events of an allowed call that wait for the next turn of the event loop (see invoke). */
+  private pendingStart: (() => void) | undefined;
 
   constructor(
     private readonly env: TurnEnv,
@@ -56,6 +58,24 @@ class CallContext {
     }
   }
 
+  /**
+   * Emits `events` (ACTION_PROPOSED, SHIELD_VERDICT, ACTION_STARTED of an allowed call) once the
+   * current turn of the event loop is over: the capability request it just made is flushed to
+   * its socket first, and building and writing client events never delays it. deliver() emits
+   * them first if they are still waiting, so clients always see them before ACTION_COMPLETED.
+   */
+  startSoon(events: () => void): void {
+    this.pendingStart = events;
+    setImmediate(() => this.flushStart());
+  }
+
+  /** Emits the waiting start events now, if any (deliver, and progress chunks, which follow ACTION_STARTED). */
+  flushStart(): void {
+    const events = this.pendingStart;
+    this.pendingStart = undefined;
+    if (events && this.turn.state !== "done") events();
+  }
+
   /** Sends the result to the Agent (once), records it, emits ACTION_COMPLETED. */
   deliver(content: string, isError: boolean, opts: { terminal?: boolean; error?: string } = {}): void {
     if (this.delivered) return;
@@ -66,6 +86,7 @@ class CallContext {
     r.durationMs = Date.now() - r.startedAt;
     const { turn, env } = this;
     if (turn.state === "done") return; // the turn ended (cancel, crash): nobody is waiting
+    this.flushStart();
     this.announce();
     // The Agent (the turn's critical path) first, then the clients' notification.
     env.link.send({
@@ -255,13 +276,17 @@ async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unk
     workspace: turn.session.workspace,
     signal,
     onChunk: (text) => {
-      if (turn.state !== "done") turn.emit(env.bus, { eventType: T.ACTION_PROGRESS, actionProgress: { callId: record.callId, text } });
+      if (turn.state === "done") return;
+      call.flushStart();
+      turn.emit(env.bus, { eventType: T.ACTION_PROGRESS, actionProgress: { callId: record.callId, text } });
     },
   });
-  call.announce();
-  turn.emit(env.bus, {
-    eventType: T.ACTION_STARTED,
-    actionStarted: { callId: record.callId, toolName: tool.name, argumentsJson: record.argumentsJson, summary: summarize(`${tool.name} ${record.argumentsJson}`) },
+  call.startSoon(() => {
+    call.announce();
+    turn.emit(env.bus, {
+      eventType: T.ACTION_STARTED,
+      actionStarted: { callId: record.callId, toolName: tool.name, argumentsJson: record.argumentsJson, summary: summarize(`${tool.name} ${record.argumentsJson}`) },
+    });
   });
   const outcome = await running.finally(() => {
     clearTimeout(deadline);
