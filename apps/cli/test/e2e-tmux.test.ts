@@ -105,7 +105,9 @@ describe.skipIf(!hasTmux || !existsSync(main))(`palisade chat in tmux (${real ? 
 
   it("/sessions lists the conversation and r resumes it", async () => {
     keys("/sessions", "Enter");
-    const list = await waitForPane(/Sessions \(\d+ of \d+\)/);
+    // The frame appears while the list is still loading ("Sessions (0 of 0) … loading…"): wait
+    // for the loaded list itself, not the first frame.
+    const list = await waitForPane(real ? /Sessions \([1-9]\d* of \d+\)[\s\S]*msgs/ : /Sessions \(\d+ of \d+\)[\s\S]*Trip to Lisbon/);
     expect(list).toMatch(real ? /msgs/ : /Trip to Lisbon/);
     if (!real) {
       keys("Lisbon");
