@@ -145,6 +145,7 @@ describe.skipIf(skip)("ClientService history RPCs", () => {
     const byTool = await h.client.searchSessions({ query: "quokka", toolName: "files__write_file" });
     expect(byTool.hits.map((x) => x.callId)).toEqual([calls.get("files__write_file")]);
     expect(byTool.hits[0]!.snippet).toContain("[quokka");
+    expect(byTool.hits[0]!.toolName).toBe("files__write_file");
     const blocked = await h.client.searchSessions({ query: "quokka", decision: VerdictDecision.BLOCK });
     expect(blocked.hits.map((x) => x.callId)).toEqual([calls.get("files__delete_file")]);
     const allowed = await h.client.searchSessions({ query: "quokka", decision: VerdictDecision.ALLOW });
@@ -153,6 +154,7 @@ describe.skipIf(skip)("ClientService history RPCs", () => {
     // The result text of a tool call is searchable too.
     const inResult = await h.client.searchSessions({ query: "hello world", toolName: "files__read_file", sessionId: toolSession });
     expect(inResult.hits.map((x) => x.callId)).toEqual([calls.get("files__read_file")]);
+    expect(inResult.hits[0]!.toolName).toBe("files__read_file");
   });
 
   it("ExportSession: Markdown and JSON with tool calls, verdicts, approvals and artifact metadata", async () => {

@@ -268,6 +268,12 @@ describe("overlays", () => {
     expect(out).toContain("Taxes · user");
   });
 
+  it("a tool-call hit names its tool", () => {
+    const hits = [{ sessionId: "s1", sessionTitle: "Taxes", messageId: "m1", callId: "call_7", toolName: "files__read_file", role: "tool", snippet: "[VAT] table", rank: 1, createdAtUnixMs: BigInt(T0), seq: 1n }] as never[];
+    const out = frame(<SearchResults o={{ kind: "search", query: "vat", hits, total: 1, selected: 0, loading: false }} now={T0} width={100} height={20} />);
+    expect(out).toContain("Taxes · tool call files__read_file");
+  });
+
   it("help lists every slash command and the keys", () => {
     const out = frame(<HelpPanel width={100} />);
     for (const c of ["/new", "/otr", "/sessions", "/resume <id-prefix>", "/model", "/status", "/tools", "/export [md|json] [file]", "/delete", "/clear", "/quit", "/search <query>", "/agents", "Ctrl+C", "Esc"]) {

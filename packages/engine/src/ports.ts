@@ -129,6 +129,8 @@ export interface SearchHitRecord {
   sessionTitle: string;
   messageId: string;
   callId: string;
+  /** The tool of a tool-call hit; "" for message hits. */
+  toolName: string;
   role: string;
   snippet: string;
   rank: number;

@@ -107,7 +107,7 @@ export async function sessionsSearch(ctx: CommandContext): Promise<number> {
       return ExitCode.OK;
     }
     for (const h of res.hits) {
-      println(ctx.io.stdout, `${h.sessionId.slice(0, 12)}  ${date(h.createdAtUnixMs)}  ${h.sessionTitle || "(untitled)"} · ${h.role}${h.callId ? " tool call" : ""}`);
+      println(ctx.io.stdout, `${h.sessionId.slice(0, 12)}  ${date(h.createdAtUnixMs)}  ${h.sessionTitle || "(untitled)"} · ${h.callId ? `tool call ${h.toolName || h.callId}` : h.role}`);
       println(ctx.io.stdout, `    ${h.snippet.replace(/\s+/g, " ")}`);
     }
     if (res.total > res.hits.length) println(ctx.io.stdout, `(${res.hits.length} of ${res.total} hits; --limit for more)`);

@@ -120,7 +120,7 @@ export class MemoryStore implements EngineStore {
       if (q.sessionId && q.sessionId !== sessionId) continue;
       for (const m of list) {
         if (!m.content.toLowerCase().includes(needle)) continue;
-        hits.push({ sessionId, sessionTitle: this.sessions.get(sessionId)?.title ?? "", messageId: m.id, callId: "", role: m.role, snippet: m.content.slice(0, 120), rank: 0, createdAt: m.createdAt, seq: m.seq });
+        hits.push({ sessionId, sessionTitle: this.sessions.get(sessionId)?.title ?? "", messageId: m.id, callId: "", toolName: "", role: m.role, snippet: m.content.slice(0, 120), rank: 0, createdAt: m.createdAt, seq: m.seq });
       }
     }
     return { hits: hits.slice(q.offset, q.offset + q.limit), total: hits.length };

@@ -32,7 +32,7 @@ export function SearchResults({ o, now, width, height }: { o: SearchOverlay; now
         const selected = start + i === o.selected;
         return (
           <Box key={`${h.sessionId}-${h.messageId}-${h.callId}-${i}`} flexDirection="column">
-            <Text inverse={selected}>{`${selected ? "›" : " "} ${truncate(h.sessionTitle || h.sessionId, width - 30)} · ${h.role}${h.callId ? " tool call" : ""} · ${relativeTime(Number(h.createdAtUnixMs), now)}`}</Text>
+            <Text inverse={selected}>{`${selected ? "›" : " "} ${truncate(h.sessionTitle || h.sessionId, width - 30)} · ${h.callId ? `tool call ${h.toolName || h.callId}` : h.role} · ${relativeTime(Number(h.createdAtUnixMs), now)}`}</Text>
             <Box paddingLeft={2}>
               <Snippet text={truncate(h.snippet, (width - 6) * 2)} />
             </Box>

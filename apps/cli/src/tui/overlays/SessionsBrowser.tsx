@@ -66,7 +66,7 @@ function HitRows({ o, now, width, height }: { o: SessionsOverlay; now: number; w
         return (
           <Box key={`${h.sessionId}-${h.messageId}-${h.callId}-${index}`} flexDirection="column">
             {header ? <Text bold>{`${truncate(h.sessionTitle || "(untitled)", width - 16)}  ${h.sessionId.slice(0, 8)}`}</Text> : null}
-            <Text inverse={selected}>{`${selected ? "›" : " "}   ${h.role}${h.callId ? " tool call" : ""} · ${relativeTime(Number(h.createdAtUnixMs), now)}`}</Text>
+            <Text inverse={selected}>{`${selected ? "›" : " "}   ${h.callId ? `tool call ${h.toolName || h.callId}` : h.role} · ${relativeTime(Number(h.createdAtUnixMs), now)}`}</Text>
             <Box paddingLeft={4}>
               <Snippet text={truncate(h.snippet, (width - 8) * 2)} />
             </Box>
