@@ -6,7 +6,7 @@
 //  3. 100 concurrent sessions (model latency 50 ms, one tool call per turn) vs one session — goal ≤ 2×;
 //     with the same 100 turns made by the openai SDK straight at the model (no Palisade) as the
 //     floor of this machine: the SDK and the scripted model alone already need their CPU; and the
-//     same turns through every mandated hop with no work at any (bench/lib/hops-child.mjs);
+//     same turns through every mandated hop with no work at any (bench/lib/relay-child.mjs);
 //  4. cold start of Engine + Agent + built-in capabilities to ready.
 // Processes as deployed: the scripted model (bench/lib/model-child.mjs) like a real endpoint, the
 // Engine with its Agent (bench/lib/real-engine-child.mjs), the no-op capability of benchmark 1 in
@@ -129,11 +129,14 @@ async function realEngine(model, extra = {}) {
 }
 
 // ---------------------------------------------------------------- 2. time to first token
+/** A transport-floor process (bench/lib/relay-child.mjs) in one of its roles. */
+const relayChild = (args) => fork(new URL("./lib/relay-child.mjs", import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+
 /** Client → relay → echoing agent → relay → client on the bridge, no work at any hop (ms samples). */
 async function transportFloor() {
-  const relay = fork(new URL("./lib/relay-child.mjs", import.meta.url), ["engine"], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const relay = relayChild(["engine"]);
   const address = await new Promise((r) => relay.once("message", r));
-  const agent = fork(new URL("./lib/relay-child.mjs", import.meta.url), ["agent", address], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const agent = relayChild(["echo-agent", address]);
   const client = createClient(ClientService, address);
   const out = [];
   for (let i = 0; i < N_TTFT + 10; i++) {
@@ -235,16 +238,15 @@ async function concurrentSessions() {
 }
 
 /**
- * The same turns through every hop the design mandates and nothing else (bench/lib/hops-child.mjs):
+ * The same turns through every hop the design mandates and nothing else (bench/lib/relay-child.mjs):
  * client → relay → Agent (SDK → model ×3, two tool proposals, one Capability.Invoke) → client.
  */
 async function hopsFloor(model, wall) {
-  const child = (args) => fork(new URL("./lib/hops-child.mjs", import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"] });
   const noop = fork(new URL("./lib/noop-capability.mjs", import.meta.url), { stdio: ["ignore", "ignore", "inherit", "ipc"] });
   const { address: noopAddress } = await new Promise((r) => noop.once("message", r));
-  const relay = child(["engine", noopAddress]);
+  const relay = relayChild(["engine", noopAddress]);
   const address = await new Promise((r) => relay.once("message", r));
-  const agent = child(["agent", address, model.baseURL]);
+  const agent = relayChild(["agent", address, model.baseURL]);
   const client = createClient(ClientService, address);
   const turn = async () => {
     for (;;) {
