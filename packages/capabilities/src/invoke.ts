@@ -114,8 +114,11 @@ export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOp
     return finish({ ok: true, content: JSON.stringify(rewritten), result: rewritten, artifacts });
   } catch (err) {
     if (signal.aborted) {
-      const timedOut = signal.reason instanceof CapabilityError && signal.reason.code === "timeout";
-      return timedOut ? fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`) : fail("cancelled", `${toolName} was cancelled`);
+      const reason: unknown = signal.reason;
+      if (reason instanceof CapabilityError && reason.code === "timeout") return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
+      // The caller's own deadline (the Engine's limits.tool_timeout_s) is a timeout too, not a cancel.
+      if (reason instanceof DOMException && reason.name === "TimeoutError") return fail("timeout", `${toolName} was stopped: ${reason.message} (deadline exceeded)`);
+      return fail("cancelled", `${toolName} was cancelled`);
     }
     if (err instanceof CapabilityError) return fail(err.code, err.message);
     const e = RpcError.from(err);

@@ -166,6 +166,10 @@ describe("host over a real SDK capability (address mode)", () => {
     const ctl = new AbortController();
     setTimeout(() => ctl.abort(), 50);
     expect((await host.invoke("demo__slow", { ms: 5000 }, { ...owner, signal: ctl.signal })).error?.code).toBe("cancelled");
+    // The caller's deadline (AbortSignal.timeout, or the Engine's tool limit) is reported as a timeout.
+    const r3 = await host.invoke("demo__slow", { ms: 5000 }, { ...owner, signal: AbortSignal.timeout(50) });
+    expect(r3.error?.code).toBe("timeout");
+    expect(r3.content).toMatch(/^demo__slow was stopped: .*\(deadline exceeded\)$/);
   });
 
   it("StreamInvoke: chunks as an async iterable, then the result", async () => {

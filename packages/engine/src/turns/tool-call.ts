@@ -266,7 +266,7 @@ async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unk
   if (turn.signal.aborted) onTurnAbort();
   turn.signal.addEventListener("abort", onTurnAbort, { once: true });
   const deadline = setTimeout(
-    () => controller.abort(new DOMException(`${tool.name} did not finish within ${env.config.limits.toolTimeoutMs} ms`, "TimeoutError")),
+    () => controller.abort(new DOMException(`the Engine's tool time limit of ${env.config.limits.toolTimeoutMs} ms passed`, "TimeoutError")),
     env.config.limits.toolTimeoutMs,
   );
   const signal = controller.signal;
