@@ -58,12 +58,12 @@ function messageChars(m: ChatCompletionMessageParam): number {
 function toolChars(t: ChatCompletionTool): number {
   if (t.type !== "function") return JSON.stringify(t).length;
   const params = t.function.parameters;
-  let p = 0;
-  if (params) {
-    p = schemaChars.get(params) ?? JSON.stringify(params).length;
+  let p = params ? schemaChars.get(params) : 0;
+  if (p === undefined && params) {
+    p = JSON.stringify(params).length;
     schemaChars.set(params, p);
   }
-  return MESSAGE_OVERHEAD + t.function.name.length + (t.function.description?.length ?? 0) + p;
+  return MESSAGE_OVERHEAD + t.function.name.length + (t.function.description?.length ?? 0) + (p ?? 0);
 }
 
 /**
