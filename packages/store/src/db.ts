@@ -2,6 +2,7 @@ import BetterSqlite3 from "better-sqlite3";
 import type { Database, Statement } from "better-sqlite3";
 import { StoreError } from "./errors.js";
 import { migrate } from "./migrations.js";
+import type { MigrationStep } from "./migrations.js";
 
 export type Synchronous = "full" | "normal";
 
@@ -18,6 +19,8 @@ export interface OpenOptions {
   readonly?: boolean;
   /** Milliseconds to wait for a lock held by another connection. Default 5000. */
   busyTimeoutMs?: number;
+  /** Told before and after each migration of an existing database (they can take minutes). */
+  onMigration?: (step: MigrationStep) => void;
 }
 
 /** A connection plus a cache of prepared statements (preparing costs more than running). */
@@ -82,7 +85,7 @@ export function openDb(path: string, options: OpenOptions = {}): Db {
       if ((raw.pragma("user_version", { simple: true }) as number) === 0) raw.pragma("auto_vacuum = INCREMENTAL");
       raw.pragma("journal_mode = WAL");
       raw.pragma(`synchronous = ${options.synchronous === "normal" ? "NORMAL" : "FULL"}`);
-      migrate(raw);
+      migrate(raw, undefined, options.onMigration);
     }
     return new Db(raw);
   } catch (error) {

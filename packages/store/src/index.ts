@@ -4,6 +4,7 @@ export type { OpenOptions, Synchronous } from "./db.js";
 export { StoreError } from "./errors.js";
 export type { StoreErrorCode } from "./errors.js";
 export { SCHEMA_VERSION, MIGRATIONS } from "./migrations.js";
+export type { MigrationStep } from "./migrations.js";
 export { buildFtsQuery } from "./fts-query.js";
 export type { ParsedQuery } from "./fts-query.js";
 export { canonicalJson, GENESIS_HASH } from "./audit.js";

@@ -116,6 +116,18 @@ describe("migrations", () => {
     db.close();
   });
 
+  it("reports each migration of an existing database before and after it runs, and none for a new one", () => {
+    const steps: Array<{ from: number; to: number; phase: string }> = [];
+    Store.open(v2Database(), { onMigration: (s) => steps.push({ from: s.from, to: s.to, phase: s.phase }) }).close();
+    expect(steps).toEqual([
+      { from: 2, to: 3, phase: "start" },
+      { from: 2, to: 3, phase: "done" },
+    ]);
+    const fresh: unknown[] = [];
+    Store.open(join(tempDir(), "new.db"), { onMigration: (s) => fresh.push(s) }).close();
+    expect(fresh).toEqual([]);
+  });
+
   it("a fresh database equals an upgraded one", () => {
     const upgraded = v1Database();
     Store.open(upgraded).close();

@@ -26,7 +26,7 @@ export interface Parts {
 }
 
 export async function defaultParts(req: PartsRequest): Promise<Parts> {
-  const store = req.store ?? (await openSqliteStore(req.dataDir));
+  const store = req.store ?? (await openSqliteStore(req.dataDir, req.log));
   try {
     const shield = req.shield ?? (await createEngineShield(req.config, req.dataDir, req.workspace));
     const host = req.host ?? (await openCapabilityHost({ config: req.config, dataDir: req.dataDir, workspace: req.workspace, log: req.log, merge: req.mergeCapabilities }));

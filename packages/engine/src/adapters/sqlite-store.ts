@@ -2,6 +2,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Store } from "@palisade/store";
+import type { MigrationStep } from "@palisade/store";
 import type { MessageRecord as StoredMessage, SessionRecord as StoredSession, ToolCallRecord as StoredCall, NewToolCall } from "@palisade/store";
 import type {
   AuditEntry,
@@ -291,6 +292,12 @@ class SqliteStore implements EngineStore {
  * cut) when its promise resolves, as with FULL, but the fsync runs off the event loop and
  * concurrent writers share it, so one session's commit never stalls the others.
  */
-export async function openSqliteStore(dataDir: string): Promise<EngineStore> {
-  return new SqliteStore(Store.open(join(dataDir, DATABASE_FILE), { synchronous: "normal" }));
+export async function openSqliteStore(dataDir: string, log: (line: string) => void = () => undefined): Promise<EngineStore> {
+  const onMigration = (step: MigrationStep): void =>
+    log(
+      step.phase === "start"
+        ? `history: upgrading the database from schema v${String(step.from)} to v${String(step.to)}; on a large history this takes minutes (the Engine answers once it is done)`
+        : `history: database upgraded to schema v${String(step.to)} in ${(step.ms / 1000).toFixed(1)} s`,
+    );
+  return new SqliteStore(Store.open(join(dataDir, DATABASE_FILE), { synchronous: "normal", onMigration }));
 }
