@@ -8,13 +8,16 @@
 //   "agent" <relay address> <model base URL> — the LLM loop with the openai SDK as the Agent runs
 //        it: per turn the SDK's model calls and a tool proposal for each tool call (benchmark 3);
 //   "echo-agent" <relay address> — answers each ProcessRequest with one token (benchmark 2).
+// Every role stops when its parent disconnects.
 import OpenAI from "openai";
 import { AsyncQueue, createClient, RpcServer } from "@palisade/protocol";
 import { AgentService, ClientService, PipelineEventType } from "@palisade/protocol/pipeline";
 import { Capability } from "@palisade/protocol/capability";
-import { createHttpFetch } from "@palisade/agent";
+import { StreamAccumulator, createHttpFetch } from "@palisade/agent";
 
 const enc = new TextEncoder();
+const dec = new TextDecoder();
+process.on("disconnect", () => process.exit(0));
 
 if (process.argv[2] === "echo-agent") {
   const call = createClient(AgentService, process.argv[3]).runSession();
@@ -41,20 +44,10 @@ if (process.argv[2] === "echo-agent") {
     const messages = [{ role: "user", content }];
     for (;;) {
       const stream = await openai.chat.completions.create({ model: "scripted-model", stream: true, messages });
-      const calls = [];
-      let text = "";
-      for await (const chunk of stream) {
-        const d = chunk.choices[0]?.delta;
-        if (d?.content) {
-          text += d.content;
-          void call.send({ event: { case: "llmTokenEmitted", value: { sessionId, messageId, text: d.content } } });
-        }
-        for (const tc of d?.tool_calls ?? []) {
-          calls[tc.index] ??= { id: tc.id, name: "", arguments: "" };
-          if (tc.function?.name) calls[tc.index].name += tc.function.name;
-          if (tc.function?.arguments) calls[tc.index].arguments += tc.function.arguments;
-        }
-      }
+      // The Agent's own folding of streamed chunks (tool-call fragments joined by index).
+      const acc = new StreamAccumulator();
+      for await (const chunk of stream) acc.add(chunk, (text) => void call.send({ event: { case: "llmTokenEmitted", value: { sessionId, messageId, text } } }));
+      const { content: text, toolCalls: calls } = acc.result();
       if (calls.length === 0) {
         await call.send({ event: { case: "responseComplete", value: { sessionId, messageId, content: text } } });
         return;
@@ -92,7 +85,7 @@ if (process.argv[2] === "echo-agent") {
               const reply = (content) => toAgent.push({ directive: { case: "toolResult", value: { callId: value.callId, content, sessionId: value.sessionId, messageId: value.messageId } } });
               if (value.toolName === "load_tools") reply("Loaded files: files__read_file.");
               else if (!capability) reply("no capability configured");
-              else void capability.invoke({ toolName: "noop", argsJson: enc.encode(value.argumentsJson) }).then((r) => reply(new TextDecoder().decode(r.resultJson)));
+              else void capability.invoke({ toolName: "noop", argsJson: enc.encode(value.argumentsJson) }).then((r) => reply(dec.decode(r.resultJson)));
             }
           }
         })();
@@ -111,5 +104,4 @@ if (process.argv[2] === "echo-agent") {
       },
     });
   process.send(await server.listen(`unix:/tmp/palisade-relay-${process.pid}.sock`));
-  process.on("disconnect", () => process.exit(0));
 }
