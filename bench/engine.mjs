@@ -27,33 +27,64 @@ const N_TTFT = Number(process.env.BENCH_TTFT ?? 100);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 100);
 const hr = () => process.hrtime.bigint();
 
+const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6;
+
+/**
+ * Forks `bench/lib/<file>` with `args`. `message` is its first IPC message (an address, a result),
+ * rejected if the process exits before sending one; `stop()` disconnects it and waits for its exit.
+ */
+function child(file, args = []) {
+  const proc = fork(new URL(`./lib/${file}`, import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+  const message = new Promise((resolve, reject) => {
+    proc.once("message", resolve);
+    proc.once("exit", (code) => reject(new Error(`bench/lib/${file} exited (${code}) before it answered`)));
+  });
+  void message.catch(() => undefined); // children that never answer (agents) may exit unawaited
+  const stop = () => new Promise((resolve) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+    proc.once("exit", resolve);
+    if (proc.connected) proc.disconnect();
+    else proc.kill();
+  });
+  return { proc, message, stop };
+}
+
 /** The scripted model in a child process: { baseURL, close() }. */
 async function startModel(script) {
-  const child = fork(new URL("./lib/model-child.mjs", import.meta.url), [script], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const baseURL = await new Promise((resolve, reject) => {
-    child.once("message", resolve);
-    child.once("exit", (code) => reject(new Error(`the scripted model exited (${code}) before listening`)));
-  });
-  return {
-    baseURL,
-    close: () => new Promise((resolve) => {
-      child.once("exit", resolve);
-      child.disconnect();
-    }),
-  };
+  const model = child("model-child.mjs", [script]);
+  return { baseURL: await model.message, close: model.stop };
 }
-const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6;
+
+/** The no-op capability (capability SDK) in its own process: { address, stop() }. */
+async function startNoop() {
+  const noop = child("noop-capability.mjs");
+  const { address } = await noop.message;
+  return { address, stop: noop.stop };
+}
+
+/** Runs `fn` n times at once; the wall time in ms. */
+async function wall(fn, n) {
+  const t = hr();
+  await Promise.all(Array.from({ length: n }, fn));
+  return ms(t);
+}
+
+/** Sends one message and reads the turn to its end, which must be RESPONSE_COMPLETE. */
+async function completeTurn(client, content) {
+  let last;
+  for await (const ev of client.sendMessage({ content })) last = ev;
+  if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error(`turn failed: ${last?.pipelineError?.message ?? "no RESPONSE_COMPLETE"}`);
+}
 
 // ---------------------------------------------------------------- 1. tool-call overhead
 async function toolCallOverhead() {
-  const noop = fork(new URL("./lib/noop-capability.mjs", import.meta.url), { stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const { address: noopAddress } = await new Promise((r) => noop.once("message", r));
-  const child = fork(new URL("./lib/engine-child.mjs", import.meta.url), [noopAddress], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const addrs = await new Promise((r) => child.once("message", r));
+  const noop = await startNoop();
+  const engine = child("engine-child.mjs", [noop.address]);
+  const addrs = await engine.message;
   // Baseline: one bidi echo (a bare echo server) + one unary Invoke of the same no-op capability
   // process the Engine calls, cross-process.
   const bAgent = createClient(AgentService, addrs.baseline);
-  const bCap = createClient(Capability, noopAddress);
+  const bCap = createClient(Capability, noop.address);
   const call = bAgent.runSession();
   const it = call[Symbol.asyncIterator]();
   const args = new TextEncoder().encode("{}");
@@ -75,8 +106,7 @@ async function toolCallOverhead() {
     }
   };
   await next("initialToolDefs");
-  const watcher = fork(new URL("./lib/watch-client.mjs", import.meta.url), [addrs.engine], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const watched = new Promise((resolve) => watcher.once("message", resolve));
+  const watcher = child("watch-client.mjs", [addrs.engine]);
   const p = await next("process");
   const engineCall = async (i) => {
     await agent.send({ event: { case: "toolProposal", value: { sessionId: p.sessionId, messageId: p.messageId, callId: `c${i}`, toolName: "noop__noop", argumentsJson: "{}" } } });
@@ -99,63 +129,60 @@ async function toolCallOverhead() {
   }
   call.end();
   await agent.send({ event: { case: "responseComplete", value: { sessionId: p.sessionId, messageId: p.messageId, content: "done" } } });
-  const { events } = await watched;
+  const { events } = await watcher.message;
   if (events < N_CALLS) throw new Error(`the watching client saw ${events} events for ${N_CALLS + 200} tool calls`);
   agent.end();
-  child.disconnect();
-  noop.disconnect();
   bCap.close();
+  await Promise.all([engine.stop(), noop.stop()]);
   return { engine: summarize(engineSamples), floor: summarize(floor) };
 }
 
 // ---------------------------------------------------------------- shared: Engine with the real Agent
 /** An Engine (real Agent, built-ins) in its own process, as deployed; the client is this process. */
 async function realEngine(model, extra = {}) {
-  const child = fork(new URL("./lib/real-engine-child.mjs", import.meta.url), [model.baseURL, extra.capabilities ?? "files-shell"], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const { address, readyMs } = await new Promise((resolve, reject) => {
-    child.once("message", resolve);
-    child.once("exit", (code) => reject(new Error(`the Engine process exited (${code}) before it was ready`)));
-  });
+  const engine = child("real-engine-child.mjs", [model.baseURL, extra.capabilities ?? "files-shell"]);
+  const { address, readyMs } = await engine.message;
   const client = createClient(ClientService, address);
   return {
     client,
     readyMs,
-    close: () => new Promise((resolve) => {
+    close: () => {
       client.close();
-      child.once("exit", resolve);
-      child.disconnect();
-    }),
+      return engine.stop();
+    },
   };
 }
 
 // ---------------------------------------------------------------- 2. time to first token
-/** A transport-floor process (bench/lib/relay-child.mjs) in one of its roles. */
-const relayChild = (args) => fork(new URL("./lib/relay-child.mjs", import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"] });
+/**
+ * A transport floor (bench/lib/relay-child.mjs): the relay and its agent in `agentArgs`' role.
+ * Messages sent before the agent has connected wait in the relay for it.
+ */
+async function startRelay(relayArgs, agentArgs) {
+  const relay = child("relay-child.mjs", ["engine", ...relayArgs]);
+  const address = await relay.message;
+  const agent = child("relay-child.mjs", [agentArgs[0], address, ...agentArgs.slice(1)]);
+  const client = createClient(ClientService, address);
+  return {
+    client,
+    stop: async () => {
+      client.close();
+      await Promise.all([agent.stop(), relay.stop()]);
+    },
+  };
+}
 
 /** Client → relay → echoing agent → relay → client on the bridge, no work at any hop (ms samples). */
 async function transportFloor() {
-  const relay = relayChild(["engine"]);
-  const address = await new Promise((r) => relay.once("message", r));
-  const agent = relayChild(["echo-agent", address]);
-  const client = createClient(ClientService, address);
+  const relay = await startRelay([], ["echo-agent"]);
   const out = [];
   for (let i = 0; i < N_TTFT + 10; i++) {
     const t = hr();
     let first;
-    for (;;) {
-      try {
-        for await (const ev of client.sendMessage({ content: "hi" })) if (first === undefined && ev.eventType === PipelineEventType.LLM_TOKEN) first = ms(t);
-        break;
-      } catch (err) {
-        if (i > 0) throw err;
-        await new Promise((r) => setTimeout(r, 50)); // the relay's agent is still connecting
-      }
-    }
+    for await (const ev of relay.client.sendMessage({ content: "hi" })) if (first === undefined && ev.eventType === PipelineEventType.LLM_TOKEN) first = ms(t);
     if (i >= 10) out.push(first);
   }
-  client.close();
-  agent.kill();
-  relay.disconnect();
+  await relay.stop();
   return out;
 }
 
@@ -214,16 +241,7 @@ async function concurrentSessions() {
     await call([user, loadCall, { role: "tool", tool_call_id: "c1", content: "Loaded 1 tools: files__read_file." }, readCall, { role: "tool", tool_call_id: "c2", content: "x\n" }]);
   };
   const e = await realEngine(model);
-  const turn = async () => {
-    let last;
-    for await (const ev of e.client.sendMessage({ content: "go" })) last = ev;
-    if (last.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error(`turn failed: ${last.pipelineError?.message}`);
-  };
-  const wall = async (fn, n) => {
-    const t = hr();
-    await Promise.all(Array.from({ length: n }, fn));
-    return ms(t);
-  };
+  const turn = () => completeTurn(e.client, "go");
   // Warm-up of both paths alike (JIT, keep-alive sockets), then each measured alone and 100 at once.
   await wall(directTurn, SESSIONS);
   await wall(turn, SESSIONS);
@@ -232,7 +250,7 @@ async function concurrentSessions() {
   const one = await wall(turn, 1);
   const many = await wall(turn, SESSIONS);
   await e.close();
-  const hops = await hopsFloor(model, wall);
+  const hops = await hopsFloor(model);
   await model.close();
   return { one, many, directOne, directMany, ...hops };
 }
@@ -241,34 +259,14 @@ async function concurrentSessions() {
  * The same turns through every hop the design mandates and nothing else (bench/lib/relay-child.mjs):
  * client → relay → Agent (SDK → model ×3, two tool proposals, one Capability.Invoke) → client.
  */
-async function hopsFloor(model, wall) {
-  const noop = fork(new URL("./lib/noop-capability.mjs", import.meta.url), { stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const { address: noopAddress } = await new Promise((r) => noop.once("message", r));
-  const relay = relayChild(["engine", noopAddress]);
-  const address = await new Promise((r) => relay.once("message", r));
-  const agent = relayChild(["agent", address, model.baseURL]);
-  const client = createClient(ClientService, address);
-  const turn = async () => {
-    for (;;) {
-      try {
-        let last;
-        for await (const ev of client.sendMessage({ content: "go" })) last = ev;
-        if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error("the relay's turn did not complete");
-        return;
-      } catch (err) {
-        if (!/UNAVAILABLE|did not complete/.test(String(err))) throw err;
-        await new Promise((r) => setTimeout(r, 50)); // the relay's agent is still connecting
-      }
-    }
-  };
-  await turn();
+async function hopsFloor(model) {
+  const noop = await startNoop();
+  const relay = await startRelay([noop.address], ["agent", model.baseURL]);
+  const turn = () => completeTurn(relay.client, "go");
   await wall(turn, SESSIONS);
   const hopsOne = await wall(turn, 1);
   const hopsMany = await wall(turn, SESSIONS);
-  client.close();
-  agent.kill();
-  relay.disconnect();
-  noop.disconnect();
+  await Promise.all([relay.stop(), noop.stop()]);
   return { hopsOne, hopsMany };
 }
 
