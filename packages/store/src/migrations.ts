@@ -28,10 +28,10 @@ export function migrate(db: Database, target = SCHEMA_VERSION, onStep?: (step: M
       `database schema version ${from} is newer than this Palisade supports (${SCHEMA_VERSION}): upgrade Palisade or use another --data-dir`,
     );
   }
+  const report = from > 0 ? onStep : undefined;
   for (let version = from + 1; version <= target; version++) {
     const sql = MIGRATIONS[version - 1];
     if (sql === undefined) break;
-    const report = from > 0 ? onStep : undefined;
     const started = performance.now();
     report?.({ from: version - 1, to: version, phase: "start" });
     try {

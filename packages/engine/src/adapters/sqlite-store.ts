@@ -2,8 +2,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Store } from "@palisade/store";
-import type { MigrationStep } from "@palisade/store";
-import type { MessageRecord as StoredMessage, SessionRecord as StoredSession, ToolCallRecord as StoredCall, NewToolCall } from "@palisade/store";
+import type { MigrationStep, MessageRecord as StoredMessage, SessionRecord as StoredSession, ToolCallRecord as StoredCall, NewToolCall } from "@palisade/store";
 import type {
   AuditEntry,
   Decision,
