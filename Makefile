@@ -1,11 +1,24 @@
 # Palisade — the two commands a newcomer needs: `make run` and `make test`.
 SHELL := /bin/bash
-export npm_config_nodedir ?= /usr
-NPM_INSTALL_STAMP := node_modules/.install-stamp
 
-.PHONY: run test install build lint typecheck-tests proto proto-check bench clean deps-system
+# Every recipe runs with the Node scripts/node-bin.sh picks: the system's when it is new enough
+# (>= 22.12), else a pinned Node 24 it installs from the npm registry into .tools/node. npm and npx
+# are the system's, run by that Node; native addons build against that Node's own headers.
+NODE_BIN := $(shell scripts/node-bin.sh)
+ifeq ($(NODE_BIN),)
+$(error could not find or install a Node.js >= 22.12 (see the message above))
+endif
+export PATH := $(NODE_BIN):$(PATH)
+export npm_config_nodedir := $(abspath $(NODE_BIN)/..)
+NPM_INSTALL_STAMP := node_modules/.install-stamp-$(shell node -p process.versions.modules)
+
+.PHONY: run test install build lint typecheck-tests proto proto-check bench clean deps-system node-version
+
+node-version:
+	@echo "node $$(node --version) at $$(command -v node), npm $$(npm --version)"
 
 run: build
+	@echo "palisade runs on node $$(node --version) ($$(command -v node))"
 	node apps/cli/dist/main.js chat $(ARGS)
 
 # Everything CI runs, from a clean clone: install, build, lint, generated-code check, tests.
@@ -13,14 +26,15 @@ run: build
 # on its own after the parallel suite, so the suite's load does not starve it.
 E2E_TTY := apps/cli/test/e2e-tmux.test.ts
 
-test: install build lint typecheck-tests proto-check deps-system
+test: node-version install build lint typecheck-tests proto-check deps-system
 	npx vitest run --exclude $(E2E_TTY)
 	npx vitest run $(E2E_TTY)
 
 # A clean clone gets `npm ci`; an existing tree is never wiped (people may be working in it),
-# it gets a non-destructive `npm install` when the lockfile changed.
+# it gets a non-destructive `npm install` when the lockfile or the Node ABI (the stamp's suffix)
+# changed; `npm rebuild` then refits native addons to the Node in use.
 $(NPM_INSTALL_STAMP): package.json package-lock.json
-	@if [ -d node_modules ]; then npm install --no-audit --no-fund; else npm ci --no-audit --no-fund; fi
+	@if [ -d node_modules ]; then npm install --no-audit --no-fund && npm rebuild --no-audit --no-fund; else npm ci --no-audit --no-fund; fi
 	@touch $@
 
 install: $(NPM_INSTALL_STAMP)
@@ -62,4 +76,4 @@ bench: build
 	node bench/run.mjs $(ARGS)
 
 clean:
-	rm -rf node_modules packages/*/dist apps/*/dist apps/capabilities/*/dist **/*.tsbuildinfo
+	rm -rf .tools node_modules packages/*/dist apps/*/dist apps/capabilities/*/dist **/*.tsbuildinfo

@@ -92,7 +92,7 @@ async function startEngineProcess(): Promise<{ child: ChildProcess; client: Clie
     if (!child.stdout) return reject(new Error("no stdout"));
     const rl = createInterface({ input: child.stdout });
     rl.once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`the Engine exited (${String(code)}) before it was ready: ${stderr.join("")}`)));
+    child.once("exit", (code, signal) => reject(new Error(`the Engine ${signal ? `was killed by ${signal}` : `exited with code ${String(code)}`} before it was ready; its stderr:\n${stderr.join("")}`)));
   });
   const { address } = JSON.parse(line) as { address: string };
   return { child, client: createClient(ClientService, address), stderr };

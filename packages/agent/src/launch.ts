@@ -13,12 +13,10 @@ export interface AgentLaunchOptions {
   contextWindow?: number;
   /** Default: the running Node (process.execPath). */
   nodePath?: string;
-  /** Default: process.versions.node; decides between --experimental-permission (20) and --permission (22+). */
-  nodeVersion?: string;
   /** false: no permission flags (only for `--allow-unsandboxed`). Default true. */
   sandbox?: boolean;
-  /** More directories the Agent may read. */
-  extraReadPaths?: string[];
+  /** More packages the process runs (e.g. the sub-agent's): each and its dependencies become readable. */
+  extraPackages?: string[];
 }
 
 export interface LaunchSpec {
@@ -39,28 +37,45 @@ function nodeModulesChain(from: string): string[] {
   const out: string[] = [];
   for (let dir = from; ; dir = dirname(dir)) {
     const nm = join(dir, "node_modules");
-    if (existsSync(nm)) out.push(realpathSync(nm));
+    if (existsSync(nm)) out.push(nm);
     if (dirname(dir) === dir) return out;
   }
 }
 
-/** Real directories of the workspace packages `pkgDir` depends on, transitively. */
-function workspaceDeps(pkgDir: string, seen = new Set<string>()): string[] {
-  const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
-  for (const name of Object.keys(manifest.dependencies ?? {})) {
-    if (!name.startsWith("@palisade/")) continue;
-    for (const nm of nodeModulesChain(pkgDir)) {
-      const link = join(nm, name);
-      if (!existsSync(link)) continue;
-      const real = realpathSync(link);
-      if (!seen.has(real)) {
-        seen.add(real);
-        workspaceDeps(real, seen);
+function dependencyNames(pkgDir: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+  };
+  return Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies });
+}
+
+/**
+ * The directories of the packages `pkgDirs` depend on, transitively, each as the path Node resolves
+ * it by (`…/node_modules/<name>`) and as its real path. Node's permission model checks the path as
+ * written, without resolving symlinks, so granting a whole node_modules would also grant every
+ * workspace package linked there (the Engine's source among them): only this closure is granted.
+ */
+function dependencyClosure(pkgDirs: string[]): string[] {
+  const granted = new Set<string>();
+  const visited = new Set<string>();
+  const visit = (pkgDir: string): void => {
+    if (visited.has(pkgDir)) return;
+    visited.add(pkgDir);
+    for (const name of dependencyNames(pkgDir)) {
+      for (const nm of nodeModulesChain(pkgDir)) {
+        const lexical = join(nm, name);
+        if (!existsSync(join(lexical, "package.json"))) continue;
+        const real = realpathSync(lexical);
+        granted.add(lexical);
+        granted.add(real);
+        visit(real);
+        break;
       }
-      break;
     }
-  }
-  return [...seen];
+  };
+  for (const dir of pkgDirs) visit(realpathSync(dir));
+  return [...granted];
 }
 
 /**
@@ -72,20 +87,14 @@ function workspaceDeps(pkgDir: string, seen = new Set<string>()): string[] {
 export function agentLaunchSpec(options: AgentLaunchOptions): LaunchSpec {
   const pkgDir = realpathSync(agentPackageDir());
   const main = join(pkgDir, "dist", "main.js");
-  const version = options.nodeVersion ?? process.versions.node;
-  const major = Number(version.split(".")[0]);
-  const readPaths = [...new Set([pkgDir, ...workspaceDeps(pkgDir), ...nodeModulesChain(pkgDir), ...(options.extraReadPaths ?? [])])];
+  const extra = (options.extraPackages ?? []).map((p) => realpathSync(p));
+  const readPaths = [...new Set([pkgDir, ...extra, ...dependencyClosure([pkgDir, ...extra])])];
 
   const args: string[] = [];
   if (options.sandbox !== false) {
-    args.push(major >= 22 ? "--permission" : "--experimental-permission", "--disable-warning=ExperimentalWarning");
-    // Node 20 grants a directory's contents with a trailing `/*` (checked here). Only Node 20 is
-    // installed on this machine, so 22+ gets both spellings its docs describe, the directory
-    // itself and the wildcard.
-    for (const p of readPaths) {
-      if (major >= 22) args.push(`--allow-fs-read=${p}`);
-      args.push(`--allow-fs-read=${p}/*`);
-    }
+    // Node >= 22 (the project's floor): a granted directory covers everything below it.
+    args.push("--permission", "--disable-warning=ExperimentalWarning");
+    for (const p of readPaths) args.push(`--allow-fs-read=${p}`);
   }
   args.push(main);
 

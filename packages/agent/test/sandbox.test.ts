@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
@@ -104,8 +104,9 @@ describe("the compiled Agent as a real child process", () => {
   });
 });
 
+const base = { engineAddress: "unix:/run/e.sock", token: "t", model: "m", baseURL: "http://127.0.0.1:1/v1", apiKey: "k", contextWindow: 32000 };
+
 describe("agentLaunchSpec", () => {
-  const base = { engineAddress: "unix:/run/e.sock", token: "t", model: "m", baseURL: "http://127.0.0.1:1/v1", apiKey: "k", contextWindow: 32000 };
 
   it("passes only the Agent's settings in the environment", () => {
     const spec = agentLaunchSpec({ ...base, agentId: "atlas" });
@@ -122,26 +123,55 @@ describe("agentLaunchSpec", () => {
     expect(spec.args.at(-1)).toBe(join(realpathSync(agentPackageDir()), "dist", "main.js"));
   });
 
-  it("allows reads of its package, the real paths of workspace packages it imports, and node_modules", () => {
+  it("allows reads of its package and the packages it imports, by the paths Node resolves and their real paths, and nothing else", () => {
     const spec = agentLaunchSpec(base);
-    const protocolReal = realpathSync(join(agentPackageDir(), "..", "..", "node_modules", "@palisade", "protocol"));
+    const rootModules = join(agentPackageDir(), "..", "..", "node_modules");
+    const protocolReal = realpathSync(join(rootModules, "@palisade", "protocol"));
     expect(spec.readPaths).toContain(realpathSync(agentPackageDir()));
     expect(spec.readPaths).toContain(protocolReal);
-    expect(spec.readPaths.some((p) => p.endsWith("node_modules"))).toBe(true);
-    // Not every workspace package: only what the Agent imports.
+    expect(spec.readPaths).toContain(join(realpathSync(rootModules), "openai"));
+    // No whole node_modules: it holds links to every workspace package, and Node checks the path as written.
+    expect(spec.readPaths.some((p) => p.endsWith("node_modules"))).toBe(false);
+    expect(spec.readPaths.some((p) => p.includes("/packages/engine") || p.includes("@palisade/engine"))).toBe(false);
     expect(spec.readPaths.some((p) => p.endsWith("/packages/testing"))).toBe(false);
   });
 
-  it("uses --experimental-permission with dir/* on Node 20 and --permission on Node 22+", () => {
-    const v20 = agentLaunchSpec({ ...base, nodeVersion: "20.20.2" });
-    expect(v20.args[0]).toBe("--experimental-permission");
-    expect(v20.args).toContain(`--allow-fs-read=${realpathSync(agentPackageDir())}/*`);
-    const v22 = agentLaunchSpec({ ...base, nodeVersion: "22.12.0" });
-    expect(v22.args[0]).toBe("--permission");
-    expect(v22.args).toContain(`--allow-fs-read=${realpathSync(agentPackageDir())}`);
-    expect(v22.args).toContain(`--allow-fs-read=${realpathSync(agentPackageDir())}/*`);
-    expect(v20.args).not.toContain(`--allow-fs-read=${realpathSync(agentPackageDir())}`);
-    expect(v22.args.some((a) => a.startsWith("--allow-child-process") || a.startsWith("--allow-fs-write") || a.startsWith("--allow-worker"))).toBe(false);
+  it("uses Node's --permission with one --allow-fs-read per directory and no other grants", () => {
+    const spec = agentLaunchSpec(base);
+    expect(spec.args[0]).toBe("--permission");
+    expect(spec.args).toContain(`--allow-fs-read=${realpathSync(agentPackageDir())}`);
+    expect(spec.args.some((a) => a.startsWith("--allow-child-process") || a.startsWith("--allow-fs-write") || a.startsWith("--allow-worker") || a.startsWith("--allow-addons"))).toBe(false);
     expect(agentLaunchSpec({ ...base, sandbox: false }).args).toHaveLength(1);
+  });
+});
+
+describe("what the Agent's permission flags let a process read, on the Node in use", () => {
+  const probe = (spec: LaunchSpec, files: string[]): Record<string, string> => {
+    const code = `const fs=require("node:fs");const out={};for(const f of ${JSON.stringify(files)}){try{fs.readFileSync(f);out[f]="read"}catch(e){out[f]=e.code}}process.stdout.write(JSON.stringify(out))`;
+    const flags = spec.args.slice(0, -1);
+    const res = spawnSync(spec.command, [...flags, "-e", code], { env: {}, encoding: "utf8" });
+    if (res.status !== 0) throw new Error(`probe failed (${String(res.status ?? res.signal)}): ${res.stderr}`);
+    return JSON.parse(res.stdout) as Record<string, string>;
+  };
+
+  it("cannot read the Engine's source, directly or through node_modules/@palisade links, but can read its own code", () => {
+    const rootModules = join(agentPackageDir(), "..", "..", "node_modules");
+    const engineReal = realpathSync(join(rootModules, "@palisade", "engine"));
+    const targets = [
+      join(engineReal, "src", "engine.ts"),
+      join(rootModules, "@palisade", "engine", "src", "engine.ts"),
+      join(rootModules, "@palisade", "store", "package.json"),
+      join(realpathSync(agentPackageDir()), "dist", "main.js"),
+      join(rootModules, "@palisade", "protocol", "package.json"),
+    ];
+    for (const t of targets.slice(0, 3)) expect(existsSync(t), t).toBe(true);
+    const result = probe(agentLaunchSpec(base), targets);
+    expect(result).toEqual({
+      [targets[0]!]: "ERR_ACCESS_DENIED",
+      [targets[1]!]: "ERR_ACCESS_DENIED",
+      [targets[2]!]: "ERR_ACCESS_DENIED",
+      [targets[3]!]: "read",
+      [targets[4]!]: "read",
+    });
   });
 });

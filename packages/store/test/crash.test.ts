@@ -14,8 +14,11 @@ beforeAll(() => {
 /** Starts the writer, SIGKILLs it once it has reported `minTurns` commits, returns the ids it printed. */
 function killMidStream(path: string, synchronous: string, minTurns: number): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, "fixtures", "crash-writer.mjs"), path, synchronous], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, [join(import.meta.dirname, "fixtures", "crash-writer.mjs"), path, synchronous], { stdio: ["ignore", "pipe", "pipe"] });
     let buffered = "";
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => (stderr += chunk));
     const committed: string[] = [];
     let killed = false;
     child.stdout.setEncoding("utf8");
@@ -31,8 +34,9 @@ function killMidStream(path: string, synchronous: string, minTurns: number): Pro
     });
     child.on("error", reject);
     child.on("exit", (code, signal) => {
-      if (signal !== "SIGKILL") reject(new Error(`writer exited with code ${code} before it was killed`));
-      else resolve(committed);
+      if (signal === "SIGKILL" && killed) return resolve(committed);
+      const how = signal ? `was killed by ${signal}` : `exited with code ${String(code)}`;
+      reject(new Error(`the writer ${how} after ${String(committed.length)} turns, before the test killed it; its stderr:\n${stderr || "(empty)"}`));
     });
   });
 }

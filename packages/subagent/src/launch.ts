@@ -15,7 +15,6 @@ export interface SubAgentLaunchOptions {
   apiKey?: string;
   contextWindow?: number;
   nodePath?: string;
-  nodeVersion?: string;
   /** false: no permission flags (only when the Engine runs with --allow-unsandboxed). */
   sandbox?: boolean;
 }
@@ -35,9 +34,8 @@ export function subAgentLaunchSpec(options: SubAgentLaunchOptions): LaunchSpec {
     engineAddress: options.engineAddress,
     token: options.token,
     model: "",
-    extraReadPaths: [pkgDir],
+    extraPackages: [pkgDir],
     ...(options.nodePath ? { nodePath: options.nodePath } : {}),
-    ...(options.nodeVersion ? { nodeVersion: options.nodeVersion } : {}),
     ...(options.sandbox === false ? { sandbox: false } : {}),
   });
   const at = base.args.indexOf(agentMain);
