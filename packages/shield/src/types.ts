@@ -32,6 +32,10 @@ export interface ShieldContext {
   workspace?: string;
   /** Home directory used to expand `~`. */
   home?: string;
+  /** The tool's JSON Schema (its input_schema), for tools the Shield does not otherwise know. */
+  toolSchema?: unknown;
+  /** A declared `semantics:` block for the tool (capability config entry or manifest). */
+  toolSemantics?: unknown;
 }
 
 export interface Verdict {

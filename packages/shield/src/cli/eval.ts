@@ -1,4 +1,7 @@
-/** `palisade shield eval FILE.jsonl`: one verdict line per case on stdout, a summary on stderr. */
+/**
+ * `palisade shield eval FILE.jsonl`: one verdict line per case on stdout, a summary on stderr.
+ * `palisade shield eval --set NAME [--json]`: a shipped case set, its per-category table on stdout.
+ */
 import { readFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
@@ -7,7 +10,8 @@ import type { Policy } from "../policy/types.js";
 import { createShield } from "../shield.js";
 import type { Decision, Verdict } from "../types.js";
 import type { CliIO } from "./main.js";
-import { contextFromJson } from "./context.js";
+import { caseContext, evaluateCorpusSet, formatReport } from "../corpus/evaluate.js";
+import { CORPUS_SETS, isCorpusSet, parseCases } from "../corpus/sets.js";
 
 interface Row {
   label?: string;
@@ -62,17 +66,17 @@ export async function runEval(file: string, policy: Policy, judge: Judge | undef
     let id: unknown = `line-${n}`;
     let v: Verdict;
     try {
-      const c = JSON.parse(line) as Record<string, unknown>;
-      if (c === null || typeof c !== "object" || Array.isArray(c)) throw new Error("a case must be a JSON object");
-      if (c["id"] !== undefined) id = c["id"];
-      if (typeof c["tool"] !== "string") throw new Error('a case needs "tool" (string)');
-      const context = contextFromJson(c["context"], `${file}:${n}`);
-      const action = { tool: c["tool"], args: c["args"] ?? {} };
+      const raw = JSON.parse(line) as unknown;
+      if (raw !== null && typeof raw === "object" && !Array.isArray(raw) && (raw as Record<string, unknown>)["id"] !== undefined) id = (raw as Record<string, unknown>)["id"];
+      const [c] = parseCases(line, file);
+      if (c === undefined) continue;
+      const context = caseContext({ ...c, line: n });
+      const action = { tool: c.tool, args: c.args };
       v = judge !== undefined ? await shield.evaluate(action, context) : shield.evaluateSync(action, context);
-      rows.push({ label: typeof c["label"] === "string" ? c["label"] : undefined, category: typeof c["category"] === "string" ? c["category"] : undefined, decision: v.decision, latencyUs: v.evaluationUs });
+      rows.push({ label: c.label, category: c.category, decision: v.decision, latencyUs: v.evaluationUs });
     } catch (e) {
       bad++;
-      io.stderr.write(`${file}:${n}: ${(e as Error).message}\n`);
+      io.stderr.write(`${file}:${n}: ${(e as Error).message.replace(/^.*?:\d+: /, "")}\n`);
       io.stdout.write(`${JSON.stringify({ id, decision: "block", tier: 0, rules: ["eval.bad-case"], reason: `bad case: ${(e as Error).message}`, latency_us: 0 })}\n`);
       continue;
     }
@@ -83,4 +87,20 @@ export async function runEval(file: string, policy: Policy, judge: Judge | undef
   io.stderr.write(`${rows.length} cases (${policy.version}): ${count("allow")} allow, ${count("escalate")} escalate, ${count("block")} block${bad > 0 ? `, ${bad} bad lines` : ""}; latency p50 ${percentile(lat, 50)} µs, p99 ${percentile(lat, 99)} µs\n`);
   io.stderr.write(confusionTable(rows));
   return bad > 0 ? 1 : 0;
+}
+
+/** A shipped case set by name: the per-category table (or the whole report as JSON) on stdout. */
+export async function runEvalSet(set: string, policy: Policy, judge: Judge | undefined, json: boolean, io: CliIO): Promise<number> {
+  if (!isCorpusSet(set)) {
+    io.stderr.write(`palisade shield: unknown case set "${set}"; the sets are: ${Object.keys(CORPUS_SETS).join(", ")}\n`);
+    return 1;
+  }
+  const r = await evaluateCorpusSet(set, { policy, ...(judge !== undefined ? { judge } : {}) });
+  if (json) {
+    const results = r.results.map((x) => ({ id: x.id, label: x.label, category: x.category, decision: x.verdict.decision, tier: x.verdict.tier, rules: x.verdict.rules }));
+    io.stdout.write(`${JSON.stringify({ set, policy_version: r.policyVersion, categories: r.categories, attacks: r.attacks, legit: r.legit, latency_us: r.latencyUs, results })}\n`);
+  } else {
+    io.stdout.write(`case set ${set} (${r.results.length} cases, ${r.policyVersion}); latency p50 ${r.latencyUs.p50} µs, p99 ${r.latencyUs.p99} µs\n${formatReport(r)}`);
+  }
+  return 0;
 }

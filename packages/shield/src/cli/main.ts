@@ -2,6 +2,7 @@
  * `palisade shield ...` as a function, so apps/cli (and tests) can run it in-process:
  *   check --tool NAME --args JSON [--policy FILE] [--json] [--context JSON]
  *   eval FILE.jsonl [--policy FILE]          (FILE may be - for stdin)
+ *   eval --set NAME [--json]                 (a shipped case set, per-category table)
  *   policy lint FILE
  * Exit codes: check 0 allow, 2 block, 3 escalate; 1 usage or input error.
  */
@@ -15,7 +16,7 @@ import type { Policy } from "../policy/types.js";
 import { createShield } from "../shield.js";
 import type { Verdict } from "../types.js";
 import { contextFromJson } from "./context.js";
-import { runEval } from "./eval.js";
+import { runEval, runEvalSet } from "./eval.js";
 
 export interface CliIO {
   stdout: { write(s: string): unknown };
@@ -28,6 +29,7 @@ export interface CliIO {
 const USAGE = `usage:
   palisade shield check --tool NAME --args JSON [--policy FILE] [--context JSON] [--json]
   palisade shield eval FILE.jsonl [--policy FILE] [--judge-model MODEL]
+  palisade shield eval --set first|holdout|second [--json] [--policy FILE]
   palisade shield policy lint FILE
 --policy takes a YAML file or one of: default, strict, permissive (default: default).
 `;
@@ -142,10 +144,12 @@ export async function runShieldCli(argv: string[], io: CliIO): Promise<number> {
       case "check":
         return await check(rest, io);
       case "eval": {
-        const { flags, rest: files } = parseFlags(rest, ["policy", "judge-model"], []);
-        if (files.length !== 1) throw new UsageError("eval needs exactly one FILE.jsonl (or - for stdin)");
+        const { flags, rest: files } = parseFlags(rest, ["policy", "judge-model", "set"], ["json"]);
+        const set = flags.get("set");
+        if (set === undefined ? files.length !== 1 : files.length !== 0) throw new UsageError("eval needs exactly one FILE.jsonl (or - for stdin), or --set NAME");
         const policy = await loadPolicy(flags.get("policy") ?? "default");
         const judge = judgeFromEnv(flags.get("judge-model"), io.env ?? {});
+        if (set !== undefined) return await runEvalSet(set, policy, judge, flags.has("json"), io);
         return await runEval(files[0] ?? "-", policy, judge, io);
       }
       case "policy":
