@@ -198,6 +198,20 @@ describe("list, search, grep", () => {
     expect((await call("grep_files", { pattern: "line", path: "hello.txt" })).result.matches).toHaveLength(3);
     expect((await call("grep_files", { pattern: "(" })).error).toMatch(/invalid regular expression/);
     expect((await call("grep_files", { pattern: "x", path: "../outside" })).error).toMatch(/^refused/);
+    expect((await call("grep_files", { pattern: "(a)\\1" })).error).toMatch(/RE2 syntax: no backreferences/);
+  });
+
+  it("a catastrophic-backtracking pattern finishes at once (linear-time engine) and the server stays responsive", async () => {
+    // 30 a's then a b: JavaScript's backtracking engine needs ~2^30 steps for ^(a+)+$ on this line.
+    await writeFile(path.join(ws, "evil.txt"), `${"a".repeat(30)}b\n${"a".repeat(20_000)}!\n`);
+    const started = performance.now();
+    const res = await call("grep_files", { pattern: "^(a+)+$", path: "evil.txt" });
+    const elapsedMs = performance.now() - started;
+    expect(res.error).toBe("");
+    expect(res.result.matches).toEqual([]);
+    // Generous bound for a loaded machine; the backtracking engine takes minutes here.
+    expect(elapsedMs).toBeLessThan(5_000);
+    expect((await call("grep_files", { pattern: "line 2" })).result.matches).toHaveLength(1);
   });
 });
 

@@ -1,5 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import picomatch from "picomatch";
+import { RE2JS } from "re2js";
 import type { ToolContext, ToolDefinition } from "@palisade/capability-sdk";
 import { ToolError } from "@palisade/capability-sdk";
 import { isBinaryFile } from "../text.js";
@@ -48,7 +49,7 @@ export const searchFiles: ToolDefinition = {
 export const grepFiles: ToolDefinition = {
   name: "grep_files",
   description:
-    "Search the text of workspace files for a regular expression (JavaScript syntax). `path` limits the search to a directory or one file, " +
+    "Search the text of workspace files for a regular expression (RE2 syntax, like JavaScript's without backreferences or lookaround). `path` limits the search to a directory or one file, " +
     "`glob` to matching file names (e.g. `*.ts`). Returns file, line number and line for each match (at most 500). " +
     "Skips binary files, files over 2 MiB, .git and node_modules.",
   inputSchema: {
@@ -64,12 +65,7 @@ export const grepFiles: ToolDefinition = {
   },
   async handler(args: { pattern: string; path?: string; glob?: string; case_insensitive?: boolean }, ctx: ToolContext) {
     const ws = await Workspace.fromConfig(ctx.config);
-    let regex: RegExp;
-    try {
-      regex = new RegExp(args.pattern, args.case_insensitive ? "i" : "");
-    } catch (err) {
-      throw new ToolError(`invalid regular expression ${JSON.stringify(args.pattern)}: ${err instanceof Error ? err.message : String(err)}`, { code: "invalid_pattern" });
-    }
+    const regex = compilePattern(args.pattern, args.case_insensitive === true);
     const globMatch = args.glob ? picomatch(args.glob, { dot: true, basename: !args.glob.includes("/") }) : () => true;
     const start = await ws.resolve(args.path ?? ".");
     const startInfo = await statOrThrow(start.absolute, args.path ?? ".");
@@ -92,7 +88,7 @@ export const grepFiles: ToolDefinition = {
       const lines = (await readFile(file.absolute, "utf8").catch(() => "")).split(/\r?\n/);
       for (let i = 0; i < lines.length; i++) {
         const line = lines[i] ?? "";
-        if (!regex.test(line)) continue;
+        if (!regex.matcher(line).find()) continue;
         if (matches.length >= MAX_GREP_MATCHES) {
           truncated = true;
           break outer;
@@ -109,6 +105,22 @@ export const grepFiles: ToolDefinition = {
     return result;
   },
 };
+
+/**
+ * The model writes the pattern, so it runs on RE2's linear-time engine: a pattern like `^(a+)+$`
+ * that would backtrack for ever in JavaScript's engine costs the same as any other here.
+ */
+export function compilePattern(pattern: string, caseInsensitive: boolean): RE2JS {
+  try {
+    return RE2JS.compile(pattern, caseInsensitive ? RE2JS.CASE_INSENSITIVE : 0);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ToolError(
+      `invalid regular expression ${JSON.stringify(pattern)}: ${why} (grep_files uses RE2 syntax: no backreferences such as \\1, no lookahead or lookbehind)`,
+      { code: "invalid_pattern" },
+    );
+  }
+}
 
 async function* filesUnder(absolute: string, relative: string, globMatch: (p: string) => boolean, signal: AbortSignal) {
   for await (const e of walk(absolute, { recursive: true, skipDirs: NOISY_DIRS, signal })) {
