@@ -63,8 +63,12 @@ proto-check: install
 		git status --porcelain -- packages/protocol/src/gen; exit 1; fi
 
 # System packages some tests need (Debian): Python gRPC for the capability interop test,
-# tmux for the chat end-to-end test in a pseudo-terminal.
+# tmux for the chat end-to-end test in a pseudo-terminal, bubblewrap for the tool sandboxes
+# (the Engine runs without it only when the config says `sandbox.required: false`).
 deps-system:
+	@command -v bwrap >/dev/null || ( command -v apt-get >/dev/null && (apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
+		  (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bubblewrap >/dev/null 2>&1)) ) || \
+		echo "note: bubblewrap not available; sandboxed capabilities cannot start (see docs/security.md)"
 	@command -v tmux >/dev/null || ( command -v apt-get >/dev/null && apt-get install -y -q tmux >/dev/null 2>&1 ) || \
 		echo "note: tmux not available; the chat end-to-end test will be skipped"
 	@/usr/bin/python3 -c "import grpc, google.protobuf" 2>/dev/null || python3 -c "import grpc, google.protobuf" 2>/dev/null || \

@@ -1,0 +1,18 @@
+export { SandboxError } from "./errors.js";
+export type { SandboxErrorCode } from "./errors.js";
+export type { SandboxSpec, SandboxResources, AppliedLimit } from "./spec.js";
+export { planMounts } from "./plan.js";
+export type { HostFacts, PathFact, Mount } from "./plan.js";
+export { hostFacts } from "./facts.js";
+export { bwrapArgs } from "./bwrap.js";
+export type { BwrapOptions } from "./bwrap.js";
+export { HIDDEN_IN_HOME, HIDDEN_SYSTEM, defaultHidden } from "./hidden.js";
+export { probeSandbox, probeSandboxOnce, which } from "./probe.js";
+export type { SandboxProbe } from "./probe.js";
+export { createSandboxCgroup } from "./cgroup.js";
+export type { SandboxCgroup } from "./cgroup.js";
+export { EgressProxy } from "./proxy/server.js";
+export type { EgressEvent, EgressProxyOptions, Resolver } from "./proxy/server.js";
+export { deniedAddress } from "./proxy/addresses.js";
+export { prepareSandbox, proxyEnv, PROXY_PORT } from "./launch.js";
+export type { PrepareOptions, PreparedSandbox, EgressOptions } from "./launch.js";

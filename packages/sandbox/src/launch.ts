@@ -1,0 +1,197 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { bwrapArgs } from "./bwrap.js";
+import { createSandboxCgroup } from "./cgroup.js";
+import type { SandboxCgroup } from "./cgroup.js";
+import { SandboxError } from "./errors.js";
+import { hostFacts } from "./facts.js";
+import { planMounts } from "./plan.js";
+import type { HostFacts } from "./plan.js";
+import { which } from "./probe.js";
+import { EgressProxy } from "./proxy/server.js";
+import type { EgressEvent, Resolver } from "./proxy/server.js";
+import type { AppliedLimit, SandboxResources, SandboxSpec } from "./spec.js";
+
+/** Port of the in-sandbox relay to the egress proxy (HTTP_PROXY); the sandbox has its own loopback. */
+export const PROXY_PORT = 3128;
+
+// Compiled JS, also when this module runs from its sources (tests).
+const INIT = fileURLToPath(new URL("../dist/init.js", import.meta.url));
+
+export interface EgressOptions {
+  /** Host filter; `null` allows every public host (network: any). */
+  allowHost: ((host: string, port: number) => boolean) | null;
+  allowAddresses?: readonly string[];
+  onConnection?: (event: EgressEvent) => void;
+  resolve?: Resolver;
+}
+
+export interface PrepareOptions {
+  spec: SandboxSpec;
+  resources?: SandboxResources;
+  /** The command to run inside (argv). */
+  command: readonly string[];
+  /**
+   * A directory private to this launch (made 0700; removed by close()). Its `sock/`
+   * subdirectory is bound into the sandbox and holds the proxy and relay sockets.
+   */
+  runDir: string;
+  /** Required with network allowlist/any. */
+  egress?: EgressOptions;
+  /** Relay a unix socket (`inboundSocket`) to this TCP port inside, for a server that listens on TCP. */
+  inboundPort?: number;
+  /** Environment of the sandboxed process (proxy variables are added). */
+  env?: Record<string, string>;
+  bwrap?: string;
+  prlimit?: string;
+  /** Node for the relay init (default: this process's). */
+  node?: string;
+  facts?: HostFacts;
+}
+
+export interface PreparedSandbox {
+  /** Spawn this (argv[0] with the rest as arguments) with `env`. */
+  argv: string[];
+  env: Record<string, string>;
+  /** What each resource limit was enforced by. */
+  applied: AppliedLimit[];
+  /** Unix socket outside that reaches `inboundPort` inside. */
+  inboundSocket?: string;
+  proxy?: EgressProxy;
+  /** Stops the proxy and removes the cgroup and the run directory; call after the process exited. */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything needed to start `command` in a sandbox: the argv (cgroup join, bubblewrap,
+ * rlimits, relay init, command), its environment, and the egress proxy it talks to.
+ */
+export async function prepareSandbox(options: PrepareOptions): Promise<PreparedSandbox> {
+  const { spec } = options;
+  const bwrap = options.bwrap ?? which("bwrap");
+  if (!bwrap) throw new SandboxError("unavailable", "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`");
+  if (spec.network !== "none" && !options.egress) throw new SandboxError("invalid_spec", `network: ${spec.network} needs egress options (the proxy's host filter)`);
+  const runDir = path.resolve(options.runDir);
+  const sockDir = path.join(runDir, "sock");
+  mkdirSync(sockDir, { recursive: true, mode: 0o700 });
+  const emptyFile = path.join(runDir, "empty");
+  writeFileSync(emptyFile, "", { mode: 0o400 });
+
+  const facts = options.facts ?? hostFacts(spec.home);
+  const mounts = planMounts({ ...spec, sockets: [...(spec.sockets ?? []), sockDir], protect: [...(spec.protect ?? []), runDir] }, facts);
+  const workspaceReal = spec.filesystem === "workspace" && spec.workspace ? facts.inspect(spec.workspace).real : undefined;
+  const cwd = spec.cwd ?? workspaceReal ?? "/";
+
+  const env: Record<string, string> = { ...(options.env ?? {}) };
+  const relayArgs: string[] = [];
+  let proxy: EgressProxy | undefined;
+  const cleanups: Array<() => Promise<void> | void> = [];
+  try {
+    if (spec.network !== "none" && options.egress) {
+      const socketPath = path.join(sockDir, "egress.sock");
+      proxy = await EgressProxy.listen({ socketPath, ...options.egress });
+      const p = proxy;
+      cleanups.push(() => p.close());
+      relayArgs.push("--tcp-to-unix", `${PROXY_PORT}:${socketPath}`);
+      Object.assign(env, proxyEnv(PROXY_PORT));
+    }
+    let inboundSocket: string | undefined;
+    if (options.inboundPort !== undefined) {
+      inboundSocket = path.join(sockDir, "inbound.sock");
+      relayArgs.push("--unix-to-tcp", `${inboundSocket}:${options.inboundPort}`);
+    }
+
+    const resources = options.resources ?? {};
+    const cgroup = resources.pids !== undefined || resources.memoryMb !== undefined
+      ? createSandboxCgroup(`palisade-${randomBytes(6).toString("hex")}`, { pids: resources.pids, memoryMb: resources.memoryMb })
+      : undefined;
+    if (cgroup) cleanups.push(() => removeCgroup(cgroup));
+    const prlimit = options.prlimit ?? which("prlimit");
+    const { applied, rlimitArgs } = limitsFor(resources, cgroup, prlimit !== undefined);
+
+    const argv: string[] = [];
+    if (cgroup) {
+      // Join the cgroup before bubblewrap starts, so nothing it forks is outside the limits.
+      argv.push("/bin/sh", "-c", 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"', "palisade-cgroup", ...cgroup.procsFiles, "--");
+    }
+    argv.push(bwrap, ...bwrapArgs({ mounts, cwd, emptyFile }));
+    if (prlimit && rlimitArgs.length > 0) argv.push(prlimit, ...rlimitArgs, "--");
+    if (relayArgs.length > 0) argv.push(options.node ?? process.execPath, INIT, ...relayArgs, "--");
+    argv.push(...options.command);
+
+    let closed = false;
+    return {
+      argv,
+      env,
+      applied,
+      ...(inboundSocket ? { inboundSocket } : {}),
+      ...(proxy ? { proxy } : {}),
+      async close() {
+        if (closed) return;
+        closed = true;
+        for (const c of cleanups.reverse()) await c();
+        rmSync(runDir, { recursive: true, force: true });
+      },
+    };
+  } catch (err) {
+    for (const c of cleanups.reverse()) await c();
+    rmSync(runDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Variables that make curl, git, npm, pip and Node's fetch use the in-sandbox proxy relay. */
+export function proxyEnv(port: number): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url,
+    ALL_PROXY: url, all_proxy: url,
+    NO_PROXY: "localhost,127.0.0.1,::1", no_proxy: "localhost,127.0.0.1,::1",
+    npm_config_proxy: url, npm_config_https_proxy: url,
+    NODE_USE_ENV_PROXY: "1",
+  };
+}
+
+function limitsFor(r: SandboxResources, cgroup: SandboxCgroup | undefined, hasPrlimit: boolean): { applied: AppliedLimit[]; rlimitArgs: string[] } {
+  const applied: AppliedLimit[] = [];
+  const rlimitArgs: string[] = ["--core=0"];
+  const root = process.getuid?.() === 0;
+  const noPrlimit = "prlimit (util-linux) is not installed";
+  if (r.pids !== undefined) {
+    if (cgroup?.pids) applied.push({ limit: "pids", value: r.pids, by: "cgroup" });
+    else if (root) applied.push({ limit: "pids", value: r.pids, by: "none", note: "no writable pids cgroup, and root is exempt from RLIMIT_NPROC" });
+    else if (hasPrlimit) {
+      // Counted per user namespace, and each sandbox has its own: a limit for this sandbox.
+      rlimitArgs.push(`--nproc=${r.pids}`);
+      applied.push({ limit: "pids", value: r.pids, by: "rlimit" });
+    } else applied.push({ limit: "pids", value: r.pids, by: "none", note: noPrlimit });
+  }
+  if (r.memoryMb !== undefined) {
+    if (cgroup?.memory) applied.push({ limit: "memoryMb", value: r.memoryMb, by: "cgroup" });
+    else applied.push({ limit: "memoryMb", value: r.memoryMb, by: "none", note: "no writable memory cgroup (an address-space rlimit would break Node and the JVM)" });
+  }
+  if (r.cpuSeconds !== undefined) {
+    if (hasPrlimit) {
+      rlimitArgs.push(`--cpu=${r.cpuSeconds}`);
+      applied.push({ limit: "cpuSeconds", value: r.cpuSeconds, by: "rlimit", note: "per process" });
+    } else applied.push({ limit: "cpuSeconds", value: r.cpuSeconds, by: "none", note: noPrlimit });
+  }
+  if (r.fileSizeMb !== undefined) {
+    if (hasPrlimit) {
+      rlimitArgs.push(`--fsize=${r.fileSizeMb * 1024 * 1024}`);
+      applied.push({ limit: "fileSizeMb", value: r.fileSizeMb, by: "rlimit", note: "per file" });
+    } else applied.push({ limit: "fileSizeMb", value: r.fileSizeMb, by: "none", note: noPrlimit });
+  }
+  return { applied, rlimitArgs };
+}
+
+async function removeCgroup(cgroup: SandboxCgroup): Promise<void> {
+  // The last processes may still be exiting: retry briefly.
+  for (let i = 0; i < 20; i++) {
+    cgroup.remove();
+    if (cgroup.procsFiles.every((f) => !existsSync(path.dirname(f)))) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
