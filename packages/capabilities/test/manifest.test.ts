@@ -77,11 +77,19 @@ const rules: [string, (d: Doc) => void, string, string][] = [
   ["max_cpu_fraction > 0", (d) => (d.resources = { max_cpu_fraction: 0 }), "resources.max_cpu_fraction", "must be > 0"],
   ["max_cpu_seconds positive integer", (d) => (d.resources = { max_cpu_seconds: -1 }), "resources.max_cpu_seconds", "must be >= 1"],
   ["pids_limit positive integer", (d) => (d.resources = { pids_limit: "many" }), "resources.pids_limit", "must be integer"],
+  ["max_file_size_mb positive integer", (d) => (d.resources = { max_file_size_mb: 0 }), "resources.max_file_size_mb", "must be >= 1"],
 ];
 
 describe("manifest rules (one failing manifest per rule)", () => {
   it("the base manifest is valid", () => {
     expect(problems(base())).toEqual([]);
+  });
+
+  it("reads max_file_size_mb (a Palisade extension) and leaves it unset by default", () => {
+    const d = base();
+    expect(validateManifest(d, "m.yaml").resources.maxFileSizeMb).toBeUndefined();
+    d.resources = { max_file_size_mb: 64 };
+    expect(validateManifest(d, "m.yaml").resources.maxFileSizeMb).toBe(64);
   });
   it.each(rules)("%s", (_rule, mutate, path, fragment) => {
     const doc = base();

@@ -59,6 +59,7 @@ export const manifestSchema = {
         max_cpu_fraction: { type: "number", exclusiveMinimum: 0 },
         max_cpu_seconds: positiveInteger,
         pids_limit: positiveInteger,
+        max_file_size_mb: positiveInteger,
       },
     },
   },
@@ -70,5 +71,5 @@ export const KNOWN_KEYS: Record<string, readonly string[]> = {
   tools: ["name", "description", "input_schema", "requires_confirmation", "recommended_policy", "terminal_on_success", "streaming"],
   network: ["mode", "hosts"],
   credentials: ["name", "scope", "credential_type", "required", "description"],
-  resources: ["max_memory_mb", "max_cpu_fraction", "max_cpu_seconds", "pids_limit"],
+  resources: ["max_memory_mb", "max_cpu_fraction", "max_cpu_seconds", "pids_limit", "max_file_size_mb"],
 };

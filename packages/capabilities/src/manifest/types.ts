@@ -49,8 +49,11 @@ export interface CredentialSpec {
 export interface Resources {
   maxMemoryMb: number;
   maxCpuFraction: number;
+  /** CPU seconds of each process (RLIMIT_CPU in a sandbox). */
   maxCpuSeconds: number;
   pidsLimit: number;
+  /** Palisade extension: the largest file a process may write, MiB (RLIMIT_FSIZE); unlimited when absent. */
+  maxFileSizeMb?: number;
 }
 
 export const RESOURCE_DEFAULTS: Resources = { maxMemoryMb: 128, maxCpuFraction: 0.5, maxCpuSeconds: 30, pidsLimit: 64 };

@@ -159,6 +159,7 @@ function normalize(raw: Raw, file: string, warnings: string[]): Manifest {
       maxCpuFraction: (resources.max_cpu_fraction as number | undefined) ?? RESOURCE_DEFAULTS.maxCpuFraction,
       maxCpuSeconds: (resources.max_cpu_seconds as number | undefined) ?? RESOURCE_DEFAULTS.maxCpuSeconds,
       pidsLimit: (resources.pids_limit as number | undefined) ?? RESOURCE_DEFAULTS.pidsLimit,
+      ...(typeof resources.max_file_size_mb === "number" ? { maxFileSizeMb: resources.max_file_size_mb } : {}),
     },
     file,
     warnings,
