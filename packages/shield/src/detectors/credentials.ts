@@ -84,14 +84,16 @@ export const credentials: Detector[] = [
     id: "cred.env-dump",
     category: "credentials",
     severity: "escalate",
-    description: "Dumping the whole environment (env, printenv, set, export -p)",
-    when: { commands: ["env", "printenv", "set", "export", "declare", "typeset", "compgen"], text: ENV_IN_CODE },
+    description: "Dumping the whole environment (env, printenv, set, export -p) or other processes' (ps e)",
+    when: { commands: ["env", "printenv", "set", "export", "declare", "typeset", "compgen", "ps"], text: ENV_IN_CODE },
     detect(s) {
       const c = findCommand(s, (c) =>
         ((c.name === "env" || c.name === "printenv") && c.args.every((a) => a.startsWith("-") || SECRET_VAR.test(a))) ||
         (c.name === "set" && c.args.length === 0 && c.wrappers.length === 0) ||
         ((c.name === "export" || c.name === "declare" || c.name === "typeset") && c.args.every((a) => /^-[px]+$/.test(a))) ||
-        (c.name === "compgen" && c.args.includes("-v")));
+        (c.name === "compgen" && c.args.includes("-v")) ||
+        // BSD-style `ps e` / `ps auxeww` prints every process's environment (`-e` is "all processes")
+        (c.name === "ps" && c.args.some((a) => /^[a-zA-Z]+$/.test(a) && a.includes("e"))));
       if (c !== undefined) return { reason: `environment dump: ${cmdText(c)}` };
       const v = firstView(s.commands.length > 0 ? s.views : [], ENV_IN_CODE);
       return v !== undefined ? { reason: `environment dump in code: ${v.match}` } : undefined;

@@ -8,6 +8,7 @@ import { dlexec } from "./dlexec.js";
 import { evasion } from "./evasion.js";
 import { exfil, hasEgress } from "./exfil.js";
 import { injectionDetectors } from "./injection.js";
+import { intent } from "./intent.js";
 import { obfuscation } from "./obfuscation.js";
 import { persistence } from "./persistence.js";
 import { revshell } from "./revshell.js";
@@ -21,7 +22,7 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 export const DETECTORS: readonly Detector[] = [
   ...evasion, ...destructive, ...dlexec, ...revshell, ...credentials, ...exfil, ...persistence,
-  ...tampering, ...ssrf, ...injectionDetectors, ...secrets, ...obfuscation, ...delegation,
+  ...tampering, ...ssrf, ...injectionDetectors, ...secrets, ...obfuscation, ...delegation, ...intent,
 ];
 
 export interface DetectorConfig {

@@ -8,6 +8,7 @@
  * drops unknown variables, which is exactly what an evasion would rely on.
  */
 import { decodeAnsiC } from "./decode.js";
+import { hazardOf } from "./execopts.js";
 import { execAll } from "./text.js";
 
 export type Via = "top" | "file" | "text" | "subst" | "procsubst" | "shell-c" | "eval" | "exec" | "heredoc" | "code" | "remote" | "decoded";
@@ -15,6 +16,8 @@ export type Via = "top" | "file" | "text" | "subst" | "procsubst" | "shell-c" | 
 export interface Redirect {
   op: string;
   target: string;
+  /** A heredoc whose delimiter was quoted: its body is taken literally (no `$(...)`). */
+  literal?: boolean;
 }
 
 export interface SimpleCommand {
@@ -36,6 +39,8 @@ export interface SimpleCommand {
   depth: number;
   /** Unresolved `$VAR` / `${VAR}` references seen in this command's words. */
   vars: string[];
+  /** Set when an option makes the program run other code or send data (see execopts.ts). */
+  hazard?: string;
 }
 
 export interface ParsedShell {
@@ -260,7 +265,7 @@ class Lexer {
   }
 
   /** Finds the `)` matching an opening `(` at `start` (index after the paren). */
-  private matchParen(start: number): number {
+  matchParen(start: number): number {
     let depth = 1;
     let j = start;
     const s = this.s;
@@ -517,10 +522,18 @@ export class ShellReader {
         };
         pipeline.push(cmd);
         this.out.push(cmd);
+        const hazard = hazardOf(cmd);
+        if (hazard !== undefined) {
+          cmd.hazard = hazard.reason;
+          if (hazard.script !== undefined && hazard.script.trim() !== "") this.read(hazard.script, cmd, "exec", depth + 1, vars);
+        }
         for (const w of words) if (w.nested !== undefined) for (const n of w.nested) this.read(n.script, cmd, n.via, depth + 1, vars);
         for (const r of redirects) if (r.op === "<<<" || r.op.startsWith("<<")) {
           if (SHELLS.has(cmd.name) || CODE_INTERPRETER.test(cmd.name)) this.read(r.target, cmd, "heredoc", depth + 1, vars);
+          // an unquoted heredoc expands $(...) and backticks when the command runs
+          else if (r.op !== "<<<" && r.literal !== true) for (const sub of substitutions(r.target)) this.read(sub, cmd, "subst", depth + 1, vars);
         }
+        this.writtenFiles(cmd, depth);
         this.nested(cmd, depth, vars);
       }
       words = [];
@@ -543,6 +556,7 @@ export class ShellReader {
         const r: Redirect = { op: t.op, target: target?.kind === "word" ? target.word.value : "" };
         if (target?.kind === "word" && target.word.nested !== undefined) for (const n of target.word.nested) this.read(n.script, undefined, n.via, depth + 1, vars);
         if (t.op === "<<" || t.op === "<<-") {
+          if (target?.kind === "word" && target.word.quoted) r.literal = true;
           lx.pendingHeredocs.push({ delim: r.target, strip: t.op === "<<-", redirect: r });
         }
         redirects.push(r);
@@ -558,6 +572,38 @@ export class ShellReader {
     }
     finish(undefined);
     this.errors.push(...lx.errors);
+  }
+
+  /**
+   * Files a command writes whose content runs later (a Makefile, package.json scripts, a git hook,
+   * a shell script): `cat > Makefile <<EOF`, `echo '{...}' > package.json`, `printf ... | tee x.sh`.
+   */
+  private writtenFiles(cmd: SimpleCommand, depth: number): void {
+    const targets = cmd.redirects.filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|" || r.op === "&>" || r.op === "&>>").map((r) => r.target);
+    if (cmd.name === "tee") targets.push(...cmd.args.filter((a) => !a.startsWith("-")));
+    if (targets.length === 0 || !targets.some((t) => runnableFile(t) !== undefined)) return;
+    let content: string | undefined;
+    const body = cmd.redirects.find((r) => r.op === "<<" || r.op === "<<-" || r.op === "<<<");
+    if (body !== undefined) content = body.target;
+    else if (cmd.name === "echo") {
+      const words = cmd.args.filter((a) => !/^-[neE]+$/.test(a));
+      content = cmd.args.some((a) => /^-[nE]*e[nE]*$/.test(a)) ? decodeAnsiC(words.join(" ")) : words.join(" ");
+    } else if (cmd.name === "printf") content = decodeAnsiC(cmd.args.filter((a) => !a.startsWith("-")).join(" "));
+    else if (cmd.pipeline.length > 1 && cmd.index > 0) {
+      const src = cmd.pipeline[cmd.index - 1];
+      if (src !== undefined && (src.name === "echo" || src.name === "printf")) content = decodeAnsiC(src.args.filter((a) => !/^-[neE]+$/.test(a)).join(" "));
+    }
+    if (content === undefined) return;
+    for (const t of targets) this.readFile(t, content, cmd, depth + 1);
+  }
+
+  /** Reads a file's content as what will run from it (by its name or shebang); nothing for data files. */
+  readFile(path: string, content: string, parent: SimpleCommand | undefined, depth: number): void {
+    const kind = runnableFile(path) ?? (/^#!.*\b(sh|bash|zsh|dash|ksh)\b/.test(content) ? "shell" : undefined);
+    if (kind === "shell") this.read(content, parent, "file", depth);
+    else if (kind === "make") this.read(makeRecipes(content), parent, "file", depth);
+    else if (kind === "package") for (const script of packageScripts(content)) this.read(script, parent, "file", depth);
+    else if (kind === "code") this.readCode(content, parent, depth);
   }
 
   /** `echo CMD | sh`, `printf ... | bash`, `cat <<EOF | sh`: what feeds a shell's stdin is a script. */
@@ -609,6 +655,66 @@ export class ShellReader {
   readCode(code: string, cmd: SimpleCommand | undefined, depth: number, vars?: Map<string, string>): void {
     for (const m of execAll(CODE_SHELL, code)) this.read(m[2] ?? "", cmd, "code", depth + 1, vars);
   }
+}
+
+type RunnableKind = "shell" | "make" | "package" | "code";
+
+/** What runs from a file with this name later: shell (scripts, rc files, git hooks), make, npm scripts, code. */
+export function runnableFile(path: string): RunnableKind | undefined {
+  if (/(^|\/)(GNUmakefile|[Mm]akefile|[^/]+\.mk)$/.test(path)) return "make";
+  if (/(^|\/)package\.json$/.test(path)) return "package";
+  if (/\.(sh|bash|zsh|ksh|command)$|(^|\/)\.(bashrc|zshrc|profile|bash_profile|bash_login|zprofile|zshenv|kshrc)$|(^|\/)\.git\/hooks\/|(^|\/)\.husky\/|(^|\/)(Dockerfile|Containerfile|Justfile|justfile|Taskfile|\.envrc)$/.test(path)) return "shell";
+  if (/\.(c?js|mjs|ts|mts|cts|jsx|tsx|py|rb|pl|php|lua|ps1)$/i.test(path)) return "code";
+  return undefined;
+}
+
+/** The recipe lines of a Makefile (tab-indented; `@`, `-`, `+` prefixes dropped), one per line. */
+function makeRecipes(content: string): string {
+  const out: string[] = [];
+  for (const line of content.split("\n")) {
+    const m = /^\t+[@+-]*(.*)$/.exec(line);
+    if (m !== null) out.push(m[1] ?? "");
+    else {
+      // `target: ; command` puts a recipe on the rule line
+      const inline = /^[^\t#=][^=]*?:[^=]*?;(.*)$/.exec(line);
+      if (inline !== null) out.push(inline[1] ?? "");
+    }
+  }
+  return out.join("\n");
+}
+
+/** The `scripts` of a package.json (install hooks run on the next npm install). */
+function packageScripts(json: string): string[] {
+  try {
+    const pkg: unknown = JSON.parse(json);
+    const scripts = pkg !== null && typeof pkg === "object" ? (pkg as { scripts?: unknown }).scripts : undefined;
+    if (scripts === null || typeof scripts !== "object") return [];
+    return Object.values(scripts).filter((v): v is string => typeof v === "string");
+  } catch {
+    return [];
+  }
+}
+
+/** The `$(...)` and backtick substitutions in a heredoc body (which expands them like double quotes). */
+function substitutions(body: string): string[] {
+  if (!body.includes("$(") && !body.includes("`")) return [];
+  const out: string[] = [];
+  const lx = new Lexer(body, new Map());
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === "\\") i++;
+    else if (c === "$" && body[i + 1] === "(" && body[i + 2] !== "(") {
+      const close = lx.matchParen(i + 2);
+      out.push(body.slice(i + 2, close));
+      i = close;
+    } else if (c === "`") {
+      let e = i + 1;
+      while (e < body.length && body[e] !== "`") e += body[e] === "\\" ? 2 : 1;
+      out.push(body.slice(i + 1, e).replace(/\\([`\\$])/g, "$1"));
+      i = e;
+    }
+  }
+  return out;
 }
 
 /** Reads a shell script into its simple commands (nested ones included). */

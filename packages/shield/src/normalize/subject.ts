@@ -8,6 +8,7 @@ import { toolSpec, URL_KEYS, type PathOp, type ToolKind, type ToolSpec } from ".
 import { decodeEmbedded, type Encoding } from "./decode.js";
 import { looksLikePath, normalizePath, type PathBase } from "./paths.js";
 import { ShellReader, type SimpleCommand } from "./shell.js";
+import { decodeHTML } from "entities";
 import { execAll, normalizeText, urlDecode } from "./text.js";
 
 export type Origin = "raw" | "url" | "tags" | Encoding;
@@ -202,14 +203,7 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
       for (const v of views.slice(1)) reader.read(v.text, undefined, "decoded", 1);
     } else if (spec.kind === "file-write" && CONTENT_KEYS.has(top)) {
       // a script written now runs later: read it as one (multi-step attacks)
-      const target = typeof args["path"] === "string" ? args["path"] : "";
-      if (/\.(sh|bash|zsh|command|bashrc|zshrc|profile)$|(^|\/)(\.bashrc|\.zshrc|\.profile|Makefile)$/i.test(target) || /^#!.*\b(sh|bash|zsh)\b/.test(value)) {
-        reader.read(value, undefined, "file", 0);
-      } else if (/(^|\/)package\.json$/.test(target)) {
-        for (const script of packageScripts(value)) reader.read(script, undefined, "file", 0);
-      } else if (/\.(c?js|mjs|ts|mts|cts|jsx|tsx|py|rb|pl|php|lua|ps1)$/i.test(target)) {
-        reader.readCode(value, undefined, 0);
-      }
+      reader.readFile(typeof args["path"] === "string" ? args["path"] : "", value, undefined, 0);
     } else if (spec.kind !== "shell") {
       // decoded payloads that are shell commands matter wherever they hide
       for (const v of views.slice(1)) if (/[|;&`$]|\b(sh|bash|curl|wget|rm|nc)\b/.test(v.text)) reader.read(v.text, undefined, "decoded", 1);
@@ -224,12 +218,12 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
     if (outKeys.includes(top)) s.outgoing.push(...views);
     else if (spec.kind === "third-party") s.outgoing.push(...views);
 
-    // paths
-    const op = spec.paths[top] ?? (spec.kind === "third-party" ? undefined : undefined);
+    // paths: the value as written and every decoded reading of it (a tool may decode it)
+    const op = spec.paths[top];
     if (op !== undefined && (key === top || /^\w+\[\d+\]$/.test(key) || key.endsWith(".path"))) {
-      s.paths.push(pathRef(key, value, normalizePath(value, base, key === "cwd" ? undefined : cwd), op, "arg"));
-    } else if (spec.kind === "third-party" && (value.startsWith("/") || value.startsWith("~/")) && !value.includes("\n") && value.length < 4096) {
-      s.paths.push(pathRef(key, value, normalizePath(value, base), "unknown", "arg"));
+      for (const p of pathReadings(value)) s.paths.push(pathRef(key, value, normalizePath(p, base, key === "cwd" ? undefined : cwd), op, "arg"));
+    } else if (spec.kind === "third-party" && !value.includes("\n") && value.length < 4096) {
+      for (const p of pathReadings(value)) if (p.startsWith("/") || p.startsWith("~/")) s.paths.push(pathRef(key, value, normalizePath(p, base), "unknown", "arg"));
     } else if (spec.kind === "mail" && top === "attachments") {
       s.paths.push(pathRef(key, value, normalizePath(value, base), "read", "arg"));
     }
@@ -260,15 +254,61 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
   return s;
 }
 
+const NO_PATH_ARGS = new Set(["echo", "printf", "which", "type", "sleep", "ping", "ping6", "date", "true", "false", "expr", "whoami", "uname", "hostname", "seq", "yes", "hash", "alias"]);
+
+function dirOf(p: string): string {
+  const i = p.lastIndexOf("/");
+  return i <= 0 ? "/" : p.slice(0, i);
+}
+
+/**
+ * `ln [-s] TARGET... LINK|DIR`, `cp -l|-s`: a link makes its target reachable (and writable)
+ * from where the link is, so each target is a written path. A symbolic link's relative target
+ * is resolved against the link's directory, not the current one. Returns the target words.
+ */
+function linkRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string | undefined): Set<string> | undefined {
+  if (c.name !== "ln" && c.name !== "cp") return undefined;
+  const opts = c.args.filter((a) => a.startsWith("-"));
+  const symbolic = opts.some((a) => /^-[a-zA-Z]*s/.test(a) || a === "--symbolic" || a === "--symbolic-link");
+  const hard = c.name === "ln" ? !symbolic : opts.some((a) => /^-[a-zA-Z]*l/.test(a) || a === "--link");
+  if (!symbolic && !hard) return undefined;
+  let dir: string | undefined;
+  const positional: string[] = [];
+  for (let i = 0; i < c.args.length; i++) {
+    const a = c.args[i] ?? "";
+    if (a === "-t" || a === "--target-directory") dir = c.args[++i];
+    else if (a.startsWith("--target-directory=")) dir = a.slice(19);
+    else if (!a.startsWith("-")) positional.push(a);
+  }
+  const here = cwd ?? base.workspace;
+  let targets = positional;
+  let linkDir = here;
+  if (dir !== undefined) linkDir = normalizePath(dir, base, here);
+  else if (positional.length >= 2) {
+    const link = positional[positional.length - 1] ?? "";
+    targets = positional.slice(0, -1);
+    const at = normalizePath(link, base, here);
+    linkDir = positional.length > 2 || link.endsWith("/") ? at : dirOf(at);
+  }
+  for (const t of targets) {
+    const relative = !t.startsWith("/") && !t.startsWith("~") && !t.startsWith("$HOME");
+    s.paths.push(pathRef("command", t, normalizePath(t, base, symbolic && relative ? linkDir : here), "write", "command"));
+  }
+  return new Set(targets);
+}
+
 /** Paths and network destinations mentioned by one shell command. */
 function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string | undefined): void {
   const writeLast = WRITE_CMDS.has(c.name) && c.name !== "sed" && c.name !== "chmod" && c.name !== "chown" && c.name !== "touch" && c.name !== "mkdir";
   const exe = c.argv.find((a) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) ?? "";
   if (exe.includes("/") && !exe.startsWith("$(")) s.paths.push(pathRef("command", exe, normalizePath(exe, base, cwd), "exec", "command"));
-  const words = c.args;
+  // printing or naming things is not opening files: `echo $HOME` reads nothing
+  const words = NO_PATH_ARGS.has(c.name) ? [] : c.args;
   const positional = words.filter((w) => !w.startsWith("-"));
   const last = positional[positional.length - 1];
+  const linked = linkRefs(s, c, base, cwd);
   for (const w of words) {
+    if (linked?.has(w) === true) continue;
     if (w.startsWith("-")) {
       // --output=FILE, -o/path, -d@file
       const m = /^(--?[A-Za-z-]+)=?(@?)([~/.$].*)$/.exec(w);
@@ -310,16 +350,22 @@ function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string |
   }
 }
 
-/** The `scripts` of a package.json being written (install hooks run on the next npm install). */
-function packageScripts(json: string): string[] {
-  try {
-    const pkg: unknown = JSON.parse(json);
-    const scripts = pkg !== null && typeof pkg === "object" ? (pkg as { scripts?: unknown }).scripts : undefined;
-    if (scripts === null || typeof scripts !== "object") return [];
-    return Object.values(scripts).filter((v): v is string => typeof v === "string");
-  } catch {
-    return [];
+/**
+ * A path argument as written, then percent- and HTML-entity-decoded (repeatedly, both orders
+ * covered by alternating): a tool or a layer in front of it may decode what the Shield reads.
+ */
+export function pathReadings(value: string): string[] {
+  if (!value.includes("%") && !value.includes("&")) return [value];
+  const out = [value];
+  let cur = value;
+  for (let i = 0; i < 4; i++) {
+    const html = cur.includes("&") ? decodeHTML(cur) : cur;
+    const next = normalizeText(urlDecode(html) ?? html).text;
+    if (next === cur || out.includes(next)) break;
+    out.push(next);
+    cur = next;
   }
+  return out;
 }
 
 /** Stable JSON of arguments with sorted keys and normalized strings: the cache key material. */

@@ -132,7 +132,7 @@ export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
     const cwd = typeof s.args["cwd"] === "string" ? normalizePath(s.args["cwd"], ctx) : ctx.workspace;
     const resolve = (t: string): string => normalizePath(t, ctx, cwd);
     const ok = (c: Subject["commands"][number]): boolean =>
-      re.test(commandLine(c)) && (!allow || redirectsStayInside(c, ctx.workspace, resolve));
+      re.test(commandLine(c)) && (!allow || (c.hazard === undefined && redirectsStayInside(c, ctx.workspace, resolve)));
     if (!quantify(s.commands, allow, ok, true)) return false;
   }
   if (rule.hosts !== undefined) {

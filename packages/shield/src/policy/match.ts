@@ -68,8 +68,34 @@ export function pathMatcher(glob: string, home: string, workspace: string): (p: 
 
 const cmdCache = new WeakMap<readonly string[], RegExp>();
 
+function globSource(text: string): string {
+  return text.split("").map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&"))).join("");
+}
+
+/** Programs whose next word names the program they run (`npx tsc`, `npm exec vitest`). */
+const RUNNERS = /^(npx|bunx|pnpx|(npm|pnpm|yarn|bun) (exec|dlx|x))$/;
+
+/**
+ * A command pattern: `*` any run, `?` one character. Program names match exactly: a `*` glued to
+ * the end of the program word (`ps*`, `npx tsc*`) means "then optionally arguments", so `ps*`
+ * matches `ps aux` but never `psql`.
+ */
 function patternSource(pattern: string): string {
-  return pattern.split("").map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&"))).join("");
+  const words = pattern.split(" ");
+  let program = 1;
+  if (RUNNERS.test(words[0] ?? "")) program = 2;
+  else if (RUNNERS.test(words.slice(0, 2).join(" "))) program = 3;
+  let src = "";
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] ?? "";
+    const sep = i === 0 ? "" : " ";
+    if (i < program && /^[^*?]+\*$/.test(w)) {
+      src += `${sep}${globSource(w.slice(0, -1))}(?: .*)?`;
+      continue;
+    }
+    src += `${sep}${globSource(w)}`;
+  }
+  return src;
 }
 
 /** One anchored regex for a rule's whole `commands` list (`*` any run, `?` one character). */
