@@ -96,9 +96,9 @@ async function toolCallOverhead() {
   };
   // Engine: the benchmark is the Agent; a client in its own process sends the message and watches
   // the turn, as the chat does.
-  const agent = createClient(AgentService, addrs.engine).runSession();
+  const agent = createClient(AgentService, addrs.engine, { bearerToken: "bench" }).runSession();
   const dirs = agent[Symbol.asyncIterator]();
-  await agent.send({ event: { case: "ready", value: { agentId: "bench", token: "bench", sandbox: { permissionModel: true } } } });
+  await agent.send({ event: { case: "ready", value: { agentId: "bench", sandbox: { permissionModel: true } } } });
   const next = async (kind) => {
     for (;;) {
       const d = (await dirs.next()).value;
@@ -106,7 +106,7 @@ async function toolCallOverhead() {
     }
   };
   await next("initialToolDefs");
-  const watcher = child("watch-client.mjs", [addrs.engine]);
+  const watcher = child("watch-client.mjs", [addrs.engine, addrs.token]);
   const p = await next("process");
   const engineCall = async (i) => {
     await agent.send({ event: { case: "toolProposal", value: { sessionId: p.sessionId, messageId: p.messageId, callId: `c${i}`, toolName: "noop__noop", argumentsJson: "{}" } } });
@@ -141,8 +141,8 @@ async function toolCallOverhead() {
 /** An Engine (real Agent, built-ins) in its own process, as deployed; the client is this process. */
 async function realEngine(model, extra = {}) {
   const engine = child("real-engine-child.mjs", [model.baseURL, extra.capabilities ?? "files-shell"]);
-  const { address, readyMs } = await engine.message;
-  const client = createClient(ClientService, address);
+  const { address, token, readyMs } = await engine.message;
+  const client = createClient(ClientService, address, { bearerToken: token });
   return {
     client,
     readyMs,

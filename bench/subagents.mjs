@@ -70,7 +70,7 @@ engine.tapSubAgents((what, m) => {
   if (what === "spawned") spawnedAt.set(m.name, now());
   if (what === "registerSubAgent") registered.set(m.name, now() - (spawnedAt.get(m.name) ?? NaN));
 });
-const client = createClient(ClientService, engine.address);
+const client = createClient(ClientService, engine.address, { bearerToken: engine.bearerToken });
 
 async function turn(n) {
   const t0 = now();

@@ -27,7 +27,7 @@ const baseline = new RpcServer()
     },
   });
 const baselineAddr = await baseline.listen("127.0.0.1:0");
-process.send({ engine: engine.address, baseline: baselineAddr });
+process.send({ engine: engine.address, token: engine.bearerToken, baseline: baselineAddr });
 process.on("disconnect", () => {
   void engine.stop(500).then(() => process.exit(0));
 });

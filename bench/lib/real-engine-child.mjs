@@ -2,7 +2,7 @@
 // capabilities, in its own process as `palisade engine start` runs it, so the benchmark's client
 // does not share its event loop. argv: <model base URL> <"files-shell" | "all">: the built-in capabilities started
 // (files and shell only, or all of them as a default configuration does).
-// Reports { address, readyMs } (startEngine → Agent ready) over IPC; stops on disconnect.
+// Reports { address, token, readyMs } (startEngine → Agent ready) over IPC; stops on disconnect.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +21,7 @@ config.capabilities = capabilities === "all" ? [] : ["http", "documents", "mail"
 const t = process.hrtime.bigint();
 const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, workspace: join(dir, "ws"), log: () => {} });
 await engine.agentReady(30_000);
-process.send({ address: engine.address, readyMs: Number(process.hrtime.bigint() - t) / 1e6 });
+process.send({ address: engine.address, token: engine.bearerToken, readyMs: Number(process.hrtime.bigint() - t) / 1e6 });
 process.on("disconnect", () => {
   void engine.stop(2000).then(() => {
     rmSync(dir, { recursive: true, force: true });

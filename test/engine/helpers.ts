@@ -114,7 +114,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
     const config = await loadConfig(configPath, {});
     const engine = await startEngine({ dataDir, config, env: {}, log: (l) => logs.push(l) });
     await engine.agentReady(20_000);
-    return { engine, client: createClient(ClientService, engine.address) };
+    return { engine, client: createClient(ClientService, engine.address, { bearerToken: engine.bearerToken }) };
   };
   let cur = await boot();
   const h: E2E = {

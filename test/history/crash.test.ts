@@ -13,6 +13,7 @@ import { createClient } from "@palisade/protocol";
 import type { Client } from "@palisade/protocol";
 import { ClientService, PipelineEventType as T } from "@palisade/protocol/pipeline";
 import { Store } from "@palisade/store";
+import { readToken } from "@palisade/engine";
 import { messageText, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
 import { built, root } from "../engine/helpers.js";
@@ -95,7 +96,8 @@ async function startEngineProcess(): Promise<{ child: ChildProcess; client: Clie
     child.once("exit", (code, signal) => reject(new Error(`the Engine ${signal ? `was killed by ${signal}` : `exited with code ${String(code)}`} before it was ready; its stderr:\n${stderr.join("")}`)));
   });
   const { address } = JSON.parse(line) as { address: string };
-  return { child, client: createClient(ClientService, address), stderr };
+  const bearerToken = await readToken(join(dir, "data"));
+  return { child, client: createClient(ClientService, address, bearerToken ? { bearerToken } : {}), stderr };
 }
 
 /** One conversation sending turns back to back until the Engine dies; records each completed turn. */

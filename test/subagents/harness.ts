@@ -56,7 +56,7 @@ export async function startLab(rules: ScriptRule[], options: Partial<StartEngine
   await engine.agentReady(20_000);
   const events: PipelineEvent[] = [];
   engine.onEvent((ev) => events.push(ev));
-  const client = createClient(ClientService, engine.address);
+  const client = createClient(ClientService, engine.address, { bearerToken: engine.bearerToken });
   return {
     engine,
     client,

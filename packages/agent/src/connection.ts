@@ -33,7 +33,7 @@ export interface AgentExit {
 }
 
 /**
- * Connects to the Engine, announces itself with AgentReady (token, sandbox report), waits for
+ * Connects to the Engine with its spawn token, announces itself with AgentReady (sandbox report), waits for
  * InitialToolDefs and serves directives until shutdown or the stream ends.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
@@ -41,7 +41,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sandbox = options.sandbox ?? (await probeSandbox());
   const callModel = options.callModel ?? createModelCaller({ baseURL: config.baseURL, apiKey: config.apiKey, retry: options.retry ?? {}, log });
-  const client = createClient(AgentService, config.engineAddress);
+  // The spawn token is the call's credential (metadata), checked before the Engine reads a message.
+  const client = createClient(AgentService, config.engineAddress, { bearerToken: config.token });
   const call = client.runSession();
 
   // One writer: events leave in the order they were produced.
@@ -78,7 +79,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   send({
     event: {
       case: "ready",
-      value: { agentId: config.agentId, token: config.token, sandbox, pid: process.pid, version: AGENT_VERSION },
+      value: { agentId: config.agentId, sandbox, pid: process.pid, version: AGENT_VERSION },
     },
   });
 

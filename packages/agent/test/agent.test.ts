@@ -27,7 +27,9 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
     const ready = engine.events[0]?.event;
     expect(ready?.case).toBe("ready");
     if (ready?.case === "ready") {
-      expect(ready.value).toMatchObject({ agentId: "test-agent", token: "spawn-token", pid: process.pid, version: "0.1.0" });
+      // The token is the call's credential, in its metadata; AgentReady does not repeat it.
+      expect(ready.value).toMatchObject({ agentId: "test-agent", token: "", pid: process.pid, version: "0.1.0" });
+      expect(engine.credentials).toEqual(["Bearer spawn-token"]);
       expect(ready.value.sandbox?.permissionModel).toBe(true);
     }
     const out = await engine.turn({

@@ -35,6 +35,8 @@ export interface TurnOutcome {
 /** An Engine stand-in: a real gRPC AgentService on a unix socket that records every event. */
 export class FakeEngine {
   readonly events: AgentEvent[] = [];
+  /** The `authorization` metadata of each RunSession call (the Agent's spawn token travels there). */
+  readonly credentials: string[] = [];
   readonly proposals: ToolCallProposed[] = [];
   /** When each proposal arrived and each result left (ms since epoch), for ordering assertions. */
   readonly proposalTimes: number[] = [];
@@ -48,7 +50,8 @@ export class FakeEngine {
 
   async start(socketPath: string): Promise<this> {
     this.server.add(AgentService, {
-      runSession: (requests) => {
+      runSession: (requests, ctx) => {
+        this.credentials.push(String(ctx.metadata.get("authorization")[0] ?? ""));
         const out = new AsyncQueue<DirectiveInit>();
         this.out = out;
         void this.consume(requests, out);

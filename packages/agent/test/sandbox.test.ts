@@ -59,7 +59,8 @@ describe("the compiled Agent as a real child process", () => {
     });
     expect(ready.event.case).toBe("ready");
     if (ready.event.case !== "ready") return;
-    expect(ready.event.value).toMatchObject({ agentId: "atlas", token: "tok-1", pid: child.proc.pid });
+    expect(ready.event.value).toMatchObject({ agentId: "atlas", token: "", pid: child.proc.pid });
+    expect(engine.credentials).toEqual(["Bearer tok-1"]);
     expect(ready.event.value.sandbox).toMatchObject({
       canWriteFile: false,
       canSpawnProcess: false,

@@ -1,7 +1,7 @@
-// How clients find a running Engine: data/config locations, engine.json, the TCP bearer token.
+// How clients find a running Engine: data/config locations, engine.json, the client token.
 // Imported by the CLI through `@palisade/engine/discovery`; keep it free of engine internals.
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -55,8 +55,11 @@ export function tokenPath(dataDir: string): string {
   return join(dataDir, TOKEN_FILE);
 }
 
+/** Creates the data dir (0700); an existing one of this user is made private again (its socket relies on it). */
 export async function ensureDataDir(dataDir: string): Promise<void> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const st = await stat(dataDir);
+  if (st.uid === process.getuid?.() && (st.mode & 0o077) !== 0) await chmod(dataDir, 0o700);
 }
 
 async function writePrivate(path: string, content: string): Promise<void> {
@@ -90,7 +93,10 @@ export async function removeEngineInfo(dataDir: string, pid = process.pid): Prom
   await rm(engineInfoPath(dataDir), { force: true });
 }
 
-/** Creates (or reuses) the bearer token for TCP mode, 0600. */
+/**
+ * Creates (or reuses) the client token, 0600 in the data dir: every ClientService call, over the
+ * unix socket as over TCP, carries it as `authorization: Bearer <token>`.
+ */
 export async function ensureToken(dataDir: string): Promise<string> {
   const existing = await readToken(dataDir);
   if (existing) return existing;
@@ -119,7 +125,7 @@ export function isProcessAlive(pid: number): boolean {
 
 export interface Discovered {
   info: EngineInfo;
-  /** Set for TCP addresses: pass as `bearerToken` to `createClient`. */
+  /** The client token (absent when unreadable): pass as `bearerToken` to `createClient`. */
   bearerToken?: string;
 }
 
@@ -131,7 +137,6 @@ export async function discoverEngine(options: PathOptions = {}): Promise<Discove
   const dataDir = resolveDataDir(options);
   const info = await readEngineInfo(dataDir);
   if (!info || !isProcessAlive(info.pid)) return undefined;
-  if (info.address.startsWith("unix:")) return { info };
   const bearerToken = await readToken(dataDir);
   return bearerToken ? { info, bearerToken } : { info };
 }

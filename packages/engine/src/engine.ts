@@ -1,15 +1,15 @@
 // startEngine: config → store, Shield, capabilities → gRPC server (three services) → Agent.
 import { rm } from "node:fs/promises";
-import type { Metadata } from "@grpc/grpc-js";
-import { Code, RpcError, RpcServer, unixSocketPath } from "@palisade/protocol";
+import { RpcServer, unixSocketPath } from "@palisade/protocol";
 import { AgentService, ClientService, SubAgentService } from "@palisade/protocol/pipeline";
 import type { EngineDirective, PipelineEvent } from "@palisade/protocol/pipeline";
-import { AgentLink, safeEqual } from "./agent/link.js";
+import { AgentLink } from "./agent/link.js";
+import { AGENT_MAX_MESSAGE_BYTES, CLIENT_MAX_MESSAGE_BYTES, SUBAGENT_MAX_MESSAGE_BYTES, bearerOf, checkSocketDir, clientAuthorizer } from "./credentials.js";
 import { AgentSupervisor } from "./agent/supervisor.js";
 import { ApprovalBroker } from "./approvals.js";
 import { loadConfig, mergeCapabilities } from "./config.js";
 import type { EngineConfig, LimitsConfig } from "./config.js";
-import { defaultSocketAddress, discoverEngine, ensureDataDir, ensureToken, removeEngineInfo, resolveConfigPath, resolveDataDir, writeEngineInfo } from "./discovery.js";
+import { defaultSocketAddress, discoverEngine, ensureDataDir, ensureToken, removeEngineInfo, resolveConfigPath, resolveDataDir, tokenPath, writeEngineInfo } from "./discovery.js";
 import { EngineError } from "./errors.js";
 import { EventBus } from "./events.js";
 import type { AgentLauncher, EngineShield, EngineStore, ToolHost } from "./ports.js";
@@ -63,8 +63,8 @@ export interface RunningEngine {
   address: string;
   dataDir: string;
   config: EngineConfig;
-  /** Bearer token clients need (TCP mode only). */
-  bearerToken?: string;
+  /** The client token every ClientService call must carry (`authorization: Bearer <token>`); also in `<dataDir>/engine.token`. */
+  bearerToken: string;
   /** Graceful stop: no new turns, running ones finish or are cancelled within `deadlineMs`. */
   stop(deadlineMs?: number): Promise<void>;
   /** Resolves when the Engine has stopped (Shutdown RPC or stop()). */
@@ -77,12 +77,6 @@ export interface RunningEngine {
   agentReady(timeoutMs?: number): Promise<void>;
   /** sub-agents (issue 8): observes launches and every message sent to a sub-agent. */
   tapSubAgents(fn: (what: string, message: unknown) => void): () => void;
-}
-
-function bearerOf(md: Metadata): string {
-  const v = md.get("authorization")[0];
-  const s = typeof v === "string" ? v : v ? v.toString() : "";
-  return s.startsWith("Bearer ") ? s.slice(7) : "";
 }
 
 export async function startEngine(options: StartEngineOptions = {}): Promise<RunningEngine> {
@@ -135,6 +129,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     },
     onRefused: (reason) => supervisor?.refused(reason),
     readyTimeoutMs: config.limits.agentReadyTimeoutMs,
+    log,
   });
   if (external) link.expect(external.token);
 
@@ -172,15 +167,12 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
 
   const address = options.listen ?? config.listen.tcp ?? config.listen.unix ?? defaultSocketAddress(dataDir);
   const socket = unixSocketPath(address);
-  const bearerToken = socket ? undefined : await ensureToken(dataDir);
+  const bearerToken = await ensureToken(dataDir);
+  if (socket) await checkSocketDir(socket);
+  const refusals = refusalLog(log);
   const server = new RpcServer({
-    authorize: (md, path) => {
-      if (!bearerToken || !path.startsWith("/palisade.v1.ClientService/")) return;
-      if (!safeEqual(bearerOf(md), bearerToken)) {
-        throw new RpcError(Code.UNAUTHENTICATED, `missing or wrong bearer token: read it from ${dataDir}/engine.token`);
-      }
-    },
     onInternalError: (err, path) => log(`internal error in ${path}: ${(err as Error).stack ?? String(err)}`),
+    onRefused: (err, path, peer) => refusals(`refused ${path} from ${peer}: ${err.codeName}: ${err.message}`),
   });
 
   let stopping: Promise<void> | undefined;
@@ -210,7 +202,11 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   };
 
   server
-    .add(AgentService, { runSession: (events, ctx) => link.runSession(events, ctx) })
+    .add(
+      AgentService,
+      { runSession: (events, ctx) => link.runSession(events, ctx) },
+      { authorize: (md, call) => link.authorize(bearerOf(md), call.peer), maxMessageBytes: AGENT_MAX_MESSAGE_BYTES },
+    )
     .add(
       ClientService,
       {
@@ -236,8 +232,9 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
         }),
         listSubAgents: listSubAgentsRpc(subAgents), // sub-agents (issue 8)
       },
+      { authorize: clientAuthorizer(bearerToken, tokenPath(dataDir), socket), maxMessageBytes: CLIENT_MAX_MESSAGE_BYTES },
     )
-    .add(SubAgentService, subAgentServiceImpl(subAgents)); // sub-agents (issue 8)
+    .add(SubAgentService, subAgentServiceImpl(subAgents), { authorize: (md) => subAgents.authorize(bearerOf(md)), maxMessageBytes: SUBAGENT_MAX_MESSAGE_BYTES }); // sub-agents (issue 8)
 
   if (socket) await rm(socket, { force: true }); // stale socket of a dead Engine (checked above)
   let boundAddress: string;
@@ -271,7 +268,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     address: boundAddress,
     dataDir,
     config,
-    ...(bearerToken ? { bearerToken } : {}),
+    bearerToken,
     stop,
     stopped,
     tapDirectives: (fn) => link.tap(fn),
@@ -279,6 +276,21 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     agentPid: () => supervisor?.pid ?? link.info?.pid,
     agentReady: (timeoutMs = 15_000) => link.waitConnected(timeoutMs),
     tapSubAgents: (fn) => subAgents.tap(fn), // sub-agents (issue 8)
+  };
+}
+
+/** Logs refused calls, but not without end: a peer retrying in a loop must not fill the log. */
+function refusalLog(log: (line: string) => void, perMinute = 20): (line: string) => void {
+  let windowStart = 0;
+  let count = 0;
+  return (line) => {
+    const now = Date.now();
+    if (now - windowStart > 60_000) {
+      if (count > perMinute) log(`(${String(count - perMinute)} more refused calls in the last minute were not logged)`);
+      windowStart = now;
+      count = 0;
+    }
+    if (++count <= perMinute) log(line);
   };
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { create } from "@bufbuild/protobuf";
-import { SandboxReportSchema } from "@palisade/protocol/pipeline";
+import { Code, createClient } from "@palisade/protocol";
+import { ClientService, SandboxReportSchema, SubAgentService } from "@palisade/protocol/pipeline";
 import { safeEqual, sandboxViolations, withinBudget } from "../src/index.js";
 import { AGENT_TOKEN, startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
@@ -17,8 +18,41 @@ describe("agent link", () => {
     h = await startHarness({}, false);
     const agent = new ScriptedAgent(h.engine.address, "not-the-token");
     const err = await agent.closed;
-    expect(String(err)).toMatch(/no valid token/);
+    expect(err).toMatchObject({ code: Code.UNAUTHENTICATED, message: expect.stringMatching(/no valid token/) as unknown });
     expect((await h.client.getStatus({})).agentConnected).toBe(false);
+  });
+
+  it("a spawn token opens one RunSession: a replay is refused and logged, the first Agent stays", async () => {
+    h = await startHarness();
+    const replay = new ScriptedAgent(h.engine.address, AGENT_TOKEN);
+    expect(await replay.closed).toMatchObject({ code: Code.UNAUTHENTICATED, message: expect.stringMatching(/already used/) as unknown });
+    expect(h.logs.some((l) => /refused a replayed Agent token/.test(l))).toBe(true);
+    expect(replay.all).toEqual([]);
+    // The real Agent is still the one connected: it gets the next turn.
+    const stream = h.client.sendMessage({ content: "still yours" });
+    const reading = (async () => {
+      for await (const _ of stream) void _;
+    })();
+    const p = await h.agent.next("process");
+    expect(p.content).toBe("still yours");
+    await h.agent.complete(p.sessionId, p.messageId, "ok");
+    await reading;
+  });
+
+  it("the Agent's token opens neither ClientService nor SubAgentService, nor the client token AgentService", async () => {
+    h = await startHarness({}, false);
+    const asClient = createClient(ClientService, h.engine.address, { bearerToken: AGENT_TOKEN });
+    await expect(asClient.getStatus({})).rejects.toMatchObject({ code: Code.UNAUTHENTICATED });
+    const asSub = createClient(SubAgentService, h.engine.address, { bearerToken: AGENT_TOKEN });
+    await expect(asSub.subAgentPollMessage({})).rejects.toMatchObject({ code: Code.UNAUTHENTICATED });
+    const clientAsAgent = new ScriptedAgent(h.engine.address, h.engine.bearerToken);
+    expect(await clientAsAgent.closed).toMatchObject({ code: Code.UNAUTHENTICATED });
+    // The refusals spent nothing: the Agent's token still works once.
+    const agent = new ScriptedAgent(h.engine.address, AGENT_TOKEN);
+    await agent.next("initialToolDefs");
+    asClient.close();
+    asSub.close();
+    agent.close();
   });
 
   it("refuses an unconfined Agent unless allowed, and says why", async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createClient } from "@palisade/protocol";
+import { Code, createClient } from "@palisade/protocol";
 import { ClientService } from "@palisade/protocol/pipeline";
 import { discoverEngine, readEngineInfo, resolveConfigPath, resolveDataDir } from "../src/discovery.js";
 import { startHarness } from "./helpers/setup.js";
@@ -35,17 +35,17 @@ describe("discovery", () => {
     expect(await readEngineInfo(h.dir)).toBeUndefined();
   });
 
-  it("a TCP Engine requires the bearer token from engine.token on ClientService", async () => {
-    h = await startHarness({ listen: "127.0.0.1:0" }, false);
+  it.each(["tcp", "unix"])("a %s Engine requires the client token from engine.token on ClientService", async (kind) => {
+    h = await startHarness(kind === "tcp" ? { listen: "127.0.0.1:0" } : {}, false);
     const found = await discoverEngine({ dataDir: h.dir });
     expect(found?.bearerToken).toBeTruthy();
     expect(statSync(join(h.dir, "engine.token")).mode & 0o777).toBe(0o600);
     const good = createClient(ClientService, h.engine.address, { bearerToken: found!.bearerToken! });
     expect((await good.getStatus({})).version).toBe("0.1.0");
     const bad = createClient(ClientService, h.engine.address, { bearerToken: "wrong" });
-    await expect(bad.getStatus({})).rejects.toThrow(/bearer token/);
+    await expect(bad.getStatus({})).rejects.toMatchObject({ code: Code.UNAUTHENTICATED, message: expect.stringMatching(/client token.*engine\.token/) as unknown });
     const none = createClient(ClientService, h.engine.address);
-    await expect(none.getStatus({})).rejects.toThrow(/bearer token/);
+    await expect(none.getStatus({})).rejects.toMatchObject({ code: Code.UNAUTHENTICATED, message: expect.stringMatching(/client token.*engine\.token/) as unknown });
     good.close();
     bad.close();
     none.close();

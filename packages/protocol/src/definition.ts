@@ -6,8 +6,15 @@ export function methodPath(service: DescService, method: DescMethod): string {
   return `/${service.typeName}/${method.name}`;
 }
 
-/** A protobuf-es service descriptor has everything grpc-js needs to describe a service. */
-export function toServiceDefinition(service: DescService): ServiceDefinition {
+/** Hands grpc-js the request bytes as they came: the server decodes them after authorization. */
+const rawBytes = (buf: Buffer): Buffer => buf;
+
+/**
+ * A protobuf-es service descriptor has everything grpc-js needs to describe a service. With
+ * `rawRequests`, requests stay undecoded Buffers (RpcServer decodes them itself, once the
+ * caller is authorized and the size is within the service's limit).
+ */
+export function toServiceDefinition(service: DescService, options: { rawRequests?: boolean } = {}): ServiceDefinition {
   const def: Record<string, MethodDefinition<unknown, unknown>> = {};
   for (const method of service.methods) {
     def[method.localName] = {
@@ -15,7 +22,7 @@ export function toServiceDefinition(service: DescService): ServiceDefinition {
       requestStream: method.methodKind === "client_streaming" || method.methodKind === "bidi_streaming",
       responseStream: method.methodKind === "server_streaming" || method.methodKind === "bidi_streaming",
       requestSerialize: serializer(method.input) as (v: unknown) => Buffer,
-      requestDeserialize: deserializer(method.input),
+      requestDeserialize: options.rawRequests ? rawBytes : deserializer(method.input),
       responseSerialize: serializer(method.output) as (v: unknown) => Buffer,
       responseDeserialize: deserializer(method.output),
       originalName: method.name,

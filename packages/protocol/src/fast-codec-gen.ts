@@ -171,7 +171,7 @@ function decoder(desc: DescMessage, dep: (d: DescMessage) => string): string {
   ];
   for (const field of desc.fields) lines.push(`      case ${field.number}: ${decodeField(field, dep)} break;`);
   lines.push(
-    `      default: u = unknownField(r, t, ${RECURSION_LIMIT} - depth, u);`,
+    `      default: if (r.keepUnknown) u = unknownField(r, t, ${RECURSION_LIMIT} - depth, u); else rSkip(r, t & 7, t >>> 3, ${RECURSION_LIMIT} - depth);`,
     `    }`,
     `  }`,
     `  if (u !== undefined && u.length > 0) m.$unknown = u;`,

@@ -12,6 +12,8 @@ export class Reader {
   readonly buf: Uint8Array;
   readonly len: number;
   pos = 0;
+  /** False: unknown fields are skipped, not kept in `$unknown` (requests from untrusted peers). */
+  keepUnknown = true;
   /** Result of rVarint64: low and high 32 bits. */
   lo = 0;
   hi = 0;

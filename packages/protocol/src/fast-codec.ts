@@ -24,14 +24,23 @@ import { Reader } from "./fast-codec-reader.js";
 import * as writer from "./fast-codec-writer.js";
 import { Writer } from "./fast-codec-writer.js";
 
+export interface DecodeOptions {
+  /** Default true, as in protobuf-es. */
+  readUnknownFields?: boolean;
+}
+
 export interface Codec<D extends DescMessage = DescMessage> {
   readonly schema: D;
   /** Why this schema is encoded and decoded by protobuf-es; undefined when it is fast. */
   readonly fallback: string | undefined;
   /** Same bytes as `toBinary(schema, message)`. */
   encode(message: MessageShape<D>): Uint8Array;
-  /** Same message as `fromBinary(schema, bytes)`, or the same kind of error. */
-  decode(bytes: Uint8Array): MessageShape<D>;
+  /**
+   * Same message as `fromBinary(schema, bytes, options)`, or the same kind of error. With
+   * `readUnknownFields: false` unknown fields are skipped instead of kept in `$unknown`: what a
+   * server does with requests, so a body of many tiny unknown fields costs no memory.
+   */
+  decode(bytes: Uint8Array, options?: DecodeOptions): MessageShape<D>;
 }
 
 /** Counts encodes that left the fast path for toBinary (tests assert it stays 0 for valid messages). */
@@ -157,16 +166,18 @@ function fastCodec<D extends DescMessage>(schema: D): Codec<D> {
         encoding = false;
       }
     },
-    decode(bytes) {
+    decode(bytes, options) {
       const m = c.init();
-      c.dec(m, new Reader(bytes), bytes.byteLength, 1);
+      const r = new Reader(bytes);
+      if (options?.readUnknownFields === false) r.keepUnknown = false;
+      c.dec(m, r, bytes.byteLength, 1);
       return m as MessageShape<D>;
     },
   };
 }
 
 function protobufEsCodec<D extends DescMessage>(schema: D, fallback: string): Codec<D> {
-  return { schema, fallback, encode: (message) => toBinary(schema, message), decode: (bytes) => fromBinary(schema, bytes) };
+  return { schema, fallback, encode: (message) => toBinary(schema, message), decode: (bytes, options) => fromBinary(schema, bytes, options) };
 }
 
 const codecs = new WeakMap<DescMessage, Codec>();

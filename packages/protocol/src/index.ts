@@ -1,12 +1,12 @@
 export { createClient, openChannel } from "./client.js";
 export type { ClientOptions } from "./client.js";
-export { RpcServer } from "./server.js";
-export type { Authorizer, ServerOptions } from "./server.js";
+export { DEFAULT_MAX_CONCURRENT_STREAMS, RpcServer } from "./server.js";
+export type { Authorizer, ServerOptions, ServiceAuthorizer, ServiceOptions } from "./server.js";
 export { Code, RpcError, isAbortError } from "./errors.js";
 export { AsyncQueue } from "./queue.js";
 export { asBuffer } from "./codec.js";
 export { compileCodec, fastCodecStats } from "./fast-codec.js";
-export type { Codec } from "./fast-codec.js";
+export type { Codec, DecodeOptions } from "./fast-codec.js";
 export { toServiceDefinition, methodPath } from "./definition.js";
 export {
   DEFAULT_MAX_MESSAGE_BYTES,

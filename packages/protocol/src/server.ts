@@ -2,9 +2,11 @@ import { setMaxListeners } from "node:events";
 import { chmod } from "node:fs/promises";
 import { create, isMessage } from "@bufbuild/protobuf";
 import type { DescMessage, DescMethod, DescService, MessageShape } from "@bufbuild/protobuf";
-import { Server, ServerCredentials } from "@grpc/grpc-js";
+import { Server, ServerCredentials, ServerInterceptingCall } from "@grpc/grpc-js";
 import type {
   Metadata,
+  ServerInterceptingCallInterface,
+  ServerInterceptor,
   ServerDuplexStream,
   ServerReadableStream,
   ServerUnaryCall,
@@ -14,6 +16,7 @@ import type {
   sendUnaryData,
 } from "@grpc/grpc-js";
 import { DEFAULT_MAX_MESSAGE_BYTES, normalizeAddress, unixSocketPath } from "./address.js";
+import { compileCodec } from "./fast-codec.js";
 import { methodPath, toServiceDefinition } from "./definition.js";
 import { iterateReadable } from "./readable.js";
 import { Code, RpcError } from "./errors.js";
@@ -22,12 +25,40 @@ import type { AnyService, CallContext, ServiceImpl } from "./types.js";
 /** Decides whether a call may proceed; throw an RpcError (e.g. UNAUTHENTICATED) to refuse it. */
 export type Authorizer = (metadata: Metadata, path: string) => void;
 
-export interface ServerOptions {
+/**
+ * Checks a call's credential from its metadata alone, before a byte of the request body is read
+ * or decoded; throw an RpcError (UNAUTHENTICATED) to refuse. What it returns is the caller's
+ * identity, handed to the handler as `ctx.principal`.
+ */
+export type ServiceAuthorizer = (metadata: Metadata, call: { path: string; peer: string }) => unknown;
+
+/** What one service of the server demands and accepts. */
+export interface ServiceOptions {
+  authorize?: ServiceAuthorizer;
+  /**
+   * Largest request message of this service (default: the server's `maxMessageBytes`). Checked
+   * on the raw bytes before decoding: larger requests get RESOURCE_EXHAUSTED.
+   */
   maxMessageBytes?: number;
+}
+
+export interface ServerOptions {
+  /**
+   * Largest message the transport reads or writes (default 16 MiB). A service may accept less
+   * (ServiceOptions.maxMessageBytes), never more.
+   */
+  maxMessageBytes?: number;
+  /** Concurrent calls one connection may have open (HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS; default 256). */
+  maxConcurrentStreams?: number;
+  /** Applies to every service, before the service's own `authorize`. */
   authorize?: Authorizer;
   /** Called with errors that are not RpcErrors before they become INTERNAL statuses. */
   onInternalError?: (err: unknown, path: string) => void;
+  /** Called for every call refused by an authorizer (the Engine logs them). */
+  onRefused?: (err: RpcError, path: string, peer: string) => void;
 }
+
+export const DEFAULT_MAX_CONCURRENT_STREAMS = 256;
 
 type AnyHandler = (...args: never[]) => unknown;
 type Writable<T> = { write(msg: T): boolean; once(ev: "drain", cb: () => void): unknown };
@@ -52,7 +83,7 @@ interface AnyCall {
  * "cancelled" after its status is sent (its end-of-call cleanup), so the listener must be gone by
  * then, or each finished call would abort its signal with a spurious CANCELLED error.
  */
-function contextFor(call: AnyCall, path: string, shutdown: AbortSignal): { ctx: CallContext; done: () => void } {
+function contextFor(call: AnyCall, path: string, shutdown: AbortSignal, principal: unknown): { ctx: CallContext; done: () => void } {
   const controller = new AbortController();
   const onCancel = (): void => controller.abort(new RpcError(Code.CANCELLED, "call cancelled by the client"));
   const onShutdown = (): void => controller.abort(new RpcError(Code.UNAVAILABLE, "server shutting down"));
@@ -60,7 +91,7 @@ function contextFor(call: AnyCall, path: string, shutdown: AbortSignal): { ctx: 
   if (call.cancelled) onCancel();
   shutdown.addEventListener("abort", onShutdown, { once: true });
   return {
-    ctx: { signal: controller.signal, metadata: call.metadata, peer: call.getPeer(), path },
+    ctx: { signal: controller.signal, metadata: call.metadata, peer: call.getPeer(), path, principal },
     done: () => {
       call.removeListener("cancelled", onCancel);
       shutdown.removeEventListener("abort", onShutdown);
@@ -81,11 +112,47 @@ async function writeAll<T extends DescMessage>(
   }
 }
 
-function requestsOf(call: ServerReadableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>, signal: AbortSignal): AsyncIterable<unknown> {
+type Decode = (raw: unknown) => unknown;
+
+/**
+ * Decodes a request the transport handed over as raw bytes: refused over the service's size
+ * limit, unknown fields skipped (never kept), a malformed body is INVALID_ARGUMENT.
+ */
+function requestDecoder(method: DescMethod, path: string, maxBytes: number): Decode {
+  const codec = compileCodec(method.input);
+  return (raw) => {
+    if (!(raw instanceof Uint8Array)) return raw;
+    if (raw.byteLength > maxBytes) {
+      throw new RpcError(Code.RESOURCE_EXHAUSTED, `${path}: a request of ${String(raw.byteLength)} bytes is over this service's limit of ${String(maxBytes)} bytes`);
+    }
+    try {
+      return codec.decode(raw, { readUnknownFields: false });
+    } catch (err) {
+      throw new RpcError(Code.INVALID_ARGUMENT, `${path}: the request is not a valid ${method.input.typeName}: ${(err as Error).message}`);
+    }
+  };
+}
+
+function requestsOf(call: ServerReadableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>, signal: AbortSignal, decode: Decode): AsyncIterable<unknown> {
   const requests = iterateReadable<unknown>(call, (err) => RpcError.from(err));
   const onAbort = (): void => requests.fail(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
-  return requests;
+  return {
+    [Symbol.asyncIterator]: () => {
+      const it = requests[Symbol.asyncIterator]();
+      return {
+        next: async () => {
+          const r = await it.next();
+          return r.done ? r : { done: false, value: decode(r.value) };
+        },
+        return: async () => (it.return ? it.return() : { value: undefined, done: true }),
+      };
+    },
+  };
+}
+
+interface Route {
+  options: ServiceOptions;
 }
 
 function wrapHandler(
@@ -93,22 +160,22 @@ function wrapHandler(
   method: DescMethod,
   handler: AnyHandler,
   options: ServerOptions,
+  serviceOptions: ServiceOptions,
+  principals: WeakMap<Metadata, unknown>,
   shutdown: AbortSignal,
 ): UntypedHandleCall {
   const path = methodPath(service, method);
-  const authorize = (md: Metadata): void => options.authorize?.(md, path);
+  const decode = requestDecoder(method, path, Math.min(serviceOptions.maxMessageBytes ?? Infinity, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES));
   const fail = (err: unknown): Partial<ServiceError> => toServiceError(err, path, options);
   const fn = handler as (a: unknown, ctx: CallContext) => unknown;
+  const open = (call: AnyCall): { ctx: CallContext; done: () => void } => contextFor(call, path, shutdown, principals.get(call.metadata));
 
   switch (method.methodKind) {
     case "unary":
       return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-        const { ctx, done } = contextFor(call, path, shutdown);
+        const { ctx, done } = open(call);
         Promise.resolve()
-          .then(() => {
-            authorize(call.metadata);
-            return fn(call.request, ctx);
-          })
+          .then(() => fn(decode(call.request), ctx))
           .then(
             (res) => callback(null, create(method.output, res as never)),
             (err: unknown) => callback(fail(err)),
@@ -117,12 +184,9 @@ function wrapHandler(
       };
     case "client_streaming":
       return (call: ServerReadableStream<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-        const { ctx, done } = contextFor(call, path, shutdown);
+        const { ctx, done } = open(call);
         Promise.resolve()
-          .then(() => {
-            authorize(call.metadata);
-            return fn(requestsOf(call, ctx.signal), ctx);
-          })
+          .then(() => fn(requestsOf(call, ctx.signal, decode), ctx))
           .then(
             (res) => callback(null, create(method.output, res as never)),
             (err: unknown) => callback(fail(err)),
@@ -131,12 +195,9 @@ function wrapHandler(
       };
     case "server_streaming":
       return (call: ServerWritableStream<unknown, unknown>) => {
-        const { ctx, done } = contextFor(call, path, shutdown);
+        const { ctx, done } = open(call);
         Promise.resolve()
-          .then(() => {
-            authorize(call.metadata);
-            return writeAll(method.output, call, fn(call.request, ctx) as AsyncIterable<unknown>, ctx.signal);
-          })
+          .then(() => writeAll(method.output, call, fn(decode(call.request), ctx) as AsyncIterable<unknown>, ctx.signal))
           .then(
             () => call.end(),
             (err: unknown) => call.emit("error", fail(err)),
@@ -145,12 +206,9 @@ function wrapHandler(
       };
     case "bidi_streaming":
       return (call: ServerDuplexStream<unknown, unknown>) => {
-        const { ctx, done } = contextFor(call, path, shutdown);
+        const { ctx, done } = open(call);
         Promise.resolve()
-          .then(() => {
-            authorize(call.metadata);
-            return writeAll(method.output, call, fn(requestsOf(call, ctx.signal), ctx) as AsyncIterable<unknown>, ctx.signal);
-          })
+          .then(() => writeAll(method.output, call, fn(requestsOf(call, ctx.signal, decode), ctx) as AsyncIterable<unknown>, ctx.signal))
           .then(
             () => call.end(),
             (err: unknown) => call.emit("error", fail(err)),
@@ -160,11 +218,21 @@ function wrapHandler(
   }
 }
 
-/** A grpc-js server hosting typed implementations of protobuf-es services. */
+/**
+ * A grpc-js server hosting typed implementations of protobuf-es services.
+ *
+ * Order of a call: its metadata is authorized (the server's `authorize`, then the service's) by a
+ * grpc-js interceptor before the transport reads any of the request body; a refused call ends
+ * there, its body discarded unread. Then each request message arrives as raw bytes, is checked
+ * against the service's size limit and decoded without unknown fields, and reaches the handler.
+ */
 export class RpcServer {
   readonly grpc: Server;
   private readonly options: ServerOptions;
   private readonly shutdown = new AbortController();
+  private readonly routes = new Map<string, Route>();
+  /** The authorizer's answer per call, keyed by the call's metadata object (the handler sees the same one). */
+  private readonly principals = new WeakMap<Metadata, unknown>();
   private boundAddress: string | undefined;
 
   constructor(options: ServerOptions = {}) {
@@ -175,23 +243,48 @@ export class RpcServer {
     this.grpc = new Server({
       "grpc.max_receive_message_length": max,
       "grpc.max_send_message_length": max,
+      "grpc.max_concurrent_streams": options.maxConcurrentStreams ?? DEFAULT_MAX_CONCURRENT_STREAMS,
       // channelz (grpc's introspection service) is never served here; its per-call
       // bookkeeping is pure cost.
       "grpc.enable_channelz": 0,
+      interceptors: [this.authorizer],
     });
   }
 
-  add<S extends AnyService>(service: S, impl: ServiceImpl<S>): this {
+  add<S extends AnyService>(service: S, impl: ServiceImpl<S>, serviceOptions: ServiceOptions = {}): this {
     const handlers: Record<string, UntypedHandleCall> = {};
     const table = impl as unknown as Record<string, AnyHandler | undefined>;
     for (const method of service.methods) {
       const handler = table[method.localName];
       if (!handler) throw new Error(`${service.typeName}: no handler for ${method.name}`);
-      handlers[method.localName] = wrapHandler(service, method, handler.bind(impl), this.options, this.shutdown.signal);
+      handlers[method.localName] = wrapHandler(service, method, handler.bind(impl), this.options, serviceOptions, this.principals, this.shutdown.signal);
+      this.routes.set(methodPath(service, method), { options: serviceOptions });
     }
-    this.grpc.addService(toServiceDefinition(service), handlers);
+    this.grpc.addService(toServiceDefinition(service, { rawRequests: true }), handlers);
     return this;
   }
+
+  /** Runs on every call's metadata, before the handler starts reading the request. */
+  private readonly authorizer: ServerInterceptor = (method, call: ServerInterceptingCallInterface) =>
+    new ServerInterceptingCall(call, {
+      start: (next) =>
+        next({
+          onReceiveMetadata: (metadata, proceed) => {
+            const path = method.path;
+            try {
+              this.options.authorize?.(metadata, path);
+              const authorize = this.routes.get(path)?.options.authorize;
+              if (authorize) this.principals.set(metadata, authorize(metadata, { path, peer: call.getPeer() }));
+            } catch (err) {
+              if (err instanceof RpcError) this.options.onRefused?.(err, path, call.getPeer());
+              const status = toServiceError(err, path, this.options);
+              call.sendStatus({ code: status.code ?? Code.INTERNAL, details: status.details ?? "", ...(status.metadata ? { metadata: status.metadata } : {}) });
+              return;
+            }
+            proceed(metadata);
+          },
+        }),
+    });
 
   /**
    * Listens on `host:port` (port 0 picks a free one) or `unix:/path`.

@@ -19,6 +19,8 @@ export interface CallContext {
   readonly peer: string;
   /** Full method path, e.g. `/palisade.v1.ClientService/GetStatus`. */
   readonly path: string;
+  /** What the service's authorizer returned for this call (undefined without one). */
+  readonly principal: unknown;
 }
 
 export type MethodHandler<M extends MethodSpec> = M["methodKind"] extends "unary"

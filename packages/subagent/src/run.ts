@@ -43,7 +43,7 @@ function toolSpecs(reg: SubAgentRegisterResponse): ToolSpec[] {
   return reg.tools.map((t) => ({ name: t.name, description: t.description, parametersJson: t.parametersJson, group: t.group, terminalOnSuccess: false }));
 }
 
-function ports(client: Client, token: string, name: string, conversation: Conversation): TurnPorts {
+function ports(client: Client, name: string, conversation: Conversation): TurnPorts {
   const used = new Set<string>();
   let n = 0;
   return {
@@ -53,7 +53,7 @@ function ports(client: Client, token: string, name: string, conversation: Conver
     proposeTool: async (call, signal) => {
       try {
         const r = await client.subAgentExecuteTool(
-          { token, callId: call.callId, toolName: call.name, argumentsJson: call.argumentsJson },
+          { callId: call.callId, toolName: call.name, argumentsJson: call.argumentsJson },
           { signal, timeoutMs: TOOL_CALL_DEADLINE_MS },
         );
         return { content: r.content, isError: r.isError, terminal: false };
@@ -78,11 +78,12 @@ export async function runSubAgent(options: RunSubAgentOptions): Promise<SubAgent
   const { config } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sandbox = options.sandbox ?? (await probeSandbox());
-  const client = createClient(SubAgentService, config.engineAddress);
+  // The spawn token is every call's credential (metadata), checked before the Engine reads the request.
+  const client = createClient(SubAgentService, config.engineAddress, { bearerToken: config.token });
   try {
     let reg: SubAgentRegisterResponse;
     try {
-      reg = await client.registerSubAgent({ token: config.token, sandbox }, { timeoutMs: 15_000 });
+      reg = await client.registerSubAgent({ sandbox }, { timeoutMs: 15_000 });
     } catch (err) {
       return { code: 2, reason: `RegisterSubAgent at ${config.engineAddress} failed (${why(err)})` };
     }
@@ -95,7 +96,6 @@ export async function runSubAgent(options: RunSubAgentOptions): Promise<SubAgent
 }
 
 async function work(client: Client, reg: SubAgentRegisterResponse, callModel: CallModel, options: RunSubAgentOptions): Promise<SubAgentExit> {
-  const token = options.config.token;
   const controller = new AbortController();
   const stop = (): void => controller.abort(new AgentFailure("CANCELLED", "the sub-agent was stopped"));
   options.signal?.addEventListener("abort", stop, { once: true });
@@ -105,11 +105,11 @@ async function work(client: Client, reg: SubAgentRegisterResponse, callModel: Ca
   const usage: ModelUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 };
   let spent = 0;
   const poll: Poll = async (llmCalls) => {
-    const r = await client.subAgentPollMessage({ token, llmCalls }, { signal: controller.signal, timeoutMs: 15_000 });
+    const r = await client.subAgentPollMessage({ llmCalls }, { signal: controller.signal, timeoutMs: 15_000 });
     return { messages: [...r.messages], cancelled: r.cancelled };
   };
   const failed = async (error: string): Promise<SubAgentExit> => {
-    await client.subAgentFailed({ token, error, llmCalls: spent }, { timeoutMs: 15_000 });
+    await client.subAgentFailed({ error, llmCalls: spent }, { timeoutMs: 15_000 });
     return { code: 1, reason: error };
   };
 
@@ -133,7 +133,7 @@ async function work(client: Client, reg: SubAgentRegisterResponse, callModel: Ca
           maxToolRounds: remaining,
           contextWindow: options.config.contextWindow,
         },
-        ports(client, token, reg.name, conversation),
+        ports(client, reg.name, conversation),
         controller.signal,
       );
       spent += result.llmCalls;
@@ -147,7 +147,7 @@ async function work(client: Client, reg: SubAgentRegisterResponse, callModel: Ca
       const after = await poll(spent);
       if (after.cancelled) return { code: 3, reason: "cancelled by the Engine" };
       if (after.messages.length === 0) {
-        await client.subAgentComplete({ token, result: result.content, usage, llmCalls: spent }, { timeoutMs: 15_000 });
+        await client.subAgentComplete({ result: result.content, usage, llmCalls: spent }, { timeoutMs: 15_000 });
         return { code: 0, reason: "completed" };
       }
       history = [...toContextMessages(conversation.transcript()), create(ContextMessageSchema, { role: "assistant", content: result.content })];

@@ -39,6 +39,17 @@ export function safeEqual(a: string, b: string): boolean {
   return timingSafeEqual(ha, hb) && a.length === b.length;
 }
 
+/** What AgentService's authorizer established about a call: the spawn token it carried. */
+export interface AgentCredential {
+  kind: "agent";
+  /** tokenId-style digest prefix of the spawn token (logs). */
+  tokenId: string;
+  /** The process the token was issued to; undefined for an external Agent (tests, benchmarks). */
+  spawnedPid: number | undefined;
+}
+
+const digestOf = (token: string): string => createHash("sha256").update(token).digest("hex");
+
 export interface AgentLinkOptions {
   allowUnsandboxed: () => boolean;
   initialToolDefs: () => MessageInitShape<typeof InitialToolDefsSchema>;
@@ -47,6 +58,7 @@ export interface AgentLinkOptions {
   onDisconnected: (reason: string) => void;
   onRefused: (reason: string) => void;
   readyTimeoutMs: number;
+  log?: (line: string) => void;
 }
 
 interface Connection {
@@ -55,16 +67,36 @@ interface Connection {
 }
 
 export class AgentLink {
-  private expected: string | undefined;
+  private expected: { token: string; pid: number | undefined } | undefined;
+  /** Digests of spent spawn tokens: presenting one again is a replay, refused and logged. */
+  private readonly spent = new Set<string>();
   private conn: Connection | undefined;
   private waiters = new Set<() => void>();
   private readonly taps = new Set<(d: EngineDirective) => void>();
 
   constructor(private readonly options: AgentLinkOptions) {}
 
-  /** The token the next Agent must present (set per spawn; undefined refuses everyone). */
-  expect(token: string | undefined): void {
-    this.expected = token;
+  /**
+   * The token the next Agent must present (set per spawn, with the spawned process's pid;
+   * undefined refuses everyone). A token opens one RunSession, once.
+   */
+  expect(token: string | undefined, pid?: number): void {
+    this.expected = token === undefined ? undefined : { token, pid };
+  }
+
+  /** AgentService's authorizer: the spawn token from the call's metadata, good for one call. */
+  authorize(token: string, peer: string): AgentCredential {
+    const expected = this.expected;
+    if (expected && token && safeEqual(token, expected.token)) {
+      this.expected = undefined;
+      this.spent.add(digestOf(token));
+      return { kind: "agent", tokenId: digestOf(token).slice(0, 12), spawnedPid: expected.pid };
+    }
+    if (token && this.spent.has(digestOf(token))) {
+      this.options.log?.(`refused a replayed Agent token (${digestOf(token).slice(0, 12)}) from ${peer}: it was already used by the Agent it was issued to`);
+      throw new RpcError(Code.UNAUTHENTICATED, "this Agent token was already used: a spawn token opens one RunSession of the process it was issued to");
+    }
+    throw new RpcError(Code.UNAUTHENTICATED, "AgentService call with no valid token: only the Agent process this Engine spawned may connect, with its spawn token as 'authorization: Bearer <token>'");
   }
 
   get connected(): boolean {
@@ -122,11 +154,9 @@ export class AgentLink {
   /** AgentService.RunSession handler. */
   async *runSession(events: AsyncIterable<AgentEvent>, ctx: CallContext): AsyncIterable<DirectiveInit> {
     const it = events[Symbol.asyncIterator]();
+    const credential = ctx.principal as AgentCredential | undefined;
+    if (credential?.kind !== "agent") throw new RpcError(Code.UNAUTHENTICATED, "RunSession was not authorized");
     const ready = await this.readReady(it, ctx.signal);
-    const expected = this.expected;
-    if (expected === undefined || !safeEqual(ready.token, expected)) {
-      throw new RpcError(Code.UNAUTHENTICATED, "AgentReady carried no valid token: only the Agent process this Engine spawned may connect");
-    }
     const violations = sandboxViolations(ready.sandbox);
     if (violations.length > 0 && !this.options.allowUnsandboxed()) {
       const reason = `refusing an unconfined Agent (pid ${ready.pid}): ${violations.join("; ")}. ` +

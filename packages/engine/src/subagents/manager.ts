@@ -2,6 +2,7 @@
 // registration deadline, crashes), follow-ups, cancellation (tool, parent turn, session), events
 // to the parent session's clients and storage of finished runs.
 import { randomUUID } from "node:crypto";
+import { Code, RpcError } from "@palisade/protocol";
 import { PipelineEventType } from "@palisade/protocol/pipeline";
 import type { ToolHost } from "../ports.js";
 import type { TurnEnv } from "../turns/env.js";
@@ -108,6 +109,16 @@ export class SubAgentManager implements AgentToolHandler {
 
   byToken(token: string): SubAgentRun | undefined {
     return this.tokens.find(token);
+  }
+
+  /**
+   * SubAgentService's authorizer: the spawn token from the call's metadata names the run; it is
+   * valid while that run's process lives, and only ever speaks for that run.
+   */
+  authorize(token: string): SubAgentRun {
+    const run = token ? this.byToken(token) : undefined;
+    if (!run) throw new RpcError(Code.UNAUTHENTICATED, "SubAgentService needs a running sub-agent's spawn token ('authorization: Bearer <token>'): only a process the Engine spawned may call it");
+    return run;
   }
 
   pipeline(run: SubAgentRun): SubAgentPipeline | undefined {

@@ -1,17 +1,19 @@
-// SubAgentService: the RPCs a sub-agent process calls. Every call carries the per-spawn token,
-// checked in constant time; a token only ever speaks for its own run.
+// SubAgentService: the RPCs a sub-agent process calls. Every call carries the per-spawn token in
+// its metadata, checked in constant time before the request is read; a token only ever speaks for
+// its own run. (The requests' own `token` field is not a credential and is ignored.)
 import { Code, RpcError } from "@palisade/protocol";
-import type { ServiceImpl } from "@palisade/protocol";
+import type { CallContext, ServiceImpl } from "@palisade/protocol";
 import type { ClientService, SubAgentService } from "@palisade/protocol/pipeline";
 import { sandboxViolations } from "../agent/link.js";
 import type { SubAgentManager } from "./manager.js";
 import { subAgentSystemPrompt } from "./prompt.js";
-import type { SubAgentRun } from "./run.js";
+import { SubAgentRun } from "./run.js";
 import { SUBAGENT_API_KEY_ENV } from "@palisade/subagent";
 
-function authenticate(m: SubAgentManager, token: string): SubAgentRun {
-  const run = token ? m.byToken(token) : undefined;
-  if (!run) throw new RpcError(Code.UNAUTHENTICATED, "unknown sub-agent token: only a process the Engine spawned may call SubAgentService, with the token it was given");
+/** The run the call's metadata token named (RpcServer ran SubAgentManager.authorize before the body was read). */
+function authenticated(ctx: CallContext): SubAgentRun {
+  const run = ctx.principal;
+  if (!(run instanceof SubAgentRun)) throw new RpcError(Code.UNAUTHENTICATED, "SubAgentService call was not authorized");
   return run;
 }
 
@@ -26,8 +28,8 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
     return message;
   };
   return {
-    async registerSubAgent(req) {
-      const run = authenticate(m, req.token);
+    async registerSubAgent(req, ctx) {
+      const run = authenticated(ctx);
       if (run.registered) throw new RpcError(Code.FAILED_PRECONDITION, `sub-agent ${run.name} is already registered; a token is good for one process`);
       if (!run.running) throw new RpcError(Code.FAILED_PRECONDITION, `sub-agent ${run.name} has ${run.state} before registering${run.error ? ` (${run.error})` : ""}`);
       const env = m.env;
@@ -62,8 +64,8 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
       });
     },
 
-    async subAgentExecuteTool(req) {
-      const run = authenticate(m, req.token);
+    async subAgentExecuteTool(req, ctx) {
+      const run = authenticated(ctx);
       mustRun(run, "SubAgentExecuteTool");
       if (!req.callId || !req.toolName) throw new RpcError(Code.INVALID_ARGUMENT, "call_id and tool_name are required");
       const pipeline = m.pipeline(run);
@@ -74,14 +76,14 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
       return answer("subAgentExecuteTool", result);
     },
 
-    async subAgentComplete(req) {
-      const run = authenticate(m, req.token);
+    async subAgentComplete(req, ctx) {
+      const run = authenticated(ctx);
       if (run.running) m.complete(run, req.result, req.llmCalls);
       return answer("subAgentComplete", {});
     },
 
-    async subAgentFailed(req) {
-      const run = authenticate(m, req.token);
+    async subAgentFailed(req, ctx) {
+      const run = authenticated(ctx);
       if (run.running) {
         if (req.llmCalls > run.llmCalls) run.llmCalls = req.llmCalls;
         m.fail(run, `it reported a failure: ${req.error || "no reason given"}`);
@@ -89,8 +91,8 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
       return answer("subAgentFailed", {});
     },
 
-    async subAgentPollMessage(req) {
-      const run = authenticate(m, req.token);
+    async subAgentPollMessage(req, ctx) {
+      const run = authenticated(ctx);
       if (run.running && !run.init.turn.otr && !(await m.env.store.getSession(run.sessionId))) m.cancel(run, "its conversation was deleted");
       if (!run.running) return answer("subAgentPollMessage", { messages: [], cancelled: true });
       m.progress(run, { llmCalls: req.llmCalls });

@@ -20,10 +20,10 @@ export class ScriptedAgent {
   private readonly it = this.directives[Symbol.asyncIterator]();
 
   constructor(address: string, token: string, sandbox: Partial<typeof CONFINED> = {}) {
-    this.client = createClient(AgentService, address);
+    this.client = createClient(AgentService, address, { bearerToken: token });
     const call = this.client.runSession();
     this.call = call;
-    call.send({ event: { case: "ready", value: { agentId: "test-agent", token, sandbox: { ...CONFINED, ...sandbox }, pid: process.pid, version: "test" } } }).catch(() => undefined);
+    call.send({ event: { case: "ready", value: { agentId: "test-agent", sandbox: { ...CONFINED, ...sandbox }, pid: process.pid, version: "test" } } }).catch(() => undefined);
     this.closed = (async () => {
       try {
         for await (const d of call) {

@@ -43,7 +43,7 @@ export async function startHarness(opts: Partial<StartEngineOptions> = {}, conne
     log: (l) => logs.push(l),
     ...opts,
   });
-  const client = createClient(ClientService, engine.address);
+  const client = createClient(ClientService, engine.address, { bearerToken: engine.bearerToken });
   const agent = connectAgent ? new ScriptedAgent(engine.address, AGENT_TOKEN) : (undefined as unknown as ScriptedAgent);
   if (connectAgent) await agent.next("initialToolDefs");
   return {
