@@ -10,5 +10,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // eventsource-parser (under @modelcontextprotocol/sdk) also exports a "source" condition
+    // pointing at TypeScript, which Node will not load from node_modules: Vite transforms it.
+    server: { deps: { inline: [/@modelcontextprotocol\/sdk/, "eventsource-parser"] } },
   },
 });

@@ -65,8 +65,10 @@ export interface E2EOptions {
   disable?: string[];
   /** Of http, documents and mail: the ones to keep. */
   enable?: string[];
-  /** More `capabilities:` list items (YAML lines, indented by two). */
-  capabilities?: string[];
+  /** More `capabilities:` list items (YAML lines, indented by two), or a function of the workspace giving them. */
+  capabilities?: string[] | ((paths: { dir: string; workspace: string }) => string[]);
+  /** A bundled Shield policy by name (e.g. "default") instead of TEST_POLICY. */
+  policy?: string;
   /**
    * Automatic session titles (default off here: the title call would take replies queued for
    * the Agent). More `history:` keys as YAML lines indented by two.
@@ -96,10 +98,10 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       "  api_key: sk-test-not-secret",
       "  name: scripted-model",
       "shield:",
-      `  policy_file: ${join(dir, "policy.yaml")}`,
+      opts.policy ? `  policy: ${opts.policy}` : `  policy_file: ${join(dir, "policy.yaml")}`,
       "capabilities:",
       ...disabled.map((id) => `  - { id: ${id}, enabled: false }`),
-      ...(opts.capabilities ?? []),
+      ...(typeof opts.capabilities === "function" ? opts.capabilities({ dir, workspace }) : (opts.capabilities ?? [])),
       "limits:",
       `  approval_timeout_s: ${opts.approvalTimeoutS ?? 300}`,
       `workspace: ${workspace}`,

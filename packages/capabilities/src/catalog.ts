@@ -21,6 +21,16 @@ export interface ToolEntry {
   streaming: boolean;
   network: NetworkPolicy;
   filesystem: Manifest["filesystem"];
+  /** What the tool says about itself (MCP tool annotations); hints from the server, not facts. */
+  annotations?: ToolAnnotations;
+}
+
+/** MCP's tool annotations, as hints the Shield's defaults may use. */
+export interface ToolAnnotations {
+  readOnly?: boolean;
+  destructive?: boolean;
+  idempotent?: boolean;
+  openWorld?: boolean;
 }
 
 export const NAME_SEPARATOR = "__";

@@ -2,8 +2,10 @@
  * `palisade capability ...` as a function (apps/cli delegates here):
  *   list  [--config FILE] [--json]
  *   check MANIFEST... [--address ADDR | --command "CMD ARGS"] [--json]
+ *   check ID... --config FILE [--json]            (MCP servers of the config: name, version, capabilities, tools)
  *   call  MANIFEST TOOL [ARGS_JSON] (--address ADDR | --command "CMD ARGS") [--out DIR] [--timeout MS]
  *         [--session ID] [--user ID] [--data-dir DIR] [--json]
+ *   call  ID TOOL [ARGS_JSON] --config FILE [...]   (an MCP server of the config)
  *   credentials set CAPABILITY NAME [--user ID] [--data-dir DIR]   (value read from stdin)
  *   credentials list [--user ID] [--data-dir DIR]
  *   credentials delete CAPABILITY NAME [--user ID] [--data-dir DIR]
@@ -16,12 +18,13 @@ import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { saveArtifact } from "./artifacts/export.js";
 import { defaultPolicy } from "./catalog.js";
-import { validateCapabilityConfigs } from "./config.js";
-import type { CapabilityConfig } from "./config.js";
+import { isMcpConfig, validateCapabilityConfigs } from "./config.js";
+import type { AnyCapabilityConfig, CapabilityConfig, McpCapabilityConfig } from "./config.js";
 import { UserCredentialStore } from "./credentials.js";
 import { CapabilityError, ValidationError } from "./errors.js";
 import { CapabilityHost } from "./host.js";
 import { loadManifest } from "./manifest/load.js";
+import { checkMcpServer, formatMcpCheck } from "./mcp/check.js";
 
 export interface CapabilityCliIo {
   stdout: { write(s: string): unknown };
@@ -45,7 +48,9 @@ export type CallJudge = (call: {
 const USAGE = `usage:
   palisade capability list [--config FILE] [--json]
   palisade capability check MANIFEST... [--address ADDR | --command "CMD ARGS"] [--json]
+  palisade capability check ID... --config FILE [--json]          (MCP servers named in the config)
   palisade capability call MANIFEST TOOL [ARGS_JSON] (--address ADDR | --command "CMD ARGS") [--out DIR] [--timeout MS] [--session ID] [--user ID] [--json] [--yes]
+  palisade capability call ID TOOL [ARGS_JSON] --config FILE [--out DIR] [...]   (an MCP server named in the config)
   palisade capability credentials set|list|delete [CAPABILITY NAME] [--user ID]   (set reads the value from stdin)
 every command also takes --data-dir DIR and --config FILE
 `;
@@ -73,17 +78,22 @@ export async function runCapabilityCli(argv: string[], io: CapabilityCliIo): Pro
     const env = io.env ?? {};
     const dataDir = values["data-dir"] ?? join(env.XDG_DATA_HOME ?? join(homedir(), ".local", "share"), "palisade");
     const cwd = io.cwd ?? process.cwd();
+    const configFile = values.config ?? join(env.XDG_CONFIG_HOME ?? join(homedir(), ".config"), "palisade", "config.yaml");
     switch (sub) {
       case "list":
-        return await list(values.config ?? join(env.XDG_CONFIG_HOME ?? join(homedir(), ".config"), "palisade", "config.yaml"), values.json === true, say);
-      case "check":
-        if (rest.length === 0) throw new UsageError("check needs at least one MANIFEST");
+        return await list(configFile, values.json === true, say);
+      case "check": {
+        if (rest.length === 0) throw new UsageError("check needs at least one MANIFEST (or the ID of an MCP server with --config FILE)");
+        const servers = values.config === undefined ? [] : await mcpEntries(values.config, rest);
+        if (servers.length > 0) return await checkMcp(servers, dataDir, values.json === true, say);
         return await check(rest, launch(values), dataDir, values.json === true, say);
+      }
       case "call": {
         const [manifest, tool, argsText] = rest;
-        if (!manifest || !tool) throw new UsageError("call needs MANIFEST and TOOL");
-        const mode = launch(values);
-        if (!mode) throw new UsageError("call needs --address ADDR or --command \"CMD ARGS\"");
+        if (!manifest || !tool) throw new UsageError("call needs MANIFEST and TOOL (for an MCP server: its ID and TOOL, with --config FILE)");
+        const [server] = values.config === undefined ? [] : await mcpEntries(values.config, [manifest]);
+        const mode = server ? { mcp: server } : launch(values);
+        if (!mode) throw new UsageError("call needs --address ADDR or --command \"CMD ARGS\" (or, for an MCP server, its ID and --config FILE)");
         const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
         if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError("--timeout must be a positive number of milliseconds");
         return await call({ manifest, tool, argsText: argsText ?? "{}", mode, dataDir, out: values.out, timeoutMs, sessionId: values.session ?? "cli", userId: values.user ?? "local", json: values.json === true, yes: values.yes === true, cwd }, say, io);
@@ -103,7 +113,41 @@ export async function runCapabilityCli(argv: string[], io: CapabilityCliIo): Pro
   }
 }
 
-type Mode = Pick<CapabilityConfig, "address" | "command">;
+type Mode = Pick<CapabilityConfig, "address" | "command"> | { mcp: McpCapabilityConfig };
+
+async function readConfigs(configFile: string): Promise<AnyCapabilityConfig[]> {
+  let text: string;
+  try {
+    text = await readFile(configFile, "utf8");
+  } catch {
+    throw new CapabilityError("invalid_config", `cannot read ${configFile}: pass --config FILE`);
+  }
+  const doc = (parseYaml(text) ?? {}) as { capabilities?: unknown };
+  return validateCapabilityConfigs(doc.capabilities ?? [], { file: configFile, baseDir: dirname(configFile) });
+}
+
+/** The MCP entries of the config named by `ids`; empty when none of them is one (they are manifests). */
+async function mcpEntries(configFile: string, ids: string[]): Promise<McpCapabilityConfig[]> {
+  const configs = await readConfigs(configFile);
+  const found = ids.map((id) => configs.find((c) => c.id === id));
+  if (found.every((c) => c === undefined || !isMcpConfig(c))) return [];
+  return ids.map((id, i) => {
+    const c = found[i];
+    if (!c || !isMcpConfig(c)) throw new UsageError(`"${id}" is not an MCP server in ${configFile}: check MCP servers and manifests separately`);
+    return c;
+  });
+}
+
+async function checkMcp(servers: McpCapabilityConfig[], dataDir: string, json: boolean, say: (s: string) => void): Promise<number> {
+  const reports = [];
+  for (const c of servers) {
+    const r = await checkMcpServer(c, { dataDir });
+    reports.push(r);
+    if (!json) say(formatMcpCheck(r));
+  }
+  if (json) say(JSON.stringify(reports, null, 2));
+  return reports.every((r) => r.ok) ? 0 : 1;
+}
 
 function launch(values: { address?: string; command?: string }): Mode | undefined {
   if (values.address && values.command) throw new UsageError("use --address or --command, not both");
@@ -113,16 +157,13 @@ function launch(values: { address?: string; command?: string }): Mode | undefine
 }
 
 async function list(configFile: string, json: boolean, say: (s: string) => void): Promise<number> {
-  let text: string;
-  try {
-    text = await readFile(configFile, "utf8");
-  } catch {
-    throw new CapabilityError("invalid_config", `cannot read ${configFile}: pass --config FILE`);
-  }
-  const doc = (parseYaml(text) ?? {}) as { capabilities?: unknown };
-  const configs = validateCapabilityConfigs(doc.capabilities ?? [], { file: configFile, baseDir: dirname(configFile) });
+  const configs = await readConfigs(configFile);
   const out = [];
   for (const c of configs) {
+    if (isMcpConfig(c)) {
+      out.push({ id: c.id, launch: "command" in c.mcp ? "mcp stdio" : "mcp http", enabled: c.enabled !== false, tools: [], dynamic: true });
+      continue;
+    }
     const m = await loadManifest(c.manifest);
     const mode = c.command ? "command" : c.address ? "address" : c.image || m.image ? "image" : "none";
     out.push({ id: c.id, launch: mode, enabled: c.enabled !== false, tools: m.tools.map((t) => ({ name: `${m.id}__${t.name}`, policy: defaultPolicy(t) })), dynamic: m.toolSource === "dynamic" });
@@ -181,12 +222,14 @@ async function call(req: CallRequest, say: (s: string) => void, io: CapabilityCl
   } catch {
     throw new UsageError(`ARGS_JSON is not valid JSON: ${req.argsText}`);
   }
-  const m = await loadManifest(req.manifest);
-  const host = new CapabilityHost({ dataDir: req.dataDir, capabilities: [{ id: m.id, manifest: req.manifest, ...req.mode, ...(req.mode.command ? { cwd: req.cwd } : {}) }] });
+  const mode = req.mode;
+  const id = "mcp" in mode ? mode.mcp.id : (await loadManifest(req.manifest)).id;
+  const config: AnyCapabilityConfig = "mcp" in mode ? mode.mcp : { id, manifest: req.manifest, ...mode, ...(mode.command ? { cwd: req.cwd } : {}) };
+  const host = new CapabilityHost({ dataDir: req.dataDir, capabilities: [config] });
   try {
     const [status] = await host.start();
     if (status?.state !== "ready") throw new CapabilityError("not_ready", status?.message ?? "not ready");
-    const name = req.tool.includes("__") ? req.tool : `${m.id}__${req.tool}`;
+    const name = req.tool.includes("__") ? req.tool : `${id}__${req.tool}`;
     if (io.judge) {
       const entry = host.resolve(name);
       const v = await io.judge({ tool: name, args, sessionId: req.sessionId, manifestPolicy: entry.policy, network: entry.network });

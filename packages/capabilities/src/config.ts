@@ -4,6 +4,9 @@ import { ValidationError } from "./errors.js";
 import type { Problem } from "./errors.js";
 import { describeAjvErrors } from "./json-schema.js";
 import { ID_PATTERN } from "./manifest/schema.js";
+import type { NetworkPolicy } from "./manifest/types.js";
+import { SELU_ONLY_KEYS, mcpConfigProblems } from "./mcp/config.js";
+import type { McpServerConfig } from "./mcp/config.js";
 
 /** How one capability runs: Palisade configuration, not manifest. At most one launch mode. */
 export interface CapabilityConfig {
@@ -33,12 +36,35 @@ export interface CapabilityConfig {
   maxRestarts?: number;
 }
 
+/** An MCP server as a capability: no manifest, its tools come from the server. */
+export interface McpCapabilityConfig {
+  id: string;
+  mcp: McpServerConfig;
+  enabled?: boolean;
+  /** Default tools/call deadline (120 s). */
+  timeoutMs?: number;
+  perToolTimeoutMs?: Record<string, number>;
+  /** Restarts of a stdio server (or reconnects to an HTTP one) before it is failed (3). */
+  maxRestarts?: number;
+  /** What the server may reach; the Shield and the sandbox use it (default none). */
+  network?: NetworkPolicy;
+  /** What a stdio server may touch (default workspace). */
+  filesystem?: "none" | "temp" | "workspace";
+}
+
+/** Any entry of the `capabilities:` list. */
+export type AnyCapabilityConfig = CapabilityConfig | McpCapabilityConfig;
+
+export function isMcpConfig(c: AnyCapabilityConfig): c is McpCapabilityConfig {
+  return "mcp" in c && c.mcp !== undefined;
+}
+
 const positive = { type: "integer", minimum: 1 } as const;
 const stringMap = { type: "object", additionalProperties: { type: "string" } } as const;
 
 export const capabilityConfigSchema = {
   type: "object",
-  required: ["id", "manifest"],
+  required: ["id"],
   additionalProperties: false,
   properties: {
     id: { type: "string", pattern: ID_PATTERN, description: "must be lowercase letters, digits and single hyphens" },
@@ -55,6 +81,17 @@ export const capabilityConfigSchema = {
     config: { type: "object" },
     credentials: stringMap,
     maxRestarts: { type: "integer", minimum: 0 },
+    mcp: { type: "object" },
+    network: {
+      type: "object",
+      required: ["mode"],
+      additionalProperties: false,
+      properties: {
+        mode: { enum: ["none", "allowlist", "any"] },
+        hosts: { type: "array", items: { type: "string", minLength: 1 } },
+      },
+    },
+    filesystem: { enum: ["none", "temp", "workspace"] },
   },
 } as const;
 
@@ -68,7 +105,7 @@ const validateOne = new Ajv({ allErrors: true, verbose: true, strict: true }).co
 export function validateCapabilityConfigs(
   value: unknown,
   options: { file?: string; path?: string; baseDir?: string } = {},
-): CapabilityConfig[] {
+): AnyCapabilityConfig[] {
   const file = options.file ?? "config";
   const base = options.path ?? "capabilities";
   const problems: Problem[] = [];
@@ -82,26 +119,50 @@ export function validateCapabilityConfigs(
       for (const p of describeAjvErrors(validateOne.errors, at)) problems.push({ file, path: p.path, message: p.message });
       return;
     }
+    const raw = item as unknown as Record<string, unknown>;
+    const id = String(raw.id);
+    const first = seen.get(id);
+    if (first !== undefined) problems.push({ file, path: `${at}.id`, message: `duplicate capability id "${id}" (also ${base}[${first}])` });
+    else seen.set(id, i);
+    if (raw.mcp !== undefined) {
+      const m = raw;
+      for (const key of SELU_ONLY_KEYS) {
+        if (m[key] !== undefined) problems.push({ file, path: `${at}.${key}`, message: key === "command" || key === "env" || key === "cwd" ? `goes under mcp: for an MCP server (mcp.${key})` : "is not used with mcp: (an MCP server has no Selu manifest)" });
+      }
+      problems.push(...mcpConfigProblems(m.mcp, `${at}.mcp`, file));
+      return;
+    }
     const c = item as CapabilityConfig;
+    if (c.manifest === undefined) {
+      problems.push({ file, path: `${at}.manifest`, message: "is required (the path of a Selu manifest.yaml), or set mcp: for an MCP server" });
+      return;
+    }
+    for (const key of ["network", "filesystem"] as const) {
+      if (raw[key] !== undefined) problems.push({ file, path: `${at}.${key}`, message: "comes from the capability's manifest (set it there); it is only a config field for mcp: servers" });
+    }
     const modes = (["command", "address", "image"] as const).filter((m) => c[m] !== undefined);
     if (modes.length > 1) problems.push({ file, path: at, message: `set only one of command, address, image (got ${modes.join(", ")})` });
     if (c.cwd !== undefined && c.command === undefined) problems.push({ file, path: `${at}.cwd`, message: "is only used with command" });
-    const first = seen.get(c.id);
-    if (first !== undefined) problems.push({ file, path: `${at}.id`, message: `duplicate capability id "${c.id}" (also ${base}[${first}])` });
-    else seen.set(c.id, i);
   });
   if (problems.length > 0) throw new ValidationError("invalid_config", file, problems);
   const baseDir = options.baseDir;
-  return (value as CapabilityConfig[]).map((c) =>
+  return (value as AnyCapabilityConfig[]).map((c) =>
     baseDir === undefined
       ? c
-      : {
+      : isMcpConfig(c)
+        ? mcpPaths(c, baseDir)
+        : {
           ...c,
           manifest: absolute(baseDir, c.manifest),
           ...(c.cwd === undefined ? {} : { cwd: absolute(baseDir, c.cwd) }),
           ...(c.workspace === undefined ? {} : { workspace: absolute(baseDir, c.workspace) }),
         },
   );
+}
+
+function mcpPaths(c: McpCapabilityConfig, baseDir: string): McpCapabilityConfig {
+  if (!("command" in c.mcp) || c.mcp.cwd === undefined) return c;
+  return { ...c, mcp: { ...c.mcp, cwd: absolute(baseDir, c.mcp.cwd) } };
 }
 
 function absolute(baseDir: string, p: string): string {

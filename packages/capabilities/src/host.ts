@@ -3,7 +3,8 @@ import type { ArtifactStore } from "./artifacts/store.js";
 import { DiskArtifactStore } from "./artifacts/store.js";
 import { argumentProblems, resolveTool } from "./catalog.js";
 import type { ToolEntry } from "./catalog.js";
-import type { CapabilityConfig } from "./config.js";
+import { isMcpConfig } from "./config.js";
+import type { AnyCapabilityConfig } from "./config.js";
 import { SecretRedactor, UserCredentialStore, createCredentialSource } from "./credentials.js";
 import type { CredentialSource } from "./credentials.js";
 import { CapabilityError } from "./errors.js";
@@ -11,13 +12,16 @@ import { AsyncQueue } from "@palisade/protocol";
 import { DEFAULT_INVOKE_TIMEOUT_MS, invokeTool } from "./invoke.js";
 import type { InvokeOptions, InvokeResult } from "./invoke.js";
 import type { Manifest } from "./manifest/types.js";
+import type { StdioWrapper } from "./mcp/launch.js";
+import { McpRuntime } from "./mcp/runtime.js";
+import type { McpServerInfo } from "./mcp/runtime.js";
 import { CapabilityRuntime } from "./runtime.js";
 import type { CapabilityStatus } from "./runtime.js";
 
 export interface CapabilityHostOptions {
   /** Palisade data directory: artifacts and user credentials live under it by default. */
   dataDir: string;
-  capabilities: CapabilityConfig[];
+  capabilities: AnyCapabilityConfig[];
   /**
    * Default: system values from each config's `credentials`, else from `env` by the declared
    * name; user values from `<dataDir>/credentials.json`.
@@ -41,6 +45,8 @@ export interface CapabilityHostOptions {
   onStatus?: (status: CapabilityStatus) => void;
   /** Docker CLI (default `docker`). */
   docker?: string;
+  /** Turns a stdio MCP server's command line into the spawned one (e.g. a sandbox). */
+  mcpWrap?: StdioWrapper;
 }
 
 /** One streamed event of `invokeStream`. */
@@ -58,7 +64,7 @@ export interface CapabilityPrompt {
  */
 export class CapabilityHost {
   readonly artifacts: ArtifactStore;
-  private readonly runtimes: CapabilityRuntime[];
+  private readonly runtimes: Array<CapabilityRuntime | McpRuntime>;
   private catalogCache: { parts: Array<readonly ToolEntry[] | undefined>; entries: ToolEntry[] } | undefined;
   private readonly credentials: CredentialSource;
   private readonly redactor = new SecretRedactor();
@@ -66,7 +72,7 @@ export class CapabilityHost {
 
   constructor(options: CapabilityHostOptions) {
     this.artifacts = options.artifacts ?? new DiskArtifactStore({ dir: join(options.dataDir, "artifacts") });
-    const system = Object.fromEntries(options.capabilities.map((c) => [c.id, c.credentials ?? {}]));
+    const system = Object.fromEntries(options.capabilities.map((c) => [c.id, isMcpConfig(c) ? {} : (c.credentials ?? {})]));
     for (const values of Object.values(system)) for (const v of Object.values(values)) this.redactor.add(v);
     this.credentials =
       options.credentials ?? createCredentialSource({ system, env: options.env ?? process.env, users: new UserCredentialStore(join(options.dataDir, "credentials.json")) });
@@ -80,7 +86,14 @@ export class CapabilityHost {
       onStatus: options.onStatus ?? (() => undefined),
       docker: options.docker ?? "docker",
     };
-    this.runtimes = options.capabilities.map((c) => new CapabilityRuntime(c, runtimeOptions));
+    const mcpOptions = {
+      ...runtimeOptions,
+      credentials: this.credentials,
+      redactor: this.redactor,
+      artifacts: this.artifacts,
+      ...(options.mcpWrap ? { wrap: options.mcpWrap } : {}),
+    };
+    this.runtimes = options.capabilities.map((c) => (isMcpConfig(c) ? new McpRuntime(c, mcpOptions) : new CapabilityRuntime(c, runtimeOptions)));
   }
 
   /** Starts every capability and waits for each to be ready or to fail; never throws. */
@@ -134,9 +147,18 @@ export class CapabilityHost {
     return argumentProblems(this.resolve(name).inputSchema, args);
   }
 
-  /** `prompt.md` texts of ready capabilities. */
+  /** `prompt.md` texts (an MCP server's instructions) of ready capabilities. */
   prompts(): CapabilityPrompt[] {
-    return this.runtimes.flatMap((r) => (r.ready && r.manifest?.prompt ? [{ capabilityId: r.config.id, text: r.manifest.prompt }] : []));
+    return this.runtimes.flatMap((r) => {
+      const text = r instanceof McpRuntime ? r.server?.instructions : r.manifest?.prompt;
+      return r.ready && text ? [{ capabilityId: r.config.id, text }] : [];
+    });
+  }
+
+  /** Name, version and capabilities of a connected MCP server; undefined for Selu capabilities. */
+  mcpServer(capabilityId: string): McpServerInfo | undefined {
+    const r = this.runtimes.find((x) => x.config.id === capabilityId);
+    return r instanceof McpRuntime ? r.server : undefined;
   }
 
   manifest(capabilityId: string): Manifest | undefined {
@@ -152,7 +174,9 @@ export class CapabilityHost {
       const e = err instanceof CapabilityError ? err : new CapabilityError("unknown_tool", String(err));
       return { ok: false, content: e.message, result: undefined, artifacts: [], error: { code: e.code, message: e.message }, terminal: false, durationMs: 0 };
     }
-    const runtime = this.runtimes.find((r) => r.config.id === entry.capabilityId) as CapabilityRuntime;
+    const found = this.runtimes.find((r) => r.config.id === entry.capabilityId);
+    if (found instanceof McpRuntime) return found.invoke(entry, args, opts);
+    const runtime = found as CapabilityRuntime;
     if (!runtime.ready || !runtime.client || !runtime.manifest) {
       const message = notReadyMessage(runtime.status());
       return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };

@@ -4,8 +4,14 @@ export type { InvokeOptions, InvokeResult } from "./invoke.js";
 export { DEFAULT_INVOKE_TIMEOUT_MS } from "./invoke.js";
 export type { CapabilityState, CapabilityStatus, LaunchMode } from "./runtime.js";
 
-export { validateCapabilityConfigs, capabilityConfigSchema } from "./config.js";
-export type { CapabilityConfig } from "./config.js";
+export { validateCapabilityConfigs, capabilityConfigSchema, isMcpConfig } from "./config.js";
+export type { AnyCapabilityConfig, CapabilityConfig, McpCapabilityConfig } from "./config.js";
+
+export { dieWithParent, stdioSpawn } from "./mcp/launch.js";
+export type { StdioContext, StdioSpawn, StdioWrapper } from "./mcp/launch.js";
+export type { McpHttpConfig, McpServerConfig, McpStdioConfig } from "./mcp/config.js";
+export type { McpServerInfo } from "./mcp/runtime.js";
+export { mcpPolicy } from "./mcp/tools.js";
 
 export { loadManifest } from "./manifest/load.js";
 export { parseManifest, validateManifest } from "./manifest/validate.js";
@@ -14,7 +20,7 @@ export { RESOURCE_DEFAULTS } from "./manifest/types.js";
 export type { CredentialSpec, Manifest, ManifestTool, NetworkPolicy, Policy, Resources } from "./manifest/types.js";
 
 export { argumentProblems, defaultPolicy, fullToolName, parseDiscoveredTools, resolveTool, toolEntries, NAME_SEPARATOR } from "./catalog.js";
-export type { ToolEntry } from "./catalog.js";
+export type { ToolAnnotations, ToolEntry } from "./catalog.js";
 
 export { SecretRedactor, UserCredentialStore, createCredentialSource, missingCredentialMessage, resolveCredentials } from "./credentials.js";
 export type { CredentialSource, CredentialSourceOptions } from "./credentials.js";

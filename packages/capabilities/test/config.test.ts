@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError, dockerRunArgs, scrubbedEnv, validateCapabilityConfigs, validateManifest } from "@palisade/capabilities";
+import type { CapabilityConfig } from "@palisade/capabilities";
 
 function problems(value: unknown): string[] {
   try {
@@ -21,7 +22,7 @@ describe("capability config validation", () => {
         { id: "selu", manifest: "/s.yaml", image: "ghcr.io/selu-bot/cap:1", enabled: false },
       ],
       { baseDir: "/home/me" },
-    );
+    ) as CapabilityConfig[];
     expect(out[0]?.manifest).toBe("/home/me/caps/files/manifest.yaml");
     expect(out[0]?.cwd).toBe("/home/me/caps/files");
     expect(out[1]?.manifest).toBe("/m.yaml");

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { CapabilityHost } from "@palisade/capabilities";
-import type { CapabilityConfig, CapabilityHostOptions } from "@palisade/capabilities";
+import type { AnyCapabilityConfig, CapabilityHostOptions } from "@palisade/capabilities";
 
 export function tempDir(prefix = "palisade-cap-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -26,7 +26,7 @@ export function tool(name: string, extra: Record<string, unknown> = {}): Record<
 
 /** A host over a fresh data dir with fast health timings; stopped by the returned function. */
 export async function startHost(
-  capabilities: CapabilityConfig[],
+  capabilities: AnyCapabilityConfig[],
   options: Partial<CapabilityHostOptions> = {},
 ): Promise<{ host: CapabilityHost; dataDir: string }> {
   const dataDir = options.dataDir ?? tempDir("palisade-host-");

@@ -348,6 +348,8 @@ export function mergeCapabilities(defaults: readonly CapabilityEntry[], user: re
     for (const launch of ["command", "address", "image"]) {
       if (launch in entry) for (const other of ["command", "address", "image"]) if (other !== launch && !(other in entry)) delete merged[other];
     }
+    // An MCP server in place of a built-in keeps none of its Selu fields.
+    if ("mcp" in entry) for (const selu of ["manifest", "command", "address", "image", "config", "credentials", "cwd", "env"]) if (!(selu in entry)) delete merged[selu];
     byId.set(entry.id, merged);
   }
   return [...byId.values()].filter((e) => e.enabled !== false);

@@ -57,9 +57,12 @@ class HostAdapter implements ToolHost {
     if (this.groupsOf === specs && this.groupList) return this.groupList;
     const counts = new Map<string, number>();
     for (const t of specs) counts.set(t.capabilityId, (counts.get(t.capabilityId) ?? 0) + 1);
+    // From the catalog, not the manifest: MCP servers have none, and list their tools at runtime.
+    const names = new Map<string, string[]>();
+    for (const t of this.host.catalog()) names.set(t.capabilityId, [...(names.get(t.capabilityId) ?? []), t.name]);
     this.groupList = [...counts].map(([name, toolCount]) => ({
       name,
-      description: groupDescription(this.host.manifest(name)?.tools.map((t) => t.name) ?? []),
+      description: groupDescription(names.get(name) ?? []),
       toolCount,
     }));
     this.groupsOf = specs;

@@ -1,0 +1,104 @@
+import { Ajv } from "ajv";
+import type { Problem } from "../errors.js";
+import { describeAjvErrors } from "../json-schema.js";
+import { TOOL_NAME_PATTERN } from "../manifest/schema.js";
+import type { Policy } from "../manifest/types.js";
+
+/** An MCP server run by the Engine over stdio. Values may contain `${secret:name}`. */
+export interface McpStdioConfig {
+  command: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** An MCP server reached over streamable HTTP. Header values may contain `${secret:name}`. */
+export interface McpHttpConfig {
+  url: string;
+  headers?: Record<string, string>;
+}
+
+export type McpServerConfig = (McpStdioConfig | McpHttpConfig) & {
+  /** Shield default per tool name, over what the tool's annotations suggest. */
+  policy?: Record<string, Policy>;
+};
+
+export function isStdio(c: McpServerConfig): c is McpStdioConfig & { policy?: Record<string, Policy> } {
+  return "command" in c;
+}
+
+const stringMap = { type: "object", additionalProperties: { type: "string" } } as const;
+const policyMap = {
+  type: "object",
+  propertyNames: { pattern: TOOL_NAME_PATTERN },
+  additionalProperties: { enum: ["allow", "ask", "block"] },
+} as const;
+
+const stdioSchema = {
+  type: "object",
+  required: ["command"],
+  additionalProperties: false,
+  properties: {
+    command: { type: "array", minItems: 1, items: { type: "string", minLength: 1 }, description: "must be the server's argv, e.g. [npx, -y, some-mcp-server]" },
+    env: stringMap,
+    cwd: { type: "string", minLength: 1 },
+    policy: policyMap,
+  },
+} as const;
+
+const httpSchema = {
+  type: "object",
+  required: ["url"],
+  additionalProperties: false,
+  properties: {
+    url: { type: "string", pattern: "^https?://", description: "must be an http:// or https:// URL of the server's MCP endpoint" },
+    headers: stringMap,
+    policy: policyMap,
+  },
+} as const;
+
+const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
+const validateStdio = ajv.compile(stdioSchema);
+const validateHttp = ajv.compile(httpSchema);
+
+/** Capability config keys that only make sense for Selu capabilities. */
+export const SELU_ONLY_KEYS = ["manifest", "command", "address", "image", "config", "credentials", "cwd", "env"] as const;
+
+const SECRET = /\$\{secret:([^}]*)\}/g;
+const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Problems of an `mcp:` value at `at` (e.g. `capabilities[3].mcp`), each with its field path.
+ * Checks the shape (stdio `command` or HTTP `url`, not both), the URL and `${secret:name}` names.
+ */
+export function mcpConfigProblems(value: unknown, at: string, file: string): Problem[] {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return [{ file, path: at, message: "must be a mapping with either command (stdio) or url (streamable HTTP)" }];
+  }
+  const v = value as Record<string, unknown>;
+  if ("command" in v && "url" in v) return [{ file, path: at, message: "set either command (stdio) or url (streamable HTTP), not both" }];
+  if (!("command" in v) && !("url" in v)) return [{ file, path: at, message: "needs command (a stdio server's argv) or url (a streamable HTTP endpoint)" }];
+  const validate = "command" in v ? validateStdio : validateHttp;
+  if (!validate(v)) return describeAjvErrors(validate.errors, at).map((p) => ({ file, ...p }));
+  const problems: Problem[] = [];
+  if (typeof v.url === "string" && !URL.canParse(v.url)) problems.push({ file, path: `${at}.url`, message: `is not a valid URL (got ${JSON.stringify(v.url)})` });
+  const check = (text: string, path: string): void => {
+    for (const m of text.matchAll(SECRET)) {
+      if (!SECRET_NAME.test(m[1] ?? "")) problems.push({ file, path, message: `\${secret:${m[1] ?? ""}} must name a credential (letters, digits, _)` });
+    }
+  };
+  for (const [k, s] of Object.entries((v.env ?? {}) as Record<string, string>)) check(s, `${at}.env.${k}`);
+  for (const [k, s] of Object.entries((v.headers ?? {}) as Record<string, string>)) check(s, `${at}.headers.${k}`);
+  return problems;
+}
+
+/** Names of the `${secret:name}` references in a set of values. */
+export function secretNames(values: Record<string, string> | undefined): string[] {
+  const names = new Set<string>();
+  for (const s of Object.values(values ?? {})) for (const m of s.matchAll(SECRET)) if (m[1]) names.add(m[1]);
+  return [...names];
+}
+
+/** Replaces every `${secret:name}` with its value; `lookup` throws for a missing one. */
+export function expandSecrets(values: Record<string, string> | undefined, lookup: (name: string) => string): Record<string, string> {
+  return Object.fromEntries(Object.entries(values ?? {}).map(([k, s]) => [k, s.replace(SECRET, (_m, name: string) => lookup(name))]));
+}

@@ -1,0 +1,103 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { ArtifactStore } from "../artifacts/store.js";
+import { argumentProblems } from "../catalog.js";
+import type { ToolEntry } from "../catalog.js";
+import type { SecretRedactor } from "../credentials.js";
+import { CapabilityError } from "../errors.js";
+import type { CapabilityErrorCode } from "../errors.js";
+import type { InvokeOptions, InvokeResult } from "../invoke.js";
+import { convertResult, errorText } from "./results.js";
+import type { ReadResource } from "./results.js";
+import type { ProgressTap } from "./progress.js";
+
+export interface McpInvokeDeps {
+  client: Client;
+  progress: ProgressTap;
+  entry: ToolEntry;
+  capabilityId: string;
+  defaultTimeoutMs: number;
+  artifacts: ArtifactStore;
+  redactor: SecretRedactor;
+}
+
+/** How a progress notification reads in the client's stream. */
+export function progressText(p: Progress): string {
+  const amount = p.total === undefined ? `${p.progress}` : `${p.progress}/${p.total}`;
+  return p.message ? `progress ${amount}: ${p.message}\n` : `progress ${amount}\n`;
+}
+
+/**
+ * One tools/call: arguments checked against the tool's schema first, progress reported as
+ * chunks, cancellation and the deadline sent to the server as notifications/cancelled, and
+ * the result converted (artifacts stored, `isError` as a tool error).
+ */
+export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: InvokeOptions): Promise<InvokeResult> {
+  const started = performance.now();
+  const toolName = deps.entry.fullName;
+  const finish = (r: Omit<InvokeResult, "durationMs" | "terminal">): InvokeResult => ({
+    ...r,
+    content: deps.redactor.redact(r.content),
+    terminal: false,
+    durationMs: performance.now() - started,
+  });
+  const fail = (code: CapabilityErrorCode, message: string): InvokeResult => {
+    const m = deps.redactor.redact(message);
+    return finish({ ok: false, content: m, result: undefined, artifacts: [], error: { code, message: m } });
+  };
+
+  const problems = argumentProblems(deps.entry.inputSchema, args);
+  if (problems.length > 0) return fail("invalid_arguments", `invalid arguments for ${toolName}: ${problems.join("; ")}`);
+
+  const timeoutMs = opts.timeoutMs ?? deps.defaultTimeoutMs;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new CapabilityError("timeout", `deadline of ${timeoutMs} ms exceeded`)), timeoutMs);
+  const onAbort = (): void => controller.abort(opts.signal?.reason ?? new CapabilityError("cancelled", "cancelled by the caller"));
+  if (opts.signal?.aborted) onAbort();
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const signal = controller.signal;
+  const onChunk = opts.onChunk;
+  const token = onChunk ? deps.progress.listen((p) => onChunk(deps.redactor.redact(progressText(p)))) : undefined;
+  try {
+    const params = { name: deps.entry.name, arguments: (args ?? {}) as Record<string, unknown>, ...(token ? { _meta: { progressToken: token } } : {}) };
+    // Our own timer governs the deadline; the SDK's would fire at its 60 s default.
+    const result = (await deps.client.callTool(params, undefined, { signal, timeout: timeoutMs + 1000 })) as CallToolResult;
+    if (result.isError === true) return fail("tool_error", `${toolName} failed: ${errorText(result)}`);
+    const readResource: ReadResource = async (uri, s) => {
+      if (!deps.client.getServerCapabilities()?.resources) return undefined;
+      const res = await deps.client.readResource({ uri }, { signal: s, timeout: timeoutMs });
+      const first = res.contents[0];
+      if (!first) return undefined;
+      const data = "text" in first ? new TextEncoder().encode(first.text) : Buffer.from(first.blob, "base64");
+      return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), ...(first.mimeType ? { mimeType: first.mimeType } : {}) };
+    };
+    const converted = await convertResult(result, {
+      artifacts: deps.artifacts,
+      owner: { userId: opts.userId, sessionId: opts.sessionId },
+      source: `mcp:${deps.capabilityId}`,
+      tool: deps.entry.name,
+      readResource,
+      signal,
+    });
+    return finish({ ok: true, ...converted });
+  } catch (err) {
+    if (signal.aborted) {
+      const reason: unknown = signal.reason;
+      if (reason instanceof CapabilityError && reason.code === "timeout") return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
+      if (reason instanceof DOMException && reason.name === "TimeoutError") return fail("timeout", `${toolName} was stopped: ${reason.message} (deadline exceeded)`);
+      return fail("cancelled", `${toolName} was cancelled`);
+    }
+    if (err instanceof CapabilityError) return fail(err.code, err.message);
+    if (err instanceof McpError) {
+      if (err.code === (ErrorCode.RequestTimeout as number)) return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
+      if (err.code === (ErrorCode.ConnectionClosed as number)) return fail("transport", `${toolName}: the connection to MCP server ${deps.capabilityId} closed during the call`);
+      return fail("tool_error", `${toolName} failed: ${err.message}`);
+    }
+    return fail("transport", `${toolName}: MCP server ${deps.capabilityId} call failed: ${err instanceof Error ? err.message : String(err)}`);
+  } finally {
+    if (token) deps.progress.forget(token);
+    clearTimeout(timer);
+    opts.signal?.removeEventListener("abort", onAbort);
+  }
+}

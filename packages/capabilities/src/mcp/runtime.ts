@@ -1,0 +1,285 @@
+import type { WriteStream } from "node:fs";
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { ArtifactStore } from "../artifacts/store.js";
+import type { ToolEntry } from "../catalog.js";
+import type { McpCapabilityConfig } from "../config.js";
+import type { CredentialSource, SecretRedactor } from "../credentials.js";
+import { CapabilityError } from "../errors.js";
+import type { InvokeOptions, InvokeResult } from "../invoke.js";
+import type { CapabilityState, CapabilityStatus } from "../runtime.js";
+import { expandSecrets, isStdio, secretNames } from "./config.js";
+import { connect } from "./connect.js";
+import { callMcpTool } from "./invoke.js";
+import type { StdioWrapper } from "./launch.js";
+import type { ProgressTap } from "./progress.js";
+import { listAllTools, mcpToolEntries, networkOf } from "./tools.js";
+
+export interface McpRuntimeOptions {
+  logDir: string;
+  startupTimeoutMs: number;
+  recheckIntervalMs: number;
+  healthCallTimeoutMs: number;
+  credentials: CredentialSource;
+  redactor: SecretRedactor;
+  artifacts: ArtifactStore;
+  onStatus: (status: CapabilityStatus) => void;
+  /** Wraps a stdio server's command line (e.g. in a sandbox); default: dies with the Engine. */
+  wrap?: StdioWrapper;
+}
+
+/** What `palisade capability check` prints about a server. */
+export interface McpServerInfo {
+  name: string;
+  version: string;
+  capabilities: ServerCapabilities;
+  instructions?: string;
+}
+
+/** The Engine's one user: whose stored credentials fill `${secret:name}`. */
+const LOCAL_USER = "local";
+
+/** A healthy server this long gets its full restart budget back. */
+const RESTART_BUDGET_RESET_MS = 10 * 60_000;
+
+/** One configured MCP server: its connection, health (ping), restarts and tools. */
+export class McpRuntime {
+  readonly config: McpCapabilityConfig;
+  /** MCP servers have no Selu manifest. */
+  readonly manifest = undefined;
+  tools: ToolEntry[] = [];
+  server: McpServerInfo | undefined;
+  private client: Client | undefined;
+  private progress: ProgressTap | undefined;
+  private log: WriteStream | undefined;
+  private state: CapabilityState = "starting";
+  private message = "starting";
+  private warnings: string[] = [];
+  private restarts = 0;
+  private readyAt: number | undefined;
+  private stopped = false;
+  private generation = 0;
+  private pinger: NodeJS.Timeout | undefined;
+  private readonly stopping = new AbortController();
+  private readonly opts: McpRuntimeOptions;
+  private readonly settleWaiters: (() => void)[] = [];
+
+  constructor(config: McpCapabilityConfig, opts: McpRuntimeOptions) {
+    this.config = config;
+    this.opts = opts;
+  }
+
+  get ready(): boolean {
+    return this.state === "ready";
+  }
+
+  get launchMode(): "command" | "address" {
+    return isStdio(this.config.mcp) ? "command" : "address";
+  }
+
+  get logFile(): string {
+    return join(this.opts.logDir, `${this.config.id}.log`);
+  }
+
+  status(): CapabilityStatus {
+    return {
+      id: this.config.id,
+      state: this.state,
+      message: this.message,
+      launchMode: this.launchMode,
+      ...("url" in this.config.mcp ? { address: this.config.mcp.url } : {}),
+      toolCount: this.tools.length,
+      restarts: this.restarts,
+      warnings: this.warnings,
+    };
+  }
+
+  /** Never throws: a failure becomes a state with a message. Resolves once settled. */
+  async start(): Promise<void> {
+    if (this.config.enabled === false) return this.set("not_configured", "disabled in config (enabled: false)");
+    await this.launch();
+    while (this.state === "starting" && !this.stopped) await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
+  }
+
+  private async launch(): Promise<void> {
+    const generation = ++this.generation;
+    this.set("starting", "starting");
+    try {
+      const values = await this.secretValues();
+      const conn = await connect({
+        config: this.config.mcp,
+        values,
+        ...(this.opts.wrap ? { wrap: this.opts.wrap } : {}),
+        context: { capabilityId: this.config.id, network: networkOf(this.config), filesystem: this.config.filesystem ?? "workspace" },
+        logFile: this.logFile,
+        redact: (t) => this.opts.redactor.redact(t),
+        timeoutMs: this.opts.startupTimeoutMs,
+        signal: this.stopping.signal,
+        setup: (client) => {
+          client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+            if (generation === this.generation) void this.refreshTools(client);
+          });
+          client.onclose = () => {
+            if (generation === this.generation) void this.onLost("the connection closed");
+          };
+        },
+      });
+      if (this.stopped || generation !== this.generation) {
+        await conn.client.close().catch(() => undefined);
+        return;
+      }
+      this.client = conn.client;
+      this.progress = conn.progress;
+      this.log = conn.log;
+      const version = conn.client.getServerVersion();
+      const instructions = conn.client.getInstructions();
+      this.server = {
+        name: version?.name ?? "",
+        version: version?.version ?? "",
+        capabilities: conn.client.getServerCapabilities() ?? {},
+        ...(instructions ? { instructions } : {}),
+      };
+      await this.loadTools(conn.client);
+      this.readyAt = Date.now();
+      this.set("ready", `${this.server.name || "server"} ${this.server.version}`.trim());
+      this.schedulePing();
+    } catch (err) {
+      if (this.stopped || generation !== this.generation) return;
+      const message = this.opts.redactor.redact(err instanceof Error ? err.message : String(err));
+      if (err instanceof CapabilityError && err.code === "missing_credential") return this.set("failed", message);
+      await this.onLost(`could not start: ${message}`);
+    }
+  }
+
+  /**
+   * The stdio env or HTTP headers with each `${secret:name}` replaced: from the credential store
+   * (`palisade capability credentials set <id> <name>`), else the Engine's environment variable.
+   */
+  private async secretValues(): Promise<Record<string, string>> {
+    const raw = isStdio(this.config.mcp) ? this.config.mcp.env : this.config.mcp.headers;
+    const found = new Map<string, string>();
+    for (const name of secretNames(raw)) {
+      const v = (await this.opts.credentials.user(LOCAL_USER, this.config.id, name)) ?? this.opts.credentials.system(this.config.id, name);
+      if (v === undefined || v === "") throw this.missing(name);
+      this.opts.redactor.add(v);
+      found.set(name, v);
+    }
+    return expandSecrets(raw, (name) => found.get(name) ?? "");
+  }
+
+  private missing(name: string): CapabilityError {
+    return new CapabilityError(
+      "missing_credential",
+      `capability ${this.config.id} needs the secret ${name} (\${secret:${name}} in its mcp: config), which is not set. ` +
+        `Store it with: palisade capability credentials set ${this.config.id} ${name}   (reads the value from stdin), ` +
+        `or set the environment variable ${name} for the Engine; then restart the Engine.`,
+    );
+  }
+
+  private async loadTools(client: Client): Promise<void> {
+    const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(this.opts.startupTimeoutMs)]);
+    const { tools, truncated } = await listAllTools(client, signal, this.opts.startupTimeoutMs);
+    const { entries, skipped } = mcpToolEntries(this.config, tools);
+    this.warnings = [...skipped.map((s) => `tool ${s}`), ...(truncated ? ["tools/list returned too many pages; the rest were left out"] : [])];
+    this.tools = entries;
+  }
+
+  private async refreshTools(client: Client): Promise<void> {
+    try {
+      await this.loadTools(client);
+      this.opts.onStatus(this.status());
+    } catch (err) {
+      if (!this.stopped) this.warnings = [...this.warnings, `tools/list after list_changed failed: ${err instanceof Error ? err.message : String(err)}`];
+    }
+  }
+
+  private schedulePing(): void {
+    clearTimeout(this.pinger);
+    if (this.stopped) return;
+    this.pinger = setTimeout(() => void this.pingOnce(), this.opts.recheckIntervalMs);
+    this.pinger.unref();
+  }
+
+  private async pingOnce(): Promise<void> {
+    const client = this.client;
+    if (this.stopped || !client || this.state !== "ready") return;
+    const generation = this.generation;
+    try {
+      await client.ping({ timeout: this.opts.healthCallTimeoutMs, signal: this.stopping.signal });
+      this.schedulePing();
+    } catch (err) {
+      if (this.stopped || generation !== this.generation) return;
+      await this.onLost(`did not answer ping within ${this.opts.healthCallTimeoutMs} ms (${err instanceof Error ? err.message : String(err)})`);
+    }
+  }
+
+  /** The server died, closed, or stopped answering: restart within the budget, else failed. */
+  private async onLost(why: string): Promise<void> {
+    if (this.stopped) return;
+    this.generation++;
+    clearTimeout(this.pinger);
+    this.tools = [];
+    const old = this.client;
+    this.client = undefined;
+    this.log?.end();
+    this.log = undefined;
+    await old?.close().catch(() => undefined);
+    if (this.readyAt !== undefined && Date.now() - this.readyAt >= RESTART_BUDGET_RESET_MS) this.restarts = 0;
+    this.readyAt = undefined;
+    const budget = this.config.maxRestarts ?? 3;
+    if (this.restarts >= budget) {
+      const where = isStdio(this.config.mcp) ? `; see ${this.logFile}` : "";
+      this.set("failed", `MCP server ${this.config.id} ${why}, after ${this.restarts} restart${this.restarts === 1 ? "" : "s"}${where}`);
+      return;
+    }
+    this.restarts++;
+    this.set("starting", `MCP server ${why}; restarting (${this.restarts}/${budget})`);
+    await new Promise((r) => setTimeout(r, Math.min(200 * this.restarts, 2000)));
+    if (!this.stopped) await this.launch();
+  }
+
+  /** One tools/call; failures are data for the model, never thrown. */
+  async invoke(entry: ToolEntry, args: unknown, opts: InvokeOptions): Promise<InvokeResult> {
+    const client = this.client;
+    const progress = this.progress;
+    if (!client || !progress || !this.ready) {
+      const message = `capability ${this.config.id} is not ready: ${this.message}`;
+      return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };
+    }
+    return callMcpTool(
+      {
+        client,
+        progress,
+        entry,
+        capabilityId: this.config.id,
+        defaultTimeoutMs: this.config.perToolTimeoutMs?.[entry.name] ?? this.config.timeoutMs ?? 120_000,
+        artifacts: this.opts.artifacts,
+        redactor: this.opts.redactor,
+      },
+      args,
+      opts,
+    );
+  }
+
+  private set(state: CapabilityState, message: string): void {
+    const changed = state !== this.state || message !== this.message;
+    this.state = state;
+    this.message = message;
+    if (changed) this.opts.onStatus(this.status());
+    if (state !== "starting") for (const wake of this.settleWaiters.splice(0)) wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.generation++;
+    this.stopping.abort();
+    for (const wake of this.settleWaiters.splice(0)) wake();
+    clearTimeout(this.pinger);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+    this.log?.end();
+  }
+}

@@ -1,0 +1,106 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { fullToolName } from "../catalog.js";
+import type { ToolAnnotations, ToolEntry } from "../catalog.js";
+import { compileToolSchema } from "../json-schema.js";
+import { TOOL_NAME_PATTERN } from "../manifest/schema.js";
+import type { NetworkPolicy, Policy } from "../manifest/types.js";
+import type { McpCapabilityConfig } from "../config.js";
+
+/** A server listing more pages than this is cut off (and says so in the status). */
+export const MAX_TOOL_PAGES = 100;
+
+/** tools/list, every page. */
+export async function listAllTools(client: Client, signal: AbortSignal, timeoutMs: number): Promise<{ tools: Tool[]; truncated: boolean }> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+    const res = await client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: timeoutMs });
+    tools.push(...res.tools);
+    cursor = res.nextCursor;
+    if (cursor === undefined || cursor === "") return { tools, truncated: false };
+  }
+  return { tools, truncated: true };
+}
+
+export function annotationsOf(tool: Tool): ToolAnnotations {
+  const a = tool.annotations ?? {};
+  return {
+    ...(typeof a.readOnlyHint === "boolean" ? { readOnly: a.readOnlyHint } : {}),
+    ...(typeof a.destructiveHint === "boolean" ? { destructive: a.destructiveHint } : {}),
+    ...(typeof a.idempotentHint === "boolean" ? { idempotent: a.idempotentHint } : {}),
+    ...(typeof a.openWorldHint === "boolean" ? { openWorld: a.openWorldHint } : {}),
+  };
+}
+
+/**
+ * The Shield's default for an MCP tool: read-only tools may run (the Shield's detectors still
+ * judge every call); everything else asks, destructive or not, since MCP's own default for a
+ * tool without annotations is "may destroy" and "talks to the open world". A config `policy`
+ * entry for the tool wins.
+ */
+export function mcpPolicy(a: ToolAnnotations, configured?: Policy): Policy {
+  if (configured) return configured;
+  if (a.readOnly === true) return "allow";
+  return "ask";
+}
+
+/**
+ * What the server may reach: the config's `network`, else none for a stdio server and the
+ * endpoint's host for an HTTP one.
+ */
+export function networkOf(config: McpCapabilityConfig): NetworkPolicy {
+  if (config.network) return { mode: config.network.mode, hosts: config.network.hosts ?? [] };
+  if ("url" in config.mcp) return { mode: "allowlist", hosts: [new URL(config.mcp.url).host] };
+  return { mode: "none", hosts: [] };
+}
+
+export interface CatalogResult {
+  entries: ToolEntry[];
+  /** Tools left out, with why (bad name, bad schema). */
+  skipped: string[];
+}
+
+/** ToolEntries of a server's tools; tools the catalog cannot hold are skipped with a reason. */
+export function mcpToolEntries(config: McpCapabilityConfig, tools: readonly Tool[]): CatalogResult {
+  const namePattern = new RegExp(TOOL_NAME_PATTERN);
+  const seen = new Set<string>();
+  const entries: ToolEntry[] = [];
+  const skipped: string[] = [];
+  for (const tool of tools) {
+    if (!namePattern.test(tool.name)) {
+      skipped.push(`${JSON.stringify(tool.name)}: tool names must be letters, digits, _ and - (at most 64)`);
+      continue;
+    }
+    if (seen.has(tool.name)) {
+      skipped.push(`${tool.name}: listed twice`);
+      continue;
+    }
+    const schema = tool.inputSchema as Record<string, unknown>;
+    try {
+      compileToolSchema(schema);
+    } catch (err) {
+      skipped.push(`${tool.name}: its input schema is not a valid JSON Schema (${err instanceof Error ? err.message : String(err)})`);
+      continue;
+    }
+    seen.add(tool.name);
+    const annotations = annotationsOf(tool);
+    entries.push({
+      fullName: fullToolName(config.id, tool.name),
+      capabilityId: config.id,
+      capabilityClass: "tool",
+      name: tool.name,
+      description: tool.description ?? tool.annotations?.title ?? tool.title ?? "",
+      inputSchema: schema,
+      policy: mcpPolicy(annotations, config.mcp.policy?.[tool.name]),
+      requiresConfirmation: false,
+      terminalOnSuccess: false,
+      // Progress notifications are shown like StreamInvoke chunks.
+      streaming: true,
+      network: networkOf(config),
+      filesystem: config.filesystem ?? "workspace",
+      annotations,
+    });
+  }
+  return { entries, skipped };
+}

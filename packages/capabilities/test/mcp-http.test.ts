@@ -1,0 +1,119 @@
+import { randomUUID } from "node:crypto";
+import { createServer } from "node:http";
+import type { Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { CallToolRequestSchema, CreateMessageResultSchema, ElicitResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { UserCredentialStore } from "@palisade/capabilities";
+import type { CapabilityHost } from "@palisade/capabilities";
+import { owner, startHost, tempDir } from "./helpers.js";
+import { until } from "./mcp-helpers.js";
+
+const SECRET = "docs-secret-93b1e0";
+const schema = { type: "object", properties: {} } as const;
+const tools: Tool[] = [
+  { name: "whoami", description: "Says whether the request was authorized", inputSchema: schema, annotations: { readOnlyHint: true } },
+  { name: "ask-model", description: "Asks the client's model (sampling)", inputSchema: schema },
+  { name: "ask-user", description: "Asks the user (elicitation)", inputSchema: schema },
+  { name: "add-tool", description: "Adds the tool 'late' and says the list changed", inputSchema: schema },
+];
+
+/** The SDK's own low-level server: tools/list one tool per page, over streamable HTTP on loopback. */
+function mcpServer(): Server {
+  const server = new Server({ name: "paged-docs", version: "1.2.3" }, { capabilities: { tools: { listChanged: true } } });
+  server.setRequestHandler(ListToolsRequestSchema, (req) => {
+    const at = req.params?.cursor === undefined ? 0 : Number(req.params.cursor);
+    return { tools: tools.slice(at, at + 1), ...(at + 1 < tools.length ? { nextCursor: String(at + 1) } : {}) };
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    const text = (t: string, isError = false) => ({ content: [{ type: "text" as const, text: t }], ...(isError ? { isError } : {}) });
+    switch (req.params.name) {
+      case "whoami":
+        return text(extra.requestInfo?.headers.authorization === `Bearer ${SECRET}` ? "authorized" : "anonymous");
+      case "ask-model":
+      case "ask-user":
+        try {
+          if (req.params.name === "ask-model") {
+            await server.request({ method: "sampling/createMessage", params: { messages: [], maxTokens: 10 } }, CreateMessageResultSchema);
+          } else {
+            await server.request({ method: "elicitation/create", params: { message: "name?", requestedSchema: { type: "object", properties: {} } } }, ElicitResultSchema);
+          }
+          return text("the client answered");
+        } catch (err) {
+          return text(`refused: ${(err as Error).message}`, true);
+        }
+      case "add-tool":
+        if (!tools.some((t) => t.name === "late")) tools.push({ name: "late", description: "Added later", inputSchema: schema, annotations: { destructiveHint: true } });
+        await server.sendToolListChanged();
+        return text("added");
+      default:
+        return text(`unknown tool ${req.params.name}`, true);
+    }
+  });
+  return server;
+}
+
+describe("an MCP server over streamable HTTP", () => {
+  let http: HttpServer;
+  let host: CapabilityHost;
+  let url: string;
+
+  beforeAll(async () => {
+    const sessions = new Map<string, StreamableHTTPServerTransport>();
+    http = createServer((req, res) => {
+      void (async () => {
+        const id = req.headers["mcp-session-id"];
+        let transport = typeof id === "string" ? sessions.get(id) : undefined;
+        if (!transport) {
+          const t = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, t) });
+          await mcpServer().connect(t);
+          transport = t;
+        }
+        await transport.handleRequest(req, res);
+      })();
+    });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+    const dataDir = tempDir();
+    await new UserCredentialStore(join(dataDir, "credentials.json")).set("local", "docs", "docs_token", SECRET);
+    ({ host } = await startHost([{ id: "docs", mcp: { url, headers: { Authorization: "Bearer ${secret:docs_token}" } } }], { dataDir }));
+  });
+  afterAll(async () => {
+    await host?.stop();
+    http?.closeAllConnections();
+    await new Promise((r) => http?.close(r));
+  });
+
+  it("connects, follows tools/list pagination and reports the server", () => {
+    expect(host.status()[0]).toMatchObject({ state: "ready", launchMode: "address", address: url });
+    expect(host.catalog().map((t) => t.fullName)).toEqual(["docs__whoami", "docs__ask-model", "docs__ask-user", "docs__add-tool"]);
+    expect(host.catalog()[0]?.network).toEqual({ mode: "allowlist", hosts: [new URL(url).host] });
+    expect(host.mcpServer("docs")).toMatchObject({ name: "paged-docs", version: "1.2.3", capabilities: { tools: { listChanged: true } } });
+  });
+
+  it("sends the secret only in the configured header", async () => {
+    const r = await host.invoke("docs__whoami", {}, owner);
+    expect(r.content).toBe("authorized");
+    expect(JSON.stringify(host.status())).not.toContain(SECRET);
+  });
+
+  it("refuses sampling and elicitation requests with a clear error", async () => {
+    const sampling = await host.invoke("docs__ask-model", {}, owner);
+    expect(sampling.ok).toBe(false);
+    expect(sampling.content).toContain("sampling is not supported");
+    const elicit = await host.invoke("docs__ask-user", {}, owner);
+    expect(elicit.content).toContain("elicitation is not supported");
+  });
+
+  it("refreshes the catalog on notifications/tools/list_changed", async () => {
+    expect(host.catalog().some((t) => t.fullName === "docs__late")).toBe(false);
+    const r = await host.invoke("docs__add-tool", {}, owner);
+    expect(r.content).toBe("added");
+    await until(() => host.catalog().some((t) => t.fullName === "docs__late"), "the new tool in the catalog");
+    expect(host.resolve("docs__late").policy).toBe("ask");
+  });
+});

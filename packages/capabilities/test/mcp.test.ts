@@ -1,0 +1,196 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { UserCredentialStore } from "@palisade/capabilities";
+import type { CapabilityHost, StdioSpawn } from "@palisade/capabilities";
+import { owner, startHost, tempDir } from "./helpers.js";
+import { alive, everythingConfig, filesystemConfig, recorded, recordedPids, recordingWrapper, serverScript, until } from "./mcp-helpers.js";
+
+// Against the reference servers from npm, run unmodified over stdio.
+describe("MCP stdio servers as capabilities", () => {
+  let host: CapabilityHost;
+  let dataDir: string;
+  let record: string;
+  let spawned: StdioSpawn | undefined;
+  const work = tempDir("palisade-mcp-fs-");
+  const TOKEN = "tok-4b1f0c9e7d";
+  const statuses: string[] = [];
+
+  beforeAll(async () => {
+    mkdirSync(join(work, "notes"));
+    writeFileSync(join(work, "notes", "todo.txt"), "buy milk\n");
+    dataDir = tempDir("palisade-mcp-data-");
+    record = join(dataDir, "everything.stdin");
+    await new UserCredentialStore(join(dataDir, "credentials.json")).set("local", "everything", "test_token", TOKEN);
+    ({ host } = await startHost(
+      [everythingConfig("everything", {}, { PALISADE_TEST_TOKEN: "${secret:test_token}" }), filesystemConfig(work)],
+      { dataDir, startupTimeoutMs: 20_000, mcpWrap: recordingWrapper("everything", record, (s) => (spawned = s)), onStatus: (s) => statuses.push(`${s.id} ${s.state} ${s.message}`) },
+    ));
+  });
+  afterAll(async () => {
+    await host?.stop();
+  });
+
+  it("lists every tool as <id>__<tool> with the Shield default from its annotations", () => {
+    const status = host.status();
+    expect(status.map((s) => [s.id, s.state])).toEqual([
+      ["everything", "ready"],
+      ["fs", "ready"],
+    ]);
+    const byName = new Map(host.catalog().map((t) => [t.fullName, t]));
+    expect(byName.get("everything__echo")?.policy).toBe("allow");
+    expect(byName.get("everything__echo")?.annotations).toEqual({ readOnly: true, destructive: false, idempotent: true, openWorld: false });
+    expect(byName.get("fs__list_directory")?.policy).toBe("allow");
+    expect(byName.get("fs__write_file")?.policy).toBe("ask");
+    expect(byName.get("fs__write_file")?.annotations?.destructive).toBe(true);
+    expect(byName.get("everything__toggle-simulated-logging")?.policy).toBe("ask");
+    expect(status[0]?.toolCount).toBeGreaterThanOrEqual(10);
+    expect(host.mcpServer("everything")?.name).toBe("mcp-servers/everything");
+  });
+
+  it("calls a tool and gives its text to the model", async () => {
+    const r = await host.invoke("fs__list_directory", { path: work }, owner);
+    expect(r.ok).toBe(true);
+    expect(r.content).toBe("[DIR] notes");
+    const read = await host.invoke("fs__read_text_file", { path: join(work, "notes", "todo.txt") }, owner);
+    expect(read.content).toBe("buy milk\n");
+  });
+
+  it("checks arguments against the input schema before the server sees the call", async () => {
+    const before = recorded(record).filter((m) => m.method === "tools/call").length;
+    const r = await host.invoke("everything__get-sum", { a: "one" }, owner);
+    expect(r.ok).toBe(false);
+    expect(r.error?.code).toBe("invalid_arguments");
+    expect(r.content).toContain("a: must be number");
+    expect(r.content).toContain("b: is required");
+    expect(recorded(record).filter((m) => m.method === "tools/call").length).toBe(before);
+  });
+
+  it("stores an image result as an artifact of the session and references it", async () => {
+    const r = await host.invoke("everything__get-tiny-image", {}, owner);
+    expect(r.ok).toBe(true);
+    expect(r.artifacts).toHaveLength(1);
+    const ref = r.artifacts[0]!;
+    expect(ref.mimeType).toBe("image/png");
+    const stored = await host.artifacts.read(ref.artifactId, owner);
+    expect(Buffer.from(stored!.data.subarray(0, 8)).toString("hex")).toBe("89504e470d0a1a0a");
+    expect(stored!.meta.source).toBe("mcp:everything");
+    // Referenced, not inlined: no base64 of the picture reaches the model.
+    expect(r.content).toContain(ref.artifactId);
+    expect(r.content.length).toBeLessThan(1000);
+    // Another session cannot read it.
+    expect(await host.artifacts.read(ref.artifactId, { ...owner, sessionId: "other" })).toBeUndefined();
+  });
+
+  it("turns embedded and linked resources into artifacts", async () => {
+    const embedded = await host.invoke("everything__get-resource-reference", { resourceType: "Text", resourceId: 2 }, owner);
+    expect(embedded.ok).toBe(true);
+    expect(embedded.artifacts.length).toBeGreaterThanOrEqual(1);
+    const links = await host.invoke("everything__get-resource-links", { count: 2 }, owner);
+    expect(links.ok).toBe(true);
+    expect(links.artifacts).toHaveLength(2);
+    const stored = await host.artifacts.read(links.artifacts[0]!.artifactId, owner);
+    expect(stored!.data.byteLength).toBeGreaterThan(0);
+  });
+
+  it("gives an isError result to the model as a tool error", async () => {
+    const r = await host.invoke("fs__read_text_file", { path: "/etc/hostname" }, owner);
+    expect(r.ok).toBe(false);
+    expect(r.error?.code).toBe("tool_error");
+    expect(r.content).toMatch(/Access denied/);
+  });
+
+  it("reports progress notifications as chunks", async () => {
+    const chunks: string[] = [];
+    const r = await host.invoke("everything__trigger-long-running-operation", { duration: 0.4, steps: 2 }, { ...owner, onChunk: (t) => chunks.push(t) });
+    expect(r.ok).toBe(true);
+    expect(chunks).toEqual(["progress 1/2\n", "progress 2/2\n"]);
+  });
+
+  it("sends notifications/cancelled for the request when the call is cancelled", async () => {
+    const controller = new AbortController();
+    const chunks: string[] = [];
+    const running = host.invoke("everything__trigger-long-running-operation", { duration: 30, steps: 60 }, {
+      ...owner,
+      signal: controller.signal,
+      onChunk: (t) => {
+        chunks.push(t);
+        controller.abort();
+      },
+    });
+    const r = await running;
+    expect(r.error?.code).toBe("cancelled");
+    const messages = recorded(record);
+    const call = messages.filter((m) => m.method === "tools/call" && (m.params as { name?: string }).name === "trigger-long-running-operation").at(-1);
+    expect(call).toBeDefined();
+    await until(() => recorded(record).some((m) => m.method === "notifications/cancelled" && m.params?.requestId === call?.id), "notifications/cancelled at the server");
+  });
+
+  it("puts ${secret:name} values only into the server's environment, and redacts them from results", async () => {
+    expect(spawned?.env.PALISADE_TEST_TOKEN).toBe(TOKEN);
+    const r = await host.invoke("everything__get-env", {}, owner);
+    expect(r.ok).toBe(true);
+    expect(r.content).toContain("PALISADE_TEST_TOKEN");
+    expect(r.content).not.toContain(TOKEN);
+    // The Engine's own environment does not leak into the server's.
+    expect(r.content).not.toContain("VITEST");
+    expect(JSON.stringify(host.catalog())).not.toContain(TOKEN);
+  });
+
+  it("restarts a server that died, within the budget", async () => {
+    const [wrapperPid] = recordedPids(record).at(-1)!;
+    process.kill(wrapperPid, "SIGKILL");
+    await until(() => host.status()[0]?.restarts === 1 && host.status()[0]?.state === "ready", `a restart; statuses:\n${statuses.join("\n")}`);
+    expect(recordedPids(record), statuses.join("\n")).toHaveLength(2);
+    const r = await host.invoke("everything__echo", { message: "back" }, owner);
+    expect(r.content).toBe("Echo: back");
+  });
+});
+
+describe("MCP server configuration errors", () => {
+  it("fails with how to set a missing secret, and never starts the server", async () => {
+    const record = join(tempDir(), "rec");
+    const { host } = await startHost([everythingConfig("gh", {}, { GITHUB_TOKEN: "${secret:github_token}" })], { env: {}, mcpWrap: recordingWrapper("gh", record) });
+    try {
+      const [s] = host.status();
+      expect(s?.state).toBe("failed");
+      expect(s?.message).toContain("palisade capability credentials set gh github_token");
+      expect(recordedPids(record)).toEqual([]);
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it("fails a server that does not start after the restart budget", async () => {
+    const { host } = await startHost([{ id: "broken", mcp: { command: [process.execPath, "-e", "process.exit(3)"] }, maxRestarts: 1 }]);
+    try {
+      const [s] = host.status();
+      expect(s?.state).toBe("failed");
+      expect(s?.restarts).toBe(1);
+    } finally {
+      await host.stop();
+    }
+  });
+});
+
+describe("stdio servers die with the Engine", () => {
+  it("a SIGKILLed Engine leaves no server behind", async () => {
+    const dir = tempDir();
+    const record = join(dir, "rec");
+    const engineScript = new URL("./fixtures/mcp/engine.mjs", import.meta.url).pathname;
+    const engine = spawn(process.execPath, [engineScript, dir, record, serverScript("@modelcontextprotocol/server-everything")], { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      let out = "";
+      engine.stdout.on("data", (b: Buffer) => (out += b.toString()));
+      await until(() => out.includes("\n"), "the stand-in Engine to start its server");
+      expect(out.trim()).toBe("ready");
+      const [wrapper, server] = recordedPids(record)[0]!;
+      expect(alive(wrapper) && alive(server)).toBe(true);
+      engine.kill("SIGKILL");
+      await until(() => !alive(wrapper) && !alive(server), "the server to die with the Engine");
+    } finally {
+      engine.kill("SIGKILL");
+    }
+  });
+});
