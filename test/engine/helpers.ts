@@ -75,6 +75,8 @@ export interface E2EOptions {
    */
   autoTitle?: boolean;
   history?: string[];
+  /** More `model:` keys as YAML lines indented by two (e.g. "  idle_timeout_s: 2"). */
+  modelConfig?: string[];
 }
 
 export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
@@ -97,6 +99,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       `  base_url: ${model.baseURL}`,
       "  api_key: sk-test-not-secret",
       "  name: scripted-model",
+      ...(opts.modelConfig ?? []),
       "shield:",
       opts.policy ? `  policy: ${opts.policy}` : `  policy_file: ${join(dir, "policy.yaml")}`,
       "capabilities:",

@@ -1,4 +1,6 @@
 import { AgentConfigError } from "./errors.js";
+import { parseModelSettings } from "./settings.js";
+import type { ModelSettings } from "./settings.js";
 
 /** Everything the Agent process knows, all of it from the environment the Engine gives it. */
 export interface AgentConfig {
@@ -12,6 +14,8 @@ export interface AgentConfig {
   model: string;
   /** Tokens; compaction starts at 70% of it. */
   contextWindow: number;
+  /** Request shaping, time limits and retries (defaults when the Engine sends none). */
+  modelSettings?: ModelSettings;
 }
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -25,6 +29,7 @@ export const AGENT_ENV = {
   apiKey: "OPENAI_API_KEY",
   model: "PALISADE_MODEL",
   contextWindow: "PALISADE_CONTEXT_WINDOW",
+  modelSettings: "PALISADE_MODEL_SETTINGS",
 } as const;
 
 /** Reads and validates the settings; lists every problem at once. */
@@ -45,6 +50,8 @@ export function readAgentConfig(env: Record<string, string | undefined>): AgentC
       problems.push(`${AGENT_ENV.contextWindow}=${JSON.stringify(rawWindow)} must be an integer number of tokens >= 1024`);
     }
   }
+  const rawSettings = get(AGENT_ENV.modelSettings);
+  const modelSettings = parseModelSettings(rawSettings, AGENT_ENV.modelSettings, problems);
   if (problems.length > 0) throw new AgentConfigError(problems);
   return {
     engineAddress,
@@ -55,5 +62,6 @@ export function readAgentConfig(env: Record<string, string | undefined>): AgentC
     apiKey: get(AGENT_ENV.apiKey) || "unused",
     model,
     contextWindow,
+    ...(rawSettings ? { modelSettings } : {}),
   };
 }

@@ -40,7 +40,15 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   const { config } = options;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sandbox = options.sandbox ?? (await probeSandbox());
-  const callModel = options.callModel ?? createModelCaller({ baseURL: config.baseURL, apiKey: config.apiKey, retry: options.retry ?? {}, log });
+  const callModel =
+    options.callModel ??
+    createModelCaller({
+      baseURL: config.baseURL,
+      apiKey: config.apiKey,
+      retry: options.retry ?? {},
+      ...(config.modelSettings ? { settings: config.modelSettings } : {}),
+      log,
+    });
   // The spawn token is the call's credential (metadata), checked before the Engine reads a message.
   const client = createClient(AgentService, config.engineAddress, { bearerToken: config.token });
   const call = client.runSession();

@@ -1,6 +1,9 @@
 /** Codes an Agent turn can end with (AgentError.code on the wire). */
 export type AgentErrorCode =
   | "LLM_CALL_FAILED"
+  | "LLM_TIMEOUT"
+  | "RATE_LIMITED"
+  | "CONTEXT_TOO_LONG"
   | "STREAM_ERROR"
   | "CONTEXT_FAILED"
   | "CANCELLED"

@@ -14,7 +14,17 @@ export { COMPACT_AT, KEEP_RECENT, TRIM_TOOL_RESULTS_AT, prepareContext } from ".
 export type { ContextInput, MemoryFlushData, PreparedContext } from "./compact.js";
 export { estimateTokens, fitToolResults, parseCompaction, planCompaction, toChatMessages } from "./context.js";
 export { createHttpFetch } from "./http-fetch.js";
-export { createModelCaller, StreamAccumulator } from "./llm.js";
+export { createModelCaller } from "./llm.js";
+export { StreamAccumulator, StreamErrorEvent } from "./accumulator.js";
+export type { ChunkSink } from "./accumulator.js";
+export { classifyModelError, keepErrorBodies, normalizeErrorBody } from "./model-errors.js";
+export type { FailureKind, ModelFailure } from "./model-errors.js";
+export { DEFAULT_MODEL_SETTINGS, parseModelSettings } from "./settings.js";
+export type { ModelSettings, StreamUsageMode, TextToolCallsMode } from "./settings.js";
+export { SseParser, sseEvents, StreamStalled } from "./sse.js";
+export type { SseEvent } from "./sse.js";
+export { TextToolCalls } from "./text-tools.js";
+export type { TextToolCallsResult } from "./text-tools.js";
 export type { ModelClientOptions } from "./llm.js";
 export type { CallModel, ModelRequest, ModelResult, ModelToolCall, ModelUsage } from "./model.js";
 export { DEFAULT_RETRY, nextRetryDelay, retryAfterMs } from "./retry.js";

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AGENT_ENV } from "./config.js";
+import type { ModelSettings } from "./settings.js";
 
 export interface AgentLaunchOptions {
   engineAddress: string;
@@ -11,6 +12,8 @@ export interface AgentLaunchOptions {
   baseURL?: string;
   apiKey?: string;
   contextWindow?: number;
+  /** Request shaping, time limits and retries; sent as JSON (never credentials). */
+  modelSettings?: Partial<ModelSettings>;
   /** Default: the running Node (process.execPath). */
   nodePath?: string;
   /** false: no permission flags (only for `--allow-unsandboxed`). Default true. */
@@ -107,5 +110,6 @@ export function agentLaunchSpec(options: AgentLaunchOptions): LaunchSpec {
   if (options.baseURL) env[AGENT_ENV.baseURL] = options.baseURL;
   if (options.apiKey) env[AGENT_ENV.apiKey] = options.apiKey;
   if (options.contextWindow) env[AGENT_ENV.contextWindow] = String(options.contextWindow);
+  if (options.modelSettings) env[AGENT_ENV.modelSettings] = JSON.stringify(options.modelSettings);
   return { command: options.nodePath ?? process.execPath, args, env, readPaths };
 }

@@ -1,65 +1,30 @@
 import type OpenAI from "openai";
-import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import { StreamAccumulator } from "./accumulator.js";
 import { AgentFailure } from "./errors.js";
 import { createHttpFetch } from "./http-fetch.js";
-import type { CallModel, ModelRequest, ModelResult, ModelToolCall } from "./model.js";
-import { emptyUsage } from "./model.js";
+import type { CallModel, ModelRequest, ModelResult } from "./model.js";
+import { classifyModelError, keepErrorBodies } from "./model-errors.js";
+import type { ModelFailure } from "./model-errors.js";
 import { DEFAULT_RETRY, nextRetryDelay, retryAfterMs } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
+import { DEFAULT_MODEL_SETTINGS } from "./settings.js";
+import type { ModelSettings } from "./settings.js";
+import { sseEvents } from "./sse.js";
+import { TextToolCalls } from "./text-tools.js";
+
+export { StreamAccumulator };
 
 export interface ModelClientOptions {
   baseURL: string;
   apiKey: string;
   retry?: Partial<RetryPolicy>;
-  /** Per-request timeout (default 300 s). */
-  timeoutMs?: number;
+  /** Request shaping, time limits and retries (default: DEFAULT_MODEL_SETTINGS). */
+  settings?: Partial<ModelSettings>;
   /** Where retries are reported (default: stderr). */
   log?: (line: string) => void;
 }
 
-/** Why one attempt failed, and whether another may help. */
-interface AttemptError {
-  retryable: boolean;
-  retryAfterMs: number | undefined;
-  failure: AgentFailure;
-}
-
-function hintFor(status: number | undefined): string {
-  if (status === 401 || status === 403) return "check OPENAI_API_KEY";
-  if (status === 404) return "check PALISADE_MODEL and OPENAI_BASE_URL";
-  if (status === 400) return "the request was rejected; the conversation or tool schemas may not suit this model";
-  return "the model endpoint may be overloaded or down";
-}
-
 type Sdk = typeof OpenAI;
-
-function classify(OpenAI: Sdk, err: unknown, emitted: boolean, baseURL: string): AttemptError {
-  if (err instanceof OpenAI.APIUserAbortError || (err instanceof Error && err.name === "AbortError")) {
-    return { retryable: false, retryAfterMs: undefined, failure: new AgentFailure("CANCELLED", "the turn was cancelled", { cause: err }) };
-  }
-  const where = baseURL || "the default OpenAI endpoint";
-  if (err instanceof OpenAI.APIConnectionError) {
-    const failure = new AgentFailure("LLM_CALL_FAILED", `cannot reach the model at ${where}: ${err.message}; check OPENAI_BASE_URL`, { cause: err });
-    return { retryable: !emitted, retryAfterMs: undefined, failure };
-  }
-  if (err instanceof OpenAI.APIError) {
-    const status = err.status;
-    if (status === undefined) {
-      // An error event inside an SSE stream.
-      const failure = new AgentFailure(emitted ? "STREAM_ERROR" : "LLM_CALL_FAILED", `the model stream failed: ${err.message}`, { cause: err });
-      return { retryable: !emitted, retryAfterMs: undefined, failure };
-    }
-    const retryable = status === 408 || status === 409 || status === 429 || status >= 500;
-    const failure = new AgentFailure("LLM_CALL_FAILED", `model call to ${where} failed with HTTP ${String(status)}: ${err.message} (${hintFor(status)})`, {
-      cause: err,
-      recoverable: retryable,
-    });
-    return { retryable: retryable && !emitted, retryAfterMs: retryAfterMs(err.headers), failure };
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  const failure = new AgentFailure(emitted ? "STREAM_ERROR" : "LLM_CALL_FAILED", `the model call failed: ${message}`, { cause: err });
-  return { retryable: !emitted, retryAfterMs: undefined, failure };
-}
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -79,46 +44,53 @@ function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** Folds streamed chunks into a ModelResult; tool-call fragments are joined by `index`. */
-export class StreamAccumulator {
-  private content = "";
-  private reasoning = "";
-  private finishReason = "";
-  private readonly calls = new Map<number, ModelToolCall>();
-  private readonly usage = emptyUsage();
-  emitted = false;
+const seconds = (ms: number): string => `${String(Math.round(ms / 100) / 10)} s`;
 
-  add(chunk: ChatCompletionChunk, onToken?: (text: string) => void): void {
-    if (chunk.usage) {
-      this.usage.inputTokens = chunk.usage.prompt_tokens;
-      this.usage.outputTokens = chunk.usage.completion_tokens;
-      this.usage.cacheReadTokens = chunk.usage.prompt_tokens_details?.cached_tokens ?? 0;
-    }
-    const choice = chunk.choices[0];
-    if (!choice) return;
-    const delta = choice.delta as ChatCompletionChunk.Choice.Delta & { reasoning_content?: string; reasoning?: string };
-    const thinking = delta.reasoning_content ?? delta.reasoning;
-    if (typeof thinking === "string") this.reasoning += thinking;
-    if (delta.content) {
-      this.content += delta.content;
-      this.emitted = true;
-      onToken?.(delta.content);
-    }
-    for (const tc of delta.tool_calls ?? []) {
-      const cur = this.calls.get(tc.index) ?? { id: "", name: "", arguments: "" };
-      if (tc.id) cur.id = tc.id;
-      if (tc.function?.name) cur.name += tc.function.name;
-      if (tc.function?.arguments) cur.arguments += tc.function.arguments;
-      this.calls.set(tc.index, cur);
-    }
-    if (choice.finish_reason) this.finishReason = choice.finish_reason;
-  }
+/** What a server refused, learned from its errors and remembered for the Agent's life, per model. */
+interface ServerQuirks {
+  noStreamOptions: boolean;
+  noTools: boolean;
+  noReasoningEcho: boolean;
+  toolsError: string;
+}
 
-  result(): ModelResult {
-    const toolCalls = [...this.calls.entries()].sort(([a], [b]) => a - b).map(([, c]) => c);
-    return { content: this.content, reasoning: this.reasoning, toolCalls, finishReason: this.finishReason, usage: this.usage };
+/** The AgentFailure a classified failure ends the turn with; `where` names the server. */
+function failureFor(f: ModelFailure, where: string, s: ModelSettings, cause: unknown): AgentFailure {
+  const http = f.status !== undefined ? `HTTP ${String(f.status)}: ` : "";
+  switch (f.kind) {
+    case "cancelled":
+      return new AgentFailure("CANCELLED", "the turn was cancelled", { cause });
+    case "no_headers":
+      return new AgentFailure("LLM_TIMEOUT", `the model server at ${where} sent no response within ${seconds(s.requestTimeoutMs)} (model.request_timeout_s); is it overloaded or still loading the model?`, { cause });
+    case "stalled":
+      return new AgentFailure("LLM_TIMEOUT", `the model server at ${where} started answering, then sent nothing for ${seconds(s.idleTimeoutMs)} (model.idle_timeout_s); the answer was cut off`, { cause });
+    case "connection":
+      return new AgentFailure("LLM_CALL_FAILED", `cannot reach the model server at ${where}: ${f.message}; check model.base_url (OPENAI_BASE_URL) and that the server runs`, { cause });
+    case "rate_limit":
+      return new AgentFailure("RATE_LIMITED", `the model server at ${where} rate-limited the request (${http}${f.message}); wait a little and send the message again`, { cause });
+    case "quota":
+      return new AgentFailure("RATE_LIMITED", `the model server at ${where} refused the request for quota or billing (${http}${f.message}); check the account's plan and credits`, { cause, recoverable: false });
+    case "context":
+      return new AgentFailure("CONTEXT_TOO_LONG", `the conversation is too long for the model at ${where} (${http}${f.message}); start a new session or raise model.context_window to match the server`, { cause });
+    case "auth":
+      return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} refused the credentials (${http}${f.message}); check model.api_key (OPENAI_API_KEY)`, { cause, recoverable: false });
+    case "not_found":
+      return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} answered 404 (${f.message}); check model.name (PALISADE_MODEL) and model.base_url (OPENAI_BASE_URL)`, { cause });
+    case "stream_error":
+      return new AgentFailure("STREAM_ERROR", `the model server at ${where} reported an error in the stream: ${f.message}`, { cause });
+    case "bad_request":
+    case "rejects_stream_options":
+    case "rejects_tools":
+    case "rejects_reasoning":
+      return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} rejected the request (${http}${f.message})`, { cause });
+    case "server":
+      return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} failed (${http}${f.message}); it may be overloaded or down`, { cause });
+    default:
+      return new AgentFailure("LLM_CALL_FAILED", `the model call to ${where} failed: ${f.message}`, { cause });
   }
 }
+
+const RETRYABLE = new Set(["connection", "rate_limit", "server", "stream_error"]);
 
 let sdk: Promise<Sdk> | undefined;
 /**
@@ -132,8 +104,21 @@ export function preloadModelSdk(): Promise<Sdk> {
 
 /** A CallModel backed by the official `openai` SDK (streaming Chat Completions) with bounded retries. */
 export function createModelCaller(options: ModelClientOptions): CallModel {
-  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const settings: ModelSettings = { ...DEFAULT_MODEL_SETTINGS, ...options.settings };
+  const policy: RetryPolicy = {
+    ...DEFAULT_RETRY,
+    maxAttempts: settings.maxRetries + 1,
+    maxTotalDelayMs: Math.max(DEFAULT_RETRY.maxTotalDelayMs, settings.maxRetryWaitMs),
+    ...options.retry,
+  };
+  const where = settings.server || options.baseURL || "https://api.openai.com/v1";
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const quirks = new Map<string, ServerQuirks>();
+  const quirksOf = (model: string): ServerQuirks => {
+    let q = quirks.get(model);
+    if (!q) quirks.set(model, (q = { noStreamOptions: settings.streamUsage === "off", noTools: false, noReasoningEcho: false, toolsError: "" }));
+    return q;
+  };
   let client: Promise<{ OpenAI: Sdk; client: OpenAI }> | undefined;
   const getClient = (): Promise<{ OpenAI: Sdk; client: OpenAI }> =>
     (client ??= preloadModelSdk().then((OpenAI) => ({
@@ -143,53 +128,134 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
         ...(options.baseURL ? { baseURL: options.baseURL } : {}),
         // Retries are ours: bounded in total time and aware of partially streamed output.
         maxRetries: 0,
-        timeout: options.timeoutMs ?? 300_000,
-        fetch: createHttpFetch(),
+        timeout: settings.requestTimeoutMs,
+        fetch: keepErrorBodies(createHttpFetch()),
       }),
     })));
 
-  const attempt = async (client: OpenAI, request: ModelRequest, acc: StreamAccumulator): Promise<ModelResult> => {
-    const stream = await client.chat.completions.create(
-      {
-        model: request.model,
-        messages: request.messages,
-        ...(request.tools.length > 0 ? { tools: request.tools } : {}),
-        stream: true,
-        stream_options: { include_usage: true },
-      },
-      { signal: request.signal },
-    );
-    for await (const chunk of stream) acc.add(chunk, request.onToken);
+  const body = (request: ModelRequest, q: ServerQuirks): Record<string, unknown> => {
+    const messages = q.noReasoningEcho
+      ? request.messages.map((m) => {
+          if (m.role !== "assistant") return m;
+          const { reasoning_content: _a, reasoning: _b, ...rest } = m as typeof m & { reasoning_content?: unknown; reasoning?: unknown };
+          return rest;
+        })
+      : request.messages;
+    return {
+      ...settings.extraBody,
+      model: request.model,
+      messages,
+      ...(request.tools.length > 0 && !q.noTools ? { tools: request.tools } : {}),
+      stream: true,
+      ...(q.noStreamOptions ? {} : { stream_options: { include_usage: true } }),
+    };
+  };
+
+  const attempt = async (client: OpenAI, request: ModelRequest, q: ServerQuirks, acc: StreamAccumulator): Promise<void> => {
+    const response = await client.chat.completions
+      .create(body(request, q) as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
+        signal: request.signal,
+        timeout: settings.requestTimeoutMs,
+        ...(Object.keys(settings.headers).length > 0 ? { headers: settings.headers } : {}),
+      })
+      .asResponse();
+    if (!response.body) return;
+    if ((response.headers.get("content-type") ?? "").includes("application/json")) {
+      // A server that ignores `stream: true` answers with one chat.completion object.
+      acc.add(JSON.parse(await response.text()) as unknown);
+      return;
+    }
+    for await (const event of sseEvents(response.body, settings.idleTimeoutMs)) {
+      if (!event.data.trim()) continue;
+      let data: unknown;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        log(`palisade-agent: skipped a stream event from ${where} that is not JSON: ${JSON.stringify(event.data.slice(0, 120))}`);
+        continue;
+      }
+      acc.add(event.event === "error" && typeof data === "object" && data !== null && !("error" in data) ? { error: data } : data);
+    }
     // The SDK ends a stream quietly when its signal fires.
     if (request.signal.aborted) throw new AgentFailure("CANCELLED", "the turn was cancelled");
-    return acc.result();
   };
 
   return async (request) => {
     const { OpenAI, client } = await getClient();
+    const q = quirksOf(request.model);
     const state = { attempts: 0, waitedMs: 0 };
+    const adapted = new Set<string>();
+    if (q.noTools && request.tools.length > 0) request.onNotice?.(`Tools are unavailable with this model (the server said: ${q.toolsError}); answering without them.`);
     for (;;) {
-      const acc = new StreamAccumulator();
+      const names = new Set(request.tools.map((t) => (t.type === "function" ? t.function.name : "")));
+      const text = settings.textToolCalls === "auto" && request.tools.length > 0 && !q.noTools ? new TextToolCalls(names) : undefined;
+      const onToken = text
+        ? (t: string): void => {
+            const shown = text.push(t);
+            if (shown) request.onToken?.(shown);
+          }
+        : request.onToken;
+      const acc = new StreamAccumulator({ ...(onToken ? { onToken } : {}), ...(request.onReasoning ? { onReasoning: request.onReasoning } : {}) });
       try {
-        return await attempt(client, request, acc);
+        await attempt(client, request, q, acc);
+        return finish(acc.result(), text, request);
       } catch (err) {
         if (err instanceof AgentFailure) throw err;
-        state.attempts++;
-        const outcome = classify(OpenAI, err, acc.emitted, options.baseURL);
         if (request.signal.aborted) throw new AgentFailure("CANCELLED", "the turn was cancelled", { cause: err });
-        const wait = outcome.retryable ? nextRetryDelay(policy, state, outcome.retryAfterMs) : undefined;
-        if (wait === undefined) {
-          if (!outcome.retryable || outcome.failure.code !== "LLM_CALL_FAILED") throw outcome.failure;
+        const f = classifyModelError(OpenAI, err, retryAfterMs);
+        // A server that refuses a part of the request is asked once more without it.
+        if (f.kind === "rejects_stream_options" && !q.noStreamOptions && settings.streamUsage !== "on" && !adapted.has(f.kind)) {
+          adapted.add(f.kind);
+          q.noStreamOptions = true;
+          log(`palisade-agent: ${where} rejects stream_options (${f.message}); asking without it from now on`);
+          continue;
+        }
+        if (f.kind === "rejects_tools" && request.tools.length > 0 && !q.noTools && !adapted.has(f.kind)) {
+          adapted.add(f.kind);
+          q.noTools = true;
+          q.toolsError = f.message;
+          request.onNotice?.(`Tools are unavailable with this model (the server said: ${f.message}); answering without them.`);
+          continue;
+        }
+        if (f.kind === "rejects_reasoning" && !q.noReasoningEcho && !adapted.has(f.kind)) {
+          adapted.add(f.kind);
+          q.noReasoningEcho = true;
+          continue;
+        }
+        state.attempts++;
+        const failure = failureFor(f, where, settings, err);
+        if (!RETRYABLE.has(f.kind) || acc.emitted) throw failure;
+        if (f.retryAfterMs !== undefined && f.retryAfterMs > settings.maxRetryWaitMs) {
           throw new AgentFailure(
-            "LLM_CALL_FAILED",
-            `${outcome.failure.message}; gave up after ${String(state.attempts)} attempt(s) and ${String(state.waitedMs)} ms of backoff`,
-            { cause: err, recoverable: true },
+            failure.code,
+            `${failure.message}; the server asks to wait ${seconds(f.retryAfterMs)}, more than model.max_retry_wait_s (${seconds(settings.maxRetryWaitMs)})`,
+            { cause: err },
           );
         }
-        log(`palisade-agent: model call failed (${outcome.failure.message}); retrying in ${String(wait)} ms`);
+        const wait = nextRetryDelay(policy, state, f.retryAfterMs);
+        if (wait === undefined) {
+          throw new AgentFailure(failure.code, `${failure.message}; gave up after ${String(state.attempts)} attempt(s) and ${String(state.waitedMs)} ms of backoff`, {
+            cause: err,
+            recoverable: true,
+          });
+        }
+        if (f.kind === "rate_limit") request.onNotice?.(`Rate limited by the model server, retrying in ${String(Math.max(1, Math.ceil(wait / 1000)))} s`);
+        log(`palisade-agent: ${failure.message}; retrying in ${String(wait)} ms`);
         await abortableSleep(wait, request.signal);
         state.waitedMs += wait;
       }
     }
   };
+}
+
+/** Applies text tool-call recognition to a finished answer. */
+function finish(result: ModelResult, text: TextToolCalls | undefined, request: ModelRequest): ModelResult {
+  if (!text) return result;
+  const found = text.finish();
+  if (result.toolCalls.length > 0 || found.calls.length === 0) {
+    if (found.release) request.onToken?.(found.release);
+    return result;
+  }
+  if (found.release) request.onToken?.(found.release);
+  return { ...result, content: found.content, toolCalls: found.calls, finishReason: "tool_calls" };
 }

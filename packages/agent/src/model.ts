@@ -20,6 +20,8 @@ export interface ModelResult {
   content: string;
   /** Reasoning text some servers stream (`reasoning_content` / `reasoning`). */
   reasoning: string;
+  /** The field the reasoning came in, to send it back the same way. */
+  reasoningField?: "reasoning_content" | "reasoning";
   toolCalls: ModelToolCall[];
   finishReason: string;
   usage: ModelUsage;
@@ -32,6 +34,10 @@ export interface ModelRequest {
   signal: AbortSignal;
   /** Called with each content delta as it arrives; absent for internal calls (compaction). */
   onToken?: (text: string) => void;
+  /** Called with each reasoning delta as it arrives. */
+  onReasoning?: (text: string) => void;
+  /** Things the user should know now: a rate-limit wait, tools unavailable with this model. */
+  onNotice?: (text: string) => void;
 }
 
 /**

@@ -158,10 +158,26 @@ export class AgentRuntime {
   private async runOne(turn: TurnRequest, signal: AbortSignal): Promise<void> {
     const ids = { sessionId: turn.sessionId, messageId: turn.messageId };
     const tokens = new TokenBatcher((text) => this.options.send({ event: { case: "llmTokenEmitted", value: { ...ids, text } } }));
+    const reasoning = new TokenBatcher((text) => this.options.send({ event: { case: "thoughtEmitted", value: { ...ids, stage: "reasoning", text } } }));
+    // Order holds across the two kinds: one's pending text leaves before the other's.
+    const streams = {
+      flush: (): void => {
+        reasoning.flush();
+        tokens.flush();
+      },
+      token: (text: string): void => {
+        reasoning.flush();
+        tokens.push(text);
+      },
+      reasoning: (text: string): void => {
+        tokens.flush();
+        reasoning.push(text);
+      },
+    };
     try {
-      const result = await runTurn(turn, this.portsFor(turn, tokens), signal);
+      const result = await runTurn(turn, this.portsFor(turn, streams), signal);
       if (signal.aborted) throw signal.reason;
-      tokens.flush();
+      streams.flush();
       this.options.send({
         event: {
           case: "responseComplete",
@@ -184,22 +200,26 @@ export class AgentRuntime {
           ? err
           : new AgentFailure("INTERNAL", `the Agent failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
       if (failure.code === "INTERNAL") this.log(`palisade-agent: ${String(err instanceof Error ? err.stack : err)}`);
-      tokens.flush();
+      streams.flush();
       this.options.send({
         event: { case: "agentError", value: { ...ids, code: failure.code, message: failure.message, recoverable: failure.recoverable } },
       });
     }
   }
 
-  private portsFor(turn: TurnRequest, tokens: TokenBatcher): TurnPorts {
+  private portsFor(turn: TurnRequest, streams: { flush(): void; token(text: string): void; reasoning(text: string): void }): TurnPorts {
     const ids = { sessionId: turn.sessionId, messageId: turn.messageId };
     const send = (event: AgentEventInit): void => {
-      tokens.flush();
+      streams.flush();
       this.options.send(event);
     };
     return {
       callModel: this.options.callModel,
-      emitToken: (text) => tokens.push(text),
+      emitToken: (text) => streams.token(text),
+      emitThought: (stage, text) => {
+        if (stage === "reasoning") streams.reasoning(text);
+        else send({ event: { case: "thoughtEmitted", value: { ...ids, stage, text } } });
+      },
       proposeTool: (call, signal) => {
         const result = this.wait(this.toolWaits, call.callId, signal);
         send({ event: { case: "toolProposal", value: { ...ids, callId: call.callId, toolName: call.name, argumentsJson: call.argumentsJson } } });

@@ -1,9 +1,9 @@
 import type { ContextMessage, ToolGroup } from "@palisade/protocol/pipeline";
 import { TRIM_TOOL_RESULTS_AT, prepareContext } from "./compact.js";
-import { fitToolResults } from "./context.js";
+import { estimateTokens, fitToolResults } from "./context.js";
 import type { MemoryFlushData } from "./compact.js";
 import { AgentFailure } from "./errors.js";
-import type { CallModel, ChatCompletionMessageParam, ModelToolCall, ModelUsage } from "./model.js";
+import type { CallModel, ChatCompletionMessageParam, ModelRequest, ModelResult, ModelToolCall, ModelUsage } from "./model.js";
 import { addUsage, emptyUsage } from "./model.js";
 import { LOAD_TOOLS, ToolSet, parseLoadToolsArgs } from "./tools.js";
 import type { ToolSpec } from "./tools.js";
@@ -53,6 +53,8 @@ export interface ProposedCall {
 export interface TurnPorts {
   callModel: CallModel;
   emitToken(text: string): void;
+  /** Streams reasoning ("reasoning") or a notice ("notice") to the clients as it happens. */
+  emitThought?(stage: "reasoning" | "notice", text: string): void;
   /** Sends ToolCallProposed and resolves with its ToolResultDelivery. */
   proposeTool(call: ProposedCall, signal: AbortSignal): Promise<ToolOutcome>;
   /** Sends ToolDefsRequest and resolves with its ToolDefsDelivery. */
@@ -110,16 +112,38 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
   let content = "";
   const cancelled = (): AgentFailure => new AgentFailure("CANCELLED", "the turn was cancelled");
 
-  const prepared = await prepareContext(req, tools.toParams(), ports.callModel, signal);
-  const messages: ChatCompletionMessageParam[] = prepared.messages;
-  if (prepared.compaction) {
-    llmCalls++;
-    addUsage(usage, prepared.compaction.result.usage);
-    const flush = prepared.compaction.flush;
-    ports.flushMemory(req.offTheRecord ? { ...flush, content: "" } : flush);
-    const n = prepared.compaction.flush.compactedMessages;
-    thoughts.push({ stage: "compaction", summary: `Compacted ${String(n)} earlier messages into a summary`, detailJson: "" });
-  }
+  const prepare = async (contextWindow: number): Promise<ChatCompletionMessageParam[]> => {
+    const prepared = await prepareContext({ ...req, contextWindow }, tools.toParams(), ports.callModel, signal);
+    if (prepared.compaction) {
+      llmCalls++;
+      addUsage(usage, prepared.compaction.result.usage);
+      const flush = prepared.compaction.flush;
+      ports.flushMemory(req.offTheRecord ? { ...flush, content: "" } : flush);
+      const n = prepared.compaction.flush.compactedMessages;
+      thoughts.push({ stage: "compaction", summary: `Compacted ${String(n)} earlier messages into a summary`, detailJson: "" });
+    }
+    return prepared.messages;
+  };
+  let messages: ChatCompletionMessageParam[] = await prepare(req.contextWindow);
+  let shrunk = false;
+  /**
+   * The server said the context is too long (its window is smaller than model.context_window
+   * says): compact to about half of what was sent and try once more; a second refusal ends the turn.
+   */
+  const callShrinking = async (call: ModelRequest): Promise<ModelResult> => {
+    try {
+      return await ports.callModel(call);
+    } catch (err) {
+      if (!(err instanceof AgentFailure) || err.code !== "CONTEXT_TOO_LONG" || shrunk) throw err;
+      shrunk = true;
+      const window = Math.max(1024, Math.floor(estimateTokens(call.messages, call.tools) / 2));
+      ports.emitThought?.("notice", "The model server says the conversation is too long for it; compacting and trying again.");
+      thoughts.push({ stage: "compaction", summary: `The server refused the context as too long; compacted to about ${String(window)} tokens`, detailJson: "" });
+      if (toolRounds === 0) messages = await prepare(window);
+      else fitToolResults(messages, call.tools, window * TRIM_TOOL_RESULTS_AT);
+      return ports.callModel({ ...call, messages });
+    }
+  };
 
   for (;;) {
     if (signal.aborted) throw cancelled();
@@ -134,7 +158,7 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
       content += PARAGRAPH;
       ports.emitToken(PARAGRAPH);
     };
-    const result = await ports.callModel({
+    const result = await callShrinking({
       model: req.model,
       messages,
       tools: params,
@@ -142,6 +166,11 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
       onToken: (text) => {
         if (text) separator();
         ports.emitToken(text);
+      },
+      onReasoning: (text) => ports.emitThought?.("reasoning", text),
+      onNotice: (text) => {
+        ports.emitThought?.("notice", text);
+        thoughts.push({ stage: "notice", summary: text, detailJson: "" });
       },
     });
     llmCalls++;
@@ -155,11 +184,15 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
 
     const calls: ModelToolCall[] = result.toolCalls.map((c) => ({ ...c, id: ports.reserveCallId(c.id) }));
     if (result.content) thoughts.push({ stage: "reasoning", summary: excerpt(result.content, 2000), detailJson: "" });
-    messages.push({
+    const assistant: ChatCompletionMessageParam = {
       role: "assistant",
       content: result.content || null,
       tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
-    });
+    };
+    // Servers that reason (DeepSeek-style) want the reasoning back within a tool loop, in the
+    // field they sent it in.
+    if (result.reasoning && result.reasoningField) Object.assign(assistant, { [result.reasoningField]: result.reasoning });
+    messages.push(assistant);
 
     const outcomes = await Promise.all(
       calls.map((c) => {

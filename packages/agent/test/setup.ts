@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { runAgent } from "@palisade/agent";
-import type { AgentExit, RunAgentOptions, SandboxProbe } from "@palisade/agent";
+import { DEFAULT_MODEL_SETTINGS } from "@palisade/agent";
+import type { AgentExit, ModelSettings, RunAgentOptions, SandboxProbe } from "@palisade/agent";
 import { makeTempDir, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer, ScriptedServerOptions, TempDir } from "@palisade/testing";
 import { FakeEngine } from "./fake-engine.js";
@@ -29,7 +30,7 @@ export interface Rig {
 export async function startRig(
   engineOptions: FakeEngineOptions = {},
   modelOptions: ScriptedServerOptions = {},
-  agent: Partial<RunAgentOptions> & { contextWindow?: number } = {},
+  agent: Partial<RunAgentOptions> & { contextWindow?: number; modelSettings?: Partial<ModelSettings> } = {},
 ): Promise<Rig> {
   const dir = await makeTempDir("palisade-agent-");
   const model = await startScriptedServer(modelOptions);
@@ -45,6 +46,7 @@ export async function startRig(
       apiKey: "sk-test",
       model: "scripted-model",
       contextWindow: agent.contextWindow ?? 128_000,
+      ...(agent.modelSettings ? { modelSettings: { ...DEFAULT_MODEL_SETTINGS, ...agent.modelSettings } } : {}),
     },
     retry: { baseDelayMs: 5, maxDelayMs: 20, maxTotalDelayMs: 2000 },
     sandbox: FAKE_PROBE,

@@ -13,7 +13,26 @@ export interface ModelConfig {
   apiKey?: string;
   name: string;
   contextWindow: number;
+  /** Extra HTTP headers on every model request (e.g. OpenRouter's HTTP-Referer, X-Title). */
+  headers: Record<string, string>;
+  /** Merged into every request body (e.g. Ollama's `options: {num_ctx: 32768}`). */
+  extraBody: Record<string, unknown>;
+  /** A stream that sends nothing for this long is cut (default 60 s). */
+  idleTimeoutMs: number;
+  /** A request without response headers for this long is cut (default 300 s). */
+  requestTimeoutMs: number;
+  /** Retries after 429, 5xx and network errors (default 3). */
+  maxRetries: number;
+  /** The longest Retry-After honoured (default 120 s); a longer one ends the turn. */
+  maxRetryWaitMs: number;
+  /** Recognize tool calls the model writes as text (Hermes/Qwen `<tool_call>`, bare JSON). */
+  textToolCalls: "auto" | "off";
+  /** Ask for usage in the stream (`stream_options`): auto drops it when the server rejects it. */
+  streamUsage: "auto" | "on" | "off";
 }
+
+/** Where a model is and what it is called: all a one-off call (session titles) needs. */
+export type ModelEndpoint = Pick<ModelConfig, "baseUrl" | "apiKey" | "name" | "contextWindow">;
 
 export interface ShieldConfig {
   /** Name of a bundled policy ("default", "strict", ...). */
@@ -71,7 +90,18 @@ export const DEFAULT_MODEL = "gpt-4o-mini";
 
 export function defaultConfig(): EngineConfig {
   return {
-    model: { name: DEFAULT_MODEL, contextWindow: 128_000 },
+    model: {
+      name: DEFAULT_MODEL,
+      contextWindow: 128_000,
+      headers: {},
+      extraBody: {},
+      idleTimeoutMs: 60_000,
+      requestTimeoutMs: 300_000,
+      maxRetries: 3,
+      maxRetryWaitMs: 120_000,
+      textToolCalls: "off",
+      streamUsage: "auto",
+    },
     shield: { policy: "default", llmJudge: { enabled: false } },
     capabilities: [],
     limits: {
@@ -92,7 +122,7 @@ export function defaultConfig(): EngineConfig {
 }
 
 /** A model is configured when it has somewhere to go: a base URL or an API key. */
-export function isModelConfigured(model: ModelConfig): boolean {
+export function isModelConfigured(model: ModelEndpoint): boolean {
   return Boolean(model.baseUrl || model.apiKey);
 }
 
@@ -185,7 +215,10 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   if (options.file) cfg.source = options.file;
   const root = r.object(doc.toJS() ?? {}, "", TOP) ?? {};
 
-  const model = r.object(root.model, "model", ["base_url", "api_key", "name", "context_window"]);
+  const model = r.object(root.model, "model", [
+    "base_url", "api_key", "name", "context_window", "headers", "extra_body", "idle_timeout_s", "request_timeout_s",
+    "max_retries", "max_retry_wait_s", "text_tool_calls", "stream_usage",
+  ]);
   const baseUrl = r.string(model, "base_url", "model");
   if (baseUrl !== undefined) {
     if (!/^https?:\/\//.test(baseUrl)) r.fail("model.base_url", `must start with http:// or https://, got ${JSON.stringify(baseUrl)}`);
@@ -195,6 +228,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   if (apiKey) cfg.model.apiKey = apiKey;
   cfg.model.name = r.string(model, "name", "model") ?? cfg.model.name;
   cfg.model.contextWindow = r.number(model, "context_window", "model", { min: 1024, integer: true }) ?? cfg.model.contextWindow;
+  readModelExtras(r, model, cfg.model);
 
   const shield = r.object(root.shield, "shield", ["policy", "policy_file", "llm_judge"]);
   cfg.shield.policy = r.string(shield, "policy", "shield") ?? cfg.shield.policy;
@@ -250,6 +284,48 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
 
   if (r.issues.length > 0) throw new ConfigError(r.issues);
   return applyEnv(cfg, options.env ?? process.env);
+}
+
+/** Names a model server's API lets clients set; the SDK sets these itself. */
+const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "accept", "authorization"]);
+/** Keys of the request body Palisade sets; extra_body must not replace them. */
+const RESERVED_BODY = new Set(["model", "messages", "stream", "tools"]);
+
+function readModelExtras(r: Reader, model: Obj | undefined, out: ModelConfig): void {
+  const rawHeaders = model?.headers;
+  if (rawHeaders !== undefined && rawHeaders !== null && !isObj(rawHeaders)) r.fail("model.headers", `must be a mapping of header names to values, got ${describe(rawHeaders)}`);
+  const headers = isObj(rawHeaders) ? rawHeaders : {};
+  for (const [name, value] of Object.entries(headers)) {
+    const path = `model.headers.${name}`;
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) r.fail(path, "is not a valid HTTP header name");
+    else if (RESERVED_HEADERS.has(name.toLowerCase())) r.fail(path, `is set by Palisade itself; the API key goes in model.api_key`);
+    else if (typeof value !== "string" && typeof value !== "number") r.fail(path, `must be a string, got ${describe(value)}`);
+    else if (/[\r\n]/.test(String(value))) r.fail(path, "must not contain line breaks");
+    else out.headers[name] = String(value);
+  }
+  const extra = model?.extra_body;
+  if (extra !== undefined && extra !== null) {
+    if (!isObj(extra)) r.fail("model.extra_body", `must be a mapping (e.g. options: {num_ctx: 32768}), got ${describe(extra)}`);
+    else {
+      for (const key of Object.keys(extra)) if (RESERVED_BODY.has(key)) r.fail(`model.extra_body.${key}`, "is set by Palisade itself and cannot be overridden");
+      out.extraBody = extra;
+    }
+  }
+  const sec = { min: 1, scale: 1000 };
+  out.idleTimeoutMs = r.number(model, "idle_timeout_s", "model", sec) ?? out.idleTimeoutMs;
+  out.requestTimeoutMs = r.number(model, "request_timeout_s", "model", sec) ?? out.requestTimeoutMs;
+  out.maxRetries = r.number(model, "max_retries", "model", { integer: true }) ?? out.maxRetries;
+  out.maxRetryWaitMs = r.number(model, "max_retry_wait_s", "model", { scale: 1000 }) ?? out.maxRetryWaitMs;
+  const choice = <T extends string>(key: string, allowed: readonly T[], bools: Record<"true" | "false", T>): T | undefined => {
+    const v = model?.[key];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v === "boolean") return bools[v ? "true" : "false"];
+    if (typeof v === "string" && (allowed as readonly string[]).includes(v)) return v as T;
+    r.fail(`model.${key}`, `must be ${allowed.join(", ")}, got ${describe(v)}`);
+    return undefined;
+  };
+  out.textToolCalls = choice("text_tool_calls", ["auto", "off"] as const, { true: "auto", false: "off" }) ?? out.textToolCalls;
+  out.streamUsage = choice("stream_usage", ["auto", "on", "off"] as const, { true: "on", false: "off" }) ?? out.streamUsage;
 }
 
 function readHistory(r: Reader, value: unknown, out: HistoryConfig): void {

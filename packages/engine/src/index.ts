@@ -11,7 +11,7 @@ export {
   parseBytes,
   parseConfig,
 } from "./config.js";
-export type { CapabilityEntry, EngineConfig, HistoryConfig, LimitsConfig, ListenConfig, ModelConfig, ShieldConfig } from "./config.js";
+export type { CapabilityEntry, EngineConfig, HistoryConfig, LimitsConfig, ListenConfig, ModelConfig, ModelEndpoint, ShieldConfig } from "./config.js";
 export { TITLE_SYSTEM_PROMPT, TitleWriter, cleanTitle, titleMessages } from "./titles.js";
 export { Retention } from "./retention.js";
 export { AgentUnavailableError, ConfigError, EngineError } from "./errors.js";

@@ -9,7 +9,7 @@
 import OpenAI from "openai";
 import { createHttpFetch } from "@palisade/agent";
 import { isModelConfigured } from "./config.js";
-import type { ModelConfig } from "./config.js";
+import type { ModelEndpoint } from "./config.js";
 import type { EngineStore, SessionRecord } from "./ports.js";
 
 /** The system prompt of title requests (scripted models in tests recognize them by it). */
@@ -58,7 +58,7 @@ export function cleanTitle(text: string): string | undefined {
 
 export interface TitleWriterOptions {
   store: EngineStore;
-  model: () => ModelConfig;
+  model: () => ModelEndpoint;
   enabled: boolean;
   log: (line: string) => void;
   timeoutMs?: number;
@@ -126,7 +126,7 @@ export class TitleWriter {
     }
   }
 
-  private async generate(session: SessionRecord, model: ModelConfig, userMessage: string, reply: string): Promise<void> {
+  private async generate(session: SessionRecord, model: ModelEndpoint, userMessage: string, reply: string): Promise<void> {
     const timeout = this.o.timeoutMs ?? TITLE_TIMEOUT_MS;
     const client = this.clientFor(model, timeout);
     const res = await client.chat.completions.create(
@@ -142,7 +142,7 @@ export class TitleWriter {
     if (!set) this.o.log(`title of ${session.id}: the user's title stays`);
   }
 
-  private clientFor(model: ModelConfig, timeout: number): OpenAI {
+  private clientFor(model: ModelEndpoint, timeout: number): OpenAI {
     const apiKey = model.apiKey || "not-needed";
     const key = JSON.stringify([apiKey, model.baseUrl, timeout]);
     if (this.client?.key !== key) {

@@ -27,7 +27,19 @@ agent:
 describe("config", () => {
   it("parses every section, converts seconds and keeps defaults", () => {
     const c = parseConfig(FULL, { file: "/etc/p/config.yaml", env: {} });
-    expect(c.model).toEqual({ baseUrl: "http://localhost:11434/v1", name: "llama3.1", contextWindow: 32768 });
+    expect(c.model).toEqual({
+      baseUrl: "http://localhost:11434/v1",
+      name: "llama3.1",
+      contextWindow: 32768,
+      headers: {},
+      extraBody: {},
+      idleTimeoutMs: 60_000,
+      requestTimeoutMs: 300_000,
+      maxRetries: 3,
+      maxRetryWaitMs: 120_000,
+      textToolCalls: "off",
+      streamUsage: "auto",
+    });
     expect(c.shield.policy).toBe("strict");
     expect(c.shield.llmJudge).toEqual({ enabled: true, model: "judge" });
     expect(c.limits.approvalTimeoutMs).toBe(30_000);
@@ -78,6 +90,76 @@ capabilities:
       expect.arrayContaining(["model.base_url", "model.context_window", "model.colour", "limits.approval_timeout_s", "listen.tcp", "capabilities[0].id", "capabilities[2].id"]),
     );
     expect((err as Error).message).toContain("c.yaml: model.colour: unknown key");
+  });
+
+  it("reads the model server settings (headers, extra_body, time limits, retries, text tool calls, stream usage)", () => {
+    const c = parseConfig(
+      `
+model:
+  base_url: http://localhost:11434/v1
+  name: qwen3
+  headers: { HTTP-Referer: https://example.org, X-Title: Palisade }
+  extra_body: { options: { num_ctx: 32768 } }
+  idle_timeout_s: 30
+  request_timeout_s: 600
+  max_retries: 0
+  max_retry_wait_s: 10
+  text_tool_calls: auto
+  stream_usage: off
+`,
+      { env: {} },
+    );
+    expect(c.model).toMatchObject({
+      headers: { "HTTP-Referer": "https://example.org", "X-Title": "Palisade" },
+      extraBody: { options: { num_ctx: 32768 } },
+      idleTimeoutMs: 30_000,
+      requestTimeoutMs: 600_000,
+      maxRetries: 0,
+      maxRetryWaitMs: 10_000,
+      textToolCalls: "auto",
+      streamUsage: "off",
+    });
+    // YAML's booleans are read as the obvious choice.
+    expect(parseConfig("model:\n  stream_usage: false\n  text_tool_calls: true\n", { env: {} }).model).toMatchObject({ streamUsage: "off", textToolCalls: "auto" });
+  });
+
+  it("reports each bad model server setting at its path", () => {
+    const bad = `
+model:
+  headers: { "bad header": x, Authorization: Bearer sk-x, X-Ok: ok, X-List: [1] }
+  extra_body: { model: other, options: { num_ctx: 8192 } }
+  idle_timeout_s: 0
+  request_timeout_s: soon
+  max_retries: 1.5
+  max_retry_wait_s: -3
+  text_tool_calls: sometimes
+  stream_usage: always
+`;
+    let err: unknown;
+    try {
+      parseConfig(bad, { file: "c.yaml", env: {} });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const issues = Object.fromEntries((err as ConfigError).issues.map((i) => [i.path, i.message]));
+    expect(Object.keys(issues).sort()).toEqual(
+      [
+        "model.extra_body.model",
+        "model.headers.Authorization",
+        "model.headers.X-List",
+        "model.headers.bad header",
+        "model.idle_timeout_s",
+        "model.max_retries",
+        "model.max_retry_wait_s",
+        "model.request_timeout_s",
+        "model.stream_usage",
+        "model.text_tool_calls",
+      ].sort(),
+    );
+    expect(issues["model.headers.Authorization"]).toMatch(/model.api_key/);
+    expect(issues["model.stream_usage"]).toMatch(/auto, on, off/);
+    expect(() => parseConfig("model:\n  extra_body: [1]\n", { env: {} })).toThrow(/model.extra_body: must be a mapping/);
   });
 
   it("reports YAML syntax errors", () => {

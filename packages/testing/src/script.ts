@@ -18,8 +18,74 @@ export interface ScriptedReply {
   errorMessage?: string;
   /** Streaming only: fail after this many chunks have been written. */
   failAfterChunks?: number;
-  /** "error": an SSE `{error}` event then end; "disconnect": destroy the socket. Default "error". */
-  failMode?: "error" | "disconnect";
+  /**
+   * "error": an SSE `{error}` event then end; "disconnect": destroy the socket; "finish_error": a
+   * chunk with `finish_reason: "error"` (and the message in `error`). Default "error".
+   */
+  failMode?: "error" | "disconnect" | "finish_error";
+  /** Streaming only: after this many chunks (0: right after the headers), send nothing more, ever. */
+  stallAfterChunks?: number;
+  /** Reasoning streamed before the content, as a model that thinks does. */
+  reasoning?: string;
+  /** The delta field that carries `reasoning` (default "reasoning_content", as DeepSeek and vLLM). */
+  reasoningField?: "reasoning_content" | "reasoning";
+  /** Shape of the error body when `status` is an error (default "openai"). */
+  errorStyle?: ErrorStyle;
+  /** How the stream deviates from OpenAI's, one flag per behaviour real servers show. */
+  quirks?: StreamQuirks;
+}
+
+/**
+ * Error bodies as servers write them: OpenAI `{"error": {message, type, code}}`, vLLM
+ * `{"object": "error", "message", ...}`, llama.cpp `{"error": {"code": 500, "message", "type": "server_error"}}`,
+ * Ollama `{"error": "text"}`, a plain-text body, or none at all.
+ */
+export type ErrorStyle = "openai" | "vllm" | "llamacpp" | "ollama" | "text" | "empty";
+
+/** Stream deviations (each seen from a real server; see the docs' server table). */
+export interface StreamQuirks {
+  /** Tool-call deltas without `index` (some Gemini-compatible proxies). */
+  noIndex?: boolean;
+  /** Every tool call at `index: 0`, told apart by id only (Ollama 0.20, LM Studio). */
+  sameIndex?: boolean;
+  /** The function name repeated in every tool-call delta (older llama.cpp). */
+  repeatName?: boolean;
+  /** Each arguments delta repeats everything so far. */
+  cumulativeArgs?: boolean;
+  /** Arguments as a JSON object instead of a string, in one delta. */
+  objectArgs?: boolean;
+  /** Tool calls without `id`. */
+  noIds?: boolean;
+  /** Every tool call with the same id. */
+  reusedIds?: boolean;
+  /** No chunk carries a `finish_reason`. */
+  noFinishReason?: boolean;
+  /** The stream ends without `data: [DONE]`. */
+  noDone?: boolean;
+  /** Every chunk carries running `usage` (whether asked or not). */
+  usageEveryChunk?: boolean;
+  /** Chunks with `choices: []` between the others (Azure's filter results, usage chunks). */
+  emptyChoices?: boolean;
+  /** SSE comment lines between chunks (OpenRouter's ": OPENROUTER PROCESSING"). */
+  comments?: boolean;
+  /** The tool calls written into the content as text: Hermes/Qwen tags or a bare JSON object. */
+  textToolCalls?: "hermes" | "json";
+  /** A complete `chat.completion` JSON body although streaming was asked for. */
+  ignoreStream?: boolean;
+}
+
+/** Requests a server refuses, as real servers do (set on the server, checked on every request). */
+export interface ServerRefusals {
+  /** 400 when the request has `stream_options` (Mistral, Groq, older vLLM). */
+  streamOptions?: boolean;
+  /** 400 when the request has `tools` (Ollama models without tool support). */
+  tools?: boolean;
+  /** 400 when an assistant tool-call message of the current exchange lacks `reasoning_content` (DeepSeek thinking mode). */
+  missingReasoning?: boolean;
+  /** A context-too-long error when the prompt has more estimated tokens than this. */
+  contextTokens?: number;
+  /** The body style of that error (default "openai"). */
+  contextStyle?: ErrorStyle;
 }
 
 export interface ScriptedToolCall {

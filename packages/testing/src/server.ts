@@ -1,9 +1,9 @@
 import { createServer } from "node:http";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ChatRequest, ScriptRule, ScriptedReply } from "./script.js";
+import type { ChatRequest, ErrorStyle, ScriptRule, ScriptedReply, ServerRefusals } from "./script.js";
 import { messageText, ruleMatches } from "./script.js";
-import { completionObject, errorBody, resolveToolCalls, streamChunks, usageFor } from "./wire.js";
+import { completionObject, errorBody, estimateTokens, resolveToolCalls, streamChunks, styledErrorBody, usageFor } from "./wire.js";
 
 export interface ScriptedServerOptions {
   /** Default 0 (a free port). */
@@ -21,6 +21,8 @@ export interface ScriptedServerOptions {
   /** Defaults for replies that do not set their own. */
   latencyMs?: number;
   tokenDelayMs?: number;
+  /** Requests this server refuses (changeable later through `refusals`). */
+  refusals?: ServerRefusals;
 }
 
 export interface RecordedRequest {
@@ -52,6 +54,8 @@ export interface ScriptedServer {
   addRule(rule: ScriptRule): void;
   /** Turns queued and not yet used. */
   readonly pendingTurns: number;
+  /** Requests the server refuses from now on, for the given model name (undefined: every model). */
+  refuse(refusals: ServerRefusals, model?: string): void;
   close(): Promise<void>;
 }
 
@@ -64,6 +68,37 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
+}
+
+function sendError(res: ServerResponse, status: number, style: ErrorStyle, message: string, headers: Record<string, string> = {}, code?: string): void {
+  const text = styledErrorBody(style, status, message, code) ?? "";
+  const type = style === "text" ? "text/plain" : "application/json";
+  res.writeHead(status, { ...(text ? { "content-type": type } : {}), "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** The refusal a request meets, if any: [status, message, code]. */
+function refusalOf(r: ServerRefusals, request: ChatRequest): [number, string, string] | undefined {
+  if (r.streamOptions && request.stream_options !== undefined) {
+    return [400, "Invalid request: property 'stream_options' is unsupported (extra_forbidden)", "invalid_request_error"];
+  }
+  if (r.tools && (request.tools ?? []).length > 0) return [400, `registry.ollama.ai/library/${request.model}:latest does not support tools`, "invalid_request_error"];
+  if (r.missingReasoning) {
+    const lastUser = request.messages.map((m) => m.role).lastIndexOf("user");
+    const at = request.messages.findIndex((m, i) => i > lastUser && m.role === "assistant" && (m.tool_calls ?? []).length > 0 && !("reasoning_content" in m));
+    if (at >= 0) return [400, `Missing \`reasoning_content\` field in the assistant message at message index ${String(at)}`, "invalid_request_error"];
+  }
+  if (r.contextTokens !== undefined) {
+    const tokens = estimateTokens(JSON.stringify(request.messages)) + estimateTokens(JSON.stringify(request.tools ?? []));
+    if (tokens > r.contextTokens) {
+      const message =
+        r.contextStyle === "llamacpp"
+          ? `the request exceeds the available context size (${String(tokens)} tokens > ${String(r.contextTokens)}), try increasing it`
+          : `This model's maximum context length is ${String(r.contextTokens)} tokens. However, your messages resulted in ${String(tokens)} tokens. Please reduce the length of the messages.`;
+      return [r.contextStyle === "llamacpp" ? 500 : 400, message, "context_length_exceeded"];
+    }
+  }
+  return undefined;
 }
 
 function sendJson(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
@@ -82,6 +117,7 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
   const rules: { rule: ScriptRule; used: number }[] = (options.rules ?? []).map((rule) => ({ rule, used: 0 }));
   const requests: RecordedRequest[] = [];
   const models = options.models ?? ["scripted-model"];
+  const refusals = new Map<string | undefined, ServerRefusals>(options.refusals ? [[undefined, options.refusals]] : []);
   let callSeq = 0;
   let completionSeq = 0;
   const nextCallId = (): string => `call_${String(++callSeq)}`;
@@ -116,6 +152,12 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       return;
     }
     record.body = request;
+    const refusal = refusalOf({ ...refusals.get(undefined), ...refusals.get(request.model) }, request);
+    if (refusal) {
+      const style = refusals.get(request.model)?.contextStyle ?? refusals.get(undefined)?.contextStyle ?? "openai";
+      sendError(res, refusal[0], refusal[2] === "context_length_exceeded" ? style : "openai", refusal[1], {}, refusal[2]);
+      return;
+    }
     const reply = choose(request, record.index);
     record.reply = reply;
     const latency = reply.latencyMs ?? options.latencyMs ?? 0;
@@ -129,25 +171,36 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
         headers["retry-after-ms"] = String(Math.round(reply.retryAfter * 1000));
       }
       const message = reply.errorMessage ?? `scripted error ${String(reply.status)}`;
-      sendJson(res, reply.status, errorBody(reply.status, message), headers);
+      sendError(res, reply.status, reply.errorStyle ?? "openai", message, headers);
       return;
     }
 
     const calls = resolveToolCalls(reply.toolCalls, nextCallId);
     const usage = usageFor(request, reply, calls);
     const meta = { id: `chatcmpl-scripted-${String(++completionSeq)}`, created: Math.floor(Date.now() / 1000), model: request.model };
-    if (!request.stream) {
+    const q = reply.quirks ?? {};
+    if (!request.stream || q.ignoreStream) {
       sendJson(res, 200, completionObject(meta, reply, calls, usage));
       return;
     }
 
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     res.flushHeaders();
-    const chunks = streamChunks(meta, reply, calls, request.stream_options?.include_usage ? usage : undefined);
+    const chunks = streamChunks(meta, reply, calls, request.stream_options?.include_usage || q.usageEveryChunk ? usage : undefined);
     const delay = reply.tokenDelayMs ?? options.tokenDelayMs ?? 0;
     for (let i = 0; i < chunks.length; i++) {
       if (record.aborted) return;
+      if (reply.stallAfterChunks !== undefined && i >= reply.stallAfterChunks) {
+        // Silence until the client gives up: the socket stays open, nothing more is written.
+        await new Promise<void>((resolve) => res.once("close", () => resolve()));
+        return;
+      }
       if (reply.failAfterChunks !== undefined && i >= reply.failAfterChunks) {
+        if (reply.failMode === "finish_error") {
+          const message = reply.errorMessage ?? "scripted mid-stream error";
+          res.end(`data: ${JSON.stringify({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, choices: [{ index: 0, delta: {}, finish_reason: "error" }], error: { message } })}\n\n`);
+          return;
+        }
         if (reply.failMode === "disconnect") {
           // Let what was written reach the client first, so this is a true mid-stream cut.
           await new Promise<void>((resolve) => res.write(":\n\n", () => resolve()));
@@ -160,9 +213,10 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       }
       if (i > 0 && delay > 0) await sleep(delay);
       if (record.aborted) return;
+      if (q.comments) res.write(": OPENROUTER PROCESSING\n\n");
       res.write(`data: ${JSON.stringify(chunks[i])}\n\n`);
     }
-    res.end("data: [DONE]\n\n");
+    res.end(q.noDone ? undefined : "data: [DONE]\n\n");
   };
 
   const server = createServer((req, res) => {
@@ -210,6 +264,7 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     chatRequests: () => requests.flatMap((r) => (r.body ? [r.body] : [])),
     enqueue: (...replies) => void turns.push(...replies),
     addRule: (rule) => void rules.push({ rule, used: 0 }),
+    refuse: (r, model) => void refusals.set(model, { ...refusals.get(model), ...r }),
     get pendingTurns() {
       return turns.length;
     },

@@ -1,7 +1,24 @@
 // AgentLauncher over @palisade/agent's agentLaunchSpec: compiled JS under Node's permission
 // model with an environment reduced to the engine address, token and model settings.
 import { agentLaunchSpec } from "@palisade/agent";
+import type { ModelSettings } from "@palisade/agent";
+import type { ModelConfig } from "../config.js";
 import type { AgentLauncher } from "../ports.js";
+
+/** The `model:` settings the Agent needs to shape requests; never the API key. */
+export function modelSettingsOf(m: ModelConfig): ModelSettings {
+  return {
+    server: m.baseUrl ?? "",
+    headers: m.headers,
+    extraBody: m.extraBody,
+    idleTimeoutMs: m.idleTimeoutMs,
+    requestTimeoutMs: m.requestTimeoutMs,
+    maxRetries: m.maxRetries,
+    maxRetryWaitMs: m.maxRetryWaitMs,
+    textToolCalls: m.textToolCalls,
+    streamUsage: m.streamUsage,
+  };
+}
 
 export function agentLauncher(): AgentLauncher {
   return (req) => {
@@ -11,6 +28,7 @@ export function agentLauncher(): AgentLauncher {
       agentId: req.agentId,
       model: req.model.name,
       contextWindow: req.model.contextWindow,
+      modelSettings: modelSettingsOf(req.model),
       ...(req.model.baseUrl ? { baseURL: req.model.baseUrl } : {}),
       ...(req.model.apiKey ? { apiKey: req.model.apiKey } : {}),
     });

@@ -181,6 +181,12 @@ export class TurnManager {
         turn.emit(this.env.bus, { eventType: T.LLM_TOKEN, llmToken: { text: e.value.text } });
         return;
       }
+      case "thoughtEmitted": {
+        const turn = this.running(e.value.messageId);
+        if (!turn) return;
+        turn.emit(this.env.bus, { eventType: T.THOUGHT, thought: { stage: e.value.stage, text: e.value.text } });
+        return;
+      }
       case "toolProposal": {
         const turn = this.running(e.value.messageId);
         if (!turn) {

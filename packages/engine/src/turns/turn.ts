@@ -41,7 +41,7 @@ export class Turn {
     return this.session.mode === "otr";
   }
 
-  /** Emits an event for this turn and keeps it for the store (tokens are not stored). */
+  /** Emits an event for this turn and keeps it for the store (tokens and reasoning pieces are not stored: the reply carries them whole). */
   emit(bus: EventBus, init: Omit<EventInit, "sessionId" | "messageId">): PipelineEvent {
     const ev = bus.emit({ ...init, sessionId: this.session.id, messageId: this.messageId });
     this.keep(ev);
@@ -49,7 +49,8 @@ export class Turn {
   }
 
   keep(ev: PipelineEvent): void {
-    if (ev.eventType !== PipelineEventType.LLM_TOKEN) {
+    const piece = ev.eventType === PipelineEventType.LLM_TOKEN || (ev.eventType === PipelineEventType.THOUGHT && ev.thought?.stage === "reasoning");
+    if (!piece) {
       this.replay.push(ev);
     }
   }
