@@ -128,6 +128,14 @@ describe.skipIf(!hasTmux || !existsSync(main))(`palisade chat in tmux (${real ? 
     await waitIdle();
   });
 
+  // The demo model streams `reasoning_content` deltas; the Engine relays them live as THOUGHT.
+  it.skipIf(!real)("a streamed thought from a reasoning delta shows before the answer", async () => {
+    keys("think it over", "Enter");
+    const p = await waitForPane(/✻ The user wants to see me think\.[\s\S]*Done thinking/, 30_000);
+    expect(p.indexOf("✻ The user wants")).toBeLessThan(p.indexOf("Done thinking"));
+    await waitIdle();
+  });
+
   // The demo's sub-agent scenario needs the real Engine (it spawns a sub-agent process).
   it.skipIf(!real)("a sub-agent runs live in the strip and its result comes back", async () => {
     keys("use a sub-agent", "Enter");

@@ -13,6 +13,8 @@ export interface DemoRequest {
 
 export interface DemoReply {
   content?: string;
+  /** Streamed as reasoning (`reasoning_content`) before the content, as thinking models do. */
+  reasoning?: string;
   /** Slower streaming, so there is time to press Esc. */
   tokenDelayMs?: number;
   toolCalls?: { name: string; arguments: Record<string, unknown> }[];
@@ -27,6 +29,7 @@ Try one of these:
 - \`read the README\`: a file read the Shield allows
 - \`run a command\`: \`rm -f palisade-demo.tmp\`, which asks for your approval (**y** / **a** / **n**)
 - \`tell me a long story\`: a slow answer you can stop with **Esc**
+- \`think it over\`: a model that reasons first (its thoughts stream, dimmed)
 - \`install something\`: a command the Shield blocks
 - \`make a pdf\`: a PDF produced as an artifact
 - \`use a sub-agent\`: a sub-agent reads the README in its own sandboxed process and reports back
@@ -116,6 +119,13 @@ export function demoReply(req: DemoRequest): DemoReply {
   const userText = text(req.messages[lastUserIndex]?.content);
   const since = req.messages.slice(lastUserIndex + 1);
   if (/story|slow/i.test(userText)) return { content: STORY, tokenDelayMs: 80 };
+  if (/\bthink|reason/i.test(userText)) {
+    return {
+      reasoning: "The user wants to see me think. Reasoning streams before the answer, so I will say that first.",
+      content: "Done thinking: my reasoning streamed above, dimmed, before this answer.",
+      tokenDelayMs: 40,
+    };
+  }
   const scenario = SCENARIOS.find((s) => s.match.test(userText));
   if (!scenario) return { content: DEMO_INTRO };
   const last = since[since.length - 1];

@@ -5,7 +5,7 @@ import { ToolCard } from "./ToolCard.js";
 
 const NOTICE = { info: "cyan", warn: "yellow", error: "red" } as const;
 
-/** One transcript entry: a user message, assistant Markdown, a tool card or a notice. */
+/** One transcript entry: a user message, assistant Markdown, a tool card, a notice or reasoning. */
 export function EntryView({ entry, width }: { entry: Entry; width: number }) {
   switch (entry.kind) {
     case "user":
@@ -28,6 +28,15 @@ export function EntryView({ entry, width }: { entry: Entry; width: number }) {
       return (
         <Box paddingX={1}>
           <ToolCard card={entry} width={Math.min(width - 2, 110)} />
+        </Box>
+      );
+    case "thought":
+      return (
+        <Box marginTop={1} width={width} paddingX={1} flexDirection="row">
+          <Text dimColor>{"✻ "}</Text>
+          <Box flexGrow={1} flexShrink={1}>
+            <Text dimColor italic wrap="wrap">{entry.text.trim()}</Text>
+          </Box>
         </Box>
       );
     case "notice":

@@ -3,7 +3,7 @@ import type { PipelineEvent, SubAgentEvent } from "@palisade/protocol/pipeline";
 import { ApprovalDecision, VerdictDecision } from "@palisade/protocol/types";
 import type { ArtifactRef } from "@palisade/protocol/types";
 import { stableSplitPoint } from "./split.js";
-import type { ApprovalChoice, AssistantEntry, ChatState, Decision, Entry, NoticeEntry, SubAgentView, ToolCardEntry } from "./types.js";
+import type { ApprovalChoice, AssistantEntry, ChatState, Decision, Entry, NoticeEntry, SubAgentView, ThoughtEntry, ToolCardEntry } from "./types.js";
 
 const PROGRESS_TAIL = 1200;
 
@@ -60,8 +60,17 @@ function appendText(s: ChatState, text: string, subAgent: string | undefined): C
   return t.set(s2, [...t.entries, entry]);
 }
 
+/** Reasoning of the main agent as it streams: one dimmed entry per stretch of thinking. */
+function appendThought(s: ChatState, text: string): ChatState {
+  const last = s.live[s.live.length - 1];
+  if (last?.kind === "thought" && last.streaming) return { ...s, live: [...s.live.slice(0, -1), { ...last, text: last.text + text }] };
+  const [s2, id] = newId(s, "r");
+  const entry: ThoughtEntry = { kind: "thought", id, text, streaming: true };
+  return { ...s2, live: [...stopStreaming(s2.live), entry] };
+}
+
 function stopStreaming(entries: Entry[]): Entry[] {
-  return entries.map((e) => (e.kind === "assistant" && e.streaming ? { ...e, streaming: false } : e));
+  return entries.map((e) => ((e.kind === "assistant" || e.kind === "thought") && e.streaming ? { ...e, streaming: false } : e));
 }
 
 export function updateCard(s: ChatState, callId: string, subAgent: string | undefined, toolName: string, f: (c: ToolCardEntry) => ToolCardEntry): ChatState {
@@ -105,6 +114,7 @@ export function settle(s: ChatState): ChatState {
     // Blocked and denied calls still get their ACTION_COMPLETED; keep them live until then.
     const unsettledCard = first.kind === "tool" && (first.phase === "proposed" || first.phase === "running" || first.phase === "awaiting-approval" || ((first.phase === "blocked" || first.phase === "denied") && first.durationMs === undefined));
     if (unsettledCard) break;
+    if (first.kind === "thought" && first.streaming) break;
     if (first.kind === "assistant" && first.streaming) {
       const cut = stableSplitPoint(first.text);
       if (cut > 0) {
@@ -151,7 +161,14 @@ function applyOne(s: ChatState, ev: PipelineEvent): ChatState {
     case PipelineEventType.LLM_TOKEN: {
       const sub = ev.llmToken?.subAgentName || undefined;
       const st = s.turn && !sub && !s.turn.sawText ? { ...s, turn: { ...s.turn, sawText: true } } : s;
-      return appendText(st, ev.llmToken?.text ?? "", sub);
+      // The answer begins: the reasoning before it is complete.
+      const done = sub ? st : { ...st, live: st.live.map((e) => (e.kind === "thought" && e.streaming ? { ...e, streaming: false } : e)) };
+      return appendText(done, ev.llmToken?.text ?? "", sub);
+    }
+    case PipelineEventType.THOUGHT: {
+      const t = ev.thought;
+      if (!t || t.subAgentName) return s;
+      return t.stage === "reasoning" ? appendThought(s, t.text) : notice(s, "warn", t.text);
     }
     case PipelineEventType.ACTION_PROPOSED: {
       const p = ev.actionProposed;

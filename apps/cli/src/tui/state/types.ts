@@ -64,7 +64,15 @@ export interface NoticeEntry {
   text: string;
 }
 
-export type Entry = UserEntry | AssistantEntry | ToolCardEntry | NoticeEntry;
+/** The model's reasoning, shown dimmed as it streams (servers that send `reasoning_content`). */
+export interface ThoughtEntry {
+  kind: "thought";
+  id: string;
+  text: string;
+  streaming: boolean;
+}
+
+export type Entry = UserEntry | AssistantEntry | ToolCardEntry | NoticeEntry | ThoughtEntry;
 
 export interface PendingApproval {
   approvalId: string;
