@@ -50,9 +50,11 @@ const server = new RpcServer().add(AgentService, {
 });
 const address = await server.listen(`unix:${join(dir, "engine.sock")}`);
 
-const spec = agentLaunchSpec({ engineAddress: address, token: "bench", model: "scripted-model", baseURL: model.baseURL, apiKey: "x", sandbox: process.env.BENCH_NO_SANDBOX !== "1" });
+const spec = agentLaunchSpec({ engineAddress: address, model: "scripted-model", baseURL: model.baseURL, apiKey: "x", sandbox: process.env.BENCH_NO_SANDBOX !== "1" });
 const spawnedAt = now();
-const child = spawn(spec.command, spec.args, { env: spec.env, stdio: ["ignore", "ignore", "inherit"] });
+// As the Engine does: the spawn token on stdin, the pipe held open.
+const child = spawn(spec.command, spec.args, { env: spec.env, stdio: ["pipe", "ignore", "inherit"] });
+child.stdin.write("bench\n");
 const readyInfo = await ready;
 const coldStartMs = now() - spawnedAt;
 const sandboxed = process.env.BENCH_NO_SANDBOX !== "1";

@@ -40,7 +40,8 @@ describe.skipIf(skip)("engine end to end: sandbox and secrets", () => {
     expect(cmdline.some((a) => a === "--experimental-permission" || a === "--permission")).toBe(true);
     expect(cmdline.some((a) => a.startsWith("--allow-fs-write") || a.startsWith("--allow-child-process"))).toBe(false);
     const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => kv.slice(0, kv.indexOf("=")));
-    const allowed = ["PALISADE_ENGINE_ADDRESS", "PALISADE_AGENT_TOKEN", "PALISADE_AGENT_ID", "OPENAI_BASE_URL", "OPENAI_API_KEY", "PALISADE_MODEL", "PALISADE_CONTEXT_WINDOW", "PALISADE_MODEL_SETTINGS"];
+    // No spawn token: it reaches the Agent on its stdin only.
+    const allowed = ["PALISADE_ENGINE_ADDRESS", "PALISADE_AGENT_ID", "OPENAI_BASE_URL", "OPENAI_API_KEY", "PALISADE_MODEL", "PALISADE_CONTEXT_WINDOW", "PALISADE_MODEL_SETTINGS"];
     expect(env.filter((k) => !allowed.includes(k))).toEqual([]);
     expect(readFileSync(`/proc/${pid}/environ`, "utf8")).not.toContain(SECRET);
   });

@@ -1,5 +1,6 @@
 // Issue 9: every proposal, verdict, approval and execution of a tool call reaches the store's
 // hash-chained audit trail; the store's verifyAudit passes, and detects a tampered row.
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,7 +67,10 @@ describe.skipIf(skip)("audit trail", () => {
     const byKind = (tool: string, k: string) => JSON.parse(rows.find((r) => r.callId === calls.get(tool) && r.kind === k)!.payload) as Record<string, unknown>;
     expect(byKind("files__write_file", "proposal")).toMatchObject({ toolName: "files__write_file", argumentsJson: JSON.stringify({ path: "new.txt", content: "x" }) });
     expect(byKind("files__write_file", "approval")).toMatchObject({ decision: "allow_once" });
-    expect(rows.find((r) => r.callId === calls.get("files__write_file") && r.kind === "approval")?.actor).toBe("user");
+    // The approval names the credential that answered it: the client token's id, and the transport.
+    const answeredBy = `client-token:${createHash("sha256").update(h.engine.bearerToken).digest("hex").slice(0, 12)} via ${h.engine.address}`;
+    expect(rows.find((r) => r.callId === calls.get("files__write_file") && r.kind === "approval")?.actor).toBe(`user (${answeredBy})`);
+    expect(byKind("files__write_file", "approval")).toMatchObject({ answeredBy });
     expect(byKind("files__delete_file", "verdict")).toMatchObject({ decision: "BLOCK", ruleIds: ["e2e-no-delete"] });
     expect(byKind("files__read_file", "execution")).toMatchObject({ ok: true, toolName: "files__read_file" });
     expect(byKind("files__read_file", "execution").resultSha256).toMatch(/^[0-9a-f]{64}$/);

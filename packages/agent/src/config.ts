@@ -2,7 +2,7 @@ import { AgentConfigError } from "./errors.js";
 import { parseModelSettings } from "./settings.js";
 import type { ModelSettings } from "./settings.js";
 
-/** Everything the Agent process knows, all of it from the environment the Engine gives it. */
+/** Everything the Agent process knows: the environment the Engine gives it, and the spawn token from stdin. */
 export interface AgentConfig {
   /** `unix:/path` or `host:port`. */
   engineAddress: string;
@@ -23,7 +23,6 @@ export const DEFAULT_CONTEXT_WINDOW = 128_000;
 /** The environment variables the Agent reads, and nothing else. */
 export const AGENT_ENV = {
   engineAddress: "PALISADE_ENGINE_ADDRESS",
-  token: "PALISADE_AGENT_TOKEN",
   agentId: "PALISADE_AGENT_ID",
   baseURL: "OPENAI_BASE_URL",
   apiKey: "OPENAI_API_KEY",
@@ -32,15 +31,18 @@ export const AGENT_ENV = {
   modelSettings: "PALISADE_MODEL_SETTINGS",
 } as const;
 
-/** Reads and validates the settings; lists every problem at once. */
-export function readAgentConfig(env: Record<string, string | undefined>): AgentConfig {
+/**
+ * Reads and validates the settings; lists every problem at once. The spawn token never comes from
+ * the environment (readable through /proc): main.ts reads it from stdin (parent.ts).
+ */
+export function readAgentConfig(env: Record<string, string | undefined>, secrets: { token: string }): AgentConfig {
   const problems: string[] = [];
   const get = (name: string): string => (env[name] ?? "").trim();
   const engineAddress = get(AGENT_ENV.engineAddress);
-  const token = get(AGENT_ENV.token);
+  const token = secrets.token.trim();
   const model = get(AGENT_ENV.model);
   if (!engineAddress) problems.push(`${AGENT_ENV.engineAddress} is not set (the Engine's address: unix:/path or host:port)`);
-  if (!token) problems.push(`${AGENT_ENV.token} is not set (the per-spawn token the Engine issued)`);
+  if (!token) problems.push("no spawn token: the Engine writes it as the first line of the Agent's stdin");
   if (!model) problems.push(`${AGENT_ENV.model} is not set (the model name, e.g. gpt-4o-mini)`);
   const rawWindow = get(AGENT_ENV.contextWindow);
   let contextWindow = DEFAULT_CONTEXT_WINDOW;

@@ -5,6 +5,7 @@ export type { AgentErrorCode } from "./errors.js";
 export { AGENT_VERSION, INITIAL_TOOL_DEFS_TIMEOUT_MS, runAgent } from "./connection.js";
 export type { AgentExit, RunAgentOptions } from "./connection.js";
 export { agentLaunchSpec, agentPackageDir } from "./launch.js";
+export { SPAWN_TOKEN_TIMEOUT_MS, readSpawnToken } from "./parent.js";
 export type { AgentLaunchOptions, LaunchSpec } from "./launch.js";
 export { AgentRuntime, TokenBatcher } from "./runtime.js";
 export type { AgentEventInit, RuntimeOptions } from "./runtime.js";

@@ -6,7 +6,6 @@ import type { ModelSettings } from "./settings.js";
 
 export interface AgentLaunchOptions {
   engineAddress: string;
-  token: string;
   model: string;
   agentId?: string;
   baseURL?: string;
@@ -85,7 +84,8 @@ function dependencyClosure(pkgDirs: string[]): string[] {
  * The command line that runs the compiled Agent under Node's permission model: no fs writes, no
  * child processes, no workers, no addons, fs reads only of its own code (its package, the real
  * paths of the workspace packages it imports, node_modules), and an environment reduced to the
- * Engine address, the per-spawn token and the model settings.
+ * Engine address and the model settings. The spawn token is not part of it: whoever starts the
+ * process writes it as the first line of its stdin and holds the pipe open (parent.ts).
  */
 export function agentLaunchSpec(options: AgentLaunchOptions): LaunchSpec {
   const pkgDir = realpathSync(agentPackageDir());
@@ -103,7 +103,6 @@ export function agentLaunchSpec(options: AgentLaunchOptions): LaunchSpec {
 
   const env: Record<string, string> = {
     [AGENT_ENV.engineAddress]: options.engineAddress,
-    [AGENT_ENV.token]: options.token,
     [AGENT_ENV.model]: options.model,
   };
   if (options.agentId) env[AGENT_ENV.agentId] = options.agentId;

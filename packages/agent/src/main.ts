@@ -3,11 +3,17 @@
 import { readAgentConfig } from "./config.js";
 import { runAgent } from "./connection.js";
 import { AgentConfigError } from "./errors.js";
+import { readSpawnToken } from "./parent.js";
 
 async function main(): Promise<number> {
   let config;
   try {
-    config = readAgentConfig(process.env);
+    // No token (stdin not from an Engine) is one more problem in the list below.
+    const token = await readSpawnToken(process.stdin, () => {
+      process.stderr.write("palisade-agent: the Engine is gone (its pipe on stdin closed); exiting\n");
+      process.exit(1);
+    }).catch(() => "");
+    config = readAgentConfig(process.env, { token });
   } catch (err) {
     if (err instanceof AgentConfigError) {
       process.stderr.write(`palisade-agent: ${err.message}\n`);

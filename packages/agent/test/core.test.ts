@@ -28,20 +28,21 @@ const msg = (role: string, content: string, extra: ContextMessageInit = {}): Con
 };
 
 describe("readAgentConfig", () => {
-  it("reads the seven variables with defaults", () => {
-    const c = readAgentConfig({ PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_AGENT_TOKEN: "t", PALISADE_MODEL: "m", HOME: "/root" });
+  it("reads the variables with defaults, and the token from where main.ts read it (stdin), never the environment", () => {
+    const c = readAgentConfig({ PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_AGENT_TOKEN: "from-env", PALISADE_MODEL: "m", HOME: "/root" }, { token: "t" });
     expect(c).toEqual({ engineAddress: "unix:/s", token: "t", agentId: "agent", baseURL: "", apiKey: "unused", model: "m", contextWindow: 128_000 });
   });
   it("lists every problem", () => {
     const err = (() => {
       try {
-        readAgentConfig({ PALISADE_CONTEXT_WINDOW: "12.5" });
+        readAgentConfig({ PALISADE_CONTEXT_WINDOW: "12.5", PALISADE_AGENT_TOKEN: "from-env" }, { token: "" });
       } catch (e) {
         return e;
       }
     })() as AgentConfigError;
     expect(err).toBeInstanceOf(AgentConfigError);
     expect(err.problems).toHaveLength(4);
+    expect(err.problems).toContain("no spawn token: the Engine writes it as the first line of the Agent's stdin");
   });
 });
 

@@ -31,13 +31,14 @@ describe("SseParser", () => {
 });
 
 describe("readAgentConfig: model settings from the Engine", () => {
-  const env = { PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_AGENT_TOKEN: "t", PALISADE_MODEL: "m" };
+  const env = { PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_MODEL: "m" };
+  const secrets = { token: "t" };
   it("reads PALISADE_MODEL_SETTINGS over the defaults", () => {
-    const c = readAgentConfig({ ...env, PALISADE_MODEL_SETTINGS: JSON.stringify({ idleTimeoutMs: 5000, textToolCalls: "auto", headers: { "X-Title": "P" } }) });
+    const c = readAgentConfig({ ...env, PALISADE_MODEL_SETTINGS: JSON.stringify({ idleTimeoutMs: 5000, textToolCalls: "auto", headers: { "X-Title": "P" } }) }, secrets);
     expect(c.modelSettings).toMatchObject({ idleTimeoutMs: 5000, textToolCalls: "auto", headers: { "X-Title": "P" }, maxRetries: 3, streamUsage: "auto" });
   });
   it("names every bad field", () => {
-    const bad = (): unknown => readAgentConfig({ ...env, PALISADE_MODEL_SETTINGS: JSON.stringify({ idleTimeoutMs: -1, streamUsage: "always", headers: { a: 1 } }) });
+    const bad = (): unknown => readAgentConfig({ ...env, PALISADE_MODEL_SETTINGS: JSON.stringify({ idleTimeoutMs: -1, streamUsage: "always", headers: { a: 1 } }) }, secrets);
     for (const field of ["idleTimeoutMs", "headers", "streamUsage"]) expect(bad).toThrow(`PALISADE_MODEL_SETTINGS.${field}`);
   });
 });

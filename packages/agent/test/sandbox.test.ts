@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentLaunchSpec, agentPackageDir } from "@palisade/agent";
@@ -17,8 +17,10 @@ interface Child {
   exited: Promise<number | null>;
 }
 
-function run(spec: Pick<LaunchSpec, "command" | "args" | "env">): Child {
-  const proc = spawn(spec.command, spec.args, { env: spec.env, stdio: ["ignore", "ignore", "pipe"] });
+/** Starts the Agent as the Engine does: the spawn token as the first line of its stdin, held open. */
+function run(spec: Pick<LaunchSpec, "command" | "args" | "env">, token?: string): Child {
+  const proc = spawn(spec.command, spec.args, { env: spec.env, stdio: [token === undefined ? "ignore" : "pipe", "ignore", "pipe"] });
+  if (token !== undefined) proc.stdin?.write(`${token}\n`);
   let err = "";
   proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number | null>((resolve) => proc.on("exit", (code) => resolve(code)));
@@ -41,8 +43,8 @@ async function fixtures(): Promise<{ dir: TempDir; model: ScriptedServer; engine
 }
 
 function spawnAgent(engine: FakeEngine, model: ScriptedServer, sandbox: boolean): Child {
-  const spec = agentLaunchSpec({ engineAddress: engine.address, token: "tok-1", agentId: "atlas", model: "scripted-model", baseURL: model.baseURL, apiKey: "sk-x", sandbox });
-  const child = run(spec);
+  const spec = agentLaunchSpec({ engineAddress: engine.address, agentId: "atlas", model: "scripted-model", baseURL: model.baseURL, apiKey: "sk-x", sandbox });
+  const child = run(spec, "tok-1");
   cleanup.unshift(async () => {
     if (child.proc.exitCode === null) child.proc.kill("SIGKILL");
     await child.exited;
@@ -92,7 +94,21 @@ describe("the compiled Agent as a real child process", () => {
     const child = run({ command: process.execPath, args: [MAIN], env: { PALISADE_CONTEXT_WINDOW: "tiny" } });
     expect(await child.exited).toBe(2);
     const err = child.stderr();
-    for (const name of ["PALISADE_ENGINE_ADDRESS", "PALISADE_AGENT_TOKEN", "PALISADE_MODEL", "PALISADE_CONTEXT_WINDOW"]) expect(err).toContain(name);
+    for (const name of ["PALISADE_ENGINE_ADDRESS", "no spawn token", "PALISADE_MODEL", "PALISADE_CONTEXT_WINDOW"]) expect(err).toContain(name);
+  });
+
+  it("keeps its spawn token out of /proc/<pid>/environ and cmdline, and exits within 2 s when the Engine's pipe on stdin closes", async () => {
+    const { engine, model } = await fixtures();
+    const child = spawnAgent(engine, model, true);
+    await engine.connected(10_000);
+    const pid = child.proc.pid ?? -1;
+    for (const file of ["environ", "cmdline"]) expect(readFileSync(`/proc/${String(pid)}/${file}`, "latin1")).not.toContain("tok-1");
+    // What the kernel does when the Engine dies by any signal: its end of the pipe closes.
+    const closedAt = Date.now();
+    child.proc.stdin?.end();
+    expect(await child.exited).toBe(1);
+    expect(Date.now() - closedAt).toBeLessThan(2000);
+    expect(child.stderr()).toContain("the Engine is gone");
   });
 
   it("exits when the Engine goes away", async () => {
@@ -105,7 +121,7 @@ describe("the compiled Agent as a real child process", () => {
   });
 });
 
-const base = { engineAddress: "unix:/run/e.sock", token: "t", model: "m", baseURL: "http://127.0.0.1:1/v1", apiKey: "k", contextWindow: 32000 };
+const base = { engineAddress: "unix:/run/e.sock", model: "m", baseURL: "http://127.0.0.1:1/v1", apiKey: "k", contextWindow: 32000 };
 
 describe("agentLaunchSpec", () => {
 
@@ -113,7 +129,6 @@ describe("agentLaunchSpec", () => {
     const spec = agentLaunchSpec({ ...base, agentId: "atlas" });
     expect(spec.env).toEqual({
       PALISADE_ENGINE_ADDRESS: "unix:/run/e.sock",
-      PALISADE_AGENT_TOKEN: "t",
       PALISADE_AGENT_ID: "atlas",
       PALISADE_MODEL: "m",
       OPENAI_BASE_URL: "http://127.0.0.1:1/v1",

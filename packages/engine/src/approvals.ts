@@ -9,13 +9,15 @@ interface Pending {
   callId: string;
   toolName: string;
   deadline: number;
-  settle: (outcome: ApprovalOutcome) => void;
+  settle: (outcome: ApprovalOutcome, by?: string) => void;
 }
 
 export interface ApprovalTicket {
   approvalId: string;
   deadline: number;
   outcome: Promise<ApprovalOutcome>;
+  /** Which client credential answered (set with the outcome; undefined for timeouts and cancellations). */
+  answeredBy: string | undefined;
 }
 
 export class ApprovalBroker {
@@ -32,13 +34,15 @@ export class ApprovalBroker {
   open(req: { sessionId: string; callId: string; toolName: string; signal: AbortSignal }): ApprovalTicket {
     const approvalId = `apr_${randomUUID()}`;
     const deadline = Date.now() + this.timeoutMs();
-    let settle!: (o: ApprovalOutcome) => void;
-    const outcome = new Promise<ApprovalOutcome>((resolve) => {
+    let settle!: (o: ApprovalOutcome, by?: string) => void;
+    const ticket: ApprovalTicket = { approvalId, deadline, outcome: undefined as unknown as Promise<ApprovalOutcome>, answeredBy: undefined };
+    ticket.outcome = new Promise<ApprovalOutcome>((resolve) => {
       const timer = setTimeout(() => settle("timeout"), Math.max(0, deadline - Date.now()));
       const onAbort = (): void => settle("cancelled");
       req.signal.addEventListener("abort", onAbort, { once: true });
-      settle = (o) => {
+      settle = (o, by) => {
         if (!this.pending.delete(approvalId)) return; // first answer wins
+        ticket.answeredBy = by;
         clearTimeout(timer);
         req.signal.removeEventListener("abort", onAbort);
         if (o === "allow_session") this.grant(req.sessionId, req.toolName);
@@ -47,15 +51,18 @@ export class ApprovalBroker {
     });
     this.pending.set(approvalId, { sessionId: req.sessionId, callId: req.callId, toolName: req.toolName, deadline, settle });
     if (req.signal.aborted) settle("cancelled");
-    return { approvalId, deadline, outcome };
+    return ticket;
   }
 
-  /** Answers a pending approval. Returns why it was refused, or undefined when accepted. */
-  resolve(approvalId: string, decision: "allow_once" | "allow_session" | "deny", sessionId?: string): string | undefined {
+  /**
+   * Answers a pending approval; `by` names the client credential that answered (audit trail).
+   * Returns why it was refused, or undefined when accepted.
+   */
+  resolve(approvalId: string, decision: "allow_once" | "allow_session" | "deny", sessionId?: string, by?: string): string | undefined {
     const p = this.pending.get(approvalId);
     if (!p) return `approval ${approvalId} is not pending (unknown, already answered, timed out or cancelled)`;
     if (sessionId && sessionId !== p.sessionId) return `approval ${approvalId} belongs to another session`;
-    p.settle(decision);
+    p.settle(decision, by);
     return undefined;
   }
 

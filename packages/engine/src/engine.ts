@@ -6,6 +6,7 @@ import type { EngineDirective, PipelineEvent } from "@palisade/protocol/pipeline
 import { AgentLink } from "./agent/link.js";
 import { AGENT_MAX_MESSAGE_BYTES, CLIENT_MAX_MESSAGE_BYTES, SUBAGENT_MAX_MESSAGE_BYTES, bearerOf, checkSocketDir, clientAuthorizer } from "./credentials.js";
 import { AgentSupervisor } from "./agent/supervisor.js";
+import { describeFacts } from "./agent/verify.js";
 import { ApprovalBroker } from "./approvals.js";
 import { loadConfig, mergeCapabilities } from "./config.js";
 import type { EngineConfig, LimitsConfig } from "./config.js";
@@ -120,7 +121,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     onEvent: (ev) => turns.onAgentEvent(ev),
     onConnected: (info) => {
       supervisor?.connected();
-      log(`agent connected: ${info.agentId} pid ${info.pid}`);
+      log(`agent connected: ${info.agentId} pid ${info.pid}${info.verified ? ` (seen from outside: ${describeFacts(info.verified)})` : ""}`);
     },
     onDisconnected: (reason) => {
       log(`agent disconnected: ${reason}`);
@@ -128,6 +129,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
       supervisor?.disconnected(reason);
     },
     onRefused: (reason) => supervisor?.refused(reason),
+    onImpostor: (reason) => supervisor?.disconnected(reason),
     readyTimeoutMs: config.limits.agentReadyTimeoutMs,
     log,
   });

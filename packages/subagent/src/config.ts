@@ -1,10 +1,9 @@
-// The sub-agent's settings: all of them from the environment the Engine gives it.
+// The sub-agent's settings: the environment the Engine gives it, and the spawn token from stdin.
 import { AGENT_ENV } from "@palisade/agent";
 
 /** The environment variables the sub-agent reads (model ones shared with the Agent). */
 export const SUBAGENT_ENV = {
   engineAddress: AGENT_ENV.engineAddress,
-  token: "PALISADE_SUBAGENT_TOKEN",
   contextWindow: AGENT_ENV.contextWindow,
 } as const;
 
@@ -26,14 +25,14 @@ export class SubAgentConfigError extends Error {
   }
 }
 
-/** Reads and validates the settings; lists every problem at once. */
-export function readSubAgentConfig(env: Record<string, string | undefined>): SubAgentConfig {
+/** Reads and validates the settings; lists every problem at once. The token comes from stdin (see @palisade/agent's readSpawnToken), never the environment. */
+export function readSubAgentConfig(env: Record<string, string | undefined>, secrets: { token: string }): SubAgentConfig {
   const get = (name: string): string => (env[name] ?? "").trim();
   const problems: string[] = [];
   const engineAddress = get(SUBAGENT_ENV.engineAddress);
-  const token = get(SUBAGENT_ENV.token);
+  const token = secrets.token.trim();
   if (!engineAddress) problems.push(`${SUBAGENT_ENV.engineAddress} is not set (the Engine's address: unix:/path or host:port)`);
-  if (!token) problems.push(`${SUBAGENT_ENV.token} is not set (the per-spawn token the Engine issued)`);
+  if (!token) problems.push("no spawn token: the Engine writes it as the first line of the sub-agent's stdin");
   const raw = get(SUBAGENT_ENV.contextWindow);
   const contextWindow = raw ? Number(raw) : 128_000;
   if (!Number.isInteger(contextWindow) || contextWindow < 1024) {

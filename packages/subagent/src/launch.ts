@@ -10,7 +10,6 @@ import { SUBAGENT_ENV } from "./config.js";
 
 export interface SubAgentLaunchOptions {
   engineAddress: string;
-  token: string;
   /** Model endpoint key; reaches the process only in OPENAI_API_KEY (named in RegisterSubAgent). */
   apiKey?: string;
   contextWindow?: number;
@@ -32,7 +31,6 @@ export function subAgentLaunchSpec(options: SubAgentLaunchOptions): LaunchSpec {
   const agentMain = join(realpathSync(agentPackageDir()), "dist", "main.js");
   const base = agentLaunchSpec({
     engineAddress: options.engineAddress,
-    token: options.token,
     model: "",
     extraPackages: [pkgDir],
     ...(options.nodePath ? { nodePath: options.nodePath } : {}),
@@ -44,7 +42,6 @@ export function subAgentLaunchSpec(options: SubAgentLaunchOptions): LaunchSpec {
   args[at] = join(pkgDir, "dist", "main.js");
   const env: Record<string, string> = {
     [SUBAGENT_ENV.engineAddress]: options.engineAddress,
-    [SUBAGENT_ENV.token]: options.token,
   };
   if (options.apiKey) env[SUBAGENT_API_KEY_ENV] = options.apiKey;
   if (options.contextWindow) env[SUBAGENT_ENV.contextWindow] = String(options.contextWindow);

@@ -83,7 +83,7 @@ export async function runSubAgent(options: RunSubAgentOptions): Promise<SubAgent
   try {
     let reg: SubAgentRegisterResponse;
     try {
-      reg = await client.registerSubAgent({ sandbox }, { timeoutMs: 15_000 });
+      reg = await client.registerSubAgent({ sandbox, pid: process.pid }, { timeoutMs: 15_000 });
     } catch (err) {
       return { code: 2, reason: `RegisterSubAgent at ${config.engineAddress} failed (${why(err)})` };
     }

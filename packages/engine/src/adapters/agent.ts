@@ -1,5 +1,6 @@
 // AgentLauncher over @palisade/agent's agentLaunchSpec: compiled JS under Node's permission
-// model with an environment reduced to the engine address, token and model settings.
+// model with an environment reduced to the engine address and model settings (the spawn token
+// goes on its stdin, see child-stdin.ts).
 import { agentLaunchSpec } from "@palisade/agent";
 import type { ModelSettings } from "@palisade/agent";
 import type { ModelConfig } from "../config.js";
@@ -24,7 +25,6 @@ export function agentLauncher(): AgentLauncher {
   return (req) => {
     const spec = agentLaunchSpec({
       engineAddress: req.engineAddress,
-      token: req.token,
       agentId: req.agentId,
       model: req.model.name,
       contextWindow: req.model.contextWindow,

@@ -9,6 +9,8 @@ import type { CallContext } from "@palisade/protocol";
 import { EngineDirectiveSchema } from "@palisade/protocol/pipeline";
 import type { InitialToolDefsSchema } from "@palisade/protocol/pipeline";
 import type { AgentEvent, AgentReady, EngineDirective, InitialToolDefs, SandboxReport } from "@palisade/protocol/pipeline";
+import { checkSpawnedProcess, describeFacts } from "./verify.js";
+import type { ProcessFacts } from "./verify.js";
 
 export type DirectiveInit = MessageInitShape<typeof EngineDirectiveSchema>;
 
@@ -18,6 +20,8 @@ export interface AgentInfo {
   version: string;
   sandbox: SandboxReport | undefined;
   connectedAt: number;
+  /** What /proc showed about the process (absent for an external Agent, or without /proc). */
+  verified?: ProcessFacts;
 }
 
 /** Probes that succeeded, i.e. the ways the Agent is NOT confined. Empty when sandboxed. */
@@ -57,6 +61,8 @@ export interface AgentLinkOptions {
   onConnected: (info: AgentInfo) => void;
   onDisconnected: (reason: string) => void;
   onRefused: (reason: string) => void;
+  /** A connection with the spawned process's token did not come from that process: replace it. */
+  onImpostor?: (reason: string) => void;
   readyTimeoutMs: number;
   log?: (line: string) => void;
 }
@@ -166,9 +172,24 @@ export class AgentLink {
       yield { directive: { case: "shutdown", value: { reason } } };
       throw new RpcError(Code.PERMISSION_DENIED, reason);
     }
+    const outside = credential.spawnedPid === undefined ? undefined : this.checkFromOutside(credential.spawnedPid, ready);
+    if (outside && !outside.ok) {
+      const reason = `refused an Agent connection with the spawn token of pid ${String(credential.spawnedPid)}: ${outside.reason}`;
+      this.options.log?.(reason);
+      // The token is spent: the spawned process cannot connect any more; it is replaced.
+      this.options.onImpostor?.(reason);
+      throw new RpcError(Code.PERMISSION_DENIED, reason);
+    }
     if (this.conn) this.close("replaced by a new Agent connection");
     const queue = new AsyncQueue<DirectiveInit>();
-    const info: AgentInfo = { agentId: ready.agentId, pid: ready.pid, version: ready.version, sandbox: ready.sandbox, connectedAt: Date.now() };
+    const info: AgentInfo = {
+      agentId: ready.agentId,
+      pid: ready.pid,
+      version: ready.version,
+      sandbox: ready.sandbox,
+      connectedAt: Date.now(),
+      ...(outside?.ok && outside.facts ? { verified: outside.facts } : {}),
+    };
     const conn: Connection = { queue, info };
     this.conn = conn;
     // InitialToolDefs is always the first directive.
@@ -177,6 +198,20 @@ export class AgentLink {
     for (const wake of [...this.waiters]) wake();
     void this.pump(it, conn);
     yield* queue;
+  }
+
+  /** The claimed pid must be the spawned process (or run under it), and its report must match /proc. */
+  private checkFromOutside(spawnedPid: number, ready: AgentReady): { ok: true; facts: ProcessFacts | undefined } | { ok: false; reason: string } {
+    const check = checkSpawnedProcess(spawnedPid, ready.pid);
+    if (!check.ok) return check;
+    const facts = check.facts;
+    if (facts && ready.sandbox?.networkIsolated && !facts.ownNamespaces.includes("net")) {
+      return { ok: false, reason: `its sandbox report says its network is isolated, but it shares the Engine's network namespace (${describeFacts(facts)})` };
+    }
+    if (facts && facts.uid !== process.getuid?.() && !facts.ownNamespaces.includes("user")) {
+      return { ok: false, reason: `it runs as uid ${String(facts.uid)}, not as the Engine's user` };
+    }
+    return { ok: true, facts };
   }
 
   private sendOn(conn: Connection, directive: DirectiveInit): void {

@@ -1,8 +1,8 @@
 // Spawns the Agent process (compiled JS under Node's permission model, minimal environment,
-// per-spawn token) and respawns it when it dies, within a budget (default 5 per 60 s).
-import { spawn } from "node:child_process";
+// per-spawn token on its stdin, bound to the spawned pid) and respawns it when it dies, within a budget (default 5 per 60 s).
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { spawnWithSecret } from "../child-stdin.js";
 import type { AgentLauncher, AgentLaunchRequest } from "../ports.js";
 import type { AgentLink } from "./link.js";
 
@@ -76,12 +76,9 @@ export class AgentSupervisor {
   private async spawnOnce(): Promise<void> {
     const token = randomBytes(32).toString("base64url");
     const launch = await this.options.launcher({ ...this.options.request(), token });
-    this.options.link.expect(token);
-    const child = spawn(launch.command, launch.args, {
-      env: launch.env,
-      cwd: launch.cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawnWithSecret(launch, token);
+    // Same tick as the spawn: the child cannot have connected yet.
+    this.options.link.expect(token, child.pid);
     this.child = child;
     const prefix = (line: string): void => {
       if (line.trim()) this.options.log(`agent[${child.pid ?? "?"}]: ${line}`);

@@ -15,6 +15,7 @@ import {
 } from "../convert.js";
 import type { EventBus } from "../events.js";
 import type { EngineShield, EngineStore, ToolHost } from "../ports.js";
+import { describeClient, isClientPrincipal } from "../credentials.js";
 import type { SessionDirectory } from "../sessions.js";
 import { toolDef } from "../turns/engine-tools.js";
 import type { TurnEnv } from "../turns/env.js";
@@ -70,10 +71,12 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
       yield* closeOnAbort(events, ctx);
     },
 
-    async resolveApproval(req) {
+    async resolveApproval(req, ctx) {
       const decision = approvalFromProto(req.decision);
       if (!decision) throw new RpcError(Code.INVALID_ARGUMENT, "decision must be ALLOW_ONCE, ALLOW_SESSION or DENY");
-      const refused = d.approvals.resolve(req.approvalId, decision, req.sessionId || undefined);
+      // Which credential answered goes to the audit trail (the authorizer ran before this handler).
+      const by = isClientPrincipal(ctx.principal) ? describeClient(ctx.principal) : undefined;
+      const refused = d.approvals.resolve(req.approvalId, decision, req.sessionId || undefined, by);
       return refused ? { accepted: false, message: refused } : { accepted: true, message: `recorded: ${decision}` };
     },
 

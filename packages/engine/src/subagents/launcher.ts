@@ -1,5 +1,6 @@
 // The default launcher: @palisade/subagent's compiled entry under the Agent's sandbox, with an
-// environment of the Engine address, the per-spawn token and the model key, nothing else.
+// environment of the Engine address and the model key, nothing else (the per-spawn token goes on
+// its stdin, see child-stdin.ts).
 import { subAgentLaunchSpec } from "@palisade/subagent";
 import type { SubAgentLauncher } from "./ports.js";
 
@@ -7,7 +8,6 @@ export function defaultSubAgentLauncher(): SubAgentLauncher {
   return (req) => {
     const spec = subAgentLaunchSpec({
       engineAddress: req.engineAddress,
-      token: req.token,
       contextWindow: req.model.contextWindow,
       ...(req.model.apiKey ? { apiKey: req.model.apiKey } : {}),
     });

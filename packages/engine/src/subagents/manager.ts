@@ -190,7 +190,7 @@ export class SubAgentManager implements AgentToolHandler {
         model: { ...config.model, name: run.init.model },
       });
       this.observe("launch", launch.env);
-      const child = startProcess(launch, {
+      const child = startProcess(launch, run.init.token, {
         onStderr: (s) => (run.stderrTail = appendTail(run.stderrTail, s)),
         onError: (err) => this.fail(run, `its process could not be started (${launch.command}): ${err.message}`),
         onExit: (code, signal) => {

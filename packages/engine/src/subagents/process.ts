@@ -1,6 +1,6 @@
 // Starting and stopping one sub-agent process.
-import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
+import { spawnWithSecret } from "../child-stdin.js";
 import type { AgentLaunch } from "../ports.js";
 
 const TAIL = 2000;
@@ -11,8 +11,9 @@ export interface ProcessHooks {
   onError(err: Error): void;
 }
 
-export function startProcess(launch: AgentLaunch, hooks: ProcessHooks): ChildProcess {
-  const child = spawn(launch.command, launch.args, { env: launch.env, cwd: launch.cwd, stdio: ["ignore", "ignore", "pipe"] });
+/** Starts the sub-agent with its spawn token on stdin (held open: it exits when the Engine dies). */
+export function startProcess(launch: AgentLaunch, token: string, hooks: ProcessHooks): ChildProcess {
+  const child = spawnWithSecret(launch, token, "ignore");
   child.stderr?.setEncoding("utf8").on("data", (s: string) => hooks.onStderr(s));
   child.on("error", (err) => hooks.onError(err));
   child.on("exit", (code, signal) => hooks.onExit(code, signal));

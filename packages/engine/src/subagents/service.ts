@@ -5,6 +5,7 @@ import { Code, RpcError } from "@palisade/protocol";
 import type { CallContext, ServiceImpl } from "@palisade/protocol";
 import type { ClientService, SubAgentService } from "@palisade/protocol/pipeline";
 import { sandboxViolations } from "../agent/link.js";
+import { checkSpawnedProcess } from "../agent/verify.js";
 import type { SubAgentManager } from "./manager.js";
 import { subAgentSystemPrompt } from "./prompt.js";
 import { SubAgentRun } from "./run.js";
@@ -38,6 +39,14 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
         const reason = `refusing an unconfined sub-agent: ${violations.join("; ")}`;
         m.fail(run, reason);
         throw new RpcError(Code.PERMISSION_DENIED, `${reason}. Run on Node >= 20.19 with the permission model, or start the Engine with --allow-unsandboxed.`);
+      }
+      // The token must come from the process it was given to (or one under it), as /proc shows.
+      const spawned = run.child?.pid;
+      const check = spawned === undefined ? undefined : checkSpawnedProcess(spawned, req.pid);
+      if (check && !check.ok) {
+        const reason = `a RegisterSubAgent with its token did not come from its process: ${check.reason}`;
+        m.fail(run, reason);
+        throw new RpcError(Code.PERMISSION_DENIED, reason);
       }
       run.registered = true;
       const host = m.scopedHost(run);

@@ -173,9 +173,11 @@ async function pipeline(env: TurnEnv, call: CallContext): Promise<void> {
     );
   }
   if (verdict.decision === "ESCALATE") {
-    const outcome = await askUser(env, call, verdict);
+    const { outcome, by } = await askUser(env, call, verdict);
     record.approval = outcome;
-    env.audit?.step(turn.session, "approval", record.callId, outcome === "allow_once" || outcome === "allow_session" || outcome === "deny" ? "user" : outcome, { toolName: record.toolName, decision: outcome });
+    const answered = outcome === "allow_once" || outcome === "allow_session" || outcome === "deny";
+    // The actor of an answer is the client credential that gave it (token id and transport).
+    env.audit?.step(turn.session, "approval", record.callId, answered ? `user (${by ?? "unknown client"})` : outcome, { toolName: record.toolName, decision: outcome, ...(by ? { answeredBy: by } : {}) });
     if (outcome !== "allow_once" && outcome !== "allow_session" && outcome !== "session") {
       const why =
         outcome === "timeout"
@@ -222,7 +224,7 @@ async function judge(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined
   }
 }
 
-async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord): Promise<ApprovalOutcome | "session"> {
+async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord): Promise<{ outcome: ApprovalOutcome | "session"; by?: string }> {
   const { turn, record } = call;
   const sessionId = turn.session.id;
   if (env.approvals.isGrantedForSession(sessionId, record.toolName)) {
@@ -230,7 +232,7 @@ async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord):
       eventType: T.APPROVAL_RESOLVED,
       approvalResolved: { approvalId: "", callId: record.callId, decision: approvalToProto("session"), resolvedBy: "session" },
     });
-    return "session";
+    return { outcome: "session" };
   }
   const ticket = env.approvals.open({ sessionId, callId: record.callId, toolName: record.toolName, signal: turn.signal });
   turn.emit(env.bus, {
@@ -254,7 +256,7 @@ async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord):
       approvalResolved: { approvalId: ticket.approvalId, callId: record.callId, decision: approvalToProto(outcome), resolvedBy },
     });
   }
-  return outcome;
+  return ticket.answeredBy ? { outcome, by: ticket.answeredBy } : { outcome };
 }
 
 async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unknown): Promise<void> {
