@@ -15,26 +15,23 @@ const require = createRequire(import.meta.url);
 const server = (pkg: string): string => join(dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js");
 const FS = server("@modelcontextprotocol/server-filesystem");
 const EVERYTHING = server("@modelcontextprotocol/server-everything");
-// Records what the everything server receives on stdin (it runs as the recorder's child).
+// Records what the everything server receives on stdin (it runs as the recorder's child) in the
+// capability's log: the server runs in its sandbox, where nothing else is writable.
 const RECORDER = join(root, "packages/capabilities/test/fixtures/mcp/record-stdin.mjs");
 
 const skip = built();
 let h: E2E;
-let record: string;
 beforeAll(async () => {
   if (skip) return;
   h = await startE2E({
     policy: "default",
     approvalTimeoutS: 5,
-    capabilities: ({ dir, workspace }) => {
-      record = join(dir, "everything.stdin");
-      return [
-        "  - id: fs",
-        `    mcp: { command: ${JSON.stringify([process.execPath, FS, workspace])} }`,
-        "  - id: everything",
-        `    mcp: { command: ${JSON.stringify([process.execPath, RECORDER, process.execPath, EVERYTHING, "stdio"])}, env: { RECORD_FILE: ${JSON.stringify(record)} } }`,
-      ];
-    },
+    capabilities: ({ workspace }) => [
+      "  - id: fs",
+      `    mcp: { command: ${JSON.stringify([process.execPath, FS, workspace])} }`,
+      "  - id: everything",
+      `    mcp: { command: ${JSON.stringify([process.execPath, RECORDER, process.execPath, EVERYTHING, "stdio"])} }`,
+    ],
   });
 }, 60_000);
 afterAll(async () => {
@@ -128,10 +125,10 @@ describe.skipIf(skip)("engine end to end: MCP servers", () => {
     });
     expect(cancelled).toBe(true);
     const received = () =>
-      readFileSync(record, "utf8")
+      readFileSync(join(h.dataDir, "logs", "capabilities", "everything.log"), "utf8")
         .split("\n")
-        .filter((l) => l.trim() !== "")
-        .map((l) => JSON.parse(l) as { id?: number; method?: string; params?: { name?: string; requestId?: number } });
+        .filter((l) => l.startsWith("[stdin] "))
+        .map((l) => JSON.parse(l.slice("[stdin] ".length)) as { id?: number; method?: string; params?: { name?: string; requestId?: number } });
     const call = received().filter((m) => m.method === "tools/call" && m.params?.name === "trigger-long-running-operation").at(-1);
     expect(call).toBeDefined();
     const deadline = Date.now() + 10_000;

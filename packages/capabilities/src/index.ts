@@ -8,7 +8,9 @@ export { validateCapabilityConfigs, capabilityConfigSchema, isMcpConfig } from "
 export type { AnyCapabilityConfig, CapabilityConfig, McpCapabilityConfig } from "./config.js";
 
 export { dieWithParent, stdioSpawn } from "./mcp/launch.js";
-export type { StdioContext, StdioSpawn, StdioWrapper } from "./mcp/launch.js";
+export type { StdioContext, StdioSpawn, StdioWrapper, WrappedSpawn } from "./mcp/launch.js";
+export { sandboxedStdio } from "./mcp/sandbox.js";
+export type { SandboxedStdioOptions } from "./mcp/sandbox.js";
 export type { McpHttpConfig, McpServerConfig, McpStdioConfig } from "./mcp/config.js";
 export type { McpServerInfo } from "./mcp/runtime.js";
 export { mcpPolicy } from "./mcp/tools.js";

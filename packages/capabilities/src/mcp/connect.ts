@@ -37,6 +37,8 @@ export interface Connection {
   progress: ProgressTap;
   /** The stdio server's pid; undefined for HTTP. */
   pid: number | undefined;
+  /** Releases what the wrapper set up (e.g. the sandbox); after the client is closed. */
+  release: () => Promise<void>;
 }
 
 export interface ConnectOptions {
@@ -62,8 +64,10 @@ export async function connect(opts: ConnectOptions): Promise<Connection & { log:
   let transport: Transport;
   let log: WriteStream | undefined;
   let stdio: StdioClientTransport | undefined;
+  let release = (): Promise<void> => Promise.resolve();
   if (isStdio(opts.config)) {
-    const spawn = stdioSpawn(opts.config.command, opts.values, opts.config.cwd, opts.context, opts.wrap);
+    const { close, ...spawn } = await stdioSpawn(opts.config.command, opts.values, opts.config.cwd, opts.context, opts.wrap);
+    release = close ?? release;
     stdio = new StdioClientTransport({ ...spawn, stderr: "pipe" });
     mkdirSync(dirname(opts.logFile), { recursive: true });
     const stream = createWriteStream(opts.logFile, { flags: "a", mode: 0o600 });
@@ -78,10 +82,11 @@ export async function connect(opts: ConnectOptions): Promise<Connection & { log:
     await client.connect(transport, { signal: opts.signal, timeout: opts.timeoutMs });
   } catch (err) {
     await client.close().catch(() => undefined);
+    await release().catch(() => undefined);
     log?.end();
     throw err;
   }
   const progress = new ProgressTap();
   progress.attach(transport);
-  return { client, transport, progress, pid: stdio?.pid ?? undefined, log };
+  return { client, transport, progress, pid: stdio?.pid ?? undefined, log, release };
 }

@@ -16,11 +16,14 @@ export interface StdioContext {
   filesystem: "none" | "temp" | "workspace";
 }
 
+/** A wrapped command line, and what to release once its process has exited. */
+export type WrappedSpawn = StdioSpawn & { close?: () => Promise<void> };
+
 /**
  * Turns the server's own command line into the one that is spawned, e.g. wrapped in a sandbox.
  * `spec` is the configured argv with its (secret-expanded) environment and working directory.
  */
-export type StdioWrapper = (spec: StdioSpawn, context: StdioContext) => StdioSpawn;
+export type StdioWrapper = (spec: StdioSpawn, context: StdioContext) => WrappedSpawn | Promise<WrappedSpawn>;
 
 /** Variables of the Engine's environment a server may see; nothing else of it passes. */
 const PASS_THROUGH = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME", "TERM", "SHELL"];
@@ -37,14 +40,14 @@ export const dieWithParent: StdioWrapper = (spec) => {
 };
 
 /** The spawn of a configured stdio server: scrubbed environment plus its own, then `wrap`. */
-export function stdioSpawn(
+export async function stdioSpawn(
   command: readonly string[],
   env: Record<string, string>,
   cwd: string | undefined,
   context: StdioContext,
   wrap: StdioWrapper = dieWithParent,
   parentEnv: NodeJS.ProcessEnv = process.env,
-): StdioSpawn {
+): Promise<WrappedSpawn> {
   const base: Record<string, string> = {};
   for (const k of PASS_THROUGH) {
     const v = parentEnv[k];

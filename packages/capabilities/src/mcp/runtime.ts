@@ -52,6 +52,7 @@ export class McpRuntime {
   tools: ToolEntry[] = [];
   server: McpServerInfo | undefined;
   private client: Client | undefined;
+  private release: (() => Promise<void>) | undefined;
   private progress: ProgressTap | undefined;
   private log: WriteStream | undefined;
   private state: CapabilityState = "starting";
@@ -128,9 +129,11 @@ export class McpRuntime {
       });
       if (this.stopped || generation !== this.generation) {
         await conn.client.close().catch(() => undefined);
+        await conn.release().catch(() => undefined);
         return;
       }
       this.client = conn.client;
+      this.release = conn.release;
       this.progress = conn.progress;
       this.log = conn.log;
       const version = conn.client.getServerVersion();
@@ -148,7 +151,9 @@ export class McpRuntime {
     } catch (err) {
       if (this.stopped || generation !== this.generation) return;
       const message = this.opts.redactor.redact(err instanceof Error ? err.message : String(err));
+      // Nothing a restart would change: a missing secret, or no sandbox on this machine.
       if (err instanceof CapabilityError && err.code === "missing_credential") return this.set("failed", message);
+      if (err instanceof Error && err.name === "SandboxError") return this.set("failed", `MCP server ${this.config.id} cannot start in its sandbox: ${message}`);
       await this.onLost(`could not start: ${message}`);
     }
   }
@@ -226,6 +231,7 @@ export class McpRuntime {
     this.log?.end();
     this.log = undefined;
     await old?.close().catch(() => undefined);
+    await this.releaseLaunch();
     if (this.readyAt !== undefined && Date.now() - this.readyAt >= RESTART_BUDGET_RESET_MS) this.restarts = 0;
     this.readyAt = undefined;
     const budget = this.config.maxRestarts ?? 3;
@@ -280,6 +286,13 @@ export class McpRuntime {
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => undefined);
+    await this.releaseLaunch();
     this.log?.end();
+  }
+
+  private async releaseLaunch(): Promise<void> {
+    const release = this.release;
+    this.release = undefined;
+    await release?.().catch(() => undefined);
   }
 }

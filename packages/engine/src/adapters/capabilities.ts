@@ -1,8 +1,10 @@
 // ToolHost over @palisade/capabilities' CapabilityHost, the built-in capabilities merged with
 // the configured ones. The only file that knows the host's API.
-import { CapabilityHost, validateCapabilityConfigs } from "@palisade/capabilities";
+import { CapabilityHost, sandboxedStdio, validateCapabilityConfigs } from "@palisade/capabilities";
 import type { ToolEntry } from "@palisade/capabilities";
-import { dirname } from "node:path";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import type { CapabilityEntry, EngineConfig } from "../config.js";
 import { ConfigError } from "../errors.js";
 import type { ToolGroupInfo, ToolHost, ToolSpec } from "../ports.js";
@@ -41,7 +43,10 @@ class HostAdapter implements ToolHost {
   private groupList: ToolGroupInfo[] | undefined;
   private groupsOf: ToolSpec[] | undefined;
 
-  constructor(private readonly host: CapabilityHost) {}
+  constructor(
+    private readonly host: CapabilityHost,
+    private readonly cleanup: () => void = () => undefined,
+  ) {}
 
   catalog(): ToolSpec[] {
     const entries = this.host.catalog();
@@ -117,6 +122,7 @@ class HostAdapter implements ToolHost {
 
   async close(): Promise<void> {
     await this.host.stop();
+    this.cleanup();
   }
 }
 
@@ -135,11 +141,19 @@ export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
     if (problems) throw new ConfigError(problems.map((p) => ({ file: p.file ?? req.config.source ?? "config", path: p.path ?? "capabilities", message: p.message })));
     throw err;
   }
+  // Stdio MCP servers run sandboxed: each launch's proxy socket lives in a private (0700) directory.
+  const runRoot = mkdtempSync(join(tmpdir(), "palisade-mcp-"));
   const host = new CapabilityHost({
     dataDir: req.dataDir,
     capabilities: configs,
     onStatus: (s) => req.log(`capability ${s.id}: ${s.state}${s.message ? ` (${s.message})` : ""}`),
+    mcpWrap: sandboxedStdio({
+      workspace: req.workspace,
+      protect: [req.dataDir, ...(req.config.source ? [req.config.source] : []), ...(req.config.shield.policyFile ? [req.config.shield.policyFile] : [])],
+      runRoot,
+      onEgress: (id, e) => req.log(`capability ${id}: egress ${e.allowed ? "allowed" : "refused"} ${e.method} ${e.host}:${e.port}${e.reason ? ` (${e.reason})` : ""}`),
+    }),
   });
   await host.start();
-  return new HostAdapter(host);
+  return new HostAdapter(host, () => rmSync(runRoot, { recursive: true, force: true }));
 }
