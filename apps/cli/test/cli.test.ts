@@ -1,3 +1,7 @@
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/run-cli.js";
 import { COMMAND_TREE } from "../src/cli/tree.js";
@@ -17,6 +21,16 @@ describe("palisade command line", () => {
     expect(code).toBe(0);
     expect(io.out()).toContain(`Usage: palisade${path.length ? ` ${path.join(" ")}` : ""}`);
     expect(io.out()).toContain("--data-dir DIR");
+  });
+
+  it("capability credentials set stores a value read from stdin (for ${secret:name} of MCP servers)", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "palisade-cli-cred-"));
+    const io = captureIo();
+    (io.stdin as PassThrough).end("ghp_example_value\n");
+    expect(await runCli(["capability", "credentials", "set", "github", "github_token", "--data-dir", dataDir], io)).toBe(0);
+    expect(io.out()).toContain('stored github github_token for user "local"');
+    expect(readFileSync(join(dataDir, "credentials.json"), "utf8")).toContain("ghp_example_value");
+    expect(io.out()).not.toContain("ghp_example_value");
   });
 
   it("lists what exists for an unknown command", async () => {

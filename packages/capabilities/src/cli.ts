@@ -11,9 +11,10 @@
  *   credentials delete CAPABILITY NAME [--user ID] [--data-dir DIR]
  * Exit codes: 0 ok, 1 failure (invalid manifest, not ready, tool error), 2 usage.
  */
+import { mkdtempSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { homedir, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { saveArtifact } from "./artifacts/export.js";
@@ -25,6 +26,8 @@ import { CapabilityError, ValidationError } from "./errors.js";
 import { CapabilityHost } from "./host.js";
 import { loadManifest } from "./manifest/load.js";
 import { checkMcpServer, formatMcpCheck } from "./mcp/check.js";
+import type { StdioWrapper } from "./mcp/launch.js";
+import { sandboxedStdio } from "./mcp/sandbox.js";
 
 export interface CapabilityCliIo {
   stdout: { write(s: string): unknown };
@@ -85,7 +88,7 @@ export async function runCapabilityCli(argv: string[], io: CapabilityCliIo): Pro
       case "check": {
         if (rest.length === 0) throw new UsageError("check needs at least one MANIFEST (or the ID of an MCP server with --config FILE)");
         const servers = values.config === undefined ? [] : await mcpEntries(values.config, rest);
-        if (servers.length > 0) return await checkMcp(servers, dataDir, values.json === true, say);
+        if (servers.length > 0) return await withMcpSandbox({ workspace: cwd, dataDir, configFile }, (sandbox) => checkMcp(servers, { dataDir, ...sandbox }, values.json === true, say));
         return await check(rest, launch(values), dataDir, values.json === true, say);
       }
       case "call": {
@@ -96,7 +99,7 @@ export async function runCapabilityCli(argv: string[], io: CapabilityCliIo): Pro
         if (!mode) throw new UsageError("call needs --address ADDR or --command \"CMD ARGS\" (or, for an MCP server, its ID and --config FILE)");
         const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
         if (timeoutMs !== undefined && !(timeoutMs > 0)) throw new UsageError("--timeout must be a positive number of milliseconds");
-        return await call({ manifest, tool, argsText: argsText ?? "{}", mode, dataDir, out: values.out, timeoutMs, sessionId: values.session ?? "cli", userId: values.user ?? "local", json: values.json === true, yes: values.yes === true, cwd }, say, io);
+        return await call({ manifest, tool, argsText: argsText ?? "{}", mode, configFile, dataDir, out: values.out, timeoutMs, sessionId: values.session ?? "cli", userId: values.user ?? "local", json: values.json === true, yes: values.yes === true, cwd }, say, io);
       }
       case "credentials":
         return await credentials(rest, new UserCredentialStore(join(dataDir, "credentials.json")), values.user ?? "local", io, say);
@@ -138,10 +141,24 @@ async function mcpEntries(configFile: string, ids: string[]): Promise<McpCapabil
   });
 }
 
-async function checkMcp(servers: McpCapabilityConfig[], dataDir: string, json: boolean, say: (s: string) => void): Promise<number> {
+/**
+ * Stdio MCP servers run in the sandbox the Engine gives them, with the current directory as
+ * the workspace: what `check` and `call` see is what the Engine will.
+ */
+async function withMcpSandbox<T>(where: { workspace: string; dataDir: string; configFile: string }, run: (options: { mcpWrap: StdioWrapper }) => Promise<T>): Promise<T> {
+  const runRoot = mkdtempSync(join(tmpdir(), "palisade-mcp-"));
+  try {
+    const protect = [resolve(where.workspace, where.dataDir), resolve(where.workspace, where.configFile)];
+    return await run({ mcpWrap: sandboxedStdio({ workspace: resolve(where.workspace), protect, runRoot }) });
+  } finally {
+    rmSync(runRoot, { recursive: true, force: true });
+  }
+}
+
+async function checkMcp(servers: McpCapabilityConfig[], options: { dataDir: string; mcpWrap: StdioWrapper }, json: boolean, say: (s: string) => void): Promise<number> {
   const reports = [];
   for (const c of servers) {
-    const r = await checkMcpServer(c, { dataDir });
+    const r = await checkMcpServer(c, options);
     reports.push(r);
     if (!json) say(formatMcpCheck(r));
   }
@@ -213,19 +230,25 @@ interface CallRequest {
   json: boolean;
   yes: boolean;
   cwd: string;
+  configFile: string;
 }
 
 async function call(req: CallRequest, say: (s: string) => void, io: CapabilityCliIo): Promise<number> {
-  let args: unknown;
   try {
-    args = JSON.parse(req.argsText);
+    JSON.parse(req.argsText);
   } catch {
     throw new UsageError(`ARGS_JSON is not valid JSON: ${req.argsText}`);
   }
   const mode = req.mode;
   const id = "mcp" in mode ? mode.mcp.id : (await loadManifest(req.manifest)).id;
   const config: AnyCapabilityConfig = "mcp" in mode ? mode.mcp : { id, manifest: req.manifest, ...mode, ...(mode.command ? { cwd: req.cwd } : {}) };
-  const host = new CapabilityHost({ dataDir: req.dataDir, capabilities: [config] });
+  if ("mcp" in mode) return withMcpSandbox({ workspace: req.cwd, dataDir: req.dataDir, configFile: req.configFile }, (sandbox) => callWith(req, id, config, sandbox, say, io));
+  return callWith(req, id, config, {}, say, io);
+}
+
+async function callWith(req: CallRequest, id: string, config: AnyCapabilityConfig, extra: { mcpWrap?: StdioWrapper }, say: (s: string) => void, io: CapabilityCliIo): Promise<number> {
+  const args: unknown = JSON.parse(req.argsText);
+  const host = new CapabilityHost({ dataDir: req.dataDir, capabilities: [config], ...extra });
   try {
     const [status] = await host.start();
     if (status?.state !== "ready") throw new CapabilityError("not_ready", status?.message ?? "not ready");

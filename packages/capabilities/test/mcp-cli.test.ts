@@ -6,18 +6,21 @@ import { runCapabilityCli } from "@palisade/capabilities";
 import { tempDir } from "./helpers.js";
 import { everythingConfig, filesystemConfig } from "./mcp-helpers.js";
 
+const dir = tempDir();
+const work = tempDir("palisade-mcp-cli-ws-");
+
+// The current directory is the workspace: the only host directory a sandboxed server can see
+// besides the read-only system (its /tmp is its own).
 function io() {
   const out: string[] = [];
   const err: string[] = [];
   return {
-    io: { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: {} },
+    io: { stdout: { write: (s: string) => out.push(s) }, stderr: { write: (s: string) => err.push(s) }, env: {}, cwd: work },
     out: () => out.join(""),
     err: () => err.join(""),
   };
 }
 
-const dir = tempDir();
-const work = tempDir("palisade-mcp-cli-ws-");
 writeFileSync(join(work, "readme.md"), "# hi\n");
 const config = join(dir, "config.yaml");
 writeFileSync(config, stringify({ capabilities: [everythingConfig(), filesystemConfig(work)] }));

@@ -138,6 +138,7 @@ export const COMMAND_TREE: CommandSpec = {
         { name: "list", summary: "list configured capabilities and their tools", passThrough: true, run: runDelegated(DELEGATES.capability) },
         { name: "check", summary: "validate a capability manifest and health-check the server", passThrough: true, run: runDelegated(DELEGATES.capability) },
         { name: "call", summary: "invoke one tool of a capability directly", passThrough: true, run: runDelegated(DELEGATES.capability) },
+        { name: "credentials", summary: "set, list or delete stored credentials (values read from stdin)", passThrough: true, run: runDelegated(DELEGATES.capability) },
       ],
     },
     {

@@ -50,6 +50,8 @@ export interface ConnectOptions {
   /** stdio stderr is appended here, redacted. */
   logFile: string;
   redact: (text: string) => string;
+  /** Each redacted stderr chunk, as it comes. */
+  onStderr?: (text: string) => void;
   timeoutMs: number;
   signal: AbortSignal;
   /** Set before connecting, so no early notification is lost. */
@@ -73,7 +75,11 @@ export async function connect(opts: ConnectOptions): Promise<Connection & { log:
     const stream = createWriteStream(opts.logFile, { flags: "a", mode: 0o600 });
     log = stream;
     stream.write(`[palisade] ${new Date().toISOString()} starting ${JSON.stringify(opts.config.command)}\n`);
-    stdio.stderr?.on("data", (buf: Buffer) => stream.write(opts.redact(buf.toString("utf8"))));
+    stdio.stderr?.on("data", (buf: Buffer) => {
+      const text = opts.redact(buf.toString("utf8"));
+      stream.write(text);
+      opts.onStderr?.(text);
+    });
     transport = stdio;
   } else {
     transport = new StreamableHTTPClientTransport(new URL(opts.config.url), { requestInit: { headers: opts.values } });

@@ -58,6 +58,7 @@ export class McpRuntime {
   private state: CapabilityState = "starting";
   private message = "starting";
   private warnings: string[] = [];
+  private readonly tail: string[] = [];
   private restarts = 0;
   private readyAt: number | undefined;
   private stopped = false;
@@ -94,6 +95,7 @@ export class McpRuntime {
       toolCount: this.tools.length,
       restarts: this.restarts,
       warnings: this.warnings,
+      ...(this.state === "failed" && this.tail.length > 0 ? { logTail: this.tail.slice(-20) } : {}),
     };
   }
 
@@ -116,6 +118,10 @@ export class McpRuntime {
         context: { capabilityId: this.config.id, network: networkOf(this.config), filesystem: this.config.filesystem ?? "workspace" },
         logFile: this.logFile,
         redact: (t) => this.opts.redactor.redact(t),
+        onStderr: (text) => {
+          for (const line of text.split("\n")) if (line.trim() !== "") this.tail.push(line);
+          this.tail.splice(0, Math.max(0, this.tail.length - 20));
+        },
         timeoutMs: this.opts.startupTimeoutMs,
         signal: this.stopping.signal,
         setup: (client) => {
@@ -236,12 +242,13 @@ export class McpRuntime {
     this.readyAt = undefined;
     const budget = this.config.maxRestarts ?? 3;
     if (this.restarts >= budget) {
-      const where = isStdio(this.config.mcp) ? `; see ${this.logFile}` : "";
-      this.set("failed", `MCP server ${this.config.id} ${why}, after ${this.restarts} restart${this.restarts === 1 ? "" : "s"}${where}`);
+      const lines = this.tail.slice(-10);
+      const where = isStdio(this.config.mcp) ? `; see ${this.logFile}${lines.length > 0 ? `; last log lines:\n${lines.join("\n")}` : ""}` : "";
+      this.set("failed", `MCP server ${this.config.id}: ${why}, after ${this.restarts} restart${this.restarts === 1 ? "" : "s"}${where}`);
       return;
     }
     this.restarts++;
-    this.set("starting", `MCP server ${why}; restarting (${this.restarts}/${budget})`);
+    this.set("starting", `MCP server ${this.config.id}: ${why}; restarting (${this.restarts}/${budget})`);
     await new Promise((r) => setTimeout(r, Math.min(200 * this.restarts, 2000)));
     if (!this.stopped) await this.launch();
   }
