@@ -80,7 +80,9 @@ export async function prepareSandbox(options: PrepareOptions): Promise<PreparedS
   writeFileSync(emptyFile, "", { mode: 0o400 });
 
   const facts = options.facts ?? hostFacts(spec.home);
-  const mounts = planMounts({ ...spec, sockets: [...(spec.sockets ?? []), sockDir], protect: [...(spec.protect ?? []), runDir] }, facts);
+  const node = options.node ?? process.execPath;
+  const code = [node, INIT, ...options.command.filter((a) => path.isAbsolute(a) && existsSync(a)), ...(spec.code ?? [])];
+  const mounts = planMounts({ ...spec, code, sockets: [...(spec.sockets ?? []), sockDir], protect: [...(spec.protect ?? []), runDir] }, facts);
   const workspaceReal = spec.filesystem === "workspace" && spec.workspace ? facts.inspect(spec.workspace).real : undefined;
   const cwd = spec.cwd ?? workspaceReal ?? "/";
 
@@ -118,7 +120,7 @@ export async function prepareSandbox(options: PrepareOptions): Promise<PreparedS
     }
     argv.push(bwrap, ...bwrapArgs({ mounts, cwd, emptyFile }));
     if (prlimit && rlimitArgs.length > 0) argv.push(prlimit, ...rlimitArgs, "--");
-    if (relayArgs.length > 0) argv.push(options.node ?? process.execPath, INIT, ...relayArgs, "--");
+    if (relayArgs.length > 0) argv.push(node, INIT, ...relayArgs, "--");
     argv.push(...options.command);
 
     let closed = false;

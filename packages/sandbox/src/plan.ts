@@ -61,12 +61,24 @@ export function planMounts(spec: SandboxSpec, facts: HostFacts): Mount[] {
     const f = existing(p, "sandbox.read_only entry");
     if (f.kind !== "missing") add({ op: "ro-bind", src: f.real, dest: f.real }, 1);
   }
+  // Code under /tmp: bind its top directory (/tmp/<name>) back read-only, so the sandbox can run
+  // it, and let hiding apply below it again.
+  const codeRoots = new Set<string>();
+  for (const p of spec.code ?? []) {
+    const f = existing(p, "code path");
+    if (f.kind === "missing" || !isWithin(f.real, "/tmp") || f.real === "/tmp") continue;
+    const top = path.join("/tmp", f.real.slice("/tmp/".length).split("/")[0] ?? "");
+    if (codeRoots.has(top)) continue;
+    codeRoots.add(top);
+    add({ op: "ro-bind", src: top, dest: top }, 1);
+  }
   const hidden = [...defaultHidden(facts.home, facts.homes()), ...(spec.hide ?? []), ...(spec.protect ?? [])];
   const seen = new Set<string>();
   for (const p of hidden) {
     const f = existing(p, "sandbox.hide entry");
     if (f.kind === "missing" || f.real === "/" || seen.has(f.real)) continue;
-    if (PRIVATE_ROOTS.some((r) => isWithin(f.real, r))) continue;
+    const reboundCode = [...codeRoots].some((r) => isWithin(f.real, r));
+    if (!reboundCode && PRIVATE_ROOTS.some((r) => isWithin(f.real, r))) continue;
     seen.add(f.real);
     add(f.kind === "dir" ? { op: "tmpfs", dest: f.real, sizeBytes: 4096, readOnly: true } : { op: "hide-file", dest: f.real }, 2);
   }

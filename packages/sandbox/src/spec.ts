@@ -28,6 +28,12 @@ export interface SandboxSpec {
   cwd?: string;
   /** Paths bound read-write at the same place, not subject to hiding (e.g. the launch's socket directory). */
   sockets?: readonly string[];
+  /**
+   * The programs run inside (the Node binary, scripts, their packages). They are visible through
+   * the read-only system anyway, except under /tmp, which the sandbox replaces with its own: there
+   * the top directory holding each (e.g. a checkout in /tmp/build) is bound back read-only.
+   */
+  code?: readonly string[];
 }
 
 /** Resource limits, as a manifest's `resources` gives them. Absent: not limited. */

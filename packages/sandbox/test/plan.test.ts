@@ -23,6 +23,22 @@ const host = facts(["/home/alice/", "/home/bob/", "/home/alice/.ssh/", "/home/al
 });
 
 describe("planMounts", () => {
+  it("binds code that lives under /tmp back read-only (its top directory), and still hides protected paths below it", () => {
+    const tmpHost = facts(["/tmp/", "/tmp/build/", "/tmp/build/node/bin/node", "/tmp/build/app/main.js", "/tmp/build/.palisade-data/", "/tmp/other/", "/home/alice/"]);
+    const mounts = planMounts(
+      { filesystem: "temp", network: "none", code: ["/tmp/build/node/bin/node", "/tmp/build/app/main.js", "/usr/bin/env"], protect: ["/tmp/build/.palisade-data", "/tmp/other"] },
+      tmpHost,
+    );
+    const tmpfsAt = mounts.findIndex((m) => m.op === "tmpfs" && m.dest === "/tmp");
+    const bindAt = mounts.findIndex((m) => m.op === "ro-bind" && m.dest === "/tmp/build");
+    const hideAt = mounts.findIndex((m) => m.op === "tmpfs" && m.dest === "/tmp/build/.palisade-data");
+    expect(bindAt).toBeGreaterThan(tmpfsAt);
+    expect(hideAt).toBeGreaterThan(bindAt);
+    expect(mounts.filter((m) => m.op === "ro-bind" && m.dest.startsWith("/tmp"))).toEqual([{ op: "ro-bind", src: "/tmp/build", dest: "/tmp/build" }]);
+    // Not rebound, so the private /tmp already hides it: no mount needed.
+    expect(mounts.some((m) => m.dest === "/tmp/other")).toBe(false);
+  });
+
   it("binds the workspace read-write over a read-only system with a private /tmp", () => {
     const mounts = planMounts({ filesystem: "workspace", workspace: "/home/alice/proj", network: "none" }, host);
     expect(mounts.slice(0, 2)).toEqual([
