@@ -25,6 +25,6 @@ const cap = defineCapability({
     },
   ],
 });
-const server = await serveCapability(cap, { port: 0, log: () => undefined });
+const server = await serveCapability(cap, { port: 0, insecureDev: true, log: () => undefined });
 process.send?.({ address: server.address });
 process.on("disconnect", () => void server.close().then(() => process.exit(0)));

@@ -5,7 +5,7 @@ import { defineCapability, serveCapability } from "@palisade/capability-sdk";
 
 const server = await serveCapability(
   defineCapability({ id: "noop", tools: [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object" }, handler: async () => ({ ok: true }) }] }),
-  { port: 0, log: () => undefined },
+  { port: 0, insecureDev: true, log: () => undefined },
 );
 process.send?.({ address: server.address });
 process.on("disconnect", () => void server.close().then(() => process.exit(0)));

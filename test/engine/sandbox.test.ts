@@ -21,6 +21,7 @@ beforeAll(async () => {
       "  - id: secret",
       `    manifest: ${join(cap, "manifest.yaml")}`,
       `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(join(cap, "main.mjs"))}]`,
+      "    protocol: palisade",
       `    credentials: { SECRET_TOKEN: ${JSON.stringify(SECRET)} }`,
     ],
   });

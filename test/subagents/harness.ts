@@ -48,7 +48,7 @@ export async function startLab(rules: ScriptRule[], options: Partial<StartEngine
   config.model = { name: "scripted-model", baseUrl: model.baseURL, apiKey: MODEL_KEY, contextWindow: 128_000 };
   config.capabilities = [
     ...["files", "shell", "http", "documents", "mail"].map((id) => ({ id, enabled: false })),
-    { id: "lab", manifest: join(here, "fixtures", "lab.yaml"), command: [process.execPath, join(here, "fixtures", "lab.mjs")], credentials: { LAB_KEY: LAB_SECRET } },
+    { id: "lab", manifest: join(here, "fixtures", "lab.yaml"), command: [process.execPath, join(here, "fixtures", "lab.mjs")], protocol: "palisade", credentials: { LAB_KEY: LAB_SECRET } },
   ];
   config.limits.approvalTimeoutMs = 20_000;
   const logs: string[] = [];

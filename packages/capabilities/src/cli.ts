@@ -18,6 +18,7 @@ import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { parse as parseYaml } from "yaml";
 import { saveArtifact } from "./artifacts/export.js";
+import { describeChannel } from "./launch/channel.js";
 import { defaultPolicy } from "./catalog.js";
 import { isMcpConfig, validateCapabilityConfigs } from "./config.js";
 import type { AnyCapabilityConfig, CapabilityConfig, McpCapabilityConfig } from "./config.js";
@@ -50,9 +51,9 @@ export type CallJudge = (call: {
 
 const USAGE = `usage:
   palisade capability list [--config FILE] [--json]
-  palisade capability check MANIFEST... [--address ADDR | --command "CMD ARGS"] [--json]
+  palisade capability check MANIFEST... [--address ADDR | --command "CMD ARGS" [--protocol palisade|selu]] [--json]
   palisade capability check ID... --config FILE [--json]          (MCP servers named in the config)
-  palisade capability call MANIFEST TOOL [ARGS_JSON] (--address ADDR | --command "CMD ARGS") [--out DIR] [--timeout MS] [--session ID] [--user ID] [--json] [--yes]
+  palisade capability call MANIFEST TOOL [ARGS_JSON] (--address ADDR | --command "CMD ARGS" [--protocol palisade|selu]) [--out DIR] [--timeout MS] [--session ID] [--user ID] [--json] [--yes]
   palisade capability call ID TOOL [ARGS_JSON] --config FILE [--out DIR] [...]   (an MCP server named in the config)
   palisade capability credentials set|list|delete [CAPABILITY NAME] [--user ID]   (set reads the value from stdin)
 every command also takes --data-dir DIR and --config FILE
@@ -65,6 +66,7 @@ const options = {
   "data-dir": { type: "string" },
   address: { type: "string" },
   command: { type: "string" },
+  protocol: { type: "string" },
   out: { type: "string" },
   timeout: { type: "string" },
   session: { type: "string" },
@@ -116,7 +118,7 @@ export async function runCapabilityCli(argv: string[], io: CapabilityCliIo): Pro
   }
 }
 
-type Mode = Pick<CapabilityConfig, "address" | "command"> | { mcp: McpCapabilityConfig };
+type Mode = Pick<CapabilityConfig, "address" | "command" | "protocol"> | { mcp: McpCapabilityConfig };
 
 async function readConfigs(configFile: string): Promise<AnyCapabilityConfig[]> {
   let text: string;
@@ -166,10 +168,13 @@ async function checkMcp(servers: McpCapabilityConfig[], options: { dataDir: stri
   return reports.every((r) => r.ok) ? 0 : 1;
 }
 
-function launch(values: { address?: string; command?: string }): Mode | undefined {
+function launch(values: { address?: string; command?: string; protocol?: string }): Mode | undefined {
   if (values.address && values.command) throw new UsageError("use --address or --command, not both");
+  const protocol = values.protocol;
+  if (protocol !== undefined && protocol !== "palisade" && protocol !== "selu") throw new UsageError(`--protocol must be palisade or selu, got "${protocol}"`);
+  if (protocol !== undefined && !values.command) throw new UsageError("--protocol is only used with --command");
   if (values.address) return { address: values.address };
-  if (values.command) return { command: values.command.split(/\s+/).filter((s) => s !== "") };
+  if (values.command) return { command: values.command.split(/\s+/).filter((s) => s !== ""), ...(protocol ? { protocol } : {}) };
   return undefined;
 }
 
@@ -183,10 +188,24 @@ async function list(configFile: string, json: boolean, say: (s: string) => void)
     }
     const m = await loadManifest(c.manifest);
     const mode = c.command ? "command" : c.address ? "address" : c.image || m.image ? "image" : "none";
-    out.push({ id: c.id, launch: mode, enabled: c.enabled !== false, tools: m.tools.map((t) => ({ name: `${m.id}__${t.name}`, policy: defaultPolicy(t) })), dynamic: m.toolSource === "dynamic" });
+    const channel = mode === "none" ? undefined : describeChannel(c, m.image);
+    out.push({
+      id: c.id,
+      launch: mode,
+      enabled: c.enabled !== false,
+      ...(channel ? { channel: channel.description, unauthenticated: channel.warning !== undefined } : {}),
+      ...(channel?.warning ? { warning: channel.warning } : {}),
+      tools: m.tools.map((t) => ({ name: `${m.id}__${t.name}`, policy: defaultPolicy(t) })),
+      dynamic: m.toolSource === "dynamic",
+    });
   }
   if (json) say(JSON.stringify(out, null, 2));
-  else for (const c of out) say(`${c.id} (${c.launch}${c.enabled ? "" : ", disabled"})${c.dynamic ? " tools discovered at runtime" : ""}\n${c.tools.map((t) => `  ${t.name}  [${t.policy}]`).join("\n")}`);
+  else {
+    for (const c of out) {
+      const channel = c.channel ? `\n  channel: ${c.channel}${c.warning ? `\n  WARNING: ${c.warning}` : ""}` : "";
+      say(`${c.id} (${c.launch}${c.enabled ? "" : ", disabled"})${c.dynamic ? " tools discovered at runtime" : ""}${channel}\n${c.tools.map((t) => `  ${t.name}  [${t.policy}]`).join("\n")}`);
+    }
+  }
   return 0;
 }
 

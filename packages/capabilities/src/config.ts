@@ -1,3 +1,4 @@
+import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { Ajv } from "ajv";
 import { ValidationError } from "./errors.js";
@@ -13,12 +14,26 @@ export interface CapabilityConfig {
   id: string;
   /** Path of `manifest.yaml` (or of its directory). */
   manifest: string;
-  /** Spawn a local process: argv, with PORT set to a free port in a scrubbed environment. */
+  /** Spawn a local process (argv) in a scrubbed environment; how it is reached: `protocol`. */
   command?: string[];
+  /**
+   * How a `command` is launched and reached. `palisade` (capabilities written with the Palisade
+   * SDK, the built-ins): a unix socket in the Engine's 0700 runtime directory and a per-launch
+   * secret required on every call. `selu` (the default: servers that only know the Selu
+   * convention): PORT on 127.0.0.1, no authentication, so any local process can call it.
+   */
+  protocol?: "palisade" | "selu";
   cwd?: string;
   env?: Record<string, string>;
-  /** Reach an already running server: `host:port` or `unix:/path`. */
+  /**
+   * Reach an already running server: `host:port` or `unix:/path`. A non-loopback host is reached
+   * over TLS (system roots, or `tls.ca`) unless `insecure: true`.
+   */
   address?: string;
+  /** TLS for `address`: CA to verify the server with, and a client certificate and key (mTLS). */
+  tls?: CapabilityTlsConfig;
+  /** Plain TCP to a non-loopback `address` (no TLS): anyone on the path can read and change calls. */
+  insecure?: boolean;
   /** Run a Docker image (needs a Docker engine). Defaults to the manifest's `image` when no mode is set. */
   image?: string;
   /** Host directory for `filesystem: workspace` capabilities run from an image. */
@@ -59,6 +74,17 @@ export function isMcpConfig(c: AnyCapabilityConfig): c is McpCapabilityConfig {
   return "mcp" in c && c.mcp !== undefined;
 }
 
+export interface CapabilityTlsConfig {
+  /** PEM file of the CA (or self-signed certificate) the server's certificate must chain to; default: system roots. */
+  ca?: string;
+  /** PEM client certificate (mTLS); needs `key`. */
+  cert?: string;
+  /** PEM private key of `cert`. */
+  key?: string;
+  /** Name to verify the server's certificate against, when it differs from the address's host. */
+  serverName?: string;
+}
+
 const positive = { type: "integer", minimum: 1 } as const;
 const stringMap = { type: "object", additionalProperties: { type: "string" } } as const;
 
@@ -70,9 +96,16 @@ export const capabilityConfigSchema = {
     id: { type: "string", pattern: ID_PATTERN, description: "must be lowercase letters, digits and single hyphens" },
     manifest: { type: "string", minLength: 1 },
     command: { type: "array", minItems: 1, items: { type: "string", minLength: 1 } },
+    protocol: { enum: ["palisade", "selu"] },
     cwd: { type: "string", minLength: 1 },
     env: stringMap,
     address: { type: "string", pattern: "^(unix:.+|[^\\s:]+:\\d+|\\[[0-9a-fA-F:.]+\\]:\\d+)$", description: "must be host:port, [ipv6]:port or unix:/path" },
+    tls: {
+      type: "object",
+      additionalProperties: false,
+      properties: { ca: { type: "string", minLength: 1 }, cert: { type: "string", minLength: 1 }, key: { type: "string", minLength: 1 }, serverName: { type: "string", minLength: 1 } },
+    },
+    insecure: { type: "boolean" },
     image: { type: "string", minLength: 1 },
     workspace: { type: "string", minLength: 1 },
     enabled: { type: "boolean" },
@@ -143,6 +176,8 @@ export function validateCapabilityConfigs(
     const modes = (["command", "address", "image"] as const).filter((m) => c[m] !== undefined);
     if (modes.length > 1) problems.push({ file, path: at, message: `set only one of command, address, image (got ${modes.join(", ")})` });
     if (c.cwd !== undefined && c.command === undefined) problems.push({ file, path: `${at}.cwd`, message: "is only used with command" });
+    if (c.protocol !== undefined && c.command === undefined) problems.push({ file, path: `${at}.protocol`, message: "is only used with command" });
+    problems.push(...channelProblems(c, at, options.baseDir).map((p) => ({ file, ...p })));
   });
   if (problems.length > 0) throw new ValidationError("invalid_config", file, problems);
   const baseDir = options.baseDir;
@@ -156,6 +191,7 @@ export function validateCapabilityConfigs(
           manifest: absolute(baseDir, c.manifest),
           ...(c.cwd === undefined ? {} : { cwd: absolute(baseDir, c.cwd) }),
           ...(c.workspace === undefined ? {} : { workspace: absolute(baseDir, c.workspace) }),
+          ...(c.tls === undefined ? {} : { tls: tlsPaths(baseDir, c.tls) }),
         },
   );
 }
@@ -163,6 +199,55 @@ export function validateCapabilityConfigs(
 function mcpPaths(c: McpCapabilityConfig, baseDir: string): McpCapabilityConfig {
   if (!("command" in c.mcp) || c.mcp.cwd === undefined) return c;
   return { ...c, mcp: { ...c.mcp, cwd: absolute(baseDir, c.mcp.cwd) } };
+}
+
+/** True for `127.x.x.x:port`, `localhost:port` and `[::1]:port`: a host name that merely resolves to loopback is not. */
+export function isLoopbackAddress(address: string): boolean {
+  const m = /^(.*):(\d{1,5})$/.exec(address);
+  const host = m?.[1] ?? "";
+  return host === "localhost" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** TLS and `insecure`: only for TCP addresses, not both, the files readable. */
+function channelProblems(c: CapabilityConfig, at: string, baseDir: string | undefined): Omit<Problem, "file">[] {
+  const out: Omit<Problem, "file">[] = [];
+  const tcp = c.address !== undefined && !c.address.startsWith("unix:");
+  if (c.tls !== undefined && !tcp) out.push({ path: `${at}.tls`, message: "is only used with a host:port address (a unix socket or a launched command has no TLS)" });
+  if (c.insecure !== undefined && !tcp) out.push({ path: `${at}.insecure`, message: "is only used with a host:port address" });
+  if (c.tls !== undefined && c.insecure === true) out.push({ path: `${at}.insecure`, message: "contradicts tls: remove one of them" });
+  const tls = c.tls;
+  if (tls === undefined || !tcp) return out;
+  if ((tls.cert === undefined) !== (tls.key === undefined)) {
+    out.push({ path: `${at}.tls.${tls.cert === undefined ? "cert" : "key"}`, message: "is required with tls.cert and tls.key: a client certificate needs its private key (set both, or neither)" });
+  }
+  for (const field of ["ca", "cert", "key"] as const) {
+    const p = tls[field];
+    if (p === undefined) continue;
+    const full = baseDir === undefined ? p : absolute(baseDir, p);
+    const problem = unreadableFile(full);
+    if (problem) out.push({ path: `${at}.tls.${field}`, message: `${problem}: give the path of a PEM file` });
+  }
+  return out;
+}
+
+function unreadableFile(path: string): string | undefined {
+  try {
+    if (!statSync(path).isFile()) return `${path} is not a file`;
+    accessSync(path, constants.R_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "ENOENT" ? `${path} does not exist` : `cannot read ${path} (${code ?? String(err)})`;
+  }
+}
+
+function tlsPaths(baseDir: string, tls: CapabilityTlsConfig): CapabilityTlsConfig {
+  return {
+    ...tls,
+    ...(tls.ca === undefined ? {} : { ca: absolute(baseDir, tls.ca) }),
+    ...(tls.cert === undefined ? {} : { cert: absolute(baseDir, tls.cert) }),
+    ...(tls.key === undefined ? {} : { key: absolute(baseDir, tls.key) }),
+  };
 }
 
 function absolute(baseDir: string, p: string): string {

@@ -15,6 +15,7 @@ import type { Manifest } from "./manifest/types.js";
 import type { StdioWrapper } from "./mcp/launch.js";
 import { McpRuntime } from "./mcp/runtime.js";
 import type { McpServerInfo } from "./mcp/runtime.js";
+import { RunDir, defaultRunBase } from "./launch/run-dir.js";
 import { CapabilityRuntime } from "./runtime.js";
 import type { CapabilityStatus } from "./runtime.js";
 
@@ -47,6 +48,13 @@ export interface CapabilityHostOptions {
   docker?: string;
   /** Turns a stdio MCP server's command line into the spawned one (e.g. a sandbox). */
   mcpWrap?: StdioWrapper;
+  /**
+   * Directory in which the Engine's 0700 runtime directory for capability sockets is created
+   * (default: $XDG_RUNTIME_DIR when private, else the system temp dir). Removed on stop.
+   */
+  runtimeBase?: string;
+  /** Warnings for people, e.g. a capability reachable without authentication (default: stderr). */
+  log?: (line: string) => void;
 }
 
 /** One streamed event of `invokeStream`. */
@@ -69,6 +77,8 @@ export class CapabilityHost {
   private readonly credentials: CredentialSource;
   private readonly redactor = new SecretRedactor();
   private sweeper: NodeJS.Timeout | undefined;
+  private runDir: Promise<RunDir> | undefined;
+  private readonly runtimeBase: string | undefined;
 
   constructor(options: CapabilityHostOptions) {
     this.artifacts = options.artifacts ?? new DiskArtifactStore({ dir: join(options.dataDir, "artifacts") });
@@ -84,6 +94,8 @@ export class CapabilityHost {
       healthCallTimeoutMs: options.healthCallTimeoutMs ?? 2_000,
       redact: (t: string) => this.redactor.redact(t),
       onStatus: options.onStatus ?? (() => undefined),
+      log: options.log ?? ((line: string) => void process.stderr.write(`${line}\n`)),
+      socketFor: async (id: string) => (await this.runDirectory()).socketFor(id, options.capabilities.findIndex((c) => c.id === id)),
       docker: options.docker ?? "docker",
     };
     const mcpOptions = {
@@ -94,6 +106,7 @@ export class CapabilityHost {
       ...(options.mcpWrap ? { wrap: options.mcpWrap } : {}),
     };
     this.runtimes = options.capabilities.map((c) => (isMcpConfig(c) ? new McpRuntime(c, mcpOptions) : new CapabilityRuntime(c, runtimeOptions)));
+    this.runtimeBase = options.runtimeBase;
   }
 
   /** Starts every capability and waits for each to be ready or to fail; never throws. */
@@ -109,6 +122,15 @@ export class CapabilityHost {
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
     await Promise.all(this.runtimes.map((r) => r.stop()));
+    const dir = this.runDir;
+    this.runDir = undefined;
+    if (dir) await (await dir.catch(() => undefined))?.remove();
+  }
+
+  /** The 0700 runtime directory, created on the first launch that needs a socket. */
+  private runDirectory(): Promise<RunDir> {
+    this.runDir ??= (async () => RunDir.create(this.runtimeBase ?? (await defaultRunBase())))();
+    return this.runDir;
   }
 
   status(): CapabilityStatus[] {

@@ -1,12 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { RpcError, createClient } from "@palisade/protocol";
+import type { ClientOptions } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
 import type { CapabilityClient } from "./artifacts/transfer.js";
 import { parseDiscoveredTools, toolEntries } from "./catalog.js";
 import type { ToolEntry } from "./catalog.js";
 import type { CapabilityConfig } from "./config.js";
 import { CapabilityError } from "./errors.js";
+import { addressCredentials, describeChannel } from "./launch/channel.js";
 import { dockerRunArgs, requireDocker, run } from "./launch/docker.js";
 import { CapabilityProcess, describeExit, freePort } from "./launch/process.js";
 import { loadManifest } from "./manifest/load.js";
@@ -22,11 +24,13 @@ export interface CapabilityStatus {
   message: string;
   launchMode: LaunchMode;
   address?: string;
+  /** How the Engine reaches it and who else can (e.g. "loopback TCP (Selu PORT convention), unauthenticated"). */
+  channel: string;
   toolCount: number;
   restarts: number;
   /** Last lines of the process log, when it failed (command mode). */
   logTail?: string[];
-  /** Manifest fields Palisade ignored. */
+  /** Manifest fields Palisade ignored, and an unauthenticated or unencrypted channel. */
   warnings: string[];
 }
 
@@ -38,6 +42,10 @@ export interface RuntimeOptions {
   healthCallTimeoutMs: number;
   redact: (text: string) => string;
   onStatus: (status: CapabilityStatus) => void;
+  /** Warnings for people (an unauthenticated channel). */
+  log: (line: string) => void;
+  /** A fresh socket path in the Engine's 0700 runtime directory for capability `id`. */
+  socketFor: (id: string) => Promise<string>;
   docker: string;
 }
 
@@ -81,16 +89,18 @@ export class CapabilityRuntime {
   }
 
   status(): CapabilityStatus {
+    const channel = describeChannel(this.config, this.manifest?.image);
     return {
       id: this.config.id,
       state: this.state,
       message: this.message,
       launchMode: this.launchMode,
       ...(this.address ? { address: this.address } : {}),
+      channel: channel.description,
       toolCount: this.tools.length,
       restarts: this.restarts,
       ...(this.logTail ? { logTail: this.logTail } : {}),
-      warnings: this.manifest?.warnings ?? [],
+      warnings: [...(channel.warning ? [channel.warning] : []), ...(this.manifest?.warnings ?? [])],
     };
   }
 
@@ -121,12 +131,14 @@ export class CapabilityRuntime {
 
   private async launch(): Promise<void> {
     this.set("starting", "starting");
-    this.address = await this.spawnOrLocate();
+    const { address, client } = await this.spawnOrLocate();
+    this.address = address;
     this.client?.close();
     // Short reconnect backoff: a process that is still starting must be seen soon after it listens.
-    this.client = createClient(Capability, this.address, {
+    this.client = createClient(Capability, address, {
       defaultTimeoutMs: 120_000,
-      channelOptions: { "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 1000 },
+      ...client,
+      channelOptions: { "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 1000, ...client.channelOptions },
     });
     const health = await this.waitHealthy();
     if (this.stopped) return;
@@ -143,18 +155,38 @@ export class CapabilityRuntime {
     this.scheduleRecheck();
   }
 
-  private async spawnOrLocate(): Promise<string> {
+  private warnedChannel = false;
+
+  /** Where the capability is and how the client reaches it (a launch secret, TLS). */
+  private async spawnOrLocate(): Promise<{ address: string; client: ClientOptions }> {
     const c = this.config;
-    if (c.address) return c.address;
+    const channel = describeChannel(c, this.manifest?.image);
+    if (channel.warning && !this.warnedChannel) {
+      this.warnedChannel = true;
+      this.opts.log(`WARNING: ${channel.warning}`);
+    }
+    if (c.address) {
+      const tls = addressCredentials(c);
+      return { address: c.address, client: { channelCredentials: tls.credentials, channelOptions: tls.options } };
+    }
     if (c.command) {
-      const port = await freePort();
-      const proc = CapabilityProcess.start(
-        { command: c.command, ...(c.cwd ? { cwd: c.cwd } : {}), env: c.env ?? {}, logFile: join(this.opts.logDir, `${c.id}.log`), redact: this.opts.redact },
-        port,
-      );
+      const spec = { command: c.command, ...(c.cwd ? { cwd: c.cwd } : {}), env: c.env ?? {}, logFile: join(this.opts.logDir, `${c.id}.log`), redact: this.opts.redact };
+      let proc: CapabilityProcess;
+      let located: { address: string; client: ClientOptions };
+      if (c.protocol === "palisade") {
+        // A fresh secret per launch: a restarted process never accepts the old one.
+        const secret = randomBytes(32).toString("base64url");
+        const socketPath = await this.opts.socketFor(c.id);
+        proc = CapabilityProcess.start(spec, { kind: "socket", socketPath, secret });
+        located = { address: `unix:${socketPath}`, client: { bearerToken: secret } };
+      } else {
+        const port = await freePort();
+        proc = CapabilityProcess.start(spec, { kind: "port", port });
+        located = { address: `127.0.0.1:${port}`, client: {} };
+      }
       this.process = proc;
       void proc.exited.then((info) => this.onExit(proc, describeExit(info)));
-      return `127.0.0.1:${port}`;
+      return located;
     }
     const image = (c.image ?? this.manifest?.image) as string;
     await requireDocker(c.id, image, this.opts.docker);
@@ -164,9 +196,9 @@ export class CapabilityRuntime {
     if (manifest.network.mode === "none") await run(this.opts.docker, ["network", "create", "--internal", "palisade-none"]);
     const res = await run(this.opts.docker, dockerRunArgs({ image, containerName: this.container, manifest, hostPort: port, ...(c.workspace ? { workspaceDir: c.workspace } : {}), ...(c.env ? { env: c.env } : {}) }), 120_000);
     if (res.code !== 0) throw new CapabilityError("launch", `docker run ${image} failed: ${res.stderr.trim() || `exit code ${res.code}`}`);
-    if (manifest.network.mode !== "none") return `127.0.0.1:${port}`;
+    if (manifest.network.mode !== "none") return { address: `127.0.0.1:${port}`, client: {} };
     const ip = await run(this.opts.docker, ["inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", this.container]);
-    return `${ip.stdout.trim()}:50051`;
+    return { address: `${ip.stdout.trim()}:50051`, client: {} };
   }
 
   private async onExit(proc: CapabilityProcess, how: string): Promise<void> {

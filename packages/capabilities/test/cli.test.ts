@@ -30,7 +30,7 @@ beforeAll(async () => {
     id: "pdf",
     tools: [{ name: "render", description: "r", inputSchema: objectSchema(), handler: async (_a, ctx) => ({ ok: true, ...ctx.artifacts.storeOutput(new TextEncoder().encode("%PDF-1.7"), { filename: "report.pdf", mimeType: "application/pdf" }) }) }],
   });
-  server = await serveCapability(cap, { port: 0, log: () => undefined });
+  server = await serveCapability(cap, { port: 0, insecureDev: true, log: () => undefined });
   manifest = writeManifest(dir, { id: "pdf", tools: [tool("render", { terminal_on_success: true })] });
 });
 afterAll(async () => {

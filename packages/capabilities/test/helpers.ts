@@ -30,7 +30,7 @@ export async function startHost(
   options: Partial<CapabilityHostOptions> = {},
 ): Promise<{ host: CapabilityHost; dataDir: string }> {
   const dataDir = options.dataDir ?? tempDir("palisade-host-");
-  const host = new CapabilityHost({ dataDir, capabilities, startupTimeoutMs: 3000, healthIntervalMs: 50, healthCallTimeoutMs: 500, ...options });
+  const host = new CapabilityHost({ dataDir, capabilities, startupTimeoutMs: 3000, healthIntervalMs: 50, healthCallTimeoutMs: 500, log: () => undefined, ...options });
   await host.start();
   return { host, dataDir };
 }

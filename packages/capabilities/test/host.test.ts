@@ -99,7 +99,7 @@ let clock = Date.now();
 let store: DiskArtifactStore;
 
 beforeAll(async () => {
-  server = await serveCapability(demo, { port: 0, log: () => undefined });
+  server = await serveCapability(demo, { port: 0, insecureDev: true, log: () => undefined });
   const dir = tempDir();
   dataDir = tempDir("palisade-host-");
   store = new DiskArtifactStore({ dir: join(dataDir, "artifacts"), now: () => clock });
@@ -261,7 +261,7 @@ describe("host over a real SDK capability (address mode)", () => {
 
 describe("credentials: missing and user scope", () => {
   it("fails before invoking with the exact fix, and takes user values from the store", async () => {
-    const srv = await serveCapability(demo, { port: 0, log: () => undefined });
+    const srv = await serveCapability(demo, { port: 0, insecureDev: true, log: () => undefined });
     const dir = tempDir();
     const manifest = writeManifest(dir, {
       id: "demo",
@@ -294,7 +294,7 @@ describe("credentials: missing and user scope", () => {
 describe("health gate and discovery (address mode)", () => {
   it("a never-ready server is not_ready and calls fail fast with its message", async () => {
     const cap = defineCapability({ id: "late", ready: () => ({ ready: false, message: "loading model" }), tools: [{ name: "t", description: "t", inputSchema: objectSchema(), handler: async () => ({}) }] });
-    const srv = await serveCapability(cap, { port: 0, log: () => undefined });
+    const srv = await serveCapability(cap, { port: 0, insecureDev: true, log: () => undefined });
     const manifest = writeManifest(tempDir(), { id: "late", tools: [tool("t")] });
     const { host: h } = await startHost([{ id: "late", manifest, address: srv.address }], { startupTimeoutMs: 400 });
     try {
@@ -314,7 +314,7 @@ describe("health gate and discovery (address mode)", () => {
   it("recovers when the server becomes ready and drops out when it stops being ready", async () => {
     let ready = false;
     const cap = defineCapability({ id: "flappy", ready: () => ({ ready, message: ready ? "ok" : "busy" }), tools: [{ name: "t", description: "t", inputSchema: objectSchema(), handler: async () => ({ ok: 1 }) }] });
-    const srv = await serveCapability(cap, { port: 0, log: () => undefined });
+    const srv = await serveCapability(cap, { port: 0, insecureDev: true, log: () => undefined });
     const manifest = writeManifest(tempDir(), { id: "flappy", tools: [tool("t")] });
     const { host: h } = await startHost([{ id: "flappy", manifest, address: srv.address }], { startupTimeoutMs: 200, recheckIntervalMs: 50 });
     try {
@@ -354,7 +354,7 @@ describe("health gate and discovery (address mode)", () => {
         { name: "repo_list", description: "l", inputSchema: objectSchema(), handler: async () => ({ repos: [] }) },
       ],
     });
-    const srv = await serveCapability(cap, { port: 0, log: () => undefined });
+    const srv = await serveCapability(cap, { port: 0, insecureDev: true, log: () => undefined });
     const manifest = writeManifest(tempDir(), { id: "dyn", tool_source: "dynamic", discovery_tool_name: "discover", tools: [] });
     const { host: h } = await startHost([{ id: "dyn", manifest, address: srv.address }]);
     try {
@@ -445,7 +445,7 @@ export { CapabilityHost };
 
 describe("session workspace", () => {
   it("goes only to capabilities whose manifest declares filesystem: workspace", async () => {
-    const srv = await serveCapability(demo, { port: 0, log: () => undefined });
+    const srv = await serveCapability(demo, { port: 0, insecureDev: true, log: () => undefined });
     const dir = tempDir();
     const env = writeManifest(dir, { id: "envcap", class: "environment", filesystem: "workspace", tools: [tool("config")] });
     const plain = writeManifest(dir, { id: "plaincap", tools: [tool("config")] });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ async function run(mode: string, extra: Record<string, unknown> = {}, hostOption
   const manifest = writeManifest(dir, { id: "proc", tools: [tool("echo"), tool("env")] });
   const env = { MODE: mode, MARKER: join(dir, "marker"), ...(extra.env as Record<string, string> | undefined) };
   // Generous startup timeout: node + the SDK can take seconds to start on a loaded machine.
-  const started = await startHost([{ id: "proc", manifest, command: [process.execPath, fixture], ...extra, env }], { startupTimeoutMs: 15_000, ...hostOptions });
+  const started = await startHost([{ id: "proc", manifest, command: [process.execPath, fixture], protocol: "palisade", ...extra, env }], { startupTimeoutMs: 15_000, ...hostOptions });
   hosts.push(started.host);
   return { ...started, logFile: join(started.dataDir, "logs", "capabilities", "proc.log") };
 }
@@ -32,23 +32,57 @@ function alive(pid: number): boolean {
 }
 
 describe("command mode", () => {
-  it("spawns with PORT and a scrubbed environment, logs output, stops the process", async () => {
+  it("protocol palisade: a unix socket in a 0700 runtime dir, a scrubbed environment without PORT or secret; stop removes the dir", async () => {
     process.env.PALISADE_TEST_SECRET = "should-not-leak";
     try {
-      const { host, logFile } = await run("ok");
-      expect(host.status()[0]).toMatchObject({ state: "ready", launchMode: "command", toolCount: 2 });
+      const { host, logFile } = await run("ok", { env: { MODE: "ok", PORT: "1", PALISADE_CAPABILITY_SOCKET: "/tmp/elsewhere.sock" } });
+      const status = host.status()[0];
+      expect(status).toMatchObject({ state: "ready", launchMode: "command", toolCount: 2, warnings: [] });
+      expect(status?.channel).toContain("unix socket in the Engine's 0700 runtime directory, per-launch secret");
+      const socket = (status?.address ?? "").replace(/^unix:/, "");
+      expect(socket).toMatch(/palisade-caps-\d+-[^/]+\/proc\/cap\.sock$/);
+      const runDir = join(socket, "..", "..");
+      expect(statSync(runDir).mode & 0o777).toBe(0o700);
+      expect(statSync(join(socket, "..")).mode & 0o777).toBe(0o700);
+      expect(statSync(socket).mode & 0o777).toBe(0o600);
       expect((await host.invoke("proc__echo", { text: "hi" }, owner)).result).toEqual({ echo: "hi" });
       const env = (await host.invoke("proc__env", {}, owner)).result as { names: string[]; pid: number };
-      expect(env.names).toContain("PORT");
+      expect(env.names).toContain("PALISADE_CAPABILITY_SOCKET");
+      expect(env.names).not.toContain("PORT");
       expect(env.names).toContain("MODE");
       expect(env.names).not.toContain("PALISADE_TEST_SECRET");
+      // The secret came on stdin: nothing in the environment holds it.
+      const environ = readFileSync(`/proc/${env.pid}/environ`, "utf8").split("\0");
+      expect(environ).toContain(`PALISADE_CAPABILITY_SOCKET=${socket}`);
+      expect(environ.filter((e) => e.length >= 40 && !e.startsWith("PATH=") && !e.startsWith("PALISADE_CAPABILITY_SOCKET="))).toEqual([]);
       // The log is written through a stream: give it a moment on a busy machine.
       await waitUntil(() => readFileSync(logFile, "utf8").includes("fixture starting mode=ok"));
       await host.stop();
       expect(alive(env.pid)).toBe(false);
+      expect(existsSync(runDir)).toBe(false);
     } finally {
       delete process.env.PALISADE_TEST_SECRET;
     }
+  });
+
+  it("protocol selu (the default): PORT on loopback under the guard, flagged unauthenticated in status and log", async () => {
+    const logs: string[] = [];
+    const { host } = await run("ok", { protocol: undefined }, { log: (l: string) => logs.push(l) });
+    const status = host.status()[0];
+    expect(status).toMatchObject({ state: "ready", launchMode: "command" });
+    expect(status?.address).toMatch(/^127\.0\.0\.1:\d+$/);
+    expect(status?.channel).toBe("loopback TCP (Selu PORT convention), unauthenticated");
+    expect(status?.warnings[0]).toContain("any local process (any user) can call its tools directly");
+    expect(logs.join("\n")).toContain("WARNING: capability proc is a Selu-convention server on loopback TCP without authentication");
+    const env = (await host.invoke("proc__env", {}, owner)).result as { names: string[]; pid: number; ppid: number };
+    expect(env.names).toContain("PORT");
+    expect(env.names).not.toContain("PALISADE_CAPABILITY_SOCKET");
+    // Its parent is the guard holding the Engine's pipe, not the Engine.
+    expect(env.ppid).not.toBe(process.pid);
+    expect(readFileSync(`/proc/${env.ppid}/cmdline`, "utf8")).toContain("launch/guard.js");
+    await host.stop();
+    expect(alive(env.pid)).toBe(false);
+    expect(alive(env.ppid)).toBe(false);
   });
 
   it("credential values are redacted from the capability's log", async () => {
@@ -104,10 +138,10 @@ describe("command mode", () => {
     expect(host.status()[0]?.message).toMatch(/Healthcheck failed: (DEADLINE_EXCEEDED|UNAVAILABLE)/);
   });
 
-  it("a command that does not exist fails with the reason", async () => {
+  it.each(["palisade", "selu"] as const)("a command that does not exist fails with the reason (protocol %s)", async (protocol) => {
     const dir = tempDir();
     const manifest = writeManifest(dir, { id: "proc", tools: [tool("echo")] });
-    const { host } = await startHost([{ id: "proc", manifest, command: [join(dir, "no-such-binary")], maxRestarts: 0 }]);
+    const { host } = await startHost([{ id: "proc", manifest, command: [join(dir, "no-such-binary")], protocol, maxRestarts: 0 }]);
     hosts.push(host);
     await waitUntil(() => host.status()[0]?.state === "failed");
     expect(host.status()[0]?.message).toContain("could not start: spawn");

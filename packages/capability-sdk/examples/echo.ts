@@ -1,7 +1,8 @@
 /**
- * A minimal capability: run it with `PORT=0 node --conditions=source --import tsx examples/echo.ts`
- * (or after `make build`, with plain tsx). It prints `capability echo listening on <address>`
- * to stderr and stops gracefully on SIGTERM.
+ * A minimal capability. The Engine launches it with `protocol: palisade` (a unix socket and a
+ * per-launch secret); standalone, for development only, it runs without authentication:
+ * `PORT=0 node --conditions=source --import tsx examples/echo.ts --insecure-dev`.
+ * It prints `capability echo listening on <address>` to stderr and stops gracefully on SIGTERM.
  */
 import { ToolError, defineCapability, serveCapability } from "@palisade/capability-sdk";
 

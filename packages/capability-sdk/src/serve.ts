@@ -1,7 +1,10 @@
 import { RpcServer } from "@palisade/protocol";
+import type { Authorizer } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
 import { ArtifactStore, DEFAULT_ARTIFACT_TTL_MS, DEFAULT_MAX_ARTIFACT_BYTES } from "./artifacts.js";
+import { MIN_SECRET_LENGTH, secretAuthorizer } from "./auth.js";
 import type { CapabilityDefinition } from "./define.js";
+import { LaunchError, SOCKET_ENV, readLaunchSecret } from "./launch.js";
 import type { Reporter } from "./invoke.js";
 import { capabilityService } from "./service.js";
 
@@ -27,6 +30,22 @@ export interface ServeOptions {
   env?: Record<string, string | undefined>;
   /** Where diagnostics go (default: stderr). */
   log?: (line: string) => void;
+  /**
+   * Every call must carry `authorization: Bearer <secret>` (checked in constant time before the
+   * request is read). Not needed when the Engine launched the capability: it passes one.
+   */
+  secret?: string;
+  /**
+   * Serve without any authentication, for local development only (prints a warning). Also
+   * turned on by `--insecure-dev` in `argv`. Without it, a secret or an Engine launch is required.
+   */
+  insecureDev?: boolean;
+  /** Command-line arguments checked for `--insecure-dev` (default process.argv). */
+  argv?: readonly string[];
+  /** Where an Engine-launched capability reads its secret, and watches for the Engine's end (default process.stdin). */
+  stdin?: NodeJS.ReadableStream;
+  /** What an Engine-launched capability does once the Engine is gone (default: stop, then exit the process). */
+  onEngineGone?: (server: CapabilityServer) => void;
 }
 
 export interface CapabilityServer {
@@ -39,6 +58,47 @@ export interface CapabilityServer {
   readonly closed: Promise<void>;
 }
 
+/** The flag that runs a capability without authentication, for development. */
+export const INSECURE_DEV_FLAG = "--insecure-dev";
+
+/** Time calls still running get when the Engine is gone: it must be gone within 2 s. */
+const ENGINE_GONE_GRACE_MS = 500;
+
+interface Channel {
+  target: string;
+  /** Absent only for --insecure-dev. */
+  authorize?: Authorizer;
+  /** Set when the Engine launched us: its pipe's end stops the server. */
+  launched: boolean;
+}
+
+/**
+ * How the server is reached and who may call it. Launched by the Engine (PALISADE_CAPABILITY_SOCKET
+ * set): its unix socket and the secret from stdin. Otherwise an explicit `secret`, or nothing at all
+ * with `insecureDev` / `--insecure-dev`; anything else refuses to start.
+ */
+async function channelFor(cap: CapabilityDefinition, options: ServeOptions, env: Record<string, string | undefined>, onEngineGone: () => void, log: (line: string) => void): Promise<Channel> {
+  const socket = env[SOCKET_ENV];
+  if (socket !== undefined && options.address === undefined && options.secret === undefined) {
+    if (!socket.startsWith("/")) throw new LaunchError(`capability ${cap.id}: ${SOCKET_ENV} must be an absolute socket path, got "${socket}"`);
+    const secret = await readLaunchSecret(options.stdin ?? process.stdin, onEngineGone);
+    return { target: `unix:${socket}`, authorize: secretAuthorizer(secret), launched: true };
+  }
+  const target = listenAddress(options, env);
+  if (options.secret !== undefined) {
+    if (options.secret.length < MIN_SECRET_LENGTH) throw new LaunchError(`capability ${cap.id}: the secret option must be at least ${MIN_SECRET_LENGTH} characters`);
+    return { target, authorize: secretAuthorizer(options.secret), launched: false };
+  }
+  if (options.insecureDev === true || (options.argv ?? process.argv).includes(INSECURE_DEV_FLAG)) {
+    log(`WARNING: capability ${cap.id} serves WITHOUT authentication (${INSECURE_DEV_FLAG}): any process that can reach ${target} can call its tools. Use this only for development.`);
+    return { target, launched: false };
+  }
+  throw new LaunchError(
+    `capability ${cap.id} has no launch secret, so it refuses to serve: the Palisade Engine launches it with one ` +
+      `(set protocol: palisade on its entry in the Palisade config). To run it standalone for development, pass ${INSECURE_DEV_FLAG}.`,
+  );
+}
+
 /** Serves `cap` over gRPC and prints `capability <id> listening on <address>` to stderr. */
 export async function serveCapability(cap: CapabilityDefinition, options: ServeOptions = {}): Promise<CapabilityServer> {
   const env = options.env ?? process.env;
@@ -47,11 +107,25 @@ export async function serveCapability(cap: CapabilityDefinition, options: ServeO
     const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
     log(`capability ${cap.id}: ${message}${err === undefined ? "" : `: ${detail}`}`);
   };
+  // The Engine may be gone before the server exists (its pipe can end at any time).
+  const launch: { server?: CapabilityServer; engineGone: boolean } = { engineGone: false };
+  const onEngineGone = (): void => {
+    launch.engineGone = true;
+    if (launch.server) goneHandler(launch.server);
+  };
+  const goneHandler = (s: CapabilityServer): void => {
+    log(`capability ${cap.id}: the Engine that launched it is gone (its pipe closed); stopping`);
+    if (options.onEngineGone) return options.onEngineGone(s);
+    // Exit even if stopping hangs: a capability must not outlive its Engine.
+    setTimeout(() => process.exit(0), ENGINE_GONE_GRACE_MS + 500).unref();
+    void s.close().finally(() => process.exit(0));
+  };
+  const channel = await channelFor(cap, options, env, onEngineGone, log);
   const store = new ArtifactStore({ ttlMs: options.artifactTtlMs ?? DEFAULT_ARTIFACT_TTL_MS });
-  const rpc = new RpcServer({ onInternalError: (err, path) => report(`internal error in ${path}`, err) });
+  const rpc = new RpcServer({ onInternalError: (err, path) => report(`internal error in ${path}`, err), ...(channel.authorize ? { authorize: channel.authorize } : {}) });
   rpc.add(Capability, capabilityService(cap, { store, report, maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_ARTIFACT_BYTES }));
 
-  const target = listenAddress(options, env);
+  const target = channel.target;
   let address: string;
   try {
     address = await rpc.listen(target);
@@ -68,7 +142,7 @@ export async function serveCapability(cap: CapabilityDefinition, options: ServeO
   const close = (): Promise<void> => {
     closing ??= (async () => {
       for (const s of signals) process.off(s, onSignal);
-      await rpc.close(options.gracePeriodMs ?? 5000);
+      await rpc.close(launch.engineGone ? ENGINE_GONE_GRACE_MS : (options.gracePeriodMs ?? 5000));
       resolveClosed();
     })();
     return closing;
@@ -92,7 +166,10 @@ export async function serveCapability(cap: CapabilityDefinition, options: ServeO
   };
   if (options.handleSignals) for (const s of signals) process.on(s, onSignal);
 
-  return { id: cap.id, address, close, closed };
+  const server: CapabilityServer = { id: cap.id, address, close, closed };
+  launch.server = server;
+  if (channel.launched && launch.engineGone) goneHandler(server);
+  return server;
 }
 
 function listenAddress(options: ServeOptions, env: Record<string, string | undefined>): string {

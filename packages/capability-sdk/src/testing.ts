@@ -1,5 +1,6 @@
 // Test helpers for capability authors: serve a capability on a free port and call it like the
 // Engine does; read a manifest's tools to check they match the code.
+import { randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createClient } from "@palisade/protocol";
 import type { Client } from "@palisade/protocol";
@@ -17,7 +18,7 @@ export interface InvokeOutcome {
   error: string;
 }
 
-/** A capability served on a free port with a typed gRPC client, as the Engine reaches it (for tests). */
+/** A capability served on a free port with a per-test secret and a typed gRPC client that sends it, as the Engine reaches it (for tests). */
 export interface Harness {
   server: CapabilityServer;
   client: Client<typeof Capability>;
@@ -30,8 +31,9 @@ export interface Harness {
 
 export async function serveForTest(cap: CapabilityDefinition): Promise<Harness> {
   const logs: string[] = [];
-  const server = await serveCapability(cap, { port: 0, log: (l) => logs.push(l) });
-  const client = createClient(Capability, server.address);
+  const secret = randomBytes(32).toString("base64url");
+  const server = await serveCapability(cap, { port: 0, secret, log: (l) => logs.push(l) });
+  const client = createClient(Capability, server.address, { bearerToken: secret });
   const request = (tool: string, args: unknown, config: unknown) => ({
     toolName: tool,
     argsJson: enc.encode(JSON.stringify(args)),

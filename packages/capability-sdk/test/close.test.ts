@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import { createClient } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
 import { defineCapability, serveCapability } from "@palisade/capability-sdk";
-import { json, parse } from "./helpers.js";
+import { json, newSecret, parse } from "./helpers.js";
+
+const SECRET = newSecret();
 
 let aborted: string | undefined;
 let release: (() => void) | undefined;
@@ -35,8 +37,8 @@ const cap = defineCapability({
 
 describe("CapabilityServer.close", () => {
   it("cancels calls still running after the grace period, with a reason", async () => {
-    const server = await serveCapability(cap, { port: 0, gracePeriodMs: 200, log: () => undefined });
-    const client = createClient(Capability, server.address);
+    const server = await serveCapability(cap, { port: 0, gracePeriodMs: 200, secret: SECRET, log: () => undefined });
+    const client = createClient(Capability, server.address, { bearerToken: SECRET });
     try {
       const started = running();
       const call = client.invoke({ toolName: "hang" }).then(
@@ -59,8 +61,8 @@ describe("CapabilityServer.close", () => {
 describe("listen address", () => {
   it("serves on a unix socket given as address", async () => {
     const dir = mkdtempSync(join(tmpdir(), "capsdk-"));
-    const server = await serveCapability(cap, { address: `unix:${join(dir, "cap.sock")}`, log: () => undefined });
-    const client = createClient(Capability, server.address);
+    const server = await serveCapability(cap, { address: `unix:${join(dir, "cap.sock")}`, secret: SECRET, log: () => undefined });
+    const client = createClient(Capability, server.address, { bearerToken: SECRET });
     try {
       expect(server.address).toBe(`unix:${join(dir, "cap.sock")}`);
       expect(parse((await client.invoke({ toolName: "ping", argsJson: json({}) })).resultJson)).toBe("pong");
@@ -72,10 +74,10 @@ describe("listen address", () => {
   });
 
   it("binds HOST from the environment", async () => {
-    const server = await serveCapability(cap, { port: 0, env: { HOST: "0.0.0.0" }, log: () => undefined });
+    const server = await serveCapability(cap, { port: 0, env: { HOST: "0.0.0.0" }, secret: SECRET, log: () => undefined });
     try {
       expect(server.address).toMatch(/^0\.0\.0\.0:\d+$/);
-      const client = createClient(Capability, `127.0.0.1:${server.address.split(":")[1]}`);
+      const client = createClient(Capability, `127.0.0.1:${server.address.split(":")[1]}`, { bearerToken: SECRET });
       expect((await client.healthcheck({})).ready).toBe(true);
       client.close();
     } finally {

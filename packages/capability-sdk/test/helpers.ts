@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { createClient } from "@palisade/protocol";
 import type { Client } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
@@ -14,11 +15,15 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-/** Serves `cap` on a free port and connects a typed client to it. */
+/** A fresh launch secret, as the Engine makes one per launch. */
+export const newSecret = (): string => randomBytes(32).toString("base64url");
+
+/** Serves `cap` on a free port with a fresh secret and connects a typed client that sends it. */
 export async function start(cap: CapabilityDefinition, options: ServeOptions = {}): Promise<Harness> {
   const logs: string[] = [];
-  const server = await serveCapability(cap, { port: 0, log: (l) => logs.push(l), ...options });
-  const client = createClient(Capability, server.address);
+  const secret = options.secret ?? newSecret();
+  const server = await serveCapability(cap, { port: 0, log: (l) => logs.push(l), secret, ...options });
+  const client = createClient(Capability, server.address, { bearerToken: secret });
   return {
     server,
     client,

@@ -25,7 +25,7 @@ async function freePort(): Promise<number> {
 
 /** Starts examples/echo.ts as a real process; resolves with the address it prints. */
 async function startEcho(port: number): Promise<{ child: ChildProcess; address: string; stderr: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "examples/echo.ts"], {
+  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "examples/echo.ts", "--insecure-dev"], {
     cwd: packageDir,
     env: { PATH: process.env.PATH, PORT: String(port) },
     stdio: ["ignore", "ignore", "pipe"],
@@ -45,10 +45,11 @@ async function startEcho(port: number): Promise<{ child: ChildProcess; address: 
 }
 
 describe("a capability process", () => {
-  it("listens on PORT, prints its address, finishes running calls on SIGTERM and exits 0", async () => {
+  it("run standalone with --insecure-dev: listens on PORT with a warning, finishes running calls on SIGTERM and exits 0", async () => {
     const port = await freePort();
     const echo = await startEcho(port);
     expect(echo.address).toBe(`127.0.0.1:${port}`);
+    expect(echo.stderr()).toContain("WARNING: capability echo serves WITHOUT authentication (--insecure-dev)");
 
     const client = createClient(Capability, echo.address);
     try {
@@ -79,10 +80,13 @@ describe("serveCapability options", () => {
   it("honours PORT from the environment and prints the address", async () => {
     const port = await freePort();
     const logs: string[] = [];
-    const server = await serveCapability(cap, { env: { PORT: String(port) }, log: (l) => logs.push(l) });
+    const server = await serveCapability(cap, { env: { PORT: String(port) }, insecureDev: true, log: (l) => logs.push(l) });
     try {
       expect(server.address).toBe(`127.0.0.1:${port}`);
-      expect(logs).toEqual([`capability p listening on 127.0.0.1:${port}`]);
+      expect(logs).toEqual([
+        `WARNING: capability p serves WITHOUT authentication (--insecure-dev): any process that can reach 127.0.0.1:${port} can call its tools. Use this only for development.`,
+        `capability p listening on 127.0.0.1:${port}`,
+      ]);
     } finally {
       await server.close();
     }
@@ -90,7 +94,7 @@ describe("serveCapability options", () => {
   });
 
   it("refuses a PORT that is not a port number, saying how to fix it", async () => {
-    await expect(serveCapability(cap, { env: { PORT: "http" }, log: () => undefined })).rejects.toThrow(
+    await expect(serveCapability(cap, { env: { PORT: "http" }, insecureDev: true, log: () => undefined })).rejects.toThrow(
       'PORT must be an integer from 0 to 65535, got "http"; unset it to use 50051',
     );
   });
@@ -100,14 +104,14 @@ describe("serveCapability options", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const { port } = blocker.address() as { port: number };
     try {
-      await expect(serveCapability(cap, { port, log: () => undefined })).rejects.toThrow(`capability p could not listen on 127.0.0.1:${port}: `);
+      await expect(serveCapability(cap, { port, insecureDev: true, log: () => undefined })).rejects.toThrow(`capability p could not listen on 127.0.0.1:${port}: `);
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }
   });
 
   it("prefers the port option over PORT", async () => {
-    const server = await serveCapability(cap, { port: 0, env: { PORT: "1" }, log: () => undefined });
+    const server = await serveCapability(cap, { port: 0, env: { PORT: "1" }, insecureDev: true, log: () => undefined });
     try {
       expect(server.address).toMatch(/^127\.0\.0\.1:\d+$/);
       expect(server.address).not.toBe("127.0.0.1:1");

@@ -420,9 +420,11 @@ export function mergeCapabilities(defaults: readonly CapabilityEntry[], user: re
     }
     const merged: CapabilityEntry = { ...base, ...entry };
     if (isObj(base.config) && isObj(entry.config)) merged.config = { ...base.config, ...entry.config };
-    // A user entry that names its own launch replaces the default one entirely.
+    // A user entry that names its own launch replaces the default one entirely (how it is
+    // reached included: protocol, tls, insecure).
     for (const launch of ["command", "address", "image"]) {
-      if (launch in entry) for (const other of ["command", "address", "image"]) if (other !== launch && !(other in entry)) delete merged[other];
+      if (!(launch in entry)) continue;
+      for (const other of ["command", "address", "image", "protocol", "tls", "insecure"]) if (other !== launch && !(other in entry)) delete merged[other];
     }
     // An MCP server in place of a built-in keeps none of its Selu fields.
     if ("mcp" in entry) for (const selu of ["manifest", "command", "address", "image", "config", "credentials", "cwd", "env"]) if (!(selu in entry)) delete merged[selu];

@@ -1,7 +1,7 @@
 import { create, isMessage } from "@bufbuild/protobuf";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Client as GrpcClient, Metadata, credentials } from "@grpc/grpc-js";
-import type { CallOptions as GrpcCallOptions, ChannelOptions, ClientDuplexStream, ClientReadableStream } from "@grpc/grpc-js";
+import type { CallOptions as GrpcCallOptions, ChannelCredentials, ChannelOptions, ClientDuplexStream, ClientReadableStream } from "@grpc/grpc-js";
 import { DEFAULT_MAX_MESSAGE_BYTES, defaultChannelOptions, normalizeAddress } from "./address.js";
 import { deserializer, serializer } from "./codec.js";
 import { methodPath } from "./definition.js";
@@ -19,6 +19,8 @@ export interface ClientOptions {
   bearerToken?: string;
   /** Extra grpc-js channel options, merged over Palisade's defaults. */
   channelOptions?: ChannelOptions;
+  /** Transport security of a new channel (default: none, for unix sockets and loopback). */
+  channelCredentials?: ChannelCredentials;
   /** Share one channel between clients of several services. */
   channel?: GrpcClient;
 }
@@ -43,7 +45,7 @@ export function openChannel(address: string, options: ClientOptions = {}): GrpcC
     ...defaultChannelOptions(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES),
     ...options.channelOptions,
   };
-  return new GrpcClient(normalizeAddress(address), credentials.createInsecure(), channelOptions);
+  return new GrpcClient(normalizeAddress(address), options.channelCredentials ?? credentials.createInsecure(), channelOptions);
 }
 
 /** A typed client for `service` at `address` (`host:port` or `unix:/path`). */

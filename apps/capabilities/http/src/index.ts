@@ -14,6 +14,8 @@ export const manifestPath = fileURLToPath(new URL("../manifest.yaml", import.met
 export const promptPath = fileURLToPath(new URL("../prompt.md", import.meta.url));
 /**
  * How the Engine launches it: Node on the compiled entry point (`dist/main.js`, also when this
- * module is loaded from its sources), which listens on env PORT (HOST, default 127.0.0.1).
+ * module is loaded from its sources), with `protocol: palisade`: it listens on the unix socket the
+ * Engine names and requires the secret the Engine writes on its stdin. Standalone, for development
+ * only: `node dist/main.js --insecure-dev` (env PORT, HOST; no authentication).
  */
 export const command: readonly string[] = [process.execPath, fileURLToPath(new URL("../dist/main.js", import.meta.url))];

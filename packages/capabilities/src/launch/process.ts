@@ -4,6 +4,7 @@ import { createWriteStream, mkdirSync } from "node:fs";
 import type { WriteStream } from "node:fs";
 import { createServer } from "node:net";
 import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** Asks the OS for a free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -20,15 +21,36 @@ export function freePort(): Promise<number> {
 
 const PASS_THROUGH = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "SYSTEMROOT"];
 
+/** Environment variable naming the unix socket a `palisade` capability listens on (as the SDK reads it). */
+export const SOCKET_ENV = "PALISADE_CAPABILITY_SOCKET";
+
+/**
+ * How a launched process is reached. `socket`: it listens on the unix socket and requires the
+ * secret, which it reads from the first line of stdin (never the environment, which other
+ * processes of the user can read in /proc). `port`: a Selu-convention server on PORT, run under
+ * the guard so it still dies with the Engine.
+ */
+export type LaunchChannel = { kind: "socket"; socketPath: string; secret: string } | { kind: "port"; port: number };
+
 /** Only a few harmless variables of the Engine's environment reach a capability process. */
-export function scrubbedEnv(parent: NodeJS.ProcessEnv, extra: Record<string, string>, port: number): Record<string, string> {
+export function scrubbedEnv(parent: NodeJS.ProcessEnv, extra: Record<string, string>, channel: LaunchChannel | number): Record<string, string> {
   const env: Record<string, string> = {};
   for (const k of PASS_THROUGH) {
     const v = parent[k];
     if (v !== undefined) env[k] = v;
   }
-  return { ...env, ...extra, PORT: String(port) };
+  const ch: LaunchChannel = typeof channel === "number" ? { kind: "port", port: channel } : channel;
+  // The channel's variables win over the config's, and a secret never appears here.
+  const merged: Record<string, string> = { ...env, ...extra };
+  delete merged[SOCKET_ENV];
+  delete merged.PORT;
+  if (ch.kind === "socket") merged[SOCKET_ENV] = ch.socketPath;
+  else merged.PORT = String(ch.port);
+  return merged;
 }
+
+/** The guard that runs Selu-convention servers (compiled; also found when this module runs from src/). */
+export const GUARD_SCRIPT = fileURLToPath(new URL("../../dist/launch/guard.js", import.meta.url));
 
 export interface ExitInfo {
   code: number | null;
@@ -44,7 +66,11 @@ export interface ProcessSpec {
   redact: (text: string) => string;
 }
 
-/** One capability process: spawned with PORT set, output appended (redacted) to a log file. */
+/**
+ * One capability process, output appended (redacted) to a log file. It holds the write end of
+ * the process's stdin for its whole life: when the Engine dies, even by SIGKILL, the pipe ends
+ * and the capability (or its guard) exits.
+ */
 export class CapabilityProcess {
   readonly exited: Promise<ExitInfo>;
   private readonly child: ChildProcess;
@@ -78,18 +104,23 @@ export class CapabilityProcess {
     });
   }
 
-  static start(spec: ProcessSpec, port: number): CapabilityProcess {
+  static start(spec: ProcessSpec, channel: LaunchChannel): CapabilityProcess {
     mkdirSync(dirname(spec.logFile), { recursive: true });
     const log = createWriteStream(spec.logFile, { flags: "a", mode: 0o600 });
-    log.write(`[palisade] ${new Date().toISOString()} starting ${JSON.stringify(spec.command)} with PORT=${port}\n`);
-    const [cmd = "", ...args] = spec.command;
+    const how = channel.kind === "socket" ? `on unix socket ${channel.socketPath} with a launch secret` : `with PORT=${channel.port} (Selu convention, unauthenticated loopback TCP)`;
+    log.write(`[palisade] ${new Date().toISOString()} starting ${JSON.stringify(spec.command)} ${how}\n`);
+    const argv = channel.kind === "socket" ? spec.command : [process.execPath, GUARD_SCRIPT, "--", ...spec.command];
+    const [cmd = "", ...args] = argv;
     const child = spawn(cmd, args, {
       cwd: spec.cwd,
-      env: scrubbedEnv(process.env, spec.env ?? {}, port),
-      stdio: ["ignore", "pipe", "pipe"],
+      env: scrubbedEnv(process.env, spec.env ?? {}, channel),
+      stdio: ["pipe", "pipe", "pipe"],
       // Own process group, so stop() also ends whatever the capability spawned.
       detached: true,
     });
+    // A process that exits early closes its end: writing then fails with EPIPE, which is no error here.
+    child.stdin?.on("error", () => undefined);
+    if (channel.kind === "socket") child.stdin?.write(`${channel.secret}\n`);
     return new CapabilityProcess(child, log, spec);
   }
 

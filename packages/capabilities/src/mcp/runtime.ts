@@ -92,6 +92,7 @@ export class McpRuntime {
       message: this.message,
       launchMode: this.launchMode,
       ...("url" in this.config.mcp ? { address: this.config.mcp.url } : {}),
+      channel: "url" in this.config.mcp ? `MCP streamable HTTP ${this.config.mcp.url}` : "MCP stdio: pipes only the Engine holds",
       toolCount: this.tools.length,
       restarts: this.restarts,
       warnings: this.warnings,

@@ -1,6 +1,7 @@
 // The built-in capabilities registered by default. Each package exports `manifestPath` and
-// `command`; files and shell act in the Engine's workspace. A package that is not installed is
-// skipped with a log line.
+// `command`; files and shell act in the Engine's workspace. They are written with the Palisade
+// SDK, so they are launched on a unix socket with a per-launch secret. A package that is not
+// installed is skipped with a log line.
 import type { CapabilityEntry } from "../config.js";
 
 const BUILTINS = [
@@ -35,7 +36,7 @@ export async function builtinCapabilities(workspace: string, log: (line: string)
       log(`built-in capability ${b.id}: ${b.pkg} does not export manifestPath and command`);
       continue;
     }
-    out.push({ id: b.id, manifest: mod.manifestPath, command: [...mod.command], ...(b.workspace ? { config: { workspace } } : {}) });
+    out.push({ id: b.id, manifest: mod.manifestPath, command: [...mod.command], protocol: "palisade", ...(b.workspace ? { config: { workspace } } : {}) });
   }
   return out;
 }

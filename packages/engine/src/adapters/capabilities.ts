@@ -153,6 +153,7 @@ export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
       runRoot,
       onEgress: (id, e) => req.log(`capability ${id}: egress ${e.allowed ? "allowed" : "refused"} ${e.method} ${e.host}:${e.port}${e.reason ? ` (${e.reason})` : ""}`),
     }),
+    log: req.log,
   });
   await host.start();
   return new HostAdapter(host, () => rmSync(runRoot, { recursive: true, force: true }));
