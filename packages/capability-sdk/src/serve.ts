@@ -61,8 +61,12 @@ export interface CapabilityServer {
 /** The flag that runs a capability without authentication, for development. */
 export const INSECURE_DEV_FLAG = "--insecure-dev";
 
-/** Time calls still running get when the Engine is gone: it must be gone within 2 s. */
-const ENGINE_GONE_GRACE_MS = 500;
+/**
+ * Time calls still running get when the Engine is gone (their results have nowhere to go):
+ * then they are cancelled, so their handlers stop what they started (e.g. a shell command's
+ * process group), and the process exits, all within the Engine's 2 s.
+ */
+const ENGINE_GONE_GRACE_MS = 100;
 
 interface Channel {
   target: string;
@@ -114,6 +118,9 @@ export async function serveCapability(cap: CapabilityDefinition, options: ServeO
     if (launch.server) goneHandler(launch.server);
   };
   const goneHandler = (s: CapabilityServer): void => {
+    // The Engine held our stdout and stderr too: a write now fails with EPIPE, which must not
+    // crash the process before its running calls are cancelled.
+    for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
     log(`capability ${cap.id}: the Engine that launched it is gone (its pipe closed); stopping`);
     if (options.onEngineGone) return options.onEngineGone(s);
     // Exit even if stopping hangs: a capability must not outlive its Engine.

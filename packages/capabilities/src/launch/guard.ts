@@ -31,6 +31,8 @@ let engineGone = false;
 const onEngineGone = (): void => {
   if (engineGone) return;
   engineGone = true;
+  // The Engine read our output: writing now fails with EPIPE, which must not end the guard early.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => undefined);
   process.stderr.write("[palisade] the Engine is gone (its pipe closed): stopping the capability\n");
   killGroup("SIGTERM");
   setTimeout(() => killGroup("SIGKILL"), KILL_AFTER_MS);
