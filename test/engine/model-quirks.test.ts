@@ -1,7 +1,7 @@
 // Model servers as they really are: every quirk the scripted server can reproduce, each through a
 // real turn (Engine, sandboxed Agent, Shield, the files capability): load_tools → read_file →
 // answer, then two parallel calls. Plus refusals, errors, retries and stalls.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PipelineEventType as T } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import { messageText } from "@palisade/testing";
@@ -22,6 +22,10 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   await h?.close();
+});
+// One installation for the file: a test that failed halfway must not leave replies to the next.
+beforeEach(() => {
+  h?.model.clearTurns();
 });
 
 const tokens = (evs: PipelineEvent[]): string => evs.filter((e) => e.eventType === T.LLM_TOKEN).map((e) => e.llmToken?.text ?? "").join("");
@@ -193,15 +197,16 @@ describe.skipIf(skip)("engine end to end: model servers as they really are", () 
     expect(quota.requests).toHaveLength(1);
   });
 
-  for (const [name, failMode] of [
-    ['data: {"error": …}', "error"],
-    ['finish_reason: "error"', "finish_error"],
+  for (const [name, failMode, said] of [
+    ['data: {"error": …}', "error", "upstream provider crashed"],
+    ['finish_reason: "error" alone', "finish_error", 'finish_reason "error"'],
   ] as const) {
-    it(`a mid-stream error event (${name}) ends the turn with the server's message`, async () => {
+    it(`a mid-stream error event (${name}) ends the turn with what the server said`, async () => {
       h.model.enqueue({ content: "partial words of an answer", failAfterChunks: 3, failMode, errorMessage: "upstream provider crashed" });
       const { evs } = await send("hi");
       expect(kind(final(evs))).toBe("ERROR");
-      expect(final(evs).pipelineError?.message).toContain("upstream provider crashed");
+      expect(final(evs).pipelineError?.code).toBe("STREAM_ERROR");
+      expect(final(evs).pipelineError?.message).toContain(said);
       expect(final(evs).pipelineError?.message).toContain(h.model.baseURL);
     });
   }

@@ -71,6 +71,7 @@ describe("StreamAccumulator: tool calls as servers really stream them", () => {
     expect(() => acc.add({ error: { message: "upstream overloaded" } })).toThrow(new StreamErrorEvent("upstream overloaded"));
     expect(() => acc.add({ object: "error", message: "vLLM says no" })).toThrow("vLLM says no");
     expect(() => acc.add({ choices: [{ index: 0, delta: {}, finish_reason: "error" }], error: { message: "provider died" } })).toThrow("provider died");
+    expect(() => acc.add({ choices: [{ index: 0, delta: {}, finish_reason: "error" }] })).toThrow('finish_reason "error"');
   });
 
   it("reads a whole chat.completion object (a server that ignored stream: true)", () => {

@@ -20,7 +20,7 @@ export interface ScriptedReply {
   failAfterChunks?: number;
   /**
    * "error": an SSE `{error}` event then end; "disconnect": destroy the socket; "finish_error": a
-   * chunk with `finish_reason: "error"` (and the message in `error`). Default "error".
+   * chunk with `finish_reason: "error"` and no error object. Default "error".
    */
   failMode?: "error" | "disconnect" | "finish_error";
   /** Streaming only: after this many chunks (0: right after the headers), send nothing more, ever. */

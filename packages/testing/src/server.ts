@@ -54,6 +54,8 @@ export interface ScriptedServer {
   addRule(rule: ScriptRule): void;
   /** Turns queued and not yet used. */
   readonly pendingTurns: number;
+  /** Drops the queued turns (a test that failed halfway leaves its own behind); returns how many. */
+  clearTurns(): number;
   /** Requests the server refuses from now on, for the given model name (undefined: every model). */
   refuse(refusals: ServerRefusals, model?: string): void;
   close(): Promise<void>;
@@ -197,8 +199,8 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       }
       if (reply.failAfterChunks !== undefined && i >= reply.failAfterChunks) {
         if (reply.failMode === "finish_error") {
-          const message = reply.errorMessage ?? "scripted mid-stream error";
-          res.end(`data: ${JSON.stringify({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, choices: [{ index: 0, delta: {}, finish_reason: "error" }], error: { message } })}\n\n`);
+          // No error object: all the client learns is the finish reason.
+          res.end(`data: ${JSON.stringify({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, choices: [{ index: 0, delta: {}, finish_reason: "error" }] })}\n\n`);
           return;
         }
         if (reply.failMode === "disconnect") {
@@ -264,6 +266,7 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     chatRequests: () => requests.flatMap((r) => (r.body ? [r.body] : [])),
     enqueue: (...replies) => void turns.push(...replies),
     addRule: (rule) => void rules.push({ rule, used: 0 }),
+    clearTurns: () => turns.splice(0).length,
     refuse: (r, model) => void refusals.set(model, { ...refusals.get(model), ...r }),
     get pendingTurns() {
       return turns.length;
