@@ -1,10 +1,12 @@
 // The sub-agent's settings: the environment the Engine gives it, and the spawn token from stdin.
-import { AGENT_ENV } from "@palisade/agent";
+import { AGENT_ENV, parseModelSettings } from "@palisade/agent";
+import type { ModelSettings } from "@palisade/agent";
 
 /** The environment variables the sub-agent reads (model ones shared with the Agent). */
 export const SUBAGENT_ENV = {
   engineAddress: AGENT_ENV.engineAddress,
   contextWindow: AGENT_ENV.contextWindow,
+  modelSettings: AGENT_ENV.modelSettings,
 } as const;
 
 export interface SubAgentConfig {
@@ -13,6 +15,8 @@ export interface SubAgentConfig {
   /** Per-spawn token; proves this process is the one the Engine started. */
   token: string;
   contextWindow: number;
+  /** The Engine's `model:` request settings (time limits, retries, headers); defaults when absent. */
+  modelSettings?: ModelSettings;
 }
 
 export class SubAgentConfigError extends Error {
@@ -38,6 +42,8 @@ export function readSubAgentConfig(env: Record<string, string | undefined>, secr
   if (!Number.isInteger(contextWindow) || contextWindow < 1024) {
     problems.push(`${SUBAGENT_ENV.contextWindow}=${JSON.stringify(raw)} must be an integer number of tokens >= 1024`);
   }
+  const rawSettings = get(SUBAGENT_ENV.modelSettings);
+  const modelSettings = parseModelSettings(rawSettings, SUBAGENT_ENV.modelSettings, problems);
   if (problems.length > 0) throw new SubAgentConfigError(problems);
-  return { engineAddress, token, contextWindow };
+  return { engineAddress, token, contextWindow, ...(rawSettings ? { modelSettings } : {}) };
 }

@@ -5,7 +5,7 @@ import { realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AGENT_ENV, agentLaunchSpec, agentPackageDir } from "@palisade/agent";
-import type { LaunchSpec } from "@palisade/agent";
+import type { LaunchSpec, ModelSettings } from "@palisade/agent";
 import { SUBAGENT_ENV } from "./config.js";
 
 export interface SubAgentLaunchOptions {
@@ -13,6 +13,8 @@ export interface SubAgentLaunchOptions {
   /** Model endpoint key; reaches the process only in OPENAI_API_KEY (named in RegisterSubAgent). */
   apiKey?: string;
   contextWindow?: number;
+  /** Request shaping, time limits and retries; sent as JSON (never credentials). */
+  modelSettings?: Partial<ModelSettings>;
   nodePath?: string;
   /** false: no permission flags (only when the Engine runs with --allow-unsandboxed). */
   sandbox?: boolean;
@@ -45,5 +47,6 @@ export function subAgentLaunchSpec(options: SubAgentLaunchOptions): LaunchSpec {
   };
   if (options.apiKey) env[SUBAGENT_API_KEY_ENV] = options.apiKey;
   if (options.contextWindow) env[SUBAGENT_ENV.contextWindow] = String(options.contextWindow);
+  if (options.modelSettings) env[SUBAGENT_ENV.modelSettings] = JSON.stringify(options.modelSettings);
   return { command: base.command, args, env, readPaths: base.readPaths };
 }

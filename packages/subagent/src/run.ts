@@ -88,7 +88,7 @@ export async function runSubAgent(options: RunSubAgentOptions): Promise<SubAgent
       return { code: 2, reason: `RegisterSubAgent at ${config.engineAddress} failed (${why(err)})` };
     }
     const apiKey = (reg.apiKeyEnv ? options.env[reg.apiKeyEnv] : undefined) || "unused";
-    const callModel = options.callModel ?? createModelCaller({ baseURL: reg.baseUrl, apiKey, log });
+    const callModel = options.callModel ?? createModelCaller({ baseURL: reg.baseUrl, apiKey, ...(config.modelSettings ? { settings: config.modelSettings } : {}), log });
     return await work(client, reg, callModel, options);
   } finally {
     client.close();

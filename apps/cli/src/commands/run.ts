@@ -69,6 +69,10 @@ function humanPrinter(io: CliIo): Printer {
           line(`  ${a.success ? "✓" : "✗"} ${a.toolName} ${Number(a.durationMs)} ms${a.success ? (a.resultSummary ? ` → ${a.resultSummary.split("\n")[0]}` : "") : `: ${a.error || "failed"}`}${arts}`);
           return;
         }
+        case PipelineEventType.THOUGHT:
+          // Reasoning is not part of the answer on stdout; notices (a rate-limit wait) are news.
+          if (ev.thought?.stage === "notice" && !ev.thought.subAgentName) line(`  · ${ev.thought.text}`);
+          return;
         case PipelineEventType.OTR_BLOCKED:
           line(`  ⊘ ${ev.otrBlocked?.toolName ?? "tool"} refused off the record: ${ev.otrBlocked?.reason ?? ""}`);
           return;

@@ -2,6 +2,7 @@
 // environment of the Engine address and the model key, nothing else (the per-spawn token goes on
 // its stdin, see child-stdin.ts).
 import { subAgentLaunchSpec } from "@palisade/subagent";
+import { modelSettingsOf } from "../adapters/agent.js";
 import type { SubAgentLauncher } from "./ports.js";
 
 export function defaultSubAgentLauncher(): SubAgentLauncher {
@@ -9,6 +10,7 @@ export function defaultSubAgentLauncher(): SubAgentLauncher {
     const spec = subAgentLaunchSpec({
       engineAddress: req.engineAddress,
       contextWindow: req.model.contextWindow,
+      modelSettings: modelSettingsOf(req.model),
       ...(req.model.apiKey ? { apiKey: req.model.apiKey } : {}),
     });
     return { command: spec.command, args: spec.args, env: spec.env };
