@@ -45,7 +45,7 @@ export async function startLab(rules: ScriptRule[], options: Partial<StartEngine
   const dir = await makeTempDir("palisade-subagents-");
   const model = await startScriptedServer({ rules, fallback: { content: "(no scripted reply)" } });
   const config = defaultConfig();
-  config.model = { name: "scripted-model", baseUrl: model.baseURL, apiKey: MODEL_KEY, contextWindow: 128_000 };
+  config.model = { ...config.model, name: "scripted-model", baseUrl: model.baseURL, apiKey: MODEL_KEY, contextWindow: 128_000 };
   config.capabilities = [
     ...["files", "shell", "http", "documents", "mail"].map((id) => ({ id, enabled: false })),
     { id: "lab", manifest: join(here, "fixtures", "lab.yaml"), command: [process.execPath, join(here, "fixtures", "lab.mjs")], protocol: "palisade", credentials: { LAB_KEY: LAB_SECRET } },
