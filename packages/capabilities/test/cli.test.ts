@@ -38,6 +38,26 @@ afterAll(async () => {
 });
 
 describe("palisade capability (runCapabilityCli)", () => {
+  it("list: shows each capability's channel and warns about unauthenticated ones", async () => {
+    const config = join(dir, "config.yaml");
+    writeFileSync(
+      config,
+      [
+        "capabilities:",
+        `  - { id: pdf, manifest: ${JSON.stringify(manifest)}, command: [node, main.js], protocol: palisade }`,
+        `  - { id: pdf2, manifest: ${JSON.stringify(writeManifest(dir, { id: "pdf2", tools: [tool("render")] }))}, command: [python3, server.py] }`,
+      ].join("\n"),
+    );
+    const l = io();
+    expect(await runCapabilityCli(["list", "--config", config], l.io)).toBe(0);
+    expect(l.out()).toContain("pdf (command)\n  channel: unix socket in the Engine's 0700 runtime directory, per-launch secret on every call\n  pdf__render");
+    expect(l.out()).toContain("pdf2 (command)\n  channel: loopback TCP (Selu PORT convention), unauthenticated\n  WARNING: capability pdf2 is a Selu-convention server on loopback TCP without authentication");
+    const j = io();
+    expect(await runCapabilityCli(["list", "--config", config, "--json"], j.io)).toBe(0);
+    const listed = JSON.parse(j.out()) as { id: string; unauthenticated: boolean }[];
+    expect(listed.map((c) => [c.id, c.unauthenticated])).toEqual([["pdf", false], ["pdf2", true]]);
+  });
+
   it("check: ok manifests exit 0, invalid ones exit 1 with every problem", async () => {
     const bad = join(dir, "bad.yaml");
     writeFileSync(bad, "id: Bad\ntools: []\n");

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -63,6 +63,18 @@ describe("command mode", () => {
     } finally {
       delete process.env.PALISADE_TEST_SECRET;
     }
+  });
+
+  it("the runtime dir goes under runtimeBase; dirs a killed Engine left (dead pid) are removed, live ones kept", async () => {
+    const base = tempDir("palisade-runbase-");
+    const stale = join(base, `palisade-caps-${2 ** 22 + 12345}-AbCdEf`);
+    const live = join(base, `palisade-caps-${process.ppid}-GhIjKl`);
+    mkdirSync(join(stale, "files"), { recursive: true });
+    mkdirSync(live);
+    const { host } = await run("ok", {}, { runtimeBase: base });
+    expect(host.status()[0]?.address).toMatch(new RegExp(`^unix:${base}/palisade-caps-${process.pid}-[^/]+/proc/cap\\.sock$`));
+    expect(existsSync(stale)).toBe(false);
+    expect(existsSync(live)).toBe(true);
   });
 
   it("protocol selu (the default): PORT on loopback under the guard, flagged unauthenticated in status and log", async () => {
