@@ -10,6 +10,7 @@ import type { CapabilityConfig } from "./config.js";
 import { CapabilityError } from "./errors.js";
 import { addressCredentials, describeChannel } from "./launch/channel.js";
 import { dockerRunArgs, requireDocker, run } from "./launch/docker.js";
+import { listenerOwner } from "./launch/listener.js";
 import { CapabilityProcess, describeExit, freePort } from "./launch/process.js";
 import { loadManifest } from "./manifest/load.js";
 import type { Manifest } from "./manifest/types.js";
@@ -63,6 +64,8 @@ export class CapabilityRuntime {
   private message = "starting";
   private address: string | undefined;
   private process: CapabilityProcess | undefined;
+  /** The loopback port of a Selu-convention launch, until its listener is known to be ours. */
+  private unverifiedPort: number | undefined;
   private container: string | undefined;
   private restarts = 0;
   private readyAt: number | undefined;
@@ -144,6 +147,11 @@ export class CapabilityRuntime {
     if (this.stopped) return;
     if (!health.ok) {
       if (health.exited) return; // the exit handler decides (restart or failed)
+      if (health.foreign) {
+        await this.process?.stop();
+        this.set("failed", health.message);
+        return;
+      }
       this.set("not_ready", `capability ${this.config.id} is not ready: ${health.message}`);
       this.scheduleRecheck();
       return;
@@ -181,6 +189,7 @@ export class CapabilityRuntime {
         located = { address: `unix:${socketPath}`, client: { bearerToken: secret } };
       } else {
         const port = await freePort();
+        this.unverifiedPort = port;
         proc = CapabilityProcess.start(spec, { kind: "port", port });
         located = { address: `127.0.0.1:${port}`, client: {} };
       }
@@ -222,7 +231,7 @@ export class CapabilityRuntime {
   }
 
   /** Polls Healthcheck every `healthIntervalMs` until ready, the startup timeout, or process exit. */
-  private async waitHealthy(): Promise<{ ok: boolean; message: string; exited?: boolean }> {
+  private async waitHealthy(): Promise<{ ok: boolean; message: string; exited?: boolean; foreign?: boolean }> {
     const deadline = Date.now() + this.opts.startupTimeoutMs;
     let last = "no answer to Healthcheck yet";
     let exited = false;
@@ -232,6 +241,25 @@ export class CapabilityRuntime {
       if (exited && this.config.command) return { ok: false, message: "process exited", exited: true };
       const remaining = deadline - Date.now();
       if (remaining <= 0) return { ok: false, message: `${last} (after ${this.opts.startupTimeoutMs} ms)` };
+      const port = this.unverifiedPort;
+      if (port !== undefined && proc?.pid !== undefined) {
+        // Nothing is sent to the port before the listener is known to be the launched process's.
+        const owner = await listenerOwner(port, proc.pid);
+        if (owner.kind === "foreign") {
+          const who = owner.pid === undefined ? "a process of another user" : `process ${owner.pid}`;
+          return {
+            ok: false,
+            foreign: true,
+            message: `capability ${this.config.id}: 127.0.0.1:${port} is held by ${who}, not by the capability the Engine launched; refusing to send it anything (another local process took the port first)`,
+          };
+        }
+        if (owner.kind === "none") {
+          last = `nothing listens on 127.0.0.1:${port} (its PORT) yet`;
+          await new Promise((r) => setTimeout(r, Math.min(this.opts.healthIntervalMs, Math.max(0, deadline - Date.now()))));
+          continue;
+        }
+        this.unverifiedPort = undefined;
+      }
       const res = await this.check(Math.min(this.opts.healthCallTimeoutMs, remaining));
       if (res.ok) return res;
       last = res.message;

@@ -19,7 +19,7 @@ async function run(mode: string, extra: Record<string, unknown> = {}, hostOption
   // Generous startup timeout: node + the SDK can take seconds to start on a loaded machine.
   const started = await startHost([{ id: "proc", manifest, command: [process.execPath, fixture], protocol: "palisade", ...extra, env }], { startupTimeoutMs: 15_000, ...hostOptions });
   hosts.push(started.host);
-  return { ...started, logFile: join(started.dataDir, "logs", "capabilities", "proc.log") };
+  return { ...started, logFile: join(started.dataDir, "logs", "capabilities", "proc.log"), marker: env.MARKER };
 }
 
 function alive(pid: number): boolean {
@@ -108,6 +108,22 @@ describe("command mode", () => {
     const log = readFileSync(logFile, "utf8");
     expect(log).toContain('config: {"SECRET_TOKEN":"[redacted]"}');
     expect(log).not.toContain("tok-abcdef-123");
+  });
+
+  it("protocol selu: a port another process took first is never called; the capability fails with the holder's pid", async () => {
+    const { host, marker } = await run("squat", { protocol: undefined }, { startupTimeoutMs: 5000 });
+    const status = host.status()[0];
+    const holder = Number(/is held by process (\d+)/.exec(status?.message ?? "")?.[1]);
+    try {
+      expect(status?.state).toBe("failed");
+      expect(status?.message).toContain("not by the capability the Engine launched; refusing to send it anything");
+      expect(holder).toBeGreaterThan(0);
+      expect(readFileSync(`/proc/${holder}/cmdline`, "utf8")).toContain("createServer");
+      // Nothing ever connected to the squatter.
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      if (holder > 0) process.kill(holder, "SIGKILL");
+    }
   });
 
   it("a never-ready process is reported not_ready with its message", async () => {
