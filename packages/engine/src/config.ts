@@ -50,6 +50,8 @@ export interface LimitsConfig {
   toolTimeoutMs: number;
   maxToolRounds: number;
   shutdownDeadlineMs: number;
+  /** Largest ClientService request (default 1 MiB, at most the transport's 16 MiB). */
+  clientMaxMessageBytes: number;
   subAgents: { maxConcurrent: number; maxLlmCalls: number; timeoutMs: number; maxDepth: number };
 }
 
@@ -112,6 +114,7 @@ export function defaultConfig(): EngineConfig {
       toolTimeoutMs: 120_000,
       maxToolRounds: 25,
       shutdownDeadlineMs: 10_000,
+      clientMaxMessageBytes: 1024 * 1024,
       // Issue 8 defaults; max_depth 1 = sub-agents never get the `agents` group (no nesting).
       subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 900_000, maxDepth: 1 },
     },
@@ -246,7 +249,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
 
   const limits = r.object(root.limits, "limits", [
     "approval_timeout_s", "agent_restart_budget", "agent_restart_window_s", "agent_ready_timeout_s",
-    "tool_timeout_s", "max_tool_rounds", "shutdown_deadline_s", "sub_agents",
+    "tool_timeout_s", "max_tool_rounds", "shutdown_deadline_s", "sub_agents", "client_max_message",
   ]);
   const L = cfg.limits;
   const sec = { scale: 1000 };
@@ -257,6 +260,12 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   L.toolTimeoutMs = r.number(limits, "tool_timeout_s", "limits", sec) ?? L.toolTimeoutMs;
   L.maxToolRounds = r.number(limits, "max_tool_rounds", "limits", { min: 1, integer: true }) ?? L.maxToolRounds;
   L.shutdownDeadlineMs = r.number(limits, "shutdown_deadline_s", "limits", sec) ?? L.shutdownDeadlineMs;
+  const clientMax = limits?.client_max_message;
+  if (clientMax !== undefined && clientMax !== null) {
+    const bytes = parseBytes(clientMax);
+    if (bytes === undefined || bytes > 16 * 1024 * 1024) r.fail("limits.client_max_message", `must be a size from 1MiB to 16MiB (the transport's limit), like 4MiB, got ${describe(clientMax)}`);
+    else L.clientMaxMessageBytes = bytes;
+  }
   const sub = r.object(limits?.sub_agents, "limits.sub_agents", ["max_concurrent", "max_llm_calls", "timeout_s", "max_depth"]);
   L.subAgents.maxConcurrent = r.number(sub, "max_concurrent", "limits.sub_agents", { integer: true }) ?? L.subAgents.maxConcurrent;
   L.subAgents.maxLlmCalls = r.number(sub, "max_llm_calls", "limits.sub_agents", { min: 1, integer: true }) ?? L.subAgents.maxLlmCalls;

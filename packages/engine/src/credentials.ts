@@ -11,8 +11,8 @@ import type { ServiceAuthorizer } from "@palisade/protocol";
 import { safeEqual } from "./agent/link.js";
 import { EngineError } from "./errors.js";
 
-/** Requests from clients are small (a message, an approval): 1 MiB unless configured. */
-export const CLIENT_MAX_MESSAGE_BYTES = 1024 * 1024;
+// ClientService's limit is config `limits.client_max_message` (default 1 MiB): client requests
+// are small (a message, an approval).
 /** The Agent's events (tokens, tool proposals, final texts) stay far below the transport's 16 MiB. */
 export const AGENT_MAX_MESSAGE_BYTES = DEFAULT_MAX_MESSAGE_BYTES;
 /** A sub-agent's tool arguments and final result. */

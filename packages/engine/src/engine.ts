@@ -4,7 +4,7 @@ import { RpcServer, unixSocketPath } from "@palisade/protocol";
 import { AgentService, ClientService, SubAgentService } from "@palisade/protocol/pipeline";
 import type { EngineDirective, PipelineEvent } from "@palisade/protocol/pipeline";
 import { AgentLink } from "./agent/link.js";
-import { AGENT_MAX_MESSAGE_BYTES, CLIENT_MAX_MESSAGE_BYTES, SUBAGENT_MAX_MESSAGE_BYTES, bearerOf, checkSocketDir, clientAuthorizer } from "./credentials.js";
+import { AGENT_MAX_MESSAGE_BYTES, SUBAGENT_MAX_MESSAGE_BYTES, bearerOf, checkSocketDir, clientAuthorizer } from "./credentials.js";
 import { AgentSupervisor } from "./agent/supervisor.js";
 import { describeFacts } from "./agent/verify.js";
 import { ApprovalBroker } from "./approvals.js";
@@ -234,7 +234,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
         }),
         listSubAgents: listSubAgentsRpc(subAgents), // sub-agents (issue 8)
       },
-      { authorize: clientAuthorizer(bearerToken, tokenPath(dataDir), socket), maxMessageBytes: CLIENT_MAX_MESSAGE_BYTES },
+      { authorize: clientAuthorizer(bearerToken, tokenPath(dataDir), socket), maxMessageBytes: config.limits.clientMaxMessageBytes },
     )
     .add(SubAgentService, subAgentServiceImpl(subAgents), { authorize: (md) => subAgents.authorize(bearerOf(md)), maxMessageBytes: SUBAGENT_MAX_MESSAGE_BYTES }); // sub-agents (issue 8)
 

@@ -104,6 +104,15 @@ describe("agent link", () => {
     await r2;
   });
 
+  it("ClientService refuses an authenticated request over limits.client_max_message (default 1 MiB)", async () => {
+    const big = { titleFilter: "x".repeat(2 * 1024 * 1024) };
+    h = await startHarness({}, false);
+    await expect(h.client.listSessions(big)).rejects.toMatchObject({ code: Code.RESOURCE_EXHAUSTED, message: expect.stringMatching(/over this service's limit of 1048576 bytes/) as unknown });
+    await h.close();
+    h = await startHarness({ limits: { clientMaxMessageBytes: 4 * 1024 * 1024 } }, false);
+    expect((await h.client.listSessions(big)).sessions).toEqual([]);
+  });
+
   it("pure helpers", () => {
     expect(safeEqual("abc", "abc")).toBe(true);
     expect(safeEqual("abc", "abd")).toBe(false);

@@ -162,6 +162,14 @@ model:
     expect(() => parseConfig("model:\n  extra_body: [1]\n", { env: {} })).toThrow(/model.extra_body: must be a mapping/);
   });
 
+  it("limits.client_max_message: ClientService's request limit, 1 MiB by default, 1 to 16 MiB", () => {
+    expect(parseConfig("", { env: {} }).limits.clientMaxMessageBytes).toBe(1024 * 1024);
+    expect(parseConfig("limits: { client_max_message: 4MiB }", { env: {} }).limits.clientMaxMessageBytes).toBe(4 * 1024 * 1024);
+    for (const bad of ["64KiB", "32MiB", "lots"]) {
+      expect(() => parseConfig(`limits: { client_max_message: ${bad} }`, { env: {} })).toThrow(/limits\.client_max_message: must be a size from 1MiB to 16MiB/);
+    }
+  });
+
   it("reports YAML syntax errors", () => {
     expect(() => parseConfig("model: [unclosed", { file: "x.yaml" })).toThrow(ConfigError);
   });

@@ -139,3 +139,42 @@ describe("per-service credentials and limits", () => {
     raw.close();
   });
 });
+
+describe("concurrent streams per connection", () => {
+  it("a connection gets at most maxConcurrentStreams calls at once; the next waits for one to end", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "palisade-streams-"));
+    let running = 0;
+    let most = 0;
+    const gates: (() => void)[] = [];
+    const server = new RpcServer({ maxConcurrentStreams: 2 }).add(Capability, {
+      ...capability,
+      async *streamInvoke() {
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        running--;
+        yield { done: true };
+      },
+    });
+    const address = await server.listen(`unix:${join(dir, "s.sock")}`);
+    const c = createClient(Capability, address);
+    const drain = async (): Promise<void> => {
+      for await (const _ of c.streamInvoke({})) void _;
+    };
+    const calls = [drain(), drain(), drain()];
+    await new Promise((r) => setTimeout(r, 300));
+    expect(running).toBe(2);
+    gates.shift()?.();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(running).toBe(2); // the third started once the first ended
+    for (const g of gates.splice(0)) g();
+    await new Promise((r) => setTimeout(r, 100));
+    for (const g of gates.splice(0)) g();
+    await Promise.all(calls);
+    expect(most).toBe(2);
+    c.close();
+    await server.close(100);
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
