@@ -129,6 +129,8 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
         // Retries are ours: bounded in total time and aware of partially streamed output.
         maxRetries: 0,
         timeout: settings.requestTimeoutMs,
+        // Whatever fetch reaches the model, keep this wrap: it rewrites error bodies of every
+        // shape (vLLM, Ollama, llama.cpp, plain text, none) so the SDK's error keeps the server's words.
         fetch: keepErrorBodies(createHttpFetch()),
       }),
     })));

@@ -295,8 +295,10 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   return applyEnv(cfg, options.env ?? process.env);
 }
 
-/** Names a model server's API lets clients set; the SDK sets these itself. */
-const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "accept", "authorization"]);
+/** Headers the SDK sets itself. */
+const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "accept"]);
+/** Headers that carry credentials: headers travel with the model settings, credentials never do. */
+const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "api-key", "x-api-key", "cookie"]);
 /** Keys of the request body Palisade sets; extra_body must not replace them. */
 const RESERVED_BODY = new Set(["model", "messages", "stream", "tools"]);
 
@@ -307,7 +309,8 @@ function readModelExtras(r: Reader, model: Obj | undefined, out: ModelConfig): v
   for (const [name, value] of Object.entries(headers)) {
     const path = `model.headers.${name}`;
     if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) r.fail(path, "is not a valid HTTP header name");
-    else if (RESERVED_HEADERS.has(name.toLowerCase())) r.fail(path, `is set by Palisade itself; the API key goes in model.api_key`);
+    else if (RESERVED_HEADERS.has(name.toLowerCase())) r.fail(path, "is set by Palisade itself");
+    else if (CREDENTIAL_HEADERS.has(name.toLowerCase())) r.fail(path, "would carry a credential; the key goes in model.api_key (or OPENAI_API_KEY), which only the request's sender sees");
     else if (typeof value !== "string" && typeof value !== "number") r.fail(path, `must be a string, got ${describe(value)}`);
     else if (/[\r\n]/.test(String(value))) r.fail(path, "must not contain line breaks");
     else out.headers[name] = String(value);

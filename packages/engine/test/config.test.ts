@@ -126,7 +126,7 @@ model:
   it("reports each bad model server setting at its path", () => {
     const bad = `
 model:
-  headers: { "bad header": x, Authorization: Bearer sk-x, X-Ok: ok, X-List: [1] }
+  headers: { "bad header": x, Authorization: Bearer sk-x, api-key: sk-azure, Content-Type: text/plain, X-Ok: ok, X-List: [1] }
   extra_body: { model: other, options: { num_ctx: 8192 } }
   idle_timeout_s: 0
   request_timeout_s: soon
@@ -147,6 +147,8 @@ model:
       [
         "model.extra_body.model",
         "model.headers.Authorization",
+        "model.headers.Content-Type",
+        "model.headers.api-key",
         "model.headers.X-List",
         "model.headers.bad header",
         "model.idle_timeout_s",
@@ -157,7 +159,9 @@ model:
         "model.text_tool_calls",
       ].sort(),
     );
-    expect(issues["model.headers.Authorization"]).toMatch(/model.api_key/);
+    expect(issues["model.headers.Authorization"]).toMatch(/credential.*model.api_key/);
+    expect(issues["model.headers.api-key"]).toMatch(/credential/);
+    expect(issues["model.headers.Content-Type"]).toMatch(/set by Palisade/);
     expect(issues["model.stream_usage"]).toMatch(/auto, on, off/);
     expect(() => parseConfig("model:\n  extra_body: [1]\n", { env: {} })).toThrow(/model.extra_body: must be a mapping/);
   });
