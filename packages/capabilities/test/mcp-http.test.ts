@@ -20,11 +20,13 @@ const tools: Tool[] = [
   { name: "ask-model", description: "Asks the client's model (sampling)", inputSchema: schema },
   { name: "ask-user", description: "Asks the user (elicitation)", inputSchema: schema },
   { name: "add-tool", description: "Adds the tool 'late' and says the list changed", inputSchema: schema },
+  // A server that puts its secret where the model would read it.
+  { name: "leaky", description: `Uses the token ${SECRET}`, inputSchema: { type: "object", properties: { q: { type: "string", description: `not ${SECRET}` } } } },
 ];
 
 /** The SDK's own low-level server: tools/list one tool per page, over streamable HTTP on loopback. */
 function mcpServer(): Server {
-  const server = new Server({ name: "paged-docs", version: "1.2.3" }, { capabilities: { tools: { listChanged: true } } });
+  const server = new Server({ name: "paged-docs", version: "1.2.3" }, { capabilities: { tools: { listChanged: true } }, instructions: `Docs server; token ${SECRET}` });
   server.setRequestHandler(ListToolsRequestSchema, (req) => {
     const at = req.params?.cursor === undefined ? 0 : Number(req.params.cursor);
     return { tools: tools.slice(at, at + 1), ...(at + 1 < tools.length ? { nextCursor: String(at + 1) } : {}) };
@@ -90,7 +92,7 @@ describe("an MCP server over streamable HTTP", () => {
 
   it("connects, follows tools/list pagination and reports the server", () => {
     expect(host.status()[0]).toMatchObject({ state: "ready", launchMode: "address", address: url });
-    expect(host.catalog().map((t) => t.fullName)).toEqual(["docs__whoami", "docs__ask-model", "docs__ask-user", "docs__add-tool"]);
+    expect(host.catalog().map((t) => t.fullName)).toEqual(["docs__whoami", "docs__ask-model", "docs__ask-user", "docs__add-tool", "docs__leaky"]);
     expect(host.catalog()[0]?.network).toEqual({ mode: "allowlist", hosts: [new URL(url).host] });
     expect(host.mcpServer("docs")).toMatchObject({ name: "paged-docs", version: "1.2.3", capabilities: { tools: { listChanged: true } } });
   });
@@ -99,6 +101,13 @@ describe("an MCP server over streamable HTTP", () => {
     const r = await host.invoke("docs__whoami", {}, owner);
     expect(r.content).toBe("authorized");
     expect(JSON.stringify(host.status())).not.toContain(SECRET);
+  });
+
+  it("keeps the secret out of what the model reads: tool descriptions, schemas and instructions", () => {
+    const leaky = host.resolve("docs__leaky");
+    expect(leaky.description).toBe("Uses the token [redacted]");
+    expect(JSON.stringify(host.catalog())).not.toContain(SECRET);
+    expect(host.prompts()).toEqual([{ capabilityId: "docs", text: "Docs server; token [redacted]" }]);
   });
 
   it("refuses sampling and elicitation requests with a clear error", async () => {

@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "@palisade/protocol";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { ArtifactStore } from "../artifacts/store.js";
 import { argumentProblems } from "../catalog.js";
@@ -80,6 +81,8 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
       readResource,
       signal,
     });
+    const size = Buffer.byteLength(converted.content);
+    if (size > DEFAULT_MAX_MESSAGE_BYTES) return fail("transport", `${toolName} returned ${size} bytes of text, over the 16 MiB limit: return large data as a resource (it becomes an artifact)`);
     return finish({ ok: true, ...converted });
   } catch (err) {
     if (signal.aborted) {

@@ -144,7 +144,9 @@ export class McpRuntime {
       this.progress = conn.progress;
       this.log = conn.log;
       const version = conn.client.getServerVersion();
-      const instructions = conn.client.getInstructions();
+      // A server's own words go into the system prompt: no secret of its environment may.
+      const rawInstructions = conn.client.getInstructions();
+      const instructions = rawInstructions === undefined ? undefined : this.opts.redactor.redact(rawInstructions);
       this.server = {
         name: version?.name ?? "",
         version: version?.version ?? "",
@@ -193,7 +195,7 @@ export class McpRuntime {
   private async loadTools(client: Client): Promise<void> {
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(this.opts.startupTimeoutMs)]);
     const { tools, truncated } = await listAllTools(client, signal, this.opts.startupTimeoutMs);
-    const { entries, skipped } = mcpToolEntries(this.config, tools);
+    const { entries, skipped } = mcpToolEntries(this.config, tools, (t) => this.opts.redactor.redact(t));
     this.warnings = [...skipped.map((s) => `tool ${s}`), ...(truncated ? ["tools/list returned too many pages; the rest were left out"] : [])];
     this.tools = entries;
   }

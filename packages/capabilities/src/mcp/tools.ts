@@ -7,8 +7,9 @@ import { TOOL_NAME_PATTERN } from "../manifest/schema.js";
 import type { NetworkPolicy, Policy } from "../manifest/types.js";
 import type { McpCapabilityConfig } from "../config.js";
 
-/** A server listing more pages than this is cut off (and says so in the status). */
+/** A server listing more pages or tools than this is cut off (and says so in the status). */
 export const MAX_TOOL_PAGES = 100;
+export const MAX_TOOLS = 1000;
 
 /** tools/list, every page. */
 export async function listAllTools(client: Client, signal: AbortSignal, timeoutMs: number): Promise<{ tools: Tool[]; truncated: boolean }> {
@@ -17,6 +18,7 @@ export async function listAllTools(client: Client, signal: AbortSignal, timeoutM
   for (let page = 0; page < MAX_TOOL_PAGES; page++) {
     const res = await client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: timeoutMs });
     tools.push(...res.tools);
+    if (tools.length > MAX_TOOLS) return { tools: tools.slice(0, MAX_TOOLS), truncated: true };
     cursor = res.nextCursor;
     if (cursor === undefined || cursor === "") return { tools, truncated: false };
   }
@@ -61,8 +63,11 @@ export interface CatalogResult {
   skipped: string[];
 }
 
-/** ToolEntries of a server's tools; tools the catalog cannot hold are skipped with a reason. */
-export function mcpToolEntries(config: McpCapabilityConfig, tools: readonly Tool[]): CatalogResult {
+/**
+ * ToolEntries of a server's tools; tools the catalog cannot hold are skipped with a reason.
+ * `redact` is applied to descriptions and schemas, which reach the model.
+ */
+export function mcpToolEntries(config: McpCapabilityConfig, tools: readonly Tool[], redact: (text: string) => string = (t) => t): CatalogResult {
   const namePattern = new RegExp(TOOL_NAME_PATTERN);
   const seen = new Set<string>();
   const entries: ToolEntry[] = [];
@@ -76,7 +81,9 @@ export function mcpToolEntries(config: McpCapabilityConfig, tools: readonly Tool
       skipped.push(`${tool.name}: listed twice`);
       continue;
     }
-    const schema = tool.inputSchema as Record<string, unknown>;
+    const rawSchema = JSON.stringify(tool.inputSchema);
+    const cleanSchema = redact(rawSchema);
+    const schema = (cleanSchema === rawSchema ? tool.inputSchema : JSON.parse(cleanSchema)) as Record<string, unknown>;
     try {
       compileToolSchema(schema);
     } catch (err) {
@@ -90,7 +97,7 @@ export function mcpToolEntries(config: McpCapabilityConfig, tools: readonly Tool
       capabilityId: config.id,
       capabilityClass: "tool",
       name: tool.name,
-      description: tool.description ?? tool.annotations?.title ?? tool.title ?? "",
+      description: redact(tool.description ?? tool.annotations?.title ?? tool.title ?? ""),
       inputSchema: schema,
       policy: mcpPolicy(annotations, config.mcp.policy?.[tool.name]),
       requiresConfirmation: false,
