@@ -74,6 +74,13 @@ const ROWS: Row[] = [
     model: "deepseek-quirk",
     refuse: { missingReasoning: true },
   },
+  {
+    quirk: "reasoning refused when sent back",
+    server: "DeepSeek R1-style endpoints",
+    reply: { reasoning: "Thinking it over.", reasoningField: "reasoning_content" },
+    model: "r1-quirk",
+    refuse: { reasoningEcho: true },
+  },
   { quirk: "stream_options rejected", server: "Mistral, Groq", reply: {}, model: "mistral-quirk", refuse: { streamOptions: true } },
 ];
 
@@ -102,8 +109,9 @@ async function quirkTurn(row: Row, content: string, calls: ScriptedToolCall[], a
   calls.forEach((c, i) => expect(results[ids[i]!]).toContain((c.arguments as { path: string }).path === "a.txt" ? "alpha" : "beta"));
   if (r.reasoning) {
     expect(thoughts(evs, "reasoning")).toContain(r.reasoning);
-    // Sent back with the assistant's tool calls, in the field it came in.
-    expect((asked as unknown as Record<string, unknown>)[r.reasoningField ?? "reasoning_content"]).toBe(r.reasoning);
+    // Sent back with the assistant's tool calls, in the field it came in; not to a server that refused it.
+    const echoed = (asked as unknown as Record<string, unknown>)[r.reasoningField ?? "reasoning_content"];
+    expect(echoed).toBe(row.refuse?.reasoningEcho ? undefined : r.reasoning);
   }
 }
 

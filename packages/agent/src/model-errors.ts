@@ -38,7 +38,7 @@ const CONTEXT =
   /context[_ ]length|maximum context|context (size|window)|too many tokens|prompt is too long|input is too long|exceeds? (the )?(available |maximum )?context|reduce the length of the (messages|prompt)|exceed_context_size/i;
 const TOOLS = /does not support tools|tools? (is |are )?not supported|enable-auto-tool-choice|tool[_ ]choice|unsupported.*\btools?\b|\btools?\b.*(not permitted|unrecognized|unexpected|not allowed|extra (inputs|fields))/i;
 const STREAM_OPTIONS = /stream_options/i;
-const REASONING = /reasoning(_content)?\b.*(not permitted|unrecognized|unexpected|not allowed|extra (inputs|fields)|unknown)/i;
+const REASONING = /reasoning(_content)?\b.*(not permitted|unrecognized|unexpected|not allowed|extra (inputs|fields)|unknown)|remove the reasoning/i;
 
 /** Turns any error body into `{"error": {"message": …}}`, so the SDK's error keeps the server's words. */
 export function normalizeErrorBody(status: number, statusText: string, text: string): string {

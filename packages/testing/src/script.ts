@@ -82,6 +82,8 @@ export interface ServerRefusals {
   tools?: boolean;
   /** 400 when an assistant tool-call message of the current exchange lacks `reasoning_content` (DeepSeek thinking mode). */
   missingReasoning?: boolean;
+  /** 400 when any message carries `reasoning_content` (DeepSeek R1: "please remove the reasoning_content"). */
+  reasoningEcho?: boolean;
   /** A context-too-long error when the prompt has more estimated tokens than this. */
   contextTokens?: number;
   /** The body style of that error (default "openai"). */

@@ -90,6 +90,9 @@ function refusalOf(r: ServerRefusals, request: ChatRequest): [number, string, st
     const at = request.messages.findIndex((m, i) => i > lastUser && m.role === "assistant" && (m.tool_calls ?? []).length > 0 && !("reasoning_content" in m));
     if (at >= 0) return [400, `Missing \`reasoning_content\` field in the assistant message at message index ${String(at)}`, "invalid_request_error"];
   }
+  if (r.reasoningEcho && request.messages.some((m) => "reasoning_content" in m)) {
+    return [400, "The reasoning_content is an intermediate result for display only; please remove the reasoning_content from your messages", "invalid_request_error"];
+  }
   if (r.contextTokens !== undefined) {
     const tokens = estimateTokens(JSON.stringify(request.messages)) + estimateTokens(JSON.stringify(request.tools ?? []));
     if (tokens > r.contextTokens) {
