@@ -16,7 +16,8 @@ import { EventBus } from "./events.js";
 import type { AgentLauncher, EngineShield, EngineStore, ToolHost } from "./ports.js";
 import { clientService } from "./services/client.js";
 // sub-agents (issue 8)
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { AUDIT_KEY_FILE } from "@palisade/store";
 import { DATABASE_FILE } from "./adapters/sqlite-store.js";
 import { MemoryRunStore, SqliteRunStore, SubAgentManager, defaultSubAgentLauncher, listSubAgentsRpc, subAgentServiceImpl } from "./subagents/index.js";
 import type { SubAgentLauncher, SubAgentLimits } from "./subagents/index.js";
@@ -35,6 +36,8 @@ import { TitleWriter } from "./titles.js";
 export interface StartEngineOptions {
   dataDir?: string;
   configPath?: string;
+  /** The audit chain's HMAC key file (default: audit.key beside the configuration file). */
+  auditKeyFile?: string;
   /** A config already loaded (skips the file). */
   config?: EngineConfig;
   env?: NodeJS.ProcessEnv;
@@ -98,7 +101,10 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     throw new EngineError("ALREADY_RUNNING", `an Engine is already running for ${dataDir} (pid ${running.info.pid}, ${running.info.address}); stop it first with: palisade engine stop`);
   }
 
-  const parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, ...pick(options) });
+  // the audit key sits beside the configuration, outside the data directory
+  const configFile = config.source ?? resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env });
+  const auditKeyFile = options.auditKeyFile ?? join(dirname(configFile), AUDIT_KEY_FILE);
+  const parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, auditKeyFile, ...pick(options) });
   const { store, shield } = parts;
   // sub-agents (issue 8): the manager adds the `agents` tool group to the host the pipeline uses.
   const subAgents = new SubAgentManager({

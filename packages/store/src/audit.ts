@@ -1,6 +1,8 @@
 // The audit trail: append-only (SQL triggers) and hash-chained, so an edit or a deletion is
-// detected by verifyAudit even when someone has dropped the triggers.
-import { createHash } from "node:crypto";
+// detected by verifyAudit even when someone has dropped the triggers. With a key (kept outside
+// the database, see audit-key.ts) each hash is an HMAC: whoever can write the database but not
+// read the key cannot recompute the chain after an edit.
+import { createHash, createHmac } from "node:crypto";
 import type { Db } from "./db.js";
 import { auditFromRow } from "./rows.js";
 import type { AuditRecord } from "./types.js";
@@ -27,6 +29,16 @@ export interface AuditVerification {
   rows: number;
   head: { seq: number; hash: string };
   problems: AuditProblem[];
+  /** The first entry that does not verify (lowest seq among the problems). */
+  firstBroken?: number;
+  /** Whether the entries from `keyedFrom` on were checked with the key. */
+  keyed: boolean;
+}
+
+/** The HMAC key of a database's chain and the first seq written with it (older rows are plain SHA-256). */
+export interface AuditKey {
+  key: Buffer;
+  fromSeq: number;
 }
 
 /** JSON with object keys sorted at every level: one byte sequence per value. */
@@ -38,20 +50,26 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
 }
 
-export function auditHash(prevHash: string, r: Omit<AuditRecord, "hash" | "prevHash">): string {
+export function auditHash(prevHash: string, r: Omit<AuditRecord, "hash" | "prevHash">, key?: AuditKey): string {
   const content = canonicalJson([r.seq, r.ts, r.sessionId, r.kind, r.actor, r.callId, r.payload]);
-  return createHash("sha256").update(prevHash).update("\n").update(content).digest("hex");
+  const h = key !== undefined && r.seq >= key.fromSeq ? createHmac("sha256", key.key) : createHash("sha256");
+  return h.update(prevHash).update("\n").update(content).digest("hex");
 }
 
-export function appendAudit(db: Db, input: NewAudit): AuditRecord {
-  return appendAuditBatch(db, [input])[0] as AuditRecord;
+export function appendAudit(db: Db, input: NewAudit, key?: AuditKey): AuditRecord {
+  return appendAuditBatch(db, [input], key)[0] as AuditRecord;
+}
+
+/** The chain head (seq 0 and the genesis hash when the trail is empty). */
+export function auditHead(db: Db): { seq: number; hash: string } {
+  return (db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined) ?? { seq: 0, hash: GENESIS_HASH };
 }
 
 /**
  * Appends entries in order in one transaction: the chain head is read once and written once,
  * each row's hash chaining on the previous one's (the Engine writes a few per tool call).
  */
-export function appendAuditBatch(db: Db, inputs: readonly NewAudit[]): AuditRecord[] {
+export function appendAuditBatch(db: Db, inputs: readonly NewAudit[], key?: AuditKey): AuditRecord[] {
   if (inputs.length === 0) return [];
   return db.tx(() => {
     const head = db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined;
@@ -69,7 +87,7 @@ export function appendAuditBatch(db: Db, inputs: readonly NewAudit[]): AuditReco
         callId: input.callId ?? "",
         payload: typeof input.payload === "string" ? input.payload : canonicalJson(input.payload),
       };
-      const hash = auditHash(prevHash, base);
+      const hash = auditHash(prevHash, base, key);
       insert.run(base.seq, base.ts, base.sessionId, base.kind, base.actor, base.callId, base.payload, prevHash, hash);
       out.push({ ...base, prevHash, hash });
       prevHash = hash;
@@ -93,7 +111,7 @@ export function listAudit(db: Db, options: { sessionId?: string; afterSeq?: numb
  * breaks the link to the next one. A deleted tail is caught against audit_head, or against
  * `expectedHead` (a head the caller saved elsewhere, e.g. printed by a previous verify).
  */
-export function verifyAudit(db: Db, expectedHead?: { seq: number; hash: string }): AuditVerification {
+export function verifyAudit(db: Db, expectedHead?: { seq: number; hash: string }, key?: AuditKey): AuditVerification {
   const problems: AuditProblem[] = [];
   const heads = [db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined, expectedHead]
     .filter((h): h is { seq: number; hash: string } => h !== undefined);
@@ -111,8 +129,9 @@ export function verifyAudit(db: Db, expectedHead?: { seq: number; hash: string }
     if (r.prevHash !== prevHash) {
       problems.push({ seq: r.seq, problem: "broken_chain", detail: "prev_hash does not match the hash of the row before it" });
     }
-    if (auditHash(r.prevHash, r) !== r.hash) {
-      problems.push({ seq: r.seq, problem: "edited", detail: "row content does not match its hash (edited after it was written)" });
+    if (auditHash(r.prevHash, r, key) !== r.hash) {
+      const how = key !== undefined && r.seq >= key.fromSeq ? "its keyed hash (edited, or its hash recomputed without the key)" : "its hash (edited after it was written)";
+      problems.push({ seq: r.seq, problem: "edited", detail: `row content does not match ${how}` });
     }
     for (const [i, h] of heads.entries()) {
       if (h.seq === r.seq) {
@@ -129,5 +148,6 @@ export function verifyAudit(db: Db, expectedHead?: { seq: number; hash: string }
       problems.push({ seq: h.seq, problem: "head_mismatch", detail: `the trail should reach row ${h.seq} but ends at row ${last.seq} (rows deleted from the end)` });
     }
   }
-  return { ok: problems.length === 0, rows, head: last, problems };
+  const firstBroken = problems.length === 0 ? undefined : Math.min(...problems.map((p) => p.seq));
+  return { ok: problems.length === 0, rows, head: last, problems, keyed: key !== undefined, ...(firstBroken !== undefined ? { firstBroken } : {}) };
 }

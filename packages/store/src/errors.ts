@@ -1,6 +1,7 @@
 /** Local error codes of the store; the Engine maps them to gRPC status codes. */
 export type StoreErrorCode =
   | "NOT_FOUND"
+  | "AUDIT_KEY"
   | "INVALID_ARGUMENT"
   | "BAD_CURSOR"
   | "CONFLICT"

@@ -8,7 +8,8 @@ export type { MigrationStep } from "./migrations.js";
 export { buildFtsQuery } from "./fts-query.js";
 export type { ParsedQuery } from "./fts-query.js";
 export { canonicalJson, GENESIS_HASH } from "./audit.js";
-export type { NewAudit, AuditProblem, AuditVerification } from "./audit.js";
+export type { NewAudit, AuditProblem, AuditVerification, AuditKey } from "./audit.js";
+export { AUDIT_KEY_FILE, loadOrCreateAuditKey, readAuditKey } from "./audit-key.js";
 export type {
   NewSession, NewMessage, MessagePatch, NewToolCall, ToolCallPatch, NewSubAgentRun, SubAgentRunPatch,
 } from "./writes.js";

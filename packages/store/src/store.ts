@@ -1,6 +1,6 @@
 // The public face of the store: one object the Engine opens once and closes on shutdown.
 // The Engine process is the only writer; other processes may open the file with { readonly: true }.
-import { appendAudit, appendAuditBatch, listAudit, verifyAudit } from "./audit.js";
+import { appendAudit, appendAuditBatch, auditHead, listAudit, verifyAudit, type AuditKey } from "./audit.js";
 import type { AuditVerification, NewAudit } from "./audit.js";
 import { openDb } from "./db.js";
 import type { Db, OpenOptions } from "./db.js";
@@ -57,6 +57,7 @@ export interface CommittedTurn {
 
 export class Store {
   private db: Db | null;
+  private auditKey: AuditKey | undefined;
   readonly path: string;
   private readonly walSync: WalSync | undefined;
 
@@ -118,9 +119,12 @@ export class Store {
   recordSubAgentRun(input: NewSubAgentRun): SubAgentRunRecord { return recordSubAgentRun(this.d, input); }
   updateSubAgentRun(id: string, patch: SubAgentRunPatch): SubAgentRunRecord { return updateSubAgentRun(this.d, id, patch); }
   recordArtifact(input: NewArtifact): ArtifactRecord { return recordArtifact(this.d, input); }
-  appendAudit(input: NewAudit): AuditRecord { return appendAudit(this.d, input); }
+  appendAudit(input: NewAudit): AuditRecord { return appendAudit(this.d, input, this.auditKey); }
   /** Appends entries in order, in one transaction (one read and one write of the chain head). */
-  appendAudits(inputs: readonly NewAudit[]): AuditRecord[] { return appendAuditBatch(this.d, inputs); }
+  appendAudits(inputs: readonly NewAudit[]): AuditRecord[] { return appendAuditBatch(this.d, inputs, this.auditKey); }
+  /** From now on audit hashes are HMACs with this key (see audit-key.ts); verification uses it too. */
+  setAuditKey(key: AuditKey): void { this.auditKey = key; }
+  auditHead(): { seq: number; hash: string } { return auditHead(this.d); }
   renameSession(id: string, title: string): SessionRecord { return renameSession(this.d, id, title); }
   setAutoTitle(id: string, title: string, source: "auto" | "first_message" = "auto"): boolean {
     return setAutoTitle(this.d, id, title, source);
@@ -152,7 +156,7 @@ export class Store {
       for (const a of turn.artifacts ?? []) recordArtifact(d, own(a));
       for (const m of turn.memory ?? []) appendMemory(d, own(m));
       const events = (turn.events ?? []).map((e) => appendEvent(d, own(e)));
-      const audit = appendAuditBatch(d, (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId })));
+      const audit = appendAuditBatch(d, (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId })), this.auditKey);
       if (turn.autoTitle) setAutoTitle(d, sessionId, turn.autoTitle.title, turn.autoTitle.source ?? "auto");
       return { messages, events, audit };
     });
@@ -180,7 +184,7 @@ export class Store {
     return exportSession(this.d, id, format, options);
   }
   listAudit(options: { sessionId?: string; afterSeq?: number; limit?: number } = {}): AuditRecord[] { return listAudit(this.d, options); }
-  verifyAudit(expectedHead?: { seq: number; hash: string }): AuditVerification { return verifyAudit(this.d, expectedHead); }
+  verifyAudit(expectedHead?: { seq: number; hash: string }, key?: AuditKey): AuditVerification { return verifyAudit(this.d, expectedHead, key ?? this.auditKey); }
   stats(since?: number): StoreStats { return stats(this.d, since); }
   /** The connection's durability settings, for status pages and tests. */
   settings(): { journalMode: string; synchronous: "off" | "normal" | "full" | "extra"; foreignKeys: boolean } {

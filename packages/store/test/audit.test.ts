@@ -25,7 +25,7 @@ describe("audit trail", () => {
     expect(rows[0]?.prevHash).toBe(GENESIS_HASH);
     for (let i = 1; i < rows.length; i++) expect(rows[i]?.prevHash).toBe(rows[i - 1]?.hash);
     expect(rows[0]?.payload).toBe('{"args":{"a":1,"b":2},"i":1,"tool":"shell__run"}');
-    expect(store.verifyAudit()).toEqual({ ok: true, rows: 5, head: { seq: 5, hash: rows[4]?.hash }, problems: [] });
+    expect(store.verifyAudit()).toEqual({ ok: true, rows: 5, head: { seq: 5, hash: rows[4]?.hash }, problems: [], keyed: false });
     expect(store.listAudit({ sessionId: "s1", afterSeq: 3 }).map((r) => r.seq)).toEqual([4, 5]);
   });
 

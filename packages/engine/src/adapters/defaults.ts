@@ -12,6 +12,8 @@ export interface PartsRequest {
   workspace: string;
   log: (line: string) => void;
   mergeCapabilities: (defaults: readonly CapabilityEntry[], user: readonly CapabilityEntry[]) => CapabilityEntry[];
+  /** The audit chain's HMAC key file (in the config directory); the default store keys its chain with it. */
+  auditKeyFile?: string;
   store?: EngineStore;
   shield?: EngineShield;
   host?: ToolHost;
@@ -26,7 +28,7 @@ export interface Parts {
 }
 
 export async function defaultParts(req: PartsRequest): Promise<Parts> {
-  const store = req.store ?? (await openSqliteStore(req.dataDir, req.log));
+  const store = req.store ?? (await openSqliteStore(req.dataDir, req.log, req.auditKeyFile));
   try {
     const shield = req.shield ?? (await createEngineShield(req.config, req.dataDir, req.workspace));
     const host = req.host ?? (await openCapabilityHost({ config: req.config, dataDir: req.dataDir, workspace: req.workspace, log: req.log, merge: req.mergeCapabilities }));

@@ -1,7 +1,7 @@
 // EngineStore over @palisade/store (better-sqlite3, WAL). The only file that knows its API.
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { Store } from "@palisade/store";
+import { loadOrCreateAuditKey, Store } from "@palisade/store";
 import type { MigrationStep, MessageRecord as StoredMessage, SessionRecord as StoredSession, ToolCallRecord as StoredCall, NewToolCall } from "@palisade/store";
 import type {
   AuditEntry,
@@ -291,12 +291,23 @@ class SqliteStore implements EngineStore {
  * cut) when its promise resolves, as with FULL, but the fsync runs off the event loop and
  * concurrent writers share it, so one session's commit never stalls the others.
  */
-export async function openSqliteStore(dataDir: string, log: (line: string) => void = () => undefined): Promise<EngineStore> {
+export async function openSqliteStore(dataDir: string, log: (line: string) => void = () => undefined, auditKeyFile?: string): Promise<EngineStore> {
   const onMigration = (step: MigrationStep): void =>
     log(
       step.phase === "start"
         ? `history: upgrading the database from schema v${String(step.from)} to v${String(step.to)}; on a large history this takes minutes (the Engine answers once it is done)`
         : `history: database upgraded to schema v${String(step.to)} in ${(step.ms / 1000).toFixed(1)} s`,
     );
-  return new SqliteStore(Store.open(join(dataDir, DATABASE_FILE), { synchronous: "normal", onMigration }));
+  const path = join(dataDir, DATABASE_FILE);
+  const store = Store.open(path, { synchronous: "normal", onMigration });
+  if (auditKeyFile !== undefined) {
+    // the audit chain is keyed with a secret outside the data directory (see docs/history.md)
+    try {
+      store.setAuditKey(await loadOrCreateAuditKey(auditKeyFile, path, store.auditHead().seq));
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+  }
+  return new SqliteStore(store);
 }
