@@ -23,6 +23,8 @@ export interface ToolEntry {
   filesystem: Manifest["filesystem"];
   /** What the tool says about itself (MCP tool annotations); hints from the server, not facts. */
   annotations?: ToolAnnotations;
+  /** Declared semantics for the Shield (manifest or discovery), when given. */
+  semantics?: Record<string, unknown>;
 }
 
 /** MCP's tool annotations, as hints the Shield's defaults may use. */
@@ -57,6 +59,7 @@ export function toolEntries(manifest: Manifest, tools: readonly ManifestTool[] =
     streaming: t.streaming,
     network: manifest.network,
     filesystem: manifest.filesystem,
+    ...(t.semantics !== undefined ? { semantics: t.semantics } : {}),
   }));
 }
 
@@ -124,6 +127,7 @@ export function parseDiscoveredTools(result: unknown, source: string): ManifestT
       ...(policy === undefined ? {} : { recommendedPolicy: policy as Policy }),
       terminalOnSuccess: t.terminal_on_success === true,
       streaming: t.streaming === true,
+      ...(t.semantics !== null && typeof t.semantics === "object" && !Array.isArray(t.semantics) ? { semantics: t.semantics as Record<string, unknown> } : {}),
     });
   });
   if (problems.length > 0) throw new CapabilityError("discovery", `${source} returned invalid tools:\n  - ${problems.join("\n  - ")}`);

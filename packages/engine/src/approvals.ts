@@ -8,6 +8,8 @@ interface Pending {
   sessionId: string;
   callId: string;
   toolName: string;
+  /** The action class "allow for this session" grants (tool + command prefix / path scope / host). */
+  grantKey: string;
   deadline: number;
   settle: (outcome: ApprovalOutcome, by?: string) => void;
 }
@@ -22,16 +24,16 @@ export interface ApprovalTicket {
 
 export class ApprovalBroker {
   private readonly pending = new Map<string, Pending>();
-  /** Tools a user allowed for the rest of a session. */
+  /** Action classes a user allowed for the rest of a session (never whole tools). */
   private readonly sessionGrants = new Map<string, Set<string>>();
 
   constructor(private readonly timeoutMs: () => number) {}
 
-  isGrantedForSession(sessionId: string, toolName: string): boolean {
-    return this.sessionGrants.get(sessionId)?.has(toolName) ?? false;
+  isGrantedForSession(sessionId: string, grantKey: string): boolean {
+    return this.sessionGrants.get(sessionId)?.has(grantKey) ?? false;
   }
 
-  open(req: { sessionId: string; callId: string; toolName: string; signal: AbortSignal }): ApprovalTicket {
+  open(req: { sessionId: string; callId: string; toolName: string; grantKey: string; signal: AbortSignal }): ApprovalTicket {
     const approvalId = `apr_${randomUUID()}`;
     const deadline = Date.now() + this.timeoutMs();
     let settle!: (o: ApprovalOutcome, by?: string) => void;
@@ -45,11 +47,11 @@ export class ApprovalBroker {
         ticket.answeredBy = by;
         clearTimeout(timer);
         req.signal.removeEventListener("abort", onAbort);
-        if (o === "allow_session") this.grant(req.sessionId, req.toolName);
+        if (o === "allow_session") this.grant(req.sessionId, req.grantKey);
         resolve(o);
       };
     });
-    this.pending.set(approvalId, { sessionId: req.sessionId, callId: req.callId, toolName: req.toolName, deadline, settle });
+    this.pending.set(approvalId, { sessionId: req.sessionId, callId: req.callId, toolName: req.toolName, grantKey: req.grantKey, deadline, settle });
     if (req.signal.aborted) settle("cancelled");
     return ticket;
   }
@@ -81,9 +83,9 @@ export class ApprovalBroker {
     for (const p of [...this.pending.values()]) p.settle("cancelled");
   }
 
-  private grant(sessionId: string, toolName: string): void {
+  private grant(sessionId: string, grantKey: string): void {
     let set = this.sessionGrants.get(sessionId);
     if (!set) this.sessionGrants.set(sessionId, (set = new Set()));
-    set.add(toolName);
+    set.add(grantKey);
   }
 }

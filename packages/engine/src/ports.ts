@@ -191,10 +191,18 @@ export interface ShieldInput {
   subAgentName?: string;
   /** The session's workspace (relative paths resolve against it). */
   workspace?: string;
+  /** The tool's JSON Schema and declared semantics: what its arguments mean. */
+  toolSchema?: Record<string, unknown>;
+  toolSemantics?: Record<string, unknown>;
 }
 
 export interface EngineShield {
   evaluate(input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord>;
+  /**
+   * The class of an action "allow for this session" covers (same tool and command prefix, path
+   * scope or host). Without it a grant covers only the identical call.
+   */
+  actionClass?(input: ShieldInput): { key: string; label: string };
   /** Tier-0 policy of a tool before looking at its arguments (used for OTR and ListTools). */
   effectivePolicy(toolName: string, manifestPolicy: Policy | undefined): Policy;
   describe(): { state: string; policyName: string };
@@ -215,6 +223,8 @@ export interface ToolSpec {
   streaming?: boolean;
   networkMode?: string;
   networkAllowlist?: string[];
+  /** What the arguments mean to the Shield (the manifest's `semantics:` block), when declared. */
+  semantics?: Record<string, unknown>;
 }
 
 export interface ToolGroupInfo {

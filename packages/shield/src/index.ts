@@ -6,7 +6,10 @@ export type { BuiltinPolicy } from "./policy/load.js";
 export type { Policy, PolicyRule, RuleWhen } from "./policy/types.js";
 export { DETECTORS } from "./detectors/index.js";
 export type { Detector, Hit } from "./detectors/types.js";
-export { KNOWN_TOOLS } from "./tools.js";
+export { KNOWN_TOOLS, toolSpec } from "./tools.js";
+export { checkSemantics, parseSemantics, SemanticsError, SEMANTIC_KINDS } from "./semantics/parse.js";
+export type { SemanticsProblem } from "./semantics/parse.js";
+export { inferSemantics } from "./semantics/infer.js";
 export type { ToolKind, ToolSpec, PathOp } from "./tools.js";
 export { createOpenAIJudge, generateCanary, parseJudgeAnswer } from "./judge/openai.js";
 export type { OpenAIJudgeOptions } from "./judge/openai.js";
@@ -22,6 +25,8 @@ export type { CliIO } from "./cli/main.js";
 export { ShieldError, PolicyError } from "./errors.js";
 export type { PolicyProblem } from "./errors.js";
 export { stricter } from "./types.js";
+export { visible, visibleJson } from "./visible.js";
+export type { ActionClass } from "./action-class.js";
 export type {
   Action,
   Decision,

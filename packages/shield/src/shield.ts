@@ -9,7 +9,10 @@ import { VerdictCache, RateLimiter } from "./cache.js";
 import { runDetectors } from "./detectors/index.js";
 import type { Judge } from "./judge/types.js";
 import { buildSubject, canonicalArgs, type ResolvedContext } from "./normalize/subject.js";
+import { actionClassOf, type ActionClass } from "./action-class.js";
 import { evaluatePolicy } from "./policy/evaluate.js";
+import { visible } from "./visible.js";
+import { globTester } from "./policy/match.js";
 import type { Policy } from "./policy/types.js";
 import { stricter, type Action, type Decision, type Finding, type ShieldContext, type Tier, type Verdict } from "./types.js";
 
@@ -56,6 +59,8 @@ export interface Shield {
   /** Tiers 0-1 only (deterministic, synchronous). Never throws. */
   evaluateSync: (action: Action, context?: ShieldContext) => Verdict;
   stats: () => ShieldStats;
+  /** The class a session grant for this action covers (see action-class.ts). */
+  actionClass: (action: Action, context?: ShieldContext) => ActionClass;
 }
 
 interface Preliminary {
@@ -68,6 +73,22 @@ interface Preliminary {
 
 const CONFIDENCE: Record<Decision, number> = { allow: 0.9, escalate: 0.7, block: 0.95 };
 
+const semanticsKeys = new WeakMap<object, string>();
+/** Part of the cache key: the same tool name with other semantics or another schema is another action. */
+function semanticsKey(ctx: ResolvedContext): string {
+  const part = (v: unknown): string => {
+    if (v === undefined || v === null) return "";
+    if (typeof v !== "object") return JSON.stringify(v);
+    let k = semanticsKeys.get(v);
+    if (k === undefined) {
+      k = createHash("sha256").update(canonicalArgs(v)).digest("base64");
+      semanticsKeys.set(v, k);
+    }
+    return k;
+  };
+  return `${part(ctx.toolSemantics)}|${part(ctx.toolSchema)}`;
+}
+
 export function createShield(options: ShieldOptions): Shield {
   const policy = options.policy;
   const now = options.now ?? Date.now;
@@ -77,7 +98,9 @@ export function createShield(options: ShieldOptions): Shield {
   const defaultWorkspace = options.workspace ?? process.cwd();
   const stats: ShieldStats = { evaluations: 0, cacheHits: 0, allowed: 0, blocked: 0, escalated: 0, judgeCalls: 0, internalErrors: 0 };
 
-  const resolve = (c: ShieldContext): ResolvedContext => ({
+  const declared = policy.semantics.map((d) => ({ test: globTester(d.glob, { dot: true }), block: d.block }));
+  const declaredFor = (tool: string): unknown => declared.find((d) => d.test(tool))?.block;
+  const resolve = (c: ShieldContext, tool: string): ResolvedContext => ({
     mode: c.mode ?? "normal",
     subAgent: c.subAgent,
     manifestPolicy: c.manifestPolicy,
@@ -85,10 +108,12 @@ export function createShield(options: ShieldOptions): Shield {
     home: c.home ?? defaultHome,
     workspace: c.workspace ?? defaultWorkspace,
     protectedPaths: options.protectedPaths ?? [],
+    ...(c.toolSemantics !== undefined ? { toolSemantics: c.toolSemantics } : policy.semantics.length > 0 ? { toolSemantics: declaredFor(tool) } : {}),
+    ...(c.toolSchema !== undefined ? { toolSchema: c.toolSchema } : {}),
   });
 
   const verdict = (decision: Decision, tier: Tier, confidence: number, reason: string, rules: string[], started: number): Verdict => ({
-    decision, tier, confidence, reason, rules, evaluationUs: Math.max(0, Math.round((performance.now() - started) * 1000)), cached: false, policyVersion: policy.version,
+    decision, tier, confidence, reason: visible(reason), rules, evaluationUs: Math.max(0, Math.round((performance.now() - started) * 1000)), cached: false, policyVersion: policy.version,
   });
 
   const record = (action: Action, context: ShieldContext, v: Verdict): Verdict => {
@@ -118,10 +143,10 @@ export function createShield(options: ShieldOptions): Shield {
     if (!limiter.take(context.sessionId ?? "", now())) {
       return { verdict: verdict("block", 0, 1, `rate limit: more than ${options.rateLimitPerMinute ?? policy.rateLimit.perMinute} evaluations per minute in this session`, ["rate-limit"], started), judgeable: false, reasons: [], cacheKey: undefined };
     }
-    const ctx = resolve(context);
+    const ctx = resolve(context, tool);
     let cacheKey: string | undefined;
     if (cache !== undefined) {
-      const material = [policy.version, tool, ctx.mode, ctx.subAgent ?? "", ctx.manifestPolicy ?? "", ctx.network === undefined ? "" : `${ctx.network.mode}:${(ctx.network.allow ?? []).join(",")}`, ctx.home, ctx.workspace, canonicalArgs(action.args)].join("\u0000");
+      const material = [policy.version, tool, semanticsKey(ctx), ctx.mode, ctx.subAgent ?? "", ctx.manifestPolicy ?? "", ctx.network === undefined ? "" : `${ctx.network.mode}:${(ctx.network.allow ?? []).join(",")}`, ctx.home, ctx.workspace, canonicalArgs(action.args)].join("\u0000");
       cacheKey = createHash("sha256").update(material).digest("base64");
       const hit = cache.get(cacheKey, now());
       if (hit !== undefined) {
@@ -182,5 +207,10 @@ export function createShield(options: ShieldOptions): Shield {
     return record(action, context, v);
   }
 
-  return { policy, evaluate, evaluateSync, stats: () => ({ ...stats }) };
+  const actionClass = (action: Action, context: ShieldContext = {}): ActionClass => {
+    const tool = typeof action.tool === "string" ? action.tool : "";
+    return actionClassOf(buildSubject(tool, action.args, resolve(context, tool)));
+  };
+
+  return { policy, evaluate, evaluateSync, stats: () => ({ ...stats }), actionClass };
 }

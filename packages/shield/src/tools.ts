@@ -1,4 +1,10 @@
-/** The tools the Shield knows by name, and what their arguments mean. */
+/**
+ * What a tool's arguments mean (a ToolSpec), from data: a declared `semantics:` block, else the
+ * tool's JSON Schema, else the built-in defaults below (used only when the caller passes neither,
+ * e.g. the stand-alone CLI; the Engine passes the semantics from each tool's manifest).
+ */
+import { inferSemantics } from "./semantics/infer.js";
+import { parseSemantics } from "./semantics/parse.js";
 
 export type PathOp = "read" | "write" | "delete" | "exec" | "unknown";
 
@@ -27,6 +33,16 @@ export interface ToolSpec {
   modelFacing?: string[];
   /** Argument keys whose content leaves the machine. */
   outgoing?: string[];
+  /** Argument keys holding e-mail recipients. */
+  recipients?: string[];
+  /** Argument keys holding URLs or hosts the tool contacts. */
+  urls?: string[];
+  /** Argument keys holding shell command lines. */
+  commands?: string[];
+  /** Argument key holding the HTTP method (default `method`). */
+  method?: string;
+  /** Where the semantics came from. */
+  source?: "declared" | "inferred" | "builtin" | "none";
 }
 
 const read = (...keys: string[]): Record<string, PathOp> => Object.fromEntries(keys.map((k) => [k, "read" as const]));
@@ -40,11 +56,12 @@ export const KNOWN_TOOLS: Readonly<Record<string, ToolSpec>> = {
   files__delete_file: { kind: "file-delete", paths: { path: "delete" } },
   files__move_file: { kind: "file-move", paths: { source: "delete", destination: "write" } },
   files__copy_file: { kind: "file-copy", paths: { source: "read", destination: "write" } },
-  shell__execute_command: { kind: "shell", paths: { cwd: "exec" } },
-  http__http_request: { kind: "http", paths: {}, outgoing: ["url", "headers", "body"] },
+  shell__execute_command: { kind: "shell", paths: { cwd: "exec" }, commands: ["command"] },
+  http__http_request: { kind: "http", paths: {}, urls: ["url"], outgoing: ["url", "headers", "body"], method: "method" },
   mail__send_email: {
     kind: "mail",
     paths: {},
+    recipients: ["to", "cc", "bcc"],
     modelFacing: ["subject", "body"],
     outgoing: ["to", "cc", "bcc", "subject", "body", "attachments"],
   },
@@ -70,8 +87,31 @@ export const GENERIC_PATH_KEYS: Readonly<Record<string, PathOp>> = {
 /** Keys whose values are URLs the tool will contact. */
 export const URL_KEYS = new Set(["url", "uri", "endpoint", "href", "link", "webhook", "webhook_url", "callback", "callback_url", "base_url", "host", "server", "address", "target_url", "image_url"]);
 
-export function toolSpec(tool: string): ToolSpec {
+const GENERIC: ToolSpec = { kind: "third-party", paths: GENERIC_PATH_KEYS, modelFacing: [], outgoing: [], source: "none" };
+const declaredMemo = new WeakMap<object, ToolSpec>();
+
+/**
+ * The semantics of a tool for one call: declared (parsed, memoized per block; an invalid block
+ * throws, which the Shield turns into a block), else inferred from the schema, else built-in,
+ * else unknown ("third-party": generic path keys, every string counts as outgoing).
+ */
+export function toolSpec(tool: string, declared?: unknown, schema?: unknown): ToolSpec {
+  if (declared !== undefined && declared !== null) {
+    if (typeof declared === "object") {
+      let spec = declaredMemo.get(declared);
+      if (spec === undefined) {
+        spec = parseSemantics(declared);
+        declaredMemo.set(declared, spec);
+      }
+      return spec;
+    }
+    return parseSemantics(declared);
+  }
   // Own properties only: a tool called "constructor" or "__proto__" is a third-party tool.
   const known = Object.hasOwn(KNOWN_TOOLS, tool) ? KNOWN_TOOLS[tool] : undefined;
-  return known ?? { kind: "third-party", paths: GENERIC_PATH_KEYS, modelFacing: [], outgoing: [] };
+  if (schema !== undefined) {
+    const inferred = inferSemantics(schema);
+    if (inferred !== undefined && known === undefined) return inferred;
+  }
+  return known ?? GENERIC;
 }

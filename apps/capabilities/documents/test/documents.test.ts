@@ -101,6 +101,7 @@ describe("manifest.yaml", () => {
     const { manifest, tools } = await manifestTools(manifestPath);
     expect(manifest).toMatchObject({ id: "documents", network: { mode: "none" } });
     const cap = createDocumentsCapability();
-    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "allow" })));
+    const semantics: Record<string, unknown> = { create_pdf: { kind: "document-write", paths: { filename: "write" } }, read_pdf: { kind: "document-read" } };
+    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "allow", semantics: semantics[t.name] })));
   });
 });

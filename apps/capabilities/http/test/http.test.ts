@@ -250,6 +250,6 @@ describe("manifest.yaml", () => {
     const { manifest, tools } = await manifestTools(manifestPath);
     expect(manifest).toMatchObject({ id: "http", network: { mode: "any" } });
     const cap = createHttpCapability();
-    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "ask" })));
+    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "ask", semantics: { kind: "http", hosts: ["url"], method: "method", content: ["url", "headers", "body"] } })));
   });
 });

@@ -138,6 +138,6 @@ describe("manifest.yaml", () => {
     expect(manifest).toMatchObject({ id: "shell", class: "environment", filesystem: "workspace" });
     const cap = createShellCapability();
     // A tool that streams in the code declares `streaming` (the Engine then uses StreamInvoke).
-    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "ask", ...(t.stream ? { streaming: true } : {}) })));
+    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "ask", ...(t.stream ? { streaming: true } : {}), semantics: { kind: "shell", commands: ["command"], paths: { cwd: "exec" } } })));
   });
 });

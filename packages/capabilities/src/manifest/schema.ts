@@ -27,6 +27,7 @@ export const manifestSchema = {
           recommended_policy: { enum: ["allow", "ask", "block"] },
           terminal_on_success: { type: "boolean" },
           streaming: { type: "boolean" },
+          semantics: { type: "object" },
         },
       },
     },
@@ -68,7 +69,7 @@ export const manifestSchema = {
 /** Keys Palisade understands, per object; anything else is a warning, not an error. */
 export const KNOWN_KEYS: Record<string, readonly string[]> = {
   "": ["id", "class", "image", "tool_source", "discovery_tool_name", "tools", "network", "filesystem", "credentials", "resources"],
-  tools: ["name", "description", "input_schema", "requires_confirmation", "recommended_policy", "terminal_on_success", "streaming"],
+  tools: ["name", "description", "input_schema", "requires_confirmation", "recommended_policy", "terminal_on_success", "streaming", "semantics"],
   network: ["mode", "hosts"],
   credentials: ["name", "scope", "credential_type", "required", "description"],
   resources: ["max_memory_mb", "max_cpu_fraction", "max_cpu_seconds", "pids_limit", "max_file_size_mb"],

@@ -30,6 +30,8 @@ export interface ManifestTool {
   terminalOnSuccess: boolean;
   /** Palisade extension: the tool streams partial output (StreamInvoke); default Invoke. */
   streaming: boolean;
+  /** Palisade extension: what the arguments mean to the Shield (kind, recipients, hosts, paths, ...). */
+  semantics?: Record<string, unknown>;
 }
 
 export interface NetworkPolicy {

@@ -133,6 +133,7 @@ function normalize(raw: Raw, file: string, warnings: string[]): Manifest {
       ...(t.recommended_policy === undefined ? {} : { recommendedPolicy: t.recommended_policy as Policy }),
       terminalOnSuccess: t.terminal_on_success === true,
       streaming: t.streaming === true,
+      ...(t.semantics !== null && typeof t.semantics === "object" ? { semantics: t.semantics as Record<string, unknown> } : {}),
     }),
   );
   const credentials = ((raw.credentials ?? []) as Raw[]).map(

@@ -29,6 +29,7 @@ function spec(e: ToolEntry): ToolSpec {
     streaming: e.streaming,
     networkMode: e.network.mode,
     ...(e.network.mode === "allowlist" ? { networkAllowlist: [...e.network.hosts] } : {}),
+    ...(e.semantics !== undefined ? { semantics: e.semantics } : {}),
   };
 }
 

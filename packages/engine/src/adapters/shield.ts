@@ -1,7 +1,9 @@
 // EngineShield over @palisade/shield: the configured policy (bundled name or file), the
 // detectors and, when enabled, the OpenAI-compatible LLM judge. The only file that knows its API.
 import { createOpenAIJudge, createShield, generateCanary, loadPolicy } from "@palisade/shield";
-import type { Policy as ShieldPolicy, Shield } from "@palisade/shield";
+// approval prompts show arguments and reasons with terminal controls made visible
+export { visible, visibleJson } from "@palisade/shield";
+import type { Policy as ShieldPolicy, Shield, ShieldContext } from "@palisade/shield";
 import type { EngineConfig } from "../config.js";
 import type { Decision, EngineShield, Policy, ShieldInput, VerdictRecord } from "../ports.js";
 
@@ -25,25 +27,13 @@ class PalisadeShield implements EngineShield {
     return toPolicy(d?.decision ?? this.policy.unknownTool);
   }
 
+  actionClass(input: ShieldInput): { key: string; label: string } {
+    return this.shield.actionClass({ tool: input.toolName, args: parseArgs(input.argumentsJson) }, context(input));
+  }
+
   async evaluate(input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord> {
-    let args: unknown;
-    try {
-      args = input.argumentsJson.trim() ? JSON.parse(input.argumentsJson) : {};
-    } catch {
-      args = input.argumentsJson;
-    }
-    const v = await this.shield.evaluate(
-      { tool: input.toolName, args },
-      {
-        sessionId: input.sessionId,
-        mode: input.mode,
-        ...(input.subAgentName ? { subAgent: input.subAgentName } : {}),
-        ...(input.manifestPolicy ? { manifestPolicy: input.manifestPolicy } : {}),
-        ...(input.networkMode ? { network: { mode: input.networkMode as "none" | "allowlist" | "any", allow: input.networkAllowlist ?? [] } } : {}),
-        ...(input.workspace ? { workspace: input.workspace } : {}),
-      },
-      signal,
-    );
+    const args = parseArgs(input.argumentsJson);
+    const v = await this.shield.evaluate({ tool: input.toolName, args }, context(input), signal);
     return {
       decision: v.decision.toUpperCase() as Decision,
       tier: v.tier,
@@ -57,6 +47,27 @@ class PalisadeShield implements EngineShield {
   describe(): { state: string; policyName: string } {
     return { state: "active", policyName: this.policy.version || this.policy.name };
   }
+}
+
+function parseArgs(json: string): unknown {
+  try {
+    return json.trim() ? JSON.parse(json) : {};
+  } catch {
+    return json;
+  }
+}
+
+function context(input: ShieldInput): ShieldContext {
+  return {
+    sessionId: input.sessionId,
+    mode: input.mode,
+    ...(input.subAgentName ? { subAgent: input.subAgentName } : {}),
+    ...(input.manifestPolicy ? { manifestPolicy: input.manifestPolicy } : {}),
+    ...(input.networkMode ? { network: { mode: input.networkMode as "none" | "allowlist" | "any", allow: input.networkAllowlist ?? [] } } : {}),
+    ...(input.workspace ? { workspace: input.workspace } : {}),
+    ...(input.toolSchema ? { toolSchema: input.toolSchema } : {}),
+    ...(input.toolSemantics ? { toolSemantics: input.toolSemantics } : {}),
+  };
 }
 
 export async function createEngineShield(config: EngineConfig, dataDir: string, workspace: string): Promise<EngineShield> {

@@ -26,6 +26,7 @@ export interface ToolCallResult {
 export function shieldFor(inner: EngineShield, subAgentName: string): EngineShield {
   return {
     evaluate: (input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord> => inner.evaluate({ ...input, subAgentName }, signal),
+    ...(inner.actionClass ? { actionClass: (input: ShieldInput) => inner.actionClass?.({ ...input, subAgentName }) ?? { key: "", label: "" } } : {}),
     effectivePolicy: (toolName, manifestPolicy) => inner.effectivePolicy(toolName, manifestPolicy),
     describe: () => inner.describe(),
   };
@@ -107,7 +108,7 @@ export class SubAgentPipeline {
     private readonly run: SubAgentRun,
     host: ToolHost,
   ) {
-    this.env = { ...env, host, shield: shieldFor(env.shield, run.name), bus: new TaggingBus(env.bus, run), link: this.catcher };
+    this.env = { ...env, host, shield: shieldFor(env.shield, run.name), bus: new TaggingBus(env.bus, run), link: this.catcher, grantScope: `sub-agent:${run.name}` };
   }
 
   async execute(call: { callId: string; toolName: string; argumentsJson: string }): Promise<ToolCallResult> {

@@ -8,6 +8,12 @@ export const AGENTS_GROUP = "agents";
 
 const name = { type: "string", minLength: 1, description: "The sub-agent's name, as spawn_agent returned it." };
 
+/** What each agent tool's arguments mean to the Shield: text in `task` / `message` reaches another model. */
+const SEMANTICS: Record<string, Record<string, unknown>> = {
+  spawn_agent: { kind: "spawn-agent", model_facing: ["task"], content: ["task"] },
+  agent_message: { kind: "agent-message", model_facing: ["message"], content: ["message"] },
+};
+
 function spec(tool: string, description: string, properties: Record<string, unknown>, required: string[]): ToolSpec {
   return {
     name: tool,
@@ -16,6 +22,7 @@ function spec(tool: string, description: string, properties: Record<string, unkn
     parameters: { type: "object", properties, required, additionalProperties: false },
     policy: "allow",
     terminalOnSuccess: false,
+    semantics: SEMANTICS[tool] ?? { kind: "agent-control" },
   };
 }
 

@@ -24,4 +24,9 @@ export interface TurnEnv {
   audit?: AuditWriter;
   /** Automatic session titles after the first turn (issue 9). */
   titles?: TitleWriter;
+  /**
+   * Whose session grants apply: the main agent's (undefined) or one sub-agent's. A sub-agent
+   * never inherits the grants the user gave the main agent.
+   */
+  grantScope?: string;
 }

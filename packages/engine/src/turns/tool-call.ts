@@ -5,7 +5,8 @@ import { PipelineEventType } from "@palisade/protocol/pipeline";
 import type { ToolCallProposed } from "@palisade/protocol/pipeline";
 import type { ApprovalOutcome } from "../approvals.js";
 import { approvalToProto, artifactToProto, summarize, verdictToProto } from "../convert.js";
-import type { ToolCallRecordRow, ToolSpec, VerdictRecord } from "../ports.js";
+import { visible, visibleJson } from "../adapters/shield.js";
+import type { ShieldInput, ToolCallRecordRow, ToolSpec, VerdictRecord } from "../ports.js";
 import { LOAD_TOOLS, loadedGroupsOf, toolDefsOf } from "./engine-tools.js";
 import type { TurnEnv } from "./env.js";
 import type { Turn } from "./turn.js";
@@ -154,8 +155,11 @@ async function pipeline(env: TurnEnv, call: CallContext): Promise<void> {
 
   if (turn.otr && tool) {
     const policy = env.shield.effectivePolicy(tool.name, tool.policy);
-    if (policy !== "allow") {
-      const reason = `${tool.name} is not available off the record (its policy is "${policy}"; only tools allowed by default run in OTR sessions)`;
+    const writes = typeof tool.semantics?.["kind"] === "string" && DISK_WRITING.has(tool.semantics["kind"]);
+    if (policy !== "allow" || writes) {
+      const reason = writes
+        ? `${tool.name} is not available off the record (it writes files, and an off-the-record session leaves nothing on disk)`
+        : `${tool.name} is not available off the record (its policy is "${policy}"; only tools allowed by default run in OTR sessions)`;
       call.announce();
       turn.emit(env.bus, { eventType: T.OTR_BLOCKED, otrBlocked: { callId: record.callId, toolName: tool.name, reason } });
       return call.deliver(`Refused: ${reason}. Tell the user, or answer without this tool.`, true);
@@ -173,7 +177,7 @@ async function pipeline(env: TurnEnv, call: CallContext): Promise<void> {
     );
   }
   if (verdict.decision === "ESCALATE") {
-    const { outcome, by } = await askUser(env, call, verdict);
+    const { outcome, by } = await askUser(env, call, verdict, tool);
     record.approval = outcome;
     const answered = outcome === "allow_once" || outcome === "allow_session" || outcome === "deny";
     // The actor of an answer is the client credential that gave it (token id and transport).
@@ -201,48 +205,72 @@ const loadToolsSchema = {
   required: ["groups"],
 };
 
-async function judge(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): Promise<VerdictRecord> {
+/** Tool kinds (declared semantics) whose effect is a file on disk: refused off the record. */
+const DISK_WRITING = new Set(["file-write", "file-delete", "file-move", "file-copy", "document-write"]);
+
+function shieldInput(call: CallContext, tool: ToolSpec | undefined): ShieldInput {
   const { turn, record } = call;
+  return {
+    callId: record.callId,
+    toolName: record.toolName,
+    argumentsJson: record.argumentsJson,
+    sessionId: turn.session.id,
+    mode: turn.session.mode,
+    workspace: turn.session.workspace,
+    capabilityId: tool?.capabilityId ?? LOAD_TOOLS,
+    ...(tool?.policy ? { manifestPolicy: tool.policy } : tool ? {} : { manifestPolicy: "allow" as const }),
+    ...(tool?.networkMode ? { networkMode: tool.networkMode } : {}),
+    ...(tool?.networkAllowlist ? { networkAllowlist: tool.networkAllowlist } : {}),
+    ...(tool ? { toolSchema: tool.parameters } : {}),
+    ...(tool?.semantics ? { toolSemantics: tool.semantics } : {}),
+  };
+}
+
+async function judge(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): Promise<VerdictRecord> {
   try {
-    return await env.shield.evaluate(
-      {
-        callId: record.callId,
-        toolName: record.toolName,
-        argumentsJson: record.argumentsJson,
-        sessionId: turn.session.id,
-        mode: turn.session.mode,
-        workspace: turn.session.workspace,
-        capabilityId: tool?.capabilityId ?? LOAD_TOOLS,
-        ...(tool?.policy ? { manifestPolicy: tool.policy } : tool ? {} : { manifestPolicy: "allow" as const }),
-        ...(tool?.networkMode ? { networkMode: tool.networkMode } : {}),
-        ...(tool?.networkAllowlist ? { networkAllowlist: tool.networkAllowlist } : {}),
-      },
-      turn.signal,
-    );
+    return await env.shield.evaluate(shieldInput(call, tool), call.turn.signal);
   } catch (err) {
     return { decision: "BLOCK", tier: 0, confidence: 1, reason: `the Shield failed (failing closed): ${(err as Error).message}`, ruleIds: ["engine.fail_closed"], evaluationUs: 0 };
   }
 }
 
-async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord): Promise<{ outcome: ApprovalOutcome | "session"; by?: string }> {
+/**
+ * What "allow for this session" grants: the action's class (same tool and command prefix, path
+ * scope or host, from the Shield), for the main agent or for one sub-agent; without a class from
+ * the Shield only the identical call.
+ */
+function grantKey(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): string {
+  let cls: string;
+  try {
+    cls = env.shield.actionClass?.(shieldInput(call, tool)).key ?? "";
+  } catch {
+    cls = "";
+  }
+  if (cls === "") cls = `${call.record.toolName}\u0000${call.record.argumentsJson}`;
+  return `${env.grantScope ?? "main"}\u0000${cls}`;
+}
+
+async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord, tool: ToolSpec | undefined): Promise<{ outcome: ApprovalOutcome | "session"; by?: string }> {
   const { turn, record } = call;
   const sessionId = turn.session.id;
-  if (env.approvals.isGrantedForSession(sessionId, record.toolName)) {
+  const key = grantKey(env, call, tool);
+  // a grant answers the policy's question again; a detector's or the judge's concern is asked every time
+  if (verdict.tier === 0 && env.approvals.isGrantedForSession(sessionId, key)) {
     turn.emit(env.bus, {
       eventType: T.APPROVAL_RESOLVED,
       approvalResolved: { approvalId: "", callId: record.callId, decision: approvalToProto("session"), resolvedBy: "session" },
     });
     return { outcome: "session" };
   }
-  const ticket = env.approvals.open({ sessionId, callId: record.callId, toolName: record.toolName, signal: turn.signal });
+  const ticket = env.approvals.open({ sessionId, callId: record.callId, toolName: record.toolName, grantKey: key, signal: turn.signal });
   turn.emit(env.bus, {
     eventType: T.APPROVAL_NEEDED,
     approvalNeeded: {
       approvalId: ticket.approvalId,
       callId: record.callId,
       toolName: record.toolName,
-      argumentsJson: record.argumentsJson,
-      reason: verdict.reason,
+      argumentsJson: visibleJson(record.argumentsJson),
+      reason: visible(verdict.reason),
       deadlineUnixMs: BigInt(ticket.deadline),
       tier: verdict.tier,
       ruleIds: verdict.ruleIds,

@@ -52,6 +52,9 @@ export interface ResolvedContext {
   workspace: string;
   /** Extra directories nobody may touch (Palisade's data/config when moved). */
   protectedPaths: readonly string[];
+  /** The tool's declared semantics block and its JSON Schema, when the caller has them. */
+  toolSemantics?: unknown;
+  toolSchema?: unknown;
 }
 
 export interface Subject {
@@ -134,7 +137,7 @@ function asRecord(v: unknown): Record<string, unknown> {
 }
 
 export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContext): Subject {
-  const spec = toolSpec(tool);
+  const spec = toolSpec(tool, ctx.toolSemantics, ctx.toolSchema);
   const args = asRecord(rawArgs);
   const base: PathBase = { home: ctx.home, workspace: ctx.workspace };
   const s: Subject = {
@@ -197,13 +200,14 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
     }
     if (s.views.length + views.length >= MAX_VIEWS && !s.limits.includes("too many decoded views")) s.limits.push("too many decoded views");
     s.views.push(...views);
-    const isCommand = (spec.kind === "shell" && top === "command") || (spec.kind === "third-party" && COMMAND_KEYS.has(top));
+    const isCommand = spec.commands?.includes(top) === true || (spec.kind === "third-party" && COMMAND_KEYS.has(top));
     if (isCommand) {
       reader.read(value, undefined, "top", 0);
       for (const v of views.slice(1)) reader.read(v.text, undefined, "decoded", 1);
     } else if (spec.kind === "file-write" && CONTENT_KEYS.has(top)) {
       // a script written now runs later: read it as one (multi-step attacks)
-      reader.readFile(typeof args["path"] === "string" ? args["path"] : "", value, undefined, 0);
+      const target = args[writtenKey(spec)];
+      reader.readFile(typeof target === "string" ? target : "", value, undefined, 0);
     } else if (spec.kind !== "shell") {
       // decoded payloads that are shell commands matter wherever they hide
       for (const v of views.slice(1)) if (/[|;&`$]|\b(sh|bash|curl|wget|rm|nc)\b/.test(v.text)) reader.read(v.text, undefined, "decoded", 1);
@@ -216,7 +220,8 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
       }
     }
     if (outKeys.includes(top)) s.outgoing.push(...views);
-    else if (spec.kind === "third-party") s.outgoing.push(...views);
+    // a tool that is not ours may send any of its arguments anywhere
+    else if (spec.kind === "third-party" || spec.source === "inferred") s.outgoing.push(...views);
 
     // paths: the value as written and every decoded reading of it (a tool may decode it)
     const op = spec.paths[top];
@@ -228,7 +233,7 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
       s.paths.push(pathRef(key, value, normalizePath(value, base), "read", "arg"));
     }
     // urls
-    const active = URL_KEYS.has(top) || (spec.kind === "http" && top === "url");
+    const active = spec.urls?.includes(top) === true || URL_KEYS.has(top);
     if (active) {
       const u = parseUrl(value, key, true);
       if (u !== undefined) s.urls.push(u);
@@ -241,7 +246,7 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
         if (u !== undefined) s.urls.push(u);
       }
     }
-    if (spec.kind === "mail" && (top === "to" || top === "cc" || top === "bcc")) {
+    if (spec.recipients?.includes(top) === true) {
       for (const r of value.split(/[,;\s]+/)) if (r.includes("@")) s.recipients.push(r.replace(/^.*</, "").replace(/>.*$/, "").toLowerCase());
     }
   }
@@ -252,6 +257,11 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
   if (parsed.truncated) s.limits.push("shell nesting or command count limit reached");
   for (const c of s.commands) commandRefs(s, c, base, cwd);
   return s;
+}
+
+function writtenKey(spec: ToolSpec): string {
+  for (const [k, op] of Object.entries(spec.paths)) if (op === "write") return k;
+  return "path";
 }
 
 const NO_PATH_ARGS = new Set(["echo", "printf", "which", "type", "sleep", "ping", "ping6", "date", "true", "false", "expr", "whoami", "uname", "hostname", "seq", "yes", "hash", "alias"]);

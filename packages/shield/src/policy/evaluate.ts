@@ -112,8 +112,10 @@ export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
     }
     if (!hit) return false;
   }
+  if (rule.kinds !== undefined && !rule.kinds.includes(s.kind === "third-party" ? "other" : s.kind)) return false;
   if (rule.methods !== undefined) {
-    const method = typeof s.args["method"] === "string" ? s.args["method"].toUpperCase() : "GET";
+    const m = s.args[s.spec.method ?? "method"];
+    const method = typeof m === "string" ? m.toUpperCase() : "GET";
     if (!rule.methods.includes(method)) return false;
   }
   if (rule.args !== undefined) {

@@ -9,11 +9,12 @@ import { PolicyError, type PolicyProblem } from "../errors.js";
 import type { Decision, SessionMode } from "../types.js";
 import type { Policy, PolicyRule, RuleWhen } from "./types.js";
 import { compileArgRegex, validateCommandPattern, validateHostPattern } from "./match.js";
+import { checkSemantics, SEMANTIC_KINDS } from "../semantics/parse.js";
 
 const DECISIONS: Record<string, Decision> = { allow: "allow", block: "block", escalate: "escalate", ask: "escalate", deny: "block" };
 const MODES = new Set<SessionMode>(["normal", "otr", "heartbeat"]);
-const TOP_KEYS = ["version", "name", "description", "defaults", "rate_limit", "cache", "detectors", "rules"];
-const RULE_KEYS = ["id", "description", "decision", "reason", "tools", "paths", "commands", "args", "hosts", "email_domains", "methods", "when"];
+const TOP_KEYS = ["version", "name", "description", "defaults", "rate_limit", "cache", "detectors", "semantics", "rules"];
+const RULE_KEYS = ["id", "description", "decision", "reason", "tools", "kinds", "paths", "commands", "args", "hosts", "email_domains", "methods", "when"];
 
 class Reader {
   readonly problems: PolicyProblem[] = [];
@@ -170,6 +171,13 @@ function readRule(r: Reader, node: Node, ids: Set<string>): PolicyRule | undefin
       case "methods":
         rule.methods = r.strList(value, `methods of ${where}`).map((m) => m.value.toUpperCase());
         break;
+      case "kinds":
+        rule.kinds = r.strList(value, `kinds of ${where}`).filter((k) => {
+          const ok = (SEMANTIC_KINDS as readonly string[]).includes(k.value);
+          if (!ok) r.problem(k.node, `unknown tool kind "${k.value}" in ${where} (kinds: ${SEMANTIC_KINDS.join(", ")})`);
+          return ok;
+        }).map((k) => k.value);
+        break;
       case "args": {
         rule.args = {};
         if (!isMap(value)) r.problem(value, `args of ${where} must be a mapping of argument name to regex`);
@@ -227,7 +235,7 @@ export function parsePolicy(text: string, file = "<policy>"): Policy {
   const top = r.map(doc.contents, "the policy (top level)", TOP_KEYS);
   const policy: Policy = {
     name: "", description: "", version: "", file, rules: [], unknownTool: "escalate", toolDefaults: [],
-    rateLimit: { perMinute: 600 }, cacheTtlMs: 60_000, detectors: { disable: [], severity: {} },
+    rateLimit: { perMinute: 600 }, cacheTtlMs: 60_000, detectors: { disable: [], severity: {} }, semantics: [],
   };
   const version = top.get("version");
   if (version === undefined) r.problem(doc.contents, 'missing "version: 1"');
@@ -279,6 +287,20 @@ export function parsePolicy(text: string, file = "<policy>"): Policy {
         else if (s !== undefined) r.problem(pair.value as Node, `detectors.severity.${id} must be block or escalate`);
       }
     } else if (sev !== undefined) r.problem(sev.value, "detectors.severity must be a mapping of detector id to block|escalate");
+  }
+  const sem = top.get("semantics");
+  if (sem !== undefined) {
+    if (!isMap(sem.value)) r.problem(sem.value, "semantics must be a mapping of tool glob to a semantics block (kind, recipients, hosts, paths, commands, content, model_facing, method)");
+    else {
+      for (const pair of sem.value.items) {
+        const glob = isScalar(pair.key) ? String(pair.key.value) : "";
+        if (!checkGlob(r, { value: glob, node: pair.key as Node }, "semantics")) continue;
+        const block: unknown = (pair.value as Node | null)?.toJSON();
+        const checked = checkSemantics(block, `semantics.${glob}`);
+        for (const p of checked.problems) r.problem(pair.value as Node, `${p.path}: ${p.message}`);
+        if (checked.spec !== undefined) policy.semantics.push({ glob, block: block as Record<string, unknown> });
+      }
+    }
   }
   const rules = top.get("rules");
   if (rules === undefined) r.problem(doc.contents, 'missing "rules" (use "rules: []" for a policy without rules)');

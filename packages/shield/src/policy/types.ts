@@ -18,6 +18,8 @@ export interface PolicyRule {
   hosts?: string[];
   emailDomains?: string[];
   methods?: string[];
+  /** Tool kinds (from the tool's semantics: `mail`, `http`, `file-read`, ..., `other`). */
+  kinds?: string[];
   when?: RuleWhen;
   /** 1-based line in the policy file, for reports. */
   line: number;
@@ -37,6 +39,8 @@ export interface Policy {
   rateLimit: { perMinute: number };
   cacheTtlMs: number;
   detectors: { disable: string[]; severity: Record<string, Severity> };
+  /** Declared tool semantics by tool glob (used when the caller passes none for the tool). */
+  semantics: { glob: string; block: Record<string, unknown> }[];
 }
 
 export function manifestDecision(p: ManifestPolicy): Decision {
