@@ -1,13 +1,13 @@
 // Issue 9: every proposal, verdict, approval and execution of a tool call reaches the store's
 // hash-chained audit trail; the store's verifyAudit passes, and detects a tampered row.
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApprovalDecision, SessionMode } from "@palisade/protocol/types";
 import { PipelineEventType as T } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
-import { Store } from "@palisade/store";
+import { AUDIT_KEY_FILE, readAuditKey, Store } from "@palisade/store";
 import { waitFor } from "@palisade/testing";
 import { built, collect, final, kind, loadFiles, startE2E } from "../engine/helpers.js";
 import type { E2E } from "../engine/helpers.js";
@@ -22,10 +22,13 @@ afterAll(async () => {
 });
 
 const dbPath = (): string => join(h.dataDir, "palisade.db");
-function readAudit(sessionId: string) {
+/** The chain is keyed with audit.key beside the configuration: verification needs it. */
+async function readAudit(sessionId: string) {
+  const key = await readAuditKey(join(dirname(h.configPath), AUDIT_KEY_FILE), dbPath());
+  expect(key).toBeDefined();
   const store = Store.open(dbPath(), { readonly: true });
   try {
-    return { rows: store.listAudit({ sessionId, limit: 10_000 }), verify: store.verifyAudit() };
+    return { rows: store.listAudit({ sessionId, limit: 10_000 }), verify: store.verifyAudit(undefined, key) };
   } finally {
     store.close();
   }
@@ -54,8 +57,8 @@ describe.skipIf(skip)("audit trail", () => {
     const calls = new Map(evs.filter((e) => e.eventType === T.ACTION_PROPOSED).map((e) => [e.actionProposed!.toolName, e.actionProposed!.callId]));
     expect([...calls.keys()].sort()).toEqual(["files__delete_file", "files__read_file", "files__write_file"]);
 
-    const { rows, verify } = await waitFor(() => {
-      const r = readAudit(sessionId);
+    const { rows, verify } = await waitFor(async () => {
+      const r = await readAudit(sessionId);
       return r.rows.filter((x) => x.kind === "execution").length >= 2 ? r : undefined;
     });
     expect(verify).toMatchObject({ ok: true, problems: [] });
@@ -81,19 +84,19 @@ describe.skipIf(skip)("audit trail", () => {
     const evs = await collect(h.client.sendMessage({ content: "read it, off the record", mode: SessionMode.OTR }));
     expect(kind(final(evs))).toBe("RESPONSE_COMPLETE");
     await new Promise((r) => setTimeout(r, 100));
-    expect(readAudit(evs[0]!.sessionId).rows).toEqual([]);
+    expect((await readAudit(evs[0]!.sessionId)).rows).toEqual([]);
   });
 
   it("verifyAudit detects an edited row and a deleted one", async () => {
     await h.engine.stop(2000);
-    const before = readAudit("").verify;
+    const before = (await readAudit("")).verify;
     expect(before.ok).toBe(true);
     expect(before.rows).toBeGreaterThanOrEqual(9);
     const db = new Database(dbPath());
     db.exec("DROP TRIGGER audit_no_update");
     db.prepare("UPDATE audit SET payload = replace(payload, 'new.txt', 'other.txt') WHERE kind = 'proposal' AND payload LIKE '%new.txt%'").run();
     db.close();
-    const edited = readAudit("").verify;
+    const edited = (await readAudit("")).verify;
     expect(edited.ok).toBe(false);
     expect(edited.problems.map((p) => p.problem)).toContain("edited");
 
@@ -101,6 +104,6 @@ describe.skipIf(skip)("audit trail", () => {
     db2.exec("DROP TRIGGER audit_no_delete");
     db2.prepare("DELETE FROM audit WHERE seq = 2").run();
     db2.close();
-    expect(readAudit("").verify.problems.map((p) => p.problem)).toContain("missing");
+    expect((await readAudit("")).verify.problems.map((p) => p.problem)).toContain("missing");
   });
 });
