@@ -5,7 +5,7 @@
  *   engine.token, engine.log) and takes the home directory as a parameter (tests);
  * - `socketPathProblem` (a `--data-dir` too long for a unix socket);
  * - `findEngine` returns the address to dial next to the engine.json it came from.
- * Locations, engine.json, the TCP bearer token and the stale-pid rule are the Engine's.
+ * Locations, engine.json, the client token and the stale-pid rule are the Engine's.
  */
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -43,7 +43,7 @@ export interface PalisadePaths {
 
 export interface EngineEndpoint {
   address: string;
-  /** Present in TCP mode. */
+  /** The client token from engine.token (every ClientService call carries it); absent when unreadable. */
   bearerToken?: string;
   info: EngineInfo;
 }
