@@ -19,7 +19,8 @@ node-version:
 
 run: build
 	@echo "palisade runs on node $$(node --version) ($$(command -v node))"
-	node apps/cli/dist/main.js chat $(ARGS)
+	@echo "the palisade command is $(CURDIR)/bin/palisade; to type just 'palisade': export PATH=\"$(CURDIR)/bin:\$$PATH\""
+	bin/palisade chat $(ARGS)
 
 # Everything CI runs, from a clean clone: install, build, lint, generated-code check, tests.
 # The chat's pseudo-terminal test boots its own Engine and reads the screen with deadlines: it runs

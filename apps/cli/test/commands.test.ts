@@ -3,6 +3,7 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApprovalDecision, SessionMode } from "@palisade/protocol/types";
 import { runCli } from "../src/cli/run-cli.js";
@@ -36,7 +37,7 @@ describe("palisade run / sessions / engine against a ClientService", () => {
     expect(await runCli(argv("run", "hello", "there"), io)).toBe(0);
     expect(io.out()).toContain("## What I found");
     expect(io.out()).toContain("See [the design]");
-    expect(io.err()).toMatch(/session s\w+: continue with --session/);
+    expect(io.err()).toMatch(new RegExp(`session s\\w+: continue with 'palisade --data-dir ${dir} run --session s\\w+ "…"'`));
     expect(fake.engine.received[0]).toMatchObject({ content: "hello there", mode: SessionMode.NORMAL, source: "cli-run" });
   });
 
@@ -48,12 +49,35 @@ describe("palisade run / sessions / engine against a ClientService", () => {
     expect(io.out()).toContain("The README has **42 lines**");
   });
 
-  it("run without a terminal denies approvals and says so", async () => {
+  it("run without a terminal answers an escalation as unattended and says no one could approve, not that the user declined", async () => {
     const io = captureIo();
     expect(await runCli(argv("run", "approve rm"), io)).toBe(0);
-    expect(io.err()).toContain("denied shell__exec: approval needed (deleting files needs your approval) but there is no terminal to ask");
-    expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.DENY }]);
-    expect(io.out()).toContain("✗ shell__exec 0 ms: the user declined this call");
+    expect(io.err()).toContain("not run: shell__exec needs approval (deleting files needs your approval) and no one could approve (no terminal)");
+    expect(io.err()).toContain("--approve 'shell__exec'");
+    expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.UNATTENDED }]);
+    expect(io.out()).not.toContain("declined");
+  });
+
+  it("run --approve TOOL_GLOB approves matching escalations once", async () => {
+    const io = captureIo();
+    expect(await runCli(argv("run", "--approve", "files__*", "--approve", "shell__*", "approve rm"), io)).toBe(0);
+    expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.ALLOW_ONCE }]);
+    expect(io.err()).toContain("approved shell__exec (--approve shell__*)");
+    expect(io.out()).toContain("Done: `build/` is gone.");
+  });
+
+  it("run reads the prompt from stdin when it is - or absent with stdin not a terminal", async () => {
+    const dash = captureIo();
+    (dash.stdin as PassThrough).end("hello from a pipe\n");
+    expect(await runCli(argv("run", "-"), dash)).toBe(0);
+    const none = captureIo();
+    (none.stdin as PassThrough).end("second prompt");
+    expect(await runCli(argv("run"), none)).toBe(0);
+    expect(fake.engine.received.map((r) => r.content)).toEqual(["hello from a pipe", "second prompt"]);
+    const empty = captureIo();
+    (empty.stdin as PassThrough).end("");
+    expect(await runCli(argv("run"), empty)).toBe(2);
+    expect(empty.err()).toContain("the prompt read from stdin is empty");
   });
 
   it("run --json prints one JSON event per line", async () => {
@@ -84,6 +108,7 @@ describe("palisade run / sessions / engine against a ClientService", () => {
     const io = captureIo();
     expect(await runCli(argv("run", "fail"), io)).toBe(1);
     expect(io.err()).toContain("error: the model server answered 503 three times; check OPENAI_BASE_URL (MODEL_UNAVAILABLE)");
+    expect(io.err()).toMatch(/\(session s\w+: continue with '.* run --session s\w+ "…"'/);
   });
 
   it("sessions list / show / search / export / rename / delete", async () => {
@@ -158,16 +183,13 @@ describe("palisade run / sessions / engine against a ClientService", () => {
 });
 
 describe("without an Engine", () => {
-  it("engine status says none runs (exit 3) and sessions list says how to start one", async () => {
+  it("engine status says none runs (exit 3) and how to start one, with the --data-dir it was given", async () => {
     const dir = mkdtempSync(join(tmpdir(), "palisade-cli-"));
     try {
-      let io = captureIo();
+      const io = captureIo();
       expect(await runCli(["--data-dir", dir, "engine", "status"], io)).toBe(3);
       expect(io.out()).toContain(`No Engine is running for ${dir}`);
-      io = captureIo();
-      expect(await runCli(["--data-dir", dir, "sessions", "list"], io)).toBe(1);
-      expect(io.err()).toContain(`no Engine is running for ${dir}`);
-      expect(io.err()).toContain("palisade engine start");
+      expect(io.out()).toContain(`'palisade --data-dir ${dir} engine start'`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -48,6 +48,3 @@ export { scrubbedEnv } from "./launch/process.js";
 
 export { CapabilityError, ValidationError, formatProblem } from "./errors.js";
 export type { CapabilityErrorCode, Problem } from "./errors.js";
-
-export { runCapabilityCli } from "./cli.js";
-export type { CallJudge, CapabilityCliIo } from "./cli.js";

@@ -2,7 +2,9 @@
 // the deadline denies, cancellation of the turn resolves it as cancelled.
 import { randomUUID } from "node:crypto";
 
-export type ApprovalOutcome = "allow_once" | "allow_session" | "deny" | "timeout" | "cancelled";
+/** `unattended`: the client had no person to ask (no terminal); the call does not run. */
+export type ApprovalOutcome = "allow_once" | "allow_session" | "deny" | "unattended" | "timeout" | "cancelled";
+export type ApprovalAnswer = "allow_once" | "allow_session" | "deny" | "unattended";
 
 interface Pending {
   sessionId: string;
@@ -11,7 +13,7 @@ interface Pending {
   /** The action class "allow for this session" grants (tool + command prefix / path scope / host). */
   grantKey: string;
   deadline: number;
-  settle: (outcome: ApprovalOutcome, by?: string) => void;
+  settle: (outcome: ApprovalOutcome, by?: string, reason?: string) => void;
 }
 
 export interface ApprovalTicket {
@@ -20,6 +22,8 @@ export interface ApprovalTicket {
   outcome: Promise<ApprovalOutcome>;
   /** Which client credential answered (set with the outcome; undefined for timeouts and cancellations). */
   answeredBy: string | undefined;
+  /** The reason given with the answer (a deny reason, or why no one could answer). */
+  reason: string | undefined;
 }
 
 export class ApprovalBroker {
@@ -36,15 +40,16 @@ export class ApprovalBroker {
   open(req: { sessionId: string; callId: string; toolName: string; grantKey: string; signal: AbortSignal }): ApprovalTicket {
     const approvalId = `apr_${randomUUID()}`;
     const deadline = Date.now() + this.timeoutMs();
-    let settle!: (o: ApprovalOutcome, by?: string) => void;
-    const ticket: ApprovalTicket = { approvalId, deadline, outcome: undefined as unknown as Promise<ApprovalOutcome>, answeredBy: undefined };
+    let settle!: (o: ApprovalOutcome, by?: string, reason?: string) => void;
+    const ticket: ApprovalTicket = { approvalId, deadline, outcome: undefined as unknown as Promise<ApprovalOutcome>, answeredBy: undefined, reason: undefined };
     ticket.outcome = new Promise<ApprovalOutcome>((resolve) => {
       const timer = setTimeout(() => settle("timeout"), Math.max(0, deadline - Date.now()));
       const onAbort = (): void => settle("cancelled");
       req.signal.addEventListener("abort", onAbort, { once: true });
-      settle = (o, by) => {
+      settle = (o, by, reason) => {
         if (!this.pending.delete(approvalId)) return; // first answer wins
         ticket.answeredBy = by;
+        ticket.reason = reason;
         clearTimeout(timer);
         req.signal.removeEventListener("abort", onAbort);
         if (o === "allow_session") this.grant(req.sessionId, req.grantKey);
@@ -60,11 +65,11 @@ export class ApprovalBroker {
    * Answers a pending approval; `by` names the client credential that answered (audit trail).
    * Returns why it was refused, or undefined when accepted.
    */
-  resolve(approvalId: string, decision: "allow_once" | "allow_session" | "deny", sessionId?: string, by?: string): string | undefined {
+  resolve(approvalId: string, decision: ApprovalAnswer, sessionId?: string, by?: string, reason?: string): string | undefined {
     const p = this.pending.get(approvalId);
     if (!p) return `approval ${approvalId} is not pending (unknown, already answered, timed out or cancelled)`;
     if (sessionId && sessionId !== p.sessionId) return `approval ${approvalId} belongs to another session`;
-    p.settle(decision, by);
+    p.settle(decision, by, reason?.trim() ? reason.trim().slice(0, 500) : undefined);
     return undefined;
   }
 

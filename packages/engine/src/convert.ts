@@ -32,10 +32,11 @@ export function decisionFromProto(d: VerdictDecision): Decision | undefined {
   return undefined;
 }
 
-export function approvalFromProto(d: ApprovalDecision): "allow_once" | "allow_session" | "deny" | undefined {
+export function approvalFromProto(d: ApprovalDecision): "allow_once" | "allow_session" | "deny" | "unattended" | undefined {
   if (d === ApprovalDecision.ALLOW_ONCE) return "allow_once";
   if (d === ApprovalDecision.ALLOW_SESSION) return "allow_session";
   if (d === ApprovalDecision.DENY) return "deny";
+  if (d === ApprovalDecision.UNATTENDED) return "unattended";
   return undefined;
 }
 
@@ -43,6 +44,7 @@ export function approvalToProto(o: string): ApprovalDecision {
   if (o === "allow_once") return ApprovalDecision.ALLOW_ONCE;
   if (o === "allow_session" || o === "session") return ApprovalDecision.ALLOW_SESSION;
   if (o === "deny" || o === "timeout" || o === "cancelled") return ApprovalDecision.DENY;
+  if (o === "unattended") return ApprovalDecision.UNATTENDED;
   return ApprovalDecision.UNSPECIFIED;
 }
 

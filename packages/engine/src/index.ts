@@ -26,6 +26,8 @@ export {
 } from "./discovery.js";
 export type { Discovered, EngineInfo } from "./discovery.js";
 export { ENGINE_VERSION } from "./status.js";
+export { openLocalTools } from "./local-tools.js";
+export type { LocalCapability, LocalTools, LocalToolsOptions } from "./local-tools.js";
 export { MemoryStore } from "./adapters/memory-store.js";
 export { PolicyShield } from "./adapters/policy-shield.js";
 export { sandboxViolations, safeEqual } from "./agent/link.js";

@@ -127,6 +127,43 @@ describe("turn pipeline", () => {
     expect(hist.messages[1]?.toolCalls.map((c) => c.approval)).toEqual(["allow_once", "deny", "timeout", "allow_session", "session"]);
   });
 
+  it("an unattended escalation is recorded as such and the model hears no one could approve; a deny reason reaches the model", async () => {
+    h = await startHarness();
+    const { client, agent } = h;
+    const approvals: PipelineEvent[] = [];
+    const evs: PipelineEvent[] = [];
+    const reader = (async () => {
+      for await (const ev of client.sendMessage({ content: "danger" })) {
+        evs.push(ev);
+        if (ev.eventType === T.APPROVAL_NEEDED) approvals.push(ev);
+      }
+    })();
+    const p = await agent.next("process");
+    const waitApproval = async (n: number) => {
+      while (approvals.length < n) await new Promise((r) => setTimeout(r, 5));
+      return approvals[n - 1]!.approvalNeeded!;
+    };
+    await agent.propose(p.sessionId, p.messageId, "u1", "demo__danger", { what: "1" });
+    const u1 = await waitApproval(1);
+    expect((await client.resolveApproval({ approvalId: u1.approvalId, decision: ApprovalDecision.UNATTENDED, reason: "no terminal" })).accepted).toBe(true);
+    const unattended = await agent.next("toolResult");
+    expect(unattended.isError).toBe(true);
+    expect(unattended.content).toMatch(/^No one could approve this call \(no terminal\), so it did not run/);
+    expect(unattended.content).not.toMatch(/declined/);
+
+    await agent.propose(p.sessionId, p.messageId, "d1", "demo__danger", { what: "2" });
+    const d1 = await waitApproval(2);
+    await client.resolveApproval({ approvalId: d1.approvalId, decision: ApprovalDecision.DENY, reason: "use the staging bucket instead" });
+    expect((await agent.next("toolResult")).content).toMatch(/declined this tool call, saying: "use the staging bucket instead"/);
+    await agent.complete(p.sessionId, p.messageId, "done");
+    await reader;
+    expect(h.host.invocations).toEqual([]);
+    const resolved = evs.filter((e) => e.eventType === T.APPROVAL_RESOLVED).map((e) => [e.approvalResolved?.resolvedBy, e.approvalResolved?.decision]);
+    expect(resolved).toEqual([["unattended", ApprovalDecision.UNATTENDED], ["user", ApprovalDecision.DENY]]);
+    const hist = await client.getHistory({ sessionId: p.sessionId });
+    expect(hist.messages[1]?.toolCalls.map((c) => c.approval)).toEqual(["unattended", "deny"]);
+  });
+
   it("runs proposals of one turn concurrently and answers by call_id", async () => {
     h = await startHarness();
     const { client, agent } = h;

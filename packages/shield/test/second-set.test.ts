@@ -2,7 +2,7 @@
 // the detectors were tuned against it: its hash pins the file, so a change shows in review.
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { corpusFiles, evaluateCorpusSet, formatReport, loadCorpusSet, loadPolicy, runShieldCli } from "@palisade/shield";
+import { corpusFiles, evaluateCorpusSet, formatReport, loadCorpusSet, loadPolicy, runEvalSet } from "@palisade/shield";
 import { describe, expect, it } from "vitest";
 
 const FROZEN_SHA256 = "f570105cb012282c38416a9e4d14081d6afb367bab914720f9dee26cf510bfc5";
@@ -22,13 +22,13 @@ describe("second case set", () => {
     expect(new Set(cases.map((c) => c.id)).size).toBe(cases.length);
   });
 
-  it("is reported per category by the library and by `shield eval --set second`", async () => {
+  it("is reported per category by the library and by runEvalSet (`shield eval --set second`)", async () => {
     const report = await evaluateCorpusSet("second", { policy: await loadPolicy("default") });
     console.log(`\nsecond set\n${formatReport(report)}`);
     expect(report.attacks.n + report.legit.n).toBe(report.results.length);
     expect(report.categories.map((c) => `${c.label}/${c.category}`)).toContain("attack/delegation");
     let out = "";
-    const code = await runShieldCli(["eval", "--set", "second", "--json"], { stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true } });
+    const code = await runEvalSet("second", await loadPolicy("default"), undefined, true, { stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true } });
     expect(code).toBe(0);
     const json = JSON.parse(out) as { set: string; categories: { n: number }[]; results: unknown[] };
     expect(json.set).toBe("second");
@@ -38,7 +38,7 @@ describe("second case set", () => {
 
   it("an unknown set name is an error that lists the sets", async () => {
     let err = "";
-    const code = await runShieldCli(["eval", "--set", "third"], { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } });
+    const code = await runEvalSet("third", await loadPolicy("default"), undefined, false, { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } });
     expect(code).toBe(1);
     expect(err).toContain('unknown case set "third"; the sets are: first, holdout, second');
   });

@@ -7,6 +7,12 @@ function optionLabel(name: string, spec: OptionSpec): string {
   return `${short}--${name}${value}`;
 }
 
+/** The option's description with its default (and repeatability) spelled out. */
+export function optionText(spec: OptionSpec): string {
+  const def = spec.default ?? (spec.type === "boolean" ? "off" : "none");
+  return `${spec.description}${spec.multiple ? "; repeatable" : ""} (default: ${def})`;
+}
+
 function table(rows: [string, string][], indent = 2): string[] {
   const width = Math.max(0, ...rows.map(([l]) => l.length));
   return rows.map(([l, r]) => `${" ".repeat(indent)}${l.padEnd(width)}  ${r}`);
@@ -19,11 +25,11 @@ export function usageLine(path: string[], spec: CommandSpec): string {
     const name = p.rest ? `${p.name}...` : p.name;
     parts.push(p.required ? `<${name}>` : `[${name}]`);
   }
-  if (Object.keys(spec.options ?? {}).length > 0 || spec.passThrough) parts.push("[options]");
+  parts.push("[options]");
   return parts.join(" ");
 }
 
-/** Help text for a command (path = [] for the root). */
+/** Help text for a command (path = [] for the root): every option with its default. */
 export function formatHelp(path: string[], spec: CommandSpec): string {
   const lines: string[] = [];
   lines.push(`${spec.summary}`, "", `Usage: ${usageLine(path, spec)}`);
@@ -39,10 +45,10 @@ export function formatHelp(path: string[], spec: CommandSpec): string {
   const own = Object.entries(spec.options ?? {});
   if (own.length) {
     lines.push("", "Options:");
-    lines.push(...table(own.map(([n, o]) => [optionLabel(n, o), o.description])));
+    lines.push(...table(own.map(([n, o]) => [optionLabel(n, o), optionText(o)])));
   }
-  lines.push("", "Global options:");
-  lines.push(...table(Object.entries(GLOBAL_OPTIONS).map(([n, o]) => [optionLabel(n, o), o.description])));
+  lines.push("", "Global options (before or after the command):");
+  lines.push(...table(Object.entries(GLOBAL_OPTIONS).map(([n, o]) => [optionLabel(n, o), optionText(o)])));
   if (spec.examples?.length) {
     lines.push("", "Examples:");
     lines.push(...spec.examples.map((e) => `  ${e}`));

@@ -8,8 +8,6 @@ export interface ParsedCommand {
   path: string[];
   options: OptionValues;
   positionals: string[];
-  /** Arguments after the first command word, as typed (for delegated commands). */
-  rawArgs: string[];
   help: boolean;
 }
 
@@ -32,11 +30,10 @@ export function commandName(path: string[]): string {
 }
 
 /** Finds the command named by the leading words of `argv` (global flags may come first). */
-function resolvePath(root: CommandSpec, argv: string[]): { spec: CommandSpec; path: string[]; rest: string[]; firstIndex: number } {
+function resolvePath(root: CommandSpec, argv: string[]): { spec: CommandSpec; path: string[]; rest: string[] } {
   let spec = root;
   const path: string[] = [];
   const rest: string[] = [];
-  let firstIndex = -1;
   let descending = true;
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i] as string;
@@ -53,7 +50,6 @@ function resolvePath(root: CommandSpec, argv: string[]): { spec: CommandSpec; pa
     if (sub) {
       spec = sub;
       path.push(token);
-      if (firstIndex < 0) firstIndex = i;
       continue;
     }
     if (descending && spec.subcommands?.length && !spec.run) {
@@ -63,7 +59,7 @@ function resolvePath(root: CommandSpec, argv: string[]): { spec: CommandSpec; pa
     descending = false;
     rest.push(token);
   }
-  return { spec, path, rest, firstIndex };
+  return { spec, path, rest };
 }
 
 function parseOptions(spec: CommandSpec, path: string[], args: string[]): { options: OptionValues; positionals: string[] } {
@@ -72,12 +68,12 @@ function parseOptions(spec: CommandSpec, path: string[], args: string[]): { opti
     const parsed = parseArgs({
       args,
       options: Object.fromEntries(
-        Object.entries(options).map(([n, o]) => [n, o.short ? { type: o.type, short: o.short } : { type: o.type }]),
+        Object.entries(options).map(([n, o]) => [n, { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }]),
       ),
       allowPositionals: true,
       strict: true,
     });
-    return { options: parsed.values, positionals: parsed.positionals };
+    return { options: parsed.values as OptionValues, positionals: parsed.positionals };
   } catch (err) {
     const code = (err as { code?: string }).code;
     const message = err instanceof Error ? err.message : String(err);
@@ -94,21 +90,11 @@ function parseOptions(spec: CommandSpec, path: string[], args: string[]): { opti
 
 /** Parses `argv` against the command tree. Throws UsageError with what exists when it does not fit. */
 export function parseCommandLine(root: CommandSpec, argv: string[]): ParsedCommand {
-  const { spec, path, rest, firstIndex } = resolvePath(root, argv);
+  const { spec, path, rest } = resolvePath(root, argv);
   const help = rest.includes("--help") || rest.includes("-h");
-  const rawArgs = firstIndex < 0 ? [...argv] : argv.slice(firstIndex + 1);
-  if (help) return { spec, path, options: {}, positionals: [], rawArgs, help: true };
-  if (spec.passThrough) {
-    // Delegated commands parse their own flags; only pick out the global ones here.
-    const globals: OptionValues = {};
-    for (let i = 0; i < rest.length; i++) {
-      const token = rest[i] as string;
-      const [name, inline] = token.startsWith("--") ? token.slice(2).split("=", 2) : [];
-      if (name && globalWithValue.has(name)) globals[name] = inline ?? rest[++i];
-    }
-    return { spec, path, options: globals, positionals: rest.filter((t) => !t.startsWith("-")), rawArgs, help: false };
-  }
+  if (help) return { spec, path, options: {}, positionals: [], help: true };
   const { options, positionals } = parseOptions(spec, path, rest);
+  if (spec.subcommands?.length && !spec.run) return { spec, path, options, positionals, help: false };
   const declared = spec.positionals ?? [];
   const required = declared.filter((p) => p.required);
   if (positionals.length < required.length) {
@@ -122,5 +108,5 @@ export function parseCommandLine(root: CommandSpec, argv: string[]): ParsedComma
       declared.length ? `it takes ${declared.map((p) => `<${p.name}>`).join(" ")}` : "it takes no arguments; quote text that contains spaces",
     );
   }
-  return { spec, path, options, positionals, rawArgs, help: false };
+  return { spec, path, options, positionals, help: false };
 }

@@ -44,7 +44,6 @@ export async function runCli(argv: string[], io: CliIo, tree: CommandSpec = COMM
       io,
       options: parsed.options,
       positionals: parsed.positionals,
-      rawArgs: parsed.rawArgs,
       path: parsed.path,
     });
   } catch (err) {

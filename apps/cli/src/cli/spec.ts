@@ -6,6 +6,10 @@ export interface OptionSpec {
   description: string;
   /** Shown in help, e.g. `--format FORMAT`. */
   valueName?: string;
+  /** What applies when the option is absent, shown in help (booleans: "off" unless given). */
+  default?: string;
+  /** May be given several times; the command receives every value in order. */
+  multiple?: boolean;
 }
 
 export interface PositionalSpec {
@@ -16,7 +20,7 @@ export interface PositionalSpec {
   rest?: boolean;
 }
 
-export type OptionValues = Record<string, string | boolean | undefined>;
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
 /** What a command's `run` receives after parsing. */
 export interface CommandContext {
@@ -24,8 +28,6 @@ export interface CommandContext {
   /** Global and command options, by long name (`data-dir`, `json`, ...). */
   options: OptionValues;
   positionals: string[];
-  /** The arguments after the command path, unparsed (for delegated commands). */
-  rawArgs: string[];
   /** e.g. `["sessions", "list"]`. */
   path: string[];
 }
@@ -40,14 +42,28 @@ export interface CommandSpec {
   subcommands?: CommandSpec[];
   /** Examples shown in help. */
   examples?: string[];
-  /** Delegated commands get their raw arguments and parse them themselves. */
-  passThrough?: boolean;
   run?: (ctx: CommandContext) => Promise<number>;
 }
 
+/** Accepted before or after the command words by every command, with the same meaning. */
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  config: { type: "string", valueName: "FILE", description: "configuration file (default ~/.config/palisade/config.yaml)" },
-  "data-dir": { type: "string", valueName: "DIR", description: "data directory (default ~/.local/share/palisade; env PALISADE_DATA_DIR)" },
-  workspace: { type: "string", valueName: "DIR", description: "directory the files and shell tools act in (default: current directory)" },
+  config: {
+    type: "string",
+    valueName: "FILE",
+    description: "configuration file; a missing file means the built-in defaults",
+    default: "$PALISADE_CONFIG, else ~/.config/palisade/config.yaml",
+  },
+  "data-dir": {
+    type: "string",
+    valueName: "DIR",
+    description: "data directory: history, audit trail, artifacts, credentials, the Engine's socket and log",
+    default: "$PALISADE_DATA_DIR, else ~/.local/share/palisade",
+  },
+  workspace: {
+    type: "string",
+    valueName: "DIR",
+    description: "directory the files and shell tools act in (must exist)",
+    default: "the current directory",
+  },
   help: { type: "boolean", short: "h", description: "show help for the command" },
 };

@@ -1,5 +1,5 @@
 import type { CommandSpec } from "./spec.js";
-import { DELEGATES, runDelegated } from "../commands/delegates.js";
+import { AUDIT, CAPABILITY, SHIELD } from "./tree-tools.js";
 import { runChatCommand } from "../commands/chat.js";
 import { runRunCommand } from "../commands/run.js";
 import { engineStart, engineStatus, engineStop } from "../commands/engine.js";
@@ -29,15 +29,24 @@ export const COMMAND_TREE: CommandSpec = {
       name: "run",
       summary: "send one prompt, stream the answer and tool calls, exit",
       description:
-        "In a terminal, approvals are asked as y (once) / a (this session) / n (deny).\n" +
-        "Without a terminal every approval is denied, and the output says so. Exit code 0 on success.",
-      positionals: [{ name: "prompt", description: "the message to send (quote it)", required: true, rest: true }],
+        "The prompt is the arguments; '-' or no prompt with stdin not a terminal reads it from stdin.\n" +
+        "In a terminal, approvals are asked as y (once) / a (this session) / n (deny). Without one, a call the\n" +
+        "Shield escalates runs only if --approve matches it; otherwise it is not run and reported as\n" +
+        "'no one could approve (no terminal)'. Exit code 0 on success; the session id is printed either way.",
+      positionals: [{ name: "prompt", description: "the message to send (quote it); - reads stdin", rest: true }],
       options: {
-        session: { type: "string", valueName: "ID", description: "continue this session (id or unique prefix)" },
+        session: { type: "string", valueName: "ID", description: "continue this session (id or unique prefix)", default: "a new session" },
+        approve: {
+          type: "string",
+          valueName: "TOOL_GLOB",
+          multiple: true,
+          description: "approve escalated calls of matching tools once each, e.g. 'files__*' or shell__execute_command",
+          default: "none: ask in a terminal, else do not run",
+        },
         otr: { type: "boolean", description: "off the record: nothing is stored" },
         json: { type: "boolean", description: "print one JSON event per line" },
       },
-      examples: ['palisade run "summarize README.md"', 'palisade run --json "list the files" | jq .type'],
+      examples: ['palisade run "summarize README.md"', "git diff | palisade run --approve 'files__*' -", 'palisade run --json "list the files" | jq .type'],
       run: runRunCommand,
     },
     {
@@ -65,9 +74,9 @@ export const COMMAND_TREE: CommandSpec = {
           name: "list",
           summary: "list sessions, most recent first",
           options: {
-            limit: { type: "string", valueName: "N", description: "how many (default 20)" },
-            offset: { type: "string", valueName: "N", description: "skip this many" },
-            filter: { type: "string", valueName: "TEXT", description: "only titles containing TEXT" },
+            limit: { type: "string", valueName: "N", description: "how many", default: "20" },
+            offset: { type: "string", valueName: "N", description: "skip this many", default: "0" },
+            filter: { type: "string", valueName: "TEXT", description: "only titles containing TEXT", default: "all sessions" },
             json,
           },
           run: sessionsList,
@@ -84,8 +93,8 @@ export const COMMAND_TREE: CommandSpec = {
           summary: "full-text search over messages and tool calls",
           positionals: [{ name: "query", description: "search terms", required: true, rest: true }],
           options: {
-            limit: { type: "string", valueName: "N", description: "how many hits (default 20)" },
-            session: { type: "string", valueName: "ID", description: "only this session" },
+            limit: { type: "string", valueName: "N", description: "how many hits", default: "20" },
+            session: { type: "string", valueName: "ID", description: "only this session", default: "every session" },
             json,
           },
           run: sessionsSearch,
@@ -95,8 +104,8 @@ export const COMMAND_TREE: CommandSpec = {
           summary: "export a session as Markdown or JSON",
           positionals: [{ name: "id", description: "session id or unique prefix", required: true }],
           options: {
-            format: { type: "string", valueName: "md|json", description: "output format (default md)" },
-            out: { type: "string", valueName: "FILE", description: "write to FILE instead of stdout" },
+            format: { type: "string", valueName: "md|json", description: "output format", default: "md" },
+            out: { type: "string", valueName: "FILE", description: "write to FILE instead of stdout", default: "stdout" },
           },
           run: sessionsExport,
         },
@@ -118,33 +127,8 @@ export const COMMAND_TREE: CommandSpec = {
         },
       ],
     },
-    {
-      name: "shield",
-      summary: "check actions against the Shield, evaluate it, lint policies",
-      subcommands: [
-        { name: "check", summary: "evaluate one action (tool + JSON arguments) and print the verdict", passThrough: true, run: runDelegated(DELEGATES.shield) },
-        { name: "eval", summary: "run the Shield over a labelled corpus and report precision/recall", passThrough: true, run: runDelegated(DELEGATES.shield) },
-        {
-          name: "policy",
-          summary: "work with policy files",
-          subcommands: [{ name: "lint", summary: "validate a policy file and report every problem", passThrough: true, run: runDelegated(DELEGATES.shield) }],
-        },
-      ],
-    },
-    {
-      name: "capability",
-      summary: "list, health-check and call capabilities",
-      subcommands: [
-        { name: "list", summary: "list configured capabilities and their tools", passThrough: true, run: runDelegated(DELEGATES.capability) },
-        { name: "check", summary: "validate a capability manifest and health-check the server", passThrough: true, run: runDelegated(DELEGATES.capability) },
-        { name: "call", summary: "invoke one tool of a capability directly", passThrough: true, run: runDelegated(DELEGATES.capability) },
-        { name: "credentials", summary: "set, list or delete stored credentials (values read from stdin)", passThrough: true, run: runDelegated(DELEGATES.capability) },
-      ],
-    },
-    {
-      name: "audit",
-      summary: "work with the hash-chained audit trail",
-      subcommands: [{ name: "verify", summary: "verify the audit chain; reports any edited or deleted row", passThrough: true, run: runDelegated(DELEGATES.audit) }],
-    },
+    SHIELD,
+    CAPABILITY,
+    AUDIT,
   ],
 };

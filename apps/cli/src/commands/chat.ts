@@ -6,7 +6,7 @@ import { connectToEngine } from "../engine/connect.js";
 import type { EngineConnection } from "../engine/connect.js";
 import { join } from "node:path";
 import { findEngine, resolvePaths } from "../engine-address.js";
-import { flag, pathsOf, workspaceOf } from "./common.js";
+import { flag, hintCommand, pathsOf, startOptions, workspaceOf } from "./common.js";
 
 async function showSetup(ctx: CommandContext, configFile: string, reason: string | undefined, demoAvailable: boolean): Promise<"quit" | "demo"> {
   const { render } = await import("ink");
@@ -23,7 +23,7 @@ async function showSetup(ctx: CommandContext, configFile: string, reason: string
 
 export async function runChatCommand(ctx: CommandContext): Promise<number> {
   if (!ctx.io.stdin.isTTY || !ctx.io.stdout.isTTY) {
-    throw new CliError("palisade chat needs a terminal", { exitCode: ExitCode.USAGE, hint: 'for scripts use: palisade run "<prompt>" [--json]' });
+    throw new CliError("palisade chat needs a terminal", { exitCode: ExitCode.USAGE, hint: `for scripts use: ${hintCommand(ctx, 'run "<prompt>" [--json]')}` });
   }
   const demo = flag(ctx, "demo");
   // The demo gets its own data directory (and Engine), so it never mixes with real sessions.
@@ -35,7 +35,7 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   let conn: EngineConnection | undefined;
   let reason: string | undefined;
   try {
-    conn = await connectToEngine(paths, { start: !running, workspace, engineArgs: demo ? ["--demo"] : [], env: ctx.io.env, onProgress: (line) => println(ctx.io.stderr, line) });
+    conn = await connectToEngine(paths, { ...startOptions(ctx), start: !running, workspace, engineArgs: demo ? ["--demo"] : [] });
   } catch (err) {
     reason = err instanceof CliError ? err.message : String(err);
   }

@@ -5,7 +5,7 @@ import { findEngine, isProcessAlive } from "../engine-address.js";
 import { connectToEngine } from "../engine/connect.js";
 import { describeRpcError } from "../engine/errors.js";
 import { formatStatus, statusToJson } from "../format/status.js";
-import { pathsOf, flag, workspaceOf } from "./common.js";
+import { hintCommand, pathsOf, flag, startOptions, workspaceOf } from "./common.js";
 import { runEngineForeground } from "./engine-foreground.js";
 
 export async function engineStart(ctx: CommandContext): Promise<number> {
@@ -16,7 +16,7 @@ export async function engineStart(ctx: CommandContext): Promise<number> {
     println(ctx.io.stdout, `The Engine is already running (pid ${running.info.pid}, ${running.address}).`);
     return ExitCode.OK;
   }
-  const conn = await connectToEngine(paths, { start: true, workspace: workspaceOf(ctx), env: ctx.io.env, engineArgs: flag(ctx, "demo") ? ["--demo"] : [], onProgress: (line) => println(ctx.io.stderr, line) });
+  const conn = await connectToEngine(paths, { ...startOptions(ctx), engineArgs: flag(ctx, "demo") ? ["--demo"] : [] });
   println(ctx.io.stdout, `Engine started: pid ${conn.endpoint.info.pid}, ${conn.endpoint.address}, log ${paths.logFile}`);
   conn.close();
   return ExitCode.OK;
@@ -53,7 +53,7 @@ export async function engineStatus(ctx: CommandContext): Promise<number> {
   const running = await findEngine(paths);
   if (!running) {
     if (flag(ctx, "json")) println(ctx.io.stdout, JSON.stringify({ running: false, dataDir: paths.dataDir }));
-    else println(ctx.io.stdout, `No Engine is running for ${paths.dataDir}. Start one with 'palisade engine start'.`);
+    else println(ctx.io.stdout, `No Engine is running for ${paths.dataDir}. Start one with '${hintCommand(ctx, "engine start")}'.`);
     return 3;
   }
   const conn = await connectToEngine(paths);

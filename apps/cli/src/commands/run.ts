@@ -3,7 +3,7 @@ import { PipelineEventSchema, PipelineEventType } from "@palisade/protocol/pipel
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import { ApprovalDecision, SessionMode, VerdictDecision } from "@palisade/protocol/types";
 import { randomUUID } from "node:crypto";
-import { CliError, ExitCode } from "../cli/errors.js";
+import { CliError, ExitCode, UsageError } from "../cli/errors.js";
 import type { CliIo } from "../cli/io.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
@@ -11,7 +11,7 @@ import { connectToEngine } from "../engine/connect.js";
 import type { EngineClient } from "../engine/connect.js";
 import { describeRpcError } from "../engine/errors.js";
 import { resolveSessionId } from "../engine/sessions.js";
-import { flag, pathsOf, stringOption, workspaceOf } from "./common.js";
+import { flag, hintCommand, listOption, pathsOf, startOptions, stringOption, workspaceOf } from "./common.js";
 import { readKey } from "./prompt.js";
 import { keyArgs } from "../tui/components/format.js";
 
@@ -113,13 +113,31 @@ async function askApproval(io: CliIo, text: string, signal: AbortSignal): Promis
   }
 }
 
+/** `*` matches any run of characters; everything else is literal. */
+export function toolGlobMatches(glob: string, tool: string): boolean {
+  const re = new RegExp(`^${glob.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  return re.test(tool);
+}
+
+export interface TurnOptions {
+  json: boolean;
+  /** A person can answer approvals at this terminal. */
+  interactive: boolean;
+  /** Tool globs whose escalated calls are approved once each without asking. */
+  approve?: readonly string[];
+  /** Spells a `palisade …` command for hints (default: as is). */
+  hint?: (words: string) => string;
+  signal?: AbortSignal;
+}
+
 /** Streams one turn; returns the exit code. Exported for tests. */
 export async function runTurn(
   io: CliIo,
   client: EngineClient,
   request: { content: string; sessionId: string; otr: boolean; workspace: string },
-  options: { json: boolean; interactive: boolean; signal?: AbortSignal },
+  options: TurnOptions,
 ): Promise<number> {
+  const hint = options.hint ?? ((w: string) => `palisade ${w}`);
   const out = options.json ? jsonPrinter(io) : humanPrinter(io);
   const abort = new AbortController();
   options.signal?.addEventListener("abort", () => abort.abort(), { once: true });
@@ -144,18 +162,25 @@ export async function runTurn(
       if (ev.eventType === PipelineEventType.APPROVAL_NEEDED && ev.approvalNeeded) {
         const a = ev.approvalNeeded;
         let decision = ApprovalDecision.DENY;
-        if (options.interactive) {
+        let reason = "";
+        const glob = options.approve?.find((g) => toolGlobMatches(g, a.toolName));
+        if (glob !== undefined) {
+          decision = ApprovalDecision.ALLOW_ONCE;
+          reason = `approved by --approve ${glob}`;
+          out.note(`approved ${a.toolName} (--approve ${glob}); the Shield asked because: ${a.reason || "policy"}`);
+        } else if (options.interactive) {
           decision = await askApproval(io, `? ${a.toolName} ${keyArgs(a.argumentsJson, 200)}\n  the Shield asks because: ${a.reason || "policy"}`, abort.signal);
         } else {
-          out.note(`denied ${a.toolName}: approval needed (${a.reason || "policy"}) but there is no terminal to ask; run in a terminal to approve, or change the policy`);
+          decision = ApprovalDecision.UNATTENDED;
+          reason = "no terminal";
+          out.note(`not run: ${a.toolName} needs approval (${a.reason || "policy"}) and no one could approve (no terminal); approve it for scripts with --approve '${a.toolName}', or run in a terminal`);
         }
-        await client.resolveApproval({ approvalId: a.approvalId, decision, sessionId }, { timeoutMs: 5000 }).catch((err: unknown) => out.note(`could not answer the approval: ${describeRpcError(err)}`));
+        await client.resolveApproval({ approvalId: a.approvalId, decision, sessionId, reason }, { timeoutMs: 5000 }).catch((err: unknown) => out.note(`could not answer the approval: ${describeRpcError(err)}`));
       }
       if (ev.eventType === PipelineEventType.RESPONSE_COMPLETE) {
         if (!options.json) {
           if (!streamed && ev.responseComplete?.content) io.stdout.write(ev.responseComplete.content);
           io.stdout.write("\n");
-          if (!request.otr && sessionId) println(io.stderr, `(session ${sessionId}: continue with --session ${sessionId.slice(0, 12)})`);
         }
         code = ExitCode.OK;
       } else if (ev.eventType === PipelineEventType.ERROR) {
@@ -168,29 +193,58 @@ export async function runTurn(
       }
     }
   } catch (err) {
-    if (options.signal?.aborted) return ExitCode.INTERRUPTED;
-    throw new CliError(`the turn failed: ${describeRpcError(err)}`, { hint: "see 'palisade engine status'" });
+    if (options.signal?.aborted) {
+      continueHint();
+      return ExitCode.INTERRUPTED;
+    }
+    continueHint();
+    throw new CliError(`the turn failed: ${describeRpcError(err)}`, { hint: `see '${hint("engine status")}'` });
   }
+  continueHint();
   return code;
+
+  // The session id, whatever happened, so the user can continue or inspect it.
+  function continueHint(): void {
+    if (options.json || request.otr || !sessionId) return;
+    println(io.stderr, `(session ${sessionId}: continue with '${hint(`run --session ${sessionId.slice(0, 12)} "…"`)}', see it with '${hint(`sessions show ${sessionId.slice(0, 12)}`)}')`);
+  }
+}
+
+/** The prompt: the words given, or stdin when the prompt is `-` or absent and stdin is not a terminal. */
+async function promptOf(ctx: CommandContext): Promise<string> {
+  const words = ctx.positionals;
+  const fromStdin = (words.length === 1 && words[0] === "-") || (words.length === 0 && !ctx.io.stdin.isTTY);
+  if (!fromStdin) {
+    if (words.length === 0) throw new UsageError("'palisade run' needs a prompt", `e.g. ${hintCommand(ctx, 'run "summarize README.md"')}, or pipe it in: echo "…" | ${hintCommand(ctx, "run")}`);
+    return words.join(" ");
+  }
+  let text = "";
+  for await (const chunk of ctx.io.stdin) text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
+  if (text.trim() === "") throw new UsageError("the prompt read from stdin is empty", `give it as an argument: ${hintCommand(ctx, 'run "…"')}`);
+  return text.trimEnd();
 }
 
 export async function runRunCommand(ctx: CommandContext): Promise<number> {
   const paths = pathsOf(ctx);
-  const conn = await connectToEngine(paths, { start: true, workspace: workspaceOf(ctx), env: ctx.io.env, onProgress: (line) => println(ctx.io.stderr, line) });
+  const content = await promptOf(ctx);
+  const conn = await connectToEngine(paths, startOptions(ctx));
   const sigint = new AbortController();
   const onSigint = (): void => sigint.abort();
   process.once("SIGINT", onSigint);
   try {
     if (!conn.status.modelConfigured) {
-      throw new CliError("no model is configured", { hint: "set OPENAI_API_KEY (and OPENAI_BASE_URL / PALISADE_MODEL), or see 'palisade chat' for the setup screen" });
+      throw new CliError("no model is configured", { hint: `set OPENAI_API_KEY (and OPENAI_BASE_URL / PALISADE_MODEL), or see '${hintCommand(ctx, "chat")}' for the setup screen` });
     }
     const session = stringOption(ctx, "session");
-    const sessionId = session ? await resolveSessionId(conn.client, session) : "";
+    const hint = (w: string): string => hintCommand(ctx, w);
+    const sessionId = session ? await resolveSessionId(conn.client, session, hint) : "";
+    // Approvals are asked only when a person is at the keyboard; a prompt piped in leaves no one to ask.
+    const interactive = Boolean(ctx.io.stdin.isTTY) && !(ctx.positionals.length === 0 || ctx.positionals[0] === "-");
     return await runTurn(
       ctx.io,
       conn.client,
-      { content: ctx.positionals.join(" "), sessionId, otr: flag(ctx, "otr"), workspace: workspaceOf(ctx) },
-      { json: flag(ctx, "json"), interactive: Boolean(ctx.io.stdin.isTTY), signal: sigint.signal },
+      { content, sessionId, otr: flag(ctx, "otr"), workspace: workspaceOf(ctx) },
+      { json: flag(ctx, "json"), interactive, approve: listOption(ctx, "approve"), hint, signal: sigint.signal },
     );
   } finally {
     process.off("SIGINT", onSigint);

@@ -11,16 +11,16 @@ import { connectToEngine } from "../engine/connect.js";
 import type { EngineConnection } from "../engine/connect.js";
 import { describeRpcError } from "../engine/errors.js";
 import { resolveSessionId } from "../engine/sessions.js";
-import { flag, intOption, pathsOf, stringOption } from "./common.js";
+import { flag, hintCommand, intOption, pathsOf, startOptions, stringOption } from "./common.js";
 import { confirm } from "./prompt.js";
 
 async function withEngine<T>(ctx: CommandContext, f: (conn: EngineConnection) => Promise<T>): Promise<T> {
-  const conn = await connectToEngine(pathsOf(ctx), { env: ctx.io.env });
+  const conn = await connectToEngine(pathsOf(ctx), startOptions(ctx));
   try {
     return await f(conn);
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new CliError(describeRpcError(err), { hint: "see 'palisade engine status'" });
+    throw new CliError(describeRpcError(err), { hint: `see '${hintCommand(ctx, "engine status")}'` });
   } finally {
     conn.close();
   }
@@ -43,7 +43,7 @@ export async function sessionsList(ctx: CommandContext): Promise<number> {
       return ExitCode.OK;
     }
     if (res.sessions.length === 0) {
-      println(ctx.io.stdout, res.total ? "No sessions on this page." : "No stored sessions yet. Start one with 'palisade chat'.");
+      println(ctx.io.stdout, res.total ? "No sessions on this page." : `No stored sessions yet. Start one with '${hintCommand(ctx, "chat")}'.`);
       return ExitCode.OK;
     }
     const rows = [["ID", "UPDATED", "MSGS", "TITLE"], ...res.sessions.map((s) => [s.id.slice(0, 12), date(s.updatedAtUnixMs), String(s.messageCount), s.title || "(untitled)"])];
@@ -70,7 +70,7 @@ export function formatTranscript(messages: ChatMessage[]): string {
 
 export async function sessionsShow(ctx: CommandContext): Promise<number> {
   return withEngine(ctx, async ({ client }) => {
-    const id = await resolveSessionId(client, ctx.positionals[0] as string);
+    const id = await resolveSessionId(client, ctx.positionals[0] as string, (w) => hintCommand(ctx, w));
     const pages: ChatMessage[][] = [];
     let cursor = "";
     let session;
@@ -96,7 +96,7 @@ export async function sessionsSearch(ctx: CommandContext): Promise<number> {
   const query = ctx.positionals.join(" ");
   return withEngine(ctx, async ({ client }) => {
     const session = stringOption(ctx, "session");
-    const sessionId = session ? await resolveSessionId(client, session) : "";
+    const sessionId = session ? await resolveSessionId(client, session, (w) => hintCommand(ctx, w)) : "";
     const res = await client.searchSessions({ query, limit: intOption(ctx, "limit", 20), sessionId });
     if (flag(ctx, "json")) {
       println(ctx.io.stdout, JSON.stringify({ total: res.total, hits: res.hits.map((h) => toJson(SearchHitSchema, h)) }));
@@ -119,7 +119,7 @@ export async function sessionsExport(ctx: CommandContext): Promise<number> {
   const format = stringOption(ctx, "format") ?? "md";
   if (format !== "md" && format !== "json") throw new UsageError(`--format must be md or json, got '${format}'`);
   return withEngine(ctx, async ({ client }) => {
-    const id = await resolveSessionId(client, ctx.positionals[0] as string);
+    const id = await resolveSessionId(client, ctx.positionals[0] as string, (w) => hintCommand(ctx, w));
     const res = await client.exportSession({ sessionId: id, format }, { timeoutMs: 60_000 });
     const out = stringOption(ctx, "out");
     if (!out) {
@@ -137,7 +137,7 @@ export async function sessionsRename(ctx: CommandContext): Promise<number> {
   const title = ctx.positionals.slice(1).join(" ").trim();
   if (!title) throw new UsageError("the new title is empty");
   return withEngine(ctx, async ({ client }) => {
-    const id = await resolveSessionId(client, ctx.positionals[0] as string);
+    const id = await resolveSessionId(client, ctx.positionals[0] as string, (w) => hintCommand(ctx, w));
     const res = await client.renameSession({ sessionId: id, title });
     println(ctx.io.stdout, `Renamed ${id} to “${res.session?.title ?? title}”.`);
     return ExitCode.OK;
@@ -146,7 +146,7 @@ export async function sessionsRename(ctx: CommandContext): Promise<number> {
 
 export async function sessionsDelete(ctx: CommandContext): Promise<number> {
   return withEngine(ctx, async ({ client }) => {
-    const id = await resolveSessionId(client, ctx.positionals[0] as string);
+    const id = await resolveSessionId(client, ctx.positionals[0] as string, (w) => hintCommand(ctx, w));
     if (!flag(ctx, "yes")) {
       if (!ctx.io.stdin.isTTY) throw new UsageError(`refusing to delete ${id} without confirmation`, "add --yes when running without a terminal");
       if (!(await confirm(ctx.io, `Delete session ${id} with its messages and artifacts? [y/N] `))) {
@@ -155,7 +155,7 @@ export async function sessionsDelete(ctx: CommandContext): Promise<number> {
       }
     }
     const res = await client.deleteSession({ sessionId: id });
-    if (!res.deleted) throw new CliError(`the Engine did not delete ${id}`, { hint: "it may already be gone: 'palisade sessions list'" });
+    if (!res.deleted) throw new CliError(`the Engine did not delete ${id}`, { hint: `it may already be gone: '${hintCommand(ctx, "sessions list")}'` });
     println(ctx.io.stdout, `Deleted ${id}.`);
     return ExitCode.OK;
   });

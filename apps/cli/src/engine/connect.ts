@@ -33,6 +33,8 @@ export interface ConnectOptions {
   /** Progress while an Engine starts: "starting the Engine…", then every few seconds. */
   onProgress?: (line: string) => void;
   signal?: AbortSignal;
+  /** Spells a `palisade …` command for a hint, with the options the user gave (default: as is). */
+  hint?: (words: string) => string;
 }
 
 /** Start-up takes ~12 s on a loaded machine (agent spawn, sandbox, store migrations). */
@@ -89,6 +91,7 @@ export function spawnBackgroundEngine(paths: PalisadePaths, options: ConnectOpti
  * until it answers GetStatus. Errors say what to do.
  */
 export async function connectToEngine(paths: PalisadePaths, options: ConnectOptions = {}): Promise<EngineConnection> {
+  const cmd = (words: string): string => `'${options.hint ? options.hint(words) : `palisade ${words}`}'`;
   const timeoutMs = options.timeoutMs ?? ENGINE_START_TIMEOUT_MS;
   const existing = await findEngine(paths);
   if (existing) {
@@ -98,13 +101,13 @@ export async function connectToEngine(paths: PalisadePaths, options: ConnectOpti
     } catch (err) {
       if (!options.start) {
         throw new CliError(`the Engine at ${existing.address} (pid ${existing.info.pid}) does not answer: ${describeRpcError(err)}`, {
-          hint: `check ${paths.logFile}, or stop it with 'palisade engine stop' and start it again`,
+          hint: `check ${paths.logFile}, or stop it with ${cmd("engine stop")} and start it again`,
         });
       }
     }
   }
   if (!options.start) {
-    throw new CliError(`no Engine is running for ${paths.dataDir}`, { hint: "start one with 'palisade engine start' (or just run 'palisade chat')" });
+    throw new CliError(`no Engine is running for ${paths.dataDir}`, { hint: `start one with ${cmd("engine start")} (or just run ${cmd("chat")})` });
   }
   const socketProblem = socketPathProblem(paths);
   if (socketProblem) throw new CliError(socketProblem);

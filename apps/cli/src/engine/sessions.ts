@@ -2,7 +2,7 @@ import { CliError } from "../cli/errors.js";
 import type { EngineClient } from "./connect.js";
 
 /** Full session id for an id or unique prefix; errors list what matched. */
-export async function resolveSessionId(client: EngineClient, prefix: string): Promise<string> {
+export async function resolveSessionId(client: EngineClient, prefix: string, hint: (words: string) => string = (w) => `palisade ${w}`): Promise<string> {
   const res = await client.listSessions({ limit: 1000 }, { timeoutMs: 10_000 });
   const exact = res.sessions.find((s) => s.id === prefix);
   if (exact) return exact.id;
@@ -11,7 +11,7 @@ export async function resolveSessionId(client: EngineClient, prefix: string): Pr
   if (matches.length === 0) {
     // Not among the newest 1000: let the Engine decide on the full id.
     if (res.total > res.sessions.length) return prefix;
-    throw new CliError(`no stored session id starts with '${prefix}'`, { hint: "see 'palisade sessions list'" });
+    throw new CliError(`no stored session id starts with '${prefix}'`, { hint: `see '${hint("sessions list")}'` });
   }
   const some = matches.slice(0, 5).map((m) => `${m.id} (${m.title || "untitled"})`).join(", ");
   throw new CliError(`'${prefix}' matches ${matches.length} sessions: ${some}`, { hint: "type more of the id" });

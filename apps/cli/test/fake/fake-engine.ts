@@ -250,8 +250,9 @@ export class FakeEngine {
         yield e.approvalNeeded("ap-1", "call-1", "shell__exec", args, "deleting files needs your approval", Date.now() + (this.options.approvalTimeoutMs ?? 60_000));
         const decision = await this.waitApproval("ap-1", signal);
         yield e.approvalResolved("ap-1", "call-1", decision === ApprovalDecision.ALLOW_ONCE ? "once" : decision === ApprovalDecision.ALLOW_SESSION ? "session" : "deny");
-        if (decision === ApprovalDecision.DENY) {
-          yield e.completed("call-1", "shell__exec", { success: false, error: "the user declined this call", durationMs: 0 });
+        if (decision === ApprovalDecision.DENY || decision === ApprovalDecision.UNATTENDED) {
+          const error = decision === ApprovalDecision.DENY ? "the user declined this call" : "no one could approve this call (no terminal)";
+          yield e.completed("call-1", "shell__exec", { success: false, error, durationMs: 0 });
           yield* say("Understood, I left `build/` alone.");
         } else {
           yield e.started("call-1", "shell__exec", "rm -r build/");

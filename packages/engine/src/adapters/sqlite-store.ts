@@ -33,7 +33,7 @@ function session(s: StoredSession): SessionRecord {
   };
 }
 
-const APPROVAL_OUT: Record<string, string> = { "session-grant": "session", cancelled: "cancelled" };
+const APPROVAL_OUT: Record<string, string> = { "session-grant": "session", cancelled: "cancelled", unattended: "unattended" };
 
 function call(c: StoredCall): ToolCallRecordRow {
   return {

@@ -73,10 +73,10 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
 
     async resolveApproval(req, ctx) {
       const decision = approvalFromProto(req.decision);
-      if (!decision) throw new RpcError(Code.INVALID_ARGUMENT, "decision must be ALLOW_ONCE, ALLOW_SESSION or DENY");
+      if (!decision) throw new RpcError(Code.INVALID_ARGUMENT, "decision must be ALLOW_ONCE, ALLOW_SESSION, DENY or UNATTENDED");
       // Which credential answered goes to the audit trail (the authorizer ran before this handler).
       const by = isClientPrincipal(ctx.principal) ? describeClient(ctx.principal) : undefined;
-      const refused = d.approvals.resolve(req.approvalId, decision, req.sessionId || undefined, by);
+      const refused = d.approvals.resolve(req.approvalId, decision, req.sessionId || undefined, by, req.reason);
       return refused ? { accepted: false, message: refused } : { accepted: true, message: `recorded: ${decision}` };
     },
 

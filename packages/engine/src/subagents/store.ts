@@ -22,7 +22,7 @@ const APPROVALS = new Set(["allow_once", "allow_session", "deny", "timeout"]);
 
 function toolCall(c: ToolCallRecordRow, run: StoredRun, messageId: string) {
   const at = c.startedAt + c.durationMs;
-  const approval = c.approval === "session" ? "allow_session" : c.approval === "cancelled" ? "deny" : c.approval;
+  const approval = c.approval === "session" ? "allow_session" : c.approval === "cancelled" || c.approval === "unattended" ? "deny" : c.approval;
   return {
     callId: c.callId,
     messageId,

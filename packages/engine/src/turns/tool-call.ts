@@ -177,18 +177,22 @@ async function pipeline(env: TurnEnv, call: CallContext): Promise<void> {
     );
   }
   if (verdict.decision === "ESCALATE") {
-    const { outcome, by } = await askUser(env, call, verdict, tool);
+    const { outcome, by, reason } = await askUser(env, call, verdict, tool);
     record.approval = outcome;
-    const answered = outcome === "allow_once" || outcome === "allow_session" || outcome === "deny";
-    // The actor of an answer is the client credential that gave it (token id and transport).
-    env.audit?.step(turn.session, "approval", record.callId, answered ? `user (${by ?? "unknown client"})` : outcome, { toolName: record.toolName, decision: outcome, ...(by ? { answeredBy: by } : {}) });
+    const answered = outcome === "allow_once" || outcome === "allow_session" || outcome === "deny" || outcome === "unattended";
+    // The actor of an answer is the client credential that gave it (token id and transport);
+    // `unattended` is that client saying no person could be asked.
+    const actor = !answered ? outcome : outcome === "unattended" ? `client (${by ?? "unknown client"})` : `user (${by ?? "unknown client"})`;
+    env.audit?.step(turn.session, "approval", record.callId, actor, { toolName: record.toolName, decision: outcome, ...(by ? { answeredBy: by } : {}), ...(reason ? { reason } : {}) });
     if (outcome !== "allow_once" && outcome !== "allow_session" && outcome !== "session") {
       const why =
         outcome === "timeout"
           ? "The user did not answer the approval request in time, so the call was declined"
           : outcome === "cancelled"
             ? "The approval request was cancelled"
-            : "The user declined this tool call";
+            : outcome === "unattended"
+              ? `No one could approve this call (${reason ?? "the client has no one to ask"}), so it did not run`
+              : `The user declined this tool call${reason ? `, saying: "${reason}"` : ""}`;
       return call.deliver(`${why} (${record.toolName}). Do not retry it; continue without it or ask the user what to do.`, true);
     }
   }
@@ -250,7 +254,7 @@ function grantKey(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): 
   return `${env.grantScope ?? "main"}\u0000${cls}`;
 }
 
-async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord, tool: ToolSpec | undefined): Promise<{ outcome: ApprovalOutcome | "session"; by?: string }> {
+async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord, tool: ToolSpec | undefined): Promise<{ outcome: ApprovalOutcome | "session"; by?: string; reason?: string }> {
   const { turn, record } = call;
   const sessionId = turn.session.id;
   const key = grantKey(env, call, tool);
@@ -277,14 +281,14 @@ async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord, 
     },
   });
   const outcome = await ticket.outcome;
-  const resolvedBy = outcome === "timeout" ? "timeout" : outcome === "cancelled" ? "cancelled" : "user";
+  const resolvedBy = outcome === "timeout" || outcome === "cancelled" || outcome === "unattended" ? outcome : "user";
   if (turn.state !== "done") {
     turn.emit(env.bus, {
       eventType: T.APPROVAL_RESOLVED,
       approvalResolved: { approvalId: ticket.approvalId, callId: record.callId, decision: approvalToProto(outcome), resolvedBy },
     });
   }
-  return ticket.answeredBy ? { outcome, by: ticket.answeredBy } : { outcome };
+  return { outcome, ...(ticket.answeredBy ? { by: ticket.answeredBy } : {}), ...(ticket.reason ? { reason: ticket.reason } : {}) };
 }
 
 async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unknown): Promise<void> {

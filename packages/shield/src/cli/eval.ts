@@ -9,7 +9,7 @@ import type { Judge } from "../judge/types.js";
 import type { Policy } from "../policy/types.js";
 import { createShield } from "../shield.js";
 import type { Decision, Verdict } from "../types.js";
-import type { CliIO } from "./main.js";
+import type { CliIO } from "./format.js";
 import { caseContext, evaluateCorpusSet, formatReport } from "../corpus/evaluate.js";
 import { CORPUS_SETS, isCorpusSet, parseCases } from "../corpus/sets.js";
 

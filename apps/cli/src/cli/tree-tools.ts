@@ -1,0 +1,163 @@
+// The command groups about tools and records: shield, capability, audit.
+import type { CommandSpec, OptionSpec } from "./spec.js";
+import { auditVerify } from "../commands/audit.js";
+import { capabilityCall } from "../commands/capability-call.js";
+import { capabilityCheck } from "../commands/capability-check.js";
+import { capabilityList } from "../commands/capability-list.js";
+import { credentialsDelete, credentialsList, credentialsSet } from "../commands/credentials.js";
+import { shieldCheck, shieldEval, shieldPolicyLint } from "../commands/shield.js";
+
+const json: OptionSpec = { type: "boolean", description: "print JSON for scripts" };
+const policy: OptionSpec = {
+  type: "string",
+  valueName: "NAME|FILE",
+  description: "policy to judge with: default, strict, permissive or a YAML file",
+  default: "the configured one (shield.policy_file, else shield.policy; 'default' without a config)",
+};
+const judgeModel: OptionSpec = {
+  type: "string",
+  valueName: "MODEL",
+  description: "also ask this model as the tier-2 judge (needs OPENAI_BASE_URL/OPENAI_API_KEY and PALISADE_SHIELD_CANARY)",
+  default: "no LLM judge",
+};
+const user: OptionSpec = { type: "string", valueName: "ID", description: "whose credential", default: "local (the user the Engine calls tools as)" };
+const address: OptionSpec = { type: "string", valueName: "ADDR", description: "reach the capability server at ADDR (host:port or unix:/path)", default: "none" };
+const command: OptionSpec = { type: "string", valueName: '"CMD ARGS"', description: "start the capability server with this command", default: "none" };
+
+export const SHIELD: CommandSpec = {
+  name: "shield",
+  summary: "check actions against the Shield, evaluate it over a corpus, lint policies",
+  subcommands: [
+    {
+      name: "check",
+      summary: "judge one action (tool + JSON arguments) and print the verdict and the policy that decided",
+      description: "Exit code: 0 allow, 2 block, 3 escalate (ask a human).",
+      options: {
+        tool: { type: "string", valueName: "NAME", description: "tool name, e.g. shell__execute_command (required)" },
+        args: { type: "string", valueName: "JSON", description: "the tool's arguments as a JSON object", default: "{}" },
+        context: { type: "string", valueName: "JSON", description: 'context, e.g. {"mode":"otr","workspace":"/w","sub_agent":"r1"}', default: "{} (normal session in --workspace)" },
+        policy,
+        "judge-model": judgeModel,
+        json,
+      },
+      examples: [`palisade shield check --tool shell__execute_command --args '{"command":"rm -rf ~"}'`],
+      run: shieldCheck,
+    },
+    {
+      name: "eval",
+      summary: "judge every case of a JSONL corpus: one verdict line per case, a summary and confusion table on stderr",
+      description: "Or a case set shipped with the Shield (--set): its per-category table, or the whole report with --json.",
+      positionals: [{ name: "file", description: "JSONL file of cases ({id, tool, args, context?, label?, category?}); - reads stdin" }],
+      options: {
+        set: { type: "string", valueName: "NAME", description: "a shipped case set instead of FILE: first, holdout or second", default: "none (FILE is required)" },
+        policy,
+        "judge-model": judgeModel,
+        json: { type: "boolean", description: "with --set: the report as one JSON object" },
+      },
+      run: shieldEval,
+    },
+    {
+      name: "policy",
+      summary: "work with policy files",
+      subcommands: [
+        {
+          name: "lint",
+          summary: "validate a policy file and report every problem with its line",
+          positionals: [{ name: "file", description: "policy YAML file", required: true }],
+          run: shieldPolicyLint,
+        },
+      ],
+    },
+  ],
+};
+
+export const CAPABILITY: CommandSpec = {
+  name: "capability",
+  summary: "list, check and call capabilities; manage their credentials",
+  subcommands: [
+    {
+      name: "list",
+      summary: "every configured capability (built-ins included): launch mode, health, tools and each tool's policy",
+      description: "Starts the capabilities as the Engine would (same config, sandbox and credentials) and stops them again.",
+      options: { json },
+      run: capabilityList,
+    },
+    {
+      name: "check",
+      summary: "validate capability manifests (every problem, with paths); health-check a server with --address or --command",
+      positionals: [{ name: "manifest", description: "manifest file(s) or directories containing manifest.yaml", required: true, rest: true }],
+      options: { address, command, json },
+      run: capabilityCheck,
+    },
+    {
+      name: "call",
+      summary: "call one tool through the Engine's host, Shield and artifact store",
+      description:
+        "A configured tool:   palisade capability call <capability>__<tool> [ARGS_JSON | --args JSON]\n" +
+        "Any Selu server:     palisade capability call MANIFEST TOOL [ARGS_JSON] --address ADDR | --command \"CMD ARGS\"\n" +
+        "The Shield judges the call first: block exits 2; an escalation is asked in a terminal, approved with --yes,\n" +
+        "else not run (exit 3). Artifacts the tool returns are saved with --out DIR.",
+      positionals: [
+        { name: "target", description: "<capability>__<tool>, or a manifest path with --address/--command", required: true },
+        { name: "args-or-tool", description: "ARGS_JSON, or the TOOL name after a manifest" },
+        { name: "args", description: "ARGS_JSON after MANIFEST TOOL" },
+      ],
+      options: {
+        args: { type: "string", valueName: "JSON", description: "the tool's arguments (instead of ARGS_JSON)", default: "{}" },
+        session: { type: "string", valueName: "ID", description: "session the call (and its artifacts) belongs to", default: "cli" },
+        out: { type: "string", valueName: "DIR", description: "save the artifacts the tool returns into DIR", default: "not saved; their ids are printed" },
+        timeout: { type: "string", valueName: "MS", description: "give up after MS milliseconds", default: "the capability's configured timeout" },
+        yes: { type: "boolean", short: "y", description: "approve the call if the Shield asks for approval" },
+        address,
+        command,
+        json,
+      },
+      examples: [
+        `palisade capability call files__list_directory '{"path":"."}'`,
+        `palisade capability call caps/pdf/manifest.yaml render '{"title":"Hi"}' --address 127.0.0.1:50051 --out ./out`,
+      ],
+      run: capabilityCall,
+    },
+    {
+      name: "credentials",
+      summary: "store, list and delete the per-user credentials capabilities declare",
+      subcommands: [
+        {
+          name: "set",
+          summary: "store a credential; the value is read from stdin, or typed without echo in a terminal",
+          positionals: [
+            { name: "capability", description: "capability id, e.g. mail", required: true },
+            { name: "name", description: "credential name the manifest declares, e.g. APP_PASSWORD", required: true },
+          ],
+          options: { user },
+          examples: [`printf %s "$TOKEN" | palisade capability credentials set github GITHUB_TOKEN`, "palisade capability credentials set mail APP_PASSWORD"],
+          run: credentialsSet,
+        },
+        { name: "list", summary: "list stored credential names (never their values)", options: { user }, run: credentialsList },
+        {
+          name: "delete",
+          summary: "delete a stored credential",
+          positionals: [
+            { name: "capability", description: "capability id", required: true },
+            { name: "name", description: "credential name", required: true },
+          ],
+          options: { user },
+          run: credentialsDelete,
+        },
+      ],
+    },
+  ],
+};
+
+export const AUDIT: CommandSpec = {
+  name: "audit",
+  summary: "work with the hash-chained audit trail",
+  subcommands: [
+    {
+      name: "verify",
+      summary: "verify the audit chain: OK with the entry count, or the first broken entry (exit 1)",
+      options: { json },
+      run: auditVerify,
+    },
+  ],
+};

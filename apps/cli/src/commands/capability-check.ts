@@ -1,0 +1,60 @@
+import { resolve } from "node:path";
+import { CliError, ExitCode, UsageError } from "../cli/errors.js";
+import { println } from "../cli/io.js";
+import type { CommandContext } from "../cli/spec.js";
+import { flag, pathsOf, stringOption } from "./common.js";
+
+export type LaunchFlags = { address: string } | { command: string[] } | undefined;
+
+/** `--address ADDR` or `--command "CMD ARGS"` (at most one). */
+export function launchFlags(ctx: CommandContext): LaunchFlags {
+  const address = stringOption(ctx, "address");
+  const command = stringOption(ctx, "command");
+  if (address && command) throw new UsageError("use --address or --command, not both");
+  if (address) return { address };
+  if (command) {
+    const words = command.split(/\s+/).filter((s) => s !== "");
+    if (words.length === 0) throw new UsageError("--command is empty", 'e.g. --command "node caps/pdf/dist/main.js"');
+    return { command: words };
+  }
+  return undefined;
+}
+
+export async function capabilityCheck(ctx: CommandContext): Promise<number> {
+  const { CapabilityHost, ValidationError, loadManifest } = await import("@palisade/capabilities");
+  const launch = launchFlags(ctx);
+  const json = flag(ctx, "json");
+  const dataDir = pathsOf(ctx).dataDir;
+  let failed = 0;
+  const results: unknown[] = [];
+  for (const given of ctx.positionals) {
+    const path = resolve(ctx.io.cwd, given);
+    try {
+      const m = await loadManifest(path);
+      let health: string | undefined;
+      if (launch) {
+        const host = new CapabilityHost({ dataDir, capabilities: [{ id: m.id, manifest: path, ...launch, ...("command" in launch ? { cwd: ctx.io.cwd } : {}) }], startupTimeoutMs: 10_000, env: {} });
+        const [s] = await host.start();
+        await host.stop();
+        health = `${s?.state ?? "unknown"}${s?.message ? `: ${s.message}` : ""}`;
+        if (s?.state !== "ready") failed++;
+      }
+      results.push({ manifest: m.file, id: m.id, ok: true, tools: m.tools.length, warnings: m.warnings, ...(health ? { health } : {}) });
+      if (!json) {
+        const tools = m.toolSource === "dynamic" ? "dynamic tools" : `${m.tools.length} tool(s)`;
+        println(ctx.io.stdout, `ok ${m.file}: ${m.id}, ${tools}${health ? `; health ${health}` : ""}${m.warnings.map((w) => `\n  warning: ${w}`).join("")}`);
+      }
+    } catch (err) {
+      failed++;
+      if (err instanceof ValidationError) {
+        results.push({ manifest: path, ok: false, problems: err.problems });
+        if (!json) println(ctx.io.stdout, err.message);
+      } else if ((err as NodeJS.ErrnoException).code === "ENOENT") {
+        results.push({ manifest: path, ok: false, problems: [{ message: "no such file" }] });
+        if (!json) println(ctx.io.stdout, `${path}: no such file`);
+      } else throw new CliError(`${path}: ${(err as Error).message}`);
+    }
+  }
+  if (json) println(ctx.io.stdout, JSON.stringify(results, null, 2));
+  return failed > 0 ? ExitCode.FAILURE : ExitCode.OK;
+}

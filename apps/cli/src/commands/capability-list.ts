@@ -1,0 +1,68 @@
+import type { LocalTools } from "@palisade/engine";
+import { ExitCode } from "../cli/errors.js";
+import { println } from "../cli/io.js";
+import type { CommandContext } from "../cli/spec.js";
+import { flag } from "./common.js";
+import { openTools } from "./local-tools.js";
+
+export interface ListedTool {
+  name: string;
+  /** The decision the configured Shield policy gives the tool before looking at arguments. */
+  policy: string;
+}
+
+export interface ListedCapability {
+  id: string;
+  launch: string;
+  state: string;
+  message: string;
+  tools: ListedTool[];
+  /** Tools are announced by the server at run time (and it is not ready). */
+  dynamic: boolean;
+}
+
+/** Every capability with its launch mode, health and tools; tools of one that is not ready come from its manifest. */
+export async function listCapabilities(tools: LocalTools): Promise<ListedCapability[]> {
+  const { loadManifest, defaultPolicy, fullToolName } = await import("@palisade/capabilities");
+  const catalog = tools.host.catalog();
+  const status = new Map(tools.host.status().map((s) => [s.id, s]));
+  const out: ListedCapability[] = [];
+  for (const c of tools.capabilities) {
+    const s = status.get(c.id);
+    let listed: ListedTool[] = catalog.filter((t) => t.capabilityId === c.id).map((t) => ({ name: t.name, policy: tools.shield.effectivePolicy(t.name, t.policy) }));
+    let dynamic = false;
+    if (listed.length === 0 && c.manifest) {
+      const m = await loadManifest(c.manifest).catch(() => undefined);
+      dynamic = m?.toolSource === "dynamic";
+      listed = (m?.tools ?? []).map((t) => {
+        const name = fullToolName(c.id, t.name);
+        return { name, policy: tools.shield.effectivePolicy(name, defaultPolicy(t)) };
+      });
+    }
+    out.push({ id: c.id, launch: s?.launch ?? "none", state: s?.state ?? "unknown", message: s?.message ?? "", tools: listed, dynamic });
+  }
+  return out;
+}
+
+export async function capabilityList(ctx: CommandContext): Promise<number> {
+  const tools = await openTools(ctx);
+  try {
+    const list = await listCapabilities(tools);
+    const shield = tools.shield.describe();
+    if (flag(ctx, "json")) {
+      println(ctx.io.stdout, JSON.stringify({ policy: shield.policyName, config: tools.config.source ?? null, capabilities: list }, null, 2));
+      return ExitCode.OK;
+    }
+    println(ctx.io.stdout, `Shield policy ${shield.policyName}; config ${tools.config.source ?? `${tools.configPath} (not found: built-in defaults)`}`);
+    for (const c of list) {
+      println(ctx.io.stdout);
+      println(ctx.io.stdout, `${c.id}  launch: ${c.launch}  health: ${c.state}${c.state === "ready" ? "" : ` (${c.message})`}`);
+      if (c.tools.length === 0) println(ctx.io.stdout, c.dynamic ? "  (tools are announced by the server once it is ready)" : "  (no tools)");
+      const width = Math.max(...c.tools.map((t) => t.name.length));
+      for (const t of c.tools) println(ctx.io.stdout, `  ${t.name.padEnd(width)}  ${t.policy}`);
+    }
+    return ExitCode.OK;
+  } finally {
+    await tools.close();
+  }
+}

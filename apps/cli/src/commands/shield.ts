@@ -1,0 +1,89 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import type { Judge } from "@palisade/shield";
+import { CliError, ExitCode, UsageError } from "../cli/errors.js";
+import { println } from "../cli/io.js";
+import type { CommandContext } from "../cli/spec.js";
+import { flag, stringOption, workspaceOf } from "./common.js";
+import { choosePolicy, policyLine } from "./policy-source.js";
+
+/** Exit codes of `shield check`: the verdict, for scripts. */
+export const CHECK_EXIT = { allow: 0, block: 2, escalate: 3 } as const;
+
+function parseJsonOption(ctx: CommandContext, name: string): unknown {
+  const raw = stringOption(ctx, name);
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch (e) {
+    throw new UsageError(`--${name} is not valid JSON: ${(e as Error).message}`, `quote it for the shell, e.g. --${name} '{"path":"README.md"}'`);
+  }
+}
+
+async function judgeOf(ctx: CommandContext): Promise<Judge | undefined> {
+  const model = stringOption(ctx, "judge-model");
+  if (model === undefined) return undefined;
+  const canary = ctx.io.env.PALISADE_SHIELD_CANARY;
+  if (!canary) throw new UsageError("--judge-model needs PALISADE_SHIELD_CANARY (the per-install canary token) in the environment");
+  const { createOpenAIJudge } = await import("@palisade/shield");
+  return createOpenAIJudge({ model, baseURL: ctx.io.env.OPENAI_BASE_URL, apiKey: ctx.io.env.OPENAI_API_KEY, canary });
+}
+
+export async function shieldCheck(ctx: CommandContext): Promise<number> {
+  const tool = stringOption(ctx, "tool");
+  if (!tool) throw new UsageError("'palisade shield check' needs --tool NAME", "e.g. --tool shell__execute_command --args '{\"command\":\"ls\"}'");
+  const args = parseJsonOption(ctx, "args") ?? {};
+  const { contextFromJson, createShield, verdictJson, verdictText } = await import("@palisade/shield");
+  let context;
+  try {
+    context = contextFromJson(parseJsonOption(ctx, "context"), "--context");
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const chosen = await choosePolicy(ctx);
+  const workspace = workspaceOf(ctx);
+  const judge = await judgeOf(ctx);
+  const shield = createShield({ policy: chosen.policy, workspace, protectedPaths: chosen.protectedPaths, rateLimitPerMinute: 0, cache: false, ...(judge ? { judge } : {}) });
+  const v = await shield.evaluate({ tool, args }, { workspace, ...context });
+  if (flag(ctx, "json")) {
+    println(ctx.io.stdout, JSON.stringify({ ...(JSON.parse(verdictJson(v)) as object), policy_name: chosen.policy.name, policy_source: chosen.source }));
+  } else {
+    ctx.io.stdout.write(verdictText(v));
+    println(ctx.io.stdout, policyLine(chosen));
+  }
+  return CHECK_EXIT[v.decision];
+}
+
+export async function shieldEval(ctx: CommandContext): Promise<number> {
+  const file = ctx.positionals[0];
+  const set = stringOption(ctx, "set");
+  if ((file === undefined) === (set === undefined)) throw new UsageError("'palisade shield eval' needs a FILE.jsonl (or - for stdin), or --set NAME", "e.g. palisade shield eval cases.jsonl, or --set second");
+  const { runEval, runEvalSet } = await import("@palisade/shield");
+  const chosen = await choosePolicy(ctx);
+  const judge = await judgeOf(ctx);
+  println(ctx.io.stderr, policyLine(chosen).replace("decided by", "judging with"));
+  if (set !== undefined) return runEvalSet(set, chosen.policy, judge, flag(ctx, "json"), { stdout: ctx.io.stdout, stderr: ctx.io.stderr });
+  if (file === undefined) return ExitCode.USAGE;
+  return runEval(file === "-" ? "-" : resolve(ctx.io.cwd, file), chosen.policy, judge, { stdout: ctx.io.stdout, stderr: ctx.io.stderr, stdin: ctx.io.stdin });
+}
+
+export async function shieldPolicyLint(ctx: CommandContext): Promise<number> {
+  const file = resolve(ctx.io.cwd, ctx.positionals[0] as string);
+  const { parsePolicy, PolicyError } = await import("@palisade/shield");
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (e) {
+    throw new CliError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`, { hint: "give the path of a policy YAML file" });
+  }
+  try {
+    const policy = parsePolicy(text, file);
+    println(ctx.io.stdout, `${file}: ok: policy ${policy.name} (${policy.version}), ${policy.rules.length} rules, ${policy.toolDefaults.length} tool defaults`);
+    return ExitCode.OK;
+  } catch (e) {
+    if (!(e instanceof PolicyError)) throw e;
+    for (const p of e.problems) println(ctx.io.stdout, `${p.file}:${p.line}:${p.col}: error: ${p.message}`);
+    println(ctx.io.stderr, `${file}: ${e.problems.length} problem${e.problems.length === 1 ? "" : "s"}; the policy would be refused`);
+    return ExitCode.FAILURE;
+  }
+}

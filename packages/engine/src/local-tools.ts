@@ -1,0 +1,74 @@
+// The Engine's capability host, Shield and argument validation without the rest of the Engine:
+// `palisade capability list|call` see and call exactly the tools a running Engine would (the same
+// config, built-ins, policy, protected paths, credentials and artifact store).
+import { dirname, resolve } from "node:path";
+import { builtinCapabilities } from "./adapters/builtins.js";
+import { openCapabilityHost } from "./adapters/capabilities.js";
+import { createEngineShield } from "./adapters/shield.js";
+import { loadConfig, mergeCapabilities } from "./config.js";
+import type { CapabilityEntry, EngineConfig } from "./config.js";
+import { ensureDataDir, resolveConfigPath, resolveDataDir } from "./discovery.js";
+import type { EngineShield, ToolHost, ToolSpec } from "./ports.js";
+import { ArgumentValidator } from "./turns/validate.js";
+
+export interface LocalToolsOptions {
+  configPath?: string;
+  dataDir?: string;
+  /** The directory the files and shell capabilities act in. */
+  workspace: string;
+  env?: NodeJS.ProcessEnv;
+  /** Capability start-up lines (default: dropped). */
+  log?: (line: string) => void;
+  /** Start only these entries instead of the built-ins and the configured ones (e.g. a manifest and an address). */
+  only?: CapabilityEntry[];
+}
+
+export interface LocalCapability {
+  id: string;
+  /** Absolute path of its manifest, when the entry names one. */
+  manifest?: string;
+}
+
+export interface LocalTools {
+  config: EngineConfig;
+  configPath: string;
+  dataDir: string;
+  workspace: string;
+  shield: EngineShield;
+  host: ToolHost;
+  /** Every enabled capability (built-ins merged with the config), started or not. */
+  capabilities: LocalCapability[];
+  /** Undefined when `args` fit the tool's schema, else every problem in one line. */
+  validate(tool: ToolSpec, args: unknown): string | undefined;
+  close(): Promise<void>;
+}
+
+/** Loads the config and starts its capabilities; throws ConfigError on an invalid config. */
+export async function openLocalTools(options: LocalToolsOptions): Promise<LocalTools> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => undefined);
+  const dataDir = resolveDataDir({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), env });
+  const configPath = resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env });
+  const config = await loadConfig(configPath, env);
+  const workspace = options.workspace;
+  await ensureDataDir(dataDir);
+  const shield = await createEngineShield(config, dataDir, workspace);
+  const baseDir = config.source ? dirname(config.source) : process.cwd();
+  const only = options.only;
+  const merge = only ? (): CapabilityEntry[] => only : mergeCapabilities;
+  const entries = only ?? mergeCapabilities(await builtinCapabilities(workspace, log), config.capabilities);
+  const capabilities = entries.map((e) => ({ id: e.id, ...(typeof e["manifest"] === "string" ? { manifest: resolve(baseDir, e["manifest"]) } : {}) }));
+  const host = await openCapabilityHost({ config, dataDir, workspace, log, merge });
+  const validator = new ArgumentValidator();
+  return {
+    config,
+    configPath,
+    dataDir,
+    workspace,
+    shield,
+    host,
+    capabilities,
+    validate: (tool, args) => validator.validate(tool.name, tool.parameters, args),
+    close: () => host.close(),
+  };
+}
