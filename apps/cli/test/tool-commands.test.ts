@@ -94,6 +94,14 @@ describe("palisade shield eval and policy lint", () => {
     expect(stdin.io.err()).toContain("-:2:");
   });
 
+  it("eval --set NAME reports a shipped case set; FILE and --set go alone", async () => {
+    const r = await cli(["shield", "eval", "--set", "second", "--json", "--policy", "default"]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.io.out())).toMatchObject({ set: "second" });
+    expect((await cli(["shield", "eval"])).io.err()).toContain("needs a FILE.jsonl (or - for stdin), or --set NAME");
+    expect((await cli(["shield", "eval", "--set", "third"])).io.err()).toContain('unknown case set "third"');
+  });
+
   it("policy lint reports ok, or every problem with its line", async () => {
     const good = join(root, "good.yaml");
     writeFileSync(good, "version: 1\nname: good\nrules: []\n");
