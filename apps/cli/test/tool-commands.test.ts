@@ -236,7 +236,7 @@ describe("palisade capability call", () => {
     const out = join(root, "out");
     const r = await cli(["capability", "call", manifest, "render", '{"title":"Hi"}', "--address", server.address, "--out", out, "--data-dir", i.dataDir, "--config", i.configFile]);
     expect(r.code).toBe(0);
-    expect(r.io.err()).toContain(`saved ${join(out, "report.pdf")}`);
+    expect(r.io.out()).toContain(`saved ${join(out, "report.pdf")}`);
     expect(readFileSync(join(out, "report.pdf"), "utf8")).toBe("%PDF Hi");
     const json = await cli(["capability", "call", manifest, "render", "--args", '{"title":"B"}', "--address", server.address, "--json", "--data-dir", i.dataDir]);
     expect(JSON.parse(json.io.out())).toMatchObject({ ok: true, artifacts: [{ filename: "report.pdf" }] });

@@ -10,6 +10,8 @@ export type { AnyCapabilityConfig, CapabilityConfig, McpCapabilityConfig } from 
 export { dieWithParent, stdioSpawn } from "./mcp/launch.js";
 export type { StdioContext, StdioSpawn, StdioWrapper, WrappedSpawn } from "./mcp/launch.js";
 export { sandboxedStdio } from "./mcp/sandbox.js";
+export { checkMcpServer, formatMcpCheck } from "./mcp/check.js";
+export type { McpCheckReport } from "./mcp/check.js";
 export type { SandboxedStdioOptions } from "./mcp/sandbox.js";
 export type { McpHttpConfig, McpServerConfig, McpStdioConfig } from "./mcp/config.js";
 export type { McpServerInfo } from "./mcp/runtime.js";

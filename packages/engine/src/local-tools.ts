@@ -21,6 +21,8 @@ export interface LocalToolsOptions {
   log?: (line: string) => void;
   /** Start only these entries instead of the built-ins and the configured ones (e.g. a manifest and an address). */
   only?: CapabilityEntry[];
+  /** Start only the capabilities with these ids (of the built-ins and the configured ones). */
+  select?: string[];
 }
 
 export interface LocalCapability {
@@ -54,9 +56,11 @@ export async function openLocalTools(options: LocalToolsOptions): Promise<LocalT
   await ensureDataDir(dataDir);
   const shield = await createEngineShield(config, dataDir, workspace);
   const baseDir = config.source ? dirname(config.source) : process.cwd();
+  const select = options.select;
+  const chosen = (all: CapabilityEntry[]): CapabilityEntry[] => (select ? all.filter((e) => select.includes(e.id)) : all);
   const only = options.only;
-  const merge = only ? (): CapabilityEntry[] => only : mergeCapabilities;
-  const entries = only ?? mergeCapabilities(await builtinCapabilities(workspace, log), config.capabilities);
+  const merge = only ? (): CapabilityEntry[] => only : (d: readonly CapabilityEntry[], u: readonly CapabilityEntry[]): CapabilityEntry[] => chosen(mergeCapabilities(d, u));
+  const entries = only ?? chosen(mergeCapabilities(await builtinCapabilities(workspace, log), config.capabilities));
   const capabilities = entries.map((e) => ({ id: e.id, ...(typeof e["manifest"] === "string" ? { manifest: resolve(baseDir, e["manifest"]) } : {}) }));
   const host = await openCapabilityHost({ config, dataDir, workspace, log, merge });
   const validator = new ArgumentValidator();

@@ -85,7 +85,8 @@ export const CAPABILITY: CommandSpec = {
     {
       name: "check",
       summary: "validate capability manifests (every problem, with paths); health-check a server with --address or --command",
-      positionals: [{ name: "manifest", description: "manifest file(s) or directories containing manifest.yaml", required: true, rest: true }],
+      description: "An MCP server of the config is named by its id: it is started in the Engine's sandbox and its name,\nversion, capabilities and tools are reported.",
+      positionals: [{ name: "manifest", description: "manifest file(s), directories containing manifest.yaml, or ids of MCP servers in the config", required: true, rest: true }],
       options: { address, command, json },
       run: capabilityCheck,
     },
@@ -94,13 +95,14 @@ export const CAPABILITY: CommandSpec = {
       summary: "call one tool through the Engine's host, Shield and artifact store",
       description:
         "A configured tool:   palisade capability call <capability>__<tool> [ARGS_JSON | --args JSON]\n" +
+        "                 or: palisade capability call <capability> <tool> [ARGS_JSON]   (MCP servers too)\n" +
         "Any Selu server:     palisade capability call MANIFEST TOOL [ARGS_JSON] --address ADDR | --command \"CMD ARGS\"\n" +
         "The Shield judges the call first: block exits 2; an escalation is asked in a terminal, approved with --yes,\n" +
         "else not run (exit 3). Artifacts the tool returns are saved with --out DIR.",
       positionals: [
-        { name: "target", description: "<capability>__<tool>, or a manifest path with --address/--command", required: true },
-        { name: "args-or-tool", description: "ARGS_JSON, or the TOOL name after a manifest" },
-        { name: "args", description: "ARGS_JSON after MANIFEST TOOL" },
+        { name: "target", description: "<capability>__<tool>, a capability id, or a manifest path with --address/--command", required: true },
+        { name: "args-or-tool", description: "ARGS_JSON, or the TOOL name after a capability id or manifest" },
+        { name: "args", description: "ARGS_JSON after <capability> <tool> or MANIFEST TOOL" },
       ],
       options: {
         args: { type: "string", valueName: "JSON", description: "the tool's arguments (instead of ARGS_JSON)", default: "{}" },

@@ -29,8 +29,13 @@ async function openTarget(ctx: CommandContext): Promise<Target> {
   const launch = launchFlags(ctx);
   const [first, second, third] = ctx.positionals as [string, string | undefined, string | undefined];
   if (!launch) {
-    if (third !== undefined) throw new UsageError(`unexpected argument '${third}'`, "a configured tool takes <capability>__<tool> [ARGS_JSON]; a manifest needs --address or --command");
-    return { tools: await openTools(ctx), name: first, argsText: argsTextOf(ctx, second) };
+    // `<capability>__<tool> [ARGS]`, or `<capability> <tool> [ARGS]`; only that capability is started.
+    const split = first.indexOf("__");
+    const byWords = split < 0 && second !== undefined && !second.trimStart().startsWith("{");
+    if (!byWords && third !== undefined) throw new UsageError(`unexpected argument '${third}'`, "a configured tool takes <capability>__<tool> [ARGS_JSON]; a manifest needs --address or --command");
+    const name = byWords ? `${first}__${second}` : first;
+    const capability = byWords ? first : split > 0 ? first.slice(0, split) : undefined;
+    return { tools: await openTools(ctx, capability ? { select: [capability] } : {}), name, argsText: argsTextOf(ctx, byWords ? third : second) };
   }
   if (second === undefined) throw new UsageError("with --address or --command, call takes MANIFEST TOOL [ARGS_JSON]");
   const { loadManifest } = await import("@palisade/capabilities");
@@ -38,7 +43,7 @@ async function openTarget(ctx: CommandContext): Promise<Target> {
   const m = await loadManifest(manifest);
   const entry = { id: m.id, manifest, ...launch, ...("command" in launch ? { cwd: ctx.io.cwd } : {}) };
   const name = second.includes("__") ? second : `${m.id}__${second}`;
-  return { tools: await openTools(ctx, [entry]), name, argsText: argsTextOf(ctx, third) };
+  return { tools: await openTools(ctx, { only: [entry] }), name, argsText: argsTextOf(ctx, third) };
 }
 
 async function approve(ctx: CommandContext, name: string, reason: string): Promise<boolean> {
@@ -101,7 +106,7 @@ export async function capabilityCall(ctx: CommandContext): Promise<number> {
       println(ctx.io.stdout, JSON.stringify({ ok: outcome.ok, content: outcome.content, artifacts: outcome.artifacts, saved, ...(outcome.error ? { error: outcome.error } : {}) }, null, 2));
     } else {
       println(ctx.io.stdout, outcome.content);
-      for (const p of saved) println(ctx.io.stderr, `saved ${p}`);
+      for (const p of saved) println(ctx.io.stdout, `saved ${p}`);
       if (!out) for (const a of outcome.artifacts) println(ctx.io.stderr, `artifact ${a.filename} (${a.artifactId}): add --out DIR to save it`);
     }
     return outcome.ok ? ExitCode.OK : ExitCode.FAILURE;

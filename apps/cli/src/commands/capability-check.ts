@@ -1,8 +1,11 @@
-import { resolve } from "node:path";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import type { McpCapabilityConfig, McpCheckReport } from "@palisade/capabilities";
 import { CliError, ExitCode, UsageError } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
-import { flag, pathsOf, stringOption } from "./common.js";
+import { flag, pathsOf, stringOption, workspaceOf } from "./common.js";
 
 export type LaunchFlags = { address: string } | { command: string[] } | undefined;
 
@@ -20,15 +23,48 @@ export function launchFlags(ctx: CommandContext): LaunchFlags {
   return undefined;
 }
 
+/** The MCP servers of the config, by id. */
+async function mcpServersOf(ctx: CommandContext): Promise<Map<string, McpCapabilityConfig>> {
+  const [{ loadConfig }, { isMcpConfig, validateCapabilityConfigs }] = await Promise.all([import("@palisade/engine"), import("@palisade/capabilities")]);
+  const paths = pathsOf(ctx);
+  const config = await loadConfig(paths.configFile, ctx.io.env);
+  const entries = validateCapabilityConfigs(config.capabilities, { file: paths.configFile, baseDir: dirname(paths.configFile) });
+  return new Map(entries.filter(isMcpConfig).map((c) => [c.id, c]));
+}
+
+/** Starts an MCP server of the config in the sandbox the Engine gives it and reports on it. */
+async function checkMcp(ctx: CommandContext, c: McpCapabilityConfig): Promise<McpCheckReport> {
+  const { checkMcpServer, sandboxedStdio } = await import("@palisade/capabilities");
+  const paths = pathsOf(ctx);
+  const runRoot = mkdtempSync(join(tmpdir(), "palisade-mcp-"));
+  try {
+    const mcpWrap = sandboxedStdio({ workspace: workspaceOf(ctx), protect: [paths.dataDir, paths.configFile], runRoot });
+    return await checkMcpServer(c, { dataDir: paths.dataDir, mcpWrap });
+  } finally {
+    rmSync(runRoot, { recursive: true, force: true });
+  }
+}
+
 export async function capabilityCheck(ctx: CommandContext): Promise<number> {
-  const { CapabilityHost, ValidationError, loadManifest } = await import("@palisade/capabilities");
+  const { CapabilityHost, ValidationError, formatMcpCheck, loadManifest } = await import("@palisade/capabilities");
   const launch = launchFlags(ctx);
   const json = flag(ctx, "json");
   const dataDir = pathsOf(ctx).dataDir;
   let failed = 0;
   const results: unknown[] = [];
+  let servers: Map<string, McpCapabilityConfig> | undefined;
   for (const given of ctx.positionals) {
     const path = resolve(ctx.io.cwd, given);
+    if (!existsSync(path) && !launch) {
+      servers ??= await mcpServersOf(ctx);
+      const server = servers.get(given);
+      if (!server) throw new CliError(`${given}: no such manifest file, and no MCP server with that id in ${pathsOf(ctx).configFile}`, { hint: "give a manifest path, or the id of an MCP server of the config (see docs/capabilities.md)" });
+      const report = await checkMcp(ctx, server);
+      if (!report.ok) failed++;
+      results.push(report);
+      if (!json) println(ctx.io.stdout, formatMcpCheck(report));
+      continue;
+    }
     try {
       const m = await loadManifest(path);
       let health: string | undefined;

@@ -5,7 +5,7 @@ import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { hintCommand, pathsOf, workspaceOf } from "./common.js";
 
-export async function openTools(ctx: CommandContext, only?: LocalToolsOptions["only"]): Promise<LocalTools> {
+export async function openTools(ctx: CommandContext, which: Pick<LocalToolsOptions, "only" | "select"> = {}): Promise<LocalTools> {
   const { openLocalTools, ConfigError } = await import("@palisade/engine");
   const paths = pathsOf(ctx);
   const debug = Boolean(ctx.io.env.PALISADE_DEBUG);
@@ -16,7 +16,7 @@ export async function openTools(ctx: CommandContext, only?: LocalToolsOptions["o
       workspace: workspaceOf(ctx),
       env: { ...(ctx.io.env as NodeJS.ProcessEnv) },
       ...(debug ? { log: (line: string) => println(ctx.io.stderr, line) } : {}),
-      ...(only ? { only } : {}),
+      ...which,
     });
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message, { hint: `fix ${paths.configFile} (see docs/configuration.md), then run ${hintCommand(ctx, "capability list")} again` });
