@@ -143,18 +143,35 @@ describe("palisade capability list", () => {
     expect(text.io.out()).toMatch(/ {2}shell__execute_command +ask/);
   }, 60_000);
 
-  it("a capability that cannot start is listed with its health and its manifest's tools", async () => {
+  it("a capability that cannot start is listed with its health, its channel and its manifest's tools; an unauthenticated channel is a warning", async () => {
     const i = install();
     const capDir = join(root, "broken");
     mkdirSync(capDir, { recursive: true });
     writeFileSync(join(capDir, "manifest.yaml"), manifestYaml("broken"));
-    writeFileSync(i.configFile, `capabilities:\n  - id: broken\n    manifest: ${join(capDir, "manifest.yaml")}\n    command: ["false"]\n    maxRestarts: 0\n  - id: shell\n    enabled: false\n`);
+    const selu = join(root, "selu");
+    mkdirSync(selu, { recursive: true });
+    writeFileSync(join(selu, "manifest.yaml"), manifestYaml("selu"));
+    writeFileSync(
+      i.configFile,
+      [
+        "capabilities:",
+        `  - { id: broken, manifest: ${join(capDir, "manifest.yaml")}, command: ["false"], protocol: palisade, maxRestarts: 0 }`,
+        `  - { id: selu, manifest: ${join(selu, "manifest.yaml")}, command: ["false"], maxRestarts: 0 }`,
+        "  - { id: shell, enabled: false }",
+        "",
+      ].join("\n"),
+    );
     const r = await cli(["capability", "list", "--json", "--config", i.configFile, "--data-dir", i.dataDir]);
-    const caps = (JSON.parse(r.io.out()) as { capabilities: { id: string; launch: string; state: string; tools: { name: string }[] }[] }).capabilities;
+    type Listed = { id: string; launch: string; state: string; channel?: string; warning?: string; unauthenticated: boolean; tools: { name: string }[] };
+    const caps = (JSON.parse(r.io.out()) as { capabilities: Listed[] }).capabilities;
     expect(caps.map((c) => c.id)).not.toContain("shell");
     const broken = caps.find((c) => c.id === "broken");
-    expect(broken).toMatchObject({ launch: "command", state: "failed", tools: [{ name: "broken__render" }] });
-    expect(broken?.state).not.toBe("ready");
+    expect(broken).toMatchObject({ launch: "command", state: "failed", unauthenticated: false, tools: [{ name: "broken__render" }] });
+    expect(broken?.channel).toContain("unix socket in the Engine's 0700 runtime directory");
+    expect(caps.find((c) => c.id === "selu")).toMatchObject({ unauthenticated: true, warning: expect.stringContaining("without authentication") });
+    expect(caps.find((c) => c.id === "files")).toMatchObject({ state: "ready", unauthenticated: false });
+    const text = await cli(["capability", "list", "--config", i.configFile, "--data-dir", i.dataDir]);
+    expect(text.io.out()).toMatch(/selu {2}launch: command {2}health: failed .*\n {2}channel: loopback TCP \(Selu PORT convention\), unauthenticated\n {2}WARNING: capability selu is a Selu-convention server/);
   }, 60_000);
 });
 
@@ -188,7 +205,7 @@ describe("palisade capability call", () => {
         },
       ],
     });
-    server = await serveCapability(cap, { port: 0, log: () => undefined });
+    server = await serveCapability(cap, { port: 0, insecureDev: true, log: () => undefined });
     const dir = join(root, "caps", "pdf");
     mkdirSync(dir, { recursive: true });
     manifest = join(dir, "manifest.yaml");

@@ -11,6 +11,8 @@ export { dieWithParent, stdioSpawn } from "./mcp/launch.js";
 export type { StdioContext, StdioSpawn, StdioWrapper, WrappedSpawn } from "./mcp/launch.js";
 export { sandboxedStdio } from "./mcp/sandbox.js";
 export { checkMcpServer, formatMcpCheck } from "./mcp/check.js";
+export { describeChannel } from "./launch/channel.js";
+export type { ChannelInfo, ChannelKind } from "./launch/channel.js";
 export type { McpCheckReport } from "./mcp/check.js";
 export type { SandboxedStdioOptions } from "./mcp/sandbox.js";
 export type { McpHttpConfig, McpServerConfig, McpStdioConfig } from "./mcp/config.js";

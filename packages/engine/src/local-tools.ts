@@ -29,6 +29,8 @@ export interface LocalCapability {
   id: string;
   /** Absolute path of its manifest, when the entry names one. */
   manifest?: string;
+  /** The entry as configured (built-ins merged with the config). */
+  entry: CapabilityEntry;
 }
 
 export interface LocalTools {
@@ -61,7 +63,7 @@ export async function openLocalTools(options: LocalToolsOptions): Promise<LocalT
   const only = options.only;
   const merge = only ? (): CapabilityEntry[] => only : (d: readonly CapabilityEntry[], u: readonly CapabilityEntry[]): CapabilityEntry[] => chosen(mergeCapabilities(d, u));
   const entries = only ?? chosen(mergeCapabilities(await builtinCapabilities(workspace, log), config.capabilities));
-  const capabilities = entries.map((e) => ({ id: e.id, ...(typeof e["manifest"] === "string" ? { manifest: resolve(baseDir, e["manifest"]) } : {}) }));
+  const capabilities = entries.map((e) => ({ id: e.id, entry: e, ...(typeof e["manifest"] === "string" ? { manifest: resolve(baseDir, e["manifest"]) } : {}) }));
   const host = await openCapabilityHost({ config, dataDir, workspace, log, merge });
   const validator = new ArgumentValidator();
   return {

@@ -23,6 +23,12 @@ const judgeModel: OptionSpec = {
 const user: OptionSpec = { type: "string", valueName: "ID", description: "whose credential", default: "local (the user the Engine calls tools as)" };
 const address: OptionSpec = { type: "string", valueName: "ADDR", description: "reach the capability server at ADDR (host:port or unix:/path)", default: "none" };
 const command: OptionSpec = { type: "string", valueName: '"CMD ARGS"', description: "start the capability server with this command", default: "none" };
+const protocol: OptionSpec = {
+  type: "string",
+  valueName: "palisade|selu",
+  description: "with --command: how the server is reached (palisade: unix socket + per-launch secret; selu: loopback TCP PORT)",
+  default: "selu",
+};
 
 export const SHIELD: CommandSpec = {
   name: "shield",
@@ -87,7 +93,7 @@ export const CAPABILITY: CommandSpec = {
       summary: "validate capability manifests (every problem, with paths); health-check a server with --address or --command",
       description: "An MCP server of the config is named by its id: it is started in the Engine's sandbox and its name,\nversion, capabilities and tools are reported.",
       positionals: [{ name: "manifest", description: "manifest file(s), directories containing manifest.yaml, or ids of MCP servers in the config", required: true, rest: true }],
-      options: { address, command, json },
+      options: { address, command, protocol, json },
       run: capabilityCheck,
     },
     {
@@ -112,6 +118,7 @@ export const CAPABILITY: CommandSpec = {
         yes: { type: "boolean", short: "y", description: "approve the call if the Shield asks for approval" },
         address,
         command,
+        protocol,
         json,
       },
       examples: [

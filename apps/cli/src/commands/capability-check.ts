@@ -7,18 +7,21 @@ import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { flag, pathsOf, stringOption, workspaceOf } from "./common.js";
 
-export type LaunchFlags = { address: string } | { command: string[] } | undefined;
+export type LaunchFlags = { address: string } | { command: string[]; protocol?: "palisade" | "selu" } | undefined;
 
-/** `--address ADDR` or `--command "CMD ARGS"` (at most one). */
+/** `--address ADDR` or `--command "CMD ARGS"` (at most one), `--protocol` with --command. */
 export function launchFlags(ctx: CommandContext): LaunchFlags {
   const address = stringOption(ctx, "address");
   const command = stringOption(ctx, "command");
+  const protocol = stringOption(ctx, "protocol");
   if (address && command) throw new UsageError("use --address or --command, not both");
+  if (protocol !== undefined && protocol !== "palisade" && protocol !== "selu") throw new UsageError(`--protocol must be palisade or selu, got '${protocol}'`);
+  if (protocol !== undefined && !command) throw new UsageError("--protocol is only used with --command");
   if (address) return { address };
   if (command) {
     const words = command.split(/\s+/).filter((s) => s !== "");
     if (words.length === 0) throw new UsageError("--command is empty", 'e.g. --command "node caps/pdf/dist/main.js"');
-    return { command: words };
+    return { command: words, ...(protocol ? { protocol } : {}) };
   }
   return undefined;
 }

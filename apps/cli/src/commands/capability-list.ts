@@ -16,6 +16,11 @@ export interface ListedCapability {
   launch: string;
   state: string;
   message: string;
+  /** How the Engine reaches it and who else can. */
+  channel?: string;
+  /** Set when other local processes (or the network) can call it without the Shield. */
+  warning?: string;
+  unauthenticated: boolean;
   tools: ListedTool[];
   /** Tools are announced by the server at run time (and it is not ready). */
   dynamic: boolean;
@@ -23,23 +28,35 @@ export interface ListedCapability {
 
 /** Every capability with its launch mode, health and tools; tools of one that is not ready come from its manifest. */
 export async function listCapabilities(tools: LocalTools): Promise<ListedCapability[]> {
-  const { loadManifest, defaultPolicy, fullToolName } = await import("@palisade/capabilities");
+  const { describeChannel, loadManifest, defaultPolicy, fullToolName } = await import("@palisade/capabilities");
   const catalog = tools.host.catalog();
   const status = new Map(tools.host.status().map((s) => [s.id, s]));
   const out: ListedCapability[] = [];
   for (const c of tools.capabilities) {
     const s = status.get(c.id);
     let listed: ListedTool[] = catalog.filter((t) => t.capabilityId === c.id).map((t) => ({ name: t.name, policy: tools.shield.effectivePolicy(t.name, t.policy) }));
-    let dynamic = false;
-    if (listed.length === 0 && c.manifest) {
-      const m = await loadManifest(c.manifest).catch(() => undefined);
-      dynamic = m?.toolSource === "dynamic";
-      listed = (m?.tools ?? []).map((t) => {
+    let dynamic = "mcp" in c.entry;
+    const m = c.manifest ? await loadManifest(c.manifest).catch(() => undefined) : undefined;
+    const launch = s?.launch ?? "none";
+    const channel = "mcp" in c.entry || launch === "none" ? undefined : describeChannel(c.entry, m?.image);
+    if (listed.length === 0 && m) {
+      dynamic = m.toolSource === "dynamic";
+      listed = m.tools.map((t) => {
         const name = fullToolName(c.id, t.name);
         return { name, policy: tools.shield.effectivePolicy(name, defaultPolicy(t)) };
       });
     }
-    out.push({ id: c.id, launch: s?.launch ?? "none", state: s?.state ?? "unknown", message: s?.message ?? "", tools: listed, dynamic });
+    out.push({
+      id: c.id,
+      launch,
+      state: s?.state ?? "unknown",
+      message: s?.message ?? "",
+      ...(channel ? { channel: channel.description } : {}),
+      ...(channel?.warning ? { warning: channel.warning } : {}),
+      unauthenticated: channel?.warning !== undefined,
+      tools: listed,
+      dynamic,
+    });
   }
   return out;
 }
@@ -57,6 +74,8 @@ export async function capabilityList(ctx: CommandContext): Promise<number> {
     for (const c of list) {
       println(ctx.io.stdout);
       println(ctx.io.stdout, `${c.id}  launch: ${c.launch}  health: ${c.state}${c.state === "ready" ? "" : ` (${c.message})`}`);
+      if (c.channel) println(ctx.io.stdout, `  channel: ${c.channel}`);
+      if (c.warning) println(ctx.io.stdout, `  WARNING: ${c.warning}`);
       if (c.tools.length === 0) println(ctx.io.stdout, c.dynamic ? "  (tools are announced by the server once it is ready)" : "  (no tools)");
       const width = Math.max(...c.tools.map((t) => t.name.length));
       for (const t of c.tools) println(ctx.io.stdout, `  ${t.name.padEnd(width)}  ${t.policy}`);
