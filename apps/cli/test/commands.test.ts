@@ -143,6 +143,16 @@ describe("palisade run / sessions / engine against a ClientService", () => {
     expect(readFileSync(out, "utf8")).toContain("# Trip to Lisbon");
 
     io = captureIo();
+    const nowhere = join(dir, "no-such-dir", "trip.md");
+    expect(await runCli(argv("sessions", "export", a.id, "--out", nowhere), io)).toBe(1);
+    expect(io.err()).toContain(`cannot write ${nowhere}: the directory ${join(dir, "no-such-dir")} does not exist`);
+    expect(io.err()).toContain("mkdir -p");
+    expect(io.err()).not.toContain("ENOENT");
+    io = captureIo();
+    expect(await runCli(argv("sessions", "export", a.id, "--out", dir), io)).toBe(1);
+    expect(io.err()).toContain("it is a directory");
+
+    io = captureIo();
     expect(await runCli(argv("sessions", "export", a.id, "--format", "json"), io)).toBe(0);
     expect(JSON.parse(io.out())).toMatchObject({ session: { title: "Trip to Lisbon" } });
 

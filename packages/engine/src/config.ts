@@ -1,4 +1,5 @@
 // Engine configuration: YAML file + environment overrides, validated with every problem reported.
+import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isAbsolute, resolve, dirname } from "node:path";
 import { parseDocument } from "yaml";
@@ -289,7 +290,10 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   readHistory(r, root.history, cfg.history);
 
   const workspace = r.string(root, "workspace", "");
-  if (workspace) cfg.workspace = resolve(baseDir, workspace);
+  if (workspace) {
+    cfg.workspace = resolve(baseDir, workspace);
+    if (!isDirectory(cfg.workspace)) r.fail("workspace", `${cfg.workspace} does not exist or is not a directory: create it or fix the path`);
+  }
 
   if (r.issues.length > 0) throw new ConfigError(r.issues);
   return applyEnv(cfg, options.env ?? process.env);
@@ -443,6 +447,14 @@ export function mergeCapabilities(defaults: readonly CapabilityEntry[], user: re
     byId.set(entry.id, merged);
   }
   return [...byId.values()].filter((e) => e.enabled !== false);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function isObj(v: unknown): v is Obj {

@@ -178,6 +178,18 @@ model:
     expect(() => parseConfig("model: [unclosed", { file: "x.yaml" })).toThrow(ConfigError);
   });
 
+  it("refuses a workspace that does not exist, naming the field and the directory", () => {
+    let err: unknown;
+    try {
+      parseConfig("workspace: /nonexistent/palisade-ws\n", { file: "/etc/p/config.yaml", env: {} });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).issues).toEqual([{ file: "/etc/p/config.yaml", path: "workspace", message: "/nonexistent/palisade-ws does not exist or is not a directory: create it or fix the path" }]);
+    expect(parseConfig(`workspace: ${process.cwd()}\n`, { env: {} }).workspace).toBe(process.cwd());
+  });
+
   it("merges user capability entries over the built-ins by id", () => {
     const defaults = [
       { id: "files", command: ["node", "files.js"], config: { workspace: "/w", a: 1 } },

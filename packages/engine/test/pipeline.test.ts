@@ -164,6 +164,14 @@ describe("turn pipeline", () => {
     expect(hist.messages[1]?.toolCalls.map((c) => c.approval)).toEqual(["unattended", "deny"]);
   });
 
+  it("a new session's workspace that does not exist is refused when the session is created", async () => {
+    h = await startHarness();
+    const missing = "/nonexistent/palisade-workspace";
+    await expect(h.client.createSession({ mode: SessionMode.NORMAL, workspace: missing })).rejects.toThrow(/the workspace \/nonexistent\/palisade-workspace does not exist or is not a directory/);
+    await expect(collect(h.client.sendMessage({ content: "hi", workspace: missing }))).rejects.toThrow(/does not exist or is not a directory/);
+    expect((await h.client.listSessions({})).sessions).toEqual([]);
+  });
+
   it("runs proposals of one turn concurrently and answers by call_id", async () => {
     h = await startHarness();
     const { client, agent } = h;

@@ -1,5 +1,5 @@
 import { writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { toJson } from "@bufbuild/protobuf";
 import { ChatMessageSchema, SessionInfoSchema } from "@palisade/protocol/types";
 import type { ChatMessage } from "@palisade/protocol/types";
@@ -11,7 +11,7 @@ import { connectToEngine } from "../engine/connect.js";
 import type { EngineConnection } from "../engine/connect.js";
 import { describeRpcError } from "../engine/errors.js";
 import { resolveSessionId } from "../engine/sessions.js";
-import { flag, hintCommand, intOption, pathsOf, startOptions, stringOption } from "./common.js";
+import { flag, hintCommand, intOption, pathsOf, shellQuote, startOptions, stringOption } from "./common.js";
 import { confirm } from "./prompt.js";
 
 async function withEngine<T>(ctx: CommandContext, f: (conn: EngineConnection) => Promise<T>): Promise<T> {
@@ -127,10 +127,28 @@ export async function sessionsExport(ctx: CommandContext): Promise<number> {
       return ExitCode.OK;
     }
     const file = resolve(ctx.io.cwd, out);
-    await writeFile(file, res.content);
+    await writeExport(file, res.content);
     println(ctx.io.stderr, `Exported ${id} to ${file} (${Buffer.byteLength(res.content)} bytes).`);
     return ExitCode.OK;
   });
+}
+
+/** Writes an export; a missing directory, a directory in the way or no permission is said plainly. */
+async function writeExport(file: string, content: string): Promise<void> {
+  try {
+    await writeFile(file, content);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const dir = dirname(file);
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw new CliError(`cannot write ${file}: the directory ${dir} does not exist`, { hint: `create it (mkdir -p ${shellQuote(dir)}) or give --out a file in an existing directory` });
+    }
+    if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
+      throw new CliError(`cannot write ${file}: permission denied`, { hint: "give --out a file in a directory you can write to" });
+    }
+    if (code === "EISDIR") throw new CliError(`cannot write ${file}: it is a directory`, { hint: `give --out a file name, e.g. ${shellQuote(join(file, "session.md"))}` });
+    throw new CliError(`cannot write ${file}: ${(err as Error).message}`);
+  }
 }
 
 export async function sessionsRename(ctx: CommandContext): Promise<number> {

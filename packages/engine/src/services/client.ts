@@ -1,4 +1,5 @@
 // ClientService: what the TUI, the CLI and any gRPC client call.
+import { statSync } from "node:fs";
 import { Code, RpcError } from "@palisade/protocol";
 import type { CallContext, ServiceImpl } from "@palisade/protocol";
 import type { MessageInitShape } from "@bufbuild/protobuf";
@@ -53,12 +54,24 @@ async function* closeOnAbort(events: AsyncIterable<PipelineEvent> & { close(): v
   }
 }
 
+/** A new session's workspace must be an existing directory: refused here, not at the first tool call. */
+function needWorkspace(dir: string): void {
+  let ok = false;
+  try {
+    ok = statSync(dir).isDirectory();
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw new RpcError(Code.INVALID_ARGUMENT, `the workspace ${dir} does not exist or is not a directory: create it, or give an existing directory (--workspace DIR)`);
+}
+
 export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientService> {
   const needSession = (id: string): void => {
     if (!id) throw new RpcError(Code.INVALID_ARGUMENT, "session_id is required");
   };
   return {
     async *sendMessage(req, ctx) {
+      if (!req.sessionId && req.workspace) needWorkspace(req.workspace);
       const { events } = await d.turns.submit({
         content: req.content,
         sessionId: req.sessionId,
@@ -164,6 +177,7 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
     },
 
     async createSession(req) {
+      if (req.workspace) needWorkspace(req.workspace);
       const session = await d.sessions.create({
         mode: modeFromProto(req.mode),
         workspace: req.workspace || d.defaultWorkspace(),
