@@ -23,6 +23,21 @@ const scripts = {
     fallback: { content: "done" },
   }),
 };
+// "peer": a turn of bench/peers.mjs — user message → files__read_file(x.txt) → "done" (and
+// load_tools first where it is offered instead of the file tools, as Palisade's Agent offers it).
+scripts.peer = () => ({
+  latencyMs: Number(process.env.BENCH_MODEL_LATENCY_MS ?? 0),
+  fallback: (r) => {
+    const offered = (r.tools ?? []).map((t) => t.function.name);
+    const last = r.messages.at(-1);
+    const read = { toolCalls: [{ name: "files__read_file", arguments: { path: "x.txt" } }] };
+    if (last?.role === "user") {
+      return offered.includes("files__read_file") || !offered.includes("load_tools") ? read : { toolCalls: [{ name: "load_tools", arguments: { groups: ["files"] } }] };
+    }
+    const answered = r.messages.findLast((m) => m.role === "assistant")?.tool_calls?.[0]?.function.name;
+    return answered === "load_tools" ? read : { content: "done" };
+  },
+});
 const script = scripts[process.argv[2]];
 if (!script) throw new Error(`unknown model script ${process.argv[2]}: use ${Object.keys(scripts).join(" or ")}`);
 const model = await startScriptedServer(script());
