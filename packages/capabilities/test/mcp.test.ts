@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UserCredentialStore } from "@palisade/capabilities";
+import { which } from "@palisade/sandbox";
 import type { CapabilityHost, StdioSpawn } from "@palisade/capabilities";
 import { owner, startHost, tempDir } from "./helpers.js";
 import { alive, everythingConfig, filesystemConfig, recorded, recordedPids, recordingWrapper, serverScript, until } from "./mcp-helpers.js";
@@ -148,6 +150,25 @@ describe("MCP stdio servers as capabilities", () => {
   });
 });
 
+describe("health: a server that stops answering", () => {
+  it("is pinged, and restarted when a ping goes unanswered", async () => {
+    const record = join(tempDir(), "rec");
+    const { host } = await startHost([everythingConfig("hung")], { mcpWrap: recordingWrapper("hung", record), recheckIntervalMs: 200, healthCallTimeoutMs: 500, startupTimeoutMs: 20_000 });
+    try {
+      await until(() => recorded(record).filter((m) => m.method === "ping").length >= 2, "two pings");
+      const [wrapper] = recordedPids(record)[0]!;
+      // Stopped, it reads nothing: the next ping is not answered.
+      process.kill(wrapper, "SIGSTOP");
+      await until(() => host.status()[0]?.restarts === 1 && host.status()[0]?.state === "ready", "a restart after the unanswered ping", 20_000);
+      expect(recordedPids(record)).toHaveLength(2);
+      expect(alive(wrapper)).toBe(false);
+      expect((await host.invoke("hung__echo", { message: "again" }, owner)).content).toBe("Echo: again");
+    } finally {
+      await host.stop();
+    }
+  });
+});
+
 describe("MCP server configuration errors", () => {
   it("fails with how to set a missing secret, and never starts the server", async () => {
     const record = join(tempDir(), "rec");
@@ -174,23 +195,52 @@ describe("MCP server configuration errors", () => {
   });
 });
 
-describe("stdio servers die with the Engine", () => {
-  it("a SIGKILLed Engine leaves no server behind", async () => {
-    const dir = tempDir();
-    const record = join(dir, "rec");
-    const engineScript = new URL("./fixtures/mcp/engine.mjs", import.meta.url).pathname;
-    const engine = spawn(process.execPath, [engineScript, dir, record, serverScript("@modelcontextprotocol/server-everything")], { stdio: ["ignore", "pipe", "inherit"] });
+/** Pids of processes whose command line contains `marker`. */
+function withMarker(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
     try {
-      let out = "";
-      engine.stdout.on("data", (b: Buffer) => (out += b.toString()));
-      await until(() => out.includes("\n"), "the stand-in Engine to start its server");
-      expect(out.trim()).toBe("ready");
-      const [wrapper, server] = recordedPids(record)[0]!;
-      expect(alive(wrapper) && alive(server)).toBe(true);
-      engine.kill("SIGKILL");
-      await until(() => !alive(wrapper) && !alive(server), "the server to die with the Engine");
-    } finally {
-      engine.kill("SIGKILL");
+      if (readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) pids.push(Number(entry));
+    } catch {
+      // exited meanwhile
     }
-  });
+  }
+  return pids;
+}
+
+/** Running: exists and is not a zombie waiting for whoever inherited it to reap it. */
+function live(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+describe.skipIf(process.platform !== "linux")("stdio servers die with the Engine", () => {
+  const modes = [["plain", false] as const, ["sandbox", which("bwrap") === undefined] as const];
+  for (const [mode, skip] of modes) {
+    it.skipIf(skip)(`a SIGKILLed Engine leaves no server behind (${mode})`, async () => {
+      const dir = mode === "sandbox" ? mkdtempSync(join("/var/tmp", "palisade-mcp-die-")) : tempDir();
+      const marker = `palisade-marker-${randomUUID()}`;
+      const engineScript = new URL("./fixtures/mcp/engine.mjs", import.meta.url).pathname;
+      const engine = spawn(process.execPath, [engineScript, dir, serverScript("@modelcontextprotocol/server-everything"), marker, mode], { stdio: ["ignore", "pipe", "inherit"] });
+      try {
+        let out = "";
+        engine.stdout.on("data", (b: Buffer) => (out += b.toString()));
+        await until(() => out.includes("\n"), "the stand-in Engine to start its server");
+        expect(out).toMatch(/^ready /);
+        // The stand-in Engine has the marker in its argv too.
+        const running = withMarker(marker).filter((pid) => pid !== engine.pid);
+        expect(running.length).toBeGreaterThanOrEqual(1);
+        engine.kill("SIGKILL");
+        // A process that is exiting loses its command line before it is gone: wait for both.
+        await until(() => running.filter(live).length === 0 && withMarker(marker).filter((pid) => pid !== engine.pid).length === 0, "the server to die with the Engine");
+      } finally {
+        engine.kill("SIGKILL");
+        if (mode === "sandbox") rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
 });
