@@ -2,9 +2,10 @@
 // Engine + Agent + Shield (the bundled default policy), driven by the scripted model.
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApprovalDecision } from "@palisade/protocol/types";
+import { ApprovalDecision, VerdictDecision } from "@palisade/protocol/types";
 import { PipelineEventType as T } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import { messageText } from "@palisade/testing";
@@ -77,6 +78,18 @@ describe.skipIf(skip)("engine end to end: MCP servers", () => {
     expect(evs.some((e) => e.eventType === T.ACTION_STARTED)).toBe(false);
     expect(toolResult(b + 2)).toMatch(/declined/);
     expect(existsSync(join(h.workspace, "new.txt"))).toBe(false);
+  });
+
+  it("the Shield reads an MCP tool's arguments from its schema: a read-only tool asked for an ssh key is blocked", async () => {
+    const b = base();
+    const key = join(homedir(), ".ssh", "id_rsa");
+    h.model.enqueue(load("fs"), { toolCalls: [{ name: "fs__read_text_file", arguments: { path: key } }] }, { content: "Blocked." });
+    const evs = await drive(h.client.sendMessage({ content: "Show my ssh key" }));
+    const verdict = evs.find((e) => e.eventType === T.SHIELD_VERDICT)?.shieldVerdict;
+    expect(verdict?.decision).toBe(VerdictDecision.BLOCK);
+    expect(verdict?.ruleIds.some((r) => r.startsWith("cred."))).toBe(true);
+    expect(evs.some((e) => e.eventType === T.ACTION_STARTED)).toBe(false);
+    expect(toolResult(b + 2)).toMatch(/blocked/i);
   });
 
   it("an isError result reaches the model as a tool error", async () => {
