@@ -4,6 +4,7 @@ import { Ajv } from "ajv";
 import { ValidationError } from "./errors.js";
 import type { Problem } from "./errors.js";
 import { describeAjvErrors } from "./json-schema.js";
+import { parseHostEntry } from "./manifest/hosts.js";
 import { ID_PATTERN } from "./manifest/schema.js";
 import type { NetworkPolicy } from "./manifest/types.js";
 import { SELU_ONLY_KEYS, mcpConfigProblems } from "./mcp/config.js";
@@ -49,6 +50,12 @@ export interface CapabilityConfig {
   credentials?: Record<string, string>;
   /** Crash restarts allowed in `command` mode before the capability is failed (3). */
   maxRestarts?: number;
+  /** `command` mode: run in a bubblewrap sandbox built from the manifest (default true). */
+  sandbox?: boolean;
+  /** Replaces the manifest's network mode (the sandbox's and the Shield's). */
+  networkMode?: "none" | "allowlist" | "any";
+  /** Hosts added to the manifest's network allowlist. */
+  allowHosts?: string[];
 }
 
 /** An MCP server as a capability: no manifest, its tools come from the server. */
@@ -114,6 +121,9 @@ export const capabilityConfigSchema = {
     config: { type: "object" },
     credentials: stringMap,
     maxRestarts: { type: "integer", minimum: 0 },
+    sandbox: { type: "boolean" },
+    networkMode: { enum: ["none", "allowlist", "any"] },
+    allowHosts: { type: "array", items: { type: "string", minLength: 1 } },
     mcp: { type: "object" },
     network: {
       type: "object",
@@ -178,6 +188,10 @@ export function validateCapabilityConfigs(
     if (c.cwd !== undefined && c.command === undefined) problems.push({ file, path: `${at}.cwd`, message: "is only used with command" });
     if (c.protocol !== undefined && c.command === undefined) problems.push({ file, path: `${at}.protocol`, message: "is only used with command" });
     problems.push(...channelProblems(c, at, options.baseDir).map((p) => ({ file, ...p })));
+    (c.allowHosts ?? []).forEach((h, j) => {
+      const parsed = parseHostEntry(h);
+      if ("error" in parsed) problems.push({ file, path: `${at}.allowHosts[${j}]`, message: parsed.error });
+    });
   });
   if (problems.length > 0) throw new ValidationError("invalid_config", file, problems);
   const baseDir = options.baseDir;

@@ -17,7 +17,9 @@ import { McpRuntime } from "./mcp/runtime.js";
 import type { McpServerInfo } from "./mcp/runtime.js";
 import { RunDir, defaultRunBase } from "./launch/run-dir.js";
 import { CapabilityRuntime } from "./runtime.js";
-import type { CapabilityStatus } from "./runtime.js";
+import type { CapabilityStatus, RuntimeOptions } from "./runtime.js";
+import type { SandboxSettings } from "./launch/sandbox.js";
+import { WorkspaceProcesses } from "./workspaces.js";
 
 export interface CapabilityHostOptions {
   /** Palisade data directory: artifacts and user credentials live under it by default. */
@@ -55,6 +57,10 @@ export interface CapabilityHostOptions {
   runtimeBase?: string;
   /** Warnings for people, e.g. a capability reachable without authentication (default: stderr). */
   log?: (line: string) => void;
+  /** Run `command` capabilities in bubblewrap sandboxes with these settings (none when absent). */
+  sandbox?: SandboxSettings;
+  /** Sandboxed workspace processes kept per capability at most (8); the least recently used is stopped. */
+  maxWorkspaceProcesses?: number;
 }
 
 /** One streamed event of `invokeStream`. */
@@ -79,6 +85,7 @@ export class CapabilityHost {
   private sweeper: NodeJS.Timeout | undefined;
   private runDir: Promise<RunDir> | undefined;
   private readonly runtimeBase: string | undefined;
+  private readonly workspaces: WorkspaceProcesses;
 
   constructor(options: CapabilityHostOptions) {
     this.artifacts = options.artifacts ?? new DiskArtifactStore({ dir: join(options.dataDir, "artifacts") });
@@ -86,7 +93,7 @@ export class CapabilityHost {
     for (const values of Object.values(system)) for (const v of Object.values(values)) this.redactor.add(v);
     this.credentials =
       options.credentials ?? createCredentialSource({ system, env: options.env ?? process.env, users: new UserCredentialStore(join(options.dataDir, "credentials.json")) });
-    const runtimeOptions = {
+    const runtimeOptions: RuntimeOptions = {
       logDir: options.logDir ?? join(options.dataDir, "logs", "capabilities"),
       startupTimeoutMs: options.startupTimeoutMs ?? 30_000,
       healthIntervalMs: options.healthIntervalMs ?? 200,
@@ -97,6 +104,7 @@ export class CapabilityHost {
       log: options.log ?? ((line: string) => void process.stderr.write(`${line}\n`)),
       socketFor: async (id: string) => (await this.runDirectory()).socketFor(id, options.capabilities.findIndex((c) => c.id === id)),
       docker: options.docker ?? "docker",
+      ...(options.sandbox ? { sandbox: options.sandbox } : {}),
     };
     const mcpOptions = {
       ...runtimeOptions,
@@ -107,6 +115,7 @@ export class CapabilityHost {
     };
     this.runtimes = options.capabilities.map((c) => (isMcpConfig(c) ? new McpRuntime(c, mcpOptions) : new CapabilityRuntime(c, runtimeOptions)));
     this.runtimeBase = options.runtimeBase;
+    this.workspaces = new WorkspaceProcesses({ ...runtimeOptions, onStatus: () => undefined }, options.maxWorkspaceProcesses ?? 8);
   }
 
   /** Starts every capability and waits for each to be ready or to fail; never throws. */
@@ -121,7 +130,7 @@ export class CapabilityHost {
 
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
-    await Promise.all(this.runtimes.map((r) => r.stop()));
+    await Promise.all([...this.runtimes.map((r) => r.stop()), this.workspaces.stop()]);
     const dir = this.runDir;
     this.runDir = undefined;
     if (dir) await (await dir.catch(() => undefined))?.remove();
@@ -198,29 +207,56 @@ export class CapabilityHost {
     }
     const found = this.runtimes.find((r) => r.config.id === entry.capabilityId);
     if (found instanceof McpRuntime) return found.invoke(entry, args, opts);
-    const runtime = found as CapabilityRuntime;
-    if (!runtime.ready || !runtime.client || !runtime.manifest) {
+    const primary = found as CapabilityRuntime;
+    if (!primary.ready || !primary.manifest) {
+      const message = notReadyMessage(primary.status());
+      return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };
+    }
+    // A sandboxed workspace capability sees one workspace: another session's workspace gets its own process.
+    let runtime = primary;
+    let workspace = opts.workspace;
+    let release = (): void => undefined;
+    if (primary.sandboxedWorkspace !== undefined && opts.workspace !== undefined) {
+      const found = await this.workspaces.forWorkspace(primary, opts.workspace);
+      if ("error" in found) {
+        return { ok: false, content: found.error, result: undefined, artifacts: [], error: { code: "not_ready", message: found.error }, terminal: false, durationMs: 0 };
+      }
+      runtime = found.runtime;
+      workspace = found.workspace;
+      release = found.release;
+    }
+    if (!runtime.client || !runtime.manifest) {
+      release();
       const message = notReadyMessage(runtime.status());
       return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };
     }
     const c = runtime.config;
-    return invokeTool(
-      {
-        entry,
-        manifest: runtime.manifest,
-        client: runtime.client,
-        defaultTimeoutMs: c.perToolTimeoutMs?.[entry.name] ?? c.timeoutMs ?? DEFAULT_INVOKE_TIMEOUT_MS,
-        credentials: this.credentials,
-        artifacts: this.artifacts,
-        redactor: this.redactor,
-        extraConfig: {
-          ...(c.config ?? {}),
-          ...(opts.workspace !== undefined && runtime.manifest.filesystem === "workspace" ? { workspace: opts.workspace } : {}),
+    const inflight = runtime.inflight;
+    inflight.set(opts.sessionId, (inflight.get(opts.sessionId) ?? 0) + 1);
+    try {
+      return await invokeTool(
+        {
+          entry,
+          manifest: runtime.manifest,
+          client: runtime.client,
+          defaultTimeoutMs: c.perToolTimeoutMs?.[entry.name] ?? c.timeoutMs ?? DEFAULT_INVOKE_TIMEOUT_MS,
+          credentials: this.credentials,
+          artifacts: this.artifacts,
+          redactor: this.redactor,
+          extraConfig: {
+            ...(c.config ?? {}),
+            ...(workspace !== undefined && runtime.manifest.filesystem === "workspace" ? { workspace } : {}),
+          },
         },
-      },
-      args,
-      opts,
-    );
+        args,
+        opts,
+      );
+    } finally {
+      const left = (inflight.get(opts.sessionId) ?? 1) - 1;
+      if (left > 0) inflight.set(opts.sessionId, left);
+      else inflight.delete(opts.sessionId);
+      release();
+    }
   }
 
   /** StreamInvoke as an async iterable: text chunks as they arrive, then the result. */

@@ -49,6 +49,8 @@ export type { ArtifactDownloadChunk } from "./artifacts/export.js";
 export { dockerRunArgs, requireDocker, CONTAINER_PORT, INTERNAL_NETWORK } from "./launch/docker.js";
 export type { DockerRunSpec } from "./launch/docker.js";
 export { scrubbedEnv } from "./launch/process.js";
+export { describeSandbox, effectiveNetwork, planSandbox } from "./launch/sandbox.js";
+export type { SandboxPlan, SandboxSettings } from "./launch/sandbox.js";
 
 export { CapabilityError, ValidationError, formatProblem } from "./errors.js";
 export type { CapabilityErrorCode, Problem } from "./errors.js";

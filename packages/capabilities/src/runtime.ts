@@ -1,5 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { join } from "node:path";
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtemp } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { RpcError, createClient } from "@palisade/protocol";
 import type { ClientOptions } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
@@ -14,6 +15,10 @@ import { listenerOwner } from "./launch/listener.js";
 import { CapabilityProcess, describeExit, freePort } from "./launch/process.js";
 import { loadManifest } from "./manifest/load.js";
 import type { Manifest } from "./manifest/types.js";
+import { configuredWorkspace, describeSandbox, effectiveNetwork, hostFilter, planSandbox } from "./launch/sandbox.js";
+import type { SandboxPlan, SandboxSettings } from "./launch/sandbox.js";
+import { prepareSandbox } from "@palisade/sandbox";
+import type { EgressEvent, PreparedSandbox } from "@palisade/sandbox";
 
 export type CapabilityState = "starting" | "ready" | "not_ready" | "failed" | "not_configured";
 export type LaunchMode = "command" | "address" | "image" | "none";
@@ -33,6 +38,8 @@ export interface CapabilityStatus {
   logTail?: string[];
   /** Manifest fields Palisade ignored, and an unauthenticated or unencrypted channel. */
   warnings: string[];
+  /** `command` mode: the sandbox it runs in (what it sees, how limits were applied), or why none. */
+  sandbox?: string;
 }
 
 export interface RuntimeOptions {
@@ -48,7 +55,12 @@ export interface RuntimeOptions {
   /** A fresh socket path in the Engine's 0700 runtime directory for capability `id`. */
   socketFor: (id: string) => Promise<string>;
   docker: string;
+  /** Sandboxes for `command` capabilities; none when absent. */
+  sandbox?: SandboxSettings;
 }
+
+/** The port a Selu-convention server listens on inside its sandbox (reached through a relayed unix socket). */
+const SANDBOX_PORT = 50051;
 
 const DISCOVERY_ATTEMPTS = 2;
 /** A process healthy this long gets its full restart budget back. */
@@ -74,10 +86,21 @@ export class CapabilityRuntime {
   private logTail: string[] | undefined;
   private readonly opts: RuntimeOptions;
   private readonly settleWaiters: (() => void)[] = [];
+  private sandboxed: PreparedSandbox | undefined;
+  private sandboxNote: string | undefined;
+  private sandboxWorkspace: string | undefined;
+  /** Sessions with calls running in this process (count per session), to attribute egress. */
+  readonly inflight = new Map<string, number>();
+  /** The workspace a `filesystem: workspace` process is launched for. */
+  readonly workspace: string | undefined;
+  /** Names this process's socket directory: the id, plus the workspace for a per-workspace process. */
+  readonly instanceId: string;
 
-  constructor(config: CapabilityConfig, opts: RuntimeOptions) {
+  constructor(config: CapabilityConfig, opts: RuntimeOptions, workspace?: string) {
     this.config = config;
     this.opts = opts;
+    this.workspace = workspace ?? configuredWorkspace(config);
+    this.instanceId = workspace === undefined ? config.id : `${config.id}.${createHash("sha256").update(workspace).digest("hex").slice(0, 10)}`;
   }
 
   get launchMode(): LaunchMode {
@@ -89,6 +112,11 @@ export class CapabilityRuntime {
 
   get ready(): boolean {
     return this.state === "ready";
+  }
+
+  /** The workspace (real path) this process is sandboxed to; undefined when not sandboxed to one. */
+  get sandboxedWorkspace(): string | undefined {
+    return this.sandboxed ? this.sandboxWorkspace : undefined;
   }
 
   status(): CapabilityStatus {
@@ -104,6 +132,7 @@ export class CapabilityRuntime {
       restarts: this.restarts,
       ...(this.logTail ? { logTail: this.logTail } : {}),
       warnings: [...(channel.warning ? [channel.warning] : []), ...(this.manifest?.warnings ?? [])],
+      ...(this.sandboxNote ? { sandbox: this.sandboxNote } : {}),
     };
   }
 
@@ -119,7 +148,9 @@ export class CapabilityRuntime {
   private async begin(): Promise<void> {
     if (this.config.enabled === false) return this.set("not_configured", "disabled in config (enabled: false)");
     try {
-      this.manifest = await loadManifest(this.config.manifest);
+      const loaded = await loadManifest(this.config.manifest);
+      // The config may change the network policy; the Shield, the sandbox and Docker all use the result.
+      this.manifest = { ...loaded, network: effectiveNetwork(loaded, this.config) };
       if (this.manifest.id !== this.config.id) {
         throw new CapabilityError("invalid_config", `config id "${this.config.id}" does not match manifest id "${this.manifest.id}" in ${this.manifest.file}: make them equal`);
       }
@@ -179,14 +210,24 @@ export class CapabilityRuntime {
     }
     if (c.command) {
       const spec = { command: c.command, ...(c.cwd ? { cwd: c.cwd } : {}), env: c.env ?? {}, logFile: join(this.opts.logDir, `${c.id}.log`), redact: this.opts.redact };
+      const plan = planSandbox(this.manifest as Manifest, c, this.opts.sandbox, this.workspace);
+      if (!plan) this.sandboxed = undefined;
+      if (!plan) this.sandboxNote = c.sandbox === false ? "none (sandbox: false in the config)" : this.opts.sandbox ? `none: ${this.opts.sandbox.probe.reason ?? "no sandbox"}` : undefined;
       let proc: CapabilityProcess;
       let located: { address: string; client: ClientOptions };
       if (c.protocol === "palisade") {
         // A fresh secret per launch: a restarted process never accepts the old one.
         const secret = randomBytes(32).toString("base64url");
-        const socketPath = await this.opts.socketFor(c.id);
-        proc = CapabilityProcess.start(spec, { kind: "socket", socketPath, secret });
+        const socketPath = await this.opts.socketFor(this.instanceId);
+        const inSandbox = plan ? await this.sandbox(plan, { sockets: [dirname(socketPath)], protect: [dirname(dirname(socketPath))] }) : undefined;
+        proc = CapabilityProcess.start(inSandbox ? { ...spec, command: inSandbox.argv, env: { ...spec.env, ...inSandbox.env } } : spec, { kind: "socket", socketPath, secret });
         located = { address: `unix:${socketPath}`, client: { bearerToken: secret } };
+      } else if (plan) {
+        // A Selu-convention server listens on PORT inside its own network namespace; the Engine
+        // reaches it through a unix socket relayed to that port, which no one else can reach.
+        const inSandbox = await this.sandbox(plan, { inboundPort: SANDBOX_PORT });
+        proc = CapabilityProcess.start({ ...spec, command: inSandbox.argv, env: { ...spec.env, ...inSandbox.env } }, { kind: "port", port: SANDBOX_PORT });
+        located = { address: `unix:${inSandbox.inboundSocket ?? ""}`, client: {} };
       } else {
         const port = await freePort();
         this.unverifiedPort = port;
@@ -194,7 +235,11 @@ export class CapabilityRuntime {
         located = { address: `127.0.0.1:${port}`, client: {} };
       }
       this.process = proc;
-      void proc.exited.then((info) => this.onExit(proc, describeExit(info)));
+      const sandboxed = plan ? this.sandboxed : undefined;
+      void proc.exited.then(async (info) => {
+        await sandboxed?.close();
+        await this.onExit(proc, describeExit(info));
+      });
       return located;
     }
     const image = (c.image ?? this.manifest?.image) as string;
@@ -208,6 +253,27 @@ export class CapabilityRuntime {
     if (manifest.network.mode !== "none") return { address: `127.0.0.1:${port}`, client: {} };
     const ip = await run(this.opts.docker, ["inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", this.container]);
     return { address: `${ip.stdout.trim()}:50051`, client: {} };
+  }
+
+  /** Prepares this launch's sandbox: the command line, its environment and its egress proxy. */
+  private async sandbox(plan: SandboxPlan, extra: { sockets?: string[]; protect?: string[]; inboundPort?: number }): Promise<PreparedSandbox> {
+    const settings = this.opts.sandbox as SandboxSettings;
+    const c = this.config;
+    const prepared = await prepareSandbox({
+      spec: { ...plan.spec, sockets: [...(plan.spec.sockets ?? []), ...(extra.sockets ?? [])], protect: [...(plan.spec.protect ?? []), ...(extra.protect ?? [])] },
+      resources: plan.resources,
+      command: c.command ?? [],
+      runDir: await mkdtemp(join(settings.runBase, `${c.id.slice(0, 20)}-`)),
+      ...(plan.network.mode === "none"
+        ? {}
+        : { egress: { allowHost: hostFilter(plan.network), allowAddresses: settings.allowAddresses, onConnection: (e: EgressEvent) => settings.onEgress?.(c.id, e, [...this.inflight.keys()]) } }),
+      ...(extra.inboundPort !== undefined ? { inboundPort: extra.inboundPort } : {}),
+      ...(settings.probe.bwrap ? { bwrap: settings.probe.bwrap } : {}),
+    });
+    this.sandboxed = prepared;
+    this.sandboxWorkspace = plan.workspace;
+    this.sandboxNote = describeSandbox(plan, prepared.applied);
+    return prepared;
   }
 
   private async onExit(proc: CapabilityProcess, how: string): Promise<void> {
@@ -351,6 +417,7 @@ export class CapabilityRuntime {
     clearTimeout(this.recheck);
     this.client?.close();
     await this.process?.stop();
+    await this.sandboxed?.close();
     if (this.container) await run(this.opts.docker, ["rm", "--force", this.container]);
   }
 }

@@ -7,6 +7,7 @@
 // what is queued (`beforeCommit`, no fsync of its own), so the commit's fsync makes the turn's
 // audit entries durable with its rows, before RESPONSE_COMPLETE. A process kill loses at most
 // the entries of the last window of a turn that was not committed either.
+import type { EgressEvent } from "@palisade/sandbox";
 import type { AuditEntry, EngineStore, SessionRecord } from "./ports.js";
 
 /** Longest time an audit entry waits in memory before its transaction (ms). */
@@ -26,6 +27,15 @@ export class AuditWriter {
   step(session: SessionRecord, kind: "proposal" | "verdict" | "approval" | "execution", callId: string, actor: string, payload: Record<string, unknown>): void {
     if (session.mode === "otr") return;
     this.queue.push({ kind, sessionId: session.id, callId, actor, payload, ts: Date.now() });
+    if (!this.timer) {
+      this.timer = setTimeout(() => void this.flush(), this.windowMs);
+      this.timer.unref();
+    }
+  }
+
+  /** Records a connection a tool's sandbox proxy allowed or refused (`sessionId` when one session was using that process). */
+  egress(capabilityId: string, event: EgressEvent, sessionId: string): void {
+    this.queue.push({ kind: "egress", sessionId, callId: "", actor: `sandbox:${capabilityId}`, payload: { ...event }, ts: Date.now() });
     if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), this.windowMs);
       this.timer.unref();

@@ -1,6 +1,8 @@
 // Engine configuration: YAML file + environment overrides, validated with every problem reported.
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { isIP } from "node:net";
+import { homedir } from "node:os";
 import { isAbsolute, resolve, dirname } from "node:path";
 import { parseDocument } from "yaml";
 import { ConfigError } from "./errors.js";
@@ -75,8 +77,21 @@ export interface HistoryConfig {
   };
 }
 
+/** Tool sandboxes (bubblewrap): config `sandbox:`. */
+export interface SandboxConfig {
+  /** Refuse `filesystem: workspace` capabilities when no sandbox can be made (default true). */
+  required: boolean;
+  /** More paths never visible inside (absolute; `~` is the home). */
+  hide: string[];
+  readOnly: string[];
+  writable: string[];
+  /** Private addresses the egress proxy may dial anyway (e.g. an internal package mirror). */
+  allowAddresses: string[];
+}
+
 export interface EngineConfig {
   model: ModelConfig;
+  sandbox: SandboxConfig;
   history: HistoryConfig;
   shield: ShieldConfig;
   capabilities: CapabilityEntry[];
@@ -122,6 +137,7 @@ export function defaultConfig(): EngineConfig {
     listen: {},
     agent: { name: "Palisade", allowUnsandboxed: false },
     history: { autoTitle: true, retention: { checkIntervalMs: 3_600_000 } },
+    sandbox: { required: true, hide: [], readOnly: [], writable: [], allowAddresses: [] },
   };
 }
 
@@ -198,7 +214,7 @@ function describe(v: unknown): string {
   return typeof v === "object" ? "a mapping" : typeof v;
 }
 
-const TOP = ["model", "shield", "capabilities", "limits", "listen", "agent", "workspace", "history"] as const;
+const TOP = ["model", "shield", "capabilities", "limits", "listen", "agent", "workspace", "history", "sandbox"] as const;
 
 export interface ParseOptions {
   /** File name used in messages and to resolve relative paths. */
@@ -288,6 +304,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   cfg.agent.allowUnsandboxed = r.bool(agent, "allow_unsandboxed", "agent") ?? false;
 
   readHistory(r, root.history, cfg.history);
+  readSandbox(r, root.sandbox, cfg.sandbox, baseDir);
 
   const workspace = r.string(root, "workspace", "");
   if (workspace) {
@@ -357,6 +374,28 @@ function readHistory(r: Reader, value: unknown, out: HistoryConfig): void {
     else out.retention.maxBytes = bytes;
   }
   out.retention.checkIntervalMs = r.number(ret, "check_interval_s", "history.retention", { min: 1, scale: 1000 }) ?? out.retention.checkIntervalMs;
+}
+
+function readSandbox(r: Reader, value: unknown, out: SandboxConfig, baseDir: string): void {
+  const sb = r.object(value, "sandbox", ["required", "hide", "read_only", "writable", "allow_addresses"]);
+  out.required = r.bool(sb, "required", "sandbox") ?? out.required;
+  const list = (key: string, paths: boolean): string[] => {
+    const v = sb?.[key];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== "string" || x === "")) {
+      r.fail(`sandbox.${key}`, `must be a list of ${paths ? "paths" : "IP addresses"}, got ${describe(v)}`);
+      return [];
+    }
+    const home = (x: string): string => (x === "~" ? homedir() : x.startsWith("~/") ? resolve(homedir(), x.slice(2)) : resolve(baseDir, x));
+    return (v as string[]).map((x) => (paths ? home(x) : x));
+  };
+  out.hide = list("hide", true);
+  out.readOnly = list("read_only", true);
+  out.writable = list("writable", true);
+  out.allowAddresses = list("allow_addresses", false);
+  out.allowAddresses.forEach((a, i) => {
+    if (isIP(a) === 0) r.fail(`sandbox.allow_addresses[${i}]`, `must be an IP address (the proxy checks addresses after DNS), got ${JSON.stringify(a)}`);
+  });
 }
 
 const UNITS: Record<string, number> = { "": 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 };

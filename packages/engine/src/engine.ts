@@ -23,6 +23,10 @@ import { MemoryRunStore, SqliteRunStore, SubAgentManager, defaultSubAgentLaunche
 import type { SubAgentLauncher, SubAgentLimits } from "./subagents/index.js";
 import { SessionDirectory } from "./sessions.js";
 import { ENGINE_VERSION, buildStatus } from "./status.js";
+import { probeSandboxOnce } from "@palisade/sandbox";
+import type { SandboxProbe } from "@palisade/sandbox";
+import { toolSandboxLine } from "./adapters/sandbox.js";
+import type { EgressHook } from "./adapters/sandbox.js";
 import { loadToolsDef } from "./turns/engine-tools.js";
 import type { TurnEnv } from "./turns/env.js";
 import { TurnManager } from "./turns/manager.js";
@@ -56,6 +60,8 @@ export interface StartEngineOptions {
   store?: EngineStore;
   shield?: EngineShield;
   host?: ToolHost;
+  /** What the tool sandbox probe found (default: probed once per process); tests use it to stand for a host without bubblewrap. */
+  sandboxProbe?: SandboxProbe;
   /** sub-agents (issue 8): launcher and limits beyond config `limits.sub_agents` (tests). */
   subAgents?: { launcher?: SubAgentLauncher; limits?: Partial<SubAgentLimits> };
   /** Write engine.json (default true). */
@@ -104,7 +110,11 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   // the audit key sits beside the configuration, outside the data directory
   const configFile = config.source ?? resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env });
   const auditKeyFile = options.auditKeyFile ?? join(dirname(configFile), AUDIT_KEY_FILE);
-  const parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, auditKeyFile, ...pick(options) });
+  // Tool sandboxes: whether bubblewrap can run here decides how capabilities start (and is said).
+  const sandboxProbe = options.sandboxProbe ?? (await probeSandboxOnce());
+  log(toolSandboxLine(sandboxProbe, config.sandbox.required));
+  const egress: EgressHook = {};
+  const parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, auditKeyFile, sandboxProbe, egress, ...pick(options) });
   const { store, shield } = parts;
   // sub-agents (issue 8): the manager adds the `agents` tool group to the host the pipeline uses.
   const subAgents = new SubAgentManager({
@@ -161,6 +171,11 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     },
   });
   const sessions = new SessionDirectory(store, () => ({ workspace, model: config.model.name }));
+  egress.listener = (capabilityId, event, sessionIds) => {
+    // Off-the-record sessions write nothing, not even the hosts their tools contacted.
+    if (sessionIds.some((id) => sessions.isOtr(id))) return;
+    audit.egress(capabilityId, event, sessionIds.length === 1 ? (sessionIds[0] ?? "") : "");
+  };
   const turns: TurnManager = new TurnManager(turnEnv, sessions, {
     waitMs: config.limits.agentReadyTimeoutMs,
     unavailable: () => {
@@ -228,7 +243,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
         shield,
         approvals,
         status: async () => ({
-          ...(await buildStatus({ config, dataDir, startedAt, link, supervisor, shield, store, host, turns, sessions })),
+          ...(await buildStatus({ config, dataDir, startedAt, link, supervisor, shield, store, host, turns, sessions, toolSandbox: toolSandboxLine(sandboxProbe, config.sandbox.required) })),
           runningSubAgents: subAgents.running().length, // sub-agents (issue 8)
         }),
         shutdown: (deadlineMs) => {

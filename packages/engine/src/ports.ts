@@ -247,6 +247,8 @@ export interface CapabilityState {
   message: string;
   launch: string;
   toolCount: number;
+  /** The sandbox a local process runs in (what it sees, how its limits were applied), or why none. */
+  sandbox?: string;
 }
 
 export interface ToolHost {

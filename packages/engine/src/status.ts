@@ -22,6 +22,8 @@ export interface StatusDeps {
   host: ToolHost;
   turns: TurnManager;
   sessions: SessionDirectory;
+  /** Whether tool sandboxes can be made here, in one line. */
+  toolSandbox: string;
 }
 
 function startOfToday(now = new Date()): number {
@@ -50,5 +52,6 @@ export async function buildStatus(d: StatusDeps): Promise<MessageInitShape<typeo
     modelConfigured: isModelConfigured(d.config.model),
     baseUrl: d.config.model.baseUrl ?? "",
     runningSubAgents: 0,
+    toolSandbox: d.toolSandbox,
   };
 }

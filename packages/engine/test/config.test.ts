@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { ConfigError, isLoopbackTcp, isModelConfigured, mergeCapabilities, parseConfig } from "../src/index.js";
 
@@ -172,6 +173,34 @@ model:
     for (const bad of ["64KiB", "32MiB", "lots"]) {
       expect(() => parseConfig(`limits: { client_max_message: ${bad} }`, { env: {} })).toThrow(/limits\.client_max_message: must be a size from 1MiB to 16MiB/);
     }
+  });
+
+  it("reads the sandbox section: required, hidden, read-only and writable paths (~ is the home), private addresses", () => {
+    const c = parseConfig("sandbox:\n  required: false\n  hide: [~/secrets, /srv/keys]\n  read_only: [rel/dir]\n  writable: [~/.cache]\n  allow_addresses: [10.1.2.3]\n", { file: "/etc/p/config.yaml", env: {} });
+    expect(c.sandbox.required).toBe(false);
+    expect(c.sandbox.hide).toEqual([`${homedir()}/secrets`, "/srv/keys"]);
+    expect(c.sandbox.readOnly).toEqual(["/etc/p/rel/dir"]);
+    expect(c.sandbox.writable).toEqual([`${homedir()}/.cache`]);
+    expect(c.sandbox.allowAddresses).toEqual(["10.1.2.3"]);
+    expect(parseConfig("", { env: {} }).sandbox).toEqual({ required: true, hide: [], readOnly: [], writable: [], allowAddresses: [] });
+  });
+
+  it("names each bad sandbox field", () => {
+    let err: unknown;
+    try {
+      parseConfig("sandbox:\n  required: maybe\n  hide: /one/path\n  allow_addresses: [registry.local]\n  network: any\n", { file: "c.yaml", env: {} });
+    } catch (e) {
+      err = e;
+    }
+    const issues = (err as ConfigError).issues.map((i) => `${i.path}: ${i.message}`);
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        "sandbox.required: must be true or false, got \"maybe\"",
+        expect.stringMatching(/^sandbox.hide: must be a list of paths/),
+        expect.stringMatching(/^sandbox.allow_addresses\[0\]: must be an IP address/),
+        expect.stringMatching(/^sandbox.network: unknown key/),
+      ]),
+    );
   });
 
   it("reports YAML syntax errors", () => {

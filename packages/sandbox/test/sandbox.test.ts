@@ -154,7 +154,7 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
   });
 
   it("relays a unix socket outside to a TCP port inside, which nothing else outside can reach", async () => {
-    const runDir = "/tmp/" + path.basename(visibleTempDir("pal-in-"));
+    const runDir = mkdtempSync("/tmp/pal-in-");
     const sandbox = await prepareSandbox({
       spec: spec(),
       runDir,
@@ -213,7 +213,7 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
 
   it("dies with its parent", async () => {
     const tag = `${Date.now() % 1000}.${process.pid}`;
-    const sandbox = await prepareSandbox({ spec: spec(), runDir: "/tmp/" + path.basename(visibleTempDir("pal-die-")), command: ["/bin/sleep", tag], env: { PATH: "/usr/bin:/bin" } });
+    const sandbox = await prepareSandbox({ spec: spec(), runDir: mkdtempSync("/tmp/pal-die-"), command: ["/bin/sleep", tag], env: { PATH: "/usr/bin:/bin" } });
     const child = spawn(sandbox.argv[0] ?? "", sandbox.argv.slice(1), { env: sandbox.env, stdio: "ignore" });
     const alive = (): boolean => {
       try {

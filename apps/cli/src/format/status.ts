@@ -24,11 +24,13 @@ export function statusLines(s: StatusResponse): string[] {
     const leaks = [sb.canWriteFile && "can write files", sb.canSpawnProcess && "can spawn processes", sb.canReadOutside && "can read outside its code", sb.canStartWorker && "can start workers"].filter(Boolean);
     lines.push(`Sandbox   ${leaks.length ? `WEAK: agent ${leaks.join(", ")}` : "confined"}${sb.networkIsolated ? " · no network" : ""}`);
   }
+  if (s.toolSandbox) lines.push(`Tools     ${s.toolSandbox.replace(/^tool sandbox: /, "sandbox ")}`);
   if (s.capabilities.length) {
     lines.push("Capabilities");
     const width = Math.max(...s.capabilities.map((c) => c.id.length));
     for (const c of s.capabilities) {
       lines.push(`  ${c.id.padEnd(width)}  ${c.state.padEnd(14)} ${String(c.toolCount).padStart(3)} tools${c.message ? `  ${c.message}` : ""}`);
+      if (c.sandbox) lines.push(`  ${" ".repeat(width)}  sandbox: ${c.sandbox}`);
     }
   } else {
     lines.push("Capabilities  none configured");
@@ -55,7 +57,8 @@ export function statusToJson(s: StatusResponse): Record<string, unknown> {
     totalSessions: s.totalSessions,
     actionsToday: s.actionsToday,
     runningSubAgents: s.runningSubAgents,
-    capabilities: s.capabilities.map((c) => ({ id: c.id, state: c.state, message: c.message, launch: c.launch, toolCount: c.toolCount })),
+    capabilities: s.capabilities.map((c) => ({ id: c.id, state: c.state, message: c.message, launch: c.launch, toolCount: c.toolCount, sandbox: c.sandbox })),
+    toolSandbox: s.toolSandbox,
     dataDir: s.dataDir,
   };
 }

@@ -9,6 +9,9 @@ import type { CapabilityEntry, EngineConfig } from "../config.js";
 import { ConfigError } from "../errors.js";
 import type { ToolGroupInfo, ToolHost, ToolSpec } from "../ports.js";
 import { builtinCapabilities } from "./builtins.js";
+import { sandboxSettings } from "./sandbox.js";
+import type { EgressHook } from "./sandbox.js";
+import type { SandboxProbe } from "@palisade/sandbox";
 
 export interface HostRequest {
   config: EngineConfig;
@@ -16,6 +19,11 @@ export interface HostRequest {
   workspace: string;
   log: (line: string) => void;
   merge: (defaults: readonly CapabilityEntry[], user: readonly CapabilityEntry[]) => CapabilityEntry[];
+  /** Tool sandboxes: none without a probe (embedders and unit tests). */
+  sandboxProbe?: SandboxProbe;
+  egress?: EgressHook;
+  /** More files no sandbox may see (the audit key). */
+  protect?: string[];
 }
 
 function spec(e: ToolEntry): ToolSpec {
@@ -101,7 +109,7 @@ class HostAdapter implements ToolHost {
   }
 
   status() {
-    return this.host.status().map((s) => ({ id: s.id, state: s.state, message: s.message, launch: s.launchMode, toolCount: s.toolCount }));
+    return this.host.status().map((s) => ({ id: s.id, state: s.state, message: s.message, launch: s.launchMode, toolCount: s.toolCount, ...(s.sandbox ? { sandbox: s.sandbox } : {}) }));
   }
 
   async artifact(sessionId: string, artifactId: string) {
@@ -144,18 +152,33 @@ export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
   }
   // Stdio MCP servers run sandboxed: each launch's proxy socket lives in a private (0700) directory.
   const runRoot = mkdtempSync(join(tmpdir(), "palisade-mcp-"));
+  // Command capabilities too (with the same hidden directories), when the Engine probed for bubblewrap.
+  const sandbox = req.sandboxProbe ? sandboxSettings(req.config, req.dataDir, req.sandboxProbe, req.egress, req.log, req.protect ?? []) : undefined;
   const host = new CapabilityHost({
     dataDir: req.dataDir,
     capabilities: configs,
-    onStatus: (s) => req.log(`capability ${s.id}: ${s.state}${s.message ? ` (${s.message})` : ""}`),
+    onStatus: (s) => req.log(`capability ${s.id}: ${s.state}${s.message ? ` (${s.message})` : ""}${s.state === "ready" && s.sandbox ? `; sandbox: ${s.sandbox}` : ""}`),
     mcpWrap: sandboxedStdio({
       workspace: req.workspace,
-      protect: [req.dataDir, ...(req.config.source ? [req.config.source] : []), ...(req.config.shield.policyFile ? [req.config.shield.policyFile] : [])],
+      protect: [req.dataDir, ...(req.config.source ? [req.config.source] : []), ...(req.config.shield.policyFile ? [req.config.shield.policyFile] : []), ...(req.protect ?? [])],
       runRoot,
-      onEgress: (id, e) => req.log(`capability ${id}: egress ${e.allowed ? "allowed" : "refused"} ${e.method} ${e.host}:${e.port}${e.reason ? ` (${e.reason})` : ""}`),
+      onEgress: (id, e) => {
+        req.log(`capability ${id}: egress ${e.allowed ? "allowed" : "refused"} ${e.method} ${e.host}:${e.port}${e.reason ? ` (${e.reason})` : ""}`);
+        req.egress?.listener?.(id, e, []);
+      },
     }),
+    ...(sandbox ? { sandbox: sandbox.settings } : {}),
     log: req.log,
   });
-  await host.start();
-  return new HostAdapter(host, () => rmSync(runRoot, { recursive: true, force: true }));
+  const cleanup = (): void => {
+    rmSync(runRoot, { recursive: true, force: true });
+    sandbox?.remove();
+  };
+  try {
+    await host.start();
+  } catch (err) {
+    cleanup();
+    throw err;
+  }
+  return new HostAdapter(host, cleanup);
 }

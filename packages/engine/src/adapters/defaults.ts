@@ -5,6 +5,8 @@ import { agentLauncher } from "./agent.js";
 import { openCapabilityHost } from "./capabilities.js";
 import { createEngineShield } from "./shield.js";
 import { openSqliteStore } from "./sqlite-store.js";
+import type { SandboxProbe } from "@palisade/sandbox";
+import type { EgressHook } from "./sandbox.js";
 
 export interface PartsRequest {
   dataDir: string;
@@ -14,6 +16,9 @@ export interface PartsRequest {
   mergeCapabilities: (defaults: readonly CapabilityEntry[], user: readonly CapabilityEntry[]) => CapabilityEntry[];
   /** The audit chain's HMAC key file (in the config directory); the default store keys its chain with it. */
   auditKeyFile?: string;
+  /** Whether tool sandboxes can be made here. */
+  sandboxProbe?: SandboxProbe;
+  egress?: EgressHook;
   store?: EngineStore;
   shield?: EngineShield;
   host?: ToolHost;
@@ -31,7 +36,16 @@ export async function defaultParts(req: PartsRequest): Promise<Parts> {
   const store = req.store ?? (await openSqliteStore(req.dataDir, req.log, req.auditKeyFile));
   try {
     const shield = req.shield ?? (await createEngineShield(req.config, req.dataDir, req.workspace));
-    const host = req.host ?? (await openCapabilityHost({ config: req.config, dataDir: req.dataDir, workspace: req.workspace, log: req.log, merge: req.mergeCapabilities }));
+    const host = req.host ?? (await openCapabilityHost({
+        config: req.config,
+        dataDir: req.dataDir,
+        workspace: req.workspace,
+        log: req.log,
+        merge: req.mergeCapabilities,
+        ...(req.sandboxProbe ? { sandboxProbe: req.sandboxProbe } : {}),
+        ...(req.egress ? { egress: req.egress } : {}),
+        ...(req.auditKeyFile ? { protect: [req.auditKeyFile] } : {}),
+      }));
     const launcher = req.launcher ?? agentLauncher();
     return { store, shield, host, launcher };
   } catch (err) {
