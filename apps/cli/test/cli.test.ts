@@ -38,7 +38,7 @@ describe("palisade command line", () => {
     const io = captureIo();
     expect(await runCli(["sesions"], io)).toBe(2);
     expect(io.err()).toContain("unknown command 'sesions'");
-    expect(io.err()).toContain("chat, run, engine, sessions, shield, capability, audit");
+    expect(io.err()).toContain("chat, run, engine, sessions, shield, capability, artifacts, audit");
   });
 
   it("lists what exists for an unknown subcommand", async () => {

@@ -31,6 +31,28 @@ export interface ExportResult {
   mimeType: string;
 }
 
+/**
+ * The artifacts of a session: the ones stored here, and the ones its tool calls produced that a
+ * capability host keeps (their bytes and expiry live there: `hasData` false, `expiresAt` null).
+ */
+function sessionArtifacts(stored: ArtifactRecord[], messages: MessageRecord[], sessionId: string): ArtifactRecord[] {
+  const out = [...stored];
+  const seen = new Set(stored.map((a) => a.id));
+  for (const m of messages) {
+    for (const c of m.toolCalls) {
+      for (const a of c.artifacts) {
+        if (seen.has(a.artifactId)) continue;
+        seen.add(a.artifactId);
+        out.push({
+          id: a.artifactId, sessionId, owner: "", callId: c.callId, filename: a.filename, mimeType: a.mimeType, sizeBytes: a.sizeBytes,
+          sha256: null, path: null, hasData: false, createdAt: c.createdAt, expiresAt: null,
+        });
+      }
+    }
+  }
+  return out;
+}
+
 export function collectExport(db: Db, id: string, options: ExportOptions = {}): SessionExport {
   const session = getSession(db, id);
   if (!session) throw notFound("session", id);
@@ -48,9 +70,10 @@ export function collectExport(db: Db, id: string, options: ExportOptions = {}): 
     session,
     messages,
     subAgentRuns: listSubAgentRuns(db, id).map((run) => ({ ...run, transcript: getSubAgentTranscript(db, run.id) })),
-    artifacts: listArtifacts(db, id),
+    artifacts: [],
     memory: listMemory(db, id),
   };
+  data.artifacts = sessionArtifacts(listArtifacts(db, id), [...messages, ...data.subAgentRuns.flatMap((r) => r.transcript)], id);
   if (options.includeEvents) {
     const events: EventRecord[] = [];
     for (let batch = listEvents(db, id, 0, 5000); batch.length > 0; batch = listEvents(db, id, batch[batch.length - 1]?.seq ?? 0, 5000)) {
@@ -115,7 +138,8 @@ export function renderMarkdown(e: SessionExport): string {
   if (e.artifacts.length > 0) {
     out.push("## Artifacts", "", "| id | file | type | bytes | created | expires |", "|---|---|---|---|---|---|");
     for (const a of e.artifacts) {
-      out.push(`| ${a.id} | ${a.filename} | ${a.mimeType} | ${a.sizeBytes} | ${iso(a.createdAt)} | ${a.expiresAt !== null ? iso(a.expiresAt) : "never"} |`);
+      const expires = a.expiresAt !== null ? iso(a.expiresAt) : a.hasData || a.path !== null ? "never" : "with the capability's store";
+      out.push(`| ${a.id} | ${a.filename} | ${a.mimeType} | ${a.sizeBytes} | ${iso(a.createdAt)} | ${expires} |`);
     }
     out.push("");
   }

@@ -126,6 +126,29 @@ describe("exportSession", () => {
   });
 });
 
+describe("exportSession artifacts", () => {
+  it("lists the artifacts the session's tool calls produced even when a capability host keeps their bytes", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s9", createdAt: 1000 });
+    store.commitTurn("s9", {
+      messages: [{ id: "s9-a", role: "assistant", content: "Your PDF is ready.", createdAt: 1001 }],
+      toolCalls: [
+        {
+          callId: "c9", messageId: "s9-a", toolName: "documents__create_pdf", argumentsJson: "{}", verdict: allow, result: "ok", createdAt: 1002,
+          artifacts: [{ artifactId: "art_0123456789abcdef01234567", filename: "Hi.pdf", mimeType: "application/pdf", sizeBytes: 1491 }],
+        },
+      ],
+    });
+    const data = JSON.parse(store.exportSession("s9", "json").content) as SessionExport;
+    expect(data.artifacts).toEqual([
+      { id: "art_0123456789abcdef01234567", sessionId: "s9", owner: "", callId: "c9", filename: "Hi.pdf", mimeType: "application/pdf", sizeBytes: 1491, sha256: null, path: null, hasData: false, createdAt: 1002, expiresAt: null },
+    ]);
+    const md = store.exportSession("s9", "md").content;
+    expect(md).toContain("## Artifacts");
+    expect(md).toContain("| art_0123456789abcdef01234567 | Hi.pdf | application/pdf | 1491 |");
+  });
+});
+
 describe("stats", () => {
   it("counts sessions, messages, today's actions and the file size", () => {
     const { store } = tempStore();

@@ -1,5 +1,6 @@
 // The command groups about tools and records: shield, capability, audit.
 import type { CommandSpec, OptionSpec } from "./spec.js";
+import { artifactsList, artifactsSave } from "../commands/artifacts.js";
 import { auditVerify } from "../commands/audit.js";
 import { capabilityCall } from "../commands/capability-call.js";
 import { capabilityCheck } from "../commands/capability-check.js";
@@ -154,6 +155,30 @@ export const CAPABILITY: CommandSpec = {
           run: credentialsDelete,
         },
       ],
+    },
+  ],
+};
+
+export const ARTIFACTS: CommandSpec = {
+  name: "artifacts",
+  summary: "list and save the files tools produced (PDFs, images, ...)",
+  subcommands: [
+    {
+      name: "list",
+      summary: "list artifacts, newest first",
+      options: { session: { type: "string", valueName: "ID", description: "only this session (id or unique prefix)", default: "every stored session" }, json },
+      run: artifactsList,
+    },
+    {
+      name: "save",
+      summary: "save an artifact into a directory under its own file name (never overwriting)",
+      positionals: [{ name: "id", description: "artifact id (art_…) or unique prefix", required: true }],
+      options: {
+        out: { type: "string", valueName: "DIR", description: "directory to save into (created if needed)", default: "the current directory" },
+        session: { type: "string", valueName: "ID", description: "the session it belongs to", default: "found among the stored sessions" },
+      },
+      examples: ["palisade artifacts save art_2137 --out ~/Downloads"],
+      run: artifactsSave,
     },
   ],
 };

@@ -1,5 +1,5 @@
 import type { CommandSpec } from "./spec.js";
-import { AUDIT, CAPABILITY, SHIELD } from "./tree-tools.js";
+import { ARTIFACTS, AUDIT, CAPABILITY, SHIELD } from "./tree-tools.js";
 import { runChatCommand } from "../commands/chat.js";
 import { runRunCommand } from "../commands/run.js";
 import { engineStart, engineStatus, engineStop } from "../commands/engine.js";
@@ -129,6 +129,7 @@ export const COMMAND_TREE: CommandSpec = {
     },
     SHIELD,
     CAPABILITY,
+    ARTIFACTS,
     AUDIT,
   ],
 };
