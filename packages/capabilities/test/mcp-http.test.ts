@@ -126,3 +126,42 @@ describe("an MCP server over streamable HTTP", () => {
     expect(host.resolve("docs__late").policy).toBe("ask");
   });
 });
+
+describe("an MCP server over HTTP that is down", () => {
+  it("is not ready, not failed, and is used once it answers", async () => {
+    const listen = (port = 0) =>
+      new Promise<HttpServer>((resolve) => {
+        const sessions = new Map<string, StreamableHTTPServerTransport>();
+        const srv = createServer((req, res) => {
+          void (async () => {
+            const id = req.headers["mcp-session-id"];
+            let transport = typeof id === "string" ? sessions.get(id) : undefined;
+            if (!transport) {
+              const t = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, t) });
+              await mcpServer().connect(t);
+              transport = t;
+            }
+            await transport.handleRequest(req, res);
+          })();
+        });
+        srv.listen(port, "127.0.0.1", () => resolve(srv));
+      });
+    // A port that was free a moment ago: nothing listens there yet.
+    const probe = await listen();
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+    const { host } = await startHost([{ id: "later", mcp: { url: `http://127.0.0.1:${port}/mcp` }, maxRestarts: 1 }], { recheckIntervalMs: 300 });
+    let srv: HttpServer | undefined;
+    try {
+      expect(host.status()[0]).toMatchObject({ state: "not_ready" });
+      expect(host.status()[0]?.message).toContain("is not reachable");
+      srv = await listen(port);
+      await until(() => host.status()[0]?.state === "ready", "the server to be used once it answers");
+      expect((await host.invoke("later__whoami", {}, owner)).content).toBe("anonymous");
+    } finally {
+      await host.stop();
+      srv?.closeAllConnections();
+      await new Promise((r) => srv?.close(r));
+    }
+  });
+});

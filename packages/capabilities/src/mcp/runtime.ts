@@ -64,6 +64,7 @@ export class McpRuntime {
   private stopped = false;
   private generation = 0;
   private pinger: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
   private readonly stopping = new AbortController();
   private readonly opts: McpRuntimeOptions;
   private readonly settleWaiters: (() => void)[] = [];
@@ -229,7 +230,10 @@ export class McpRuntime {
     }
   }
 
-  /** The server died, closed, or stopped answering: restart within the budget, else failed. */
+  /**
+   * The server died, closed, or stopped answering: restart within the budget, else failed (a
+   * stdio server) or not ready and tried again every recheck interval (an HTTP one).
+   */
   private async onLost(why: string): Promise<void> {
     if (this.stopped) return;
     this.generation++;
@@ -244,6 +248,14 @@ export class McpRuntime {
     if (this.readyAt !== undefined && Date.now() - this.readyAt >= RESTART_BUDGET_RESET_MS) this.restarts = 0;
     this.readyAt = undefined;
     const budget = this.config.maxRestarts ?? 3;
+    if (this.restarts >= budget && !isStdio(this.config.mcp)) {
+      // A remote server may come back: keep trying, as for a Selu address, without failing.
+      this.set("not_ready", `MCP server ${this.config.id} is not reachable: ${why}; trying again every ${Math.round(this.opts.recheckIntervalMs / 1000)} s`);
+      clearTimeout(this.retry);
+      this.retry = setTimeout(() => void this.launch(), this.opts.recheckIntervalMs);
+      this.retry.unref();
+      return;
+    }
     if (this.restarts >= budget) {
       const lines = this.tail.slice(-10);
       const where = isStdio(this.config.mcp) ? `; see ${this.logFile}${lines.length > 0 ? `; last log lines:\n${lines.join("\n")}` : ""}` : "";
@@ -293,6 +305,7 @@ export class McpRuntime {
     this.stopping.abort();
     for (const wake of this.settleWaiters.splice(0)) wake();
     clearTimeout(this.pinger);
+    clearTimeout(this.retry);
     const client = this.client;
     this.client = undefined;
     await client?.close().catch(() => undefined);
