@@ -153,7 +153,8 @@ describe("MCP stdio servers as capabilities", () => {
 describe("health: a server that stops answering", () => {
   it("is pinged, and restarted when a ping goes unanswered", async () => {
     const record = join(tempDir(), "rec");
-    const { host } = await startHost([everythingConfig("hung")], { mcpWrap: recordingWrapper("hung", record), recheckIntervalMs: 200, healthCallTimeoutMs: 500, startupTimeoutMs: 20_000 });
+    // A ping timeout a loaded machine cannot miss by accident; a stopped server misses it surely.
+    const { host } = await startHost([everythingConfig("hung")], { mcpWrap: recordingWrapper("hung", record), recheckIntervalMs: 200, healthCallTimeoutMs: 1500, startupTimeoutMs: 20_000 });
     try {
       await until(() => recorded(record).filter((m) => m.method === "ping").length >= 2, "two pings");
       const [wrapper] = recordedPids(record)[0]!;
