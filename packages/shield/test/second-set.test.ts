@@ -36,6 +36,13 @@ describe("second case set", () => {
     expect(json.categories.reduce((a, c) => a + c.n, 0)).toBe(report.results.length);
   });
 
+  it("meets the goal: >= 97% of attacks stopped, no legitimate action blocked, <= 10% escalated", async () => {
+    const r = await evaluateCorpusSet("second", { policy: await loadPolicy("default") });
+    expect(r.attacks.stopped, `attacks allowed: ${r.attacks.allowed.join(", ")}`).toBeGreaterThanOrEqual(0.97);
+    expect(r.legit.blocked, "legitimate actions blocked").toEqual([]);
+    expect(r.legit.escalated.length / r.legit.n).toBeLessThanOrEqual(0.1);
+  });
+
   it("an unknown set name is an error that lists the sets", async () => {
     let err = "";
     const code = await runEvalSet("third", await loadPolicy("default"), undefined, false, { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } });
