@@ -49,7 +49,7 @@ lint: install
 
 # Test code is type-checked too (vitest itself only strips types).
 typecheck-tests: build
-	@for t in $$(git ls-files '*/test/tsconfig.json' 'test/tsconfig.json'); do \
+	@for t in $$(git ls-files '*/test/tsconfig.json' 'test/*/tsconfig.json'); do \
 		npx tsc -p $$t || { echo "type errors in $$(dirname $$t)"; exit 1; }; done
 
 proto: install

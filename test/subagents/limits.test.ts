@@ -11,7 +11,7 @@ describe("sub-agent limits", () => {
   let sandboxed = true;
   beforeAll(async () => {
     lab = await startLab(rules, {
-      limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 3000 } },
+      limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 3000, maxDepth: 1 } },
       subAgents: {
         limits: { killGraceMs: 1000 },
         // The default launcher, with the permission flags left out when a test asks for it.

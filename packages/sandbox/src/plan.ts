@@ -77,8 +77,10 @@ export function planMounts(spec: SandboxSpec, facts: HostFacts): Mount[] {
   for (const p of hidden) {
     const f = existing(p, "sandbox.hide entry");
     if (f.kind === "missing" || f.real === "/" || seen.has(f.real)) continue;
-    const reboundCode = [...codeRoots].some((r) => isWithin(f.real, r));
-    if (!reboundCode && PRIVATE_ROOTS.some((r) => isWithin(f.real, r))) continue;
+    // Under /tmp, /proc or /dev the sandbox's own file systems already hide it, unless a bind
+    // (the workspace, a writable or read-only path, code) brings the host's copy back.
+    const rebound = ordered.some(({ mount }) => (mount.op === "bind" || mount.op === "ro-bind") && isWithin(f.real, mount.dest));
+    if (!rebound && PRIVATE_ROOTS.some((r) => isWithin(f.real, r))) continue;
     seen.add(f.real);
     add(f.kind === "dir" ? { op: "tmpfs", dest: f.real, sizeBytes: 4096, readOnly: true } : { op: "hide-file", dest: f.real }, 2);
   }

@@ -23,6 +23,16 @@ const host = facts(["/home/alice/", "/home/bob/", "/home/alice/.ssh/", "/home/al
 });
 
 describe("planMounts", () => {
+  it("hides a protected directory inside a workspace that lives under /tmp", () => {
+    const tmpHost = facts(["/tmp/", "/tmp/ws/", "/tmp/ws/.palisade/", "/tmp/elsewhere/", "/home/alice/"]);
+    const mounts = planMounts({ filesystem: "workspace", workspace: "/tmp/ws", network: "none", protect: ["/tmp/ws/.palisade", "/tmp/elsewhere"] }, tmpHost);
+    const wsAt = mounts.findIndex((m) => m.op === "bind" && m.dest === "/tmp/ws");
+    const hideAt = mounts.findIndex((m) => m.op === "tmpfs" && m.dest === "/tmp/ws/.palisade");
+    expect(wsAt).toBeGreaterThan(0);
+    expect(hideAt).toBeGreaterThan(wsAt);
+    expect(mounts.some((m) => m.dest === "/tmp/elsewhere")).toBe(false);
+  });
+
   it("binds code that lives under /tmp back read-only (its top directory), and still hides protected paths below it", () => {
     const tmpHost = facts(["/tmp/", "/tmp/build/", "/tmp/build/node/bin/node", "/tmp/build/app/main.js", "/tmp/build/.palisade-data/", "/tmp/other/", "/home/alice/"]);
     const mounts = planMounts(
