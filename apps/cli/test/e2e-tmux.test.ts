@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -144,6 +144,18 @@ describe.skipIf(!hasTmux || !existsSync(main))(`palisade chat in tmux (${real ? 
     const p = await waitForPane(/The sub-agent \(\S+\) reported:\s*│ README\.md starts with: # Palisade/, 60_000);
     expect(p).toMatch(/spawn_agent .*done/);
     await waitIdle();
+  });
+
+  // The PDF comes from the real documents capability; /save downloads it through the Engine.
+  it.skipIf(!real)("a PDF the demo announces is saved with /save", async () => {
+    keys("make a pdf", "Enter");
+    await waitForPane("Your PDF is ready", 30_000);
+    await waitIdle();
+    keys("/save", "Enter");
+    const p = await waitForPane(/saved \S*demo-report\.pdf/, 20_000);
+    const file = /saved (\S*demo-report\.pdf)/.exec(p)?.[1] ?? "";
+    expect(file.startsWith(join(dir, "ws"))).toBe(true);
+    expect(readFileSync(file).subarray(0, 5).toString()).toBe("%PDF-");
   });
 
   it("/quit leaves the chat", async () => {

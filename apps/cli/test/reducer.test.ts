@@ -249,7 +249,7 @@ describe("editor", () => {
 describe("slash commands", () => {
   it.each([
     ["/he", "/help ", []],
-    ["/s", "/s", ["sessions", "search", "status"]],
+    ["/s", "/s", ["sessions", "search", "status", "save"]],
     ["/se", "/se", ["sessions", "search"]],
     ["/zz", "/zz", []],
   ])("Tab completes %s", (text, expected, candidates) => {
@@ -288,6 +288,22 @@ describe("slash commands", () => {
     const del = run(withSession, [...type("/delete"), enter]);
     expect(del.state.overlay).toMatchObject({ kind: "confirm" });
     expect(run(del.state, [key("y")]).effects).toEqual([{ type: "deleteSession", sessionId: "s-9" }]);
+  });
+
+  it("/save saves this session's newest artifact, or the one named, into a directory", () => {
+    const card = (id: string, artifacts: { id: string; filename: string }[]): ToolCardEntry => ({
+      kind: "tool", id, callId: id, toolName: "documents__create_pdf", argumentsJson: "{}", phase: "done", progress: "",
+      artifacts: artifacts.map((a) => ({ ...a, mimeType: "application/pdf", sizeBytes: 10 })),
+    });
+    expect(run(fresh(), [...type("/save"), enter]).state.banner?.text).toContain("/save needs a stored session");
+    const empty = fresh({ sessionId: "s-9" });
+    expect(run(empty, [...type("/save"), enter]).state.banner?.text).toContain("no tool of this session has made a file yet");
+    const withFiles = fresh({ sessionId: "s-9", committed: [card("c1", [{ id: "art_aaa111", filename: "a.pdf" }]), card("c2", [{ id: "art_bbb222", filename: "b.pdf" }])] });
+    expect(run(withFiles, [...type("/save"), enter]).effects).toEqual([{ type: "saveArtifact", sessionId: "s-9", artifactId: "art_bbb222", dir: undefined }]);
+    expect(run(withFiles, [...type("/save out"), enter]).effects).toEqual([{ type: "saveArtifact", sessionId: "s-9", artifactId: "art_bbb222", dir: "out" }]);
+    expect(run(withFiles, [...type("/save art_aaa ~/Downloads"), enter]).effects).toEqual([{ type: "saveArtifact", sessionId: "s-9", artifactId: "art_aaa111", dir: "~/Downloads" }]);
+    expect(run(withFiles, [...type("/save art_zzz"), enter]).state.banner?.text).toContain("no artifact 'art_zzz' in this session");
+    expect(run(withFiles, [...type("/save art_"), enter]).state.banner?.text).toContain("matches 2 artifacts");
   });
 
   it("/otr sends the next message off the record", () => {

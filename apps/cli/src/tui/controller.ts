@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { ApprovalDecision, SessionMode } from "@palisade/protocol/types";
 import type { SubAgentEvent } from "@palisade/protocol/pipeline";
+import { downloadArtifact } from "../commands/artifacts.js";
 import type { EngineClient } from "../engine/connect.js";
 import { describeRpcError, isUnavailable } from "../engine/errors.js";
 import { update } from "./state/reducer.js";
@@ -216,6 +217,12 @@ export class ChatController {
           const res = await client.deleteSession({ sessionId: e.sessionId }, { timeoutMs: 10_000 });
           if (res.deleted) this.dispatch({ type: "sessionDeleted", sessionId: e.sessionId });
           else this.dispatch({ type: "failed", what: "delete", message: "the Engine did not delete it (already gone?)" });
+          return;
+        }
+        case "saveArtifact": {
+          const dir = e.dir === undefined ? this.hooks.cwd : isAbsolute(e.dir) ? e.dir : join(this.hooks.cwd, e.dir);
+          const file = await downloadArtifact(client, e.sessionId, e.artifactId, dir);
+          this.dispatch({ type: "artifactSaved", file });
           return;
         }
         case "clearScreen":

@@ -18,6 +18,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "tools", args: "", help: "tools the agent can use and their default policy" },
   { name: "agents", args: "", help: "sub-agents of this session and their transcripts" },
   { name: "export", args: "[md|json] [file]", help: "export this session to a file" },
+  { name: "save", args: "[artifact-id] [dir]", help: "save this session's newest artifact (or the one named) into dir (default: the current directory)" },
   { name: "delete", args: "", help: "delete this session (asks first)" },
   { name: "clear", args: "", help: "clear the screen (the session continues)" },
   { name: "quit", args: "", help: "leave the chat (the Engine keeps running)" },

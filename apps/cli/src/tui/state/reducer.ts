@@ -115,6 +115,20 @@ function runSlash(s: ChatState, text: string): Update {
       const file = a === "json" || a === "md" ? b : a;
       return done(s, [{ type: "export", sessionId: s.sessionId as string, format, file }]);
     }
+    case "save": {
+      const blocked = needSession("/save");
+      if (blocked) return blocked;
+      const artifacts = [...s.committed, ...s.live].flatMap((e) => (e.kind === "tool" ? e.artifacts : []));
+      const [first, second] = cmd.args;
+      const named = first?.startsWith("art_") ? artifacts.filter((a) => a.id.startsWith(first)) : undefined;
+      const chosen = named ? (named.length === 1 ? named[0] : undefined) : artifacts.at(-1);
+      if (!chosen) {
+        const why = artifacts.length === 0 ? "no tool of this session has made a file yet" : named?.length ? `'${first ?? ""}' matches ${named.length} artifacts: type more of the id` : `no artifact '${first ?? ""}' in this session`;
+        return done(banner(s, "warn", `/save: ${why}`, 6000));
+      }
+      const dir = named ? second : first;
+      return done(notice(s, "info", `saving ${chosen.filename}…`), [{ type: "saveArtifact", sessionId: s.sessionId as string, artifactId: chosen.id, dir }]);
+    }
     case "delete": {
       const blocked = needSession("/delete");
       if (blocked) return blocked;
@@ -295,6 +309,8 @@ export function update(s: ChatState, action: Action): Update {
       const st = action.sessionId === s.sessionId ? newSession(s, false) : s;
       return done(banner(st, "info", `deleted session ${action.sessionId.slice(0, 8)}`, 5000));
     }
+    case "artifactSaved":
+      return done(notice(s, "info", `saved ${action.file}`));
     case "exported":
       return done(notice(s, "info", `exported to ${action.file} (${action.bytes} bytes)`));
     case "failed": {

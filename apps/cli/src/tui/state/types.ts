@@ -230,6 +230,7 @@ export type Effect =
   | { type: "loadAgents" }
   | { type: "export"; sessionId: string; format: "md" | "json"; file: string | undefined }
   | { type: "deleteSession"; sessionId: string }
+  | { type: "saveArtifact"; sessionId: string; artifactId: string; dir: string | undefined }
   | { type: "clearScreen" }
   | { type: "exit" };
 
@@ -269,6 +270,7 @@ export type Action =
   | { type: "agentsLoaded"; agents: SubAgentView[] }
   | { type: "sessionDeleted"; sessionId: string }
   | { type: "exported"; file: string; bytes: number }
+  | { type: "artifactSaved"; file: string }
   | { type: "failed"; what: string; message: string }
   | { type: "submit"; text: string };
 
