@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 
 /** A cgroup made for one sandbox, in every hierarchy where limits could be written. */
@@ -61,6 +61,32 @@ function ownHierarchies(): Hierarchy[] {
   return out;
 }
 
+/** Sandbox cgroups are left behind when their processes outlived the removal's retries. */
+const STALE_MS = 60_000;
+
+/**
+ * Removes `palisade-*` cgroups older than a minute that have no process left: rmdir fails on a
+ * cgroup in use, and the age keeps a cgroup made a moment ago (not yet joined) in place.
+ */
+function sweepStale(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent).filter((n) => n.startsWith("palisade-"));
+  } catch {
+    return;
+  }
+  const now = Date.now();
+  for (const name of names) {
+    const dir = path.join(parent, name);
+    try {
+      if (now - statSync(dir).mtimeMs < STALE_MS) continue;
+      rmdirSync(dir);
+    } catch {
+      // in use, or not ours to remove
+    }
+  }
+}
+
 function readText(file: string): string {
   try {
     return readFileSync(file, "utf8");
@@ -86,6 +112,7 @@ export function createSandboxCgroup(name: string, limits: { pids?: number; memor
     const dir = path.join(h.dir, name);
     try {
       if (!existsSync(h.dir)) continue;
+      sweepStale(h.dir);
       mkdirSync(dir);
     } catch {
       continue;

@@ -109,7 +109,8 @@ export async function prepareSandbox(options: PrepareOptions): Promise<PreparedS
     const cgroup = resources.pids !== undefined || resources.memoryMb !== undefined
       ? createSandboxCgroup(`palisade-${randomBytes(6).toString("hex")}`, { pids: resources.pids, memoryMb: resources.memoryMb })
       : undefined;
-    if (cgroup) cleanups.push(() => removeCgroup(cgroup));
+    // Not awaited: closing must not wait for the kernel to reap the sandbox's last processes.
+    if (cgroup) cleanups.push(() => void removeCgroup(cgroup));
     const prlimit = options.prlimit ?? which("prlimit");
     const { applied, rlimitArgs } = limitsFor(resources, cgroup, prlimit !== undefined);
 
@@ -190,8 +191,9 @@ function limitsFor(r: SandboxResources, cgroup: SandboxCgroup | undefined, hasPr
 }
 
 async function removeCgroup(cgroup: SandboxCgroup): Promise<void> {
-  // The last processes may still be exiting: retry briefly.
-  for (let i = 0; i < 20; i++) {
+  // The last processes may still be exiting (killed with the sandbox's pid namespace): retry for
+  // a few seconds; what is still left then is swept by a later launch.
+  for (let i = 0; i < 100; i++) {
     cgroup.remove();
     if (cgroup.procsFiles.every((f) => !existsSync(path.dirname(f)))) return;
     await new Promise((r) => setTimeout(r, 50));
