@@ -296,7 +296,7 @@ describe("health gate and discovery (address mode)", () => {
     const cap = defineCapability({ id: "late", ready: () => ({ ready: false, message: "loading model" }), tools: [{ name: "t", description: "t", inputSchema: objectSchema(), handler: async () => ({}) }] });
     const srv = await serveCapability(cap, { port: 0, insecureDev: true, log: () => undefined });
     const manifest = writeManifest(tempDir(), { id: "late", tools: [tool("t")] });
-    const { host: h } = await startHost([{ id: "late", manifest, address: srv.address }], { startupTimeoutMs: 1500 });
+    const { host: h } = await startHost([{ id: "late", manifest, address: srv.address }], { startupTimeoutMs: 3000, healthCallTimeoutMs: 1500 });
     try {
       expect(h.status()[0]).toMatchObject({ state: "not_ready" });
       expect(h.status()[0]?.message).toContain("capability late is not ready: loading model");
