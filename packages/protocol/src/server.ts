@@ -265,8 +265,10 @@ export class RpcServer {
   }
 
   /** Runs on every call's metadata, before the handler starts reading the request. */
-  private readonly authorizer: ServerInterceptor = (method, call: ServerInterceptingCallInterface) =>
-    new ServerInterceptingCall(call, {
+  private readonly authorizer: ServerInterceptor = (method, call: ServerInterceptingCallInterface) => {
+    // Nothing to check: the call goes on untouched (grpc-js only chains what is returned).
+    if (!this.options.authorize && !this.routes.get(method.path)?.options.authorize) return call as ServerInterceptingCall;
+    return new ServerInterceptingCall(call, {
       start: (next) =>
         next({
           onReceiveMetadata: (metadata, proceed) => {
@@ -285,6 +287,7 @@ export class RpcServer {
           },
         }),
     });
+  };
 
   /**
    * Listens on `host:port` (port 0 picks a free one) or `unix:/path`.
