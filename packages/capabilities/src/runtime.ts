@@ -300,6 +300,7 @@ export class CapabilityRuntime {
   private async waitHealthy(): Promise<{ ok: boolean; message: string; exited?: boolean; foreign?: boolean }> {
     const deadline = Date.now() + this.opts.startupTimeoutMs;
     let last = "no answer to Healthcheck yet";
+    let answered = false;
     let exited = false;
     const proc = this.process;
     void proc?.exited.then(() => (exited = true));
@@ -328,17 +329,19 @@ export class CapabilityRuntime {
       }
       const res = await this.check(Math.min(this.opts.healthCallTimeoutMs, remaining));
       if (res.ok) return res;
-      last = res.message;
+      // The server's own "not ready" answer says more than a poll cut short by the startup deadline.
+      if (res.answered === true || !answered) last = res.message;
+      answered ||= res.answered === true;
       await new Promise((r) => setTimeout(r, Math.min(this.opts.healthIntervalMs, Math.max(0, deadline - Date.now()))));
     }
     return { ok: false, message: "stopped" };
   }
 
-  private async check(timeoutMs: number): Promise<{ ok: boolean; message: string }> {
+  private async check(timeoutMs: number): Promise<{ ok: boolean; message: string; answered?: boolean }> {
     if (!this.client) return { ok: false, message: "no client" };
     try {
       const res = await this.client.healthcheck({}, { timeoutMs });
-      return res.ready ? { ok: true, message: res.message } : { ok: false, message: res.message || "Healthcheck says ready: false" };
+      return res.ready ? { ok: true, message: res.message, answered: true } : { ok: false, message: res.message || "Healthcheck says ready: false", answered: true };
     } catch (err) {
       const e = RpcError.from(err);
       return { ok: false, message: `Healthcheck failed: ${e.codeName}: ${e.message}` };
