@@ -166,7 +166,7 @@ describe("the chat against a ClientService over real gRPC", () => {
     fake.engine.seed("Taxes", [{ role: "user", content: "what is the VAT rate in Portugal" }]);
     await type("/search vat");
     await type("\r");
-    await until(() => frame().includes("1 hits"), frame);
+    await until(() => frame().includes("· 1 hit"), frame);
     expect(frame()).toContain("Taxes · user");
   });
 

@@ -263,7 +263,8 @@ describe("overlays", () => {
   it("search results highlight the matched words", () => {
     const hits = [{ sessionId: "s1", sessionTitle: "Taxes", messageId: "m1", callId: "", role: "user", snippet: "what is the [VAT] rate", rank: 1, createdAtUnixMs: BigInt(T0), seq: 1n }] as never[];
     const out = frame(<SearchResults o={{ kind: "search", query: "vat", hits, total: 1, selected: 0, loading: false }} now={T0} width={100} height={20} />);
-    expect(out).toContain("Search “vat” · 1 hits");
+    expect(out).toContain("Search “vat” · 1 hit");
+    expect(out).not.toContain("1 hits");
     expect(out).toContain("what is the VAT rate");
     expect(out).toContain("Taxes · user");
   });

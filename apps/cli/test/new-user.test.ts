@@ -1,12 +1,14 @@
 // What a new user meets first: bin/palisade without an alias (its hints work as printed),
 // `sessions` starting the Engine like `chat` and `run`, and a workspace that does not exist.
 import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { echoReply, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
+import { runCli } from "../src/cli/run-cli.js";
+import { captureIo } from "./helpers.js";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
 const palisade = join(repo, "bin", "palisade");
@@ -55,7 +57,27 @@ describe.skipIf(!built)("a new user's first commands", () => {
     expect(r.err).toContain("starting the Engine");
     expect(r.out).toContain(`No stored sessions yet. Start one with '${palisade} --data-dir ${data} --config ${config} chat'.`);
     expect(existsSync(join(data, "engine.json"))).toBe(true);
+    // engine.log is read after the fact: its lines say when.
+    const log = readFileSync(join(data, "engine.log"), "utf8").split("\n");
+    expect(log.find((l) => l.includes("listening on"))).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z listening on /);
   }, 120_000);
+
+  it("an invalid config shows its path-precise problems in run and in chat, not 'no model configured'", async () => {
+    const bad = join(root, "bad.yaml");
+    writeFileSync(bad, "model:\n  base_url: ftp://x\nshield:\n  polcy: strict\n");
+    const other = join(root, "d2");
+    const r = await sh(`${palisade} --data-dir ${other} --config ${bad} run "hello"`, root, { HOME: root });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`${bad}: model.base_url: must start with http:// or https://`);
+    expect(r.err).toContain(`${bad}: shield.polcy: unknown key`);
+    const io = captureIo({ HOME: root }, root);
+    Object.assign(io.stdin, { isTTY: true });
+    Object.assign(io.stdout, { isTTY: true });
+    expect(await runCli(["chat", "--data-dir", other, "--config", bad], io)).toBe(1);
+    expect(io.err()).toContain(`${bad}: model.base_url: must start with http:// or https://`);
+    expect(io.err()).not.toContain("no model");
+    expect(existsSync(join(other, "engine.json"))).toBe(false);
+  });
 
   it("a workspace that does not exist is refused before anything runs", async () => {
     const missing = join(root, "no-such-ws");

@@ -7,6 +7,7 @@ import type { EngineConnection } from "../engine/connect.js";
 import { join } from "node:path";
 import { findEngine, resolvePaths } from "../engine-address.js";
 import { flag, hintCommand, pathsOf, startOptions, workspaceOf } from "./common.js";
+import { preflightConfig } from "./preflight.js";
 
 async function showSetup(ctx: CommandContext, configFile: string, reason: string | undefined, demoAvailable: boolean): Promise<"quit" | "demo"> {
   const { render } = await import("ink");
@@ -26,6 +27,7 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
     throw new CliError("palisade chat needs a terminal", { exitCode: ExitCode.USAGE, hint: `for scripts use: ${hintCommand(ctx, 'run "<prompt>" [--json]')}` });
   }
   const demo = flag(ctx, "demo");
+  await preflightConfig(ctx);
   // The demo gets its own data directory (and Engine), so it never mixes with real sessions.
   const base = pathsOf(ctx);
   const paths = demo ? resolvePaths({ dataDir: join(base.dataDir, "demo"), configFile: base.configFile }, ctx.io.env) : base;

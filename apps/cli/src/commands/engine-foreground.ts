@@ -27,7 +27,8 @@ export async function runEngineForeground(io: CliIo, o: ForegroundOptions): Prom
     env = { ...env, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: "demo", PALISADE_MODEL: "palisade-demo" };
     println(io.stderr, `demo: scripted model at ${model.baseURL} (no real LLM is used)`);
   }
-  const log = (line: string): void => println(io.stderr, line);
+  // engine.log is read later: every line says when.
+  const log = (line: string): void => println(io.stderr, `${new Date().toISOString()} ${line}`);
   let engine: Awaited<ReturnType<typeof start>>;
   try {
     engine = await start({ dataDir: o.paths.dataDir, configPath: o.paths.configFile, workspace: o.workspace, env, log });

@@ -13,6 +13,7 @@ import { describeRpcError } from "../engine/errors.js";
 import { resolveSessionId } from "../engine/sessions.js";
 import { flag, hintCommand, listOption, pathsOf, startOptions, stringOption, workspaceOf } from "./common.js";
 import { readKey } from "./prompt.js";
+import { preflightConfig } from "./preflight.js";
 import { keyArgs } from "../tui/components/format.js";
 
 const VERDICT = { [VerdictDecision.ALLOW]: "ALLOW", [VerdictDecision.BLOCK]: "BLOCK", [VerdictDecision.ESCALATE]: "ESCALATE" } as Record<number, string>;
@@ -227,6 +228,7 @@ async function promptOf(ctx: CommandContext): Promise<string> {
 export async function runRunCommand(ctx: CommandContext): Promise<number> {
   const paths = pathsOf(ctx);
   const content = await promptOf(ctx);
+  await preflightConfig(ctx);
   const conn = await connectToEngine(paths, startOptions(ctx));
   const sigint = new AbortController();
   const onSigint = (): void => sigint.abort();

@@ -6,7 +6,7 @@ export async function resolveSessionId(client: EngineClient, prefix: string, hin
   const res = await client.listSessions({ limit: 1000 }, { timeoutMs: 10_000 });
   const exact = res.sessions.find((s) => s.id === prefix);
   if (exact) return exact.id;
-  const matches = res.sessions.filter((s) => s.id.startsWith(prefix));
+  const matches = res.sessions.filter((s) => s.id.startsWith(prefix) || s.id.startsWith(`ses_${prefix}`));
   if (matches.length === 1) return (matches[0] as { id: string }).id;
   if (matches.length === 0) {
     // Not among the newest 1000: let the Engine decide on the full id.

@@ -239,7 +239,8 @@ export class ChatController {
 
   private async resolvePrefix(prefix: string): Promise<void> {
     const res = await this.link.client.listSessions({ limit: 1000 }, { timeoutMs: 5000 });
-    const matches = res.sessions.filter((s) => s.id.startsWith(prefix));
+    // Lists show ids with or without their `ses_` prefix; either is accepted.
+    const matches = res.sessions.filter((s) => s.id.startsWith(prefix) || s.id.startsWith(`ses_${prefix}`));
     if (matches.length === 1) this.dispatch({ type: "prefixResolved", sessionId: (matches[0] as { id: string }).id });
     else if (matches.length === 0) this.dispatch({ type: "failed", what: "resume", message: `no stored session id starts with “${prefix}” (see /sessions)` });
     else this.dispatch({ type: "failed", what: "resume", message: `“${prefix}” matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.id.slice(0, 8)).join(", ")}…); type more of the id` });

@@ -25,7 +25,7 @@ export function SearchResults({ o, now, width, height }: { o: SearchOverlay; now
   const visible = Math.max(2, Math.floor((height - 5) / 2));
   const start = Math.max(0, Math.min(o.selected - Math.floor(visible / 2), o.hits.length - visible));
   return (
-    <Frame title={`Search “${o.query}” · ${o.total} hits`} hint="↑↓ select · Enter open the transcript at the hit · Esc close" width={width}>
+    <Frame title={`Search “${o.query}” · ${o.total} ${o.total === 1 ? "hit" : "hits"}`} hint="↑↓ select · Enter open the transcript at the hit · Esc close" width={width}>
       {o.loading ? <Text dimColor>searching…</Text> : null}
       {!o.loading && o.hits.length === 0 ? <Text dimColor>nothing found</Text> : null}
       {o.hits.slice(start, start + visible).map((h, i) => {

@@ -13,7 +13,7 @@ export function SessionsBrowser({ o, now, width, height }: { o: SessionsOverlay;
   const searching = o.filter !== "";
   return (
     <Frame
-      title={searching ? `Sessions · search “${o.filter}” · ${o.hitTotal} hits` : `Sessions (${o.items.length} of ${o.total})`}
+      title={searching ? `Sessions · search “${o.filter}” · ${o.hitTotal} ${o.hitTotal === 1 ? "hit" : "hits"}` : `Sessions (${o.items.length} of ${o.total})`}
       hint={searching ? "type to search · ↑↓ select · Enter open the transcript at the hit · Esc close" : "type to search · ↑↓ select · Enter open · Esc close"}
       width={width}
     >
