@@ -1,6 +1,7 @@
 // Time to first token through the sandboxed Agent (ProcessRequest → first LLMTokenEmitted, the
 // Agent a real child process under the permission model) against the openai SDK calling the same
-// scripted model server directly (request → first content delta). Also the Agent's cold start
+// scripted model server directly (request → first content delta). The Agent reaches the model as
+// it does in the Engine: through the model gateway's unix socket. Also the Agent's cold start
 // (spawn → AgentReady). Run after `make build`: node bench/agent-ttft.mjs
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -8,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI from "openai";
 import { agentLaunchSpec } from "@palisade/agent";
+import { ModelGateway } from "@palisade/engine";
 import { AsyncQueue, RpcServer } from "@palisade/protocol";
 import { AgentService } from "@palisade/protocol/pipeline";
 import { reply, startScriptedServer } from "@palisade/testing";
@@ -49,8 +51,15 @@ const server = new RpcServer().add(AgentService, {
   },
 });
 const address = await server.listen(`unix:${join(dir, "engine.sock")}`);
+const gateway = new ModelGateway({
+  authorize: (credential) => (credential === "bench" ? { kind: "agent" } : undefined),
+  model: () => ({ baseUrl: model.baseURL, apiKey: "x", name: "scripted-model" }),
+  env: {},
+  log: (line) => console.error(line),
+});
+await gateway.listen(join(dir, "gateway.sock"));
 
-const spec = agentLaunchSpec({ engineAddress: address, model: "scripted-model", baseURL: model.baseURL, apiKey: "x", sandbox: process.env.BENCH_NO_SANDBOX !== "1" });
+const spec = agentLaunchSpec({ engineAddress: address, model: "scripted-model", modelGateway: gateway.path, sandbox: process.env.BENCH_NO_SANDBOX !== "1" });
 const spawnedAt = now();
 // As the Engine does: the spawn token on stdin, the pipe held open.
 const child = spawn(spec.command, spec.args, { env: spec.env, stdio: ["pipe", "ignore", "inherit"] });
@@ -107,5 +116,6 @@ console.log(`wrote ${file}`);
 out.push({ directive: { case: "shutdown", value: { reason: "bench done" } } });
 await new Promise((r) => child.once("exit", r));
 await server.close(500);
+await gateway.close();
 await model.close();
 rmSync(dir, { recursive: true, force: true });

@@ -13,7 +13,7 @@ import OpenAI from "openai";
 import { AsyncQueue, createClient, RpcServer } from "@palisade/protocol";
 import { AgentService, ClientService, PipelineEventType } from "@palisade/protocol/pipeline";
 import { Capability } from "@palisade/protocol/capability";
-import { StreamAccumulator, createHttpFetch } from "@palisade/agent";
+import { StreamAccumulator } from "@palisade/agent";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -30,7 +30,7 @@ if (process.argv[2] === "echo-agent") {
   }
 } else if (process.argv[2] === "agent") {
   const [relay, baseURL] = process.argv.slice(3);
-  const openai = new OpenAI({ baseURL, apiKey: "sk-bench", maxRetries: 0, fetch: createHttpFetch() });
+  const openai = new OpenAI({ baseURL, apiKey: "sk-bench", maxRetries: 0 });
   const call = createClient(AgentService, relay).runSession();
   const results = new Map();
   let n = 0;

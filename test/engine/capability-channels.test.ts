@@ -218,7 +218,7 @@ describe.skipIf(skip)("capability channels of a real Engine", () => {
   it("a process with exactly the Agent's sandbox flags and environment cannot use the sockets nor read their secrets", () => {
     const socks = sockets();
     const marker = join(dir, "agent-marker");
-    const spec = agentLaunchSpec({ engineAddress: "unix:/nonexistent/engine.sock", model: "scripted-model" });
+    const spec = agentLaunchSpec({ engineAddress: "unix:/nonexistent/engine.sock", model: "scripted-model", modelGateway: "/nonexistent/gateway.sock" });
     // The Agent's command line without its entry point: the attacker's code runs in its place.
     const flags = spec.args.slice(0, -1);
     expect(flags).toContain("--permission");

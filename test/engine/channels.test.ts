@@ -253,7 +253,7 @@ describe.skipIf(skip)("only the Engine acts (real Engine process, real Agent)", 
     const env = Object.fromEntries(
       readFileSync(`/proc/${String(agent?.pid)}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
     ) as Record<string, string>;
-    const spec = agentLaunchSpec({ engineAddress: env.PALISADE_ENGINE_ADDRESS ?? "", model: env.PALISADE_MODEL ?? "" });
+    const spec = agentLaunchSpec({ engineAddress: env.PALISADE_ENGINE_ADDRESS ?? "", model: env.PALISADE_MODEL ?? "", modelGateway: env.PALISADE_MODEL_GATEWAY ?? "" });
     const flags = spec.args.slice(0, -1);
     const url = (p: string): string => pathToFileURL(join(PROTOCOL, p)).href;
     const attacker = `

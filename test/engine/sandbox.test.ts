@@ -10,6 +10,8 @@ import { built, collect, final, fixtures, startE2E } from "./helpers.js";
 import type { E2E } from "./helpers.js";
 
 const SECRET = "s3cr3t-token-4f2a9b7c";
+/** The model key of test/engine/helpers.ts's config. */
+const MODEL_KEY = "sk-test-not-secret";
 const skip = built();
 let h: E2E;
 const directives: EngineDirective[] = [];
@@ -41,10 +43,26 @@ describe.skipIf(skip)("engine end to end: sandbox and secrets", () => {
     expect(cmdline.some((a) => a === "--experimental-permission" || a === "--permission")).toBe(true);
     expect(cmdline.some((a) => a.startsWith("--allow-fs-write") || a.startsWith("--allow-child-process"))).toBe(false);
     const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => kv.slice(0, kv.indexOf("=")));
-    // No spawn token: it reaches the Agent on its stdin only.
-    const allowed = ["PALISADE_ENGINE_ADDRESS", "PALISADE_AGENT_ID", "OPENAI_BASE_URL", "OPENAI_API_KEY", "PALISADE_MODEL", "PALISADE_CONTEXT_WINDOW", "PALISADE_MODEL_SETTINGS"];
+    // No spawn token: it reaches the Agent on its stdin only. No model key or endpoint either.
+    const allowed = ["PALISADE_ENGINE_ADDRESS", "PALISADE_AGENT_ID", "PALISADE_MODEL", "PALISADE_MODEL_GATEWAY", "PALISADE_CONTEXT_WINDOW", "PALISADE_MODEL_SETTINGS"];
     expect(env.filter((k) => !allowed.includes(k))).toEqual([]);
     expect(readFileSync(`/proc/${pid}/environ`, "utf8")).not.toContain(SECRET);
+  });
+
+  it("the Agent's environment holds no model key; the model server still gets it, from the Engine's gateway", async () => {
+    const environ = readFileSync(`/proc/${h.engine.agentPid()!}/environ`, "utf8");
+    expect(environ).not.toContain(MODEL_KEY);
+    expect(environ).not.toContain("OPENAI_");
+    h.model.enqueue({ content: "keyless" });
+    const evs = await collect(h.client.sendMessage({ content: "who holds the key?" }));
+    expect(final(evs).responseComplete?.content).toBe("keyless");
+    const call = h.model.requests.at(-1)!;
+    expect(call.path).toBe("/v1/chat/completions");
+    expect(call.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
+    // Tokens are counted per session by the gateway, from the usage the model reported.
+    const sessionId = evs.find((e) => e.sessionId)?.sessionId ?? "";
+    expect(h.engine.gatewayUsage().get(sessionId)).toMatchObject({ calls: 1, outputTokens: expect.any(Number) as number });
+    expect(h.engine.gatewayUsage().get(sessionId)!.inputTokens).toBeGreaterThan(0);
   });
 
   it("capability credentials never reach the Agent, even when a capability echoes them", async () => {

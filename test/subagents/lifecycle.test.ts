@@ -218,14 +218,18 @@ describe("sub-agents end to end", () => {
     expect(organiser?.subAgent?.resultExcerpt).toContain("leaf done");
   });
 
-  it("never sends a capability credential to a sub-agent (environment, RPC answers, model requests)", () => {
+  it("never sends a capability credential or the model key to a sub-agent (environment, RPC answers, model requests)", () => {
     expect(sent.filter((s) => s.what === "launch").length).toBe(11);
     expect(sent.filter((s) => s.what === "registerSubAgent").length).toBeGreaterThanOrEqual(10);
     expect(sent.filter((s) => s.what === "subAgentExecuteTool").length).toBeGreaterThanOrEqual(4);
     for (const s of sent) expect(json(s.message), `${s.what} sent to a sub-agent`).not.toContain(LAB_SECRET);
-    // The capability did get it (the lab tool reports key_present), and the model key is only in the environment.
+    // The capability did get it (the lab tool reports key_present).
     expect(json(sent)).toContain('\\"key_present\\":true');
-    for (const s of sent.filter((x) => x.what === "registerSubAgent")) expect(json(s.message)).not.toContain(MODEL_KEY);
+    // Nor does the model key reach a sub-agent (environment, RPC answers): the Engine's gateway adds it.
+    for (const s of sent.filter((x) => x.what === "launch" || x.what === "registerSubAgent")) expect(json(s.message), s.what).not.toContain(MODEL_KEY);
+    const subAgentCalls = lab.model.requests.filter((r) => r.body && fromSubAgent(r.body));
+    expect(subAgentCalls.length).toBeGreaterThan(0);
+    for (const r of subAgentCalls) expect(r.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
     for (const r of lab.model.chatRequests()) expect(json(r)).not.toContain(LAB_SECRET);
   });
 });

@@ -16,7 +16,7 @@ describe("sub-agent limits", () => {
         limits: { killGraceMs: 1000 },
         // The default launcher, with the permission flags left out when a test asks for it.
         launcher: (req) => {
-          const spec = subAgentLaunchSpec({ engineAddress: req.engineAddress, sandbox: sandboxed, ...(req.model.apiKey ? { apiKey: req.model.apiKey } : {}) });
+          const spec = subAgentLaunchSpec({ engineAddress: req.engineAddress, modelGateway: req.modelGateway, sandbox: sandboxed });
           return { command: spec.command, args: spec.args, env: spec.env };
         },
       },

@@ -1,6 +1,8 @@
+import { isAbsolute } from "node:path";
 import { AgentConfigError } from "./errors.js";
 import { parseModelSettings } from "./settings.js";
 import type { ModelSettings } from "./settings.js";
+import type { ModelEndpoint } from "./gateway-fetch.js";
 
 /** Everything the Agent process knows: the environment the Engine gives it, and the spawn token from stdin. */
 export interface AgentConfig {
@@ -8,9 +10,11 @@ export interface AgentConfig {
   engineAddress: string;
   token: string;
   agentId: string;
-  /** Model endpoint (OpenAI-compatible), e.g. `http://127.0.0.1:11434/v1`. Empty: the SDK default. */
-  baseURL: string;
-  apiKey: string;
+  /**
+   * Where model calls go: the Engine's model gateway (a unix socket), authenticated with the
+   * spawn token. The Agent never holds the model API key.
+   */
+  modelEndpoint: ModelEndpoint;
   model: string;
   /** Tokens; compaction starts at 70% of it. */
   contextWindow: number;
@@ -24,8 +28,7 @@ export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const AGENT_ENV = {
   engineAddress: "PALISADE_ENGINE_ADDRESS",
   agentId: "PALISADE_AGENT_ID",
-  baseURL: "OPENAI_BASE_URL",
-  apiKey: "OPENAI_API_KEY",
+  modelGateway: "PALISADE_MODEL_GATEWAY",
   model: "PALISADE_MODEL",
   contextWindow: "PALISADE_CONTEXT_WINDOW",
   modelSettings: "PALISADE_MODEL_SETTINGS",
@@ -41,8 +44,11 @@ export function readAgentConfig(env: Record<string, string | undefined>, secrets
   const engineAddress = get(AGENT_ENV.engineAddress);
   const token = secrets.token.trim();
   const model = get(AGENT_ENV.model);
+  const gateway = get(AGENT_ENV.modelGateway);
   if (!engineAddress) problems.push(`${AGENT_ENV.engineAddress} is not set (the Engine's address: unix:/path or host:port)`);
   if (!token) problems.push("no spawn token: the Engine writes it as the first line of the Agent's stdin");
+  if (!gateway) problems.push(`${AGENT_ENV.modelGateway} is not set (the unix socket of the Engine's model gateway)`);
+  else if (!isAbsolute(gateway)) problems.push(`${AGENT_ENV.modelGateway}=${JSON.stringify(gateway)} must be an absolute path of a unix socket`);
   if (!model) problems.push(`${AGENT_ENV.model} is not set (the model name, e.g. gpt-4o-mini)`);
   const rawWindow = get(AGENT_ENV.contextWindow);
   let contextWindow = DEFAULT_CONTEXT_WINDOW;
@@ -59,9 +65,7 @@ export function readAgentConfig(env: Record<string, string | undefined>, secrets
     engineAddress,
     token,
     agentId: get(AGENT_ENV.agentId) || "agent",
-    baseURL: get(AGENT_ENV.baseURL),
-    // The SDK refuses an empty key; local servers (Ollama, vLLM) accept any.
-    apiKey: get(AGENT_ENV.apiKey) || "unused",
+    modelEndpoint: { gateway, credential: token },
     model,
     contextWindow,
     ...(rawSettings ? { modelSettings } : {}),

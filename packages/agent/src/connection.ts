@@ -14,7 +14,7 @@ export const INITIAL_TOOL_DEFS_TIMEOUT_MS = 10_000;
 
 export interface RunAgentOptions {
   config: AgentConfig;
-  /** Default: the openai SDK against config.baseURL with `retry`. */
+  /** Default: the openai SDK against config.modelEndpoint with `retry`. */
   callModel?: CallModel;
   retry?: Partial<RetryPolicy>;
   /** Default 10 s. */
@@ -43,8 +43,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   const callModel =
     options.callModel ??
     createModelCaller({
-      baseURL: config.baseURL,
-      apiKey: config.apiKey,
+      endpoint: config.modelEndpoint,
       retry: options.retry ?? {},
       ...(config.modelSettings ? { settings: config.modelSettings } : {}),
       log,

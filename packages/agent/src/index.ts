@@ -14,8 +14,9 @@ export type { LoadedTools, ProposedCall, ThoughtData, ToolOutcome, TurnPorts, Tu
 export { COMPACT_AT, KEEP_RECENT, TRIM_TOOL_RESULTS_AT, prepareContext } from "./compact.js";
 export type { ContextInput, MemoryFlushData, PreparedContext } from "./compact.js";
 export { estimateTokens, fitToolResults, parseCompaction, planCompaction, toChatMessages } from "./context.js";
-export { createHttpFetch } from "./http-fetch.js";
-export { createModelCaller } from "./llm.js";
+export { GATEWAY_BASE_URL, sdkTransport } from "./gateway-fetch.js";
+export type { ModelEndpoint, SdkTransport } from "./gateway-fetch.js";
+export { SESSION_HEADER, createModelCaller } from "./llm.js";
 export { StreamAccumulator, StreamErrorEvent } from "./accumulator.js";
 export type { ChunkSink } from "./accumulator.js";
 export { classifyModelError, keepErrorBodies, normalizeErrorBody } from "./model-errors.js";

@@ -8,8 +8,8 @@ export interface AgentLaunchOptions {
   engineAddress: string;
   model: string;
   agentId?: string;
-  baseURL?: string;
-  apiKey?: string;
+  /** Unix socket path of the Engine's model gateway: the Agent's only way to the model (it holds no key). */
+  modelGateway: string;
   contextWindow?: number;
   /** Request shaping, time limits and retries; sent as JSON (never credentials). */
   modelSettings?: Partial<ModelSettings>;
@@ -84,8 +84,9 @@ function dependencyClosure(pkgDirs: string[]): string[] {
  * The command line that runs the compiled Agent under Node's permission model: no fs writes, no
  * child processes, no workers, no addons, fs reads only of its own code (its package, the real
  * paths of the workspace packages it imports, node_modules), and an environment reduced to the
- * Engine address and the model settings. The spawn token is not part of it: whoever starts the
- * process writes it as the first line of its stdin and holds the pipe open (parent.ts).
+ * Engine address, the model name, the model settings and the model gateway's socket (no key).
+ * The spawn token is not part of it: whoever starts the process writes it as the first line of
+ * its stdin and holds the pipe open (parent.ts).
  */
 export function agentLaunchSpec(options: AgentLaunchOptions): LaunchSpec {
   const pkgDir = realpathSync(agentPackageDir());
@@ -104,10 +105,9 @@ export function agentLaunchSpec(options: AgentLaunchOptions): LaunchSpec {
   const env: Record<string, string> = {
     [AGENT_ENV.engineAddress]: options.engineAddress,
     [AGENT_ENV.model]: options.model,
+    [AGENT_ENV.modelGateway]: options.modelGateway,
   };
   if (options.agentId) env[AGENT_ENV.agentId] = options.agentId;
-  if (options.baseURL) env[AGENT_ENV.baseURL] = options.baseURL;
-  if (options.apiKey) env[AGENT_ENV.apiKey] = options.apiKey;
   if (options.contextWindow) env[AGENT_ENV.contextWindow] = String(options.contextWindow);
   if (options.modelSettings) env[AGENT_ENV.modelSettings] = JSON.stringify(options.modelSettings);
   return { command: options.nodePath ?? process.execPath, args, env, readPaths };

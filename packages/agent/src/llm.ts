@@ -1,7 +1,8 @@
 import type OpenAI from "openai";
 import { StreamAccumulator } from "./accumulator.js";
 import { AgentFailure } from "./errors.js";
-import { createHttpFetch } from "./http-fetch.js";
+import { sdkTransport } from "./gateway-fetch.js";
+import type { ModelEndpoint } from "./gateway-fetch.js";
 import type { CallModel, ModelRequest, ModelResult } from "./model.js";
 import { classifyModelError, keepErrorBodies } from "./model-errors.js";
 import type { ModelFailure } from "./model-errors.js";
@@ -15,8 +16,8 @@ import { TextToolCalls } from "./text-tools.js";
 export { StreamAccumulator };
 
 export interface ModelClientOptions {
-  baseURL: string;
-  apiKey: string;
+  /** The Engine's model gateway (the Agent process), or an endpoint directly (in-process tests). */
+  endpoint: ModelEndpoint;
   retry?: Partial<RetryPolicy>;
   /** Request shaping, time limits and retries (default: DEFAULT_MODEL_SETTINGS). */
   settings?: Partial<ModelSettings>;
@@ -25,6 +26,14 @@ export interface ModelClientOptions {
 }
 
 type Sdk = typeof OpenAI;
+
+/** Header naming the session a call is for (the Engine's gateway counts tokens per session). */
+export const SESSION_HEADER = "x-palisade-session";
+
+function describeEndpoint(endpoint: ModelEndpoint): string {
+  if ("gateway" in endpoint) return `the Engine's model gateway (${endpoint.gateway})`;
+  return endpoint.baseURL || "https://api.openai.com/v1";
+}
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -111,7 +120,7 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
     maxTotalDelayMs: Math.max(DEFAULT_RETRY.maxTotalDelayMs, settings.maxRetryWaitMs),
     ...options.retry,
   };
-  const where = settings.server || options.baseURL || "https://api.openai.com/v1";
+  const where = settings.server || describeEndpoint(options.endpoint);
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const quirks = new Map<string, ServerQuirks>();
   const quirksOf = (model: string): ServerQuirks => {
@@ -121,17 +130,17 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
   };
   let client: Promise<{ OpenAI: Sdk; client: OpenAI }> | undefined;
   const getClient = (): Promise<{ OpenAI: Sdk; client: OpenAI }> =>
-    (client ??= preloadModelSdk().then((OpenAI) => ({
+    (client ??= Promise.all([preloadModelSdk(), sdkTransport(options.endpoint)]).then(([OpenAI, transport]) => ({
       OpenAI,
       client: new OpenAI({
-        apiKey: options.apiKey,
-        ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+        apiKey: transport.apiKey,
+        ...(transport.baseURL ? { baseURL: transport.baseURL } : {}),
         // Retries are ours: bounded in total time and aware of partially streamed output.
         maxRetries: 0,
         timeout: settings.requestTimeoutMs,
         // Whatever fetch reaches the model, keep this wrap: it rewrites error bodies of every
         // shape (vLLM, Ollama, llama.cpp, plain text, none) so the SDK's error keeps the server's words.
-        fetch: keepErrorBodies(createHttpFetch()),
+        fetch: keepErrorBodies(transport.fetch ?? globalThis.fetch),
       }),
     })));
 
@@ -158,7 +167,9 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
       .create(body(request, q) as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
         signal: request.signal,
         timeout: settings.requestTimeoutMs,
-        ...(Object.keys(settings.headers).length > 0 ? { headers: settings.headers } : {}),
+        ...(Object.keys(settings.headers).length > 0 || request.sessionId
+          ? { headers: { ...settings.headers, ...(request.sessionId ? { [SESSION_HEADER]: request.sessionId } : {}) } }
+          : {}),
       })
       .asResponse();
     if (!response.body) return;

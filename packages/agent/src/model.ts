@@ -32,6 +32,8 @@ export interface ModelRequest {
   messages: ChatCompletionMessageParam[];
   tools: ChatCompletionTool[];
   signal: AbortSignal;
+  /** The session the call is for (the Engine's gateway counts tokens per session). */
+  sessionId?: string;
   /** Called with each content delta as it arrives; absent for internal calls (compaction). */
   onToken?: (text: string) => void;
   /** Called with each reasoning delta as it arrives. */

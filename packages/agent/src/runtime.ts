@@ -214,7 +214,7 @@ export class AgentRuntime {
       this.options.send(event);
     };
     return {
-      callModel: this.options.callModel,
+      callModel: (request) => this.options.callModel({ ...request, sessionId: turn.sessionId }),
       emitToken: (text) => streams.token(text),
       emitThought: (stage, text) => {
         if (stage === "reasoning") streams.reasoning(text);

@@ -28,9 +28,17 @@ const msg = (role: string, content: string, extra: ContextMessageInit = {}): Con
 };
 
 describe("readAgentConfig", () => {
-  it("reads the variables with defaults, and the token from where main.ts read it (stdin), never the environment", () => {
-    const c = readAgentConfig({ PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_AGENT_TOKEN: "from-env", PALISADE_MODEL: "m", HOME: "/root" }, { token: "t" });
-    expect(c).toEqual({ engineAddress: "unix:/s", token: "t", agentId: "agent", baseURL: "", apiKey: "unused", model: "m", contextWindow: 128_000 });
+  it("reads its variables with defaults, the token from where main.ts read it (stdin), never the environment; the model is reached through the gateway with the spawn token", () => {
+    const c = readAgentConfig({ PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_AGENT_TOKEN: "from-env", PALISADE_MODEL: "m", PALISADE_MODEL_GATEWAY: "/run/g.sock", HOME: "/root" }, { token: "t" });
+    expect(c).toEqual({ engineAddress: "unix:/s", token: "t", agentId: "agent", modelEndpoint: { gateway: "/run/g.sock", credential: "t" }, model: "m", contextWindow: 128_000 });
+  });
+  it("ignores OPENAI_API_KEY and OPENAI_BASE_URL: the Agent has no key and no endpoint of its own", () => {
+    const c = readAgentConfig({ PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_MODEL: "m", PALISADE_MODEL_GATEWAY: "/g", OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: "http://h/v1" }, { token: "t" });
+    expect(JSON.stringify(c)).not.toContain("sk-x");
+    expect(JSON.stringify(c)).not.toContain("http://h");
+  });
+  it("wants an absolute gateway socket path", () => {
+    expect(() => readAgentConfig({ PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_MODEL: "m", PALISADE_MODEL_GATEWAY: "g.sock" }, { token: "t" })).toThrow(/PALISADE_MODEL_GATEWAY="g.sock" must be an absolute path/);
   });
   it("lists every problem", () => {
     const err = (() => {
@@ -41,7 +49,7 @@ describe("readAgentConfig", () => {
       }
     })() as AgentConfigError;
     expect(err).toBeInstanceOf(AgentConfigError);
-    expect(err.problems).toHaveLength(4);
+    expect(err.problems).toHaveLength(5);
     expect(err.problems).toContain("no spawn token: the Engine writes it as the first line of the Agent's stdin");
   });
 });

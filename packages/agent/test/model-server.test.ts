@@ -31,7 +31,7 @@ describe("SseParser", () => {
 });
 
 describe("readAgentConfig: model settings from the Engine", () => {
-  const env = { PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_MODEL: "m" };
+  const env = { PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_MODEL: "m", PALISADE_MODEL_GATEWAY: "/run/g.sock" };
   const secrets = { token: "t" };
   it("reads PALISADE_MODEL_SETTINGS over the defaults", () => {
     const c = readAgentConfig({ ...env, PALISADE_MODEL_SETTINGS: JSON.stringify({ idleTimeoutMs: 5000, textToolCalls: "auto", headers: { "X-Title": "P" } }) }, secrets);

@@ -1,6 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { createConnection, createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentLaunchSpec, agentPackageDir } from "@palisade/agent";
@@ -33,17 +34,34 @@ afterEach(async () => {
   cleanup = [];
 });
 
-async function fixtures(): Promise<{ dir: TempDir; model: ScriptedServer; engine: FakeEngine }> {
+/**
+ * A unix socket whose bytes are relayed to the scripted model's TCP port: where the Engine's model
+ * gateway would listen. (The gateway itself is tested with the Engine; here the Agent's side is.)
+ */
+async function socketRelay(path: string, port: number): Promise<() => Promise<void>> {
+  const server = createServer((c) => {
+    const up = createConnection({ host: "127.0.0.1", port });
+    c.pipe(up).pipe(c);
+    c.on("error", () => up.destroy());
+    up.on("error", () => c.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(path, resolve));
+  return () => new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+async function fixtures(): Promise<{ dir: TempDir; model: ScriptedServer; engine: FakeEngine; gateway: string }> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`make build\` (or npx tsc -b) before these tests`);
   const dir = await makeTempDir("palisade-agent-sbx-");
   const model = await startScriptedServer({ fallback: reply.text("hello from a sandboxed agent") });
   const engine = await new FakeEngine({}).start(join(dir.path, "engine.sock"));
-  cleanup.push(() => dir.remove(), () => model.close(), () => engine.close());
-  return { dir, model, engine };
+  const gateway = join(dir.path, "gateway.sock");
+  const closeRelay = await socketRelay(gateway, model.port);
+  cleanup.push(() => dir.remove(), () => model.close(), () => engine.close(), closeRelay);
+  return { dir, model, engine, gateway };
 }
 
-function spawnAgent(engine: FakeEngine, model: ScriptedServer, sandbox: boolean): Child {
-  const spec = agentLaunchSpec({ engineAddress: engine.address, agentId: "atlas", model: "scripted-model", baseURL: model.baseURL, apiKey: "sk-x", sandbox });
+function spawnAgent(engine: FakeEngine, gateway: string, sandbox: boolean): Child {
+  const spec = agentLaunchSpec({ engineAddress: engine.address, agentId: "atlas", model: "scripted-model", modelGateway: gateway, sandbox });
   const child = run(spec, "tok-1");
   cleanup.unshift(async () => {
     if (child.proc.exitCode === null) child.proc.kill("SIGKILL");
@@ -54,8 +72,8 @@ function spawnAgent(engine: FakeEngine, model: ScriptedServer, sandbox: boolean)
 
 describe("the compiled Agent as a real child process", () => {
   it("under the permission model cannot write, spawn, read outside its code or start workers, and still answers", async () => {
-    const { engine, model } = await fixtures();
-    const child = spawnAgent(engine, model, true);
+    const { engine, model, gateway } = await fixtures();
+    const child = spawnAgent(engine, gateway, true);
     const ready = await engine.connected(10_000).catch((e: unknown) => {
       throw new Error(`agent did not connect; stderr:\n${child.stderr()}`, { cause: e });
     });
@@ -74,14 +92,17 @@ describe("the compiled Agent as a real child process", () => {
 
     const out = await engine.turn({ sessionId: "s", messageId: "m", content: "hi" });
     expect(out.complete?.content).toBe("hello from a sandboxed agent");
+    // The call went over the gateway socket, with the spawn token as its only credential.
+    expect(model.requests.at(-1)?.headers.authorization).toBe("Bearer tok-1");
+    expect(model.requests.at(-1)?.headers["x-palisade-session"]).toBe("s");
 
     engine.send({ directive: { case: "shutdown", value: { reason: "test over" } } });
     expect(await child.exited).toBe(0);
   });
 
   it("without the sandbox the same probes succeed, so the report is real", async () => {
-    const { engine, model } = await fixtures();
-    const child = spawnAgent(engine, model, false);
+    const { engine, gateway } = await fixtures();
+    const child = spawnAgent(engine, gateway, false);
     const ready = await engine.connected(10_000);
     if (ready.event.case !== "ready") throw new Error("expected AgentReady");
     expect(ready.event.value.sandbox).toMatchObject({ canWriteFile: true, canSpawnProcess: true, canStartWorker: true, permissionModel: false });
@@ -94,12 +115,12 @@ describe("the compiled Agent as a real child process", () => {
     const child = run({ command: process.execPath, args: [MAIN], env: { PALISADE_CONTEXT_WINDOW: "tiny" } });
     expect(await child.exited).toBe(2);
     const err = child.stderr();
-    for (const name of ["PALISADE_ENGINE_ADDRESS", "no spawn token", "PALISADE_MODEL", "PALISADE_CONTEXT_WINDOW"]) expect(err).toContain(name);
+    for (const name of ["PALISADE_ENGINE_ADDRESS", "no spawn token", "PALISADE_MODEL", "PALISADE_MODEL_GATEWAY", "PALISADE_CONTEXT_WINDOW"]) expect(err).toContain(name);
   });
 
   it("keeps its spawn token out of /proc/<pid>/environ and cmdline, and exits within 2 s when the Engine's pipe on stdin closes", async () => {
-    const { engine, model } = await fixtures();
-    const child = spawnAgent(engine, model, true);
+    const { engine, gateway } = await fixtures();
+    const child = spawnAgent(engine, gateway, true);
     await engine.connected(10_000);
     const pid = child.proc.pid ?? -1;
     for (const file of ["environ", "cmdline"]) expect(readFileSync(`/proc/${String(pid)}/${file}`, "latin1")).not.toContain("tok-1");
@@ -112,8 +133,8 @@ describe("the compiled Agent as a real child process", () => {
   });
 
   it("exits when the Engine goes away", async () => {
-    const { engine, model } = await fixtures();
-    const child = spawnAgent(engine, model, true);
+    const { engine, gateway } = await fixtures();
+    const child = spawnAgent(engine, gateway, true);
     await engine.connected(10_000);
     await engine.close();
     expect(await child.exited).toBe(1);
@@ -121,18 +142,17 @@ describe("the compiled Agent as a real child process", () => {
   });
 });
 
-const base = { engineAddress: "unix:/run/e.sock", model: "m", baseURL: "http://127.0.0.1:1/v1", apiKey: "k", contextWindow: 32000 };
+const base = { engineAddress: "unix:/run/e.sock", model: "m", modelGateway: "/run/g.sock", contextWindow: 32000 };
 
 describe("agentLaunchSpec", () => {
 
-  it("passes only the Agent's settings in the environment", () => {
+  it("passes only the Agent's settings in the environment: no model key, no model endpoint", () => {
     const spec = agentLaunchSpec({ ...base, agentId: "atlas" });
     expect(spec.env).toEqual({
       PALISADE_ENGINE_ADDRESS: "unix:/run/e.sock",
       PALISADE_AGENT_ID: "atlas",
       PALISADE_MODEL: "m",
-      OPENAI_BASE_URL: "http://127.0.0.1:1/v1",
-      OPENAI_API_KEY: "k",
+      PALISADE_MODEL_GATEWAY: "/run/g.sock",
       PALISADE_CONTEXT_WINDOW: "32000",
     });
     expect(spec.command).toBe(process.execPath);

@@ -1,9 +1,10 @@
 // startEngine: config → store, Shield, capabilities → gRPC server (three services) → Agent.
-import { rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { RpcServer, unixSocketPath } from "@palisade/protocol";
 import { AgentService, ClientService, SubAgentService } from "@palisade/protocol/pipeline";
 import type { EngineDirective, PipelineEvent } from "@palisade/protocol/pipeline";
-import { AgentLink } from "./agent/link.js";
+import { AgentLink, safeEqual } from "./agent/link.js";
 import { AGENT_MAX_MESSAGE_BYTES, SUBAGENT_MAX_MESSAGE_BYTES, bearerOf, checkSocketDir, clientAuthorizer } from "./credentials.js";
 import { AgentSupervisor } from "./agent/supervisor.js";
 import { describeFacts } from "./agent/verify.js";
@@ -13,6 +14,8 @@ import type { EngineConfig, LimitsConfig } from "./config.js";
 import { defaultSocketAddress, discoverEngine, ensureDataDir, ensureToken, removeEngineInfo, resolveConfigPath, resolveDataDir, tokenPath, writeEngineInfo } from "./discovery.js";
 import { EngineError } from "./errors.js";
 import { EventBus } from "./events.js";
+import { ExchangeReplay, ModelGateway } from "./gateway/index.js";
+import type { GatewayPrincipal, SessionTokens } from "./gateway/index.js";
 import type { AgentLauncher, EngineShield, EngineStore, ToolHost } from "./ports.js";
 import { clientService } from "./services/client.js";
 // sub-agents (issue 8)
@@ -64,6 +67,8 @@ export interface StartEngineOptions {
   sandboxProbe?: SandboxProbe;
   /** sub-agents (issue 8): launcher and limits beyond config `limits.sub_agents` (tests). */
   subAgents?: { launcher?: SubAgentLauncher; limits?: Partial<SubAgentLimits> };
+  /** The model gateway's test hooks: append exchanges to `record`, or answer from the recording `replay`. */
+  gateway?: { record?: string; replay?: string };
   /** Write engine.json (default true). */
   writeDiscovery?: boolean;
   log?: (line: string) => void;
@@ -87,6 +92,10 @@ export interface RunningEngine {
   agentReady(timeoutMs?: number): Promise<void>;
   /** sub-agents (issue 8): observes launches and every message sent to a sub-agent. */
   tapSubAgents(fn: (what: string, message: unknown) => void): () => void;
+  /** The model gateway's unix socket (the Agent's only way to the model). */
+  modelGateway: string;
+  /** Tokens the model gateway counted per session id ("" for calls naming none). */
+  gatewayUsage(): ReadonlyMap<string, SessionTokens>;
 }
 
 export async function startEngine(options: StartEngineOptions = {}): Promise<RunningEngine> {
@@ -127,6 +136,8 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const approvals = new ApprovalBroker(() => config.limits.approvalTimeoutMs);
   const external = options.agent && "external" in options.agent ? options.agent.external : undefined;
   let supervisor: AgentSupervisor | undefined;
+  // The credential of the live Agent at the model gateway: its spawn token.
+  let agentCredential: string | undefined = external?.token;
 
   const link = new AgentLink({
     allowUnsandboxed: () => config.agent.allowUnsandboxed,
@@ -144,7 +155,10 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
       turns.onAgentLost(reason);
       supervisor?.disconnected(reason);
     },
-    onRefused: (reason) => supervisor?.refused(reason),
+    onRefused: (reason) => {
+      agentCredential = undefined;
+      supervisor?.refused(reason);
+    },
     onImpostor: (reason) => supervisor?.disconnected(reason),
     readyTimeoutMs: config.limits.agentReadyTimeoutMs,
     log,
@@ -185,7 +199,24 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     },
   });
   // sub-agents (issue 8): their tool calls run through turnEnv's pipeline, in the turn that spawned them.
-  subAgents.attach({ env: turnEnv, currentTurn: (id) => turns.activeTurns.find((t) => t.session.id === id && t.state === "running") }, () => boundAddress);
+  // The private runtime directory (0700, mkdtemp): the model gateway's socket lives there.
+  const runtimeDir = await mkdtemp(join(tmpdir(), "palisade-engine-"));
+  const gateway = new ModelGateway({
+    authorize: (credential): GatewayPrincipal | undefined => {
+      if (agentCredential !== undefined && safeEqual(credential, agentCredential)) return { kind: "agent" };
+      const run = subAgents.byToken(credential);
+      return run?.running ? { kind: "subagent", name: run.name, sessionId: run.sessionId } : undefined;
+    },
+    model: () => config.model,
+    // A client may choose the model of its turn; the Agent may use it while that turn runs.
+    allowedModels: () => turns.activeTurns.map((t) => t.session.model).filter(Boolean),
+    env,
+    ...(options.gateway?.record ? { record: options.gateway.record } : {}),
+    ...(options.gateway?.replay ? { replay: await ExchangeReplay.load(options.gateway.replay) } : {}),
+    log,
+  });
+  await gateway.listen(join(runtimeDir, "model-gateway.sock"));
+  subAgents.attach({ env: turnEnv, currentTurn: (id) => turns.activeTurns.find((t) => t.session.id === id && t.state === "running") }, () => boundAddress, () => gateway.path);
   const startedAt = Date.now();
 
   const address = options.listen ?? config.listen.tcp ?? config.listen.unix ?? defaultSocketAddress(dataDir);
@@ -210,7 +241,10 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
       approvals.cancelAll();
       link.send({ directive: { case: "shutdown", value: { reason: "the Engine is stopping" } } });
       await supervisor?.stop(2000);
+      agentCredential = undefined;
       link.close("the Engine stopped");
+      await gateway.close();
+      await rm(runtimeDir, { recursive: true, force: true });
       bus.closeSession();
       await server.close(1000);
       await host.close().catch((err: unknown) => log(`closing capabilities: ${(err as Error).message}`));
@@ -264,6 +298,8 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   try {
     boundAddress = await server.listen(address);
   } catch (err) {
+    await gateway.close();
+    await rm(runtimeDir, { recursive: true, force: true });
     await host.close().catch(() => undefined);
     await store.close();
     throw new EngineError("LISTEN_FAILED", `cannot listen on ${address}: ${(err as Error).message}`, { cause: err });
@@ -273,8 +309,11 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   if (!external) {
     supervisor = new AgentSupervisor({
       link,
-      launcher: parts.launcher,
-      request: () => ({ engineAddress: boundAddress, agentId: config.agent.name, model: config.model }),
+      launcher: (req) => {
+        agentCredential = req.token;
+        return parts.launcher(req);
+      },
+      request: () => ({ engineAddress: boundAddress, modelGateway: gateway.path, agentId: config.agent.name, model: config.model }),
       budget: config.limits.agentRestartBudget,
       windowMs: config.limits.agentRestartWindowMs,
       readyTimeoutMs: config.limits.agentReadyTimeoutMs,
@@ -299,6 +338,8 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     agentPid: () => supervisor?.pid ?? link.info?.pid,
     agentReady: (timeoutMs = 15_000) => link.waitConnected(timeoutMs),
     tapSubAgents: (fn) => subAgents.tap(fn), // sub-agents (issue 8)
+    modelGateway: gateway.path,
+    gatewayUsage: () => gateway.usage(),
   };
 }
 

@@ -32,6 +32,8 @@ export { MemoryStore } from "./adapters/memory-store.js";
 export { PolicyShield } from "./adapters/policy-shield.js";
 export { sandboxViolations, safeEqual } from "./agent/link.js";
 export { withinBudget } from "./agent/supervisor.js";
+export { DEFAULT_BASE_URL, ExchangeReplay, ModelGateway, SESSION_HEADER, UsageScanner, proxySettings, usageOf } from "./gateway/index.js";
+export type { GatewayModel, GatewayPrincipal, ModelGatewayOptions, SessionTokens, TokenCount } from "./gateway/index.js";
 export type {
   AgentLaunch,
   AgentLaunchRequest,

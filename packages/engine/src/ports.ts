@@ -281,6 +281,8 @@ export interface AgentLaunch {
 
 export interface AgentLaunchRequest {
   engineAddress: string;
+  /** Unix socket of the Engine's model gateway; `token` is the credential there too. */
+  modelGateway: string;
   token: string;
   agentId: string;
   model: ModelConfig;

@@ -7,7 +7,6 @@
 // at most TITLE_CONCURRENCY at a time, so a burst of new sessions does not pay for its titles
 // with the CPU its answers need.
 import OpenAI from "openai";
-import { createHttpFetch } from "@palisade/agent";
 import { isModelConfigured } from "./config.js";
 import type { ModelEndpoint } from "./config.js";
 import type { EngineStore, SessionRecord } from "./ports.js";
@@ -146,7 +145,7 @@ export class TitleWriter {
     const apiKey = model.apiKey || "not-needed";
     const key = JSON.stringify([apiKey, model.baseUrl, timeout]);
     if (this.client?.key !== key) {
-      this.client = { key, client: new OpenAI({ apiKey, ...(model.baseUrl ? { baseURL: model.baseUrl } : {}), maxRetries: 0, timeout, fetch: createHttpFetch() }) };
+      this.client = { key, client: new OpenAI({ apiKey, ...(model.baseUrl ? { baseURL: model.baseUrl } : {}), maxRetries: 0, timeout }) };
     }
     return this.client.client;
   }

@@ -7,6 +7,7 @@ export const SUBAGENT_ENV = {
   engineAddress: AGENT_ENV.engineAddress,
   contextWindow: AGENT_ENV.contextWindow,
   modelSettings: AGENT_ENV.modelSettings,
+  modelGateway: AGENT_ENV.modelGateway,
 } as const;
 
 export interface SubAgentConfig {
@@ -14,6 +15,8 @@ export interface SubAgentConfig {
   engineAddress: string;
   /** Per-spawn token; proves this process is the one the Engine started. */
   token: string;
+  /** Unix socket of the Engine's model gateway; the token is the credential there too. */
+  modelGateway: string;
   contextWindow: number;
   /** The Engine's `model:` request settings (time limits, retries, headers); defaults when absent. */
   modelSettings?: ModelSettings;
@@ -37,6 +40,8 @@ export function readSubAgentConfig(env: Record<string, string | undefined>, secr
   const token = secrets.token.trim();
   if (!engineAddress) problems.push(`${SUBAGENT_ENV.engineAddress} is not set (the Engine's address: unix:/path or host:port)`);
   if (!token) problems.push("no spawn token: the Engine writes it as the first line of the sub-agent's stdin");
+  const modelGateway = get(SUBAGENT_ENV.modelGateway);
+  if (!modelGateway.startsWith("/")) problems.push(`${SUBAGENT_ENV.modelGateway} must be the absolute path of the Engine's model gateway socket, got ${JSON.stringify(modelGateway)}`);
   const raw = get(SUBAGENT_ENV.contextWindow);
   const contextWindow = raw ? Number(raw) : 128_000;
   if (!Number.isInteger(contextWindow) || contextWindow < 1024) {
@@ -45,5 +50,5 @@ export function readSubAgentConfig(env: Record<string, string | undefined>, secr
   const rawSettings = get(SUBAGENT_ENV.modelSettings);
   const modelSettings = parseModelSettings(rawSettings, SUBAGENT_ENV.modelSettings, problems);
   if (problems.length > 0) throw new SubAgentConfigError(problems);
-  return { engineAddress, token, contextWindow, ...(rawSettings ? { modelSettings } : {}) };
+  return { engineAddress, token, modelGateway, contextWindow, ...(rawSettings ? { modelSettings } : {}) };
 }

@@ -4,5 +4,5 @@ export { Conversation, withInjected } from "./conversation.js";
 export type { ChatMessage, Injection, Poll, PollResult } from "./conversation.js";
 export { DEFAULT_MAX_LLM_CALLS, runSubAgent } from "./run.js";
 export type { RunSubAgentOptions, SubAgentExit } from "./run.js";
-export { SUBAGENT_API_KEY_ENV, subAgentLaunchSpec, subAgentPackageDir } from "./launch.js";
+export { subAgentLaunchSpec, subAgentPackageDir } from "./launch.js";
 export { toContextMessages } from "./transcript.js";

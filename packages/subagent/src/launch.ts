@@ -4,14 +4,14 @@
 import { realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AGENT_ENV, agentLaunchSpec, agentPackageDir } from "@palisade/agent";
+import { agentLaunchSpec, agentPackageDir } from "@palisade/agent";
 import type { LaunchSpec, ModelSettings } from "@palisade/agent";
 import { SUBAGENT_ENV } from "./config.js";
 
 export interface SubAgentLaunchOptions {
   engineAddress: string;
-  /** Model endpoint key; reaches the process only in OPENAI_API_KEY (named in RegisterSubAgent). */
-  apiKey?: string;
+  /** Unix socket path of the Engine's model gateway (the sub-agent holds no model key). */
+  modelGateway: string;
   contextWindow?: number;
   /** Request shaping, time limits and retries; sent as JSON (never credentials). */
   modelSettings?: Partial<ModelSettings>;
@@ -25,15 +25,13 @@ export function subAgentPackageDir(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), "..");
 }
 
-/** The environment variable that holds the model key in the sub-agent's environment. */
-export const SUBAGENT_API_KEY_ENV = AGENT_ENV.apiKey;
-
 export function subAgentLaunchSpec(options: SubAgentLaunchOptions): LaunchSpec {
   const pkgDir = realpathSync(subAgentPackageDir());
   const agentMain = join(realpathSync(agentPackageDir()), "dist", "main.js");
   const base = agentLaunchSpec({
     engineAddress: options.engineAddress,
     model: "",
+    modelGateway: options.modelGateway,
     extraPackages: [pkgDir],
     ...(options.nodePath ? { nodePath: options.nodePath } : {}),
     ...(options.sandbox === false ? { sandbox: false } : {}),
@@ -44,8 +42,8 @@ export function subAgentLaunchSpec(options: SubAgentLaunchOptions): LaunchSpec {
   args[at] = join(pkgDir, "dist", "main.js");
   const env: Record<string, string> = {
     [SUBAGENT_ENV.engineAddress]: options.engineAddress,
+    [SUBAGENT_ENV.modelGateway]: options.modelGateway,
   };
-  if (options.apiKey) env[SUBAGENT_API_KEY_ENV] = options.apiKey;
   if (options.contextWindow) env[SUBAGENT_ENV.contextWindow] = String(options.contextWindow);
   if (options.modelSettings) env[SUBAGENT_ENV.modelSettings] = JSON.stringify(options.modelSettings);
   return { command: base.command, args, env, readPaths: base.readPaths };

@@ -22,7 +22,7 @@ async function main(): Promise<number> {
   }
   const stop = new AbortController();
   process.once("SIGTERM", () => stop.abort());
-  const exit = await runSubAgent({ config, env: process.env, signal: stop.signal });
+  const exit = await runSubAgent({ config, signal: stop.signal });
   if (exit.code !== 0) process.stderr.write(`palisade-subagent: ${exit.reason}\n`);
   return exit.code;
 }

@@ -18,9 +18,7 @@ const TOOL_CALL_DEADLINE_MS = 3_600_000;
 
 export interface RunSubAgentOptions {
   config: SubAgentConfig;
-  /** The process environment: the model key is read from the variable the Engine names. */
-  env: Record<string, string | undefined>;
-  /** Default: the openai SDK against the base URL the Engine sent. */
+  /** Default: the openai SDK through the Engine's model gateway. */
   callModel?: CallModel;
   /** Default: probe now. */
   sandbox?: SandboxProbe;
@@ -87,8 +85,7 @@ export async function runSubAgent(options: RunSubAgentOptions): Promise<SubAgent
     } catch (err) {
       return { code: 2, reason: `RegisterSubAgent at ${config.engineAddress} failed (${why(err)})` };
     }
-    const apiKey = (reg.apiKeyEnv ? options.env[reg.apiKeyEnv] : undefined) || "unused";
-    const callModel = options.callModel ?? createModelCaller({ baseURL: reg.baseUrl, apiKey, ...(config.modelSettings ? { settings: config.modelSettings } : {}), log });
+    const callModel = options.callModel ?? createModelCaller({ endpoint: { gateway: config.modelGateway, credential: config.token }, ...(config.modelSettings ? { settings: config.modelSettings } : {}), log });
     return await work(client, reg, callModel, options);
   } finally {
     client.close();

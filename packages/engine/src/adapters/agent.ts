@@ -1,6 +1,7 @@
 // AgentLauncher over @palisade/agent's agentLaunchSpec: compiled JS under Node's permission
-// model with an environment reduced to the engine address and model settings (the spawn token
-// goes on its stdin, see child-stdin.ts).
+// model with an environment reduced to the engine address, model name, model settings and the
+// model gateway's socket (the spawn token goes on its stdin, see child-stdin.ts). The model key
+// stays in the Engine.
 import { agentLaunchSpec } from "@palisade/agent";
 import type { ModelSettings } from "@palisade/agent";
 import type { ModelConfig } from "../config.js";
@@ -10,7 +11,8 @@ import type { AgentLauncher } from "../ports.js";
 export function modelSettingsOf(m: ModelConfig): ModelSettings {
   return {
     server: m.baseUrl ?? "",
-    headers: m.headers,
+    // Added by the Engine's model gateway: a header may carry a credential (Azure's api-key).
+    headers: {},
     extraBody: m.extraBody,
     idleTimeoutMs: m.idleTimeoutMs,
     requestTimeoutMs: m.requestTimeoutMs,
@@ -29,8 +31,7 @@ export function agentLauncher(): AgentLauncher {
       model: req.model.name,
       contextWindow: req.model.contextWindow,
       modelSettings: modelSettingsOf(req.model),
-      ...(req.model.baseUrl ? { baseURL: req.model.baseUrl } : {}),
-      ...(req.model.apiKey ? { apiKey: req.model.apiKey } : {}),
+      modelGateway: req.modelGateway,
     });
     return { command: spec.command, args: spec.args, env: spec.env };
   };

@@ -52,6 +52,7 @@ export class SubAgentManager implements AgentToolHandler {
   private capabilities: ToolHost | undefined;
   private deps: SubAgentDeps | undefined;
   private engineAddress: () => string = () => "";
+  private modelGateway: () => string = () => "";
 
   constructor(private readonly options: SubAgentManagerOptions) {
     this.limits = { ...DEFAULT_SUBAGENT_LIMITS, ...options.limits };
@@ -64,9 +65,10 @@ export class SubAgentManager implements AgentToolHandler {
   }
 
   /** Connects the manager to the Engine once the pipeline exists; the address is read at each spawn. */
-  attach(deps: SubAgentDeps, engineAddress: () => string): void {
+  attach(deps: SubAgentDeps, engineAddress: () => string, modelGateway: () => string = () => ""): void {
     this.deps = deps;
     this.engineAddress = engineAddress;
+    this.modelGateway = modelGateway;
     // Cancelling a turn (CancelMessage, session deletion, shutdown) stops the session's sub-agents.
     deps.env.bus.onEvent((ev) => {
       if (ev.eventType === T.TURN_CANCELLED) {
@@ -185,6 +187,7 @@ export class SubAgentManager implements AgentToolHandler {
     try {
       const launch = this.options.launcher({
         engineAddress: this.engineAddress(),
+        modelGateway: this.modelGateway(),
         token: run.init.token,
         name: run.name,
         model: { ...config.model, name: run.init.model },

@@ -35,6 +35,8 @@ export const DEFAULT_SUBAGENT_LIMITS: SubAgentLimits = {
 
 export interface SubAgentLaunchRequest {
   engineAddress: string;
+  /** Unix socket of the Engine's model gateway; `token` is the credential there too. */
+  modelGateway: string;
   token: string;
   name: string;
   model: ModelConfig;

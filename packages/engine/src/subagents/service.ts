@@ -9,7 +9,6 @@ import { checkSpawnedProcess } from "../agent/verify.js";
 import type { SubAgentManager } from "./manager.js";
 import { subAgentSystemPrompt } from "./prompt.js";
 import { SubAgentRun } from "./run.js";
-import { SUBAGENT_API_KEY_ENV } from "@palisade/subagent";
 
 /** The run the call's metadata token named (RpcServer ran SubAgentManager.authorize before the body was read). */
 function authenticated(ctx: CallContext): SubAgentRun {
@@ -51,7 +50,6 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
       run.registered = true;
       const host = m.scopedHost(run);
       const tools = host.catalog();
-      const model = env.config.model;
       return answer("registerSubAgent", {
         name: run.name,
         task: run.init.task,
@@ -66,9 +64,9 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
         }),
         model: run.init.model,
         provider: "openai",
-        // The key itself is in the process environment; the wire only names the variable.
-        apiKeyEnv: model.apiKey ? SUBAGENT_API_KEY_ENV : "",
-        baseUrl: model.baseUrl ?? "",
+        // The sub-agent calls the model through the Engine's gateway: no key, no endpoint for it.
+        apiKeyEnv: "",
+        baseUrl: "",
         maxLlmCalls: m.limits.maxLlmCalls,
       });
     },

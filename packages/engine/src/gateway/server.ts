@@ -1,0 +1,263 @@
+// The model gateway: an HTTP server on a unix socket in the Engine's private runtime directory.
+// The Agent and sub-agents, which hold no API key and have no network, send their OpenAI
+// requests here; the gateway checks the caller's per-spawn credential before reading anything
+// else, allows only Chat Completions and only the models the Engine permits, adds the key,
+// forwards to the configured endpoint and streams the answer back as it arrives, counting the
+// tokens of each session on the way.
+import { once } from "node:events";
+import { chmod, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { request } from "undici";
+import type { Dispatcher } from "undici";
+import { ExchangeRecorder } from "./recorder.js";
+import type { ExchangeReplay } from "./recorder.js";
+import { upstreamDispatcher, upstreamUrl } from "./upstream.js";
+import { UsageScanner } from "./usage.js";
+import type { TokenCount } from "./usage.js";
+
+/** Who is calling, as established by its credential. */
+export type GatewayPrincipal = { kind: "agent" } | { kind: "subagent"; name: string; sessionId: string };
+
+export interface GatewayModel {
+  baseUrl?: string;
+  apiKey?: string;
+  name: string;
+  /** Extra headers on every upstream request (config `model.headers`). */
+  headers?: Record<string, string>;
+}
+
+export interface ModelGatewayOptions {
+  /** The principal a bearer credential belongs to, or undefined (refused with 401). */
+  authorize: (credential: string) => GatewayPrincipal | undefined;
+  /** The configured endpoint, key and model (read per request). */
+  model: () => GatewayModel;
+  /** Models this caller may ask for besides the configured one (e.g. a client's choice for a running turn). */
+  allowedModels?: (principal: GatewayPrincipal) => readonly string[];
+  /** Proxy variables are read from here. */
+  env: NodeJS.ProcessEnv;
+  /** Append every exchange to this JSON-lines file. */
+  record?: string;
+  /** Answer from a recording instead of an upstream. */
+  replay?: ExchangeReplay;
+  log: (line: string) => void;
+}
+
+export interface SessionTokens extends TokenCount {
+  calls: number;
+}
+
+/** The only route forwarded (under the `/v1` the SDK's base URL carries). */
+const CHAT = "/chat/completions";
+/** Header naming the session a call is for (the Agent's claim; sub-agents are bound to theirs). */
+export const SESSION_HEADER = "x-palisade-session";
+const MAX_BODY = 32 * 1024 * 1024;
+/** Request headers passed on; everything else (the Agent's credential first) stays here. */
+const FORWARD = new Set(["content-type", "accept", "user-agent", "openai-beta"]);
+/** Response headers not passed back (hop-by-hop, or describing a body encoding we changed). */
+const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection", "upgrade", "te", "trailer"]);
+
+class GatewayRefusal extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+function sendError(res: ServerResponse, status: number, code: string, message: string): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({ error: { message: `palisade model gateway: ${message}`, type: "palisade_gateway", code } });
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY) throw new GatewayRefusal(413, "request_too_large", `request body over ${String(MAX_BODY)} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export class ModelGateway {
+  private server: Server | undefined;
+  private socketPath = "";
+  private readonly dispatcher: Dispatcher;
+  private readonly recorder: ExchangeRecorder | undefined;
+  private readonly tokens = new Map<string, SessionTokens>();
+  private readonly inflight = new Set<AbortController>();
+
+  constructor(private readonly options: ModelGatewayOptions) {
+    this.dispatcher = upstreamDispatcher(options.env);
+    this.recorder = options.record ? new ExchangeRecorder(options.record, options.log) : undefined;
+  }
+
+  /** Listens on `socketPath` (its directory should be private to the Engine). */
+  async listen(socketPath: string): Promise<void> {
+    await rm(socketPath, { force: true });
+    const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(socketPath, () => resolve());
+    });
+    await chmod(socketPath, 0o600);
+    this.server = server;
+    this.socketPath = socketPath;
+  }
+
+  get path(): string {
+    return this.socketPath;
+  }
+
+  /** Tokens counted per session id ("" for calls that named none). */
+  usage(): ReadonlyMap<string, SessionTokens> {
+    return this.tokens;
+  }
+
+  async close(): Promise<void> {
+    for (const c of this.inflight) c.abort(new Error("the model gateway is closing"));
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    await this.recorder?.flush();
+    await this.dispatcher.close().catch(() => undefined);
+    if (this.socketPath) await rm(this.socketPath, { force: true });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      const principal = this.authenticate(req);
+      const route = (req.url ?? "/").split("?")[0]?.replace(/^\/v1(?=\/)/, "") ?? "/";
+      if (req.method !== "POST" || route !== CHAT) {
+        throw new GatewayRefusal(404, "not_found", `no route ${String(req.method)} ${req.url ?? "/"}: only POST /v1${CHAT} is forwarded`);
+      }
+      const body = this.checkedBody(principal, await readBody(req));
+      const session = principal.kind === "subagent" ? principal.sessionId : String(req.headers[SESSION_HEADER] ?? "").slice(0, 128);
+      await this.forward(req, res, body, session);
+    } catch (err) {
+      if (err instanceof GatewayRefusal) sendError(res, err.status, err.code, err.message);
+      else {
+        const message = err instanceof Error ? err.message : String(err);
+        this.options.log(`model gateway: ${message}`);
+        sendError(res, 502, "upstream_failed", message);
+      }
+    }
+  }
+
+  private authenticate(req: IncomingMessage): GatewayPrincipal {
+    const header = req.headers.authorization ?? "";
+    const credential = header.startsWith("Bearer ") ? header.slice(7).trim() : "";
+    const principal = credential ? this.options.authorize(credential) : undefined;
+    if (!principal) {
+      // Nothing of the request is read: an unknown caller learns nothing and costs nothing.
+      req.resume();
+      throw new GatewayRefusal(401, "invalid_credential", "missing or wrong credential: only processes the Engine started may call the model");
+    }
+    return principal;
+  }
+
+  /** The body to forward, as sent: valid JSON naming a permitted model. */
+  private checkedBody(principal: GatewayPrincipal, raw: Buffer): { bytes: Buffer; json: Record<string, unknown>; stream: boolean } {
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.toString("utf8"));
+    } catch (err) {
+      throw new GatewayRefusal(400, "invalid_json", `the request body is not JSON (${(err as Error).message})`);
+    }
+    if (typeof json !== "object" || json === null || Array.isArray(json)) throw new GatewayRefusal(400, "invalid_request", "the request body must be a JSON object");
+    const obj = json as Record<string, unknown>;
+    const configured = this.options.model().name;
+    const allowed = [configured, ...(this.options.allowedModels?.(principal) ?? [])];
+    if (typeof obj.model !== "string" || !allowed.includes(obj.model)) {
+      throw new GatewayRefusal(
+        403,
+        "model_not_allowed",
+        `model ${JSON.stringify(obj.model)} is not allowed; this Engine permits ${[...new Set(allowed)].map((m) => JSON.stringify(m)).join(", ")} (model.name in its config, or the model a client chose for a running turn)`,
+      );
+    }
+    // Forwarded unchanged: some servers refuse stream_options, and the Agent knows which.
+    return { bytes: raw, json: obj, stream: obj.stream === true };
+  }
+
+  private count(session: string, usage: TokenCount | undefined): void {
+    const cur = this.tokens.get(session) ?? { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, calls: 0 };
+    cur.calls++;
+    if (usage) {
+      cur.inputTokens += usage.inputTokens;
+      cur.outputTokens += usage.outputTokens;
+      cur.cacheReadTokens += usage.cacheReadTokens;
+    }
+    this.tokens.set(session, cur);
+  }
+
+  private async forward(req: IncomingMessage, res: ServerResponse, body: { bytes: Buffer; json: Record<string, unknown>; stream: boolean }, session: string): Promise<void> {
+    const replay = this.options.replay;
+    if (replay) {
+      const ex = replay.take();
+      if (!ex) throw new GatewayRefusal(500, "replay_exhausted", `the recording ${replay.file} has no exchange left for this request`);
+      const scanner = new UsageScanner(ex.contentType.includes("event-stream"));
+      scanner.push(Buffer.from(ex.body));
+      this.count(session, scanner.end());
+      res.writeHead(ex.status, { "content-type": ex.contentType });
+      res.end(ex.body);
+      return;
+    }
+
+    const model = this.options.model();
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+      if (typeof value === "string" && (FORWARD.has(name) || name.startsWith("x-stainless-"))) headers[name] = value;
+    }
+    Object.assign(headers, model.headers);
+    if (model.apiKey) headers.authorization = `Bearer ${model.apiKey}`;
+    const controller = new AbortController();
+    const onClose = (): void => {
+      if (!res.writableFinished) controller.abort(new Error("the caller went away"));
+    };
+    res.on("close", onClose);
+    this.inflight.add(controller);
+    try {
+      const upstream = await request(upstreamUrl(model.baseUrl, CHAT), {
+        method: "POST",
+        headers,
+        body: body.bytes,
+        signal: controller.signal,
+        dispatcher: this.dispatcher,
+      });
+      const contentType = String(upstream.headers["content-type"] ?? "");
+      const out: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP.has(name)) out[name] = value;
+      res.writeHead(upstream.statusCode, out);
+      res.flushHeaders();
+      const scanner = new UsageScanner(contentType.includes("event-stream"));
+      const recorded: Buffer[] = [];
+      for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
+        scanner.push(chunk);
+        if (this.recorder) recorded.push(chunk);
+        if (!res.write(chunk)) await once(res, "drain", { signal: controller.signal });
+      }
+      res.end();
+      this.count(session, upstream.statusCode < 400 ? scanner.end() : undefined);
+      this.recorder?.add({ request: body.json, status: upstream.statusCode, contentType, body: Buffer.concat(recorded).toString("utf8") });
+    } catch (err) {
+      if (controller.signal.aborted) {
+        res.destroy();
+        return;
+      }
+      const where = upstreamUrl(model.baseUrl, CHAT).origin;
+      throw new Error(`cannot reach the model at ${where}: ${(err as Error).message}${err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : ""}`, { cause: err });
+    } finally {
+      res.off("close", onClose);
+      this.inflight.delete(controller);
+    }
+  }
+}
