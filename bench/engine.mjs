@@ -97,7 +97,7 @@ async function toolCallOverhead() {
   // the turn, as the chat does.
   const agent = createClient(AgentService, addrs.engine, { bearerToken: "bench" }).runSession();
   const dirs = agent[Symbol.asyncIterator]();
-  await agent.send({ event: { case: "ready", value: { agentId: "bench", sandbox: { permissionModel: true } } } });
+  await agent.send({ event: { case: "ready", value: { agentId: "bench", sandbox: { permissionModel: true, networkIsolated: true } } } });
   const next = async (kind) => {
     for (;;) {
       const d = (await dirs.next()).value;

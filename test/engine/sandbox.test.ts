@@ -1,6 +1,6 @@
 // Proof (issue 6): the Agent's sandbox probes are asserted (it cannot write a file or spawn a
 // process), and credentials of capabilities never appear in anything sent to the Agent.
-import { readFileSync } from "node:fs";
+import { readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toJsonString } from "@bufbuild/protobuf";
@@ -37,8 +37,12 @@ describe.skipIf(skip)("engine end to end: sandbox and secrets", () => {
   it("the Agent runs confined: its probes could not write, spawn, read outside or start workers", async () => {
     const s = await h.client.getStatus({});
     expect(s.agentConnected).toBe(true);
-    expect(s.sandbox).toMatchObject({ permissionModel: true, canWriteFile: false, canSpawnProcess: false, canReadOutside: false, canStartWorker: false });
+    expect(s.sandbox).toMatchObject({ permissionModel: true, canWriteFile: false, canSpawnProcess: false, canReadOutside: false, canStartWorker: false, networkIsolated: true });
     const pid = h.engine.agentPid()!;
+    // Checked from outside: the Agent's network namespace is not the Engine's, and it has no interface but lo.
+    expect(readlinkSync(`/proc/${pid}/ns/net`)).not.toBe(readlinkSync("/proc/self/ns/net"));
+    const links = readFileSync(`/proc/${pid}/net/dev`, "utf8").split("\n").slice(2).map((l) => l.split(":")[0]?.trim()).filter(Boolean);
+    expect(links).toEqual(["lo"]);
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
     expect(cmdline.some((a) => a === "--experimental-permission" || a === "--permission")).toBe(true);
     expect(cmdline.some((a) => a.startsWith("--allow-fs-write") || a.startsWith("--allow-child-process"))).toBe(false);

@@ -5,7 +5,20 @@
 import { agentLaunchSpec } from "@palisade/agent";
 import type { ModelSettings } from "@palisade/agent";
 import type { ModelConfig } from "../config.js";
-import type { AgentLauncher } from "../ports.js";
+import { networkNamespace } from "../agent/netns.js";
+import type { AgentLaunch, AgentLauncher } from "../ports.js";
+
+/**
+ * Runs a launch in its own network namespace where one can be made. Where not, it runs as is: its
+ * sandbox report then says it has a network, and the Engine refuses it unless
+ * `agent.allow_unsandboxed` is set.
+ */
+export function withoutNetwork(launch: AgentLaunch, log?: (line: string) => void): AgentLaunch {
+  const ns = networkNamespace();
+  if (ns.ok) return ns.wrap(launch);
+  log?.(`agent: no network namespace for the Agent: ${ns.reason}`);
+  return launch;
+}
 
 /** The `model:` settings the Agent needs to shape requests; never the API key. */
 export function modelSettingsOf(m: ModelConfig): ModelSettings {
@@ -33,6 +46,6 @@ export function agentLauncher(): AgentLauncher {
       modelSettings: modelSettingsOf(req.model),
       modelGateway: req.modelGateway,
     });
-    return { command: spec.command, args: spec.args, env: spec.env };
+    return withoutNetwork({ command: spec.command, args: spec.args, env: spec.env });
   };
 }

@@ -33,6 +33,7 @@ export function sandboxViolations(report: SandboxReport | undefined): string[] {
   if (report.canSpawnProcess) out.push("it could spawn a process");
   if (report.canReadOutside) out.push("it could read a file outside its code");
   if (report.canStartWorker) out.push("it could start a worker");
+  if (!report.networkIsolated) out.push("it has a network interface (no network namespace of its own)");
   return out;
 }
 
@@ -166,7 +167,7 @@ export class AgentLink {
     const violations = sandboxViolations(ready.sandbox);
     if (violations.length > 0 && !this.options.allowUnsandboxed()) {
       const reason = `refusing an unconfined Agent (pid ${ready.pid}): ${violations.join("; ")}. ` +
-        "Run on Node >= 20.19 with the permission model, or start the Engine with --allow-unsandboxed to accept the risk.";
+        "Run on Node >= 22.12 (permission model) where unprivileged user and network namespaces work (`unshare -rn true`), or set agent.allow_unsandboxed: true (or --allow-unsandboxed) to accept the risk.";
       this.expected = undefined;
       this.options.onRefused(reason);
       yield { directive: { case: "shutdown", value: { reason } } };

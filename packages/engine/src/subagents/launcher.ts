@@ -2,7 +2,7 @@
 // environment of the Engine address, model settings and the model gateway's socket, no key (the
 // per-spawn token goes on its stdin, see child-stdin.ts).
 import { subAgentLaunchSpec } from "@palisade/subagent";
-import { modelSettingsOf } from "../adapters/agent.js";
+import { modelSettingsOf, withoutNetwork } from "../adapters/agent.js";
 import type { SubAgentLauncher } from "./ports.js";
 
 export function defaultSubAgentLauncher(): SubAgentLauncher {
@@ -13,6 +13,6 @@ export function defaultSubAgentLauncher(): SubAgentLauncher {
       contextWindow: req.model.contextWindow,
       modelSettings: modelSettingsOf(req.model),
     });
-    return { command: spec.command, args: spec.args, env: spec.env };
+    return withoutNetwork({ command: spec.command, args: spec.args, env: spec.env });
   };
 }

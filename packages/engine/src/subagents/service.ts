@@ -37,11 +37,16 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
       if (violations.length > 0 && !env.config.agent.allowUnsandboxed) {
         const reason = `refusing an unconfined sub-agent: ${violations.join("; ")}`;
         m.fail(run, reason);
-        throw new RpcError(Code.PERMISSION_DENIED, `${reason}. Run on Node >= 20.19 with the permission model, or start the Engine with --allow-unsandboxed.`);
+        throw new RpcError(Code.PERMISSION_DENIED, `${reason}. Run on Node >= 22.12 (permission model) where unprivileged user and network namespaces work, or set agent.allow_unsandboxed: true (or --allow-unsandboxed).`);
       }
       // The token must come from the process it was given to (or one under it), as /proc shows.
       const spawned = run.child?.pid;
       const check = spawned === undefined ? undefined : checkSpawnedProcess(spawned, req.pid);
+      if (check?.ok && check.facts && req.sandbox?.networkIsolated && !check.facts.ownNamespaces.includes("net")) {
+        const reason = "its sandbox report says its network is isolated, but it shares the Engine's network namespace";
+        m.fail(run, reason);
+        throw new RpcError(Code.PERMISSION_DENIED, reason);
+      }
       if (check && !check.ok) {
         const reason = `a RegisterSubAgent with its token did not come from its process: ${check.reason}`;
         m.fail(run, reason);

@@ -9,7 +9,7 @@ import type { AgentEventSchema } from "@palisade/protocol/pipeline";
 
 export type AgentEventInit = MessageInitShape<typeof AgentEventSchema>;
 
-export const CONFINED = { canWriteFile: false, canSpawnProcess: false, canReadOutside: false, canStartWorker: false, permissionModel: true, networkIsolated: false, detail: "test" };
+export const CONFINED = { canWriteFile: false, canSpawnProcess: false, canReadOutside: false, canStartWorker: false, permissionModel: true, networkIsolated: true, detail: "test" };
 
 export class ScriptedAgent {
   readonly directives = new AsyncQueue<EngineDirective>();
