@@ -1,5 +1,6 @@
 // Limits end to end: the wall clock (short here) and the concurrency limit (the default, 10).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withoutNetwork } from "@palisade/engine";
 import { subAgentLaunchSpec } from "@palisade/subagent";
 import { T, ask, fromSubAgent, startLab, subAgentEvents } from "./harness.js";
 import type { Lab } from "./harness.js";
@@ -14,10 +15,11 @@ describe("sub-agent limits", () => {
       limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 3000, maxDepth: 1 } },
       subAgents: {
         limits: { killGraceMs: 1000 },
-        // The default launcher, with the permission flags left out when a test asks for it.
+        // The default launcher (its own network namespace), with the sandbox left out when a test asks for it.
         launcher: (req) => {
           const spec = subAgentLaunchSpec({ engineAddress: req.engineAddress, modelGateway: req.modelGateway, sandbox: sandboxed });
-          return { command: spec.command, args: spec.args, env: spec.env };
+          const launch = { command: spec.command, args: spec.args, env: spec.env };
+          return sandboxed ? withoutNetwork(launch) : launch;
         },
       },
     });

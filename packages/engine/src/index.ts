@@ -31,6 +31,7 @@ export type { LocalCapability, LocalTools, LocalToolsOptions } from "./local-too
 export { MemoryStore } from "./adapters/memory-store.js";
 export { PolicyShield } from "./adapters/policy-shield.js";
 export { sandboxViolations, safeEqual } from "./agent/link.js";
+export { withoutNetwork } from "./adapters/agent.js";
 export { withinBudget } from "./agent/supervisor.js";
 export { DEFAULT_BASE_URL, ExchangeReplay, ModelGateway, SESSION_HEADER, UsageScanner, proxySettings, usageOf } from "./gateway/index.js";
 export type { GatewayModel, GatewayPrincipal, ModelGatewayOptions, SessionTokens, TokenCount } from "./gateway/index.js";
