@@ -1,9 +1,14 @@
 // Proof (issue 6): the Agent's sandbox probes are asserted (it cannot write a file or spawn a
 // process), and credentials of capabilities never appear in anything sent to the Agent.
+import { spawnSync } from "node:child_process";
 import { readFileSync, readlinkSync } from "node:fs";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toJsonString } from "@bufbuild/protobuf";
+import { agentLaunchSpec } from "@palisade/agent";
+import { withoutNetwork } from "@palisade/engine";
 import { EngineDirectiveSchema } from "@palisade/protocol/pipeline";
 import type { EngineDirective } from "@palisade/protocol/pipeline";
 import { built, collect, final, fixtures, startE2E } from "./helpers.js";
@@ -67,6 +72,26 @@ describe.skipIf(skip)("engine end to end: sandbox and secrets", () => {
     const sessionId = evs.find((e) => e.sessionId)?.sessionId ?? "";
     expect(h.engine.gatewayUsage().get(sessionId)).toMatchObject({ calls: 1, outputTokens: expect.any(Number) as number });
     expect(h.engine.gatewayUsage().get(sessionId)!.inputTokens).toBeGreaterThan(0);
+  });
+
+  it("a process launched like the Agent (its flags, in its network namespace) cannot reach a listener on the host's loopback", async () => {
+    let hits = 0;
+    const server = createServer((sock) => {
+      hits++;
+      sock.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const spec = agentLaunchSpec({ engineAddress: "unix:/nonexistent/engine.sock", modelGateway: "/nonexistent/gateway.sock", model: "scripted-model" });
+      const code = `const s=require("node:net").connect(${String(port)},"127.0.0.1");s.on("connect",()=>{console.log("connected");process.exit(0)});s.on("error",(e)=>{console.log("refused:"+e.code);process.exit(0)})`;
+      const launch = withoutNetwork({ command: spec.command, args: [...spec.args.slice(0, -1), "-e", code], env: {} });
+      const res = spawnSync(launch.command, launch.args, { env: launch.env, encoding: "utf8", timeout: 15_000 });
+      expect(res.stdout).toMatch(/^refused:E(NETUNREACH|CONNREFUSED|ACCES)/);
+      expect(hits).toBe(0);
+    } finally {
+      server.close();
+    }
   });
 
   it("capability credentials never reach the Agent, even when a capability echoes them", async () => {
