@@ -7,6 +7,8 @@ import type { CredentialSpec, Manifest } from "./manifest/types.js";
 export interface CredentialSource {
   system(capabilityId: string, name: string): string | undefined;
   user(userId: string, capabilityId: string, name: string): Promise<string | undefined>;
+  /** The data directory whose credentials.json holds user values (named in the hint that sets one). */
+  readonly dataDir?: string;
 }
 
 export interface CredentialSourceOptions {
@@ -22,6 +24,7 @@ export function createCredentialSource(options: CredentialSourceOptions = {}): C
   return {
     system: (capabilityId, name) => options.system?.[capabilityId]?.[name] ?? nonEmpty(options.env?.[name]),
     user: async (userId, capabilityId, name) => options.users?.get(userId, capabilityId, name),
+    ...(options.users ? { dataDir: dirname(options.users.file) } : {}),
   };
 }
 
@@ -96,12 +99,18 @@ export async function resolveCredentials(
   for (const spec of manifest.credentials) {
     const value = spec.scope === "system" ? source.system(manifest.id, spec.name) : await source.user(userId, manifest.id, spec.name);
     if (value !== undefined && value !== "") values[spec.name] = value;
-    else if (spec.required) throw new CapabilityError("missing_credential", missingCredentialMessage(manifest.id, spec, userId));
+    else if (spec.required) throw new CapabilityError("missing_credential", missingCredentialMessage(manifest.id, spec, userId, source.dataDir));
   }
   return values;
 }
 
-export function missingCredentialMessage(capabilityId: string, spec: CredentialSpec, userId: string): string {
+/** `arg` as one shell word. */
+function shellWord(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`;
+}
+
+/** The error for a missing credential, with the command that sets it (for the Engine's data dir, when known). */
+export function missingCredentialMessage(capabilityId: string, spec: CredentialSpec, userId: string, dataDir?: string): string {
   const about = spec.description ? ` (${spec.description})` : "";
   if (spec.scope === "system") {
     return (
@@ -112,7 +121,9 @@ export function missingCredentialMessage(capabilityId: string, spec: CredentialS
   }
   return (
     `capability ${capabilityId} needs your credential ${spec.name}${about}, which user "${userId}" has not set. ` +
-    `Set it with: palisade capability credentials set ${capabilityId} ${spec.name} --user ${userId}`
+    `Set it with: palisade capability credentials set ${shellWord(capabilityId)} ${shellWord(spec.name)} --user ${shellWord(userId)}` +
+    (dataDir ? ` --data-dir ${shellWord(dataDir)}` : "") +
+    " (the value is read from stdin, or asked for without echo in a terminal)"
   );
 }
 

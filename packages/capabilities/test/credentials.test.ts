@@ -41,6 +41,11 @@ describe("credentials", () => {
     await expect(resolveCredentials({ id: "gh", credentials: [spec("TOKEN", "user")] }, source, "bob")).rejects.toThrow(
       'user "bob" has not set. Set it with: palisade capability credentials set gh TOKEN --user bob',
     );
+    // With a store, the hint names its data directory, quoted for the shell where needed.
+    const stored = createCredentialSource({ users: new UserCredentialStore("/srv/my data/credentials.json") });
+    await expect(resolveCredentials({ id: "gh", credentials: [spec("TOKEN", "user")] }, stored, "bob")).rejects.toThrow(
+      "palisade capability credentials set gh TOKEN --user bob --data-dir '/srv/my data' (the value is read from stdin",
+    );
   });
 
   it("redacts known values", () => {

@@ -277,7 +277,7 @@ describe("credentials: missing and user scope", () => {
       const before = calls.config ?? 0;
       const r = await h.invoke("demo__config", {}, owner);
       expect(r.error?.code).toBe("missing_credential");
-      expect(r.content).toContain("palisade capability credentials set demo USER_KEY --user alice");
+      expect(r.content).toContain(`palisade capability credentials set demo USER_KEY --user alice --data-dir ${d}`);
       expect(calls.config ?? 0).toBe(before);
       const { UserCredentialStore } = await import("@palisade/capabilities");
       await new UserCredentialStore(join(d, "credentials.json")).set("alice", "demo", "USER_KEY", "alice-key");
