@@ -81,9 +81,11 @@ export class CapabilityProcess {
   private constructor(child: ChildProcess, log: WriteStream, spec: ProcessSpec) {
     this.child = child;
     this.log = log;
+    // A log that cannot be written (disk full, removed directory) must not take the Engine down.
+    log.on("error", () => undefined);
     const onData = (buf: Buffer): void => {
       const text = spec.redact(buf.toString("utf8"));
-      log.write(text);
+      if (!log.writableEnded) log.write(text);
       for (const line of text.split("\n")) if (line.trim() !== "") this.tail.push(line);
       if (this.tail.length > 50) this.tail.splice(0, this.tail.length - 50);
     };
@@ -98,7 +100,17 @@ export class CapabilityProcess {
       });
       child.once("exit", (code, signal) => resolve({ code, signal, ...(spawnError ? { error: spawnError } : {}) }));
     });
-    void this.exited.then((info) => {
+    // Output can still arrive after "exit" (a child of the capability holding its stdout, or
+    // buffered pipes): the log ends once every stdio stream has closed, or at once if the
+    // process never started.
+    const stdioClosed = new Promise<void>((resolve) => {
+      child.once("close", () => resolve());
+      child.once("error", () => {
+        if (child.pid === undefined) resolve();
+      });
+    });
+    void Promise.all([this.exited, stdioClosed]).then(([info]) => {
+      if (log.writableEnded) return;
       log.write(`\n[palisade] process exited (${describeExit(info)})\n`);
       log.end();
     });
