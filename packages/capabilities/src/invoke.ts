@@ -60,6 +60,17 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 /** One tool call: arguments, credentials, input artifacts, Invoke, output artifacts. */
+/**
+ * Why an aborted call stopped: its own deadline, or the caller's (the Engine's
+ * limits.tool_timeout_s, an AbortSignal.timeout) — both timeouts, not cancels — or a cancel.
+ */
+export function abortOutcome(signal: AbortSignal, toolName: string, timeoutMs: number): { code: "timeout" | "cancelled"; message: string } {
+  const reason: unknown = signal.reason;
+  if (reason instanceof CapabilityError && reason.code === "timeout") return { code: "timeout", message: `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)` };
+  if (reason instanceof DOMException && reason.name === "TimeoutError") return { code: "timeout", message: `${toolName} was stopped: ${reason.message} (deadline exceeded)` };
+  return { code: "cancelled", message: `${toolName} was cancelled` };
+}
+
 export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOptions): Promise<InvokeResult> {
   const started = performance.now();
   const finish = (r: Omit<InvokeResult, "durationMs" | "terminal">): InvokeResult => ({
@@ -114,11 +125,8 @@ export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOp
     return finish({ ok: true, content: JSON.stringify(rewritten), result: rewritten, artifacts });
   } catch (err) {
     if (signal.aborted) {
-      const reason: unknown = signal.reason;
-      if (reason instanceof CapabilityError && reason.code === "timeout") return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
-      // The caller's own deadline (the Engine's limits.tool_timeout_s) is a timeout too, not a cancel.
-      if (reason instanceof DOMException && reason.name === "TimeoutError") return fail("timeout", `${toolName} was stopped: ${reason.message} (deadline exceeded)`);
-      return fail("cancelled", `${toolName} was cancelled`);
+      const why = abortOutcome(signal, toolName, timeoutMs);
+      return fail(why.code, why.message);
     }
     if (err instanceof CapabilityError) return fail(err.code, err.message);
     const e = RpcError.from(err);

@@ -5,33 +5,22 @@ import { isIP } from "node:net";
 import { homedir } from "node:os";
 import { isAbsolute, resolve, dirname } from "node:path";
 import { parseDocument } from "yaml";
+import type { ModelSettings } from "@palisade/agent";
 import { ConfigError } from "./errors.js";
 import type { ConfigIssue } from "./errors.js";
 
 /** One capability entry as written in config.yaml; validated by the capability host. */
 export type CapabilityEntry = { id: string; enabled?: boolean } & Record<string, unknown>;
 
-export interface ModelConfig {
+/**
+ * The `model:` section: where the model is, its key and name, and the settings that shape
+ * requests, which the Agent receives as they are (ModelSettings, without `server`; the key never).
+ */
+export interface ModelConfig extends Omit<ModelSettings, "server"> {
   baseUrl?: string;
   apiKey?: string;
   name: string;
   contextWindow: number;
-  /** Extra HTTP headers on every model request (e.g. OpenRouter's HTTP-Referer, X-Title). */
-  headers: Record<string, string>;
-  /** Merged into every request body (e.g. Ollama's `options: {num_ctx: 32768}`). */
-  extraBody: Record<string, unknown>;
-  /** A stream that sends nothing for this long is cut (default 60 s). */
-  idleTimeoutMs: number;
-  /** A request without response headers for this long is cut (default 300 s). */
-  requestTimeoutMs: number;
-  /** Retries after 429, 5xx and network errors (default 3). */
-  maxRetries: number;
-  /** The longest Retry-After honoured (default 120 s); a longer one ends the turn. */
-  maxRetryWaitMs: number;
-  /** Recognize tool calls the model writes as text (Hermes/Qwen `<tool_call>`, bare JSON). */
-  textToolCalls: "auto" | "off";
-  /** Ask for usage in the stream (`stream_options`): auto drops it when the server rejects it. */
-  streamUsage: "auto" | "on" | "off";
 }
 
 /** Where a model is and what it is called: all a one-off call (session titles) needs. */

@@ -8,6 +8,7 @@ import type { ToolEntry } from "../catalog.js";
 import type { SecretRedactor } from "../credentials.js";
 import { CapabilityError } from "../errors.js";
 import type { CapabilityErrorCode } from "../errors.js";
+import { abortOutcome } from "../invoke.js";
 import type { InvokeOptions, InvokeResult } from "../invoke.js";
 import { convertResult, errorText } from "./results.js";
 import type { ReadResource } from "./results.js";
@@ -86,10 +87,8 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
     return finish({ ok: true, ...converted });
   } catch (err) {
     if (signal.aborted) {
-      const reason: unknown = signal.reason;
-      if (reason instanceof CapabilityError && reason.code === "timeout") return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
-      if (reason instanceof DOMException && reason.name === "TimeoutError") return fail("timeout", `${toolName} was stopped: ${reason.message} (deadline exceeded)`);
-      return fail("cancelled", `${toolName} was cancelled`);
+      const why = abortOutcome(signal, toolName, timeoutMs);
+      return fail(why.code, why.message);
     }
     if (err instanceof CapabilityError) return fail(err.code, err.message);
     if (err instanceof McpError) {
