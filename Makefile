@@ -23,13 +23,14 @@ run: build
 	bin/palisade chat $(ARGS)
 
 # Everything CI runs, from a clean clone: install, build, lint, generated-code check, tests.
-# The chat's pseudo-terminal test boots its own Engine and reads the screen with deadlines: it runs
-# on its own after the parallel suite, so the suite's load does not starve it.
-E2E_TTY := apps/cli/test/e2e-tmux.test.ts
+# The chat's pseudo-terminal tests (apps/cli/test/e2e-tmux*.test.ts) boot their own Engine and read
+# the screen with deadlines: they run after the parallel suite, one file at a time, so the suite's
+# load does not starve them.
+E2E_TTY := apps/cli/test/e2e-tmux
 
 test: node-version install build lint typecheck-tests proto-check deps-system
-	npx vitest run --exclude $(E2E_TTY)
-	npx vitest run $(E2E_TTY)
+	npx vitest run --exclude '$(E2E_TTY)*.test.ts'
+	npx vitest run --no-file-parallelism $(E2E_TTY)
 
 # A clean clone gets `npm ci`; an existing tree is never wiped (people may be working in it),
 # it gets a non-destructive `npm install` when the lockfile or the Node ABI (the stamp's suffix)
