@@ -1,4 +1,5 @@
 // Engine configuration: YAML file + environment overrides, validated with every problem reported.
+import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
@@ -91,6 +92,8 @@ export interface EngineConfig {
   workspace?: string;
   /** The file the config was read from, if any. */
   source?: string;
+  /** sha256 (hex) of that file's text, to tell later whether it was edited. */
+  sourceSha256?: string;
 }
 
 export const DEFAULT_MODEL = "gpt-4o-mini";
@@ -221,7 +224,10 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   }
   const r = new Reader(file);
   const cfg = defaultConfig();
-  if (options.file) cfg.source = options.file;
+  if (options.file) {
+    cfg.source = options.file;
+    cfg.sourceSha256 = sha256Hex(text);
+  }
   const root = r.object(doc.toJS() ?? {}, "", TOP) ?? {};
 
   const model = r.object(root.model, "model", [
@@ -487,6 +493,10 @@ function isDirectory(path: string): boolean {
 
 function isObj(v: unknown): v is Obj {
   return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
 }
 
 /** Reads the config file; a missing file means defaults (plus environment). */

@@ -17,6 +17,29 @@ export interface EngineInfo {
   /** ISO 8601. */
   startedAt: string;
   version: string;
+  /** What it started with; absent in files written by older Engines. */
+  setup?: EngineSetup;
+}
+
+/**
+ * The configuration an Engine started with, recorded so a client can tell when its own
+ * environment or config would start a different one. Never a secret: the API key only as an
+ * HMAC under a salt made at start.
+ */
+export interface EngineSetup {
+  /** The config file it read (a missing file means the built-in defaults). */
+  configFile: string;
+  /** sha256 (hex) of the file's content; "" when it did not exist. */
+  configSha256: string;
+  model: string;
+  /** "" when none. */
+  baseUrl: string;
+  /** HMAC-SHA256 (hex) of the API key under `keySalt`; "" when there was no key. */
+  apiKeyHmac: string;
+  keySalt: string;
+  dataDir: string;
+  /** Started with the scripted demo model: its model comes from the demo, not the environment. */
+  demo: boolean;
 }
 
 export interface PathOptions {
@@ -76,15 +99,35 @@ export async function readEngineInfo(dataDir: string): Promise<EngineInfo | unde
   try {
     const parsed = JSON.parse(await readFile(engineInfoPath(dataDir), "utf8")) as Partial<EngineInfo>;
     if (typeof parsed.pid !== "number" || typeof parsed.address !== "string") return undefined;
+    const setup = setupOf(parsed.setup);
     return {
       pid: parsed.pid,
       address: parsed.address,
       startedAt: String(parsed.startedAt ?? ""),
       version: String(parsed.version ?? ""),
+      ...(setup ? { setup } : {}),
     };
   } catch {
     return undefined;
   }
+}
+
+function setupOf(value: unknown): EngineSetup | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const strings = ["configFile", "configSha256", "model", "baseUrl", "apiKeyHmac", "keySalt", "dataDir"] as const;
+  if (strings.some((k) => typeof v[k] !== "string")) return undefined;
+  const s = (k: (typeof strings)[number]): string => v[k] as string;
+  return {
+    configFile: s("configFile"),
+    configSha256: s("configSha256"),
+    model: s("model"),
+    baseUrl: s("baseUrl"),
+    apiKeyHmac: s("apiKeyHmac"),
+    keySalt: s("keySalt"),
+    dataDir: s("dataDir"),
+    demo: v.demo === true,
+  };
 }
 
 export async function removeEngineInfo(dataDir: string, pid = process.pid): Promise<void> {

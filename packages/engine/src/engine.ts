@@ -25,6 +25,7 @@ import { DATABASE_FILE } from "./adapters/sqlite-store.js";
 import { MemoryRunStore, SqliteRunStore, SubAgentManager, defaultSubAgentLauncher, listSubAgentsRpc, subAgentServiceImpl } from "./subagents/index.js";
 import type { SubAgentLauncher, SubAgentLimits } from "./subagents/index.js";
 import { SessionDirectory } from "./sessions.js";
+import { setupOf } from "./setup.js";
 import { ENGINE_VERSION, buildStatus } from "./status.js";
 import { probeSandboxOnce } from "@palisade/sandbox";
 import type { SandboxProbe } from "@palisade/sandbox";
@@ -69,6 +70,8 @@ export interface StartEngineOptions {
   subAgents?: { launcher?: SubAgentLauncher; limits?: Partial<SubAgentLimits> };
   /** The model gateway's test hooks: append exchanges to `record`, or answer from the recording `replay`. */
   gateway?: { record?: string; replay?: string };
+  /** Started with the scripted demo model (recorded in engine.json: clients then do not compare the model). */
+  demo?: boolean;
   /** Write engine.json (default true). */
   writeDiscovery?: boolean;
   log?: (line: string) => void;
@@ -119,6 +122,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   // the audit key sits beside the configuration, outside the data directory
   const configFile = config.source ?? resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env });
   const auditKeyFile = options.auditKeyFile ?? join(dirname(configFile), AUDIT_KEY_FILE);
+  const setup = setupOf(config, { configFile, dataDir, demo: options.demo ?? false });
   // Tool sandboxes: whether bubblewrap can run here decides how capabilities start (and is said).
   const sandboxProbe = options.sandboxProbe ?? (await probeSandboxOnce());
   log(toolSandboxLine(sandboxProbe, config.sandbox.required));
@@ -322,7 +326,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     await supervisor.start();
   }
   if (options.writeDiscovery !== false) {
-    await writeEngineInfo(dataDir, { pid: process.pid, address: boundAddress, startedAt: new Date(startedAt).toISOString(), version: ENGINE_VERSION });
+    await writeEngineInfo(dataDir, { pid: process.pid, address: boundAddress, startedAt: new Date(startedAt).toISOString(), version: ENGINE_VERSION, setup });
   }
   log(`listening on ${boundAddress}`);
 

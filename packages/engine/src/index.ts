@@ -24,7 +24,9 @@ export {
   resolveConfigPath,
   resolveDataDir,
 } from "./discovery.js";
-export type { Discovered, EngineInfo } from "./discovery.js";
+export type { Discovered, EngineInfo, EngineSetup } from "./discovery.js";
+export { currentSetup, keyHmac, setupChanges, setupOf } from "./setup.js";
+export type { CurrentSetup, SetupChange, SetupSource } from "./setup.js";
 export { ENGINE_VERSION } from "./status.js";
 export { openLocalTools } from "./local-tools.js";
 export type { LocalCapability, LocalTools, LocalToolsOptions } from "./local-tools.js";

@@ -2,7 +2,7 @@ import type { CommandSpec } from "./spec.js";
 import { ARTIFACTS, AUDIT, CAPABILITY, SHIELD } from "./tree-tools.js";
 import { runChatCommand } from "../commands/chat.js";
 import { runRunCommand } from "../commands/run.js";
-import { engineStart, engineStatus, engineStop } from "../commands/engine.js";
+import { engineRestart, engineStart, engineStatus, engineStop } from "../commands/engine.js";
 import { sessionsDelete, sessionsExport, sessionsList, sessionsRename, sessionsSearch, sessionsShow } from "../commands/sessions.js";
 
 const json = { type: "boolean", description: "print JSON for scripts instead of a table" } as const;
@@ -51,7 +51,7 @@ export const COMMAND_TREE: CommandSpec = {
     },
     {
       name: "engine",
-      summary: "start, stop or inspect the Engine",
+      summary: "start, stop, restart or inspect the Engine",
       subcommands: [
         {
           name: "start",
@@ -63,6 +63,21 @@ export const COMMAND_TREE: CommandSpec = {
           run: engineStart,
         },
         { name: "stop", summary: "ask the running Engine to shut down gracefully", run: engineStop },
+        {
+          name: "restart",
+          summary: "stop the running Engine gracefully and start it with the current config and environment",
+          description:
+            "Use it after exporting another model, base URL or key, or editing the config file: clients say when the\n" +
+            "running Engine started with a different setup. The config is checked first; an invalid one leaves the\n" +
+            "running Engine alone. Running turns get --deadline seconds to finish, then are cancelled and saved as far\n" +
+            "as they got; sessions and history are kept. Starts an Engine when none runs.",
+          options: {
+            deadline: { type: "string", valueName: "SECONDS", description: "how long running turns may take to finish before they are cancelled", default: "10" },
+            demo: { type: "boolean", description: "start it with the scripted demo model (kept anyway when the running one is a demo)" },
+          },
+          examples: ["palisade engine restart", "PALISADE_MODEL=llama3.1 palisade engine restart"],
+          run: engineRestart,
+        },
         { name: "status", summary: "show the Engine, model, Shield and capability health", options: { json }, run: engineStatus },
       ],
     },

@@ -6,6 +6,7 @@ import { resolvePaths } from "../engine-address.js";
 import type { PalisadePaths } from "../engine-address.js";
 import { println } from "../cli/io.js";
 import type { ConnectOptions } from "../engine/connect.js";
+import { driftLines } from "../engine/setup-drift.js";
 
 export function pathsOf(ctx: CommandContext): PalisadePaths {
   return resolvePaths(
@@ -86,5 +87,8 @@ export function startOptions(ctx: CommandContext): ConnectOptions {
     env: ctx.io.env,
     onProgress: (line) => println(ctx.io.stderr, line),
     hint: (words) => hintCommand(ctx, words),
+    onSetupDrift: (drift) => {
+      for (const line of driftLines(drift, hintCommand(ctx, "engine restart"))) println(ctx.io.stderr, line);
+    },
   };
 }

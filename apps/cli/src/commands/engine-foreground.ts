@@ -31,7 +31,7 @@ export async function runEngineForeground(io: CliIo, o: ForegroundOptions): Prom
   const log = (line: string): void => println(io.stderr, `${new Date().toISOString()} ${line}`);
   let engine: Awaited<ReturnType<typeof start>>;
   try {
-    engine = await start({ dataDir: o.paths.dataDir, configPath: o.paths.configFile, workspace: o.workspace, env, log });
+    engine = await start({ dataDir: o.paths.dataDir, configPath: o.paths.configFile, workspace: o.workspace, env, log, demo: o.demo });
   } catch (err) {
     await demoModel?.close();
     throw new CliError(`the Engine could not start: ${err instanceof Error ? err.message : String(err)}`, { hint: `check ${o.paths.configFile}` });

@@ -2,10 +2,11 @@ import { CliError, ExitCode } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { findEngine, isProcessAlive } from "../engine-address.js";
+import type { EngineEndpoint, PalisadePaths } from "../engine-address.js";
 import { connectToEngine } from "../engine/connect.js";
 import { describeRpcError } from "../engine/errors.js";
 import { formatStatus, statusToJson } from "../format/status.js";
-import { hintCommand, pathsOf, flag, startOptions, workspaceOf } from "./common.js";
+import { hintCommand, intOption, pathsOf, flag, startOptions, workspaceOf } from "./common.js";
 import { runEngineForeground } from "./engine-foreground.js";
 
 export async function engineStart(ctx: CommandContext): Promise<number> {
@@ -29,9 +30,19 @@ export async function engineStop(ctx: CommandContext): Promise<number> {
     println(ctx.io.stdout, `No Engine is running for ${paths.dataDir}.`);
     return ExitCode.OK;
   }
+  await stopEngine(paths, running, 10_000);
+  println(ctx.io.stdout, `Engine stopped (pid ${running.info.pid}).`);
+  return ExitCode.OK;
+}
+
+/**
+ * Asks the Engine to shut down (running turns get `deadlineMs` to finish, then are cancelled and
+ * saved as far as they got) and waits until its process is gone.
+ */
+async function stopEngine(paths: PalisadePaths, running: EngineEndpoint, deadlineMs: number): Promise<void> {
   const conn = await connectToEngine(paths);
   try {
-    const res = await conn.client.shutdown({ deadlineMs: 10_000 });
+    const res = await conn.client.shutdown({ deadlineMs });
     if (!res.accepted) throw new CliError("the Engine refused to shut down", { hint: `send it SIGTERM: kill ${running.info.pid}` });
   } catch (err) {
     if (err instanceof CliError) throw err;
@@ -39,12 +50,41 @@ export async function engineStop(ctx: CommandContext): Promise<number> {
   } finally {
     conn.close();
   }
-  const deadline = Date.now() + 15_000;
+  const waitMs = deadlineMs + 15_000;
+  const deadline = Date.now() + waitMs;
   while (isProcessAlive(running.info.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   if (isProcessAlive(running.info.pid)) {
-    throw new CliError(`the Engine (pid ${running.info.pid}) is still running 15 s after Shutdown`, { hint: `kill ${running.info.pid}` });
+    throw new CliError(`the Engine (pid ${running.info.pid}) is still running ${Math.round(waitMs / 1000)} s after Shutdown`, { hint: `kill ${running.info.pid}` });
   }
-  println(ctx.io.stdout, `Engine stopped (pid ${running.info.pid}).`);
+}
+
+/**
+ * Stops the running Engine gracefully and starts one with the current config and environment.
+ * The config is checked first: an invalid one leaves the running Engine alone.
+ */
+export async function engineRestart(ctx: CommandContext): Promise<number> {
+  const paths = pathsOf(ctx);
+  const deadlineS = intOption(ctx, "deadline", 10);
+  const { ConfigError, loadConfig } = await import("@palisade/engine");
+  try {
+    await loadConfig(paths.configFile, ctx.io.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    throw new CliError(`${err.message}\nThe running Engine (if any) was left as it is.`, { hint: `fix ${paths.configFile} (see docs/configuration.md), then run '${hintCommand(ctx, "engine restart")}' again` });
+  }
+  const running = await findEngine(paths);
+  const demo = flag(ctx, "demo") || running?.info.setup?.demo === true;
+  if (running) {
+    println(ctx.io.stderr, `stopping the Engine (pid ${running.info.pid}); running turns get ${deadlineS} s to finish…`);
+    await stopEngine(paths, running, deadlineS * 1000);
+    println(ctx.io.stdout, `Engine stopped (pid ${running.info.pid}); its sessions are kept.`);
+  } else {
+    println(ctx.io.stdout, `No Engine was running for ${paths.dataDir}; starting one.`);
+  }
+  const conn = await connectToEngine(paths, { ...startOptions(ctx), engineArgs: demo ? ["--demo"] : [] });
+  const s = conn.status;
+  println(ctx.io.stdout, `Engine started: pid ${conn.endpoint.info.pid}, ${conn.endpoint.address}, model ${s.modelConfigured ? s.model : "not configured"}${s.baseUrl ? ` at ${s.baseUrl}` : ""}${demo ? " (demo)" : ""}, log ${paths.logFile}`);
+  conn.close();
   return ExitCode.OK;
 }
 

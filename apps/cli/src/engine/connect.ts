@@ -9,6 +9,8 @@ import { CliError } from "../cli/errors.js";
 import { ensureDataDir, findEngine, socketPathProblem } from "../engine-address.js";
 import type { EngineEndpoint, PalisadePaths } from "../engine-address.js";
 import { describeRpcError } from "./errors.js";
+import { setupDrift } from "./setup-drift.js";
+import type { SetupDrift } from "./setup-drift.js";
 
 export type EngineClient = Client<typeof ClientService>;
 
@@ -35,6 +37,11 @@ export interface ConnectOptions {
   signal?: AbortSignal;
   /** Spells a `palisade …` command for a hint, with the options the user gave (default: as is). */
   hint?: (words: string) => string;
+  /**
+   * Called when the running Engine (not one started here) started with another setup than
+   * `env` and the config file would give now (see setup-drift.ts).
+   */
+  onSetupDrift?: (drift: SetupDrift) => void;
 }
 
 /** Start-up takes ~12 s on a loaded machine (agent spawn, sandbox, store migrations). */
@@ -97,6 +104,10 @@ export async function connectToEngine(paths: PalisadePaths, options: ConnectOpti
   if (existing) {
     try {
       const { client, status } = await probe(existing, 3_000);
+      if (options.onSetupDrift) {
+        const drift = await setupDrift(paths, options.env ?? process.env, existing.info).catch(() => undefined);
+        if (drift) options.onSetupDrift(drift);
+      }
       return { client, endpoint: existing, status, startedHere: false, close: () => client.close() };
     } catch (err) {
       if (!options.start) {

@@ -264,7 +264,8 @@ export class TurnManager {
     const now = Date.now();
     const reply = end.kind === "complete" ? end.reply : undefined;
     const usage = reply?.usage ? addUsage(session.usage, reply.usage) : session.usage;
-    const content = reply ? reply.content || turn.text : "";
+    // A cancelled turn keeps what was streamed: history shows what its clients saw (a restart cuts turns too).
+    const content = reply ? reply.content || turn.text : end.kind === "cancelled" ? turn.text : "";
     const terminal: EventInit =
       end.kind === "complete"
         ? {
