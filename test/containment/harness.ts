@@ -99,7 +99,7 @@ export async function startContainment(opts: { policy: "shield-off" | "default" 
   await engine.agentReady(30_000);
   const client = createClient(ClientService, engine.address, { bearerToken: engine.bearerToken });
 
-  const turn = async (calls: Array<{ name: string; arguments: Record<string, unknown> }>, attempt = 1): Promise<TurnResult> => {
+  const turn = async (calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<TurnResult> => {
     // A turn that failed halfway leaves its replies behind: each turn starts from an empty queue.
     model.clearTurns();
     const before = model.chatRequests().length;
@@ -111,13 +111,6 @@ export async function startContainment(opts: { policy: "shield-off" | "default" 
       if (ev.eventType === T.APPROVAL_NEEDED && ev.approvalNeeded) {
         await client.resolveApproval({ approvalId: ev.approvalNeeded.approvalId, decision: ApprovalDecision.ALLOW_ONCE, sessionId: ev.sessionId });
       }
-    }
-    // The Agent process can crash for reasons of its own (not what these tests are about): the
-    // Engine restarts it, and the turn is tried once more.
-    if (attempt === 1 && events.some((e) => e.eventType === T.ERROR && e.pipelineError?.code === "AGENT_CRASHED")) {
-      logs.push("containment harness: the Agent crashed during a turn; retrying it once");
-      await engine.agentReady(30_000);
-      return turn(calls, 2);
     }
     const third = model.chatRequests()[before + 2];
     const results = (third?.messages ?? []).filter((m) => m.role === "tool").slice(-calls.length).map((m) => messageText(m));
