@@ -57,7 +57,17 @@ export interface TurnResult {
   executed: number;
 }
 
-export async function startContainment(opts: { policy: "shield-off" | "default" }): Promise<Containment> {
+export interface ContainmentOptions {
+  policy: "shield-off" | "default";
+  /** Config lines for the capabilities besides files and shell (default: http, documents and mail disabled). */
+  capabilities?: string[];
+  /** More top-level config lines (e.g. a `sandbox:` section). */
+  extraConfig?: string[];
+  /** Tool groups the model loads before its calls (default files and shell). */
+  groups?: string[];
+}
+
+export async function startContainment(opts: ContainmentOptions): Promise<Containment> {
   const root = mkdtempSync("/var/tmp/pal-cont-");
   const home = join(root, "home");
   const dataDir = join(root, "data");
@@ -83,7 +93,8 @@ export async function startContainment(opts: { policy: "shield-off" | "default" 
       "shield:",
       opts.policy === "shield-off" ? `  policy_file: ${policyFile}` : "  policy: default",
       "capabilities:",
-      ...["http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`),
+      ...(opts.capabilities ?? ["http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`)),
+      ...(opts.extraConfig ?? []),
       `workspace: ${workspace}`,
       "history:",
       "  auto_title: false",
@@ -103,7 +114,7 @@ export async function startContainment(opts: { policy: "shield-off" | "default" 
     // A turn that failed halfway leaves its replies behind: each turn starts from an empty queue.
     model.clearTurns();
     const before = model.chatRequests().length;
-    model.enqueue({ toolCalls: [{ name: "load_tools", arguments: { groups: ["files", "shell"] } }] }, { toolCalls: calls }, { content: "done" });
+    model.enqueue({ toolCalls: [{ name: "load_tools", arguments: { groups: opts.groups ?? ["files", "shell"] } }] }, { toolCalls: calls }, { content: "done" });
     const events: PipelineEvent[] = [];
     for await (const ev of client.sendMessage({ content: "go" })) {
       events.push(ev);

@@ -145,10 +145,15 @@ export async function prepareSandbox(options: PrepareOptions): Promise<PreparedS
   }
 }
 
-/** Variables that make curl, git, npm, pip and Node's fetch use the in-sandbox proxy relay. */
+/**
+ * Variables that make curl, git, npm, pip and Node's fetch use the in-sandbox proxy relay.
+ * `PALISADE_EGRESS_PROXY` names it for programs written for Palisade, which send everything
+ * through it (NO_PROXY does not apply to them).
+ */
 export function proxyEnv(port: number): Record<string, string> {
   const url = `http://127.0.0.1:${port}`;
   return {
+    PALISADE_EGRESS_PROXY: url,
     HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url,
     ALL_PROXY: url, all_proxy: url,
     NO_PROXY: "localhost,127.0.0.1,::1", no_proxy: "localhost,127.0.0.1,::1",

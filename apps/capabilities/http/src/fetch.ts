@@ -52,6 +52,13 @@ export interface FetchOptions {
   resolver: Resolver;
   limits: FetchLimits;
   signal: AbortSignal;
+  /**
+   * The sandbox's egress proxy (`http://127.0.0.1:PORT`): every request goes through it, names
+   * are resolved by it (there is no DNS inside a sandbox), and it refuses hosts outside the
+   * allowlist and private addresses after resolution. Without it, this module resolves and
+   * checks addresses itself and connects directly.
+   */
+  proxy?: string;
 }
 
 /** Headers the caller may not set: they would contradict the checked target or the framing. */
@@ -64,6 +71,7 @@ const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorizat
  * included) the URL's scheme and host are checked, the host is resolved once, every resolved
  * address must be public (unless allowed), and the connection goes to that checked address
  * (TLS still verifies the host name), so DNS rebinding between check and connect is impossible.
+ * Through a proxy (`options.proxy`), the proxy resolves and checks the addresses the same way.
  */
 export async function guardedFetch(req: FetchRequest, options: FetchOptions): Promise<FetchResponse> {
   const { limits } = options;
@@ -80,9 +88,11 @@ export async function guardedFetch(req: FetchRequest, options: FetchOptions): Pr
     const address = await checkTarget(url, options);
     let res: FetchResponse;
     try {
-      res = await send(url, address, method, headers, body, limits, signal);
+      res = await send(url, address, method, headers, body, limits, signal, options.proxy);
     } catch (err) {
       if (err instanceof ToolError) throw err;
+      const refused = proxyRefusal(err);
+      if (refused) throw new ToolError(`refused by the sandbox's egress proxy: ${url.host}: ${refused}`, { code: "blocked_host" });
       if (signal.aborted) {
         const why = options.signal.aborted ? "the call was cancelled" : `no complete response within ${limits.timeoutMs} ms`;
         throw new ToolError(`request to ${url.href} stopped: ${why}`, { code: "timeout" });
@@ -90,6 +100,9 @@ export async function guardedFetch(req: FetchRequest, options: FetchOptions): Pr
       throw new ToolError(`request to ${url.href} failed: ${err instanceof Error ? err.message : String(err)}`, { code: "network_error" });
     }
     const location = res.headers.location;
+    if (options.proxy && res.headers["x-palisade-sandbox"] === "refused") {
+      throw new ToolError(`refused by the sandbox's egress proxy: ${res.body.toString("utf8").trim()}`, { code: "blocked_host" });
+    }
     if (res.status < 300 || res.status >= 400 || res.status === 304 || !location) return { ...res, redirects };
     if (redirects.length >= limits.maxRedirects) {
       throw new ToolError(`too many redirects (more than ${limits.maxRedirects}) starting at ${req.url}`, { code: "too_many_redirects" });
@@ -121,7 +134,7 @@ function parseUrl(text: string): URL {
   return url;
 }
 
-/** Checks the policy for `url` and returns the one address to connect to. */
+/** Checks the policy for `url` and returns the one address to connect to (the name itself through a proxy). */
 async function checkTarget(url: URL, options: FetchOptions): Promise<string> {
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
@@ -133,6 +146,7 @@ async function checkTarget(url: URL, options: FetchOptions): Promise<string> {
   }
   let addresses: string[];
   if (isIP(host)) addresses = [host];
+  else if (options.proxy) return host;
   else {
     try {
       addresses = (await options.resolver(host)).map((a) => a.address);
@@ -172,20 +186,23 @@ function send(
   body: string | undefined,
   limits: FetchLimits,
   signal: AbortSignal,
+  proxy: string | undefined,
 ): Promise<FetchResponse> {
   const mod = url.protocol === "https:" ? https : http;
   const hostname = url.hostname.replace(/^\[|\]$/g, "");
+  // Node's own proxy support: a forward request for http, a CONNECT tunnel for https.
+  const agent = proxy ? proxyAgent(url.protocol, proxy) : false;
   return new Promise<FetchResponse>((resolve, reject) => {
     let request: http.ClientRequest;
     try {
       request = mod.request({
-        host: address,
+        host: proxy ? hostname : address,
         port: url.port || undefined,
         path: `${url.pathname}${url.search}`,
         method,
         headers: { "user-agent": "palisade-http/0.1", ...headers, host: url.host },
         servername: isIP(hostname) ? undefined : hostname,
-        agent: false,
+        agent,
         signal,
       });
     } catch (err) {
@@ -225,4 +242,19 @@ function send(
     });
     request.end(body);
   });
+}
+
+type ProxyAgentOptions = http.AgentOptions & { proxyEnv: Record<string, string> };
+
+function proxyAgent(protocol: string, proxy: string): http.Agent {
+  // No NO_PROXY: loopback and every other destination go through the proxy too.
+  const options: ProxyAgentOptions = { proxyEnv: { HTTP_PROXY: proxy, HTTPS_PROXY: proxy }, keepAlive: false };
+  return protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+}
+
+/** The proxy's reason when it refused a CONNECT tunnel (Node reports its status line). */
+function proxyRefusal(err: unknown): string | undefined {
+  if (!(err instanceof Error) || (err as NodeJS.ErrnoException).code !== "ERR_PROXY_TUNNEL") return undefined;
+  const status = /HTTP\/1\.[01] (\d{3}) (.*)$/.exec(err.message);
+  return status?.[1] === "403" ? status[2] : undefined;
 }

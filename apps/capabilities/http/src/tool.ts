@@ -15,6 +15,7 @@ type Args = { method: string; url: string; headers?: Record<string, string>; bod
 export interface HttpToolOptions {
   resolver: Resolver;
   limits: FetchLimits;
+  proxy?: string;
 }
 
 export function httpRequestTool(options: HttpToolOptions): ToolDefinition {
@@ -37,7 +38,7 @@ export function httpRequestTool(options: HttpToolOptions): ToolDefinition {
     },
     async handler(args: Args, ctx: ToolContext) {
       const policy = policyFromConfig(ctx.config);
-      const res = await guardedFetch(args, { policy, resolver: options.resolver, limits: options.limits, signal: ctx.signal });
+      const res = await guardedFetch(args, { policy, resolver: options.resolver, limits: options.limits, signal: ctx.signal, ...(options.proxy ? { proxy: options.proxy } : {}) });
       const base: Record<string, unknown> = { status: res.status, status_text: res.statusText, url: res.url, headers: res.headers };
       if (res.redirects.length > 0) base.redirects = res.redirects;
       const mime = (res.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 
 export { createMailCapability } from "./capability.js";
+export type { MailCapabilityOptions } from "./capability.js";
 export { smtpSettings, SMTP_CREDENTIALS } from "./smtp.js";
 export type { SmtpSettings } from "./smtp.js";
 

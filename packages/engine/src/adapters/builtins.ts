@@ -4,15 +4,15 @@
 // installed is skipped with a log line.
 import type { CapabilityEntry } from "../config.js";
 
-// http and mail resolve names and check addresses themselves (their own SSRF and host rules
-// from config_json) and speak SMTP/IMAP: they need the host's network, so they run without the
-// network-namespace sandbox (`sandbox: false`); the others run in one.
+// Every built-in runs in a bubblewrap sandbox built from its manifest. http and mail reach the
+// network only through the Engine's egress proxy (their manifests' network policy); files and
+// shell act in the workspace.
 const BUILTINS = [
-  { id: "files", pkg: "@palisade/capability-files", workspace: true, sandbox: true },
-  { id: "shell", pkg: "@palisade/capability-shell", workspace: true, sandbox: true },
-  { id: "http", pkg: "@palisade/capability-http", workspace: false, sandbox: false },
-  { id: "documents", pkg: "@palisade/capability-documents", workspace: false, sandbox: true },
-  { id: "mail", pkg: "@palisade/capability-mail", workspace: false, sandbox: false },
+  { id: "files", pkg: "@palisade/capability-files", workspace: true },
+  { id: "shell", pkg: "@palisade/capability-shell", workspace: true },
+  { id: "http", pkg: "@palisade/capability-http", workspace: false },
+  { id: "documents", pkg: "@palisade/capability-documents", workspace: false },
+  { id: "mail", pkg: "@palisade/capability-mail", workspace: false },
 ] as const;
 
 interface BuiltinModule {
@@ -39,7 +39,7 @@ export async function builtinCapabilities(workspace: string, log: (line: string)
       log(`built-in capability ${b.id}: ${b.pkg} does not export manifestPath and command`);
       continue;
     }
-    out.push({ id: b.id, manifest: mod.manifestPath, command: [...mod.command], protocol: "palisade", ...(b.workspace ? { config: { workspace } } : {}), ...(b.sandbox ? {} : { sandbox: false }) });
+    out.push({ id: b.id, manifest: mod.manifestPath, command: [...mod.command], protocol: "palisade", ...(b.workspace ? { config: { workspace } } : {}) });
   }
   return out;
 }

@@ -205,7 +205,10 @@ const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 403: "Forbidde
 function refuse(client: Socket, status: number, reason: string): void {
   if (client.destroyed) return;
   const text = `${reason}\n`;
-  client.end(`HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? "Error"}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\nX-Palisade-Sandbox: refused\r\n\r\n${text}`);
+  // The reason also goes in the status line: HTTP clients report a failed CONNECT by that line
+  // alone (the body of a refused tunnel is dropped).
+  const phrase = `${STATUS_TEXT[status] ?? "Error"} (${reason.replace(/[^\x20-\x7e]+/g, " ").slice(0, 300)})`;
+  client.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\nX-Palisade-Sandbox: refused\r\n\r\n${text}`);
 }
 
 function plain(res: ServerResponse, status: number, reason: string): void {
