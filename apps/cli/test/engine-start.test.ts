@@ -11,6 +11,15 @@ import { resolvePaths } from "../src/engine-address.js";
 const HANGS = `console.log("loading config"); console.log("spawning the agent"); setTimeout(() => {}, 30000);`;
 const FAILS = `console.log("loading config"); console.error("config.yaml: model must be a string"); process.exit(2);`;
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe("auto-starting the Engine", () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), "pal-start-"))));
@@ -45,9 +54,24 @@ describe("auto-starting the Engine", () => {
     const progress: string[] = [];
     const err = await failure(HANGS, 1_500, progress);
     expect(progress[0]).toMatch(/^starting the Engine… \(pid \d+, log .*engine\.log\)$/);
-    expect(err.message).toBe("the Engine did not become ready within 2 s");
+    const pid = Number(/pid (\d+)/.exec(progress[0] ?? "")?.[1]);
+    expect(err.message).toBe(`the Engine did not become ready within 2 s; stopped it (pid ${pid})`);
     expect(err.hint).toContain("engine.log:\nloading config\nspawning the agent");
-    process.kill(Number(/pid (\d+)/.exec(progress[0] ?? "")?.[1]), "SIGKILL");
+    // Nobody would use it: it does not outlive the command that started it.
+    expect(alive(pid)).toBe(false);
+  });
+
+  it("cancelled while it starts (Ctrl+C on the first screen), the Engine it spawned is stopped", async () => {
+    const progress: string[] = [];
+    const abort = new AbortController();
+    const paths = resolvePaths({ dataDir: join(dir, "data") });
+    const pending = connectToEngine(paths, { start: true, timeoutMs: 30_000, env: { PALISADE_CLI_MAIN: fakeMain(HANGS) }, onProgress: (l) => progress.push(l), signal: abort.signal });
+    await new Promise((r) => setTimeout(r, 500));
+    const pid = Number(/pid (\d+)/.exec(progress[0] ?? "")?.[1]);
+    expect(alive(pid)).toBe(true);
+    abort.abort();
+    await expect(pending).rejects.toThrow(`cancelled while waiting for the Engine to start; stopped it (pid ${pid})`);
+    expect(alive(pid)).toBe(false);
   });
 
   it("an Engine that exits during start-up is reported with the end of engine.log", async () => {

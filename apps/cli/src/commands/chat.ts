@@ -2,7 +2,8 @@ import { createElement } from "react";
 import { CliError, ExitCode } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
-import { connectToEngine } from "../engine/connect.js";
+import { connectToEngine, killSpawnedEngine } from "../engine/connect.js";
+import { stopEngine } from "../engine/stop.js";
 import type { EngineConnection } from "../engine/connect.js";
 import { join } from "node:path";
 import { findEngine, resolvePaths } from "../engine-address.js";
@@ -17,6 +18,8 @@ async function showSetup(ctx: CommandContext, configFile: string, reason: string
     stdout: ctx.io.stdout as NodeJS.WriteStream,
     stdin: ctx.io.stdin as NodeJS.ReadStream,
     exitOnCtrlC: false,
+    // Nothing else writes while this screen shows; the console stays as it is.
+    patchConsole: false,
   });
   await app.waitUntilExit();
   return chosen.choice;
@@ -36,14 +39,27 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   const running = await findEngine(paths);
   let conn: EngineConnection | undefined;
   let reason: string | undefined;
+  // Ctrl+C while the Engine starts (before the chat owns the keyboard) stops the Engine it started.
+  const interrupted = new AbortController();
+  const onSigint = (): void => interrupted.abort();
+  process.once("SIGINT", onSigint);
   try {
-    conn = await connectToEngine(paths, { ...startOptions(ctx), start: !running, workspace, engineArgs: demo ? ["--demo"] : [] });
+    conn = await connectToEngine(paths, { ...startOptions(ctx), start: !running, workspace, engineArgs: demo ? ["--demo"] : [], signal: interrupted.signal });
   } catch (err) {
+    if (interrupted.signal.aborted) {
+      println(ctx.io.stderr, err instanceof CliError ? err.message : String(err));
+      return 130;
+    }
     reason = err instanceof CliError ? err.message : String(err);
+  } finally {
+    process.off("SIGINT", onSigint);
   }
   if (!conn || !conn.status.modelConfigured) {
+    // An Engine started just for this screen (it has no model) is of no use once the user leaves it.
+    const stopping = conn?.startedHere ? stopEngine(paths, conn.endpoint, 2_000).catch(() => killSpawnedEngine(conn.endpoint.info.pid)) : undefined;
     conn?.close();
     const choice = await showSetup(ctx, base.configFile, reason, true);
+    await stopping;
     if (choice === "demo") return runChatCommand({ ...ctx, options: { ...ctx.options, demo: true } });
     return ExitCode.OK;
   }

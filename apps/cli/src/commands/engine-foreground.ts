@@ -17,6 +17,24 @@ export interface ForegroundOptions {
 
 /** Runs the Engine in this process until SIGINT/SIGTERM or a Shutdown RPC. */
 export async function runEngineForeground(io: CliIo, o: ForegroundOptions): Promise<number> {
+  // A signal during start-up (the client that spawned it gave up) stops it once it is up, cleanly.
+  let stopAsked = false;
+  let stop = (): void => void (stopAsked = true);
+  const onSignal = (): void => stop();
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    return await runUntilStopped(io, o, (fn) => {
+      stop = fn;
+      if (stopAsked) fn();
+    });
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+async function runUntilStopped(io: CliIo, o: ForegroundOptions, onStarted: (stop: () => void) => void): Promise<number> {
   const start = await loadStartEngine();
   let env: NodeJS.ProcessEnv = { ...(io.env as NodeJS.ProcessEnv) };
   let demoModel: { close(): Promise<void> } | undefined;
@@ -37,14 +55,10 @@ export async function runEngineForeground(io: CliIo, o: ForegroundOptions): Prom
     throw new CliError(`the Engine could not start: ${err instanceof Error ? err.message : String(err)}`, { hint: `check ${o.paths.configFile}` });
   }
   println(io.stderr, `Engine ready at ${engine.address} (pid ${process.pid}, data ${o.paths.dataDir})`);
-  const stop = (): void => void engine.stop(10_000);
-  process.once("SIGINT", stop);
-  process.once("SIGTERM", stop);
+  onStarted(() => void engine.stop(10_000));
   try {
     await engine.stopped;
   } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
     await demoModel?.close();
   }
   return ExitCode.OK;

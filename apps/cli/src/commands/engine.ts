@@ -1,10 +1,9 @@
 import { CliError, ExitCode } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
-import { findEngine, isProcessAlive } from "../engine-address.js";
-import type { EngineEndpoint, PalisadePaths } from "../engine-address.js";
+import { findEngine } from "../engine-address.js";
 import { connectToEngine } from "../engine/connect.js";
-import { describeRpcError } from "../engine/errors.js";
+import { stopEngine } from "../engine/stop.js";
 import { formatStatus, statusToJson } from "../format/status.js";
 import { hintCommand, intOption, pathsOf, flag, startOptions, workspaceOf } from "./common.js";
 import { runEngineForeground } from "./engine-foreground.js";
@@ -33,29 +32,6 @@ export async function engineStop(ctx: CommandContext): Promise<number> {
   await stopEngine(paths, running, 10_000);
   println(ctx.io.stdout, `Engine stopped (pid ${running.info.pid}).`);
   return ExitCode.OK;
-}
-
-/**
- * Asks the Engine to shut down (running turns get `deadlineMs` to finish, then are cancelled and
- * saved as far as they got) and waits until its process is gone.
- */
-async function stopEngine(paths: PalisadePaths, running: EngineEndpoint, deadlineMs: number): Promise<void> {
-  const conn = await connectToEngine(paths);
-  try {
-    const res = await conn.client.shutdown({ deadlineMs });
-    if (!res.accepted) throw new CliError("the Engine refused to shut down", { hint: `send it SIGTERM: kill ${running.info.pid}` });
-  } catch (err) {
-    if (err instanceof CliError) throw err;
-    throw new CliError(`could not ask the Engine to stop: ${describeRpcError(err)}`, { hint: `send it SIGTERM: kill ${running.info.pid}` });
-  } finally {
-    conn.close();
-  }
-  const waitMs = deadlineMs + 15_000;
-  const deadline = Date.now() + waitMs;
-  while (isProcessAlive(running.info.pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (isProcessAlive(running.info.pid)) {
-    throw new CliError(`the Engine (pid ${running.info.pid}) is still running ${Math.round(waitMs / 1000)} s after Shutdown`, { hint: `kill ${running.info.pid}` });
-  }
 }
 
 /**

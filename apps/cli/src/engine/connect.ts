@@ -6,7 +6,7 @@ import type { Client } from "@palisade/protocol";
 import { ClientService } from "@palisade/protocol/pipeline";
 import type { StatusResponse } from "@palisade/protocol/pipeline";
 import { CliError } from "../cli/errors.js";
-import { ensureDataDir, findEngine, socketPathProblem } from "../engine-address.js";
+import { ensureDataDir, findEngine, isProcessAlive, socketPathProblem } from "../engine-address.js";
 import type { EngineEndpoint, PalisadePaths } from "../engine-address.js";
 import { describeRpcError } from "./errors.js";
 import { setupDrift } from "./setup-drift.js";
@@ -76,6 +76,30 @@ function logTail(file: string, lines = 8): string {
   }
 }
 
+/** Whether process `pid` is gone within `ms`. */
+export async function waitGone(pid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (isProcessAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  return !isProcessAlive(pid);
+}
+
+/** Ends an Engine process this client spawned: SIGTERM (it stops cleanly), SIGKILL if it lingers. */
+export async function killSpawnedEngine(pid: number, graceMs = 15_000): Promise<void> {
+  if (pid <= 0 || !isProcessAlive(pid)) return;
+  try {
+    process.kill(pid, "SIGTERM");
+  } catch {
+    return;
+  }
+  if (await waitGone(pid, graceMs)) return;
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // gone meanwhile
+  }
+  await waitGone(pid, 2_000);
+}
+
 /** Starts `palisade engine start --foreground` detached, logging to engine.log; returns its pid. */
 export function spawnBackgroundEngine(paths: PalisadePaths, options: ConnectOptions = {}): { pid: number; exited: Promise<number | null> } {
   const log = openSync(paths.logFile, "a", 0o600);
@@ -135,7 +159,11 @@ export async function connectToEngine(paths: PalisadePaths, options: ConnectOpti
       nextProgress += PROGRESS_EVERY_MS;
       options.onProgress?.(`starting the Engine… ${Math.round((Date.now() - started) / 1000)} s (waiting up to ${Math.round(timeoutMs / 1000)} s)`);
     }
-    if (options.signal?.aborted) throw new CliError("cancelled while waiting for the Engine to start");
+    if (options.signal?.aborted) {
+      // Nobody is left to use it: an Engine started for this command must not outlive it.
+      await killSpawnedEngine(pid);
+      throw new CliError(`cancelled while waiting for the Engine to start; stopped it (pid ${pid})`);
+    }
     if (exitCode !== undefined) {
       const tail = logTail(paths.logFile);
       throw new CliError(`the Engine exited during start-up (code ${String(exitCode)})`, {
@@ -153,8 +181,9 @@ export async function connectToEngine(paths: PalisadePaths, options: ConnectOpti
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+  await killSpawnedEngine(pid);
   const tail = logTail(paths.logFile);
-  throw new CliError(`the Engine did not become ready within ${Math.round(timeoutMs / 1000)} s`, {
-    hint: `pid ${pid} may still be starting; ${tail ? `last lines of ${paths.logFile}:\n${tail}` : `see ${paths.logFile}`}`,
+  throw new CliError(`the Engine did not become ready within ${Math.round(timeoutMs / 1000)} s; stopped it (pid ${pid})`, {
+    hint: tail ? `last lines of ${paths.logFile}:\n${tail}` : `see ${paths.logFile}`,
   });
 }
