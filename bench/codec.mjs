@@ -1,5 +1,6 @@
-// Protobuf binary encode/decode cost per message: protobuf-es toBinary/fromBinary (the baseline,
-// measured in the same run) vs the schema-specialized codec of @palisade/protocol (fast-codec).
+// Protobuf binary encode/decode cost per message: protobuf-es toBinary/fromBinary, measured in the
+// same run, vs the schema-specialized codec of @palisade/protocol (fast-codec). protobuf-es is a
+// reference, not a floor: it is the library the fast codec replaces, and slower than it.
 // Runs compiled dist/ (`npx tsc -b` first):  node bench/codec.mjs [--quick]
 // - hot: one message type in a tight loop (monomorphic call sites, the best case for both);
 // - mixed: every message type of our protos interleaved, as in the Engine where call sites are

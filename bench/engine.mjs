@@ -1,6 +1,8 @@
 // Engine benchmarks (issue 6), each against a baseline measured in the same run:
 //  1. tool-call overhead (proposal → result through Engine, Shield and a no-op capability) vs
-//     one bidi echo + one unary call on the bridge — goal ≤ 1.5×;
+//     one bidi echo + one unary call on the bridge — goal ≤ 1.5×; 2,200 calls in one turn, then
+//     (1b) a turn per call: message → proposal → result → answer → commit → RESPONSE_COMPLETE,
+//     against the same round trips with no work;
 //  2. time to first token client → Engine → Agent → scripted model → back vs the openai SDK
 //     calling the scripted server directly — goal ≤ +3 ms at p50;
 //  3. 100 concurrent sessions (model latency 50 ms, one tool call per turn) vs one session — goal ≤ 2×;
@@ -22,6 +24,7 @@ import { Capability } from "@palisade/protocol/capability";
 import { printTable, summarize, writeResult } from "./lib/stats.mjs";
 
 const N_CALLS = Number(process.env.BENCH_TOOL_CALLS ?? 2000);
+const N_TURNS = Number(process.env.BENCH_TOOL_TURNS ?? 300);
 const N_TTFT = Number(process.env.BENCH_TTFT ?? 100);
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 100);
 const hr = () => process.hrtime.bigint();
@@ -126,14 +129,56 @@ async function toolCallOverhead() {
       }
     }
   }
-  call.end();
   await agent.send({ event: { case: "responseComplete", value: { sessionId: p.sessionId, messageId: p.messageId, content: "done" } } });
   const { events } = await watcher.message;
   if (events < N_CALLS) throw new Error(`the watching client saw ${events} events for ${N_CALLS + 200} tool calls`);
+
+  // A turn per call, as a user meets it: the message, the Agent's one proposal, the result, the
+  // answer, the turn's commit (SQLite, fsync, audit) and RESPONSE_COMPLETE back to the client (this
+  // process), in one session. Floor: the same round trips with no work at any hop — three bidi
+  // echoes (client ↔ Engine, Engine ↔ Agent twice) and one Invoke of the same no-op capability.
+  const user = createClient(ClientService, addrs.engine, { bearerToken: addrs.token });
+  let sessionId = "";
+  const engineTurn = async (i) => {
+    const drained = (async () => {
+      let last;
+      for await (const ev of user.sendMessage({ content: "bench", sessionId })) last = ev;
+      return last;
+    })();
+    const proc = await next("process");
+    sessionId = proc.sessionId;
+    await agent.send({ event: { case: "toolProposal", value: { sessionId: proc.sessionId, messageId: proc.messageId, callId: `t${i}`, toolName: "noop__noop", argumentsJson: "{}" } } });
+    const r = await next("toolResult");
+    if (r.isError) throw new Error(`tool call failed: ${r.content}`);
+    await agent.send({ event: { case: "responseComplete", value: { sessionId: proc.sessionId, messageId: proc.messageId, content: "done" } } });
+    const last = await drained;
+    if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error(`turn ${i} failed: ${last?.pipelineError?.message ?? "no RESPONSE_COMPLETE"}`);
+  };
+  const floorTurn = async (i) => {
+    for (let hop = 0; hop < 3; hop++) {
+      await call.send({ event: { case: "toolProposal", value: { callId: `${i}.${hop}`, toolName: "noop", argumentsJson: "{}" } } });
+      await it.next();
+    }
+    const r = await bCap.invoke({ toolName: "noop", argsJson: args });
+    if (r.error) throw new Error(`baseline call failed: ${r.error}`);
+  };
+  const turnFloor = [];
+  const turnSamples = [];
+  for (let i = 0; i < N_TURNS + 20; i += 10) {
+    for (const [fn, out] of [[floorTurn, turnFloor], [engineTurn, turnSamples]]) {
+      for (let j = i; j < i + 10; j++) {
+        const t = hr();
+        await fn(j);
+        if (j >= 20) out.push(ms(t));
+      }
+    }
+  }
+  call.end();
+  user.close();
   agent.end();
   bCap.close();
   await Promise.all([engine.stop(), noop.stop()]);
-  return { engine: summarize(engineSamples), floor: summarize(floor) };
+  return { engine: summarize(engineSamples), floor: summarize(floor), turn: summarize(turnSamples), turnFloor: summarize(turnFloor) };
 }
 
 // ---------------------------------------------------------------- shared: Engine with the real Agent
@@ -289,6 +334,8 @@ const cold = await coldStart();
 const rows = [
   { benchmark: "1. tool call p50 (ms)", palisade: overhead.engine.p50, baseline: overhead.floor.p50, ratio: overhead.engine.p50 / overhead.floor.p50, goal: "≤ 1.5×" },
   { benchmark: "1. tool call p99 (ms)", palisade: overhead.engine.p99, baseline: overhead.floor.p99, ratio: overhead.engine.p99 / overhead.floor.p99, goal: "" },
+  { benchmark: `1b. a turn per call p50 (ms, ${N_TURNS} turns)`, palisade: overhead.turn.p50, baseline: overhead.turnFloor.p50, ratio: overhead.turn.p50 / overhead.turnFloor.p50, goal: "(floor: same round trips, no work)" },
+  { benchmark: "1b. a turn per call p99 (ms)", palisade: overhead.turn.p99, baseline: overhead.turnFloor.p99, ratio: overhead.turn.p99 / overhead.turnFloor.p99, goal: "" },
   { benchmark: "2. first token p50 (ms)", palisade: ttft.engine.p50, baseline: ttft.direct.p50, ratio: ttft.engine.p50 - ttft.direct.p50, goal: "≤ +3 ms (ratio col = delta)" },
   { benchmark: "2. first token p99 (ms)", palisade: ttft.engine.p99, baseline: ttft.direct.p99, ratio: ttft.engine.p99 - ttft.direct.p99, goal: "" },
   { benchmark: "2. transport floor: 4 hops, no work (ms)", palisade: ttft.transport.p50, baseline: 0, ratio: 0, goal: "client→Engine→Agent→Engine→client" },

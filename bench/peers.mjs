@@ -7,8 +7,12 @@
 //  - The bare openai SDK in-process: the hand-written loop (the floor for any agent loop).
 // Reported: turn latency p50/p99 at one session (model latency 0), CPU per turn per process (from
 // /proc/<pid>/stat; the model process is left out, it is the same for all), and turns/s at
-// 1/10/100/300 concurrent sessions with a 50 ms model.
-// Run after `make build`: node bench/peers.mjs [--quick]
+// 1/10/100/300 concurrent sessions with a 50 ms model. Every figure is the median of `--runs`
+// runs (default 3) with its range; each run measures every system once, in a rotated order, and
+// records the CPU that other processes used on the machine meanwhile ("foreign", from /proc/stat:
+// machine busy time minus the benchmark's own processes, in % of one core).
+// The bare SDK is the floor: no agent loop can do the same turn with less.
+// Run after `make build`: node bench/peers.mjs [--quick] [--runs N]
 import { fork } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,6 +26,9 @@ const RUNS = Number(process.argv[process.argv.indexOf("--runs") + 1] ?? 0) || (Q
 const LATENCY_TURNS = QUICK ? 40 : 200;
 const LEVELS = QUICK ? [1, 10] : [1, 10, 100, 300];
 const TURNS_PER_SESSION = QUICK ? 3 : 5;
+/** Turns per session at a level: at least this many turns in all, so CPU ticks (10 ms) average out. */
+const turnsAt = (sessions) => Math.max(TURNS_PER_SESSION, Math.ceil((QUICK ? 20 : 50) / sessions));
+const MEDIAN_OF = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const TICK_MS = 1000 / 100; // USER_HZ
 
 function child(file, args, env = {}) {
@@ -113,23 +120,26 @@ async function startPalisade(baseURL, workspace) {
     if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error(`palisade turn failed: ${last?.pipelineError?.message ?? "no RESPONSE_COMPLETE"}`);
     return id;
   };
-  const run = async ({ sessions, turns }) => {
+  // Conversations are opened (a first turn each) before the measured turns begin.
+  const prepare = async (sessions) => {
     const ids = await Promise.all(Array.from({ length: sessions }, () => turn(undefined)));
-    const latencies = [];
-    const t = process.hrtime.bigint();
-    await Promise.all(ids.map(async (id) => {
-      for (let i = 0; i < turns; i++) {
-        const s = process.hrtime.bigint();
-        await turn(id);
-        latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
-      }
-    }));
-    return { latencies, wallMs: Number(process.hrtime.bigint() - t) / 1e6 };
+    return async (turns) => {
+      const latencies = [];
+      const t = process.hrtime.bigint();
+      await Promise.all(ids.map(async (id) => {
+        for (let i = 0; i < turns; i++) {
+          const s = process.hrtime.bigint();
+          await turn(id);
+          latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
+        }
+      }));
+      return { latencies, wallMs: Number(process.hrtime.bigint() - t) / 1e6 };
+    };
   };
   return {
     name: "palisade",
     processes: () => processTree(engine.proc.pid),
-    run,
+    prepare,
     close: async () => {
       client.close();
       await engine.stop();
@@ -140,11 +150,15 @@ async function startPalisade(baseURL, workspace) {
 async function startPeer(kind, baseURL, workspace) {
   const runner = child("peer-runner.mjs", [kind, baseURL, workspace]);
   await runner.first;
-  const run = (req) => new Promise((resolve, reject) => {
+  const ask = (req) => new Promise((resolve, reject) => {
     runner.proc.once("message", (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
     runner.proc.send(req);
   });
-  return { name: kind === "agents" ? "@openai/agents" : "openai SDK", processes: () => processTree(runner.proc.pid), run, close: runner.stop };
+  const prepare = async (sessions) => {
+    await ask({ prepare: sessions });
+    return (turns) => ask({ turns });
+  };
+  return { name: kind === "agents" ? "@openai/agents" : "openai SDK", processes: () => processTree(runner.proc.pid), prepare, close: runner.stop };
 }
 
 let modelPid = 0;
@@ -167,29 +181,36 @@ mkdirSync(workspace);
 writeFileSync(join(workspace, "x.txt"), "x\n");
 
 const starters = [startPalisade, (u, w) => startPeer("agents", u, w), (u, w) => startPeer("sdk", u, w)];
+/** Run `run` measures the systems in a rotated order, so none is always first or last. */
+const rotated = (run) => starters.map((_, i) => starters[(i + run) % starters.length]);
 
-// Each run measures every system once, in turn; a figure is the median of the runs, with its
-// spread. CPU used on the machine by anything but the measured processes and the model is
-// recorded as "foreign" (another user's load would show there).
+/**
+ * One measurement of `system`: `sessions` conversations at once, `turns` each, with the CPU every
+ * process of the system used per turn and the CPU used by processes that are not the benchmark's.
+ */
+async function measure(system, sessions, turns) {
+  const go = await system.prepare(sessions);
+  const procs = system.processes();
+  const before = cpuSnapshot(procs);
+  const mine = [...procs, { pid: process.pid, name: "bench" }, { pid: modelPid, name: "model" }];
+  const mineBefore = cpuSnapshot(mine);
+  const busyBefore = machineBusyMs();
+  const { latencies, wallMs } = await go(turns);
+  const ours = mine.reduce((sum, p) => sum + cpuMs(p.pid) - (mineBefore.get(p.pid) ?? 0), 0);
+  const foreignPct = (100 * Math.max(0, machineBusyMs() - busyBefore - ours)) / wallMs;
+  return { latencies, wallMs, turnsPerS: (sessions * turns) / (wallMs / 1000), cpu: cpuPerTurn(procs, before, sessions * turns), foreignPct };
+}
+
 const latencyRuns = await withModel(0, async (baseURL) => {
   const runs = [];
   for (let run = 0; run < RUNS; run++) {
     const out = [];
-    for (const start of starters) {
+    for (const start of rotated(run)) {
       const system = await start(baseURL, workspace);
       try {
-        await system.run({ sessions: 1, turns: 20 }); // warm-up (JIT, connections)
-        const procs = system.processes();
-        const before = cpuSnapshot(procs);
-        const mine = [...procs, { pid: process.pid, name: "bench" }, { pid: modelPid, name: "model" }];
-        const mineBefore = cpuSnapshot(mine);
-        const busyBefore = machineBusyMs();
-        const t = process.hrtime.bigint();
-        const { latencies } = await system.run({ sessions: 1, turns: LATENCY_TURNS });
-        const wallMs = Number(process.hrtime.bigint() - t) / 1e6;
-        const ours = [...mine].reduce((sum, p) => sum + cpuMs(p.pid) - (mineBefore.get(p.pid) ?? 0), 0);
-        const foreignPct = (100 * Math.max(0, machineBusyMs() - busyBefore - ours)) / wallMs;
-        out.push({ name: system.name, ...summarize(latencies), cpu: cpuPerTurn(procs, before, LATENCY_TURNS), foreignPct });
+        await (await system.prepare(1))(20); // warm-up (JIT, connections)
+        const m = await measure(system, 1, LATENCY_TURNS);
+        out.push({ name: system.name, ...summarize(m.latencies), cpu: m.cpu, foreignPct: m.foreignPct });
       } finally {
         await system.close();
       }
@@ -198,42 +219,58 @@ const latencyRuns = await withModel(0, async (baseURL) => {
   }
   return runs;
 });
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
-const latency = latencyRuns[0].map((first) => {
-  const mine = latencyRuns.map((run) => run.find((r) => r.name === first.name));
-  const pick = (f) => ({ median: median(mine.map(f)), min: Math.min(...mine.map(f)), max: Math.max(...mine.map(f)) });
+const pick = (xs) => ({ median: MEDIAN_OF(xs), min: Math.min(...xs), max: Math.max(...xs) });
+const names = latencyRuns[0].map((r) => r.name);
+const latency = names.map((name) => {
+  const mine = latencyRuns.map((run) => run.find((r) => r.name === name));
+  const processes = [...new Set(mine.flatMap((r) => Object.keys(r.cpu.rows)))];
   return {
-    name: first.name,
-    p50: pick((r) => r.p50),
-    p99: pick((r) => r.p99),
-    cpuTotal: pick((r) => r.cpu.total),
-    cpu: mine[Math.floor((mine.length - 1) / 2)].cpu,
-    foreignPct: pick((r) => r.foreignPct),
+    name,
+    p50: pick(mine.map((r) => r.p50)),
+    p99: pick(mine.map((r) => r.p99)),
+    cpuTotal: pick(mine.map((r) => r.cpu.total)),
+    cpu: Object.fromEntries(processes.map((p) => [p, pick(mine.map((r) => r.cpu.rows[p] ?? 0))])),
+    foreignPct: pick(mine.map((r) => r.foreignPct)),
   };
 });
 
-const throughput = await withModel(50, async (baseURL) => {
-  const out = [];
-  for (const start of starters) {
-    const system = await start(baseURL, workspace);
-    try {
-      const levels = {};
-      for (const sessions of LEVELS) {
-        const { wallMs } = await system.run({ sessions, turns: TURNS_PER_SESSION });
-        levels[sessions] = (sessions * TURNS_PER_SESSION) / (wallMs / 1000);
+const throughputRuns = await withModel(50, async (baseURL) => {
+  const runs = [];
+  for (let run = 0; run < RUNS; run++) {
+    const out = [];
+    for (const start of rotated(run)) {
+      const system = await start(baseURL, workspace);
+      try {
+        const levels = {};
+        for (const sessions of LEVELS) {
+          const m = await measure(system, sessions, turnsAt(sessions));
+          levels[sessions] = { turnsPerS: m.turnsPerS, cpuPerTurn: m.cpu.total, foreignPct: m.foreignPct };
+        }
+        out.push({ name: system.name, levels });
+      } finally {
+        await system.close();
       }
-      out.push({ name: system.name, levels });
-    } finally {
-      await system.close();
     }
+    runs.push(out);
   }
-  return out;
+  return runs;
 });
 rmSync(dir, { recursive: true, force: true });
+const throughput = names.map((name) => {
+  const mine = throughputRuns.map((run) => run.find((r) => r.name === name));
+  return {
+    name,
+    levels: Object.fromEntries(LEVELS.map((l) => [l, {
+      turnsPerS: pick(mine.map((r) => r.levels[l].turnsPerS)),
+      cpuPerTurn: pick(mine.map((r) => r.levels[l].cpuPerTurn)),
+      foreignPct: pick(mine.map((r) => r.levels[l].foreignPct)),
+    }])),
+  };
+});
 
 const sdk = latency.find((r) => r.name === "openai SDK");
 const agents = latency.find((r) => r.name === "@openai/agents");
-const spread = (x) => `${x.median.toFixed(2)} (${x.min.toFixed(2)}–${x.max.toFixed(2)})`;
+const spread = (x, digits = 2) => `${x.median.toFixed(digits)} (${x.min.toFixed(digits)}–${x.max.toFixed(digits)})`;
 printTable(`One session, ${LATENCY_TURNS} turns (model latency 0), median of ${RUNS} run(s) (range): turn latency and CPU per turn, ms`, latency.map((r) => ({
   system: r.name,
   p50: spread(r.p50),
@@ -241,13 +278,17 @@ printTable(`One session, ${LATENCY_TURNS} turns (model latency 0), median of ${R
   "p50 vs agents": r.p50.median / agents.p50.median,
   "p50 vs SDK": r.p50.median / sdk.p50.median,
   "cpu/turn": spread(r.cpuTotal),
-  "foreign cpu %": spread(r.foreignPct),
+  "foreign cpu %": spread(r.foreignPct, 0),
 })));
-printTable("CPU per turn by process (ms)", latency.flatMap((r) => Object.entries(r.cpu.rows).map(([process, ms]) => ({ system: r.name, process, ms }))));
+printTable(`CPU per turn by process, ms, median of ${RUNS} run(s) (range)`, latency.flatMap((r) => Object.entries(r.cpu).map(([process, ms]) => ({ system: r.name, process, ms: spread(ms) }))));
 const sdkT = throughput.find((r) => r.name === "openai SDK");
-printTable(`Turns/s with a 50 ms model (${TURNS_PER_SESSION} turns per session)`, throughput.map((r) => ({
+printTable(`Turns/s with a 50 ms model (${LEVELS.map((l) => `${l}×${turnsAt(l)}`).join(", ")} sessions×turns), median of ${RUNS} run(s) (range)`, throughput.map((r) => ({
   system: r.name,
-  ...Object.fromEntries(LEVELS.map((l) => [`${l} sessions`, r.levels[l]])),
-  [`vs SDK at ${LEVELS.at(-1)}`]: r.levels[LEVELS.at(-1)] / sdkT.levels[LEVELS.at(-1)],
+  ...Object.fromEntries(LEVELS.map((l) => [`${l} sessions`, spread(r.levels[l].turnsPerS, 1)])),
+  [`vs SDK at ${LEVELS.at(-1)}`]: r.levels[LEVELS.at(-1)].turnsPerS.median / sdkT.levels[LEVELS.at(-1)].turnsPerS.median,
 })));
-console.log(`\nwritten ${writeResult("peers", { quick: QUICK, runs: RUNS, latency, latencyRuns, throughput })}`);
+printTable("…the same runs: CPU per turn (ms) and foreign CPU (% of a core), medians", throughput.map((r) => ({
+  system: r.name,
+  ...Object.fromEntries(LEVELS.map((l) => [`${l} sessions`, `${r.levels[l].cpuPerTurn.median.toFixed(2)} ms, ${r.levels[l].foreignPct.median.toFixed(0)} %`])),
+})));
+console.log(`\nwritten ${writeResult("peers", { quick: QUICK, runs: RUNS, latencyTurns: LATENCY_TURNS, turnsPerSession: TURNS_PER_SESSION, latency, latencyRuns, throughput, throughputRuns })}`);

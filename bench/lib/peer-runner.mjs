@@ -1,7 +1,6 @@
 // Child process of bench/peers.mjs: runs the benchmark's turns in-process with one of Palisade's
 // peers, against the scripted model process, so its CPU is its own. argv: <"agents" | "sdk">
-// <model base URL> <workspace>. Each IPC request { sessions, turns } runs `sessions` conversations
-// at once, `turns` measured turns each after one warm-up turn, and answers { latencies, wallMs }.
+// <model base URL> <workspace>. IPC: see the message handler below.
 // A turn is the same everywhere: user message → the model calls files__read_file → the tool reads
 // a file of the workspace → the model answers; both model calls stream.
 import { readFile } from "node:fs/promises";
@@ -99,15 +98,21 @@ async function measuredTurns(turn, turns, latencies) {
   }
 }
 
+// { prepare: n } opens n conversations (a warm-up turn each) and answers { ready }; the next
+// { turns } runs that many measured turns in each of them at once: { latencies, wallMs }.
+let prepared = [];
 process.on("message", (req) => {
-  const latencies = [];
   (async () => {
-    const conversations = await Promise.all(Array.from({ length: req.sessions }, warmConversation));
+    if (req.prepare !== undefined) {
+      prepared = await Promise.all(Array.from({ length: req.prepare }, warmConversation));
+      return { ready: true };
+    }
+    const latencies = [];
     const t = process.hrtime.bigint();
-    await Promise.all(conversations.map((turn) => measuredTurns(turn, req.turns, latencies)));
-    return Number(process.hrtime.bigint() - t) / 1e6;
+    await Promise.all(prepared.map((turn) => measuredTurns(turn, req.turns, latencies)));
+    return { latencies, wallMs: Number(process.hrtime.bigint() - t) / 1e6 };
   })().then(
-    (wallMs) => process.send({ latencies, wallMs }),
+    (answer) => process.send(answer),
     (err) => process.send({ error: err instanceof Error ? err.stack : String(err) }),
   );
 });
