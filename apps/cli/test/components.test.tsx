@@ -9,6 +9,7 @@ import { Banner } from "../src/tui/components/Banner.js";
 import { NoModelScreen } from "../src/tui/components/NoModelScreen.js";
 import { SessionsBrowser } from "../src/tui/overlays/SessionsBrowser.js";
 import { TranscriptView } from "../src/tui/overlays/TranscriptView.js";
+import { layoutFor } from "../src/tui/overlays/transcript-layout.js";
 import { SearchResults } from "../src/tui/overlays/SearchResults.js";
 import { AgentsPanel, HelpPanel, Inspector, StatusPanel, SubAgentStrip, ToolsPanel } from "../src/tui/overlays/InfoPanels.js";
 import { emptyEditor } from "../src/tui/state/editor.js";
@@ -51,6 +52,12 @@ describe("Markdown", () => {
     expect(out).toContain("const answer: number = 42;");
     expect(out).toContain("╭");
     expect(out).not.toContain("```");
+  });
+
+  it("renders a fenced block in no language it can detect as plain text", () => {
+    const out = frame(<Markdown text={"```\nm001w50 m001w51\nm001w52\n```"} />);
+    expect(out).toContain("m001w50 m001w51");
+    expect(out).toContain("m001w52");
   });
 
   it("renders tables as aligned columns", () => {
@@ -250,7 +257,7 @@ describe("overlays", () => {
         toolCalls: [{ callId: "c1", toolName: "files__read_file", argumentsJson: '{"path":"README.md"}', verdict: { decision: 1, tier: 0, reason: "reads allowed", confidence: 1, ruleIds: [] }, approval: "", result: "40 lines", isError: false, durationMs: 5n, artifacts: [] }],
       },
     ] as never[];
-    const out = frame(<TranscriptView o={{ kind: "transcript", sessionId: "s1", session: { title: "Readme" } as never, messages, nextCursor: "x", top: 0, loading: false }} width={100} height={30} />);
+    const out = frame(<TranscriptView o={{ kind: "transcript", sessionId: "s1", session: { title: "Readme" } as never, messages, nextCursor: "x", top: 0, offset: 0, loading: false, layout: layoutFor(messages, undefined, 100, 30) }} columns={100} rows={30} />);
     expect(out).toContain("Transcript · Readme");
     expect(out).toContain("› read the readme");
     expect(out).toContain("files__read_file");

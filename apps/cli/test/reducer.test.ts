@@ -367,7 +367,7 @@ describe("sessions browser and transcript", () => {
   });
 
   it("Enter on a hit opens the transcript at it; Esc goes back to the hits", () => {
-    let r = run(opened().state, [key("t"), { type: "searchLoaded", query: "t", hits: [hit("s1", "m1"), hit("s2", "m2"), hit("s1", "m3")], total: 3 }]);
+    let r = run({ ...opened().state, rows: 12 }, [key("t"), { type: "searchLoaded", query: "t", hits: [hit("s1", "m1"), hit("s2", "m2"), hit("s1", "m3")], total: 3 }]);
     r = run(r.state, [key("", { downArrow: true }), enter]);
     expect(r.effects).toEqual([{ type: "loadHistory", sessionId: "s1", cursor: "", purpose: "transcript" }]);
     expect(r.state.overlay).toMatchObject({ kind: "transcript", sessionId: "s1", focusMessageId: "m3" });

@@ -37,7 +37,7 @@ function OverlayView({ state }: { state: ChatState }) {
     case "sessions":
       return <SessionsBrowser o={o} now={state.now} width={width} height={height} />;
     case "transcript":
-      return <TranscriptView o={o} width={width} height={height} />;
+      return <TranscriptView o={o} columns={width} rows={state.rows} />;
     case "search":
       return <SearchResults o={o} now={state.now} width={width} height={height} />;
     case "help":

@@ -74,7 +74,8 @@ export function highlightCode(code: string, lang: string | undefined): CodeSpan[
     else return [{ text: code }];
     const out: CodeSpan[] = [];
     walk(tree, {}, out);
-    return out;
+    // Auto-detection that recognizes no language returns an empty tree: the code stays plain.
+    return out.map((s) => s.text).join("") === code ? out : [{ text: code }];
   } catch {
     return [{ text: code }];
   }

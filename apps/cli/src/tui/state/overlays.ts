@@ -1,4 +1,5 @@
 import { messagesToEntries } from "./history.js";
+import { firstLine, layoutFor, positionOf, transcriptViewport } from "../overlays/transcript-layout.js";
 import type { SearchHit } from "@palisade/protocol/pipeline";
 import type { ChatState, Effect, Key, Overlay, TranscriptOverlay, Update } from "./types.js";
 
@@ -32,7 +33,7 @@ function clamp(n: number, max: number): number {
 }
 
 export function openTranscript(sessionId: string, parent: Overlay | undefined, focusMessageId?: string): TranscriptOverlay {
-  return { kind: "transcript", sessionId, session: undefined, messages: [], nextCursor: "", top: 0, loading: true, focusMessageId, parent };
+  return { kind: "transcript", sessionId, session: undefined, messages: [], nextCursor: "", top: 0, offset: 0, loading: true, focusMessageId, parent };
 }
 
 /** Makes a stored session the current one: its messages become the transcript. */
@@ -95,12 +96,16 @@ export function overlayKey(s: ChatState, o: Overlay, key: Key): Update {
     case "transcript": {
       if (key.escape || key.input === "q") return close();
       if (key.input === "r") return done(resumeSession(s, o), [{ type: "clearScreen" }]);
-      const delta = key.upArrow ? -1 : key.downArrow ? 1 : key.pageUp ? -5 : key.pageDown ? 5 : key.home ? -1e9 : key.end ? 1e9 : 0;
+      const view = transcriptViewport(s.columns, s.rows);
+      const page = Math.max(1, view.height - 1);
+      const delta = key.upArrow ? -1 : key.downArrow ? 1 : key.pageUp ? -page : key.pageDown ? page : key.home ? -1e9 : key.end ? 1e9 : 0;
       if (delta === 0) return done(s);
-      const top = clamp(o.top + delta, o.messages.length - 1);
-      const older = delta < 0 && o.top + delta < 0 && o.nextCursor !== "" && !o.loading;
+      const layout = layoutFor(o.messages, o.layout, s.columns, s.rows);
+      const from = firstLine(layout, o.top, o.offset, view.height);
+      const line = Math.max(0, Math.min(from + delta, layout.lines.length - view.height));
+      const older = delta < 0 && from + delta < 0 && o.nextCursor !== "" && !o.loading;
       return done(
-        { ...s, overlay: { ...o, top, loading: o.loading || older } },
+        { ...s, overlay: { ...o, layout, ...positionOf(layout, line), loading: o.loading || older } },
         older ? [{ type: "loadHistory", sessionId: o.sessionId, cursor: o.nextCursor, purpose: "transcript" }] : [],
       );
     }

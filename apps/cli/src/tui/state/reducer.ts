@@ -2,6 +2,7 @@ import { commit, editKey, emptyEditor, insert, setText } from "./editor.js";
 import { applyEvent, notice, settle, updateCard } from "./events.js";
 import { completeSlash, parseSlash, unknownCommandMessage } from "./commands.js";
 import { groupHitsBySession, openTranscript, overlayKey, resumeSession, sessionsQuery, toolCards } from "./overlays.js";
+import { firstLine, layoutFor, positionOf, transcriptViewport } from "../overlays/transcript-layout.js";
 import type { Action, ApprovalChoice, ChatState, Effect, Key, Update } from "./types.js";
 
 export const EXIT_WINDOW_MS = 2000;
@@ -238,9 +239,11 @@ export function update(s: ChatState, action: Action): Update {
       const approvals = s.approvals.filter((a) => a.deadlineMs === 0 || a.deadlineMs + 5000 > action.now);
       return done({ ...s, now: action.now, banner: expired ? undefined : s.banner, approvals });
     }
-    case "resize":
+    case "resize": {
       if (action.columns === s.columns && action.rows === s.rows) return done(s);
-      return done({ ...s, columns: action.columns, rows: action.rows, epoch: s.epoch + 1 }, [{ type: "clearScreen" }]);
+      const o = s.overlay?.kind === "transcript" ? { ...s.overlay, layout: layoutFor(s.overlay.messages, s.overlay.layout, action.columns, action.rows) } : s.overlay;
+      return done({ ...s, columns: action.columns, rows: action.rows, epoch: s.epoch + 1, overlay: o }, [{ type: "clearScreen" }]);
+    }
     case "connection": {
       const was = s.connection;
       let st: ChatState = { ...s, connection: action.state };
@@ -275,14 +278,24 @@ export function update(s: ChatState, action: Action): Update {
       const o = s.overlay;
       if (o?.kind !== "transcript" || o.sessionId !== action.sessionId) return done(s);
       const messages = action.cursor === "" ? action.messages : [...action.messages, ...o.messages];
-      let top = action.cursor === "" ? Math.max(0, messages.length - 4) : Math.max(0, action.messages.length - 1);
+      const view = transcriptViewport(s.columns, s.rows);
+      const layout = layoutFor(messages, undefined, s.columns, s.rows);
+      // A first page opens at its end; an older page keeps what was shown and moves up one line (the key that asked for it).
+      let line = action.cursor === "" ? layout.lines.length : firstLine(layout, o.top + action.messages.length, o.offset, view.height) - 1;
       const effects: Effect[] = [];
-      if (o.focusMessageId) {
-        const i = messages.findIndex((m) => m.id === o.focusMessageId);
-        if (i >= 0) top = i;
-        else if (action.nextCursor) effects.push({ type: "loadHistory", sessionId: o.sessionId, cursor: action.nextCursor, purpose: "transcript" });
+      let focusMessageId = o.focusMessageId;
+      if (focusMessageId) {
+        const i = messages.findIndex((m) => m.id === focusMessageId);
+        if (i >= 0) {
+          line = layout.starts[i] ?? 0;
+          focusMessageId = undefined;
+        } else if (action.nextCursor) effects.push({ type: "loadHistory", sessionId: o.sessionId, cursor: action.nextCursor, purpose: "transcript" });
       }
-      return done({ ...s, overlay: { ...o, messages, top, nextCursor: action.nextCursor, session: action.session ?? o.session, loading: effects.length > 0 } }, effects);
+      line = Math.max(0, Math.min(line, layout.lines.length - view.height));
+      return done(
+        { ...s, overlay: { ...o, messages, layout, ...positionOf(layout, line), focusMessageId, nextCursor: action.nextCursor, session: action.session ?? o.session, loading: effects.length > 0 } },
+        effects,
+      );
     }
     case "prefixResolved":
       return done(s, [{ type: "loadHistory", sessionId: action.sessionId, cursor: "", purpose: "resume" }]);

@@ -134,14 +134,27 @@ export interface SessionsOverlay {
   loading: boolean;
 }
 
+/** A transcript's messages rendered to lines at one width (see overlays/transcript-layout.tsx). */
+export interface TranscriptLayout {
+  width: number;
+  /** How many messages were laid out. */
+  count: number;
+  /** Every rendered line of the loaded messages, oldest first (ANSI styles closed per line). */
+  lines: string[];
+  /** Index in `lines` of each message's first line (a message with no lines starts where the next one does). */
+  starts: number[];
+}
+
 export interface TranscriptOverlay {
   kind: "transcript";
   session: SessionInfo | undefined;
   sessionId: string;
   messages: ChatMessage[];
   nextCursor: string;
-  /** Index of the first message shown. */
+  /** Scroll position: the message at the top of the window and how many of its lines are above it. */
   top: number;
+  offset: number;
+  layout?: TranscriptLayout | undefined;
   loading: boolean;
   /** Message to scroll to once loaded (from a search hit). */
   focusMessageId?: string | undefined;
