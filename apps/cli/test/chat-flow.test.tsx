@@ -125,6 +125,8 @@ describe("the chat against a ClientService over real gRPC", () => {
       { role: "assistant", content: "Day 1: **Alfama** and the castle." },
       { role: "user", content: "more about Alfama please" },
       { role: "assistant", content: "Alfama is the oldest district." },
+      // more than a screen after the hit: the transcript must scroll to it
+      ...Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? "assistant" : "user", content: `filler ${i}` })),
     ]);
     fake.engine.seed("Taxes", [{ role: "user", content: "what is the tax rate?" }]);
     await type("/sessions");
@@ -143,9 +145,10 @@ describe("the chat against a ClientService over real gRPC", () => {
     await until(() => (controller.getState().overlay as { selected?: number } | undefined)?.selected === 1, frame);
     await type("\r");
     await until(() => controller.getState().overlay?.kind === "transcript" && frame().includes("more about Alfama please"), frame);
-    const o = controller.getState().overlay as { focusMessageId?: string; top: number; messages: { id: string }[] };
-    expect(o.messages[o.top]?.id).toBe(o.focusMessageId);
+    const o = controller.getState().overlay as { top: number; offset: number; messages: { id: string }[] };
     expect(o.messages[o.top]).toMatchObject({ content: "more about Alfama please" });
+    expect(o.offset).toBe(0);
+    expect(frame()).not.toContain("filler 39");
   });
 
   it("a blocked call shows the Shield's reason", async () => {
