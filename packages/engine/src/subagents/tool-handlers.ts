@@ -60,7 +60,8 @@ function spawn(m: SubAgentManager, args: Record<string, unknown>, call: AgentToo
   const grantable = m.grantable(depth);
   const requested = Array.isArray(args.tool_groups)
     ? [...new Set(args.tool_groups as string[])]
-    : [...loadedGroupsOf(m.env, call.sessionId)].filter((g) => grantable.includes(g));
+    : // Default: what the caller works with now (a sub-agent: its own groups), never more than a sub-agent may get.
+      [...(call.caller ? call.caller.init.groups : loadedGroupsOf(m.env, call.sessionId))].filter((g) => grantable.includes(g));
   if (requested.includes(AGENTS_GROUP) && !grantable.includes(AGENTS_GROUP)) {
     return refuse(`Sub-agents cannot get the "${AGENTS_GROUP}" group (nesting depth limit ${String(m.limits.maxDepth)}). Ask for other groups: ${grantable.join(", ") || "none exist"}.`);
   }

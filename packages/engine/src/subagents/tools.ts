@@ -71,6 +71,33 @@ export interface AgentToolCall {
 
 export interface AgentToolHandler {
   handle(tool: string, args: Record<string, unknown>, call: AgentToolCall): Promise<InvokeOutcome>;
+  /** The groups a sub-agent spawned at this depth may get (1: spawned by the main Agent). */
+  grantable?(depth: number): string[];
+}
+
+/**
+ * spawn_agent as offered to one caller: its description lists the tool groups that caller's
+ * sub-agents can get, with the catalog's own descriptions, so a model knows what to ask for.
+ */
+export function spawnAgentFor(groups: readonly ToolGroupInfo[], grantable: readonly string[]): ToolSpec {
+  const base = BY_NAME.get("spawn_agent") as ToolSpec;
+  const offered = grantable.map((g) => {
+    const info = groups.find((x) => x.name === g);
+    return info?.description ? `${g} (${info.description})` : g;
+  });
+  const list = offered.length > 0 ? ` Tool groups it can get: ${offered.join("; ")}.` : " No tool groups can be given to sub-agents here.";
+  const params = base.parameters as { properties: Record<string, Record<string, unknown>> };
+  return {
+    ...base,
+    description: `${base.description}${list}`,
+    parameters: {
+      ...base.parameters,
+      properties: {
+        ...params.properties,
+        tool_groups: { ...params.properties["tool_groups"], description: `Tool groups it may use, from: ${grantable.join(", ") || "(none)"}. Default: the groups loaded in this conversation.` },
+      },
+    },
+  };
 }
 
 /** A ToolHost with the `agents` group added to the capabilities' tools. */
@@ -82,7 +109,7 @@ export class AgentToolsHost implements ToolHost {
   ) {}
 
   catalog(): ToolSpec[] {
-    return [...this.inner.catalog(), ...AGENT_TOOLS];
+    return [...this.inner.catalog(), ...this.agentTools()];
   }
 
   groups(): ToolGroupInfo[] {
@@ -92,9 +119,16 @@ export class AgentToolsHost implements ToolHost {
     ];
   }
 
+  private agentTools(): readonly ToolSpec[] {
+    if (!this.handler.grantable) return AGENT_TOOLS;
+    const spawn = spawnAgentFor(this.groups(), this.handler.grantable((this.caller?.init.depth ?? 0) + 1));
+    return AGENT_TOOLS.map((t) => (t.name === "spawn_agent" ? spawn : t));
+  }
+
   resolve(toolName: string): { tool: ToolSpec } | { error: string } {
     const tool = agentTool(toolName);
-    return tool ? { tool } : this.inner.resolve(toolName);
+    if (!tool) return this.inner.resolve(toolName);
+    return { tool: this.agentTools().find((t) => t.name === tool.name) ?? tool };
   }
 
   invoke(tool: ToolSpec, args: unknown, opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void }): Promise<InvokeOutcome> {
