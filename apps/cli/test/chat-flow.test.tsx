@@ -158,11 +158,14 @@ describe("the chat against a ClientService over real gRPC", () => {
     expect(allText()).toContain("shield BLOCK · tier 1 · downloads piped into a shell are never allowed");
   });
 
-  it("an ERROR event shows a one-line banner", async () => {
+  it("an ERROR event is shown once, with a one-line banner pointing at it", async () => {
     await type("fail now");
     await type("\r");
-    await until(() => frame().includes("503"), frame);
-    expect(frame()).toContain("✗ the model server answered 503 three times");
+    await until(() => frame().includes("✗ the turn failed"), frame);
+    const st = controller.getState();
+    const shown = [...st.committed, ...st.live].map((e) => ("text" in e ? e.text : "")).concat(st.banner?.text ?? "");
+    expect(shown.filter((t) => t.includes("the model server answered 503 three times"))).toHaveLength(1);
+    expect(frame()).toMatch(/✗ the turn failed \(\w+\): see the message above/);
   });
 
   it("/search finds a stored message", async () => {

@@ -424,13 +424,16 @@ describe("connection", () => {
     const id = s.turn?.clientMessageId ?? "";
     const r = run(s, [{ type: "streamEnded", clientMessageId: id, error: "lost the Engine during this turn" }]);
     expect(r.state.turn).toBeUndefined();
-    expect(r.state.banner).toMatchObject({ level: "error", text: "lost the Engine during this turn" });
+    expect(r.state.banner).toMatchObject({ level: "error", text: "the turn failed: see the message above" });
+    expect(r.state.committed.filter((x) => x.kind === "notice" && x.text === "lost the Engine during this turn")).toHaveLength(1);
   });
 
-  it("an ERROR event becomes a banner, never a stack trace", () => {
+  it("an ERROR event is shown once: its message in the transcript, a banner pointing at it, never a stack trace", () => {
     const e = f();
     const r = run(sent().state, [ev(e.accepted()), ev(e.error("AGENT_CRASHED", "the agent restarted", true))]);
-    expect(r.state.banner?.text).toBe("the agent restarted (AGENT_CRASHED) · you can send your message again");
+    const shown = [...r.state.committed.map((x) => ("text" in x ? x.text : "")), r.state.banner?.text ?? ""];
+    expect(shown.filter((t) => t.includes("the agent restarted"))).toEqual(["the agent restarted (AGENT_CRASHED) · you can send your message again"]);
+    expect(r.state.banner?.text).toBe("the turn failed (AGENT_CRASHED): see the message above · you can send your message again");
     expect(r.state.turn).toBeUndefined();
   });
 

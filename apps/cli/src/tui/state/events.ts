@@ -144,6 +144,11 @@ function isForUs(s: ChatState, ev: PipelineEvent): boolean {
   return ev.sessionId === s.sessionId;
 }
 
+/** The banner of a failed turn, whose message is already in the transcript. */
+export function failedBanner(code: string | undefined, recoverable: boolean): string {
+  return `the turn failed${code ? ` (${code})` : ""}: see the message above${recoverable ? " · you can send your message again" : ""}`;
+}
+
 /** Applies one PipelineEvent of the current session to the chat state. */
 export function applyEvent(s: ChatState, ev: PipelineEvent): ChatState {
   if (!isForUs(s, ev)) return s;
@@ -270,8 +275,9 @@ function applyOne(s: ChatState, ev: PipelineEvent): ChatState {
     case PipelineEventType.ERROR: {
       const e = ev.pipelineError;
       const text = `${e?.message || "the turn failed"}${e?.code ? ` (${e.code})` : ""}${e?.recoverable ? " · you can send your message again" : ""}`;
+      // The whole message goes in the transcript once; the banner only points at it.
       const st = notice(s, "error", text);
-      return { ...endTurn(st), banner: { level: "error", text } };
+      return { ...endTurn(st), banner: { level: "error", text: failedBanner(e?.code, e?.recoverable ?? false) } };
     }
     case PipelineEventType.TURN_CANCELLED:
       return endTurn(notice(s, "warn", `turn cancelled${ev.turnCancelled?.reason ? `: ${ev.turnCancelled.reason}` : ""}`));

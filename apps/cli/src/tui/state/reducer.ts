@@ -1,5 +1,5 @@
 import { commit, editKey, emptyEditor, insert, setText } from "./editor.js";
-import { applyEvent, notice, settle, updateCard } from "./events.js";
+import { applyEvent, failedBanner, notice, settle, updateCard } from "./events.js";
 import { completeSlash, parseSlash, unknownCommandMessage } from "./commands.js";
 import { groupHitsBySession, openTranscript, overlayKey, resumeSession, sessionsQuery, toolCards } from "./overlays.js";
 import { firstLine, layoutFor, positionOf, transcriptViewport } from "../overlays/transcript-layout.js";
@@ -232,7 +232,7 @@ export function update(s: ChatState, action: Action): Update {
       if (!s.turn || s.turn.clientMessageId !== action.clientMessageId) return done(s);
       const text = action.error ?? "the Engine ended the turn without an answer";
       const st = notice(s, action.error ? "error" : "warn", text);
-      return done(settle({ ...st, live: [], committed: [...st.committed, ...st.live], turn: undefined, banner: { level: "error", text } }));
+      return done(settle({ ...st, live: [], committed: [...st.committed, ...st.live], turn: undefined, banner: { level: "error", text: failedBanner(undefined, false) } }));
     }
     case "tick": {
       const expired = s.banner?.until !== undefined && s.banner.until <= action.now;
