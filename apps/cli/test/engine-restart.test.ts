@@ -150,4 +150,39 @@ describe.skipIf(!built)("palisade engine restart and a changed setup", () => {
     expect(now.err).not.toContain("different setup");
     expect(now.out).toContain("answer from model=model-two");
   }, 200_000);
+  it("engine status shows the config file (and whether it changed) and the Agent's sandbox as the Engine checked it", async () => {
+    const status = await sh(`${p} engine status`, join(root, "w"), env("model-two", KEY_TWO));
+    expect(status.code, status.err).toBe(0);
+    expect(status.out).toContain(`Config    ${config} · unchanged since the Engine started`);
+    expect(status.out).toContain("  network      none (a network namespace of its own, seen in /proc; no interface)");
+    expect(status.out).toContain("  permissions  Node permission model on: no file writes, no child processes, no workers, no native addons");
+    expect(status.out).toMatch(/ {2}filesystem {3}reads only its code \(\d+ paths; --json lists them\), writes nothing:\n {17}\/\S+\/packages\/agent\n/);
+    expect(status.out).toMatch(/ {2}process {6}host pid \d+, uid \d+, own net\/user namespaces/);
+    expect(status.out).not.toContain("different setup");
+
+    const json = JSON.parse((await sh(`${p} engine status --json`, join(root, "w"), env("model-two", KEY_TWO))).out) as {
+      configFile: string;
+      configChanged: boolean;
+      setupChanges: unknown[];
+      agentConfinement: { network: string; permissionModel: boolean; fsRead: string[]; fsWrite: string[] };
+    };
+    expect(json).toMatchObject({ configFile: config, configChanged: false, setupChanges: [] });
+    expect(json.agentConfinement.permissionModel).toBe(true);
+    expect(json.agentConfinement.fsWrite).toEqual([]);
+    expect(json.agentConfinement.fsRead.some((f) => f.endsWith("/packages/agent"))).toBe(true);
+    // The Engine's own code is not in the Agent's view.
+    expect(json.agentConfinement.fsRead.some((f) => f.endsWith("/packages/engine"))).toBe(false);
+
+    writeFileSync(config, `model:\n  base_url: ${model.baseURL}\n  name: model-three\n`);
+    try {
+      const changed = await sh(`${p} engine status`, join(root, "w"), env("model-two", KEY_TWO));
+      expect(changed.out).toContain(`Config    ${config} · CHANGED since the Engine started (it keeps what it read then)`);
+      // PALISADE_MODEL still wins over the file's name: only the content differs.
+      expect(changed.out).toMatch(/\n {2}config file content: sha256 [0-9a-f]{12} → sha256 [0-9a-f]{12}\n/);
+      expect(changed.out).not.toContain("  model:");
+      expect(changed.out).toContain(`${p} engine restart`);
+    } finally {
+      writeFileSync(config, `model:\n  base_url: ${model.baseURL}\n`);
+    }
+  }, 120_000);
 });

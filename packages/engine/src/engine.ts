@@ -123,6 +123,8 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const configFile = config.source ?? resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env });
   const auditKeyFile = options.auditKeyFile ?? join(dirname(configFile), AUDIT_KEY_FILE);
   const setup = setupOf(config, { configFile, dataDir, demo: options.demo ?? false });
+  // A config given in code (tests) has no file whose edits would matter.
+  const configFromFile = options.config === undefined || options.config.source !== undefined;
   // Tool sandboxes: whether bubblewrap can run here decides how capabilities start (and is said).
   const sandboxProbe = options.sandboxProbe ?? (await probeSandboxOnce());
   log(toolSandboxLine(sandboxProbe, config.sandbox.required));
@@ -281,7 +283,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
         shield,
         approvals,
         status: async () => ({
-          ...(await buildStatus({ config, dataDir, startedAt, link, supervisor, shield, store, host, turns, sessions, toolSandbox: toolSandboxLine(sandboxProbe, config.sandbox.required) })),
+          ...(await buildStatus({ config, dataDir, startedAt, link, supervisor, shield, store, host, turns, sessions, toolSandbox: toolSandboxLine(sandboxProbe, config.sandbox.required), setup: configFromFile ? setup : undefined })),
           runningSubAgents: subAgents.running().length, // sub-agents (issue 8)
         }),
         shutdown: (deadlineMs) => {

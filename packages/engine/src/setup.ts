@@ -62,6 +62,15 @@ export async function currentSetup(configFile: string, env: NodeJS.ProcessEnv, o
   }
 }
 
+/** Whether the config file an Engine started with has other content now (edited, created or deleted). */
+export async function configFileChanged(started: Pick<EngineSetup, "configFile" | "configSha256">): Promise<boolean> {
+  try {
+    return sha256Hex(await readFile(started.configFile, "utf8")) !== started.configSha256;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "ENOENT" ? started.configSha256 !== "" : true;
+  }
+}
+
 export interface SetupChange {
   /** "config file", "config file content", "model", "base URL" or "API key". */
   what: string;

@@ -3,7 +3,10 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { StatusResponseSchema } from "@palisade/protocol/pipeline";
 import type { AgentLink } from "./agent/link.js";
 import type { AgentSupervisor } from "./agent/supervisor.js";
+import { confinementOf } from "./agent/confinement.js";
 import { isModelConfigured } from "./config.js";
+import type { EngineSetup } from "./discovery.js";
+import { configFileChanged } from "./setup.js";
 import type { EngineConfig } from "./config.js";
 import type { EngineShield, EngineStore, ToolHost } from "./ports.js";
 import type { SessionDirectory } from "./sessions.js";
@@ -24,6 +27,8 @@ export interface StatusDeps {
   sessions: SessionDirectory;
   /** Whether tool sandboxes can be made here, in one line. */
   toolSandbox: string;
+  /** What the Engine started with; undefined when its config was given in code, not read from a file. */
+  setup: EngineSetup | undefined;
 }
 
 function startOfToday(now = new Date()): number {
@@ -53,5 +58,8 @@ export async function buildStatus(d: StatusDeps): Promise<MessageInitShape<typeo
     baseUrl: d.config.model.baseUrl ?? "",
     runningSubAgents: 0,
     toolSandbox: d.toolSandbox,
+    configFile: d.setup?.configFile ?? "",
+    configChanged: d.setup ? await configFileChanged(d.setup) : false,
+    ...(info ? { agentConfinement: confinementOf(info.sandbox, info.verified, d.supervisor?.launch) } : {}),
   };
 }

@@ -47,6 +47,18 @@ describe("engine.json records what the Engine started with", () => {
     expect(info?.setup?.keySalt).toMatch(/^[0-9a-f]{32}$/);
   });
 
+  it("GetStatus names the config file and says when its content changed since the start", async () => {
+    const configPath = tempConfig(CONFIG);
+    h = await startHarness({ config: undefined, configPath, env: {} }, false);
+    expect(await h.client.getStatus({})).toMatchObject({ configFile: configPath, configChanged: false });
+    writeFileSync(configPath, CONFIG + "# edited\n");
+    expect(await h.client.getStatus({})).toMatchObject({ configFile: configPath, configChanged: true });
+    writeFileSync(configPath, CONFIG);
+    expect((await h.client.getStatus({})).configChanged).toBe(false);
+    rmSync(configPath);
+    expect((await h.client.getStatus({})).configChanged).toBe(true);
+  });
+
   it("a missing config file is recorded with an empty hash (the defaults)", async () => {
     const configPath = join(tempConfig(""), "..", "absent.yaml");
     h = await startHarness({ config: undefined, configPath, env: { OPENAI_BASE_URL: "http://127.0.0.1:1/v1" } }, false);

@@ -4,6 +4,7 @@ import type { CommandContext } from "../cli/spec.js";
 import { findEngine } from "../engine-address.js";
 import { connectToEngine } from "../engine/connect.js";
 import { stopEngine } from "../engine/stop.js";
+import { driftLines, setupDrift } from "../engine/setup-drift.js";
 import { formatStatus, statusToJson } from "../format/status.js";
 import { hintCommand, intOption, pathsOf, flag, startOptions, workspaceOf } from "./common.js";
 import { runEngineForeground } from "./engine-foreground.js";
@@ -74,8 +75,15 @@ export async function engineStatus(ctx: CommandContext): Promise<number> {
   }
   const conn = await connectToEngine(paths);
   try {
-    if (flag(ctx, "json")) println(ctx.io.stdout, JSON.stringify({ running: true, pid: running.info.pid, address: running.address, ...statusToJson(conn.status) }));
-    else ctx.io.stdout.write(formatStatus(conn.status, running));
+    // What this shell and config would start differently (engine restart applies it).
+    const drift = await setupDrift(paths, ctx.io.env, running.info);
+    if (flag(ctx, "json")) {
+      const setup = { setupChanges: drift?.changes ?? [], ...(drift?.problems ? { configProblems: drift.problems } : {}) };
+      println(ctx.io.stdout, JSON.stringify({ running: true, pid: running.info.pid, address: running.address, ...statusToJson(conn.status), ...setup }));
+    } else {
+      ctx.io.stdout.write(formatStatus(conn.status, running));
+      if (drift) for (const line of driftLines(drift, hintCommand(ctx, "engine restart"))) println(ctx.io.stdout, line);
+    }
   } finally {
     conn.close();
   }

@@ -1,4 +1,4 @@
-import type { StatusResponse } from "@palisade/protocol/pipeline";
+import type { AgentConfinement, SandboxReport, StatusResponse } from "@palisade/protocol/pipeline";
 import type { EngineEndpoint } from "../engine-address.js";
 
 export function formatDuration(ms: number): string {
@@ -19,11 +19,15 @@ export function statusLines(s: StatusResponse): string[] {
     `Shield    ${s.shieldState || "?"}${s.policyName ? ` · policy ${s.policyName}` : ""}`,
     `Sessions  ${s.activeSessions} active · ${s.totalSessions} total · ${s.actionsToday} actions today${s.runningSubAgents ? ` · ${s.runningSubAgents} sub-agents running` : ""}`,
   ];
+  if (s.configFile) lines.push(`Config    ${s.configFile} · ${s.configChanged ? "CHANGED since the Engine started (it keeps what it read then)" : "unchanged since the Engine started"}`);
   if (s.sandbox) {
     const sb = s.sandbox;
     const leaks = [sb.canWriteFile && "can write files", sb.canSpawnProcess && "can spawn processes", sb.canReadOutside && "can read outside its code", sb.canStartWorker && "can start workers"].filter(Boolean);
-    lines.push(`Sandbox   ${leaks.length ? `WEAK: agent ${leaks.join(", ")}` : "confined"}${sb.networkIsolated ? " · no network" : ""}`);
+    const probes = leaks.length ? `WEAK: agent ${leaks.join(", ")}` : "confined (the Agent's probes could not write, spawn, read outside its code or start workers)";
+    // The network claim comes from agent_confinement (checked in /proc), not from the Agent's word.
+    lines.push(`Sandbox   ${probes}${!s.agentConfinement && sb.networkIsolated ? " · no network interface (its own report)" : ""}`);
   }
+  if (s.agentConfinement) lines.push(...confinementLines(s.agentConfinement));
   if (s.toolSandbox) lines.push(`Tools     ${s.toolSandbox.replace(/^tool sandbox: /, "sandbox ")}`);
   if (s.capabilities.length) {
     lines.push("Capabilities");
@@ -38,8 +42,45 @@ export function statusLines(s: StatusResponse): string[] {
   return lines;
 }
 
+/** Paths with packages under a node_modules folded into one line per folder. */
+function groupPaths(paths: readonly string[]): string[] {
+  const plain: string[] = [];
+  const modules = new Map<string, string[]>();
+  for (const p of paths) {
+    const at = p.indexOf("/node_modules/");
+    if (at < 0) plain.push(p);
+    else {
+      const dir = p.slice(0, at + "/node_modules/".length);
+      modules.set(dir, [...(modules.get(dir) ?? []), p.slice(dir.length)]);
+    }
+  }
+  const folded = [...modules].map(([dir, names]) => `${dir}: ${names.length} package${names.length === 1 ? "" : "s"} (${names.slice(0, 4).join(", ")}${names.length > 4 ? ", …" : ""})`);
+  return [...plain, ...folded];
+}
+
+/** The Agent's network, permission model and filesystem view, as the Engine knows them. */
+export function confinementLines(c: AgentConfinement): string[] {
+  const lines = [
+    `  network      ${c.network || "?"}`,
+    `  permissions  ${c.permissionModel ? "Node permission model on: no file writes, no child processes, no workers, no native addons" : "Node permission model OFF"}`,
+  ];
+  if (c.fsRead.length === 0 && c.fsWrite.length === 0) {
+    lines.push(`  filesystem   ${c.permissionModel ? "not launched by this Engine (an external Agent): its grants are unknown" : "everything the user can read and write"}`);
+  } else {
+    lines.push(`  filesystem   reads only its code (${c.fsRead.length} path${c.fsRead.length === 1 ? "" : "s"}; --json lists them), writes ${c.fsWrite.length ? c.fsWrite.join(", ") : "nothing"}:`);
+    for (const p of groupPaths(c.fsRead)) lines.push(`                 ${p}`);
+  }
+  if (c.process) lines.push(`  process      ${c.process}`);
+  return lines;
+}
+
 export function formatStatus(s: StatusResponse, endpoint: EngineEndpoint): string {
   return [`Running   pid ${endpoint.info.pid} · ${endpoint.address} · since ${endpoint.info.startedAt}`, ...statusLines(s)].join("\n") + "\n";
+}
+
+function sandboxJson(r: SandboxReport): Record<string, unknown> {
+  const { canWriteFile, canSpawnProcess, canReadOutside, canStartWorker, permissionModel, networkIsolated, detail } = r;
+  return { canWriteFile, canSpawnProcess, canReadOutside, canStartWorker, permissionModel, networkIsolated, detail };
 }
 
 export function statusToJson(s: StatusResponse): Record<string, unknown> {
@@ -60,5 +101,9 @@ export function statusToJson(s: StatusResponse): Record<string, unknown> {
     capabilities: s.capabilities.map((c) => ({ id: c.id, state: c.state, message: c.message, launch: c.launch, toolCount: c.toolCount, sandbox: c.sandbox })),
     toolSandbox: s.toolSandbox,
     dataDir: s.dataDir,
+    configFile: s.configFile,
+    configChanged: s.configChanged,
+    ...(s.sandbox ? { sandboxReport: sandboxJson(s.sandbox) } : {}),
+    ...(s.agentConfinement ? { agentConfinement: { network: s.agentConfinement.network, permissionModel: s.agentConfinement.permissionModel, fsRead: s.agentConfinement.fsRead, fsWrite: s.agentConfinement.fsWrite, process: s.agentConfinement.process } } : {}),
   };
 }

@@ -3,7 +3,7 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { spawnWithSecret } from "../child-stdin.js";
-import type { AgentLauncher, AgentLaunchRequest } from "../ports.js";
+import type { AgentLaunch, AgentLauncher, AgentLaunchRequest } from "../ports.js";
 import type { AgentLink } from "./link.js";
 
 export type SupervisorState = "stopped" | "starting" | "running" | "restarting" | "failed" | "refused" | "external";
@@ -30,6 +30,8 @@ export class AgentSupervisor {
   private stopping = false;
   private readyTimer: NodeJS.Timeout | undefined;
   private exitWaiters = new Set<() => void>();
+  /** How the current (or last) Agent process was launched: its command, flags and environment. */
+  launch: AgentLaunch | undefined;
   state: SupervisorState = "stopped";
   restarts = 0;
   lastError = "";
@@ -76,6 +78,7 @@ export class AgentSupervisor {
   private async spawnOnce(): Promise<void> {
     const token = randomBytes(32).toString("base64url");
     const launch = await this.options.launcher({ ...this.options.request(), token });
+    this.launch = launch;
     const child = spawnWithSecret(launch, token);
     // Same tick as the spawn: the child cannot have connected yet.
     this.options.link.expect(token, child.pid);
