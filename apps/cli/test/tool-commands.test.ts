@@ -124,7 +124,7 @@ describe("palisade capability list", () => {
     const i = install();
     const before = await cli(["--config", i.configFile, "--data-dir", i.dataDir, "capability", "list", "--json"]);
     expect(before.code).toBe(0);
-    const list = JSON.parse(before.io.out()) as { policy: string; config: string | null; capabilities: { id: string; launch: string; state: string; tools: { name: string; policy: string }[] }[] };
+    const list = JSON.parse(before.io.out()) as { policy: string; config: string | null; capabilities: { id: string; launch: string; state: string; sandbox?: string; tools: { name: string; policy: string }[] }[] };
     expect(list.config).toBeNull();
     expect(list.policy).toMatch(/^default@/);
     expect(list.capabilities.map((c) => c.id)).toEqual(["files", "shell", "http", "documents", "mail"]);
@@ -132,6 +132,8 @@ describe("palisade capability list", () => {
       expect(c.launch).toBe("command");
       expect(c.state).toBe("ready");
       expect(c.tools.length).toBeGreaterThan(0);
+      // Each says what its sandbox is and by which mechanism its memory limit holds (or why none).
+      expect(c.sandbox, c.id).toMatch(/^(bubblewrap: .* MiB memory \((memory cgroup v[12]|RLIMIT_DATA \d+ MiB|NOT enforced)|none: )/);
     }
     const files = list.capabilities.find((c) => c.id === "files")?.tools ?? [];
     expect(files).toContainEqual({ name: "files__read_file", policy: "allow" });

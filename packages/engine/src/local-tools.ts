@@ -1,7 +1,9 @@
 // The Engine's capability host, Shield and argument validation without the rest of the Engine:
 // `palisade capability list|call` see and call exactly the tools a running Engine would (the same
 // config, built-ins, policy, protected paths, credentials and artifact store).
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { probeSandboxOnce } from "@palisade/sandbox";
+import { AUDIT_KEY_FILE } from "@palisade/store";
 import { builtinCapabilities } from "./adapters/builtins.js";
 import { openCapabilityHost } from "./adapters/capabilities.js";
 import { createEngineShield } from "./adapters/shield.js";
@@ -64,7 +66,9 @@ export async function openLocalTools(options: LocalToolsOptions): Promise<LocalT
   const merge = only ? (): CapabilityEntry[] => only : (d: readonly CapabilityEntry[], u: readonly CapabilityEntry[]): CapabilityEntry[] => chosen(mergeCapabilities(d, u));
   const entries = only ?? chosen(mergeCapabilities(await builtinCapabilities(workspace, log), config.capabilities));
   const capabilities = entries.map((e) => ({ id: e.id, entry: e, ...(typeof e["manifest"] === "string" ? { manifest: resolve(baseDir, e["manifest"]) } : {}) }));
-  const host = await openCapabilityHost({ config, dataDir, workspace, log, merge });
+  // Sandboxed like the Engine's: the same probe, hidden directories (the audit key beside the config) and limits.
+  const sandboxProbe = await probeSandboxOnce();
+  const host = await openCapabilityHost({ config, dataDir, workspace, log, merge, sandboxProbe, protect: [join(dirname(configPath), AUDIT_KEY_FILE)] });
   const validator = new ArgumentValidator();
   return {
     config,

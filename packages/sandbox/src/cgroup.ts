@@ -5,8 +5,9 @@ import * as path from "node:path";
 export interface SandboxCgroup {
   /** `cgroup.procs` files the launcher writes its pid to before it starts bubblewrap. */
   procsFiles: string[];
-  pids: boolean;
-  memory: boolean;
+  /** The cgroup version the limit was written in (undefined: not written). */
+  pids: 1 | 2 | undefined;
+  memory: 1 | 2 | undefined;
   /** Removes the cgroup directories (once the sandbox has exited). */
   remove(): void;
 }
@@ -103,11 +104,11 @@ function readText(file: string): string {
 export function createSandboxCgroup(name: string, limits: { pids?: number; memoryMb?: number }): SandboxCgroup | undefined {
   const made: string[] = [];
   const procsFiles: string[] = [];
-  let pids = false;
-  let memory = false;
+  let pids: 1 | 2 | undefined;
+  let memory: 1 | 2 | undefined;
   for (const h of ownHierarchies()) {
-    const wantPids = limits.pids !== undefined && !pids && h.controllers.includes("pids");
-    const wantMemory = limits.memoryMb !== undefined && !memory && h.controllers.includes("memory");
+    const wantPids = limits.pids !== undefined && pids === undefined && h.controllers.includes("pids");
+    const wantMemory = limits.memoryMb !== undefined && memory === undefined && h.controllers.includes("memory");
     if (!wantPids && !wantMemory) continue;
     const dir = path.join(h.dir, name);
     try {
@@ -122,7 +123,8 @@ export function createSandboxCgroup(name: string, limits: { pids?: number; memor
     try {
       if (wantPids) {
         writeFileSync(path.join(dir, "pids.max"), String(limits.pids));
-        pids = wrote = true;
+        pids = h.version;
+        wrote = true;
       }
     } catch {
       // not delegated here
@@ -145,7 +147,8 @@ export function createSandboxCgroup(name: string, limits: { pids?: number; memor
             // no swap accounting
           }
         }
-        memory = wrote = true;
+        memory = h.version;
+        wrote = true;
       }
     } catch {
       // not delegated here

@@ -14,5 +14,5 @@ export type { SandboxCgroup } from "./cgroup.js";
 export { EgressProxy } from "./proxy/server.js";
 export type { EgressEvent, EgressProxyOptions, Resolver } from "./proxy/server.js";
 export { deniedAddress } from "./proxy/addresses.js";
-export { prepareSandbox, proxyEnv, PROXY_PORT } from "./launch.js";
+export { prepareSandbox, proxyEnv, PROXY_PORT, NODE_DATA_RESERVE_MB } from "./launch.js";
 export type { PrepareOptions, PreparedSandbox, EgressOptions } from "./launch.js";

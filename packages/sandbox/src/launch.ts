@@ -112,7 +112,7 @@ export async function prepareSandbox(options: PrepareOptions): Promise<PreparedS
     // Not awaited: closing must not wait for the kernel to reap the sandbox's last processes.
     if (cgroup) cleanups.push(() => void removeCgroup(cgroup));
     const prlimit = options.prlimit ?? which("prlimit");
-    const { applied, rlimitArgs } = limitsFor(resources, cgroup, prlimit !== undefined);
+    const { applied, rlimitArgs } = limitsFor(resources, cgroup, prlimit !== undefined, relayArgs.length > 0 || isNode(options.command[0]));
 
     const argv: string[] = [];
     if (cgroup) {
@@ -162,34 +162,61 @@ export function proxyEnv(port: number): Record<string, string> {
   };
 }
 
-function limitsFor(r: SandboxResources, cgroup: SandboxCgroup | undefined, hasPrlimit: boolean): { applied: AppliedLimit[]; rlimitArgs: string[] } {
+/**
+ * Address space Node reserves at start that RLIMIT_DATA counts (private writable mappings): V8's
+ * 512 MiB code range plus thread stacks and heap; 560 MiB measured for Node 24 on x86-64, with a
+ * margin. RLIMIT_AS cannot be used at all: Node maps about 1.3 GiB of address space at start.
+ */
+export const NODE_DATA_RESERVE_MB = 640;
+
+const MiB = 1024 * 1024;
+
+/** Whether `file` is a Node binary (by name, or this process's own). */
+function isNode(file: string | undefined): boolean {
+  return file !== undefined && (file === process.execPath || /^node(js)?[\d.-]*$/.test(path.basename(file)));
+}
+
+function limitsFor(r: SandboxResources, cgroup: SandboxCgroup | undefined, hasPrlimit: boolean, runsNode: boolean): { applied: AppliedLimit[]; rlimitArgs: string[] } {
   const applied: AppliedLimit[] = [];
   const rlimitArgs: string[] = ["--core=0"];
   const root = process.getuid?.() === 0;
   const noPrlimit = "prlimit (util-linux) is not installed";
+  const whole = "the whole sandbox";
   if (r.pids !== undefined) {
-    if (cgroup?.pids) applied.push({ limit: "pids", value: r.pids, by: "cgroup" });
+    if (cgroup?.pids) applied.push({ limit: "pids", value: r.pids, by: "cgroup", mechanism: `pids cgroup v${cgroup.pids}`, note: whole });
     else if (root) applied.push({ limit: "pids", value: r.pids, by: "none", note: "no writable pids cgroup, and root is exempt from RLIMIT_NPROC" });
     else if (hasPrlimit) {
       // Counted per user namespace, and each sandbox has its own: a limit for this sandbox.
       rlimitArgs.push(`--nproc=${r.pids}`);
-      applied.push({ limit: "pids", value: r.pids, by: "rlimit" });
+      applied.push({ limit: "pids", value: r.pids, by: "rlimit", mechanism: "RLIMIT_NPROC", note: `${whole}, counted in its own user namespace` });
     } else applied.push({ limit: "pids", value: r.pids, by: "none", note: noPrlimit });
   }
   if (r.memoryMb !== undefined) {
-    if (cgroup?.memory) applied.push({ limit: "memoryMb", value: r.memoryMb, by: "cgroup" });
-    else applied.push({ limit: "memoryMb", value: r.memoryMb, by: "none", note: "no writable memory cgroup (an address-space rlimit would break Node and the JVM)" });
+    if (cgroup?.memory) applied.push({ limit: "memoryMb", value: r.memoryMb, by: "cgroup", mechanism: `memory cgroup v${cgroup.memory}`, note: whole });
+    else if (hasPrlimit) {
+      // Per process, on private writable memory; a Node process needs its start-up reservation on top.
+      const reserve = runsNode ? NODE_DATA_RESERVE_MB : 0;
+      const mb = r.memoryMb + reserve;
+      rlimitArgs.push(`--data=${mb * MiB}`);
+      applied.push({
+        limit: "memoryMb",
+        value: r.memoryMb,
+        by: "rlimit",
+        mechanism: `RLIMIT_DATA ${mb} MiB`,
+        note: `each process, no writable memory cgroup${reserve ? `; ${reserve} MiB added for what Node reserves at start` : ""}`,
+      });
+    } else applied.push({ limit: "memoryMb", value: r.memoryMb, by: "none", note: `no writable memory cgroup, and ${noPrlimit}` });
   }
   if (r.cpuSeconds !== undefined) {
     if (hasPrlimit) {
       rlimitArgs.push(`--cpu=${r.cpuSeconds}`);
-      applied.push({ limit: "cpuSeconds", value: r.cpuSeconds, by: "rlimit", note: "per process" });
+      applied.push({ limit: "cpuSeconds", value: r.cpuSeconds, by: "rlimit", mechanism: "RLIMIT_CPU", note: "each process" });
     } else applied.push({ limit: "cpuSeconds", value: r.cpuSeconds, by: "none", note: noPrlimit });
   }
   if (r.fileSizeMb !== undefined) {
     if (hasPrlimit) {
-      rlimitArgs.push(`--fsize=${r.fileSizeMb * 1024 * 1024}`);
-      applied.push({ limit: "fileSizeMb", value: r.fileSizeMb, by: "rlimit", note: "per file" });
+      rlimitArgs.push(`--fsize=${r.fileSizeMb * MiB}`);
+      applied.push({ limit: "fileSizeMb", value: r.fileSizeMb, by: "rlimit", mechanism: "RLIMIT_FSIZE", note: "each file" });
     } else applied.push({ limit: "fileSizeMb", value: r.fileSizeMb, by: "none", note: noPrlimit });
   }
   return { applied, rlimitArgs };

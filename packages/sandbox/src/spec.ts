@@ -51,5 +51,8 @@ export interface AppliedLimit {
   value: number;
   /** `cgroup` (the whole sandbox), `rlimit` (per process, set with prlimit), or `none`. */
   by: "cgroup" | "rlimit" | "none";
+  /** The exact mechanism, e.g. "memory cgroup v1", "RLIMIT_DATA 832 MiB"; absent with `none`. */
+  mechanism?: string;
+  /** What the limit covers ("the whole sandbox", "each process"), or why it is not enforced. */
   note?: string;
 }

@@ -20,6 +20,8 @@ export interface ListedCapability {
   channel?: string;
   /** Set when other local processes (or the network) can call it without the Shield. */
   warning?: string;
+  /** What its sandbox lets it see and reach, and how each resource limit was applied (or why not). */
+  sandbox?: string;
   unauthenticated: boolean;
   tools: ListedTool[];
   /** Tools are announced by the server at run time (and it is not ready). */
@@ -53,6 +55,7 @@ export async function listCapabilities(tools: LocalTools): Promise<ListedCapabil
       message: s?.message ?? "",
       ...(channel ? { channel: channel.description } : {}),
       ...(channel?.warning ? { warning: channel.warning } : {}),
+      ...(s?.sandbox ? { sandbox: s.sandbox } : {}),
       unauthenticated: channel?.warning !== undefined,
       tools: listed,
       dynamic,
@@ -76,6 +79,7 @@ export async function capabilityList(ctx: CommandContext): Promise<number> {
       println(ctx.io.stdout, `${c.id}  launch: ${c.launch}  health: ${c.state}${c.state === "ready" ? "" : ` (${c.message})`}`);
       if (c.channel) println(ctx.io.stdout, `  channel: ${c.channel}`);
       if (c.warning) println(ctx.io.stdout, `  WARNING: ${c.warning}`);
+      if (c.sandbox) println(ctx.io.stdout, `  sandbox: ${c.sandbox}`);
       if (c.tools.length === 0) println(ctx.io.stdout, c.dynamic ? "  (tools are announced by the server once it is ready)" : "  (no tools)");
       const width = Math.max(...c.tools.map((t) => t.name.length));
       for (const t of c.tools) println(ctx.io.stdout, `  ${t.name.padEnd(width)}  ${t.policy}`);

@@ -104,7 +104,7 @@ export function describeSandbox(plan: SandboxPlan, applied: readonly AppliedLimi
   const fs = plan.workspace ? `workspace ${plan.workspace} read-write, system read-only` : "system read-only";
   const net =
     plan.network.mode === "none" ? "no network" : plan.network.mode === "any" ? "network via proxy (public hosts)" : `network via proxy (${plan.network.hosts.length} allowed hosts)`;
-  const units: Record<string, string> = { memoryMb: " MiB memory", pids: " processes", cpuSeconds: " CPU s/process", fileSizeMb: " MiB/file" };
-  const limits = applied.map((a) => `${a.value}${units[a.limit] ?? ""} (${a.by === "none" ? `not enforced: ${a.note ?? ""}` : a.by})`);
+  const units: Record<string, string> = { memoryMb: " MiB memory", pids: " processes", cpuSeconds: " CPU s", fileSizeMb: " MiB" };
+  const limits = applied.map((a) => `${a.value}${units[a.limit] ?? ""} (${a.by === "none" ? `NOT enforced: ${a.note ?? ""}` : `${a.mechanism ?? a.by}, ${a.note ?? ""}`})`);
   return `bubblewrap: ${fs}, private /tmp, own pid namespace, ${net}; ${limits.join(", ")}`;
 }
