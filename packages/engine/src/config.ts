@@ -8,6 +8,8 @@ import { isAbsolute, resolve, dirname } from "node:path";
 import { parseDocument } from "yaml";
 import type { ModelSettings } from "@palisade/agent";
 import { ConfigError } from "./errors.js";
+// The CLI checks a config before it starts an Engine, through this module alone (@palisade/engine/config).
+export { ConfigError } from "./errors.js";
 import type { ConfigIssue } from "./errors.js";
 
 /** One capability entry as written in config.yaml; validated by the capability host. */

@@ -6,7 +6,7 @@
 // Titles are background work: they wait while turns are running (up to MAX_DEFER_MS), and run
 // at most TITLE_CONCURRENCY at a time, so a burst of new sessions does not pay for its titles
 // with the CPU its answers need.
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import { isModelConfigured } from "./config.js";
 import type { ModelEndpoint } from "./config.js";
 import type { EngineStore, SessionRecord } from "./ports.js";
@@ -127,7 +127,7 @@ export class TitleWriter {
 
   private async generate(session: SessionRecord, model: ModelEndpoint, userMessage: string, reply: string): Promise<void> {
     const timeout = this.o.timeoutMs ?? TITLE_TIMEOUT_MS;
-    const client = this.clientFor(model, timeout);
+    const client = await this.clientFor(model, timeout);
     const res = await client.chat.completions.create(
       { model: session.model || model.name, messages: titleMessages(userMessage, reply), max_tokens: TITLE_MAX_TOKENS, temperature: 0.2, stream: false },
       { signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(timeout)]) },
@@ -141,11 +141,13 @@ export class TitleWriter {
     if (!set) this.o.log(`title of ${session.id}: the user's title stays`);
   }
 
-  private clientFor(model: ModelEndpoint, timeout: number): OpenAI {
+  private async clientFor(model: ModelEndpoint, timeout: number): Promise<OpenAI> {
     const apiKey = model.apiKey || "not-needed";
     const key = JSON.stringify([apiKey, model.baseUrl, timeout]);
     if (this.client?.key !== key) {
-      this.client = { key, client: new OpenAI({ apiKey, ...(model.baseUrl ? { baseURL: model.baseUrl } : {}), maxRetries: 0, timeout }) };
+      // Loaded with the first title, not at Engine start.
+      const { default: Sdk } = await import("openai");
+      this.client = { key, client: new Sdk({ apiKey, ...(model.baseUrl ? { baseURL: model.baseUrl } : {}), maxRetries: 0, timeout }) };
     }
     return this.client.client;
   }

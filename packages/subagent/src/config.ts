@@ -1,5 +1,6 @@
 // The sub-agent's settings: the environment the Engine gives it, and the spawn token from stdin.
-import { AGENT_ENV, parseModelSettings } from "@palisade/agent";
+import { AGENT_ENV } from "@palisade/agent/config";
+import { parseModelSettings } from "@palisade/agent/settings";
 import type { ModelSettings } from "@palisade/agent";
 
 /** The environment variables the sub-agent reads (model ones shared with the Agent). */

@@ -4,7 +4,7 @@
 import { realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { agentLaunchSpec, agentPackageDir } from "@palisade/agent";
+import { agentLaunchSpec, agentPackageDir } from "@palisade/agent/launch";
 import type { LaunchSpec, ModelSettings } from "@palisade/agent";
 import { SUBAGENT_ENV } from "./config.js";
 

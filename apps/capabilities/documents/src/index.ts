@@ -1,19 +1,6 @@
-import { fileURLToPath } from "node:url";
-
 export { createDocumentsCapability } from "./capability.js";
 export { renderPdf, pdfFilename } from "./render.js";
 export type { PdfSpec, Section } from "./render.js";
 export { extractText } from "./extract.js";
 export type { ExtractedText } from "./extract.js";
-
-/** The Selu manifest of this capability. */
-export const manifestPath = fileURLToPath(new URL("../manifest.yaml", import.meta.url));
-/** The capability's prompt, added to the system prompt when its tools are loaded. */
-export const promptPath = fileURLToPath(new URL("../prompt.md", import.meta.url));
-/**
- * How the Engine launches it: Node on the compiled entry point (`dist/main.js`, also when this
- * module is loaded from its sources), with `protocol: palisade`: it listens on the unix socket the
- * Engine names and requires the secret the Engine writes on its stdin. Standalone, for development
- * only: `node dist/main.js --insecure-dev` (env PORT, HOST; no authentication).
- */
-export const command: readonly string[] = [process.execPath, fileURLToPath(new URL("../dist/main.js", import.meta.url))];
+export { command, manifestPath, promptPath } from "./launch.js";

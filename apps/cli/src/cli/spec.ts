@@ -67,3 +67,14 @@ export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   },
   help: { type: "boolean", short: "h", description: "show help for the command" },
 };
+
+type Handler = (ctx: CommandContext) => Promise<number>;
+
+/**
+ * A command's `run` that imports its module when the command runs, so `palisade <one command>`
+ * loads that command's code and dependencies only (the chat's ink and React, the Engine, the
+ * Shield stay unloaded for `palisade run`).
+ */
+export function lazy<M extends Record<K, Handler>, K extends string>(load: () => Promise<M>, name: K): Handler {
+  return async (ctx) => (await load())[name](ctx);
+}

@@ -1,12 +1,6 @@
 // The command groups about tools and records: shield, capability, audit.
+import { lazy } from "./spec.js";
 import type { CommandSpec, OptionSpec } from "./spec.js";
-import { artifactsList, artifactsSave } from "../commands/artifacts.js";
-import { auditVerify } from "../commands/audit.js";
-import { capabilityCall } from "../commands/capability-call.js";
-import { capabilityCheck } from "../commands/capability-check.js";
-import { capabilityList } from "../commands/capability-list.js";
-import { credentialsDelete, credentialsList, credentialsSet } from "../commands/credentials.js";
-import { shieldCheck, shieldEval, shieldPolicyLint } from "../commands/shield.js";
 
 const json: OptionSpec = { type: "boolean", description: "print JSON for scripts" };
 const policy: OptionSpec = {
@@ -48,7 +42,7 @@ export const SHIELD: CommandSpec = {
         json,
       },
       examples: [`palisade shield check --tool shell__execute_command --args '{"command":"rm -rf ~"}'`],
-      run: shieldCheck,
+      run: lazy(() => import("../commands/shield.js"), "shieldCheck"),
     },
     {
       name: "eval",
@@ -61,7 +55,7 @@ export const SHIELD: CommandSpec = {
         "judge-model": judgeModel,
         json: { type: "boolean", description: "with --set: the report as one JSON object" },
       },
-      run: shieldEval,
+      run: lazy(() => import("../commands/shield.js"), "shieldEval"),
     },
     {
       name: "policy",
@@ -71,7 +65,7 @@ export const SHIELD: CommandSpec = {
           name: "lint",
           summary: "validate a policy file and report every problem with its line",
           positionals: [{ name: "file", description: "policy YAML file", required: true }],
-          run: shieldPolicyLint,
+          run: lazy(() => import("../commands/shield.js"), "shieldPolicyLint"),
         },
       ],
     },
@@ -87,7 +81,7 @@ export const CAPABILITY: CommandSpec = {
       summary: "every configured capability (built-ins included): launch mode, health, tools and each tool's policy",
       description: "Starts the capabilities as the Engine would (same config, sandbox and credentials) and stops them again.",
       options: { json },
-      run: capabilityList,
+      run: lazy(() => import("../commands/capability-list.js"), "capabilityList"),
     },
     {
       name: "check",
@@ -95,7 +89,7 @@ export const CAPABILITY: CommandSpec = {
       description: "An MCP server of the config is named by its id: it is started in the Engine's sandbox and its name,\nversion, capabilities and tools are reported.",
       positionals: [{ name: "manifest", description: "manifest file(s), directories containing manifest.yaml, or ids of MCP servers in the config", required: true, rest: true }],
       options: { address, command, protocol, json },
-      run: capabilityCheck,
+      run: lazy(() => import("../commands/capability-check.js"), "capabilityCheck"),
     },
     {
       name: "call",
@@ -126,7 +120,7 @@ export const CAPABILITY: CommandSpec = {
         `palisade capability call files__list_directory '{"path":"."}'`,
         `palisade capability call caps/pdf/manifest.yaml render '{"title":"Hi"}' --address 127.0.0.1:50051 --out ./out`,
       ],
-      run: capabilityCall,
+      run: lazy(() => import("../commands/capability-call.js"), "capabilityCall"),
     },
     {
       name: "credentials",
@@ -141,9 +135,9 @@ export const CAPABILITY: CommandSpec = {
           ],
           options: { user },
           examples: [`printf %s "$TOKEN" | palisade capability credentials set github GITHUB_TOKEN`, "palisade capability credentials set mail APP_PASSWORD"],
-          run: credentialsSet,
+          run: lazy(() => import("../commands/credentials.js"), "credentialsSet"),
         },
-        { name: "list", summary: "list stored credential names (never their values)", options: { user }, run: credentialsList },
+        { name: "list", summary: "list stored credential names (never their values)", options: { user }, run: lazy(() => import("../commands/credentials.js"), "credentialsList") },
         {
           name: "delete",
           summary: "delete a stored credential",
@@ -152,7 +146,7 @@ export const CAPABILITY: CommandSpec = {
             { name: "name", description: "credential name", required: true },
           ],
           options: { user },
-          run: credentialsDelete,
+          run: lazy(() => import("../commands/credentials.js"), "credentialsDelete"),
         },
       ],
     },
@@ -167,7 +161,7 @@ export const ARTIFACTS: CommandSpec = {
       name: "list",
       summary: "list artifacts, newest first",
       options: { session: { type: "string", valueName: "ID", description: "only this session (id or unique prefix)", default: "every stored session" }, json },
-      run: artifactsList,
+      run: lazy(() => import("../commands/artifacts.js"), "artifactsList"),
     },
     {
       name: "save",
@@ -178,7 +172,7 @@ export const ARTIFACTS: CommandSpec = {
         session: { type: "string", valueName: "ID", description: "the session it belongs to", default: "found among the stored sessions" },
       },
       examples: ["palisade artifacts save art_2137 --out ~/Downloads"],
-      run: artifactsSave,
+      run: lazy(() => import("../commands/artifacts.js"), "artifactsSave"),
     },
   ],
 };
@@ -191,7 +185,7 @@ export const AUDIT: CommandSpec = {
       name: "verify",
       summary: "verify the audit chain: OK with the entry count, or the first broken entry (exit 1)",
       options: { json },
-      run: auditVerify,
+      run: lazy(() => import("../commands/audit.js"), "auditVerify"),
     },
   ],
 };

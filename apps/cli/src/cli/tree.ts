@@ -1,9 +1,6 @@
+import { lazy } from "./spec.js";
 import type { CommandSpec } from "./spec.js";
 import { ARTIFACTS, AUDIT, CAPABILITY, SHIELD } from "./tree-tools.js";
-import { runChatCommand } from "../commands/chat.js";
-import { runRunCommand } from "../commands/run.js";
-import { engineRestart, engineStart, engineStatus, engineStop } from "../commands/engine.js";
-import { sessionsDelete, sessionsExport, sessionsList, sessionsRename, sessionsSearch, sessionsShow } from "../commands/sessions.js";
 
 const json = { type: "boolean", description: "print JSON for scripts instead of a table" } as const;
 
@@ -23,7 +20,7 @@ export const COMMAND_TREE: CommandSpec = {
         otr: { type: "boolean", description: "start off the record: nothing of the session is stored" },
       },
       examples: ["palisade chat", "palisade chat --demo", "palisade --data-dir /tmp/p chat --ephemeral"],
-      run: runChatCommand,
+      run: lazy(() => import("../commands/chat.js"), "runChatCommand"),
     },
     {
       name: "run",
@@ -47,7 +44,7 @@ export const COMMAND_TREE: CommandSpec = {
         json: { type: "boolean", description: "print one JSON event per line" },
       },
       examples: ['palisade run "summarize README.md"', "git diff | palisade run --approve 'files__*' -", 'palisade run --json "list the files" | jq .type'],
-      run: runRunCommand,
+      run: lazy(() => import("../commands/run-command.js"), "runRunCommand"),
     },
     {
       name: "engine",
@@ -60,9 +57,9 @@ export const COMMAND_TREE: CommandSpec = {
             foreground: { type: "boolean", description: "run in this terminal until Ctrl+C or SIGTERM" },
             demo: { type: "boolean", description: "use the scripted demo model instead of a real LLM" },
           },
-          run: engineStart,
+          run: lazy(() => import("../commands/engine.js"), "engineStart"),
         },
-        { name: "stop", summary: "ask the running Engine to shut down gracefully", run: engineStop },
+        { name: "stop", summary: "ask the running Engine to shut down gracefully", run: lazy(() => import("../commands/engine.js"), "engineStop") },
         {
           name: "restart",
           summary: "stop the running Engine gracefully and start it with the current config and environment",
@@ -76,9 +73,9 @@ export const COMMAND_TREE: CommandSpec = {
             demo: { type: "boolean", description: "start it with the scripted demo model (kept anyway when the running one is a demo)" },
           },
           examples: ["palisade engine restart", "PALISADE_MODEL=llama3.1 palisade engine restart"],
-          run: engineRestart,
+          run: lazy(() => import("../commands/engine.js"), "engineRestart"),
         },
-        { name: "status", summary: "show the Engine, model, Shield and capability health", options: { json }, run: engineStatus },
+        { name: "status", summary: "show the Engine, model, Shield and capability health", options: { json }, run: lazy(() => import("../commands/engine.js"), "engineStatus") },
       ],
     },
     {
@@ -94,14 +91,14 @@ export const COMMAND_TREE: CommandSpec = {
             filter: { type: "string", valueName: "TEXT", description: "only titles containing TEXT", default: "all sessions" },
             json,
           },
-          run: sessionsList,
+          run: lazy(() => import("../commands/sessions.js"), "sessionsList"),
         },
         {
           name: "show",
           summary: "print a session's transcript with its tool calls",
           positionals: [{ name: "id", description: "session id or unique prefix", required: true }],
           options: { json },
-          run: sessionsShow,
+          run: lazy(() => import("../commands/sessions.js"), "sessionsShow"),
         },
         {
           name: "search",
@@ -112,7 +109,7 @@ export const COMMAND_TREE: CommandSpec = {
             session: { type: "string", valueName: "ID", description: "only this session", default: "every session" },
             json,
           },
-          run: sessionsSearch,
+          run: lazy(() => import("../commands/sessions.js"), "sessionsSearch"),
         },
         {
           name: "export",
@@ -122,7 +119,7 @@ export const COMMAND_TREE: CommandSpec = {
             format: { type: "string", valueName: "md|json", description: "output format", default: "md" },
             out: { type: "string", valueName: "FILE", description: "write to FILE instead of stdout", default: "stdout" },
           },
-          run: sessionsExport,
+          run: lazy(() => import("../commands/sessions.js"), "sessionsExport"),
         },
         {
           name: "rename",
@@ -131,14 +128,14 @@ export const COMMAND_TREE: CommandSpec = {
             { name: "id", description: "session id or unique prefix", required: true },
             { name: "title", description: "the new title", required: true, rest: true },
           ],
-          run: sessionsRename,
+          run: lazy(() => import("../commands/sessions.js"), "sessionsRename"),
         },
         {
           name: "delete",
           summary: "delete a session with its messages and artifacts",
           positionals: [{ name: "id", description: "session id or unique prefix", required: true }],
           options: { yes: { type: "boolean", short: "y", description: "do not ask for confirmation" } },
-          run: sessionsDelete,
+          run: lazy(() => import("../commands/sessions.js"), "sessionsDelete"),
         },
       ],
     },

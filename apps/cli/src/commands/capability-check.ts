@@ -28,7 +28,7 @@ export function launchFlags(ctx: CommandContext): LaunchFlags {
 
 /** The MCP servers of the config, by id. */
 async function mcpServersOf(ctx: CommandContext): Promise<Map<string, McpCapabilityConfig>> {
-  const [{ loadConfig }, { isMcpConfig, validateCapabilityConfigs }] = await Promise.all([import("@palisade/engine"), import("@palisade/capabilities")]);
+  const [{ loadConfig }, { isMcpConfig, validateCapabilityConfigs }] = await Promise.all([import("@palisade/engine/config"), import("@palisade/capabilities")]);
   const paths = pathsOf(ctx);
   const config = await loadConfig(paths.configFile, ctx.io.env);
   const entries = validateCapabilityConfigs(config.capabilities, { file: paths.configFile, baseDir: dirname(paths.configFile) });

@@ -37,6 +37,9 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   const ephemeral = flag(ctx, "ephemeral") || demo;
   const workspace = workspaceOf(ctx);
   const running = await findEngine(paths);
+  // The chat's screen (ink, React: a few hundred ms to load) loads while the Engine answers or starts.
+  const tui = import("../tui/run-chat.js");
+  tui.catch(() => undefined); // awaited below; a setup screen instead leaves it unused
   let conn: EngineConnection | undefined;
   let reason: string | undefined;
   // Ctrl+C while the Engine starts (before the chat owns the keyboard) stops the Engine it started.
@@ -63,7 +66,7 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
     if (choice === "demo") return runChatCommand({ ...ctx, options: { ...ctx.options, demo: true } });
     return ExitCode.OK;
   }
-  const { runChatTui } = await import("../tui/run-chat.js");
+  const { runChatTui } = await tui;
   try {
     await runChatTui({ io: ctx.io, paths, conn, workspace, demo, otr: flag(ctx, "otr") });
   } finally {

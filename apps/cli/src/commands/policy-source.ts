@@ -14,7 +14,7 @@ export interface ChosenPolicy {
 }
 
 export async function choosePolicy(ctx: CommandContext): Promise<ChosenPolicy> {
-  const [{ loadConfig }, { BUILTIN_POLICIES, loadPolicy }] = await Promise.all([import("@palisade/engine"), import("@palisade/shield")]);
+  const [{ loadConfig }, { BUILTIN_POLICIES, loadPolicy }] = await Promise.all([import("@palisade/engine/config"), import("@palisade/shield")]);
   const paths = pathsOf(ctx);
   const explicit = stringOption(ctx, "policy");
   if (explicit !== undefined) {

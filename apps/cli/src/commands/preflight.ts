@@ -9,7 +9,7 @@ import { hintCommand, pathsOf } from "./common.js";
 export async function preflightConfig(ctx: CommandContext): Promise<void> {
   const paths = pathsOf(ctx);
   if (await findEngine(paths)) return; // a running Engine already has its config
-  const { ConfigError, loadConfig } = await import("@palisade/engine");
+  const { ConfigError, loadConfig } = await import("@palisade/engine/config");
   try {
     await loadConfig(paths.configFile, ctx.io.env);
   } catch (err) {

@@ -3,17 +3,16 @@ import { PipelineEventSchema, PipelineEventType } from "@palisade/protocol/pipel
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import { ApprovalDecision, SessionMode, VerdictDecision } from "@palisade/protocol/types";
 import { randomUUID } from "node:crypto";
-import { CliError, ExitCode, UsageError } from "../cli/errors.js";
+import { CliError, ExitCode } from "../cli/errors.js";
 import type { CliIo } from "../cli/io.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { connectToEngine } from "../engine/connect.js";
-import type { EngineClient } from "../engine/connect.js";
+import type { EngineClient, StartingEngine } from "../engine/connect.js";
 import { describeRpcError } from "../engine/errors.js";
 import { resolveSessionId } from "../engine/sessions.js";
 import { flag, hintCommand, listOption, pathsOf, startOptions, stringOption, workspaceOf } from "./common.js";
 import { readKey } from "./prompt.js";
-import { preflightConfig } from "./preflight.js";
 import { keyArgs } from "../tui/components/format.js";
 
 const VERDICT = { [VerdictDecision.ALLOW]: "ALLOW", [VerdictDecision.BLOCK]: "BLOCK", [VerdictDecision.ESCALATE]: "ESCALATE" } as Record<number, string>;
@@ -211,25 +210,10 @@ export async function runTurn(
   }
 }
 
-/** The prompt: the words given, or stdin when the prompt is `-` or absent and stdin is not a terminal. */
-async function promptOf(ctx: CommandContext): Promise<string> {
-  const words = ctx.positionals;
-  const fromStdin = (words.length === 1 && words[0] === "-") || (words.length === 0 && !ctx.io.stdin.isTTY);
-  if (!fromStdin) {
-    if (words.length === 0) throw new UsageError("'palisade run' needs a prompt", `e.g. ${hintCommand(ctx, 'run "summarize README.md"')}, or pipe it in: echo "…" | ${hintCommand(ctx, "run")}`);
-    return words.join(" ");
-  }
-  let text = "";
-  for await (const chunk of ctx.io.stdin) text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
-  if (text.trim() === "") throw new UsageError("the prompt read from stdin is empty", `give it as an argument: ${hintCommand(ctx, 'run "…"')}`);
-  return text.trimEnd();
-}
-
-export async function runRunCommand(ctx: CommandContext): Promise<number> {
+/** `palisade run` once the prompt is read and the Engine (when none ran) is starting: see run-command.ts. */
+export async function runPrompt(ctx: CommandContext, content: string, starting: StartingEngine | undefined): Promise<number> {
   const paths = pathsOf(ctx);
-  const content = await promptOf(ctx);
-  await preflightConfig(ctx);
-  const conn = await connectToEngine(paths, startOptions(ctx));
+  const conn = await connectToEngine(paths, { ...startOptions(ctx), ...(starting ? { starting } : {}) });
   const sigint = new AbortController();
   const onSigint = (): void => sigint.abort();
   process.once("SIGINT", onSigint);

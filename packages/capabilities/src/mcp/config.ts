@@ -1,4 +1,5 @@
 import { Ajv } from "ajv";
+import type { ValidateFunction } from "ajv";
 import type { Problem } from "../errors.js";
 import { describeAjvErrors } from "../json-schema.js";
 import { TOOL_NAME_PATTERN } from "../manifest/schema.js";
@@ -56,9 +57,15 @@ const httpSchema = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
-const validateStdio = ajv.compile(stdioSchema);
-const validateHttp = ajv.compile(httpSchema);
+// Compiled for the first `mcp:` entry: a configuration without MCP servers never pays for it.
+let validators: { stdio: ValidateFunction; http: ValidateFunction } | undefined;
+function mcpValidators(): { stdio: ValidateFunction; http: ValidateFunction } {
+  if (!validators) {
+    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
+    validators = { stdio: ajv.compile(stdioSchema), http: ajv.compile(httpSchema) };
+  }
+  return validators;
+}
 
 /** Capability config keys that only make sense for Selu capabilities. */
 export const SELU_ONLY_KEYS = ["manifest", "command", "address", "image", "config", "credentials", "cwd", "env"] as const;
@@ -77,7 +84,7 @@ export function mcpConfigProblems(value: unknown, at: string, file: string): Pro
   const v = value as Record<string, unknown>;
   if ("command" in v && "url" in v) return [{ file, path: at, message: "set either command (stdio) or url (streamable HTTP), not both" }];
   if (!("command" in v) && !("url" in v)) return [{ file, path: at, message: "needs command (a stdio server's argv) or url (a streamable HTTP endpoint)" }];
-  const validate = "command" in v ? validateStdio : validateHttp;
+  const validate = "command" in v ? mcpValidators().stdio : mcpValidators().http;
   if (!validate(v)) return describeAjvErrors(validate.errors, at).map((p) => ({ file, ...p }));
   const problems: Problem[] = [];
   if (typeof v.url === "string" && !URL.canParse(v.url)) problems.push({ file, path: `${at}.url`, message: `is not a valid URL (got ${JSON.stringify(v.url)})` });

@@ -1,16 +1,15 @@
 import { createWriteStream, mkdirSync } from "node:fs";
 import type { WriteStream } from "node:fs";
 import { dirname } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
 import { isStdio } from "./config.js";
 import type { McpServerConfig } from "./config.js";
 import { stdioSpawn } from "./launch.js";
 import { ProgressTap } from "./progress.js";
+import { loadMcpSdk } from "./sdk.js";
 import type { StdioContext, StdioWrapper } from "./launch.js";
 
 export const CLIENT_INFO = { name: "palisade", version: "0.1.0" } as const;
@@ -26,9 +25,10 @@ const REFUSED: Record<string, string> = {
  * Every request a server sends to the client is refused with an error saying what and why.
  * Palisade declares no client capabilities, so well-behaved servers never send them.
  */
-export function refuseServerRequest(request: JSONRPCRequest): Promise<never> {
+export async function refuseServerRequest(request: JSONRPCRequest): Promise<never> {
   const why = REFUSED[request.method] ?? `Palisade does not support the request ${request.method} from MCP servers`;
-  return Promise.reject(new McpError(ErrorCode.MethodNotFound, why));
+  const { ErrorCode, McpError } = await loadMcpSdk();
+  throw new McpError(ErrorCode.MethodNotFound, why);
 }
 
 export interface Connection {
@@ -55,14 +55,15 @@ export interface ConnectOptions {
   timeoutMs: number;
   signal: AbortSignal;
   /** Set before connecting, so no early notification is lost. */
-  setup: (client: Client) => void;
+  setup: (client: Client) => void | Promise<void>;
 }
 
 /** Starts (stdio) or reaches (HTTP) a server and completes `initialize`. */
 export async function connect(opts: ConnectOptions): Promise<Connection & { log: WriteStream | undefined }> {
+  const { Client, StdioClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
   const client = new Client(CLIENT_INFO, { capabilities: {} });
   client.fallbackRequestHandler = refuseServerRequest;
-  opts.setup(client);
+  await opts.setup(client);
   let transport: Transport;
   let log: WriteStream | undefined;
   let stdio: StdioClientTransport | undefined;

@@ -1,5 +1,4 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "@palisade/protocol";
 import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { ArtifactStore } from "../artifacts/store.js";
@@ -11,6 +10,7 @@ import type { CapabilityErrorCode } from "../errors.js";
 import { abortOutcome } from "../invoke.js";
 import type { InvokeOptions, InvokeResult } from "../invoke.js";
 import { convertResult, errorText } from "./results.js";
+import { loadMcpSdk } from "./sdk.js";
 import type { ReadResource } from "./results.js";
 import type { ProgressTap } from "./progress.js";
 
@@ -91,6 +91,8 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
       return fail(why.code, why.message);
     }
     if (err instanceof CapabilityError) return fail(err.code, err.message);
+    // Loaded already: the call went through a client the SDK made.
+    const { ErrorCode, McpError } = await loadMcpSdk();
     if (err instanceof McpError) {
       if (err.code === (ErrorCode.RequestTimeout as number)) return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
       if (err.code === (ErrorCode.ConnectionClosed as number)) return fail("transport", `${toolName}: the connection to MCP server ${deps.capabilityId} closed during the call`);

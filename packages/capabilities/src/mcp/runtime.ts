@@ -1,7 +1,6 @@
 import type { WriteStream } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { ArtifactStore } from "../artifacts/store.js";
 import type { ToolEntry } from "../catalog.js";
@@ -13,6 +12,7 @@ import type { CapabilityState, CapabilityStatus } from "../runtime.js";
 import { expandSecrets, isStdio, secretNames } from "./config.js";
 import { connect } from "./connect.js";
 import { callMcpTool } from "./invoke.js";
+import { loadMcpSdk } from "./sdk.js";
 import type { StdioWrapper } from "./launch.js";
 import type { ProgressTap } from "./progress.js";
 import { listAllTools, mcpToolEntries, networkOf } from "./tools.js";
@@ -126,7 +126,8 @@ export class McpRuntime {
         },
         timeoutMs: this.opts.startupTimeoutMs,
         signal: this.stopping.signal,
-        setup: (client) => {
+        setup: async (client) => {
+          const { ToolListChangedNotificationSchema } = await loadMcpSdk();
           client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
             if (generation === this.generation) void this.refreshTools(client);
           });

@@ -2,7 +2,7 @@
 // model with an environment reduced to the engine address, model name, model settings and the
 // model gateway's socket (the spawn token goes on its stdin, see child-stdin.ts). The model key
 // stays in the Engine.
-import { agentLaunchSpec } from "@palisade/agent";
+import { agentLaunchSpec } from "@palisade/agent/launch";
 import type { ModelSettings } from "@palisade/agent";
 import type { ModelConfig } from "../config.js";
 import { networkNamespace } from "../agent/netns.js";

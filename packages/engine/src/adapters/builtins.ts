@@ -1,7 +1,8 @@
-// The built-in capabilities registered by default. Each package exports `manifestPath` and
-// `command`; files and shell act in the Engine's workspace. They are written with the Palisade
-// SDK, so they are launched on a unix socket with a per-launch secret. A package that is not
-// installed is skipped with a log line.
+// The built-in capabilities registered by default. Each package's `/launch` module exports
+// `manifestPath` and `command` (without loading the capability's code into the Engine); files
+// and shell act in the Engine's workspace. They are written with the Palisade SDK, so they are
+// launched on a unix socket with a per-launch secret. A package that is not installed is
+// skipped with a log line.
 import type { CapabilityEntry } from "../config.js";
 
 // Every built-in runs in a bubblewrap sandbox built from its manifest. http and mail reach the
@@ -30,7 +31,7 @@ export async function builtinCapabilities(workspace: string, log: (line: string)
   for (const b of BUILTINS) {
     let mod: unknown;
     try {
-      mod = await import(b.pkg);
+      mod = await import(`${b.pkg}/launch`);
     } catch (err) {
       log(`built-in capability ${b.id} is not available (${(err as Error).message.split("\n")[0]})`);
       continue;

@@ -4,7 +4,7 @@
  * steered by text inside the action), has a timeout and a daily call budget, and fails closed.
  */
 import { randomBytes } from "node:crypto";
-import OpenAI from "openai";
+import type OpenAI from "openai";
 import type { Decision } from "../types.js";
 import type { Judge, JudgeInput, JudgeResult } from "./types.js";
 
@@ -67,7 +67,10 @@ function fail(failure: string): JudgeResult {
 }
 
 export function createOpenAIJudge(opts: OpenAIJudgeOptions): Judge {
-  const client = new OpenAI({ apiKey: opts.apiKey ?? "not-needed", baseURL: opts.baseURL, maxRetries: 0, timeout: opts.timeoutMs ?? 8000 });
+  // The SDK is loaded with the first judged call: the Engine starts without it.
+  let client: Promise<OpenAI> | undefined;
+  const sdk = (): Promise<OpenAI> =>
+    (client ??= import("openai").then(({ default: Sdk }) => new Sdk({ apiKey: opts.apiKey ?? "not-needed", baseURL: opts.baseURL, maxRetries: 0, timeout: opts.timeoutMs ?? 8000 })));
   const now = opts.now ?? Date.now;
   const budget = opts.dailyBudget ?? 500;
   let day = "";
@@ -92,7 +95,7 @@ export function createOpenAIJudge(opts: OpenAIJudgeOptions): Judge {
       const timeout = AbortSignal.timeout(opts.timeoutMs ?? 8000);
       const combined = signal !== undefined ? AbortSignal.any([signal, timeout]) : timeout;
       try {
-        const res = await client.chat.completions.create(
+        const res = await (await sdk()).chat.completions.create(
           { model: opts.model, temperature: 0, max_tokens: 300, messages: [{ role: "system", content: systemPrompt(opts.canary) }, { role: "user", content: user }] },
           { signal: combined },
         );

@@ -1,0 +1,29 @@
+// `palisade run`: reads the prompt, checks the config and starts the Engine when none runs; only
+// then does it load the gRPC client and the printer (run.ts), which load while the Engine starts.
+import { UsageError } from "../cli/errors.js";
+import type { CommandContext } from "../cli/spec.js";
+import { prestartEngine } from "../engine/spawn.js";
+import { hintCommand, pathsOf, startOptions } from "./common.js";
+import { preflightConfig } from "./preflight.js";
+
+/** The prompt: the words given, or stdin when the prompt is `-` or absent and stdin is not a terminal. */
+async function promptOf(ctx: CommandContext): Promise<string> {
+  const words = ctx.positionals;
+  const fromStdin = (words.length === 1 && words[0] === "-") || (words.length === 0 && !ctx.io.stdin.isTTY);
+  if (!fromStdin) {
+    if (words.length === 0) throw new UsageError("'palisade run' needs a prompt", `e.g. ${hintCommand(ctx, 'run "summarize README.md"')}, or pipe it in: echo "…" | ${hintCommand(ctx, "run")}`);
+    return words.join(" ");
+  }
+  let text = "";
+  for await (const chunk of ctx.io.stdin) text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
+  if (text.trim() === "") throw new UsageError("the prompt read from stdin is empty", `give it as an argument: ${hintCommand(ctx, 'run "…"')}`);
+  return text.trimEnd();
+}
+
+export async function runRunCommand(ctx: CommandContext): Promise<number> {
+  const content = await promptOf(ctx);
+  await preflightConfig(ctx);
+  const starting = await prestartEngine(pathsOf(ctx), startOptions(ctx));
+  const { runPrompt } = await import("./run.js");
+  return runPrompt(ctx, content, starting);
+}
