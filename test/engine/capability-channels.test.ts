@@ -155,6 +155,8 @@ beforeAll(async () => {
       `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(join(selu, "main.mjs"))}]`,
       `workspace: ${join(dir, "ws")}`,
       "history: { auto_title: false }",
+      // Every capability running from the start (they would start on their first call).
+      "limits: { capability_idle_stop_s: 0 }",
     ].join("\n"),
   );
   const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: runBase };

@@ -77,6 +77,8 @@ export interface E2EOptions {
   history?: string[];
   /** More `model:` keys as YAML lines indented by two (e.g. "  idle_timeout_s: 2"). */
   modelConfig?: string[];
+  /** More `limits:` keys as YAML lines indented by two (e.g. "  capability_idle_stop_s: 2"). */
+  limits?: string[];
 }
 
 export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
@@ -107,6 +109,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       ...(typeof opts.capabilities === "function" ? opts.capabilities({ dir, workspace }) : (opts.capabilities ?? [])),
       "limits:",
       `  approval_timeout_s: ${opts.approvalTimeoutS ?? 300}`,
+      ...(opts.limits ?? []),
       `workspace: ${workspace}`,
       "history:",
       `  auto_title: ${String(opts.autoTitle ?? false)}`,

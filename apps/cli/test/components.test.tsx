@@ -290,13 +290,16 @@ describe("overlays", () => {
   });
 
   it("status shows the Engine, Shield and capability health", () => {
-    const status = { version: "0.1.0", uptimeMs: 65_000n, dataDir: "/d", modelConfigured: true, model: "gpt-test", baseUrl: "http://x/v1", agentConnected: true, agentId: "agent-1", agentRestarts: 0, shieldState: "ready", policyName: "default", activeSessions: 1, totalSessions: 9, actionsToday: 4, runningSubAgents: 0, capabilities: [{ id: "files", state: "ready", message: "", launch: "command", toolCount: 5 }, { id: "mail", state: "failed", message: "SMTP_PASSWORD missing", launch: "command", toolCount: 0 }] } as never;
+    const status = { version: "0.1.0", uptimeMs: 65_000n, dataDir: "/d", modelConfigured: true, model: "gpt-test", baseUrl: "http://x/v1", agentConnected: true, agentId: "agent-1", agentRestarts: 0, shieldState: "ready", policyName: "default", activeSessions: 1, totalSessions: 9, actionsToday: 4, runningSubAgents: 0, capabilities: [{ id: "files", state: "ready", message: "", launch: "command", toolCount: 5, process: "started", pid: 4242, restarts: 1, instances: [{ workspace: "/other", state: "stopped", process: "stopped", pid: 0, message: "" }] }, { id: "mail", state: "failed", message: "SMTP_PASSWORD missing", launch: "command", toolCount: 0, process: "stopped", pid: 0, restarts: 3, instances: [] }] } as never;
     const out = frame(<StatusPanel o={{ kind: "status", selected: 0, loading: false, status }} width={100} />);
     expect(out).toContain("up 1m 5s");
     expect(out).toContain("gpt-test · http://x/v1");
     expect(out).toContain("policy default");
     expect(out).toMatch(/files\s+ready\s+5 tools/);
     expect(out).toContain("SMTP_PASSWORD missing");
+    expect(out).toContain("process: started (pid 4242) · 1 restart");
+    expect(out).toContain("for workspace /other: stopped (starts on its next call)");
+    expect(out).toContain("process: stopped (starts on its next call) · 3 restarts");
   });
 
   it("tools list shows policy and description", () => {

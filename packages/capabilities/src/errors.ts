@@ -12,6 +12,7 @@ export type CapabilityErrorCode =
   | "artifact_transfer"
   | "timeout"
   | "cancelled"
+  | "restarted"
   | "tool_error"
   | "transport"
   | "discovery"

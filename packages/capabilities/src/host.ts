@@ -61,6 +61,13 @@ export interface CapabilityHostOptions {
   sandbox?: SandboxSettings;
   /** Sandboxed workspace processes kept per capability at most (8); the least recently used is stopped. */
   maxWorkspaceProcesses?: number;
+  /**
+   * `command` capabilities whose tools are in their manifest start on their first call instead
+   * of in start() (default false: start() starts every capability).
+   */
+  startOnFirstUse?: boolean;
+  /** A local process (`command`) without calls this long is stopped; the next call starts it again. 0 (default): never. */
+  idleStopMs?: number;
 }
 
 /** One streamed event of `invokeStream`. */
@@ -105,6 +112,8 @@ export class CapabilityHost {
       socketFor: async (id: string) => (await this.runDirectory()).socketFor(id, options.capabilities.findIndex((c) => c.id === id)),
       docker: options.docker ?? "docker",
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+      startOnFirstUse: options.startOnFirstUse ?? false,
+      idleStopMs: options.idleStopMs ?? 0,
     };
     const mcpOptions = {
       ...runtimeOptions,
@@ -143,7 +152,11 @@ export class CapabilityHost {
   }
 
   status(): CapabilityStatus[] {
-    return this.runtimes.map((r) => r.status());
+    return this.runtimes.map((r) => {
+      const s = r.status();
+      const instances = r instanceof CapabilityRuntime ? this.workspaces.instances(r.config.id) : [];
+      return instances.length > 0 ? { ...s, instances } : s;
+    });
   }
 
   /** Tools of every ready capability. */
@@ -152,13 +165,18 @@ export class CapabilityHost {
     // list changed (a runtime replaces its `tools` array, never edits it). Callers must not
     // modify the returned array.
     const cached = this.catalogCache;
-    if (cached && cached.parts.length === this.runtimes.length && this.runtimes.every((r, i) => (r.ready ? r.tools : undefined) === cached.parts[i])) {
+    if (cached && cached.parts.length === this.runtimes.length && this.runtimes.every((r, i) => (r.available ? r.tools : undefined) === cached.parts[i])) {
       return cached.entries;
     }
-    const parts = this.runtimes.map((r) => (r.ready ? r.tools : undefined));
+    const parts = this.runtimes.map((r) => (r.available ? r.tools : undefined));
     const entries = parts.flatMap((p) => p ?? []);
     this.catalogCache = { parts, entries };
     return entries;
+  }
+
+  /** Capabilities whose tools cannot be called now (not ready, failed, restarting; not those stopped when idle). */
+  unavailable(): { id: string; state: CapabilityStatus["state"] }[] {
+    return this.runtimes.filter((r) => !r.available).map((r) => ({ id: r.config.id, state: r.status().state }));
   }
 
   /** Full name, or a bare name that is unique; throws CapabilityError (`unknown_tool`, `ambiguous_tool`, `not_ready`). */
@@ -168,7 +186,7 @@ export class CapabilityHost {
     } catch (err) {
       // A known capability that is not ready gives a clearer answer than "unknown tool".
       const runtime = this.runtimes.find((r) => name.startsWith(`${r.config.id}__`));
-      if (runtime && !runtime.ready) throw new CapabilityError("not_ready", notReadyMessage(runtime.status()));
+      if (runtime && !runtime.available) throw new CapabilityError("not_ready", notReadyMessage(runtime.status()));
       throw err;
     }
   }
@@ -182,7 +200,7 @@ export class CapabilityHost {
   prompts(): CapabilityPrompt[] {
     return this.runtimes.flatMap((r) => {
       const text = r instanceof McpRuntime ? r.server?.instructions : r.manifest?.prompt;
-      return r.ready && text ? [{ capabilityId: r.config.id, text }] : [];
+      return r.available && text ? [{ capabilityId: r.config.id, text }] : [];
     });
   }
 
@@ -208,7 +226,7 @@ export class CapabilityHost {
     const found = this.runtimes.find((r) => r.config.id === entry.capabilityId);
     if (found instanceof McpRuntime) return found.invoke(entry, args, opts);
     const primary = found as CapabilityRuntime;
-    if (!primary.ready || !primary.manifest) {
+    if (!primary.available || !primary.manifest) {
       const message = notReadyMessage(primary.status());
       return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };
     }
@@ -225,16 +243,17 @@ export class CapabilityHost {
       workspace = found.workspace;
       release = found.release;
     }
-    if (!runtime.client || !runtime.manifest) {
+    // Not started yet, or stopped when idle: it starts for this call.
+    await runtime.ensureStarted();
+    if (!runtime.ready || !runtime.client || !runtime.manifest) {
       release();
       const message = notReadyMessage(runtime.status());
       return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };
     }
     const c = runtime.config;
-    const inflight = runtime.inflight;
-    inflight.set(opts.sessionId, (inflight.get(opts.sessionId) ?? 0) + 1);
+    const call = runtime.beginCall(opts.sessionId);
     try {
-      return await invokeTool(
+      const result = await invokeTool(
         {
           entry,
           manifest: runtime.manifest,
@@ -249,12 +268,16 @@ export class CapabilityHost {
           },
         },
         args,
-        opts,
+        { ...opts, signal: opts.signal ? AbortSignal.any([opts.signal, call.signal]) : call.signal },
       );
+      if (result.error?.code !== "timeout") return result;
+      // A call past its deadline may leave the process stuck (a runaway loop): it is killed and restarted.
+      const killed = runtime.kill(`did not finish ${entry.fullName} within its deadline`);
+      if (!killed) return result;
+      const message = `${result.error.message}; ${killed}`;
+      return { ...result, content: message, error: { code: "timeout", message } };
     } finally {
-      const left = (inflight.get(opts.sessionId) ?? 1) - 1;
-      if (left > 0) inflight.set(opts.sessionId, left);
-      else inflight.delete(opts.sessionId);
+      call.end();
       release();
     }
   }

@@ -64,8 +64,10 @@ const dec = new TextDecoder();
  * Why an aborted call stopped: its own deadline, or the caller's (the Engine's
  * limits.tool_timeout_s, an AbortSignal.timeout) — both timeouts, not cancels — or a cancel.
  */
-export function abortOutcome(signal: AbortSignal, toolName: string, timeoutMs: number): { code: "timeout" | "cancelled"; message: string } {
+export function abortOutcome(signal: AbortSignal, toolName: string, timeoutMs: number): { code: "timeout" | "cancelled" | "restarted"; message: string } {
   const reason: unknown = signal.reason;
+  // The process was killed under the call (it stopped answering, or another call overran its deadline).
+  if (reason instanceof CapabilityError && reason.code === "restarted") return { code: "restarted", message: `${toolName} failed: ${reason.message}` };
   if (reason instanceof CapabilityError && reason.code === "timeout") return { code: "timeout", message: `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)` };
   if (reason instanceof DOMException && reason.name === "TimeoutError") return { code: "timeout", message: `${toolName} was stopped: ${reason.message} (deadline exceeded)` };
   return { code: "cancelled", message: `${toolName} was cancelled` };

@@ -5,9 +5,10 @@ import { RpcError, createClient } from "@palisade/protocol";
 import type { ClientOptions } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
 import type { CapabilityClient } from "./artifacts/transfer.js";
-import { parseDiscoveredTools, toolEntries } from "./catalog.js";
+import { toolEntries } from "./catalog.js";
 import type { ToolEntry } from "./catalog.js";
 import type { CapabilityConfig } from "./config.js";
+import { discoverTools } from "./discover.js";
 import { CapabilityError } from "./errors.js";
 import { addressCredentials, describeChannel } from "./launch/channel.js";
 import { dockerRunArgs, requireDocker, run } from "./launch/docker.js";
@@ -17,11 +18,24 @@ import { loadManifest } from "./manifest/load.js";
 import type { Manifest } from "./manifest/types.js";
 import { configuredWorkspace, describeSandbox, effectiveNetwork, hostFilter, planSandbox } from "./launch/sandbox.js";
 import type { SandboxPlan, SandboxSettings } from "./launch/sandbox.js";
+import { IdleTimer, RestartBudget } from "./supervise.js";
 import { prepareSandbox } from "@palisade/sandbox";
 import type { EgressEvent, PreparedSandbox } from "@palisade/sandbox";
 
-export type CapabilityState = "starting" | "ready" | "not_ready" | "failed" | "not_configured";
+/** `stopped`: a local process not running now (not started yet, or stopped when idle); it starts on the next call. */
+export type CapabilityState = "starting" | "ready" | "not_ready" | "stopped" | "failed" | "not_configured";
 export type LaunchMode = "command" | "address" | "image" | "none";
+/** Whether the local process of a `command` capability runs. */
+export type ProcessState = "started" | "starting" | "stopped";
+
+/** One per-workspace process of a capability (a sandbox binds one workspace). */
+export interface InstanceStatus {
+  workspace: string;
+  state: CapabilityState;
+  process: ProcessState;
+  pid?: number;
+  message: string;
+}
 
 /** What `host.status()` reports per capability. */
 export interface CapabilityStatus {
@@ -40,6 +54,13 @@ export interface CapabilityStatus {
   warnings: string[];
   /** `command` mode: the sandbox it runs in (what it sees, how limits were applied), or why none. */
   sandbox?: string;
+  /** `command` mode: whether its process runs, and its pid when it does. */
+  process?: ProcessState;
+  pid?: number;
+  /** The workspace its process is bound to (sandboxed `filesystem: workspace`). */
+  workspace?: string;
+  /** Processes started for other sessions' workspaces. */
+  instances?: InstanceStatus[];
 }
 
 export interface RuntimeOptions {
@@ -57,14 +78,14 @@ export interface RuntimeOptions {
   docker: string;
   /** Sandboxes for `command` capabilities; none when absent. */
   sandbox?: SandboxSettings;
+  /** `command` capabilities with tools in their manifest start on their first call, not at start. */
+  startOnFirstUse?: boolean;
+  /** A `command` process without calls this long is stopped (it starts again on the next call); 0: never. */
+  idleStopMs?: number;
 }
 
 /** The port a Selu-convention server listens on inside its sandbox (reached through a relayed unix socket). */
 const SANDBOX_PORT = 50051;
-
-const DISCOVERY_ATTEMPTS = 2;
-/** A process healthy this long gets its full restart budget back. */
-const RESTART_BUDGET_RESET_MS = 10 * 60_000;
 
 /** One configured capability: its manifest, process or address, client, health and tools. */
 export class CapabilityRuntime {
@@ -79,8 +100,15 @@ export class CapabilityRuntime {
   /** The loopback port of a Selu-convention launch, until its listener is known to be ours. */
   private unverifiedPort: number | undefined;
   private container: string | undefined;
-  private restarts = 0;
-  private readyAt: number | undefined;
+  private readonly budget: RestartBudget;
+  private readonly idle: IdleTimer;
+  /** Aborted (reason: a `restarted` CapabilityError) when the process is killed under its calls. */
+  private calls = new AbortController();
+  /** Why the process is being killed; its exit handler reports it. */
+  private killReason: string | undefined;
+  private launching: Promise<void> | undefined;
+  /** The workspace a sandbox will bind, known before the first launch (start on first use). */
+  private plannedWorkspace: string | undefined;
   private stopped = false;
   private recheck: NodeJS.Timeout | undefined;
   private logTail: string[] | undefined;
@@ -101,6 +129,8 @@ export class CapabilityRuntime {
     this.opts = opts;
     this.workspace = workspace ?? configuredWorkspace(config);
     this.instanceId = workspace === undefined ? config.id : `${config.id}.${createHash("sha256").update(workspace).digest("hex").slice(0, 10)}`;
+    this.budget = new RestartBudget(config.maxRestarts ?? 3);
+    this.idle = new IdleTimer(opts.idleStopMs ?? 0, () => void this.idleStop());
   }
 
   get launchMode(): LaunchMode {
@@ -114,13 +144,32 @@ export class CapabilityRuntime {
     return this.state === "ready";
   }
 
+  /** Its tools can be called: it is ready, or stopped and starts on the call. */
+  get available(): boolean {
+    return this.state === "ready" || (this.state === "stopped" && this.tools.length > 0);
+  }
+
   /** The workspace (real path) this process is sandboxed to; undefined when not sandboxed to one. */
   get sandboxedWorkspace(): string | undefined {
-    return this.sandboxed ? this.sandboxWorkspace : undefined;
+    return this.sandboxed ? this.sandboxWorkspace : this.plannedWorkspace;
+  }
+
+  /** The process's pid while it runs. */
+  get pid(): number | undefined {
+    const proc = this.process;
+    return proc && !proc.hasExited ? proc.pid : undefined;
+  }
+
+  private processState(): ProcessState | undefined {
+    if (this.launchMode !== "command") return undefined;
+    if (this.state === "starting") return "starting";
+    return (this.state === "ready" || this.state === "not_ready") && this.pid !== undefined ? "started" : "stopped";
   }
 
   status(): CapabilityStatus {
     const channel = describeChannel(this.config, this.manifest?.image);
+    const proc = this.processState();
+    const pid = proc === "stopped" ? undefined : this.pid;
     return {
       id: this.config.id,
       state: this.state,
@@ -129,10 +178,13 @@ export class CapabilityRuntime {
       ...(this.address ? { address: this.address } : {}),
       channel: channel.description,
       toolCount: this.tools.length,
-      restarts: this.restarts,
+      restarts: this.budget.restarts,
       ...(this.logTail ? { logTail: this.logTail } : {}),
       warnings: [...(channel.warning ? [channel.warning] : []), ...(this.manifest?.warnings ?? [])],
       ...(this.sandboxNote ? { sandbox: this.sandboxNote } : {}),
+      ...(proc ? { process: proc } : {}),
+      ...(pid !== undefined ? { pid } : {}),
+      ...(this.sandboxedWorkspace ? { workspace: this.sandboxedWorkspace } : {}),
     };
   }
 
@@ -142,7 +194,47 @@ export class CapabilityRuntime {
    */
   async start(): Promise<void> {
     await this.begin();
+    await this.settled();
+  }
+
+  /**
+   * Starts a stopped process (not started yet, or stopped when idle) and resolves once its state
+   * has settled; never throws. Concurrent callers share one launch.
+   */
+  async ensureStarted(): Promise<void> {
+    if (this.state === "stopped" && !this.stopped) {
+      this.launching ??= this.launch()
+        .catch((err: unknown) => this.set("failed", this.opts.redact(err instanceof Error ? err.message : String(err))))
+        .finally(() => (this.launching = undefined));
+      await this.launching;
+    }
+    await this.settled();
+  }
+
+  private async settled(): Promise<void> {
     while (this.state === "starting" && !this.stopped) await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
+  }
+
+  /**
+   * A call on this process: the signal aborts (reason: a `restarted` CapabilityError) when the
+   * process is killed under it; no idle stop while it runs. `end` when the call is done.
+   */
+  beginCall(sessionId: string): { signal: AbortSignal; end: () => void } {
+    const signal = this.calls.signal;
+    this.inflight.set(sessionId, (this.inflight.get(sessionId) ?? 0) + 1);
+    const idle = this.idle.begin();
+    let ended = false;
+    return {
+      signal,
+      end: () => {
+        if (ended) return;
+        ended = true;
+        const left = (this.inflight.get(sessionId) ?? 1) - 1;
+        if (left > 0) this.inflight.set(sessionId, left);
+        else this.inflight.delete(sessionId);
+        idle();
+      },
+    };
   }
 
   private async begin(): Promise<void> {
@@ -157,6 +249,14 @@ export class CapabilityRuntime {
       if (this.launchMode === "none") {
         return this.set("not_configured", `no launch mode: set command, address or image for capability ${this.config.id} in the Palisade config`);
       }
+      if (this.opts.startOnFirstUse && this.launchMode === "command" && this.manifest.toolSource !== "dynamic") {
+        // Tools come from the manifest: nothing needs the process before the first call.
+        const plan = planSandbox(this.manifest, this.config, this.opts.sandbox, this.workspace);
+        this.plannedWorkspace = plan?.workspace;
+        this.sandboxNote = plan ? `${describeSandbox(plan, [])}limits applied when it starts` : this.noSandboxNote();
+        this.tools = toolEntries(this.manifest);
+        return this.set("stopped", "not started yet: starts on its first call");
+      }
       await this.launch();
     } catch (err) {
       this.set("failed", this.opts.redact(err instanceof Error ? err.message : String(err)));
@@ -165,6 +265,8 @@ export class CapabilityRuntime {
 
   private async launch(): Promise<void> {
     this.set("starting", "starting");
+    this.killReason = undefined;
+    this.calls = new AbortController();
     const { address, client } = await this.spawnOrLocate();
     this.address = address;
     this.client?.close();
@@ -189,9 +291,46 @@ export class CapabilityRuntime {
     }
     const manifest = this.manifest as Manifest;
     this.tools = manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest);
-    this.readyAt = Date.now();
+    this.budget.healthy();
     this.set("ready", health.message || "ready");
     this.scheduleRecheck();
+    if (this.launchMode === "command") this.idle.arm();
+  }
+
+  /** Stops an idle `command` process; its tools stay listed and the next call starts it again. */
+  private async idleStop(): Promise<void> {
+    const proc = this.process;
+    if (this.stopped || !proc || (this.state !== "ready" && this.state !== "not_ready")) return;
+    this.idle.cancel();
+    clearTimeout(this.recheck);
+    const seconds = Math.round((this.opts.idleStopMs ?? 0) / 1000);
+    this.set("stopped", `stopped after ${seconds} s without calls: starts again on its next call`);
+    this.client?.close();
+    this.client = undefined;
+    this.opts.log(`capability ${this.instanceId}: stopped after ${seconds} s without calls`);
+    await proc.stop();
+  }
+
+  /**
+   * Kills a process that stopped answering or overran a call's deadline: SIGKILL to its process
+   * group (the sandbox goes with it). Calls running on it end with the returned message; its exit
+   * restarts it within the restart budget, else the capability is failed (shown as down).
+   * Returns undefined when there is nothing to kill (not a local process, or already being killed).
+   */
+  kill(why: string): string | undefined {
+    const proc = this.process;
+    if (this.stopped || !proc || proc.isStopping || proc.hasExited || this.killReason !== undefined || this.launchMode !== "command") return undefined;
+    this.killReason = why;
+    const restart = this.budget.allows();
+    const message = restart
+      ? `capability ${this.config.id} ${why}; the Engine killed it and is restarting it (restart ${this.budget.restarts + 1} of ${this.budget.max}). The call did not complete: try it again.`
+      : `capability ${this.config.id} ${why}; the Engine killed it and its restart budget (${this.budget.max}) is spent, so it stays down. The call did not complete.`;
+    this.opts.log(`capability ${this.instanceId}: ${why}; killing process group ${proc.pid ?? "?"}`);
+    this.idle.cancel();
+    clearTimeout(this.recheck);
+    this.calls.abort(new CapabilityError("restarted", message));
+    proc.kill();
+    return message;
   }
 
   private warnedChannel = false;
@@ -212,7 +351,7 @@ export class CapabilityRuntime {
       const spec = { command: c.command, ...(c.cwd ? { cwd: c.cwd } : {}), env: c.env ?? {}, logFile: join(this.opts.logDir, `${c.id}.log`), redact: this.opts.redact };
       const plan = planSandbox(this.manifest as Manifest, c, this.opts.sandbox, this.workspace);
       if (!plan) this.sandboxed = undefined;
-      if (!plan) this.sandboxNote = c.sandbox === false ? "none (sandbox: false in the config)" : this.opts.sandbox ? `none: ${this.opts.sandbox.probe.reason ?? "no sandbox"}` : undefined;
+      if (!plan) this.sandboxNote = this.noSandboxNote();
       let proc: CapabilityProcess;
       let located: { address: string; client: ClientOptions };
       if (c.protocol === "palisade") {
@@ -255,6 +394,12 @@ export class CapabilityRuntime {
     return { address: `${ip.stdout.trim()}:50051`, client: {} };
   }
 
+  /** Why a `command` process runs without a sandbox (undefined: the host makes none at all). */
+  private noSandboxNote(): string | undefined {
+    if (this.config.sandbox === false) return "none (sandbox: false in the config)";
+    return this.opts.sandbox ? `none: ${this.opts.sandbox.probe.reason ?? "no sandbox"}` : undefined;
+  }
+
   /** Prepares this launch's sandbox: the command line, its environment and its egress proxy. */
   private async sandbox(plan: SandboxPlan, extra: { sockets?: string[]; protect?: string[]; inboundPort?: number }): Promise<PreparedSandbox> {
     const settings = this.opts.sandbox as SandboxSettings;
@@ -276,24 +421,26 @@ export class CapabilityRuntime {
     return prepared;
   }
 
-  private async onExit(proc: CapabilityProcess, how: string): Promise<void> {
+  private async onExit(proc: CapabilityProcess, exit: string): Promise<void> {
     if (this.stopped || proc.isStopping || proc !== this.process) return;
+    this.idle.cancel();
+    clearTimeout(this.recheck);
+    const how = this.killReason === undefined ? `process ${exit}` : `${this.killReason} (killed)`;
+    // Calls still running on it end now, not at their deadline.
+    this.calls.abort(new CapabilityError("restarted", `capability ${this.config.id}: ${how}`));
     this.tools = [];
-    // The budget is for crash loops: a process that ran healthy for a while earns it back.
-    if (this.readyAt !== undefined && Date.now() - this.readyAt >= RESTART_BUDGET_RESET_MS) this.restarts = 0;
-    this.readyAt = undefined;
-    const budget = this.config.maxRestarts ?? 3;
-    if (this.restarts < budget) {
-      this.restarts++;
-      this.set("starting", `process ${how}; restarting (${this.restarts}/${budget})`);
-      await new Promise((r) => setTimeout(r, Math.min(200 * this.restarts, 2000)));
+    if (this.budget.take()) {
+      const n = this.budget.restarts;
+      this.set("starting", `${how}; restarting (${n}/${this.budget.max})`);
+      await new Promise((r) => setTimeout(r, Math.min(200 * n, 2000)));
       if (this.stopped) return;
       await this.launch().catch((err: unknown) => this.set("failed", this.opts.redact(String(err))));
       return;
     }
     this.logTail = proc.lastLines(20);
     const tail = this.logTail.length > 0 ? `; last log lines:\n${this.logTail.join("\n")}` : "";
-    this.set("failed", `capability ${this.config.id} process ${how} after ${this.restarts} restart${this.restarts === 1 ? "" : "s"}; see ${join(this.opts.logDir, `${this.config.id}.log`)}${tail}`);
+    const n = this.budget.restarts;
+    this.set("failed", `capability ${this.config.id}: ${how} after ${n} restart${n === 1 ? "" : "s"}; see ${join(this.opts.logDir, `${this.config.id}.log`)}${tail}`);
   }
 
   /** Polls Healthcheck every `healthIntervalMs` until ready, the startup timeout, or process exit. */
@@ -371,35 +518,28 @@ export class CapabilityRuntime {
         return;
       }
     } else if (!res.ok) {
+      if (res.answered !== true && this.launchMode === "command") {
+        // A process of ours that does not answer at all is hung or spinning: one more try (a
+        // loaded machine can miss one), then it is killed and restarted.
+        const again = await this.check(this.opts.healthCallTimeoutMs);
+        if (this.stopped || (this.state !== "ready" && this.state !== "not_ready")) return;
+        if (!again.ok && again.answered !== true) {
+          this.kill(`stopped answering Healthcheck (${again.message})`);
+          return;
+        }
+        if (again.ok) {
+          this.set("ready", again.message || "ready");
+          this.scheduleRecheck();
+          return;
+        }
+      }
       this.set("not_ready", `capability ${this.config.id} is not ready: ${res.message}`);
     }
     this.scheduleRecheck();
   }
 
-  /** Calls the discovery tool; two attempts, then a `discovery` error. */
-  private async discover(): Promise<ReturnType<typeof parseDiscoveredTools>> {
-    const manifest = this.manifest as Manifest;
-    const source = `discovery tool ${manifest.discoveryToolName} of capability ${manifest.id}`;
-    let lastError: unknown;
-    for (let attempt = 1; attempt <= DISCOVERY_ATTEMPTS; attempt++) {
-      try {
-        const res = await (this.client as CapabilityClient).invoke(
-          { toolName: manifest.discoveryToolName, argsJson: new TextEncoder().encode("{}"), configJson: new TextEncoder().encode("{}"), capabilityId: manifest.id },
-          { timeoutMs: this.config.timeoutMs ?? 30_000 },
-        );
-        if (res.error) throw new CapabilityError("discovery", `${source} failed: ${res.error}`);
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(new TextDecoder().decode(res.resultJson));
-        } catch {
-          throw new CapabilityError("discovery", `${source} must return a JSON array of tools, got non-JSON text`);
-        }
-        return parseDiscoveredTools(parsed, source);
-      } catch (err) {
-        lastError = err instanceof CapabilityError ? err : new CapabilityError("discovery", `${source} failed: ${RpcError.from(err).message}`, { cause: err });
-      }
-    }
-    throw lastError;
+  private discover(): ReturnType<typeof discoverTools> {
+    return discoverTools(this.client as CapabilityClient, this.manifest as Manifest, this.config.timeoutMs ?? 30_000);
   }
 
   private set(state: CapabilityState, message: string): void {
@@ -417,6 +557,7 @@ export class CapabilityRuntime {
   async stop(): Promise<void> {
     this.stopped = true;
     this.wakeSettled();
+    this.idle.cancel();
     clearTimeout(this.recheck);
     this.client?.close();
     await this.process?.stop();

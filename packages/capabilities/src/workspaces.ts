@@ -3,7 +3,7 @@
 // has been the least recently used of too many.
 import { realpath } from "node:fs/promises";
 import { CapabilityRuntime } from "./runtime.js";
-import type { RuntimeOptions } from "./runtime.js";
+import type { InstanceStatus, RuntimeOptions } from "./runtime.js";
 
 interface Entry {
   runtime: CapabilityRuntime;
@@ -48,6 +48,8 @@ export class WorkspaceProcesses {
       used.usedAt = Date.now();
     };
     await entry.started;
+    // Stopped when idle (or not started yet): it starts again for this call.
+    await entry.runtime.ensureStarted();
     if (!entry.runtime.ready) {
       release();
       if (this.entries.get(key) === entry) this.entries.delete(key);
@@ -56,6 +58,16 @@ export class WorkspaceProcesses {
       return { error: `capability ${primary.config.id} could not start for workspace ${real}: ${message}` };
     }
     return { runtime: entry.runtime, workspace: real, release };
+  }
+
+  /** The processes started for other workspaces than `capabilityId`'s own. */
+  instances(capabilityId: string): InstanceStatus[] {
+    return [...this.entries.values()]
+      .filter((e) => e.runtime.config.id === capabilityId)
+      .map((e) => {
+        const s = e.runtime.status();
+        return { workspace: e.runtime.workspace ?? "", state: s.state, process: s.process ?? "stopped", ...(s.pid !== undefined ? { pid: s.pid } : {}), message: s.message };
+      });
   }
 
   /** Stops the least recently used processes beyond the limit (never one that is starting for a call). */

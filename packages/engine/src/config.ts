@@ -47,6 +47,11 @@ export interface LimitsConfig {
   shutdownDeadlineMs: number;
   /** Largest ClientService request (default 1 MiB, at most the transport's 16 MiB). */
   clientMaxMessageBytes: number;
+  /**
+   * A local capability process without calls this long is stopped (it starts again on its next
+   * call), and one is started on its first call. 0: they start with the Engine and keep running.
+   */
+  capabilityIdleStopMs: number;
   subAgents: { maxConcurrent: number; maxLlmCalls: number; timeoutMs: number; maxDepth: number };
 }
 
@@ -125,6 +130,7 @@ export function defaultConfig(): EngineConfig {
       maxToolRounds: 25,
       shutdownDeadlineMs: 10_000,
       clientMaxMessageBytes: 1024 * 1024,
+      capabilityIdleStopMs: 600_000,
       // Issue 8 defaults; max_depth 1 = sub-agents never get the `agents` group (no nesting).
       subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 900_000, maxDepth: 1 },
     },
@@ -263,7 +269,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
 
   const limits = r.object(root.limits, "limits", [
     "approval_timeout_s", "agent_restart_budget", "agent_restart_window_s", "agent_ready_timeout_s",
-    "tool_timeout_s", "max_tool_rounds", "shutdown_deadline_s", "sub_agents", "client_max_message",
+    "tool_timeout_s", "max_tool_rounds", "shutdown_deadline_s", "sub_agents", "client_max_message", "capability_idle_stop_s",
   ]);
   const L = cfg.limits;
   const sec = { scale: 1000 };
@@ -274,6 +280,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   L.toolTimeoutMs = r.number(limits, "tool_timeout_s", "limits", sec) ?? L.toolTimeoutMs;
   L.maxToolRounds = r.number(limits, "max_tool_rounds", "limits", { min: 1, integer: true }) ?? L.maxToolRounds;
   L.shutdownDeadlineMs = r.number(limits, "shutdown_deadline_s", "limits", sec) ?? L.shutdownDeadlineMs;
+  L.capabilityIdleStopMs = r.number(limits, "capability_idle_stop_s", "limits", { ...sec, min: 0 }) ?? L.capabilityIdleStopMs;
   const clientMax = limits?.client_max_message;
   if (clientMax !== undefined && clientMax !== null) {
     const bytes = parseBytes(clientMax);

@@ -231,6 +231,8 @@ export interface ToolGroupInfo {
   name: string;
   description: string;
   toolCount: number;
+  /** Set when the group's capability is down (failed, restarting, not ready): why, in the Engine's words. */
+  down?: string;
 }
 
 export interface InvokeOutcome {
@@ -249,6 +251,14 @@ export interface CapabilityState {
   toolCount: number;
   /** The sandbox a local process runs in (what it sees, how its limits were applied), or why none. */
   sandbox?: string;
+  /** Local processes: started, starting or stopped (it starts on its next call). */
+  process?: string;
+  pid?: number;
+  restarts?: number;
+  /** The workspace its process is bound to. */
+  workspace?: string;
+  /** Processes started for sessions in other workspaces. */
+  instances?: { workspace: string; state: string; process: string; pid?: number; message: string }[];
 }
 
 export interface ToolHost {

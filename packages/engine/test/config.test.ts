@@ -175,6 +175,15 @@ model:
     }
   });
 
+  it("limits.capability_idle_stop_s: 600 s by default, 0 allowed (never stop), a negative or non-number refused at its path", () => {
+    expect(parseConfig("", { env: {} }).limits.capabilityIdleStopMs).toBe(600_000);
+    expect(parseConfig("limits: { capability_idle_stop_s: 2.5 }", { env: {} }).limits.capabilityIdleStopMs).toBe(2500);
+    expect(parseConfig("limits: { capability_idle_stop_s: 0 }", { env: {} }).limits.capabilityIdleStopMs).toBe(0);
+    for (const bad of ["-1", "soon", "[1]"]) {
+      expect(() => parseConfig(`limits: { capability_idle_stop_s: ${bad} }`, { env: {} })).toThrow(/limits\.capability_idle_stop_s: must be a number >= 0/);
+    }
+  });
+
   it("reads the sandbox section: required, hidden, read-only and writable paths (~ is the home), private addresses", () => {
     const c = parseConfig("sandbox:\n  required: false\n  hide: [~/secrets, /srv/keys]\n  read_only: [rel/dir]\n  writable: [~/.cache]\n  allow_addresses: [10.1.2.3]\n", { file: "/etc/p/config.yaml", env: {} });
     expect(c.sandbox.required).toBe(false);

@@ -1,8 +1,12 @@
 import type { LocalTools } from "@palisade/engine";
+import type { CapabilityStatus } from "@palisade/protocol/pipeline";
 import { ExitCode } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
-import { flag } from "./common.js";
+import { findEngine } from "../engine-address.js";
+import { openClient } from "../engine/connect.js";
+import { processText } from "../format/status.js";
+import { flag, pathsOf } from "./common.js";
 import { openTools } from "./local-tools.js";
 
 export interface ListedTool {
@@ -26,10 +30,55 @@ export interface ListedCapability {
   tools: ListedTool[];
   /** Tools are announced by the server at run time (and it is not ready). */
   dynamic: boolean;
+  /**
+   * Its process in the running Engine (local capabilities): started, starting or stopped (it
+   * starts on its next call), per workspace where one runs per workspace. Null: no Engine runs.
+   */
+  engine: EngineProcess | null;
+}
+
+export interface EngineProcess {
+  /** The capability's state in the Engine (ready, stopped, failed, ...). */
+  state: string;
+  message: string;
+  /** Local processes only: started, starting or stopped. */
+  process?: string;
+  pid?: number;
+  restarts: number;
+  workspace?: string;
+  instances: { workspace: string; process: string; pid?: number }[];
+}
+
+/** The running Engine's view of its capabilities, or undefined when none runs (or it does not answer). */
+async function engineCapabilities(ctx: CommandContext): Promise<Map<string, CapabilityStatus> | undefined> {
+  const running = await findEngine(pathsOf(ctx));
+  if (!running) return undefined;
+  const client = openClient(running);
+  try {
+    const status = await client.getStatus({}, { timeoutMs: 5000 });
+    return new Map(status.capabilities.map((c) => [c.id, c]));
+  } catch {
+    return undefined;
+  } finally {
+    client.close();
+  }
+}
+
+function engineProcess(c: CapabilityStatus | undefined): EngineProcess | null {
+  if (!c) return null;
+  return {
+    state: c.state,
+    message: c.message,
+    ...(c.process ? { process: c.process } : {}),
+    ...(c.pid ? { pid: c.pid } : {}),
+    restarts: c.restarts,
+    ...(c.workspace ? { workspace: c.workspace } : {}),
+    instances: c.instances.map((i) => ({ workspace: i.workspace, process: i.process, ...(i.pid ? { pid: i.pid } : {}) })),
+  };
 }
 
 /** Every capability with its launch mode, health and tools; tools of one that is not ready come from its manifest. */
-export async function listCapabilities(tools: LocalTools): Promise<ListedCapability[]> {
+export async function listCapabilities(tools: LocalTools, engine?: Map<string, CapabilityStatus>): Promise<ListedCapability[]> {
   const { describeChannel, loadManifest, defaultPolicy, fullToolName } = await import("@palisade/capabilities");
   const catalog = tools.host.catalog();
   const status = new Map(tools.host.status().map((s) => [s.id, s]));
@@ -59,6 +108,7 @@ export async function listCapabilities(tools: LocalTools): Promise<ListedCapabil
       unauthenticated: channel?.warning !== undefined,
       tools: listed,
       dynamic,
+      engine: engine ? engineProcess(engine.get(c.id)) : null,
     });
   }
   return out;
@@ -67,16 +117,24 @@ export async function listCapabilities(tools: LocalTools): Promise<ListedCapabil
 export async function capabilityList(ctx: CommandContext): Promise<number> {
   const tools = await openTools(ctx);
   try {
-    const list = await listCapabilities(tools);
+    const engine = await engineCapabilities(ctx);
+    const list = await listCapabilities(tools, engine);
     const shield = tools.shield.describe();
     if (flag(ctx, "json")) {
-      println(ctx.io.stdout, JSON.stringify({ policy: shield.policyName, config: tools.config.source ?? null, capabilities: list }, null, 2));
+      println(ctx.io.stdout, JSON.stringify({ policy: shield.policyName, config: tools.config.source ?? null, engineRunning: engine !== undefined, capabilities: list }, null, 2));
       return ExitCode.OK;
     }
     println(ctx.io.stdout, `Shield policy ${shield.policyName}; config ${tools.config.source ?? `${tools.configPath} (not found: built-in defaults)`}`);
+    if (!engine) println(ctx.io.stdout, "No Engine is running: the processes below were started for this listing only.");
     for (const c of list) {
       println(ctx.io.stdout);
       println(ctx.io.stdout, `${c.id}  launch: ${c.launch}  health: ${c.state}${c.state === "ready" ? "" : ` (${c.message})`}`);
+      const e = c.engine;
+      if (e) {
+        const down = e.state === "failed" || e.state === "not_ready" ? `; DOWN: ${e.message}` : "";
+        println(ctx.io.stdout, `  in the Engine: ${e.process ? processText(e.process, e.pid) : e.state}${e.restarts ? `, ${e.restarts} restart${e.restarts === 1 ? "" : "s"}` : ""}${down}`);
+        for (const i of e.instances) println(ctx.io.stdout, `    for workspace ${i.workspace}: ${processText(i.process, i.pid)}`);
+      }
       if (c.channel) println(ctx.io.stdout, `  channel: ${c.channel}`);
       if (c.warning) println(ctx.io.stdout, `  WARNING: ${c.warning}`);
       if (c.sandbox) println(ctx.io.stdout, `  sandbox: ${c.sandbox}`);

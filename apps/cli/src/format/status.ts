@@ -34,6 +34,8 @@ export function statusLines(s: StatusResponse): string[] {
     const width = Math.max(...s.capabilities.map((c) => c.id.length));
     for (const c of s.capabilities) {
       lines.push(`  ${c.id.padEnd(width)}  ${c.state.padEnd(14)} ${String(c.toolCount).padStart(3)} tools${c.message ? `  ${c.message}` : ""}`);
+      if (c.process) lines.push(`  ${" ".repeat(width)}  process: ${processText(c.process, c.pid)}${c.restarts ? ` · ${c.restarts} restart${c.restarts === 1 ? "" : "s"}` : ""}`);
+      for (const i of c.instances) lines.push(`  ${" ".repeat(width)}  for workspace ${i.workspace}: ${processText(i.process, i.pid)}`);
       if (c.sandbox) lines.push(`  ${" ".repeat(width)}  sandbox: ${c.sandbox}`);
     }
   } else {
@@ -74,6 +76,30 @@ export function confinementLines(c: AgentConfinement): string[] {
   return lines;
 }
 
+/** "started (pid 123)", "stopped (starts on its next call)", "starting". */
+export function processText(state: string, pid?: number): string {
+  if (state === "started") return pid ? `started (pid ${pid})` : "started";
+  if (state === "stopped") return "stopped (starts on its next call)";
+  return state;
+}
+
+/** A capability's status as JSON (engine status --json, capability list --json). */
+export function capabilityStatusJson(c: StatusResponse["capabilities"][number]): Record<string, unknown> {
+  return {
+    id: c.id,
+    state: c.state,
+    message: c.message,
+    launch: c.launch,
+    toolCount: c.toolCount,
+    sandbox: c.sandbox,
+    ...(c.process ? { process: c.process } : {}),
+    ...(c.pid ? { pid: c.pid } : {}),
+    restarts: c.restarts,
+    ...(c.workspace ? { workspace: c.workspace } : {}),
+    ...(c.instances.length > 0 ? { instances: c.instances.map((i) => ({ workspace: i.workspace, state: i.state, process: i.process, ...(i.pid ? { pid: i.pid } : {}), message: i.message })) } : {}),
+  };
+}
+
 export function formatStatus(s: StatusResponse, endpoint: EngineEndpoint): string {
   return [`Running   pid ${endpoint.info.pid} · ${endpoint.address} · since ${endpoint.info.startedAt}`, ...statusLines(s)].join("\n") + "\n";
 }
@@ -98,7 +124,7 @@ export function statusToJson(s: StatusResponse): Record<string, unknown> {
     totalSessions: s.totalSessions,
     actionsToday: s.actionsToday,
     runningSubAgents: s.runningSubAgents,
-    capabilities: s.capabilities.map((c) => ({ id: c.id, state: c.state, message: c.message, launch: c.launch, toolCount: c.toolCount, sandbox: c.sandbox })),
+    capabilities: s.capabilities.map(capabilityStatusJson),
     toolSandbox: s.toolSandbox,
     dataDir: s.dataDir,
     configFile: s.configFile,

@@ -144,6 +144,16 @@ export class CapabilityProcess {
     return this.stopping;
   }
 
+  /** True once the process has exited (or never started). */
+  get hasExited(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null || this.child.pid === undefined;
+  }
+
+  /** SIGKILL to the whole process group at once: for a process that stopped answering. Its exit is not a requested stop. */
+  kill(): void {
+    if (!this.hasExited) this.signal("SIGKILL");
+  }
+
   lastLines(n = 20): string[] {
     return this.tail.slice(-n);
   }

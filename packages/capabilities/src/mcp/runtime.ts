@@ -9,6 +9,7 @@ import type { CredentialSource, SecretRedactor } from "../credentials.js";
 import { CapabilityError } from "../errors.js";
 import type { InvokeOptions, InvokeResult } from "../invoke.js";
 import type { CapabilityState, CapabilityStatus } from "../runtime.js";
+import { IdleTimer, RestartBudget } from "../supervise.js";
 import { expandSecrets, isStdio, secretNames } from "./config.js";
 import { connect } from "./connect.js";
 import { callMcpTool } from "./invoke.js";
@@ -28,6 +29,8 @@ export interface McpRuntimeOptions {
   onStatus: (status: CapabilityStatus) => void;
   /** Wraps a stdio server's command line (e.g. in a sandbox); default: dies with the Engine. */
   wrap?: StdioWrapper;
+  /** A stdio server without calls this long is stopped (it starts again on the next call); 0: never. */
+  idleStopMs?: number;
 }
 
 /** What `palisade capability check` prints about a server. */
@@ -40,9 +43,6 @@ export interface McpServerInfo {
 
 /** The Engine's one user: whose stored credentials fill `${secret:name}`. */
 const LOCAL_USER = "local";
-
-/** A healthy server this long gets its full restart budget back. */
-const RESTART_BUDGET_RESET_MS = 10 * 60_000;
 
 /** One configured MCP server: its connection, health (ping), restarts and tools. */
 export class McpRuntime {
@@ -59,8 +59,11 @@ export class McpRuntime {
   private message = "starting";
   private warnings: string[] = [];
   private readonly tail: string[] = [];
-  private restarts = 0;
-  private readyAt: number | undefined;
+  private readonly budget: RestartBudget;
+  private readonly idle: IdleTimer;
+  /** Aborted when the server is lost under its calls (reason: a `restarted` CapabilityError). */
+  private calls = new AbortController();
+  private launching: Promise<void> | undefined;
   private stopped = false;
   private generation = 0;
   private pinger: NodeJS.Timeout | undefined;
@@ -72,10 +75,17 @@ export class McpRuntime {
   constructor(config: McpCapabilityConfig, opts: McpRuntimeOptions) {
     this.config = config;
     this.opts = opts;
+    this.budget = new RestartBudget(config.maxRestarts ?? 3);
+    this.idle = new IdleTimer(isStdio(config.mcp) ? (opts.idleStopMs ?? 0) : 0, () => void this.idleStop());
   }
 
   get ready(): boolean {
     return this.state === "ready";
+  }
+
+  /** Its tools can be called: it is ready, or stopped when idle and starts on the call. */
+  get available(): boolean {
+    return this.state === "ready" || (this.state === "stopped" && this.tools.length > 0);
   }
 
   get launchMode(): "command" | "address" {
@@ -95,7 +105,8 @@ export class McpRuntime {
       ...("url" in this.config.mcp ? { address: this.config.mcp.url } : {}),
       channel: "url" in this.config.mcp ? `MCP streamable HTTP ${this.config.mcp.url}` : "MCP stdio: pipes only the Engine holds",
       toolCount: this.tools.length,
-      restarts: this.restarts,
+      restarts: this.budget.restarts,
+      ...(isStdio(this.config.mcp) ? { process: this.state === "starting" ? ("starting" as const) : this.state === "ready" || this.state === "not_ready" ? ("started" as const) : ("stopped" as const) } : {}),
       warnings: this.warnings,
       ...(this.state === "failed" && this.tail.length > 0 ? { logTail: this.tail.slice(-20) } : {}),
     };
@@ -108,9 +119,19 @@ export class McpRuntime {
     while (this.state === "starting" && !this.stopped) await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
   }
 
+  /** Starts a server stopped when idle; resolves once settled. Never throws. */
+  async ensureStarted(): Promise<void> {
+    if (this.state === "stopped" && !this.stopped) {
+      this.launching ??= this.launch().finally(() => (this.launching = undefined));
+      await this.launching;
+    }
+    while (this.state === "starting" && !this.stopped) await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
+  }
+
   private async launch(): Promise<void> {
     const generation = ++this.generation;
     this.set("starting", "starting");
+    this.calls = new AbortController();
     try {
       const values = await this.secretValues();
       const conn = await connect({
@@ -156,9 +177,10 @@ export class McpRuntime {
         ...(instructions ? { instructions } : {}),
       };
       await this.loadTools(conn.client);
-      this.readyAt = Date.now();
+      this.budget.healthy();
       this.set("ready", `${this.server.name || "server"} ${this.server.version}`.trim());
       this.schedulePing();
+      this.idle.arm();
     } catch (err) {
       if (this.stopped || generation !== this.generation) return;
       const message = this.opts.redactor.redact(err instanceof Error ? err.message : String(err));
@@ -239,6 +261,9 @@ export class McpRuntime {
     if (this.stopped) return;
     this.generation++;
     clearTimeout(this.pinger);
+    this.idle.cancel();
+    const restart = this.budget.allows() ? "restarting it" : "its restart budget is spent";
+    this.calls.abort(new CapabilityError("restarted", `MCP server ${this.config.id} ${why}; the Engine is ${restart}. The call did not complete.`));
     this.tools = [];
     const old = this.client;
     this.client = undefined;
@@ -246,10 +271,9 @@ export class McpRuntime {
     this.log = undefined;
     await old?.close().catch(() => undefined);
     await this.releaseLaunch();
-    if (this.readyAt !== undefined && Date.now() - this.readyAt >= RESTART_BUDGET_RESET_MS) this.restarts = 0;
-    this.readyAt = undefined;
-    const budget = this.config.maxRestarts ?? 3;
-    if (this.restarts >= budget && !isStdio(this.config.mcp)) {
+    const budget = this.budget.max;
+    const spent = !this.budget.take();
+    if (spent && !isStdio(this.config.mcp)) {
       // A remote server may come back: keep trying, as for a Selu address, without failing.
       this.set("not_ready", `MCP server ${this.config.id} is not reachable: ${why}; trying again every ${Math.round(this.opts.recheckIntervalMs / 1000)} s`);
       clearTimeout(this.retry);
@@ -257,26 +281,45 @@ export class McpRuntime {
       this.retry.unref();
       return;
     }
-    if (this.restarts >= budget) {
+    const n = this.budget.restarts;
+    if (spent) {
       const lines = this.tail.slice(-10);
       const where = isStdio(this.config.mcp) ? `; see ${this.logFile}${lines.length > 0 ? `; last log lines:\n${lines.join("\n")}` : ""}` : "";
-      this.set("failed", `MCP server ${this.config.id}: ${why}, after ${this.restarts} restart${this.restarts === 1 ? "" : "s"}${where}`);
+      this.set("failed", `MCP server ${this.config.id}: ${why}, after ${n} restart${n === 1 ? "" : "s"}${where}`);
       return;
     }
-    this.restarts++;
-    this.set("starting", `MCP server ${this.config.id}: ${why}; restarting (${this.restarts}/${budget})`);
-    await new Promise((r) => setTimeout(r, Math.min(200 * this.restarts, 2000)));
+    this.set("starting", `MCP server ${this.config.id}: ${why}; restarting (${n}/${budget})`);
+    await new Promise((r) => setTimeout(r, Math.min(200 * n, 2000)));
     if (!this.stopped) await this.launch();
+  }
+
+  /** Stops a stdio server nobody called for a while; its tools stay listed and the next call starts it again. */
+  private async idleStop(): Promise<void> {
+    if (this.stopped || this.state !== "ready") return;
+    this.generation++;
+    clearTimeout(this.pinger);
+    this.idle.cancel();
+    const seconds = Math.round((this.opts.idleStopMs ?? 0) / 1000);
+    this.set("stopped", `stopped after ${seconds} s without calls: starts again on its next call`);
+    const client = this.client;
+    this.client = undefined;
+    await client?.close().catch(() => undefined);
+    await this.releaseLaunch();
+    this.log?.end();
+    this.log = undefined;
   }
 
   /** One tools/call; failures are data for the model, never thrown. */
   async invoke(entry: ToolEntry, args: unknown, opts: InvokeOptions): Promise<InvokeResult> {
+    await this.ensureStarted();
     const client = this.client;
     const progress = this.progress;
     if (!client || !progress || !this.ready) {
       const message = `capability ${this.config.id} is not ready: ${this.message}`;
       return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };
     }
+    const end = this.idle.begin();
+    const lost = this.calls.signal;
     return callMcpTool(
       {
         client,
@@ -288,8 +331,8 @@ export class McpRuntime {
         redactor: this.opts.redactor,
       },
       args,
-      opts,
-    );
+      { ...opts, signal: opts.signal ? AbortSignal.any([opts.signal, lost]) : lost },
+    ).finally(end);
   }
 
   private set(state: CapabilityState, message: string): void {
@@ -304,6 +347,7 @@ export class McpRuntime {
     this.stopped = true;
     this.generation++;
     this.stopping.abort();
+    this.idle.cancel();
     for (const wake of this.settleWaiters.splice(0)) wake();
     clearTimeout(this.pinger);
     clearTimeout(this.retry);

@@ -24,6 +24,12 @@ export interface HostRequest {
   egress?: EgressHook;
   /** More files no sandbox may see (the audit key). */
   protect?: string[];
+  /**
+   * The Engine's lifecycle: local capabilities start on their first call and stop after
+   * limits.capability_idle_stop_s without calls (unless that is 0). Without it every capability
+   * starts now and keeps running (`capability list|call`).
+   */
+  lifecycle?: boolean;
 }
 
 function spec(e: ToolEntry): ToolSpec {
@@ -41,6 +47,23 @@ function spec(e: ToolEntry): ToolSpec {
   };
 }
 
+/**
+ * What the model is told about a group that is down: a fixed text per state, never the
+ * capability's own output (its log lines are not for the system prompt).
+ */
+function downNote(state: string): string | undefined {
+  switch (state) {
+    case "failed":
+      return "down: it failed and is not restarted (restart budget spent or it cannot start); its tools cannot be used now";
+    case "starting":
+      return "restarting: its tools can be used again in a moment";
+    case "not_ready":
+      return "not ready: its tools cannot be used now";
+    default:
+      return undefined;
+  }
+}
+
 function groupDescription(tools: readonly string[]): string {
   const shown = tools.slice(0, 6).join(", ");
   return tools.length > 6 ? `${shown}, …` : shown;
@@ -51,6 +74,7 @@ class HostAdapter implements ToolHost {
   private specsOf: ToolEntry[] | undefined;
   private groupList: ToolGroupInfo[] | undefined;
   private groupsOf: ToolSpec[] | undefined;
+  private groupsDown = "";
 
   constructor(
     private readonly host: CapabilityHost,
@@ -68,7 +92,13 @@ class HostAdapter implements ToolHost {
 
   groups() {
     const specs = this.catalog();
-    if (this.groupsOf === specs && this.groupList) return this.groupList;
+    // A capability without tools now (failed, restarting) stays listed as a group that is down.
+    const down = this.host.unavailable().flatMap((u) => {
+      const note = downNote(u.state);
+      return note ? [{ id: u.id, note }] : [];
+    });
+    const downKey = down.map((d) => `${d.id}\0${d.note}`).join("\n");
+    if (this.groupsOf === specs && this.groupList && this.groupsDown === downKey) return this.groupList;
     const counts = new Map<string, number>();
     for (const t of specs) counts.set(t.capabilityId, (counts.get(t.capabilityId) ?? 0) + 1);
     // From the catalog, not the manifest: MCP servers have none, and list their tools at runtime.
@@ -79,7 +109,9 @@ class HostAdapter implements ToolHost {
       description: groupDescription(names.get(name) ?? []),
       toolCount,
     }));
+    for (const d of down) if (!counts.has(d.id)) this.groupList.push({ name: d.id, description: "", toolCount: 0, down: d.note });
     this.groupsOf = specs;
+    this.groupsDown = downKey;
     return this.groupList;
   }
 
@@ -109,7 +141,19 @@ class HostAdapter implements ToolHost {
   }
 
   status() {
-    return this.host.status().map((s) => ({ id: s.id, state: s.state, message: s.message, launch: s.launchMode, toolCount: s.toolCount, ...(s.sandbox ? { sandbox: s.sandbox } : {}) }));
+    return this.host.status().map((s) => ({
+      id: s.id,
+      state: s.state,
+      message: s.message,
+      launch: s.launchMode,
+      toolCount: s.toolCount,
+      restarts: s.restarts,
+      ...(s.sandbox ? { sandbox: s.sandbox } : {}),
+      ...(s.process ? { process: s.process } : {}),
+      ...(s.pid !== undefined ? { pid: s.pid } : {}),
+      ...(s.workspace ? { workspace: s.workspace } : {}),
+      ...(s.instances ? { instances: s.instances } : {}),
+    }));
   }
 
   async artifact(sessionId: string, artifactId: string) {
@@ -168,6 +212,8 @@ export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
       },
     }),
     ...(sandbox ? { sandbox: sandbox.settings } : {}),
+    // capability_idle_stop_s: 0 keeps local capabilities running from the Engine's start to its end.
+    ...(req.lifecycle && req.config.limits.capabilityIdleStopMs > 0 ? { startOnFirstUse: true, idleStopMs: req.config.limits.capabilityIdleStopMs } : {}),
     log: req.log,
   });
   const cleanup = (): void => {

@@ -42,6 +42,7 @@ export async function defaultParts(req: PartsRequest): Promise<Parts> {
         workspace: req.workspace,
         log: req.log,
         merge: req.mergeCapabilities,
+        lifecycle: true,
         ...(req.sandboxProbe ? { sandboxProbe: req.sandboxProbe } : {}),
         ...(req.egress ? { egress: req.egress } : {}),
         ...(req.auditKeyFile ? { protect: [req.auditKeyFile] } : {}),

@@ -49,7 +49,7 @@ export function buildSystemPrompt(p: PromptInput): string {
   ];
   if (p.groups.length > 0) {
     parts.push(
-      `Tool groups you can load with load_tools: ${p.groups.map((g) => `${g.name} (${g.description || `${g.toolCount} tools`})`).join("; ")}.`,
+      `Tool groups you can load with load_tools: ${p.groups.map((g) => `${g.name} (${g.down ?? (g.description || `${g.toolCount} tools`)})`).join("; ")}.`,
     );
   }
   if (p.mode === "otr") {

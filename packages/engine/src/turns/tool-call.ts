@@ -340,13 +340,18 @@ async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unk
 }
 
 function runLoadTools(env: TurnEnv, call: CallContext, args: { groups: string[] }): void {
-  const known = new Set(env.host.groups().map((g) => g.name));
+  const groups = env.host.groups();
+  const known = new Set(groups.map((g) => g.name));
+  const down = new Map(groups.flatMap((g) => (g.down ? [[g.name, g.down] as const] : [])));
   const ok = args.groups.filter((g) => known.has(g));
   const unknown = args.groups.filter((g) => !known.has(g));
   const loaded = loadedGroupsOf(env, call.turn.session.id);
+  // A group that is down is loaded too: its tools come with the next turn once it is back.
   for (const g of ok) loaded.add(g);
-  const names = toolDefsOf(env, ok).map((t) => t.name);
-  const parts = [ok.length > 0 ? `Loaded ${ok.join(", ")}: ${names.join(", ")}.` : "No group loaded."];
+  const up = ok.filter((g) => !down.has(g));
+  const names = toolDefsOf(env, up).map((t) => t.name);
+  const parts = [up.length > 0 ? `Loaded ${up.join(", ")}: ${names.join(", ")}.` : "No group loaded."];
+  for (const g of ok) if (down.has(g)) parts.push(`Group ${g} is ${down.get(g) ?? "down"}.`);
   if (unknown.length > 0) parts.push(`Unknown groups: ${unknown.join(", ")}. Available: ${[...known].join(", ")}.`);
-  call.deliver(parts.join(" "), ok.length === 0);
+  call.deliver(parts.join(" "), up.length === 0);
 }
