@@ -144,9 +144,10 @@ export class CapabilityRuntime {
     return this.state === "ready";
   }
 
-  /** Its tools can be called: it is ready, or stopped and starts on the call. */
+  /** Its tools can be called: it is ready, or stopped (or being started for a call) and starts on the call. */
   get available(): boolean {
-    return this.state === "ready" || (this.state === "stopped" && this.tools.length > 0);
+    if (this.state === "ready") return true;
+    return (this.state === "stopped" || (this.state === "starting" && this.launching !== undefined)) && this.tools.length > 0;
   }
 
   /** The workspace (real path) this process is sandboxed to; undefined when not sandboxed to one. */

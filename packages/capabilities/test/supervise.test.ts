@@ -98,13 +98,15 @@ describe("supervised health", () => {
 });
 
 describe("start on first use, stop when idle", () => {
-  it("starts on the first call, stops after idleStopMs without calls (process gone), starts again on the next call", async () => {
+  it("starts on the first call (once for calls arriving together), stops after idleStopMs without calls (process gone), starts again on the next call", async () => {
     const host = await sick({}, { startOnFirstUse: true, idleStopMs: 1000 });
     expect(host.status()[0]).toMatchObject({ state: "stopped", process: "stopped", toolCount: 5 });
     expect(host.status()[0]?.pid).toBeUndefined();
     // Its tools are listed although nothing runs.
     expect(host.catalog().map((t) => t.name)).toContain("echo");
-    const r = await host.invoke("sick__pid", {}, owner);
+    // Calls arriving together while it starts all wait for the one start.
+    const [r, ...others] = await Promise.all([host.invoke("sick__pid", {}, owner), host.invoke("sick__echo", { text: "a" }, owner), host.invoke("sick__echo", { text: "b" }, owner)]);
+    expect(others.map((o) => o.result)).toEqual([{ echo: "a" }, { echo: "b" }]);
     const first = (r.result as { pid: number }).pid;
     expect(host.status()[0]).toMatchObject({ state: "ready", process: "started", pid: first });
     // A call that runs longer than the idle time is not cut off.

@@ -83,9 +83,10 @@ export class McpRuntime {
     return this.state === "ready";
   }
 
-  /** Its tools can be called: it is ready, or stopped when idle and starts on the call. */
+  /** Its tools can be called: it is ready, or stopped when idle (or being started for a call) and starts on the call. */
   get available(): boolean {
-    return this.state === "ready" || (this.state === "stopped" && this.tools.length > 0);
+    if (this.state === "ready") return true;
+    return (this.state === "stopped" || (this.state === "starting" && this.launching !== undefined)) && this.tools.length > 0;
   }
 
   get launchMode(): "command" | "address" {
