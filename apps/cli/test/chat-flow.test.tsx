@@ -168,6 +168,31 @@ describe("the chat against a ClientService over real gRPC", () => {
     expect(frame()).toMatch(/✗ the turn failed \(\w+\): see the message above/);
   });
 
+  it("a background sub-agent's line updates to finished, with its duration, when it ends between turns", async () => {
+    // A chat that checks on the Engine every 100 ms (the real one: every few seconds).
+    const client = createClient(ClientService, fake.address);
+    const polling = new ChatController({ client, reconnect: async () => client, close: () => client.close() }, initialState({ now: Date.now(), columns: 100, rows: 40, model: "m", connection: "connected" }), {
+      onExit: () => undefined,
+      clearScreen: () => undefined,
+      workspace: "/tmp/ws",
+      cwd: "/tmp",
+      heartbeatMs: 100,
+    });
+    const view = render(<ChatApp controller={polling} />);
+    polling.start();
+    try {
+      view.stdin.write("start a background job\r");
+      await until(() => polling.getState().turn === undefined && (view.lastFrame() ?? "").includes("◆ bea running"), () => view.lastFrame() ?? "");
+      fake.engine.subAgents = [{ name: "bea", task: "index the docs", state: "completed", llmCalls: 3, toolCalls: 2, elapsedMs: 4200n, resultExcerpt: "indexed 12 files", error: "" } as never];
+      await until(() => (view.lastFrame() ?? "").includes("◇ bea completed · 3 llm · 2 tools · 4.2 s"), () => view.lastFrame() ?? "");
+      expect(view.lastFrame()).not.toContain("bea running");
+      expect(polling.getState().committed.some((x) => x.kind === "notice" && x.text === "sub-agent bea completed after 4.2 s: indexed 12 files")).toBe(true);
+    } finally {
+      view.unmount();
+      polling.close();
+    }
+  });
+
   it("/search finds a stored message", async () => {
     fake.engine.seed("Taxes", [{ role: "user", content: "what is the VAT rate in Portugal" }]);
     await type("/search vat");

@@ -110,6 +110,18 @@ describe("ToolCard", () => {
     expect(out).toContain("artifacts: report.pdf (2.0 kB)");
   });
 
+  it("shows a file write's diff, a few lines and a count; expanded, all of it", () => {
+    const preview = ["new file a.txt (12 lines)", ...Array.from({ length: 12 }, (_, i) => `+row ${i}`)].join("\n");
+    const out = frame(<ToolCard card={card({ toolName: "files__write_file", preview })} width={100} />);
+    expect(out).toContain("new file a.txt (12 lines)");
+    expect(out).toContain("+row 6");
+    expect(out).not.toContain("+row 7");
+    expect(out).toContain("… 5 more lines");
+    const all = frame(<ToolCard card={card({ toolName: "files__write_file", preview })} width={100} expanded />);
+    expect(all).toContain("+row 11");
+    expect(all).not.toContain("more lines");
+  });
+
   it("shows the error of a failed call", () => {
     expect(frame(<ToolCard card={card({ phase: "failed", error: "ENOENT: no such file" })} width={100} />)).toContain("error: ENOENT: no such file");
   });
@@ -138,6 +150,8 @@ describe("ApprovalDialog", () => {
     tier: 1,
     ruleIds: ["destructive.rm"],
     deadlineMs: T0 + 42_000,
+    grantScope: "shell__exec: commands rm; paths under build/",
+    preview: "",
   };
 
   it("shows what will run, why, the countdown, the keys and the queue", () => {
@@ -148,8 +162,23 @@ describe("ApprovalDialog", () => {
     expect(out).toContain("deleting files needs your approval");
     expect(out).toContain("destructive.rm");
     expect(out).toContain("denied automatically in 42s");
-    expect(out).toContain("y allow once · a allow for this session · n deny");
+    expect(out).toContain("y allow once · n deny");
     expect(out).toContain("2 more waiting");
+    // what `a` covers comes from the Engine's Shield, word for word
+    expect(out).toContain("a allow for the rest of this session: shell__exec: commands rm; paths under build/");
+  });
+
+  it("a file write shows its diff (colored, cut with a count) instead of the whole new content", () => {
+    const diff = ["--- a/notes.md", "+++ b/notes.md", "@@ -1,3 +1,30 @@", " keep", "-old line", ...Array.from({ length: 30 }, (_, i) => `+new line ${i}`)].join("\n");
+    const write = { ...approval, toolName: "files__write_file", argumentsJson: JSON.stringify({ path: "notes.md", content: "keep\nnew line 0\n…" }), preview: diff, grantScope: "files__write_file: paths under ./" };
+    const out = frame(<ApprovalDialog approval={write} queued={0} now={T0} width={100} />);
+    expect(out).toContain("path=notes.md");
+    expect(out).not.toContain('"content"');
+    expect(out).toMatch(/--- a\/notes\.md[\s\S]*\+\+\+ b\/notes\.md[\s\S]*@@ -1,3 \+1,30 @@[\s\S]* keep[\s\S]*-old line[\s\S]*\+new line 0/);
+    expect(out).toContain("+new line 10");
+    expect(out).not.toContain("+new line 11");
+    expect(out).toContain("… 19 more lines");
+    expect(out).toContain("a allow for the rest of this session: files__write_file: paths under ./");
   });
 
   it("counts down", () => {
@@ -302,11 +331,18 @@ describe("overlays", () => {
     expect(out).toContain("process: stopped (starts on its next call) · 3 restarts");
   });
 
-  it("tools list shows policy and description", () => {
-    const tools = [{ def: { name: "files__read_file", description: "Read a text file" }, capabilityId: "files", policy: "allow" }, { def: { name: "shell__exec", description: "Run a command" }, capabilityId: "shell", policy: "ask" }] as never[];
-    const out = frame(<ToolsPanel o={{ kind: "tools", selected: 0, loading: false, tools }} width={100} height={20} />);
+  it("tools list shows the active policy's decision, the rules that change it for some calls, and the description", () => {
+    const tools = [
+      { def: { name: "files__read_file", description: "Read a text file" }, capabilityId: "files", policy: "allow", policyRules: [] },
+      { def: { name: "files__write_file", description: "Write a file" }, capabilityId: "files", policy: "ask", policyRules: [{ ruleId: "write-workspace", decision: "allow", description: "Creating and editing files inside the workspace." }] },
+      { def: { name: "shell__exec", description: "Run a command" }, capabilityId: "shell", policy: "ask", policyRules: [] },
+    ] as never[];
+    const out = frame(<ToolsPanel o={{ kind: "tools", selected: 1, loading: false, tools }} width={120} height={20} />);
     expect(out).toMatch(/allow\s+files__read_file\s+Read a text file/);
+    expect(out).toMatch(/ask\s+files__write_file\s+\(allow by write-workspace\)\s+Write a file/);
     expect(out).toMatch(/ask\s+shell__exec/);
+    expect(out).toContain("files__write_file: ask unless a rule of the active policy matches the call:");
+    expect(out).toMatch(/allow\s+write-workspace: Creating and editing files inside the workspace\./);
   });
 
   it("agents panel lists sub-agents and shows the selected one's transcript", () => {

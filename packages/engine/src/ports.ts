@@ -205,6 +205,8 @@ export interface EngineShield {
   actionClass?(input: ShieldInput): { key: string; label: string };
   /** Tier-0 policy of a tool before looking at its arguments (used for OTR and ListTools). */
   effectivePolicy(toolName: string, manifestPolicy: Policy | undefined): Policy;
+  /** The active policy on a tool: `effectivePolicy` and the rules that decide some of its calls otherwise. */
+  toolPolicy?(toolName: string, manifestPolicy: Policy | undefined, kind: string | undefined): { policy: Policy; rules: { id: string; decision: Policy; description: string }[] };
   describe(): { state: string; policyName: string };
 }
 

@@ -4,6 +4,8 @@ export { parsePolicy } from "./policy/parse.js";
 export { loadPolicy, builtinPolicyPath, BUILTIN_POLICIES } from "./policy/load.js";
 export type { BuiltinPolicy } from "./policy/load.js";
 export type { Policy, PolicyRule, RuleWhen } from "./policy/types.js";
+export { toolPolicy } from "./policy/tool-policy.js";
+export type { ToolPolicy, ToolPolicyContext } from "./policy/tool-policy.js";
 export { DETECTORS } from "./detectors/index.js";
 export type { Detector, Hit } from "./detectors/types.js";
 export { KNOWN_TOOLS, toolSpec } from "./tools.js";

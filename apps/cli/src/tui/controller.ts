@@ -128,9 +128,21 @@ export class ChatController {
       const status = await this.link.client.getStatus({}, { timeoutMs: 2500 });
       if (this.state.connection !== "connected") this.dispatch({ type: "connection", state: "connected" });
       this.dispatch({ type: "status", status });
+      await this.pollBackgroundAgents();
     } catch (err) {
       if (isUnavailable(err)) void this.reconnect(describeRpcError(err));
     }
+  }
+
+  /**
+   * Sub-agents still running after their turn ended report their end on no stream the chat
+   * holds; between turns their state is asked for instead, so their line shows when they finish.
+   */
+  private async pollBackgroundAgents(): Promise<void> {
+    const s = this.state;
+    if (s.turn || !s.sessionId || !s.subAgents.some((a) => a.state === "running")) return;
+    const res = await this.link.client.listSubAgents({ sessionId: s.sessionId }, { timeoutMs: 2500 });
+    if (this.state.sessionId === s.sessionId && !this.state.turn) this.dispatch({ type: "agentsLoaded", agents: res.agents.map(agentView) });
   }
 
   /** Re-discovers the Engine until it answers; typed text stays in the editor meanwhile. */

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { RpcServer, Code, RpcError } from "@palisade/protocol";
 import type { ServiceImpl } from "@palisade/protocol";
 import { ClientService, StatusResponseSchema } from "@palisade/protocol/pipeline";
-import type { ClientMessageRequest, PipelineEvent } from "@palisade/protocol/pipeline";
+import type { ClientMessageRequest, PipelineEvent, SubAgentEvent } from "@palisade/protocol/pipeline";
 import { ApprovalDecision, ChatMessageSchema, SessionInfoSchema, SessionMode, ToolCallRecordSchema } from "@palisade/protocol/types";
 import type { ChatMessage, SessionInfo, ToolCallRecord } from "@palisade/protocol/types";
 import { EventFactory } from "./events.js";
@@ -41,6 +41,8 @@ export class FakeEngine {
   readonly received: ClientMessageRequest[] = [];
   /** Queries of every SearchSessions call, in order. */
   readonly searches: string[] = [];
+  /** What ListSubAgents answers (a test sets how its background sub-agents ended). */
+  subAgents: SubAgentEvent[] = [];
   readonly approvalAnswers: { approvalId: string; decision: ApprovalDecision }[] = [];
   private readonly waiting = new Map<string, (d: ApprovalDecision) => void>();
   private readonly turns = new Map<string, AbortController>();
@@ -174,7 +176,7 @@ export class FakeEngine {
         };
       },
       async listSubAgents() {
-        return { agents: [] };
+        return { agents: engine.subAgents };
       },
       async *getArtifact() {
         // no artifacts stored
@@ -273,6 +275,10 @@ export class FakeEngine {
         yield e.started("call-1", "documents__create_pdf");
         yield e.completed("call-1", "documents__create_pdf", { summary: "1 page", durationMs: 120, artifacts: [{ artifactId: "art-1", filename: "report.pdf", mimeType: "application/pdf", sizeBytes: 18_432n }] });
         yield* say("Your report is ready: **report.pdf**.");
+      } else if (text.includes("background")) {
+        // spawn_agent without wait: the turn ends while the sub-agent works on
+        yield e.subAgent("spawned", "bea", "index the docs");
+        yield* say("I started **bea** in the background.");
       } else if (text.includes("agent")) {
         yield e.subAgent("spawned", "ada", "summarize the logs");
         yield e.token("scanning logs…", "ada");

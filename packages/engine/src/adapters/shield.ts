@@ -1,17 +1,11 @@
 // EngineShield over @palisade/shield: the configured policy (bundled name or file), the
 // detectors and, when enabled, the OpenAI-compatible LLM judge. The only file that knows its API.
-import { createOpenAIJudge, createShield, generateCanary, loadPolicy } from "@palisade/shield";
+import { createOpenAIJudge, createShield, generateCanary, loadPolicy, toolPolicy } from "@palisade/shield";
 // approval prompts show arguments and reasons with terminal controls made visible
 export { visible, visibleJson } from "@palisade/shield";
 import type { Policy as ShieldPolicy, Shield, ShieldContext } from "@palisade/shield";
 import type { EngineConfig } from "../config.js";
 import type { Decision, EngineShield, Policy, ShieldInput, VerdictRecord } from "../ports.js";
-
-/** `*` matches any run of characters; everything else is literal. */
-function globMatch(glob: string, name: string): boolean {
-  const re = new RegExp(`^${glob.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
-  return re.test(name);
-}
 
 const toPolicy = (d: "allow" | "block" | "escalate"): Policy => (d === "escalate" ? "ask" : d);
 
@@ -22,9 +16,12 @@ class PalisadeShield implements EngineShield {
   ) {}
 
   effectivePolicy(toolName: string, manifestPolicy: Policy | undefined): Policy {
-    if (manifestPolicy) return manifestPolicy;
-    const d = this.policy.toolDefaults.find((t) => globMatch(t.glob, toolName));
-    return toPolicy(d?.decision ?? this.policy.unknownTool);
+    return this.toolPolicy(toolName, manifestPolicy, undefined).policy;
+  }
+
+  toolPolicy(toolName: string, manifestPolicy: Policy | undefined, kind: string | undefined): { policy: Policy; rules: { id: string; decision: Policy; description: string }[] } {
+    const p = toolPolicy(this.policy, toolName, { manifestPolicy, kind });
+    return { policy: toPolicy(p.decision), rules: p.rules.map((r) => ({ id: r.id, decision: toPolicy(r.decision), description: r.description })) };
   }
 
   actionClass(input: ShieldInput): { key: string; label: string } {

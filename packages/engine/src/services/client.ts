@@ -198,8 +198,10 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
       const tools = d.host
         .catalog()
         .map((t) => {
-          const policy = d.shield.effectivePolicy(t.name, t.policy);
-          return { def: toolDef(t), capabilityId: t.capabilityId, policy, requiresConfirmation: policy === "ask" };
+          const kind = typeof t.semantics?.["kind"] === "string" ? t.semantics["kind"] : undefined;
+          const { policy, rules } = d.shield.toolPolicy?.(t.name, t.policy, kind) ?? { policy: d.shield.effectivePolicy(t.name, t.policy), rules: [] };
+          const policyRules = rules.map((r) => ({ ruleId: r.id, decision: r.decision, description: r.description }));
+          return { def: toolDef(t), capabilityId: t.capabilityId, policy, requiresConfirmation: policy === "ask", policyRules };
         });
       return { tools, groups: d.host.groups() };
     },

@@ -8,6 +8,7 @@ import { approvalToProto, artifactToProto, summarize, verdictToProto } from "../
 import { visible, visibleJson } from "../adapters/shield.js";
 import type { ShieldInput, ToolCallRecordRow, ToolSpec, VerdictRecord } from "../ports.js";
 import { LOAD_TOOLS, loadedGroupsOf, toolDefsOf } from "./engine-tools.js";
+import { writePreview } from "./preview.js";
 import type { TurnEnv } from "./env.js";
 import type { Turn } from "./turn.js";
 
@@ -20,6 +21,8 @@ class CallContext {
   private verdictSent = false;
   /** Client events of an allowed call that wait for the next turn of the event loop (see invoke). */
   private pendingStart: (() => void) | undefined;
+  /** What the call would change (a file write's diff), for clients. */
+  preview = "";
 
   constructor(
     private readonly env: TurnEnv,
@@ -50,7 +53,7 @@ class CallContext {
       this.proposedSent = true;
       turn.emit(env.bus, {
         eventType: T.ACTION_PROPOSED,
-        actionProposed: { callId: proposal.callId, toolName: proposal.toolName, argumentsJson: proposal.argumentsJson },
+        actionProposed: { callId: proposal.callId, toolName: proposal.toolName, argumentsJson: proposal.argumentsJson, preview: this.preview },
       });
     }
     if (record.verdict && !this.verdictSent) {
@@ -169,6 +172,11 @@ async function pipeline(env: TurnEnv, call: CallContext): Promise<void> {
   const verdict = await judge(env, call, tool);
   record.verdict = verdict;
   env.audit?.step(turn.session, "verdict", record.callId, "shield", { toolName: record.toolName, ...verdict });
+  // A file write's diff for the approval and the card; not when a detector or the judge raised a
+  // concern (the file may be one that should not be shown or stored in the history).
+  if (tool && verdict.decision !== "BLOCK" && (verdict.decision === "ALLOW" || verdict.tier === 0)) {
+    call.preview = await writePreview(tool, args, turn.session.workspace);
+  }
   if (verdict.decision !== "ALLOW") call.announce();
   if (verdict.decision === "BLOCK") {
     return call.deliver(
@@ -243,21 +251,21 @@ async function judge(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined
  * scope or host, from the Shield), for the main agent or for one sub-agent; without a class from
  * the Shield only the identical call.
  */
-function grantKey(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): string {
-  let cls: string;
+function grantOf(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): { key: string; label: string } {
+  let cls = { key: "", label: "" };
   try {
-    cls = env.shield.actionClass?.(shieldInput(call, tool)).key ?? "";
+    cls = env.shield.actionClass?.(shieldInput(call, tool)) ?? cls;
   } catch {
-    cls = "";
+    cls = { key: "", label: "" };
   }
-  if (cls === "") cls = `${call.record.toolName}\u0000${call.record.argumentsJson}`;
-  return `${env.grantScope ?? "main"}\u0000${cls}`;
+  if (cls.key === "") cls = { key: `${call.record.toolName}\u0000${call.record.argumentsJson}`, label: `${call.record.toolName} with exactly these arguments` };
+  return { key: `${env.grantScope ?? "main"}\u0000${cls.key}`, label: cls.label };
 }
 
 async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord, tool: ToolSpec | undefined): Promise<{ outcome: ApprovalOutcome | "session"; by?: string; reason?: string }> {
   const { turn, record } = call;
   const sessionId = turn.session.id;
-  const key = grantKey(env, call, tool);
+  const { key, label } = grantOf(env, call, tool);
   // a grant answers the policy's question again; a detector's or the judge's concern is asked every time
   if (verdict.tier === 0 && env.approvals.isGrantedForSession(sessionId, key)) {
     turn.emit(env.bus, {
@@ -278,6 +286,8 @@ async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord, 
       deadlineUnixMs: BigInt(ticket.deadline),
       tier: verdict.tier,
       ruleIds: verdict.ruleIds,
+      grantScope: visible(label),
+      preview: call.preview,
     },
   });
   const outcome = await ticket.outcome;

@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import type { PendingApproval } from "../state/types.js";
-import { prettyJson, truncate } from "./format.js";
+import { keyArgs, prettyJson, truncate } from "./format.js";
+import { DiffView } from "./DiffView.js";
 
 export interface ApprovalDialogProps {
   approval: PendingApproval;
@@ -10,10 +11,11 @@ export interface ApprovalDialogProps {
   width: number;
 }
 
-/** What will run, why the Shield asked, a countdown, and the keys. */
+/** What will run (a file write: its diff), why the Shield asked, a countdown, and the keys with what `a` covers. */
 export function ApprovalDialog({ approval, queued, now, width }: ApprovalDialogProps) {
   const left = approval.deadlineMs ? Math.max(0, Math.ceil((approval.deadlineMs - now) / 1000)) : undefined;
-  const args = prettyJson(approval.argumentsJson).split("\n");
+  // A file write shows what it changes; its arguments (the whole new content) only as a summary.
+  const args = approval.preview ? [keyArgs(approval.argumentsJson, width - 8)] : prettyJson(approval.argumentsJson).split("\n");
   const shown = args.slice(0, 12);
   return (
     <Box flexDirection="column" borderStyle="double" borderColor="yellow" paddingX={1} width={width}>
@@ -33,14 +35,23 @@ export function ApprovalDialog({ approval, queued, now, width }: ApprovalDialogP
         <Text key={i}>{`  ${truncate(l, width - 6)}`}</Text>
       ))}
       {args.length > shown.length ? <Text dimColor>{`  … ${args.length - shown.length} more lines`}</Text> : null}
+      {approval.preview ? (
+        <Box paddingLeft={2}>
+          <DiffView text={approval.preview} maxLines={16} />
+        </Box>
+      ) : null}
       <Text>
         <Text dimColor>why </Text>
         {approval.reason || "the policy asks for a human decision"}
         <Text dimColor>{` (tier ${approval.tier}${approval.ruleIds.length ? `, ${approval.ruleIds.join(", ")}` : ""})`}</Text>
       </Text>
       <Text>
-        <Text bold color="green">y</Text> allow once · <Text bold color="green">a</Text> allow for this session · <Text bold color="red">n</Text> deny
+        <Text bold color="green">y</Text> allow once · <Text bold color="red">n</Text> deny
         {queued > 0 ? <Text dimColor>{` · ${queued} more waiting`}</Text> : null}
+      </Text>
+      <Text>
+        <Text bold color="green">a</Text>
+        {` allow for the rest of this session: ${approval.grantScope || `${approval.toolName} with exactly these arguments`}`}
       </Text>
     </Box>
   );

@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import type { ToolCardEntry, ToolPhase } from "../state/types.js";
 import { formatBytes, formatMs, keyArgs, prettyJson, truncate } from "./format.js";
+import { DiffView } from "./DiffView.js";
 
 const PHASE: Record<ToolPhase, { icon: string; color: string; label: string }> = {
   proposed: { icon: "○", color: "gray", label: "checking" },
@@ -24,7 +25,7 @@ export interface ToolCardProps {
   selected?: boolean;
 }
 
-/** One tool call: tool, key arguments, Shield verdict, progress, result or error, duration, artifacts. */
+/** One tool call: tool, key arguments, Shield verdict, a file write's diff, progress, result or error, duration, artifacts. */
 export function ToolCard({ card, width, expanded = false, selected = false }: ToolCardProps) {
   const p = PHASE[card.phase];
   const inner = Math.max(20, width - 4);
@@ -64,6 +65,7 @@ export function ToolCard({ card, width, expanded = false, selected = false }: To
           ))}
         </Box>
       ) : null}
+      {card.preview ? <DiffView text={card.preview} maxLines={expanded ? 1000 : 8} /> : null}
       {resultLine && !expanded ? (
         <Text color={card.error ? "red" : undefined}>{`${card.error ? "error: " : "→ "}${truncate(resultLine, inner - 8)}`}</Text>
       ) : null}

@@ -40,19 +40,35 @@ export function StatusPanel({ o, width }: { o: InfoOverlay; width: number }) {
 
 export function ToolsPanel({ o, width, height }: { o: InfoOverlay; width: number; height: number }) {
   const tools = o.tools ?? [];
-  const visible = Math.max(3, height - 6);
+  const sel = tools[o.selected];
+  const visible = Math.max(3, height - 7 - (sel?.policyRules.length ? sel.policyRules.length + 2 : 0));
   const start = Math.max(0, Math.min(o.selected - Math.floor(visible / 2), tools.length - visible));
   const POLICY = { allow: "green", ask: "yellow", block: "red" } as Record<string, string>;
   return (
-    <Frame title={`Tools (${tools.length})`} hint="↑↓ select · Esc close" width={width}>
+    <Frame title={`Tools (${tools.length}) · decisions of the active policy (detectors still check every call)`} hint="↑↓ select · Esc close" width={width}>
       {o.loading ? <Text dimColor>loading…</Text> : null}
-      {tools.slice(start, start + visible).map((t, i) => (
-        <Text key={`${t.capabilityId}-${t.def?.name ?? i}`} inverse={start + i === o.selected}>
-          <Text color={POLICY[t.policy] ?? "gray"}>{(t.policy || "?").padEnd(6)}</Text>
-          <Text bold>{` ${t.def?.name ?? "?"}`}</Text>
-          <Text dimColor>{`  ${truncate(t.def?.description ?? "", width - 40)}`}</Text>
-        </Text>
-      ))}
+      {tools.slice(start, start + visible).map((t, i) => {
+        const rules = t.policyRules.map((r) => `${r.decision} by ${r.ruleId}`).join(", ");
+        return (
+          <Text key={`${t.capabilityId}-${t.def?.name ?? i}`} inverse={start + i === o.selected} wrap="truncate-end">
+            <Text color={POLICY[t.policy] ?? "gray"}>{(t.policy || "?").padEnd(6)}</Text>
+            <Text bold>{` ${t.def?.name ?? "?"}`}</Text>
+            {rules ? <Text>{`  (${rules})`}</Text> : null}
+            <Text dimColor>{`  ${truncate(t.def?.description ?? "", width - 40)}`}</Text>
+          </Text>
+        );
+      })}
+      {sel?.policyRules.length ? (
+        <Box flexDirection="column" marginTop={1}>
+          <Text bold>{`${sel.def?.name ?? "?"}: ${sel.policy} unless a rule of the active policy matches the call:`}</Text>
+          {sel.policyRules.map((r) => (
+            <Text key={r.ruleId} wrap="truncate-end">
+              <Text color={POLICY[r.decision] ?? "gray"}>{`  ${r.decision.padEnd(6)}`}</Text>
+              <Text>{`${r.ruleId}: ${r.description}`}</Text>
+            </Text>
+          ))}
+        </Box>
+      ) : null}
     </Frame>
   );
 }
@@ -104,9 +120,9 @@ export function Inspector({ state, o, width, height }: { state: ChatState; o: In
   );
 }
 
-/** The live strip above the input while sub-agents work. */
+/** The strip above the input: this conversation's sub-agents since the last message, live, and how each ended. */
 export function SubAgentStrip({ state }: { state: ChatState }) {
-  const agents = state.subAgents.filter((a) => a.state === "running" || state.turn);
+  const agents = state.subAgents;
   if (agents.length === 0) return null;
   return (
     <Box flexDirection="column" paddingX={1}>

@@ -15,7 +15,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "search", args: "<query>", help: "search all sessions; Enter opens the transcript at the hit" },
   { name: "model", args: "[name]", help: "show the model, or use another one for the next messages" },
   { name: "status", args: "", help: "Engine, Shield, capabilities and their health" },
-  { name: "tools", args: "", help: "tools the agent can use and their default policy" },
+  { name: "tools", args: "", help: "tools the agent can use and what the active policy decides for them" },
   { name: "agents", args: "", help: "sub-agents of this session and their transcripts" },
   { name: "export", args: "[md|json] [file]", help: "export this session to a file" },
   { name: "save", args: "[artifact-id] [dir]", help: "save this session's newest artifact (or the one named) into dir (default: the current directory)" },

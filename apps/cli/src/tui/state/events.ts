@@ -3,6 +3,7 @@ import type { PipelineEvent, SubAgentEvent } from "@palisade/protocol/pipeline";
 import { ApprovalDecision, VerdictDecision } from "@palisade/protocol/types";
 import type { ArtifactRef } from "@palisade/protocol/types";
 import { stableSplitPoint } from "./split.js";
+import { formatMs } from "../components/format.js";
 import type { ApprovalChoice, AssistantEntry, ChatState, Decision, Entry, NoticeEntry, SubAgentView, ThoughtEntry, ToolCardEntry } from "./types.js";
 
 const PROGRESS_TAIL = 1200;
@@ -105,6 +106,12 @@ function subAgentUpdate(s: ChatState, e: SubAgentEvent, type: PipelineEventType)
   }));
 }
 
+/** One line on a sub-agent that ended: its state, duration and result or error. */
+export function subAgentEnded(a: SubAgentView): string {
+  const detail = a.state === "completed" ? a.resultExcerpt : a.error;
+  return `sub-agent ${a.name} ${a.state} after ${formatMs(a.elapsedMs)}${detail ? `: ${detail.split("\n")[0]?.slice(0, 200) ?? ""}` : ""}`;
+}
+
 /** Moves settled entries of the live area to the committed (printed-once) transcript. */
 export function settle(s: ChatState): ChatState {
   const live = [...s.live];
@@ -178,7 +185,7 @@ function applyOne(s: ChatState, ev: PipelineEvent): ChatState {
     case PipelineEventType.ACTION_PROPOSED: {
       const p = ev.actionProposed;
       if (!p) return s;
-      return updateCard(s, p.callId, p.subAgentName || undefined, p.toolName, (c) => ({ ...c, toolName: p.toolName, argumentsJson: p.argumentsJson || c.argumentsJson }));
+      return updateCard(s, p.callId, p.subAgentName || undefined, p.toolName, (c) => ({ ...c, toolName: p.toolName, argumentsJson: p.argumentsJson || c.argumentsJson, preview: p.preview || c.preview }));
     }
     case PipelineEventType.SHIELD_VERDICT: {
       const v = ev.shieldVerdict;
@@ -209,11 +216,14 @@ function applyOne(s: ChatState, ev: PipelineEvent): ChatState {
               ruleIds: a.ruleIds,
               deadlineMs: Number(a.deadlineUnixMs),
               subAgent: a.subAgentName || undefined,
+              grantScope: a.grantScope,
+              preview: a.preview,
             },
           ];
       return updateCard({ ...s, approvals }, a.callId, a.subAgentName || undefined, a.toolName, (c) => ({
         ...c,
         argumentsJson: c.argumentsJson || a.argumentsJson,
+        preview: c.preview || a.preview || undefined,
         phase: "awaiting-approval",
       }));
     }

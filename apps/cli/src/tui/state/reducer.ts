@@ -1,5 +1,5 @@
 import { commit, editKey, emptyEditor, insert, setText } from "./editor.js";
-import { applyEvent, failedBanner, notice, settle, updateCard } from "./events.js";
+import { applyEvent, failedBanner, notice, settle, subAgentEnded, updateCard } from "./events.js";
 import { completeSlash, parseSlash, unknownCommandMessage } from "./commands.js";
 import { groupHitsBySession, openTranscript, overlayKey, resumeSession, sessionsQuery, toolCards } from "./overlays.js";
 import { firstLine, layoutFor, positionOf, transcriptViewport } from "../overlays/transcript-layout.js";
@@ -316,7 +316,12 @@ export function update(s: ChatState, action: Action): Update {
       const merged = action.agents.map((a) => ({ ...a, entries: known.get(a.name)?.entries ?? a.entries }));
       const extra = s.subAgents.filter((a) => !action.agents.some((b) => b.name === a.name));
       const o = s.overlay?.kind === "agents" ? { ...s.overlay, loading: false } : s.overlay;
-      return done({ ...s, subAgents: [...extra, ...merged], overlay: o });
+      let st: ChatState = { ...s, subAgents: [...extra, ...merged], overlay: o };
+      // A background sub-agent that ended between turns says so in the transcript too.
+      for (const a of merged) {
+        if (known.get(a.name)?.state === "running" && a.state !== "running") st = notice(st, a.state === "completed" ? "info" : "warn", subAgentEnded(a));
+      }
+      return done(st);
     }
     case "sessionDeleted": {
       const st = action.sessionId === s.sessionId ? newSession(s, false) : s;

@@ -39,6 +39,8 @@ export interface ToolCardEntry {
   error?: string | undefined;
   durationMs?: number | undefined;
   artifacts: ArtifactView[];
+  /** What the call changes (a file write's diff), from the Engine. */
+  preview?: string | undefined;
 }
 
 export interface UserEntry {
@@ -85,6 +87,10 @@ export interface PendingApproval {
   ruleIds: string[];
   deadlineMs: number;
   subAgent?: string | undefined;
+  /** What "allow for this session" covers, as the Engine's Shield defines it. */
+  grantScope: string;
+  /** What the call would change (a file write's diff), from the Engine. */
+  preview: string;
 }
 
 export interface SubAgentView {
