@@ -179,6 +179,8 @@ describe.skipIf(skip)("ClientService history RPCs", () => {
     const md = await h.client.exportSession({ sessionId: toolSession, format: "md" });
     expect(md.mimeType).toBe("text/markdown");
     expect(md.content).toContain("# work on the quokka files");
+    // a session started without asking for a model records the Engine's configured one
+    expect(md.content).toContain("Model: scripted-model");
     expect(md.content).toContain("Tool call `files__write_file`");
     expect(md.content).toContain("- Approval: **allow_once** by user");
     expect(md.content).toMatch(/- Shield: \*\*block\*\* .*deleting files is not allowed here/);

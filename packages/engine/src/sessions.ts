@@ -20,7 +20,8 @@ export class SessionDirectory {
       title: req.title ?? "",
       mode: req.mode,
       workspace: req.workspace || d.workspace,
-      model: req.model || "",
+      // The model the conversation starts with (the Engine's configured one unless asked for another).
+      model: req.model || d.model,
       createdAt: now,
       updatedAt: now,
       messageCount: 0,

@@ -117,7 +117,7 @@ export function renderMarkdown(e: SessionExport): string {
     `# ${s.title || "Untitled session"}`,
     "",
     `- Session: ${s.id}`,
-    `- Mode: ${s.mode} · Model: ${s.model || "?"} · Workspace: ${s.workspace || "?"}`,
+    `- Mode: ${s.mode} · Model: ${s.model || "unknown"} · Workspace: ${s.workspace || "?"}`,
     `- Created: ${iso(s.createdAt)} · Updated: ${iso(s.updatedAt)} · Messages: ${s.messageCount}`,
     `- Tokens: in ${s.usage.inputTokens}, out ${s.usage.outputTokens}, cache read ${s.usage.cacheReadTokens}, cache write ${s.usage.cacheWriteTokens}`,
     "",

@@ -122,7 +122,14 @@ describe("exportSession", () => {
       "Artifact: report.pdf (application/pdf, 2048 bytes", "## Sub-agent runs", "### summarizer (s1-r) — completed", "Task: summarize report",
       "documents__read", "## Artifacts", "| s1-art | report.pdf |", "## Memory", "report is quarterly",
     ]) expect(md.content).toContain(text);
+    expect(md.content).toContain("Model: gpt-test");
     expect(() => store.exportSession("nope", "md")).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
+  });
+
+  it("a session stored without a model (older Engines recorded none) exports as model: unknown", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "old", title: "Old", createdAt: 1 });
+    expect(store.exportSession("old", "md").content).toContain("Model: unknown");
   });
 });
 
