@@ -1,3 +1,6 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { render } from "ink-testing-library";
 import { Markdown } from "../src/tui/markdown/Markdown.js";
@@ -242,6 +245,18 @@ describe("NoModelScreen", () => {
     for (const s of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "PALISADE_MODEL", "Ollama", "http://localhost:11434/v1", "vLLM", "/home/u/.config/palisade/config.yaml", "base_url:", "palisade chat --demo", "d start the offline demo"]) {
       expect(out).toContain(s);
     }
+  });
+
+  it("gives the same Ollama steps as README.md: pull the model, the /v1 base URL, that model's name, no key", () => {
+    const out = frame(<NoModelScreen configFile="/c.yaml" demoAvailable />);
+    const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "README.md"), "utf8");
+    const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf("## Configure a model")))?.[1] ?? "";
+    const ollama = block.slice(block.indexOf("ollama pull")).split("\n").map((l) => l.replace(/#.*$/, "").trim()).filter(Boolean);
+    expect(ollama).toEqual(["ollama pull llama3.1", "export OPENAI_BASE_URL=http://localhost:11434/v1", "export PALISADE_MODEL=llama3.1"]);
+    const screen = out.slice(out.indexOf("Ollama"), out.indexOf("Any OpenAI-compatible"));
+    for (const step of ollama) expect(screen).toContain(step);
+    expect(screen).toContain("no key needed");
+    expect(screen).not.toContain("OPENAI_API_KEY");
   });
 });
 

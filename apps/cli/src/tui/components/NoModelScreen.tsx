@@ -27,9 +27,9 @@ export function NoModelScreen({ configFile, reason, demoAvailable }: NoModelScre
       <Text>  export OPENAI_API_KEY=sk-...</Text>
       <Text>  export PALISADE_MODEL=gpt-4o-mini</Text>
       <Text> </Text>
-      <Heading>Ollama (local)</Heading>
+      <Heading>Ollama (local, no key needed)</Heading>
       <Text>  ollama pull llama3.1</Text>
-      <Text>  export OPENAI_BASE_URL=http://localhost:11434/v1 OPENAI_API_KEY=ollama</Text>
+      <Text>  export OPENAI_BASE_URL=http://localhost:11434/v1</Text>
       <Text>  export PALISADE_MODEL=llama3.1</Text>
       <Text> </Text>
       <Heading>Any OpenAI-compatible server (vLLM, llama.cpp, LM Studio, OpenRouter)</Heading>
