@@ -7,6 +7,7 @@ import type { EngineDirective, PipelineEvent } from "@palisade/protocol/pipeline
 import { AgentLink, safeEqual } from "./agent/link.js";
 import { AGENT_MAX_MESSAGE_BYTES, SUBAGENT_MAX_MESSAGE_BYTES, bearerOf, checkSocketDir, clientAuthorizer } from "./credentials.js";
 import { AgentSupervisor } from "./agent/supervisor.js";
+import { probeNetworkNamespace } from "./agent/netns.js";
 import { describeFacts } from "./agent/verify.js";
 import { ApprovalBroker } from "./approvals.js";
 import { loadConfig, mergeCapabilities } from "./config.js";
@@ -105,6 +106,10 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(`[engine] ${line}\n`));
   const dataDir = resolveDataDir({ ...(options.dataDir ? { dataDir: options.dataDir } : {}), env });
+  // Both probes spawn a process: they run while the config loads and the store opens.
+  const sandboxProbing = options.sandboxProbe ? Promise.resolve(options.sandboxProbe) : probeSandboxOnce();
+  sandboxProbing.catch(() => undefined); // awaited below; a config error may come first
+  if (!(options.agent && "external" in options.agent)) void probeNetworkNamespace();
   const loaded = options.config ?? (await loadConfig(resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env }), env));
   const config: EngineConfig = {
     ...loaded,
@@ -126,7 +131,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   // A config given in code (tests) has no file whose edits would matter.
   const configFromFile = options.config === undefined || options.config.source !== undefined;
   // Tool sandboxes: whether bubblewrap can run here decides how capabilities start (and is said).
-  const sandboxProbe = options.sandboxProbe ?? (await probeSandboxOnce());
+  const sandboxProbe = await sandboxProbing;
   log(toolSandboxLine(sandboxProbe, config.sandbox.required));
   const egress: EgressHook = {};
   const parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, auditKeyFile, sandboxProbe, egress, ...pick(options) });

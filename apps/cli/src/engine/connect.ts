@@ -52,12 +52,12 @@ export async function connectToEngine(paths: PalisadePaths, options: ConnectOpti
   const cmd = (words: string): string => `'${options.hint ? options.hint(words) : `palisade ${words}`}'`;
   const existing = await findEngine(paths);
   if (existing) {
+    // The setup comparison (it reads and parses the config) runs while GetStatus is in flight.
+    const drifting = options.onSetupDrift ? setupDrift(paths, options.env ?? process.env, existing.info).catch(() => undefined) : undefined;
     try {
       const { client, status } = await probe(existing, 3_000);
-      if (options.onSetupDrift) {
-        const drift = await setupDrift(paths, options.env ?? process.env, existing.info).catch(() => undefined);
-        if (drift) options.onSetupDrift(drift);
-      }
+      const drift = await drifting;
+      if (drift) options.onSetupDrift?.(drift);
       return { client, endpoint: existing, status, startedHere: false, close: () => client.close() };
     } catch (err) {
       if (!options.start) {
