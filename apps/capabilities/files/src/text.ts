@@ -73,6 +73,50 @@ export interface Page {
   longLinesCut: number;
 }
 
+/** Builds one page from a file's lines, in order; the same rules for a streamed and a read file. */
+class PageBuilder {
+  private readonly out: string[] = [];
+  private bytes = 0;
+  private lineNo = 0;
+  private longLinesCut = 0;
+  private stoppedEarly = false;
+
+  constructor(
+    private readonly offset: number,
+    private readonly limit: number,
+  ) {}
+
+  /** Takes the next line; false once the page is full (the caller stops reading). */
+  add(raw: string): boolean {
+    this.lineNo++;
+    if (this.lineNo < this.offset) return true;
+    if (this.out.length >= this.limit || this.bytes >= MAX_PAGE_BYTES) {
+      this.stoppedEarly = true;
+      return false;
+    }
+    let line = raw;
+    if (line.length > MAX_LINE_CHARS) {
+      line = `${line.slice(0, MAX_LINE_CHARS)} … [line cut: ${line.length} characters]`;
+      this.longLinesCut++;
+    }
+    this.out.push(line);
+    this.bytes += Buffer.byteLength(line) + 1;
+    return true;
+  }
+
+  page(): Page {
+    const returned = this.out.length;
+    return {
+      content: this.out.join("\n"),
+      offset: this.offset,
+      linesReturned: returned,
+      totalLines: this.stoppedEarly ? undefined : this.lineNo,
+      nextOffset: this.stoppedEarly ? this.offset + returned : undefined,
+      longLinesCut: this.longLinesCut,
+    };
+  }
+}
+
 /**
  * Streams `file` and returns lines `offset`..`offset+limit-1` (1-based), stopping early at
  * MAX_PAGE_BYTES so a huge file never loads into memory.
@@ -80,38 +124,52 @@ export interface Page {
 export async function readPage(file: string, offset: number, limit: number, signal?: AbortSignal): Promise<Page> {
   const stream = createReadStream(file, { encoding: "utf8", signal });
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  const out: string[] = [];
-  let bytes = 0;
-  let lineNo = 0;
-  let longLinesCut = 0;
-  let stoppedEarly = false;
+  const page = new PageBuilder(offset, limit);
   try {
-    for await (const raw of lines) {
-      lineNo++;
-      if (lineNo < offset) continue;
-      if (out.length >= limit || bytes >= MAX_PAGE_BYTES) {
-        stoppedEarly = true;
-        break;
-      }
-      let line = raw;
-      if (line.length > MAX_LINE_CHARS) {
-        line = `${line.slice(0, MAX_LINE_CHARS)} … [line cut: ${line.length} characters]`;
-        longLinesCut++;
-      }
-      out.push(line);
-      bytes += Buffer.byteLength(line) + 1;
-    }
+    for await (const raw of lines) if (!page.add(raw)) break;
   } finally {
     lines.close();
     stream.destroy();
   }
-  const returned = out.length;
-  return {
-    content: out.join("\n"),
-    offset,
-    linesReturned: returned,
-    totalLines: stoppedEarly ? undefined : lineNo,
-    nextOffset: stoppedEarly ? offset + returned : undefined,
-    longLinesCut,
-  };
+  return page.page();
+}
+
+/** The line breaks readline knows (crlfDelay: Infinity): CRLF, LF, and a lone CR. */
+const LINE_BREAK = /\r\n|\n|\r/;
+
+/** `readPage` over text already in memory, with the same lines and the same page. */
+export function pageOfText(text: string, offset: number, limit: number): Page {
+  const lines = text.split(LINE_BREAK);
+  if (lines.at(-1) === "") lines.pop(); // a final line break ends the last line, it starts none
+  const page = new PageBuilder(offset, limit);
+  for (const line of lines) if (!page.add(line)) break;
+  return page.page();
+}
+
+/** Files up to this size are read in one call (open, read, close) instead of streamed. */
+export const SMALL_FILE_BYTES = MAX_PAGE_BYTES;
+
+/**
+ * The page of a text file, or `binary` when the file looks binary. A small file costs one open
+ * and one read (most files a model reads); a larger one is sniffed, then streamed.
+ */
+export async function readTextFile(file: string, size: number, offset: number, limit: number, signal?: AbortSignal): Promise<Page | "binary"> {
+  if (size <= SMALL_FILE_BYTES) {
+    const handle = await open(file, "r");
+    let data: Uint8Array;
+    try {
+      // One byte more than its size tells a file that grew since its stat (then it is streamed).
+      const buf = Buffer.allocUnsafe(size + 1);
+      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+      data = buf.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+    if (data.length <= size) {
+      if (looksBinary(data.subarray(0, SNIFF_BYTES), data.length <= SNIFF_BYTES)) return "binary";
+      return pageOfText(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8"), offset, limit);
+    }
+  }
+  if (await isBinaryFile(file, size)) return "binary";
+  return readPage(file, offset, limit, signal);
 }

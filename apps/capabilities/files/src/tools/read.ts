@@ -1,7 +1,7 @@
 import { lstat, readlink, stat } from "node:fs/promises";
 import type { ToolContext, ToolDefinition } from "@palisade/capability-sdk";
 import { ToolError } from "@palisade/capability-sdk";
-import { DEFAULT_PAGE_LINES, isBinaryFile, readPage } from "../text.js";
+import { DEFAULT_PAGE_LINES, readTextFile } from "../text.js";
 import { walk } from "../walk.js";
 import type { EntryType } from "../walk.js";
 import { Workspace, errText, isNotFound } from "../workspace.js";
@@ -30,10 +30,10 @@ export const readFile: ToolDefinition = {
     const info = await statOrThrow(target.absolute, args.path);
     if (info.isDirectory()) throw new ToolError(`"${args.path}" is a directory; use list_directory to see its entries`, { code: "is_directory" });
     if (!info.isFile()) throw new ToolError(`"${args.path}" is not a regular file`, { code: "not_a_file" });
-    if (await isBinaryFile(target.absolute, info.size)) {
+    const page = await readTextFile(target.absolute, info.size, args.offset ?? 1, args.limit ?? DEFAULT_PAGE_LINES, ctx.signal);
+    if (page === "binary") {
       return { path: target.relative, binary: true, size_bytes: info.size, message: `binary file (${info.size} bytes); its content is not shown as text` };
     }
-    const page = await readPage(target.absolute, args.offset ?? 1, args.limit ?? DEFAULT_PAGE_LINES, ctx.signal);
     const result: Record<string, unknown> = {
       path: target.relative,
       size_bytes: info.size,
