@@ -100,11 +100,21 @@ const version = () => mustRun(PALISADE, ["--version"], { env });
 const series = {};
 const add = (name, ms) => (series[name] ??= []).push(ms);
 const milestones = [];
+// CPU of this benchmark's processes (the CLI runs it reaped, the Engine's tree, the model) per
+// series: unlike wall time it hardly moves with other people's load.
+const cpuBy = {};
+async function measured(name, cpuRoots, fn) {
+  const w = (cpuBy[name] ??= new CpuWindows(cpuRoots));
+  w.begin();
+  const r = await fn();
+  w.end();
+  add(name, r.firstByteMs);
+  return r;
+}
 
 // --- cold -------------------------------------------------------------------------------------------
 let live; // the data dir whose Engine is running, for the CPU account
 const cpuRoots = () => [process.pid, live && enginePid(live)];
-const coldCpu = new CpuWindows(cpuRoots);
 const existing = join(dir, "cold-existing");
 await runHi(existing); // gives it history (and creates its files)
 await stopEngine(existing);
@@ -112,22 +122,17 @@ for (let i = 0; i < COLD_RUNS; i++) {
   for (const [name, dataDir] of [["cold, new data dir", join(dir, `cold-new-${i}`)], ["cold, existing data dir", existing]]) {
     await sleep(PAUSE_MS);
     live = dataDir;
-    coldCpu.begin();
     const t0 = Date.now();
-    const r = await runHi(dataDir);
-    coldCpu.end();
-    add(name, r.firstByteMs);
+    const r = await measured(name, cpuRoots, () => runHi(dataDir));
     add(`${name} (exit)`, r.exitMs);
     milestones.push({ name, firstToken: r.firstByteMs, ...engineMilestones(dataDir, t0) });
     await stopEngine(dataDir);
     live = undefined;
   }
-  coldCpu.begin();
-  add("node -e (floor)", (await nodeFloor()).firstByteMs);
-  add("node:http streamed call (floor)", (await httpFloor()).firstByteMs);
-  add("openai SDK script (reference)", (await sdkFloor()).firstByteMs);
+  await measured("node -e (floor)", cpuRoots, nodeFloor);
+  await measured("node:http streamed call (floor)", cpuRoots, httpFloor);
+  await measured("openai SDK script (reference)", cpuRoots, sdkFloor);
   add("bin/palisade --version", (await version()).exitMs);
-  coldCpu.end();
 }
 
 // --- warm -------------------------------------------------------------------------------------------
@@ -137,17 +142,13 @@ const started = await palisade(warm, "engine", "start");
 if (started.code !== 0) throw new Error(`palisade engine start failed:\n${started.stdout}${started.stderr}`);
 await runHi(warm);
 await runHi(warm);
-const warmCpu = new CpuWindows(cpuRoots);
 for (let i = 0; i < WARM_RUNS; i++) {
   await sleep(PAUSE_MS);
-  warmCpu.begin();
-  const r = await runHi(warm);
-  add("warm", r.firstByteMs);
+  const r = await measured("warm", cpuRoots, () => runHi(warm));
   add("warm (exit)", r.exitMs);
-  add("node -e (floor), warm phase", (await nodeFloor()).firstByteMs);
-  add("node:http streamed call (floor), warm phase", (await httpFloor()).firstByteMs);
-  add("openai SDK script (reference), warm phase", (await sdkFloor()).firstByteMs);
-  warmCpu.end();
+  await measured("node -e (floor), warm phase", cpuRoots, nodeFloor);
+  await measured("node:http streamed call (floor), warm phase", cpuRoots, httpFloor);
+  await measured("openai SDK script (reference), warm phase", cpuRoots, sdkFloor);
 }
 await stopEngine(warm);
 live = undefined;
@@ -161,10 +162,12 @@ const rows = Object.entries(series).map(([name, xs]) => ({
   measure: name,
   "median (min–max) s": spread(xs, "s"),
   n: xs.length,
+  "CPU ms/run": cpuBy[name] ? cpuBy[name].ownPerWindowMs().toFixed(0) : "",
   goal: GOALS[name] ?? (name.includes("floor") ? "(floor)" : ""),
 }));
-const foreign = { cold: coldCpu.foreignPct(), warm: warmCpu.foreignPct() };
-printTable(`palisade run "hi" → first token (stdout's first byte), from the spawn of bin/palisade; foreign CPU: cold phase ${foreign.cold.toFixed(0)} %, warm phase ${foreign.warm.toFixed(0)} % of one core`, rows);
+const phase = (names) => CpuWindows.combined(names.map((n) => cpuBy[n]).filter(Boolean)).foreignPct();
+const foreign = { cold: phase(Object.keys(cpuBy).filter((n) => !n.includes("warm"))), warm: phase(Object.keys(cpuBy).filter((n) => n.includes("warm"))) };
+printTable(`palisade run "hi" → first token (stdout's first byte), from the spawn of bin/palisade; CPU: all processes of the run (CLI, Engine, Agent, capabilities); foreign CPU: cold phase ${foreign.cold.toFixed(0)} %, warm phase ${foreign.warm.toFixed(0)} % of one core`, rows);
 const byName = (n) => milestones.filter((m) => m.name === n);
 printTable("Cold start, where the time goes (ms after the spawn, medians)", ["cold, new data dir", "cold, existing data dir"].map((n) => ({
   run: n,
@@ -172,5 +175,5 @@ printTable("Cold start, where the time goes (ms after the spawn, medians)", ["co
   "Agent connected": median(byName(n).map((m) => m.agent)).toFixed(0),
   "first token": median(byName(n).map((m) => m.firstToken)).toFixed(0),
 })));
-const summary = Object.fromEntries(Object.entries(series).map(([k, xs]) => [k, { medianMs: median(xs), minMs: Math.min(...xs), maxMs: Math.max(...xs), n: xs.length }]));
+const summary = Object.fromEntries(Object.entries(series).map(([k, xs]) => [k, { medianMs: median(xs), minMs: Math.min(...xs), maxMs: Math.max(...xs), n: xs.length, cpuMsPerRun: cpuBy[k]?.ownPerWindowMs() }]));
 console.log(`\nwritten ${writeResult("coldstart", { quick: QUICK, coldRuns: COLD_RUNS, warmRuns: WARM_RUNS, foreignCpuPct: foreign, summary, series, milestones })}`);

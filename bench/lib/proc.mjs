@@ -10,11 +10,16 @@ function statFields(pid) {
   return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }
 
-/** utime + stime + cutime + cstime of a process in ms (its own CPU and that of the children it reaped); 0 when gone. */
+/**
+ * utime + stime + cutime + cstime of a process in ms (its own CPU and that of the children it
+ * reaped); 0 when gone. For this process (the benchmark: its measuring is not what it measures)
+ * only what its reaped children used.
+ */
 export function cpuWithReapedMs(pid) {
   try {
     const f = statFields(pid);
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS;
+    const reaped = Number(f[13]) + Number(f[14]);
+    return (pid === process.pid ? reaped : Number(f[11]) + Number(f[12]) + reaped) * TICK_MS;
   } catch {
     return 0;
   }
@@ -67,8 +72,8 @@ export function machineBusyMs() {
 
 /**
  * Accumulates, over several measured windows, the wall time, the CPU of our processes (`roots()`
- * at the window's end: this process and the long-lived ones it measures) and the machine's busy
- * time. Processes that are gone by the end of a window must have been reaped by a root (e.g. the
+ * at the window's end: this process's children and the long-lived processes it measures) and the
+ * machine's busy time. The benchmark's own CPU counts as neither ours nor foreign. Processes that are gone by the end of a window must have been reaped by a root (e.g. the
  * CLI runs this process spawned and waited for) so their CPU is in the root's cutime.
  */
 export class CpuWindows {
@@ -82,8 +87,10 @@ export class CpuWindows {
     this.roots = roots;
   }
 
+  selfMs = 0;
+
   begin() {
-    this.#start = { wall: performance.now(), own: treeCpuMs(this.roots()), busy: machineBusyMs() };
+    this.#start = { wall: performance.now(), own: treeCpuMs(this.roots()), busy: machineBusyMs(), self: process.cpuUsage() };
   }
 
   end() {
@@ -91,12 +98,27 @@ export class CpuWindows {
     this.wallMs += performance.now() - s.wall;
     this.ownMs += treeCpuMs(this.roots()) - s.own;
     this.busyMs += machineBusyMs() - s.busy;
+    const self = process.cpuUsage(s.self);
+    this.selfMs += (self.user + self.system) / 1000;
     this.windows++;
   }
 
   /** CPU others used meanwhile, in % of one core (never below 0: /proc ticks are coarse). */
   foreignPct() {
-    return this.wallMs > 0 ? (100 * Math.max(0, this.busyMs - this.ownMs)) / this.wallMs : 0;
+    return this.wallMs > 0 ? (100 * Math.max(0, this.busyMs - this.ownMs - this.selfMs)) / this.wallMs : 0;
+  }
+
+  /** The sums of several accounts (e.g. one per series), for the foreign CPU of a whole phase. */
+  static combined(list) {
+    const c = new CpuWindows(() => []);
+    for (const w of list) {
+      c.wallMs += w.wallMs;
+      c.ownMs += w.ownMs;
+      c.busyMs += w.busyMs;
+      c.selfMs += w.selfMs;
+      c.windows += w.windows;
+    }
+    return c;
   }
 
   /** Our CPU per window, ms. */
