@@ -13,7 +13,7 @@ import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import { startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer, ScriptedServerOptions } from "@palisade/testing";
 import { loadConfig, startEngine } from "@palisade/engine";
-import type { RunningEngine } from "@palisade/engine";
+import type { RunningEngine, StartEngineOptions } from "@palisade/engine";
 
 export const root = fileURLToPath(new URL("../..", import.meta.url));
 export const fixtures = fileURLToPath(new URL("./fixtures", import.meta.url));
@@ -79,6 +79,8 @@ export interface E2EOptions {
   modelConfig?: string[];
   /** More `limits:` keys as YAML lines indented by two (e.g. "  capability_idle_stop_s: 2"). */
   limits?: string[];
+  /** Limits given to startEngine in code (those the config file has no key for). */
+  engineLimits?: StartEngineOptions["limits"];
 }
 
 export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
@@ -120,7 +122,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
   const logs: string[] = [];
   const boot = async (): Promise<{ engine: RunningEngine; client: Client<typeof ClientService> }> => {
     const config = await loadConfig(configPath, {});
-    const engine = await startEngine({ dataDir, config, env: {}, log: (l) => logs.push(l) });
+    const engine = await startEngine({ dataDir, config, env: {}, log: (l) => logs.push(l), ...(opts.engineLimits ? { limits: opts.engineLimits } : {}) });
     await engine.agentReady(20_000);
     return { engine, client: createClient(ClientService, engine.address, { bearerToken: engine.bearerToken }) };
   };

@@ -52,6 +52,8 @@ export interface LimitsConfig {
    * call), and one is started on its first call. 0: they start with the Engine and keep running.
    */
   capabilityIdleStopMs: number;
+  /** A session idle this long has its in-memory state dropped (rebuilt from the store on its next turn). Not in the config file. */
+  sessionIdleMs: number;
   subAgents: { maxConcurrent: number; maxLlmCalls: number; timeoutMs: number; maxDepth: number };
 }
 
@@ -131,6 +133,7 @@ export function defaultConfig(): EngineConfig {
       shutdownDeadlineMs: 10_000,
       clientMaxMessageBytes: 1024 * 1024,
       capabilityIdleStopMs: 600_000,
+      sessionIdleMs: 300_000,
       // Issue 8 defaults; max_depth 1 = sub-agents never get the `agents` group (no nesting).
       subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 900_000, maxDepth: 1 },
     },

@@ -40,6 +40,7 @@ import { defaultParts } from "./adapters/defaults.js";
 // history (issue 9): audit trail, automatic titles, retention
 import { AuditWriter } from "./audit.js";
 import { Retention } from "./retention.js";
+import { SessionSweeper } from "./session-sweep.js";
 import { TitleWriter } from "./titles.js";
 
 export interface StartEngineOptions {
@@ -100,6 +101,18 @@ export interface RunningEngine {
   modelGateway: string;
   /** Tokens the model gateway counted per session id ("" for calls naming none). */
   gatewayUsage(): ReadonlyMap<string, SessionTokens>;
+  /** How many sessions each per-session in-memory map holds now (dropped when a session is idle). */
+  sessionMemory(): SessionMemory;
+}
+
+export interface SessionMemory {
+  eventSeqs: number;
+  loadedGroups: number;
+  gatewayUsage: number;
+  contexts: number;
+  recentTurns: number;
+  /** Sessions the sweeper watches (active recently). */
+  tracked: number;
 }
 
 export async function startEngine(options: StartEngineOptions = {}): Promise<RunningEngine> {
@@ -246,6 +259,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const stop = (deadlineMs = config.limits.shutdownDeadlineMs): Promise<void> => {
     stopping ??= (async () => {
       log("stopping");
+      sweeper.stop();
       await turns.drain(deadlineMs);
       await Promise.all([titles.close(), retention.stop()]);
       await subAgents.stop(); // sub-agents (issue 8)
@@ -317,6 +331,26 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   }
 
   await retention.start();
+  // Per-session state of sessions nothing uses any more is dropped after limits.sessionIdleMs.
+  const sweeper = new SessionSweeper({
+    idleMs: config.limits.sessionIdleMs,
+    busy: (id) =>
+      turns.hasTurns(id) ||
+      bus.hasSubscribers(id) ||
+      approvals.pendingFor(id).length > 0 ||
+      subAgents.running().some((r) => r.sessionId === id) ||
+      // An off-the-record session lives in memory only: its seq cannot be read back.
+      sessions.isOtr(id),
+    forget: (id) => {
+      bus.forgetSeq(id);
+      turnEnv.loadedGroups.delete(id);
+      gateway.forget(id);
+      store.forget?.(id);
+      turns.forgetSession(id);
+    },
+  });
+  bus.onEvent((ev) => sweeper.touch(ev.sessionId));
+  sweeper.start();
   if (!external) {
     supervisor = new AgentSupervisor({
       link,
@@ -351,6 +385,14 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     tapSubAgents: (fn) => subAgents.tap(fn), // sub-agents (issue 8)
     modelGateway: gateway.path,
     gatewayUsage: () => gateway.usage(),
+    sessionMemory: () => ({
+      eventSeqs: bus.seqCount,
+      loadedGroups: turnEnv.loadedGroups.size,
+      gatewayUsage: gateway.usage().size,
+      contexts: store.cachedSessions?.() ?? 0,
+      recentTurns: turns.recentCount,
+      tracked: sweeper.tracked,
+    }),
   };
 }
 

@@ -44,6 +44,20 @@ export class EventBus {
     return this.seqs.has(sessionId);
   }
 
+  /** Drops the session's seq (it is primed from the store again on its next turn). */
+  forgetSeq(sessionId: string): void {
+    this.seqs.delete(sessionId);
+  }
+
+  hasSubscribers(sessionId: string): boolean {
+    return this.subs.has(sessionId);
+  }
+
+  /** Sessions with a seq in memory. */
+  get seqCount(): number {
+    return this.seqs.size;
+  }
+
   emit(init: EventInit): PipelineEvent {
     return this.publish(this.prepare(init));
   }

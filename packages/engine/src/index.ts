@@ -1,5 +1,5 @@
 export { startEngine } from "./engine.js";
-export type { RunningEngine, StartEngineOptions } from "./engine.js";
+export type { RunningEngine, SessionMemory, StartEngineOptions } from "./engine.js";
 export {
   DEFAULT_MODEL,
   applyEnv,

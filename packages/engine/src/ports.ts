@@ -172,6 +172,10 @@ export interface EngineStore {
    * `compactedMessages` context messages in what the Agent is sent.
    */
   memory(sessionId: string): Promise<{ facts: string[]; summary: string; compactedMessages: number }>;
+  /** Drops what it caches in memory for the session (it reads it back when needed). */
+  forget?(sessionId: string): void;
+  /** Sessions it caches in memory now. */
+  cachedSessions?(): number;
   close(): Promise<void>;
 }
 

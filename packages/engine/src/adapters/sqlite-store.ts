@@ -133,6 +133,14 @@ class SqliteStore implements EngineStore {
     return changed;
   }
 
+  forget(sessionId: string): void {
+    this.contexts.delete(sessionId);
+  }
+
+  cachedSessions(): number {
+    return this.contexts.size;
+  }
+
   async deleteSession(id: string): Promise<boolean> {
     const res = this.store.deleteSession(id);
     this.contexts.delete(id);

@@ -115,9 +115,14 @@ export class ModelGateway {
     return this.socketPath;
   }
 
-  /** Tokens counted per session id ("" for calls that named none). */
+  /** Tokens counted per session id ("" for calls that named none) since the session was last idle. */
   usage(): ReadonlyMap<string, SessionTokens> {
     return this.tokens;
+  }
+
+  /** Drops a session's counts (the turns recorded their usage). */
+  forget(sessionId: string): void {
+    this.tokens.delete(sessionId);
   }
 
   async close(): Promise<void> {

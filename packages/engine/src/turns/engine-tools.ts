@@ -3,7 +3,7 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ToolDefSchema } from "@palisade/protocol/types";
 import type { ToolDefsRequest } from "@palisade/protocol/pipeline";
-import type { ToolSpec, VerdictRecord } from "../ports.js";
+import type { MessageRecord, ToolSpec, VerdictRecord } from "../ports.js";
 import type { TurnEnv } from "./env.js";
 import type { Turn } from "./turn.js";
 
@@ -47,6 +47,26 @@ export function loadedGroupsOf(env: TurnEnv, sessionId: string): Set<string> {
   let set = env.loadedGroups.get(sessionId);
   if (!set) env.loadedGroups.set(sessionId, (set = new Set()));
   return set;
+}
+
+/**
+ * The session's loaded groups. When they were dropped (the session was idle), they are the groups
+ * of the tools its history called; a group loaded but never used is loaded again by the model.
+ */
+export function restoreLoadedGroups(env: TurnEnv, sessionId: string, messages: readonly MessageRecord[]): Set<string> {
+  if (env.loadedGroups.has(sessionId) || messages.length === 0) return loadedGroupsOf(env, sessionId);
+  const groups = new Set(env.host.groups().map((g) => g.name));
+  const found = new Set<string>();
+  for (const m of messages) {
+    for (const c of m.toolCalls) {
+      const at = c.toolName.indexOf("__");
+      const resolved = at > 0 ? undefined : env.host.resolve(c.toolName);
+      const group = at > 0 ? c.toolName.slice(0, at) : resolved && "tool" in resolved ? resolved.tool.capabilityId : undefined;
+      if (group !== undefined && groups.has(group)) found.add(group);
+    }
+  }
+  env.loadedGroups.set(sessionId, found);
+  return found;
 }
 
 /** Shield check for load_tools; fails closed. */

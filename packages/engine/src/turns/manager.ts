@@ -12,7 +12,7 @@ import type { MessageRecord, Mode, SessionRecord } from "../ports.js";
 import { titleFrom } from "../sessions.js";
 import type { SessionDirectory } from "../sessions.js";
 import { buildContext, buildSystemPrompt } from "./context.js";
-import { answerToolDefsRequest, loadedGroupsOf, toolDefsOf } from "./engine-tools.js";
+import { answerToolDefsRequest, restoreLoadedGroups, toolDefsOf } from "./engine-tools.js";
 import type { TurnEnv } from "./env.js";
 import { runToolCall } from "./tool-call.js";
 import { Turn } from "./turn.js";
@@ -58,6 +58,22 @@ export class TurnManager {
 
   activeSessionCount(): number {
     return new Set(this.activeTurns.map((t) => t.session.id)).size;
+  }
+
+  /** True while a turn of the session is queued or running. */
+  hasTurns(sessionId: string): boolean {
+    return this.chains.has(sessionId) || this.activeTurns.some((t) => t.session.id === sessionId);
+  }
+
+  /** Forgets the session's recent client message ids (a retry after the session was idle starts a new turn). */
+  forgetSession(sessionId: string): void {
+    const prefix = `${sessionId}/`;
+    for (const key of [...this.recent.keys()]) if (key.startsWith(prefix)) this.recent.delete(key);
+  }
+
+  /** Turns remembered for client message ids. */
+  get recentCount(): number {
+    return this.recent.size;
   }
 
   /** Accepts a message; the returned subscription yields this turn's events and ends after its last. */
@@ -146,7 +162,7 @@ export class TurnManager {
     const env = this.env;
     const messages = await this.sessions.messages(session);
     const memory = session.mode === "otr" ? { facts: [], summary: "", compactedMessages: 0 } : await env.store.memory(session.id);
-    const loaded = loadedGroupsOf(env, session.id);
+    const loaded = restoreLoadedGroups(env, session.id, messages);
     const systemPrompt = buildSystemPrompt({
       agentName: env.config.agent.name,
       workspace: session.workspace,
