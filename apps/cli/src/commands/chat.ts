@@ -4,6 +4,8 @@ import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { connectToEngine, killSpawnedEngine } from "../engine/connect.js";
 import { stopEngine } from "../engine/stop.js";
+import { describeStarted, restartEngine } from "../engine/restart.js";
+import { driftLines, setupDrift } from "../engine/setup-drift.js";
 import type { EngineConnection } from "../engine/connect.js";
 import { join } from "node:path";
 import { findEngine, resolvePaths } from "../engine-address.js";
@@ -46,8 +48,17 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   const interrupted = new AbortController();
   const onSigint = (): void => interrupted.abort();
   process.once("SIGINT", onSigint);
+  const restartCommand = hintCommand(ctx, "engine restart");
+  let notice: string[] | undefined;
   try {
-    conn = await connectToEngine(paths, { ...startOptions(ctx), start: !running, workspace, engineArgs: demo ? ["--demo"] : [], signal: interrupted.signal });
+    conn = await connectToEngine(paths, {
+      ...startOptions(ctx),
+      start: !running,
+      workspace,
+      engineArgs: demo ? ["--demo"] : [],
+      signal: interrupted.signal,
+      onSetupDrift: (drift) => (notice = driftLines(drift, restartCommand)),
+    });
   } catch (err) {
     if (interrupted.signal.aborted) {
       println(ctx.io.stderr, err instanceof CliError ? err.message : String(err));
@@ -61,14 +72,29 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
     // An Engine started just for this screen (it has no model) is of no use once the user leaves it.
     const stopping = conn?.startedHere ? stopEngine(paths, conn.endpoint, 2_000).catch(() => killSpawnedEngine(conn.endpoint.info.pid)) : undefined;
     conn?.close();
-    const choice = await showSetup(ctx, base.configFile, reason, true);
+    // A running Engine without a model, while this shell or config now has one: say so.
+    const why = notice ? [reason, ...notice].filter(Boolean).join("\n") : reason;
+    const choice = await showSetup(ctx, base.configFile, why, true);
     await stopping;
     if (choice === "demo") return runChatCommand({ ...ctx, options: { ...ctx.options, demo: true } });
     return ExitCode.OK;
   }
   const { runChatTui } = await tui;
   try {
-    await runChatTui({ io: ctx.io, paths, conn, workspace, demo, otr: flag(ctx, "otr") });
+    const setup = {
+      notice,
+      check: async (): Promise<string[] | undefined> => {
+        const found = await findEngine(paths);
+        const drift = found ? await setupDrift(paths, ctx.io.env, found.info) : undefined;
+        return drift ? driftLines(drift, restartCommand) : undefined;
+      },
+      restart: async (): Promise<string> => {
+        const r = await restartEngine(paths, { env: ctx.io.env, workspace, deadlineMs: 10_000, hint: (words) => hintCommand(ctx, words) });
+        r.conn.close();
+        return `Engine restarted: ${describeStarted(r.conn, r.demo)}`;
+      },
+    };
+    await runChatTui({ io: ctx.io, paths, conn, workspace, demo, otr: flag(ctx, "otr"), setup });
   } finally {
     if (ephemeral && conn.startedHere) {
       const stopper = await connectToEngine(paths).catch(() => undefined);

@@ -1,9 +1,10 @@
-import { CliError, ExitCode } from "../cli/errors.js";
+import { ExitCode } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { findEngine } from "../engine-address.js";
 import { connectToEngine } from "../engine/connect.js";
 import { stopEngine } from "../engine/stop.js";
+import { describeStarted, restartEngine } from "../engine/restart.js";
 import { driftLines, setupDrift } from "../engine/setup-drift.js";
 import { formatStatus, statusToJson } from "../format/status.js";
 import { hintCommand, intOption, pathsOf, flag, startOptions, workspaceOf } from "./common.js";
@@ -42,25 +43,18 @@ export async function engineStop(ctx: CommandContext): Promise<number> {
 export async function engineRestart(ctx: CommandContext): Promise<number> {
   const paths = pathsOf(ctx);
   const deadlineS = intOption(ctx, "deadline", 10);
-  const { ConfigError, loadConfig } = await import("@palisade/engine");
-  try {
-    await loadConfig(paths.configFile, ctx.io.env);
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    throw new CliError(`${err.message}\nThe running Engine (if any) was left as it is.`, { hint: `fix ${paths.configFile} (see docs/configuration.md), then run '${hintCommand(ctx, "engine restart")}' again` });
-  }
   const running = await findEngine(paths);
-  const demo = flag(ctx, "demo") || running?.info.setup?.demo === true;
-  if (running) {
-    println(ctx.io.stderr, `stopping the Engine (pid ${running.info.pid}); running turns get ${deadlineS} s to finish…`);
-    await stopEngine(paths, running, deadlineS * 1000);
-    println(ctx.io.stdout, `Engine stopped (pid ${running.info.pid}); its sessions are kept.`);
-  } else {
-    println(ctx.io.stdout, `No Engine was running for ${paths.dataDir}; starting one.`);
-  }
-  const conn = await connectToEngine(paths, { ...startOptions(ctx), engineArgs: demo ? ["--demo"] : [] });
-  const s = conn.status;
-  println(ctx.io.stdout, `Engine started: pid ${conn.endpoint.info.pid}, ${conn.endpoint.address}, model ${s.modelConfigured ? s.model : "not configured"}${s.baseUrl ? ` at ${s.baseUrl}` : ""}${demo ? " (demo)" : ""}, log ${paths.logFile}`);
+  if (!running) println(ctx.io.stdout, `No Engine was running for ${paths.dataDir}; starting one.`);
+  const { conn, demo } = await restartEngine(paths, {
+    env: ctx.io.env,
+    workspace: workspaceOf(ctx),
+    deadlineMs: deadlineS * 1000,
+    demo: flag(ctx, "demo"),
+    hint: (words) => hintCommand(ctx, words),
+    onProgress: (line) => println(ctx.io.stderr, line),
+    onStopped: (pid) => println(ctx.io.stdout, `Engine stopped (pid ${pid}); its sessions are kept.`),
+  });
+  println(ctx.io.stdout, `Engine started: ${describeStarted(conn, demo)}, ${conn.endpoint.address}, log ${paths.logFile}`);
   conn.close();
   return ExitCode.OK;
 }

@@ -29,9 +29,11 @@ export function driftLines(d: SetupDrift, restartCommand: string): string[] {
   if (d.problems) {
     lines.push("The config file is now invalid; the running Engine keeps what it read at start.");
     lines.push(...d.problems.split("\n"));
-    lines.push(`Fix it, then restart the Engine: ${restartCommand}`);
+    lines.push("Fix it, then restart the Engine:");
   } else {
-    lines.push(`To use the current one, restart the Engine (running turns finish first, sessions are kept): ${restartCommand}`);
+    lines.push("To use the current one, restart the Engine (running turns finish first, sessions are kept):");
   }
+  // On a line of its own, so it can be copied whole.
+  lines.push(`  ${restartCommand}`);
   return lines;
 }

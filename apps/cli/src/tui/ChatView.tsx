@@ -5,6 +5,7 @@ import { ApprovalDialog } from "./components/ApprovalDialog.js";
 import { InputBox } from "./components/InputBox.js";
 import { StatusLine } from "./components/StatusLine.js";
 import { Banner } from "./components/Banner.js";
+import { EngineNotice } from "./components/EngineNotice.js";
 import { SessionsBrowser } from "./overlays/SessionsBrowser.js";
 import { TranscriptView } from "./overlays/TranscriptView.js";
 import { SearchResults } from "./overlays/SearchResults.js";
@@ -74,6 +75,7 @@ export function ChatView({ state }: { state: ChatState }) {
         {!fullScreen ? <SubAgentStrip state={state} /> : null}
         <OverlayView state={state} />
         {approval && !state.overlay ? <ApprovalDialog approval={approval} queued={state.approvals.length - 1} now={state.now} width={Math.min(state.columns, 110)} /> : null}
+        {state.engineNotice && !fullScreen ? <EngineNotice lines={state.engineNotice} width={state.columns} /> : null}
         {state.banner ? <Banner banner={state.banner} width={state.columns} /> : null}
         {!fullScreen ? <InputBox editor={state.editor} active={!approval && !state.overlay} width={state.columns} /> : null}
         <StatusLine state={state} />

@@ -25,6 +25,10 @@ export interface ControllerHooks {
   heartbeatMs?: number;
   /** Called for each message sent (to keep input history); never for off-the-record ones. */
   remember?: (text: string) => void;
+  /** What differs between the running Engine's setup and this chat's (lines to show), or undefined. */
+  checkSetup?: () => Promise<string[] | undefined>;
+  /** Restarts the Engine with this chat's config and environment; resolves to what it runs with now. */
+  restartEngine?: () => Promise<string>;
 }
 
 const CHOICE: Record<ApprovalChoice, ApprovalDecision> = {
@@ -49,6 +53,8 @@ export class ChatController {
   private timers: NodeJS.Timeout[] = [];
   private pendingSearch: NodeJS.Timeout | undefined;
   private reconnecting = false;
+  private restarting = false;
+  private lastNotice = "";
   private closed = false;
   private readonly now: () => number;
 
@@ -59,6 +65,7 @@ export class ChatController {
   ) {
     this.state = initial;
     this.now = hooks.now ?? Date.now;
+    this.lastNotice = initial.engineNotice?.join("\n") ?? "";
   }
 
   getState = (): ChatState => this.state;
@@ -123,11 +130,12 @@ export class ChatController {
   }
 
   private async heartbeat(): Promise<void> {
-    if (this.reconnecting || this.closed) return;
+    if (this.reconnecting || this.restarting || this.closed) return;
     try {
       const status = await this.link.client.getStatus({}, { timeoutMs: 2500 });
       if (this.state.connection !== "connected") this.dispatch({ type: "connection", state: "connected" });
       this.dispatch({ type: "status", status });
+      await this.refreshNotice();
       await this.pollBackgroundAgents();
     } catch (err) {
       if (isUnavailable(err)) void this.reconnect(describeRpcError(err));
@@ -143,6 +151,36 @@ export class ChatController {
     if (s.turn || !s.sessionId || !s.subAgents.some((a) => a.state === "running")) return;
     const res = await this.link.client.listSubAgents({ sessionId: s.sessionId }, { timeoutMs: 2500 });
     if (this.state.sessionId === s.sessionId && !this.state.turn) this.dispatch({ type: "agentsLoaded", agents: res.agents.map(agentView) });
+  }
+
+  /** Shows (or clears) the notice that the running Engine started with another setup. */
+  private async refreshNotice(): Promise<void> {
+    const lines = await this.hooks.checkSetup?.().catch(() => undefined);
+    const key = lines?.join("\n") ?? "";
+    if (key === this.lastNotice || this.closed) return;
+    this.lastNotice = key;
+    this.dispatch({ type: "engineNotice", lines });
+  }
+
+  private async restartEngine(): Promise<void> {
+    const restart = this.hooks.restartEngine;
+    if (!restart) return this.dispatch({ type: "failed", what: "restart", message: "restarting the Engine is not available here; run 'palisade engine restart'" });
+    this.restarting = true;
+    this.dispatch({ type: "connection", state: "reconnecting", detail: "restarting the Engine" });
+    try {
+      const summary = await restart();
+      await this.link.reconnect();
+      const status = await this.link.client.getStatus({}, { timeoutMs: 5000 });
+      this.dispatch({ type: "connection", state: "connected" });
+      this.dispatch({ type: "status", status });
+      this.dispatch({ type: "engineRestarted", summary });
+    } catch (err) {
+      this.dispatch({ type: "failed", what: "restart", message: err instanceof Error ? err.message.split("\n").join(" ") : String(err) });
+    } finally {
+      this.restarting = false;
+    }
+    await this.refreshNotice();
+    void this.heartbeat();
   }
 
   /** Re-discovers the Engine until it answers; typed text stays in the editor meanwhile. */
@@ -237,6 +275,8 @@ export class ChatController {
           this.dispatch({ type: "artifactSaved", file });
           return;
         }
+        case "restartEngine":
+          return await this.restartEngine();
         case "clearScreen":
           this.hooks.clearScreen();
           return;

@@ -19,6 +19,8 @@ export interface ChatSessionOptions {
   workspace: string;
   demo: boolean;
   otr: boolean;
+  /** The running Engine's setup against this chat's: the notice to show first, how to check again, how to restart. */
+  setup?: { notice: string[] | undefined; check: () => Promise<string[] | undefined>; restart: () => Promise<string> };
 }
 
 /** A link that re-reads engine.json on reconnect, so a restarted Engine (new pid/port) is found. */
@@ -51,6 +53,7 @@ export async function runChatTui(o: ChatSessionOptions): Promise<void> {
     demo: o.demo,
     otr: o.otr,
     connection: "connected",
+    engineNotice: o.setup?.notice,
   });
   let unmount: () => void = () => undefined;
   const controller = new ChatController(discoveryLink(o.paths, o.conn), state, {
@@ -59,6 +62,7 @@ export async function runChatTui(o: ChatSessionOptions): Promise<void> {
     workspace: o.workspace,
     cwd: o.io.cwd,
     remember: (text) => void appendInputHistory(historyFile, text).catch(() => undefined),
+    ...(o.setup ? { checkSetup: o.setup.check, restartEngine: o.setup.restart } : {}),
   });
   const app = render(<ChatApp controller={controller} />, {
     stdout,

@@ -21,6 +21,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "save", args: "[artifact-id] [dir]", help: "save this session's newest artifact (or the one named) into dir (default: the current directory)" },
   { name: "delete", args: "", help: "delete this session (asks first)" },
   { name: "clear", args: "", help: "clear the screen (the session continues)" },
+  { name: "restart", args: "", help: "restart the Engine with this chat's config and environment (sessions are kept)" },
   { name: "quit", args: "", help: "leave the chat (the Engine keeps running)" },
 ];
 

@@ -16,6 +16,7 @@ export interface InitialOptions {
   otr?: boolean;
   history?: string[];
   connection?: ChatState["connection"];
+  engineNotice?: string[] | undefined;
 }
 
 export function initialState(o: InitialOptions): ChatState {
@@ -39,6 +40,7 @@ export function initialState(o: InitialOptions): ChatState {
     editor: emptyEditor(o.history ?? []),
     overlay: undefined,
     banner: undefined,
+    engineNotice: o.engineNotice,
     ctrlCArmedAt: undefined,
     epoch: 0,
     outbox: [],
@@ -138,6 +140,9 @@ function runSlash(s: ChatState, text: string): Update {
     }
     case "clear":
       return done({ ...s, committed: [], epoch: s.epoch + 1 }, [{ type: "clearScreen" }]);
+    case "restart":
+      if (s.turn) return done(banner(s, "warn", "a turn is running: wait for it (or Esc), then /restart", 6000));
+      return done(banner(s, "info", "restarting the Engine with this chat's config and environment…"), [{ type: "restartEngine" }]);
     case "quit":
     case "exit":
       return done({ ...s, exiting: true }, [{ type: "exit" }]);
@@ -262,6 +267,10 @@ export function update(s: ChatState, action: Action): Update {
       }
       return done(st);
     }
+    case "engineNotice":
+      return done({ ...s, engineNotice: action.lines });
+    case "engineRestarted":
+      return done(banner(notice(s, "info", action.summary), "info", action.summary, 6000));
     case "status": {
       const o = s.overlay?.kind === "status" ? { ...s.overlay, status: action.status, loading: false } : s.overlay;
       return done({ ...s, model: action.status.model || s.model, overlay: o });

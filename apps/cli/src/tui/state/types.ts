@@ -225,6 +225,8 @@ export interface ChatState {
   editor: EditorState;
   overlay: Overlay | undefined;
   banner: Banner | undefined;
+  /** The running Engine started with another setup than this chat's environment and config: what differs and how to restart it. */
+  engineNotice: string[] | undefined;
   /** Time of the first Ctrl+C; a second one within 2 s exits. */
   ctrlCArmedAt: number | undefined;
   /** Bumped to re-print the committed transcript (resize, /clear). */
@@ -250,6 +252,7 @@ export type Effect =
   | { type: "export"; sessionId: string; format: "md" | "json"; file: string | undefined }
   | { type: "deleteSession"; sessionId: string }
   | { type: "saveArtifact"; sessionId: string; artifactId: string; dir: string | undefined }
+  | { type: "restartEngine" }
   | { type: "clearScreen" }
   | { type: "exit" };
 
@@ -291,6 +294,8 @@ export type Action =
   | { type: "exported"; file: string; bytes: number }
   | { type: "artifactSaved"; file: string }
   | { type: "failed"; what: string; message: string }
+  | { type: "engineNotice"; lines: string[] | undefined }
+  | { type: "engineRestarted"; summary: string }
   | { type: "submit"; text: string };
 
 export interface Update {
