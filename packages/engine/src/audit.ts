@@ -1,12 +1,12 @@
-// The audit trail (issue 9): every proposal, verdict, approval and execution goes to the store's
+// The audit trail: every proposal, verdict, approval and execution goes to the store's
 // hash-chained audit table, in order; off-the-record sessions write nothing (DESIGN.md), so
 // their steps are not audited.
 //
 // Entries are batched: one transaction (and one WAL fsync) per AUDIT_FLUSH_MS window instead of
-// one per event-loop tick, which was ~1 ms of CPU per tool call. A turn's commit first writes
-// what is queued (`beforeCommit`, no fsync of its own), so the commit's fsync makes the turn's
-// audit entries durable with its rows, before RESPONSE_COMPLETE. A process kill loses at most
-// the entries of the last window of a turn that was not committed either.
+// one per event-loop tick, which was ~1 ms of CPU per tool call. A turn's commit takes what is
+// queued (`takeForCommit`) into its own transaction, so a turn is one transaction and one fsync,
+// and its audit entries are durable with its rows, before RESPONSE_COMPLETE. A process kill loses
+// at most the entries of the last window of a turn that was not committed either.
 import type { EgressEvent } from "@palisade/sandbox";
 import type { AuditEntry, EngineStore, SessionRecord } from "./ports.js";
 
@@ -43,11 +43,15 @@ export class AuditWriter {
   }
 
   /**
-   * Commits what is queued without waiting for the disk: the caller is about to make a synced
-   * write (a turn's commit), whose fsync covers these rows too.
+   * Hands what is queued to a turn's commit, which writes it in its own transaction, in this order
+   * (and on its own if the turn's rows cannot be written: EngineStore.commitTurn).
    */
-  beforeCommit(): void {
-    void this.write(false);
+  takeForCommit(): AuditEntry[] {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.queue;
+    this.queue = [];
+    return batch;
   }
 
   /** Writes what is queued and resolves once it is durable. */

@@ -90,6 +90,12 @@ export interface TurnCommit {
   events: EventRecord[];
   /** New session title (first user message) when it had none. */
   title?: string;
+  /**
+   * Audit entries (any session's, in order) written in the turn's transaction; when the turn's
+   * rows cannot be written they are written on their own before the commit fails: the tool calls
+   * they record did run.
+   */
+  audit?: AuditEntry[];
 }
 
 /** One step of a tool call for the hash-chained audit trail. */

@@ -94,6 +94,7 @@ export class MemoryStore implements EngineStore {
   async commitTurn(turn: TurnCommit): Promise<void> {
     const list = this.messages.get(turn.session.id);
     if (!list) throw new Error(`session ${turn.session.id} does not exist`);
+    this.audit.push(...(turn.audit ?? []).map((e) => ({ ...e })));
     list.push({ id: turn.user.id, sessionId: turn.session.id, role: "user", content: turn.user.content, createdAt: turn.user.createdAt, toolCalls: [], seq: list.length + 1 });
     if (turn.assistant) {
       list.push({

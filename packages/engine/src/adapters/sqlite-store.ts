@@ -82,6 +82,10 @@ function approvalRow(approval: string, at: number): NewToolCall["approval"] {
   }
 }
 
+function auditRow(e: AuditEntry): { kind: string; sessionId: string; actor: string; callId: string; payload: Record<string, unknown>; ts: number } {
+  return { kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts };
+}
+
 /** Sessions whose context is kept in memory (least recently used ones are dropped). */
 export const CONTEXT_CACHE_SESSIONS = 256;
 
@@ -157,7 +161,7 @@ class SqliteStore implements EngineStore {
 
   async appendAudit(entries: AuditEntry[], opts: { sync?: boolean } = {}): Promise<void> {
     if (entries.length === 0) return;
-    this.store.appendAudits(entries.map((e) => ({ kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts })));
+    this.store.appendAudits(entries.map(auditRow));
     if (opts.sync !== false) await this.store.sync();
   }
 
@@ -199,25 +203,40 @@ class SqliteStore implements EngineStore {
       messages.push({ id: t.assistant.id, role: "assistant", content: t.assistant.content, createdAt: t.assistant.createdAt, usage: t.assistant.usage, parentId: t.user.id });
     }
     const owner = t.assistant?.id ?? t.user.id;
-    const committed = this.store.commitTurn(sid, {
-      messages,
-      toolCalls: t.toolCalls.map((c) => ({
-        callId: c.callId,
-        messageId: owner,
-        toolName: c.toolName,
-        argumentsJson: c.argumentsJson,
-        ...(c.verdict ? { verdict: { ...c.verdict, decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate" } } : {}),
-        ...(c.approval ? { approval: approvalRow(c.approval, c.startedAt + c.durationMs) } : {}),
-        result: c.result,
-        isError: c.isError,
-        durationMs: c.durationMs,
-        artifacts: c.artifacts,
-        createdAt: c.startedAt,
-        completedAt: c.startedAt + c.durationMs,
-      })),
-      events: t.events.map((e) => ({ messageId: e.messageId, type: e.type, payload: e.payloadJson, createdAt: e.timestamp })),
-      ...(t.title ? { autoTitle: { title: t.title, source: "first_message" as const } } : {}),
-    });
+    const audit = (t.audit ?? []).map(auditRow);
+    let committed: ReturnType<Store["commitTurn"]>;
+    try {
+      committed = this.store.commitTurn(sid, {
+        messages,
+        toolCalls: t.toolCalls.map((c) => ({
+          callId: c.callId,
+          messageId: owner,
+          toolName: c.toolName,
+          argumentsJson: c.argumentsJson,
+          ...(c.verdict ? { verdict: { ...c.verdict, decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate" } } : {}),
+          ...(c.approval ? { approval: approvalRow(c.approval, c.startedAt + c.durationMs) } : {}),
+          result: c.result,
+          isError: c.isError,
+          durationMs: c.durationMs,
+          artifacts: c.artifacts,
+          createdAt: c.startedAt,
+          completedAt: c.startedAt + c.durationMs,
+        })),
+        events: t.events.map((e) => ({ messageId: e.messageId, type: e.type, payload: e.payloadJson, createdAt: e.timestamp })),
+        ...(t.title ? { autoTitle: { title: t.title, source: "first_message" as const } } : {}),
+        ...(audit.length > 0 ? { audit } : {}),
+      });
+    } catch (err) {
+      if (audit.length === 0) throw err;
+      // The turn's rows were rolled back with its audit entries; the calls those record did run.
+      try {
+        this.store.appendAudits(audit);
+      } catch (auditErr) {
+        throw new Error(`${(err as Error).message}; its ${String(audit.length)} audit entries could not be written either: ${(auditErr as Error).message}`, { cause: err });
+      }
+      await this.store.sync();
+      throw err;
+    }
     this.contexts.get(sid)?.push(...committed.messages.map(message));
     // Durable against a power cut before the caller announces the turn (RESPONSE_COMPLETE).
     await this.store.sync();

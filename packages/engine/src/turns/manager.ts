@@ -310,7 +310,7 @@ export class TurnManager {
       if (session.mode === "otr") {
         this.sessions.appendOtr(session.id, otrMessages(session, user, assistant, turn));
       } else {
-        env.audit?.beforeCommit(); // the commit's fsync carries the turn's queued audit entries
+        const audit = env.audit?.takeForCommit() ?? []; // one transaction and one fsync for the turn and its audit entries
         await env.store.commitTurn({
           session: { ...session, updatedAt: now, usage, ...(title ? { title } : {}) },
           status: end.kind === "complete" ? "completed" : end.kind === "error" ? "error" : "cancelled",
@@ -319,6 +319,7 @@ export class TurnManager {
           toolCalls: turn.toolCalls,
           events: turn.events,
           ...(title ? { title } : {}),
+          ...(audit.length > 0 ? { audit } : {}),
         });
       }
       if (title) session.title = title;
