@@ -252,6 +252,7 @@ export class CapabilityHost {
     }
     const c = runtime.config;
     const call = runtime.beginCall(opts.sessionId);
+    const exitOf = runtime.exitWatch();
     try {
       const result = await invokeTool(
         {
@@ -270,6 +271,12 @@ export class CapabilityHost {
         args,
         { ...opts, signal: opts.signal ? AbortSignal.any([opts.signal, call.signal]) : call.signal },
       );
+      if (result.error?.code === "transport") {
+        const how = await exitOf(1000);
+        if (!how) return result;
+        const message = `${result.error.message}: ${how}`;
+        return { ...result, content: message, error: { ...result.error, message } };
+      }
       if (result.error?.code !== "timeout") return result;
       // A call past its deadline may leave the process stuck (a runaway loop): it is killed and restarted.
       const killed = runtime.kill(`did not finish ${entry.fullName} within its deadline`);

@@ -14,6 +14,7 @@ import { addressCredentials, describeChannel } from "./launch/channel.js";
 import { dockerRunArgs, requireDocker, run } from "./launch/docker.js";
 import { listenerOwner } from "./launch/listener.js";
 import { CapabilityProcess, describeExit, freePort } from "./launch/process.js";
+import type { ExitInfo } from "./launch/process.js";
 import { loadManifest } from "./manifest/load.js";
 import type { Manifest } from "./manifest/types.js";
 import { configuredWorkspace, describeSandbox, effectiveNetwork, hostFilter, planSandbox } from "./launch/sandbox.js";
@@ -165,6 +166,23 @@ export class CapabilityRuntime {
     if (this.launchMode !== "command") return undefined;
     if (this.state === "starting") return "starting";
     return (this.state === "ready" || this.state === "not_ready") && this.pid !== undefined ? "started" : "stopped";
+  }
+
+  /**
+   * For a call that failed in transport: a function saying how the process serving it ended, if
+   * it ends within `waitMs` (a process killed mid-call drops the connection first), e.g. by the
+   * memory cgroup at its limit. Take it before the call: the process may be restarted after.
+   */
+  exitWatch(): (waitMs: number) => Promise<string | undefined> {
+    const proc = this.process;
+    const sandbox = this.sandboxed;
+    return async (waitMs) => {
+      if (!proc) return undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const info = await Promise.race([proc.exited, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), waitMs)))]);
+      clearTimeout(timer);
+      return info ? `its process was ${describeEnd(info, sandbox)}` : undefined;
+    };
   }
 
   status(): CapabilityStatus {
@@ -378,7 +396,7 @@ export class CapabilityRuntime {
       const sandboxed = plan ? this.sandboxed : undefined;
       void proc.exited.then(async (info) => {
         await sandboxed?.close();
-        await this.onExit(proc, describeExit(info));
+        await this.onExit(proc, describeEnd(info, sandboxed));
       });
       return located;
     }
@@ -565,4 +583,15 @@ export class CapabilityRuntime {
     await this.sandboxed?.close();
     if (this.container) await run(this.opts.docker, ["rm", "--force", this.container]);
   }
+}
+
+/**
+ * How a capability process ended. bubblewrap reports a sandboxed process killed by a signal as
+ * exit code 128 + signal; a SIGKILL under a memory cgroup is what the cgroup does at its limit.
+ */
+function describeEnd(info: ExitInfo, sandbox: PreparedSandbox | undefined): string {
+  const killed = info.signal === "SIGKILL" || (sandbox !== undefined && info.code === 137);
+  if (!killed) return describeExit(info);
+  const memory = sandbox?.applied.find((a) => a.limit === "memoryMb" && a.by === "cgroup");
+  return memory ? `killed by SIGKILL (what its memory cgroup does when it goes over its ${memory.value} MiB limit, max_memory_mb)` : "killed by SIGKILL";
 }
