@@ -28,13 +28,14 @@ beforeAll(() => {
     `import { prepareSandbox } from ${JSON.stringify(dist)};
 import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-const [memoryMb, mb, pids] = process.argv.slice(2).map(Number);
+const [memoryMb, mb, pids] = process.argv.slice(2, 5).map(Number);
+const shell = process.argv[5];
 const code = "try { const k = []; for (let i = 0; i < " + mb + "; i += 8) k.push(Buffer.alloc(8 << 20, 1)); console.log('allocated') } catch (e) { console.log('refused: ' + e.message) }";
 const sandbox = await prepareSandbox({
   spec: { filesystem: "none", network: "none", home: "/nonexistent" },
   resources: { memoryMb, pids },
   runDir: mkdtempSync("/tmp/pal-lim-"),
-  command: [process.execPath, "-e", code],
+  command: shell ? ["/bin/sh", "-c", shell] : [process.execPath, "-e", code],
   env: { PATH: "/usr/bin:/bin" },
 });
 const r = spawnSync(sandbox.argv[0], sandbox.argv.slice(1), { env: sandbox.env, encoding: "utf8", timeout: 30000 });
@@ -48,8 +49,8 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function asNobody(memoryMb: number, allocateMb: number, pids = 64): { applied: AppliedLimit[]; out: string; status: number | null } {
-  const r = spawnSync(runuser ?? "runuser", ["-u", "nobody", "--", process.execPath, script, String(memoryMb), String(allocateMb), String(pids)], {
+function asNobody(memoryMb: number, allocateMb: number, pids = 64, shell?: string): { applied: AppliedLimit[]; out: string; status: number | null } {
+  const r = spawnSync(runuser ?? "runuser", ["-u", "nobody", "--", process.execPath, script, String(memoryMb), String(allocateMb), String(pids), ...(shell ? [shell] : [])], {
     encoding: "utf8",
     timeout: 60_000,
     cwd: "/",
@@ -76,8 +77,16 @@ describe.skipIf(!probe.available || !canSwitch)("limits without a writable cgrou
     expect(within.out).toContain("allocated");
   });
 
-  it("pids: RLIMIT_NPROC in the sandbox's own user namespace", () => {
-    const r = asNobody(256, 8, 40);
+  it("pids: RLIMIT_NPROC in the sandbox's own user namespace stops the 41st process", () => {
+    const r = asNobody(256, 8, 40, "n=0; while [ $n -lt 80 ]; do sleep 3 & n=$((n+1)); done 2>&1 | tail -1; echo end");
     expect(r.applied.find((a) => a.limit === "pids")).toMatchObject({ by: "rlimit", mechanism: "RLIMIT_NPROC" });
+    expect(r.out).toMatch(/Cannot fork|Resource temporarily unavailable/);
+    expect(r.out).toContain("end");
+  });
+
+  it("pids: without the limit the same 80 processes start (the limit, not the sandbox, stopped them)", () => {
+    const r = asNobody(256, 8, 200, "n=0; while [ $n -lt 80 ]; do sleep 3 & n=$((n+1)); done 2>&1 | tail -1; echo end");
+    expect(r.out).not.toMatch(/Cannot fork|Resource temporarily unavailable/);
+    expect(r.out).toContain("end");
   });
 });
