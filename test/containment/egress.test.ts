@@ -282,3 +282,37 @@ describe.skipIf(!probe.available)("http and mail with an explicit loopback allow
     expect(sink.subjects).toEqual(["hello through the tunnel"]);
   });
 });
+
+describe.skipIf(!probe.available)("mail pinned to one SMTP server (networkMode: allowlist)", () => {
+  let h: Containment;
+  let sink: Awaited<ReturnType<typeof smtpSink>>;
+
+  beforeAll(async () => {
+    sink = await smtpSink();
+    h = await startContainment({
+      policy: "shield-off",
+      groups: ["mail"],
+      capabilities: [
+        "  - { id: http, enabled: false }",
+        "  - { id: documents, enabled: false }",
+        // The SMTP host it is configured with is not the one its allowlist names, although both
+        // lead to the same server and loopback is allowed here.
+        `  - { id: mail, networkMode: allowlist, allowHosts: ["smtp.allowed.example:${sink.port}"], credentials: { SMTP_HOST: localhost, SMTP_PORT: "${sink.port}", SMTP_FROM: bot@palisade.test } }`,
+      ],
+      extraConfig: ["sandbox:", "  allow_addresses: [127.0.0.1]"],
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await h?.close();
+    await sink?.close();
+  });
+
+  it("an SMTP host outside the allowlist is never connected to, nor resolved", async () => {
+    const out = ran(await h.turn([mail("to a host not allowed")]));
+    expect(out).toMatch(/the sandbox's egress proxy refused the connection/);
+    expect(sink.hits).toEqual([]);
+    const refused = h.logs.filter((l) => l.includes("egress refused for mail"));
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatch(/CONNECT localhost:\d+: localhost:\d+ is not in this capability's network allowlist/);
+  });
+});
