@@ -2,7 +2,7 @@
 // as a user without a delegated cgroup would. Memory falls back to RLIMIT_DATA (with Node's
 // start-up reservation added), processes to RLIMIT_NPROC in the sandbox's own user namespace.
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +10,7 @@ import { NODE_DATA_RESERVE_MB, which } from "@palisade/sandbox";
 import type { AppliedLimit } from "@palisade/sandbox";
 import { probe } from "./helpers.js";
 
-const runuser = which("runuser");
+const runuser = which("runuser") ?? ["/usr/sbin/runuser", "/sbin/runuser"].find((f) => existsSync(f));
 const canSwitch = process.getuid?.() === 0 && runuser !== undefined;
 const dist = fileURLToPath(new URL("../dist/index.js", import.meta.url));
 
