@@ -1,7 +1,7 @@
 // startEngine: config → store, Shield, capabilities → gRPC server (three services) → Agent.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { RpcServer, unixSocketPath } from "@palisade/protocol";
+import { RpcServer, normalizeAddress, unixSocketPath } from "@palisade/protocol";
 import { AgentService, ClientService, SubAgentService } from "@palisade/protocol/pipeline";
 import type { EngineDirective, PipelineEvent } from "@palisade/protocol/pipeline";
 import { AgentLink, safeEqual } from "./agent/link.js";
@@ -37,6 +37,8 @@ import type { TurnEnv } from "./turns/env.js";
 import { TurnManager } from "./turns/manager.js";
 import { ArgumentValidator } from "./turns/validate.js";
 import { defaultParts } from "./adapters/defaults.js";
+import type { Parts } from "./adapters/defaults.js";
+import { agentLauncher } from "./adapters/agent.js";
 // history (issue 9): audit trail, automatic titles, retention
 import { AuditWriter } from "./audit.js";
 import { Retention } from "./retention.js";
@@ -143,21 +145,12 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const setup = setupOf(config, { configFile, dataDir, demo: options.demo ?? false });
   // A config given in code (tests) has no file whose edits would matter.
   const configFromFile = options.config === undefined || options.config.source !== undefined;
-  // Tool sandboxes: whether bubblewrap can run here decides how capabilities start (and is said).
-  const sandboxProbe = await sandboxProbing;
-  log(toolSandboxLine(sandboxProbe, config.sandbox.required));
-  const egress: EgressHook = {};
-  const parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, auditKeyFile, sandboxProbe, egress, ...pick(options) });
-  const { store, shield } = parts;
-  // sub-agents (issue 8): the manager adds the `agents` tool group to the host the pipeline uses.
-  const subAgents = new SubAgentManager({
-    runs: options.store ? new MemoryRunStore() : new SqliteRunStore(join(dataDir, DATABASE_FILE)),
-    launcher: options.subAgents?.launcher ?? defaultSubAgentLauncher(),
-    limits: { ...config.limits.subAgents, ...options.subAgents?.limits },
-  });
-  const host = subAgents.wrapHost(parts.host);
-  const bus = new EventBus();
-  const approvals = new ApprovalBroker(() => config.limits.approvalTimeoutMs);
+  const address = options.listen ?? config.listen.tcp ?? config.listen.unix ?? defaultSocketAddress(dataDir);
+  const socket = unixSocketPath(address);
+  // The private runtime directory (0700, mkdtemp): the model gateway's socket lives there.
+  const runtimeDir = await mkdtemp(join(tmpdir(), "palisade-engine-"));
+  const gatewaySocket = join(runtimeDir, "model-gateway.sock");
+  let boundAddress = "";
   const external = options.agent && "external" in options.agent ? options.agent.external : undefined;
   let supervisor: AgentSupervisor | undefined;
   // The credential of the live Agent at the model gateway: its spawn token.
@@ -188,6 +181,53 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     log,
   });
   if (external) link.expect(external.token);
+  // The Agent starts now, beside the Engine's own start (store, Shield, capability catalog): it
+  // loads its code, then waits on its stdin for its spawn token, which it gets once the Engine
+  // listens. Only where the address is known before listening (a unix socket, the default).
+  const agentLaunch = pick(options).launcher ?? agentLauncher();
+  let releaseAgent!: () => void;
+  const agentReleased = new Promise<void>((resolve) => (releaseAgent = resolve));
+  const newSupervisor = (): AgentSupervisor =>
+    new AgentSupervisor({
+      link,
+      launcher: (req) => {
+        agentCredential = req.token;
+        return agentLaunch(req);
+      },
+      request: () => ({ engineAddress: boundAddress || normalizeAddress(address), modelGateway: gatewaySocket, agentId: config.agent.name, model: config.model }),
+      budget: config.limits.agentRestartBudget,
+      windowMs: config.limits.agentRestartWindowMs,
+      readyTimeoutMs: config.limits.agentReadyTimeoutMs,
+      log,
+    });
+  if (!external && socket) {
+    // The default launcher wraps the Agent in a network namespace: its probe (started above) decides how.
+    if (!pick(options).launcher) await probeNetworkNamespace();
+    supervisor = newSupervisor();
+    await supervisor.start(agentReleased);
+  }
+  // Tool sandboxes: whether bubblewrap can run here decides how capabilities start (and is said).
+  const sandboxProbe = await sandboxProbing;
+  log(toolSandboxLine(sandboxProbe, config.sandbox.required));
+  const egress: EgressHook = {};
+  let parts: Parts;
+  try {
+    parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, auditKeyFile, sandboxProbe, egress, ...pick(options), launcher: agentLaunch });
+  } catch (err) {
+    await supervisor?.stop(500);
+    await rm(runtimeDir, { recursive: true, force: true });
+    throw err;
+  }
+  const { store, shield } = parts;
+  // sub-agents (issue 8): the manager adds the `agents` tool group to the host the pipeline uses.
+  const subAgents = new SubAgentManager({
+    runs: options.store ? new MemoryRunStore() : new SqliteRunStore(join(dataDir, DATABASE_FILE)),
+    launcher: options.subAgents?.launcher ?? defaultSubAgentLauncher(),
+    limits: { ...config.limits.subAgents, ...options.subAgents?.limits },
+  });
+  const host = subAgents.wrapHost(parts.host);
+  const bus = new EventBus();
+  const approvals = new ApprovalBroker(() => config.limits.approvalTimeoutMs);
 
   const audit = new AuditWriter(store, log);
   // Titles yield to running turns (`turns` is assigned below, before any turn can start).
@@ -223,8 +263,6 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     },
   });
   // sub-agents (issue 8): their tool calls run through turnEnv's pipeline, in the turn that spawned them.
-  // The private runtime directory (0700, mkdtemp): the model gateway's socket lives there.
-  const runtimeDir = await mkdtemp(join(tmpdir(), "palisade-engine-"));
   const gateway = new ModelGateway({
     authorize: (credential): GatewayPrincipal | undefined => {
       if (agentCredential !== undefined && safeEqual(credential, agentCredential)) return { kind: "agent" };
@@ -239,12 +277,10 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     ...(options.gateway?.replay ? { replay: await ExchangeReplay.load(options.gateway.replay) } : {}),
     log,
   });
-  await gateway.listen(join(runtimeDir, "model-gateway.sock"));
+  await gateway.listen(gatewaySocket);
   subAgents.attach({ env: turnEnv, currentTurn: (id) => turns.activeTurns.find((t) => t.session.id === id && t.state === "running") }, () => boundAddress, () => gateway.path);
   const startedAt = Date.now();
 
-  const address = options.listen ?? config.listen.tcp ?? config.listen.unix ?? defaultSocketAddress(dataDir);
-  const socket = unixSocketPath(address);
   const bearerToken = await ensureToken(dataDir);
   if (socket) await checkSocketDir(socket);
   const refusals = refusalLog(log);
@@ -319,10 +355,10 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     .add(SubAgentService, subAgentServiceImpl(subAgents), { authorize: (md) => subAgents.authorize(bearerOf(md)), maxMessageBytes: SUBAGENT_MAX_MESSAGE_BYTES }); // sub-agents (issue 8)
 
   if (socket) await rm(socket, { force: true }); // stale socket of a dead Engine (checked above)
-  let boundAddress: string;
   try {
     boundAddress = await server.listen(address);
   } catch (err) {
+    await supervisor?.stop(500);
     await gateway.close();
     await rm(runtimeDir, { recursive: true, force: true });
     await host.close().catch(() => undefined);
@@ -351,19 +387,9 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   });
   bus.onEvent((ev) => sweeper.touch(ev.sessionId));
   sweeper.start();
-  if (!external) {
-    supervisor = new AgentSupervisor({
-      link,
-      launcher: (req) => {
-        agentCredential = req.token;
-        return parts.launcher(req);
-      },
-      request: () => ({ engineAddress: boundAddress, modelGateway: gateway.path, agentId: config.agent.name, model: config.model }),
-      budget: config.limits.agentRestartBudget,
-      windowMs: config.limits.agentRestartWindowMs,
-      readyTimeoutMs: config.limits.agentReadyTimeoutMs,
-      log,
-    });
+  releaseAgent();
+  if (!external && !supervisor) {
+    supervisor = newSupervisor();
     await supervisor.start();
   }
   if (options.writeDiscovery !== false) {

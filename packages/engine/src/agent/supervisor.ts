@@ -30,6 +30,7 @@ export class AgentSupervisor {
   private stopping = false;
   private readyTimer: NodeJS.Timeout | undefined;
   private exitWaiters = new Set<() => void>();
+  private release: Promise<void> | undefined;
   /** How the current (or last) Agent process was launched: its command, flags and environment. */
   launch: AgentLaunch | undefined;
   state: SupervisorState = "stopped";
@@ -42,9 +43,15 @@ export class AgentSupervisor {
     return this.child?.pid;
   }
 
-  async start(): Promise<void> {
+  /**
+   * Spawns the Agent. With `release`, early: the process starts now and gets its token (so it can
+   * connect) when `release` resolves; the Engine starts it before its own slow steps and releases
+   * it once it listens.
+   */
+  async start(release?: Promise<void>): Promise<void> {
     this.stopping = false;
     this.state = "starting";
+    this.release = release;
     await this.spawnOnce();
   }
 
@@ -79,7 +86,7 @@ export class AgentSupervisor {
     const token = randomBytes(32).toString("base64url");
     const launch = await this.options.launcher({ ...this.options.request(), token });
     this.launch = launch;
-    const child = spawnWithSecret(launch, token);
+    const child = spawnWithSecret(launch, token, "pipe", this.release);
     // Same tick as the spawn: the child cannot have connected yet.
     this.options.link.expect(token, child.pid);
     this.child = child;
