@@ -98,7 +98,7 @@ describe.skipIf(!hasTmux || !built)("the Engine's lifecycle in a terminal (tmux,
     } catch {
       // already gone
     }
-    for (const d of ["d-env", "d-bad", "d-setup"]) await sh(`${palisade} --data-dir ${join(dir, d)} engine stop`, { HOME: dir });
+    for (const d of ["d-env", "d-bad", "d-setup", "d-interrupt"]) await sh(`${palisade} --data-dir ${join(dir, d)} engine stop`, { HOME: dir });
     for (const p of processesMentioning(dir)) process.kill(p.pid, "SIGKILL");
     await model?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -179,4 +179,17 @@ describe.skipIf(!hasTmux || !built)("the Engine's lifecycle in a terminal (tmux,
     // Not even a stale socket or token use: the log says it stopped.
     expect(readFileSync(join(data, "engine.log"), "utf8")).toMatch(/ stopped\n/);
   }, 150_000);
+  it("Ctrl+C while the Engine starts (before any screen) stops the Engine it spawned", async () => {
+    const data = join(dir, "d-interrupt");
+    await clearPane();
+    shell(`${palisade} --data-dir ${data} --config ${config} chat; echo CHAT-EXITED rc=$?`);
+    const starting = await waitForPane(/starting the Engine… \(pid \d+/, 30_000);
+    const pid = Number(/starting the Engine… \(pid (\d+)/.exec(starting)?.[1]);
+    keys("C-c");
+    const p = await waitForPane("CHAT-EXITED rc=130", 60_000);
+    expect(p).toContain(`cancelled while waiting for the Engine to start; stopped it (pid ${pid})`);
+    expect(existsSync(`/proc/${pid}`)).toBe(false);
+    expect(processesMentioning(data)).toEqual([]);
+    expect(existsSync(join(data, "engine.json"))).toBe(false);
+  }, 120_000);
 });

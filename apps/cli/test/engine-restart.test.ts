@@ -86,6 +86,11 @@ describe.skipIf(!built)("palisade engine restart and a changed setup", () => {
     expect(other.out).toContain("answer from model=model-one");
     for (const key of [KEY_ONE, KEY_TWO]) expect(readFileSync(join(data, "engine.json"), "utf8")).not.toContain(key);
 
+    // `engine start` with one already running says the same instead of starting another.
+    const start = await sh(`${p} engine start`, join(root, "w"), env("model-two", KEY_TWO));
+    expect(start.out).toContain("The Engine is already running");
+    expect(start.err).toContain("  model: model-one → model-two");
+
     const sessions = await sh(`${p} sessions list`, join(root, "w"), { HOME: root, PALISADE_MODEL: "model-two" });
     expect(sessions.err).toContain("  model: model-one → model-two");
     expect(sessions.err).toContain("  API key: a key → (none)");

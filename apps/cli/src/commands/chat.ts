@@ -62,7 +62,7 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   } catch (err) {
     if (interrupted.signal.aborted) {
       println(ctx.io.stderr, err instanceof CliError ? err.message : String(err));
-      return 130;
+      return ExitCode.INTERRUPTED;
     }
     reason = err instanceof CliError ? err.message : String(err);
   } finally {

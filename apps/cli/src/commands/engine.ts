@@ -16,6 +16,8 @@ export async function engineStart(ctx: CommandContext): Promise<number> {
   const running = await findEngine(paths);
   if (running) {
     println(ctx.io.stdout, `The Engine is already running (pid ${running.info.pid}, ${running.address}).`);
+    const drift = await setupDrift(paths, ctx.io.env, running.info);
+    if (drift) for (const line of driftLines(drift, hintCommand(ctx, "engine restart"))) println(ctx.io.stderr, line);
     return ExitCode.OK;
   }
   const conn = await connectToEngine(paths, { ...startOptions(ctx), engineArgs: flag(ctx, "demo") ? ["--demo"] : [] });
