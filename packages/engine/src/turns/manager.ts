@@ -84,6 +84,8 @@ export class TurnManager {
       ? await this.sessions.get(req.sessionId)
       : await this.sessions.create({ mode: req.mode, workspace: req.workspace, model: req.model });
     if (!session) throw new RpcError(Code.NOT_FOUND, `session ${req.sessionId} does not exist: omit session_id to start one, or use CreateSession`);
+    // A model asked for with the message (the chat's /model) is used for it, also in a stored session.
+    if (req.model) session.model = req.model;
     if (req.clientMessageId) {
       const prior = this.recent.get(`${session.id}/${req.clientMessageId}`);
       if (prior) return { turn: prior, events: this.follow(prior) };
