@@ -1,6 +1,7 @@
 import { toJson } from "@bufbuild/protobuf";
 import { PipelineEventSchema, PipelineEventType } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
+import type { ApprovalNeeded } from "@palisade/protocol/types";
 import { ApprovalDecision, SessionMode, VerdictDecision } from "@palisade/protocol/types";
 import { randomUUID } from "node:crypto";
 import { CliError, ExitCode } from "../cli/errors.js";
@@ -95,6 +96,19 @@ function jsonPrinter(io: CliIo): Printer {
   };
 }
 
+/** What a terminal approval shows: the call, a file write's diff (cut with a count), why, and what `a` covers. */
+export function approvalPrompt(a: Pick<ApprovalNeeded, "toolName" | "argumentsJson" | "reason" | "preview" | "grantScope">, maxDiffLines = 20): string {
+  const lines = [`? ${a.toolName} ${keyArgs(a.argumentsJson, 200)}`];
+  if (a.preview) {
+    const diff = a.preview.split("\n");
+    lines.push(...diff.slice(0, maxDiffLines).map((l) => `  ${l}`));
+    if (diff.length > maxDiffLines) lines.push(`  … ${diff.length - maxDiffLines} more lines`);
+  }
+  lines.push(`  the Shield asks because: ${a.reason || "policy"}`);
+  lines.push(`  [a] covers, for the rest of this session: ${a.grantScope || `${a.toolName} with exactly these arguments`}`);
+  return lines.join("\n");
+}
+
 async function askApproval(io: CliIo, text: string, signal: AbortSignal): Promise<ApprovalDecision> {
   io.stderr.write(`${text}\n  allow? [y] once · [a] for this session · [n] deny: `);
   const answers: Record<string, [ApprovalDecision, string]> = {
@@ -169,7 +183,7 @@ export async function runTurn(
           reason = `approved by --approve ${glob}`;
           out.note(`approved ${a.toolName} (--approve ${glob}); the Shield asked because: ${a.reason || "policy"}`);
         } else if (options.interactive) {
-          decision = await askApproval(io, `? ${a.toolName} ${keyArgs(a.argumentsJson, 200)}\n  the Shield asks because: ${a.reason || "policy"}`, abort.signal);
+          decision = await askApproval(io, approvalPrompt(a), abort.signal);
         } else {
           decision = ApprovalDecision.UNATTENDED;
           reason = "no terminal";
