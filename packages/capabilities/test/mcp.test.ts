@@ -170,6 +170,28 @@ describe("health: a server that stops answering", () => {
   });
 });
 
+describe("lifecycle: a stdio server without calls", () => {
+  it("is stopped after idleStopMs (its processes gone, its tools still listed) and started again by the next call", async () => {
+    const record = join(tempDir(), "rec");
+    const { host } = await startHost([everythingConfig("idle")], { mcpWrap: recordingWrapper("idle", record), idleStopMs: 1500, startupTimeoutMs: 20_000 });
+    try {
+      expect(host.status()[0]).toMatchObject({ state: "ready", process: "started" });
+      const tools = host.catalog().length;
+      expect((await host.invoke("idle__echo", { message: "one" }, owner)).content).toBe("Echo: one");
+      const [wrapper, server] = recordedPids(record)[0]!;
+      await until(() => host.status()[0]?.state === "stopped", "an idle stop", 20_000);
+      await until(() => !alive(wrapper) && !alive(server), "its processes gone", 10_000);
+      expect(host.status()[0]).toMatchObject({ process: "stopped", restarts: 0 });
+      expect(host.catalog()).toHaveLength(tools);
+      expect((await host.invoke("idle__echo", { message: "two" }, owner)).content).toBe("Echo: two");
+      expect(recordedPids(record)).toHaveLength(2);
+      expect(host.status()[0]).toMatchObject({ state: "ready", process: "started", restarts: 0 });
+    } finally {
+      await host.stop();
+    }
+  });
+});
+
 describe("MCP server configuration errors", () => {
   it("fails with how to set a missing secret, and never starts the server", async () => {
     const record = join(tempDir(), "rec");
