@@ -82,6 +82,18 @@ describe("the chat against a ClientService over real gRPC", () => {
     expect(frame()).not.toContain("Approval needed");
   });
 
+  it("r denies with a typed reason, sent with the answer", async () => {
+    await type("approve this");
+    await type("\r");
+    await until(() => frame().includes("Approval needed"), frame);
+    await type("r");
+    await type("use the staging copy");
+    await until(() => frame().includes("why deny? use the staging copy"), frame);
+    await type("\r");
+    await until(() => fake.engine.approvalAnswers.length === 1, () => JSON.stringify(fake.engine.approvalAnswers));
+    expect(fake.engine.approvalAnswers[0]).toEqual({ approvalId: "ap-1", decision: ApprovalDecision.DENY, reason: "use the staging copy" });
+  });
+
   it("n denies and the model is told", async () => {
     await type("approve this");
     await type("\r");

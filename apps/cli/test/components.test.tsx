@@ -165,7 +165,7 @@ describe("ApprovalDialog", () => {
     expect(out).toContain("deleting files needs your approval");
     expect(out).toContain("destructive.rm");
     expect(out).toContain("denied automatically in 42s");
-    expect(out).toContain("y allow once · n deny");
+    expect(out).toContain("y allow once · n deny · r deny with a reason");
     expect(out).toContain("2 more waiting");
     // what `a` covers comes from the Engine's Shield, word for word
     expect(out).toContain("a allow for the rest of this session: shell__exec: commands rm; paths under build/");
@@ -182,6 +182,12 @@ describe("ApprovalDialog", () => {
     expect(out).not.toContain("+new line 11");
     expect(out).toContain("… 19 more lines");
     expect(out).toContain("a allow for the rest of this session: files__write_file: paths under ./");
+  });
+
+  it("while a deny reason is typed, shows it and the keys", () => {
+    const out = frame(<ApprovalDialog approval={approval} denyReason="not on main" queued={0} now={T0} width={100} />);
+    expect(out).toContain("why deny? not on main");
+    expect(out).toContain("Enter deny (the model is told why) · Esc back");
   });
 
   it("counts down", () => {

@@ -147,6 +147,27 @@ describe("approvals", () => {
     expect([...state.committed, ...state.live].filter((x) => x.kind === "tool" && x.callId === "c1")).toHaveLength(1);
   });
 
+  it("r denies with a typed reason (sent to the Engine for the model); Esc goes back to the choice", () => {
+    const { s } = pending();
+    let r = run(s, [key("r"), ...type("not on main"), key("", { backspace: true }), ...type("n")]);
+    expect(r.effects).toEqual([]);
+    expect(r.state.denyReason).toBe("not on main");
+    expect(r.state.approvals).toHaveLength(2);
+    r = run(r.state, [enter]);
+    expect(r.effects).toEqual([{ type: "resolveApproval", approvalId: "ap1", sessionId: "s-1", choice: "deny", reason: "not on main" }]);
+    expect(r.state.denyReason).toBeUndefined();
+    expect(r.state.editor.text).toBe("");
+    // the next one: r, then Esc, then y
+    r = run(r.state, [key("r"), ...type("x"), esc, key("y")]);
+    expect(r.effects).toEqual([{ type: "resolveApproval", approvalId: "ap2", sessionId: "s-1", choice: "allow_once" }]);
+  });
+
+  it("a reason and Enter arriving in one chunk deny with that reason", () => {
+    const { s } = pending();
+    const r = run(s, [key("r"), key("too risky\r")]);
+    expect(r.effects).toEqual([{ type: "resolveApproval", approvalId: "ap1", sessionId: "s-1", choice: "deny", reason: "too risky" }]);
+  });
+
   it("other keys do not type into the input while an approval is shown", () => {
     const { s } = pending();
     const { state, effects } = run(s, [key("x")]);

@@ -74,7 +74,7 @@ export function ChatView({ state }: { state: ChatState }) {
         {!fullScreen ? state.live.map((e) => <EntryView key={e.id} entry={e} width={state.columns} />) : null}
         {!fullScreen ? <SubAgentStrip state={state} /> : null}
         <OverlayView state={state} />
-        {approval && !state.overlay ? <ApprovalDialog approval={approval} queued={state.approvals.length - 1} now={state.now} width={Math.min(state.columns, 110)} /> : null}
+        {approval && !state.overlay ? <ApprovalDialog approval={approval} denyReason={state.denyReason} queued={state.approvals.length - 1} now={state.now} width={Math.min(state.columns, 110)} /> : null}
         {state.engineNotice && !fullScreen ? <EngineNotice lines={state.engineNotice} width={state.columns} /> : null}
         {state.banner ? <Banner banner={state.banner} width={state.columns} /> : null}
         {!fullScreen ? <InputBox editor={state.editor} active={!approval && !state.overlay} width={state.columns} /> : null}

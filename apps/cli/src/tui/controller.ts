@@ -221,7 +221,7 @@ export class ChatController {
           return;
         }
         case "resolveApproval": {
-          const ack = await client.resolveApproval({ approvalId: e.approvalId, decision: CHOICE[e.choice], sessionId: e.sessionId }, { timeoutMs: 5000 });
+          const ack = await client.resolveApproval({ approvalId: e.approvalId, decision: CHOICE[e.choice], sessionId: e.sessionId, reason: e.reason ?? "" }, { timeoutMs: 5000 });
           if (!ack.accepted) this.dispatch({ type: "failed", what: "approval", message: ack.message || "the Engine did not accept the answer (already decided or timed out)" });
           return;
         }

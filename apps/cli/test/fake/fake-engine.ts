@@ -43,7 +43,7 @@ export class FakeEngine {
   readonly searches: string[] = [];
   /** What ListSubAgents answers (a test sets how its background sub-agents ended). */
   subAgents: SubAgentEvent[] = [];
-  readonly approvalAnswers: { approvalId: string; decision: ApprovalDecision }[] = [];
+  readonly approvalAnswers: { approvalId: string; decision: ApprovalDecision; reason?: string }[] = [];
   private readonly waiting = new Map<string, (d: ApprovalDecision) => void>();
   private readonly turns = new Map<string, AbortController>();
   private n = 0;
@@ -81,7 +81,7 @@ export class FakeEngine {
     return {
       sendMessage: (req, ctx) => engine.turn(req, ctx.signal),
       async resolveApproval(req) {
-        engine.approvalAnswers.push({ approvalId: req.approvalId, decision: req.decision });
+        engine.approvalAnswers.push({ approvalId: req.approvalId, decision: req.decision, ...(req.reason ? { reason: req.reason } : {}) });
         const w = engine.waiting.get(req.approvalId);
         if (!w) return { accepted: false, message: "no such pending approval" };
         w(req.decision);

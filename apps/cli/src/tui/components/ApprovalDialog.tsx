@@ -5,6 +5,8 @@ import { DiffView } from "./DiffView.js";
 
 export interface ApprovalDialogProps {
   approval: PendingApproval;
+  /** The reason being typed for a deny (`r`), if any. */
+  denyReason?: string | undefined;
   /** How many more are waiting after this one. */
   queued: number;
   now: number;
@@ -12,7 +14,7 @@ export interface ApprovalDialogProps {
 }
 
 /** What will run (a file write: its diff), why the Shield asked, a countdown, and the keys with what `a` covers. */
-export function ApprovalDialog({ approval, queued, now, width }: ApprovalDialogProps) {
+export function ApprovalDialog({ approval, denyReason, queued, now, width }: ApprovalDialogProps) {
   const left = approval.deadlineMs ? Math.max(0, Math.ceil((approval.deadlineMs - now) / 1000)) : undefined;
   // A file write shows what it changes; its arguments (the whole new content) only as a summary.
   const args = approval.preview ? [keyArgs(approval.argumentsJson, width - 8)] : prettyJson(approval.argumentsJson).split("\n");
@@ -45,10 +47,19 @@ export function ApprovalDialog({ approval, queued, now, width }: ApprovalDialogP
         {approval.reason || "the policy asks for a human decision"}
         <Text dimColor>{` (tier ${approval.tier}${approval.ruleIds.length ? `, ${approval.ruleIds.join(", ")}` : ""})`}</Text>
       </Text>
-      <Text>
-        <Text bold color="green">y</Text> allow once · <Text bold color="red">n</Text> deny
-        {queued > 0 ? <Text dimColor>{` · ${queued} more waiting`}</Text> : null}
-      </Text>
+      {denyReason !== undefined ? (
+        <Text>
+          <Text bold color="red">why deny? </Text>
+          {denyReason}
+          <Text inverse> </Text>
+          <Text dimColor>{"  Enter deny (the model is told why) · Esc back"}</Text>
+        </Text>
+      ) : (
+        <Text>
+          <Text bold color="green">y</Text> allow once · <Text bold color="red">n</Text> deny · <Text bold color="red">r</Text> deny with a reason
+          {queued > 0 ? <Text dimColor>{` · ${queued} more waiting`}</Text> : null}
+        </Text>
+      )}
       <Text>
         <Text bold color="green">a</Text>
         {` allow for the rest of this session: ${approval.grantScope || `${approval.toolName} with exactly these arguments`}`}

@@ -33,7 +33,7 @@ export const KEY_HELP: [string, string][] = [
   ["Esc", "cancel the running turn"],
   ["Ctrl+C", "cancel / clear; twice to exit"],
   ["Ctrl+O", "inspect tool calls (full arguments and results)"],
-  ["y / a / n", "approval: allow once / allow for this session / deny"],
+  ["y / a / n / r", "approval: allow once / allow for this session / deny / deny with a reason"],
 ];
 
 export interface ParsedSlash {

@@ -160,7 +160,7 @@ function submit(s: ChatState): Update {
   return runSlash({ ...s, editor: commit(s.editor) }, text.trim().startsWith("/") ? text.trim() : text);
 }
 
-function answerApproval(s: ChatState, choice: ApprovalChoice): Update {
+function answerApproval(s: ChatState, choice: ApprovalChoice, reason?: string): Update {
   const [first, ...rest] = s.approvals;
   if (!first) return done(s);
   // Show the answer on the card at once; APPROVAL_RESOLVED (if the Engine sends it) confirms it.
@@ -169,7 +169,7 @@ function answerApproval(s: ChatState, choice: ApprovalChoice): Update {
     approval: { choice, by: "you" },
     phase: choice === "deny" ? "denied" : "proposed",
   }));
-  return done(st, [{ type: "resolveApproval", approvalId: first.approvalId, sessionId: first.sessionId, choice }]);
+  return done({ ...st, denyReason: undefined }, [{ type: "resolveApproval", approvalId: first.approvalId, sessionId: first.sessionId, choice, ...(reason ? { reason } : {}) }]);
 }
 
 function cancelTurn(s: ChatState): Update {
@@ -190,7 +190,18 @@ function handleKey(s: ChatState, key: Key): Update {
   if (key.ctrl && key.input === "c") return ctrlC(s);
   const st = s.ctrlCArmedAt === undefined ? s : { ...s, ctrlCArmedAt: undefined };
   if (st.overlay) return overlayKey(st, st.overlay, key);
+  if (st.approvals.length > 0 && st.denyReason !== undefined) {
+    // Typing why the call is denied (the model is told): Enter denies with it, Esc goes back.
+    if (key.return) return answerApproval(st, "deny", st.denyReason.trim());
+    // Text and Enter in one chunk (pasted, or sent by a script): type it, then deny.
+    if (key.input.length > 1 && /^[^\r\n]+[\r\n]$/.test(key.input)) return answerApproval(st, "deny", (st.denyReason + key.input.slice(0, -1)).trim().slice(0, 500));
+    if (key.escape) return done({ ...st, denyReason: undefined });
+    if (key.backspace || key.delete) return done({ ...st, denyReason: st.denyReason.slice(0, -1) });
+    if (key.input && !key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow) return done({ ...st, denyReason: (st.denyReason + key.input).replace(/[\r\n]+/g, " ").slice(0, 500) });
+    return done(st);
+  }
   if (st.approvals.length > 0) {
+    if (key.input === "r") return done({ ...st, denyReason: "" });
     if (key.input === "y") return answerApproval(st, "allow_once");
     if (key.input === "a") return answerApproval(st, "allow_session");
     if (key.input === "n" || key.input === "d") return answerApproval(st, "deny");

@@ -221,6 +221,8 @@ export interface ChatState {
   live: Entry[];
   turn: Turn | undefined;
   approvals: PendingApproval[];
+  /** The reason being typed for denying the first approval (`r`); undefined when not typing one. */
+  denyReason?: string | undefined;
   subAgents: SubAgentView[];
   editor: EditorState;
   overlay: Overlay | undefined;
@@ -241,7 +243,7 @@ export interface ChatState {
 export type Effect =
   | { type: "send"; text: string; clientMessageId: string; sessionId: string | undefined; otr: boolean; model: string }
   | { type: "cancel"; sessionId: string; messageId: string }
-  | { type: "resolveApproval"; approvalId: string; sessionId: string; choice: ApprovalChoice }
+  | { type: "resolveApproval"; approvalId: string; sessionId: string; choice: ApprovalChoice; reason?: string | undefined }
   | { type: "listSessions"; filter: string; offset: number }
   | { type: "loadHistory"; sessionId: string; cursor: string; purpose: "transcript" | "resume" }
   | { type: "resolvePrefix"; prefix: string }
