@@ -156,7 +156,11 @@ describe("the chat against a ClientService over real gRPC", () => {
     app.stdin.write("\u001B[B"); // ↓ to the second hit
     await until(() => (controller.getState().overlay as { selected?: number } | undefined)?.selected === 1, frame);
     await type("\r");
-    await until(() => controller.getState().overlay?.kind === "transcript" && frame().includes("more about Alfama please"), frame);
+    // the search hits show the same words: wait for the loaded transcript itself
+    await until(() => {
+      const t = controller.getState().overlay;
+      return t?.kind === "transcript" && !t.loading && t.messages.length > 0 && frame().includes("Transcript ·") && frame().includes("more about Alfama please");
+    }, frame);
     const o = controller.getState().overlay as { top: number; offset: number; messages: { id: string }[] };
     expect(o.messages[o.top]).toMatchObject({ content: "more about Alfama please" });
     expect(o.offset).toBe(0);
