@@ -177,6 +177,33 @@ describe("palisade capability list", () => {
   }, 60_000);
 });
 
+describe("palisade capability list and the running Engine", () => {
+  it("says whether each capability's process runs in the Engine (stopped until its first call), or that no Engine runs", async () => {
+    const i = install("history: { auto_title: false }\ncapabilities:\n  - { id: http, enabled: false }\n  - { id: documents, enabled: false }\n  - { id: mail, enabled: false }\n");
+    const args = ["capability", "list", "--config", i.configFile, "--data-dir", i.dataDir, "--workspace", i.workspace];
+    type Listed = { id: string; engine: { state: string; process?: string; pid?: number; restarts: number } | null };
+    const alone = await cli([...args, "--json"]);
+    const none = JSON.parse(alone.io.out()) as { engineRunning: boolean; capabilities: Listed[] };
+    expect(none.engineRunning).toBe(false);
+    expect(none.capabilities.find((c) => c.id === "files")?.engine).toBeNull();
+    expect((await cli(args)).io.out()).toContain("No Engine is running: the processes below were started for this listing only.");
+
+    const { loadConfig, startEngine } = await import("@palisade/engine");
+    const engine = await startEngine({ dataDir: i.dataDir, config: await loadConfig(i.configFile, {}), env: {}, workspace: i.workspace, log: () => undefined, agent: { external: { token: "t" } } });
+    try {
+      const listed = JSON.parse((await cli([...args, "--json"])).io.out()) as { engineRunning: boolean; capabilities: Listed[] };
+      expect(listed.engineRunning).toBe(true);
+      expect(listed.capabilities.find((c) => c.id === "files")?.engine).toMatchObject({ state: "stopped", process: "stopped", restarts: 0 });
+      expect(listed.capabilities.find((c) => c.id === "shell")?.engine).toMatchObject({ state: "stopped", process: "stopped" });
+      const text = (await cli(args)).io.out();
+      expect(text).toMatch(/files {2}launch: command {2}health: ready\n {2}in the Engine: stopped \(starts on its next call\)/);
+      expect(text).not.toContain("No Engine is running");
+    } finally {
+      await engine.stop(2000);
+    }
+  }, 60_000);
+});
+
 function manifestYaml(id: string): string {
   return [
     `id: ${id}`,
