@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -24,7 +24,8 @@ describe("a capability's log", () => {
     );
     const info = await proc.exited;
     expect(info.code).toBe(0);
-    await waitUntil(() => readFileSync(logFile, "utf8").includes("[palisade] process exited"));
+    // The log stream opens its file asynchronously: it may not exist yet when the process has exited.
+    await waitUntil(() => existsSync(logFile) && readFileSync(logFile, "utf8").includes("[palisade] process exited"));
     const log = readFileSync(logFile, "utf8");
     expect(log.indexOf("early-41")).toBeGreaterThan(-1);
     // The late line is in the log, before the exit record that ends it.
