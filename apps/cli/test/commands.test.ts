@@ -54,14 +54,14 @@ describe("palisade run / sessions / engine against a ClientService", () => {
     expect(await runCli(argv("run", "approve rm"), io)).toBe(0);
     expect(io.err()).toContain("not run: shell__exec needs approval (deleting files needs your approval) and no one could approve (no terminal)");
     expect(io.err()).toContain("--approve 'shell__exec'");
-    expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.UNATTENDED }]);
+    expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.UNATTENDED, reason: "no terminal" }]);
     expect(io.out()).not.toContain("declined");
   });
 
   it("run --approve TOOL_GLOB approves matching escalations once", async () => {
     const io = captureIo();
     expect(await runCli(argv("run", "--approve", "files__*", "--approve", "shell__*", "approve rm"), io)).toBe(0);
-    expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.ALLOW_ONCE }]);
+    expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.ALLOW_ONCE, reason: "approved by --approve shell__*" }]);
     expect(io.err()).toContain("approved shell__exec (--approve shell__*)");
     expect(io.out()).toContain("Done: `build/` is gone.");
   });
