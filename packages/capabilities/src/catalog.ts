@@ -64,6 +64,18 @@ export function toolEntries(manifest: Manifest, tools: readonly ManifestTool[] =
 }
 
 /**
+ * Tool entries with the `semantics:` blocks of the capability's config entry (by tool name) in
+ * place of the manifest's or the server's: the user's word on what a tool's arguments mean wins.
+ */
+export function withConfigSemantics(entries: ToolEntry[], semantics: Readonly<Record<string, Record<string, unknown>>> | undefined): ToolEntry[] {
+  if (semantics === undefined) return entries;
+  return entries.map((e) => {
+    const declared = Object.hasOwn(semantics, e.name) ? semantics[e.name] : undefined;
+    return declared === undefined ? e : { ...e, semantics: declared };
+  });
+}
+
+/**
  * Finds a tool by full name, or by bare name when exactly one capability has it.
  * Throws `unknown_tool` / `ambiguous_tool` with the names the model could use instead.
  */

@@ -56,6 +56,8 @@ export interface CapabilityConfig {
   networkMode?: "none" | "allowlist" | "any";
   /** Hosts added to the manifest's network allowlist. */
   allowHosts?: string[];
+  /** What each tool's arguments mean to the Shield, by tool name (wins over the manifest's `semantics:`). */
+  semantics?: Record<string, Record<string, unknown>>;
 }
 
 /** An MCP server as a capability: no manifest, its tools come from the server. */
@@ -72,6 +74,8 @@ export interface McpCapabilityConfig {
   network?: NetworkPolicy;
   /** What a stdio server may touch (default workspace). */
   filesystem?: "none" | "temp" | "workspace";
+  /** What each tool's arguments mean to the Shield, by tool name (the server declares none). */
+  semantics?: Record<string, Record<string, unknown>>;
 }
 
 /** Any entry of the `capabilities:` list. */
@@ -135,6 +139,7 @@ export const capabilityConfigSchema = {
       },
     },
     filesystem: { enum: ["none", "temp", "workspace"] },
+    semantics: { type: "object", additionalProperties: { type: "object" }, description: "must map tool names to semantics blocks (kind, recipients, hosts, paths, commands, content, model_facing, method)" },
   },
 } as const;
 

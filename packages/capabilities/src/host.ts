@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { ArtifactStore } from "./artifacts/store.js";
 import { DiskArtifactStore } from "./artifacts/store.js";
+import { MemoryArtifactStore, SessionRoutedArtifactStore } from "./artifacts/memory.js";
 import { argumentProblems, resolveTool } from "./catalog.js";
 import type { ToolEntry } from "./catalog.js";
 import { isMcpConfig } from "./config.js";
@@ -34,6 +35,11 @@ export interface CapabilityHostOptions {
   env?: Record<string, string | undefined>;
   /** Default: a DiskArtifactStore in `<dataDir>/artifacts`. */
   artifacts?: ArtifactStore;
+  /**
+   * Sessions whose artifacts must never be written to disk (off the record): theirs are kept in
+   * memory only (see MemoryArtifactStore) and dropped with `dropSessionArtifacts`.
+   */
+  inMemorySessions?: (sessionId: string) => boolean;
   /** Capability process logs (`<id>.log`); default `<dataDir>/logs/capabilities`. */
   logDir?: string;
   /** Wait for the first `ready: true` (30 s). */
@@ -95,7 +101,9 @@ export class CapabilityHost {
   private readonly workspaces: WorkspaceProcesses;
 
   constructor(options: CapabilityHostOptions) {
-    this.artifacts = options.artifacts ?? new DiskArtifactStore({ dir: join(options.dataDir, "artifacts") });
+    const disk = options.artifacts ?? new DiskArtifactStore({ dir: join(options.dataDir, "artifacts") });
+    const inMemory = options.inMemorySessions;
+    this.artifacts = inMemory ? new SessionRoutedArtifactStore(disk, new MemoryArtifactStore({ maxBytes: disk.maxBytes }), inMemory) : disk;
     const system = Object.fromEntries(options.capabilities.map((c) => [c.id, isMcpConfig(c) ? {} : (c.credentials ?? {})]));
     for (const values of Object.values(system)) for (const v of Object.values(values)) this.redactor.add(v);
     this.credentials =

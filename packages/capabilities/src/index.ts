@@ -25,7 +25,7 @@ export { hostAllowed, parseHostEntry } from "./manifest/hosts.js";
 export { RESOURCE_DEFAULTS } from "./manifest/types.js";
 export type { CredentialSpec, Manifest, ManifestTool, NetworkPolicy, Policy, Resources } from "./manifest/types.js";
 
-export { argumentProblems, defaultPolicy, fullToolName, parseDiscoveredTools, resolveTool, toolEntries, NAME_SEPARATOR } from "./catalog.js";
+export { argumentProblems, defaultPolicy, fullToolName, parseDiscoveredTools, resolveTool, toolEntries, withConfigSemantics, NAME_SEPARATOR } from "./catalog.js";
 export type { ToolAnnotations, ToolEntry } from "./catalog.js";
 
 export { SecretRedactor, UserCredentialStore, createCredentialSource, missingCredentialMessage, resolveCredentials } from "./credentials.js";
@@ -40,6 +40,8 @@ export {
   chunksOf,
 } from "./artifacts/store.js";
 export type { ArtifactMeta, ArtifactOwner, ArtifactStore, DiskArtifactStoreOptions, PutArtifact } from "./artifacts/store.js";
+export { DEFAULT_MEMORY_ARTIFACT_TOTAL_BYTES, MemoryArtifactStore, SessionRoutedArtifactStore } from "./artifacts/memory.js";
+export type { MemoryArtifactStoreOptions } from "./artifacts/memory.js";
 export { findInputAttachments, findOutputArtifacts, refToJson, rewriteInput, rewriteOutput } from "./artifacts/rewrite.js";
 export type { ArtifactRef, InputAttachment, OutputArtifactSource, UploadedAttachment } from "./artifacts/rewrite.js";
 export { downloadArtifact, guessMimeType, uploadArtifact } from "./artifacts/transfer.js";

@@ -5,7 +5,7 @@ import { RpcError, createClient } from "@palisade/protocol";
 import type { ClientOptions } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
 import type { CapabilityClient } from "./artifacts/transfer.js";
-import { toolEntries } from "./catalog.js";
+import { toolEntries, withConfigSemantics } from "./catalog.js";
 import type { ToolEntry } from "./catalog.js";
 import type { CapabilityConfig } from "./config.js";
 import { discoverTools } from "./discover.js";
@@ -273,7 +273,7 @@ export class CapabilityRuntime {
         const plan = planSandbox(this.manifest, this.config, this.opts.sandbox, this.workspace);
         this.plannedWorkspace = plan?.workspace;
         this.sandboxNote = plan ? `${describeSandbox(plan, [])}limits applied when it starts` : this.noSandboxNote();
-        this.tools = toolEntries(this.manifest);
+        this.tools = withConfigSemantics(toolEntries(this.manifest), this.config.semantics);
         return this.set("stopped", "not started yet: starts on its first call");
       }
       await this.launch();
@@ -309,7 +309,7 @@ export class CapabilityRuntime {
       return;
     }
     const manifest = this.manifest as Manifest;
-    this.tools = manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest);
+    this.tools = withConfigSemantics(manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest), this.config.semantics);
     this.budget.healthy();
     this.set("ready", health.message || "ready");
     this.scheduleRecheck();
@@ -530,7 +530,7 @@ export class CapabilityRuntime {
     if (res.ok && this.state === "not_ready") {
       const manifest = this.manifest as Manifest;
       try {
-        this.tools = manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest);
+        this.tools = withConfigSemantics(manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest), this.config.semantics);
         this.set("ready", res.message || "ready");
       } catch (err) {
         this.set("failed", this.opts.redact(err instanceof Error ? err.message : String(err)));

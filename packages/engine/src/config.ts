@@ -10,6 +10,7 @@ import type { ModelSettings } from "@palisade/agent";
 import { ConfigError } from "./errors.js";
 // The CLI checks a config before it starts an Engine, through this module alone (@palisade/engine/config).
 export { ConfigError } from "./errors.js";
+import { configSemanticsProblems } from "./semantics-check.js";
 import type { ConfigIssue } from "./errors.js";
 
 /** One capability entry as written in config.yaml; validated by the capability host. */
@@ -445,6 +446,7 @@ function readCapabilities(r: Reader, value: unknown): CapabilityEntry[] {
     if (seen.has(entry.id)) r.fail(`${path}.id`, `duplicate capability id ${JSON.stringify(entry.id)}`);
     seen.add(entry.id);
     if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") r.fail(`${path}.enabled`, "must be true or false");
+    for (const p of configSemanticsProblems(entry.semantics, `${path}.semantics`)) r.fail(p.path, p.message);
     out.push(entry as CapabilityEntry);
   });
   return out;

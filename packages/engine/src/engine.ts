@@ -32,6 +32,7 @@ import { probeSandboxOnce } from "@palisade/sandbox";
 import type { SandboxProbe } from "@palisade/sandbox";
 import { toolSandboxLine } from "./adapters/sandbox.js";
 import type { EgressHook } from "./adapters/sandbox.js";
+import type { OtrHook } from "./adapters/capabilities.js";
 import { loadToolsDef } from "./turns/engine-tools.js";
 import type { TurnEnv } from "./turns/env.js";
 import { TurnManager } from "./turns/manager.js";
@@ -210,9 +211,10 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const sandboxProbe = await sandboxProbing;
   log(toolSandboxLine(sandboxProbe, config.sandbox.required));
   const egress: EgressHook = {};
+  const otr: OtrHook = {};
   let parts: Parts;
   try {
-    parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, auditKeyFile, sandboxProbe, egress, ...pick(options), launcher: agentLaunch });
+    parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, auditKeyFile, sandboxProbe, egress, otr, ...pick(options), launcher: agentLaunch });
   } catch (err) {
     await supervisor?.stop(500);
     await rm(runtimeDir, { recursive: true, force: true });
@@ -249,6 +251,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     },
   });
   const sessions = new SessionDirectory(store, () => ({ workspace, model: config.model.name }));
+  otr.isOtr = (id) => sessions.isOtr(id);
   egress.listener = (capabilityId, event, sessionIds) => {
     // Off-the-record sessions write nothing, not even the hosts their tools contacted.
     if (sessionIds.some((id) => sessions.isOtr(id))) return;

@@ -15,6 +15,7 @@ export type { CapabilityEntry, EngineConfig, HistoryConfig, LimitsConfig, Listen
 export { TITLE_SYSTEM_PROMPT, TitleWriter, cleanTitle, titleMessages } from "./titles.js";
 export { Retention } from "./retention.js";
 export { AgentUnavailableError, ConfigError, EngineError } from "./errors.js";
+export { checkStartFiles } from "./start-check.js";
 export type { ConfigIssue } from "./errors.js";
 export {
   defaultSocketAddress,

@@ -206,6 +206,26 @@ export interface ShieldInput {
   toolSemantics?: Record<string, unknown>;
 }
 
+/** A tool's semantics as shown to people (`capability list --json`) and used by the OTR gate. */
+export interface ToolSemanticsView {
+  /** mail, http, shell, file-read, file-write, ..., or other. */
+  kind: string;
+  /** declared (manifest, config entry, discovery or policy), inferred (from the JSON Schema), or none (unknown tool). */
+  source: "declared" | "inferred" | "builtin" | "none";
+  recipients: string[];
+  hosts: string[];
+  /** Argument → what the tool does with the path (read, write, delete, exec, unknown). */
+  paths: Record<string, string>;
+  commands: string[];
+  /** Arguments whose content leaves the machine. */
+  outgoing: string[];
+  /** Arguments another model reads. */
+  modelFacing: string[];
+  method?: string;
+  /** The tool writes, moves or deletes files (refused off the record). */
+  writesFiles: boolean;
+}
+
 export interface EngineShield {
   evaluate(input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord>;
   /**
@@ -213,6 +233,11 @@ export interface EngineShield {
    * scope or host). Without it a grant covers only the identical call.
    */
   actionClass?(input: ShieldInput): { key: string; label: string };
+  /**
+   * What a tool's arguments mean as the Shield reads them (declared, inferred from the schema, or
+   * built in). Throws when the declared block is invalid.
+   */
+  toolSemantics?(input: Pick<ShieldInput, "toolName" | "toolSchema" | "toolSemantics">): ToolSemanticsView;
   /** Tier-0 policy of a tool before looking at its arguments (used for OTR and ListTools). */
   effectivePolicy(toolName: string, manifestPolicy: Policy | undefined): Policy;
   /** The active policy on a tool: `effectivePolicy` and the rules that decide some of its calls otherwise. */

@@ -12,6 +12,7 @@ import { buildSubject, canonicalArgs, type ResolvedContext } from "./normalize/s
 import { actionClassOf, type ActionClass } from "./action-class.js";
 import { evaluatePolicy } from "./policy/evaluate.js";
 import { visible } from "./visible.js";
+import { toolSpec, type ToolSpec } from "./tools.js";
 import { globTester } from "./policy/match.js";
 import type { Policy } from "./policy/types.js";
 import { stricter, type Action, type Decision, type Finding, type ShieldContext, type Tier, type Verdict } from "./types.js";
@@ -61,6 +62,12 @@ export interface Shield {
   stats: () => ShieldStats;
   /** The class a session grant for this action covers (see action-class.ts). */
   actionClass: (action: Action, context?: ShieldContext) => ActionClass;
+  /**
+   * What the tool's arguments mean, as the Shield reads them for this context: declared
+   * (context, then policy), inferred from the schema, or built in. Throws SemanticsError for an
+   * invalid declared block.
+   */
+  semantics: (tool: string, context?: ShieldContext) => ToolSpec;
 }
 
 interface Preliminary {
@@ -212,5 +219,10 @@ export function createShield(options: ShieldOptions): Shield {
     return actionClassOf(buildSubject(tool, action.args, resolve(context, tool)));
   };
 
-  return { policy, evaluate, evaluateSync, stats: () => ({ ...stats }), actionClass };
+  const semantics = (tool: string, context: ShieldContext = {}): ToolSpec => {
+    const ctx = resolve(context, tool);
+    return toolSpec(tool, ctx.toolSemantics, ctx.toolSchema);
+  };
+
+  return { policy, evaluate, evaluateSync, stats: () => ({ ...stats }), actionClass, semantics };
 }

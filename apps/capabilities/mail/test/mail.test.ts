@@ -93,7 +93,7 @@ describe("manifest.yaml", () => {
     const { manifest, tools } = await manifestTools(manifestPath);
     expect(manifest.id).toBe("mail");
     const cap = createMailCapability();
-    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "ask", semantics: { kind: "mail", recipients: ["to", "cc", "bcc"], content: ["subject", "body", "attachments"], model_facing: ["subject", "body"] } })));
+    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "ask", semantics: { kind: "mail", recipients: ["to", "cc"], content: ["subject", "body", "attachments"], model_facing: ["subject", "body"] } })));
     const creds = manifest.credentials as { name: string; scope: string }[];
     expect(creds.map((c) => [c.name, c.scope])).toEqual(["SMTP_HOST", "SMTP_PORT", "SMTP_USER", "SMTP_PASSWORD", "SMTP_FROM"].map((n) => [n, "system"]));
   });

@@ -28,7 +28,15 @@ export async function findArtifacts(client: EngineClient, sessionId?: string): P
   for (const id of ids) {
     let cursor = "";
     do {
-      const page = await client.getHistory({ sessionId: id, limit: 200, cursor }, { timeoutMs: 10_000 });
+      let page;
+      try {
+        page = await client.getHistory({ sessionId: id, limit: 200, cursor }, { timeoutMs: 10_000 });
+      } catch (err) {
+        if (sessionId && err instanceof RpcError && err.code === Code.NOT_FOUND) {
+          throw new CliError(`session ${id} does not exist`, { hint: "an off-the-record session and its artifacts are gone once it ends (deleted, or its Engine stopped)" });
+        }
+        throw err;
+      }
       for (const m of page.messages) {
         for (const c of m.toolCalls) {
           for (const a of c.artifacts) {

@@ -13,6 +13,40 @@ export interface ListedTool {
   name: string;
   /** The decision the configured Shield policy gives the tool before looking at arguments. */
   policy: string;
+  /** What the Shield reads the tool's arguments as, and whether that was declared or inferred from the schema. */
+  semantics: ListedSemantics | { error: string };
+}
+
+export interface ListedSemantics {
+  kind: string;
+  /** declared (manifest, config entry, discovery or policy), inferred (from the JSON Schema), builtin, or none. */
+  source: string;
+  recipients: string[];
+  hosts: string[];
+  /** Argument → read, write, delete, exec or unknown. */
+  paths: Record<string, string>;
+  commands: string[];
+  /** Arguments whose content leaves the machine. */
+  outgoing: string[];
+  /** Arguments another model reads. */
+  model_facing: string[];
+  method?: string;
+  /** Refused off the record. */
+  writes_files: boolean;
+}
+
+/** The Shield's reading of one tool; an invalid declared block is shown as the error it is. */
+function semanticsOf(tools: LocalTools, name: string, schema: Record<string, unknown>, declared: Record<string, unknown> | undefined): ListedTool["semantics"] {
+  if (!tools.shield.toolSemantics) return { error: "the Shield in use does not describe tool semantics" };
+  try {
+    const v = tools.shield.toolSemantics({ toolName: name, toolSchema: schema, ...(declared ? { toolSemantics: declared } : {}) });
+    return {
+      kind: v.kind, source: v.source, recipients: v.recipients, hosts: v.hosts, paths: v.paths, commands: v.commands,
+      outgoing: v.outgoing, model_facing: v.modelFacing, ...(v.method !== undefined ? { method: v.method } : {}), writes_files: v.writesFiles,
+    };
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
 }
 
 export interface ListedCapability {
@@ -85,7 +119,9 @@ export async function listCapabilities(tools: LocalTools, engine?: Map<string, C
   const out: ListedCapability[] = [];
   for (const c of tools.capabilities) {
     const s = status.get(c.id);
-    let listed: ListedTool[] = catalog.filter((t) => t.capabilityId === c.id).map((t) => ({ name: t.name, policy: tools.shield.effectivePolicy(t.name, t.policy) }));
+    let listed: ListedTool[] = catalog
+      .filter((t) => t.capabilityId === c.id)
+      .map((t) => ({ name: t.name, policy: tools.shield.effectivePolicy(t.name, t.policy), semantics: semanticsOf(tools, t.name, t.parameters, t.semantics) }));
     let dynamic = "mcp" in c.entry;
     const m = c.manifest ? await loadManifest(c.manifest).catch(() => undefined) : undefined;
     const launch = s?.launch ?? "none";
@@ -94,7 +130,9 @@ export async function listCapabilities(tools: LocalTools, engine?: Map<string, C
       dynamic = m.toolSource === "dynamic";
       listed = m.tools.map((t) => {
         const name = fullToolName(c.id, t.name);
-        return { name, policy: tools.shield.effectivePolicy(name, defaultPolicy(t)) };
+        const fromEntry = c.entry["semantics"] as Record<string, Record<string, unknown>> | undefined;
+        const declared = fromEntry && Object.hasOwn(fromEntry, t.name) ? fromEntry[t.name] : t.semantics;
+        return { name, policy: tools.shield.effectivePolicy(name, defaultPolicy(t)), semantics: semanticsOf(tools, name, t.inputSchema, declared) };
       });
     }
     out.push({
@@ -140,7 +178,7 @@ export async function capabilityList(ctx: CommandContext): Promise<number> {
       if (c.sandbox) println(ctx.io.stdout, `  sandbox: ${c.sandbox}`);
       if (c.tools.length === 0) println(ctx.io.stdout, c.dynamic ? "  (tools are announced by the server once it is ready)" : "  (no tools)");
       const width = Math.max(...c.tools.map((t) => t.name.length));
-      for (const t of c.tools) println(ctx.io.stdout, `  ${t.name.padEnd(width)}  ${t.policy}`);
+      for (const t of c.tools) println(ctx.io.stdout, `  ${t.name.padEnd(width)}  ${t.policy.padEnd(5)}  ${"error" in t.semantics ? `semantics INVALID: ${t.semantics.error}` : `${t.semantics.kind} (${t.semantics.source})`}`);
     }
     return ExitCode.OK;
   } finally {

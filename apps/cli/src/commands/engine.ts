@@ -9,6 +9,7 @@ import { driftLines, setupDrift } from "../engine/setup-drift.js";
 import { formatStatus, statusToJson } from "../format/status.js";
 import { hintCommand, intOption, pathsOf, flag, startOptions, workspaceOf } from "./common.js";
 import { runEngineForeground } from "./engine-foreground.js";
+import { preflightConfig } from "./preflight.js";
 
 export async function engineStart(ctx: CommandContext): Promise<number> {
   const paths = pathsOf(ctx);
@@ -20,6 +21,9 @@ export async function engineStart(ctx: CommandContext): Promise<number> {
     if (drift) for (const line of driftLines(drift, hintCommand(ctx, "engine restart"))) println(ctx.io.stderr, line);
     return ExitCode.OK;
   }
+  // The config, policy and declared tool semantics, checked here: their problems show in full
+  // rather than as the last lines of engine.log.
+  if (!flag(ctx, "demo")) await preflightConfig(ctx);
   const conn = await connectToEngine(paths, { ...startOptions(ctx), engineArgs: flag(ctx, "demo") ? ["--demo"] : [] });
   println(ctx.io.stdout, `Engine started: pid ${conn.endpoint.info.pid}, ${conn.endpoint.address}, log ${paths.logFile}`);
   conn.close();

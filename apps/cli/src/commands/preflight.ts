@@ -4,16 +4,23 @@
 import { CliError } from "../cli/errors.js";
 import type { CommandContext } from "../cli/spec.js";
 import { findEngine } from "../engine-address.js";
-import { hintCommand, pathsOf } from "./common.js";
+import { hintCommand, pathsOf, workspaceOf } from "./common.js";
 
 export async function preflightConfig(ctx: CommandContext): Promise<void> {
   const paths = pathsOf(ctx);
   if (await findEngine(paths)) return; // a running Engine already has its config
   const { ConfigError, loadConfig } = await import("@palisade/engine/config");
   try {
-    await loadConfig(paths.configFile, ctx.io.env);
+    const config = await loadConfig(paths.configFile, ctx.io.env);
+    // The policy and the capabilities' declared tool semantics, which the Engine would refuse too.
+    const { checkStartFiles } = await import("@palisade/engine/start-check");
+    await checkStartFiles(config, workspaceOf(ctx));
   } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message, { hint: `fix ${paths.configFile} (see docs/configuration.md), then run '${hintCommand(ctx, ctx.path.join(" "))}' again` });
+    if (err instanceof ConfigError) {
+      const files = [...new Set(err.issues.map((i) => i.file))];
+      const which = files.length === 1 && files[0] === paths.configFile ? paths.configFile : files.join(", ");
+      throw new CliError(err.message, { hint: `fix ${which} (see docs/configuration.md; tool semantics: docs/policy.md), then run '${hintCommand(ctx, ctx.path.join(" "))}' again` });
+    }
     throw err;
   }
 }

@@ -215,7 +215,15 @@ export async function runTurn(
     throw new CliError(`the turn failed: ${describeRpcError(err)}`, { hint: `see '${hint("engine status")}'` });
   }
   continueHint();
+  await endOffTheRecord();
   return code;
+
+  // An off-the-record session this run started ends with it: its messages and artifacts, kept in
+  // the Engine's memory only, are dropped now rather than when the Engine stops.
+  async function endOffTheRecord(): Promise<void> {
+    if (!request.otr || request.sessionId || !sessionId) return;
+    await client.deleteSession({ sessionId }, { timeoutMs: 5000 }).catch((err: unknown) => out.note(`could not end the off-the-record session: ${describeRpcError(err)}`));
+  }
 
   // The session id, whatever happened, so the user can continue or inspect it.
   function continueHint(): void {

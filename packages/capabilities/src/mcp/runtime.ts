@@ -17,6 +17,7 @@ import { loadMcpSdk } from "./sdk.js";
 import type { StdioWrapper } from "./launch.js";
 import type { ProgressTap } from "./progress.js";
 import { listAllTools, mcpToolEntries, networkOf } from "./tools.js";
+import { withConfigSemantics } from "../catalog.js";
 
 export interface McpRuntimeOptions {
   logDir: string;
@@ -222,7 +223,7 @@ export class McpRuntime {
     const { tools, truncated } = await listAllTools(client, signal, this.opts.startupTimeoutMs);
     const { entries, skipped } = mcpToolEntries(this.config, tools, (t) => this.opts.redactor.redact(t));
     this.warnings = [...skipped.map((s) => `tool ${s}`), ...(truncated ? ["tools/list returned too many pages; the rest were left out"] : [])];
-    this.tools = entries;
+    this.tools = withConfigSemantics(entries, this.config.semantics);
   }
 
   private async refreshTools(client: Client): Promise<void> {

@@ -1,7 +1,7 @@
 // ToolHost over @palisade/capabilities' CapabilityHost, the built-in capabilities merged with
 // the configured ones. The only file that knows the host's API.
 import { CapabilityHost, sandboxedStdio, validateCapabilityConfigs } from "@palisade/capabilities";
-import type { ToolEntry } from "@palisade/capabilities";
+import type { AnyCapabilityConfig, ToolEntry } from "@palisade/capabilities";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -9,6 +9,7 @@ import type { CapabilityEntry, EngineConfig } from "../config.js";
 import { ConfigError } from "../errors.js";
 import type { ToolGroupInfo, ToolHost, ToolSpec } from "../ports.js";
 import { builtinCapabilities } from "./builtins.js";
+import { semanticsIssues } from "../start-check.js";
 import { sandboxSettings } from "./sandbox.js";
 import type { EgressHook } from "./sandbox.js";
 import type { SandboxProbe } from "@palisade/sandbox";
@@ -22,6 +23,7 @@ export interface HostRequest {
   /** Tool sandboxes: none without a probe (embedders and unit tests). */
   sandboxProbe?: SandboxProbe;
   egress?: EgressHook;
+  otr?: OtrHook;
   /** More files no sandbox may see (the audit key). */
   protect?: string[];
   /**
@@ -30,6 +32,11 @@ export interface HostRequest {
    * starts now and keeps running (`capability list|call`).
    */
   lifecycle?: boolean;
+}
+
+/** Set by the Engine once its session directory exists: whether a session is off the record. */
+export interface OtrHook {
+  isOtr?: (sessionId: string) => boolean;
 }
 
 function spec(e: ToolEntry): ToolSpec {
@@ -179,7 +186,11 @@ class HostAdapter implements ToolHost {
   }
 }
 
-export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
+/**
+ * The capability configs the host would run (built-ins merged with the config), validated, their
+ * declared semantics checked; throws ConfigError listing every problem.
+ */
+export async function capabilityConfigs(req: Pick<HostRequest, "config" | "workspace" | "log" | "merge">): Promise<AnyCapabilityConfig[]> {
   const builtins = await builtinCapabilities(req.workspace, req.log);
   const merged = req.merge(builtins, req.config.capabilities);
   let configs;
@@ -194,6 +205,13 @@ export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
     if (problems) throw new ConfigError(problems.map((p) => ({ file: p.file ?? req.config.source ?? "config", path: p.path ?? "capabilities", message: p.message })));
     throw err;
   }
+  const semantics = semanticsIssues(merged, req.config);
+  if (semantics.length > 0) throw new ConfigError(semantics);
+  return configs;
+}
+
+export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
+  const configs = await capabilityConfigs(req);
   // Stdio MCP servers run sandboxed: each launch's proxy socket lives in a private (0700) directory.
   const runRoot = mkdtempSync(join(tmpdir(), "palisade-mcp-"));
   // Command capabilities too (with the same hidden directories), when the Engine probed for bubblewrap.
@@ -214,6 +232,8 @@ export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
     ...(sandbox ? { sandbox: sandbox.settings } : {}),
     // capability_idle_stop_s: 0 keeps local capabilities running from the Engine's start to its end.
     ...(req.lifecycle && req.config.limits.capabilityIdleStopMs > 0 ? { startOnFirstUse: true, idleStopMs: req.config.limits.capabilityIdleStopMs } : {}),
+    // Off the record nothing is written: those sessions' artifacts stay in memory.
+    ...(req.otr ? { inMemorySessions: (id: string) => req.otr?.isOtr?.(id) ?? false } : {}),
     log: req.log,
   });
   const cleanup = (): void => {

@@ -7,6 +7,7 @@ import { createEngineShield } from "./shield.js";
 import { openSqliteStore } from "./sqlite-store.js";
 import type { SandboxProbe } from "@palisade/sandbox";
 import type { EgressHook } from "./sandbox.js";
+import type { OtrHook } from "./capabilities.js";
 
 export interface PartsRequest {
   dataDir: string;
@@ -19,6 +20,8 @@ export interface PartsRequest {
   /** Whether tool sandboxes can be made here. */
   sandboxProbe?: SandboxProbe;
   egress?: EgressHook;
+  /** Names the off-the-record sessions (set once the session directory exists): their artifacts stay in memory. */
+  otr?: OtrHook;
   store?: EngineStore;
   shield?: EngineShield;
   host?: ToolHost;
@@ -45,6 +48,7 @@ export async function defaultParts(req: PartsRequest): Promise<Parts> {
         lifecycle: true,
         ...(req.sandboxProbe ? { sandboxProbe: req.sandboxProbe } : {}),
         ...(req.egress ? { egress: req.egress } : {}),
+        ...(req.otr ? { otr: req.otr } : {}),
         ...(req.auditKeyFile ? { protect: [req.auditKeyFile] } : {}),
       }));
     const launcher = req.launcher ?? agentLauncher();

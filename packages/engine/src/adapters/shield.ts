@@ -5,7 +5,8 @@ import { createOpenAIJudge, createShield, generateCanary, loadPolicy, toolPolicy
 export { visible, visibleJson } from "@palisade/shield";
 import type { Policy as ShieldPolicy, Shield, ShieldContext } from "@palisade/shield";
 import type { EngineConfig } from "../config.js";
-import type { Decision, EngineShield, Policy, ShieldInput, VerdictRecord } from "../ports.js";
+import type { Decision, EngineShield, Policy, ShieldInput, ToolSemanticsView, VerdictRecord } from "../ports.js";
+import { semanticsView } from "./semantics-view.js";
 
 const toPolicy = (d: "allow" | "block" | "escalate"): Policy => (d === "escalate" ? "ask" : d);
 
@@ -26,6 +27,10 @@ class PalisadeShield implements EngineShield {
 
   actionClass(input: ShieldInput): { key: string; label: string } {
     return this.shield.actionClass({ tool: input.toolName, args: parseArgs(input.argumentsJson) }, context(input));
+  }
+
+  toolSemantics(input: Pick<ShieldInput, "toolName" | "toolSchema" | "toolSemantics">): ToolSemanticsView {
+    return semanticsView(this.shield.semantics(input.toolName, { ...(input.toolSchema ? { toolSchema: input.toolSchema } : {}), ...(input.toolSemantics ? { toolSemantics: input.toolSemantics } : {}) }));
   }
 
   async evaluate(input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord> {

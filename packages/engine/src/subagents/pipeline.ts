@@ -27,6 +27,7 @@ export function shieldFor(inner: EngineShield, subAgentName: string): EngineShie
   return {
     evaluate: (input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord> => inner.evaluate({ ...input, subAgentName }, signal),
     ...(inner.actionClass ? { actionClass: (input: ShieldInput) => inner.actionClass?.({ ...input, subAgentName }) ?? { key: "", label: "" } } : {}),
+    ...(inner.toolSemantics ? { toolSemantics: inner.toolSemantics.bind(inner) } : {}),
     effectivePolicy: (toolName, manifestPolicy) => inner.effectivePolicy(toolName, manifestPolicy),
     describe: () => inner.describe(),
   };

@@ -158,7 +158,7 @@ async function pipeline(env: TurnEnv, call: CallContext): Promise<void> {
 
   if (turn.otr && tool) {
     const policy = env.shield.effectivePolicy(tool.name, tool.policy);
-    const writes = typeof tool.semantics?.["kind"] === "string" && DISK_WRITING.has(tool.semantics["kind"]);
+    const writes = writesFiles(env, tool);
     if (policy !== "allow" || writes) {
       const reason = writes
         ? `${tool.name} is not available off the record (it writes files, and an off-the-record session leaves nothing on disk)`
@@ -217,8 +217,21 @@ const loadToolsSchema = {
   required: ["groups"],
 };
 
-/** Tool kinds (declared semantics) whose effect is a file on disk: refused off the record. */
+/** Tool kinds whose effect is a file on disk: refused off the record. */
 const DISK_WRITING = new Set(["file-write", "file-delete", "file-move", "file-copy", "document-write"]);
+
+/**
+ * Whether a tool writes, moves or deletes files, as the Shield reads its semantics (declared,
+ * else inferred from its schema); an invalid declared block counts as writing.
+ */
+function writesFiles(env: TurnEnv, tool: ToolSpec): boolean {
+  if (!env.shield.toolSemantics) return typeof tool.semantics?.["kind"] === "string" && DISK_WRITING.has(tool.semantics["kind"]);
+  try {
+    return env.shield.toolSemantics({ toolName: tool.name, toolSchema: tool.parameters, ...(tool.semantics ? { toolSemantics: tool.semantics } : {}) }).writesFiles;
+  } catch {
+    return true;
+  }
+}
 
 function shieldInput(call: CallContext, tool: ToolSpec | undefined): ShieldInput {
   const { turn, record } = call;

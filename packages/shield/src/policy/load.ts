@@ -2,6 +2,8 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { ShieldError } from "../errors.js";
+// What a caller needs to tell a bad policy from an unreadable one (@palisade/shield/policy).
+export { PolicyError, ShieldError } from "../errors.js";
 import { parsePolicy } from "./parse.js";
 import type { Policy } from "./types.js";
 
