@@ -61,9 +61,9 @@ export const KNOWN_TOOLS: Readonly<Record<string, ToolSpec>> = {
   mail__send_email: {
     kind: "mail",
     paths: {},
-    recipients: ["to", "cc", "bcc"],
+    recipients: ["to", "cc"],
     modelFacing: ["subject", "body"],
-    outgoing: ["to", "cc", "bcc", "subject", "body", "attachments"],
+    outgoing: ["to", "cc", "subject", "body", "attachments"],
   },
   documents__create_pdf: { kind: "document-write", paths: { path: "write", output: "write", output_path: "write", filename: "write" } },
   documents__read_pdf: { kind: "document-read", paths: read("path", "file") },
