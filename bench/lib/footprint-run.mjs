@@ -107,10 +107,10 @@ export async function footprintRun(modelURL, idleStopS, waitS, cpu) {
     await chat(ready.address, ready.token);
     out.chat = sample(engine.pid);
     if (idleStopS > 0) {
-      // Idle: wait for the capability processes to stop (idle time, then their SIGTERM).
+      // Idle: wait for the capability processes and the Agent to stop (idle time, then their SIGTERM).
       const end = Date.now() + (idleStopS + 20) * 1000;
       await sleep(idleStopS * 1000);
-      while (Date.now() < end && sample(engine.pid).procs.some((p) => !["engine", "agent"].includes(p.kind))) await sleep(200);
+      while (Date.now() < end && sample(engine.pid).procs.some((p) => p.kind !== "engine")) await sleep(200);
     } else {
       await sleep(waitS * 1000);
     }

@@ -27,13 +27,13 @@ afterAll(async () => {
 });
 
 describe.skipIf(skip)("footprint", () => {
-  it("after one chat and its capabilities' idle time, the Engine's tree is the Engine and the Agent (<= 3 processes)", async () => {
+  it("after one chat and the idle time, the Engine's tree is the Engine alone (<= 3 processes): capabilities and the Agent stopped", async () => {
     const r = await (footprintRun as Run)(model.baseURL, 2, 3);
     const kinds = (s: Sample): string[] => s.procs.map((p) => p.kind).sort();
     // Nothing started before it was called; files and shell ran for the chat.
     expect(kinds(r.started)).toEqual(["agent", "engine"]);
     expect(kinds(r.chat)).toEqual(expect.arrayContaining(["files", "shell"]));
-    expect(kinds(r.idle)).toEqual(["agent", "engine"]);
+    expect(kinds(r.idle)).toEqual(["engine"]);
     expect(r.idle.processes).toBeLessThanOrEqual(3);
     const each = (s: Sample): string => s.procs.map((p) => `${p.kind} ${(p.rss / 1024).toFixed(0)}`).join(", ");
     const heap = Object.entries(r.engineHeap).map(([k, v]) => `${k} ${(v / 1048576).toFixed(0)}`).join(", ");

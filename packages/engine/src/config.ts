@@ -53,6 +53,8 @@ export interface LimitsConfig {
    * call), and one is started on its first call. 0: they start with the Engine and keep running.
    */
   capabilityIdleStopMs: number;
+  /** The Agent process is stopped after this long without turns (it starts again with the next one); 0: never. */
+  agentIdleStopMs: number;
   /** A session idle this long has its in-memory state dropped (rebuilt from the store on its next turn). Not in the config file. */
   sessionIdleMs: number;
   subAgents: { maxConcurrent: number; maxLlmCalls: number; timeoutMs: number; maxDepth: number };
@@ -135,6 +137,7 @@ export function defaultConfig(): EngineConfig {
       clientMaxMessageBytes: 1024 * 1024,
       capabilityIdleStopMs: 600_000,
       sessionIdleMs: 300_000,
+      agentIdleStopMs: 600_000,
       // Issue 8 defaults; max_depth 1 = sub-agents never get the `agents` group (no nesting).
       subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 900_000, maxDepth: 1 },
     },
@@ -273,7 +276,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
 
   const limits = r.object(root.limits, "limits", [
     "approval_timeout_s", "agent_restart_budget", "agent_restart_window_s", "agent_ready_timeout_s",
-    "tool_timeout_s", "max_tool_rounds", "shutdown_deadline_s", "sub_agents", "client_max_message", "capability_idle_stop_s",
+    "tool_timeout_s", "max_tool_rounds", "shutdown_deadline_s", "sub_agents", "client_max_message", "capability_idle_stop_s", "agent_idle_stop_s",
   ]);
   const L = cfg.limits;
   const sec = { scale: 1000 };
@@ -285,6 +288,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   L.maxToolRounds = r.number(limits, "max_tool_rounds", "limits", { min: 1, integer: true }) ?? L.maxToolRounds;
   L.shutdownDeadlineMs = r.number(limits, "shutdown_deadline_s", "limits", sec) ?? L.shutdownDeadlineMs;
   L.capabilityIdleStopMs = r.number(limits, "capability_idle_stop_s", "limits", { ...sec, min: 0 }) ?? L.capabilityIdleStopMs;
+  L.agentIdleStopMs = r.number(limits, "agent_idle_stop_s", "limits", { ...sec, min: 0 }) ?? L.agentIdleStopMs;
   const clientMax = limits?.client_max_message;
   if (clientMax !== undefined && clientMax !== null) {
     const bytes = parseBytes(clientMax);

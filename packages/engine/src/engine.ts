@@ -43,7 +43,7 @@ import { agentLauncher } from "./adapters/agent.js";
 // history (issue 9): audit trail, automatic titles, retention
 import { AuditWriter } from "./audit.js";
 import { Retention } from "./retention.js";
-import { SessionSweeper } from "./session-sweep.js";
+import { AgentIdleStop, SessionSweeper } from "./session-sweep.js";
 import { TitleWriter } from "./titles.js";
 
 export interface StartEngineOptions {
@@ -259,6 +259,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   };
   const turns: TurnManager = new TurnManager(turnEnv, sessions, {
     waitMs: config.limits.agentReadyTimeoutMs,
+    wake: () => supervisor?.wake() ?? Promise.resolve(),
     unavailable: () => {
       if (!supervisor) return undefined;
       if (supervisor.state === "failed" || supervisor.state === "refused") return supervisor.lastError;
@@ -299,6 +300,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     stopping ??= (async () => {
       log("stopping");
       sweeper.stop();
+      agentIdle.stop();
       await turns.drain(deadlineMs);
       await Promise.all([titles.close(), retention.stop()]);
       await subAgents.stop(); // sub-agents (issue 8)
@@ -390,6 +392,16 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   });
   bus.onEvent((ev) => sweeper.touch(ev.sessionId));
   sweeper.start();
+  // The Agent is stopped after limits.agent_idle_stop_s without turns; the next turn starts it.
+  const agentIdle = new AgentIdleStop({
+    idleMs: config.limits.agentIdleStopMs,
+    supervisor: () => supervisor,
+    busy: () => turns.activeTurns.length > 0 || subAgents.running().length > 0,
+    shutdown: () => link.send({ directive: { case: "shutdown", value: { reason: "no turn for a while: the Engine stops the Agent until the next one" } } }),
+    log,
+  });
+  bus.onEvent(() => agentIdle.touch());
+  agentIdle.start();
   releaseAgent();
   if (!external && !supervisor) {
     supervisor = newSupervisor();

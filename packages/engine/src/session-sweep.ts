@@ -47,3 +47,50 @@ export class SessionSweeper {
     clearInterval(this.timer);
   }
 }
+
+/** What AgentIdleStop needs of the Agent's supervisor. */
+interface IdleSupervisor {
+  state: string;
+  idleStop(): Promise<void>;
+}
+
+/**
+ * Stops the Agent process after `idleMs` without pipeline events while no turn or sub-agent runs
+ * (the supervisor starts it again for the next turn). `idleMs` <= 0: never.
+ */
+export class AgentIdleStop {
+  private last = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly deps: {
+      idleMs: number;
+      supervisor: () => IdleSupervisor | undefined;
+      busy: () => boolean;
+      shutdown: () => void;
+      log: (line: string) => void;
+    },
+  ) {}
+
+  touch(now = Date.now()): void {
+    this.last = now;
+  }
+
+  start(): void {
+    if (this.deps.idleMs <= 0) return;
+    this.timer = setInterval(() => this.check(), Math.max(100, Math.min(60_000, this.deps.idleMs / 4)));
+    this.timer.unref();
+  }
+
+  check(now = Date.now()): void {
+    const sup = this.deps.supervisor();
+    if (!sup || sup.state !== "running" || now - this.last < this.deps.idleMs || this.deps.busy()) return;
+    this.deps.log(`agent: no turn for ${Math.round(this.deps.idleMs / 1000)} s; stopping it until the next one`);
+    this.deps.shutdown();
+    void sup.idleStop();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

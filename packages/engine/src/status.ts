@@ -53,6 +53,7 @@ export async function buildStatus(d: StatusDeps): Promise<MessageInitShape<typeo
     dataDir: d.dataDir,
     policyName: shield.policyName,
     agentRestarts: d.supervisor?.restarts ?? 0,
+    agentState: d.supervisor?.state ?? "",
     ...(info?.sandbox ? { sandbox: info.sandbox } : {}),
     modelConfigured: isModelConfigured(d.config.model),
     baseUrl: d.config.model.baseUrl ?? "",

@@ -175,6 +175,13 @@ model:
     }
   });
 
+  it("limits.agent_idle_stop_s: 600 s by default, 0 allowed (never stop), a negative value refused at its path", () => {
+    expect(parseConfig("", { env: {} }).limits.agentIdleStopMs).toBe(600_000);
+    expect(parseConfig("limits: { agent_idle_stop_s: 30 }", { env: {} }).limits.agentIdleStopMs).toBe(30_000);
+    expect(parseConfig("limits: { agent_idle_stop_s: 0 }", { env: {} }).limits.agentIdleStopMs).toBe(0);
+    expect(() => parseConfig("limits: { agent_idle_stop_s: -5 }", { env: {} })).toThrow(/limits\.agent_idle_stop_s: must be a number >= 0/);
+  });
+
   it("limits.capability_idle_stop_s: 600 s by default, 0 allowed (never stop), a negative or non-number refused at its path", () => {
     expect(parseConfig("", { env: {} }).limits.capabilityIdleStopMs).toBe(600_000);
     expect(parseConfig("limits: { capability_idle_stop_s: 2.5 }", { env: {} }).limits.capabilityIdleStopMs).toBe(2500);

@@ -15,7 +15,7 @@ export function statusLines(s: StatusResponse): string[] {
   const lines = [
     `Engine    ${s.version || "?"} · up ${formatDuration(Number(s.uptimeMs))} · data ${s.dataDir || "?"}`,
     `Model     ${s.modelConfigured ? s.model : "not configured"}${s.baseUrl ? ` · ${s.baseUrl}` : ""}`,
-    `Agent     ${s.agentConnected ? `connected (${s.agentId || "agent"})` : "not connected"}${s.agentRestarts ? ` · ${s.agentRestarts} restarts` : ""}`,
+    `Agent     ${s.agentConnected ? `connected (${s.agentId || "agent"})` : s.agentState === "idle" ? "stopped while idle (starts with the next message)" : "not connected"}${s.agentRestarts ? ` · ${s.agentRestarts} restarts` : ""}`,
     `Shield    ${s.shieldState || "?"}${s.policyName ? ` · policy ${s.policyName}` : ""}`,
     `Sessions  ${s.activeSessions} active · ${s.totalSessions} total · ${s.actionsToday} actions today${s.runningSubAgents ? ` · ${s.runningSubAgents} sub-agents running` : ""}`,
   ];
@@ -117,6 +117,7 @@ export function statusToJson(s: StatusResponse): Record<string, unknown> {
     modelConfigured: s.modelConfigured,
     baseUrl: s.baseUrl,
     agentConnected: s.agentConnected,
+    agentState: s.agentState,
     agentRestarts: s.agentRestarts,
     shieldState: s.shieldState,
     policyName: s.policyName,

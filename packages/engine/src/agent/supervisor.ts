@@ -6,7 +6,8 @@ import { spawnWithSecret } from "../child-stdin.js";
 import type { AgentLaunch, AgentLauncher, AgentLaunchRequest } from "../ports.js";
 import type { AgentLink } from "./link.js";
 
-export type SupervisorState = "stopped" | "starting" | "running" | "restarting" | "failed" | "refused" | "external";
+/** `idle`: stopped because no turn needed it for a while; the next turn starts it again (`wake`). */
+export type SupervisorState = "stopped" | "starting" | "running" | "restarting" | "failed" | "refused" | "external" | "idle";
 
 export interface SupervisorOptions {
   link: AgentLink;
@@ -28,6 +29,9 @@ export class AgentSupervisor {
   private child: ChildProcess | undefined;
   private restartTimes: number[] = [];
   private stopping = false;
+  /** Set while an idle stop runs; resolves once the old process is gone. */
+  private idleStopping: Promise<void> | undefined;
+  private wakeRequested = false;
   private readyTimer: NodeJS.Timeout | undefined;
   private exitWaiters = new Set<() => void>();
   private release: Promise<void> | undefined;
@@ -145,6 +149,39 @@ export class AgentSupervisor {
   private kill(sig: NodeJS.Signals): void {
     const child = this.child;
     if (child && child.exitCode === null && child.signalCode === null) child.kill(sig);
+  }
+
+  /**
+   * Stops a running Agent no turn needs (the caller sends ShutdownDirective first and checks that
+   * no turn runs); `wake` starts it again. Not a crash: no restart budget is spent.
+   */
+  async idleStop(graceMs = 2000): Promise<void> {
+    if (this.state !== "running" || this.idleStopping) return;
+    this.idleStopping = this.stop(graceMs).finally(() => (this.idleStopping = undefined));
+    await this.idleStopping;
+    this.state = "idle";
+    // A turn that arrived while it was stopping starts it again at once.
+    if (this.wakeRequested) void this.wake();
+  }
+
+  /**
+   * Starts an Agent stopped while idle; a no-op in any other state. Resolves once an idle stop in
+   * progress has ended (so the caller then waits for the new Agent, not the departing one).
+   */
+  wake(): Promise<void> {
+    if (this.idleStopping) {
+      this.wakeRequested = true;
+      return this.idleStopping;
+    }
+    this.wakeRequested = false;
+    if (this.state !== "idle") return Promise.resolve();
+    this.options.log("agent: starting it again for a turn");
+    this.start().catch((err: unknown) => {
+      this.state = "failed";
+      this.lastError = `cannot start the Agent again: ${(err as Error).message}`;
+      this.options.log(`agent: ${this.lastError}`);
+    });
+    return Promise.resolve();
   }
 
   /** Asks the Agent to stop (the caller sends ShutdownDirective first), then kills it after `graceMs`. */

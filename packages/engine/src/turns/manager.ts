@@ -37,6 +37,8 @@ export interface SubmitRequest {
 export interface AgentAvailability {
   /** Undefined when an Agent is (or will soon be) available, else why not. */
   unavailable(): string | undefined;
+  /** Starts an Agent stopped while idle (before a turn waits for it); resolves once the old one is gone. */
+  wake?(): Promise<void>;
   waitMs: number;
 }
 
@@ -140,6 +142,7 @@ export class TurnManager {
     turn.state = "running";
     const why = this.agent.unavailable();
     if (why) return this.finish(turn, { kind: "error", code: "AGENT_UNAVAILABLE", message: why, recoverable: false });
+    await this.agent.wake?.();
     try {
       await this.env.link.waitConnected(this.agent.waitMs, turn.signal);
     } catch (err) {
