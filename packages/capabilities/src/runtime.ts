@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { RpcError, createClient } from "@palisade/protocol";
+import { Code, RpcError, createClient } from "@palisade/protocol";
 import type { ClientOptions } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
 import type { CapabilityClient } from "./artifacts/transfer.js";
@@ -510,7 +510,9 @@ export class CapabilityRuntime {
       return res.ready ? { ok: true, message: res.message, answered: true } : { ok: false, message: res.message || "Healthcheck says ready: false", answered: true };
     } catch (err) {
       const e = RpcError.from(err);
-      return { ok: false, message: `Healthcheck failed: ${e.codeName}: ${e.message}` };
+      // Only silence is no answer: a status the server sent back (UNIMPLEMENTED, INTERNAL, ...) is its own word.
+      const silent = e.code === Code.DEADLINE_EXCEEDED || e.code === Code.UNAVAILABLE;
+      return { ok: false, message: `Healthcheck failed: ${e.codeName}: ${e.message}`, ...(silent ? {} : { answered: true }) };
     }
   }
 
