@@ -5,7 +5,7 @@
 // the processes and their total RSS (and PSS, which shares common pages out fairly), right after
 // the chat and once idle. The idle time is short here (--idle-s, default 3 s); the default
 // limits.capability_idle_stop_s of 600 s means the "after the chat" row holds for 10 minutes after
-// the last call, then the "idle" row. "idle stop off" is capability_idle_stop_s: 0 (every
+// the last call, then the "idle" row. "idle stop off" is both idle times 0 (every
 // capability started with the Engine and kept running: Palisade before start-on-first-use and
 // idle stop). Floor in the same run: a bare `node -e` process. Each figure is the median of
 // --runs runs with its range; the CPU others used on the machine meanwhile ("foreign", from
@@ -53,7 +53,7 @@ const rows = [
   row(`idle after one chat (idle stop ${IDLE_S} s)`, withIdle.map((r) => r.idle)),
   row("right after the chat (= idle for the first 600 s with the default)", withIdle.map((r) => r.chat)),
   row("Engine just started, nothing called yet", withIdle.map((r) => r.started)),
-  row("idle stop off (capability_idle_stop_s: 0): idle after one chat", without.map((r) => r.idle)),
+  row("idle stop off (capability_ and agent_idle_stop_s: 0): idle after one chat", without.map((r) => r.idle)),
   row("idle stop off: Engine just started", without.map((r) => r.started)),
   row("floor: bare node -e", floors),
   { what: "goal at idle", processes: `<= ${GOAL.processes}`, "RSS MB": `<= ${GOAL.rssMb}`, "PSS MB": "" },
