@@ -25,7 +25,7 @@ import { AUDIT_KEY_FILE } from "@palisade/store";
 import { DATABASE_FILE } from "./adapters/sqlite-store.js";
 import { MemoryRunStore, SqliteRunStore, SubAgentManager, defaultSubAgentLauncher, listSubAgentsRpc, subAgentServiceImpl } from "./subagents/index.js";
 import type { SubAgentLauncher, SubAgentLimits } from "./subagents/index.js";
-import { SessionDirectory } from "./sessions.js";
+import { SessionDirectory, sessionModel } from "./sessions.js";
 import { setupOf } from "./setup.js";
 import { ENGINE_VERSION, buildStatus } from "./status.js";
 import { probeSandboxOnce } from "@palisade/sandbox";
@@ -275,7 +275,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     },
     model: () => config.model,
     // A client may choose the model of its turn; the Agent may use it while that turn runs.
-    allowedModels: () => turns.activeTurns.map((t) => t.session.model).filter(Boolean),
+    allowedModels: () => turns.activeTurns.map((t) => sessionModel(t.session, config.model.name)),
     env,
     ...(options.gateway?.record ? { record: options.gateway.record } : {}),
     ...(options.gateway?.replay ? { replay: await ExchangeReplay.load(options.gateway.replay) } : {}),

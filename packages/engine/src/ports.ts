@@ -27,7 +27,10 @@ export interface SessionRecord {
   title: string;
   mode: Mode;
   workspace: string;
+  /** The model the session runs with: chosen when it started, or the configured one recorded. */
   model: string;
+  /** The model was asked for and stays; otherwise the session follows the configured model. */
+  modelChosen?: boolean;
   createdAt: number;
   updatedAt: number;
   messageCount: number;
@@ -149,6 +152,8 @@ export interface EngineStore {
   getSession(id: string): Promise<SessionRecord | undefined>;
   listSessions(q: { limit: number; offset: number; sort: SessionSortKey; titleFilter?: string }): Promise<{ sessions: SessionRecord[]; total: number }>;
   renameSession(id: string, title: string): Promise<SessionRecord | undefined>;
+  /** Records the configured model a turn runs with, unless the session's model was chosen. */
+  recordSessionModel(id: string, model: string): Promise<void>;
   /** Sets a generated title unless the user chose one; false when a user title wins. */
   setAutoTitle(id: string, title: string): Promise<boolean>;
   deleteSession(id: string): Promise<boolean>;

@@ -4,6 +4,11 @@ import { randomUUID } from "node:crypto";
 import { ZERO_USAGE } from "./convert.js";
 import type { EngineStore, MessageRecord, Mode, SessionRecord } from "./ports.js";
 
+/** The model a session's next turn runs with: its chosen one, else the configured one. */
+export function sessionModel(session: SessionRecord, configured: string): string {
+  return session.modelChosen && session.model ? session.model : configured;
+}
+
 export class SessionDirectory {
   private readonly otr = new Map<string, { session: SessionRecord; messages: MessageRecord[] }>();
 
@@ -20,8 +25,10 @@ export class SessionDirectory {
       title: req.title ?? "",
       mode: req.mode,
       workspace: req.workspace || d.workspace,
-      // The model the conversation starts with (the Engine's configured one unless asked for another).
+      // A model asked for stays with the session; otherwise the configured one is recorded and
+      // followed (sessionModel).
       model: req.model || d.model,
+      modelChosen: Boolean(req.model),
       createdAt: now,
       updatedAt: now,
       messageCount: 0,

@@ -10,6 +10,7 @@ import type OpenAI from "openai";
 import { isModelConfigured } from "./config.js";
 import type { ModelEndpoint } from "./config.js";
 import type { EngineStore, SessionRecord } from "./ports.js";
+import { sessionModel } from "./sessions.js";
 
 /** The system prompt of title requests (scripted models in tests recognize them by it). */
 export const TITLE_SYSTEM_PROMPT =
@@ -129,7 +130,7 @@ export class TitleWriter {
     const timeout = this.o.timeoutMs ?? TITLE_TIMEOUT_MS;
     const client = await this.clientFor(model, timeout);
     const res = await client.chat.completions.create(
-      { model: session.model || model.name, messages: titleMessages(userMessage, reply), max_tokens: TITLE_MAX_TOKENS, temperature: 0.2, stream: false },
+      { model: sessionModel(session, model.name), messages: titleMessages(userMessage, reply), max_tokens: TITLE_MAX_TOKENS, temperature: 0.2, stream: false },
       { signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(timeout)]) },
     );
     const choice = res.choices[0];

@@ -20,6 +20,7 @@ export function sessionFromRow(r: Row): SessionRecord {
     mode: str(r.mode) as SessionMode,
     workspace: str(r.workspace),
     model: str(r.model),
+    modelChosen: num(r.model_chosen) === 1,
     createdAt: num(r.created_at),
     updatedAt: num(r.updated_at),
     messageCount: num(r.message_count),

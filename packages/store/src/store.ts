@@ -23,7 +23,7 @@ import type {
   ArtifactRecord, AuditRecord, EventRecord, MemoryRecord, MessageRecord, SessionRecord, SubAgentRunRecord, ToolCallRecord,
 } from "./types.js";
 import {
-  appendMessage, createSession, getToolCall, messageById, recordSubAgentRun, recordToolCall, renameSession, setAutoTitle,
+  appendMessage, createSession, getToolCall, messageById, recordSessionModel, recordSubAgentRun, recordToolCall, renameSession, setAutoTitle,
   updateMessage, updateSubAgentRun, updateToolCall,
 } from "./writes.js";
 import type {
@@ -126,6 +126,8 @@ export class Store {
   setAuditKey(key: AuditKey): void { this.auditKey = key; }
   auditHead(): { seq: number; hash: string } { return auditHead(this.d); }
   renameSession(id: string, title: string): SessionRecord { return renameSession(this.d, id, title); }
+  /** The configured model a turn of this session runs with; a chosen model is kept. */
+  recordSessionModel(id: string, model: string): boolean { return recordSessionModel(this.d, id, model); }
   setAutoTitle(id: string, title: string, source: "auto" | "first_message" = "auto"): boolean {
     return setAutoTitle(this.d, id, title, source);
   }

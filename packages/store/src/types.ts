@@ -25,6 +25,8 @@ export interface SessionRecord {
   mode: SessionMode;
   workspace: string;
   model: string;
+  /** The model was asked for when the session started (it stays); otherwise the configured one, recorded. */
+  modelChosen: boolean;
   createdAt: number;
   updatedAt: number;
   messageCount: number;

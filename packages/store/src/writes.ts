@@ -16,6 +16,8 @@ export interface NewSession {
   mode?: SessionMode;
   workspace?: string;
   model?: string;
+  /** The model was asked for (default: true when a model is given). */
+  modelChosen?: boolean;
   createdAt?: number;
 }
 
@@ -106,9 +108,9 @@ export function createSession(db: Db, input: NewSession = {}): SessionRecord {
   }
   try {
     db.stmt(
-      `INSERT INTO sessions (id, title, title_source, mode, workspace, model, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, title, titleSource, input.mode ?? "normal", input.workspace ?? "", input.model ?? "", now, now);
+      `INSERT INTO sessions (id, title, title_source, mode, workspace, model, model_chosen, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, title, titleSource, input.mode ?? "normal", input.workspace ?? "", input.model ?? "", (input.modelChosen ?? Boolean(input.model)) ? 1 : 0, now, now);
   } catch (cause) {
     if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
       throw new StoreError("CONFLICT", `session ${JSON.stringify(id)} already exists`, { cause });
@@ -282,6 +284,14 @@ export function updateSubAgentRun(db: Db, id: string, patch: SubAgentRunPatch): 
 }
 
 /** Renames a session; the title becomes a user title that automatic titles never overwrite. */
+/**
+ * Records the configured model a session's turn runs with, unless the session's model was chosen
+ * (then it stays). Returns whether the row changed.
+ */
+export function recordSessionModel(db: Db, id: string, model: string): boolean {
+  return db.stmt(`UPDATE sessions SET model = ? WHERE id = ? AND model_chosen = 0 AND model <> ?`).run(model, id, model).changes > 0;
+}
+
 export function renameSession(db: Db, id: string, title: string): SessionRecord {
   const r = db.stmt("UPDATE sessions SET title = ?, title_source = 'user' WHERE id = ?").run(title, id);
   if (r.changes === 0) throw notFound("session", id);

@@ -162,7 +162,7 @@ describe("stats", () => {
     fullSession(store, "s1", Date.now() - 86_400_000 * 2);
     fullSession(store, "s2", Date.now());
     const s = store.stats();
-    expect(s).toMatchObject({ sessions: 2, messages: 4, toolCalls: 4, actionsToday: 2, schemaVersion: 3 });
+    expect(s).toMatchObject({ sessions: 2, messages: 4, toolCalls: 4, actionsToday: 2, schemaVersion: 4 });
     expect(s.dbBytes).toBeGreaterThan(4096);
   });
 });

@@ -116,12 +116,33 @@ describe("migrations", () => {
     db.close();
   });
 
+  it("upgrades to schema version 4: a model stored before was asked for, so it stays with its session; none stored follows the configuration", () => {
+    const path = v2Database();
+    const db = new BetterSqlite3(path);
+    db.prepare("INSERT INTO sessions (id, title, title_source, mode, workspace, model, created_at, updated_at) VALUES ('s-none', '', 'none', 'normal', '/w', '', 1, 1)").run();
+    db.close();
+    const store = Store.open(path);
+    expect(store.schemaVersion).toBeGreaterThanOrEqual(4);
+    expect(store.getSession("s-v2")).toMatchObject({ model: "m", modelChosen: true });
+    expect(store.getSession("s-none")).toMatchObject({ model: "", modelChosen: false });
+    expect(store.recordSessionModel("s-v2", "configured")).toBe(false);
+    expect(store.recordSessionModel("s-none", "configured")).toBe(true);
+    expect(store.getSession("s-v2")?.model).toBe("m");
+    expect(store.getSession("s-none")).toMatchObject({ model: "configured", modelChosen: false });
+    store.createSession({ id: "s-new", model: "configured", modelChosen: false });
+    expect(store.recordSessionModel("s-new", "other")).toBe(true);
+    expect(store.getSession("s-new")).toMatchObject({ model: "other", modelChosen: false });
+    store.close();
+  });
+
   it("reports each migration of an existing database before and after it runs, and none for a new one", () => {
     const steps: Array<{ from: number; to: number; phase: string }> = [];
     Store.open(v2Database(), { onMigration: (s) => steps.push({ from: s.from, to: s.to, phase: s.phase }) }).close();
     expect(steps).toEqual([
       { from: 2, to: 3, phase: "start" },
       { from: 2, to: 3, phase: "done" },
+      { from: 3, to: 4, phase: "start" },
+      { from: 3, to: 4, phase: "done" },
     ]);
     const fresh: unknown[] = [];
     Store.open(join(tempDir(), "new.db"), { onMigration: (s) => fresh.push(s) }).close();

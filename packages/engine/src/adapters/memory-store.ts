@@ -28,6 +28,11 @@ export class MemoryStore implements EngineStore {
     if (session.title) this.userTitled.add(session.id);
   }
 
+  async recordSessionModel(id: string, model: string): Promise<void> {
+    const s = this.sessions.get(id);
+    if (s && !s.modelChosen) s.model = model;
+  }
+
   async getSession(id: string): Promise<SessionRecord | undefined> {
     const s = this.sessions.get(id);
     return s ? { ...s } : undefined;

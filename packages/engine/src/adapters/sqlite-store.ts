@@ -26,6 +26,7 @@ function session(s: StoredSession): SessionRecord {
     mode: s.mode,
     workspace: s.workspace,
     model: s.model,
+    modelChosen: s.modelChosen,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     messageCount: s.messageCount,
@@ -108,9 +109,14 @@ class SqliteStore implements EngineStore {
       mode: s.mode === "heartbeat" ? "heartbeat" : "normal",
       workspace: s.workspace,
       model: s.model,
+      modelChosen: s.modelChosen ?? false,
       createdAt: s.createdAt,
     });
     await this.store.sync();
+  }
+
+  async recordSessionModel(id: string, model: string): Promise<void> {
+    this.store.recordSessionModel(id, model);
   }
 
   async getSession(id: string): Promise<SessionRecord | undefined> {

@@ -2,6 +2,7 @@
 // Arguments were validated against the schemas in tools.ts by the pipeline. Results are JSON
 // the model reads; refusals (limits, unknown names or groups) are errors it can act on.
 import type { InvokeOutcome } from "../ports.js";
+import { sessionModel } from "../sessions.js";
 import { loadedGroupsOf } from "../turns/engine-tools.js";
 import type { SubAgentManager } from "./manager.js";
 import type { SubAgentRun } from "./run.js";
@@ -68,7 +69,7 @@ function spawn(m: SubAgentManager, args: Record<string, unknown>, call: AgentToo
   const unknown = requested.filter((g) => !grantable.includes(g));
   if (unknown.length > 0) return refuse(`Unknown tool groups: ${unknown.join(", ")}. Available: ${grantable.join(", ") || "none"}.`);
 
-  const model = typeof args.model === "string" && args.model ? args.model : parent.session.model || m.env.config.model.name;
+  const model = typeof args.model === "string" && args.model ? args.model : sessionModel(parent.session, m.env.config.model.name);
   const run = m.spawn({ parent, task: String(args.task), groups: requested, model, ...(call.caller ? { caller: call.caller } : {}) });
   if (args.wait !== true) {
     return ok({ name: run.name, state: run.state, tool_groups: requested, note: `Started ${run.name}. Use agent_status or agent_result with name "${run.name}".` });

@@ -9,7 +9,7 @@ import { addUsage, modeToProto, sessionToProto, usageToProto } from "../convert.
 import { isTerminal } from "../events.js";
 import type { EventInit, Subscription } from "../events.js";
 import type { MessageRecord, Mode, SessionRecord } from "../ports.js";
-import { titleFrom } from "../sessions.js";
+import { sessionModel, titleFrom } from "../sessions.js";
 import type { SessionDirectory } from "../sessions.js";
 import { buildContext, buildSystemPrompt } from "./context.js";
 import { answerToolDefsRequest, restoreLoadedGroups, toolDefsOf } from "./engine-tools.js";
@@ -86,8 +86,16 @@ export class TurnManager {
       ? await this.sessions.get(req.sessionId)
       : await this.sessions.create({ mode: req.mode, workspace: req.workspace, model: req.model });
     if (!session) throw new RpcError(Code.NOT_FOUND, `session ${req.sessionId} does not exist: omit session_id to start one, or use CreateSession`);
-    // A model asked for with the message (the chat's /model) is used for it, also in a stored session.
-    if (req.model) session.model = req.model;
+    // A model asked for with the message (the chat's /model) is used for it, also in a stored
+    // session. Otherwise a session that did not choose its model follows the configured one, and
+    // records it (lists and exports show the model its turns ran with).
+    if (req.model) {
+      session.model = req.model;
+      session.modelChosen = true;
+    } else if (!session.modelChosen && session.model !== this.env.config.model.name) {
+      session.model = this.env.config.model.name;
+      if (session.mode !== "otr") await this.env.store.recordSessionModel(session.id, session.model);
+    }
     if (req.clientMessageId) {
       const prior = this.recent.get(`${session.id}/${req.clientMessageId}`);
       if (prior) return { turn: prior, events: this.follow(prior) };
@@ -186,7 +194,7 @@ export class TurnManager {
       systemPrompt,
       loadedGroups: [...loaded],
       tools: toolDefsOf(env, loaded),
-      model: session.model || env.config.model.name,
+      model: sessionModel(session, env.config.model.name),
       maxToolRounds: env.config.limits.maxToolRounds,
     };
   }
