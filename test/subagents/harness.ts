@@ -8,7 +8,7 @@ import type { Client } from "@palisade/protocol";
 import { ClientService, PipelineEventType } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import { defaultConfig, startEngine } from "@palisade/engine";
-import type { RunningEngine, StartEngineOptions } from "@palisade/engine";
+import type { EngineConfig, RunningEngine, StartEngineOptions } from "@palisade/engine";
 import { makeTempDir, startScriptedServer } from "@palisade/testing";
 import type { ChatRequest, ScriptRule, ScriptedServer, TempDir } from "@palisade/testing";
 
@@ -41,7 +41,7 @@ export const loadAgentsRule: ScriptRule = {
   reply: { toolCalls: [{ name: "load_tools", arguments: { groups: ["agents"] } }] },
 };
 
-export async function startLab(rules: ScriptRule[], options: Partial<StartEngineOptions> = {}): Promise<Lab> {
+export async function startLab(rules: ScriptRule[], options: Partial<StartEngineOptions> = {}, configure?: (config: EngineConfig) => void): Promise<Lab> {
   const dir = await makeTempDir("palisade-subagents-");
   const model = await startScriptedServer({ rules, fallback: { content: "(no scripted reply)" } });
   const config = defaultConfig();
@@ -51,6 +51,7 @@ export async function startLab(rules: ScriptRule[], options: Partial<StartEngine
     { id: "lab", manifest: join(here, "fixtures", "lab.yaml"), command: [process.execPath, join(here, "fixtures", "lab.mjs")], protocol: "palisade", credentials: { LAB_KEY: LAB_SECRET } },
   ];
   config.limits.approvalTimeoutMs = 20_000;
+  configure?.(config);
   const logs: string[] = [];
   const engine = await startEngine({ dataDir: join(dir.path, "data"), config, env: {}, workspace: dir.path, log: (l) => logs.push(l), ...options });
   await engine.agentReady(20_000);

@@ -213,7 +213,7 @@ describe("sub-agents end to end", () => {
     const approval = events.find((e) => e.eventType === T.APPROVAL_NEEDED)?.approvalNeeded;
     expect(approval).toMatchObject({ toolName: "spawn_agent", subAgentName: nested[1]?.subAgentName });
     const leafRequest = lab.model.chatRequests().find((r) => fromSubAgent(r) && r.messages.find((m) => m.role === "user")?.content === "[nest2] leaf work");
-    expect(leafRequest?.tools?.map((t) => t.function.name).sort()).toEqual(["lab__approve_me", "lab__note", "lab__slow", "lab__wipe"]);
+    expect(leafRequest?.tools?.map((t) => t.function.name).sort()).toEqual(["lab__approve_me", "lab__note", "lab__run", "lab__slow", "lab__wipe"]);
     const organiser = subAgentEvents(events, T.SUB_AGENT_COMPLETED).find((e) => e.subAgent?.task.includes("organise"));
     expect(organiser?.subAgent?.resultExcerpt).toContain("leaf done");
   });

@@ -100,6 +100,12 @@ export interface EngineConfig {
   limits: LimitsConfig;
   listen: ListenConfig;
   agent: { name: string; allowUnsandboxed: boolean };
+  /**
+   * `sub_agents:` — whether a sub-agent's calls are covered by the "allow for this session" grants
+   * its parent (the main agent, or the sub-agent that spawned it) got (default false: a sub-agent
+   * asks again). A detector's escalation is asked whatever this says.
+   */
+  subAgents: { inheritGrants: boolean };
   /** Default workspace of new sessions (default: the Engine's working directory). */
   workspace?: string;
   /** The file the config was read from, if any. */
@@ -143,6 +149,7 @@ export function defaultConfig(): EngineConfig {
     },
     listen: {},
     agent: { name: "Palisade", allowUnsandboxed: false },
+    subAgents: { inheritGrants: false },
     history: { autoTitle: true, retention: { checkIntervalMs: 3_600_000 } },
     sandbox: { required: true, hide: [], readOnly: [], writable: [], allowAddresses: [] },
   };
@@ -221,7 +228,7 @@ function describe(v: unknown): string {
   return typeof v === "object" ? "a mapping" : typeof v;
 }
 
-const TOP = ["model", "shield", "capabilities", "limits", "listen", "agent", "workspace", "history", "sandbox"] as const;
+const TOP = ["model", "shield", "capabilities", "limits", "listen", "agent", "sub_agents", "workspace", "history", "sandbox"] as const;
 
 export interface ParseOptions {
   /** File name used in messages and to resolve relative paths. */
@@ -314,6 +321,8 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   const agent = r.object(root.agent, "agent", ["name", "allow_unsandboxed"]);
   cfg.agent.name = r.string(agent, "name", "agent") ?? cfg.agent.name;
   cfg.agent.allowUnsandboxed = r.bool(agent, "allow_unsandboxed", "agent") ?? false;
+  const subs = r.object(root.sub_agents, "sub_agents", ["inherit_grants"]);
+  cfg.subAgents.inheritGrants = r.bool(subs, "inherit_grants", "sub_agents") ?? false;
 
   readHistory(r, root.history, cfg.history);
   readSandbox(r, root.sandbox, cfg.sandbox, baseDir);

@@ -226,6 +226,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     runs: options.store ? new MemoryRunStore() : new SqliteRunStore(join(dataDir, DATABASE_FILE)),
     launcher: options.subAgents?.launcher ?? defaultSubAgentLauncher(),
     limits: { ...config.limits.subAgents, ...options.subAgents?.limits },
+    inheritGrants: () => config.subAgents.inheritGrants,
   });
   const host = subAgents.wrapHost(parts.host);
   const bus = new EventBus();

@@ -52,6 +52,13 @@ describe("config", () => {
     expect(isModelConfigured(c.model)).toBe(true);
   });
 
+  it("sub_agents.inherit_grants is off unless chosen; anything but a boolean is refused with its path", () => {
+    expect(parseConfig("", { env: {} }).subAgents.inheritGrants).toBe(false);
+    expect(parseConfig("sub_agents:\n  inherit_grants: true\n", { env: {} }).subAgents.inheritGrants).toBe(true);
+    expect(() => parseConfig("sub_agents:\n  inherit_grants: yes please\n", { file: "c.yaml", env: {} })).toThrow(/c\.yaml: sub_agents\.inherit_grants: /);
+    expect(() => parseConfig("sub_agents:\n  inherit: true\n", { file: "c.yaml", env: {} })).toThrow(/c\.yaml: sub_agents\.inherit: unknown key/);
+  });
+
   it("environment overrides win over the file", () => {
     const c = parseConfig(FULL, { env: { OPENAI_API_KEY: "sk-env", OPENAI_BASE_URL: "https://api.openai.com/v1", PALISADE_MODEL: "gpt-4.1" } });
     expect(c.model).toMatchObject({ apiKey: "sk-env", baseUrl: "https://api.openai.com/v1", name: "gpt-4.1" });

@@ -12,7 +12,7 @@ import type { RunSummary, SubAgentDeps, SubAgentLauncher, SubAgentLimits, SubAge
 import { NamePool } from "./names.js";
 import { SubAgentPipeline } from "./pipeline.js";
 import { alive, appendTail, startProcess, terminate } from "./process.js";
-import { SubAgentRun } from "./run.js";
+import { SubAgentRun, grantScopeOf } from "./run.js";
 import { newToken, TokenTable } from "./tokens.js";
 import { AgentToolsHost, ScopedHost } from "./tools.js";
 import type { AgentToolCall, AgentToolHandler } from "./tools.js";
@@ -39,6 +39,8 @@ export interface SubAgentManagerOptions {
   runs: SubAgentRunStore;
   launcher: SubAgentLauncher;
   limits?: Partial<SubAgentLimits>;
+  /** Whether sub-agents are covered by their parent's session grants (config sub_agents.inherit_grants; default no). */
+  inheritGrants?: () => boolean;
 }
 
 export class SubAgentManager implements AgentToolHandler {
@@ -56,6 +58,10 @@ export class SubAgentManager implements AgentToolHandler {
 
   constructor(private readonly options: SubAgentManagerOptions) {
     this.limits = { ...DEFAULT_SUBAGENT_LIMITS, ...options.limits };
+  }
+
+  private inheritGrants(): boolean {
+    return this.options.inheritGrants?.() ?? false;
   }
 
   /** The capability host with the `agents` group added (what the turn pipeline should use). */
@@ -157,6 +163,7 @@ export class SubAgentManager implements AgentToolHandler {
       model: req.model,
       groups: req.groups,
       depth: (req.caller?.init.depth ?? 0) + 1,
+      inheritedGrantScopes: this.inheritGrants() ? [grantScopeOf(req.caller), ...(req.caller?.init.inheritedGrantScopes ?? [])] : [],
       rootTurn: req.caller ? req.caller.init.rootTurn : req.parent,
       currentTurn: () => this.currentTurn(req.parent.session.id),
       turn,

@@ -15,6 +15,7 @@ import type { EventInit } from "../events.js";
 import type { EngineShield, ShieldInput, ToolHost, VerdictRecord } from "../ports.js";
 import type { TurnEnv } from "../turns/env.js";
 import { runToolCall } from "../turns/tool-call.js";
+import { grantScopeOf } from "./run.js";
 import type { SubAgentRun } from "./run.js";
 
 export interface ToolCallResult {
@@ -109,7 +110,7 @@ export class SubAgentPipeline {
     private readonly run: SubAgentRun,
     host: ToolHost,
   ) {
-    this.env = { ...env, host, shield: shieldFor(env.shield, run.name), bus: new TaggingBus(env.bus, run), link: this.catcher, grantScope: `sub-agent:${run.name}` };
+    this.env = { ...env, host, shield: shieldFor(env.shield, run.name), bus: new TaggingBus(env.bus, run), link: this.catcher, grantScope: grantScopeOf(run), inheritedGrantScopes: run.init.inheritedGrantScopes };
   }
 
   async execute(call: { callId: string; toolName: string; argumentsJson: string }): Promise<ToolCallResult> {

@@ -18,6 +18,11 @@ export interface RunInit {
   model: string;
   groups: string[];
   depth: number;
+  /**
+   * Grant scopes whose "allow for this session" grants also cover this run's calls, nearest first
+   * (its spawner's, then the spawner's own inherited ones); empty unless sub_agents.inherit_grants.
+   */
+  inheritedGrantScopes: string[];
   /** The user's turn that led to this run (for nested runs: the root's). */
   rootTurn: Turn;
   /** The session's running turn now, if any. */
@@ -25,6 +30,9 @@ export interface RunInit {
   /** The pipeline turn of this run: parent session and message, its own signal and records. */
   turn: Turn;
 }
+
+/** The grant scope of the main agent's calls ("main") and of a sub-agent's (turns/tool-call.ts). */
+export const grantScopeOf = (run: { name: string } | undefined): string => (run ? `sub-agent:${run.name}` : "main");
 
 export class SubAgentRun {
   state: SubAgentState = "running";

@@ -25,8 +25,10 @@ export interface TurnEnv {
   /** Automatic session titles after the first turn (issue 9). */
   titles?: TitleWriter;
   /**
-   * Whose session grants apply: the main agent's (undefined) or one sub-agent's. A sub-agent
-   * never inherits the grants the user gave the main agent.
+   * Whose session grants a call gets and is checked against: the main agent's (undefined) or one
+   * sub-agent's.
    */
   grantScope?: string;
+  /** More scopes whose grants cover a sub-agent's calls (its parents', when sub_agents.inherit_grants). */
+  inheritedGrantScopes?: readonly string[];
 }

@@ -264,7 +264,7 @@ async function judge(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined
  * scope or host, from the Shield), for the main agent or for one sub-agent; without a class from
  * the Shield only the identical call.
  */
-function grantOf(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): { key: string; label: string } {
+function grantOf(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): { key: string; label: string; cls: string } {
   let cls = { key: "", label: "" };
   try {
     cls = env.shield.actionClass?.(shieldInput(call, tool)) ?? cls;
@@ -272,20 +272,36 @@ function grantOf(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): {
     cls = { key: "", label: "" };
   }
   if (cls.key === "") cls = { key: `${call.record.toolName}\u0000${call.record.argumentsJson}`, label: `${call.record.toolName} with exactly these arguments` };
-  return { key: `${env.grantScope ?? "main"}\u0000${cls.key}`, label: cls.label };
+  return { key: grantKey(env.grantScope ?? "main", cls.key), label: cls.label, cls: cls.key };
+}
+
+const grantKey = (scope: string, cls: string): string => `${scope}\u0000${cls}`;
+
+/**
+ * Who granted this class for the session: "session" (this agent's own grant), "session
+ * (inherited from …)" (a parent's, when the user chose that sub-agents inherit grants), or
+ * undefined.
+ */
+function grantedBy(env: TurnEnv, sessionId: string, key: string, cls: string): string | undefined {
+  if (env.approvals.isGrantedForSession(sessionId, key)) return "session";
+  for (const scope of env.inheritedGrantScopes ?? []) {
+    if (env.approvals.isGrantedForSession(sessionId, grantKey(scope, cls))) return `session (inherited from ${scope === "main" ? "the main agent" : scope.replace(/^sub-agent:/, "sub-agent ")})`;
+  }
+  return undefined;
 }
 
 async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord, tool: ToolSpec | undefined): Promise<{ outcome: ApprovalOutcome | "session"; by?: string; reason?: string }> {
   const { turn, record } = call;
   const sessionId = turn.session.id;
-  const { key, label } = grantOf(env, call, tool);
+  const { key, label, cls } = grantOf(env, call, tool);
   // a grant answers the policy's question again; a detector's or the judge's concern is asked every time
-  if (verdict.tier === 0 && env.approvals.isGrantedForSession(sessionId, key)) {
+  const granted = verdict.tier === 0 ? grantedBy(env, sessionId, key, cls) : undefined;
+  if (granted !== undefined) {
     turn.emit(env.bus, {
       eventType: T.APPROVAL_RESOLVED,
-      approvalResolved: { approvalId: "", callId: record.callId, decision: approvalToProto("session"), resolvedBy: "session" },
+      approvalResolved: { approvalId: "", callId: record.callId, decision: approvalToProto("session"), resolvedBy: granted },
     });
-    return { outcome: "session" };
+    return { outcome: "session", ...(granted !== "session" ? { by: granted } : {}) };
   }
   const ticket = env.approvals.open({ sessionId, callId: record.callId, toolName: record.toolName, grantKey: key, signal: turn.signal });
   turn.emit(env.bus, {
