@@ -44,6 +44,10 @@ const DISABLE_SAFETY =
   /\b(disable|turn off|deactivate|bypass|circumvent|evade|skip|ignore|get around|switch off)\s+(the\s+)?(palisade\s+)?(shield|safety|security|approval|approvals|guardrails?|filters?|monitoring|audit(ing| log)?|sandbox|policy|policies|confirmation)s?\b/i;
 const EXFIL_INSTRUCTION =
   /\b(collect|gather|harvest|grab|find|dump|extract|read)\b[^.\n]{0,40}?\b(ssh keys?|id_rsa|private keys?|credentials|api[ _-]?(keys?|tokens?)|secrets?|passwords?|tokens?|\.env\b|aws keys?|environment variables|cookies)\b[^.\n]{0,80}?\b(send|upload|post|email|e-mail|forward|exfiltrate|leak|transmit|paste)\b|\b(exfiltrate|leak|send|upload|forward|post|email|e-mail|transmit|copy|paste)\b[^\n]{0,50}?(?:\b(ssh keys?|id_rsa|id_ed25519|private keys?|credentials|api[ _-]?keys?|secrets?|passwords?|access tokens?|auth tokens?|aws keys?|environment variables|cookies|session tokens?)\b|\.env\b)[^.\n]{0,60}?\b(to|at|into)\b/i;
+// Claims that the user (or an operator) already approved or authorized actions in general, or that
+// asking is not needed: approval is the Engine's to ask, never something text can grant.
+const PRE_APPROVAL =
+  /\b(?:has|have|had)\s+(?:already\s+)?(?:pre-?approved|pre-?authori[sz]ed|authori[sz]ed|approved|cleared|confirmed|consented to)\s+(?:all|every|each|any)\b|\b(?:pre-?approved|pre-?authori[sz]ed)\s+(?:all|every|each|any|the)\b|\b(?:already|previously)\s+(?:approved|authori[sz]ed|confirmed|cleared)\s+(?:all|every|each|any)\b|\b(?:consented|agreed) in advance\b|\b(?:approved|authori[sz]ed) in advance\b|\b(?:standing|blanket)\s+(?:permission|approval|authori[sz]ation|consent)\b|\bapproval status\s*[:=]\s*(?:granted|approved)\b|\b(?:approval|permission|authori[sz]ation|consent)\b[^.\n]{0,40}?\b(?:was|were|has been|have been|is)\s+(?:already\s+)?(?:granted|given|obtained)\b[^.\n]{0,60}?\b(?:skip|without|no need|don't|do not|never)\b|\b(?:you are|you're)\s+(?:cleared|authori[sz]ed|permitted|allowed)\s+to\b[^.\n]{0,60}?\bwithout\b[^.\n]{0,30}?\b(?:approval|confirmation|asking|permission)\b/i;
 const PROMPT_LEAK = /\b(reveal|print|show|repeat|output|leak|dump|tell me|display|share)\b[^.\n]{0,30}?\b(your |the )?(full |entire |original |hidden )?(system prompt|initial prompt|instructions you were given|configuration|api keys? you|hidden instructions)/i;
 
 export const injectionDetectors: Detector[] = [
@@ -54,6 +58,7 @@ export const injectionDetectors: Detector[] = [
   injection("injection.conceal", "Instructions to hide actions from the user", CONCEAL),
   injection("injection.disable-safety", "Instructions to disable safety controls", DISABLE_SAFETY),
   injection("injection.exfil-instruction", "Instructions to send secrets somewhere", EXFIL_INSTRUCTION),
+  injection("injection.pre-approval", "Claims that actions were already approved or need no approval", PRE_APPROVAL),
   {
     id: "injection.prompt-leak",
     category: "injection",
