@@ -12,6 +12,8 @@ import type { E2E } from "./helpers.js";
 
 const skip = built();
 const sick = join(fixtures, "sick-cap");
+// The misbehaving capability of the supervision tests, served here under the manifest beside.
+const sickServer = join(import.meta.dirname, "..", "..", "packages", "capabilities", "test", "fixtures", "unhealthy.mjs");
 let h: E2E;
 beforeAll(async () => {
   if (skip) return;
@@ -20,7 +22,7 @@ beforeAll(async () => {
     capabilities: [
       "  - id: sick",
       `    manifest: ${join(sick, "manifest.yaml")}`,
-      `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(join(sick, "main.mjs"))}]`,
+      `    command: [${JSON.stringify(process.execPath)}, ${JSON.stringify(sickServer)}]`,
       "    protocol: palisade",
       "    maxRestarts: 0",
       "    perToolTimeoutMs: { spin: 1500 }",
@@ -107,7 +109,7 @@ describe.skipIf(skip)("engine end to end: capability lifecycle", () => {
     expect(toolResult).toMatch(/sick__spin did not finish within 1500 ms .*capability sick did not finish sick__spin within its deadline; the Engine killed it and its restart budget \(0\) is spent/);
 
     await waitFor(async () => (await capability("sick")).state === "failed", { timeoutMs: 20_000, intervalMs: 200 });
-    expect(descendants().filter((c) => c.includes("sick-cap/main.mjs"))).toEqual([]);
+    expect(descendants().filter((c) => c.includes("fixtures/unhealthy.mjs"))).toEqual([]);
     expect(await capability("sick")).toMatchObject({ process: "stopped", pid: 0 });
 
     // The model still sees the group, marked down; clients see it in ListTools.

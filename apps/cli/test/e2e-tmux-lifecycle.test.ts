@@ -2,8 +2,8 @@ import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasTmux, repoRoot } from "./tmux.js";
 import { messageText, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
 import { processesMentioning } from "./procs.js";
@@ -15,18 +15,9 @@ import { processesMentioning } from "./procs.js";
  * gone after the user quits it. Real Engine, Agent and scripted model server (each answer names
  * the model it was called with). Needs `make build` and tmux.
  */
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..", "..", "..");
+const root = repoRoot;
 const palisade = join(root, "bin", "palisade");
 const built = existsSync(join(root, "apps/cli/dist/main.js"));
-const hasTmux = (() => {
-  try {
-    execFileSync("tmux", ["-V"]);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 // A tmux server of its own: other tests' sessions and environments never mix with this one.
 const server = `palisade-lifecycle-${process.pid}`;

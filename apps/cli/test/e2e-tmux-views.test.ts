@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasTmux, repoRoot } from "./tmux.js";
 import { Store } from "@palisade/store";
 import { messageText, startScriptedServer } from "@palisade/testing";
 import type { ChatRequest, ScriptedReply, ScriptedServer } from "@palisade/testing";
@@ -16,17 +16,8 @@ import { longSession, messagesIn, overlappedRows } from "./long-session.js";
  * an artifact, and a sub-agent spawned without tool_groups reading a workspace file.
  * Needs `make build` and tmux.
  */
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..", "..", "..");
+const root = repoRoot;
 const main = join(root, "apps/cli/dist/main.js");
-const hasTmux = (() => {
-  try {
-    execFileSync("tmux", ["-V"]);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const session = `palisade-views-${process.pid}`;
 const tmux = (...args: string[]): string => execFileSync("tmux", args, { encoding: "utf8" });

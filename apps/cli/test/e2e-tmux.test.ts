@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hasTmux, repoRoot } from "./tmux.js";
 
 /**
  * The real `palisade chat` (compiled dist/) in a tmux pseudo-terminal, driven with send-keys
@@ -14,17 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * Needs `make build` and tmux.
  */
 const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, "..", "..", "..");
+const root = repoRoot;
 const main = join(root, "apps/cli/dist/main.js");
 const real = process.env.PALISADE_E2E_ENGINE !== "fake";
-const hasTmux = (() => {
-  try {
-    execFileSync("tmux", ["-V"]);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const session = `palisade-e2e-${process.pid}`;
 const tmux = (...args: string[]): string => execFileSync("tmux", args, { encoding: "utf8" });
