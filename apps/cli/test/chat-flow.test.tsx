@@ -230,6 +230,30 @@ describe("the chat against a ClientService over real gRPC", () => {
     expect(remembered).toEqual(["hello"]);
   });
 
+  it("an off-the-record session is ended (deleted in the Engine) when the chat leaves it and when the chat closes", async () => {
+    await type("/otr");
+    await type("\r");
+    await type("first secret");
+    await type("\r");
+    await until(() => controller.getState().turn === undefined && controller.getState().sessionId !== undefined, allText, 20_000);
+    const first = controller.getState().sessionId as string;
+    expect(fake.engine.deletions).toEqual([]);
+    // /otr leaves it (back on the record); /otr again starts another one.
+    await type("/otr");
+    await type("\r");
+    await until(() => fake.engine.deletions.length === 1, allText);
+    expect(fake.engine.deletions).toEqual([first]);
+    await type("/otr");
+    await type("\r");
+    await type("second secret");
+    await type("\r");
+    await until(() => controller.getState().turn === undefined && controller.getState().sessionId !== undefined, allText, 20_000);
+    const second = controller.getState().sessionId as string;
+    expect(second).not.toBe(first);
+    await controller.endOffTheRecord();
+    expect(fake.engine.deletions).toEqual([first, second]);
+  });
+
   it("Tab completes a command and /quit leaves", async () => {
     await type("/qu");
     await type("\t");

@@ -56,6 +56,8 @@ export class ChatController {
   private restarting = false;
   private lastNotice = "";
   private closed = false;
+  /** Off-the-record sessions this chat holds: each is ended (deleted) once the chat leaves it. */
+  private readonly offTheRecord = new Set<string>();
   private readonly now: () => number;
 
   constructor(
@@ -81,10 +83,32 @@ export class ChatController {
     const { state, effects } = update(withTime, action);
     if (state !== this.state) {
       this.state = state;
+      this.leaveOffTheRecord(state);
       for (const l of this.listeners) l();
     }
     for (const e of effects) this.schedule(e);
   };
+
+  /**
+   * An off-the-record session lives in the Engine's memory (its conversation and artifacts) until
+   * it is deleted: the chat ends it when it moves to another session (/otr, /new, /resume) and
+   * when it closes (endOffTheRecord).
+   */
+  private leaveOffTheRecord(s: ChatState): void {
+    if (s.otr && s.sessionId) this.offTheRecord.add(s.sessionId);
+    for (const id of this.offTheRecord) {
+      if (id === s.sessionId) continue;
+      this.offTheRecord.delete(id);
+      void this.link.client.deleteSession({ sessionId: id }, { timeoutMs: 5_000 }).catch(() => undefined);
+    }
+  }
+
+  /** Ends the off-the-record sessions still held; called before the chat closes. */
+  async endOffTheRecord(): Promise<void> {
+    const ids = [...this.offTheRecord];
+    this.offTheRecord.clear();
+    await Promise.all(ids.map((sessionId) => this.link.client.deleteSession({ sessionId }, { timeoutMs: 3_000 }).catch(() => undefined)));
+  }
 
   /** Runs an effect; a debounced search replaces the one still waiting (and a session listing cancels it). */
   private schedule(e: Effect): void {

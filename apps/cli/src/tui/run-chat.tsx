@@ -77,6 +77,7 @@ export async function runChatTui(o: ChatSessionOptions): Promise<void> {
   try {
     await app.waitUntilExit();
   } finally {
+    await controller.endOffTheRecord();
     controller.close();
   }
 }

@@ -39,6 +39,8 @@ function words(text: string): string[] {
 export class FakeEngine {
   readonly sessions = new Map<string, StoredSession>();
   readonly received: ClientMessageRequest[] = [];
+  /** Session ids of every DeleteSession call, in order. */
+  readonly deletions: string[] = [];
   /** Queries of every SearchSessions call, in order. */
   readonly searches: string[] = [];
   /** What ListSubAgents answers (a test sets how its background sub-agents ended). */
@@ -143,6 +145,7 @@ export class FakeEngine {
         return { hits: hits.slice(0, req.limit || 20), total: hits.length };
       },
       async deleteSession(req) {
+        engine.deletions.push(req.sessionId);
         return { deleted: engine.sessions.delete(req.sessionId) };
       },
       async renameSession(req) {
