@@ -6,6 +6,7 @@ import type { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/run-cli.js";
+import { ENGINE_START_TIMEOUT_MS } from "../src/engine/spawn.js";
 import { captureIo } from "./helpers.js";
 import { processesMentioning } from "./procs.js";
 
@@ -30,7 +31,8 @@ describe.skipIf(!built || !existsSync("/proc/self/cmdline"))("the setup screen's
     Object.assign(io.stdin, { isTTY: true, setRawMode: () => io.stdin, ref: () => io.stdin, unref: () => io.stdin });
     Object.assign(io.stdout, { isTTY: true, columns: 100, rows: 40 });
     const chat = runCli(["chat", "--data-dir", data, "--config", join(root, "none.yaml")], io);
-    const end = Date.now() + 30_000;
+    // As long as the CLI itself waits for a starting Engine (a loaded machine can take that long).
+    const end = Date.now() + ENGINE_START_TIMEOUT_MS;
     while (!io.out().includes("no model configured") && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
     expect(io.out(), io.err()).toContain("no model configured");
     // The screen asked a real Engine, started for it.
