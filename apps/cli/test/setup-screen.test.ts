@@ -5,7 +5,6 @@ import { tmpdir } from "node:os";
 import type { PassThrough } from "node:stream";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli } from "../src/cli/run-cli.js";
 import { ENGINE_START_TIMEOUT_MS } from "../src/engine/spawn.js";
 import { captureIo } from "./helpers.js";
 import { processesMentioning } from "./procs.js";
@@ -25,6 +24,11 @@ describe.skipIf(!built || !existsSync("/proc/self/cmdline"))("the setup screen's
   });
 
   it("is stopped when the user quits the screen without configuring a model", async () => {
+    // The screen renders in this process. ink draws only the last frame when it believes it runs
+    // in CI (is-in-ci reads CI when ink loads, and `make test` runs with CI=1): the screen must be
+    // drawn as in a terminal, so CI is cleared before the CLI (and ink) is loaded.
+    delete process.env.CI;
+    const { runCli } = await import("../src/cli/run-cli.js");
     const data = join(root, "d");
     // No key, no base URL, no config file: no model.
     const io = captureIo({ HOME: root, PALISADE_CLI_MAIN: join(repo, "apps", "cli", "dist", "main.js") }, join(root, "w"));
