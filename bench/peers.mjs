@@ -201,23 +201,29 @@ async function measure(system, sessions, turns) {
   return { latencies, wallMs, turnsPerS: (sessions * turns) / (wallMs / 1000), cpu: cpuPerTurn(procs, before, sessions * turns), foreignPct };
 }
 
-const latencyRuns = await withModel(0, async (baseURL) => {
-  const runs = [];
-  for (let run = 0; run < RUNS; run++) {
-    const out = [];
-    for (const start of rotated(run)) {
-      const system = await start(baseURL, workspace);
-      try {
-        await (await system.prepare(1))(20); // warm-up (JIT, connections)
-        const m = await measure(system, 1, LATENCY_TURNS);
-        out.push({ name: system.name, ...summarize(m.latencies), cpu: m.cpu, foreignPct: m.foreignPct });
-      } finally {
-        await system.close();
+/** Every system, started fresh and measured by `fn`, in each of RUNS runs (rotated order): [run][system]. */
+const overRuns = (modelDelayMs, fn) =>
+  withModel(modelDelayMs, async (baseURL) => {
+    const runs = [];
+    for (let run = 0; run < RUNS; run++) {
+      const out = [];
+      for (const start of rotated(run)) {
+        const system = await start(baseURL, workspace);
+        try {
+          out.push({ name: system.name, ...(await fn(system)) });
+        } finally {
+          await system.close();
+        }
       }
+      runs.push(out);
     }
-    runs.push(out);
-  }
-  return runs;
+    return runs;
+  });
+
+const latencyRuns = await overRuns(0, async (system) => {
+  await (await system.prepare(1))(20); // warm-up (JIT, connections)
+  const m = await measure(system, 1, LATENCY_TURNS);
+  return { ...summarize(m.latencies), cpu: m.cpu, foreignPct: m.foreignPct };
 });
 const pick = (xs) => ({ median: MEDIAN_OF(xs), min: Math.min(...xs), max: Math.max(...xs) });
 const names = latencyRuns[0].map((r) => r.name);
@@ -234,26 +240,13 @@ const latency = names.map((name) => {
   };
 });
 
-const throughputRuns = await withModel(50, async (baseURL) => {
-  const runs = [];
-  for (let run = 0; run < RUNS; run++) {
-    const out = [];
-    for (const start of rotated(run)) {
-      const system = await start(baseURL, workspace);
-      try {
-        const levels = {};
-        for (const sessions of LEVELS) {
-          const m = await measure(system, sessions, turnsAt(sessions));
-          levels[sessions] = { turnsPerS: m.turnsPerS, cpuPerTurn: m.cpu.total, foreignPct: m.foreignPct };
-        }
-        out.push({ name: system.name, levels });
-      } finally {
-        await system.close();
-      }
-    }
-    runs.push(out);
+const throughputRuns = await overRuns(50, async (system) => {
+  const levels = {};
+  for (const sessions of LEVELS) {
+    const m = await measure(system, sessions, turnsAt(sessions));
+    levels[sessions] = { turnsPerS: m.turnsPerS, cpuPerTurn: m.cpu.total, foreignPct: m.foreignPct };
   }
-  return runs;
+  return { levels };
 });
 rmSync(dir, { recursive: true, force: true });
 const throughput = names.map((name) => {

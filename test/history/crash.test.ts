@@ -14,7 +14,7 @@ import type { Client } from "@palisade/protocol";
 import { ClientService, PipelineEventType as T } from "@palisade/protocol/pipeline";
 import { Store } from "@palisade/store";
 import { readToken } from "@palisade/engine";
-import { messageText, startScriptedServer } from "@palisade/testing";
+import { isAlive, messageText, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
 import { built, root } from "../engine/helpers.js";
 
@@ -72,15 +72,6 @@ function childPids(pid: number): number[] {
     }
   }
   return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Starts `palisade-engine` and waits for its ready line. */
@@ -142,8 +133,8 @@ describe.skipIf(skip)("SIGKILL during a stream of writes", () => {
     expect(done.length).toBeGreaterThanOrEqual(40);
     // The Agent the Engine spawned goes away with its Engine (or is stopped here).
     const until = Date.now() + 10_000;
-    while (spawned.some(alive) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
-    for (const pid of spawned.filter(alive)) process.kill(pid, "SIGKILL");
+    while (spawned.some(isAlive) && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    for (const pid of spawned.filter(isAlive)) process.kill(pid, "SIGKILL");
 
     // The database as the killed Engine left it.
     const store = Store.open(join(dir, "data", "palisade.db"));

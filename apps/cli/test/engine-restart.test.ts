@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { messageText, startScriptedServer } from "@palisade/testing";
+import { isAlive, messageText, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
 
 const repo = join(import.meta.dirname, "..", "..", "..");
@@ -23,15 +23,6 @@ function sh(cmd: string, cwd: string, env: Record<string, string>): Promise<Resu
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err });
     });
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe.skipIf(!built)("palisade engine restart and a changed setup", () => {
@@ -104,7 +95,7 @@ describe.skipIf(!built)("palisade engine restart and a changed setup", () => {
       expect(r.code).toBe(1);
       expect(r.err).toContain(`${config}: model.contxt_window: unknown key`);
       expect(r.err).toContain("left as it is");
-      expect(alive(pid)).toBe(true);
+      expect(isAlive(pid)).toBe(true);
       expect(enginePid()).toBe(pid);
       // A client sees the edit and the problems, path-precise.
       const status = await sh(`${p} sessions list`, join(root, "w"), env("model-one", KEY_ONE));
@@ -137,7 +128,7 @@ describe.skipIf(!built)("palisade engine restart and a changed setup", () => {
     expect(r.out).toContain(`Engine stopped (pid ${oldPid}); its sessions are kept.`);
     expect(r.out).toMatch(/Engine started: pid \d+, .*model model-two at http/);
     await slowDone;
-    expect(alive(oldPid)).toBe(false);
+    expect(isAlive(oldPid)).toBe(false);
     expect(enginePid()).not.toBe(oldPid);
     const sessionId = /\(session (ses_[\w-]+)/.exec(slowErr)?.[1] ?? /session (ses_[\w-]+)/.exec(slowErr)?.[1];
     expect(sessionId, slowErr).toBeTruthy();

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { isAlive } from "@palisade/testing";
 import { CliError } from "../src/cli/errors.js";
 import { ENGINE_START_TIMEOUT_MS, connectToEngine } from "../src/engine/connect.js";
 import { resolvePaths } from "../src/engine-address.js";
@@ -10,15 +11,6 @@ import { resolvePaths } from "../src/engine-address.js";
 // either hangs (never serves) or exits with an error.
 const HANGS = `console.log("loading config"); console.log("spawning the agent"); setTimeout(() => {}, 30000);`;
 const FAILS = `console.log("loading config"); console.error("config.yaml: model must be a string"); process.exit(2);`;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("auto-starting the Engine", () => {
   let dir: string;
@@ -58,7 +50,7 @@ describe("auto-starting the Engine", () => {
     expect(err.message).toBe(`the Engine did not become ready within 2 s; stopped it (pid ${pid})`);
     expect(err.hint).toContain("engine.log:\nloading config\nspawning the agent");
     // Nobody would use it: it does not outlive the command that started it.
-    expect(alive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
   });
 
   it("cancelled while it starts (Ctrl+C on the first screen), the Engine it spawned is stopped", async () => {
@@ -68,10 +60,10 @@ describe("auto-starting the Engine", () => {
     const pending = connectToEngine(paths, { start: true, timeoutMs: 30_000, env: { PALISADE_CLI_MAIN: fakeMain(HANGS) }, onProgress: (l) => progress.push(l), signal: abort.signal });
     await new Promise((r) => setTimeout(r, 500));
     const pid = Number(/pid (\d+)/.exec(progress[0] ?? "")?.[1]);
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
     abort.abort();
     await expect(pending).rejects.toThrow(`cancelled while waiting for the Engine to start; stopped it (pid ${pid})`);
-    expect(alive(pid)).toBe(false);
+    expect(isAlive(pid)).toBe(false);
   });
 
   it("an Engine that exits during start-up is reported with the end of engine.log", async () => {

@@ -54,3 +54,13 @@ export async function waitFor<T>(predicate: () => T | Promise<T>, options: WaitF
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** The process exists (signal 0 reaches it; a zombie still counts). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

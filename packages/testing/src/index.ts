@@ -16,5 +16,5 @@ export type {
 export { splitWords, streamChunks, styledErrorBody, toolCallText } from "./wire.js";
 export { echoReply, scriptFromJson } from "./script-file.js";
 export type { ScriptFile } from "./script-file.js";
-export { delay, makeTempDir, waitFor } from "./helpers.js";
+export { delay, isAlive, makeTempDir, waitFor } from "./helpers.js";
 export type { TempDir, WaitForOptions } from "./helpers.js";

@@ -2,9 +2,8 @@
 // memory only, bounded in total, gone when their session is dropped or the process exits.
 // SessionRoutedArtifactStore puts them there for the sessions a predicate names and sends
 // everything else to the disk store.
-import { randomBytes } from "node:crypto";
 import { CapabilityError } from "../errors.js";
-import { DEFAULT_ARTIFACT_TTL_MS, DEFAULT_MAX_ARTIFACT_BYTES, formatBytes, tooLarge } from "./store.js";
+import { DEFAULT_ARTIFACT_TTL_MS, DEFAULT_MAX_ARTIFACT_BYTES, formatBytes, newArtifactMeta, tooLarge } from "./store.js";
 import type { ArtifactMeta, ArtifactOwner, ArtifactStore, PutArtifact } from "./store.js";
 
 export const DEFAULT_MEMORY_ARTIFACT_TOTAL_BYTES = 64 * 1024 * 1024;
@@ -47,18 +46,7 @@ export class MemoryArtifactStore implements ArtifactStore {
         ),
       );
     }
-    const now = this.now();
-    const meta: ArtifactMeta = {
-      artifactId: `art_${randomBytes(12).toString("hex")}`,
-      filename: info.filename,
-      mimeType: info.mimeType,
-      sizeBytes: data.byteLength,
-      userId: info.owner.userId,
-      sessionId: info.owner.sessionId,
-      createdAt: now,
-      expiresAt: now + this.ttlMs,
-      ...(info.source === undefined ? {} : { source: info.source }),
-    };
+    const meta = newArtifactMeta(data, info, this.now(), this.ttlMs);
     // A copy: the caller's buffer may be reused.
     this.items.set(meta.artifactId, { meta, data: new Uint8Array(data) });
     this.total += data.byteLength;

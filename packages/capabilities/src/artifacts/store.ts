@@ -76,18 +76,7 @@ export class DiskArtifactStore implements ArtifactStore {
   async put(data: Uint8Array, info: PutArtifact): Promise<ArtifactMeta> {
     if (data.byteLength > this.maxBytes) throw tooLarge(info.filename, data.byteLength, this.maxBytes);
     await (this.ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 }));
-    const now = this.now();
-    const meta: ArtifactMeta = {
-      artifactId: `art_${randomBytes(12).toString("hex")}`,
-      filename: info.filename,
-      mimeType: info.mimeType,
-      sizeBytes: data.byteLength,
-      userId: info.owner.userId,
-      sessionId: info.owner.sessionId,
-      createdAt: now,
-      expiresAt: now + this.ttlMs,
-      ...(info.source === undefined ? {} : { source: info.source }),
-    };
+    const meta = newArtifactMeta(data, info, this.now(), this.ttlMs);
     const base = join(this.dir, meta.artifactId);
     await writeFile(`${base}.bin.tmp`, data, { mode: 0o600 });
     await rename(`${base}.bin.tmp`, `${base}.bin`);
@@ -161,6 +150,21 @@ export class DiskArtifactStore implements ArtifactStore {
     await rm(`${base}.json`, { force: true });
     await rm(`${base}.bin`, { force: true });
   }
+}
+
+/** The record of a new artifact of `data`, with a fresh id, expiring `ttlMs` after `now`. */
+export function newArtifactMeta(data: Uint8Array, info: PutArtifact, now: number, ttlMs: number): ArtifactMeta {
+  return {
+    artifactId: `art_${randomBytes(12).toString("hex")}`,
+    filename: info.filename,
+    mimeType: info.mimeType,
+    sizeBytes: data.byteLength,
+    userId: info.owner.userId,
+    sessionId: info.owner.sessionId,
+    createdAt: now,
+    expiresAt: now + ttlMs,
+    ...(info.source === undefined ? {} : { source: info.source }),
+  };
 }
 
 export function tooLarge(filename: string, size: number | string, max: number): CapabilityError {
