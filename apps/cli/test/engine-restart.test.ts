@@ -106,6 +106,23 @@ describe.skipIf(!built)("palisade engine restart and a changed setup", () => {
     }
   }, 150_000);
 
+  it("a policy the Engine would refuse is refused before the running Engine is stopped", async () => {
+    const pid = enginePid();
+    const policy = join(root, "broken-policy.yaml");
+    writeFileSync(policy, "rules:\n  - id: [not, a, string\n");
+    writeFileSync(config, `model:\n  base_url: ${model.baseURL}\nshield:\n  policy_file: ${policy}\n`);
+    try {
+      const r = await sh(`${p} engine restart`, join(root, "w"), env("model-one", KEY_ONE));
+      expect(r.code).toBe(1);
+      expect(r.err).toContain(policy);
+      expect(r.err).toContain("left as it is");
+      expect(isAlive(pid)).toBe(true);
+      expect(enginePid()).toBe(pid);
+    } finally {
+      writeFileSync(config, `model:\n  base_url: ${model.baseURL}\n`);
+    }
+  }, 150_000);
+
   it("restart saves a turn in flight, keeps the sessions, and the new Engine uses the new model", async () => {
     const oldPid = enginePid();
     const before = await sh(`${p} sessions list --json`, join(root, "w"), env("model-one", KEY_ONE));

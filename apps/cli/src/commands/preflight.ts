@@ -6,15 +6,23 @@ import type { CommandContext } from "../cli/spec.js";
 import { findEngine } from "../engine-address.js";
 import { hintCommand, pathsOf, workspaceOf } from "./common.js";
 
+/**
+ * Reads `configFile` with `env` as an Engine starting now would, and checks what its start would
+ * refuse (the policy, the capabilities' declared tool semantics); throws the ConfigError.
+ */
+export async function checkStartConfig(configFile: string, env: Record<string, string | undefined>, workspace: string): Promise<void> {
+  const { loadConfig } = await import("@palisade/engine/config");
+  const config = await loadConfig(configFile, env);
+  const { checkStartFiles } = await import("@palisade/engine/start-check");
+  await checkStartFiles(config, workspace);
+}
+
 export async function preflightConfig(ctx: CommandContext): Promise<void> {
   const paths = pathsOf(ctx);
   if (await findEngine(paths)) return; // a running Engine already has its config
-  const { ConfigError, loadConfig } = await import("@palisade/engine/config");
+  const { ConfigError } = await import("@palisade/engine/config");
   try {
-    const config = await loadConfig(paths.configFile, ctx.io.env);
-    // The policy and the capabilities' declared tool semantics, which the Engine would refuse too.
-    const { checkStartFiles } = await import("@palisade/engine/start-check");
-    await checkStartFiles(config, workspaceOf(ctx));
+    await checkStartConfig(paths.configFile, ctx.io.env, workspaceOf(ctx));
   } catch (err) {
     if (err instanceof ConfigError) {
       const files = [...new Set(err.issues.map((i) => i.file))];

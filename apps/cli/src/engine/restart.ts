@@ -1,6 +1,7 @@
 // Restarting the Engine with the current config and environment (`palisade engine restart`, the
 // chat's /restart): the config is read first, so an invalid one leaves the running Engine alone.
 import { CliError } from "../cli/errors.js";
+import { checkStartConfig } from "../commands/preflight.js";
 import { findEngine } from "../engine-address.js";
 import type { PalisadePaths } from "../engine-address.js";
 import { connectToEngine } from "./connect.js";
@@ -25,11 +26,15 @@ export interface Restarted {
 }
 
 export async function restartEngine(paths: PalisadePaths, o: RestartOptions): Promise<Restarted> {
-  const { currentSetup } = await import("@palisade/engine/setup");
-  const now = await currentSetup(paths.configFile, o.env, { dataDir: paths.dataDir, keySalt: "" });
-  if (!now.ok) {
+  // Everything a start would refuse (the config, the policy, declared tool semantics) is checked
+  // before the running Engine is stopped.
+  const { ConfigError } = await import("@palisade/engine/config");
+  try {
+    await checkStartConfig(paths.configFile, o.env, o.workspace ?? process.cwd());
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
     const again = o.hint ? o.hint("engine restart") : "palisade engine restart";
-    throw new CliError(`${now.error.message}\nThe running Engine (if any) was left as it is.`, { hint: `fix ${paths.configFile} (see docs/configuration.md), then run '${again}' again` });
+    throw new CliError(`${err.message}\nThe running Engine (if any) was left as it is.`, { hint: `fix ${paths.configFile} (see docs/configuration.md; tool semantics: docs/policy.md), then run '${again}' again` });
   }
   const running = await findEngine(paths);
   const demo = o.demo === true || running?.info.setup?.demo === true;
