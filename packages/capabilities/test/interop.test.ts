@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { existsSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DiskArtifactStore } from "@palisade/capabilities";
@@ -67,5 +68,53 @@ describe.skipIf(!python)(`interop with a Python capability server${python ? "" :
     const bad = await host.invoke("py-report__bad_artifact", {}, owner);
     expect(bad).toMatchObject({ ok: false, error: { code: "artifact_transfer" } });
     expect(bad.content).toContain('could not send artifact "no-such-id": Artifact not found');
+  });
+});
+
+// Supervision tells silence from an answer: a server that answers Healthcheck with an error status
+// (a third-party server's own word: INTERNAL, UNIMPLEMENTED) is not ready, but it is alive and is
+// not killed; a process that answers nothing is (supervise.test.ts).
+describe.skipIf(!python)("a Healthcheck answered with an error status is not silence", () => {
+  let host: CapabilityHost;
+  let statusFile: string;
+  beforeAll(async () => {
+    const dir = tempDir();
+    statusFile = `${dir}/health-status`;
+    const script = fileURLToPath(new URL("./fixtures/python_capability.py", import.meta.url));
+    const manifest = writeManifest(dir, { id: "py-health", tools: [tool("echo")] });
+    ({ host } = await startHost([{ id: "py-health", manifest, command: [python as string, script], env: { HEALTH_STATUS: statusFile } }], {
+      startupTimeoutMs: 15_000,
+      recheckIntervalMs: 300,
+      healthCallTimeoutMs: 1500,
+    }));
+  });
+  afterAll(async () => {
+    await host.stop();
+  });
+
+  const waitFor = async (cond: () => boolean, what: string): Promise<void> => {
+    const end = Date.now() + 20_000;
+    while (!cond()) {
+      if (Date.now() > end) throw new Error(`${what}: not reached in time; status ${JSON.stringify(host.status()[0])}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  it.each(["INTERNAL", "UNIMPLEMENTED"])("%s: marked not ready with the server's words, the same process kept, ready again when it answers", async (status) => {
+    await waitFor(() => host.status()[0]?.state === "ready", "ready at first");
+    const pid = host.status()[0]?.pid;
+    expect(pid).toBeDefined();
+    writeFileSync(statusFile, status);
+    await waitFor(() => host.status()[0]?.state === "not_ready", "not ready");
+    expect(host.status()[0]?.message).toContain(`Healthcheck failed: ${status}`);
+    expect(host.status()[0]?.message).toContain("index is being rebuilt");
+    // Several rechecks later it is still the same live process, never restarted.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(host.status()[0]).toMatchObject({ state: "not_ready", pid, restarts: 0 });
+    expect(existsSync(`/proc/${pid}`)).toBe(true);
+    writeFileSync(statusFile, "");
+    await waitFor(() => host.status()[0]?.state === "ready", "ready again");
+    expect(host.status()[0]?.pid).toBe(pid);
+    expect((await host.invoke("py-health__echo", { q: 1 }, owner)).ok).toBe(true);
   });
 });
