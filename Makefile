@@ -10,7 +10,8 @@ $(error could not find or install a Node.js >= 22.12 (see the message above))
 endif
 export PATH := $(NODE_BIN):$(PATH)
 export npm_config_nodedir := $(abspath $(NODE_BIN)/..)
-NPM_INSTALL_STAMP := node_modules/.install-stamp-$(shell node -p process.versions.modules)
+NODE_ABI := $(shell $(NODE_BIN)/node -p process.versions.modules)
+NPM_INSTALL_STAMP := node_modules/.install-stamp-$(NODE_ABI)
 
 .PHONY: run test install build lint typecheck-tests proto proto-check bench clean deps-system node-version
 
@@ -41,8 +42,11 @@ $(NPM_INSTALL_STAMP): package.json package-lock.json
 
 install: $(NPM_INSTALL_STAMP)
 
+# bin/palisade runs the CLI with the Node recorded here (native addons are built for it), without
+# asking scripts/node-bin.sh before every command.
 build: install
 	npx tsc -b
+	@printf '%s\n%s\n' "$(NODE_BIN)" "$(NODE_ABI)" >apps/cli/dist/built-with-node
 
 lint: install
 	npx eslint . --max-warnings 0
