@@ -1,12 +1,14 @@
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { re2RegExp } from "./schema-regexp.js";
 
 /**
  * Compiles tool input schemas. Draft-07 by default, 2020-12 when the schema says so. Lenient
  * about unknown keywords and formats: capability authors write schemas for LLMs, not for ajv.
+ * Patterns run on RE2 (schema-regexp.ts): the model writes the strings they are matched against.
  */
-const options = { allErrors: true, strict: false, validateFormats: false } as const;
+const options = { allErrors: true, strict: false, validateFormats: false, code: { regExp: re2RegExp } } as const;
 let draft7: Ajv | undefined;
 let draft2020: Ajv2020 | undefined;
 

@@ -1,9 +1,11 @@
 // Argument validation against a tool's JSON Schema (ajv), with messages the model can act on.
+// Schema patterns run on RE2: the schema is a capability's, the string the model's.
 import { Ajv } from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { re2RegExp } from "@palisade/capabilities";
 
 export class ArgumentValidator {
-  private readonly ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false });
+  private readonly ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, code: { regExp: re2RegExp } });
   private readonly cache = new Map<string, ValidateFunction | string>();
 
   /** Undefined when valid, else one message listing every problem. */
