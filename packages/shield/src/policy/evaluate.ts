@@ -7,6 +7,7 @@
 import { normalizePath } from "../normalize/paths.js";
 import type { Subject } from "../normalize/subject.js";
 import type { Decision } from "../types.js";
+import type { Matcher } from "./match.js";
 import { commandLine, commandsMatcher, compileArgRegex, emailDomain, globTester, matchHost, pathMatcher, redirectsStayInside } from "./match.js";
 import { manifestDecision, type Policy, type PolicyRule } from "./types.js";
 
@@ -81,8 +82,8 @@ function rulePathMatchers(rule: PolicyRule, c: Compiled, home: string, workspace
   return m;
 }
 
-const argRegexCache = new Map<string, RegExp>();
-function argRegex(src: string): RegExp {
+const argRegexCache = new Map<string, Matcher>();
+function argRegex(src: string): Matcher {
   let re = argRegexCache.get(src);
   if (re === undefined) {
     re = compileArgRegex(src);
