@@ -42,10 +42,12 @@ $(NPM_INSTALL_STAMP): package.json package-lock.json
 
 install: $(NPM_INSTALL_STAMP)
 
-# bin/palisade runs the CLI with the Node recorded here (native addons are built for it), without
-# asking scripts/node-bin.sh before every command.
+# Then the CLI's client commands are bundled into apps/cli/dist/bundle (apps/cli/scripts/bundle-client.mjs;
+# a no-op when nothing changed). bin/palisade runs the CLI with the Node recorded last (native
+# addons are built for it), without asking scripts/node-bin.sh before every command.
 build: install
 	npx tsc -b
+	node apps/cli/scripts/bundle-client.mjs
 	@printf '%s\n%s\n' "$(NODE_BIN)" "$(NODE_ABI)" >apps/cli/dist/built-with-node
 
 lint: install

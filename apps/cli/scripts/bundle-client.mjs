@@ -1,0 +1,95 @@
+// Bundles the CLI's client commands (apps/cli/src/client.ts, compiled by tsc into dist/client.js)
+// into dist/bundle/: esbuild, ES modules with code splitting (a command loads its own chunks),
+// source maps chained to the TypeScript sources. Run by `make build` after `tsc -b`.
+//  - @palisade/protocol, @grpc/grpc-js and @bufbuild/protobuf are bundled: most of what a client
+//    command loads.
+//  - So are @palisade/engine/discovery and /setup (finding the running Engine and comparing its
+//    setup, with the config parser): every client command runs them.
+//  - Every other @palisade/* import stays an import of the package as is (the Engine, its
+//    start-up checks, the Shield, capabilities: their code finds files next to itself).
+//  - Command modules the bundle does not serve (src/client.ts lists what it does) are replaced by
+//    a module that throws, so a dispatch mistake fails loudly instead of loading a second copy of
+//    the CLI.
+// dist/bundle/inputs.json records every input's mtime and size; main.ts uses the bundle only while
+// they match (src/cli/client-bundle.ts), and this script does nothing when they do.
+import { renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const cli = join(dirname(fileURLToPath(import.meta.url)), "..");
+const repo = join(cli, "..", "..");
+const dist = join(cli, "dist");
+const outdir = join(dist, "bundle");
+const { BUNDLE_INPUTS_FILE, freshBundleEntry } = await import(join(dist, "cli", "client-bundle.js"));
+
+/** The command modules (dist/commands/<name>.js) of the commands src/client.ts serves. */
+const CLIENT_MODULES = new Set(["run-command", "sessions", "artifacts", "engine"]);
+/** Bundled @palisade packages: the gRPC client, and what finds and compares the running Engine. */
+const BUNDLED_PACKAGES = /^@palisade\/(protocol(\/|$)|engine\/(setup|discovery)$)/;
+
+if (freshBundleEntry(outdir, repo)) {
+  console.log("client bundle up to date");
+  process.exit(0);
+}
+
+const clientOnly = {
+  name: "client-only",
+  setup(b) {
+    b.onResolve({ filter: /^@palisade\// }, (args) => (BUNDLED_PACKAGES.test(args.path) ? undefined : { path: args.path, external: true }));
+    // The command table (cli/tree.js, cli/tree-tools.js) imports every command's module.
+    b.onResolve({ filter: /^\.\.\/commands\/[\w-]+\.js$/ }, (args) => {
+      if (!/[/\\]cli[/\\]tree(-tools)?\.js$/.test(args.importer)) return undefined;
+      const name = /([\w-]+)\.js$/.exec(args.path)[1];
+      return CLIENT_MODULES.has(name) ? undefined : { path: name, namespace: "not-in-client-bundle" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "not-in-client-bundle" }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`commands/${args.path}.js is not in the client bundle: src/client.ts served a command it should not (PALISADE_CLI_BUNDLE=0 runs without the bundle)`)});`,
+      loader: "js",
+    }));
+  },
+};
+
+const tmp = `${outdir}.tmp-${process.pid}`;
+rmSync(tmp, { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: repo, // the metafile's paths are relative to it
+  entryPoints: [join(dist, "client.js")],
+  outdir: tmp,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node22",
+  sourcemap: "linked",
+  metafile: true,
+  logLevel: "warning",
+  // CommonJS packages (grpc-js) require Node's modules: give the bundle a real `require`.
+  banner: { js: 'import { createRequire as __palisadeRequire } from "node:module";\nconst require = __palisadeRequire(import.meta.url);' },
+  plugins: [clientOnly],
+});
+
+const inputs = [
+  ...Object.keys(result.metafile.inputs).filter((f) => !f.includes(":")), // not the stand-ins
+  relative(repo, fileURLToPath(import.meta.url)),
+  "node_modules/esbuild/package.json",
+];
+const files = [...new Set(inputs.map((f) => f.split(sep).join("/")))].sort();
+const record = {
+  entry: "client.js",
+  inputs: files.map((f) => {
+    const st = statSync(join(repo, f));
+    return [f, st.mtimeMs, st.size];
+  }),
+};
+writeFileSync(join(tmp, BUNDLE_INPUTS_FILE), `${JSON.stringify(record)}\n`);
+// Swapped in whole: a command starting meanwhile sees the old bundle or the new one.
+const old = `${outdir}.old-${process.pid}`;
+try {
+  renameSync(outdir, old);
+} catch {
+  // no bundle yet
+}
+renameSync(tmp, outdir);
+rmSync(old, { recursive: true, force: true });
+console.log(`client bundle: ${files.length} inputs -> ${relative(repo, outdir)}`);

@@ -1,0 +1,34 @@
+// Whether dist/bundle/ (the client commands in one bundled file, made by `make build` after tsc)
+// still matches the code it was made from. `npx tsc -b` alone rebuilds dist/ without it: the
+// bundle then records inputs that changed since, and the CLI runs unbundled rather than stale.
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+/** dist/bundle/inputs.json: every file the bundle was made from, as it was then. */
+export interface BundleInputs {
+  /** The entry module, relative to the bundle directory. */
+  entry: string;
+  /** [path relative to the repository root, mtime in ms, size in bytes]. */
+  inputs: [string, number, number][];
+}
+
+export const BUNDLE_INPUTS_FILE = "inputs.json";
+
+/**
+ * The bundle's entry file when every input is unchanged (same mtime and size), else undefined.
+ * Costs one small read and a stat per input (~150, well under a millisecond).
+ */
+export function freshBundleEntry(bundleDir: string, repoRoot: string): string | undefined {
+  let recorded: BundleInputs;
+  try {
+    recorded = JSON.parse(readFileSync(join(bundleDir, BUNDLE_INPUTS_FILE), "utf8")) as BundleInputs;
+  } catch {
+    return undefined;
+  }
+  if (typeof recorded.entry !== "string" || !Array.isArray(recorded.inputs) || recorded.inputs.length === 0) return undefined;
+  for (const [file, mtimeMs, size] of recorded.inputs) {
+    const st = statSync(join(repoRoot, file), { throwIfNoEntry: false });
+    if (!st || st.mtimeMs !== mtimeMs || st.size !== size) return undefined;
+  }
+  return join(bundleDir, recorded.entry);
+}
