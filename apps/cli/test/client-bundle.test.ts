@@ -182,6 +182,8 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
       expect(bundled.code, bundled.err).toBe(0);
       expect(plain.code, plain.err).toBe(0);
       expectClientPath(bundled.loaded);
+      // The setup comparison is remembered since `run`: its config parser is not loaded again.
+      expect(bundled.loaded.join("\n")).not.toMatch(/packages\/shield|bundle\/setup-/);
       expect(plain.loaded.some((f) => f.startsWith("apps/cli/dist/bundle/"))).toBe(false);
       expect(plain.loaded.some((f) => f.startsWith("node_modules/@grpc/grpc-js/"))).toBe(true);
       const normalize = (s: string): string => s.replace(/"uptimeMs":\d+/g, "").replace(/up \d+[smh].*/g, "");

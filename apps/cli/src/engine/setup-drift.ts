@@ -4,6 +4,7 @@
 import type { EngineInfo } from "@palisade/engine/discovery";
 import type { SetupChange } from "@palisade/engine/setup";
 import type { PalisadePaths } from "../engine-address.js";
+import { configDigest, knownSame, recordingEnv, rememberSame } from "./setup-check-cache.js";
 
 export interface SetupDrift {
   changes: SetupChange[];
@@ -11,14 +12,31 @@ export interface SetupDrift {
   problems?: string;
 }
 
-/** What differs between the running Engine's recorded setup and the current one; undefined when nothing does. */
+/**
+ * What differs between the running Engine's recorded setup and the current one; undefined when
+ * nothing does. "Nothing" is remembered in the data dir for the same inputs (setup-check-cache.ts).
+ */
 export async function setupDrift(paths: PalisadePaths, env: Record<string, string | undefined>, info: EngineInfo): Promise<SetupDrift | undefined> {
   const started = info.setup;
   if (!started) return undefined; // an older Engine recorded nothing to compare with
+  let digest: string | undefined;
+  try {
+    digest = await configDigest(paths.configFile);
+    if (await knownSame(paths.dataDir, started, paths.configFile, digest, env)) return undefined;
+  } catch {
+    digest = undefined; // unreadable: compared below, which reports it
+  }
   const { currentSetup, setupChanges } = await import("@palisade/engine/setup");
-  const now = await currentSetup(paths.configFile, env, { dataDir: paths.dataDir, keySalt: started.keySalt });
+  const seen = recordingEnv(env);
+  const now = await currentSetup(paths.configFile, seen.env, { dataDir: paths.dataDir, keySalt: started.keySalt });
   const changes = setupChanges(started, now);
-  if (changes.length === 0) return undefined;
+  if (changes.length === 0) {
+    // Only a valid config read as the same content: an invalid one compares the file alone.
+    if (now.ok && digest !== undefined && now.setup.configSha256 === digest) {
+      await rememberSame(paths.dataDir, started, paths.configFile, digest, env, [...seen.names]);
+    }
+    return undefined;
+  }
   return now.ok ? { changes } : { changes, problems: now.error.message };
 }
 
