@@ -33,3 +33,24 @@ describe("policy patterns run in linear time", () => {
     expect(evaluateInChild(rules, "t__x", { name: "a".repeat(5000) }).rules).toContain("as");
   });
 });
+
+describe("path globs run in linear time", () => {
+  it("a glob with four globstars against a 4 KB path of repeated names", () => {
+    const rules = `  - id: deep\n    decision: block\n    paths: ["**/a/**/a/**/a/**/b"]\n  - id: rest\n    decision: allow\n`;
+    const miss = evaluateInChild(rules, "files__read_file", { path: `/${"a/".repeat(2040)}c` });
+    expect(miss.rules).not.toContain("deep");
+    const hit = evaluateInChild(rules, "files__read_file", { path: `/${"a/".repeat(2040)}b` });
+    expect(hit.decision).toBe("block");
+    expect(hit.rules).toContain("deep");
+  });
+
+  it("a path Linux could not name matches no path rule and is reported as an analysis limit (asked, never allowed)", () => {
+    const rules = `  - id: ws\n    decision: allow\n    paths: ["/home/u/ws/**"]\n`;
+    expect(evaluateInChild(rules, "files__read_file", { path: "/home/u/ws/a.txt" }).decision).toBe("allow");
+    const long = evaluateInChild(rules, "files__read_file", { path: `/home/u/ws/${"d/".repeat(2100)}a.txt` });
+    expect(long.decision).toBe("escalate");
+    expect(long.rules).toContain("shield.limits");
+    const name = evaluateInChild(rules, "files__read_file", { path: `/home/u/ws/${"n".repeat(300)}` });
+    expect(name.decision).toBe("escalate");
+  });
+});

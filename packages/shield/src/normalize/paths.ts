@@ -45,3 +45,17 @@ export function looksLikePath(w: string): boolean {
   if (w.startsWith("-")) return false;
   return w.includes("/") || /^\.[A-Za-z0-9_-]/.test(w) || /\.(pem|key|env|p12|pfx|kdbx|db|sqlite|json|ya?ml|txt|ts|js|md|sh)$/i.test(w);
 }
+
+/** Linux refuses longer paths and names (ENAMETOOLONG): such a path names no file. */
+export const PATH_MAX = 4096;
+export const NAME_MAX = 255;
+
+export function nameableOnLinux(path: string): boolean {
+  if (path.length > PATH_MAX) return false;
+  let start = 0;
+  for (let i = path.indexOf("/"); i !== -1; i = path.indexOf("/", start)) {
+    if (i - start > NAME_MAX) return false;
+    start = i + 1;
+  }
+  return path.length - start <= NAME_MAX;
+}

@@ -6,7 +6,7 @@
 import type { ManifestPolicy, NetworkPolicy, SessionMode } from "../types.js";
 import { toolSpec, URL_KEYS, type PathOp, type ToolKind, type ToolSpec } from "../tools.js";
 import { decodeEmbedded, type Encoding } from "./decode.js";
-import { looksLikePath, normalizePath, type PathBase } from "./paths.js";
+import { looksLikePath, nameableOnLinux, NAME_MAX, normalizePath, PATH_MAX, type PathBase } from "./paths.js";
 import { ShellReader, type SimpleCommand } from "./shell.js";
 import { decodeHTML } from "entities";
 import { execAll, normalizeText, urlDecode } from "./text.js";
@@ -256,6 +256,7 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
   s.shellErrors = parsed.errors;
   if (parsed.truncated) s.limits.push("shell nesting or command count limit reached");
   for (const c of s.commands) commandRefs(s, c, base, cwd);
+  if (s.paths.some((p) => !nameableOnLinux(p.path))) s.limits.push(`a path longer than Linux allows (${PATH_MAX} characters, ${NAME_MAX} per name): it matches no path rule`);
   return s;
 }
 

@@ -1,7 +1,7 @@
 /** Matchers used by policy rules: path globs, command patterns, host and e-mail domain patterns. */
 import picomatch from "picomatch";
 import { RE2JS } from "re2js";
-import { isInside } from "../normalize/paths.js";
+import { isInside, nameableOnLinux } from "../normalize/paths.js";
 import type { SimpleCommand } from "../normalize/shell.js";
 
 /**
@@ -67,23 +67,48 @@ export function emailDomain(addr: string): string {
 }
 
 /**
- * What `picomatch(glob, options)` returns, without its per-call result objects: the same
- * compiled regex, the same exact-string shortcut, "" never matches. Inputs here are already
- * normalized to `/` separators, so picomatch's Windows slash conversion is not needed.
+ * picomatch's guards against `.` and `..` segments (and empty ones). The paths matched here are
+ * normalized, so they hold no such segment and the guards are always true; they are the only
+ * lookarounds picomatch writes besides an extglob's `!(...)`, and RE2 has no lookaround.
+ */
+const DOT_SEGMENT_GUARDS = ["(?!(?:^|\\/)\\.{1,2}(?:\\/|$))", "(?!\\.{1,2}(?:\\/|$))", "(?!\\.{0,1}(?:\\/|$))", "(?=.)"];
+
+/**
+ * What `picomatch(glob, options)` returns for a normalized path or a tool name: picomatch's regex
+ * (the same exact-string shortcut, "" never matches), run on RE2 in linear time: the glob is the
+ * user's, the path the model's, and on a backtracking engine a glob with three globstars around
+ * two names (`a` then `b`) took 3.6 s on a 4 KB path of `a/a/a/...`. A glob with an extglob negation `!(...)` keeps the JavaScript engine (RE2 cannot
+ * express it); `pathMatcher` bounds what reaches it.
  */
 export function globTester(glob: string, options: picomatch.PicomatchOptions): (s: string) => boolean {
   const re = picomatch.makeRe(glob, { ...options, windows: false });
-  return (s) => s !== "" && (s === glob || re.test(s));
+  let src = re.source;
+  for (const guard of DOT_SEGMENT_GUARDS) src = src.split(guard).join("");
+  let test = (s: string): boolean => re.test(s);
+  if (!/\(\?[!=<]/.test(src)) {
+    try {
+      const linear = RE2JS.compile(src, re.flags.includes("i") ? RE2JS.CASE_INSENSITIVE : 0);
+      test = (s) => linear.test(s);
+    } catch {
+      // A construct RE2 lacks: picomatch's own regex stays.
+    }
+  }
+  return (s) => s !== "" && (s === glob || test(s));
 }
 
 const globCache = new Map<string, (p: string) => boolean>();
 
-/** A path glob with `${workspace}`, `${home}` and `~` expanded for this context. */
+/**
+ * A path glob with `${workspace}`, `${home}` and `~` expanded for this context. A path Linux could
+ * not name matches no glob (the subject reports it as an analysis limit), which also bounds the
+ * time of the globs that stay on the backtracking engine.
+ */
 export function pathMatcher(glob: string, home: string, workspace: string): (p: string) => boolean {
   const g = glob.replace(/\$\{workspace\}/g, workspace).replace(/\$\{home\}/g, home).replace(/^~(?=\/|$)/, home);
   let m = globCache.get(g);
   if (m === undefined) {
-    m = globTester(g, { dot: true, nocase: true });
+    const test = globTester(g, { dot: true, nocase: true });
+    m = (p) => nameableOnLinux(p) && test(p);
     if (globCache.size > 5000) globCache.clear();
     globCache.set(g, m);
   }
