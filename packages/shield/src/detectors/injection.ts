@@ -37,7 +37,7 @@ const ROLE =
 const NEW_INSTRUCTIONS =
   /\b(new|updated|real|actual|true|hidden|secret|important|urgent) (system )?(instructions?|prompt|directives?|orders|task)\s*[:：]|\b(system|admin|developer) (override|message|note)\s*[:：]|\bBEGIN (SYSTEM|ADMIN) (PROMPT|INSTRUCTIONS?)\b/i;
 const TEMPLATE_TOKENS =
-  /<\|(im_start|im_end|system|endoftext|begin_of_text|start_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(system|assistant)>|^\s*#{2,}\s*(system|instruction)s?\s*:?\s*$|\n(system|assistant)\s*:\s/im;
+  /<\|(im_start|im_end|system|endoftext|begin_of_text|start_header_id|eot_id)\|>|\[\/?INST\]|<<\/?SYS>>|<\/?(system|assistant)>|^[ \t]*#{2,}[ \t]*(system|instruction)s?[ \t]*:?[ \t]*$|\n(system|assistant)\s*:\s/im;
 const CONCEAL =
   /\b(do not|don't|never|without)\s+(tell(ing)?|inform(ing)?|alert(ing)?|notify(ing)?|ask(ing)?|warn(ing)?|mention(ing)?( this)?( to)?|let(ting)?)\s+(the )?(user|human|operator|admin|owner|anyone)\b|\b(secretly|silently|quietly|covertly)\s+(run|execute|send|upload|copy|delete|install|forward|add)/i;
 const DISABLE_SAFETY =
