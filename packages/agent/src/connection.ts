@@ -6,6 +6,7 @@ import type { CallModel } from "./model.js";
 import type { RetryPolicy } from "./retry.js";
 import { AgentRuntime } from "./runtime.js";
 import type { AgentEventInit } from "./runtime.js";
+import type { HistoryCacheOptions } from "./history-cache.js";
 import { probeSandbox } from "./sandbox.js";
 import type { SandboxProbe } from "./sandbox.js";
 
@@ -24,6 +25,8 @@ export interface RunAgentOptions {
   /** Stops the Agent (turns are cancelled and reported) as if the Engine sent a shutdown. */
   signal?: AbortSignal;
   log?: (line: string) => void;
+  /** Bounds of the conversations kept between turns (default: 5 min idle, 64 MiB). */
+  historyCache?: HistoryCacheOptions;
 }
 
 export interface AgentExit {
@@ -57,7 +60,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   const send = (event: AgentEventInit): void => {
     chain = chain.then(() => call.send(event)).catch((err: unknown) => log(`palisade-agent: could not send an event: ${String(err)}`));
   };
-  const runtime = new AgentRuntime({ model: config.model, contextWindow: config.contextWindow, callModel, send, log });
+  const runtime = new AgentRuntime({
+    model: config.model,
+    contextWindow: config.contextWindow,
+    callModel,
+    send,
+    log,
+    ...(options.historyCache ? { historyCache: options.historyCache } : {}),
+  });
   const finish = async (exit: AgentExit, cancelReason: string): Promise<AgentExit> => {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);

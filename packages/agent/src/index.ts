@@ -8,6 +8,8 @@ export { agentLaunchSpec, agentPackageDir } from "./launch.js";
 export { SPAWN_TOKEN_TIMEOUT_MS, readSpawnToken } from "./parent.js";
 export type { AgentLaunchOptions, LaunchSpec } from "./launch.js";
 export { AgentRuntime, TokenBatcher } from "./runtime.js";
+export { HISTORY_IDLE_MS, HISTORY_MAX_BYTES, HistoryCache } from "./history-cache.js";
+export type { HistoryCacheOptions } from "./history-cache.js";
 export type { AgentEventInit, RuntimeOptions } from "./runtime.js";
 export { DEFAULT_MAX_TOOL_ROUNDS, roundLimitMessage, runTurn } from "./turn.js";
 export type { LoadedTools, ProposedCall, ThoughtData, ToolOutcome, TurnPorts, TurnRequest, TurnResult } from "./turn.js";

@@ -10,6 +10,8 @@ import type {
 } from "@palisade/protocol/pipeline";
 import { SessionMode } from "@palisade/protocol/types";
 import { AgentFailure } from "./errors.js";
+import { HistoryCache } from "./history-cache.js";
+import type { HistoryCacheOptions } from "./history-cache.js";
 import type { CallModel } from "./model.js";
 import { toSpec } from "./tools.js";
 import type { ToolSpec } from "./tools.js";
@@ -26,6 +28,8 @@ export interface RuntimeOptions {
   /** Hands an event to the stream; must not throw. */
   send(event: AgentEventInit): void;
   log?: (line: string) => void;
+  /** Bounds of the kept conversations (default: HISTORY_IDLE_MS, HISTORY_MAX_BYTES). */
+  historyCache?: HistoryCacheOptions;
 }
 
 interface Waiter<T> {
@@ -84,9 +88,15 @@ export class AgentRuntime {
   private usedCallIds = new Set<string>();
   private seq = 0;
   private readonly log: (line: string) => void;
+  /** Each session's conversation as the Engine sent it, so later requests carry only what is new. */
+  readonly histories: HistoryCache;
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(private readonly options: RuntimeOptions) {
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
+    this.histories = new HistoryCache(options.historyCache);
+    this.sweeper = setInterval(() => this.histories.sweep(), 60_000);
+    this.sweeper.unref();
   }
 
   get ready(): boolean {
@@ -126,6 +136,7 @@ export class AgentRuntime {
 
   /** Cancels every turn and waits for them to report. */
   async stop(reason: string): Promise<void> {
+    clearInterval(this.sweeper);
     for (const t of this.turns.values()) t.controller.abort(new AgentFailure("CANCELLED", reason));
     await Promise.all([...this.turns.values()].map((t) => t.done));
   }
@@ -136,13 +147,18 @@ export class AgentRuntime {
       this.options.send({ event: { case: "agentError", value: { sessionId: req.sessionId, messageId: req.messageId, code, message, recoverable: true } } });
     if (!this.initial) return fail("PROTOCOL_ERROR", "ProcessRequest arrived before InitialToolDefs; the Engine must send InitialToolDefs first");
     if (this.turns.has(key)) return fail("PROTOCOL_ERROR", `message ${req.messageId} of session ${req.sessionId} is already being processed`);
+    const conversation = this.histories.resolve(req);
+    if ("missing" in conversation) {
+      this.options.send({ event: { case: "historyNeeded", value: { sessionId: req.sessionId, messageId: req.messageId, reason: conversation.missing } } });
+      return;
+    }
 
     const controller = new AbortController();
     const turn: TurnRequest = {
       sessionId: req.sessionId,
       messageId: req.messageId,
       content: req.content,
-      history: req.history,
+      history: conversation.history,
       systemPrompt: req.systemPrompt,
       model: req.model || this.options.model,
       tools: [...this.initial.tools, ...req.tools.map(toSpec)],

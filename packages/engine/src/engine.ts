@@ -114,6 +114,8 @@ export interface SessionMemory {
   gatewayUsage: number;
   contexts: number;
   recentTurns: number;
+  /** Sessions whose conversation the Engine knows the Agent holds. */
+  agentHistories: number;
   /** Sessions the sweeper watches (active recently). */
   tracked: number;
 }
@@ -165,6 +167,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     },
     onEvent: (ev) => turns.onAgentEvent(ev),
     onConnected: (info) => {
+      turns.agentConnected();
       supervisor?.connected();
       log(`agent connected: ${info.agentId} pid ${info.pid}${info.verified ? ` (seen from outside: ${describeFacts(info.verified)})` : ""}`);
     },
@@ -246,6 +249,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
       for (const id of ids) {
         approvals.forgetSession(id);
         turnEnv.loadedGroups.delete(id);
+        turns.agentHistory.forget(id);
         bus.closeSession(id);
         await purgeArtifacts(id).catch((err: unknown) => log(`retention: artifacts of ${id}: ${(err as Error).message}`));
       }
@@ -433,6 +437,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
       gatewayUsage: gateway.usage().size,
       contexts: store.cachedSessions?.() ?? 0,
       recentTurns: turns.recentCount,
+      agentHistories: turns.agentHistory.size,
       tracked: sweeper.tracked,
     }),
   };

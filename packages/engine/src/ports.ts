@@ -165,7 +165,11 @@ export interface EngineStore {
    * durable, unless `sync` is false (the caller's next synced write carries them).
    */
   appendAudit(entries: AuditEntry[], opts?: { sync?: boolean }): Promise<void>;
-  /** Every message of the session, oldest first, with tool calls: the Agent's context. */
+  /**
+   * Every message of the session, oldest first, with tool calls: the Agent's context. Records
+   * handed out are never changed in place
+   * (the Engine compares them with what it sent the Agent before): a change gives new records.
+   */
   contextMessages(sessionId: string): Promise<MessageRecord[]>;
   /** Newest page first; `cursor` continues with older messages. Messages inside a page are oldest first. */
   history(sessionId: string, q: { limit: number; cursor?: string }): Promise<{ messages: MessageRecord[]; nextCursor: string }>;

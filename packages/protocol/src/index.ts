@@ -5,6 +5,8 @@ export type { Authorizer, ServerOptions, ServiceAuthorizer, ServiceOptions } fro
 export { Code, RpcError, isAbortError } from "./errors.js";
 export { AsyncQueue } from "./queue.js";
 export { asBuffer } from "./codec.js";
+export { chainHistoryDigest } from "./history-digest.js";
+export type { DigestibleMessage } from "./history-digest.js";
 export { compileCodec, fastCodecStats } from "./fast-codec.js";
 export type { Codec, DecodeOptions } from "./fast-codec.js";
 export { toServiceDefinition, methodPath } from "./definition.js";

@@ -153,6 +153,7 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
       if (deleted) await d.purgeArtifacts?.(req.sessionId);
       d.approvals.forgetSession(req.sessionId);
       d.env.loadedGroups.delete(req.sessionId);
+      d.turns.agentHistory.forget(req.sessionId);
       d.bus.closeSession(req.sessionId);
       return { deleted };
     },

@@ -15,20 +15,22 @@ export function buildContext(messages: readonly MessageRecord[], memory?: { summ
   const skip = memory && memory.summary ? Math.min(memory.compactedMessages, messages.length) : 0;
   const out: ContextInit[] = [];
   if (skip > 0 && memory) out.push({ role: "system", content: `Summary of the earlier conversation:\n${memory.summary}` });
-  for (const m of messages.slice(skip)) {
-    if (m.role === "assistant" && m.toolCalls.length > 0) {
-      out.push({
-        role: "assistant",
-        content: "",
-        toolCalls: m.toolCalls.map((c) => ({ id: c.callId, name: c.toolName, argumentsJson: c.argumentsJson })),
-      });
-      for (const c of m.toolCalls) out.push({ role: "tool", toolCallId: c.callId, content: c.result });
-      if (m.content) out.push({ role: "assistant", content: m.content });
-      continue;
-    }
-    if (m.role === "user" || m.role === "assistant" || m.role === "system") out.push({ role: m.role, content: m.content });
-  }
+  for (let i = skip; i < messages.length; i++) out.push(...contextOf(messages[i] as MessageRecord));
   return out;
+}
+
+/** The context messages of one stored message (none for a role the model is not shown). */
+export function contextOf(m: MessageRecord): ContextInit[] {
+  if (m.role === "assistant" && m.toolCalls.length > 0) {
+    const out: ContextInit[] = [
+      { role: "assistant", content: "", toolCalls: m.toolCalls.map((c) => ({ id: c.callId, name: c.toolName, argumentsJson: c.argumentsJson })) },
+    ];
+    for (const c of m.toolCalls) out.push({ role: "tool", toolCallId: c.callId, content: c.result });
+    if (m.content) out.push({ role: "assistant", content: m.content });
+    return out;
+  }
+  if (m.role === "user" || m.role === "assistant" || m.role === "system") return [{ role: m.role, content: m.content }];
+  return [];
 }
 
 export interface PromptInput {

@@ -11,9 +11,10 @@ import type { EventInit, Subscription } from "../events.js";
 import type { MessageRecord, Mode, SessionRecord } from "../ports.js";
 import { sessionModel, titleFrom } from "../sessions.js";
 import type { SessionDirectory } from "../sessions.js";
-import { buildContext, buildSystemPrompt } from "./context.js";
+import { buildSystemPrompt } from "./context.js";
 import { answerToolDefsRequest, restoreLoadedGroups, toolDefsOf } from "./engine-tools.js";
 import type { TurnEnv } from "./env.js";
+import { AgentHistory } from "./history-sync.js";
 import { runToolCall } from "./tool-call.js";
 import { Turn } from "./turn.js";
 
@@ -46,6 +47,8 @@ export class TurnManager {
   private readonly active = new Map<string, Turn>();
   private readonly chains = new Map<string, Promise<void>>();
   private readonly recent = new Map<string, Turn>();
+  /** What of each conversation the connected Agent holds (ProcessRequest sends only the rest). */
+  readonly agentHistory = new AgentHistory();
   private accepting = true;
 
   constructor(
@@ -67,8 +70,14 @@ export class TurnManager {
     return this.chains.has(sessionId) || this.activeTurns.some((t) => t.session.id === sessionId);
   }
 
-  /** Forgets the session's recent client message ids (a retry after the session was idle starts a new turn). */
+  /** A new Agent connection: it holds no conversation yet. */
+  agentConnected(): void {
+    this.agentHistory.connected();
+  }
+
+  /** Forgets the session's recent client message ids (a retry after the session was idle starts a new turn) and what the Agent holds of it. */
   forgetSession(sessionId: string): void {
+    this.agentHistory.forget(sessionId);
     const prefix = `${sessionId}/`;
     for (const key of [...this.recent.keys()]) if (key.startsWith(prefix)) this.recent.delete(key);
   }
@@ -158,19 +167,29 @@ export class TurnManager {
       const detail = this.agent.unavailable() ?? (err as Error).message;
       return this.finish(turn, { kind: "error", code: "AGENT_UNAVAILABLE", message: `the Agent is not available: ${detail}`, recoverable: true });
     }
-    try {
-      const request = await this.processRequest(turn, source);
-      if (turn.state !== "running") return;
-      if (!this.env.link.send({ directive: { case: "process", value: request } })) {
-        return this.finish(turn, { kind: "error", code: "AGENT_UNAVAILABLE", message: "the Agent disconnected before the message could be sent", recoverable: true });
-      }
-    } catch (err) {
-      return this.finish(turn, { kind: "error", code: "CONTEXT_FAILED", message: `could not prepare the conversation: ${(err as Error).message}`, recoverable: true });
-    }
+    turn.source = source;
+    await this.sendProcess(turn, false);
     await turn.done;
   }
 
-  private async processRequest(turn: Turn, source: string) {
+  /** Sends the turn's ProcessRequest; `whole`: with the whole conversation, whatever the Agent holds. */
+  private async sendProcess(turn: Turn, whole: boolean): Promise<void> {
+    try {
+      const request = await this.processRequest(turn, whole);
+      const sent = turn.state === "running" && this.env.link.send({ directive: { case: "process", value: request } });
+      // Not sent: the Agent did not get what the Engine now assumes it holds.
+      if (!sent) this.agentHistory.forget(turn.session.id);
+      if (turn.state !== "running") return;
+      if (!sent) {
+        return this.finish(turn, { kind: "error", code: "AGENT_UNAVAILABLE", message: "the Agent disconnected before the message could be sent", recoverable: true });
+      }
+    } catch (err) {
+      this.agentHistory.forget(turn.session.id);
+      return this.finish(turn, { kind: "error", code: "CONTEXT_FAILED", message: `could not prepare the conversation: ${(err as Error).message}`, recoverable: true });
+    }
+  }
+
+  private async processRequest(turn: Turn, whole: boolean) {
     const { session } = turn;
     const env = this.env;
     const messages = await this.sessions.messages(session);
@@ -189,8 +208,8 @@ export class TurnManager {
       messageId: turn.messageId,
       content: turn.content,
       mode: modeToProto(session.mode),
-      source,
-      history: buildContext(messages, memory),
+      source: turn.source,
+      ...this.agentHistory.next(session.id, messages, memory, whole),
       systemPrompt,
       loadedGroups: [...loaded],
       tools: toolDefsOf(env, loaded),
@@ -238,6 +257,19 @@ export class TurnManager {
           .saveMemory({ sessionId: mf.sessionId, messageId: mf.messageId, content: mf.content, summary: mf.summary, compactedMessages: mf.compactedMessages })
           .catch((err: unknown) => this.env.log(`storing a memory flush failed: ${(err as Error).message}`));
         if (turn) turn.emit(this.env.bus, { eventType: T.MEMORY_FLUSHED });
+        return;
+      }
+      case "historyNeeded": {
+        const turn = this.running(e.value.messageId);
+        if (!turn || turn.session.id !== e.value.sessionId) return;
+        // Once per turn: the second request carried the whole conversation, so a second answer
+        // like this one is the Agent failing, not a gap in its copy.
+        if (turn.historyResent) {
+          void this.finish(turn, { kind: "error", code: "AGENT_ERROR", message: `the Agent asked for the conversation again after it was sent whole (${e.value.reason})`, recoverable: true });
+          return;
+        }
+        turn.historyResent = true;
+        void this.sendProcess(turn, true);
         return;
       }
       case "responseComplete": {

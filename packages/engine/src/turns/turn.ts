@@ -19,6 +19,10 @@ export class Turn {
    */
   readonly replay: PipelineEvent[] = [];
   state: TurnState = "queued";
+  /** Where the message came from (ProcessRequest.source). */
+  source = "";
+  /** The Agent lacked the conversation it was assumed to hold, and the turn was sent again whole. */
+  historyResent = false;
   text = "";
   usage: Usage = ZERO_USAGE;
   private resolveDone!: () => void;

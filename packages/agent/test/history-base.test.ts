@@ -1,0 +1,62 @@
+// The Agent keeps each conversation between turns and uses its copy only for the exact base a
+// ProcessRequest names; otherwise it asks for the whole conversation and does not start the turn.
+import { afterEach, describe, expect, it } from "vitest";
+import { chainHistoryDigest } from "@palisade/protocol";
+import { reply, waitFor } from "@palisade/testing";
+import { startRig } from "./setup.js";
+import type { Rig } from "./setup.js";
+
+let rig: Rig | undefined;
+afterEach(async () => {
+  await rig?.stop();
+  rig = undefined;
+});
+
+const first = [
+  { role: "user", content: "one" },
+  { role: "assistant", content: "first" },
+];
+
+describe("Agent: conversations kept between turns", () => {
+  it("a request that adds to the kept copy shows the model the whole conversation", async () => {
+    rig = await startRig({}, { turns: [reply.text("a"), reply.text("b")] });
+    const { engine, model } = rig;
+    expect((await engine.turn({ sessionId: "s", messageId: "m1", content: "two", history: first, historyGeneration: "g" })).error).toBeUndefined();
+    const out = await engine.turn({
+      sessionId: "s",
+      messageId: "m2",
+      content: "three",
+      history: [{ role: "user", content: "two" }, { role: "assistant", content: "a" }],
+      historyGeneration: "g",
+      historyBase: 2,
+      historyDigest: chainHistoryDigest("", first),
+    });
+    expect(out.error).toBeUndefined();
+    expect(model.chatRequests()[1]?.messages).toEqual([
+      { role: "user", content: "one" },
+      { role: "assistant", content: "first" },
+      { role: "user", content: "two" },
+      { role: "assistant", content: "a" },
+      { role: "user", content: "three" },
+    ]);
+  });
+
+  it("a base it does not hold is answered with HistoryNeeded, without calling the model", async () => {
+    rig = await startRig({}, { turns: [reply.text("a")] });
+    const { engine, model } = rig;
+    engine.send({
+      directive: {
+        case: "process",
+        value: { sessionId: "s", messageId: "m1", content: "two", history: [{ role: "user", content: "x" }], historyGeneration: "g", historyBase: 2, historyDigest: chainHistoryDigest("", first) },
+      },
+    });
+    const needed = await waitFor(() => engine.events.find((e) => e.event.case === "historyNeeded"), { timeoutMs: 5000, message: "HistoryNeeded" });
+    expect(needed.event.value).toMatchObject({ sessionId: "s", messageId: "m1" });
+    expect(needed.event.case === "historyNeeded" && needed.event.value.reason).toContain("no copy");
+    // The same message id may come again, whole: the turn then runs.
+    const out = await engine.turn({ sessionId: "s", messageId: "m1", content: "two", history: first, historyGeneration: "g2" });
+    expect(out.error).toBeUndefined();
+    expect(model.chatRequests()).toHaveLength(1);
+    expect(model.chatRequests()[0]?.messages.map((m) => m.content)).toEqual(["one", "first", "two"]);
+  });
+});
