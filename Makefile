@@ -43,11 +43,13 @@ $(NPM_INSTALL_STAMP): package.json package-lock.json
 install: $(NPM_INSTALL_STAMP)
 
 # Then the CLI's client commands are bundled into apps/cli/dist/bundle (apps/cli/scripts/bundle-client.mjs;
-# a no-op when nothing changed). bin/palisade runs the CLI with the Node recorded last (native
+# a no-op when nothing changed), and the background Engine and the Agent into one file each
+# (scripts/bundle.mjs). bin/palisade runs the CLI with the Node recorded last (native
 # addons are built for it), without asking scripts/node-bin.sh before every command.
 build: install
 	npx tsc -b
 	node apps/cli/scripts/bundle-client.mjs
+	node scripts/bundle.mjs
 	@printf '%s\n%s\n' "$(NODE_BIN)" "$(NODE_ABI)" >apps/cli/dist/built-with-node
 
 lint: install

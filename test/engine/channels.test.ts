@@ -14,6 +14,7 @@ import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentLaunchSpec } from "@palisade/agent";
+import { agentMain } from "@palisade/agent/launch";
 import { Code, createClient } from "@palisade/protocol";
 import type { Client } from "@palisade/protocol";
 import { ClientService, PipelineEventType as T } from "@palisade/protocol/pipeline";
@@ -247,7 +248,8 @@ describe.skipIf(skip)("only the Engine acts (real Engine process, real Agent)", 
     const needed = await waitFor(() => events.find((e) => e.eventType === T.APPROVAL_NEEDED)?.approvalNeeded, { timeoutMs: 20_000 });
     const sessionId = events[0]?.sessionId ?? "";
 
-    const agent = descendants(engine.pid).find((p) => p.cmdline.includes("agent/dist/main.js"));
+    // The Agent's entry point: its one-file bundle after `make build`, else dist/main.js.
+    const agent = descendants(engine.pid).find((p) => p.cmdline.includes(agentMain()));
     expect(agent, "the Engine's Agent process").toBeDefined();
     // Exactly the Agent's environment (as the kernel shows it) and its permission flags.
     const env = Object.fromEntries(
@@ -337,7 +339,7 @@ describe.skipIf(skip)("only the Engine acts (real Engine process, real Agent)", 
     const children = await waitFor(
       () => {
         const below = descendants(engine.pid);
-        const agent = below.find((p) => p.cmdline.includes("agent/dist/main.js"));
+        const agent = below.find((p) => p.cmdline.includes(agentMain()));
         const sub = below.find((p) => p.cmdline.includes("subagent/dist/main.js"));
         return agent && sub ? [agent.pid, sub.pid] : undefined;
       },

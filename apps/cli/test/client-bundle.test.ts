@@ -147,23 +147,23 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
     });
   }
 
-  /** What a client command may load: main.js, the two modules that pick the bundle, the bundle's chunks and the Shield's tool-semantics parser (the config parser's). */
+  /** What a client command may load: main.js, the three modules that pick the bundle, the bundle's chunks and the Shield's tool-semantics parser (the config parser's). */
   function expectClientPath(loaded: string[]): void {
     expect(loaded.filter((f) => f.startsWith("apps/cli/dist/bundle/")).length).toBeGreaterThan(1);
     const others = loaded.filter((f) => !f.startsWith("apps/cli/dist/bundle/") && !f.startsWith("packages/shield/dist/semantics/") && f !== "packages/shield/dist/errors.js");
-    expect(others.sort()).toEqual(["apps/cli/dist/cli/client-bundle.js", "apps/cli/dist/cli/io.js", "apps/cli/dist/main.js"]);
+    expect(others.sort()).toEqual(["apps/cli/dist/cli/client-bundle.js", "apps/cli/dist/cli/io.js", "apps/cli/dist/main.js", "packages/agent/dist/bundle.js"]);
   }
 
-  it("sessions list with no Engine starts one from the bundle (the Engine runs unbundled) and lists", async () => {
+  it("sessions list with no Engine starts one from the bundle (the Engine runs from engine-main.js, not the client bundle) and lists", async () => {
     const r = await palisade(["sessions", "list"]);
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain("starting the Engine");
     expect(r.out).toContain("No stored sessions yet.");
     expectClientPath(r.loaded);
     const pid = (JSON.parse(readFileSync(join(data, "engine.json"), "utf8")) as { pid: number }).pid;
-    // The Engine is `dist/main.js engine start --foreground`, from dist/, not the bundle.
+    // The Engine is `dist/engine-main.js … engine start --foreground` (its own bundle: scripts/bundle.mjs), not the client bundle.
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-    expect(cmdline).toContain(main);
+    expect(cmdline).toContain(join(dist, "engine-main.js"));
     expect(cmdline.slice(-3)).toEqual(["engine", "start", "--foreground"]);
   }, 120_000);
 

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { freshBundleEntry } from "./bundle.js";
 import { AGENT_ENV } from "./config.js";
 import type { ModelSettings } from "./settings.js";
 
@@ -19,6 +20,8 @@ export interface AgentLaunchOptions {
   sandbox?: boolean;
   /** More packages the process runs (e.g. the sub-agent's): each and its dependencies become readable. */
   extraPackages?: string[];
+  /** The script to run (default: the Agent's bundle while it is fresh, else its dist/main.js). */
+  main?: string;
 }
 
 export interface LaunchSpec {
@@ -80,6 +83,11 @@ function dependencyClosure(pkgDirs: string[]): string[] {
   return [...granted];
 }
 
+/** The Agent's entry point: one file (`make build`'s bundle) while it is fresh, else the compiled modules. */
+export function agentMain(pkgDir = realpathSync(agentPackageDir())): string {
+  return freshBundleEntry(join(pkgDir, "dist", "bundle"), join(pkgDir, "..", "..")) ?? join(pkgDir, "dist", "main.js");
+}
+
 /**
  * The command line that runs the compiled Agent under Node's permission model: no fs writes, no
  * child processes, no workers, no addons, fs reads only of its own code (its package, the real
@@ -90,7 +98,7 @@ function dependencyClosure(pkgDirs: string[]): string[] {
  */
 export function agentLaunchSpec(options: AgentLaunchOptions): LaunchSpec {
   const pkgDir = realpathSync(agentPackageDir());
-  const main = join(pkgDir, "dist", "main.js");
+  const main = options.main ?? agentMain(pkgDir);
   const extra = (options.extraPackages ?? []).map((p) => realpathSync(p));
   const readPaths = [...new Set([pkgDir, ...extra, ...dependencyClosure([pkgDir, ...extra])])];
 

@@ -5,12 +5,26 @@ import { createConnection, createServer } from "node:net";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { agentLaunchSpec, agentPackageDir } from "@palisade/agent";
+import { agentMain } from "@palisade/agent/launch";
+import { freshBundleEntry } from "@palisade/agent/bundle";
 import type { LaunchSpec } from "@palisade/agent";
 import { makeTempDir, reply, startScriptedServer, waitFor } from "@palisade/testing";
 import type { ScriptedServer, TempDir } from "@palisade/testing";
 import { FakeEngine } from "./fake-engine.js";
 
 const MAIN = join(agentPackageDir(), "dist", "main.js");
+
+/** The Agent's bundle, made as `make build` makes it when it is missing or older than the code. */
+function agentBundle(): string {
+  const pkg = realpathSync(agentPackageDir());
+  const fresh = (): string | undefined => freshBundleEntry(join(pkg, "dist", "bundle"), join(pkg, "..", ".."));
+  const ready = fresh();
+  if (ready) return ready;
+  const res = spawnSync(process.execPath, [join(pkg, "..", "..", "scripts", "bundle.mjs"), "agent"], { encoding: "utf8" });
+  const made = fresh();
+  if (res.status !== 0 || !made) throw new Error(`scripts/bundle.mjs agent failed (${String(res.status ?? res.signal)}): ${res.stderr}`);
+  return made;
+}
 
 interface Child {
   proc: ChildProcess;
@@ -60,8 +74,8 @@ async function fixtures(): Promise<{ dir: TempDir; model: ScriptedServer; engine
   return { dir, model, engine, gateway };
 }
 
-function spawnAgent(engine: FakeEngine, gateway: string, sandbox: boolean): Child {
-  const spec = agentLaunchSpec({ engineAddress: engine.address, agentId: "atlas", model: "scripted-model", modelGateway: gateway, sandbox });
+function spawnAgent(engine: FakeEngine, gateway: string, sandbox: boolean, main?: string): Child {
+  const spec = agentLaunchSpec({ engineAddress: engine.address, agentId: "atlas", model: "scripted-model", modelGateway: gateway, sandbox, ...(main ? { main } : {}) });
   const child = run(spec, "tok-1");
   cleanup.unshift(async () => {
     if (child.proc.exitCode === null) child.proc.kill("SIGKILL");
@@ -71,9 +85,14 @@ function spawnAgent(engine: FakeEngine, gateway: string, sandbox: boolean): Chil
 }
 
 describe("the compiled Agent as a real child process", () => {
-  it("under the permission model cannot write, spawn, read outside its code or start workers, and still answers", async () => {
+  // The compiled modules, and the one-file bundle `make build` makes (what the Engine runs while it is fresh).
+  it.each([
+    ["the compiled modules", () => MAIN],
+    ["the bundle", agentBundle],
+  ])("under the permission model cannot write, spawn, read outside its code or start workers, and still answers (%s)", async (_what, entry) => {
+    const main = entry();
     const { engine, model, gateway } = await fixtures();
-    const child = spawnAgent(engine, gateway, true);
+    const child = spawnAgent(engine, gateway, true, main);
     const ready = await engine.connected(10_000).catch((e: unknown) => {
       throw new Error(`agent did not connect; stderr:\n${child.stderr()}`, { cause: e });
     });
@@ -156,7 +175,7 @@ describe("agentLaunchSpec", () => {
       PALISADE_CONTEXT_WINDOW: "32000",
     });
     expect(spec.command).toBe(process.execPath);
-    expect(spec.args.at(-1)).toBe(join(realpathSync(agentPackageDir()), "dist", "main.js"));
+    expect(spec.args.at(-1)).toBe(agentMain());
   });
 
   it("allows reads of its package and the packages it imports, by the paths Node resolves and their real paths, and nothing else", () => {

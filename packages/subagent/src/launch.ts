@@ -4,7 +4,7 @@
 import { realpathSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { agentLaunchSpec, agentPackageDir } from "@palisade/agent/launch";
+import { agentLaunchSpec } from "@palisade/agent/launch";
 import type { LaunchSpec, ModelSettings } from "@palisade/agent";
 import { SUBAGENT_ENV } from "./config.js";
 
@@ -27,19 +27,16 @@ export function subAgentPackageDir(): string {
 
 export function subAgentLaunchSpec(options: SubAgentLaunchOptions): LaunchSpec {
   const pkgDir = realpathSync(subAgentPackageDir());
-  const agentMain = join(realpathSync(agentPackageDir()), "dist", "main.js");
   const base = agentLaunchSpec({
     engineAddress: options.engineAddress,
     model: "",
     modelGateway: options.modelGateway,
     extraPackages: [pkgDir],
+    main: join(pkgDir, "dist", "main.js"),
     ...(options.nodePath ? { nodePath: options.nodePath } : {}),
     ...(options.sandbox === false ? { sandbox: false } : {}),
   });
-  const at = base.args.indexOf(agentMain);
-  if (at < 0) throw new Error(`agentLaunchSpec no longer ends with ${agentMain}; cannot swap in the sub-agent's entry point (update @palisade/subagent/launch.ts)`);
-  const args = [...base.args];
-  args[at] = join(pkgDir, "dist", "main.js");
+  const args = base.args;
   const env: Record<string, string> = {
     [SUBAGENT_ENV.engineAddress]: options.engineAddress,
     [SUBAGENT_ENV.modelGateway]: options.modelGateway,

@@ -1,37 +1,4 @@
 // Whether dist/bundle/ (the client commands in one bundled file, made by `make build` after tsc)
-// still matches the code it was made from. `npx tsc -b` alone rebuilds dist/ without it: the
-// bundle then records inputs that changed since, and the CLI runs unbundled rather than stale.
-import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
-
-/**
- * dist/bundle/inputs.json: the files the bundle was made from, as they were then (this checkout's
- * one by one; a third-party package by its package.json, which npm rewrites with the package).
- */
-export interface BundleInputs {
-  /** The entry module, relative to the bundle directory. */
-  entry: string;
-  /** [path relative to the repository root, mtime in ms, size in bytes]. */
-  inputs: [string, number, number][];
-}
-
-export const BUNDLE_INPUTS_FILE = "inputs.json";
-
-/**
- * The bundle's entry file when every input is unchanged (same mtime and size), else undefined.
- * Costs one small read and a stat per input (~80, about a millisecond).
- */
-export function freshBundleEntry(bundleDir: string, repoRoot: string): string | undefined {
-  let recorded: BundleInputs;
-  try {
-    recorded = JSON.parse(readFileSync(join(bundleDir, BUNDLE_INPUTS_FILE), "utf8")) as BundleInputs;
-  } catch {
-    return undefined;
-  }
-  if (typeof recorded.entry !== "string" || !Array.isArray(recorded.inputs) || recorded.inputs.length === 0) return undefined;
-  for (const [file, mtimeMs, size] of recorded.inputs) {
-    const st = statSync(join(repoRoot, file), { throwIfNoEntry: false });
-    if (!st || st.mtimeMs !== mtimeMs || st.size !== size) return undefined;
-  }
-  return join(bundleDir, recorded.entry);
-}
+// still matches the code it was made from: the same check as the Engine's and the Agent's bundles.
+export { BUNDLE_INPUTS_FILE, freshBundleEntry } from "@palisade/agent/bundle";
+export type { BundleInputs } from "@palisade/agent/bundle";

@@ -23,7 +23,12 @@ function absoluteOption(ctx: CommandContext, name: string): string | undefined {
 
 /** The workspace (--workspace or the current directory); refused when it is not a directory. */
 export function workspaceOf(ctx: CommandContext): string {
-  const dir = resolve(ctx.io.cwd, stringOption(ctx, "workspace") ?? ".");
+  return workspaceDir(ctx.io.cwd, stringOption(ctx, "workspace"));
+}
+
+/** `option` (default: `cwd` itself) resolved against `cwd`; refused when it is not a directory. */
+export function workspaceDir(cwd: string, option: string | undefined): string {
+  const dir = resolve(cwd, option ?? ".");
   let isDir = false;
   try {
     isDir = statSync(dir).isDirectory();

@@ -42,9 +42,12 @@ export interface StartingEngine {
   startedAt: number;
 }
 
-/** The compiled `palisade` entry point (dist/main.js), used to start a background Engine. */
+/**
+ * What a background Engine runs, with the arguments of `palisade … engine start --foreground`:
+ * dist/engine-main.js (the Engine without the rest of the CLI), or PALISADE_CLI_MAIN (tests).
+ */
 export function cliEntryPoint(env: Record<string, string | undefined> = process.env): string {
-  return env.PALISADE_CLI_MAIN ?? fileURLToPath(new URL("../main.js", import.meta.url));
+  return env.PALISADE_CLI_MAIN ?? fileURLToPath(new URL("../engine-main.js", import.meta.url));
 }
 
 export function logTail(file: string, lines = 8): string {
