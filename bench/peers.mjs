@@ -12,11 +12,14 @@
 // records the CPU that other processes used on the machine meanwhile ("foreign", from /proc/stat:
 // machine busy time minus the benchmark's own processes, in % of one core).
 // The bare SDK is the floor: no agent loop can do the same turn with less.
-// Run after `make build`: node bench/peers.mjs [--quick] [--runs N]
+// Run after `make build`: node bench/peers.mjs [--quick] [--runs N] [--root DIR] [--palisade-only] [--levels 1,300]
+// --root DIR adds "palisade@root": the Engine of another built tree (a worktree of main), measured
+// in the same runs, so a change and its baseline share the machine's state. --palisade-only leaves
+// the peers out (the SDK column is then missing from the ratios).
 import { fork } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { createClient } from "@palisade/protocol";
 import { ClientService, PipelineEventType } from "@palisade/protocol/pipeline";
 import { printTable, summarize, writeResult } from "./lib/stats.mjs";
@@ -24,15 +27,19 @@ import { printTable, summarize, writeResult } from "./lib/stats.mjs";
 const QUICK = process.argv.includes("--quick");
 const RUNS = Number(process.argv[process.argv.indexOf("--runs") + 1] ?? 0) || (QUICK ? 1 : 3);
 const LATENCY_TURNS = QUICK ? 40 : 200;
-const LEVELS = QUICK ? [1, 10] : [1, 10, 100, 300];
+const LEVELS = process.argv.includes("--levels")
+  ? process.argv[process.argv.indexOf("--levels") + 1].split(",").map(Number)
+  : QUICK ? [1, 10] : [1, 10, 100, 300];
 const TURNS_PER_SESSION = QUICK ? 3 : 5;
 /** Turns per session at a level: at least this many turns in all, so CPU ticks (10 ms) average out. */
 const turnsAt = (sessions) => Math.max(TURNS_PER_SESSION, Math.ceil((QUICK ? 20 : 50) / sessions));
 const MEDIAN_OF = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const TICK_MS = 1000 / 100; // USER_HZ
+const ROOT = process.argv.includes("--root") ? process.argv[process.argv.indexOf("--root") + 1] : undefined;
+const PALISADE_ONLY = process.argv.includes("--palisade-only");
 
-function child(file, args, env = {}) {
-  const proc = fork(new URL(`./lib/${file}`, import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"], env: { ...process.env, ...env } });
+function child(file, args, env = {}, root = undefined) {
+  const proc = fork(root ? join(resolve(root), "bench", "lib", file) : new URL(`./lib/${file}`, import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"], env: { ...process.env, ...env } });
   const first = new Promise((resolve, reject) => {
     proc.once("message", resolve);
     proc.once("exit", (code) => reject(new Error(`bench/lib/${file} exited (${code}) before it answered`)));
@@ -106,8 +113,8 @@ function cpuPerTurn(procs, before, turns) {
 }
 
 // ---------------------------------------------------------------- the systems
-async function startPalisade(baseURL, workspace) {
-  const engine = child("real-engine-child.mjs", [baseURL, "files-shell"]);
+async function startPalisade(baseURL, workspace, root = undefined) {
+  const engine = child("real-engine-child.mjs", [baseURL, "files-shell"], {}, root);
   const { address, token } = await engine.first;
   const client = createClient(ClientService, address, { bearerToken: token });
   const turn = async (sessionId) => {
@@ -137,7 +144,7 @@ async function startPalisade(baseURL, workspace) {
     };
   };
   return {
-    name: "palisade",
+    name: root ? "palisade@root" : "palisade",
     processes: () => processTree(engine.proc.pid),
     prepare,
     close: async () => {
@@ -180,7 +187,11 @@ const workspace = join(dir, "ws");
 mkdirSync(workspace);
 writeFileSync(join(workspace, "x.txt"), "x\n");
 
-const starters = [startPalisade, (u, w) => startPeer("agents", u, w), (u, w) => startPeer("sdk", u, w)];
+const starters = [
+  startPalisade,
+  ...(ROOT ? [(u, w) => startPalisade(u, w, ROOT)] : []),
+  ...(PALISADE_ONLY ? [] : [(u, w) => startPeer("agents", u, w), (u, w) => startPeer("sdk", u, w)]),
+];
 /** Run `run` measures the systems in a rotated order, so none is always first or last. */
 const rotated = (run) => starters.map((_, i) => starters[(i + run) % starters.length]);
 
@@ -268,8 +279,8 @@ printTable(`One session, ${LATENCY_TURNS} turns (model latency 0), median of ${R
   system: r.name,
   p50: spread(r.p50),
   p99: spread(r.p99),
-  "p50 vs agents": r.p50.median / agents.p50.median,
-  "p50 vs SDK": r.p50.median / sdk.p50.median,
+  "p50 vs agents": r.p50.median / (agents?.p50.median ?? NaN),
+  "p50 vs SDK": r.p50.median / (sdk?.p50.median ?? NaN),
   "cpu/turn": spread(r.cpuTotal),
   "foreign cpu %": spread(r.foreignPct, 0),
 })));
@@ -278,7 +289,7 @@ const sdkT = throughput.find((r) => r.name === "openai SDK");
 printTable(`Turns/s with a 50 ms model (${LEVELS.map((l) => `${l}×${turnsAt(l)}`).join(", ")} sessions×turns), median of ${RUNS} run(s) (range)`, throughput.map((r) => ({
   system: r.name,
   ...Object.fromEntries(LEVELS.map((l) => [`${l} sessions`, spread(r.levels[l].turnsPerS, 1)])),
-  [`vs SDK at ${LEVELS.at(-1)}`]: r.levels[LEVELS.at(-1)].turnsPerS.median / sdkT.levels[LEVELS.at(-1)].turnsPerS.median,
+  [`vs SDK at ${LEVELS.at(-1)}`]: r.levels[LEVELS.at(-1)].turnsPerS.median / (sdkT?.levels[LEVELS.at(-1)].turnsPerS.median ?? NaN),
 })));
 printTable("…the same runs: CPU per turn (ms) and foreign CPU (% of a core), medians", throughput.map((r) => ({
   system: r.name,
