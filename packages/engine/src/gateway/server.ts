@@ -4,10 +4,10 @@
 // else, allows only Chat Completions and only the models the Engine permits, adds the key,
 // forwards to the configured endpoint and streams the answer back as it arrives, counting the
 // tokens of each session on the way.
-import { once } from "node:events";
 import { chmod, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Readable } from "node:stream";
 import { request } from "undici";
 import type { Dispatcher } from "undici";
 import { ExchangeRecorder } from "./recorder.js";
@@ -74,15 +74,91 @@ function sendError(res: ServerResponse, status: number, code: string, message: s
   res.end(body);
 }
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY) throw new GatewayRefusal(413, "request_too_large", `request body over ${String(MAX_BODY)} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        req.off("data", onData);
+        // Not drained: a caller that sends without end would keep the gateway reading.
+        req.destroy();
+        reject(new GatewayRefusal(413, "request_too_large", `request body over ${String(MAX_BODY)} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on("data", onData);
+    req.once("end", () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
+    req.once("error", reject);
+  });
+}
+
+/**
+ * Copies the upstream body to `res` as it arrives. Chunks that arrive in the same turn of the event
+ * loop leave in one write, and the terminator with the last of them: one write (and one wake-up of
+ * the caller) per burst instead of one per SSE event and one for the end. The headers leave at the
+ * end of the turn in which they came, with whatever body came with them: a caller must see them
+ * even when the body never follows (it tells a server that stalls from one that does not answer).
+ * (Corking `res` would not do: a corked chunked response writes each buffered piece separately.)
+ */
+function relay(body: Readable, res: ServerResponse, onChunk: (chunk: Buffer) => void, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let pending: Buffer[] = [];
+    let flushing: NodeJS.Immediate | undefined;
+    let headersOut = false;
+    const take = (): Buffer | undefined => {
+      const out = pending.length === 1 ? pending[0] : pending.length > 1 ? Buffer.concat(pending) : undefined;
+      pending = [];
+      return out;
+    };
+    const flush = (): void => {
+      flushing = undefined;
+      const data = take();
+      if (!data) {
+        if (!headersOut && !res.writableEnded) res.flushHeaders();
+        headersOut = true;
+        return;
+      }
+      headersOut = true;
+      if (!res.write(data)) {
+        body.pause();
+        res.once("drain", onDrain);
+      }
+    };
+    const onAbort = (): void => done(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
+    const done = (err?: Error): void => {
+      if (flushing) clearImmediate(flushing);
+      body.off("data", onData);
+      body.off("end", onEnd);
+      body.off("error", done);
+      res.off("drain", onDrain);
+      signal.removeEventListener("abort", onAbort);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onDrain = (): void => {
+      body.resume();
+    };
+    const onData = (chunk: Buffer): void => {
+      onChunk(chunk);
+      pending.push(chunk);
+      flushing ??= setImmediate(flush);
+    };
+    const onEnd = (): void => {
+      const data = take();
+      if (data) res.end(data);
+      else res.end();
+      done();
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    flushing = setImmediate(flush);
+    body.on("data", onData);
+    body.once("end", onEnd);
+    body.once("error", done);
+  });
 }
 
 export class ModelGateway {
@@ -242,15 +318,13 @@ export class ModelGateway {
       const out: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP.has(name)) out[name] = value;
       res.writeHead(upstream.statusCode, out);
-      res.flushHeaders();
       const scanner = new UsageScanner(contentType.includes("event-stream"));
       const recorded: Buffer[] = [];
-      for await (const chunk of upstream.body as AsyncIterable<Buffer>) {
+      const recorder = this.recorder;
+      await relay(upstream.body, res, (chunk) => {
         scanner.push(chunk);
-        if (this.recorder) recorded.push(chunk);
-        if (!res.write(chunk)) await once(res, "drain", { signal: controller.signal });
-      }
-      res.end();
+        if (recorder) recorded.push(chunk);
+      }, controller.signal);
       this.count(session, upstream.statusCode < 400 ? scanner.end() : undefined);
       this.recorder?.add({ request: body.json, status: upstream.statusCode, contentType, body: Buffer.concat(recorded).toString("utf8") });
     } catch (err) {
