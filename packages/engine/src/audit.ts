@@ -4,9 +4,12 @@
 //
 // Entries are batched: one transaction (and one WAL fsync) per AUDIT_FLUSH_MS window instead of
 // one per event-loop tick, which was ~1 ms of CPU per tool call. A turn's commit takes what is
-// queued (`takeForCommit`) into its own transaction, so a turn is one transaction and one fsync,
-// and its audit entries are durable with its rows, before RESPONSE_COMPLETE. A process kill loses
-// at most the entries of the last window of a turn that was not committed either.
+// queued (`takeForCommit`) into its own transaction, so its audit entries are fsynced with its rows
+// before RESPONSE_COMPLETE. Before a tool call has an effect (its capability is called),
+// `commitBeforeEffect` commits what is queued (the call's proposal, verdict and approval): an
+// Engine crash or kill after that point cannot lose the record of a call that ran. That commit is
+// not fsynced on its own (the WAL is in the OS page cache; a power cut before the turn's fsync
+// can lose it, as it can lose the effect of a local call).
 import type { EgressEvent } from "@palisade/sandbox";
 import type { AuditEntry, EngineStore, SessionRecord } from "./ports.js";
 
@@ -52,6 +55,25 @@ export class AuditWriter {
     const batch = this.queue;
     this.queue = [];
     return batch;
+  }
+
+  /**
+   * Commits what is queued now, before a tool call's effect (not fsynced: see above). Resolves to
+   * an error text when the entries could not be written: the call must not run unrecorded.
+   */
+  async commitBeforeEffect(): Promise<string | undefined> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return undefined;
+    try {
+      await this.store.appendAudit(batch, { sync: false });
+      return undefined;
+    } catch (err) {
+      this.log(`audit: ${batch.length} entries could not be written: ${(err as Error).message}`);
+      return `the audit trail could not be written (${(err as Error).message})`;
+    }
   }
 
   /** Writes what is queued and resolves once it is durable. */

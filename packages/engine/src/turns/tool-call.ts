@@ -332,6 +332,10 @@ async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord, 
 
 async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unknown): Promise<void> {
   const { turn, record } = call;
+  // The call's proposal, verdict and approval are committed before it can have an effect.
+  const unrecorded = await env.audit?.commitBeforeEffect();
+  if (unrecorded !== undefined) return call.deliver(`${tool.name} did not run: ${unrecorded}. Tell the user.`, true);
+  if (turn.signal.aborted) return call.deliver("The turn was cancelled before the tool ran.", true);
   // The turn's cancel or the tool deadline, whichever comes first. (AbortSignal.any with
   // AbortSignal.timeout costs ~30 µs a call and leaves its timer pending for the whole deadline.)
   const controller = new AbortController();
