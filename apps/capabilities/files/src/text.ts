@@ -1,5 +1,6 @@
-import { createReadStream } from "node:fs";
+import { close, createReadStream, open as openFd, read as readFd } from "node:fs";
 import { open } from "node:fs/promises";
+import { promisify } from "node:util";
 import { createInterface } from "node:readline";
 
 /** Bytes sniffed to decide whether a file is text. */
@@ -146,6 +147,11 @@ export function pageOfText(text: string, offset: number, limit: number): Page {
   return page.page();
 }
 
+// Descriptor calls for the small-file read: fs/promises would wrap the descriptor in a FileHandle.
+const openAsync = promisify(openFd);
+const readAsync = promisify(readFd);
+const closeAsync = promisify(close);
+
 /** Files up to this size are read in one call (open, read, close) instead of streamed. */
 export const SMALL_FILE_BYTES = MAX_PAGE_BYTES;
 
@@ -155,15 +161,15 @@ export const SMALL_FILE_BYTES = MAX_PAGE_BYTES;
  */
 export async function readTextFile(file: string, size: number, offset: number, limit: number, signal?: AbortSignal): Promise<Page | "binary"> {
   if (size <= SMALL_FILE_BYTES) {
-    const handle = await open(file, "r");
+    const fd = await openAsync(file, "r");
     let data: Uint8Array;
     try {
       // One byte more than its size tells a file that grew since its stat (then it is streamed).
       const buf = Buffer.allocUnsafe(size + 1);
-      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+      const { bytesRead } = await readAsync(fd, buf, 0, buf.length, 0);
       data = buf.subarray(0, bytesRead);
     } finally {
-      await handle.close();
+      await closeAsync(fd);
     }
     if (data.length <= size) {
       if (looksBinary(data.subarray(0, SNIFF_BYTES), data.length <= SNIFF_BYTES)) return "binary";

@@ -27,21 +27,39 @@ export interface ResolveOptions {
  * lies outside the root. The root itself is stored with its symlinks resolved.
  */
 export class Workspace {
-  private constructor(readonly root: string) {}
+  /**
+   * Workspaces opened before, by the directory as configured: every call names its workspace,
+   * and resolving and checking it again (a realpath and a stat) cost more than reading a small
+   * file. Safe to keep: every path is resolved to its real path and checked against this root,
+   * so a root replaced since (by a symlink elsewhere) makes calls fail closed; a root deleted
+   * since is reported as when it is opened (see realExisting).
+   */
+  private static readonly opened = new Map<string, Workspace>();
+  private static readonly MAX_OPENED = 64;
+
+  private constructor(
+    readonly root: string,
+    private readonly configured: string = root,
+  ) {}
 
   /** Opens `dir` (absolute, an existing directory). */
   static async open(dir: string): Promise<Workspace> {
     if (!path.isAbsolute(dir)) {
       throw new ToolError(`workspace "${dir}" is not an absolute path; the orchestrator must pass config_json {"workspace": "/abs/dir"}`, { code: "no_workspace" });
     }
+    const known = Workspace.opened.get(dir);
+    if (known) return known;
     let real: string;
     try {
       real = await realpath(dir);
       if (!(await stat(real)).isDirectory()) throw new Error("not a directory");
     } catch (err) {
-      throw new ToolError(`workspace "${dir}" is not an existing directory (${errText(err)}); create it or pass another one`, { code: "no_workspace" });
+      throw missingWorkspace(dir, err);
     }
-    return new Workspace(real);
+    const ws = new Workspace(real, dir);
+    if (Workspace.opened.size >= Workspace.MAX_OPENED) Workspace.opened.clear();
+    Workspace.opened.set(dir, ws);
+    return ws;
   }
 
   /** The workspace named by `config.workspace`, else by env PALISADE_WORKSPACE. */
@@ -94,6 +112,11 @@ export class Workspace {
     } catch (err) {
       if (!isNotFound(err)) throw new ToolError(`cannot resolve "${requested}": ${errText(err)}`, { code: "invalid_path" });
     }
+    if (absolute === this.root) {
+      // The root itself is gone (deleted since it was opened): never recreate it by writing.
+      Workspace.opened.delete(this.configured);
+      throw missingWorkspace(this.configured, new Error("it no longer exists"));
+    }
     const link = await lstat(absolute).catch(() => undefined);
     if (link?.isSymbolicLink()) {
       // A dangling link: writing through it would create its target, so check where it points.
@@ -112,6 +135,10 @@ export class Workspace {
       { code: "outside_workspace" },
     );
   }
+}
+
+function missingWorkspace(dir: string, err: unknown): ToolError {
+  return new ToolError(`workspace "${dir}" is not an existing directory (${errText(err)}); create it or pass another one`, { code: "no_workspace" });
 }
 
 export function isNotFound(err: unknown): boolean {
