@@ -1,5 +1,5 @@
 // Bundles the CLI's client commands (apps/cli/src/client.ts, compiled by tsc into dist/client.js)
-// into dist/bundle/: esbuild, ES modules with code splitting (a command loads its own chunks),
+// into dist/bundle/client.cjs: esbuild, one CommonJS script (loaded by src/cli/load-bundle.ts),
 // source maps chained to the TypeScript sources. Run by `make build` after `tsc -b`.
 //  - @palisade/protocol, @grpc/grpc-js and @bufbuild/protobuf are bundled: most of what a client
 //    command loads.
@@ -56,17 +56,18 @@ rmSync(tmp, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: repo, // the metafile's paths are relative to it
   entryPoints: [join(dist, "client.js")],
-  outdir: tmp,
+  outfile: join(tmp, "client.cjs"),
   bundle: true,
-  splitting: true,
-  format: "esm",
+  // One CommonJS script, so src/cli/load-bundle.ts can compile it with vm.Script and keep V8's code
+  // cache of it after it ran (Node's compile cache of a module holds only what compiled eagerly).
+  format: "cjs",
   platform: "node",
   target: "node22",
   sourcemap: "linked",
   metafile: true,
   logLevel: "warning",
-  // CommonJS packages (grpc-js) require Node's modules: give the bundle a real `require`.
-  banner: { js: 'import { createRequire as __palisadeRequire } from "node:module";\nconst require = __palisadeRequire(import.meta.url);' },
+  define: { "import.meta.url": "__palisadeImportMetaUrl" },
+  banner: { js: 'var __palisadeImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   plugins: [clientOnly],
 });
 
@@ -83,14 +84,16 @@ const inputs = [
 ];
 const files = [...new Set(inputs.map((f) => packageManifest(f.split(sep).join("/"))))].sort();
 const record = {
-  entry: "client.js",
+  entry: "client.cjs",
   inputs: files.map((f) => {
     const st = statSync(join(repo, f));
     return [f, st.mtimeMs, st.size];
   }),
 };
 writeFileSync(join(tmp, BUNDLE_INPUTS_FILE), `${JSON.stringify(record)}\n`);
-// Swapped in whole: a command starting meanwhile sees the old bundle or the new one.
+// Swapped in whole, the code caches of the old one (dist/bundle/code-cache) going with it: V8 would
+// take a cache made for another source of the same length. A command starting meanwhile sees the
+// old bundle or the new one.
 const old = `${outdir}.old-${process.pid}`;
 try {
   renameSync(outdir, old);

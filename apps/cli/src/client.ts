@@ -1,31 +1,15 @@
-// The entry point of the client bundle (dist/bundle/, made by `make build`): the commands that
+// The entry point of the client bundle (dist/bundle/client.cjs, made by `make build`): the commands that
 // only talk to a running Engine, or start one in the background, served from one bundled file
 // instead of a few hundred modules. Everything else (the Engine itself, `engine start`, chat,
 // shield, capability, audit) runs from the unbundled dist/ — main.ts falls back to it when
 // runClient returns undefined — so no process ever holds two copies of the same module.
+import { CLIENT_COMMANDS } from "./cli/client-commands.js";
 import type { CliIo } from "./cli/io.js";
 import { parseCommandLine } from "./cli/parse.js";
 import { runCli } from "./cli/run-cli.js";
 import { COMMAND_TREE } from "./cli/tree.js";
 
-/**
- * The commands the bundle serves, by their words. Their modules (commands/run-command, run,
- * sessions, artifacts, engine) are the only command modules in the bundle
- * (scripts/bundle-client.mjs); `@palisade/engine/*` stays outside it, loaded as is.
- */
-export const CLIENT_COMMANDS: readonly string[] = [
-  "run",
-  "sessions list",
-  "sessions show",
-  "sessions search",
-  "sessions export",
-  "sessions rename",
-  "sessions delete",
-  "artifacts list",
-  "artifacts save",
-  "engine status",
-  "engine stop",
-];
+export { CLIENT_COMMANDS };
 
 /** Whether the bundle serves this command line: a client command, its help, or an error in it. */
 export function servesCommand(argv: string[]): boolean {

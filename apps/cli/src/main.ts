@@ -4,8 +4,8 @@
 // and is writable by whoever may change that code, so it opens no new way in; where this checkout
 // is read-only it is simply not written. NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 import { enableCompileCache } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import type { runClient } from "./client.js";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 
 enableCompileCache(fileURLToPath(new URL("../.cache/node-compile", import.meta.url)));
 // Loaded after the cache is on: static imports would be compiled before it.
@@ -21,10 +21,11 @@ if (io.env.PALISADE_DEBUG) process.setSourceMapsEnabled(true);
 let code: number | undefined;
 if (io.env.PALISADE_CLI_BUNDLE !== "0") {
   const { freshBundleEntry } = await import("./cli/client-bundle.js");
-  const entry = freshBundleEntry(fileURLToPath(new URL("./bundle", import.meta.url)), fileURLToPath(new URL("../../..", import.meta.url)));
+  const bundleDir = fileURLToPath(new URL("./bundle", import.meta.url));
+  const entry = freshBundleEntry(bundleDir, fileURLToPath(new URL("../../..", import.meta.url)));
   if (entry) {
-    const bundle = (await import(pathToFileURL(entry).href)) as { runClient: typeof runClient };
-    code = await bundle.runClient(argv, io);
+    const { cacheKey, loadBundle } = await import("./cli/load-bundle.js");
+    code = await loadBundle(entry, join(bundleDir, "code-cache"), cacheKey(argv), Boolean(io.env.PALISADE_DEBUG)).runClient(argv, io);
   }
 }
 if (code === undefined) {

@@ -1,6 +1,6 @@
-// The client bundle (dist/bundle/, made by `make build`): which commands it serves, when it is
-// used (only while it matches what it was made from), and what a client command loads through it
-// against a real Engine: its own chunks, no module of node_modules, ink, or the Engine.
+// The client bundle (dist/bundle/client.cjs, made by `make build`): which commands it serves, when
+// it is used (only while it matches what it was made from), its code cache, and what a client
+// command loads through it against a real Engine: no module of node_modules, ink, or the Engine.
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { echoReply, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
 import { freshBundleEntry } from "../src/cli/client-bundle.js";
+import { cacheKey } from "../src/cli/load-bundle.js";
 import type { BundleInputs } from "../src/cli/client-bundle.js";
 import { parseCommandLine } from "../src/cli/parse.js";
 import { COMMAND_TREE } from "../src/cli/tree.js";
@@ -147,11 +148,16 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
     });
   }
 
-  /** What a client command may load: main.js, the three modules that pick the bundle, the bundle's chunks and the Shield's tool-semantics parser (the config parser's). */
+  /** What Node's loader loads for a client command: main.js and what checks and loads the bundle (a vm.Script). */
+  const LOADER = ["apps/cli/dist/cli/client-bundle.js", "apps/cli/dist/cli/client-commands.js", "apps/cli/dist/cli/io.js", "apps/cli/dist/cli/load-bundle.js", "apps/cli/dist/main.js", "packages/agent/dist/bundle.js"];
+  /**
+   * The command ran from the bundle: no module of dist/commands, node_modules or the Engine came
+   * through Node's loader, only the loader's own and the Shield's tool-semantics parser (which the
+   * config parser imports while the setup comparison runs).
+   */
   function expectClientPath(loaded: string[]): void {
-    expect(loaded.filter((f) => f.startsWith("apps/cli/dist/bundle/")).length).toBeGreaterThan(1);
-    const others = loaded.filter((f) => !f.startsWith("apps/cli/dist/bundle/") && !f.startsWith("packages/shield/dist/semantics/") && f !== "packages/shield/dist/errors.js");
-    expect(others.sort()).toEqual(["apps/cli/dist/cli/client-bundle.js", "apps/cli/dist/cli/io.js", "apps/cli/dist/main.js", "packages/agent/dist/bundle.js"]);
+    const others = loaded.filter((f) => !f.startsWith("packages/shield/dist/semantics/") && f !== "packages/shield/dist/errors.js");
+    expect(others.sort()).toEqual(LOADER);
   }
 
   it("sessions list with no Engine starts one from the bundle (the Engine runs from engine-main.js, not the client bundle) and lists", async () => {
@@ -182,9 +188,9 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
       expect(bundled.code, bundled.err).toBe(0);
       expect(plain.code, plain.err).toBe(0);
       expectClientPath(bundled.loaded);
-      // The setup comparison is remembered since `run`: its config parser is not loaded again.
-      expect(bundled.loaded.join("\n")).not.toMatch(/packages\/shield|bundle\/setup-/);
-      expect(plain.loaded.some((f) => f.startsWith("apps/cli/dist/bundle/"))).toBe(false);
+      // The setup comparison is remembered since `run`: its config parser does not run again.
+      expect(bundled.loaded.join("\n")).not.toMatch(/packages\/shield/);
+      expect(plain.loaded.some((f) => f.startsWith("apps/cli/dist/bundle/") || f.endsWith("load-bundle.js"))).toBe(false);
       expect(plain.loaded.some((f) => f.startsWith("node_modules/@grpc/grpc-js/"))).toBe(true);
       const normalize = (s: string): string => s.replace(/"uptimeMs":\d+/g, "").replace(/up \d+[smh].*/g, "");
       expect(normalize(bundled.out)).toBe(normalize(plain.out));
@@ -197,7 +203,47 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
     const r = await palisade(["shield", "check", "--tool", "shell__execute_command", "--args", '{"command":"rm -rf ~"}']);
     expect(r.err).not.toContain("not in the client bundle");
     expect(r.out).toMatch(/BLOCK/);
-    expect(r.loaded.filter((f) => f.startsWith("apps/cli/dist/bundle/"))).toEqual(r.loaded.filter((f) => /bundle\/(client|chunk-[\w]+)\.js$/.test(f)));
+    expect(r.loaded).toContain("apps/cli/dist/cli/load-bundle.js"); // the bundle decided
     expect(r.loaded).toContain("apps/cli/dist/commands/shield.js");
   }, 60_000);
+
+  it("keeps a V8 code cache per command: written by the first run, then used as is; a rejected one is written anew", async () => {
+    const cache = join(bundleDir, "code-cache", "engine-status.v8");
+    rmSync(cache, { force: true });
+    expect((await palisade(["engine", "status"])).code).toBe(0);
+    const first = readFileSync(cache);
+    expect(first.length).toBeGreaterThan(100_000); // the functions the command ran, not only the top level
+    const { mtimeMs } = statSync(cache);
+    const again = await palisade(["engine", "status"]);
+    expect(again.code, again.err).toBe(0);
+    expectClientPath(again.loaded);
+    expect(statSync(cache).mtimeMs).toBe(mtimeMs);
+    writeFileSync(cache, "not a code cache");
+    const rejected = await palisade(["engine", "status"]);
+    expect(rejected.code, rejected.err).toBe(0);
+    expect(rejected.out).toContain("Running");
+    expect(readFileSync(cache).length).toBeGreaterThan(100_000);
+  }, 60_000);
+
+  it("PALISADE_DEBUG loads the bundle through Node's loader, so stack traces map to the TypeScript sources", async () => {
+    const r = await palisade(["sessions", "list"], { PALISADE_DEBUG: "1" });
+    expect(r.code, r.err).toBe(0);
+    expect(r.loaded).toContain("apps/cli/dist/bundle/client.cjs");
+    expect(r.loaded.some((f) => f.startsWith("node_modules/"))).toBe(false);
+  }, 60_000);
+});
+
+describe("the code cache's name", () => {
+  it.each([
+    [["sessions", "list"], "sessions-list"],
+    [["--data-dir", "/tmp/d", "--config", "/tmp/c", "sessions", "list", "--json"], "sessions-list"],
+    [["run", "a prompt that never becomes a file name"], "run"],
+    [["--workspace", "/w", "run", "--session", "abc", "hi"], "run"],
+    [["engine", "status"], "engine-status"],
+    [["chat"], "other"],
+    [["sessions", "../../etc"], "other"],
+    [[], "other"],
+  ])("%j → %s", (argv, key) => {
+    expect(cacheKey(argv)).toBe(key);
+  });
 });
