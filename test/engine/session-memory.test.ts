@@ -1,5 +1,5 @@
 // A real Engine: what it holds in memory per session (event seqs, loaded tool groups, the context
-// cache, the gateway's token counts, recent client message ids) is dropped once a session is idle,
+// cache, what the Agent holds of it, the gateway's token counts, recent client message ids) is dropped once a session is idle,
 // and a session used again continues where it was (its seq, its tool groups).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PipelineEventType as T } from "@palisade/protocol/pipeline";
@@ -30,7 +30,7 @@ describe.skipIf(skip)("engine end to end: per-session memory", () => {
       expect(evs.find((e) => e.eventType === T.ACTION_COMPLETED)?.actionCompleted).toMatchObject({ success: true });
       // The finished session left its state behind (until it has been idle for IDLE_MS).
       const now = h.engine.sessionMemory();
-      for (const key of ["eventSeqs", "loadedGroups", "recentTurns", "contexts", "tracked"] as const) expect(now[key], key).toBeGreaterThan(base[key]);
+      for (const key of ["eventSeqs", "loadedGroups", "recentTurns", "contexts", "agentHistories", "tracked"] as const) expect(now[key], key).toBeGreaterThan(base[key]);
       runs.push(evs);
     }
 
