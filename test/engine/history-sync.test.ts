@@ -3,6 +3,7 @@
 // still sees exactly the stored conversation. The reference is built here from GetHistory, the
 // transcript clients see, independently of the Engine's and the Agent's code.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SessionMode } from "@palisade/protocol/types";
 import type { ChatMessage } from "@palisade/protocol/types";
 import type { ProcessRequest } from "@palisade/protocol/pipeline";
 import { PipelineEventType as T } from "@palisade/protocol/pipeline";
@@ -50,11 +51,16 @@ function reference(messages: readonly ChatMessage[]): unknown[] {
  * Sends `content` in `sessionId`, checks that the turn's first model call carried the stored
  * conversation (and the new message) exactly, and returns the turn's events and ProcessRequests.
  */
-async function turnSeeing(sessionId: string, content: string, clientMessageId = ""): Promise<{ evs: Awaited<ReturnType<typeof collect>>; requests: ProcessRequest[] }> {
+async function turnSeeing(
+  sessionId: string,
+  content: string,
+  clientMessageId = "",
+  mode = SessionMode.NORMAL,
+): Promise<{ evs: Awaited<ReturnType<typeof collect>>; requests: ProcessRequest[] }> {
   const before = sessionId ? (await h.client.getHistory({ sessionId, limit: 1000 })).messages : [];
   const calls = h.model.chatRequests().length;
   const sentBefore = sent.length;
-  const evs = await collect(h.client.sendMessage({ content, sessionId, clientMessageId }));
+  const evs = await collect(h.client.sendMessage({ content, sessionId, clientMessageId, mode }));
   const first = h.model.chatRequests()[calls];
   expect(first, "the turn called the model").toBeDefined();
   expect(first?.messages.slice(1, -1)).toEqual(reference(before));
@@ -82,6 +88,17 @@ describe.skipIf(skip)("engine end to end: the Agent is sent only what it lacks",
     expect(t3.requests.map((r) => [r.historyBase, r.history.length])).toEqual([[4, 2]]);
     expect(t4.requests.map((r) => [r.historyBase, r.history.length])).toEqual([[6, 4]]);
     expect(new Set([t2, t3, t4].map((t) => t.requests[0]!.historyGeneration)).size).toBe(1);
+  });
+
+  it("an off-the-record session (kept in the Engine's memory only) gets its additions too", async () => {
+    h.model.enqueue({ content: "one" });
+    const sessionId = (await turnSeeing("", "First.", "", SessionMode.OTR)).evs[0]!.sessionId;
+    for (const [i, word] of ["two", "three", "four"].entries()) {
+      h.model.enqueue({ content: word });
+      const t = await turnSeeing(sessionId, `Turn ${String(i + 2)}.`);
+      expect(kind(final(t.evs))).toBe("RESPONSE_COMPLETE");
+      if (i > 0) expect(t.requests[0]!.historyBase).toBeGreaterThan(0);
+    }
   });
 
   it("after a turn cancelled mid-stream, a failed turn and a replayed message, the model sees what was stored", async () => {

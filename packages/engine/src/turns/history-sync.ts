@@ -78,7 +78,7 @@ export class AgentHistory {
       const added = records.slice(prev.records.length).flatMap(contextOf);
       const digest = added.length > 0 ? chainHistoryDigest(prev.digest, added) : prev.digest;
       const part = { history: added, historyGeneration: prev.generation, historyBase: prev.count, historyDigest: prev.digest };
-      this.sessions.set(sessionId, { ...prev, records, count: prev.count + added.length, digest });
+      this.sessions.set(sessionId, { ...prev, records: [...records], count: prev.count + added.length, digest });
       return part;
     }
     const history = buildContext(records, memory);
@@ -86,7 +86,8 @@ export class AgentHistory {
     this.sessions.set(sessionId, {
       connection: this.connection,
       generation,
-      records,
+      // A copy: a caller's array may grow in place (an off-the-record session's is live).
+      records: [...records],
       summary,
       skipped,
       count: history.length,
