@@ -4,6 +4,8 @@
 import { CliError } from "../cli/errors.js";
 import type { CommandContext } from "../cli/spec.js";
 import { findEngine } from "../engine-address.js";
+import { killSpawnedEngine } from "../engine/spawn.js";
+import type { StartingEngine } from "../engine/spawn.js";
 import { hintCommand, pathsOf, workspaceOf } from "./common.js";
 
 /**
@@ -18,8 +20,26 @@ export async function checkStartConfig(configFile: string, env: Record<string, s
 }
 
 export async function preflightConfig(ctx: CommandContext): Promise<void> {
+  if (await findEngine(pathsOf(ctx))) return; // a running Engine already has its config
+  await checkConfigOf(ctx);
+}
+
+/**
+ * The same check for an Engine this command has just started, run while it starts (it would refuse
+ * the same problems itself; this says them here, with file, path and hint). On a problem the
+ * Engine is stopped before the error is thrown.
+ */
+export async function preflightStarted(ctx: CommandContext, starting: StartingEngine): Promise<void> {
+  try {
+    await checkConfigOf(ctx);
+  } catch (err) {
+    await killSpawnedEngine(starting.pid);
+    throw err;
+  }
+}
+
+async function checkConfigOf(ctx: CommandContext): Promise<void> {
   const paths = pathsOf(ctx);
-  if (await findEngine(paths)) return; // a running Engine already has its config
   const { ConfigError } = await import("@palisade/engine/config");
   try {
     await checkStartConfig(paths.configFile, ctx.io.env, workspaceOf(ctx));
