@@ -4,8 +4,6 @@
 import { CliError } from "../cli/errors.js";
 import type { CommandContext } from "../cli/spec.js";
 import { findEngine } from "../engine-address.js";
-import { killSpawnedEngine } from "../engine/spawn.js";
-import type { StartingEngine } from "../engine/spawn.js";
 import { hintCommand, pathsOf, workspaceOf } from "./common.js";
 
 /**
@@ -25,17 +23,12 @@ export async function preflightConfig(ctx: CommandContext): Promise<void> {
 }
 
 /**
- * The same check for an Engine this command has just started, run while it starts (it would refuse
- * the same problems itself; this says them here, with file, path and hint). On a problem the
- * Engine is stopped before the error is thrown.
+ * For an Engine this command started and that exited during start-up: the same check, which throws
+ * the problems with file, path and hint when the config is why (the Engine refuses the same ones
+ * itself, so a command that starts one need not check first); returns when the config is fine.
  */
-export async function preflightStarted(ctx: CommandContext, starting: StartingEngine): Promise<void> {
-  try {
-    await checkConfigOf(ctx);
-  } catch (err) {
-    await killSpawnedEngine(starting.pid);
-    throw err;
-  }
+export async function explainFailedStart(ctx: CommandContext): Promise<void> {
+  await checkConfigOf(ctx);
 }
 
 async function checkConfigOf(ctx: CommandContext): Promise<void> {

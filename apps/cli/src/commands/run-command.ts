@@ -1,10 +1,11 @@
-// `palisade run`: reads the prompt and starts the Engine when none runs; then it checks the config
-// and loads the gRPC client and the printer (run.ts) while the Engine starts.
+// `palisade run`: reads the prompt and starts the Engine when none runs; then it loads the gRPC
+// client and the printer (run.ts) while the Engine starts. The Engine checks its config itself;
+// when it refuses to start, the CLI's check of the same config says why, with file, path and hint.
 import { UsageError } from "../cli/errors.js";
 import type { CommandContext } from "../cli/spec.js";
 import { prestartEngine } from "../engine/spawn.js";
 import { hintCommand, pathsOf, startOptions } from "./common.js";
-import { preflightStarted } from "./preflight.js";
+import { explainFailedStart } from "./preflight.js";
 
 /** The prompt: the words given, or stdin when the prompt is `-` or absent and stdin is not a terminal. */
 async function promptOf(ctx: CommandContext): Promise<string> {
@@ -23,10 +24,11 @@ async function promptOf(ctx: CommandContext): Promise<string> {
 export async function runRunCommand(ctx: CommandContext): Promise<number> {
   const content = await promptOf(ctx);
   const starting = await prestartEngine(pathsOf(ctx), startOptions(ctx));
-  // A config problem stops the Engine started above and ends the command before any connection.
-  const checked = starting ? preflightStarted(ctx, starting) : Promise.resolve();
-  checked.catch(() => undefined); // awaited below, once run.js is loaded
   const { runPrompt } = await import("./run.js");
-  await checked;
-  return runPrompt(ctx, content, starting);
+  try {
+    return await runPrompt(ctx, content, starting);
+  } catch (err) {
+    if (starting?.exitCode() !== undefined) await explainFailedStart(ctx);
+    throw err;
+  }
 }
