@@ -63,6 +63,10 @@ const result = await build({
   format: "cjs",
   platform: "node",
   target: "node22",
+  // `import()` of what stays outside (the Engine's config code on a bad config, the Engine itself)
+  // becomes require(): an import() inside a vm.Script needs vm's experimental main-context loader,
+  // which prints an ExperimentalWarning to the user; Node >= 22.12 requires ES modules silently.
+  supported: { "dynamic-import": false },
   sourcemap: "linked",
   metafile: true,
   logLevel: "warning",

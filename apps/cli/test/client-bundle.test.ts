@@ -199,6 +199,19 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
     expect((await palisade(["sessions", "list"])).out).toContain("hello from the bundle");
   }, 60_000);
 
+  it("a cold run on an invalid config: the Engine refuses it and the config check, loaded from the bundle, prints the problem and no Node warning", async () => {
+    const bad = join(root, "bad.yaml");
+    writeFileSync(bad, `model:\n  base_url: ${model.baseURL}\n  nme: scripted-model\n`);
+    const r = await new Promise<{ code: number; err: string }>((resolve) => {
+      execFile(process.execPath, [main, "--data-dir", join(root, "cold"), "--config", bad, "run", "hi"], { cwd: join(root, "w"), env: { PATH: process.env.PATH ?? "", HOME: root }, timeout: 90_000 }, (error, _out, err) =>
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, err }),
+      );
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.err).toContain(`${bad}: model.nme: unknown key`);
+    expect(r.err).not.toMatch(/Warning|experimental/i);
+  }, 90_000);
+
   it("a command the bundle does not serve runs from dist/ (shield check)", async () => {
     const r = await palisade(["shield", "check", "--tool", "shell__execute_command", "--args", '{"command":"rm -rf ~"}']);
     expect(r.err).not.toContain("not in the client bundle");
