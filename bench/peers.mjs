@@ -16,12 +16,10 @@
 // --root DIR adds "palisade@root": the Engine of another built tree (a worktree of main), measured
 // in the same runs, so a change and its baseline share the machine's state. --palisade-only leaves
 // the peers out (the SDK column is then missing from the ratios).
-import { fork } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { createClient } from "@palisade/protocol";
-import { ClientService, PipelineEventType } from "@palisade/protocol/pipeline";
+import { join } from "node:path";
+import { child, palisadeTurns } from "./lib/palisade-peer.mjs";
 import { printTable, summarize, writeResult } from "./lib/stats.mjs";
 
 const QUICK = process.argv.includes("--quick");
@@ -37,21 +35,6 @@ const MEDIAN_OF = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 
 const TICK_MS = 1000 / 100; // USER_HZ
 const ROOT = process.argv.includes("--root") ? process.argv[process.argv.indexOf("--root") + 1] : undefined;
 const PALISADE_ONLY = process.argv.includes("--palisade-only");
-
-function child(file, args, env = {}, root = undefined) {
-  const proc = fork(root ? join(resolve(root), "bench", "lib", file) : new URL(`./lib/${file}`, import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"], env: { ...process.env, ...env } });
-  const first = new Promise((resolve, reject) => {
-    proc.once("message", resolve);
-    proc.once("exit", (code) => reject(new Error(`bench/lib/${file} exited (${code}) before it answered`)));
-  });
-  const stop = () => new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    proc.once("exit", resolve);
-    if (proc.connected) proc.disconnect();
-    else proc.kill();
-  });
-  return { proc, first, stop };
-}
 
 /** utime + stime of a process in ms, 0 when it is gone. */
 function cpuMs(pid) {
@@ -116,17 +99,7 @@ function cpuPerTurn(procs, before, turns) {
 async function startPalisade(baseURL, workspace, root = undefined) {
   const engine = child("real-engine-child.mjs", [baseURL, "files-shell"], {}, root);
   const { address, token } = await engine.first;
-  const client = createClient(ClientService, address, { bearerToken: token });
-  const turn = async (sessionId) => {
-    let last;
-    let id = sessionId;
-    for await (const ev of client.sendMessage({ content: "read x.txt", sessionId: id ?? "" })) {
-      last = ev;
-      if (!id && ev.sessionId) id = ev.sessionId;
-    }
-    if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error(`palisade turn failed: ${last?.pipelineError?.message ?? "no RESPONSE_COMPLETE"}`);
-    return id;
-  };
+  const { turn, close } = palisadeTurns(address, token);
   // Conversations are opened (a first turn each) before the measured turns begin.
   const prepare = async (sessions) => {
     const ids = await Promise.all(Array.from({ length: sessions }, () => turn(undefined)));
@@ -148,7 +121,7 @@ async function startPalisade(baseURL, workspace, root = undefined) {
     processes: () => processTree(engine.proc.pid),
     prepare,
     close: async () => {
-      client.close();
+      close();
       await engine.stop();
     },
   };

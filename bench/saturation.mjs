@@ -5,12 +5,10 @@
 // used meanwhile. A process whose main thread is near 100 % of a core is the cap; when none is,
 // the machine's two cores are (sum the column). The bare openai SDK runs the same turns for the
 // arithmetic. Run after `make build`: node bench/saturation.mjs [--sessions 300] [--turns 5] [--root DIR]
-import { fork } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
-import { createClient } from "@palisade/protocol";
-import { ClientService, PipelineEventType } from "@palisade/protocol/pipeline";
+import { join } from "node:path";
+import { child, palisadeTurns } from "./lib/palisade-peer.mjs";
 import { printTable } from "./lib/stats.mjs";
 
 const arg = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
@@ -18,20 +16,6 @@ const SESSIONS = Number(arg("--sessions", 300));
 const TURNS = Number(arg("--turns", 5));
 const ROOT = arg("--root", undefined);
 const TICK_MS = 10;
-
-function child(file, args, env = {}, root = undefined) {
-  const proc = fork(root ? join(resolve(root), "bench", "lib", file) : new URL(`./lib/${file}`, import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"], env: { ...process.env, ...env } });
-  const first = new Promise((res, rej) => {
-    proc.once("message", res);
-    proc.once("exit", (code) => rej(new Error(`bench/lib/${file} exited (${code}) before it answered`)));
-  });
-  const stop = () => new Promise((res) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return res();
-    proc.once("exit", res);
-    proc.disconnect();
-  });
-  return { proc, first, stop };
-}
 
 const statFields = (path) => {
   try {
@@ -100,17 +84,7 @@ const results = [];
 try {
   const engine = child("real-engine-child.mjs", [baseURL, "files-shell"], {}, ROOT);
   const { address, token } = await engine.first;
-  const client = createClient(ClientService, address, { bearerToken: token });
-  const turn = async (sessionId) => {
-    let last;
-    let id = sessionId;
-    for await (const ev of client.sendMessage({ content: "read x.txt", sessionId: id ?? "" })) {
-      last = ev;
-      if (!id && ev.sessionId) id = ev.sessionId;
-    }
-    if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error(`palisade turn failed: ${last?.pipelineError?.message ?? "no RESPONSE_COMPLETE"}`);
-    return id;
-  };
+  const { turn, close } = palisadeTurns(address, token);
   const ids = await Promise.all(Array.from({ length: SESSIONS }, () => turn(undefined)));
   results.push(await measure("palisade", [...tree(engine.proc.pid), modelProc], async () => {
     await Promise.all(ids.map(async (id) => {
@@ -118,7 +92,7 @@ try {
     }));
     return SESSIONS * TURNS;
   }));
-  client.close();
+  close();
   await engine.stop();
 
   const sdk = child("peer-runner.mjs", ["sdk", baseURL, workspace]);

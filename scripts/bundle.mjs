@@ -10,10 +10,11 @@
 // (freshBundleEntry in @palisade/agent/bundle), so after `npx tsc -b` alone the compiled modules
 // run instead of stale code.
 // Usage: node scripts/bundle.mjs [agent|engine ...]   (default: both)
-import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { swapDir } from "./swap-dir.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -81,14 +82,7 @@ async function bundle(spec) {
   };
   writeFileSync(join(tmp, "inputs.json"), `${JSON.stringify(record)}\n`);
   // Swapped in whole: a process starting meanwhile sees the old bundle or the new one.
-  const old = `${outdir}.old-${process.pid}`;
-  try {
-    renameSync(outdir, old);
-  } catch {
-    // no bundle yet
-  }
-  renameSync(tmp, outdir);
-  rmSync(old, { recursive: true, force: true });
+  swapDir(tmp, outdir);
   console.log(`bundled ${spec.entry}: ${files.length} inputs -> ${spec.outdir}/${spec.name} (${(statSync(join(outdir, spec.name)).size / 1e6).toFixed(1)} MB)`);
 }
 

@@ -13,10 +13,11 @@
 // dist/bundle/inputs.json records the mtime and size of every input of this checkout and of the
 // package.json of every third-party package in the bundle; main.ts uses the bundle only while they
 // match (src/cli/client-bundle.ts), and this script does nothing when they do.
-import { renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { swapDir } from "../../../scripts/swap-dir.mjs";
 
 const cli = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repo = join(cli, "..", "..");
@@ -98,12 +99,5 @@ writeFileSync(join(tmp, BUNDLE_INPUTS_FILE), `${JSON.stringify(record)}\n`);
 // Swapped in whole, the code caches of the old one (dist/bundle/code-cache) going with it: V8 would
 // take a cache made for another source of the same length. A command starting meanwhile sees the
 // old bundle or the new one.
-const old = `${outdir}.old-${process.pid}`;
-try {
-  renameSync(outdir, old);
-} catch {
-  // no bundle yet
-}
-renameSync(tmp, outdir);
-rmSync(old, { recursive: true, force: true });
+swapDir(tmp, outdir);
 console.log(`client bundle: ${files.length} inputs -> ${relative(repo, outdir)}`);
