@@ -10,11 +10,11 @@
 // (freshBundleEntry in @palisade/agent/bundle), so after `npx tsc -b` alone the compiled modules
 // run instead of stale code.
 // Usage: node scripts/bundle.mjs [agent|engine ...]   (default: both)
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { swapDir } from "./swap-dir.mjs";
+import { recordInputs, swapDir } from "./bundle-output.mjs";
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -42,15 +42,15 @@ function ownImportMetaUrl(outdir) {
   };
 }
 
-/** This checkout's files are recorded one by one, a third-party package by its package.json (npm replaces a package whole). */
-function packageManifest(file) {
-  const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(file);
-  return m ? `${m[1]}/package.json` : file;
-}
-
 async function bundle(spec) {
   if (!existsSync(join(repo, spec.entry))) throw new Error(`${spec.entry} is missing: run \`npx tsc -b\` first`);
   const outdir = join(repo, spec.outdir);
+  // Every input as it was recorded (this script among them): the bundle stands, as the client's does.
+  const { freshBundleEntry } = await import(join(repo, "packages", "agent", "dist", "bundle.js"));
+  if (freshBundleEntry(outdir, repo)) {
+    console.log(`${spec.outdir}/${spec.name} up to date`);
+    return;
+  }
   const tmp = `${outdir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
   const result = await build({
@@ -71,19 +71,10 @@ async function bundle(spec) {
     metafile: true,
     logLevel: "warning",
   });
-  const inputs = [...Object.keys(result.metafile.inputs), relative(repo, fileURLToPath(import.meta.url)), "node_modules/esbuild/package.json"];
-  const files = [...new Set(inputs.map((f) => packageManifest(f.split(sep).join("/"))))].sort();
-  const record = {
-    entry: spec.name,
-    inputs: files.map((f) => {
-      const st = statSync(join(repo, f));
-      return [f, st.mtimeMs, st.size];
-    }),
-  };
-  writeFileSync(join(tmp, "inputs.json"), `${JSON.stringify(record)}\n`);
+  const recorded = recordInputs(tmp, repo, spec.name, result.metafile, import.meta.url);
   // Swapped in whole: a process starting meanwhile sees the old bundle or the new one.
   swapDir(tmp, outdir);
-  console.log(`bundled ${spec.entry}: ${files.length} inputs -> ${spec.outdir}/${spec.name} (${(statSync(join(outdir, spec.name)).size / 1e6).toFixed(1)} MB)`);
+  console.log(`bundled ${spec.entry}: ${recorded} inputs -> ${spec.outdir}/${spec.name} (${(statSync(join(outdir, spec.name)).size / 1e6).toFixed(1)} MB)`);
 }
 
 const names = process.argv.slice(2);

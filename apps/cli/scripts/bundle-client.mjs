@@ -13,17 +13,17 @@
 // dist/bundle/inputs.json records the mtime and size of every input of this checkout and of the
 // package.json of every third-party package in the bundle; main.ts uses the bundle only while they
 // match (src/cli/client-bundle.ts), and this script does nothing when they do.
-import { rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { rmSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { swapDir } from "../../../scripts/swap-dir.mjs";
+import { recordInputs, swapDir } from "../../../scripts/bundle-output.mjs";
 
 const cli = join(dirname(fileURLToPath(import.meta.url)), "..");
 const repo = join(cli, "..", "..");
 const dist = join(cli, "dist");
 const outdir = join(dist, "bundle");
-const { BUNDLE_INPUTS_FILE, freshBundleEntry } = await import(join(dist, "cli", "client-bundle.js"));
+const { freshBundleEntry } = await import(join(dist, "cli", "client-bundle.js"));
 
 /** The command modules (dist/commands/<name>.js) of the commands src/client.ts serves. */
 const CLIENT_MODULES = new Set(["run-command", "sessions", "artifacts", "engine"]);
@@ -77,27 +77,10 @@ const result = await build({
 });
 
 // Checked before every client command: this checkout's files one by one, a third-party package by
-// its package.json (npm replaces a package whole), ~80 stats instead of ~300.
-const packageManifest = (f) => {
-  const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(f);
-  return m ? `${m[1]}/package.json` : f;
-};
-const inputs = [
-  ...Object.keys(result.metafile.inputs).filter((f) => !f.includes(":")), // not the stand-ins
-  relative(repo, fileURLToPath(import.meta.url)),
-  "node_modules/esbuild/package.json",
-];
-const files = [...new Set(inputs.map((f) => packageManifest(f.split(sep).join("/"))))].sort();
-const record = {
-  entry: "client.cjs",
-  inputs: files.map((f) => {
-    const st = statSync(join(repo, f));
-    return [f, st.mtimeMs, st.size];
-  }),
-};
-writeFileSync(join(tmp, BUNDLE_INPUTS_FILE), `${JSON.stringify(record)}\n`);
+// its package.json, ~80 stats instead of ~300.
+const recorded = recordInputs(tmp, repo, "client.cjs", result.metafile, import.meta.url);
 // Swapped in whole, the code caches of the old one (dist/bundle/code-cache) going with it: V8 would
 // take a cache made for another source of the same length. A command starting meanwhile sees the
 // old bundle or the new one.
 swapDir(tmp, outdir);
-console.log(`client bundle: ${files.length} inputs -> ${relative(repo, outdir)}`);
+console.log(`client bundle: ${recorded} inputs -> ${relative(repo, outdir)}`);
