@@ -26,6 +26,8 @@ export interface PathRef {
   path: string;
   /** `path` in lower case: detectors compare paths case-insensitively, many times over. */
   lower: string;
+  /** Linux could name it (no longer than PATH_MAX, no name over NAME_MAX): else it matches no path rule. */
+  nameable: boolean;
   op: PathOp;
   /** Where it came from: a path argument, a shell word, or free text. */
   from: "arg" | "command" | "text";
@@ -101,7 +103,7 @@ const WRITE_CMDS = new Set(["cp", "mv", "ln", "install", "rsync", "scp", "tee", 
 const DELETE_CMDS = new Set(["rm", "rmdir", "shred", "unlink", "wipe", "srm"]);
 
 function pathRef(key: string, raw: string, path: string, op: PathOp, from: PathRef["from"]): PathRef {
-  return { key, raw, path, lower: path.toLowerCase(), op, from };
+  return { key, raw, path, lower: path.toLowerCase(), nameable: nameableOnLinux(path), op, from };
 }
 
 export function parseUrl(raw: string, key: string, active: boolean): UrlRef | undefined {
@@ -256,7 +258,7 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
   s.shellErrors = parsed.errors;
   if (parsed.truncated) s.limits.push("shell nesting or command count limit reached");
   for (const c of s.commands) commandRefs(s, c, base, cwd);
-  if (s.paths.some((p) => !nameableOnLinux(p.path))) s.limits.push(`a path longer than Linux allows (${PATH_MAX} characters, ${NAME_MAX} per name): it matches no path rule`);
+  if (s.paths.some((p) => !p.nameable)) s.limits.push(`a path longer than Linux allows (${PATH_MAX} characters, ${NAME_MAX} per name): it matches no path rule`);
   return s;
 }
 

@@ -127,7 +127,7 @@ export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
   }
   if (rule.paths !== undefined) {
     const globs = rulePathMatchers(rule, c, ctx.home, ctx.workspace);
-    if (!quantify(s.paths, allow, (p) => globs.some((m) => m(p.path)), true)) return false;
+    if (!quantify(s.paths, allow, (p) => p.nameable && globs.some((m) => m(p.path)), true)) return false;
   }
   if (rule.commands !== undefined) {
     if (allow && (s.shellErrors.length > 0 || s.limits.length > 0)) return false;

@@ -1,7 +1,7 @@
 /** Matchers used by policy rules: path globs, command patterns, host and e-mail domain patterns. */
 import picomatch from "picomatch";
 import { RE2JS } from "re2js";
-import { isInside, nameableOnLinux } from "../normalize/paths.js";
+import { isInside } from "../normalize/paths.js";
 import type { SimpleCommand } from "../normalize/shell.js";
 
 /**
@@ -99,16 +99,15 @@ export function globTester(glob: string, options: picomatch.PicomatchOptions): (
 const globCache = new Map<string, (p: string) => boolean>();
 
 /**
- * A path glob with `${workspace}`, `${home}` and `~` expanded for this context. A path Linux could
- * not name matches no glob (the subject reports it as an analysis limit), which also bounds the
- * time of the globs that stay on the backtracking engine.
+ * A path glob with `${workspace}`, `${home}` and `~` expanded for this context. Only paths Linux
+ * could name reach it (PathRef.nameable, checked once per path), which also bounds the time of
+ * the globs that stay on the backtracking engine.
  */
 export function pathMatcher(glob: string, home: string, workspace: string): (p: string) => boolean {
   const g = glob.replace(/\$\{workspace\}/g, workspace).replace(/\$\{home\}/g, home).replace(/^~(?=\/|$)/, home);
   let m = globCache.get(g);
   if (m === undefined) {
-    const test = globTester(g, { dot: true, nocase: true });
-    m = (p) => nameableOnLinux(p) && test(p);
+    m = globTester(g, { dot: true, nocase: true });
     if (globCache.size > 5000) globCache.clear();
     globCache.set(g, m);
   }
