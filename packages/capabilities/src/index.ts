@@ -25,7 +25,7 @@ export { hostAllowed, parseHostEntry } from "./manifest/hosts.js";
 export { RESOURCE_DEFAULTS } from "./manifest/types.js";
 export type { CredentialSpec, Manifest, ManifestTool, NetworkPolicy, Policy, Resources } from "./manifest/types.js";
 
-export { re2RegExp } from "./schema-regexp.js";
+export { compileToolSchema } from "./json-schema.js";
 export { argumentProblems, defaultPolicy, fullToolName, parseDiscoveredTools, resolveTool, toolEntries, withConfigSemantics, NAME_SEPARATOR } from "./catalog.js";
 export type { ToolAnnotations, ToolEntry } from "./catalog.js";
 

@@ -1,11 +1,10 @@
 // Argument validation against a tool's JSON Schema (ajv), with messages the model can act on.
-// Schema patterns run on RE2: the schema is a capability's, the string the model's.
-import { Ajv } from "ajv";
+// Compiled as the capability catalog compiles tool schemas (draft-07 or 2020-12, patterns on RE2:
+// the schema is a capability's, the string the model's).
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { re2RegExp } from "@palisade/capabilities";
+import { compileToolSchema } from "@palisade/capabilities";
 
 export class ArgumentValidator {
-  private readonly ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, code: { regExp: re2RegExp } });
   private readonly cache = new Map<string, ValidateFunction | string>();
 
   /** Undefined when valid, else one message listing every problem. */
@@ -13,7 +12,7 @@ export class ArgumentValidator {
     let fn = this.cache.get(toolName);
     if (fn === undefined) {
       try {
-        fn = this.ajv.compile(schema);
+        fn = compileToolSchema(schema);
       } catch (err) {
         fn = `the tool's schema is invalid (${(err as Error).message})`;
       }
