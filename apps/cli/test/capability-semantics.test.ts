@@ -130,7 +130,7 @@ describe("an invalid semantics: block refuses the start, naming file and path", 
       expect(r.err).toContain("docs/policy.md");
       expect(r.err).not.toContain("Engine started");
     }
-    // chat (in a terminal) says the same before it starts anything.
+    // chat (in a terminal) says the same: the Engine it started refused the config and exited.
     const io = captureIo({}, work);
     Object.assign(io.stdin, { isTTY: true });
     Object.assign(io.stdout, { isTTY: true });

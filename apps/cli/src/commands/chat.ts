@@ -10,7 +10,8 @@ import type { EngineConnection } from "../engine/connect.js";
 import { join } from "node:path";
 import { findEngine, resolvePaths } from "../engine-address.js";
 import { flag, hintCommand, pathsOf, startOptions, workspaceOf } from "./common.js";
-import { preflightConfig } from "./preflight.js";
+import { explainFailedStart } from "./preflight.js";
+import { prestartEngine } from "../engine/spawn.js";
 
 async function showSetup(ctx: CommandContext, configFile: string, reason: string | undefined, demoAvailable: boolean): Promise<"quit" | "demo"> {
   const { render } = await import("ink");
@@ -32,30 +33,34 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
     throw new CliError("palisade chat needs a terminal", { exitCode: ExitCode.USAGE, hint: `for scripts use: ${hintCommand(ctx, 'run "<prompt>" [--json]')}` });
   }
   const demo = flag(ctx, "demo");
-  await preflightConfig(ctx);
   // The demo gets its own data directory (and Engine), so it never mixes with real sessions.
   const base = pathsOf(ctx);
   const paths = demo ? resolvePaths({ dataDir: join(base.dataDir, "demo"), configFile: base.configFile }, ctx.io.env) : base;
   const ephemeral = flag(ctx, "ephemeral") || demo;
   const workspace = workspaceOf(ctx);
+  // Ctrl+C while the Engine starts (before the chat owns the keyboard) stops the Engine it started.
+  const interrupted = new AbortController();
+  const onSigint = (): void => interrupted.abort();
+  process.once("SIGINT", onSigint);
   const running = await findEngine(paths);
+  const engineArgs = demo ? ["--demo"] : [];
+  // The Engine starts first; it refuses an invalid config itself, and only then is the config
+  // read here, to show its problems with file and path (as `run` does).
+  const starting = running ? undefined : await prestartEngine(paths, { ...startOptions(ctx), start: true, workspace, engineArgs });
   // The chat's screen (ink, React: a few hundred ms to load) loads while the Engine answers or starts.
   const tui = import("../tui/run-chat.js");
   tui.catch(() => undefined); // awaited below; a setup screen instead leaves it unused
   let conn: EngineConnection | undefined;
   let reason: string | undefined;
-  // Ctrl+C while the Engine starts (before the chat owns the keyboard) stops the Engine it started.
-  const interrupted = new AbortController();
-  const onSigint = (): void => interrupted.abort();
-  process.once("SIGINT", onSigint);
   const restartCommand = hintCommand(ctx, "engine restart");
   let notice: string[] | undefined;
   try {
     conn = await connectToEngine(paths, {
       ...startOptions(ctx),
       start: !running,
+      starting,
       workspace,
-      engineArgs: demo ? ["--demo"] : [],
+      engineArgs,
       signal: interrupted.signal,
       onSetupDrift: (drift) => (notice = driftLines(drift, restartCommand)),
     });
@@ -64,6 +69,7 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
       println(ctx.io.stderr, err instanceof CliError ? err.message : String(err));
       return ExitCode.INTERRUPTED;
     }
+    if (starting?.exitCode() !== undefined && !demo) await explainFailedStart(ctx);
     reason = err instanceof CliError ? err.message : String(err);
   } finally {
     process.off("SIGINT", onSigint);

@@ -3,13 +3,15 @@ import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { findEngine } from "../engine-address.js";
 import { connectToEngine } from "../engine/connect.js";
+import type { EngineConnection } from "../engine/connect.js";
 import { stopEngine } from "../engine/stop.js";
 import { describeStarted, restartEngine } from "../engine/restart.js";
 import { driftLines, setupDrift } from "../engine/setup-drift.js";
 import { formatStatus, statusToJson } from "../format/status.js";
 import { hintCommand, intOption, pathsOf, flag, startOptions, workspaceOf } from "./common.js";
 import { runEngineForeground } from "./engine-foreground.js";
-import { preflightConfig } from "./preflight.js";
+import { explainFailedStart } from "./preflight.js";
+import { prestartEngine } from "../engine/spawn.js";
 
 export async function engineStart(ctx: CommandContext): Promise<number> {
   const paths = pathsOf(ctx);
@@ -21,10 +23,18 @@ export async function engineStart(ctx: CommandContext): Promise<number> {
     if (drift) for (const line of driftLines(drift, hintCommand(ctx, "engine restart"))) println(ctx.io.stderr, line);
     return ExitCode.OK;
   }
-  // The config, policy and declared tool semantics, checked here: their problems show in full
-  // rather than as the last lines of engine.log.
-  if (!flag(ctx, "demo")) await preflightConfig(ctx);
-  const conn = await connectToEngine(paths, { ...startOptions(ctx), engineArgs: flag(ctx, "demo") ? ["--demo"] : [] });
+  const demo = flag(ctx, "demo");
+  const engineArgs = demo ? ["--demo"] : [];
+  const starting = await prestartEngine(paths, { ...startOptions(ctx), start: true, engineArgs });
+  let conn: EngineConnection;
+  try {
+    conn = await connectToEngine(paths, { ...startOptions(ctx), start: true, starting, engineArgs });
+  } catch (err) {
+    // An Engine that refused its config: the problems in full (file, path, hint), not the last
+    // lines of engine.log.
+    if (!demo && starting?.exitCode() !== undefined) await explainFailedStart(ctx);
+    throw err;
+  }
   println(ctx.io.stdout, `Engine started: pid ${conn.endpoint.info.pid}, ${conn.endpoint.address}, log ${paths.logFile}`);
   conn.close();
   return ExitCode.OK;

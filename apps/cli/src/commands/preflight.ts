@@ -1,9 +1,9 @@
-// Before a command starts an Engine, the config is read the way the Engine will read it, so an
-// invalid config shows its path-precise problems here instead of a start-up failure (or a chat
-// that only says "no model configured").
+// When an Engine a command started exits during start-up, the config is read the way the Engine
+// read it, so an invalid config shows its path-precise problems instead of a start-up failure (or
+// a chat that only says "no model configured"). Commands start the Engine first: checking before
+// would cost every start the config's parsing twice.
 import { CliError } from "../cli/errors.js";
 import type { CommandContext } from "../cli/spec.js";
-import { findEngine } from "../engine-address.js";
 import { hintCommand, pathsOf, workspaceOf } from "./common.js";
 
 /**
@@ -15,11 +15,6 @@ export async function checkStartConfig(configFile: string, env: Record<string, s
   const config = await loadConfig(configFile, env);
   const { checkStartFiles } = await import("@palisade/engine/start-check");
   await checkStartFiles(config, workspace);
-}
-
-export async function preflightConfig(ctx: CommandContext): Promise<void> {
-  if (await findEngine(pathsOf(ctx))) return; // a running Engine already has its config
-  await checkConfigOf(ctx);
 }
 
 /**
