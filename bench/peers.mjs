@@ -12,7 +12,7 @@
 // records the CPU that other processes used on the machine meanwhile ("foreign", from /proc/stat:
 // machine busy time minus the benchmark's own processes, in % of one core).
 // The bare SDK is the floor: no agent loop can do the same turn with less.
-// Run after `make build`: node bench/peers.mjs [--quick] [--runs N] [--root DIR] [--palisade-only] [--levels 1,300]
+// Run after `make build`: node bench/peers.mjs [--quick] [--runs N] [--warmup N] [--root DIR] [--palisade-only] [--levels 1,300 | --latency-only]
 // --root DIR adds "palisade@root": the Engine of another built tree (a worktree of main), measured
 // in the same runs, so a change and its baseline share the machine's state. --palisade-only leaves
 // the peers out (the SDK column is then missing from the ratios).
@@ -25,7 +25,7 @@ import { printTable, summarize, writeResult } from "./lib/stats.mjs";
 const QUICK = process.argv.includes("--quick");
 const RUNS = Number(process.argv[process.argv.indexOf("--runs") + 1] ?? 0) || (QUICK ? 1 : 3);
 const LATENCY_TURNS = QUICK ? 40 : 200;
-const LEVELS = process.argv.includes("--levels")
+const LEVELS = process.argv.includes("--latency-only") ? [] : process.argv.includes("--levels")
   ? process.argv[process.argv.indexOf("--levels") + 1].split(",").map(Number)
   : QUICK ? [1, 10] : [1, 10, 100, 300];
 const TURNS_PER_SESSION = QUICK ? 3 : 5;
@@ -35,6 +35,12 @@ const MEDIAN_OF = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 
 const TICK_MS = 1000 / 100; // USER_HZ
 const ROOT = process.argv.includes("--root") ? process.argv[process.argv.indexOf("--root") + 1] : undefined;
 const PALISADE_ONLY = process.argv.includes("--palisade-only");
+/**
+ * Turns made before the latency/CPU measurement, in a session of their own (default 20). A user's
+ * Engine, Agent and capabilities stay up for many turns; `--warmup 200` measures them with their
+ * code compiled as it will be for most of a day (the peers run in-process and warm up at once).
+ */
+const WARMUP = process.argv.includes("--warmup") ? Number(process.argv[process.argv.indexOf("--warmup") + 1]) : 20;
 
 /** utime + stime of a process in ms, 0 when it is gone. */
 function cpuMs(pid) {
@@ -205,7 +211,7 @@ const overRuns = (modelDelayMs, fn) =>
   });
 
 const latencyRuns = await overRuns(0, async (system) => {
-  await (await system.prepare(1))(20); // warm-up (JIT, connections)
+  await (await system.prepare(1))(WARMUP); // warm-up (JIT, connections)
   const m = await measure(system, 1, LATENCY_TURNS);
   return { ...summarize(m.latencies), cpu: m.cpu, foreignPct: m.foreignPct };
 });
@@ -224,7 +230,7 @@ const latency = names.map((name) => {
   };
 });
 
-const throughputRuns = await overRuns(50, async (system) => {
+const throughputRuns = LEVELS.length === 0 ? [] : await overRuns(50, async (system) => {
   const levels = {};
   for (const sessions of LEVELS) {
     const m = await measure(system, sessions, turnsAt(sessions));
@@ -233,7 +239,7 @@ const throughputRuns = await overRuns(50, async (system) => {
   return { levels };
 });
 rmSync(dir, { recursive: true, force: true });
-const throughput = names.map((name) => {
+const throughput = throughputRuns.length === 0 ? [] : names.map((name) => {
   const mine = throughputRuns.map((run) => run.find((r) => r.name === name));
   return {
     name,
@@ -248,7 +254,7 @@ const throughput = names.map((name) => {
 const sdk = latency.find((r) => r.name === "openai SDK");
 const agents = latency.find((r) => r.name === "@openai/agents");
 const spread = (x, digits = 2) => `${x.median.toFixed(digits)} (${x.min.toFixed(digits)}–${x.max.toFixed(digits)})`;
-printTable(`One session, ${LATENCY_TURNS} turns (model latency 0), median of ${RUNS} run(s) (range): turn latency and CPU per turn, ms`, latency.map((r) => ({
+printTable(`One session, ${LATENCY_TURNS} turns after ${WARMUP} warm-up turns (model latency 0), median of ${RUNS} run(s) (range): turn latency and CPU per turn, ms`, latency.map((r) => ({
   system: r.name,
   p50: spread(r.p50),
   p99: spread(r.p99),
@@ -259,13 +265,13 @@ printTable(`One session, ${LATENCY_TURNS} turns (model latency 0), median of ${R
 })));
 printTable(`CPU per turn by process, ms, median of ${RUNS} run(s) (range)`, latency.flatMap((r) => Object.entries(r.cpu).map(([process, ms]) => ({ system: r.name, process, ms: spread(ms) }))));
 const sdkT = throughput.find((r) => r.name === "openai SDK");
-printTable(`Turns/s with a 50 ms model (${LEVELS.map((l) => `${l}×${turnsAt(l)}`).join(", ")} sessions×turns), median of ${RUNS} run(s) (range)`, throughput.map((r) => ({
+if (throughput.length > 0) printTable(`Turns/s with a 50 ms model (${LEVELS.map((l) => `${l}×${turnsAt(l)}`).join(", ")} sessions×turns), median of ${RUNS} run(s) (range)`, throughput.map((r) => ({
   system: r.name,
   ...Object.fromEntries(LEVELS.map((l) => [`${l} sessions`, spread(r.levels[l].turnsPerS, 1)])),
   [`vs SDK at ${LEVELS.at(-1)}`]: r.levels[LEVELS.at(-1)].turnsPerS.median / (sdkT?.levels[LEVELS.at(-1)].turnsPerS.median ?? NaN),
 })));
-printTable("…the same runs: CPU per turn (ms) and foreign CPU (% of a core), medians", throughput.map((r) => ({
+if (throughput.length > 0) printTable("…the same runs: CPU per turn (ms) and foreign CPU (% of a core), medians", throughput.map((r) => ({
   system: r.name,
   ...Object.fromEntries(LEVELS.map((l) => [`${l} sessions`, `${r.levels[l].cpuPerTurn.median.toFixed(2)} ms, ${r.levels[l].foreignPct.median.toFixed(0)} %`])),
 })));
-console.log(`\nwritten ${writeResult("peers", { quick: QUICK, runs: RUNS, latencyTurns: LATENCY_TURNS, turnsPerSession: TURNS_PER_SESSION, latency, latencyRuns, throughput, throughputRuns })}`);
+console.log(`\nwritten ${writeResult("peers", { quick: QUICK, runs: RUNS, warmup: WARMUP, latencyTurns: LATENCY_TURNS, turnsPerSession: TURNS_PER_SESSION, latency, latencyRuns, throughput, throughputRuns })}`);
