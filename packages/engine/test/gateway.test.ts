@@ -123,6 +123,36 @@ describe("model gateway", () => {
     expect(model.chatRequests().map((r) => r.model)).toEqual(["gpt-5-pro-expensive"]);
   });
 
+  it("refuses a body naming the model twice (parsers differ on which one counts) and never forwards it", async () => {
+    const { gateway, model } = await rig(await startScriptedServer({ fallback: reply.text("ok") }));
+    const auth = { authorization: `Bearer ${CREDENTIAL}` };
+    const messages = '"messages":[{"role":"user","content":"x"}]';
+    for (const body of [
+      `{"model":"scripted-model",${messages},"model":"gpt-5-pro-expensive"}`,
+      `{"model":"gpt-5-pro-expensive",${messages},"model":"scripted-model"}`,
+      `{"model":"scripted-model",${messages},"mod\\u0065l":"gpt-5-pro-expensive"}`,
+    ]) {
+      const res = await raw(gateway, "POST", "/v1/chat/completions", auth, body);
+      expect(res.status, body).toBe(400);
+      expect(res.body, body).toMatch(/appears twice|printable ASCII/);
+    }
+    expect(model.requests).toHaveLength(0);
+    // The same request naming it once goes through.
+    expect(await raw(gateway, "POST", "/v1/chat/completions", auth, `{"model":"scripted-model",${messages}}`)).toMatchObject({ status: 200 });
+    expect(model.chatRequests().map((r) => r.model)).toEqual(["scripted-model"]);
+  });
+
+  it("refuses a body that is not one JSON object with 400, without forwarding", async () => {
+    const { gateway, model } = await rig(await startScriptedServer({ fallback: reply.text("ok") }));
+    const auth = { authorization: `Bearer ${CREDENTIAL}` };
+    for (const body of ['{"model":"scripted-model","messages":[}', '[{"model":"scripted-model"}]', '{"model":"scripted-model"} {"model":"other"}', ""]) {
+      const res = await raw(gateway, "POST", "/v1/chat/completions", auth, body);
+      expect(res.status, body).toBe(400);
+      expect(res.body, body).toContain("invalid_json");
+    }
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("streams through without buffering: the first token reaches the caller while the server is still sending", async () => {
     const { gateway, model } = await rig(await startScriptedServer({ fallback: { content: "one two three four five six", tokenDelayMs: 250 } }));
     const client = await sdk(gateway);

@@ -10,6 +10,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { request } from "undici";
 import type { Dispatcher } from "undici";
+import { BodyError, topLevelFields } from "./body.js";
 import { ExchangeRecorder } from "./recorder.js";
 import type { ExchangeReplay } from "./recorder.js";
 import { upstreamDispatcher, upstreamUrl } from "./upstream.js";
@@ -246,27 +247,30 @@ export class ModelGateway {
     return principal;
   }
 
-  /** The body to forward, as sent: valid JSON naming a permitted model. */
-  private checkedBody(principal: GatewayPrincipal, raw: Buffer): { bytes: Buffer; json: Record<string, unknown>; stream: boolean } {
+  /** The body to forward, as sent: one JSON object naming a permitted model once. */
+  private checkedBody(principal: GatewayPrincipal, raw: Buffer): { bytes: Buffer; json?: unknown } {
+    let model: unknown;
     let json: unknown;
     try {
-      json = JSON.parse(raw.toString("utf8"));
+      model = topLevelFields(raw, ["model"]).get("model");
+      // Parsed only for a recording: held through the upstream call, a long history would
+      // outlive the young generation and fill the old one.
+      if (this.recorder) json = JSON.parse(raw.toString("utf8"));
     } catch (err) {
-      throw new GatewayRefusal(400, "invalid_json", `the request body is not JSON (${(err as Error).message})`);
+      if (err instanceof BodyError || err instanceof SyntaxError) throw new GatewayRefusal(400, "invalid_json", `the request body is not one JSON object as the gateway forwards it: ${err.message}`);
+      throw err;
     }
-    if (typeof json !== "object" || json === null || Array.isArray(json)) throw new GatewayRefusal(400, "invalid_request", "the request body must be a JSON object");
-    const obj = json as Record<string, unknown>;
     const configured = this.options.model().name;
     const allowed = [configured, ...(this.options.allowedModels?.(principal) ?? [])];
-    if (typeof obj.model !== "string" || !allowed.includes(obj.model)) {
+    if (typeof model !== "string" || !allowed.includes(model)) {
       throw new GatewayRefusal(
         403,
         "model_not_allowed",
-        `model ${JSON.stringify(obj.model)} is not allowed; this Engine permits ${[...new Set(allowed)].map((m) => JSON.stringify(m)).join(", ")} (model.name in its config, or the model a client chose for a running turn)`,
+        `model ${JSON.stringify(model)} is not allowed; this Engine permits ${[...new Set(allowed)].map((m) => JSON.stringify(m)).join(", ")} (model.name in its config, or the model a client chose for a running turn)`,
       );
     }
     // Forwarded unchanged: some servers refuse stream_options, and the Agent knows which.
-    return { bytes: raw, json: obj, stream: obj.stream === true };
+    return { bytes: raw, json };
   }
 
   private count(session: string, usage: TokenCount | undefined): void {
@@ -280,7 +284,7 @@ export class ModelGateway {
     this.tokens.set(session, cur);
   }
 
-  private async forward(req: IncomingMessage, res: ServerResponse, body: { bytes: Buffer; json: Record<string, unknown>; stream: boolean }, session: string): Promise<void> {
+  private async forward(req: IncomingMessage, res: ServerResponse, body: { bytes: Buffer; json?: unknown }, session: string): Promise<void> {
     const replay = this.options.replay;
     if (replay) {
       const ex = replay.take();

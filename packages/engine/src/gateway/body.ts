@@ -1,0 +1,188 @@
+// Reads the top level of a request body without building it. The gateway forwards the bytes as
+// sent, so what it checks must be what any upstream parser reads: the grammar is checked strictly
+// outside strings, and where each string ends (what a string holds cannot move that, so its
+// escapes and characters are left to the upstream's parser); a top-level key must be plain ASCII
+// and may appear only once, since parsers differ on which of two equal keys they keep
+// (JSON.parse the last, others the first). Only the values asked for are parsed: the history
+// around them is skipped, not built into objects the Engine would then have to collect.
+
+export class BodyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_OBJECT = 0x7d;
+const OPEN_ARRAY = 0x5b;
+const CLOSE_ARRAY = 0x5d;
+const IN_OBJECT = 1;
+const IN_ARRAY = 2;
+
+function fail(b: Uint8Array, at: number, what: string): never {
+  throw new BodyError(at >= b.length ? `unexpected end of the body (${what})` : `${what} at byte ${String(at)}`);
+}
+
+function skipSpace(b: Uint8Array, i: number): number {
+  let c = b[i];
+  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = b[++i];
+  return i;
+}
+
+/** `i` is at an opening quote; returns the index after the closing one. */
+function skipString(b: Buffer, i: number): number {
+  // Short strings (most keys and values) byte by byte; then by searching for the next quote.
+  const n = Math.min(b.length, i + 64);
+  let j = i + 1;
+  for (; j < n; j++) {
+    const c = b[j];
+    if (c === QUOTE) return j + 1;
+    // Whatever follows a backslash is escaped (a quote included); its validity is the parser's.
+    if (c === BACKSLASH) j++;
+  }
+  for (;;) {
+    const q = b.indexOf(QUOTE, j);
+    if (q < 0) return fail(b, b.length, "a string is not closed");
+    let k = q - 1;
+    while (k >= j && b[k] === BACKSLASH) k--;
+    // Backslashes before `j` were all paired above or in an earlier round.
+    if ((q - 1 - k) % 2 === 0) return q + 1;
+    j = q + 1;
+  }
+}
+
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+const isDigit = (c: number | undefined): boolean => c !== undefined && c >= DIGIT_0 && c <= DIGIT_9;
+
+function skipDigits(b: Uint8Array, i: number): number {
+  if (!isDigit(b[i])) fail(b, i, "expected a digit");
+  while (isDigit(b[i])) i++;
+  return i;
+}
+
+/** A number (strict JSON syntax) or true, false, null. */
+function skipScalar(b: Uint8Array, i: number): number {
+  const c = b[i];
+  if (c === 0x74 && b[i + 1] === 0x72 && b[i + 2] === 0x75 && b[i + 3] === 0x65) return i + 4; // true
+  if (c === 0x6e && b[i + 1] === 0x75 && b[i + 2] === 0x6c && b[i + 3] === 0x6c) return i + 4; // null
+  if (c === 0x66 && b[i + 1] === 0x61 && b[i + 2] === 0x6c && b[i + 3] === 0x73 && b[i + 4] === 0x65) return i + 5; // false
+  let j = c === 0x2d ? i + 1 : i;
+  if (b[j] === DIGIT_0) j++;
+  else if (isDigit(b[j])) j = skipDigits(b, j);
+  else fail(b, i, "not a JSON value");
+  if (b[j] === 0x2e) j = skipDigits(b, j + 1);
+  if (b[j] === 0x65 || b[j] === 0x45) {
+    j++;
+    if (b[j] === 0x2b || b[j] === 0x2d) j++;
+    j = skipDigits(b, j);
+  }
+  return j;
+}
+
+/** `i` is at a key's opening quote; returns the index after its colon. */
+function skipKey(b: Buffer, i: number): number {
+  if (b[i] !== QUOTE) fail(b, i, "expected a key");
+  i = skipSpace(b, skipString(b, i));
+  if (b[i] !== COLON) fail(b, i, "expected ':'");
+  return i + 1;
+}
+
+/** Checks the value at `i` (after spaces) and returns the index after it. */
+function skipValue(b: Buffer, i: number): number {
+  const open: number[] = [];
+  for (;;) {
+    i = skipSpace(b, i);
+    const c = b[i];
+    if (c === OPEN_OBJECT) {
+      i = skipSpace(b, i + 1);
+      if (b[i] === CLOSE_OBJECT) i++;
+      else {
+        open.push(IN_OBJECT);
+        i = skipKey(b, i);
+        continue;
+      }
+    } else if (c === OPEN_ARRAY) {
+      i = skipSpace(b, i + 1);
+      if (b[i] === CLOSE_ARRAY) i++;
+      else {
+        open.push(IN_ARRAY);
+        continue;
+      }
+    } else if (c === QUOTE) i = skipString(b, i);
+    else i = skipScalar(b, i);
+    // After a value: close what ends here, then the next member or element.
+    for (;;) {
+      const top = open[open.length - 1];
+      if (top === undefined) return i;
+      i = skipSpace(b, i);
+      const d = b[i];
+      if (d === COMMA) {
+        i = top === IN_OBJECT ? skipKey(b, skipSpace(b, i + 1)) : i + 1;
+        break;
+      }
+      if (d !== (top === IN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) fail(b, i, top === IN_OBJECT ? "expected ',' or '}'" : "expected ',' or ']'");
+      open.pop();
+      i++;
+    }
+  }
+}
+
+/**
+ * A top-level key's text: printable ASCII with no escape, so that no parser can read it as another
+ * key (an escape, a surrogate or a byte that is not UTF-8 is decoded, dropped or replaced
+ * differently by different parsers).
+ */
+function plainKey(b: Buffer, start: number, end: number): string {
+  for (let j = start; j < end; j++) {
+    const c = b[j] as number;
+    if (c < 0x20 || c > 0x7e || c === BACKSLASH) fail(b, j, "a top-level key may hold only printable ASCII, with no escape");
+  }
+  return b.toString("latin1", start, end);
+}
+
+function parseSlice(b: Buffer, start: number, end: number): unknown {
+  return JSON.parse(b.toString("utf8", start, end));
+}
+
+/**
+ * Checks that `b` is one strict JSON object with no top-level key twice, and returns the parsed
+ * values of the top-level keys in `wanted` that it has.
+ */
+export function topLevelFields(b: Buffer, wanted: readonly string[]): Map<string, unknown> {
+  const found = new Map<string, unknown>();
+  const keys = new Set<string>();
+  let i = skipSpace(b, 0);
+  if (b[i] !== OPEN_OBJECT) fail(b, i, "the body must be a JSON object");
+  i = skipSpace(b, i + 1);
+  if (b[i] === CLOSE_OBJECT) i++;
+  else {
+    for (;;) {
+      if (b[i] !== QUOTE) fail(b, i, "expected a key");
+      const keyEnd = skipString(b, i);
+      const key = plainKey(b, i + 1, keyEnd - 1);
+      if (keys.has(key)) fail(b, i, `the key ${JSON.stringify(key)} appears twice`);
+      keys.add(key);
+      i = skipSpace(b, keyEnd);
+      if (b[i] !== COLON) fail(b, i, "expected ':'");
+      const start = skipSpace(b, i + 1);
+      i = skipValue(b, start);
+      if (wanted.includes(key)) found.set(key, parseSlice(b, start, i));
+      i = skipSpace(b, i);
+      if (b[i] === CLOSE_OBJECT) {
+        i++;
+        break;
+      }
+      if (b[i] !== COMMA) fail(b, i, "expected ',' or '}'");
+      i = skipSpace(b, i + 1);
+    }
+  }
+  i = skipSpace(b, i);
+  if (i !== b.length) fail(b, i, "unexpected bytes after the object");
+  return found;
+}
