@@ -166,6 +166,25 @@ describe("model gateway", () => {
     expect(record.aborted).toBe(false);
   });
 
+  it("passes the response headers on even when the body never follows (a server that stalls, not one that does not answer)", async () => {
+    const { gateway } = await rig(await startScriptedServer({ fallback: { content: "never sent", stallAfterChunks: 0 } }));
+    const headersAt = await new Promise<number>((resolve, reject) => {
+      const started = Date.now();
+      const req = httpRequest(
+        { socketPath: gateway.path, method: "POST", path: "/v1/chat/completions", headers: { "content-type": "application/json", authorization: `Bearer ${CREDENTIAL}` } },
+        (res) => {
+          expect(res.headers["content-type"]).toContain("text/event-stream");
+          resolve(Date.now() - started);
+          req.destroy();
+        },
+      );
+      req.on("error", (err) => (req.destroyed ? undefined : reject(err)));
+      req.end(chatBody());
+    });
+    // Well under the Agent's request timeout (seconds), however loaded the machine.
+    expect(headersAt).toBeLessThan(2000);
+  });
+
   it("counts a sub-agent's tokens on its own session, whatever session it claims", async () => {
     const { gateway } = await rig(await startScriptedServer({ fallback: reply.text("sub") }));
     const client = await sdk(gateway, "sub-token");

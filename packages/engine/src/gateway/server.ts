@@ -97,32 +97,38 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /**
+ * How long the response headers wait for the first body bytes to leave with them. A caller must
+ * see the headers even when the body never follows (it tells a server that stalls from one that
+ * does not answer, on a scale of seconds); when the body comes soon, as it usually does, headers
+ * and body leave in one write and wake the caller once.
+ */
+const HEADERS_WAIT_MS = 20;
+
+/**
  * Copies the upstream body to `res` as it arrives. Chunks that arrive in the same turn of the event
  * loop leave in one write, and the terminator with the last of them: one write (and one wake-up of
- * the caller) per burst instead of one per SSE event and one for the end. The headers leave at the
- * end of the turn in which they came, with whatever body came with them: a caller must see them
- * even when the body never follows (it tells a server that stalls from one that does not answer).
+ * the caller) per burst instead of one per SSE event and one for the end. The headers leave with
+ * the first of these writes, or alone after HEADERS_WAIT_MS.
  * (Corking `res` would not do: a corked chunked response writes each buffered piece separately.)
  */
 function relay(body: Readable, res: ServerResponse, onChunk: (chunk: Buffer) => void, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     let pending: Buffer[] = [];
     let flushing: NodeJS.Immediate | undefined;
-    let headersOut = false;
     const take = (): Buffer | undefined => {
       const out = pending.length === 1 ? pending[0] : pending.length > 1 ? Buffer.concat(pending) : undefined;
       pending = [];
       return out;
     };
+    // (res.headersSent is true from writeHead on, before anything is written.)
+    const headersAlone = setTimeout(() => {
+      if (!res.writableEnded) res.flushHeaders();
+    }, HEADERS_WAIT_MS);
     const flush = (): void => {
       flushing = undefined;
       const data = take();
-      if (!data) {
-        if (!headersOut && !res.writableEnded) res.flushHeaders();
-        headersOut = true;
-        return;
-      }
-      headersOut = true;
+      if (!data) return;
+      clearTimeout(headersAlone);
       if (!res.write(data)) {
         body.pause();
         res.once("drain", onDrain);
@@ -131,6 +137,7 @@ function relay(body: Readable, res: ServerResponse, onChunk: (chunk: Buffer) => 
     const onAbort = (): void => done(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
     const done = (err?: Error): void => {
       if (flushing) clearImmediate(flushing);
+      clearTimeout(headersAlone);
       body.off("data", onData);
       body.off("end", onEnd);
       body.off("error", done);
@@ -155,7 +162,6 @@ function relay(body: Readable, res: ServerResponse, onChunk: (chunk: Buffer) => 
     };
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
-    flushing = setImmediate(flush);
     body.on("data", onData);
     body.once("end", onEnd);
     body.once("error", done);
