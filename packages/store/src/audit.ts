@@ -2,7 +2,8 @@
 // detected by verifyAudit even when someone has dropped the triggers. With a key (kept outside
 // the database, see audit-key.ts) each hash is an HMAC: whoever can write the database but not
 // read the key cannot recompute the chain after an edit.
-import { createHash, createHmac } from "node:crypto";
+import { createHash, createHmac, createSecretKey } from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import type { Db } from "./db.js";
 import { auditFromRow } from "./rows.js";
 import type { AuditRecord } from "./types.js";
@@ -50,9 +51,22 @@ export function canonicalJson(value: unknown): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
 }
 
+// createHmac with a Buffer key first asks whether it is a KeyObject or a CryptoKey, and each "no"
+// is a thrown and caught TypeError: a KeyObject made once per key skips both.
+const keyObjects = new WeakMap<Buffer, KeyObject>();
+
+function keyObject(key: Buffer): KeyObject {
+  let k = keyObjects.get(key);
+  if (k === undefined) {
+    k = createSecretKey(key);
+    keyObjects.set(key, k);
+  }
+  return k;
+}
+
 export function auditHash(prevHash: string, r: Omit<AuditRecord, "hash" | "prevHash">, key?: AuditKey): string {
   const content = canonicalJson([r.seq, r.ts, r.sessionId, r.kind, r.actor, r.callId, r.payload]);
-  const h = key !== undefined && r.seq >= key.fromSeq ? createHmac("sha256", key.key) : createHash("sha256");
+  const h = key !== undefined && r.seq >= key.fromSeq ? createHmac("sha256", keyObject(key.key)) : createHash("sha256");
   return h.update(prevHash).update("\n").update(content).digest("hex");
 }
 
