@@ -85,31 +85,35 @@ export function auditHead(db: Db): { seq: number; hash: string } {
  */
 export function appendAuditBatch(db: Db, inputs: readonly NewAudit[], key?: AuditKey): AuditRecord[] {
   if (inputs.length === 0) return [];
-  return db.tx(() => {
-    const head = db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined;
-    let seq = head?.seq ?? 0;
-    let prevHash = head?.hash ?? GENESIS_HASH;
-    const insert = db.stmt("INSERT INTO audit (seq, ts, session_id, kind, actor, call_id, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
-    const out: AuditRecord[] = [];
-    for (const input of inputs) {
-      const base = {
-        seq: ++seq,
-        ts: input.ts ?? Date.now(),
-        sessionId: input.sessionId ?? "",
-        kind: input.kind,
-        actor: input.actor ?? "",
-        callId: input.callId ?? "",
-        payload: typeof input.payload === "string" ? input.payload : canonicalJson(input.payload),
-      };
-      const hash = auditHash(prevHash, base, key);
-      insert.run(base.seq, base.ts, base.sessionId, base.kind, base.actor, base.callId, base.payload, prevHash, hash);
-      out.push({ ...base, prevHash, hash });
-      prevHash = hash;
-    }
-    db.stmt("INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
-      .run(seq, prevHash);
-    return out;
-  });
+  return db.tx(() => appendAuditRows(db, inputs, key));
+}
+
+/** appendAuditBatch inside the caller's transaction. */
+export function appendAuditRows(db: Db, inputs: readonly NewAudit[], key?: AuditKey): AuditRecord[] {
+  if (inputs.length === 0) return [];
+  const head = db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined;
+  let seq = head?.seq ?? 0;
+  let prevHash = head?.hash ?? GENESIS_HASH;
+  const insert = db.stmt("INSERT INTO audit (seq, ts, session_id, kind, actor, call_id, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const out: AuditRecord[] = [];
+  for (const input of inputs) {
+    const base = {
+      seq: ++seq,
+      ts: input.ts ?? Date.now(),
+      sessionId: input.sessionId ?? "",
+      kind: input.kind,
+      actor: input.actor ?? "",
+      callId: input.callId ?? "",
+      payload: typeof input.payload === "string" ? input.payload : canonicalJson(input.payload),
+    };
+    const hash = auditHash(prevHash, base, key);
+    insert.run(base.seq, base.ts, base.sessionId, base.kind, base.actor, base.callId, base.payload, prevHash, hash);
+    out.push({ ...base, prevHash, hash });
+    prevHash = hash;
+  }
+  db.stmt("INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
+    .run(seq, prevHash);
+  return out;
 }
 
 export function listAudit(db: Db, options: { sessionId?: string; afterSeq?: number; limit?: number } = {}): AuditRecord[] {

@@ -1,5 +1,5 @@
 export { Store } from "./store.js";
-export type { TurnRows, CommittedTurn, InTurn } from "./store.js";
+export type { TurnRows, CommittedTurn, InTurn } from "./turn.js";
 export type { OpenOptions, Synchronous } from "./db.js";
 export { StoreError } from "./errors.js";
 export type { StoreErrorCode } from "./errors.js";

@@ -46,19 +46,25 @@ function fkError(cause: unknown, what: string, sessionId: string): never {
 
 /** Appends a pipeline event; the store assigns the per-session seq (1, 2, ...). */
 export function appendEvent(db: Db, input: NewEvent): EventRecord {
+  return db.tx(() => insertEvent(db, input, nextEventSeq(db, input.sessionId)));
+}
+
+export function nextEventSeq(db: Db, sessionId: string): number {
+  const last = db.stmt("SELECT MAX(seq) AS s FROM events WHERE session_id = ?").get(sessionId) as { s: number | null };
+  return (last.s ?? 0) + 1;
+}
+
+/** Inserts an event at `seq` (the caller's transaction assigns seqs). */
+export function insertEvent(db: Db, input: NewEvent, seq: number): EventRecord {
   const payload = typeof input.payload === "string" ? input.payload : JSON.stringify(input.payload ?? {});
   const createdAt = input.createdAt ?? Date.now();
-  return db.tx(() => {
-    const last = db.stmt("SELECT MAX(seq) AS s FROM events WHERE session_id = ?").get(input.sessionId) as { s: number | null };
-    const seq = (last.s ?? 0) + 1;
-    try {
-      db.stmt("INSERT INTO events (session_id, seq, message_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-        .run(input.sessionId, seq, input.messageId ?? "", input.type, payload, createdAt);
-    } catch (cause) {
-      fkError(cause, "event", input.sessionId);
-    }
-    return { sessionId: input.sessionId, seq, messageId: input.messageId ?? "", type: input.type, payload, createdAt };
-  });
+  try {
+    db.stmt("INSERT INTO events (session_id, seq, message_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(input.sessionId, seq, input.messageId ?? "", input.type, payload, createdAt);
+  } catch (cause) {
+    fkError(cause, "event", input.sessionId);
+  }
+  return { sessionId: input.sessionId, seq, messageId: input.messageId ?? "", type: input.type, payload, createdAt };
 }
 
 export function listEvents(db: Db, sessionId: string, afterSeq = 0, limit = 1000): EventRecord[] {

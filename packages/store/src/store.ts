@@ -4,7 +4,7 @@ import { appendAudit, appendAuditBatch, auditHead, listAudit, verifyAudit, type 
 import type { AuditVerification, NewAudit } from "./audit.js";
 import { openDb } from "./db.js";
 import type { Db, OpenOptions } from "./db.js";
-import { StoreError, notFound } from "./errors.js";
+import { StoreError } from "./errors.js";
 import { exportSession } from "./export.js";
 import type { ExportFormat, ExportOptions, ExportResult } from "./export.js";
 import { getHistory, getSession, getSubAgentTranscript, listSessions, listSubAgentRuns } from "./history.js";
@@ -18,6 +18,8 @@ import {
 import type { NewArtifact, NewEvent, NewMemory } from "./records.js";
 import { search } from "./search.js";
 import { WalSync } from "./sync.js";
+import { commitTurn } from "./turn.js";
+import type { CommittedTurn, TurnRows } from "./turn.js";
 import type { SearchOptions, SearchResult } from "./search.js";
 import type {
   ArtifactRecord, AuditRecord, EventRecord, MemoryRecord, MessageRecord, SessionRecord, SubAgentRunRecord, ToolCallRecord,
@@ -29,31 +31,6 @@ import {
 import type {
   MessagePatch, NewMessage, NewSession, NewSubAgentRun, NewToolCall, SubAgentRunPatch, ToolCallPatch,
 } from "./writes.js";
-
-/** A row of a turn: its sessionId may be omitted (it is the turn's). */
-export type InTurn<T extends { sessionId?: string }> = Omit<T, "sessionId"> & { sessionId?: string };
-
-/** All rows of one turn, written in one transaction (in this order, so references resolve). */
-export interface TurnRows {
-  /** Main-history messages (user, assistant rounds, tool results). */
-  messages?: Array<InTurn<NewMessage>>;
-  subAgentRuns?: Array<InTurn<NewSubAgentRun>>;
-  /** Transcript messages of the sub-agent runs above (subAgentRunId set). */
-  subAgentMessages?: Array<InTurn<NewMessage>>;
-  toolCalls?: NewToolCall[];
-  artifacts?: Array<InTurn<NewArtifact>>;
-  memory?: Array<InTurn<NewMemory>>;
-  events?: Array<InTurn<NewEvent>>;
-  audit?: NewAudit[];
-  /** Replace the title unless the user chose one. */
-  autoTitle?: { title: string; source?: "auto" | "first_message" };
-}
-
-export interface CommittedTurn {
-  messages: MessageRecord[];
-  events: EventRecord[];
-  audit: AuditRecord[];
-}
 
 export class Store {
   private db: Db | null;
@@ -137,31 +114,7 @@ export class Store {
    * so the Engine may send RESPONSE_COMPLETE. On any error nothing of the turn is written.
    */
   commitTurn(sessionId: string, turn: TurnRows): CommittedTurn {
-    const d = this.d;
-    return d.tx(() => {
-      if (!getSession(d, sessionId)) throw notFound("session", sessionId);
-      const own = <T extends { sessionId?: string }>(x: T): T & { sessionId: string } => {
-        if (x.sessionId !== undefined && x.sessionId !== sessionId) {
-          throw new StoreError("INVALID_ARGUMENT", `commitTurn(${sessionId}) got a row of session ${x.sessionId}`);
-        }
-        return { ...x, sessionId };
-      };
-      const messages = (turn.messages ?? []).map((m) => appendMessage(d, own(m)));
-      for (const r of turn.subAgentRuns ?? []) recordSubAgentRun(d, own(r));
-      messages.push(...(turn.subAgentMessages ?? []).map((m) => appendMessage(d, own(m))));
-      const byId = new Map(messages.map((m) => [m.id, m]));
-      for (const c of turn.toolCalls ?? []) {
-        const rec = recordToolCall(d, c);
-        if (rec.sessionId !== sessionId) throw new StoreError("INVALID_ARGUMENT", `commitTurn(${sessionId}) got tool call ${c.callId} of session ${rec.sessionId}`);
-        byId.get(rec.messageId)?.toolCalls.push(rec);
-      }
-      for (const a of turn.artifacts ?? []) recordArtifact(d, own(a));
-      for (const m of turn.memory ?? []) appendMemory(d, own(m));
-      const events = (turn.events ?? []).map((e) => appendEvent(d, own(e)));
-      const audit = appendAuditBatch(d, (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId })), this.auditKey);
-      if (turn.autoTitle) setAutoTitle(d, sessionId, turn.autoTitle.title, turn.autoTitle.source ?? "auto");
-      return { messages, events, audit };
-    });
+    return commitTurn(this.d, sessionId, turn, this.auditKey);
   }
 
   deleteSession(id: string): DeleteResult { return deleteSession(this.d, id); }

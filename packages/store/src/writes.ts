@@ -127,46 +127,75 @@ function addUsage(db: Db, sessionId: string, u: TokenUsage, sign: 1 | -1): void 
   ).run(sign * u.inputTokens, sign * u.outputTokens, sign * u.cacheReadTokens, sign * u.cacheWriteTokens, sessionId);
 }
 
-export function appendMessage(db: Db, input: NewMessage): MessageRecord {
+/** The next seq of a session's main history, or of a sub-agent run's transcript. */
+export function nextMessageSeq(db: Db, sessionId: string, runId: string | null): number {
+  const last = (
+    runId === null
+      ? db.stmt("SELECT MAX(seq) AS s FROM messages WHERE session_id = ? AND sub_agent_run_id IS NULL").get(sessionId)
+      : db.stmt("SELECT MAX(seq) AS s FROM messages WHERE sub_agent_run_id = ?").get(runId)
+  ) as { s: number | null };
+  return (last.s ?? 0) + 1;
+}
+
+export function checkMessage(input: NewMessage): void {
   requireText(input.sessionId, "sessionId");
   if (typeof input.content !== "string") throw new StoreError("INVALID_ARGUMENT", "message content must be a string");
+}
+
+/**
+ * Inserts a message row at `seq`; the caller updates the session's counters and runs this in its
+ * transaction. Returns the record as a read of the row would give it.
+ */
+export function insertMessage(db: Db, input: NewMessage, seq: number): MessageRecord {
   const id = input.id ?? randomUUID();
   const createdAt = input.createdAt ?? Date.now();
   const run = input.subAgentRunId ?? null;
-  return db.tx(() => {
-    const last = (
-      run === null
-        ? db.stmt("SELECT MAX(seq) AS s FROM messages WHERE session_id = ? AND sub_agent_run_id IS NULL").get(input.sessionId)
-        : db.stmt("SELECT MAX(seq) AS s FROM messages WHERE sub_agent_run_id = ?").get(run)
-    ) as { s: number | null };
-    const seq = (last.s ?? 0) + 1;
-    const u = input.usage;
-    try {
-      db.stmt(
-        `INSERT INTO messages (id, session_id, sub_agent_run_id, seq, role, content, created_at, parent_id, tool_call_id,
-           input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(id, input.sessionId, run, seq, input.role, input.content, createdAt, input.parentId ?? null, input.toolCallId ?? null,
-        u?.inputTokens ?? null, u?.outputTokens ?? null, u?.cacheReadTokens ?? null, u?.cacheWriteTokens ?? null);
-    } catch (cause) {
-      const code = (cause as { code?: string }).code;
-      if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
-        throw new StoreError("NOT_FOUND", `cannot append message ${id}: session ${input.sessionId}, parent or sub-agent run does not exist`, { cause });
-      }
-      if (code === "SQLITE_CONSTRAINT_UNIQUE") throw new StoreError("CONFLICT", `message ${JSON.stringify(id)} already exists`, { cause });
-      if (code === "SQLITE_CONSTRAINT_CHECK") throw new StoreError("INVALID_ARGUMENT", `invalid message role ${JSON.stringify(input.role)}`, { cause });
-      throw cause;
+  const u = input.usage;
+  try {
+    db.stmt(
+      `INSERT INTO messages (id, session_id, sub_agent_run_id, seq, role, content, created_at, parent_id, tool_call_id,
+         input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(id, input.sessionId, run, seq, input.role, input.content, createdAt, input.parentId ?? null, input.toolCallId ?? null,
+      u?.inputTokens ?? null, u?.outputTokens ?? null, u?.cacheReadTokens ?? null, u?.cacheWriteTokens ?? null);
+  } catch (cause) {
+    const code = (cause as { code?: string }).code;
+    if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
+      throw new StoreError("NOT_FOUND", `cannot append message ${id}: session ${input.sessionId}, parent or sub-agent run does not exist`, { cause });
     }
-    if (run === null) {
-      db.stmt("UPDATE sessions SET message_count = message_count + 1, updated_at = MAX(updated_at, ?) WHERE id = ?").run(createdAt, input.sessionId);
-    }
-    if (u) addUsage(db, input.sessionId, u, 1);
-    return messageFromRow({
-      id, session_id: input.sessionId, sub_agent_run_id: run, seq, role: input.role, content: input.content, created_at: createdAt,
-      parent_id: input.parentId ?? null, tool_call_id: input.toolCallId ?? null, input_tokens: u?.inputTokens,
-      output_tokens: u?.outputTokens, cache_read_tokens: u?.cacheReadTokens, cache_write_tokens: u?.cacheWriteTokens,
-    });
+    if (code === "SQLITE_CONSTRAINT_UNIQUE") throw new StoreError("CONFLICT", `message ${JSON.stringify(id)} already exists`, { cause });
+    if (code === "SQLITE_CONSTRAINT_CHECK") throw new StoreError("INVALID_ARGUMENT", `invalid message role ${JSON.stringify(input.role)}`, { cause });
+    throw cause;
+  }
+  return messageFromRow({
+    id, session_id: input.sessionId, sub_agent_run_id: run, seq, role: input.role, content: input.content, created_at: createdAt,
+    parent_id: input.parentId ?? null, tool_call_id: input.toolCallId ?? null, input_tokens: u?.inputTokens,
+    output_tokens: u?.outputTokens, cache_read_tokens: u?.cacheReadTokens, cache_write_tokens: u?.cacheWriteTokens,
   });
+}
+
+export function appendMessage(db: Db, input: NewMessage): MessageRecord {
+  checkMessage(input);
+  return db.tx(() => {
+    const rec = insertMessage(db, input, nextMessageSeq(db, input.sessionId, input.subAgentRunId ?? null));
+    if (rec.subAgentRunId === null) {
+      db.stmt("UPDATE sessions SET message_count = message_count + 1, updated_at = MAX(updated_at, ?) WHERE id = ?").run(rec.createdAt, input.sessionId);
+    }
+    if (input.usage) addUsage(db, input.sessionId, input.usage, 1);
+    return rec;
+  });
+}
+
+/**
+ * Adds a turn's messages to the session's counters in one statement: `count` main-history
+ * messages (the newest created at `updatedAt`) and `usage` of all of them. False when the session
+ * does not exist.
+ */
+export function addToSession(db: Db, sessionId: string, count: number, updatedAt: number, u: TokenUsage): boolean {
+  return db.stmt(
+    `UPDATE sessions SET message_count = message_count + ?, updated_at = MAX(updated_at, ?), input_tokens = input_tokens + ?,
+       output_tokens = output_tokens + ?, cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ? WHERE id = ?`,
+  ).run(count, updatedAt, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, sessionId).changes > 0;
 }
 
 export function updateMessage(db: Db, id: string, patch: MessagePatch): MessageRecord {
@@ -186,38 +215,56 @@ export function updateMessage(db: Db, id: string, patch: MessagePatch): MessageR
   });
 }
 
-function verdictColumns(v: Verdict | undefined): unknown[] {
+function verdictColumns(v: Verdict | undefined): [string | null, number | null, number | null, string | null, string | null, number | null] {
   return v ? [v.decision, v.tier, v.confidence, v.reason, JSON.stringify(v.ruleIds), v.evaluationUs] : [null, null, null, null, null, null];
 }
 
-function approvalColumns(a: Approval | undefined): unknown[] {
+function approvalColumns(a: Approval | undefined): [string | null, string | null, number | null] {
   return a ? [a.decision, a.by, a.at] : [null, null, null];
 }
 
 export function recordToolCall(db: Db, input: NewToolCall): ToolCallRecord {
+  checkToolCall(input);
+  const msg = db.stmt("SELECT session_id FROM messages WHERE id = ?").get(input.messageId) as { session_id: string } | undefined;
+  if (!msg) throw notFound("message", input.messageId);
+  return insertToolCall(db, input, msg.session_id);
+}
+
+export function checkToolCall(input: NewToolCall): void {
   requireText(input.callId, "callId");
   requireText(input.toolName, "toolName");
-  return db.tx(() => {
-    const msg = db.stmt("SELECT session_id FROM messages WHERE id = ?").get(input.messageId) as { session_id: string } | undefined;
-    if (!msg) throw notFound("message", input.messageId);
-    const createdAt = input.createdAt ?? Date.now();
-    try {
-      db.stmt(
-        `INSERT INTO tool_calls (call_id, message_id, session_id, sub_agent_run_id, sub_agent_name, tool_name, arguments_json,
-           verdict_decision, verdict_tier, verdict_confidence, verdict_reason, verdict_rule_ids, verdict_evaluation_us,
-           approval_decision, approval_by, approval_at, result, is_error, duration_ms, artifacts_json, created_at, completed_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ).run(input.callId, input.messageId, msg.session_id, input.subAgentRunId ?? null, input.subAgentName ?? "", input.toolName,
-        input.argumentsJson, ...verdictColumns(input.verdict), ...approvalColumns(input.approval), input.result ?? null,
-        input.isError ? 1 : 0, input.durationMs ?? null, JSON.stringify(input.artifacts ?? []), createdAt, input.completedAt ?? null);
-    } catch (cause) {
-      if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE") {
-        throw new StoreError("CONFLICT", `tool call ${input.callId} of message ${input.messageId} is already recorded: use updateToolCall`, { cause });
-      }
-      throw cause;
+}
+
+const TOOL_CALL_COLUMNS = [
+  "call_id", "message_id", "session_id", "sub_agent_run_id", "sub_agent_name", "tool_name", "arguments_json", "verdict_decision",
+  "verdict_tier", "verdict_confidence", "verdict_reason", "verdict_rule_ids", "verdict_evaluation_us", "approval_decision", "approval_by",
+  "approval_at", "result", "is_error", "duration_ms", "artifacts_json", "created_at", "completed_at",
+] as const;
+const INSERT_TOOL_CALL = `INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}) VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")})`;
+
+/** Inserts a tool call of a message of `sessionId`; returns the record as a read of the row would give it. */
+export function insertToolCall(db: Db, input: NewToolCall, sessionId: string): ToolCallRecord {
+  const createdAt = input.createdAt ?? Date.now();
+  const v = verdictColumns(input.verdict);
+  const a = approvalColumns(input.approval);
+  const artifactsJson = JSON.stringify(input.artifacts ?? []);
+  const row: Record<(typeof TOOL_CALL_COLUMNS)[number], unknown> = {
+    call_id: input.callId, message_id: input.messageId, session_id: sessionId, sub_agent_run_id: input.subAgentRunId ?? null,
+    sub_agent_name: input.subAgentName ?? "", tool_name: input.toolName, arguments_json: input.argumentsJson,
+    verdict_decision: v[0], verdict_tier: v[1], verdict_confidence: v[2], verdict_reason: v[3], verdict_rule_ids: v[4], verdict_evaluation_us: v[5],
+    approval_decision: a[0], approval_by: a[1], approval_at: a[2], result: input.result ?? null, is_error: input.isError ? 1 : 0,
+    duration_ms: input.durationMs ?? null, artifacts_json: artifactsJson, created_at: createdAt, completed_at: input.completedAt ?? null,
+  };
+  try {
+    db.stmt(INSERT_TOOL_CALL).run(TOOL_CALL_COLUMNS.map((c) => row[c]));
+  } catch (cause) {
+    const code = (cause as { code?: string }).code;
+    if (code === "SQLITE_CONSTRAINT_UNIQUE") {
+      throw new StoreError("CONFLICT", `tool call ${input.callId} of message ${input.messageId} is already recorded: use updateToolCall`, { cause });
     }
-    return getToolCall(db, input.messageId, input.callId);
-  });
+    throw cause;
+  }
+  return toolCallFromRow(row);
 }
 
 export function getToolCall(db: Db, messageId: string, callId: string): ToolCallRecord {

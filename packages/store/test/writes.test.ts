@@ -160,6 +160,62 @@ describe("commitTurn", () => {
     expect(store.getSession("s1")).toMatchObject({ messageCount: 4, title: "list files", usage: { inputTokens: 5, outputTokens: 3 } });
   });
 
+  it("returns the records a read of the committed rows gives, and keeps the session's counters as appendMessage does", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1", createdAt: 1 });
+    store.createSession({ id: "s2", createdAt: 1 });
+    const usage = (n: number) => ({ inputTokens: n, outputTokens: 2 * n, cacheReadTokens: 3 * n, cacheWriteTokens: 4 * n });
+    const rows = (sessionId: string, base: number) => ({
+      messages: [
+        { id: `${sessionId}-u${base}`, role: "user" as const, content: "read x", createdAt: base },
+        { id: `${sessionId}-a${base}`, role: "assistant" as const, content: "done", createdAt: base + 5, parentId: `${sessionId}-u${base}`, usage: usage(base) },
+      ],
+      subAgentRuns: [{ id: `${sessionId}-r${base}`, name: "helper", task: "look" }],
+      subAgentMessages: [
+        { id: `${sessionId}-s${base}`, role: "assistant" as const, content: "sub", subAgentRunId: `${sessionId}-r${base}`, createdAt: base + 99, usage: usage(1) },
+        { id: `${sessionId}-t${base}`, role: "tool" as const, content: "sub tool", subAgentRunId: `${sessionId}-r${base}`, createdAt: base + 98 },
+      ],
+      toolCalls: [
+        {
+          callId: "c1", messageId: `${sessionId}-a${base}`, toolName: "files__read_file", argumentsJson: '{"path":"x"}', verdict: { ...allow, ruleIds: ["r1", "r2"] },
+          approval: { decision: "allow_once" as const, by: "user", at: base + 1 }, result: "x", isError: false, durationMs: 3,
+          artifacts: [{ artifactId: "art1", filename: "x.txt", mimeType: "text/plain", sizeBytes: 2 }], createdAt: base + 1, completedAt: base + 4,
+        },
+        { callId: "c2", messageId: `${sessionId}-a${base}`, toolName: "shell__run", argumentsJson: "{}", isError: true },
+        { callId: "c3", messageId: `${sessionId}-s${base}`, toolName: "files__list", argumentsJson: "{}", subAgentRunId: `${sessionId}-r${base}`, subAgentName: "helper" },
+      ],
+      events: [{ type: "MESSAGE_ACCEPTED", messageId: `${sessionId}-u${base}`, payload: { a: 1 } }, { type: "RESPONSE_COMPLETE", payload: "{}" }],
+    });
+    const first = store.commitTurn("s1", rows("s1", 100));
+    store.commitTurn("s2", rows("s2", 100));
+    const second = store.commitTurn("s1", rows("s1", 200));
+    for (const turn of [first, second]) {
+      const read = (m: { id: string; subAgentRunId: string | null }) =>
+        (m.subAgentRunId ? store.getSubAgentTranscript(m.subAgentRunId) : store.getHistory("s1").messages).find((x) => x.id === m.id);
+      for (const m of turn.messages) expect(m).toEqual(read(m));
+      expect(turn.messages[1]?.toolCalls).toEqual(["c1", "c2"].map((c) => store.getToolCall(turn.messages[1]?.id ?? "", c)));
+      expect(turn.messages[2]?.toolCalls).toEqual([store.getToolCall(turn.messages[2]?.id ?? "", "c3")]);
+    }
+    expect(second.messages.map((m) => m.seq)).toEqual([3, 4, 1, 2]);
+    expect(store.listEvents("s1").map((e) => [e.seq, e.type])).toEqual([[1, "MESSAGE_ACCEPTED"], [2, "RESPONSE_COMPLETE"], [3, "MESSAGE_ACCEPTED"], [4, "RESPONSE_COMPLETE"]]);
+    expect(store.listEvents("s1").slice(2)).toEqual(second.events);
+    const h = store.getHistory("s1").messages;
+    expect(h.map((m) => m.id)).toEqual(["s1-u100", "s1-a100", "s1-u200", "s1-a200"]);
+    expect(h[1]?.toolCalls).toEqual(first.messages[1]?.toolCalls);
+    // Two main-history messages per turn; usage of every message, the sub-agent's included.
+    expect(store.getSession("s1")).toMatchObject({ messageCount: 4, updatedAt: 205, usage: usage(100 + 1 + 200 + 1) });
+    expect(store.getSession("s2")).toMatchObject({ messageCount: 2, updatedAt: 105, usage: usage(101) });
+  });
+
+  it("refuses a tool call of another session's message", () => {
+    const { store } = tempStore();
+    store.createSession({ id: "s1" });
+    store.createSession({ id: "s2" });
+    const m = store.appendMessage({ sessionId: "s2", role: "assistant", content: "x" });
+    expect(() => store.commitTurn("s1", { toolCalls: [{ callId: "c1", messageId: m.id, toolName: "x", argumentsJson: "{}" }] })).toThrow(/tool call c1 of session s2/);
+    expect(() => store.getToolCall(m.id, "c1")).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
+  });
+
   it("writes nothing when any row of the turn fails", () => {
     const { store } = tempStore();
     store.createSession({ id: "s1" });
