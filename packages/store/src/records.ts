@@ -50,7 +50,8 @@ export function appendEvent(db: Db, input: NewEvent): EventRecord {
 }
 
 export function nextEventSeq(db: Db, sessionId: string): number {
-  const last = db.stmt("SELECT MAX(seq) AS s FROM events WHERE session_id = ?").get(sessionId) as { s: number | null };
+  // `= +?`, not `= ?`: see "Plans that stay prepared" in db.ts.
+  const last = db.stmt("SELECT MAX(seq) AS s FROM events WHERE session_id = +?").get(sessionId) as { s: number | null };
   return (last.s ?? 0) + 1;
 }
 
@@ -93,7 +94,8 @@ export function appendMemory(db: Db, input: NewMemory): MemoryRecord {
 }
 
 export function listMemory(db: Db, sessionId: string): MemoryRecord[] {
-  return (db.stmt("SELECT * FROM memory WHERE session_id = ? ORDER BY pk").all(sessionId) as Array<Record<string, unknown>>).map(memoryFromRow);
+  // Read at every turn (the system prompt); `= +?`, not `= ?`: see "Plans that stay prepared" in db.ts.
+  return (db.stmt("SELECT * FROM memory WHERE session_id = +? ORDER BY pk").all(sessionId) as Array<Record<string, unknown>>).map(memoryFromRow);
 }
 
 const ARTIFACT_COLUMNS = "id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, data IS NOT NULL AS has_data, created_at, expires_at";

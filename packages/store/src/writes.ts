@@ -129,10 +129,11 @@ function addUsage(db: Db, sessionId: string, u: TokenUsage, sign: 1 | -1): void 
 
 /** The next seq of a session's main history, or of a sub-agent run's transcript. */
 export function nextMessageSeq(db: Db, sessionId: string, runId: string | null): number {
+  // `= +?`, not `= ?`: see "Plans that stay prepared" in db.ts.
   const last = (
     runId === null
-      ? db.stmt("SELECT MAX(seq) AS s FROM messages WHERE session_id = ? AND sub_agent_run_id IS NULL").get(sessionId)
-      : db.stmt("SELECT MAX(seq) AS s FROM messages WHERE sub_agent_run_id = ?").get(runId)
+      ? db.stmt("SELECT MAX(seq) AS s FROM messages WHERE session_id = +? AND sub_agent_run_id IS NULL").get(sessionId)
+      : db.stmt("SELECT MAX(seq) AS s FROM messages WHERE sub_agent_run_id = +?").get(runId)
   ) as { s: number | null };
   return (last.s ?? 0) + 1;
 }
