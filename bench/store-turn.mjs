@@ -1,0 +1,44 @@
+// The store's CPU per turn (issue 20: CPU per turn with one tool call): the store calls of a
+// one-tool-call turn through the Engine's SQLite adapter (bench/lib/store-turn-child.mjs), on
+// the Engine's thread and in the whole process, without the rest of the Engine. With --root DIR
+// (another built tree, e.g. a worktree of main) the same runs of that tree are the baseline,
+// alternating with this checkout's; each run is a fresh process and database.
+// Run after `npx tsc -b`: node bench/store-turn.mjs [--root DIR] [--runs 5] [--turns 2000] [--sessions 5]
+import { spawnSync } from "node:child_process";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CpuWindows, median } from "./lib/proc.mjs";
+import { printTable, writeResult } from "./lib/stats.mjs";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const opt = (name, fallback) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 && args[i + 1] !== undefined ? args[i + 1] : fallback;
+};
+const quick = args.includes("--quick");
+const RUNS = Number(opt("runs", quick ? 2 : 5));
+const TURNS = Number(opt("turns", quick ? 500 : 2000));
+const SESSIONS = Number(opt("sessions", 5));
+const trees = [{ name: "this checkout", root: resolve(here, "..") }];
+if (opt("root", "")) trees.unshift({ name: `baseline ${opt("root", "")}`, root: resolve(opt("root", "")) });
+
+const cpu = new CpuWindows(() => [process.pid]);
+const samples = new Map(trees.map((t) => [t.name, []]));
+for (let r = 0; r < RUNS; r++) {
+  for (const t of trees) {
+    cpu.begin();
+    const p = spawnSync(process.execPath, [join(here, "lib", "store-turn-child.mjs"), t.root, String(TURNS), String(SESSIONS)], { encoding: "utf8" });
+    cpu.end();
+    if (p.status !== 0) throw new Error(`${t.name}: store-turn-child failed (${p.status ?? p.signal}): ${p.stderr}`);
+    samples.get(t.name).push(JSON.parse(p.stdout.trim().split("\n").pop()));
+  }
+}
+const spread = (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
+const rows = trees.map((t) => {
+  const s = samples.get(t.name);
+  return { tree: t.name, "Engine thread µs/turn": spread(s.map((x) => x.mainUs)), "process µs/turn": spread(s.map((x) => x.processUs)), "wall µs/turn": spread(s.map((x) => x.wallUs)) };
+});
+printTable(`Store CPU per one-tool-call turn (${RUNS} runs each, alternating; ${TURNS} turns in ${SESSIONS} sessions per run; median (min–max); foreign CPU ${cpu.foreignPct().toFixed(0)}% of one core)`, rows);
+const summary = Object.fromEntries(trees.map((t) => [t.name, { root: t.root, runs: samples.get(t.name) }]));
+console.log(`\nwritten ${writeResult("store-turn", { runs: RUNS, turns: TURNS, sessions: SESSIONS, foreignCpuPct: cpu.foreignPct(), trees: summary })}`);
