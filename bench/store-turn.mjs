@@ -35,9 +35,10 @@ for (let r = 0; r < RUNS; r++) {
   }
 }
 const spread = (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
+const spread1 = (xs) => `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
 const rows = trees.map((t) => {
   const s = samples.get(t.name);
-  return { tree: t.name, "Engine thread µs/turn": spread(s.map((x) => x.mainUs)), "process µs/turn": spread(s.map((x) => x.processUs)), "wall µs/turn": spread(s.map((x) => x.wallUs)) };
+  return { tree: t.name, "Engine thread µs/turn": spread(s.map((x) => x.mainUs)), "process µs/turn": spread(s.map((x) => x.processUs)), "wall µs/turn": spread(s.map((x) => x.wallUs)), "p99 ms": spread1(s.map((x) => x.p99Ms)), "max ms": spread1(s.map((x) => x.maxMs)) };
 });
 printTable(`Store CPU per one-tool-call turn (${RUNS} runs each, alternating; ${TURNS} turns in ${SESSIONS} sessions per run; median (min–max); foreign CPU ${cpu.foreignPct().toFixed(0)}% of one core)`, rows);
 const summary = Object.fromEntries(trees.map((t) => [t.name, { root: t.root, runs: samples.get(t.name) }]));
