@@ -242,9 +242,9 @@ export class BodyReader {
     const marks: Mark[] = [];
     const found = scan(b, this.wanted, resume, marks);
     if (b.length <= KEPT_MAX_BYTES) {
-      // The resumed scan saw only the marks after `resume`; those up to it hold for this body too.
-      const before = resume ? (this.kept.find((k) => k.marks.includes(resume))?.marks.filter((m) => m.at <= resume.at) ?? []) : [];
-      this.kept = [{ bytes: b, marks: lastPerKey([...before, ...marks]) }, ...this.kept.filter((k) => k.bytes !== b)].slice(0, KEPT);
+      // The resumed scan only saw marks after `resume`: the earlier ones are still good.
+      if (resume) marks.unshift(...(this.kept.find((k) => k.marks.includes(resume))?.marks.filter((m) => m.at <= resume.at) ?? []));
+      this.kept = [{ bytes: b, marks }, ...this.kept.filter((k) => k.bytes !== b)].slice(0, KEPT);
     }
     return found;
   }
@@ -255,10 +255,7 @@ export class BodyReader {
       for (let j = k.marks.length - 1; j >= 0; j--) {
         const m = k.marks[j] as Mark;
         if (best && m.at <= best.at) break;
-        if (m.at > b.length) continue;
-        // The bytes just before the mark first: a body that differs there is passed over at once.
-        const near = Math.max(0, m.at - 64);
-        if (b.compare(k.bytes, near, m.at, near, m.at) === 0 && b.compare(k.bytes, 0, near, 0, near) === 0) {
+        if (m.at <= b.length && b.compare(k.bytes, 0, m.at, 0, m.at) === 0) {
           best = m;
           break;
         }
@@ -266,11 +263,4 @@ export class BodyReader {
     }
     return best;
   }
-}
-
-/** The last mark of each key, in body order: a later mark of a key always resumes further. */
-function lastPerKey(marks: readonly Mark[]): Mark[] {
-  const last = new Map<string, Mark>();
-  for (const m of marks) last.set(m.key, m);
-  return [...last.values()].sort((a, b) => a.at - b.at);
 }
