@@ -93,12 +93,9 @@ function skipKey(b: Buffer, i: number): number {
   return i + 1;
 }
 
-/**
- * Checks the value at `i` (after spaces) and returns the index after it. `open` is where the scan
- * stands (empty: at the start of the value; [IN_ARRAY]: after a comma in the value, an array);
- * `mark.at` is set after each comma of the value when it is an array.
- */
-function skipValue(b: Buffer, i: number, open: number[] = [], mark?: { at: number }): number {
+/** Checks the value at `i` (after spaces) and returns the index after it. */
+function skipValue(b: Buffer, i: number): number {
+  const open: number[] = [];
   for (;;) {
     i = skipSpace(b, i);
     const c = b[i];
@@ -126,11 +123,7 @@ function skipValue(b: Buffer, i: number, open: number[] = [], mark?: { at: numbe
       i = skipSpace(b, i);
       const d = b[i];
       if (d === COMMA) {
-        if (top === IN_OBJECT) i = skipKey(b, skipSpace(b, i + 1));
-        else {
-          i++;
-          if (mark && open.length === 1) mark.at = i;
-        }
+        i = top === IN_OBJECT ? skipKey(b, skipSpace(b, i + 1)) : i + 1;
         break;
       }
       if (d !== (top === IN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) fail(b, i, top === IN_OBJECT ? "expected ',' or '}'" : "expected ',' or ']'");
@@ -158,109 +151,38 @@ function parseSlice(b: Buffer, start: number, end: number): unknown {
 }
 
 /**
- * Where the scan of a body stood after the last comma of one top-level array value: the same
- * state for any body with the same bytes up to `at` (the scan reads left to right and keeps
- * nothing else).
- */
-interface Mark {
-  at: number;
-  /** The top-level key whose value holds `at`, where its value starts, and the keys before it. */
-  key: string;
-  start: number;
-  keys: readonly string[];
-  /** Wanted values before this key: key, start, end. */
-  values: readonly (readonly [string, number, number])[];
-}
-
-function scan(b: Buffer, wanted: readonly string[], resume: Mark | undefined, marks: Mark[]): Map<string, unknown> {
-  const keys = new Set<string>(resume?.keys);
-  const values = resume ? [...resume.values] : [];
-  let i = 0;
-  if (!resume) {
-    i = skipSpace(b, 0);
-    if (b[i] !== OPEN_OBJECT) fail(b, i, "the body must be a JSON object");
-    i = skipSpace(b, i + 1);
-  }
-  if (resume || b[i] !== CLOSE_OBJECT) {
-    for (;;) {
-      let key: string;
-      let start: number;
-      const mark = { at: -1 };
-      if (resume) {
-        key = resume.key;
-        start = resume.start;
-        i = skipValue(b, resume.at, [IN_ARRAY], mark);
-        resume = undefined;
-      } else {
-        if (b[i] !== QUOTE) fail(b, i, "expected a key");
-        const keyEnd = skipString(b, i);
-        key = plainKey(b, i + 1, keyEnd - 1);
-        if (keys.has(key)) fail(b, i, `the key ${JSON.stringify(key)} appears twice`);
-        keys.add(key);
-        i = skipSpace(b, keyEnd);
-        if (b[i] !== COLON) fail(b, i, "expected ':'");
-        start = skipSpace(b, i + 1);
-        i = skipValue(b, start, [], mark);
-      }
-      if (mark.at >= 0) marks.push({ at: mark.at, key, start, keys: [...keys], values: [...values] });
-      if (wanted.includes(key)) values.push([key, start, i]);
-      i = skipSpace(b, i);
-      if (b[i] === CLOSE_OBJECT) break;
-      if (b[i] !== COMMA) fail(b, i, "expected ',' or '}'");
-      i = skipSpace(b, i + 1);
-    }
-  }
-  i = skipSpace(b, i + 1);
-  if (i !== b.length) fail(b, i, "unexpected bytes after the object");
-  return new Map(values.map(([key, start, end]) => [key, parseSlice(b, start, end)]));
-}
-
-/**
  * Checks that `b` is one strict JSON object with no top-level key twice, and returns the parsed
  * values of the top-level keys in `wanted` that it has.
  */
 export function topLevelFields(b: Buffer, wanted: readonly string[]): Map<string, unknown> {
-  return scan(b, wanted, undefined, []);
-}
-
-/** Bodies kept to resume from, and the largest kept. */
-const KEPT = 4;
-const KEPT_MAX_BYTES = 4 * 1024 * 1024;
-
-/**
- * topLevelFields for a stream of bodies that repeat each other's beginnings, as a conversation's
- * requests do (each one the previous history and then some): a body that has the same bytes as
- * one of the last few up to a mark of it is scanned from that mark on. Same answers, same errors.
- */
-export class BodyReader {
-  private kept: { bytes: Buffer; marks: Mark[] }[] = [];
-
-  constructor(private readonly wanted: readonly string[]) {}
-
-  read(b: Buffer): Map<string, unknown> {
-    const resume = this.resumeFor(b);
-    const marks: Mark[] = [];
-    const found = scan(b, this.wanted, resume, marks);
-    if (b.length <= KEPT_MAX_BYTES) {
-      // The resumed scan only saw marks after `resume`: the earlier ones are still good.
-      if (resume) marks.unshift(...(this.kept.find((k) => k.marks.includes(resume))?.marks.filter((m) => m.at <= resume.at) ?? []));
-      this.kept = [{ bytes: b, marks }, ...this.kept.filter((k) => k.bytes !== b)].slice(0, KEPT);
-    }
-    return found;
-  }
-
-  private resumeFor(b: Buffer): Mark | undefined {
-    let best: Mark | undefined;
-    for (const k of this.kept) {
-      for (let j = k.marks.length - 1; j >= 0; j--) {
-        const m = k.marks[j] as Mark;
-        if (best && m.at <= best.at) break;
-        if (m.at <= b.length && b.compare(k.bytes, 0, m.at, 0, m.at) === 0) {
-          best = m;
-          break;
-        }
+  const found = new Map<string, unknown>();
+  const keys = new Set<string>();
+  let i = skipSpace(b, 0);
+  if (b[i] !== OPEN_OBJECT) fail(b, i, "the body must be a JSON object");
+  i = skipSpace(b, i + 1);
+  if (b[i] === CLOSE_OBJECT) i++;
+  else {
+    for (;;) {
+      if (b[i] !== QUOTE) fail(b, i, "expected a key");
+      const keyEnd = skipString(b, i);
+      const key = plainKey(b, i + 1, keyEnd - 1);
+      if (keys.has(key)) fail(b, i, `the key ${JSON.stringify(key)} appears twice`);
+      keys.add(key);
+      i = skipSpace(b, keyEnd);
+      if (b[i] !== COLON) fail(b, i, "expected ':'");
+      const start = skipSpace(b, i + 1);
+      i = skipValue(b, start);
+      if (wanted.includes(key)) found.set(key, parseSlice(b, start, i));
+      i = skipSpace(b, i);
+      if (b[i] === CLOSE_OBJECT) {
+        i++;
+        break;
       }
+      if (b[i] !== COMMA) fail(b, i, "expected ',' or '}'");
+      i = skipSpace(b, i + 1);
     }
-    return best;
   }
+  i = skipSpace(b, i);
+  if (i !== b.length) fail(b, i, "unexpected bytes after the object");
+  return found;
 }

@@ -10,7 +10,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { request } from "undici";
 import type { Dispatcher } from "undici";
-import { BodyError, BodyReader } from "./body.js";
+import { BodyError, topLevelFields } from "./body.js";
 import { ExchangeRecorder } from "./recorder.js";
 import type { ExchangeReplay } from "./recorder.js";
 import { upstreamDispatcher, upstreamUrl } from "./upstream.js";
@@ -175,8 +175,6 @@ export class ModelGateway {
   private readonly recorder: ExchangeRecorder | undefined;
   private readonly tokens = new Map<string, SessionTokens>();
   private readonly inflight = new Set<AbortController>();
-  /** Each request of a conversation repeats the one before and adds to it: checked from where they differ. */
-  private readonly bodies = new BodyReader(["model"]);
 
   constructor(private readonly options: ModelGatewayOptions) {
     this.dispatcher = upstreamDispatcher(options.env);
@@ -260,7 +258,7 @@ export class ModelGateway {
     let model: unknown;
     let json: unknown;
     try {
-      model = this.bodies.read(raw).get("model");
+      model = topLevelFields(raw, ["model"]).get("model");
       // Parsed only for a recording: held through the upstream call, a long history would
       // outlive the young generation and fill the old one.
       if (this.recorder) json = JSON.parse(raw.toString("utf8"));
