@@ -1,6 +1,7 @@
-import { close, createReadStream, open as openFd, read as readFd } from "node:fs";
+import { close, closeSync, constants, createReadStream, fstat, fstatSync, open as openFd, openSync, read as readFd, readSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { promisify } from "node:util";
+import { ToolError } from "@palisade/capability-sdk";
 import { createInterface } from "node:readline";
 
 /** Bytes sniffed to decide whether a file is text. */
@@ -147,35 +148,87 @@ export function pageOfText(text: string, offset: number, limit: number): Page {
   return page.page();
 }
 
+/**
+ * How a small file is opened: never waiting (a FIFO or device swapped in since the stat opens at
+ * once, a conflicting lease fails with EWOULDBLOCK instead of waiting for its holder) and never
+ * through a symlink in the last component (the path is a real path: it has none, unless one was
+ * swapped in since it was checked).
+ */
+const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY | constants.O_NOFOLLOW;
+
 // Descriptor calls for the small-file read: fs/promises would wrap the descriptor in a FileHandle.
 const openAsync = promisify(openFd);
 const readAsync = promisify(readFd);
 const closeAsync = promisify(close);
+const fstatAsync = promisify(fstat);
 
 /** Files up to this size are read in one call (open, read, close) instead of streamed. */
 export const SMALL_FILE_BYTES = MAX_PAGE_BYTES;
 
+/** What `readTextFile` knows of the file from its stat. */
+export interface FileInfo {
+  size: number;
+  dev: number;
+}
+
 /**
  * The page of a text file, or `binary` when the file looks binary. A small file costs one open
- * and one read (most files a model reads); a larger one is sniffed, then streamed.
+ * and one read (most files a model reads); a larger one is sniffed, then streamed. A small file
+ * on `localDevice` (the workspace's device, when its filesystem is local) is read synchronously.
  */
-export async function readTextFile(file: string, size: number, offset: number, limit: number, signal?: AbortSignal): Promise<Page | "binary"> {
+export async function readTextFile(file: string, info: FileInfo, offset: number, limit: number, signal?: AbortSignal, localDevice?: number): Promise<Page | "binary"> {
+  const { size } = info;
   if (size <= SMALL_FILE_BYTES) {
-    const fd = await openAsync(file, "r");
-    let data: Uint8Array;
-    try {
-      // One byte more than its size tells a file that grew since its stat (then it is streamed).
-      const buf = Buffer.allocUnsafe(size + 1);
-      const { bytesRead } = await readAsync(fd, buf, 0, buf.length, 0);
-      data = buf.subarray(0, bytesRead);
-    } finally {
-      await closeAsync(fd);
+    let data = localDevice !== undefined && info.dev === localDevice ? readSmallLocal(file, size, localDevice) : undefined;
+    if (data === undefined) {
+      const fd = await openAsync(file, OPEN_FLAGS);
+      try {
+        if (!(await fstatAsync(fd)).isFile()) throw replaced(file);
+        // One byte more than its size tells a file that grew since its stat (then it is streamed).
+        const buf = Buffer.allocUnsafe(size + 1);
+        const { bytesRead } = await readAsync(fd, buf, 0, buf.length, 0);
+        data = buf.subarray(0, bytesRead);
+      } finally {
+        await closeAsync(fd);
+      }
     }
+    signal?.throwIfAborted();
     if (data.length <= size) {
       if (looksBinary(data.subarray(0, SNIFF_BYTES), data.length <= SNIFF_BYTES)) return "binary";
-      return pageOfText(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8"), offset, limit);
+      return pageOfText(data.toString("utf8"), offset, limit);
     }
   }
   if (await isBinaryFile(file, size)) return "binary";
   return readPage(file, offset, limit, signal);
+}
+
+/**
+ * Reads up to `size` + 1 bytes of `file` without the thread pool, or returns undefined when the
+ * thread-pool path must decide. Blocking the event loop is safe here because nothing in it can
+ * wait on another process or a server: the caller's stat found a regular file on the workspace's
+ * device, whose filesystem is local (Workspace.localDevice); the open cannot wait (OPEN_FLAGS);
+ * the descriptor is read only once fstat says it is a regular file on that same device. What
+ * remains is a local disk read of at most 256 KiB. (A mount of a remote filesystem created inside
+ * the workspace between the stat and the open could still make the open wait.)
+ */
+function readSmallLocal(file: string, size: number, device: number): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, OPEN_FLAGS);
+  } catch {
+    return undefined; // gone, a lease, a swapped symlink: the thread-pool path reports it
+  }
+  try {
+    const now = fstatSync(fd);
+    if (!now.isFile()) throw replaced(file);
+    if (now.dev !== device) return undefined;
+    const buf = Buffer.allocUnsafe(size + 1);
+    return buf.subarray(0, readSync(fd, buf, 0, buf.length, 0));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function replaced(file: string): ToolError {
+  return new ToolError(`"${file}" is no longer a regular file (it was replaced while being read); read it again`, { code: "not_a_file" });
 }

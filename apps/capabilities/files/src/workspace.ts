@@ -1,9 +1,27 @@
-import { lstat, readlink, realpath, stat } from "node:fs/promises";
+import { lstat, readlink, realpath, stat, statfs } from "node:fs/promises";
 import * as path from "node:path";
 import { ToolError } from "@palisade/capability-sdk";
 
 /** Environment variable naming the default workspace when `config_json` has none. */
 export const WORKSPACE_ENV = "PALISADE_WORKSPACE";
+
+/**
+ * Linux filesystem types (statfs f_type, from linux/magic.h) that live in the kernel on local
+ * storage or in memory: a call on them waits at most for a disk, never for a server or a FUSE
+ * process. Not listed (so read through the thread pool): NFS, CIFS/SMB, 9p, Ceph, FUSE (sshfs,
+ * rclone, ...) and anything else.
+ */
+const LOCAL_FILESYSTEMS: ReadonlySet<number> = new Set([
+  0xef53, // ext2, ext3, ext4
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs
+  0x858458f6, // ramfs
+  0x2fc12fc1, // zfs
+  0xf2f52010, // f2fs
+  0xca451a4e, // bcachefs
+  0x794c7630, // overlayfs (containers)
+]);
 
 /** A path the model asked for, checked to stay inside the workspace. */
 export interface ResolvedPath {
@@ -39,7 +57,13 @@ export class Workspace {
 
   private constructor(
     readonly root: string,
-    private readonly configured: string = root,
+    private readonly configured: string,
+    /**
+     * The device of the root when its filesystem is a local, in-kernel one (see LOCAL_FILESYSTEMS):
+     * a regular file on it can be read synchronously, which costs far less than the thread-pool
+     * round trips of fs/promises, and cannot hang the way a network or FUSE filesystem can.
+     */
+    readonly localDevice: number | undefined,
   ) {}
 
   /** Opens `dir` (absolute, an existing directory). */
@@ -50,13 +74,16 @@ export class Workspace {
     const known = Workspace.opened.get(dir);
     if (known) return known;
     let real: string;
+    let localDevice: number | undefined;
     try {
       real = await realpath(dir);
-      if (!(await stat(real)).isDirectory()) throw new Error("not a directory");
+      const [info, fs] = await Promise.all([stat(real), process.platform === "linux" ? statfs(real) : undefined]);
+      if (!info.isDirectory()) throw new Error("not a directory");
+      if (fs && LOCAL_FILESYSTEMS.has(fs.type)) localDevice = info.dev;
     } catch (err) {
       throw missingWorkspace(dir, err);
     }
-    const ws = new Workspace(real, dir);
+    const ws = new Workspace(real, dir, localDevice);
     if (Workspace.opened.size >= Workspace.MAX_OPENED) Workspace.opened.clear();
     Workspace.opened.set(dir, ws);
     return ws;

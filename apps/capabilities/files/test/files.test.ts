@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile, realpath, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -122,6 +123,12 @@ describe("read_file", () => {
     expect(error).toBe("");
     expect(result).toMatchObject({ binary: true, size_bytes: 9 });
     expect(result.content).toBeUndefined();
+  });
+
+  it("refuses a FIFO without waiting for a writer, and keeps serving", async () => {
+    execFileSync("mkfifo", [path.join(ws, "pipe")]);
+    expect((await call("read_file", { path: "pipe" })).error).toMatch(/"pipe" is not a regular file/);
+    expect((await call("read_file", { path: "hello.txt" })).result).toMatchObject({ content: "line 1\nline 2\nline 3" });
   });
 
   it("explains missing files and directories", async () => {

@@ -30,7 +30,7 @@ export const readFile: ToolDefinition = {
     const info = await statOrThrow(target.absolute, args.path);
     if (info.isDirectory()) throw new ToolError(`"${args.path}" is a directory; use list_directory to see its entries`, { code: "is_directory" });
     if (!info.isFile()) throw new ToolError(`"${args.path}" is not a regular file`, { code: "not_a_file" });
-    const page = await readTextFile(target.absolute, info.size, args.offset ?? 1, args.limit ?? DEFAULT_PAGE_LINES, ctx.signal);
+    const page = await readTextFile(target.absolute, info, args.offset ?? 1, args.limit ?? DEFAULT_PAGE_LINES, ctx.signal, ws.localDevice);
     if (page === "binary") {
       return { path: target.relative, binary: true, size_bytes: info.size, message: `binary file (${info.size} bytes); its content is not shown as text` };
     }

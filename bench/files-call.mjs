@@ -1,0 +1,117 @@
+// CPU of the files capability process per read_file call (a 2-byte file), as the Engine calls it:
+// launched with a unix socket and a secret on stdin, unary Invoke with the bearer token, one call
+// at a time. Per run a fresh process: CPU of its first FIRST calls (code not yet optimized, as a
+// user meets a capability that started on first use), then, after WARMUP more, of WARM calls.
+// CPU is the sum of /proc/<pid>/task/*/schedstat (ns, all threads; /proc/<pid>/stat ticks are
+// 10 ms). --root DIR (repeatable) benchmarks the built capability of other trees, alternating.
+// FILES_NODE_FLAGS="--cpu-prof ..." passes flags to the capability's node.
+// Run: flock /tmp/palisade-cpu.lock node bench/files-call.mjs [--runs 5] [--root /work/main --root .]
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import { createClient } from "@palisade/protocol";
+import { Capability } from "@palisade/protocol/capability";
+import { machineBusyMs, median } from "./lib/proc.mjs";
+
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(`--${name}`);
+  return i === -1 ? dflt : argv[i + 1];
+};
+const roots = argv.flatMap((a, i) => (a === "--root" ? [resolve(argv[i + 1])] : []));
+if (roots.length === 0) roots.push(resolve(new URL("..", import.meta.url).pathname));
+const RUNS = Number(opt("runs", 5));
+const FIRST = Number(opt("first", 100));
+const WARMUP = Number(opt("warmup", 2000));
+const WARM = Number(opt("warm", 2000));
+
+const enc = new TextEncoder();
+const dir = mkdtempSync(join(tmpdir(), "palisade-bench-files-"));
+const ws = join(dir, "ws");
+const sockDir = join(dir, "sock");
+for (const d of [ws, sockDir]) rmSync(d, { recursive: true, force: true });
+await import("node:fs/promises").then((fs) => Promise.all([fs.mkdir(ws), fs.mkdir(sockDir, { mode: 0o700 })]));
+writeFileSync(join(ws, "a.txt"), "hi");
+
+/** CPU of every thread of `pid` so far, ns (threads that ended are not counted: Node's do not end). */
+function cpuNs(pid) {
+  let total = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
+    } catch { /* thread gone */ }
+  }
+  return total;
+}
+
+async function oneRun(root, run) {
+  const socket = join(sockDir, `files-${run}.sock`);
+  const secret = randomBytes(24).toString("hex");
+  const child = spawn(process.execPath, [...(process.env.FILES_NODE_FLAGS ?? "").split(" ").filter(Boolean), join(root, "apps/capabilities/files/dist/main.js")], {
+    env: { ...process.env, PALISADE_CAPABILITY_SOCKET: socket },
+    stdio: ["pipe", "ignore", "pipe"],
+  });
+  child.stdin.write(`${secret}\n`);
+  let stderr = "";
+  await new Promise((res, rej) => {
+    child.stderr.on("data", (c) => {
+      stderr += c;
+      if (stderr.includes("listening on")) res();
+    });
+    child.once("exit", (code) => rej(new Error(`files capability exited ${code}: ${stderr}`)));
+  });
+  const client = createClient(Capability, `unix:${socket}`, { bearerToken: secret, defaultTimeoutMs: 120_000 });
+  await client.waitForReady();
+  const request = {
+    toolName: "read_file",
+    argsJson: enc.encode(JSON.stringify({ path: "a.txt" })),
+    configJson: enc.encode(JSON.stringify({ workspace: ws })),
+    sessionId: "bench",
+    threadId: "main",
+    capabilityId: "files",
+  };
+  const calls = async (n) => {
+    for (let i = 0; i < n; i++) {
+      const res = await client.invoke(request);
+      if (res.error) throw new Error(res.error);
+    }
+  };
+  const measure = async (n) => {
+    const cpu0 = cpuNs(child.pid);
+    const busy0 = machineBusyMs();
+    const self0 = process.cpuUsage();
+    const t0 = performance.now();
+    await calls(n);
+    const wall = performance.now() - t0;
+    const self = process.cpuUsage(self0);
+    const own = (cpuNs(child.pid) - cpu0) / 1e6;
+    const foreign = Math.max(0, machineBusyMs() - busy0 - own - (self.user + self.system) / 1000);
+    return { usPerCall: (own * 1000) / n, wallMs: wall, foreignPct: (100 * foreign) / wall };
+  };
+  const first = await measure(FIRST);
+  await calls(WARMUP);
+  const warm = await measure(WARM);
+  client.close();
+  child.kill("SIGTERM");
+  await new Promise((r) => child.once("exit", r));
+  return { first, warm };
+}
+
+const results = new Map(roots.map((r) => [r, []]));
+for (let run = 0; run < RUNS; run++) {
+  for (const root of run % 2 ? [...roots].reverse() : roots) {
+    const r = await oneRun(root, `${run}-${roots.indexOf(root)}`);
+    results.get(root).push(r);
+    console.error(`run ${run} ${root}: first ${r.first.usPerCall.toFixed(0)} us/call, warm ${r.warm.usPerCall.toFixed(0)} us/call (foreign ${r.first.foreignPct.toFixed(0)}%/${r.warm.foreignPct.toFixed(0)}%)`);
+  }
+}
+const fmt = (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
+console.log(`files capability CPU per read_file call (2-byte file), us, median (range) of ${RUNS} runs`);
+console.log(`first ${FIRST} calls after start | warm (${WARM} calls after ${FIRST + WARMUP}) | foreign CPU % of a core, median | root`);
+for (const [root, rs] of results) {
+  const foreign = median(rs.flatMap((r) => [r.first.foreignPct, r.warm.foreignPct]));
+  console.log(`${fmt(rs.map((r) => r.first.usPerCall))} | ${fmt(rs.map((r) => r.warm.usPerCall))} | ${foreign.toFixed(0)} | ${root}`);
+}
+rmSync(dir, { recursive: true, force: true });
