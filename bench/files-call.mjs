@@ -4,7 +4,10 @@
 // user meets a capability that started on first use), then, after WARMUP more, of WARM calls.
 // CPU is the sum of /proc/<pid>/task/*/schedstat (ns, all threads; /proc/<pid>/stat ticks are
 // 10 ms). --root DIR (repeatable) benchmarks the built capability of other trees, alternating.
-// FILES_NODE_FLAGS="--cpu-prof ..." passes flags to the capability's node.
+// Also the start-up CPU (spawn to first call). --gap-ms N pauses between calls as a turn's model
+// time does: an idle process pays more per call (wake-ups, and the JIT keeps compiling: see
+// BENCH_THREADS=1, CPU per thread). FILES_NODE_FLAGS="--cpu-prof ..." passes flags to the
+// capability's node; BENCH_CHILD_OUT=1 shows its stdout (e.g. --trace-gc).
 // Run: flock /tmp/palisade-cpu.lock node bench/files-call.mjs [--runs 5] [--root /work/main --root .]
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -26,6 +29,8 @@ const RUNS = Number(opt("runs", 5));
 const FIRST = Number(opt("first", 100));
 const WARMUP = Number(opt("warmup", 2000));
 const WARM = Number(opt("warm", 2000));
+/** Pause between calls, ms (0: back to back; a turn's model time leaves the process idle between calls). */
+const GAP_MS = Number(opt("gap-ms", 0));
 
 const enc = new TextEncoder();
 const dir = mkdtempSync(join(tmpdir(), "palisade-bench-files-"));
@@ -34,6 +39,18 @@ const sockDir = join(dir, "sock");
 for (const d of [ws, sockDir]) rmSync(d, { recursive: true, force: true });
 await import("node:fs/promises").then((fs) => Promise.all([fs.mkdir(ws), fs.mkdir(sockDir, { mode: 0o700 })]));
 writeFileSync(join(ws, "a.txt"), "hi");
+
+/** CPU per thread name of `pid` so far, ns. */
+function threadsNs(pid) {
+  const out = {};
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim();
+      out[name] = (out[name] ?? 0) + Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
+    } catch { /* thread gone */ }
+  }
+  return out;
+}
 
 /** CPU of every thread of `pid` so far, ns (threads that ended are not counted: Node's do not end). */
 function cpuNs(pid) {
@@ -51,7 +68,7 @@ async function oneRun(root, run) {
   const secret = randomBytes(24).toString("hex");
   const child = spawn(process.execPath, [...(process.env.FILES_NODE_FLAGS ?? "").split(" ").filter(Boolean), join(root, "apps/capabilities/files/dist/main.js")], {
     env: { ...process.env, PALISADE_CAPABILITY_SOCKET: socket },
-    stdio: ["pipe", "ignore", "pipe"],
+    stdio: ["pipe", process.env.BENCH_CHILD_OUT ? "inherit" : "ignore", "pipe"],
   });
   child.stdin.write(`${secret}\n`);
   let stderr = "";
@@ -76,6 +93,7 @@ async function oneRun(root, run) {
     for (let i = 0; i < n; i++) {
       const res = await client.invoke(request);
       if (res.error) throw new Error(res.error);
+      if (GAP_MS > 0) await new Promise((r) => setTimeout(r, GAP_MS));
     }
   };
   const measure = async (n) => {
@@ -90,13 +108,22 @@ async function oneRun(root, run) {
     const foreign = Math.max(0, machineBusyMs() - busy0 - own - (self.user + self.system) / 1000);
     return { usPerCall: (own * 1000) / n, wallMs: wall, foreignPct: (100 * foreign) / wall };
   };
-  const first = await measure(FIRST);
+  // BENCH_THREADS=1: CPU per call by thread name (MainThread, V8Worker = GC and JIT, libuv-worker).
+  const byThread = async (label, n, fn) => {
+    const t0 = threadsNs(child.pid);
+    const r = await fn();
+    const t1 = threadsNs(child.pid);
+    if (process.env.BENCH_THREADS) console.error(`${label}: ${Object.entries(t1).filter(([k, v]) => v > (t0[k] ?? 0)).map(([k, v]) => `${k} ${((v - (t0[k] ?? 0)) / 1000 / n).toFixed(1)}`).join(", ")} us/call`);
+    return r;
+  };
+  const startMs = cpuNs(child.pid) / 1e6; // start-up, connection accepted
+  const first = await byThread("first", FIRST, () => measure(FIRST));
   await calls(WARMUP);
-  const warm = await measure(WARM);
+  const warm = await byThread("warm", WARM, () => measure(WARM));
   client.close();
   child.kill("SIGTERM");
   await new Promise((r) => child.once("exit", r));
-  return { first, warm };
+  return { startMs, first, warm };
 }
 
 const results = new Map(roots.map((r) => [r, []]));
@@ -104,14 +131,14 @@ for (let run = 0; run < RUNS; run++) {
   for (const root of run % 2 ? [...roots].reverse() : roots) {
     const r = await oneRun(root, `${run}-${roots.indexOf(root)}`);
     results.get(root).push(r);
-    console.error(`run ${run} ${root}: first ${r.first.usPerCall.toFixed(0)} us/call, warm ${r.warm.usPerCall.toFixed(0)} us/call (foreign ${r.first.foreignPct.toFixed(0)}%/${r.warm.foreignPct.toFixed(0)}%)`);
+    console.error(`run ${run} ${root}: start ${r.startMs.toFixed(0)} ms, first ${r.first.usPerCall.toFixed(0)} us/call, warm ${r.warm.usPerCall.toFixed(0)} us/call (foreign ${r.first.foreignPct.toFixed(0)}%/${r.warm.foreignPct.toFixed(0)}%)`);
   }
 }
 const fmt = (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
-console.log(`files capability CPU per read_file call (2-byte file), us, median (range) of ${RUNS} runs`);
-console.log(`first ${FIRST} calls after start | warm (${WARM} calls after ${FIRST + WARMUP}) | foreign CPU % of a core, median | root`);
+console.log(`files capability CPU per read_file call (2-byte file), us, median (range) of ${RUNS} runs, ${GAP_MS} ms between calls`);
+console.log(`start-up ms (spawn to first call) | first ${FIRST} calls after start | warm (${WARM} calls after ${FIRST + WARMUP}) | foreign CPU % of a core, median | root`);
 for (const [root, rs] of results) {
   const foreign = median(rs.flatMap((r) => [r.first.foreignPct, r.warm.foreignPct]));
-  console.log(`${fmt(rs.map((r) => r.first.usPerCall))} | ${fmt(rs.map((r) => r.warm.usPerCall))} | ${foreign.toFixed(0)} | ${root}`);
+  console.log(`${fmt(rs.map((r) => r.startMs))} | ${fmt(rs.map((r) => r.first.usPerCall))} | ${fmt(rs.map((r) => r.warm.usPerCall))} | ${foreign.toFixed(0)} | ${root}`);
 }
 rmSync(dir, { recursive: true, force: true });
