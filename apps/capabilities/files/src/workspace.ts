@@ -64,7 +64,12 @@ export class Workspace {
      * round trips of fs/promises, and cannot hang the way a network or FUSE filesystem can.
      */
     readonly localDevice: number | undefined,
-  ) {}
+  ) {
+    this.prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  }
+
+  /** The root with a trailing separator (the filesystem root "/" already has one). */
+  private readonly prefix: string;
 
   /** Opens `dir` (absolute, an existing directory). */
   static async open(dir: string): Promise<Workspace> {
@@ -102,15 +107,19 @@ export class Workspace {
     return Workspace.open(dir);
   }
 
-  /** True when `absolute` (already normalized) is the root or below it. */
+  /**
+   * True when `absolute` (absolute and normalized, as path.resolve and realpath return it) is the
+   * root or below it: equal to the root, or starting with the root and a separator.
+   */
   contains(absolute: string): boolean {
-    const rel = path.relative(this.root, absolute);
-    return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+    return absolute === this.root || absolute.startsWith(this.prefix);
   }
 
+  /** `absolute` (inside the root, see contains) relative to the root, `.` for the root. */
   relative(absolute: string): string {
-    return path.relative(this.root, absolute) || ".";
+    return absolute === this.root ? "." : absolute.slice(this.prefix.length);
   }
+
 
   /** Checks `requested` (relative to the root, or absolute inside it); throws ToolError if it leaves the workspace. */
   async resolve(requested: string, options: ResolveOptions = {}): Promise<ResolvedPath> {

@@ -44,6 +44,23 @@ describe("workspace confinement", () => {
     expect(error).toMatch(why);
   });
 
+  it("refuses a sibling directory whose name starts with the workspace's, by any path", async () => {
+    await mkdir(`${ws}-other`);
+    await writeFile(path.join(`${ws}-other`, "secret.txt"), "top secret\n");
+    await symlink(`${ws}-other`, path.join(ws, "sibling"));
+    for (const p of ["../ws-other/secret.txt", `${ws}-other/secret.txt`, "sibling/secret.txt"]) {
+      const { error, result } = await call("read_file", { path: p });
+      expect(error, p).toMatch(/^refused: path/);
+      expect(JSON.stringify(result)).not.toContain("top secret");
+    }
+  });
+
+  it("reads names that merely start with two dots", async () => {
+    await writeFile(path.join(ws, "..notes"), "dots\n");
+    expect((await call("read_file", { path: "..notes" })).result).toMatchObject({ path: "..notes", content: "dots" });
+    expect((await call("list_directory", { path: "." })).error).toBe("");
+  });
+
   it("refuses reading through a symlink that leaves the workspace", async () => {
     await symlink(path.join(outside, "secret.txt"), path.join(ws, "link.txt"));
     await symlink(outside, path.join(ws, "linkdir"));
