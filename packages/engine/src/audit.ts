@@ -29,16 +29,17 @@ export class AuditWriter {
   /** Records one step of a tool call of `session` (nothing for OTR sessions). */
   step(session: SessionRecord, kind: "proposal" | "verdict" | "approval" | "execution", callId: string, actor: string, payload: Record<string, unknown>): void {
     if (session.mode === "otr") return;
-    this.queue.push({ kind, sessionId: session.id, callId, actor, payload, ts: Date.now() });
-    if (!this.timer) {
-      this.timer = setTimeout(() => void this.flush(), this.windowMs);
-      this.timer.unref();
-    }
+    this.enqueue({ kind, sessionId: session.id, callId, actor, payload, ts: Date.now() });
   }
 
   /** Records a connection a tool's sandbox proxy allowed or refused (`sessionId` when one session was using that process). */
   egress(capabilityId: string, event: EgressEvent, sessionId: string): void {
-    this.queue.push({ kind: "egress", sessionId, callId: "", actor: `sandbox:${capabilityId}`, payload: { ...event }, ts: Date.now() });
+    this.enqueue({ kind: "egress", sessionId, callId: "", actor: `sandbox:${capabilityId}`, payload: { ...event }, ts: Date.now() });
+  }
+
+  /** Queues an entry; the window's timer writes it unless a commit takes it first. */
+  private enqueue(entry: AuditEntry): void {
+    this.queue.push(entry);
     if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), this.windowMs);
       this.timer.unref();
@@ -61,19 +62,8 @@ export class AuditWriter {
    * Commits what is queued now, before a tool call's effect (not fsynced: see above). Resolves to
    * an error text when the entries could not be written: the call must not run unrecorded.
    */
-  async commitBeforeEffect(): Promise<string | undefined> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return undefined;
-    try {
-      await this.store.appendAudit(batch, { sync: false });
-      return undefined;
-    } catch (err) {
-      this.log(`audit: ${batch.length} entries could not be written: ${(err as Error).message}`);
-      return `the audit trail could not be written (${(err as Error).message})`;
-    }
+  commitBeforeEffect(): Promise<string | undefined> {
+    return this.write(false);
   }
 
   /** Writes what is queued and resolves once it is durable. */
@@ -81,16 +71,16 @@ export class AuditWriter {
     await this.write(true);
   }
 
-  private async write(sync: boolean): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    const batch = this.queue;
-    this.queue = [];
-    if (batch.length === 0) return;
+  /** Writes what is queued (durably with `sync`); resolves to an error text when it could not. */
+  private async write(sync: boolean): Promise<string | undefined> {
+    const batch = this.takeForCommit();
+    if (batch.length === 0) return undefined;
     try {
       await this.store.appendAudit(batch, { sync });
+      return undefined;
     } catch (err) {
       this.log(`audit: ${batch.length} entries could not be written: ${(err as Error).message}`);
+      return `the audit trail could not be written (${(err as Error).message})`;
     }
   }
 }
