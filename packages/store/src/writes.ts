@@ -179,10 +179,9 @@ export function appendMessage(db: Db, input: NewMessage): MessageRecord {
   checkMessage(input);
   return db.tx(() => {
     const rec = insertMessage(db, input, nextMessageSeq(db, input.sessionId, input.subAgentRunId ?? null));
-    if (rec.subAgentRunId === null) {
-      db.stmt("UPDATE sessions SET message_count = message_count + 1, updated_at = MAX(updated_at, ?) WHERE id = ?").run(rec.createdAt, input.sessionId);
-    }
-    if (input.usage) addUsage(db, input.sessionId, input.usage, 1);
+    // A sub-agent's transcript message adds its usage only (updated_at 0 leaves it as it is).
+    const main = rec.subAgentRunId === null;
+    if (main || input.usage) addToSession(db, input.sessionId, main ? 1 : 0, main ? rec.createdAt : 0, input.usage ?? ZERO);
     return rec;
   });
 }
