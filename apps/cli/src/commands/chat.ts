@@ -69,7 +69,7 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
       println(ctx.io.stderr, err instanceof CliError ? err.message : String(err));
       return ExitCode.INTERRUPTED;
     }
-    if (starting?.exitCode() !== undefined && !demo) await explainFailedStart(ctx);
+    if (!demo) await explainFailedStart(ctx, starting);
     reason = err instanceof CliError ? err.message : String(err);
   } finally {
     process.off("SIGINT", onSigint);

@@ -32,7 +32,7 @@ export async function engineStart(ctx: CommandContext): Promise<number> {
   } catch (err) {
     // An Engine that refused its config: the problems in full (file, path, hint), not the last
     // lines of engine.log.
-    if (!demo && starting?.exitCode() !== undefined) await explainFailedStart(ctx);
+    if (!demo) await explainFailedStart(ctx, starting);
     throw err;
   }
   println(ctx.io.stdout, `Engine started: pid ${conn.endpoint.info.pid}, ${conn.endpoint.address}, log ${paths.logFile}`);

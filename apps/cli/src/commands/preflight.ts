@@ -4,6 +4,7 @@
 // would cost every start the config's parsing twice.
 import { CliError } from "../cli/errors.js";
 import type { CommandContext } from "../cli/spec.js";
+import type { StartingEngine } from "../engine/spawn.js";
 import { hintCommand, pathsOf, workspaceOf } from "./common.js";
 
 /**
@@ -18,15 +19,12 @@ export async function checkStartConfig(configFile: string, env: Record<string, s
 }
 
 /**
- * For an Engine this command started and that exited during start-up: the same check, which throws
- * the problems with file, path and hint when the config is why (the Engine refuses the same ones
- * itself, so a command that starts one need not check first); returns when the config is fine.
+ * When `starting` (an Engine this command started) exited during start-up: the same check, which
+ * throws the problems with file, path and hint when the config is why (the Engine refuses the same
+ * ones itself, so a command that starts one need not check first). Returns otherwise.
  */
-export async function explainFailedStart(ctx: CommandContext): Promise<void> {
-  await checkConfigOf(ctx);
-}
-
-async function checkConfigOf(ctx: CommandContext): Promise<void> {
+export async function explainFailedStart(ctx: CommandContext, starting: StartingEngine | undefined): Promise<void> {
+  if (starting?.exitCode() === undefined) return;
   const paths = pathsOf(ctx);
   const { ConfigError } = await import("@palisade/engine/config");
   try {

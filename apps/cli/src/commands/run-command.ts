@@ -28,7 +28,7 @@ export async function runRunCommand(ctx: CommandContext): Promise<number> {
   try {
     return await runPrompt(ctx, content, starting);
   } catch (err) {
-    if (starting?.exitCode() !== undefined) await explainFailedStart(ctx);
+    await explainFailedStart(ctx, starting);
     throw err;
   }
 }
