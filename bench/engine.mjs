@@ -16,12 +16,12 @@
 // and this process as the client. Automatic titles are off (an extra background model call per
 // new session that no baseline makes).
 // Run after `make build`: node bench/engine.mjs
-import { fork } from "node:child_process";
 import OpenAI from "openai";
 import { createClient } from "@palisade/protocol";
 import { AgentService, ClientService, PipelineEventType } from "@palisade/protocol/pipeline";
 import { Capability } from "@palisade/protocol/capability";
 import { printTable, summarize, writeResult } from "./lib/stats.mjs";
+import { child } from "./lib/child.mjs";
 
 const N_CALLS = Number(process.env.BENCH_TOOL_CALLS ?? 2000);
 const N_TURNS = Number(process.env.BENCH_TOOL_TURNS ?? 300);
@@ -35,32 +35,16 @@ const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6;
  * Forks `bench/lib/<file>` with `args`. `message` is its first IPC message (an address, a result),
  * rejected if the process exits before sending one; `stop()` disconnects it and waits for its exit.
  */
-function child(file, args = []) {
-  const proc = fork(new URL(`./lib/${file}`, import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const message = new Promise((resolve, reject) => {
-    proc.once("message", resolve);
-    proc.once("exit", (code) => reject(new Error(`bench/lib/${file} exited (${code}) before it answered`)));
-  });
-  void message.catch(() => undefined); // children that never answer (agents) may exit unawaited
-  const stop = () => new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    proc.once("exit", resolve);
-    if (proc.connected) proc.disconnect();
-    else proc.kill();
-  });
-  return { proc, message, stop };
-}
-
 /** The scripted model in a child process: { baseURL, close() }. */
 async function startModel(script) {
   const model = child("model-child.mjs", [script]);
-  return { baseURL: await model.message, close: model.stop };
+  return { baseURL: await model.first, close: model.stop };
 }
 
 /** The no-op capability (capability SDK) in its own process: { address, stop() }. */
 async function startNoop() {
   const noop = child("noop-capability.mjs");
-  const { address } = await noop.message;
+  const { address } = await noop.first;
   return { address, stop: noop.stop };
 }
 
@@ -82,7 +66,7 @@ async function completeTurn(client, content) {
 async function toolCallOverhead() {
   const noop = await startNoop();
   const engine = child("engine-child.mjs", [noop.address]);
-  const addrs = await engine.message;
+  const addrs = await engine.first;
   // Baseline: one bidi echo (a bare echo server) + one unary Invoke of the same no-op capability
   // process the Engine calls, cross-process.
   const bAgent = createClient(AgentService, addrs.baseline);
@@ -130,7 +114,7 @@ async function toolCallOverhead() {
     }
   }
   await agent.send({ event: { case: "responseComplete", value: { sessionId: p.sessionId, messageId: p.messageId, content: "done" } } });
-  const { events } = await watcher.message;
+  const { events } = await watcher.first;
   if (events < N_CALLS) throw new Error(`the watching client saw ${events} events for ${N_CALLS + 200} tool calls`);
 
   // A turn per call, as a user meets it: the message, the Agent's one proposal, the result, the
@@ -185,7 +169,7 @@ async function toolCallOverhead() {
 /** An Engine (real Agent, built-ins) in its own process, as deployed; the client is this process. */
 async function realEngine(model, extra = {}) {
   const engine = child("real-engine-child.mjs", [model.baseURL, extra.capabilities ?? "files-shell"]);
-  const { address, token, readyMs } = await engine.message;
+  const { address, token, readyMs } = await engine.first;
   const client = createClient(ClientService, address, { bearerToken: token });
   return {
     client,
@@ -204,7 +188,7 @@ async function realEngine(model, extra = {}) {
  */
 async function startRelay(relayArgs, agentArgs) {
   const relay = child("relay-child.mjs", ["engine", ...relayArgs]);
-  const address = await relay.message;
+  const address = await relay.first;
   const agent = child("relay-child.mjs", [agentArgs[0], address, ...agentArgs.slice(1)]);
   const client = createClient(ClientService, address);
   return {

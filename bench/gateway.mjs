@@ -3,33 +3,19 @@
 // model) against the same SDK calling the scripted model directly (default fetch), in one run,
 // calls interleaved. Each sample is one streamed call, request to last chunk. The model runs in
 // its own process. Goal: <= 1 ms added at p50. Run after `make build`: node bench/gateway.mjs
-import { fork } from "node:child_process";
 import { loadavg } from "node:os";
 import OpenAI from "openai";
 import { sdkTransport } from "@palisade/agent";
 import { printTable, summarize, writeResult } from "./lib/stats.mjs";
+import { child } from "./lib/child.mjs";
 
 const N = Number(process.env.BENCH_GATEWAY_N ?? 1000);
 const WARMUP = 50;
 
-function child(file, args) {
-  const proc = fork(new URL(`./lib/${file}`, import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const message = new Promise((resolve, reject) => {
-    proc.once("message", resolve);
-    proc.once("exit", (code) => reject(new Error(`bench/lib/${file} exited (${code}) before it answered`)));
-  });
-  const stop = () => new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-    proc.once("exit", resolve);
-    proc.disconnect();
-  });
-  return { message, stop };
-}
-
 const model = child("model-child.mjs", ["answer"]);
-const baseURL = await model.message;
+const baseURL = await model.first;
 const gw = child("gateway-child.mjs", [baseURL]);
-const socket = await gw.message;
+const socket = await gw.first;
 
 const direct = new OpenAI({ baseURL, apiKey: "sk-bench", maxRetries: 0 });
 const t = await sdkTransport({ gateway: socket, credential: "bench-credential" });

@@ -19,7 +19,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { child, palisadeTurns } from "./lib/palisade-peer.mjs";
+import { child } from "./lib/child.mjs";
+import { palisadeTurns } from "./lib/palisade-peer.mjs";
 import { printTable, summarize, writeResult } from "./lib/stats.mjs";
 
 const QUICK = process.argv.includes("--quick");

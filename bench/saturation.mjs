@@ -8,7 +8,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { child, palisadeTurns } from "./lib/palisade-peer.mjs";
+import { child } from "./lib/child.mjs";
+import { palisadeTurns } from "./lib/palisade-peer.mjs";
 import { printTable } from "./lib/stats.mjs";
 
 const arg = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
