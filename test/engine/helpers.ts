@@ -77,6 +77,8 @@ export interface E2EOptions {
   history?: string[];
   /** More `model:` keys as YAML lines indented by two (e.g. "  idle_timeout_s: 2"). */
   modelConfig?: string[];
+  /** A model server of someone else's at this URL instead of the scripted one (which still starts, idle). */
+  baseURL?: string;
   /** More `limits:` keys as YAML lines indented by two (e.g. "  capability_idle_stop_s: 2"). */
   limits?: string[];
   /** Limits given to startEngine in code (those the config file has no key for). */
@@ -100,7 +102,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
     configPath,
     [
       "model:",
-      `  base_url: ${model.baseURL}`,
+      `  base_url: ${opts.baseURL ?? model.baseURL}`,
       "  api_key: sk-test-not-secret",
       "  name: scripted-model",
       ...(opts.modelConfig ?? []),

@@ -175,7 +175,15 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
     if (!response.body) return;
     if ((response.headers.get("content-type") ?? "").includes("application/json")) {
       // A server that ignores `stream: true` answers with one chat.completion object.
-      acc.add(JSON.parse(await response.text()) as unknown);
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        const start = JSON.stringify(text.slice(0, 80));
+        throw new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} answered HTTP ${String(response.status)} with a body that is not valid JSON (${start}${text.length > 80 ? "…" : ""}): ${(err as Error).message}`, { cause: err });
+      }
+      acc.add(parsed);
       return;
     }
     for await (const event of sseEvents(response.body, settings.idleTimeoutMs)) {
