@@ -118,8 +118,8 @@ export function appendAuditRows(db: Db, inputs: readonly NewAudit[], key?: Audit
 
 export function listAudit(db: Db, options: { sessionId?: string; afterSeq?: number; limit?: number } = {}): AuditRecord[] {
   const rows = options.sessionId === undefined
-    ? db.stmt("SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT ?").all(options.afterSeq ?? 0, options.limit ?? 1000)
-    : db.stmt("SELECT * FROM audit WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?").all(options.sessionId, options.afterSeq ?? 0, options.limit ?? 1000);
+    ? db.stmt("SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT +?").all(options.afterSeq ?? 0, options.limit ?? 1000)
+    : db.stmt("SELECT * FROM audit WHERE session_id = +? AND seq > ? ORDER BY seq LIMIT +?").all(options.sessionId, options.afterSeq ?? 0, options.limit ?? 1000);
   return (rows as Array<Record<string, unknown>>).map(auditFromRow);
 }
 

@@ -56,13 +56,13 @@ export function listSessions(db: Db, options: ListSessionsOptions = {}): Session
   if (order === undefined) throw new StoreError("INVALID_ARGUMENT", `unknown sort ${JSON.stringify(options.sort)}: use one of ${Object.keys(ORDER).join(", ")}`);
   const filter = options.titleFilter ?? "";
   if (filter === "") {
-    const rows = db.stmt(`SELECT * FROM sessions ORDER BY ${order} LIMIT ? OFFSET ?`).all(limit, offset) as Row[];
+    const rows = db.stmt(`SELECT * FROM sessions ORDER BY ${order} LIMIT +? OFFSET +?`).all(limit, offset) as Row[];
     const total = (db.stmt("SELECT COUNT(*) AS n FROM sessions").get() as { n: number }).n;
     return { sessions: rows.map(sessionFromRow), total };
   }
   const like = `%${filter.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows = db.stmt(`SELECT * FROM sessions WHERE title LIKE ? ESCAPE '\\' ORDER BY ${order} LIMIT ? OFFSET ?`).all(like, limit, offset) as Row[];
-  const total = (db.stmt("SELECT COUNT(*) AS n FROM sessions WHERE title LIKE ? ESCAPE '\\'").get(like) as { n: number }).n;
+  const rows = db.stmt(`SELECT * FROM sessions WHERE title LIKE +? ESCAPE '\\' ORDER BY ${order} LIMIT +? OFFSET +?`).all(like, limit, offset) as Row[];
+  const total = (db.stmt("SELECT COUNT(*) AS n FROM sessions WHERE title LIKE +? ESCAPE '\\'").get(like) as { n: number }).n;
   return { sessions: rows.map(sessionFromRow), total };
 }
 
@@ -95,7 +95,7 @@ export function getHistory(db: Db, sessionId: string, options: HistoryOptions = 
   const limit = clampInt(options.limit, 50, 1, 1000, "limit");
   const before = options.cursor ? decodeCursor(options.cursor) : Number.MAX_SAFE_INTEGER;
   const rows = db.stmt(
-    `SELECT * FROM messages WHERE session_id = ? AND sub_agent_run_id IS NULL AND seq < ? ORDER BY seq DESC LIMIT ?`,
+    `SELECT * FROM messages WHERE session_id = +? AND sub_agent_run_id IS NULL AND seq < ? ORDER BY seq DESC LIMIT +?`,
   ).all(sessionId, before, limit + 1) as Row[];
   const more = rows.length > limit;
   const page = rows.slice(0, limit).reverse().map((r) => messageFromRow(r, []));

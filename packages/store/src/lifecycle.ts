@@ -92,7 +92,7 @@ export function applyRetention(db: Db, options: RetentionOptions): RetentionResu
       const count = (db.stmt("SELECT COUNT(*) FROM sessions").pluck().get() as number);
       if (count === 0) break;
       const batch = Math.max(1, Math.ceil(count * ((used - options.maxBytes) / used)));
-      drop(db.stmt("SELECT id FROM sessions ORDER BY updated_at, id LIMIT ?").pluck().all(batch) as string[]);
+      drop(db.stmt("SELECT id FROM sessions ORDER BY updated_at, id LIMIT +?").pluck().all(batch) as string[]);
       // FTS5 records deletes as new index entries (more of them with prefix indexes) and frees
       // space only when segments merge: a bounded merge (-N: merge even small levels, ~N pages
       // of work) makes the next measure see freed space instead of deleting more sessions.

@@ -69,13 +69,13 @@ export function insertEvent(db: Db, input: NewEvent, seq: number): EventRecord {
 }
 
 export function listEvents(db: Db, sessionId: string, afterSeq = 0, limit = 1000): EventRecord[] {
-  const rows = db.stmt("SELECT * FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?").all(sessionId, afterSeq, limit);
+  const rows = db.stmt("SELECT * FROM events WHERE session_id = +? AND seq > ? ORDER BY seq LIMIT +?").all(sessionId, afterSeq, limit);
   return (rows as Array<Record<string, unknown>>).map(eventFromRow);
 }
 
 /** The newest event of a session (highest seq), or null. */
 export function lastEvent(db: Db, sessionId: string): EventRecord | null {
-  const row = db.stmt("SELECT * FROM events WHERE session_id = ? ORDER BY seq DESC LIMIT 1").get(sessionId) as Record<string, unknown> | undefined;
+  const row = db.stmt("SELECT * FROM events WHERE session_id = +? ORDER BY seq DESC LIMIT 1").get(sessionId) as Record<string, unknown> | undefined;
   return row ? eventFromRow(row) : null;
 }
 

@@ -121,7 +121,7 @@ function searchSide(db: Db, side: Side, q: ParsedQuery, o: SearchOptions, n: num
   let hi = Number.MAX_SAFE_INTEGER;
   if (o.sessionId !== undefined) {
     // A session's rows lie in a pk window: FTS5 seeks to it instead of walking every match.
-    const r = db.stmt(`SELECT MIN(pk) AS lo, MAX(pk) AS hi FROM ${table} WHERE session_id = ?`).get(o.sessionId) as { lo: number | null; hi: number | null };
+    const r = db.stmt(`SELECT MIN(pk) AS lo, MAX(pk) AS hi FROM ${table} WHERE session_id = +?`).get(o.sessionId) as { lo: number | null; hi: number | null };
     if (r.lo === null || r.hi === null) return { hits: [], total: 0, lowerBound: false };
     lo = r.lo;
     hi = r.hi;
