@@ -1,5 +1,5 @@
 import type { ContextMessage } from "@palisade/protocol/pipeline";
-import { compactionMessages, estimateTokens, parseCompaction, planCompaction, summaryMessage, toChatMessages } from "./context.js";
+import { compactionMessages, estimateTokens, parseCompaction, planCompaction, summaryMessage, systemMessage, toChatMessages } from "./context.js";
 import { AgentFailure } from "./errors.js";
 import type { CallModel, ChatCompletionMessageParam, ChatCompletionTool, ModelResult } from "./model.js";
 
@@ -41,7 +41,7 @@ export async function prepareContext(
   callModel: CallModel,
   signal: AbortSignal,
 ): Promise<PreparedContext> {
-  const system: ChatCompletionMessageParam[] = input.systemPrompt ? [{ role: "system", content: input.systemPrompt }] : [];
+  const system: ChatCompletionMessageParam[] = input.systemPrompt ? [systemMessage(input.systemPrompt)] : [];
   const user: ChatCompletionMessageParam = { role: "user", content: input.content };
   const full = [...system, ...toChatMessages(input.history), user];
   if (estimateTokens(full, tools) <= input.contextWindow * COMPACT_AT) return { messages: full };

@@ -1,6 +1,41 @@
 import type { ContextMessage } from "@palisade/protocol/pipeline";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "./model.js";
 
+/**
+ * The chat message of each history message, made once: the Agent keeps a session's history between
+ * turns, and the same objects are sent (and their bytes kept, request-body.ts) at every call.
+ * Frozen, since they are shared by every turn that sends them.
+ */
+const chatOf = new WeakMap<ContextMessage, ChatCompletionMessageParam>();
+
+function chatMessage(m: ContextMessage): ChatCompletionMessageParam {
+  let out = chatOf.get(m);
+  if (out) return out;
+  if (m.role === "tool") out = { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+  else if (m.role === "assistant" && m.toolCalls.length > 0) {
+    const calls = m.toolCalls.map((c) => Object.freeze({ id: c.id, type: "function" as const, function: Object.freeze({ name: c.name, arguments: c.argumentsJson || "{}" }) }));
+    out = { role: "assistant", content: m.content || null, tool_calls: Object.freeze(calls) as typeof calls };
+  } else if (m.role === "assistant") out = { role: "assistant", content: m.content };
+  else if (m.role === "system") out = { role: "system", content: m.content };
+  else out = { role: "user", content: m.content };
+  chatOf.set(m, Object.freeze(out));
+  return out;
+}
+
+/** The system prompts sent lately, each as one message object (sessions share a prompt or have their own). */
+const systemMessages = new Map<string, ChatCompletionMessageParam>();
+const SYSTEM_MESSAGES_KEPT = 64;
+
+/** The system message for `prompt`: the same frozen object while the prompt is among the last used. */
+export function systemMessage(prompt: string): ChatCompletionMessageParam {
+  let m = systemMessages.get(prompt);
+  if (m) return m;
+  m = Object.freeze({ role: "system", content: prompt });
+  systemMessages.set(prompt, m);
+  if (systemMessages.size > SYSTEM_MESSAGES_KEPT) systemMessages.delete(systemMessages.keys().next().value ?? "");
+  return m;
+}
+
 /** Chat messages of the history, repaired so every tool call has exactly one result after it. */
 export function toChatMessages(history: readonly ContextMessage[]): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
@@ -14,26 +49,12 @@ export function toChatMessages(history: readonly ContextMessage[]): ChatCompleti
       const i = open.indexOf(m.toolCallId);
       if (i < 0) continue; // a result without its call: the API would reject it
       open.splice(i, 1);
-      out.push({ role: "tool", tool_call_id: m.toolCallId, content: m.content });
+      out.push(chatMessage(m));
       continue;
     }
     closeOpen();
-    if (m.role === "assistant") {
-      if (m.toolCalls.length > 0) {
-        out.push({
-          role: "assistant",
-          content: m.content || null,
-          tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.argumentsJson || "{}" } })),
-        });
-        open = m.toolCalls.map((c) => c.id);
-      } else {
-        out.push({ role: "assistant", content: m.content });
-      }
-    } else if (m.role === "system") {
-      out.push({ role: "system", content: m.content });
-    } else {
-      out.push({ role: "user", content: m.content });
-    }
+    out.push(chatMessage(m));
+    if (m.role === "assistant" && m.toolCalls.length > 0) open = m.toolCalls.map((c) => c.id);
   }
   closeOpen();
   return out;

@@ -41,7 +41,7 @@ function responseHeaders(raw: Record<string, string | string[] | undefined>): He
 }
 
 /**
- * fetch over undici's `request` for what the SDK sends the gateway (a string body or none): the
+ * fetch over undici's `request` for what the SDK sends the gateway (a string or byte body, or none): the
  * same HTTP exchange as undici's fetch without its per-request web machinery (Request, fetch
  * controller, a body stream for the request); the response body is decompressed as fetch would
  * (undici's decompress interceptor). Anything else goes through undici's fetch.
@@ -54,7 +54,7 @@ function gatewayFetch(undici: Undici, dispatcher: Dispatcher): typeof fetch {
   const decoding = dispatcher.compose(undici.interceptors.decompress());
   return async (input, init) => {
     const body = init?.body;
-    if (input instanceof Request || (body != null && typeof body !== "string")) return viaFetch(input, init);
+    if (input instanceof Request || (body != null && typeof body !== "string" && !(body instanceof Uint8Array))) return viaFetch(input, init);
     const url = new URL(input);
     const method = (init?.method ?? "GET").toUpperCase();
     const res = await decoding.request({

@@ -6,6 +6,7 @@ import type { ModelEndpoint } from "./gateway-fetch.js";
 import type { CallModel, ModelRequest, ModelResult } from "./model.js";
 import { classifyModelError, keepErrorBodies } from "./model-errors.js";
 import type { ModelFailure } from "./model-errors.js";
+import { encodeRequestBody } from "./request-body.js";
 import { DEFAULT_RETRY, nextRetryDelay, retryAfterMs } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
 import { DEFAULT_MODEL_SETTINGS } from "./settings.js";
@@ -163,13 +164,15 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
   };
 
   const attempt = async (client: OpenAI, request: ModelRequest, q: ServerQuirks, acc: StreamAccumulator): Promise<void> => {
-    const response = await client.chat.completions
-      .create(body(request, q) as unknown as OpenAI.ChatCompletionCreateParamsStreaming, {
+    // The SDK's own request (auth, headers, time limit, errors) with a body it sends as is:
+    // chat.completions.create would serialize the whole conversation again at every call.
+    const response = await client
+      .post("/chat/completions", {
+        body: encodeRequestBody(body(request, q)),
+        stream: true,
         signal: request.signal,
         timeout: settings.requestTimeoutMs,
-        ...(Object.keys(settings.headers).length > 0 || request.sessionId
-          ? { headers: { ...settings.headers, ...(request.sessionId ? { [SESSION_HEADER]: request.sessionId } : {}) } }
-          : {}),
+        headers: { "content-type": "application/json", ...settings.headers, ...(request.sessionId ? { [SESSION_HEADER]: request.sessionId } : {}) },
       })
       .asResponse();
     if (!response.body) return;

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AgentFailure, createModelCaller } from "@palisade/agent";
 import { makeTempDir } from "@palisade/testing";
 import type { TempDir } from "@palisade/testing";
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 
 interface Seen {
   method: string;
@@ -75,6 +76,28 @@ describe("the Agent's fetch to the model gateway", () => {
     expect(req?.headers["x-palisade-session"]).toBe("s-1");
     expect(req?.headers["content-type"]).toBe("application/json");
     expect(JSON.parse(req?.body ?? "")).toMatchObject({ model: "m", stream: true, messages: [{ role: "user", content: "héllo" }] });
+  });
+
+  it("sends each call's body as the SDK would serialize it, in one piece with its length, while the conversation grows", async () => {
+    const g = await gateway((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(sse("ok"));
+    });
+    const caller = createModelCaller({ endpoint: { gateway: g.socket, credential: "c" }, settings: { maxRetries: 0, extraBody: { temperature: 0.5 } }, log: () => {} });
+    const tools = [{ type: "function" as const, function: { name: "t", description: "a tool…", parameters: { type: "object" } } }];
+    const messages: ChatCompletionMessageParam[] = [{ role: "system", content: "prompt “é”" }, { role: "user", content: "first" }];
+    for (const next of ["second", "third"]) {
+      await caller({ model: "m", messages, tools, signal: new AbortController().signal });
+      messages.push({ role: "assistant", content: "ok" }, { role: "user", content: next });
+    }
+    await caller({ model: "m", messages, tools, signal: new AbortController().signal });
+    expect(g.seen).toHaveLength(3);
+    g.seen.forEach((req, i) => {
+      const sent = messages.slice(0, 2 + 2 * i);
+      expect(req.body).toBe(JSON.stringify({ temperature: 0.5, model: "m", messages: sent, tools, stream: true, stream_options: { include_usage: true } }));
+      expect(req.headers["content-length"]).toBe(String(Buffer.byteLength(req.body)));
+      expect(req.headers["content-type"]).toBe("application/json");
+    });
   });
 
   it("decompresses a gzip-encoded answer, as fetch does", async () => {
