@@ -3,10 +3,11 @@
 // real tool calls. Each attempt runs (the Shield lets it through, the capability executes it) and
 // must fail by containment alone; the test checks the effect: marker files absent, files
 // unchanged, listeners never hit, secrets never in any output, the Engine alive.
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeSandbox } from "@palisade/sandbox";
 import { CANARY, startContainment } from "./harness.js";
@@ -190,6 +191,24 @@ describe.skipIf(!probe.available)("Shield off, nothing escapes", () => {
     for (const f of ["big1", "big2", "big3"]) {
       const p = join(h.workspace, f);
       if (existsSync(p)) expect(statSync(p).size, f).toBeLessThanOrEqual(1024 * 1024 * 1024);
+    }
+  });
+
+  it("the code cache the built-in capabilities load code from cannot be written or added to", async () => {
+    // make build fills it; a test tree built with tsc alone gets one entry for the attempt.
+    const cache = fileURLToPath(new URL("../../apps/capabilities/shell/dist/compile-cache", import.meta.url));
+    const made = !existsSync(cache);
+    if (made) mkdirSync(cache);
+    const entry = join(cache, "entry-written-by-the-build");
+    writeFileSync(entry, "the build's bytes\n");
+    try {
+      const out = ran(await h.sh(`echo poisoned > ${entry}; touch ${join(cache, "planted")}; mkdir ${join(cache, "v-planted")}; echo end`));
+      expect(out).toMatch(/Read-only file system/);
+      expect(readFileSync(entry, "utf8")).toBe("the build's bytes\n");
+      expect(readdirSync(cache).filter((n) => n.includes("planted"))).toEqual([]);
+    } finally {
+      if (made) rmSync(cache, { recursive: true, force: true });
+      else rmSync(entry, { force: true });
     }
   });
 

@@ -1,4 +1,5 @@
-import { serveCapability } from "@palisade/capability-sdk";
-import { createFilesCapability } from "./capability.js";
+// The entry the Engine runs: it turns on the code cache `make build` made, then loads the capability.
+import { COMPILE_CACHE_DIR, useCompileCache } from "@palisade/capability-sdk/compile-cache";
 
-await serveCapability(createFilesCapability(), { handleSignals: true });
+useCompileCache(new URL(COMPILE_CACHE_DIR, import.meta.url));
+await import("./serve.js");

@@ -1,6 +1,5 @@
-import { serveCapability } from "@palisade/capability-sdk";
-import { createMailCapability } from "./capability.js";
+// The entry the Engine runs: it turns on the code cache `make build` made, then loads the capability.
+import { COMPILE_CACHE_DIR, useCompileCache } from "@palisade/capability-sdk/compile-cache";
 
-// In the Engine's sandbox there is no network but the egress proxy, which it names here.
-const proxy = process.env.PALISADE_EGRESS_PROXY;
-await serveCapability(createMailCapability(proxy ? { proxy } : {}), { handleSignals: true });
+useCompileCache(new URL(COMPILE_CACHE_DIR, import.meta.url));
+await import("./serve.js");
