@@ -20,6 +20,8 @@ export interface AgentConfig {
   contextWindow: number;
   /** Request shaping, time limits and retries (defaults when the Engine sends none). */
   modelSettings?: ModelSettings;
+  /** How long a conversation is kept without a turn: the Engine's session idle window (default HISTORY_IDLE_MS). */
+  historyIdleMs?: number;
 }
 
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -32,6 +34,7 @@ export const AGENT_ENV = {
   model: "PALISADE_MODEL",
   contextWindow: "PALISADE_CONTEXT_WINDOW",
   modelSettings: "PALISADE_MODEL_SETTINGS",
+  historyIdleMs: "PALISADE_HISTORY_IDLE_MS",
 } as const;
 
 /**
@@ -58,6 +61,11 @@ export function readAgentConfig(env: Record<string, string | undefined>, secrets
       problems.push(`${AGENT_ENV.contextWindow}=${JSON.stringify(rawWindow)} must be an integer number of tokens >= 1024`);
     }
   }
+  const rawIdle = get(AGENT_ENV.historyIdleMs);
+  const historyIdleMs = rawIdle ? Number(rawIdle) : undefined;
+  if (historyIdleMs !== undefined && (!Number.isSafeInteger(historyIdleMs) || historyIdleMs < 1)) {
+    problems.push(`${AGENT_ENV.historyIdleMs}=${JSON.stringify(rawIdle)} must be a whole number of milliseconds >= 1 (the Engine's session idle window)`);
+  }
   const rawSettings = get(AGENT_ENV.modelSettings);
   const modelSettings = parseModelSettings(rawSettings, AGENT_ENV.modelSettings, problems);
   if (problems.length > 0) throw new AgentConfigError(problems);
@@ -69,5 +77,6 @@ export function readAgentConfig(env: Record<string, string | undefined>, secrets
     model,
     contextWindow,
     ...(rawSettings ? { modelSettings } : {}),
+    ...(historyIdleMs !== undefined ? { historyIdleMs } : {}),
   };
 }

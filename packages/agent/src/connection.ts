@@ -25,7 +25,7 @@ export interface RunAgentOptions {
   /** Stops the Agent (turns are cancelled and reported) as if the Engine sent a shutdown. */
   signal?: AbortSignal;
   log?: (line: string) => void;
-  /** Bounds of the conversations kept between turns (default: 5 min idle, 64 MiB). */
+  /** Bounds of the conversations kept between turns (default: config.historyIdleMs or 5 min idle, 64 MiB). */
   historyCache?: HistoryCacheOptions;
 }
 
@@ -60,13 +60,14 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   const send = (event: AgentEventInit): void => {
     chain = chain.then(() => call.send(event)).catch((err: unknown) => log(`palisade-agent: could not send an event: ${String(err)}`));
   };
+  const historyCache = options.historyCache ?? (config.historyIdleMs !== undefined ? { idleMs: config.historyIdleMs } : undefined);
   const runtime = new AgentRuntime({
     model: config.model,
     contextWindow: config.contextWindow,
     callModel,
     send,
     log,
-    ...(options.historyCache ? { historyCache: options.historyCache } : {}),
+    ...(historyCache ? { historyCache } : {}),
   });
   const finish = async (exit: AgentExit, cancelReason: string): Promise<AgentExit> => {
     clearTimeout(timer);

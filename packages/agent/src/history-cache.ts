@@ -5,7 +5,7 @@
 import { chainHistoryDigest } from "@palisade/protocol";
 import type { ContextMessage, ProcessRequest } from "@palisade/protocol/pipeline";
 
-/** The Engine forgets what it sent after its session idle window (limits.session_idle_s, 5 min by default). */
+/** The Engine forgets what it sent after its session idle window (limits.sessionIdleMs, 5 min by default), which it passes as PALISADE_HISTORY_IDLE_MS. */
 export const HISTORY_IDLE_MS = 300_000;
 export const HISTORY_MAX_BYTES = 64 * 1024 * 1024;
 
@@ -51,6 +51,11 @@ export class HistoryCache {
 
   get sessions(): number {
     return this.copies.size;
+  }
+
+  /** How long a copy is kept without a request. */
+  get idleWindowMs(): number {
+    return this.idleMs;
   }
 
   get heldBytes(): number {

@@ -14,6 +14,11 @@ export interface AgentLaunchOptions {
   contextWindow?: number;
   /** Request shaping, time limits and retries; sent as JSON (never credentials). */
   modelSettings?: Partial<ModelSettings>;
+  /**
+   * The Engine's session idle window (limits.sessionIdleMs): the Agent keeps a conversation this
+   * long without a turn, as the Engine remembers what it sent (default: HISTORY_IDLE_MS).
+   */
+  historyIdleMs?: number;
   /** Default: the running Node (process.execPath). */
   nodePath?: string;
   /** false: no permission flags (only for `--allow-unsandboxed`). Default true. */
@@ -118,5 +123,6 @@ export function agentLaunchSpec(options: AgentLaunchOptions): LaunchSpec {
   if (options.agentId) env[AGENT_ENV.agentId] = options.agentId;
   if (options.contextWindow) env[AGENT_ENV.contextWindow] = String(options.contextWindow);
   if (options.modelSettings) env[AGENT_ENV.modelSettings] = JSON.stringify(options.modelSettings);
+  if (options.historyIdleMs) env[AGENT_ENV.historyIdleMs] = String(options.historyIdleMs);
   return { command: options.nodePath ?? process.execPath, args, env, readPaths };
 }

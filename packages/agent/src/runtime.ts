@@ -95,7 +95,8 @@ export class AgentRuntime {
   constructor(private readonly options: RuntimeOptions) {
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.histories = new HistoryCache(options.historyCache);
-    this.sweeper = setInterval(() => this.histories.sweep(), 60_000);
+    // A copy is dropped within a minute of its idle window, sooner when the window is shorter.
+    this.sweeper = setInterval(() => this.histories.sweep(), Math.max(1000, Math.min(60_000, this.histories.idleWindowMs)));
     this.sweeper.unref();
   }
 

@@ -37,6 +37,14 @@ describe("readAgentConfig", () => {
     expect(JSON.stringify(c)).not.toContain("sk-x");
     expect(JSON.stringify(c)).not.toContain("http://h");
   });
+  it("reads the Engine's session idle window for the kept conversations, a whole number of ms", () => {
+    const env = { PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_MODEL: "m", PALISADE_MODEL_GATEWAY: "/g" };
+    expect(readAgentConfig({ ...env, PALISADE_HISTORY_IDLE_MS: "900000" }, { token: "t" }).historyIdleMs).toBe(900_000);
+    expect(readAgentConfig(env, { token: "t" }).historyIdleMs).toBeUndefined();
+    for (const bad of ["0", "-5", "1.5", "soon"]) {
+      expect(() => readAgentConfig({ ...env, PALISADE_HISTORY_IDLE_MS: bad }, { token: "t" })).toThrow(`PALISADE_HISTORY_IDLE_MS=${JSON.stringify(bad)} must be a whole number of milliseconds >= 1`);
+    }
+  });
   it("wants an absolute gateway socket path", () => {
     expect(() => readAgentConfig({ PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_MODEL: "m", PALISADE_MODEL_GATEWAY: "g.sock" }, { token: "t" })).toThrow(/PALISADE_MODEL_GATEWAY="g.sock" must be an absolute path/);
   });

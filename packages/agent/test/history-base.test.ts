@@ -41,6 +41,30 @@ describe("Agent: conversations kept between turns", () => {
     ]);
   });
 
+  it("drops a conversation after the Engine's session idle window (config.historyIdleMs), then asks for it whole", async () => {
+    rig = await startRig({}, { turns: [reply.text("a"), reply.text("b")] }, { historyIdleMs: 200 });
+    const { engine, model } = rig;
+    expect((await engine.turn({ sessionId: "s", messageId: "m1", content: "two", history: first, historyGeneration: "g" })).error).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    engine.send({
+      directive: {
+        case: "process",
+        value: {
+          sessionId: "s",
+          messageId: "m2",
+          content: "three",
+          history: [{ role: "user", content: "two" }, { role: "assistant", content: "a" }],
+          historyGeneration: "g",
+          historyBase: 2,
+          historyDigest: chainHistoryDigest("", first),
+        },
+      },
+    });
+    const needed = await waitFor(() => engine.events.find((e) => e.event.case === "historyNeeded"), { timeoutMs: 5000, message: "HistoryNeeded" });
+    expect(needed.event.case === "historyNeeded" && needed.event.value.reason).toContain("no copy");
+    expect(model.chatRequests()).toHaveLength(1);
+  });
+
   it("a base it does not hold is answered with HistoryNeeded, without calling the model", async () => {
     rig = await startRig({}, { turns: [reply.text("a")] });
     const { engine, model } = rig;

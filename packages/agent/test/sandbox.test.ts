@@ -178,6 +178,11 @@ describe("agentLaunchSpec", () => {
     expect(spec.args.at(-1)).toBe(agentMain());
   });
 
+  it("passes the Engine's session idle window when it is given", () => {
+    expect(agentLaunchSpec({ ...base, historyIdleMs: 900_000 }).env.PALISADE_HISTORY_IDLE_MS).toBe("900000");
+    expect(agentLaunchSpec(base).env).not.toHaveProperty("PALISADE_HISTORY_IDLE_MS");
+  });
+
   it("allows reads of its package and the packages it imports, by the paths Node resolves and their real paths, and nothing else", () => {
     const spec = agentLaunchSpec(base);
     const rootModules = join(agentPackageDir(), "..", "..", "node_modules");

@@ -30,7 +30,7 @@ export interface Rig {
 export async function startRig(
   engineOptions: FakeEngineOptions = {},
   modelOptions: ScriptedServerOptions = {},
-  agent: Partial<RunAgentOptions> & { contextWindow?: number; modelSettings?: Partial<ModelSettings> } = {},
+  agent: Partial<RunAgentOptions> & { contextWindow?: number; modelSettings?: Partial<ModelSettings>; historyIdleMs?: number } = {},
 ): Promise<Rig> {
   const dir = await makeTempDir("palisade-agent-");
   const model = await startScriptedServer(modelOptions);
@@ -46,6 +46,7 @@ export async function startRig(
       model: "scripted-model",
       contextWindow: agent.contextWindow ?? 128_000,
       ...(agent.modelSettings ? { modelSettings: { ...DEFAULT_MODEL_SETTINGS, ...agent.modelSettings } } : {}),
+      ...(agent.historyIdleMs !== undefined ? { historyIdleMs: agent.historyIdleMs } : {}),
     },
     retry: { baseDelayMs: 5, maxDelayMs: 20, maxTotalDelayMs: 2000 },
     sandbox: FAKE_PROBE,
