@@ -76,4 +76,51 @@ describe("SQLite adapter context cache", () => {
     expect(outcome.deletedSessions).toContain(b.id);
     expect(await store.contextMessages(b.id)).toEqual([]);
   });
+
+  it("keeps the context of every session in use, however many, and reads none of them back while they fit", async () => {
+    dir = mkdtempSync(join(tmpdir(), "pal-ctx-"));
+    const store = await openSqliteStore(dir);
+    open.push(store);
+    const ids = Array.from({ length: 300 }, (_, i) => `ses_${String(i)}`);
+    for (const id of ids) {
+      await store.createSession(session(id));
+      await store.contextMessages(id);
+      await commit(store, session(id), 1, true);
+    }
+    // Every session is cached: a turn of each, round robin, finds its context in memory.
+    expect(store.cachedSessions?.()).toBe(300);
+    for (const id of ids) expect((await store.contextMessages(id)).map((m) => m.content)).toEqual(["question 1", "answer 1"]);
+    expect(store.cachedSessions?.()).toBe(300);
+  });
+
+  it("bounds the cache by the text it holds: least recently used sessions go, and read back equal", async () => {
+    dir = mkdtempSync(join(tmpdir(), "pal-ctx-"));
+    // Room for about three sessions of one turn each (two records of ~266 characters and two tool calls).
+    const store = await openSqliteStore(dir, undefined, undefined, { contextCacheChars: 3 * 1200 });
+    open.push(store);
+    const ids = ["ses_a", "ses_b", "ses_c", "ses_d", "ses_e"];
+    for (const id of ids) {
+      await store.createSession(session(id));
+      await store.contextMessages(id);
+      await commit(store, session(id), 1, true);
+    }
+    expect(store.cachedSessions?.()).toBeLessThanOrEqual(3);
+    expect(store.cachedSessions?.()).toBeGreaterThanOrEqual(2);
+    const fresh = await openSqliteStore(dir);
+    open.push(fresh);
+    for (const id of ids) expect(await store.contextMessages(id)).toStrictEqual(await fresh.contextMessages(id));
+    // One session larger than the whole limit is still kept while it is the one in use.
+    await store.createSession(session("ses_big"));
+    await store.contextMessages("ses_big");
+    await store.commitTurn({
+      session: session("ses_big"),
+      status: "completed",
+      user: { id: "big_u", content: "x".repeat(10_000), createdAt: 1 },
+      assistant: { id: "big_a", content: "ok", createdAt: 2, usage: ZERO_USAGE },
+      toolCalls: [],
+      events: [],
+    });
+    expect(store.cachedSessions?.()).toBe(1);
+    expect((await store.contextMessages("ses_big")).map((m) => m.id)).toEqual(["big_u", "big_a"]);
+  });
 });

@@ -2,6 +2,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { loadOrCreateAuditKey, Store } from "@palisade/store";
+import { CONTEXT_CACHE_CHARS, ContextCache } from "./context-cache.js";
 import type { MigrationStep, MessageRecord as StoredMessage, SessionRecord as StoredSession, ToolCallRecord as StoredCall, NewToolCall } from "@palisade/store";
 import type {
   AuditEntry,
@@ -87,9 +88,6 @@ function auditRow(e: AuditEntry): { kind: string; sessionId: string; actor: stri
   return { kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts };
 }
 
-/** Sessions whose context is kept in memory (least recently used ones are dropped). */
-export const CONTEXT_CACHE_SESSIONS = 256;
-
 class SqliteStore implements EngineStore {
   /**
    * The Agent's context of recently active sessions. Reading a whole conversation back from
@@ -97,9 +95,14 @@ class SqliteStore implements EngineStore {
    * only writer of a session's transcript (commitTurn appends, deleteSession and retention
    * drop), so the copy stays exactly what contextMessages would read.
    */
-  private readonly contexts = new Map<string, MessageRecord[]>();
+  private readonly contexts: ContextCache;
 
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    contextCacheChars = CONTEXT_CACHE_CHARS,
+  ) {
+    this.contexts = new ContextCache(contextCacheChars);
+  }
 
   async createSession(s: SessionRecord): Promise<void> {
     this.store.createSession({
@@ -173,14 +176,9 @@ class SqliteStore implements EngineStore {
 
   async contextMessages(sessionId: string): Promise<MessageRecord[]> {
     const cached = this.contexts.get(sessionId);
-    if (cached) {
-      this.contexts.delete(sessionId); // most recently used last
-      this.contexts.set(sessionId, cached);
-      return [...cached];
-    }
+    if (cached) return [...cached];
     const loaded = this.loadContext(sessionId);
     this.contexts.set(sessionId, loaded);
-    if (this.contexts.size > CONTEXT_CACHE_SESSIONS) this.contexts.delete(this.contexts.keys().next().value as string);
     return [...loaded];
   }
 
@@ -243,7 +241,7 @@ class SqliteStore implements EngineStore {
       await this.store.sync();
       throw err;
     }
-    this.contexts.get(sid)?.push(...committed.messages.map(message));
+    this.contexts.append(sid, committed.messages.map(message));
     // Durable against a power cut before the caller announces the turn (RESPONSE_COMPLETE).
     await this.store.sync();
   }
@@ -324,7 +322,12 @@ class SqliteStore implements EngineStore {
  * cut) when its promise resolves, as with FULL, but the fsync runs off the event loop and
  * concurrent writers share it, so one session's commit never stalls the others.
  */
-export async function openSqliteStore(dataDir: string, log: (line: string) => void = () => undefined, auditKeyFile?: string): Promise<EngineStore> {
+export async function openSqliteStore(
+  dataDir: string,
+  log: (line: string) => void = () => undefined,
+  auditKeyFile?: string,
+  options: { contextCacheChars?: number } = {},
+): Promise<EngineStore> {
   const onMigration = (step: MigrationStep): void =>
     log(
       step.phase === "start"
@@ -342,5 +345,5 @@ export async function openSqliteStore(dataDir: string, log: (line: string) => vo
       throw err;
     }
   }
-  return new SqliteStore(store);
+  return new SqliteStore(store, options.contextCacheChars);
 }
