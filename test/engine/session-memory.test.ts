@@ -1,6 +1,7 @@
 // A real Engine: what it holds in memory per session (event seqs, loaded tool groups, the context
 // cache, what the Agent holds of it, the gateway's token counts, recent client message ids) is dropped once a session is idle,
 // and a session used again continues where it was (its seq, its tool groups).
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PipelineEventType as T } from "@palisade/protocol/pipeline";
 import { waitFor } from "@palisade/testing";
@@ -18,6 +19,13 @@ afterAll(async () => {
 });
 
 describe.skipIf(skip)("engine end to end: per-session memory", () => {
+  it("the Agent is started with the Engine's session idle window, so it keeps a conversation as long as the Engine does", async () => {
+    const pid = h.engine.agentPid();
+    expect(pid).toBeDefined();
+    const env = readFileSync(`/proc/${String(pid)}/environ`, "utf8").split("\0");
+    expect(env).toContain(`PALISADE_HISTORY_IDLE_MS=${String(IDLE_MS)}`);
+  });
+
   it("after N sessions finish, every per-session map is back to its baseline; a session used again continues its seq and keeps its tool groups", async () => {
     const base = h.engine.sessionMemory();
     const N = 6;

@@ -198,7 +198,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
         agentCredential = req.token;
         return agentLaunch(req);
       },
-      request: () => ({ engineAddress: boundAddress || normalizeAddress(address), modelGateway: gatewaySocket, agentId: config.agent.name, model: config.model }),
+      request: () => ({ engineAddress: boundAddress || normalizeAddress(address), modelGateway: gatewaySocket, agentId: config.agent.name, model: config.model, sessionIdleMs: config.limits.sessionIdleMs }),
       budget: config.limits.agentRestartBudget,
       windowMs: config.limits.agentRestartWindowMs,
       readyTimeoutMs: config.limits.agentReadyTimeoutMs,

@@ -342,6 +342,8 @@ export interface AgentLaunchRequest {
   token: string;
   agentId: string;
   model: ModelConfig;
+  /** limits.sessionIdleMs: the Agent keeps a conversation this long without a turn, as the Engine does. */
+  sessionIdleMs?: number;
 }
 
 export type AgentLauncher = (request: AgentLaunchRequest) => AgentLaunch | Promise<AgentLaunch>;

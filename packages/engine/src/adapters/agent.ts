@@ -45,6 +45,7 @@ export function agentLauncher(): AgentLauncher {
       contextWindow: req.model.contextWindow,
       modelSettings: modelSettingsOf(req.model),
       modelGateway: req.modelGateway,
+      ...(req.sessionIdleMs ? { historyIdleMs: req.sessionIdleMs } : {}),
     });
     return withoutNetwork({ command: spec.command, args: spec.args, env: spec.env });
   };
