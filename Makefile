@@ -46,7 +46,7 @@ install: $(NPM_INSTALL_STAMP)
 # a no-op when nothing changed), and the background Engine and the Agent into one file each
 # (scripts/bundle.mjs). bin/palisade runs the CLI with the Node recorded last (native
 # addons are built for it), without asking scripts/node-bin.sh before every command. Last, each
-# built-in capability is started once to fill its V8 code cache (dist/compile-cache, read-only in
+# built-in capability whose code changed is started once to fill its V8 code cache (dist/compile-cache, read-only in
 # its sandbox): its every (re)start then compiles less.
 build: install
 	npx tsc -b

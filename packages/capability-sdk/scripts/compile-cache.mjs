@@ -7,19 +7,51 @@
 // as it did without one).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createClient } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
 
 const START_TIMEOUT_MS = 20_000;
+const STAMP = "compile-cache.made-for";
+const KEPT = "kept";
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+
+/** The newest modification time of the JavaScript under `dir` (its compile cache left out). */
+function newestCode(dir) {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile() || !/\.[cm]?js$/.test(e.name) || relative(dir, e.parentPath).split(sep).includes("compile-cache")) continue;
+    newest = Math.max(newest, statSync(join(e.parentPath, e.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * What a cache was made from: Node's version, and the newest code the capability can load (its
+ * own dist, the workspace packages' dist, the installed dependencies). A cache made from the same
+ * is kept: `make build` and `make run` do not start every capability again when nothing changed.
+ */
+function madeFrom(pkg) {
+  const packages = join(repo, "packages");
+  const code = [join(pkg, "dist"), ...readdirSync(packages).map((p) => join(packages, p, "dist")).filter((d) => existsSync(d))];
+  const installed = join(repo, "node_modules", ".package-lock.json");
+  const deps = existsSync(installed) ? statSync(installed).mtimeMs : 0;
+  return `${process.version} ${String(Math.max(deps, ...code.map(newestCode)))}`;
+}
 
 async function prime(pkg) {
   const entry = join(pkg, "dist", "main.js");
   const cache = join(pkg, "dist", "compile-cache");
+  if (!existsSync(entry)) {
+    rmSync(cache, { recursive: true, force: true });
+    return `${entry} is missing: run \`npx tsc -b\` first`;
+  }
+  const source = madeFrom(pkg);
+  if (existsSync(cache) && existsSync(join(pkg, "dist", STAMP)) && readFileSync(join(pkg, "dist", STAMP), "utf8") === source) return KEPT;
   rmSync(cache, { recursive: true, force: true });
-  if (!existsSync(entry)) return `${entry} is missing: run \`npx tsc -b\` first`;
   mkdirSync(cache);
   const run = mkdtempSync(join(tmpdir(), "palisade-compile-cache-"));
   const socket = join(run, "capability.sock");
@@ -52,6 +84,7 @@ async function prime(pkg) {
     const end = await exited;
     if (end.code !== 0) throw new Error(`exited (${end.signal ?? end.code}) after the Healthcheck: ${log.trim()}`);
     if (readdirSync(cache).length === 0) throw new Error("Node wrote no code cache");
+    writeFileSync(join(pkg, "dist", STAMP), source);
     return undefined;
   } catch (err) {
     child.kill("SIGKILL");
@@ -65,6 +98,7 @@ async function prime(pkg) {
 
 const packages = process.argv.slice(2).map((p) => resolve(p));
 const results = await Promise.all(packages.map(async (pkg) => ({ pkg, problem: await prime(pkg) })));
-for (const { pkg, problem } of results) if (problem !== undefined) console.warn(`compile cache: none for ${pkg}: ${problem}`);
+for (const { pkg, problem } of results) if (problem !== undefined && problem !== KEPT) console.warn(`compile cache: none for ${pkg}: ${problem}`);
 const made = results.filter((r) => r.problem === undefined).map((r) => relative(process.cwd(), join(r.pkg, "dist", "compile-cache")));
 if (made.length > 0) console.log(`compile cache: ${made.join(", ")}`);
+else if (results.every((r) => r.problem === KEPT)) console.log("compile cache up to date");

@@ -1,6 +1,6 @@
 // useCompileCache and scripts/compile-cache.mjs, on real Node processes running the compiled SDK.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -89,6 +89,21 @@ await serveCapability(defineCapability({ id: "good", tools: [{ name: "t", descri
     const versions = readdirSync(join(good, "dist", "compile-cache"));
     expect(versions).toHaveLength(1);
     expect(readdirSync(join(good, "dist", "compile-cache", versions[0] ?? "")).length).toBeGreaterThan(10);
+
+    // Nothing changed: the next build keeps the cache without starting the capability again.
+    const cacheDir = join(good, "dist", "compile-cache", versions[0] ?? "");
+    const before = statSync(cacheDir).mtimeMs;
+    const again = await run([script, good]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain("compile cache up to date");
+    expect(statSync(cacheDir).mtimeMs).toBe(before);
+
+    // Its code changed: made again.
+    const main = join(good, "dist", "main.js");
+    utimesSync(main, new Date(), new Date(Date.now() + 5000));
+    const changed = await run([script, good]);
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(changed.stdout).toContain("compile cache: good/dist/compile-cache");
   });
 
   it("leaves no cache for a capability that does not start, and says why, without failing", async () => {
