@@ -7,9 +7,13 @@
 // Also the start-up CPU (spawn to first call). --gap-ms N pauses between calls as a turn's model
 // time does: an idle process pays more per call (wake-ups, and the JIT keeps compiling: see
 // BENCH_THREADS=1, CPU per thread). FILES_NODE_FLAGS="--cpu-prof ..." passes flags to the
-// capability's node; BENCH_CHILD_OUT=1 shows its stdout (e.g. --trace-gc).
-// Run: flock /tmp/palisade-cpu.lock node bench/files-call.mjs [--runs 5] [--root /work/main --root .]
-import { spawn } from "node:child_process";
+// capability's node (HOST_NODE_FLAGS to the --via host caller's); BENCH_CHILD_OUT=1 shows its
+// stdout (e.g. --trace-gc). The caller's CPU per call
+// is printed too: with --via host the caller is a child process calling through the root's
+// CapabilityHost.invoke (the Engine's side: invoke.js, the protocol client, grpc-js), started
+// unsandboxed; by default it is this process with a bare protocol client.
+// Run: flock /tmp/palisade-cpu.lock node bench/files-call.mjs [--runs 5] [--via host] [--gap-ms 10] [--root /work/main --root .]
+import { fork, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -31,6 +35,8 @@ const WARMUP = Number(opt("warmup", 2000));
 const WARM = Number(opt("warm", 2000));
 /** Pause between calls, ms (0: back to back; a turn's model time leaves the process idle between calls). */
 const GAP_MS = Number(opt("gap-ms", 0));
+/** `direct`: this process calls the capability with a bare protocol client; `host`: a child process calls it through the capability host of each root, as the Engine does (its CPU is the "caller" column). */
+const VIA = opt("via", "direct");
 
 const enc = new TextEncoder();
 const dir = mkdtempSync(join(tmpdir(), "palisade-bench-files-"));
@@ -63,7 +69,8 @@ function cpuNs(pid) {
   return total;
 }
 
-async function oneRun(root, run) {
+/** The files capability started and called by this process (a bare protocol client). */
+async function directDriver(root, run) {
   const socket = join(sockDir, `files-${run}.sock`);
   const secret = randomBytes(24).toString("hex");
   const child = spawn(process.execPath, [...(process.env.FILES_NODE_FLAGS ?? "").split(" ").filter(Boolean), join(root, "apps/capabilities/files/dist/main.js")], {
@@ -89,40 +96,83 @@ async function oneRun(root, run) {
     threadId: "main",
     capabilityId: "files",
   };
-  const calls = async (n) => {
-    for (let i = 0; i < n; i++) {
-      const res = await client.invoke(request);
-      if (res.error) throw new Error(res.error);
-      if (GAP_MS > 0) await new Promise((r) => setTimeout(r, GAP_MS));
-    }
+  return {
+    pid: child.pid,
+    /** Makes n calls; returns the caller's CPU for them, ns. */
+    async calls(n) {
+      const self0 = process.cpuUsage();
+      for (let i = 0; i < n; i++) {
+        const res = await client.invoke(request);
+        if (res.error) throw new Error(res.error);
+        if (GAP_MS > 0) await new Promise((r) => setTimeout(r, GAP_MS));
+      }
+      const self = process.cpuUsage(self0);
+      return (self.user + self.system) * 1000;
+    },
+    async stop() {
+      client.close();
+      child.kill("SIGTERM");
+      await new Promise((r) => child.once("exit", r));
+    },
   };
+}
+
+/** The files capability started and called by the capability host of `root`, in a child process (the Engine's side). */
+async function hostDriver(root) {
+  const child = fork(new URL("./lib/files-call-host-child.mjs", import.meta.url), [root, ws], {
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+    execArgv: (process.env.HOST_NODE_FLAGS ?? "").split(" ").filter(Boolean),
+  });
+  const next = () => new Promise((res, rej) => {
+    child.once("message", res);
+    child.once("exit", (code) => rej(new Error(`host child exited ${code}`)));
+  });
+  const ready = await next();
+  return {
+    pid: ready.pid,
+    async calls(n) {
+      const reply = next();
+      child.send({ calls: n, gapMs: GAP_MS });
+      return (await reply).cpuNs;
+    },
+    async stop() {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.send({ stop: true });
+      await exited;
+    },
+  };
+}
+
+async function oneRun(root, run) {
+  const driver = VIA === "host" ? await hostDriver(root) : await directDriver(root, run);
+  const pid = driver.pid;
   const measure = async (n) => {
-    const cpu0 = cpuNs(child.pid);
+    const cpu0 = cpuNs(pid);
     const busy0 = machineBusyMs();
     const self0 = process.cpuUsage();
     const t0 = performance.now();
-    await calls(n);
+    const callerNs = await driver.calls(n);
     const wall = performance.now() - t0;
     const self = process.cpuUsage(self0);
-    const own = (cpuNs(child.pid) - cpu0) / 1e6;
-    const foreign = Math.max(0, machineBusyMs() - busy0 - own - (self.user + self.system) / 1000);
-    return { usPerCall: (own * 1000) / n, wallMs: wall, foreignPct: (100 * foreign) / wall };
+    const own = (cpuNs(pid) - cpu0) / 1e6;
+    const caller = callerNs / 1e6;
+    const bench = VIA === "host" ? (self.user + self.system) / 1000 : 0; // direct: the caller is this process
+    const foreign = Math.max(0, machineBusyMs() - busy0 - own - caller - bench);
+    return { usPerCall: (own * 1000) / n, clientUsPerCall: (caller * 1000) / n, wallMs: wall, foreignPct: (100 * foreign) / wall };
   };
   // BENCH_THREADS=1: CPU per call by thread name (MainThread, V8Worker = GC and JIT, libuv-worker).
   const byThread = async (label, n, fn) => {
-    const t0 = threadsNs(child.pid);
+    const t0 = threadsNs(pid);
     const r = await fn();
-    const t1 = threadsNs(child.pid);
+    const t1 = threadsNs(pid);
     if (process.env.BENCH_THREADS) console.error(`${label}: ${Object.entries(t1).filter(([k, v]) => v > (t0[k] ?? 0)).map(([k, v]) => `${k} ${((v - (t0[k] ?? 0)) / 1000 / n).toFixed(1)}`).join(", ")} us/call`);
     return r;
   };
-  const startMs = cpuNs(child.pid) / 1e6; // start-up, connection accepted
+  const startMs = cpuNs(pid) / 1e6; // start-up, connection accepted
   const first = await byThread("first", FIRST, () => measure(FIRST));
-  await calls(WARMUP);
+  await driver.calls(WARMUP);
   const warm = await byThread("warm", WARM, () => measure(WARM));
-  client.close();
-  child.kill("SIGTERM");
-  await new Promise((r) => child.once("exit", r));
+  await driver.stop();
   return { startMs, first, warm };
 }
 
@@ -131,14 +181,14 @@ for (let run = 0; run < RUNS; run++) {
   for (const root of run % 2 ? [...roots].reverse() : roots) {
     const r = await oneRun(root, `${run}-${roots.indexOf(root)}`);
     results.get(root).push(r);
-    console.error(`run ${run} ${root}: start ${r.startMs.toFixed(0)} ms, first ${r.first.usPerCall.toFixed(0)} us/call, warm ${r.warm.usPerCall.toFixed(0)} us/call (foreign ${r.first.foreignPct.toFixed(0)}%/${r.warm.foreignPct.toFixed(0)}%)`);
+    console.error(`run ${run} ${root}: start ${r.startMs.toFixed(0)} ms, first ${r.first.usPerCall.toFixed(0)} us/call, warm ${r.warm.usPerCall.toFixed(0)} us/call, client warm ${r.warm.clientUsPerCall.toFixed(0)} us/call (foreign ${r.first.foreignPct.toFixed(0)}%/${r.warm.foreignPct.toFixed(0)}%)`);
   }
 }
 const fmt = (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
-console.log(`files capability CPU per read_file call (2-byte file), us, median (range) of ${RUNS} runs, ${GAP_MS} ms between calls`);
-console.log(`start-up ms (spawn to first call) | first ${FIRST} calls after start | warm (${WARM} calls after ${FIRST + WARMUP}) | foreign CPU % of a core, median | root`);
+console.log(`files capability CPU per read_file call (2-byte file), us, median (range) of ${RUNS} runs, ${GAP_MS} ms between calls, caller: ${VIA === "host" ? "CapabilityHost.invoke in a child process" : "a protocol client in this process"}`);
+console.log(`start-up ms (spawn to first call) | first ${FIRST} calls after start | warm (${WARM} calls after ${FIRST + WARMUP}) | caller first | caller warm | foreign CPU % of a core, median | root`);
 for (const [root, rs] of results) {
   const foreign = median(rs.flatMap((r) => [r.first.foreignPct, r.warm.foreignPct]));
-  console.log(`${fmt(rs.map((r) => r.startMs))} | ${fmt(rs.map((r) => r.first.usPerCall))} | ${fmt(rs.map((r) => r.warm.usPerCall))} | ${foreign.toFixed(0)} | ${root}`);
+  console.log(`${fmt(rs.map((r) => r.startMs))} | ${fmt(rs.map((r) => r.first.usPerCall))} | ${fmt(rs.map((r) => r.warm.usPerCall))} | ${fmt(rs.map((r) => r.first.clientUsPerCall))} | ${fmt(rs.map((r) => r.warm.clientUsPerCall))} | ${foreign.toFixed(0)} | ${root}`);
 }
 rmSync(dir, { recursive: true, force: true });
