@@ -5,34 +5,20 @@
 // Run: flock /tmp/palisade-cpu.lock node bench/capability-start.mjs [--runs 10] [--capability files] [--root /work/main --root .]
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createClient } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
-import { machineBusyMs, median } from "./lib/proc.mjs";
+import { benchArgs, machineBusyMs, median, threadsCpuNs } from "./lib/proc.mjs";
 
-const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(`--${name}`);
-  return i === -1 ? dflt : argv[i + 1];
-};
-const roots = argv.flatMap((a, i) => (a === "--root" ? [resolve(argv[i + 1])] : []));
-if (roots.length === 0) roots.push(resolve(new URL("..", import.meta.url).pathname));
+const { opt, roots } = benchArgs(process.argv.slice(2), new URL("..", import.meta.url).pathname);
 const RUNS = Number(opt("runs", 10));
 const CAPABILITY = opt("capability", "files");
 
 const dir = mkdtempSync(join(tmpdir(), "palisade-bench-start-"));
 
-function cpuMs(pid) {
-  let ns = 0;
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
-    } catch { /* thread gone */ }
-  }
-  return ns / 1e6;
-}
+const cpuMs = (pid) => threadsCpuNs(pid) / 1e6;
 
 async function oneStart(root, run) {
   const socket = join(dir, `${run}.sock`);

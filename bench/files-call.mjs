@@ -16,19 +16,13 @@
 import { fork, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { createClient } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
-import { machineBusyMs, median } from "./lib/proc.mjs";
+import { benchArgs, machineBusyMs, median, threadsCpuNs } from "./lib/proc.mjs";
 
-const argv = process.argv.slice(2);
-const opt = (name, dflt) => {
-  const i = argv.indexOf(`--${name}`);
-  return i === -1 ? dflt : argv[i + 1];
-};
-const roots = argv.flatMap((a, i) => (a === "--root" ? [resolve(argv[i + 1])] : []));
-if (roots.length === 0) roots.push(resolve(new URL("..", import.meta.url).pathname));
+const { opt, roots } = benchArgs(process.argv.slice(2), new URL("..", import.meta.url).pathname);
 const RUNS = Number(opt("runs", 5));
 const FIRST = Number(opt("first", 100));
 const WARMUP = Number(opt("warmup", 2000));
@@ -58,16 +52,7 @@ function threadsNs(pid) {
   return out;
 }
 
-/** CPU of every thread of `pid` so far, ns (threads that ended are not counted: Node's do not end). */
-function cpuNs(pid) {
-  let total = 0;
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
-    } catch { /* thread gone */ }
-  }
-  return total;
-}
+const cpuNs = threadsCpuNs;
 
 /** The files capability started and called by this process (a bare protocol client). */
 async function directDriver(root, run) {

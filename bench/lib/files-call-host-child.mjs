@@ -3,9 +3,10 @@
 // Engine's tool-call step does (its own process, so its CPU is only this). Unsandboxed, like the
 // bench's direct mode. Messages over IPC: {ready, pid} once the capability answers; then for each
 // {calls: n, gapMs} the reply {done, cpuNs} (this process's CPU for those calls, all threads).
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { threadsCpuNs } from "./proc.mjs";
 
 const [root, workspace] = process.argv.slice(2);
 const { CapabilityHost } = await import(join(root, "packages/capabilities/dist/index.js"));
@@ -26,15 +27,7 @@ const host = new CapabilityHost({
 const [status] = await host.start();
 if (status.state !== "ready") throw new Error(`files not ready: ${status.message}`);
 
-const selfNs = () => {
-  let ns = 0;
-  for (const t of readdirSync("/proc/self/task")) {
-    try {
-      ns += Number(readFileSync(`/proc/self/task/${t}/schedstat`, "utf8").split(" ")[0]);
-    } catch { /* gone */ }
-  }
-  return ns;
-};
+const selfNs = () => threadsCpuNs("self");
 const opts = { sessionId: "bench", userId: "bench", workspace };
 process.on("message", async (m) => {
   if (m.stop) {

@@ -2,6 +2,7 @@
 // used, and what the rest of the machine ("foreign" CPU: other users, other jobs) used meanwhile.
 // The load average cannot tell the two apart; /proc/stat minus our own process trees can.
 import { readFileSync, readdirSync } from "node:fs";
+import { resolve } from "node:path";
 
 const TICK_MS = 1000 / 100; // USER_HZ
 
@@ -138,4 +139,26 @@ export function median(xs) {
 export function spread(xs, unit = "ms") {
   const f = (x) => (unit === "s" ? (x / 1000).toFixed(2) : x.toFixed(0));
   return `${f(median(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`;
+}
+
+/** CPU of every thread of `pid` ("self" for this process) so far, ns, from schedstat (threads that ended are not counted: Node's do not end). */
+export function threadsCpuNs(pid) {
+  let total = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
+    } catch { /* thread gone */ }
+  }
+  return total;
+}
+
+/** `--name value` options of `argv`, and the built trees given with `--root` (default: this checkout). */
+export function benchArgs(argv, thisTree) {
+  const opt = (name, dflt) => {
+    const i = argv.indexOf(`--${name}`);
+    return i === -1 ? dflt : argv[i + 1];
+  };
+  const roots = argv.flatMap((a, i) => (a === "--root" ? [resolve(argv[i + 1])] : []));
+  if (roots.length === 0) roots.push(resolve(thisTree));
+  return { opt, roots };
 }
