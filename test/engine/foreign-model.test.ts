@@ -151,6 +151,7 @@ describe.skipIf(skip)("engine end to end: a model server we did not write (aimoc
     const cut = await send("Tell me a story.");
     expect(kind(final(cut.evs))).toBe("ERROR");
     expect(final(cut.evs).pipelineError?.message).toContain(base);
+    expect(final(cut.evs).pipelineError?.message).toMatch(/closed the connection before its answer was complete \(other side closed\); the answer was cut off/);
     // Never presented as a complete answer.
     expect(cut.evs.some((e) => e.responseComplete?.content === STORY)).toBe(false);
     const sessionId = cut.evs[0]!.sessionId;

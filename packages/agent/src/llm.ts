@@ -93,6 +93,8 @@ function failureFor(f: ModelFailure, where: string, s: ModelSettings, cause: unk
     case "rejects_tools":
     case "rejects_reasoning":
       return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} rejected the request (${http}${f.message})`, { cause });
+    case "cut_off":
+      return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} closed the connection before its answer was complete (${f.message}); the answer was cut off`, { cause });
     case "server":
       return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} failed (${http}${f.message}); it may be overloaded or down`, { cause });
     default:
@@ -100,7 +102,7 @@ function failureFor(f: ModelFailure, where: string, s: ModelSettings, cause: unk
   }
 }
 
-const RETRYABLE = new Set(["connection", "rate_limit", "server", "stream_error"]);
+const RETRYABLE = new Set(["connection", "rate_limit", "server", "stream_error", "cut_off"]);
 
 let sdk: Promise<Sdk> | undefined;
 /**

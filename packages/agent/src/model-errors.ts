@@ -21,6 +21,7 @@ export type FailureKind =
   | "bad_request"
   | "server"
   | "stream_error"
+  | "cut_off"
   | "other";
 
 export interface ModelFailure {
@@ -113,5 +114,13 @@ export function classifyModelError(sdk: typeof OpenAI, err: unknown, retryAfter:
     return { ...out, kind: "server" };
   }
   const message = err instanceof Error ? err.message : String(err);
+  if (cutOff(err)) return { ...base, kind: "cut_off", message };
   return { ...base, kind: "other", message };
+}
+
+/** The connection ended while the answer was being read (undici's SocketError, a reset): not a refusal. */
+function cutOff(err: unknown): boolean {
+  const e = err instanceof Error && err.message === "terminated" && err.cause instanceof Error ? err.cause : err;
+  const code = e instanceof Error ? (e as Error & { code?: unknown }).code : undefined;
+  return code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE";
 }
