@@ -467,6 +467,7 @@ export class CapabilityRuntime {
     const deadline = Date.now() + this.opts.startupTimeoutMs;
     let last = "no answer to Healthcheck yet";
     let answered = false;
+    let failed = false;
     let exited = false;
     const proc = this.process;
     void proc?.exited.then(() => (exited = true));
@@ -495,15 +496,18 @@ export class CapabilityRuntime {
       }
       const res = await this.check(Math.min(this.opts.healthCallTimeoutMs, remaining));
       if (res.ok) return res;
-      // The server's own "not ready" answer says more than a poll cut short by the startup deadline.
-      if (res.answered === true || !answered) last = res.message;
+      // The server's own "not ready" answer says more than a poll cut short by the startup deadline,
+      // and so does why a connection failed (a certificate, a refused port) than a later poll that
+      // ran out of time while the channel was still trying.
+      if (res.answered === true || (!answered && !(res.timedOut === true && failed))) last = res.message;
+      failed ||= res.timedOut !== true;
       answered ||= res.answered === true;
       await new Promise((r) => setTimeout(r, Math.min(this.opts.healthIntervalMs, Math.max(0, deadline - Date.now()))));
     }
     return { ok: false, message: "stopped" };
   }
 
-  private async check(timeoutMs: number): Promise<{ ok: boolean; message: string; answered?: boolean }> {
+  private async check(timeoutMs: number): Promise<{ ok: boolean; message: string; answered?: boolean; timedOut?: boolean }> {
     if (!this.client) return { ok: false, message: "no client" };
     try {
       const res = await this.client.healthcheck({}, { timeoutMs });
@@ -512,7 +516,7 @@ export class CapabilityRuntime {
       const e = RpcError.from(err);
       // Only silence is no answer: a status the server sent back (UNIMPLEMENTED, INTERNAL, ...) is its own word.
       const silent = e.code === Code.DEADLINE_EXCEEDED || e.code === Code.UNAVAILABLE;
-      return { ok: false, message: `Healthcheck failed: ${e.codeName}: ${e.message}`, ...(silent ? {} : { answered: true }) };
+      return { ok: false, message: `Healthcheck failed: ${e.codeName}: ${e.message}`, ...(silent ? {} : { answered: true }), ...(e.code === Code.DEADLINE_EXCEEDED ? { timedOut: true } : {}) };
     }
   }
 
