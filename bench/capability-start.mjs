@@ -3,13 +3,12 @@
 // threads, /proc/<pid>/task/*/schedstat). A capability pays this at its first use and again after
 // every idle stop. --root DIR (repeatable) starts the built capability of other trees, alternating.
 // Run: flock /tmp/palisade-cpu.lock node bench/capability-start.mjs [--runs 10] [--capability files] [--root /work/main --root .]
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
+import { spawnCapability } from "./lib/child.mjs";
 import { benchArgs, machineBusyMs, median, threadsCpuNs } from "./lib/proc.mjs";
 
 const { opt, roots } = benchArgs(process.argv.slice(2), new URL("..", import.meta.url).pathname);
@@ -22,22 +21,11 @@ const cpuMs = (pid) => threadsCpuNs(pid) / 1e6;
 
 async function oneStart(root, run) {
   const socket = join(dir, `${run}.sock`);
-  const secret = randomBytes(24).toString("hex");
   const busy0 = machineBusyMs();
   const self0 = process.cpuUsage();
   const t0 = performance.now();
-  const child = spawn(process.execPath, [join(root, "apps/capabilities", CAPABILITY, "dist/main.js")], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PALISADE_CAPABILITY_SOCKET: socket, PALISADE_WORKSPACE: dir },
-    stdio: ["pipe", "ignore", "pipe"],
-  });
-  child.stdin.write(`${secret}\n`);
-  let stderr = "";
-  await new Promise((res, rej) => {
-    child.stderr.on("data", (c) => {
-      stderr += c;
-      if (stderr.includes("listening on")) res();
-    });
-    child.once("exit", (code) => rej(new Error(`${CAPABILITY} exited ${code}: ${stderr}`)));
+  const { proc: child, secret } = await spawnCapability(join(root, "apps/capabilities", CAPABILITY, "dist/main.js"), socket, {
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, PALISADE_WORKSPACE: dir },
   });
   const client = createClient(Capability, `unix:${socket}`, { bearerToken: secret });
   const health = await client.healthcheck({});

@@ -13,13 +13,13 @@
 // CapabilityHost.invoke (the Engine's side: invoke.js, the protocol client, grpc-js), started
 // unsandboxed; by default it is this process with a bare protocol client.
 // Run: flock /tmp/palisade-cpu.lock node bench/files-call.mjs [--runs 5] [--via host] [--gap-ms 10] [--root /work/main --root .]
-import { fork, spawn } from "node:child_process";
+import { fork } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import { createClient } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
+import { spawnCapability } from "./lib/child.mjs";
 import { benchArgs, machineBusyMs, median, threadsCpuNs } from "./lib/proc.mjs";
 
 const { opt, roots } = benchArgs(process.argv.slice(2), new URL("..", import.meta.url).pathname);
@@ -52,24 +52,14 @@ function threadsNs(pid) {
   return out;
 }
 
-const cpuNs = threadsCpuNs;
 
 /** The files capability started and called by this process (a bare protocol client). */
 async function directDriver(root, run) {
   const socket = join(sockDir, `files-${run}.sock`);
-  const secret = randomBytes(24).toString("hex");
-  const child = spawn(process.execPath, [...(process.env.FILES_NODE_FLAGS ?? "").split(" ").filter(Boolean), join(root, "apps/capabilities/files/dist/main.js")], {
-    env: { ...process.env, PALISADE_CAPABILITY_SOCKET: socket },
-    stdio: ["pipe", process.env.BENCH_CHILD_OUT ? "inherit" : "ignore", "pipe"],
-  });
-  child.stdin.write(`${secret}\n`);
-  let stderr = "";
-  await new Promise((res, rej) => {
-    child.stderr.on("data", (c) => {
-      stderr += c;
-      if (stderr.includes("listening on")) res();
-    });
-    child.once("exit", (code) => rej(new Error(`files capability exited ${code}: ${stderr}`)));
+  const { proc: child, secret } = await spawnCapability(join(root, "apps/capabilities/files/dist/main.js"), socket, {
+    env: process.env,
+    nodeArgs: (process.env.FILES_NODE_FLAGS ?? "").split(" ").filter(Boolean),
+    stdout: process.env.BENCH_CHILD_OUT ? "inherit" : "ignore",
   });
   const client = createClient(Capability, `unix:${socket}`, { bearerToken: secret, defaultTimeoutMs: 120_000 });
   await client.waitForReady();
@@ -132,14 +122,14 @@ async function oneRun(root, run) {
   const driver = VIA === "host" ? await hostDriver(root) : await directDriver(root, run);
   const pid = driver.pid;
   const measure = async (n) => {
-    const cpu0 = cpuNs(pid);
+    const cpu0 = threadsCpuNs(pid);
     const busy0 = machineBusyMs();
     const self0 = process.cpuUsage();
     const t0 = performance.now();
     const callerNs = await driver.calls(n);
     const wall = performance.now() - t0;
     const self = process.cpuUsage(self0);
-    const own = (cpuNs(pid) - cpu0) / 1e6;
+    const own = (threadsCpuNs(pid) - cpu0) / 1e6;
     const caller = callerNs / 1e6;
     const bench = VIA === "host" ? (self.user + self.system) / 1000 : 0; // direct: the caller is this process
     const foreign = Math.max(0, machineBusyMs() - busy0 - own - caller - bench);
@@ -153,7 +143,7 @@ async function oneRun(root, run) {
     if (process.env.BENCH_THREADS) console.error(`${label}: ${Object.entries(t1).filter(([k, v]) => v > (t0[k] ?? 0)).map(([k, v]) => `${k} ${((v - (t0[k] ?? 0)) / 1000 / n).toFixed(1)}`).join(", ")} us/call`);
     return r;
   };
-  const startMs = cpuNs(pid) / 1e6; // start-up, connection accepted
+  const startMs = threadsCpuNs(pid) / 1e6; // start-up, connection accepted
   const first = await byThread("first", FIRST, () => measure(FIRST));
   await driver.calls(WARMUP);
   const warm = await byThread("warm", WARM, () => measure(WARM));

@@ -1,6 +1,7 @@
 // A benchmark's helper process: bench/lib/<file> forked with IPC (of `root`, another built tree,
 // when given); `first` is its first IPC message, `stop()` disconnects it and waits for its exit.
-import { fork } from "node:child_process";
+import { fork, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 
 export function child(file, args = [], env = {}, root = undefined) {
@@ -17,4 +18,23 @@ export function child(file, args = [], env = {}, root = undefined) {
     else proc.kill();
   });
   return { proc, first, stop };
+}
+
+/**
+ * A capability started as the Engine starts it: `entry` with PALISADE_CAPABILITY_SOCKET=`socket`
+ * and a fresh secret on its stdin; resolves once it says "listening on" (rejects if it exits first).
+ */
+export async function spawnCapability(entry, socket, { env = {}, nodeArgs = [], stdout = "ignore" } = {}) {
+  const secret = randomBytes(24).toString("hex");
+  const proc = spawn(process.execPath, [...nodeArgs, entry], { env: { ...env, PALISADE_CAPABILITY_SOCKET: socket }, stdio: ["pipe", stdout, "pipe"] });
+  proc.stdin.write(`${secret}\n`);
+  let stderr = "";
+  await new Promise((res, rej) => {
+    proc.stderr.on("data", (c) => {
+      stderr += c;
+      if (stderr.includes("listening on")) res();
+    });
+    proc.once("exit", (code) => rej(new Error(`${entry} exited ${code}: ${stderr}`)));
+  });
+  return { proc, secret };
 }

@@ -17,20 +17,23 @@ const first = [
   { role: "assistant", content: "first" },
 ];
 
+/** The second turn of session "s": the two messages the first one added, on top of `first`. */
+const addsToFirst = {
+  sessionId: "s",
+  messageId: "m2",
+  content: "three",
+  history: [{ role: "user", content: "two" }, { role: "assistant", content: "a" }],
+  historyGeneration: "g",
+  historyBase: 2,
+  historyDigest: chainHistoryDigest("", first),
+};
+
 describe("Agent: conversations kept between turns", () => {
   it("a request that adds to the kept copy shows the model the whole conversation", async () => {
     rig = await startRig({}, { turns: [reply.text("a"), reply.text("b")] });
     const { engine, model } = rig;
     expect((await engine.turn({ sessionId: "s", messageId: "m1", content: "two", history: first, historyGeneration: "g" })).error).toBeUndefined();
-    const out = await engine.turn({
-      sessionId: "s",
-      messageId: "m2",
-      content: "three",
-      history: [{ role: "user", content: "two" }, { role: "assistant", content: "a" }],
-      historyGeneration: "g",
-      historyBase: 2,
-      historyDigest: chainHistoryDigest("", first),
-    });
+    const out = await engine.turn(addsToFirst);
     expect(out.error).toBeUndefined();
     expect(model.chatRequests()[1]?.messages).toEqual([
       { role: "user", content: "one" },
@@ -49,15 +52,7 @@ describe("Agent: conversations kept between turns", () => {
     engine.send({
       directive: {
         case: "process",
-        value: {
-          sessionId: "s",
-          messageId: "m2",
-          content: "three",
-          history: [{ role: "user", content: "two" }, { role: "assistant", content: "a" }],
-          historyGeneration: "g",
-          historyBase: 2,
-          historyDigest: chainHistoryDigest("", first),
-        },
+        value: addsToFirst,
       },
     });
     const needed = await waitFor(() => engine.events.find((e) => e.event.case === "historyNeeded"), { timeoutMs: 5000, message: "HistoryNeeded" });
