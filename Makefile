@@ -88,6 +88,9 @@ deps-system:
 		( command -v apt-get >/dev/null && (apt-get install -y -q python3-grpcio python3-protobuf >/dev/null 2>&1 || \
 		  (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q python3-grpcio python3-protobuf >/dev/null 2>&1)) ) || \
 		echo "note: python3-grpcio not available; the Python interop test will be skipped with a reason"
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ( command -v apt-get >/dev/null && (apt-get install -y -q postgresql >/dev/null 2>&1 || \
+		  (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q postgresql >/dev/null 2>&1)) ) || \
+		echo "note: PostgreSQL not available; the store's PostgreSQL tests will be skipped with a reason"
 
 bench: build
 	node bench/run.mjs $(ARGS)
