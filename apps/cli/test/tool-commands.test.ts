@@ -310,9 +310,9 @@ describe("palisade capability credentials", () => {
 });
 
 describe("palisade audit verify", () => {
-  it("reports OK with the entry count, or the first broken entry and exit 1", async () => {
+  it("a chain written before keys (no key for the database): OK with the entry count, or the first broken entry and exit 1", async () => {
     const i = install();
-    const none = await cli(["audit", "verify", "--data-dir", i.dataDir]);
+    const none = await cli(["audit", "verify", "--data-dir", i.dataDir, "--config", i.configFile]);
     expect(none.code).toBe(0);
     expect(none.io.out()).toContain("OK: no audit entries yet");
     mkdirSync(i.dataDir, { recursive: true });
@@ -320,14 +320,14 @@ describe("palisade audit verify", () => {
     const store = Store.open(db);
     for (let k = 1; k <= 4; k++) store.appendAudit({ kind: "verdict", sessionId: "s1", actor: "shield", callId: `c${k}`, payload: { k } });
     store.close();
-    const ok = await cli(["--data-dir", i.dataDir, "audit", "verify"]);
+    const ok = await cli(["--data-dir", i.dataDir, "--config", i.configFile, "audit", "verify"]);
     expect(ok.code).toBe(0);
     expect(ok.io.out()).toMatch(/^OK: 4 audit entries verified/);
     const raw = new BetterSqlite3(db);
     raw.exec("DROP TRIGGER audit_no_update");
     raw.prepare("UPDATE audit SET payload = ? WHERE seq = 2").run('{"k":99}');
     raw.close();
-    const broken = await cli(["audit", "verify", "--data-dir", i.dataDir]);
+    const broken = await cli(["audit", "verify", "--data-dir", i.dataDir, "--config", i.configFile]);
     expect(broken.code).toBe(1);
     expect(broken.io.out()).toContain("BROKEN: audit entry #2 edited: row content does not match its hash");
   });

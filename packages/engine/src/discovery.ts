@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 export const ENGINE_FILE = "engine.json";
 export const SOCKET_FILE = "engine.sock";
@@ -64,6 +64,14 @@ export function resolveConfigPath(options: PathOptions = {}): string {
   if (env.PALISADE_CONFIG) return resolve(env.PALISADE_CONFIG);
   const base = env.XDG_CONFIG_HOME || join(homedir(), ".config");
   return join(base, "palisade", "config.yaml");
+}
+
+/**
+ * The audit chain's HMAC key file: beside the configuration file, outside the data directory.
+ * The Engine keys the chain with it and `palisade audit verify` checks with it.
+ */
+export function auditKeyPath(configFile: string): string {
+  return join(dirname(configFile), "audit.key");
 }
 
 export function defaultSocketAddress(dataDir: string): string {

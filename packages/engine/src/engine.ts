@@ -12,7 +12,7 @@ import { describeFacts } from "./agent/verify.js";
 import { ApprovalBroker } from "./approvals.js";
 import { loadConfig, mergeCapabilities } from "./config.js";
 import type { EngineConfig, LimitsConfig } from "./config.js";
-import { defaultSocketAddress, discoverEngine, ensureDataDir, ensureToken, removeEngineInfo, resolveConfigPath, resolveDataDir, tokenPath, writeEngineInfo } from "./discovery.js";
+import { auditKeyPath, defaultSocketAddress, discoverEngine, ensureDataDir, ensureToken, removeEngineInfo, resolveConfigPath, resolveDataDir, tokenPath, writeEngineInfo } from "./discovery.js";
 import { EngineError } from "./errors.js";
 import { EventBus } from "./events.js";
 import { ExchangeReplay, ModelGateway } from "./gateway/index.js";
@@ -20,8 +20,7 @@ import type { GatewayPrincipal, SessionTokens } from "./gateway/index.js";
 import type { AgentLauncher, EngineShield, EngineStore, ToolHost } from "./ports.js";
 import { clientService } from "./services/client.js";
 // sub-agents (issue 8)
-import { dirname, join } from "node:path";
-import { AUDIT_KEY_FILE } from "@palisade/store";
+import { join } from "node:path";
 import { DATABASE_FILE } from "./adapters/sqlite-store.js";
 import { MemoryRunStore, SqliteRunStore, SubAgentManager, defaultSubAgentLauncher, listSubAgentsRpc, subAgentServiceImpl } from "./subagents/index.js";
 import type { SubAgentLauncher, SubAgentLimits } from "./subagents/index.js";
@@ -144,7 +143,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
 
   // the audit key sits beside the configuration, outside the data directory
   const configFile = config.source ?? resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env });
-  const auditKeyFile = options.auditKeyFile ?? join(dirname(configFile), AUDIT_KEY_FILE);
+  const auditKeyFile = options.auditKeyFile ?? auditKeyPath(configFile);
   const setup = setupOf(config, { configFile, dataDir, demo: options.demo ?? false });
   // A config given in code (tests) has no file whose edits would matter.
   const configFromFile = options.config === undefined || options.config.source !== undefined;

@@ -1,15 +1,14 @@
 // The Engine's capability host, Shield and argument validation without the rest of the Engine:
 // `palisade capability list|call` see and call exactly the tools a running Engine would (the same
 // config, built-ins, policy, protected paths, credentials and artifact store).
-import { dirname, join, resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { probeSandboxOnce } from "@palisade/sandbox";
-import { AUDIT_KEY_FILE } from "@palisade/store";
 import { builtinCapabilities } from "./adapters/builtins.js";
 import { openCapabilityHost } from "./adapters/capabilities.js";
 import { createEngineShield } from "./adapters/shield.js";
 import { loadConfig, mergeCapabilities } from "./config.js";
 import type { CapabilityEntry, EngineConfig } from "./config.js";
-import { ensureDataDir, resolveConfigPath, resolveDataDir } from "./discovery.js";
+import { auditKeyPath, ensureDataDir, resolveConfigPath, resolveDataDir } from "./discovery.js";
 import type { EngineShield, ToolHost, ToolSpec } from "./ports.js";
 import { ArgumentValidator } from "./turns/validate.js";
 
@@ -68,7 +67,7 @@ export async function openLocalTools(options: LocalToolsOptions): Promise<LocalT
   const capabilities = entries.map((e) => ({ id: e.id, entry: e, ...(typeof e["manifest"] === "string" ? { manifest: resolve(baseDir, e["manifest"]) } : {}) }));
   // Sandboxed like the Engine's: the same probe, hidden directories (the audit key beside the config) and limits.
   const sandboxProbe = await probeSandboxOnce();
-  const host = await openCapabilityHost({ config, dataDir, workspace, log, merge, sandboxProbe, protect: [join(dirname(configPath), AUDIT_KEY_FILE)] });
+  const host = await openCapabilityHost({ config, dataDir, workspace, log, merge, sandboxProbe, protect: [auditKeyPath(configPath)] });
   const validator = new ArgumentValidator();
   return {
     config,
