@@ -3,7 +3,7 @@
 // switched off too (config `network.allow_private: true`), so only the sandbox stands between a
 // hostile model and the machine. Each attempt is checked by its effect: listeners never hit, an
 // SMTP server never connected to, files the capability process sees (through /proc/<pid>/root).
-import { readFileSync, readdirSync, readlinkSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import type { Server } from "node:http";
 import { createServer as createTcpServer } from "node:net";
@@ -316,3 +316,75 @@ describe.skipIf(!probe.available)("mail pinned to one SMTP server (networkMode: 
     expect(refused[0]).toMatch(/CONNECT localhost:\d+: localhost:\d+ is not in this capability's network allowlist/);
   });
 });
+
+/**
+ * Raw CONNECT requests to the in-sandbox proxy relay (HTTPS_PROXY), one per authority given; prints
+ * per authority the proxy's status line and whether the tunnel reached the listener.
+ */
+const CONNECT_PROBE = `
+import os, socket, sys, urllib.parse
+proxy = urllib.parse.urlparse(os.environ["HTTPS_PROXY"])
+for authority in sys.argv[1:]:
+    s = socket.create_connection((proxy.hostname, proxy.port), timeout=10)
+    s.sendall(f"CONNECT {authority} HTTP/1.1\\r\\nHost: {authority}\\r\\n\\r\\n".encode())
+    data = s.recv(4096)
+    if data.startswith(b"HTTP/1.1 200"):
+        s.sendall(b"GET /tunnel HTTP/1.1\\r\\nHost: x\\r\\nConnection: close\\r\\n\\r\\n")
+        while True:
+            more = s.recv(4096)
+            if not more: break
+            data += more
+    s.close()
+    print("PROBE", authority, data.split(b"\\r\\n")[0].decode(errors="replace")[:60], "REACHED" if b"LISTENER-REACHED" in data else "not-reached")
+`;
+
+describe.skipIf(!probe.available)("shell with network: any: every spelling of this host's loopback is refused by the proxy", () => {
+  let h: Containment;
+  let listener: Listener;
+
+  beforeAll(async () => {
+    listener = await httpListener();
+    h = await startContainment({
+      policy: "shield-off",
+      capabilities: ["  - { id: shell, networkMode: any }", ...["http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`)],
+    });
+    writeFileSync(join(h.workspace, "connect_probe.py"), CONNECT_PROBE);
+  }, 90_000);
+  afterAll(async () => {
+    await h?.close();
+    await listener?.close();
+  });
+
+  it("CONNECT [0::ffff:127.0.0.1]:PORT and the other spellings never reach a loopback listener", async () => {
+    const p = listener.port;
+    const spellings = [
+      "[0::ffff:127.0.0.1]",
+      "[::ffff:7f00:1]",
+      "[0:0:0:0:0:ffff:127.0.0.1]",
+      "[0000:0000:0000:0000:0000:ffff:7f00:0001]",
+      "[::ffff:0:127.0.0.1]",
+      "[::127.0.0.1]",
+      "[64:ff9b::7f00:1]",
+      "2130706433",
+      "0177.0.0.1",
+      "0x7f.1",
+      "127.1",
+      "127.0.0.1.",
+      "localhost.",
+    ];
+    const out = ran(await h.sh(`python3 connect_probe.py ${spellings.map((s) => `'${s}:${p}'`).join(" ")}`));
+    const lines = out.split("\n").filter((l) => l.startsWith("PROBE "));
+    expect(lines, out).toHaveLength(spellings.length);
+    for (const line of lines) expect(line).toMatch(/ HTTP\/1\.1 403 .* not-reached$/);
+    expect(listener.hits).toEqual([]);
+  });
+
+  it("a target that does not parse (a zone id, an IPv4 out of range) is refused with 400 and never dialed", async () => {
+    const out = ran(await h.sh(`python3 connect_probe.py '[fe80::1%25lo]:${listener.port}' '999.1.1.1:${listener.port}'`));
+    const lines = out.split("\n").filter((l) => l.startsWith("PROBE "));
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).toMatch(/ HTTP\/1\.1 400 .* not-reached$/);
+    expect(listener.hits).toEqual([]);
+  });
+});
+

@@ -54,9 +54,9 @@ async function start(options: Partial<EgressProxyOptions>): Promise<{ events: Eg
   return { events, lookups, socket };
 }
 
-function forward(socket: string, url: string, method = "GET", body = ""): Promise<{ status: number; text: string }> {
+function forward(socket: string, url: string, method = "GET", body = "", host?: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: socket, path: url, method, headers: { host: URL.canParse(url) ? new URL(url).host : "x" } }, (res) => {
+    const req = request({ socketPath: socket, path: url, method, headers: { host: host ?? (URL.canParse(url) ? new URL(url).host : "x") } }, (res) => {
       let text = "";
       res.on("data", (c: Buffer) => (text += c.toString()));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
@@ -131,5 +131,62 @@ describe("EgressProxy", () => {
     expect((await forward(socket, "/relative")).status).toBe(400);
     expect((await tunnel(socket, "no-port", "")).head).toMatch(/^HTTP\/1.1 400/);
     expect((await forward(socket, `http://127.0.0.1:${port}/`)).status).toBe(403);
+  });
+
+  // Each names 127.0.0.1 or ::1, where the upstream listens (127.0.0.1 only, so the ::1 forms are
+  // here for their refusal text), in a spelling a text-prefix check misses.
+  it.each([
+    "[0::ffff:127.0.0.1]",
+    "[::ffff:7f00:1]",
+    "[0:0:0:0:0:ffff:127.0.0.1]",
+    "[0000:0000:0000:0000:0000:ffff:7f00:0001]",
+    "[::FFFF:127.0.0.1]",
+    "[::ffff:0:127.0.0.1]",
+    "[::127.0.0.1]",
+    "[64:ff9b::7f00:1]",
+    "[0:0::1]",
+    "2130706433",
+    "0177.0.0.1",
+    "0x7f.1",
+    "127.1",
+    "127.0.0.1.",
+    "localhost.",
+  ])("CONNECT %s:PORT never reaches the loopback listener (network: any)", async (host) => {
+    const { events, socket } = await start({ allowHost: null });
+    const con = await tunnel(socket, `${host}:${port}`, "GET /through HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expect(con.head).toMatch(/^HTTP\/1.1 403/);
+    expect(con.reply).toMatch(/loopback|IPv4-compatible/);
+    expect(hits).toEqual([]);
+    expect(events).toHaveLength(1);
+    expect(events[0]?.allowed).toBe(false);
+  });
+
+  it("refuses what does not parse as a host with 400 and says why, without resolving it", async () => {
+    const { lookups, socket } = await start({ allowHost: null });
+    const zone = await tunnel(socket, `[fe80::1%25lo]:${port}`, "");
+    expect(zone.head).toMatch(/^HTTP\/1.1 400/);
+    expect(zone.reply).toMatch(/zone/);
+    for (const bad of [`999.1.1.1:${port}`, `1.2.3.4.5:${port}`, `[1::2::3]:${port}`, `a@127.0.0.1:${port}`, `%31%32%37.0.0.1:${port}`, `127.0.0.1:0`]) {
+      const res = await tunnel(socket, bad, "");
+      expect(res.head, bad).toMatch(/^HTTP\/1.1 400/);
+    }
+    expect(lookups).toEqual([]);
+    expect(hits).toEqual([]);
+  });
+
+  it("dials the canonical address it checked: 0x7f.1 is 127.0.0.1, exempted by its canonical form", async () => {
+    const { events, lookups, socket } = await start({ allowHost: null, allowAddresses: ["127.0.0.1"] });
+    const con = await tunnel(socket, `0x7f.1:${port}`, "GET /hex HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expect(con.head).toBe("HTTP/1.1 200 Connection Established");
+    expect(hits).toEqual(["GET /hex host=x"]);
+    expect(lookups).toEqual([]);
+    expect(events).toEqual([expect.objectContaining({ host: "127.0.0.1", allowed: true, address: "127.0.0.1" })]);
+  });
+
+  it("sends plain HTTP with the Host of the checked target, never the client's (no fronting through an allowed host)", async () => {
+    const { socket } = await start({ allowHost: (h) => h === "localhost", allowAddresses: ["127.0.0.1"] });
+    const res = await forward(socket, `http://localhost:${port}/fronted`, "GET", "", "evil.example");
+    expect(res.status).toBe(200);
+    expect(hits).toEqual([`GET /fronted host=localhost:${port}`]);
   });
 });

@@ -2,11 +2,12 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { chmod, rm } from "node:fs/promises";
 import { createServer, request } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import { connect, isIP } from "node:net";
+import { connect } from "node:net";
 import type { Socket } from "node:net";
 import { SandboxError } from "../errors.js";
-import { deniedAddress } from "./addresses.js";
-import { parseAuthority, parseForwardUrl } from "./target.js";
+import { canonicalAddress, deniedAddress } from "./addresses.js";
+import type { CanonicalAddress } from "./addresses.js";
+import { hostHeader, parseAuthority, parseForwardUrl } from "./target.js";
 import type { Target } from "./target.js";
 
 /** One connection the proxy decided on; the Engine records these in its audit trail. */
@@ -44,14 +45,23 @@ const defaultResolve: Resolver = (host) => dnsLookup(host, { all: true, verbatim
  * An HTTP proxy on a unix socket: CONNECT tunnels (HTTPS and anything else over TCP) and
  * plain-HTTP forward requests. A host must pass the filter before its name is even resolved
  * (no DNS for names outside the allowlist); after resolution, only public addresses are dialed,
- * and the address checked is the address dialed.
+ * and the address checked is the address dialed. Targets and resolved addresses are parsed to
+ * bytes and put in one canonical form before any check, so no spelling of an address slips by.
  */
 export class EgressProxy {
   private readonly server: Server;
   private readonly sockets = new Set<Socket>();
+  private readonly exempt: ReadonlySet<string>;
   private active = 0;
 
   private constructor(private readonly options: EgressProxyOptions) {
+    this.exempt = new Set(
+      (options.allowAddresses ?? []).map((a) => {
+        const canonical = canonicalAddress(a);
+        if (!canonical) throw new SandboxError("invalid_spec", `egress proxy: allowAddresses entry ${JSON.stringify(a)} is not an IP address`);
+        return canonical.address;
+      }),
+    );
     this.server = createServer((req, res) => void this.forward(req, res));
     this.server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => void this.tunnel(req, socket, head));
     this.server.on("connection", (socket: Socket) => {
@@ -82,7 +92,7 @@ export class EgressProxy {
   }
 
   /** Decides on `target`: the address to dial, or the reason for refusing. */
-  private async decide(method: string, target: Target): Promise<{ address: string } | { reason: string }> {
+  private async decide(method: string, target: Target): Promise<CanonicalAddress | { reason: string }> {
     const { allowHost } = this.options;
     const result = await this.check(target, allowHost);
     this.options.onConnection?.({
@@ -91,18 +101,18 @@ export class EgressProxy {
       host: target.host,
       port: target.port,
       allowed: "address" in result,
-      ...result,
+      ...("address" in result ? { address: result.address } : { reason: result.reason }),
     });
     return result;
   }
 
-  private async check(target: Target, allowHost: EgressProxyOptions["allowHost"]): Promise<{ address: string } | { reason: string }> {
+  private async check(target: Target, allowHost: EgressProxyOptions["allowHost"]): Promise<CanonicalAddress | { reason: string }> {
     if (this.active >= (this.options.maxConnections ?? 128)) return { reason: "too many open connections through the sandbox proxy" };
     if (allowHost && !allowHost(target.host, target.port)) {
       return { reason: `${target.host}:${target.port} is not in this capability's network allowlist (add it to the config's network hosts)` };
     }
     let addresses: string[];
-    if (isIP(target.host)) addresses = [target.host];
+    if (target.ip) addresses = [target.ip.address];
     else {
       try {
         addresses = (await (this.options.resolve ?? defaultResolve)(target.host)).map((a) => a.address);
@@ -110,24 +120,29 @@ export class EgressProxy {
         return { reason: `could not resolve ${target.host}: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
       }
     }
-    const exempt = new Set(this.options.allowAddresses ?? []);
     const refused: string[] = [];
     for (const address of addresses) {
-      const why = exempt.has(address) ? undefined : deniedAddress(address);
-      if (why === undefined) return { address };
-      refused.push(`${address} is ${why}`);
+      const canonical = canonicalAddress(address);
+      if (!canonical) {
+        refused.push(`${address} is not an IP address`);
+        continue;
+      }
+      const why = this.exempt.has(canonical.address) ? undefined : deniedAddress(canonical.address);
+      if (why === undefined) return canonical;
+      refused.push(`${canonical.address} is ${why}`);
     }
     return { reason: `refused ${target.host}: ${refused.join("; ") || "no address"}` };
   }
 
   private async tunnel(req: IncomingMessage, client: Socket, head: Buffer): Promise<void> {
     client.on("error", () => undefined);
-    const target = parseAuthority(req.url ?? "");
-    if (!target) return refuse(client, 400, `CONNECT needs host:port, got ${JSON.stringify(req.url)}`);
+    const parsed = parseAuthority(req.url ?? "");
+    if ("error" in parsed) return refuse(client, 400, parsed.error);
+    const { target } = parsed;
     const decision = await this.decide("CONNECT", target);
     if ("reason" in decision) return refuse(client, 403, decision.reason);
     this.active++;
-    const upstream = connect({ host: decision.address, port: target.port, timeout: this.options.connectTimeoutMs ?? 10_000 });
+    const upstream = connect({ host: decision.address, family: decision.family, port: target.port, timeout: this.options.connectTimeoutMs ?? 10_000 });
     let done = false;
     const finish = (): void => {
       if (done) return;
@@ -158,15 +173,19 @@ export class EgressProxy {
 
   private async forward(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const parsed = parseForwardUrl(req.url ?? "");
-    if (!parsed) return plain(res, 400, "this proxy forwards absolute http:// URLs; use CONNECT (HTTPS_PROXY) for https");
+    if ("error" in parsed) return plain(res, 400, parsed.error);
     const decision = await this.decide(req.method ?? "GET", parsed.target);
     if ("reason" in decision) return plain(res, 403, decision.reason);
     this.active++;
     const headers = { ...req.headers };
     delete headers["proxy-authorization"];
     delete headers["proxy-connection"];
+    // The client's Host would let it reach any site behind an allowed shared front (a CDN); the
+    // upstream gets the host that was checked.
+    headers.host = hostHeader(parsed.target);
     const upstream = request({
       host: decision.address,
+      family: decision.family,
       port: parsed.target.port,
       method: req.method,
       path: parsed.path,
