@@ -1,5 +1,7 @@
-// spawn_agent without tool_groups: the sub-agent gets the groups its parent has loaded (never
+// spawn_agent without tool_groups: the sub-agent gets the groups its parent may call (never
 // `agents` while nesting is off), and the tool's description lists the groups it can ask for.
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { messageText } from "@palisade/testing";
 import type { ChatRequest, ScriptRule, ScriptedReply } from "@palisade/testing";
@@ -35,7 +37,7 @@ describe("spawn_agent without tool_groups", () => {
   });
   afterAll(async () => lab?.close());
 
-  it("gives the sub-agent the parent's loaded groups but not agents, and the description lists the groups", async () => {
+  it("gives the sub-agent the groups its parent may call but not agents, and the description lists the groups", async () => {
     const events = await ask(lab, "[dflt] delegate a note");
     const spawned = events.find((e) => e.actionCompleted?.toolName === "spawn_agent")?.actionCompleted;
     expect(spawned?.success, spawned?.error).toBe(true);
@@ -85,5 +87,41 @@ describe("spawn_agent's description", () => {
     expect(nested?.description).toContain("agents (spawn sub-agents for self-contained tasks and manage them)");
     // resolving the tool by name gives the same definition the model was shown
     expect(new AgentToolsHost(inner, handler(1)).resolve("spawn_agent")).toEqual({ tool: flat });
+  });
+});
+
+describe("spawn_agent without tool_groups, nothing loaded", () => {
+  // The parent may call any tool without loading its group first, so a delegated task gets the
+  // groups the parent may call: here the files capability, in its real sandbox.
+  const rules: ScriptRule[] = [
+    {
+      match: { when: fromAgent },
+      reply: (req) =>
+        turnTools(req) === 0 ? call("spawn_agent", { task: "[read] summarize data.txt", wait: true }) : { content: `done: ${messageText(req.messages.at(-1)).slice(0, 300)}` },
+    },
+    {
+      match: { when: fromSubAgent },
+      reply: (req) => (req.messages.some((m) => m.role === "tool") ? { content: `summary: ${messageText(req.messages.at(-1)).slice(0, 200)}` } : call("files__read_file", { path: "data.txt" })),
+    },
+  ];
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab(rules, { limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 30_000, maxDepth: 1 } } }, (config) => {
+      config.capabilities = config.capabilities.map((c) => (c.id === "files" ? { id: "files" } : c));
+    });
+    await writeFile(join(lab.dir.path, "data.txt"), "the quarterly numbers rose by 7 percent\n");
+  });
+  afterAll(async () => lab?.close());
+
+  it("gives the sub-agent the groups its parent may call, and it reads a workspace file", async () => {
+    const events = await ask(lab, "[read] delegate a summary");
+    const read = events.find((e) => e.actionCompleted?.toolName === "files__read_file")?.actionCompleted;
+    expect(read?.success, read?.error).toBe(true);
+    const completed = subAgentEvents(events, T.SUB_AGENT_COMPLETED)[0]?.subAgent;
+    expect(completed?.state).toBe("completed");
+    expect(completed?.resultExcerpt).toContain("quarterly numbers rose by 7 percent");
+    // Never the agents group while nesting is off.
+    const tools = new Set(lab.model.chatRequests().filter(fromSubAgent).flatMap(toolNames));
+    expect([...tools].filter((t) => /spawn_agent|agent_|list_agents|cancel_agent/.test(t))).toEqual([]);
   });
 });

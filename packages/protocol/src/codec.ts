@@ -12,7 +12,7 @@ export function serializer<D extends DescMessage>(schema: D): (msg: MessageShape
   return (msg) => asBuffer(codec.encode(msg));
 }
 
-/** Same message as protobuf-es fromBinary, through the schema-specialized codec. */
+/** Same message as referenceDecode (reference-decode.ts), through the schema-specialized codec. */
 export function deserializer<D extends DescMessage>(schema: D): (buf: Buffer) => MessageShape<D> {
   const codec = compileCodec(schema);
   return (buf) => codec.decode(buf);

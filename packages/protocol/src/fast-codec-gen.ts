@@ -12,10 +12,13 @@
 // - enc(m, w): appends the fields of m to the Writer in field-number order (as toBinary's
 //   sortedFields), skipping implicit-presence zero values, then `$unknown`;
 // - dec(m, r, end, depth): reads fields into m until r.pos >= end, with fromBinary's rules
-//   (last value wins, messages merge, lists append, unknown fields go to `$unknown`).
+//   (last value wins, messages merge, lists append, unknown fields go to `$unknown`), except
+//   that a known field with another wire type is unknown too (see reference-decode.ts).
 // `deps[i]` are the records of nested message types, resolved lazily (see fast-codec.ts).
 import { ScalarType } from "@bufbuild/protobuf";
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
+import { WireType } from "@bufbuild/protobuf/wire";
+import { wireTypeOf } from "./reference-decode.js";
 
 /** protobuf-es's default `recursionLimit` for fromBinary. */
 export const RECURSION_LIMIT = 100;
@@ -154,6 +157,13 @@ function decodeField(field: DescField, dep: (d: DescMessage) => string): string 
   }
 }
 
+/** The wire types that encode `field` (see reference-decode.ts, which applies the same rule). */
+function acceptedWireTypes(field: DescField): number[] {
+  const own = wireTypeOf(field);
+  const packable = field.fieldKind === "list" && field.listKind !== "message" && own !== WireType.LengthDelimited;
+  return packable ? [own, WireType.LengthDelimited] : [own];
+}
+
 function decoder(desc: DescMessage, dep: (d: DescMessage) => string): string {
   const tooDeep = `cannot decode ${desc.toString()} from binary: maximum recursion depth of ${RECURSION_LIMIT} reached`;
   const lines = [
@@ -165,11 +175,15 @@ function decoder(desc: DescMessage, dep: (d: DescMessage) => string): string {
     // One-byte tags (fields 1-15) without a call; rTag validates everything else and throws.
     `    t = b[r.pos];`,
     `    if (t >= 8 && t < 128 && (t & 7) < 6) r.pos++; else t = rTag(r);`,
-    // Like fromBinary, dispatch on the field number only: a known field is read as its
-    // declared type whatever the wire type says (except packed vs unpacked lists).
-    `    switch (t >>> 3) {`,
+    // Dispatch on the whole tag, field number and wire type: a known field with another wire
+    // type is an unknown field, as in protobuf's reference implementations (C++, upb), never
+    // read as the field. Repeated numbers accept their own and the packed wire type.
+    `    switch (t) {`,
   ];
-  for (const field of desc.fields) lines.push(`      case ${field.number}: ${decodeField(field, dep)} break;`);
+  for (const field of desc.fields) {
+    const cases = acceptedWireTypes(field).map((wire) => `case ${field.number * 8 + wire}:`);
+    lines.push(`      ${cases.join(" ")} ${decodeField(field, dep)} break;`);
+  }
   lines.push(
     `      default: if (r.keepUnknown) u = unknownField(r, t, ${RECURSION_LIMIT} - depth, u); else rSkip(r, t & 7, t >>> 3, ${RECURSION_LIMIT} - depth);`,
     `    }`,

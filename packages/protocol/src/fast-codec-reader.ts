@@ -4,7 +4,7 @@
 // fromBinary throws: bounds are checked against the whole buffer (not the enclosing
 // message), a varint longer than 10 bytes throws, a skipped unknown varint is not
 // length-limited, tags must fit uint32 with field number > 0 and wire type <= 5.
-import { getTextEncoding } from "@bufbuild/protobuf/wire";
+import { decodeUtf8Strict } from "./utf8.js";
 
 const scratch = new DataView(new ArrayBuffer(8));
 
@@ -174,7 +174,6 @@ export function rBytes(r: Reader): Uint8Array {
   return r.buf.subarray(start, start + len);
 }
 
-const textEncoding = getTextEncoding();
 /** Node's native Latin-1 decoder (what `buffer.toString("latin1")` calls); it takes any Uint8Array. */
 const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (this: Uint8Array, start: number, end: number) => string }).latin1Slice;
 /** Up to this many ASCII bytes, building the string in JS beats a call into native code. */
@@ -183,9 +182,9 @@ const SHORT_ASCII = 8;
 const SCAN_MAX = 48;
 
 /**
- * A proto3 string: strict UTF-8 (invalid input throws) through the very decoder protobuf-es
- * uses (which also drops a leading BOM), except for short pure-ASCII strings, on which every
- * decoder agrees and Latin-1 decoding (or a JS loop, for the shortest) is cheaper.
+ * A proto3 string: strict UTF-8 (invalid input throws) with a leading U+FEFF kept (utf8.ts),
+ * except for short pure-ASCII strings, on which every decoder agrees and Latin-1 decoding (or a
+ * JS loop, for the shortest) is cheaper.
  */
 export function rString(r: Reader): string {
   const len = rVarint32(r);
@@ -204,7 +203,7 @@ export function rString(r: Reader): string {
       return s;
     }
   }
-  return textEncoding.decodeUtf8(b.subarray(start, end), true);
+  return decodeUtf8Strict(b.subarray(start, end));
 }
 
 /** Port of protobuf-es BinaryReader.skip(): returns the skipped bytes (after the tag). */

@@ -1,7 +1,9 @@
-// A schema-specialized binary codec, byte-for-byte and value-for-value equivalent to
-// protobuf-es `toBinary`/`fromBinary` (with default options) for proto3 messages, and several
-// times faster: see bench/codec.mjs. Per message type it generates an encoder and a decoder
-// (fast-codec-gen.ts) on first use; schemas it does not cover fall back to protobuf-es.
+// A schema-specialized binary codec, byte-for-byte equivalent to protobuf-es `toBinary` and
+// value-for-value to `referenceDecode` (protobuf-es's reader under the rules of protobuf's
+// reference implementations: a known field with another wire type is an unknown field, a
+// leading U+FEFF is kept; see reference-decode.ts) for proto3 messages, and several times
+// faster: see bench/codec.mjs. Per message type it generates an encoder and a decoder
+// (fast-codec-gen.ts) on first use; schemas it does not cover go to protobuf-es.
 //
 // Covered: proto3 files, all 15 scalar types (64-bit as bigint), open enums, strings, bytes,
 // nested and recursive messages, repeated fields (packed and unpacked), oneofs, implicit
@@ -14,12 +16,13 @@
 // Encoding validates every value it writes; on anything unexpected (a number in an int64
 // field, a missing property, a foreign message, ...) it re-encodes the message with toBinary,
 // which then writes or throws exactly as protobuf-es does. Decoding never falls back: it
-// reproduces fromBinary's reads, leniencies and errors (see fast-codec-reader.ts).
-import { fromBinary, protoInt64, toBinary } from "@bufbuild/protobuf";
+// reproduces the reads, leniencies and errors of protobuf-es's reader (fast-codec-reader.ts).
+import { protoInt64, toBinary } from "@bufbuild/protobuf";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { Edition, FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
 import { generateSource } from "./fast-codec-gen.js";
 import * as reader from "./fast-codec-reader.js";
+import { referenceDecode } from "./reference-decode.js";
 import { Reader } from "./fast-codec-reader.js";
 import * as writer from "./fast-codec-writer.js";
 import { Writer } from "./fast-codec-writer.js";
@@ -36,7 +39,7 @@ export interface Codec<D extends DescMessage = DescMessage> {
   /** Same bytes as `toBinary(schema, message)`. */
   encode(message: MessageShape<D>): Uint8Array;
   /**
-   * Same message as `fromBinary(schema, bytes, options)`, or the same kind of error. With
+   * Same message as `referenceDecode(schema, bytes, options)`, or the same kind of error. With
    * `readUnknownFields: false` unknown fields are skipped instead of kept in `$unknown`: what a
    * server does with requests, so a body of many tiny unknown fields costs no memory.
    */
@@ -176,8 +179,9 @@ function fastCodec<D extends DescMessage>(schema: D): Codec<D> {
   };
 }
 
-function protobufEsCodec<D extends DescMessage>(schema: D, fallback: string): Codec<D> {
-  return { schema, fallback, encode: (message) => toBinary(schema, message), decode: (bytes, options) => fromBinary(schema, bytes, options) };
+/** The codec of a schema the fast codec does not cover: toBinary and referenceDecode. */
+export function protobufEsCodec<D extends DescMessage>(schema: D, fallback: string): Codec<D> {
+  return { schema, fallback, encode: (message) => toBinary(schema, message), decode: (bytes, options) => referenceDecode(schema, bytes, options) };
 }
 
 const codecs = new WeakMap<DescMessage, Codec>();

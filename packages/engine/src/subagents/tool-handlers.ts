@@ -47,6 +47,18 @@ function stillRunning(run: SubAgentRun): InvokeOutcome {
   return ok({ ...status(run), note: `${run.name} is still running; call agent_result again later, or agent_status to check on it.` });
 }
 
+/**
+ * The groups of a sub-agent spawned without `tool_groups`: what its caller may call, never more than
+ * a sub-agent may get. The main Agent may call any capability tool without loading its group first,
+ * so it passes on every capability group; `agents` only when it loaded that group itself. A
+ * sub-agent passes on its own groups.
+ */
+function defaultGroups(m: SubAgentManager, call: AgentToolCall, grantable: readonly string[]): string[] {
+  if (call.caller) return call.caller.init.groups.filter((g) => grantable.includes(g));
+  const loaded = loadedGroupsOf(m.env, call.sessionId);
+  return grantable.filter((g) => g !== AGENTS_GROUP || loaded.has(g));
+}
+
 function spawn(m: SubAgentManager, args: Record<string, unknown>, call: AgentToolCall): Promise<InvokeOutcome> | InvokeOutcome {
   const parent = call.caller ? call.caller.init.turn : m.currentTurn(call.sessionId);
   if (!parent) return refuse("spawn_agent can only be used while answering a message of this conversation.");
@@ -59,10 +71,7 @@ function spawn(m: SubAgentManager, args: Record<string, unknown>, call: AgentToo
     );
   }
   const grantable = m.grantable(depth);
-  const requested = Array.isArray(args.tool_groups)
-    ? [...new Set(args.tool_groups as string[])]
-    : // Default: what the caller works with now (a sub-agent: its own groups), never more than a sub-agent may get.
-      [...(call.caller ? call.caller.init.groups : loadedGroupsOf(m.env, call.sessionId))].filter((g) => grantable.includes(g));
+  const requested = Array.isArray(args.tool_groups) ? [...new Set(args.tool_groups as string[])] : defaultGroups(m, call, grantable);
   if (requested.includes(AGENTS_GROUP) && !grantable.includes(AGENTS_GROUP)) {
     return refuse(`Sub-agents cannot get the "${AGENTS_GROUP}" group (nesting depth limit ${String(m.limits.maxDepth)}). Ask for other groups: ${grantable.join(", ") || "none exist"}.`);
   }

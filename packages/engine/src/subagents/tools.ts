@@ -30,7 +30,7 @@ export const AGENT_TOOLS: readonly ToolSpec[] = [
   spec(
     "spawn_agent",
     "Start a sub-agent on a self-contained task. It runs in its own sandboxed process with the tool groups you name " +
-      "(default: the groups loaded in this conversation) and reports a result. With wait=true this call returns the result; " +
+      "(default: every tool group you may call) and reports a result. With wait=true this call returns the result; " +
       "otherwise it returns the sub-agent's name at once and you check on it with agent_status / agent_result.",
     {
       task: { type: "string", minLength: 1, description: "Everything the sub-agent needs to know: it does not see this conversation." },
@@ -94,7 +94,7 @@ export function spawnAgentFor(groups: readonly ToolGroupInfo[], grantable: reado
       ...base.parameters,
       properties: {
         ...params.properties,
-        tool_groups: { ...params.properties["tool_groups"], description: `Tool groups it may use, from: ${grantable.join(", ") || "(none)"}. Default: the groups loaded in this conversation.` },
+        tool_groups: { ...params.properties["tool_groups"], description: `Tool groups it may use, from: ${grantable.join(", ") || "(none)"}. Default: every group you may call.` },
       },
     },
   };
