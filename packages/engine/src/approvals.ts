@@ -10,8 +10,8 @@ interface Pending {
   sessionId: string;
   callId: string;
   toolName: string;
-  /** The action class "allow for this session" grants (tool + command prefix / path scope / host). */
-  grantKey: string;
+  /** The effect class "allow for this session" grants; undefined: none (a destructive call, asked every time). */
+  grantKey: string | undefined;
   deadline: number;
   settle: (outcome: ApprovalOutcome, by?: string, reason?: string) => void;
 }
@@ -37,7 +37,7 @@ export class ApprovalBroker {
     return this.sessionGrants.get(sessionId)?.has(grantKey) ?? false;
   }
 
-  open(req: { sessionId: string; callId: string; toolName: string; grantKey: string; signal: AbortSignal }): ApprovalTicket {
+  open(req: { sessionId: string; callId: string; toolName: string; grantKey?: string; signal: AbortSignal }): ApprovalTicket {
     const approvalId = `apr_${randomUUID()}`;
     const deadline = Date.now() + this.timeoutMs();
     let settle!: (o: ApprovalOutcome, by?: string, reason?: string) => void;
@@ -52,7 +52,7 @@ export class ApprovalBroker {
         ticket.reason = reason;
         clearTimeout(timer);
         req.signal.removeEventListener("abort", onAbort);
-        if (o === "allow_session") this.grant(req.sessionId, req.grantKey);
+        if (o === "allow_session" && req.grantKey !== undefined) this.grant(req.sessionId, req.grantKey);
         resolve(o);
       };
     });

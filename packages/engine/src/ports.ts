@@ -235,13 +235,23 @@ export interface ToolSemanticsView {
   writesFiles: boolean;
 }
 
+/** What "allow for this session" would cover for an action (see EngineShield.actionClass). */
+export interface ActionClassInfo {
+  /** Equal for two actions of the same class. */
+  key: string;
+  /** What the class covers, for the person deciding. */
+  label: string;
+  /** Set when no grant may cover the action (a destructive variant): why it is asked every time. */
+  askEveryTime?: string;
+}
+
 export interface EngineShield {
   evaluate(input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord>;
   /**
-   * The class of an action "allow for this session" covers (same tool and command prefix, path
-   * scope or host). Without it a grant covers only the identical call.
+   * The class of an action "allow for this session" covers (same tool, program, options and
+   * operands, path scope or host). Without it a grant covers only the identical call.
    */
-  actionClass?(input: ShieldInput): { key: string; label: string };
+  actionClass?(input: ShieldInput): ActionClassInfo;
   /**
    * What a tool's arguments mean as the Shield reads them (declared, inferred from the schema, or
    * built in). Throws when the declared block is invalid.

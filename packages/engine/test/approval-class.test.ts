@@ -74,7 +74,7 @@ describe("session grants cover the action's class", () => {
     await run("c1", "openssl rand -hex 8");
     await client.resolveApproval({ approvalId: (await w.next(1)).approvalId, decision: ApprovalDecision.ALLOW_SESSION });
     expect((await agent.next("toolResult")).isError).toBe(false);
-    await run("c2", "openssl rand -base64 12"); // same class: no question
+    await run("c2", "openssl rand -hex 16"); // same class (program, subcommand, options): no question
     expect((await agent.next("toolResult")).isError).toBe(false);
     expect(w.approvals).toHaveLength(1);
     await run("c3", "ssh-keygen -l -f k.pub"); // same tool, another program: asked
@@ -96,7 +96,7 @@ describe("session grants cover the action's class", () => {
     expect((await agent.next("toolResult")).isError).toBe(true);
     await agent.complete(p.sessionId, p.messageId, "done");
     await w.done;
-    expect(host.invocations.map((i) => (i.args as { command: string }).command)).toEqual(["openssl rand -hex 8", "openssl rand -base64 12", "printenv", "printenv HOME"]);
+    expect(host.invocations.map((i) => (i.args as { command: string }).command)).toEqual(["openssl rand -hex 8", "openssl rand -hex 16", "printenv", "printenv HOME"]);
   });
 
   it("the approval shows C1 controls and bidi overrides as visible escapes, in arguments and reason", async () => {

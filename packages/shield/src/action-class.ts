@@ -1,20 +1,22 @@
 /**
- * The class of an action, for "allow for this session": the same tool with the same command
- * prefix (program and subcommand), the same path scope (a written file's directory, a deleted
- * file itself) and the same hosts and recipients. A session grant covers its class, never the
- * whole tool. Tools whose effect has no such shape (agents, unknown tools) are classed by their
- * exact arguments.
+ * The class of an action, for "allow for this session": its effect class. The same tool with the
+ * same commands (program, subcommand, the options that change what it does, see
+ * command-effect.ts), the same path scope (a written file's directory, a deleted file itself),
+ * the same hosts and recipients, and the same switches (boolean arguments, e.g. `recursive`).
+ * A session grant covers its class, never the whole tool; a destructive action has no class a
+ * grant covers (asked every time). Tools whose effect has no such shape (agents, unknown tools)
+ * are classed by their exact arguments.
  */
+import { commandEffect } from "./command-effect.js";
 import { canonicalArgs, type Subject } from "./normalize/subject.js";
-
-/** Programs whose first word after the options is a subcommand that changes what they do. */
-const SUBCOMMANDS = new Set(["git", "npm", "pnpm", "yarn", "bun", "npx", "cargo", "go", "docker", "podman", "kubectl", "pip", "pip3", "uv", "poetry", "make", "systemctl", "apt", "apt-get", "brew", "gh", "terraform", "helm", "dotnet", "mvn", "gradle", "gradlew"]);
 
 export interface ActionClass {
   /** Equal for two actions of the same class. */
   key: string;
   /** What the class covers, for the person deciding. */
   label: string;
+  /** Set when no grant may cover the action: why it is asked every time (a recursive delete, …). */
+  askEveryTime?: string;
 }
 
 function dirOf(p: string): string {
@@ -33,14 +35,25 @@ export function actionClassOf(s: Subject): ActionClass {
     [...new Set(s.paths.filter(op).map((p) => (p.op === "delete" ? p.path : `${dirOf(p.path)}/`)))].map((p) => relative(p, ws)).sort();
   const hosts = [...new Set(s.urls.filter((u) => u.active).map((u) => u.host))].sort();
   const parts: string[] = [];
-  if (s.commands.length > 0) {
-    for (const c of s.commands) {
-      const sub = SUBCOMMANDS.has(c.name) ? c.args.find((a) => !a.startsWith("-")) : undefined;
-      parts.push(sub === undefined ? c.name : `${c.name} ${sub}`);
-    }
+  const partKeys: string[] = [];
+  const deleted: string[] = [];
+  let destructive: string | undefined;
+  for (const c of s.commands) {
+    const effect = commandEffect(c);
+    parts.push(effect.text);
+    partKeys.push(effect.key);
+    deleted.push(...effect.deletes.map((p) => relative(p, ws)));
+    destructive ??= effect.destructive;
   }
+  if (s.kind === "file-delete" && s.args["recursive"] === true) destructive ??= "a recursive delete";
   const unique = [...new Set(parts)].sort();
+  const switches = Object.entries(s.args)
+    .filter(([, v]) => typeof v === "boolean")
+    .map(([k, v]) => `${k}=${String(v)}`)
+    .sort();
   let label: string;
+  // the key spells the same parts normalized (`-rf` and `-fr` are one class)
+  let keyText = "";
   switch (s.kind) {
     case "shell":
     case "file-read":
@@ -50,8 +63,16 @@ export function actionClassOf(s: Subject): ActionClass {
     case "file-copy":
     case "document-write":
     case "document-read": {
-      const paths = scopes(() => true);
-      label = [unique.length > 0 ? `commands ${unique.join(", ")}` : "", paths.length > 0 ? `paths under ${paths.join(", ")}` : "", hosts.length > 0 ? `hosts ${hosts.join(", ")}` : ""].filter(Boolean).join("; ") || "no paths";
+      const paths = [...new Set([...scopes(() => true), ...deleted])].sort();
+      const describe = (commands: readonly string[]): string =>
+        [
+          commands.length > 0 ? `commands ${commands.join(", ")}` : "",
+          paths.length > 0 ? `paths under ${paths.join(", ")}` : "",
+          hosts.length > 0 ? `hosts ${hosts.join(", ")}` : "",
+          switches.length > 0 ? `with ${switches.join(", ")}` : "",
+        ].filter(Boolean).join("; ") || "no paths";
+      label = describe(unique);
+      keyText = describe([...new Set(partKeys)].sort());
       break;
     }
     case "http": {
@@ -66,5 +87,6 @@ export function actionClassOf(s: Subject): ActionClass {
       label = `exactly these arguments ${canonicalArgs(s.args).slice(0, 200)}`;
       return { key: `${s.tool}\u0000${canonicalArgs(s.args)}`, label };
   }
-  return { key: `${s.tool}\u0000${s.kind}\u0000${label}`, label: `${s.tool}: ${label}` };
+  const cls = { key: `${s.tool}\u0000${s.kind}\u0000${keyText || label}`, label: `${s.tool}: ${label}` };
+  return destructive === undefined ? cls : { ...cls, askEveryTime: destructive };
 }

@@ -14,6 +14,25 @@ describe("action classes", () => {
     expect(push.label).toBe("shell__execute_command: commands git push");
   });
 
+  it("shell: the options that change what a program does, its operands, and destructive variants asked every time", async () => {
+    const shell = (command: string) => cls("shell__execute_command", { command });
+    expect((await shell("rm -f a.tmp")).key).not.toBe((await shell("rm -f b.tmp")).key);
+    expect((await shell("rm -f a.tmp")).key).not.toBe((await shell("rm -rf a.tmp")).key);
+    expect((await shell("./deploy.sh --dry-run")).key).not.toBe((await shell("./deploy.sh --production")).key);
+    expect((await shell("./deploy.sh --env staging")).key).not.toBe((await shell("./deploy.sh --env production")).key);
+    expect((await shell("./deploy.sh staging")).key).not.toBe((await shell("./deploy.sh production")).key);
+    expect((await shell("python3 manage.py migrate")).key).not.toBe((await shell("python3 manage.py flush")).key);
+    expect((await shell("ls -la src")).key).toBe((await shell("ls -al src")).key);
+    expect((await shell("openssl rand -hex 8")).key).toBe((await shell("openssl rand -hex 16")).key);
+    expect((await shell("./deploy.sh --dry-run")).label).toBe("shell__execute_command: commands deploy.sh --dry-run; paths under ./");
+    for (const c of ["rm -rf src", "rm -r -f src", "git push --force origin main", "git push origin +main", "git reset --hard HEAD~3", "git clean -fdx", "find . -name '*.ts' -delete", "dd if=/dev/zero of=disk.img", "chmod -R 777 .", "echo ok && rm -R build"]) {
+      expect((await shell(c)).askEveryTime, c).toBeTruthy();
+    }
+    for (const c of ["rm -f a.tmp", "git push origin main", "git reset HEAD a.ts", "ls -R"]) expect((await shell(c)).askEveryTime, c).toBeUndefined();
+    expect((await cls("files__delete_file", { path: "build", recursive: true })).askEveryTime).toBeTruthy();
+    expect((await cls("files__delete_file", { path: "a.txt" })).askEveryTime).toBeUndefined();
+  });
+
   it("files: the directory of a written file, a deleted file itself", async () => {
     const a = await cls("files__write_file", { path: "src/a.ts", content: "x" });
     expect(a).toEqual(await cls("files__write_file", { path: "src/b.ts", content: "y" }));

@@ -5,7 +5,7 @@ import { createOpenAIJudge, createShield, generateCanary, loadPolicy, toolPolicy
 export { visible, visibleJson } from "@palisade/shield";
 import type { Policy as ShieldPolicy, Shield, ShieldContext } from "@palisade/shield";
 import type { EngineConfig } from "../config.js";
-import type { Decision, EngineShield, Policy, ShieldInput, ToolSemanticsView, VerdictRecord } from "../ports.js";
+import type { ActionClassInfo, Decision, EngineShield, Policy, ShieldInput, ToolSemanticsView, VerdictRecord } from "../ports.js";
 import { semanticsView } from "./semantics-view.js";
 
 const toPolicy = (d: "allow" | "block" | "escalate"): Policy => (d === "escalate" ? "ask" : d);
@@ -25,7 +25,7 @@ class PalisadeShield implements EngineShield {
     return { policy: toPolicy(p.decision), rules: p.rules.map((r) => ({ id: r.id, decision: toPolicy(r.decision), description: r.description })) };
   }
 
-  actionClass(input: ShieldInput): { key: string; label: string } {
+  actionClass(input: ShieldInput): ActionClassInfo {
     return this.shield.actionClass({ tool: input.toolName, args: parseArgs(input.argumentsJson) }, context(input));
   }
 

@@ -6,7 +6,7 @@ import type { ToolCallProposed } from "@palisade/protocol/pipeline";
 import type { ApprovalOutcome } from "../approvals.js";
 import { approvalToProto, artifactToProto, summarize, verdictToProto } from "../convert.js";
 import { visible, visibleJson } from "../adapters/shield.js";
-import type { ShieldInput, ToolCallRecordRow, ToolSpec, VerdictRecord } from "../ports.js";
+import type { ActionClassInfo, ShieldInput, ToolCallRecordRow, ToolSpec, VerdictRecord } from "../ports.js";
 import { LOAD_TOOLS, loadedGroupsOf, toolDefsOf } from "./engine-tools.js";
 import { writePreview } from "./preview.js";
 import type { TurnEnv } from "./env.js";
@@ -260,17 +260,19 @@ async function judge(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined
 }
 
 /**
- * What "allow for this session" grants: the action's class (same tool and command prefix, path
- * scope or host, from the Shield), for the main agent or for one sub-agent; without a class from
- * the Shield only the identical call.
+ * What "allow for this session" grants: the action's effect class (same tool, program, options and
+ * operands, path scope or host, from the Shield), for the main agent or for one sub-agent; without
+ * a class from the Shield only the identical call. A destructive action gets no grant at all
+ * (`key` undefined): "a" then allows this call only.
  */
-function grantOf(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): { key: string; label: string; cls: string } {
-  let cls = { key: "", label: "" };
+function grantOf(env: TurnEnv, call: CallContext, tool: ToolSpec | undefined): { key: string | undefined; label: string; cls: string } {
+  let cls: ActionClassInfo = { key: "", label: "" };
   try {
     cls = env.shield.actionClass?.(shieldInput(call, tool)) ?? cls;
   } catch {
     cls = { key: "", label: "" };
   }
+  if (cls.askEveryTime !== undefined) return { key: undefined, label: `this call only (${cls.askEveryTime}: asked every time)`, cls: "" };
   if (cls.key === "") cls = { key: `${call.record.toolName}\u0000${call.record.argumentsJson}`, label: `${call.record.toolName} with exactly these arguments` };
   return { key: grantKey(env.grantScope ?? "main", cls.key), label: cls.label, cls: cls.key };
 }
@@ -295,7 +297,7 @@ async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord, 
   const sessionId = turn.session.id;
   const { key, label, cls } = grantOf(env, call, tool);
   // a grant answers the policy's question again; a detector's or the judge's concern is asked every time
-  const granted = verdict.tier === 0 ? grantedBy(env, sessionId, key, cls) : undefined;
+  const granted = verdict.tier === 0 && key !== undefined ? grantedBy(env, sessionId, key, cls) : undefined;
   if (granted !== undefined) {
     turn.emit(env.bus, {
       eventType: T.APPROVAL_RESOLVED,
@@ -303,7 +305,7 @@ async function askUser(env: TurnEnv, call: CallContext, verdict: VerdictRecord, 
     });
     return { outcome: "session", ...(granted !== "session" ? { by: granted } : {}) };
   }
-  const ticket = env.approvals.open({ sessionId, callId: record.callId, toolName: record.toolName, grantKey: key, signal: turn.signal });
+  const ticket = env.approvals.open({ sessionId, callId: record.callId, toolName: record.toolName, ...(key !== undefined ? { grantKey: key } : {}), signal: turn.signal });
   turn.emit(env.bus, {
     eventType: T.APPROVAL_NEEDED,
     approvalNeeded: {
