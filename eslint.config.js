@@ -1,5 +1,6 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import { boundaries } from "./eslint.boundaries.js";
 
 export default tseslint.config(
   {
@@ -26,4 +27,5 @@ export default tseslint.config(
       "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true, allowBoolean: true }],
     },
   },
+  ...boundaries,
 );
