@@ -90,3 +90,20 @@ export async function loadOrCreateAuditKey(file: string, databasePath: string, h
   }
   return { key: Buffer.from(k.key, "hex"), fromSeq: from };
 }
+
+/**
+ * The key of the file, creating the file when missing, without recording a database in it: a
+ * PostgreSQL store keeps the first keyed seq in the database itself, shared by every Engine.
+ */
+export async function loadOrCreateKeySecret(file: string): Promise<Buffer> {
+  try {
+    const text = await readFile(file, "utf8");
+    await checkMode(file);
+    return Buffer.from(parse(text, file).key, "hex");
+  } catch (e) {
+    if (!(e instanceof Error && (e as NodeJS.ErrnoException).code === "ENOENT")) throw e;
+  }
+  const k: KeyFile = { version: 1, key: randomBytes(32).toString("hex"), databases: {} };
+  await write(file, k);
+  return Buffer.from(k.key, "hex");
+}

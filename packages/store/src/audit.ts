@@ -92,9 +92,19 @@ export function appendAuditBatch(db: Db, inputs: readonly NewAudit[], key?: Audi
 export function appendAuditRows(db: Db, inputs: readonly NewAudit[], key?: AuditKey): AuditRecord[] {
   if (inputs.length === 0) return [];
   const head = db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined;
-  let seq = head?.seq ?? 0;
-  let prevHash = head?.hash ?? GENESIS_HASH;
+  const rows = chainRows(head ?? { seq: 0, hash: GENESIS_HASH }, inputs, key);
   const insert = db.stmt("INSERT INTO audit (seq, ts, session_id, kind, actor, call_id, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const r of rows) insert.run(r.seq, r.ts, r.sessionId, r.kind, r.actor, r.callId, r.payload, r.prevHash, r.hash);
+  const last = rows[rows.length - 1] as AuditRecord;
+  db.stmt("INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
+    .run(last.seq, last.hash);
+  return rows;
+}
+
+/** The rows that extend the chain after `head` with `inputs`, in order (any store writes them). */
+export function chainRows(head: { seq: number; hash: string }, inputs: readonly NewAudit[], key?: AuditKey): AuditRecord[] {
+  let seq = head.seq;
+  let prevHash = head.hash;
   const out: AuditRecord[] = [];
   for (const input of inputs) {
     const base = {
@@ -107,12 +117,9 @@ export function appendAuditRows(db: Db, inputs: readonly NewAudit[], key?: Audit
       payload: typeof input.payload === "string" ? input.payload : canonicalJson(input.payload),
     };
     const hash = auditHash(prevHash, base, key);
-    insert.run(base.seq, base.ts, base.sessionId, base.kind, base.actor, base.callId, base.payload, prevHash, hash);
     out.push({ ...base, prevHash, hash });
     prevHash = hash;
   }
-  db.stmt("INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
-    .run(seq, prevHash);
   return out;
 }
 
@@ -130,42 +137,58 @@ export function listAudit(db: Db, options: { sessionId?: string; afterSeq?: numb
  * `expectedHead` (a head the caller saved elsewhere, e.g. printed by a previous verify).
  */
 export function verifyAudit(db: Db, expectedHead?: { seq: number; hash: string }, key?: AuditKey): AuditVerification {
-  const problems: AuditProblem[] = [];
-  const heads = [db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined, expectedHead]
-    .filter((h): h is { seq: number; hash: string } => h !== undefined);
-  const seen = new Set<number>();
-  let prevHash = GENESIS_HASH;
-  let expectedSeq = 1;
-  let rows = 0;
-  let last = { seq: 0, hash: GENESIS_HASH };
-  for (const raw of db.raw.prepare("SELECT * FROM audit ORDER BY seq").iterate()) {
-    const r = auditFromRow(raw as Record<string, unknown>);
-    rows++;
-    if (r.seq !== expectedSeq) {
-      problems.push({ seq: expectedSeq, problem: "missing", detail: `rows ${expectedSeq}..${r.seq - 1} are missing (deleted)` });
+  const stored = db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined;
+  const check = new ChainCheck([stored, expectedHead], key);
+  for (const raw of db.raw.prepare("SELECT * FROM audit ORDER BY seq").iterate()) check.add(auditFromRow(raw as Record<string, unknown>));
+  return check.finish();
+}
+
+/** The chain verification of verifyAudit, fed rows in seq order (by any store). */
+export class ChainCheck {
+  private readonly problems: AuditProblem[] = [];
+  private readonly heads: Array<{ seq: number; hash: string }>;
+  private readonly seen = new Set<number>();
+  private prevHash = GENESIS_HASH;
+  private expectedSeq = 1;
+  private rows = 0;
+  private last = { seq: 0, hash: GENESIS_HASH };
+
+  constructor(heads: ReadonlyArray<{ seq: number; hash: string } | undefined>, private readonly key?: AuditKey) {
+    this.heads = heads.filter((h): h is { seq: number; hash: string } => h !== undefined);
+  }
+
+  add(r: AuditRecord): void {
+    const { problems, key } = this;
+    this.rows++;
+    if (r.seq !== this.expectedSeq) {
+      problems.push({ seq: this.expectedSeq, problem: "missing", detail: `rows ${this.expectedSeq}..${r.seq - 1} are missing (deleted)` });
     }
-    if (r.prevHash !== prevHash) {
+    if (r.prevHash !== this.prevHash) {
       problems.push({ seq: r.seq, problem: "broken_chain", detail: "prev_hash does not match the hash of the row before it" });
     }
     if (auditHash(r.prevHash, r, key) !== r.hash) {
       const how = key !== undefined && r.seq >= key.fromSeq ? "its keyed hash (edited, or its hash recomputed without the key)" : "its hash (edited after it was written)";
       problems.push({ seq: r.seq, problem: "edited", detail: `row content does not match ${how}` });
     }
-    for (const [i, h] of heads.entries()) {
+    for (const [i, h] of this.heads.entries()) {
       if (h.seq === r.seq) {
-        seen.add(i);
+        this.seen.add(i);
         if (h.hash !== r.hash) problems.push({ seq: r.seq, problem: "head_mismatch", detail: `row ${r.seq} should have hash ${h.hash.slice(0, 12)}…` });
       }
     }
-    prevHash = r.hash;
-    expectedSeq = r.seq + 1;
-    last = { seq: r.seq, hash: r.hash };
+    this.prevHash = r.hash;
+    this.expectedSeq = r.seq + 1;
+    this.last = { seq: r.seq, hash: r.hash };
   }
-  for (const [i, h] of heads.entries()) {
-    if (!seen.has(i) && h.seq > 0) {
-      problems.push({ seq: h.seq, problem: "head_mismatch", detail: `the trail should reach row ${h.seq} but ends at row ${last.seq} (rows deleted from the end)` });
+
+  finish(): AuditVerification {
+    const { problems, last } = this;
+    for (const [i, h] of this.heads.entries()) {
+      if (!this.seen.has(i) && h.seq > 0) {
+        problems.push({ seq: h.seq, problem: "head_mismatch", detail: `the trail should reach row ${h.seq} but ends at row ${last.seq} (rows deleted from the end)` });
+      }
     }
+    const firstBroken = problems.length === 0 ? undefined : Math.min(...problems.map((p) => p.seq));
+    return { ok: problems.length === 0, rows: this.rows, head: last, problems, keyed: this.key !== undefined, ...(firstBroken !== undefined ? { firstBroken } : {}) };
   }
-  const firstBroken = problems.length === 0 ? undefined : Math.min(...problems.map((p) => p.seq));
-  return { ok: problems.length === 0, rows, head: last, problems, keyed: key !== undefined, ...(firstBroken !== undefined ? { firstBroken } : {}) };
 }

@@ -7,7 +7,8 @@ export type StoreErrorCode =
   | "CONFLICT"
   | "SCHEMA_TOO_NEW"
   | "MIGRATION_FAILED"
-  | "CLOSED";
+  | "CLOSED"
+  | "UNAVAILABLE";
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;

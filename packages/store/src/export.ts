@@ -35,7 +35,7 @@ export interface ExportResult {
  * The artifacts of a session: the ones stored here, and the ones its tool calls produced that a
  * capability host keeps (their bytes and expiry live there: `hasData` false, `expiresAt` null).
  */
-function sessionArtifacts(stored: ArtifactRecord[], messages: MessageRecord[], sessionId: string): ArtifactRecord[] {
+export function sessionArtifacts(stored: ArtifactRecord[], messages: MessageRecord[], sessionId: string): ArtifactRecord[] {
   const out = [...stored];
   const seen = new Set(stored.map((a) => a.id));
   for (const m of messages) {
@@ -150,7 +150,11 @@ export function renderMarkdown(e: SessionExport): string {
 }
 
 export function exportSession(db: Db, id: string, format: ExportFormat, options: ExportOptions = {}): ExportResult {
-  const data = collectExport(db, id, options);
+  return renderExport(collectExport(db, id, options), id, format);
+}
+
+/** The export file of collected data (either store). */
+export function renderExport(data: SessionExport, id: string, format: ExportFormat): ExportResult {
   const base = `palisade-session-${id}`;
   return format === "json"
     ? { content: `${JSON.stringify(data, null, 2)}\n`, filename: `${base}.json`, mimeType: "application/json" }

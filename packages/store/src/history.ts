@@ -40,6 +40,8 @@ const ORDER: Record<SessionSort, string> = {
   title: "title COLLATE NOCASE ASC, id ASC",
 };
 
+export const SORTS = Object.keys(ORDER);
+
 export function clampInt(value: number | undefined, fallback: number, min: number, max: number, field: string): number {
   if (value === undefined || value === 0) return fallback;
   if (!Number.isInteger(value) || value < min) {
@@ -71,11 +73,11 @@ export function getSession(db: Db, id: string): SessionRecord | null {
   return row ? sessionFromRow(row) : null;
 }
 
-function encodeCursor(beforeSeq: number): string {
+export function encodeCursor(beforeSeq: number): string {
   return Buffer.from(JSON.stringify({ v: 1, before: beforeSeq })).toString("base64url");
 }
 
-function decodeCursor(cursor: string): number {
+export function decodeCursor(cursor: string): number {
   try {
     const parsed = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { v?: unknown; before?: unknown };
     if (parsed.v === 1 && typeof parsed.before === "number" && Number.isInteger(parsed.before) && parsed.before > 0) return parsed.before;

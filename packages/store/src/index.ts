@@ -9,7 +9,7 @@ export { buildFtsQuery } from "./fts-query.js";
 export type { ParsedQuery } from "./fts-query.js";
 export { canonicalJson, GENESIS_HASH } from "./audit.js";
 export type { NewAudit, AuditProblem, AuditVerification, AuditKey } from "./audit.js";
-export { AUDIT_KEY_FILE, loadOrCreateAuditKey, readAuditKey } from "./audit-key.js";
+export { AUDIT_KEY_FILE, loadOrCreateAuditKey, loadOrCreateKeySecret, readAuditKey } from "./audit-key.js";
 export type {
   NewSession, NewMessage, MessagePatch, NewToolCall, ToolCallPatch, NewSubAgentRun, SubAgentRunPatch,
 } from "./writes.js";
@@ -23,3 +23,10 @@ export type {
   SessionRecord, Verdict, Approval, ArtifactRef, ToolCallRecord, MessageRecord, EventRecord, MemoryRecord,
   SubAgentRunRecord, ArtifactRecord, AuditRecord, SearchHit,
 } from "./types.js";
+export { sqliteHistory } from "./port.js";
+export type { HistoryStore } from "./port.js";
+export { PgStore } from "./pg/store.js";
+export { parsePgUrl, redact as redactPgUrl, describeTarget as describePgTarget } from "./pg/config.js";
+export type { PgConnectOptions, PgTlsOptions, PgTarget } from "./pg/config.js";
+export type { Claim, LeaseOwner, InterruptedTurn, TurnInFlight } from "./pg/leases.js";
+export { PG_SCHEMA_VERSION } from "./pg/schema.js";

@@ -1,11 +1,12 @@
-import BetterSqlite3 from "better-sqlite3";
 import { describe, expect, it } from "vitest";
-import type { SessionExport, Store } from "@palisade/store";
-import { allow, escalate, tempStore } from "./helpers.js";
+import type { HistoryStore, SessionExport } from "@palisade/store";
+import { forEachBackend } from "./backends.js";
+import type { Backend } from "./backends.js";
+import { allow, escalate } from "./helpers.js";
 
-function fullSession(store: Store, id: string, at: number): void {
-  store.createSession({ id, title: `Session ${id}`, titleSource: "user", createdAt: at, model: "gpt-test", workspace: "/w" });
-  store.commitTurn(id, {
+async function fullSession(store: HistoryStore, id: string, at: number): Promise<void> {
+  await store.createSession({ id, title: `Session ${id}`, titleSource: "user", createdAt: at, model: "gpt-test", workspace: "/w" });
+  await store.commitTurn(id, {
     messages: [
       { id: `${id}-u`, role: "user", content: "fetch the report and summarize", createdAt: at },
       { id: `${id}-a`, role: "assistant", content: "Here is the summary.", createdAt: at + 10, usage: { inputTokens: 30, outputTokens: 12, cacheReadTokens: 0, cacheWriteTokens: 0 } },
@@ -32,70 +33,69 @@ function fullSession(store: Store, id: string, at: number): void {
 
 const TABLES = ["sessions", "messages", "tool_calls", "events", "memory", "artifacts", "sub_agent_runs"] as const;
 
-function counts(path: string): Record<string, number> {
-  const db = new BetterSqlite3(path, { readonly: true });
+async function counts(backend: Backend): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const t of [...TABLES, "audit", "messages_fts", "tool_calls_fts"]) out[t] = (db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n;
-  db.close();
+  for (const t of [...TABLES, "audit"]) out[t] = await backend.rows(t);
   return out;
 }
 
+forEachBackend((backend) => {
 describe("deleteSession", () => {
-  it("cascades to every row of the session, returns artifact files, keeps the audit trail", () => {
-    const { store, path } = tempStore();
-    fullSession(store, "s1", 1000);
-    fullSession(store, "s2", 2000);
-    expect(counts(path)).toMatchObject({ sessions: 2, messages: 6, tool_calls: 4, events: 4, memory: 2, artifacts: 4, sub_agent_runs: 2, audit: 2 });
-    expect(store.deleteSession("s1")).toEqual({ deleted: true, artifactPaths: ["/data/artifacts/s1-art"] });
-    const after = counts(path);
+  it("cascades to every row of the session, returns artifact files, keeps the audit trail", async () => {
+    const store = await backend.open();
+    await fullSession(store, "s1", 1000);
+    await fullSession(store, "s2", 2000);
+    expect(await counts(backend)).toMatchObject({ sessions: 2, messages: 6, tool_calls: 4, events: 4, memory: 2, artifacts: 4, sub_agent_runs: 2, audit: 2 });
+    expect((await store.deleteSession("s1"))).toEqual({ deleted: true, artifactPaths: ["/data/artifacts/s1-art"] });
+    const after = await counts(backend);
     expect(after).toMatchObject({ sessions: 1, messages: 3, tool_calls: 2, events: 2, memory: 1, artifacts: 2, sub_agent_runs: 1, audit: 2 });
-    expect(store.search("report").hits.every((h) => h.sessionId === "s2")).toBe(true);
-    expect(store.deleteSession("s1")).toEqual({ deleted: false, artifactPaths: [] });
-    expect(store.verifyAudit().ok).toBe(true);
+    expect((await store.search("report")).hits.every((h) => h.sessionId === "s2")).toBe(true);
+    expect((await store.deleteSession("s1"))).toEqual({ deleted: false, artifactPaths: [] });
+    expect((await store.verifyAudit()).ok).toBe(true);
   });
 });
 
 describe("applyRetention", () => {
-  it("deletes sessions older than maxAgeDays and expired artifacts", () => {
-    const { store } = tempStore();
+  it("deletes sessions older than maxAgeDays and expired artifacts", async () => {
+    const store = await backend.open();
     const day = 86_400_000;
     const now = 100 * day;
-    fullSession(store, "old", now - 40 * day);
-    fullSession(store, "new", now - 2 * day);
-    store.recordArtifact({ id: "exp", sessionId: "new", filename: "tmp.bin", sizeBytes: 1, path: "/data/exp", expiresAt: now - 1 });
-    const r = store.applyRetention({ maxAgeDays: 30, now });
+    await fullSession(store, "old", now - 40 * day);
+    await fullSession(store, "new", now - 2 * day);
+    await store.recordArtifact({ id: "exp", sessionId: "new", filename: "tmp.bin", sizeBytes: 1, path: "/data/exp", expiresAt: now - 1 });
+    const r = await store.applyRetention({ maxAgeDays: 30, now });
     expect(r.deletedSessions).toEqual(["old"]);
     expect(r.expiredArtifacts).toEqual(["exp"]);
     expect(r.artifactPaths.sort()).toEqual(["/data/artifacts/old-art", "/data/exp"]);
-    expect(store.listSessions().sessions.map((s) => s.id)).toEqual(["new"]);
-    expect(store.listArtifacts("new").map((a) => a.id)).toEqual(["new-art", "new-blob"]);
+    expect((await store.listSessions()).sessions.map((s) => s.id)).toEqual(["new"]);
+    expect((await store.listArtifacts("new")).map((a) => a.id)).toEqual(["new-art", "new-blob"]);
   });
 
-  it("deletes least recently updated sessions until the database fits maxBytes", () => {
-    const { store } = tempStore();
+  it("deletes least recently updated sessions until the database fits maxBytes", async () => {
+    const store = await backend.open();
     const big = "lorem ipsum dolor sit amet ".repeat(400);
     for (let i = 0; i < 40; i++) {
-      store.createSession({ id: `s${String(i).padStart(2, "0")}`, createdAt: i });
-      store.appendMessage({ sessionId: `s${String(i).padStart(2, "0")}`, role: "user", content: `${big} ${i}`, createdAt: 1000 + i });
+      await store.createSession({ id: `s${String(i).padStart(2, "0")}`, createdAt: i });
+      await store.appendMessage({ sessionId: `s${String(i).padStart(2, "0")}`, role: "user", content: `${big} ${i}`, createdAt: 1000 + i });
     }
-    const before = store.stats().dbBytes;
-    const used = store.applyRetention({ maxBytes: Number.MAX_SAFE_INTEGER }).bytesBefore;
-    const r = store.applyRetention({ maxBytes: Math.floor(used / 2) });
+    const before = (await store.stats()).dbBytes;
+    const used = (await store.applyRetention({ maxBytes: Number.MAX_SAFE_INTEGER })).bytesBefore;
+    const r = await store.applyRetention({ maxBytes: Math.floor(used / 2) });
     expect(r.bytesAfter).toBeLessThanOrEqual(Math.floor(used / 2));
     expect(r.deletedSessions.length).toBeGreaterThan(5);
     expect(r.deletedSessions.length).toBeLessThan(40);
     // Oldest go first: every survivor was updated after every deleted session.
-    const survivors = store.listSessions({ limit: 100 }).sessions.map((s) => s.id);
+    const survivors = (await store.listSessions({ limit: 100 })).sessions.map((s) => s.id);
     expect([...r.deletedSessions].sort().pop()! < [...survivors].sort()[0]!).toBe(true);
-    expect(store.stats().dbBytes).toBeLessThan(before);
+    expect((await store.stats()).dbBytes).toBeLessThan(before);
   });
 });
 
 describe("exportSession", () => {
-  it("exports JSON with full fidelity", () => {
-    const { store } = tempStore();
-    fullSession(store, "s1", 1000);
-    const out = store.exportSession("s1", "json", { includeEvents: true, now: 5 });
+  it("exports JSON with full fidelity", async () => {
+    const store = await backend.open();
+    await fullSession(store, "s1", 1000);
+    const out = await store.exportSession("s1", "json", { includeEvents: true, now: 5 });
     expect(out).toMatchObject({ filename: "palisade-session-s1.json", mimeType: "application/json" });
     const data = JSON.parse(out.content) as SessionExport;
     expect(data.session).toMatchObject({ id: "s1", title: "Session s1", messageCount: 2, usage: { inputTokens: 30 } });
@@ -108,13 +108,13 @@ describe("exportSession", () => {
     expect(data.artifacts.map((a) => [a.id, a.path, a.hasData])).toEqual([["s1-art", "/data/artifacts/s1-art", false], ["s1-blob", null, true]]);
     expect(data.memory.map((m) => m.content)).toEqual(["report is quarterly"]);
     expect(data.events?.map((e) => e.type)).toEqual(["MESSAGE_ACCEPTED", "RESPONSE_COMPLETE"]);
-    expect(store.exportSession("s1", "json").content).not.toContain('"events"');
+    expect((await store.exportSession("s1", "json")).content).not.toContain('"events"');
   });
 
-  it("exports Markdown a person can read", () => {
-    const { store } = tempStore();
-    fullSession(store, "s1", 1000);
-    const md = store.exportSession("s1", "md");
+  it("exports Markdown a person can read", async () => {
+    const store = await backend.open();
+    await fullSession(store, "s1", 1000);
+    const md = await store.exportSession("s1", "md");
     expect(md.mimeType).toBe("text/markdown");
     for (const text of [
       "# Session s1", "### user · #1", "fetch the report and summarize", "#### Tool call `http__post` (c1)", '{"url":"https://x"}',
@@ -123,21 +123,21 @@ describe("exportSession", () => {
       "documents__read", "## Artifacts", "| s1-art | report.pdf |", "## Memory", "report is quarterly",
     ]) expect(md.content).toContain(text);
     expect(md.content).toContain("Model: gpt-test");
-    expect(() => store.exportSession("nope", "md")).toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
+    await expect(store.exportSession("nope", "md")).rejects.toThrow(expect.objectContaining({ code: "NOT_FOUND" }));
   });
 
-  it("a session stored without a model (older Engines recorded none) exports as model: unknown", () => {
-    const { store } = tempStore();
-    store.createSession({ id: "old", title: "Old", createdAt: 1 });
-    expect(store.exportSession("old", "md").content).toContain("Model: unknown");
+  it("a session stored without a model (older Engines recorded none) exports as model: unknown", async () => {
+    const store = await backend.open();
+    await store.createSession({ id: "old", title: "Old", createdAt: 1 });
+    expect((await store.exportSession("old", "md")).content).toContain("Model: unknown");
   });
 });
 
 describe("exportSession artifacts", () => {
-  it("lists the artifacts the session's tool calls produced even when a capability host keeps their bytes", () => {
-    const { store } = tempStore();
-    store.createSession({ id: "s9", createdAt: 1000 });
-    store.commitTurn("s9", {
+  it("lists the artifacts the session's tool calls produced even when a capability host keeps their bytes", async () => {
+    const store = await backend.open();
+    await store.createSession({ id: "s9", createdAt: 1000 });
+    await store.commitTurn("s9", {
       messages: [{ id: "s9-a", role: "assistant", content: "Your PDF is ready.", createdAt: 1001 }],
       toolCalls: [
         {
@@ -146,23 +146,27 @@ describe("exportSession artifacts", () => {
         },
       ],
     });
-    const data = JSON.parse(store.exportSession("s9", "json").content) as SessionExport;
+    const data = JSON.parse((await store.exportSession("s9", "json")).content) as SessionExport;
     expect(data.artifacts).toEqual([
       { id: "art_0123456789abcdef01234567", sessionId: "s9", owner: "", callId: "c9", filename: "Hi.pdf", mimeType: "application/pdf", sizeBytes: 1491, sha256: null, path: null, hasData: false, createdAt: 1002, expiresAt: null },
     ]);
-    const md = store.exportSession("s9", "md").content;
+    const md = (await store.exportSession("s9", "md")).content;
     expect(md).toContain("## Artifacts");
     expect(md).toContain("| art_0123456789abcdef01234567 | Hi.pdf | application/pdf | 1491 |");
   });
 });
 
 describe("stats", () => {
-  it("counts sessions, messages, today's actions and the file size", () => {
-    const { store } = tempStore();
-    fullSession(store, "s1", Date.now() - 86_400_000 * 2);
-    fullSession(store, "s2", Date.now());
-    const s = store.stats();
-    expect(s).toMatchObject({ sessions: 2, messages: 4, toolCalls: 4, actionsToday: 2, schemaVersion: 4 });
-    expect(s.dbBytes).toBeGreaterThan(4096);
+  it("counts sessions, messages, today's actions and the file size", async () => {
+    const store = await backend.open();
+    await fullSession(store, "s1", Date.now() - 86_400_000 * 2);
+    await fullSession(store, "s2", Date.now());
+    const s = await store.stats();
+    expect(s).toMatchObject({ sessions: 2, messages: 4, toolCalls: 4, actionsToday: 2, schemaVersion: backend.schemaVersion });
+    // SQLite: the file (at least a page); PostgreSQL: the bytes of the history's rows (its files keep freed space for reuse).
+    expect(s.dbBytes).toBeGreaterThan(backend.name === "sqlite" ? 4096 : 0);
+    await fullSession(store, "s3", Date.now());
+    expect((await store.stats()).dbBytes).toBeGreaterThan(s.dbBytes);
   });
+});
 });

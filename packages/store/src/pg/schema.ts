@@ -1,0 +1,197 @@
+// The PostgreSQL schema, versioned like the SQLite one: migration N turns version N-1 into N,
+// each in its own transaction with its version row. Never edit a released migration: add one.
+// Columns match the SQLite tables (rows.ts maps both); full-text search is a tsvector per row,
+// built by the store with the same tokenizer as FTS5's unicode61 (fts-vector.ts), GIN-indexed.
+export const PG_V1 = `
+CREATE TABLE sessions (
+  id TEXT PRIMARY KEY,
+  title TEXT NOT NULL DEFAULT '',
+  title_source TEXT NOT NULL DEFAULT 'none' CHECK (title_source IN ('none', 'first_message', 'auto', 'user')),
+  mode TEXT NOT NULL DEFAULT 'normal' CHECK (mode IN ('normal', 'heartbeat')),
+  workspace TEXT NOT NULL DEFAULT '',
+  model TEXT NOT NULL DEFAULT '',
+  model_chosen INTEGER NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL,
+  updated_at BIGINT NOT NULL,
+  message_count INTEGER NOT NULL DEFAULT 0,
+  input_tokens BIGINT NOT NULL DEFAULT 0,
+  output_tokens BIGINT NOT NULL DEFAULT 0,
+  cache_read_tokens BIGINT NOT NULL DEFAULT 0,
+  cache_write_tokens BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX sessions_updated ON sessions (updated_at, id);
+CREATE INDEX sessions_created ON sessions (created_at, id);
+CREATE INDEX sessions_title ON sessions (lower(title), id);
+
+CREATE TABLE messages (
+  pk BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  sub_agent_run_id TEXT,
+  seq INTEGER NOT NULL,
+  role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system', 'tool')),
+  content TEXT NOT NULL,
+  created_at BIGINT NOT NULL,
+  parent_id TEXT REFERENCES messages (id) ON DELETE CASCADE,
+  tool_call_id TEXT,
+  input_tokens BIGINT,
+  output_tokens BIGINT,
+  cache_read_tokens BIGINT,
+  cache_write_tokens BIGINT,
+  tsv TSVECTOR NOT NULL
+);
+CREATE UNIQUE INDEX messages_session_seq ON messages (session_id, seq) WHERE sub_agent_run_id IS NULL;
+CREATE UNIQUE INDEX messages_run_seq ON messages (sub_agent_run_id, seq) WHERE sub_agent_run_id IS NOT NULL;
+CREATE INDEX messages_parent ON messages (parent_id) WHERE parent_id IS NOT NULL;
+CREATE INDEX messages_session_created ON messages (session_id, created_at);
+CREATE INDEX messages_tsv ON messages USING GIN (tsv);
+
+CREATE TABLE sub_agent_runs (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  parent_message_id TEXT REFERENCES messages (id) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  task TEXT NOT NULL DEFAULT '',
+  state TEXT NOT NULL CHECK (state IN ('running', 'completed', 'failed', 'cancelled')),
+  result TEXT,
+  error TEXT,
+  llm_calls INTEGER NOT NULL DEFAULT 0,
+  tool_calls INTEGER NOT NULL DEFAULT 0,
+  started_at BIGINT NOT NULL,
+  ended_at BIGINT
+);
+CREATE INDEX sub_agent_runs_session ON sub_agent_runs (session_id, started_at);
+CREATE INDEX sub_agent_runs_parent ON sub_agent_runs (parent_message_id);
+ALTER TABLE messages ADD FOREIGN KEY (sub_agent_run_id) REFERENCES sub_agent_runs (id) ON DELETE CASCADE;
+
+CREATE TABLE tool_calls (
+  pk BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  call_id TEXT NOT NULL,
+  message_id TEXT NOT NULL REFERENCES messages (id) ON DELETE CASCADE,
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  sub_agent_run_id TEXT REFERENCES sub_agent_runs (id) ON DELETE CASCADE,
+  sub_agent_name TEXT NOT NULL DEFAULT '',
+  tool_name TEXT NOT NULL,
+  arguments_json TEXT NOT NULL DEFAULT '{}',
+  verdict_decision TEXT CHECK (verdict_decision IN ('allow', 'block', 'escalate')),
+  verdict_tier INTEGER,
+  verdict_confidence DOUBLE PRECISION,
+  verdict_reason TEXT,
+  verdict_rule_ids TEXT,
+  verdict_evaluation_us BIGINT,
+  approval_decision TEXT CHECK (approval_decision IN ('allow_once', 'allow_session', 'deny', 'timeout')),
+  approval_by TEXT,
+  approval_at BIGINT,
+  result TEXT,
+  is_error INTEGER NOT NULL DEFAULT 0,
+  duration_ms BIGINT,
+  artifacts_json TEXT NOT NULL DEFAULT '[]',
+  created_at BIGINT NOT NULL,
+  completed_at BIGINT,
+  tsv TSVECTOR NOT NULL,
+  UNIQUE (message_id, call_id)
+);
+CREATE INDEX tool_calls_session ON tool_calls (session_id, created_at);
+CREATE INDEX tool_calls_run ON tool_calls (sub_agent_run_id) WHERE sub_agent_run_id IS NOT NULL;
+CREATE INDEX tool_calls_created ON tool_calls (created_at);
+CREATE INDEX tool_calls_tsv ON tool_calls USING GIN (tsv);
+
+CREATE TABLE events (
+  pk BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  message_id TEXT NOT NULL DEFAULT '',
+  type TEXT NOT NULL,
+  payload TEXT NOT NULL DEFAULT '{}',
+  created_at BIGINT NOT NULL,
+  UNIQUE (session_id, seq)
+);
+CREATE FUNCTION palisade_refuse() RETURNS TRIGGER LANGUAGE plpgsql AS $$
+BEGIN RAISE EXCEPTION '%', TG_ARGV[0]; END $$;
+CREATE TRIGGER events_append_only BEFORE UPDATE ON events
+  FOR EACH ROW EXECUTE FUNCTION palisade_refuse('events are append-only: rows cannot be updated');
+
+CREATE TABLE memory (
+  pk BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  message_id TEXT NOT NULL DEFAULT '',
+  content TEXT NOT NULL,
+  summary TEXT NOT NULL DEFAULT '',
+  compacted_messages INTEGER NOT NULL DEFAULT 0,
+  created_at BIGINT NOT NULL
+);
+CREATE INDEX memory_session ON memory (session_id, pk);
+
+CREATE TABLE artifacts (
+  id TEXT PRIMARY KEY,
+  session_id TEXT REFERENCES sessions (id) ON DELETE CASCADE,
+  owner TEXT NOT NULL DEFAULT '',
+  call_id TEXT,
+  filename TEXT NOT NULL,
+  mime_type TEXT NOT NULL DEFAULT 'application/octet-stream',
+  size_bytes BIGINT NOT NULL,
+  sha256 TEXT,
+  path TEXT,
+  data BYTEA,
+  created_at BIGINT NOT NULL,
+  expires_at BIGINT
+);
+CREATE INDEX artifacts_session ON artifacts (session_id);
+CREATE INDEX artifacts_expires ON artifacts (expires_at) WHERE expires_at IS NOT NULL;
+
+-- Append-only and hash-chained (audit.ts); no foreign keys: the trail outlives its sessions.
+CREATE TABLE audit (
+  seq BIGINT PRIMARY KEY,
+  ts BIGINT NOT NULL,
+  session_id TEXT NOT NULL DEFAULT '',
+  kind TEXT NOT NULL,
+  actor TEXT NOT NULL DEFAULT '',
+  call_id TEXT NOT NULL DEFAULT '',
+  payload TEXT NOT NULL,
+  prev_hash TEXT NOT NULL,
+  hash TEXT NOT NULL
+);
+CREATE INDEX audit_session ON audit (session_id, seq);
+CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit
+  FOR EACH ROW EXECUTE FUNCTION palisade_refuse('audit rows are append-only: UPDATE is forbidden');
+CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit
+  FOR EACH ROW EXECUTE FUNCTION palisade_refuse('audit rows are append-only: DELETE is forbidden');
+-- The head row exists from the start: every appender locks it (SELECT … FOR UPDATE), so the
+-- Engines sharing this database extend one chain in turn.
+CREATE TABLE audit_head (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  seq BIGINT NOT NULL,
+  hash TEXT NOT NULL
+);
+INSERT INTO audit_head (id, seq, hash) VALUES (1, 0, '${"0".repeat(64)}');
+-- The first seq hashed with the deployment's audit key, and which key (a fingerprint, not the
+-- key): every Engine of the deployment must hold the same key file.
+CREATE TABLE audit_keying (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  from_seq BIGINT NOT NULL,
+  key_fingerprint TEXT NOT NULL
+);
+
+-- Which Engine serves a live session: a lease it renews by heartbeat (leases.ts).
+CREATE TABLE engines (
+  id TEXT PRIMARY KEY,
+  address TEXT NOT NULL DEFAULT '',
+  started_at BIGINT NOT NULL,
+  heartbeat_at BIGINT NOT NULL
+);
+CREATE TABLE session_leases (
+  session_id TEXT PRIMARY KEY,
+  engine_id TEXT NOT NULL,
+  acquired_at BIGINT NOT NULL,
+  expires_at BIGINT NOT NULL,
+  -- The user message of the turn in flight, or '' between turns.
+  turn_message_id TEXT NOT NULL DEFAULT '',
+  -- Its text, so that an Engine taking the session over can record the turn if it was not committed.
+  turn_content TEXT NOT NULL DEFAULT '',
+  turn_started_at BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX session_leases_engine ON session_leases (engine_id);
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [PG_V1];
+export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

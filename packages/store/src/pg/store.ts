@@ -1,0 +1,166 @@
+// The PostgreSQL store: the SQLite store's records and guarantees (see ../store.ts) over a pool
+// of connections, asynchronous, shared by several Engines. Each write is one transaction; a
+// turn's rows are one transaction, committed (and durable: synchronous_commit) when it resolves.
+import { createHash } from "node:crypto";
+import type { PoolClient } from "pg";
+import type { AuditKey, AuditVerification, NewAudit } from "../audit.js";
+import { StoreError } from "../errors.js";
+import type { ExportFormat, ExportOptions, ExportResult } from "../export.js";
+import type { HistoryOptions, HistoryPage, ListSessionsOptions, SessionPage } from "../history.js";
+import type { DeleteResult, RetentionOptions, RetentionResult, StoreStats } from "../lifecycle.js";
+import type { MigrationStep } from "../migrations.js";
+import type { HistoryStore } from "../port.js";
+import type { NewArtifact, NewEvent, NewMemory } from "../records.js";
+import type { SearchOptions, SearchResult } from "../search.js";
+import type { CommittedTurn, TurnRows } from "../turn.js";
+import type {
+  ArtifactRecord, AuditRecord, EventRecord, MemoryRecord, MessageRecord, SessionRecord, SubAgentRunRecord, ToolCallRecord,
+} from "../types.js";
+import type { MessagePatch, NewMessage, NewSession, NewSubAgentRun, NewToolCall, SubAgentRunPatch, ToolCallPatch } from "../writes.js";
+import * as audit from "./audit.js";
+import { describeTarget } from "./config.js";
+import type { PgConnectOptions } from "./config.js";
+import { PgDb } from "./db.js";
+import * as history from "./history.js";
+import * as leases from "./leases.js";
+import type { Claim, LeaseOwner, TurnInFlight } from "./leases.js";
+import * as lifecycle from "./lifecycle.js";
+import { migratePg, pgSchemaVersion } from "./migrate.js";
+import * as records from "./records.js";
+import { search } from "./search.js";
+import { commitTurn } from "./turn.js";
+import * as writes from "./writes.js";
+
+export class PgStore implements HistoryStore {
+  private auditKey: AuditKey | undefined;
+  private closed = false;
+
+  private constructor(private readonly db: PgDb) {}
+
+  /** Connects, checks the credentials, and migrates the schema (one Engine at a time). */
+  static async open(options: PgConnectOptions & { onMigration?: (step: MigrationStep) => void }): Promise<PgStore> {
+    const db = new PgDb(options);
+    try {
+      await migratePg(db, options.onMigration);
+    } catch (cause) {
+      await db.close().catch(() => undefined);
+      if (cause instanceof StoreError) throw cause;
+      throw new StoreError("UNAVAILABLE", `cannot open the PostgreSQL store at ${describeTarget(db.target)}: ${(cause as Error).message}`, { cause });
+    }
+    return new PgStore(db);
+  }
+
+  /** Where the history lives, for status pages (no secret). */
+  get description(): string {
+    return describeTarget(this.db.target);
+  }
+
+  schemaVersion(): Promise<number> {
+    return pgSchemaVersion(this.db);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.db.close();
+  }
+
+  private tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new StoreError("CLOSED", `store ${this.description} is closed`));
+    return this.db.tx(fn);
+  }
+
+  private get q(): PgDb {
+    if (this.closed) throw new StoreError("CLOSED", `store ${this.description} is closed`);
+    return this.db;
+  }
+
+  /**
+   * Keys the audit chain with the deployment's secret. The database records which key (a
+   * fingerprint) and from which seq; an Engine holding another key is refused, since its
+   * entries would not verify with the others'.
+   */
+  async adoptAuditKey(secret: Buffer, keyFile: string): Promise<AuditKey> {
+    const fingerprint = createHash("sha256").update("palisade audit key\n").update(secret).digest("hex").slice(0, 32);
+    const fromSeq = await this.tx(async (c) => {
+      const head = (await c.query<{ seq: number }>("SELECT seq FROM audit_head WHERE id = 1 FOR UPDATE")).rows[0]?.seq ?? 0;
+      await c.query("INSERT INTO audit_keying (id, from_seq, key_fingerprint) VALUES (1, $1, $2) ON CONFLICT DO NOTHING", [head + 1, fingerprint]);
+      const row = (await c.query<{ from_seq: number; key_fingerprint: string }>("SELECT from_seq, key_fingerprint FROM audit_keying WHERE id = 1")).rows[0];
+      if (row === undefined) throw new StoreError("AUDIT_KEY", "the audit keying row is missing");
+      if (row.key_fingerprint !== fingerprint) {
+        throw new StoreError(
+          "AUDIT_KEY",
+          `the audit chain of ${this.description} is keyed with another key (fingerprint ${row.key_fingerprint.slice(0, 12)}…, this Engine's ${keyFile} has ${fingerprint.slice(0, 12)}…): every Engine of a deployment needs the same key file; copy it from an Engine already serving this database`,
+        );
+      }
+      return row.from_seq;
+    });
+    this.auditKey = { key: secret, fromSeq };
+    return this.auditKey;
+  }
+
+  setAuditKey(key: AuditKey): void { this.auditKey = key; }
+
+  // --- writes ---
+  createSession(input: NewSession = {}): Promise<SessionRecord> { return writes.createSession(this.q, input); }
+  appendMessage(input: NewMessage): Promise<MessageRecord> { return this.tx((c) => writes.appendMessage(c, input)); }
+  updateMessage(id: string, patch: MessagePatch): Promise<MessageRecord> { return this.tx((c) => writes.updateMessage(c, id, patch)); }
+  recordToolCall(input: NewToolCall): Promise<ToolCallRecord> { return writes.recordToolCall(this.q, input); }
+  updateToolCall(messageId: string, callId: string, patch: ToolCallPatch): Promise<ToolCallRecord> {
+    return this.tx((c) => writes.updateToolCall(c, messageId, callId, patch));
+  }
+  appendEvent(input: NewEvent): Promise<EventRecord> {
+    return this.tx(async (c) => {
+      if (!(await writes.lockSession(c, input.sessionId))) throw new StoreError("NOT_FOUND", `session ${JSON.stringify(input.sessionId)} does not exist (deleted, or never created in this store)`);
+      return records.insertEvent(c, input, await records.nextEventSeq(c, input.sessionId));
+    });
+  }
+  appendMemory(input: NewMemory): Promise<MemoryRecord> { return records.appendMemory(this.q, input); }
+  recordSubAgentRun(input: NewSubAgentRun): Promise<SubAgentRunRecord> { return writes.recordSubAgentRun(this.q, input); }
+  updateSubAgentRun(id: string, patch: SubAgentRunPatch): Promise<SubAgentRunRecord> { return this.tx((c) => writes.updateSubAgentRun(c, id, patch)); }
+  recordArtifact(input: NewArtifact): Promise<ArtifactRecord> { return records.recordArtifact(this.q, input); }
+  async appendAudit(input: NewAudit): Promise<AuditRecord> { return (await this.appendAudits([input]))[0] as AuditRecord; }
+  appendAudits(inputs: readonly NewAudit[]): Promise<AuditRecord[]> {
+    if (inputs.length === 0) return Promise.resolve([]);
+    return this.tx((c) => audit.appendAuditRows(c, inputs, this.auditKey));
+  }
+  auditHead(): Promise<{ seq: number; hash: string }> { return audit.auditHead(this.q); }
+  renameSession(id: string, title: string): Promise<SessionRecord> { return writes.renameSession(this.q, id, title); }
+  recordSessionModel(id: string, model: string): Promise<boolean> { return writes.recordSessionModel(this.q, id, model); }
+  setAutoTitle(id: string, title: string, source: "auto" | "first_message" = "auto"): Promise<boolean> { return writes.setAutoTitle(this.q, id, title, source); }
+  commitTurn(sessionId: string, turn: TurnRows): Promise<CommittedTurn> { return this.tx((c) => commitTurn(c, sessionId, turn, this.auditKey)); }
+  async deleteSession(id: string): Promise<DeleteResult> { return this.tx((c) => lifecycle.deleteSession(c, id)); }
+  applyRetention(options: RetentionOptions): Promise<RetentionResult> { return lifecycle.applyRetention(this.q, options); }
+
+  // --- reads ---
+  getSession(id: string): Promise<SessionRecord | null> { return writes.getSessionRow(this.q, id); }
+  listSessions(options: ListSessionsOptions = {}): Promise<SessionPage> { return history.listSessions(this.q, options); }
+  getHistory(sessionId: string, options: HistoryOptions = {}): Promise<HistoryPage> { return history.getHistory(this.q, sessionId, options); }
+  getMessage(id: string): Promise<MessageRecord | null> { return writes.messageById(this.q, id); }
+  getToolCall(messageId: string, callId: string): Promise<ToolCallRecord> { return writes.getToolCall(this.q, messageId, callId); }
+  listEvents(sessionId: string, afterSeq = 0, limit = 1000): Promise<EventRecord[]> { return records.listEvents(this.q, sessionId, afterSeq, limit); }
+  lastEvent(sessionId: string): Promise<EventRecord | null> { return records.lastEvent(this.q, sessionId); }
+  listMemory(sessionId: string): Promise<MemoryRecord[]> { return records.listMemory(this.q, sessionId); }
+  listSubAgentRuns(sessionId: string): Promise<SubAgentRunRecord[]> { return history.listSubAgentRuns(this.q, sessionId); }
+  getSubAgentTranscript(runId: string): Promise<MessageRecord[]> { return history.getSubAgentTranscript(this.q, runId); }
+  getArtifact(id: string): Promise<ArtifactRecord> { return records.getArtifact(this.q, id); }
+  getArtifactData(id: string): Promise<Buffer | null> { return records.getArtifactData(this.q, id); }
+  listArtifacts(sessionId: string): Promise<ArtifactRecord[]> { return records.listArtifacts(this.q, sessionId); }
+  search(query: string, options: SearchOptions = {}): Promise<SearchResult> { return search(this.q, query, options); }
+  exportSession(id: string, format: ExportFormat, options: ExportOptions = {}): Promise<ExportResult> { return history.exportSession(this.q, id, format, options); }
+  listAudit(options: { sessionId?: string; afterSeq?: number; limit?: number } = {}): Promise<AuditRecord[]> { return audit.listAudit(this.q, options); }
+  verifyAudit(expectedHead?: { seq: number; hash: string }, key?: AuditKey): Promise<AuditVerification> {
+    return audit.verifyAudit(this.q, expectedHead, key ?? this.auditKey);
+  }
+  stats(since?: number): Promise<StoreStats> { return lifecycle.stats(this.q, since); }
+
+  // --- several Engines (leases.ts) ---
+  registerEngine(engineId: string, address: string): Promise<void> { return leases.registerEngine(this.q, engineId, address); }
+  heartbeat(engineId: string, leaseMs: number): Promise<number> { return leases.heartbeat(this.q, engineId, leaseMs); }
+  claimSession(sessionId: string, engineId: string, leaseMs: number, turn: TurnInFlight): Promise<Claim> {
+    return leases.claimSession(this.q, sessionId, engineId, leaseMs, turn);
+  }
+  finishTurn(sessionId: string, engineId: string, leaseMs: number): Promise<void> { return leases.finishTurn(this.q, sessionId, engineId, leaseMs); }
+  sessionOwner(sessionId: string): Promise<LeaseOwner | null> { return leases.sessionOwner(this.q, sessionId); }
+  releaseEngine(engineId: string): Promise<void> { return leases.releaseEngine(this.q, engineId); }
+}
