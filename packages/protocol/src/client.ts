@@ -1,11 +1,12 @@
 import { create, isMessage } from "@bufbuild/protobuf";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Client as GrpcClient, Metadata, credentials } from "@grpc/grpc-js";
-import type { CallOptions as GrpcCallOptions, ChannelCredentials, ChannelOptions, ClientDuplexStream, ClientReadableStream } from "@grpc/grpc-js";
+import type { CallOptions as GrpcCallOptions, ChannelCredentials, ChannelOptions, ClientDuplexStream, ClientReadableStream, StatusObject } from "@grpc/grpc-js";
 import { DEFAULT_MAX_MESSAGE_BYTES, defaultChannelOptions, normalizeAddress } from "./address.js";
 import { deserializer, serializer } from "./codec.js";
 import { methodPath } from "./definition.js";
 import { Code, RpcError } from "./errors.js";
+import { appendMetadata } from "./metadata.js";
 import { iterateReadable } from "./readable.js";
 import type { AnyService, BidiCall, CallOptions, Client } from "./types.js";
 
@@ -26,6 +27,8 @@ export interface ClientOptions {
 }
 
 type Unsubscribe = () => void;
+/** A grpc-js client call: "metadata" carries the response headers, "status" the trailers. */
+type ObservableCall = { on(event: "metadata", cb: (md: Metadata) => void): unknown; on(event: "status", cb: (status: StatusObject) => void): unknown };
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
@@ -58,10 +61,10 @@ export function createClient<S extends AnyService>(service: S, address: string, 
     const timeout = opts?.timeoutMs ?? (streaming ? streamTimeout : unaryTimeout);
     return timeout === undefined || !Number.isFinite(timeout) ? {} : { deadline: Date.now() + timeout };
   };
-  const metadataFor = (opts: CallOptions | undefined): Metadata => {
+  const metadataFor = (opts: CallOptions | undefined, path: string): Metadata => {
     const md = new Metadata();
     if (options.bearerToken) md.set("authorization", `Bearer ${options.bearerToken}`);
-    for (const [k, v] of Object.entries(opts?.metadata ?? {})) md.set(k, v);
+    if (opts?.metadata) appendMetadata(md, opts.metadata, `${path} request`);
     return md;
   };
 
@@ -84,9 +87,15 @@ function makeMethod(
   service: AnyService,
   method: DescMethod,
   callOptions: (opts: CallOptions | undefined, streaming: boolean) => GrpcCallOptions,
-  metadataFor: (opts: CallOptions | undefined) => Metadata,
+  metadataFor: (opts: CallOptions | undefined, path: string) => Metadata,
 ): unknown {
   const path = methodPath(service, method);
+  /** The call's headers and trailers, to the caller's hooks. */
+  const observe = (call: ObservableCall, opts: CallOptions | undefined): void => {
+    const { onHeader, onTrailer } = opts ?? {};
+    if (onHeader) call.on("metadata", onHeader);
+    if (onTrailer) call.on("status", (status: StatusObject) => onTrailer(status.metadata));
+  };
   const ser = serializer(method.input) as (v: unknown) => Buffer;
   const de = deserializer(method.output);
   // Already-built messages go straight to the wire; plain init objects are built first.
@@ -100,11 +109,12 @@ function makeMethod(
             reject(new RpcError(Code.CANCELLED, "call cancelled before it started"));
             return;
           }
-          const call = raw.makeUnaryRequest(path, ser, de, make(request), metadataFor(opts), callOptions(opts, false), (err, res) => {
+          const call = raw.makeUnaryRequest(path, ser, de, make(request), metadataFor(opts, path), callOptions(opts, false), (err, res) => {
             unlink();
             if (err) reject(RpcError.from(err));
             else resolve(res);
           });
+          observe(call, opts);
           const unlink = linkSignal(opts?.signal, () => call.cancel());
         });
 
@@ -112,11 +122,12 @@ function makeMethod(
       return async (requests: AsyncIterable<unknown> | Iterable<unknown>, opts?: CallOptions) => {
         let unlink: Unsubscribe = () => undefined;
         const result = new Promise((resolve, reject) => {
-          const call = raw.makeClientStreamRequest(path, ser, de, metadataFor(opts), callOptions(opts, false), (err, res) => {
+          const call = raw.makeClientStreamRequest(path, ser, de, metadataFor(opts, path), callOptions(opts, false), (err, res) => {
             unlink();
             if (err) reject(RpcError.from(err));
             else resolve(res);
           });
+          observe(call, opts);
           unlink = linkSignal(opts?.signal, () => call.cancel());
           void (async () => {
             try {
@@ -135,13 +146,15 @@ function makeMethod(
 
     case "server_streaming":
       return (request: unknown, opts?: CallOptions) => {
-        const call = raw.makeServerStreamRequest(path, ser, de, make(request), metadataFor(opts), callOptions(opts, true));
+        const call = raw.makeServerStreamRequest(path, ser, de, make(request), metadataFor(opts, path), callOptions(opts, true));
+        observe(call, opts);
         return readStream(call, opts?.signal);
       };
 
     case "bidi_streaming":
       return (opts?: CallOptions): BidiCall<unknown, unknown> => {
-        const call = raw.makeBidiStreamRequest(path, ser, de, metadataFor(opts), callOptions(opts, true));
+        const call = raw.makeBidiStreamRequest(path, ser, de, metadataFor(opts, path), callOptions(opts, true));
+        observe(call, opts);
         const responses = readStream(call, opts?.signal);
         return {
           send: (message: unknown) => {

@@ -3,6 +3,8 @@ export type { ClientOptions } from "./client.js";
 export { DEFAULT_MAX_CONCURRENT_STREAMS, RpcServer } from "./server.js";
 export type { Authorizer, ServerOptions, ServiceAuthorizer, ServiceOptions } from "./server.js";
 export { Code, RpcError, isAbortError } from "./errors.js";
+export { MetadataError } from "./metadata.js";
+export type { MetadataInit, MetadataValue } from "./metadata.js";
 export { AsyncQueue } from "./queue.js";
 export { asBuffer } from "./codec.js";
 export { chainHistoryDigest } from "./history-digest.js";

@@ -18,6 +18,9 @@ import type {
 import { DEFAULT_MAX_MESSAGE_BYTES, normalizeAddress, unixSocketPath } from "./address.js";
 import { compileCodec } from "./fast-codec.js";
 import { methodPath, toServiceDefinition } from "./definition.js";
+import { mergedMetadata } from "./metadata.js";
+import { contextFor } from "./server-context.js";
+import type { ServerCallLike, ServerCallState } from "./server-context.js";
 import { iterateReadable } from "./readable.js";
 import { Code, RpcError } from "./errors.js";
 import type { AnyService, CallContext, ServiceImpl } from "./types.js";
@@ -63,51 +66,23 @@ export const DEFAULT_MAX_CONCURRENT_STREAMS = 256;
 type AnyHandler = (...args: never[]) => unknown;
 type Writable<T> = { write(msg: T): boolean; once(ev: "drain", cb: () => void): unknown };
 
-function toServiceError(err: unknown, path: string, options: ServerOptions): Partial<ServiceError> {
-  if (err instanceof RpcError) return { code: err.code, details: err.message, metadata: err.metadata };
+/** The status of a failed call; `trailer` (what the handler set) goes with the error's own metadata. */
+function toServiceError(err: unknown, path: string, options: ServerOptions, trailer?: Metadata): Partial<ServiceError> {
+  const withTrailer = (md: Metadata | undefined): Metadata | undefined => (trailer !== undefined && Object.keys(trailer.getMap()).length > 0 ? mergedMetadata(md, trailer) : md);
+  if (err instanceof RpcError) return { code: err.code, details: err.message, metadata: withTrailer(err.metadata) };
   options.onInternalError?.(err, path);
   const message = err instanceof Error ? err.message : String(err);
-  return { code: Code.INTERNAL, details: message };
+  const metadata = withTrailer(undefined);
+  return metadata ? { code: Code.INTERNAL, details: message, metadata } : { code: Code.INTERNAL, details: message };
 }
 
-interface AnyCall {
-  metadata: Metadata;
-  getPeer(): string;
-  on(event: "cancelled", cb: () => void): unknown;
-  removeListener(event: "cancelled", cb: () => void): unknown;
-  cancelled: boolean;
-}
-
-/**
- * The handler's context. `done` runs once the handler has finished: grpc-js reports every call as
- * "cancelled" after its status is sent (its end-of-call cleanup), so the listener must be gone by
- * then, or each finished call would abort its signal with a spurious CANCELLED error.
- */
-function contextFor(call: AnyCall, path: string, shutdown: AbortSignal, principal: unknown): { ctx: CallContext; done: () => void } {
-  const controller = new AbortController();
-  const onCancel = (): void => controller.abort(new RpcError(Code.CANCELLED, "call cancelled by the client"));
-  const onShutdown = (): void => controller.abort(new RpcError(Code.UNAVAILABLE, "server shutting down"));
-  call.on("cancelled", onCancel);
-  if (call.cancelled) onCancel();
-  shutdown.addEventListener("abort", onShutdown, { once: true });
-  return {
-    ctx: { signal: controller.signal, metadata: call.metadata, peer: call.getPeer(), path, principal },
-    done: () => {
-      call.removeListener("cancelled", onCancel);
-      shutdown.removeEventListener("abort", onShutdown);
-    },
-  };
-}
-
-async function writeAll<T extends DescMessage>(
-  schema: T,
-  call: Writable<MessageShape<T>>,
-  source: AsyncIterable<unknown>,
-  signal: AbortSignal,
-): Promise<void> {
+async function writeAll<T extends DescMessage>(schema: T, call: Writable<MessageShape<T>>, source: AsyncIterable<unknown>, state: ServerCallState): Promise<void> {
+  const signal = state.ctx.signal;
   for await (const item of source) {
     if (signal.aborted) return;
-    const ok = call.write(isMessage(item, schema) ? item : create(schema, item as never));
+    const message = isMessage(item, schema) ? item : create(schema, item as never);
+    state.flushHeader();
+    const ok = call.write(message);
     if (!ok) await new Promise<void>((resolve) => call.once("drain", resolve));
   }
 }
@@ -166,54 +141,62 @@ function wrapHandler(
 ): UntypedHandleCall {
   const path = methodPath(service, method);
   const decode = requestDecoder(method, path, Math.min(serviceOptions.maxMessageBytes ?? Infinity, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES));
-  const fail = (err: unknown): Partial<ServiceError> => toServiceError(err, path, options);
   const fn = handler as (a: unknown, ctx: CallContext) => unknown;
-  const open = (call: AnyCall): { ctx: CallContext; done: () => void } => contextFor(call, path, shutdown, principals.get(call.metadata));
+  const open = (call: ServerCallLike): ServerCallState => contextFor(call, path, shutdown, principals.get(call.metadata));
+  /** Ends a call with one response message (unary, client streaming): headers, message, trailers. */
+  const answer = (state: ServerCallState, callback: sendUnaryData<unknown>, run: () => unknown): void => {
+    Promise.resolve()
+      .then(run)
+      .then((res) => create(method.output, res as never))
+      .then(
+        (msg) => {
+          state.flushHeader();
+          callback(null, msg, state.trailer);
+        },
+        (err: unknown) => {
+          state.flushHeader();
+          callback(toServiceError(err, path, options, state.trailer));
+        },
+      )
+      .finally(() => state.done());
+  };
+  /** Ends a call that streams its responses: headers before the first, trailers with the status. */
+  const stream = (state: ServerCallState, call: ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>, run: () => unknown): void => {
+    Promise.resolve()
+      .then(() => writeAll(method.output, call, run() as AsyncIterable<unknown>, state))
+      .then(
+        () => {
+          state.flushHeader();
+          call.end(state.trailer);
+        },
+        (err: unknown) => {
+          state.flushHeader();
+          call.emit("error", toServiceError(err, path, options, state.trailer));
+        },
+      )
+      .finally(() => state.done());
+  };
 
   switch (method.methodKind) {
     case "unary":
       return (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-        const { ctx, done } = open(call);
-        Promise.resolve()
-          .then(() => fn(decode(call.request), ctx))
-          .then(
-            (res) => callback(null, create(method.output, res as never)),
-            (err: unknown) => callback(fail(err)),
-          )
-          .finally(done);
+        const state = open(call);
+        answer(state, callback, () => fn(decode(call.request), state.ctx));
       };
     case "client_streaming":
       return (call: ServerReadableStream<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-        const { ctx, done } = open(call);
-        Promise.resolve()
-          .then(() => fn(requestsOf(call, ctx.signal, decode), ctx))
-          .then(
-            (res) => callback(null, create(method.output, res as never)),
-            (err: unknown) => callback(fail(err)),
-          )
-          .finally(done);
+        const state = open(call);
+        answer(state, callback, () => fn(requestsOf(call, state.ctx.signal, decode), state.ctx));
       };
     case "server_streaming":
       return (call: ServerWritableStream<unknown, unknown>) => {
-        const { ctx, done } = open(call);
-        Promise.resolve()
-          .then(() => writeAll(method.output, call, fn(decode(call.request), ctx) as AsyncIterable<unknown>, ctx.signal))
-          .then(
-            () => call.end(),
-            (err: unknown) => call.emit("error", fail(err)),
-          )
-          .finally(done);
+        const state = open(call);
+        stream(state, call, () => fn(decode(call.request), state.ctx));
       };
     case "bidi_streaming":
       return (call: ServerDuplexStream<unknown, unknown>) => {
-        const { ctx, done } = open(call);
-        Promise.resolve()
-          .then(() => writeAll(method.output, call, fn(requestsOf(call, ctx.signal, decode), ctx) as AsyncIterable<unknown>, ctx.signal))
-          .then(
-            () => call.end(),
-            (err: unknown) => call.emit("error", fail(err)),
-          )
-          .finally(done);
+        const state = open(call);
+        stream(state, call, () => fn(requestsOf(call, state.ctx.signal, decode), state.ctx));
       };
   }
 }

@@ -1,6 +1,7 @@
 import type { DescMethod, MessageInitShape, MessageShape } from "@bufbuild/protobuf";
 import type { GenService, GenServiceMethods } from "@bufbuild/protobuf/codegenv2";
 import type { Metadata } from "@grpc/grpc-js";
+import type { MetadataInit } from "./metadata.js";
 
 export type AnyService = GenService<GenServiceMethods>;
 export type MethodsOf<S> = S extends GenService<infer M> ? M : never;
@@ -11,9 +12,12 @@ export type Out<M extends MethodSpec> = MessageShape<M["output"]>;
 export type InInit<M extends MethodSpec> = MessageInitShape<M["input"]>;
 export type OutInit<M extends MethodSpec> = MessageInitShape<M["output"]>;
 
-/** What a server handler knows about its call. */
+/** What a server handler knows about its call, and what it adds to the response. */
 export interface CallContext {
-  /** Fires when the client cancels, the deadline passes, or the server shuts down. */
+  /**
+   * Fires when the client cancels, the deadline passes, or the server shuts down; its `reason`
+   * is an RpcError saying which (CANCELLED, DEADLINE_EXCEEDED, UNAVAILABLE).
+   */
   readonly signal: AbortSignal;
   readonly metadata: Metadata;
   readonly peer: string;
@@ -21,6 +25,15 @@ export interface CallContext {
   readonly path: string;
   /** What the service's authorizer returned for this call (undefined without one). */
   readonly principal: unknown;
+  /**
+   * Adds response headers. They go out with the first response message, else with the status;
+   * after that (or after `sendHeader`) this throws. `-bin` keys take bytes, others ASCII text.
+   */
+  setHeader(init: MetadataInit): void;
+  /** Sends the response headers now (e.g. before a long wait); later `setHeader` calls throw. */
+  sendHeader(): void;
+  /** Adds trailers, sent with the status whether the call succeeds or fails. */
+  setTrailer(init: MetadataInit): void;
 }
 
 export type MethodHandler<M extends MethodSpec> = M["methodKind"] extends "unary"
@@ -40,7 +53,12 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Deadline relative to now. Unary calls default to the client's `defaultTimeoutMs`. */
   timeoutMs?: number;
-  metadata?: Record<string, string>;
+  /** Request metadata: `-bin` keys take bytes, others printable ASCII text. */
+  metadata?: MetadataInit;
+  /** Called with the response headers when they arrive. */
+  onHeader?: (header: Metadata) => void;
+  /** Called with the trailers once the call ends, successful or not (also in RpcError.metadata). */
+  onTrailer?: (trailer: Metadata) => void;
 }
 
 /** A bidi call: send with `send`, finish with `end`, read by iterating. */

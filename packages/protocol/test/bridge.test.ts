@@ -12,7 +12,7 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 /** Records what the server saw, so tests can assert on server-side effects. */
-const seen = { cancelled: [] as string[] };
+const seen = { cancelled: [] as string[], reasons: new Map<string, unknown>() };
 
 function waitFor(signal: AbortSignal, ms: number): Promise<"aborted" | "timeout"> {
   return new Promise((resolve) => {
@@ -30,7 +30,10 @@ const capability: ServiceImpl<typeof Capability> = {
     if (args.fail) throw new RpcError(Code.FAILED_PRECONDITION, args.fail);
     if (args.sleepMs) {
       const outcome = await waitFor(ctx.signal, args.sleepMs);
-      if (outcome === "aborted") seen.cancelled.push(req.toolName);
+      if (outcome === "aborted") {
+        seen.cancelled.push(req.toolName);
+        seen.reasons.set(req.toolName, ctx.signal.reason);
+      }
     }
     return { resultJson: enc.encode(JSON.stringify({ tool: req.toolName, session: req.sessionId })) };
   },
@@ -146,6 +149,17 @@ function suite(kind: "tcp" | "unix") {
       expect((err as RpcError).code).toBe(Code.DEADLINE_EXCEEDED);
     });
 
+    it("tells the handler that its deadline passed, not that the client cancelled", async () => {
+      const tool = `deadline-${kind}`;
+      const err = await cap.invoke({ toolName: tool, argsJson: enc.encode('{"sleepMs":5000}') }, { timeoutMs: 150 }).catch((e: unknown) => e);
+      expect((err as RpcError).code).toBe(Code.DEADLINE_EXCEEDED);
+      await expect.poll(() => seen.reasons.has(tool), { timeout: 2000 }).toBe(true);
+      const reason = seen.reasons.get(tool);
+      expect(reason).toBeInstanceOf(RpcError);
+      expect((reason as RpcError).code).toBe(Code.DEADLINE_EXCEEDED);
+      expect((reason as RpcError).message).toMatch(/deadline/i);
+    });
+
     it("propagates a client abort to the server handler's signal", async () => {
       const ac = new AbortController();
       const tool = `abort-${kind}`;
@@ -154,6 +168,7 @@ function suite(kind: "tcp" | "unix") {
       const err = await p.catch((e: unknown) => e);
       expect((err as RpcError).code).toBe(Code.CANCELLED);
       await expect.poll(() => seen.cancelled.includes(tool), { timeout: 2000 }).toBe(true);
+      expect((seen.reasons.get(tool) as RpcError).code).toBe(Code.CANCELLED);
     });
 
     it("ends a client's stream when the server handler fails", async () => {
