@@ -30,7 +30,8 @@ export function visible(text: string, keepLines = true): string {
  * characters become `\uXXXX` escapes); anything else is shown with `visible`.
  */
 export function visibleJson(argumentsJson: string): string {
-  if (!HIDDEN_WITH_LINES.test(argumentsJson.replace(/\n/g, ""))) return argumentsJson;
+  // not HIDDEN_WITH_LINES.test: a global regex's test() starts where the previous match ended
+  if (!HIDDEN.test(argumentsJson)) return argumentsJson;
   let value: unknown;
   try {
     value = JSON.parse(argumentsJson);

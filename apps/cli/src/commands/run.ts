@@ -15,6 +15,8 @@ import { resolveSessionId } from "../engine/sessions.js";
 import { flag, hintCommand, listOption, pathsOf, startOptions, stringOption, workspaceOf } from "./common.js";
 import { readKey } from "./prompt.js";
 import { keyArgs } from "../tui/components/format.js";
+import { callArgs, wrapText } from "../format/call-text.js";
+import { jsonLine, shown } from "../format/terminal-text.js";
 
 const VERDICT = { [VerdictDecision.ALLOW]: "ALLOW", [VerdictDecision.BLOCK]: "BLOCK", [VerdictDecision.ESCALATE]: "ESCALATE" } as Record<number, string>;
 
@@ -31,26 +33,27 @@ interface Printer {
   note(text: string): void;
 }
 
+/** Everything it prints came from the model, a tool or the Engine: it goes out through `shown`. */
 function humanPrinter(io: CliIo): Printer {
   let midLine = false;
   const line = (text: string): void => {
     if (midLine) io.stdout.write("\n");
     midLine = false;
-    println(io.stdout, text);
+    println(io.stdout, shown(text));
   };
   const names = new Map<string, string>();
   return {
     note: (text) => {
       if (midLine) io.stdout.write("\n");
       midLine = false;
-      println(io.stderr, text);
+      println(io.stderr, shown(text));
     },
     event(ev) {
       switch (ev.eventType) {
         case PipelineEventType.LLM_TOKEN: {
           const t = ev.llmToken;
           if (!t || t.subAgentName) return;
-          io.stdout.write(t.text);
+          io.stdout.write(shown(t.text));
           midLine = !t.text.endsWith("\n");
           return;
         }
@@ -91,22 +94,26 @@ function humanPrinter(io: CliIo): Printer {
 
 function jsonPrinter(io: CliIo): Printer {
   return {
-    event: (ev) => println(io.stdout, eventToJsonLine(ev)),
-    note: (text) => println(io.stdout, JSON.stringify({ type: "NOTE", message: text })),
+    event: (ev) => println(io.stdout, jsonLine(eventToJsonLine(ev))),
+    note: (text) => println(io.stdout, jsonLine(JSON.stringify({ type: "NOTE", message: text }))),
   };
 }
 
-/** What a terminal approval shows: the call, a file write's diff (cut with a count), why, and what `a` covers. */
-export function approvalPrompt(a: Pick<ApprovalNeeded, "toolName" | "argumentsJson" | "reason" | "preview" | "grantScope">, maxDiffLines = 20): string {
-  const lines = [`? ${a.toolName} ${keyArgs(a.argumentsJson, 200)}`];
+/**
+ * What a terminal approval shows: the whole call, wrapped to `width` (never cut), a file write's
+ * diff (cut with a count), why, and what `a` covers; with control characters made visible.
+ */
+export function approvalPrompt(a: Pick<ApprovalNeeded, "toolName" | "argumentsJson" | "reason" | "preview" | "grantScope">, maxDiffLines = 20, width = 100): string {
+  // a file write's content is in its diff below; every other argument is shown whole
+  const lines = wrapText(`? ${a.toolName} ${callArgs(a.argumentsJson, a.preview ? 120 : undefined)}`, width);
   if (a.preview) {
     const diff = a.preview.split("\n");
     lines.push(...diff.slice(0, maxDiffLines).map((l) => `  ${l}`));
     if (diff.length > maxDiffLines) lines.push(`  … ${diff.length - maxDiffLines} more lines`);
   }
-  lines.push(`  the Shield asks because: ${a.reason || "policy"}`);
-  lines.push(`  [a] covers, for the rest of this session: ${a.grantScope || `${a.toolName} with exactly these arguments`}`);
-  return lines.join("\n");
+  lines.push(...wrapText(`  the Shield asks because: ${a.reason || "policy"}`, width));
+  lines.push(...wrapText(`  [a] covers, for the rest of this session: ${a.grantScope || `${a.toolName} with exactly these arguments`}`, width));
+  return shown(lines.join("\n"));
 }
 
 async function askApproval(io: CliIo, text: string, signal: AbortSignal): Promise<ApprovalDecision> {
@@ -183,7 +190,7 @@ export async function runTurn(
           reason = `approved by --approve ${glob}`;
           out.note(`approved ${a.toolName} (--approve ${glob}); the Shield asked because: ${a.reason || "policy"}`);
         } else if (options.interactive) {
-          decision = await askApproval(io, approvalPrompt(a), abort.signal);
+          decision = await askApproval(io, approvalPrompt(a, 20, (io.stderr as NodeJS.WriteStream).columns || 100), abort.signal);
         } else {
           decision = ApprovalDecision.UNATTENDED;
           reason = "no terminal";
@@ -193,7 +200,7 @@ export async function runTurn(
       }
       if (ev.eventType === PipelineEventType.RESPONSE_COMPLETE) {
         if (!options.json) {
-          if (!streamed && ev.responseComplete?.content) io.stdout.write(ev.responseComplete.content);
+          if (!streamed && ev.responseComplete?.content) io.stdout.write(shown(ev.responseComplete.content));
           io.stdout.write("\n");
         }
         code = ExitCode.OK;

@@ -13,6 +13,7 @@ import { describeRpcError } from "../engine/errors.js";
 import { resolveSessionId } from "../engine/sessions.js";
 import { flag, hintCommand, intOption, pathsOf, shellQuote, startOptions, stringOption } from "./common.js";
 import { confirm } from "./prompt.js";
+import { jsonLine, shown, shownLine } from "../format/terminal-text.js";
 
 async function withEngine<T>(ctx: CommandContext, f: (conn: EngineConnection) => Promise<T>): Promise<T> {
   const conn = await connectToEngine(pathsOf(ctx), startOptions(ctx));
@@ -39,14 +40,14 @@ export async function sessionsList(ctx: CommandContext): Promise<number> {
   return withEngine(ctx, async ({ client }) => {
     const res = await client.listSessions({ limit: intOption(ctx, "limit", 20), offset: intOption(ctx, "offset", 0), titleFilter: stringOption(ctx, "filter") ?? "" });
     if (flag(ctx, "json")) {
-      println(ctx.io.stdout, JSON.stringify({ total: res.total, sessions: res.sessions.map((s) => toJson(SessionInfoSchema, s)) }));
+      println(ctx.io.stdout, jsonLine(JSON.stringify({ total: res.total, sessions: res.sessions.map((s) => toJson(SessionInfoSchema, s)) })));
       return ExitCode.OK;
     }
     if (res.sessions.length === 0) {
       println(ctx.io.stdout, res.total ? "No sessions on this page." : `No stored sessions yet. Start one with '${hintCommand(ctx, "chat")}'.`);
       return ExitCode.OK;
     }
-    const rows = [["ID", "UPDATED", "MSGS", "TITLE"], ...res.sessions.map((s) => [s.id.slice(0, 12), date(s.updatedAtUnixMs), String(s.messageCount), s.title || "(untitled)"])];
+    const rows = [["ID", "UPDATED", "MSGS", "TITLE"], ...res.sessions.map((s) => [s.id.slice(0, 12), date(s.updatedAtUnixMs), String(s.messageCount), shownLine(s.title) || "(untitled)"])];
     ctx.io.stdout.write(table(rows));
     if (res.total > res.sessions.length) println(ctx.io.stdout, `(${res.sessions.length} of ${res.total}; --offset/--limit for more)`);
     return ExitCode.OK;
@@ -82,12 +83,12 @@ export async function sessionsShow(ctx: CommandContext): Promise<number> {
     } while (cursor);
     const messages = pages.flat();
     if (flag(ctx, "json")) {
-      println(ctx.io.stdout, JSON.stringify({ session: session ? toJson(SessionInfoSchema, session) : { id }, messages: messages.map((m) => toJson(ChatMessageSchema, m)) }));
+      println(ctx.io.stdout, jsonLine(JSON.stringify({ session: session ? toJson(SessionInfoSchema, session) : { id }, messages: messages.map((m) => toJson(ChatMessageSchema, m)) })));
       return ExitCode.OK;
     }
-    println(ctx.io.stdout, `# ${session?.title || id}  (${id}, ${messages.length} messages)`);
+    println(ctx.io.stdout, `# ${shownLine(session?.title || id)}  (${id}, ${messages.length} messages)`);
     println(ctx.io.stdout);
-    ctx.io.stdout.write(formatTranscript(messages));
+    ctx.io.stdout.write(shown(formatTranscript(messages)));
     return ExitCode.OK;
   });
 }
@@ -99,7 +100,7 @@ export async function sessionsSearch(ctx: CommandContext): Promise<number> {
     const sessionId = session ? await resolveSessionId(client, session, (w) => hintCommand(ctx, w)) : "";
     const res = await client.searchSessions({ query, limit: intOption(ctx, "limit", 20), sessionId });
     if (flag(ctx, "json")) {
-      println(ctx.io.stdout, JSON.stringify({ total: res.total, hits: res.hits.map((h) => toJson(SearchHitSchema, h)) }));
+      println(ctx.io.stdout, jsonLine(JSON.stringify({ total: res.total, hits: res.hits.map((h) => toJson(SearchHitSchema, h)) })));
       return ExitCode.OK;
     }
     if (res.hits.length === 0) {
@@ -107,8 +108,8 @@ export async function sessionsSearch(ctx: CommandContext): Promise<number> {
       return ExitCode.OK;
     }
     for (const h of res.hits) {
-      println(ctx.io.stdout, `${h.sessionId.slice(0, 12)}  ${date(h.createdAtUnixMs)}  ${h.sessionTitle || "(untitled)"} · ${h.callId ? `tool call ${h.toolName || h.callId}` : h.role}`);
-      println(ctx.io.stdout, `    ${h.snippet.replace(/\s+/g, " ")}`);
+      println(ctx.io.stdout, `${h.sessionId.slice(0, 12)}  ${date(h.createdAtUnixMs)}  ${shownLine(h.sessionTitle) || "(untitled)"} · ${h.callId ? `tool call ${shownLine(h.toolName || h.callId)}` : h.role}`);
+      println(ctx.io.stdout, `    ${shownLine(h.snippet.replace(/\s+/g, " "))}`);
     }
     if (res.total > res.hits.length) println(ctx.io.stdout, `(${res.hits.length} of ${res.total} hits; --limit for more)`);
     return ExitCode.OK;
@@ -121,6 +122,8 @@ export async function sessionsExport(ctx: CommandContext): Promise<number> {
   return withEngine(ctx, async ({ client }) => {
     const id = await resolveSessionId(client, ctx.positionals[0] as string, (w) => hintCommand(ctx, w));
     const res = await client.exportSession({ sessionId: id, format }, { timeoutMs: 60_000 });
+    // Markdown is read in a terminal or an editor: control characters visible; JSON keeps its values
+    res.content = format === "md" ? shown(res.content) : jsonLine(res.content);
     const out = stringOption(ctx, "out");
     if (!out) {
       ctx.io.stdout.write(res.content.endsWith("\n") ? res.content : `${res.content}\n`);

@@ -5,8 +5,12 @@ import type { SubAgentEvent } from "@palisade/protocol/pipeline";
 import { downloadArtifact } from "../commands/artifacts.js";
 import type { EngineClient } from "../engine/connect.js";
 import { describeRpcError, isUnavailable } from "../engine/errors.js";
+import { shownMessage } from "../format/terminal-text.js";
 import { update } from "./state/reducer.js";
 import type { Action, ApprovalChoice, ChatState, Effect, SubAgentView } from "./state/types.js";
+
+/** Actions carrying text from the Engine: the model's, a tool's or a capability server's. */
+const FROM_ENGINE = new Set<Action["type"]>(["event", "historyLoaded", "sessionsLoaded", "searchLoaded", "agentsLoaded"]);
 
 /** How the chat reaches the Engine; `reconnect` re-discovers it (it may have restarted elsewhere). */
 export interface EngineLink {
@@ -77,8 +81,10 @@ export class ChatController {
     return () => this.listeners.delete(fn);
   };
 
-  dispatch = (action: Action): void => {
+  dispatch = (incoming: Action): void => {
     if (this.closed) return;
+    // what the Engine sends (the model's text, tool output, titles) holds no raw terminal control
+    const action = FROM_ENGINE.has(incoming.type) ? shownMessage(incoming) : incoming;
     const withTime = action.type === "key" || action.type === "event" ? this.withNow() : this.state;
     const { state, effects } = update(withTime, action);
     if (state !== this.state) {

@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import type { PendingApproval } from "../state/types.js";
-import { keyArgs, prettyJson, truncate } from "./format.js";
+import { callArgs } from "../../format/call-text.js";
+import { prettyJson } from "./format.js";
 import { DiffView } from "./DiffView.js";
 
 export interface ApprovalDialogProps {
@@ -16,8 +17,9 @@ export interface ApprovalDialogProps {
 /** What will run (a file write: its diff), why the Shield asked, a countdown, and the keys with what `a` covers. */
 export function ApprovalDialog({ approval, denyReason, queued, now, width }: ApprovalDialogProps) {
   const left = approval.deadlineMs ? Math.max(0, Math.ceil((approval.deadlineMs - now) / 1000)) : undefined;
-  // A file write shows what it changes; its arguments (the whole new content) only as a summary.
-  const args = approval.preview ? [keyArgs(approval.argumentsJson, width - 8)] : prettyJson(approval.argumentsJson).split("\n");
+  // A file write shows what it changes; its long content only as a count. Every argument is
+  // shown whole, wrapped at the dialog's width, never cut.
+  const args = approval.preview ? [callArgs(approval.argumentsJson, 120)] : prettyJson(approval.argumentsJson).split("\n");
   const shown = args.slice(0, 12);
   return (
     <Box flexDirection="column" borderStyle="double" borderColor="yellow" paddingX={1} width={width}>
@@ -34,7 +36,7 @@ export function ApprovalDialog({ approval, denyReason, queued, now, width }: App
         <Text bold>{approval.toolName}</Text>
       </Text>
       {shown.map((l, i) => (
-        <Text key={i}>{`  ${truncate(l, width - 6)}`}</Text>
+        <Text key={i} wrap="wrap">{`  ${l}`}</Text>
       ))}
       {args.length > shown.length ? <Text dimColor>{`  … ${args.length - shown.length} more lines`}</Text> : null}
       {approval.preview ? (
