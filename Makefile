@@ -64,18 +64,24 @@ typecheck-tests: build
 	@for t in $$(git ls-files '*/test/tsconfig.json' 'test/*/tsconfig.json'); do \
 		npx tsc -p $$t || { echo "type errors in $$(dirname $$t)"; exit 1; }; done
 
+# The interop tests' grpc.testing protos are generated the same way, into their own directory.
+INTEROP_GEN := packages/protocol/test/interop/buf.gen.yaml
+
 proto: install
 	npx buf generate
+	npx buf generate --template $(INTEROP_GEN)
 	npx buf lint
 
 # Regenerates the protobuf code and fails if that changed anything: generated code is committed.
 proto-check: install
 	npx buf generate
-	@if [ -n "$$(git status --porcelain -- packages/protocol/src/gen)" ]; then \
+	npx buf generate --template $(INTEROP_GEN)
+	@if [ -n "$$(git status --porcelain -- packages/protocol/src/gen packages/protocol/test/interop/gen)" ]; then \
 		echo "generated protobuf code is stale: run 'make proto' and commit the result"; \
-		git status --porcelain -- packages/protocol/src/gen; exit 1; fi
+		git status --porcelain -- packages/protocol/src/gen packages/protocol/test/interop/gen; exit 1; fi
 
-# System packages some tests need (Debian): Python gRPC for the capability interop test,
+# System packages some tests need (Debian): Python gRPC for the interop tests (capabilities, and
+# the gRPC bridge's interop cases and codec round trip in packages/protocol/test/interop),
 # tmux for the chat end-to-end test in a pseudo-terminal, bubblewrap for the tool sandboxes
 # (the Engine runs without it only when the config says `sandbox.required: false`).
 deps-system:

@@ -4,7 +4,7 @@ import { boundaries } from "./eslint.boundaries.js";
 
 export default tseslint.config(
   {
-    ignores: ["**/dist/**", "**/node_modules/**", "packages/protocol/src/gen/**", "bench/results/**", "**/*.js", "**/*.mjs", "**/*.cjs"],
+    ignores: ["**/dist/**", "**/node_modules/**", "packages/protocol/src/gen/**", "packages/protocol/test/interop/gen/**", "bench/results/**", "**/*.js", "**/*.mjs", "**/*.cjs"],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

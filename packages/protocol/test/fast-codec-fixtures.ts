@@ -2,8 +2,19 @@
 // proto3 schema using every scalar type (our .proto files use only a few), and schemas the
 // fast codec must leave to protobuf-es.
 import { ScalarType, create, createFileRegistry } from "@bufbuild/protobuf";
-import type { DescField, DescMessage, MessageShape } from "@bufbuild/protobuf";
+import type { DescField, DescFile, DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+
+/** Every message type of `file`, nested ones included. */
+export function messagesOf(file: DescFile): DescMessage[] {
+  const out: DescMessage[] = [];
+  const walk = (m: DescMessage): void => {
+    out.push(m);
+    m.nestedMessages.forEach(walk);
+  };
+  file.messages.forEach(walk);
+  return out;
+}
 
 /** mulberry32: small, fast, seeded, good enough for test data. */
 export function rng(seed: number): () => number {

@@ -4,7 +4,7 @@
 // here is differential against those two; interop/codec-interop.test.ts checks both codecs
 // against Python's protobuf (C++).
 import { create, equals, fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { DescFile, DescMessage } from "@bufbuild/protobuf";
+import type { DescMessage } from "@bufbuild/protobuf";
 import { FileDescriptorProtoSchema, StructSchema, TimestampSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { compileCodec, fastCodecStats } from "../src/fast-codec.js";
@@ -13,17 +13,7 @@ import { file_palisade_v1_pipeline } from "../src/gen/palisade/v1/pipeline_pb.js
 import { file_palisade_v1_shield } from "../src/gen/palisade/v1/shield_pb.js";
 import { file_palisade_v1_types } from "../src/gen/palisade/v1/types_pb.js";
 import { file_selu_capability_v1_capability } from "../src/gen/selu/capability/v1/capability_pb.js";
-import { Gen, fuzzMessage, rng } from "./fast-codec-fixtures.js";
-
-function messagesOf(file: DescFile): DescMessage[] {
-  const out: DescMessage[] = [];
-  const walk = (m: DescMessage): void => {
-    out.push(m);
-    m.nestedMessages.forEach(walk);
-  };
-  file.messages.forEach(walk);
-  return out;
-}
+import { Gen, fuzzMessage, messagesOf, rng } from "./fast-codec-fixtures.js";
 
 const FILES = [file_palisade_v1_types, file_palisade_v1_pipeline, file_palisade_v1_shield, file_selu_capability_v1_capability];
 const PROJECT_SCHEMAS = FILES.flatMap(messagesOf);
