@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { isAbsolute, resolve, dirname } from "node:path";
 import { parseDocument } from "yaml";
 import type { ModelSettings } from "@palisade/agent";
+import { parsePgUrl } from "@palisade/store";
 import { ConfigError } from "./errors.js";
 // The CLI checks a config before it starts an Engine, through this module alone (@palisade/engine/config).
 export { ConfigError } from "./errors.js";
@@ -79,6 +80,24 @@ export interface HistoryConfig {
   };
 }
 
+/**
+ * Config `store:` — the history in PostgreSQL instead of the data directory's SQLite file, e.g.
+ * shared by several Engines. The password is never here: PGPASSWORD, ~/.pgpass or `password_file`.
+ */
+export interface StoreConfig {
+  /** postgres://USER@HOST:PORT/DATABASE (or ?host=/socket/dir), without a password. */
+  url: string;
+  /** A file (0600) holding the password. */
+  passwordFile?: string;
+  tls?: { mode?: "disable" | "require" | "verify-full"; caFile?: string; certFile?: string; keyFile?: string };
+  /** Connections in the pool (default 10). */
+  pool: number;
+  /** How long a session stays this Engine's after its last heartbeat (default 15 s). */
+  leaseMs: number;
+  /** This Engine's name in leases and status (default host:pid). */
+  engineId?: string;
+}
+
 /** Tool sandboxes (bubblewrap): config `sandbox:`. */
 export interface SandboxConfig {
   /** Refuse `filesystem: workspace` capabilities when no sandbox can be made (default true). */
@@ -95,6 +114,8 @@ export interface EngineConfig {
   model: ModelConfig;
   sandbox: SandboxConfig;
   history: HistoryConfig;
+  /** Absent: SQLite in the data directory. */
+  store?: StoreConfig;
   shield: ShieldConfig;
   capabilities: CapabilityEntry[];
   limits: LimitsConfig;
@@ -228,7 +249,7 @@ function describe(v: unknown): string {
   return typeof v === "object" ? "a mapping" : typeof v;
 }
 
-const TOP = ["model", "shield", "capabilities", "limits", "listen", "agent", "sub_agents", "workspace", "history", "sandbox"] as const;
+const TOP = ["model", "shield", "capabilities", "limits", "listen", "agent", "sub_agents", "workspace", "history", "store", "sandbox"] as const;
 
 export interface ParseOptions {
   /** File name used in messages and to resolve relative paths. */
@@ -325,6 +346,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   cfg.subAgents.inheritGrants = r.bool(subs, "inherit_grants", "sub_agents") ?? false;
 
   readHistory(r, root.history, cfg.history);
+  readStore(r, root.store, cfg, baseDir);
   readSandbox(r, root.sandbox, cfg.sandbox, baseDir);
 
   const workspace = r.string(root, "workspace", "");
@@ -395,6 +417,40 @@ function readHistory(r: Reader, value: unknown, out: HistoryConfig): void {
     else out.retention.maxBytes = bytes;
   }
   out.retention.checkIntervalMs = r.number(ret, "check_interval_s", "history.retention", { min: 1, scale: 1000 }) ?? out.retention.checkIntervalMs;
+}
+
+function readStore(r: Reader, value: unknown, cfg: EngineConfig, baseDir: string): void {
+  const store = r.object(value, "store", ["url", "password_file", "tls", "pool", "lease_s", "engine_id"]);
+  if (store === undefined) return;
+  const url = r.string(store, "url", "store");
+  if (url === undefined) return r.fail("store.url", "is required: postgres://USER@HOST:PORT/DATABASE (remove store: to keep the history in SQLite)");
+  try {
+    parsePgUrl(url);
+  } catch (err) {
+    return r.fail("store.url", (err as Error).message.replace(/^store\.url /, ""));
+  }
+  const tls = r.object(store.tls, "store.tls", ["mode", "ca_file", "cert_file", "key_file"]);
+  const mode = r.string(tls, "mode", "store.tls");
+  if (mode !== undefined && !["disable", "require", "verify-full"].includes(mode)) r.fail("store.tls.mode", `must be disable, require or verify-full, got ${JSON.stringify(mode)}`);
+  const file = (obj: Record<string, unknown> | undefined, key: string, path: string): string | undefined => {
+    const f = r.string(obj, key, path);
+    return f === undefined ? undefined : resolve(baseDir, f);
+  };
+  const passwordFile = file(store, "password_file", "store");
+  const caFile = file(tls, "ca_file", "store.tls");
+  const certFile = file(tls, "cert_file", "store.tls");
+  const keyFile = file(tls, "key_file", "store.tls");
+  const engineId = r.string(store, "engine_id", "store");
+  cfg.store = {
+    url,
+    pool: r.number(store, "pool", "store", { min: 1, integer: true }) ?? 10,
+    leaseMs: r.number(store, "lease_s", "store", { min: 1, scale: 1000 }) ?? 15_000,
+    ...(passwordFile !== undefined ? { passwordFile } : {}),
+    ...(engineId ? { engineId } : {}),
+    ...(tls !== undefined
+      ? { tls: { ...(mode ? { mode: mode as "disable" } : {}), ...(caFile ? { caFile } : {}), ...(certFile ? { certFile } : {}), ...(keyFile ? { keyFile } : {}) } }
+      : {}),
+  };
 }
 
 function readSandbox(r: Reader, value: unknown, out: SandboxConfig, baseDir: string): void {

@@ -225,7 +225,8 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const { store, shield } = parts;
   // sub-agents (issue 8): the manager adds the `agents` tool group to the host the pipeline uses.
   const subAgents = new SubAgentManager({
-    runs: options.store ? new MemoryRunStore() : new SqliteRunStore(join(dataDir, DATABASE_FILE)),
+    // Sub-agent runs go to the SQLite file; with the history in PostgreSQL they are kept in memory only.
+    runs: options.store || config.store ? new MemoryRunStore() : new SqliteRunStore(join(dataDir, DATABASE_FILE)),
     launcher: options.subAgents?.launcher ?? defaultSubAgentLauncher(),
     limits: { ...config.limits.subAgents, ...options.subAgents?.limits },
     inheritGrants: () => config.subAgents.inheritGrants,
@@ -375,6 +376,8 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     throw new EngineError("LISTEN_FAILED", `cannot listen on ${address}: ${(err as Error).message}`, { cause: err });
   }
 
+  // Several Engines on one database: this one joins them, reachable where it listens.
+  await store.startLeases?.(boundAddress);
   await retention.start();
   // Per-session state of sessions nothing uses any more is dropped after limits.sessionIdleMs.
   const sweeper = new SessionSweeper({

@@ -187,6 +187,19 @@ export interface EngineStore {
    * `compactedMessages` context messages in what the Agent is sent.
    */
   memory(sessionId: string): Promise<{ facts: string[]; summary: string; compactedMessages: number }>;
+  /** Where the history is kept, for status pages ("SQLite <file>", "PostgreSQL …"). */
+  describe?(): string;
+  /**
+   * Several Engines on one database: takes the session for a turn, unless another Engine holds
+   * its lease (then `owner` says which, where and until when). Absent: this Engine is the only one.
+   */
+  claimSession?(sessionId: string, turn: { userMessageId: string; content: string; createdAt: number }): Promise<{ ok: true } | { ok: false; owner: string }>;
+  /** The turn of a claimed session was committed: its lease runs out unless renewed. */
+  finishTurn?(sessionId: string): Promise<void>;
+  /** Which other Engine serves the session now ("" when none or this one). */
+  sessionOwner?(sessionId: string): Promise<string>;
+  /** Joins the Engines sharing the database, reachable at `address`; heartbeats from now on. */
+  startLeases?(address: string): Promise<void>;
   /** Drops what it caches in memory for the session (it reads it back when needed). */
   forget?(sessionId: string): void;
   /** Sessions it caches in memory now. */

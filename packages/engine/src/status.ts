@@ -54,6 +54,7 @@ export async function buildStatus(d: StatusDeps): Promise<MessageInitShape<typeo
     policyName: shield.policyName,
     agentRestarts: d.supervisor?.restarts ?? 0,
     agentState: d.supervisor?.state ?? "",
+    store: d.store.describe?.() ?? "",
     ...(info?.sandbox ? { sandbox: info.sandbox } : {}),
     modelConfigured: isModelConfigured(d.config.model),
     baseUrl: d.config.model.baseUrl ?? "",

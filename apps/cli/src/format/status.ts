@@ -19,6 +19,7 @@ export function statusLines(s: StatusResponse): string[] {
     `Shield    ${s.shieldState || "?"}${s.policyName ? ` · policy ${s.policyName}` : ""}`,
     `Sessions  ${s.activeSessions} active · ${s.totalSessions} total · ${s.actionsToday} actions today${s.runningSubAgents ? ` · ${s.runningSubAgents} sub-agents running` : ""}`,
   ];
+  if (s.store) lines.push(`History   ${s.store}`);
   if (s.configFile) lines.push(`Config    ${s.configFile} · ${s.configChanged ? "CHANGED since the Engine started (it keeps what it read then)" : "unchanged since the Engine started"}`);
   if (s.sandbox) {
     const sb = s.sandbox;
@@ -128,6 +129,7 @@ export function statusToJson(s: StatusResponse): Record<string, unknown> {
     capabilities: s.capabilities.map(capabilityStatusJson),
     toolSandbox: s.toolSandbox,
     dataDir: s.dataDir,
+    store: s.store,
     configFile: s.configFile,
     configChanged: s.configChanged,
     ...(s.sandbox ? { sandboxReport: sandboxJson(s.sandbox) } : {}),

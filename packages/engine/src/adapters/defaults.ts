@@ -4,6 +4,7 @@ import type { AgentLauncher, EngineShield, EngineStore, ToolHost } from "../port
 import { agentLauncher } from "./agent.js";
 import { openCapabilityHost } from "./capabilities.js";
 import { createEngineShield } from "./shield.js";
+import { openPostgresStore } from "./postgres-store.js";
 import { openSqliteStore } from "./sqlite-store.js";
 import type { SandboxProbe } from "@palisade/sandbox";
 import type { EgressHook } from "./sandbox.js";
@@ -36,7 +37,9 @@ export interface Parts {
 }
 
 export async function defaultParts(req: PartsRequest): Promise<Parts> {
-  const store = req.store ?? (await openSqliteStore(req.dataDir, req.log, req.auditKeyFile));
+  const store = req.store ?? (req.config.store
+    ? await openPostgresStore(req.config.store, req.log, req.auditKeyFile)
+    : await openSqliteStore(req.dataDir, req.log, req.auditKeyFile));
   try {
     const shield = req.shield ?? (await createEngineShield(req.config, req.dataDir, req.workspace));
     const host = req.host ?? (await openCapabilityHost({

@@ -20,7 +20,7 @@ import type {
 
 export const DATABASE_FILE = "palisade.db";
 
-function session(s: StoredSession): SessionRecord {
+export function session(s: StoredSession): SessionRecord {
   return {
     id: s.id,
     title: s.title,
@@ -37,7 +37,7 @@ function session(s: StoredSession): SessionRecord {
 
 const APPROVAL_OUT: Record<string, string> = { "session-grant": "session", cancelled: "cancelled", unattended: "unattended" };
 
-function call(c: StoredCall): ToolCallRecordRow {
+export function call(c: StoredCall): ToolCallRecordRow {
   return {
     callId: c.callId,
     toolName: c.toolName,
@@ -52,7 +52,7 @@ function call(c: StoredCall): ToolCallRecordRow {
   };
 }
 
-function message(m: StoredMessage): MessageRecord {
+export function message(m: StoredMessage): MessageRecord {
   return {
     id: m.id,
     sessionId: m.sessionId,
@@ -65,7 +65,7 @@ function message(m: StoredMessage): MessageRecord {
   };
 }
 
-function approvalRow(approval: string, at: number): NewToolCall["approval"] {
+export function approvalRow(approval: string, at: number): NewToolCall["approval"] {
   switch (approval) {
     case "":
       return undefined;
@@ -84,7 +84,7 @@ function approvalRow(approval: string, at: number): NewToolCall["approval"] {
   }
 }
 
-function auditRow(e: AuditEntry): { kind: string; sessionId: string; actor: string; callId: string; payload: Record<string, unknown>; ts: number } {
+export function auditRow(e: AuditEntry): { kind: string; sessionId: string; actor: string; callId: string; payload: Record<string, unknown>; ts: number } {
   return { kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts };
 }
 
@@ -310,6 +310,10 @@ class SqliteStore implements EngineStore {
     const list = this.store.listMemory(sessionId);
     const last = [...list].reverse().find((m) => m.summary);
     return { facts: list.map((m) => m.content).filter(Boolean), summary: last?.summary ?? "", compactedMessages: last?.compactedMessages ?? 0 };
+  }
+
+  describe(): string {
+    return `SQLite ${this.store.path}`;
   }
 
   async close(): Promise<void> {

@@ -90,6 +90,9 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
       // Which credential answered goes to the audit trail (the authorizer ran before this handler).
       const by = isClientPrincipal(ctx.principal) ? describeClient(ctx.principal) : undefined;
       const refused = d.approvals.resolve(req.approvalId, decision, req.sessionId || undefined, by, req.reason);
+      // Several Engines on one database: the approval waits in the Engine that serves the session.
+      const owner = refused && req.sessionId ? ((await d.store.sessionOwner?.(req.sessionId)) ?? "") : "";
+      if (owner) return { accepted: false, message: `session ${req.sessionId} is served by ${owner}: its approvals are answered there` };
       return refused ? { accepted: false, message: refused } : { accepted: true, message: `recorded: ${decision}` };
     },
 

@@ -109,6 +109,9 @@ export class TurnManager {
       const prior = this.recent.get(`${session.id}/${req.clientMessageId}`);
       if (prior) return { turn: prior, events: this.follow(prior) };
     }
+    // Several Engines on one database: a session another Engine serves is continued there.
+    const owner = session.mode === "otr" ? "" : ((await this.env.store.sessionOwner?.(session.id)) ?? "");
+    if (owner) throw new RpcError(Code.FAILED_PRECONDITION, `session ${session.id} is served by ${owner}: continue it there, or send again once that lease has run out`);
     if (!this.env.bus.isPrimed(session.id)) this.env.bus.prime(session.id, session.mode === "otr" ? 0 : await this.env.store.lastEventSeq(session.id));
 
     const turn = new Turn(session, `msg_${randomUUID()}`, `msg_${randomUUID()}`, req.content, Date.now(), req.clientMessageId);
@@ -157,6 +160,16 @@ export class TurnManager {
   private async run(turn: Turn, source: string): Promise<void> {
     if (turn.state !== "queued") return; // cancelled while queued
     turn.state = "running";
+    if (turn.session.mode !== "otr" && this.env.store.claimSession) {
+      try {
+        const claim = await this.env.store.claimSession(turn.session.id, { userMessageId: turn.userMessageId, content: turn.content, createdAt: turn.createdAt });
+        if (!claim.ok) {
+          return this.finish(turn, { kind: "error", code: "SESSION_OWNED", message: `session ${turn.session.id} is served by ${claim.owner}: continue it there, or send again once that lease has run out`, recoverable: true });
+        }
+      } catch (err) {
+        return this.finish(turn, { kind: "error", code: "STORE_FAILED", message: `could not take the session for this turn: ${(err as Error).message}`, recoverable: true });
+      }
+    }
     const why = this.agent.unavailable();
     if (why) return this.finish(turn, { kind: "error", code: "AGENT_UNAVAILABLE", message: why, recoverable: false });
     await this.agent.wake?.();
@@ -367,6 +380,7 @@ export class TurnManager {
           ...(audit.length > 0 ? { audit } : {}),
         });
       }
+      if (session.mode !== "otr") await env.store.finishTurn?.(session.id).catch((err: unknown) => env.log(`lease of ${session.id} not shortened: ${(err as Error).message}`));
       if (title) session.title = title;
       nameIt = Boolean(title) && end.kind === "complete" && !turn.otr;
       session.updatedAt = now;

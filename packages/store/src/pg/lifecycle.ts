@@ -78,3 +78,11 @@ export async function stats(db: PgDb, since?: number): Promise<StoreStats> {
     dbBytes: await usedBytes(db), schemaVersion: PG_SCHEMA_VERSION,
   };
 }
+
+export async function countSessions(c: Queryable): Promise<number> {
+  return (await c.query<{ n: number }>("SELECT COUNT(*) AS n FROM sessions")).rows[0]?.n ?? 0;
+}
+
+export async function countToolCallsSince(c: Queryable, since: number): Promise<number> {
+  return (await c.query<{ n: number }>("SELECT COUNT(*) AS n FROM tool_calls WHERE created_at >= $1", [since])).rows[0]?.n ?? 0;
+}

@@ -153,6 +153,9 @@ export class PgStore implements HistoryStore {
     return audit.verifyAudit(this.q, expectedHead, key ?? this.auditKey);
   }
   stats(since?: number): Promise<StoreStats> { return lifecycle.stats(this.q, since); }
+  /** Cheap counts for status pages (stats() also measures the rows' bytes). */
+  countSessions(): Promise<number> { return lifecycle.countSessions(this.q); }
+  countToolCallsSince(since: number): Promise<number> { return lifecycle.countToolCallsSince(this.q, since); }
 
   // --- several Engines (leases.ts) ---
   registerEngine(engineId: string, address: string): Promise<void> { return leases.registerEngine(this.q, engineId, address); }

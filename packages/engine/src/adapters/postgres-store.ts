@@ -1,0 +1,288 @@
+// EngineStore over @palisade/store's PgStore: the history in PostgreSQL, possibly shared by
+// several Engines (each live session leased to one of them, see ../leases/keeper.ts). The same
+// records as the SQLite adapter (its row mappings are reused), with three differences: every
+// call is asynchronous; a commit is durable when it resolves (synchronous_commit), so there is
+// no separate sync; and the context cache is checked against the session's message count,
+// since another Engine may have added turns while this one was not serving the session.
+import { readFileSync, statSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { PgStore, StoreError, loadOrCreateKeySecret } from "@palisade/store";
+import type { MigrationStep, MessageRecord as StoredMessage, TurnRows } from "@palisade/store";
+import type { StoreConfig } from "../config.js";
+import { EngineError } from "../errors.js";
+import { LeaseKeeper, defaultEngineId, describeOwner } from "../leases/keeper.js";
+import type {
+  AuditEntry, EngineStore, MessageRecord, RetentionOutcome, SearchHitRecord, SearchQuery, SessionRecord, SessionSortKey, TurnCommit,
+} from "../ports.js";
+import { CONTEXT_CACHE_CHARS, ContextCache } from "./context-cache.js";
+import { approvalRow, auditRow, message, session } from "./sqlite-store.js";
+
+/**
+ * The role's password: PGPASSWORD, else `password_file` (owner-only), else none (the driver then
+ * reads ~/.pgpass). PGPASSWORD is removed from this process's environment once read, so no child
+ * process (Agent, capability) inherits it.
+ */
+export function storePassword(cfg: StoreConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const fromEnv = env.PGPASSWORD;
+  if (fromEnv !== undefined && fromEnv !== "") {
+    delete env.PGPASSWORD;
+    return fromEnv;
+  }
+  if (cfg.passwordFile === undefined) return undefined;
+  let mode: number;
+  try {
+    mode = statSync(cfg.passwordFile).mode;
+  } catch (err) {
+    throw new EngineError("STORE_CONFIG", `store.password_file ${cfg.passwordFile}: ${(err as Error).message}`);
+  }
+  if ((mode & 0o077) !== 0) {
+    throw new EngineError("STORE_CONFIG", `store.password_file ${cfg.passwordFile} is readable by other users (mode ${(mode & 0o777).toString(8)}): chmod 600 ${cfg.passwordFile}`);
+  }
+  return readFileSync(cfg.passwordFile, "utf8").replace(/\r?\n$/, "");
+}
+
+class PostgresStore implements EngineStore {
+  private readonly contexts: ContextCache;
+
+  constructor(
+    private readonly store: PgStore,
+    private readonly leases: LeaseKeeper,
+    contextCacheChars = CONTEXT_CACHE_CHARS,
+  ) {
+    this.contexts = new ContextCache(contextCacheChars);
+  }
+
+  describe(): string {
+    return `${this.store.description} (engine ${this.leases.engineId}, lease ${String(this.leases.leaseMs / 1000)} s)`;
+  }
+
+  startLeases(address: string): Promise<void> {
+    return this.leases.start(address);
+  }
+
+  async claimSession(sessionId: string, turn: { userMessageId: string; content: string; createdAt: number }) {
+    const claim = await this.leases.claim(sessionId, turn);
+    if (!claim.ok) return { ok: false as const, owner: describeOwner(claim.owner) };
+    // Taken over from an Engine that died mid-turn: what it committed is read back from the database.
+    if (claim.interrupted) this.contexts.delete(sessionId);
+    return { ok: true as const };
+  }
+
+  finishTurn(sessionId: string): Promise<void> {
+    return this.leases.finish(sessionId);
+  }
+
+  async sessionOwner(sessionId: string): Promise<string> {
+    const o = await this.leases.otherOwner(sessionId);
+    return o ? describeOwner(o) : "";
+  }
+
+  async createSession(s: SessionRecord): Promise<void> {
+    await this.store.createSession({
+      id: s.id, title: s.title, ...(s.title ? { titleSource: "user" as const } : {}), mode: s.mode === "heartbeat" ? "heartbeat" : "normal",
+      workspace: s.workspace, model: s.model, modelChosen: s.modelChosen ?? false, createdAt: s.createdAt,
+    });
+  }
+
+  async recordSessionModel(id: string, model: string): Promise<void> {
+    await this.store.recordSessionModel(id, model);
+  }
+
+  async getSession(id: string): Promise<SessionRecord | undefined> {
+    const s = await this.store.getSession(id);
+    return s ? session(s) : undefined;
+  }
+
+  async listSessions(q: { limit: number; offset: number; sort: SessionSortKey; titleFilter?: string }) {
+    const page = await this.store.listSessions(q);
+    return { sessions: page.sessions.map(session), total: page.total };
+  }
+
+  async renameSession(id: string, title: string): Promise<SessionRecord | undefined> {
+    try {
+      return session(await this.store.renameSession(id, title));
+    } catch (err) {
+      if (err instanceof StoreError && err.code === "NOT_FOUND") return undefined;
+      throw err;
+    }
+  }
+
+  async setAutoTitle(id: string, title: string): Promise<boolean> {
+    try {
+      return await this.store.setAutoTitle(id, title, "auto");
+    } catch (err) {
+      if (err instanceof StoreError && err.code === "NOT_FOUND") return false;
+      throw err;
+    }
+  }
+
+  forget(sessionId: string): void {
+    this.contexts.delete(sessionId);
+  }
+
+  cachedSessions(): number {
+    return this.contexts.size;
+  }
+
+  async deleteSession(id: string): Promise<boolean> {
+    const res = await this.store.deleteSession(id);
+    this.contexts.delete(id);
+    await Promise.all(res.artifactPaths.map((p) => rm(p, { force: true })));
+    return res.deleted;
+  }
+
+  async applyRetention(q: { maxAgeDays?: number; maxBytes?: number }): Promise<RetentionOutcome> {
+    const res = await this.store.applyRetention(q);
+    for (const id of res.deletedSessions) this.contexts.delete(id);
+    await Promise.all(res.artifactPaths.map((p) => rm(p, { force: true })));
+    return { deletedSessions: res.deletedSessions, bytesBefore: res.bytesBefore, bytesAfter: res.bytesAfter };
+  }
+
+  async appendAudit(entries: AuditEntry[]): Promise<void> {
+    if (entries.length > 0) await this.store.appendAudits(entries.map(auditRow));
+  }
+
+  async contextMessages(sessionId: string): Promise<MessageRecord[]> {
+    const cached = this.contexts.get(sessionId);
+    if (cached) {
+      // Another Engine may have served the session since: the count tells.
+      const s = await this.store.getSession(sessionId);
+      if (s && s.messageCount === cached.length) return [...cached];
+    }
+    const pages: StoredMessage[][] = [];
+    let cursor = "";
+    do {
+      const page = await this.store.getHistory(sessionId, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      pages.unshift(page.messages);
+      cursor = page.nextCursor;
+    } while (cursor);
+    const loaded = pages.flat().map(message);
+    this.contexts.set(sessionId, loaded);
+    return [...loaded];
+  }
+
+  async history(sessionId: string, q: { limit: number; cursor?: string }) {
+    const page = await this.store.getHistory(sessionId, q.cursor ? { limit: q.limit, cursor: q.cursor } : { limit: q.limit });
+    return { messages: page.messages.map(message), nextCursor: page.nextCursor };
+  }
+
+  async commitTurn(t: TurnCommit): Promise<void> {
+    const sid = t.session.id;
+    const messages: NonNullable<TurnRows["messages"]> = [{ id: t.user.id, role: "user", content: t.user.content, createdAt: t.user.createdAt }];
+    if (t.assistant) {
+      messages.push({ id: t.assistant.id, role: "assistant", content: t.assistant.content, createdAt: t.assistant.createdAt, usage: t.assistant.usage, parentId: t.user.id });
+    }
+    const owner = t.assistant?.id ?? t.user.id;
+    const audit = (t.audit ?? []).map(auditRow);
+    let committed;
+    try {
+      committed = await this.store.commitTurn(sid, {
+        messages,
+        toolCalls: t.toolCalls.map((c) => ({
+          callId: c.callId, messageId: owner, toolName: c.toolName, argumentsJson: c.argumentsJson,
+          ...(c.verdict ? { verdict: { ...c.verdict, decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate" } } : {}),
+          ...(c.approval ? { approval: approvalRow(c.approval, c.startedAt + c.durationMs) } : {}),
+          result: c.result, isError: c.isError, durationMs: c.durationMs, artifacts: c.artifacts, createdAt: c.startedAt, completedAt: c.startedAt + c.durationMs,
+        })),
+        events: t.events.map((e) => ({ messageId: e.messageId, type: e.type, payload: e.payloadJson, createdAt: e.timestamp })),
+        ...(t.title ? { autoTitle: { title: t.title, source: "first_message" as const } } : {}),
+        ...(audit.length > 0 ? { audit } : {}),
+      });
+    } catch (err) {
+      if (audit.length === 0) throw err;
+      // The turn's rows were rolled back with its audit entries; the calls those record did run.
+      try {
+        await this.store.appendAudits(audit);
+      } catch (auditErr) {
+        throw new Error(`${(err as Error).message}; its ${String(audit.length)} audit entries could not be written either: ${(auditErr as Error).message}`, { cause: err });
+      }
+      throw err;
+    }
+    this.contexts.append(sid, committed.messages.map(message));
+  }
+
+  async search(q: SearchQuery): Promise<{ hits: SearchHitRecord[]; total: number }> {
+    const res = await this.store.search(q.query, {
+      limit: q.limit,
+      offset: q.offset,
+      ...(q.sessionId ? { sessionId: q.sessionId } : {}),
+      ...(q.fromMs !== undefined ? { from: q.fromMs } : {}),
+      ...(q.toMs !== undefined ? { to: q.toMs } : {}),
+      ...(q.role ? { role: q.role as "user" | "assistant" | "system" | "tool" } : {}),
+      ...(q.toolName ? { toolName: q.toolName } : {}),
+      ...(q.decision ? { decision: q.decision.toLowerCase() as "allow" | "block" | "escalate" } : {}),
+    });
+    return { hits: res.hits.map((h) => ({ ...h })), total: res.total };
+  }
+
+  async exportSession(id: string, format: "md" | "json") {
+    if (!(await this.store.getSession(id))) return undefined;
+    return this.store.exportSession(id, format);
+  }
+
+  countSessions(): Promise<number> {
+    return this.store.countSessions();
+  }
+
+  countToolCallsSince(sinceMs: number): Promise<number> {
+    return this.store.countToolCallsSince(sinceMs);
+  }
+
+  /** The live seq of the last stored event (kept in its payload; token events are not stored). */
+  async lastEventSeq(sessionId: string): Promise<number> {
+    const last = await this.store.lastEvent(sessionId);
+    if (!last) return 0;
+    try {
+      const seq = Number((JSON.parse(last.payload) as { seq?: string | number }).seq ?? last.seq);
+      return Number.isFinite(seq) ? seq : last.seq;
+    } catch {
+      return last.seq;
+    }
+  }
+
+  async saveMemory(entry: { sessionId: string; messageId: string; content: string; summary: string; compactedMessages: number }): Promise<void> {
+    await this.store.appendMemory(entry);
+  }
+
+  async memory(sessionId: string) {
+    const list = await this.store.listMemory(sessionId);
+    const last = [...list].reverse().find((m) => m.summary);
+    return { facts: list.map((m) => m.content).filter(Boolean), summary: last?.summary ?? "", compactedMessages: last?.compactedMessages ?? 0 };
+  }
+
+  private closing: Promise<void> | undefined;
+
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.leases.close();
+      await this.store.close();
+    })();
+    return this.closing;
+  }
+}
+
+/**
+ * Opens the PostgreSQL store of `store:` in the config, keys its audit chain with the
+ * deployment's key file (the same file on every Engine), and prepares this Engine's leases.
+ */
+export async function openPostgresStore(
+  cfg: StoreConfig,
+  log: (line: string) => void = () => undefined,
+  auditKeyFile?: string,
+  options: { contextCacheChars?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<EngineStore> {
+  const onMigration = (step: MigrationStep): void =>
+    log(step.phase === "start" ? `history: upgrading the PostgreSQL schema from v${String(step.from)} to v${String(step.to)}` : `history: PostgreSQL schema upgraded to v${String(step.to)} in ${(step.ms / 1000).toFixed(1)} s`);
+  const password = storePassword(cfg, options.env);
+  const store = await PgStore.open({
+    url: cfg.url, pool: cfg.pool, ...(password !== undefined ? { password } : {}), ...(cfg.tls ? { tls: cfg.tls } : {}), onMigration,
+  });
+  try {
+    if (auditKeyFile !== undefined) await store.adoptAuditKey(await loadOrCreateKeySecret(auditKeyFile), auditKeyFile);
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const leases = new LeaseKeeper(store, cfg.engineId ?? defaultEngineId(), cfg.leaseMs, log);
+  return new PostgresStore(store, leases, options.contextCacheChars);
+}
