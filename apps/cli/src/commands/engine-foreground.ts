@@ -1,7 +1,10 @@
 import type { CliIo } from "../cli/io.js";
 import { println } from "../cli/io.js";
 import { CliError, ExitCode } from "../cli/errors.js";
+import { removeEngineInfo } from "@palisade/engine/discovery";
+import { ensureDataDir, findEngine, readEngineInfo } from "../engine-address.js";
 import type { PalisadePaths } from "../engine-address.js";
+import { ENGINE_LOCKED_EXIT, tryLockEngine } from "../engine/lock.js";
 import type { startEngine } from "@palisade/engine";
 
 /** The Engine's `startEngine`, loaded on first use so other commands start fast. */
@@ -15,8 +18,33 @@ export interface ForegroundOptions {
   demo: boolean;
 }
 
-/** Runs the Engine in this process until SIGINT/SIGTERM or a Shutdown RPC. */
+/**
+ * Runs the Engine in this process until SIGINT/SIGTERM or a Shutdown RPC. It first takes the data
+ * directory's lock: when another Engine holds it (running, or starting at the same moment), this
+ * one says so and exits with ENGINE_LOCKED_EXIT; the client that started it connects to that one.
+ */
 export async function runEngineForeground(io: CliIo, o: ForegroundOptions): Promise<number> {
+  await ensureDataDir(o.paths);
+  const lock = tryLockEngine(o.paths.dataDir);
+  if (!lock) {
+    const other = await findEngine(o.paths).catch(() => undefined);
+    throw new CliError(`another Engine holds ${o.paths.dataDir}${other ? ` (pid ${other.info.pid}, ${other.address})` : " (it is starting)"}; one Engine serves a data directory`, {
+      exitCode: ENGINE_LOCKED_EXIT,
+      hint: "clients connect to the running one; stop it with 'palisade engine stop' to start another",
+    });
+  }
+  try {
+    // holding the lock proves that no other Engine serves this directory: an engine.json left by
+    // one that was killed (its pid possibly reused since) is stale
+    const stale = await readEngineInfo(o.paths);
+    if (stale && stale.pid !== process.pid) await removeEngineInfo(o.paths.dataDir, stale.pid);
+    return await runLocked(io, o);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runLocked(io: CliIo, o: ForegroundOptions): Promise<number> {
   // A signal during start-up (the client that spawned it gave up) stops it once it is up, cleanly.
   let stopAsked = false;
   let stop = (): void => void (stopAsked = true);

@@ -7,6 +7,7 @@ import { findEngine } from "../engine-address.js";
 import type { EngineEndpoint, PalisadePaths } from "../engine-address.js";
 import { describeRpcError } from "./errors.js";
 import { setupDrift } from "./setup-drift.js";
+import { ENGINE_LOCKED_EXIT, engineLockHeld } from "./lock.js";
 import { ENGINE_START_TIMEOUT_MS, killSpawnedEngine, logTail, startBackgroundEngine } from "./spawn.js";
 import type { ConnectOptions, StartingEngine } from "./spawn.js";
 
@@ -73,13 +74,23 @@ export async function connectToEngine(paths: PalisadePaths, options: ConnectOpti
   return waitForEngine(paths, await startBackgroundEngine(paths, options), options);
 }
 
-/** Polls for the Engine `starting` until it answers GetStatus, exits, or the time is up. */
-async function waitForEngine(paths: PalisadePaths, starting: StartingEngine, options: ConnectOptions): Promise<EngineConnection> {
-  const { pid, startedAt: started } = starting;
+/** How often a client whose Engine found another holding the data directory starts one anew. */
+const RESTARTS_AFTER_LOCK = 3;
+
+/**
+ * Polls for the Engine `starting` until it answers GetStatus, exits, or the time is up. When it
+ * exited because another Engine holds the data directory (several commands started at once), it
+ * waits for that one instead; if that one is gone too, it starts one anew.
+ */
+async function waitForEngine(paths: PalisadePaths, first: StartingEngine, options: ConnectOptions): Promise<EngineConnection> {
+  let starting = first;
+  const started = first.startedAt;
   const timeoutMs = options.timeoutMs ?? ENGINE_START_TIMEOUT_MS;
   const deadline = started + timeoutMs;
   let nextProgress = started + PROGRESS_EVERY_MS;
+  let restarts = 0;
   while (Date.now() < deadline) {
+    const { pid } = starting;
     if (Date.now() >= nextProgress) {
       nextProgress += PROGRESS_EVERY_MS;
       options.onProgress?.(`starting the Engine… ${Math.round((Date.now() - started) / 1000)} s (waiting up to ${Math.round(timeoutMs / 1000)} s)`);
@@ -90,24 +101,31 @@ async function waitForEngine(paths: PalisadePaths, starting: StartingEngine, opt
       throw new CliError(`cancelled while waiting for the Engine to start; stopped it (pid ${pid})`);
     }
     const exitCode = starting.exitCode();
-    if (exitCode !== undefined) {
+    const another = exitCode === ENGINE_LOCKED_EXIT;
+    if (exitCode !== undefined && !another) {
       const tail = logTail(paths.logFile);
       throw new CliError(`the Engine exited during start-up (code ${String(exitCode)})`, {
         hint: tail ? `last lines of ${paths.logFile}:\n${tail}` : `see ${paths.logFile}`,
       });
     }
     const found = await findEngine(paths).catch(() => undefined);
-    if (found && found.info.pid === pid) {
+    if (found && (found.info.pid === pid || another)) {
       try {
         const { client, status } = await probe(found, 2_000);
-        return { client, endpoint: found, status, startedHere: true, close: () => client.close() };
+        return { client, endpoint: found, status, startedHere: found.info.pid === pid, close: () => client.close() };
       } catch {
         // Not serving yet.
       }
+    } else if (another && !found && !engineLockHeld(paths.dataDir)) {
+      // the Engine that held the data directory is gone before it served: start one again
+      if (++restarts > RESTARTS_AFTER_LOCK) break;
+      starting = await startBackgroundEngine(paths, options);
+      continue;
     }
     // engine.json appears when it listens; a short poll costs a file read.
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
+  const { pid } = starting;
   await killSpawnedEngine(pid);
   const tail = logTail(paths.logFile);
   throw new CliError(`the Engine did not become ready within ${Math.round(timeoutMs / 1000)} s; stopped it (pid ${pid})`, {

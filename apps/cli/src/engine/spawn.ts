@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { CliError } from "../cli/errors.js";
 import { ensureDataDir, findEngine, isProcessAlive, socketPathProblem } from "../engine-address.js";
 import type { PalisadePaths } from "../engine-address.js";
+import { ENGINE_LOCKED_EXIT, engineLockHeld } from "./lock.js";
 import type { SetupDrift } from "./setup-drift.js";
 
 export interface ConnectOptions {
@@ -104,6 +105,11 @@ export async function startBackgroundEngine(paths: PalisadePaths, options: Conne
   const socketProblem = socketPathProblem(paths);
   if (socketProblem) throw new CliError(socketProblem);
   await ensureDataDir(paths);
+  // an Engine is starting for this data directory already (another command started it): wait for it
+  if (engineLockHeld(paths.dataDir)) {
+    options.onProgress?.(`waiting for the Engine another command is starting for ${paths.dataDir}…`);
+    return anotherStarting();
+  }
   const { pid, exited } = spawnBackgroundEngine(paths, options);
   let code: number | null | undefined;
   void exited.then((c) => (code = c));
@@ -119,4 +125,9 @@ export async function startBackgroundEngine(paths: PalisadePaths, options: Conne
 export async function prestartEngine(paths: PalisadePaths, options: ConnectOptions): Promise<StartingEngine | undefined> {
   if (!options.start || (await findEngine(paths))) return undefined;
   return startBackgroundEngine(paths, options);
+}
+
+/** Stands for an Engine another command is starting: connectToEngine waits for that one. */
+function anotherStarting(): StartingEngine {
+  return { pid: -1, exitCode: () => ENGINE_LOCKED_EXIT, startedAt: Date.now() };
 }
