@@ -20,6 +20,14 @@ export function unixSocketPath(address: string): string | undefined {
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
 /**
+ * How often a client pings a connection that carries a call. gRPC servers (C-core, Go) refuse
+ * pings more frequent than 5 minutes while no data flows (`grpc.http2.min_ping_interval_without_data_ms`)
+ * and close the connection after a few, which ends a call that stays silent that long (a slow
+ * model, a quiet tool). Pinging no more often keeps such calls.
+ */
+export const KEEPALIVE_TIME_MS = 300_000;
+
+/**
  * Channel options every Palisade client uses. grpc-js buffers each message of a stream for
  * retries by default, which makes long streams quadratic (TOOLCHAIN.md); a small retry buffer
  * keeps them linear.
@@ -29,7 +37,7 @@ export function defaultChannelOptions(maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTE
     "grpc.per_rpc_retry_buffer_size": 16384,
     "grpc.max_send_message_length": maxMessageBytes,
     "grpc.max_receive_message_length": maxMessageBytes,
-    "grpc.keepalive_time_ms": 60_000,
+    "grpc.keepalive_time_ms": KEEPALIVE_TIME_MS,
     // No channelz service is served: skip its per-call bookkeeping.
     "grpc.enable_channelz": 0,
   };
