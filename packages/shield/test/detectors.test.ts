@@ -103,6 +103,7 @@ const TABLE: Record<string, { hit: Case[]; miss: Case[] }> = {
   "persist.immutable": { hit: [sh("chattr +i ~/.bashrc")], miss: [sh("lsattr x")] },
   "persist.container-escape": { hit: [sh("docker run --privileged alpine"), sh("docker run -v /:/host alpine"), sh("docker run -v /var/run/docker.sock:/var/run/docker.sock x"), sh("podman run --pid=host x")], miss: [sh("docker run -v $(pwd):/app node:20 npm test"), sh("docker build -t x .")] },
   "persist.disable-security": { hit: [sh("sudo ufw disable"), sh("setenforce 0"), sh("iptables -F"), sh("systemctl stop auditd"), sh("csrutil disable")], miss: [sh("ufw status")] },
+  "persist.workspace-autorun": { hit: [write(".vscode/tasks.json"), write(".cargo/config.toml"), sh("echo x > .yarnrc.yml"), ["files__copy_file", { source: "t.md", destination: "AGENTS.md" }], write(".devcontainer/devcontainer.json")], miss: [write("src/tasks.json"), read(".vscode/tasks.json"), sh("cat AGENTS.md"), write("Makefile")] },
   "persist.path-hijack": { hit: [sh("cp x ~/.local/bin/git"), write("/usr/local/bin/node")], miss: [sh("cp x bin/tool")] },
   "tamper.palisade-files": { hit: [read("~/.config/palisade/config.yaml"), sh("rm -rf ~/.local/share/palisade"), sh("sqlite3 data/palisade.db .dump"), write(".palisade/policy.yaml")], miss: [read("docs/palisade.md")] },
   "tamper.palisade-process": { hit: [sh("pkill -f palisade"), sh("export PALISADE_SHIELD_POLICY=permissive"), sh("palisade engine stop")], miss: [sh("pkill -f 'node server.js'")] },

@@ -1,3 +1,4 @@
+import { gitConfigRunsProgram } from "../normalize/git-config.js";
 import type { Detector } from "./types.js";
 import { cmdText, findCommand, hasFlag, isWrite } from "./util.js";
 
@@ -8,11 +9,24 @@ function writeTo(description: string, re: RegExp): Detector["detect"] {
   };
 }
 
+/** A word shaped like a git config key (`section.key`, `section.sub.key`), as `git config` takes it. */
+const GIT_KEY = /^[a-z][a-z0-9-]*\.(.+\.)?[a-z][a-z0-9-]*$/i;
+
 const MP_PREFERENCE = /Set-MpPreference/i;
 /** Commands persist.disable-security checks by name. */
 const PROTECTION_TOOLS = new Set(["ufw", "setenforce", "iptables", "ip6tables", "nft", "systemctl", "spctl", "csrutil", "aa-teardown", "auditctl"]);
 
 const RC_FILES = /\/\.(bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zprofile|zshenv|zlogin|zlogout|kshrc|cshrc|tcshrc|xinitrc|xprofile|xsessionrc|inputrc)$|\/\.config\/fish\/(config\.fish|conf\.d\/)|^\/etc\/(profile|profile\.d\/|bash\.bashrc|bashrc|zshrc|zsh\/|environment$)|\/\.config\/autostart\/|\/\.config\/environment\.d\//;
+
+/**
+ * Workspace files that something other than the sandboxed tool runs or obeys later, outside every
+ * sandbox, without the user asking for that program: editor tasks and settings (run on folder
+ * open), dev containers, toolchain config that names programs (cargo's rustc-wrapper, yarnPath,
+ * pnpm hooks, npm scripts-shell, direnv, mise), git hook managers, and instruction or settings
+ * files of coding agents (which can carry hooks, and steer an agent that runs with the user's
+ * rights). docs/policy.md lists them with the reason.
+ */
+export const RUNS_LATER_FILES = /\/\.vscode\/|\/[^/]+\.code-workspace$|\/\.idea\/|\/\.fleet\/|\/\.zed\/|\/\.devcontainer(\/|\.json$)|\/\.cargo\/config(\.toml)?$|\/\.yarnrc(\.ya?ml)?$|\/\.npmrc$|\/\.pnpmfile\.[cm]?js$|\/\.pre-commit-config\.ya?ml$|\/\.?lefthook(-local)?\.(ya?ml|json|toml)$|\/\.envrc$|\/\.?mise(\.local)?\.toml$|\/\.mise\/|\/\.husky\/|\/\.git\/hooks\/|\/(agents|claude|claude\.local|gemini)\.md$|\/\.github\/(copilot-instructions\.md|instructions\/|prompts\/)|\/\.cursorrules$|\/\.cursor\/|\/\.claude\/|\/\.gemini\/|\/\.codex\/|\/\.windsurfrules$|\/\.windsurf\/|\/\.clinerules(\/|$)|\/\.roo\/|\/\.continue\/|\/\.aider\.conf\.ya?ml$/;
 
 export const persistence: Detector[] = [
   {
@@ -92,8 +106,8 @@ export const persistence: Detector[] = [
     description: "Writing git hooks or pointing git at other hooks/commands",
     when: { commands: ["git"], writePaths: true },
     detect(s) {
-      const c = findCommand(s, (c) => c.name === "git" && c.args.includes("config") && c.args.some((a) => /^(core\.(hookspath|sshcommand|pager|editor|fsmonitor|gitproxy|askpass)|credential\.helper|alias\..*|url\..*\.insteadof|filter\..*\.(clean|smudge)|diff\..*\.textconv)$/i.test(a)));
-      if (c !== undefined) return { reason: `git config that runs commands: ${cmdText(c)}` };
+      const c = findCommand(s, (c) => c.name === "git" && c.args.includes("config") && c.args.some((a) => GIT_KEY.test(a) && gitConfigRunsProgram(a)));
+      if (c !== undefined) return { reason: `git config of a key not known to be harmless (it can run commands): ${cmdText(c)}` };
       return writeTo("writes a git hook", /\/\.git\/hooks\/|\/\.git\/config$|\/\.gitconfig$|\/\.config\/git\/config$/)(s);
     },
   },
@@ -184,5 +198,13 @@ export const persistence: Detector[] = [
     description: "Placing executables in PATH directories (shadowing commands)",
     when: { writePaths: true },
     detect: writeTo("writes into a PATH directory", /\/\.local\/bin\/|\/home\/[^/]+\/bin\/|^\/usr\/local\/s?bin\/|^\/opt\/homebrew\/bin\/|\/\.cargo\/bin\/|\/go\/bin\/|\/\.npm-global\/bin\//),
+  },
+  {
+    id: "persist.workspace-autorun",
+    category: "persistence",
+    severity: "escalate",
+    description: "Writing files an editor, toolchain or coding agent runs or obeys later (.vscode/, .devcontainer/, .cargo/config, .yarnrc.yml, AGENTS.md...)",
+    when: { writePaths: true },
+    detect: writeTo("writes a file that runs or steers something later, outside the sandbox", RUNS_LATER_FILES),
   },
 ];

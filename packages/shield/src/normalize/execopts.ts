@@ -5,6 +5,7 @@
  * by an allow rule's command pattern (the pattern names the program, not what it is made to run),
  * and the code those options carry is read as a nested script so the detectors see it.
  */
+import { gitConfigKey, gitConfigRunsProgram } from "./git-config.js";
 import type { SimpleCommand } from "./shell.js";
 
 export interface Hazard {
@@ -80,24 +81,62 @@ function make(args: readonly string[]): Hazard | undefined {
   return undefined;
 }
 
-const GIT_EXEC_CONFIG = /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy)|pager\.|alias\.|diff\.\w*\.?(external|textconv|command)|filter\.|credential\.helper|sequence\.editor|gpg\.program|protocol\.ext\.allow|uploadpack\.|receivepack\.|include\.path|includeif\.)/i;
+/** Options of `git clone` / `git init` that put config, hooks or the repository itself somewhere the user's next git command reads. */
+const GIT_SETUP_OPTIONS: Record<string, readonly string[]> = {
+  clone: ["--template", "--separate-git-dir"],
+  init: ["--template", "--separate-git-dir"],
+};
+
+function gitConfigHazard(assignment: string, option: string): Hazard | undefined {
+  const key = gitConfigKey(assignment);
+  if (!gitConfigRunsProgram(key)) return undefined;
+  const value = assignment.length > key.length ? assignment.slice(key.length + 1) : "";
+  return { reason: `git ${option} ${key} is not a key known to be harmless: it can run a program`, script: value.replace(/^!/, "") };
+}
+
+/** `clone`'s own `-c`/`--config`, and the options of clone/init that set up what runs later. */
+function gitSetup(sub: string, rest: readonly string[]): Hazard | undefined {
+  for (let i = 0; i < rest.length; i++) {
+    if (sub === "clone") {
+      const cfg = valueAt(rest, i, ["-c", "--config"]);
+      const hazard = cfg === undefined ? undefined : gitConfigHazard(cfg, "clone -c");
+      if (hazard !== undefined) return hazard;
+      const pack = valueAt(rest, i, ["-u", "--upload-pack"]);
+      if (pack !== undefined) return { reason: "git clone --upload-pack runs a program", script: pack };
+    }
+    const setup = valueAt(rest, i, GIT_SETUP_OPTIONS[sub] ?? []);
+    if (setup !== undefined) {
+      const name = (rest[i] ?? "").split("=")[0] ?? "";
+      return { reason: `git ${sub} ${name} copies hooks and config (or puts the repository) where later git commands run them` };
+    }
+  }
+  return undefined;
+}
 
 function git(args: readonly string[]): Hazard | undefined {
+  let subAt = -1;
   for (let i = 0; i < args.length; i++) {
     const a = args[i] ?? "";
     const cfg = valueAt(args, i, ["-c", "--config-env"]);
     if (cfg !== undefined) {
-      const eq = cfg.indexOf("=");
-      const key = eq < 0 ? cfg : cfg.slice(0, eq);
-      const value = eq < 0 ? "" : cfg.slice(eq + 1);
-      if (GIT_EXEC_CONFIG.test(key) || a === "--config-env" || a.startsWith("--config-env")) return { reason: `git -c ${key} runs a program`, script: value.replace(/^!/, "") };
+      if (a === "--config-env" || a.startsWith("--config-env")) return { reason: "git --config-env sets config from the environment the Shield cannot see" };
+      const hazard = gitConfigHazard(cfg, "-c");
+      if (hazard !== undefined) return hazard;
+      if (a === "-c") i++;
       continue;
     }
     if (a === "--exec-path" || a.startsWith("--exec-path=")) return { reason: "git --exec-path runs programs from another directory" };
-    if (!a.startsWith("-")) break;
+    if (!a.startsWith("-")) {
+      subAt = i;
+      break;
+    }
+  }
+  const sub = subAt < 0 ? undefined : args[subAt];
+  if (sub !== undefined && Object.hasOwn(GIT_SETUP_OPTIONS, sub)) {
+    const setup = gitSetup(sub, args.slice(subAt + 1));
+    if (setup !== undefined) return setup;
   }
   const run = find(args, ["--open-files-in-pager", "-O", "--upload-pack", "--receive-pack", "--exec", "--extcmd", "-x"]);
-  const sub = args.find((a) => !a.startsWith("-"));
   if (run !== undefined && sub !== undefined && /^(grep|fetch|pull|clone|ls-remote|push|archive|rebase|difftool|submodule)$/.test(sub)) return { reason: `git ${sub} with an option that runs a program`, script: run };
   if (sub === "bisect" && args.includes("run")) return { reason: "git bisect run runs a program" };
   if (sub === "submodule" && args.includes("foreach")) return { reason: "git submodule foreach runs a command", script: args.slice(args.indexOf("foreach") + 1).filter((a) => !a.startsWith("-")).join(" ") };
