@@ -1,9 +1,9 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasTmux, repoRoot } from "./tmux.js";
+import { E2E_TEST_TIMEOUT_MS, Terminal, hasTmux, repoRoot } from "./tmux.js";
 import { messageText, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
 import { processesMentioning } from "./procs.js";
@@ -22,39 +22,31 @@ const built = existsSync(join(root, "apps/cli/dist/main.js"));
 // A tmux server of its own: other tests' sessions and environments never mix with this one.
 const server = `palisade-lifecycle-${process.pid}`;
 const session = "life";
-const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", server, ...args], { encoding: "utf8" });
-const pane = (): string => tmux("capture-pane", "-p", "-J", "-t", session, "-S", "-300");
-const keys = (...k: string[]): void => void tmux("send-keys", "-t", session, ...k);
+const term = new Terminal(session, server, 300, true);
+const tmux = (...args: string[]): string => term.tmux(...args);
+const keys = (...k: string[]): void => term.keys(...k);
 /** Types a shell command line and runs it. */
 const shell = (line: string): void => {
   keys("-l", line);
   keys("Enter");
 };
+const waitForPane = (text: string | RegExp | ((pane: string) => boolean)): Promise<string> => term.waitForPane(text);
 
-async function waitForPane(text: string | RegExp | ((pane: string) => boolean), timeoutMs = 30_000): Promise<string> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const p = pane();
-    if (typeof text === "string" ? p.includes(text) : typeof text === "function" ? text(p) : text.test(p)) return p;
-    if (Date.now() > end) throw new Error(`pane never showed ${String(text)}; it shows:\n${p}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
-
-/** Back at the shell prompt (a chat a failed test left open exits on two Ctrl+C), on a fresh screen and scrollback. */
+/** Back at the shell prompt (a chat a failed test left open exits on Ctrl+C twice), on a fresh screen and scrollback. */
 async function clearPane(): Promise<void> {
-  keys("C-c");
-  await new Promise((r) => setTimeout(r, 200));
-  keys("C-c");
-  await new Promise((r) => setTimeout(r, 500));
+  await term.until("the shell prompt", () => {
+    if (term.statusLine().trimEnd() === "$") return true;
+    keys("C-c");
+    return false;
+  });
   shell("clear");
-  await new Promise((r) => setTimeout(r, 300));
+  await term.until("a cleared screen", () => term.screen().join("").trim() === "$");
   tmux("clear-history", "-t", session);
 }
 
 function sh(cmd: string, env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    execFile("bash", ["-c", cmd], { env: { PATH: process.env.PATH ?? "", ...env }, timeout: 150_000 }, (error, out, err) => {
+    execFile("bash", ["-c", cmd], { env: { PATH: process.env.PATH ?? "", ...env } }, (error, out, err) => {
       resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err });
     });
   });
@@ -81,7 +73,7 @@ describe.skipIf(!hasTmux || !built)("the Engine's lifecycle in a terminal (tmux,
     const start = `env -i PATH=${path} HOME=${dir} TERM=xterm-256color PS1='$ ' bash --norc --noprofile`;
     tmux("new-session", "-d", "-s", session, "-x", "160", "-y", "45", "-c", join(dir, "ws"), start);
     await waitForPane("$");
-  }, 60_000);
+  }, E2E_TEST_TIMEOUT_MS);
 
   afterAll(async () => {
     try {
@@ -93,7 +85,7 @@ describe.skipIf(!hasTmux || !built)("the Engine's lifecycle in a terminal (tmux,
     for (const p of processesMentioning(dir)) process.kill(p.pid, "SIGKILL");
     await model?.close();
     rmSync(dir, { recursive: true, force: true });
-  }, 90_000);
+  }, E2E_TEST_TIMEOUT_MS);
 
   it("an invalid config is shown in the chat as the path-precise list, and no Engine starts", async () => {
     const bad = join(dir, "bad.yaml");
@@ -107,7 +99,7 @@ describe.skipIf(!hasTmux || !built)("the Engine's lifecycle in a terminal (tmux,
     expect(p).toContain(`fix ${bad}`);
     expect(p).not.toContain("no model configured");
     expect(existsSync(join(dir, "d-bad", "engine.json"))).toBe(false);
-  }, 60_000);
+  }, E2E_TEST_TIMEOUT_MS);
 
   it("a model exported after the Engine started: the chat says so with the restart command; after the restart the new model answers", async () => {
     const data = join(dir, "d-env");
@@ -118,7 +110,7 @@ describe.skipIf(!hasTmux || !built)("the Engine's lifecycle in a terminal (tmux,
     await clearPane();
     shell("export PALISADE_MODEL=model-two");
     shell(`${p} chat; echo CHAT-EXITED rc=$?`);
-    await waitForPane("● connected", 60_000);
+    await waitForPane("● connected");
     const notice = await waitForPane("Or type /restart here.");
     expect(notice).toContain("⚠ The running Engine started with a different setup than this one:");
     expect(notice).toContain("model: model-one → model-two");
@@ -132,34 +124,34 @@ describe.skipIf(!hasTmux || !built)("the Engine's lifecycle in a terminal (tmux,
     // The exact command the notice gave, typed in the same shell.
     await clearPane();
     shell(`${p} engine restart`);
-    await waitForPane(/Engine started: pid \d+, model model-two at http/, 90_000);
+    await waitForPane(/Engine started: pid \d+, model model-two at http/);
 
     await clearPane();
     shell(`${p} chat; echo CHAT-EXITED rc=$?`);
-    await waitForPane("● connected", 60_000);
+    await waitForPane("● connected");
     keys("hello two", "Enter");
     const after = await waitForPane("answer from model=model-two to hello two");
     expect(after).not.toContain("different setup");
 
     // The config file edited while the chat is open: the notice appears; /restart applies it here.
     writeFileSync(config, `model:\n  base_url: ${model.baseURL}\nhistory:\n  auto_title: false\n`);
-    const edited = await waitForPane(/config file content: sha256 [0-9a-f]{12} → sha256 [0-9a-f]{12}/, 20_000);
+    const edited = await waitForPane(/config file content: sha256 [0-9a-f]{12} → sha256 [0-9a-f]{12}/);
     expect(edited).toContain("Or type /restart here.");
     keys("/restart", "Enter");
-    await waitForPane(/Engine restarted: pid \d+, model model-two/, 90_000);
-    await waitForPane((text) => !text.includes("Or type /restart here."), 20_000);
+    await waitForPane(/Engine restarted: pid \d+, model model-two/);
+    await waitForPane((text) => !text.includes("Or type /restart here."));
     keys("hello three", "Enter");
     await waitForPane("answer from model=model-two to hello three");
     keys("/quit", "Enter");
     await waitForPane("CHAT-EXITED rc=0");
-  }, 300_000);
+  }, E2E_TEST_TIMEOUT_MS);
 
   it("quitting the setup screen (no model configured) leaves no Engine behind", async () => {
     const data = join(dir, "d-setup");
     await clearPane();
     shell("unset PALISADE_MODEL");
     shell(`${palisade} --data-dir ${data} --config ${join(dir, "none.yaml")} chat; echo CHAT-EXITED rc=$?`);
-    const setup = await waitForPane("no model configured", 90_000);
+    const setup = await waitForPane("no model configured");
     const pid = Number(/starting the Engine… \(pid (\d+)/.exec(setup)?.[1]);
     expect(pid).toBeGreaterThan(0);
     keys("q");
@@ -169,18 +161,18 @@ describe.skipIf(!hasTmux || !built)("the Engine's lifecycle in a terminal (tmux,
     expect(existsSync(join(data, "engine.json"))).toBe(false);
     // Not even a stale socket or token use: the log says it stopped.
     expect(readFileSync(join(data, "engine.log"), "utf8")).toMatch(/ stopped\n/);
-  }, 150_000);
+  }, E2E_TEST_TIMEOUT_MS);
   it("Ctrl+C while the Engine starts (before any screen) stops the Engine it spawned", async () => {
     const data = join(dir, "d-interrupt");
     await clearPane();
     shell(`${palisade} --data-dir ${data} --config ${config} chat; echo CHAT-EXITED rc=$?`);
-    const starting = await waitForPane(/starting the Engine… \(pid \d+/, 30_000);
+    const starting = await waitForPane(/starting the Engine… \(pid \d+/);
     const pid = Number(/starting the Engine… \(pid (\d+)/.exec(starting)?.[1]);
     keys("C-c");
-    const p = await waitForPane("CHAT-EXITED rc=130", 60_000);
+    const p = await waitForPane("CHAT-EXITED rc=130");
     expect(p).toContain(`cancelled while waiting for the Engine to start; stopped it (pid ${pid})`);
     expect(existsSync(`/proc/${pid}`)).toBe(false);
     expect(processesMentioning(data)).toEqual([]);
     expect(existsSync(join(data, "engine.json"))).toBe(false);
-  }, 120_000);
+  }, E2E_TEST_TIMEOUT_MS);
 });

@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hasTmux, repoRoot } from "./tmux.js";
+import { E2E_TEST_TIMEOUT_MS, Terminal, hasTmux, repoRoot } from "./tmux.js";
+import type { WaitOptions } from "./tmux.js";
 import { Store } from "@palisade/store";
 import { messageText, startScriptedServer } from "@palisade/testing";
 import type { ChatRequest, ScriptedReply, ScriptedServer } from "@palisade/testing";
@@ -20,26 +21,15 @@ const root = repoRoot;
 const main = join(root, "apps/cli/dist/main.js");
 
 const session = `palisade-views-${process.pid}`;
-const tmux = (...args: string[]): string => execFileSync("tmux", args, { encoding: "utf8" });
-/** The visible screen, one string per row. */
-const screen = (): string[] => tmux("capture-pane", "-p", "-t", session).replace(/\n$/, "").split("\n");
-const pane = (): string => tmux("capture-pane", "-p", "-t", session, "-S", "-300");
-const keys = (...k: string[]): void => void tmux("send-keys", "-t", session, ...k);
-
-async function waitFor(what: string, check: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`${what} never happened; the pane shows:\n${pane()}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
-const waitForPane = async (text: string | RegExp, timeoutMs?: number): Promise<string> => {
-  await waitFor(`pane showing ${String(text)}`, () => (typeof text === "string" ? pane().includes(text) : text.test(pane())), timeoutMs);
-  return pane();
-};
-async function waitIdle(): Promise<void> {
-  await waitFor("the end of the turn", () => !/working \d+s/.test(screen().filter(Boolean).pop() ?? ""));
-}
+const term = new Terminal(session, undefined, 300);
+const tmux = (...args: string[]): string => term.tmux(...args);
+const screen = (): string[] => term.screen();
+const pane = (): string => term.pane();
+const keys = (...k: string[]): void => term.keys(...k);
+const waitFor = async (what: string, check: () => boolean): Promise<void> => void (await term.until(what, check));
+const waitForPane = (text: string | RegExp, options?: WaitOptions): Promise<string> => term.waitForPane(text, options);
+const waitIdle = (): Promise<void> => term.waitIdle();
+const inTurn = { inTurn: true };
 
 // ---------------------------------------------------------------- the scripted model
 
@@ -133,8 +123,8 @@ describe.skipIf(!hasTmux || !existsSync(main))("palisade chat in tmux: transcrip
     // `env -u CI`: CI=1 makes ink skip intermediate frames; a person's terminal has no CI.
     const chat = `env -u CI node ${main} --data-dir ${join(dir, "data")} --config ${join(dir, "config.yaml")} chat; echo CHAT-EXITED rc=$?; sleep 120`;
     tmux("new-session", "-d", "-s", session, "-x", "120", "-y", "40", "-c", ws, chat);
-    await waitForPane("● connected", 120_000);
-  }, 150_000);
+    await waitForPane("● connected");
+  }, E2E_TEST_TIMEOUT_MS);
 
   afterAll(async () => {
     try {
@@ -149,7 +139,7 @@ describe.skipIf(!hasTmux || !existsSync(main))("palisade chat in tmux: transcrip
     }
     await model?.close();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, E2E_TEST_TIMEOUT_MS);
 
   /** The rows inside the transcript frame (between its top and bottom border), if the whole frame is on screen. */
   function framed(): string[] | undefined {
@@ -181,44 +171,57 @@ describe.skipIf(!hasTmux || !existsSync(main))("palisade chat in tmux: transcrip
     await waitForPane("Transcript · Long session");
     await waitFor("the last message", () => pane().includes("m199w"));
     expect(expectClean().has(199)).toBe(true);
-    // scroll through the middle a page at a time
+    // scroll through the middle a page at a time: each page is checked once it is drawn
     for (let i = 0; i < 6; i++) {
+      const before = screen();
       keys("PPage");
-      await new Promise((r) => setTimeout(r, 250));
+      await term.changedFrom(before);
       expectClean();
     }
     // Home loads the older pages (50 messages each) until the first message is on screen
     await waitFor("the first message", () => {
       keys("Home");
       return screen().some((r) => r.includes("m000w0 "));
-    }, 60_000);
-    await new Promise((r) => setTimeout(r, 300));
+    });
+    await term.settled();
     expect(expectClean().has(0)).toBe(true);
     keys("End");
     await waitFor("the last message again", () => messagesIn(framed() ?? []).has(199));
+    await term.settled();
     expectClean();
     // a small terminal: 12 rows
     tmux("resize-window", "-t", session, "-x", "120", "-y", "12");
     await waitFor("the viewer at 12 rows", () => screen().length <= 12 && (framed()?.length ?? 99) <= 9);
-    await new Promise((r) => setTimeout(r, 500));
+    await term.settled();
     expectClean();
-    for (const k of ["Up", "Up", "PPage", "Home", "Home", "Home", "Home", "Home"]) {
+    // Up and PPage move the view; Home may already be at the top of what is loaded, so its
+    // frame is checked once the screen stopped changing.
+    for (const k of ["Up", "Up", "PPage"]) {
+      const before = screen();
       keys(k);
-      await new Promise((r) => setTimeout(r, 300));
+      await term.changedFrom(before);
       expectClean();
     }
-    await waitFor("the first message at 12 rows", () => messagesIn(framed() ?? []).has(0), 30_000);
+    for (let i = 0; i < 5; i++) {
+      keys("Home");
+      await term.settled();
+      expectClean();
+    }
+    await waitFor("the first message at 12 rows", () => {
+      if (!messagesIn(framed() ?? []).has(0)) keys("Home");
+      return messagesIn(framed() ?? []).has(0);
+    });
     tmux("resize-window", "-t", session, "-x", "120", "-y", "40");
     await waitFor("40 rows again", () => (framed()?.length ?? 0) > 30);
     keys("Escape");
     await waitForPane(/Sessions \(1 of 1\)/);
     keys("Escape");
     await waitFor("the chat", () => !screen().some((r) => r.includes("Sessions (")));
-  }, 120_000);
+  }, E2E_TEST_TIMEOUT_MS);
 
   it("a write_file over an existing file shows its diff and what `a` covers in the approval", async () => {
     keys("update the notes", "Enter");
-    const p = await waitForPane("Approval needed", 60_000);
+    const p = await waitForPane("Approval needed", inTurn);
     expect(p).toContain("--- a/notes.md");
     expect(p).toContain("+++ b/notes.md");
     expect(p).toContain("-old line about the plan");
@@ -227,26 +230,26 @@ describe.skipIf(!hasTmux || !existsSync(main))("palisade chat in tmux: transcrip
     expect(p).toContain("a allow for the rest of this session: files__write_file: paths under ./");
     expect(p).not.toContain('"content"');
     keys("y");
-    await waitForPane("Updated notes.md", 60_000);
+    await waitForPane("Updated notes.md", inTurn);
     await waitIdle();
     expect(readFileSync(join(ws, "notes.md"), "utf8")).toBe(NOTES_AFTER);
-  }, 90_000);
+  }, E2E_TEST_TIMEOUT_MS);
 
   it("/save saves the PDF a tool made in this session", async () => {
     keys("make a pdf", "Enter");
-    await waitForPane("Your PDF is ready", 60_000);
+    await waitForPane("Your PDF is ready", inTurn);
     await waitIdle();
     keys("/save", "Enter");
-    const p = await waitForPane(/saved \S*views-report\.pdf/, 30_000);
+    const p = await waitForPane(/saved \S*views-report\.pdf/);
     const file = /saved (\S*views-report\.pdf)/.exec(p)?.[1] ?? "";
     expect(file).toBe(join(ws, "views-report.pdf"));
     expect(readFileSync(file).subarray(0, 5).toString()).toBe("%PDF-");
-  }, 90_000);
+  }, E2E_TEST_TIMEOUT_MS);
 
   it("a sub-agent spawned without tool_groups gets the files tools and reads a workspace file", async () => {
     keys("delegate reading the readme", "Enter");
     // the sub-agent reports README.md's first line and how many files tools it was given
-    await waitForPane(/Sub-agent said: [\s\S]*first line: # Palisade views test · my tools: [1-9]\d* files\s+tools/, 90_000);
+    await waitForPane(/Sub-agent said: [\s\S]*first line: # Palisade views test · my tools: [1-9]\d* files\s+tools/, inTurn);
     await waitIdle();
     expect(pane()).toMatch(/spawn_agent .*done/);
     expect(screen().join("\n")).toMatch(/◇ \S+ completed · \d+ llm · 1 tools/);
@@ -260,10 +263,10 @@ describe.skipIf(!hasTmux || !existsSync(main))("palisade chat in tmux: transcrip
     // the spawn_agent call the model made had no tool_groups
     const spawn = model.chatRequests().flatMap((r) => r.messages).flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === "spawn_agent");
     expect(JSON.parse(spawn?.function.arguments ?? "{}")).toEqual({ task: SUB_TASK, wait: true });
-  }, 120_000);
+  }, E2E_TEST_TIMEOUT_MS);
 
   it("/quit leaves the chat", async () => {
     keys("/quit", "Enter");
     await waitForPane("CHAT-EXITED rc=0");
-  });
+  }, E2E_TEST_TIMEOUT_MS);
 });
