@@ -14,6 +14,8 @@ import type { AbortLog } from "./test-service.js";
 const python = findPython();
 if (!python) console.warn(`skipping the gRPC interop tests: ${SKIP_REASON}`);
 const CASE_NAMES = Object.keys(CASES);
+/** Run by grpcio's client only: what the bridge's handler hears when grpcio's deadline passes. */
+const DEADLINE_CASE = "deadline_reaches_handler";
 const skipped = python ? "" : ` — skipped: ${SKIP_REASON}`;
 
 interface CaseResult {
@@ -31,7 +33,7 @@ describe.skipIf(!python)(`grpcio client -> bridge server${skipped}`, () => {
     server = new RpcServer().add(TestService, testService(aborts));
     const address = await server.listen("127.0.0.1:0");
     const port = address.slice(address.lastIndexOf(":") + 1);
-    const { child, stderr } = startPython(python as string, "interop_client.py", [writeDescriptorSet([file_grpc_testing_test]), port, CASE_NAMES.join(",")]);
+    const { child, stderr } = startPython(python as string, "interop_client.py", [writeDescriptorSet([file_grpc_testing_test]), port, [...CASE_NAMES, DEADLINE_CASE].join(",")]);
     for (const r of await jsonLines<CaseResult>(child, stderr, AbortSignal.timeout(60_000))) results.set(r.case, r);
   }, 90_000);
   afterAll(async () => server?.close(100));
@@ -42,9 +44,17 @@ describe.skipIf(!python)(`grpcio client -> bridge server${skipped}`, () => {
     expect(r?.ok, `${r?.error ?? ""}\n${r?.trace ?? ""}`).toBe(true);
   });
 
+  const heard = (method: string, code: Code): number => aborts.filter((a) => a.method === method && a.reason instanceof RpcError && a.reason.code === code).length;
+  const log = (): string => JSON.stringify(aborts.map((a) => [a.method, String(a.reason)]));
+
   it("the bridge's handler of a call grpcio cancelled hears CANCELLED", () => {
-    const cancelled = aborts.filter((a) => a.method === "FullDuplexCall" && a.reason instanceof RpcError && a.reason.code === Code.CANCELLED);
-    expect(cancelled.length, JSON.stringify(aborts.map((a) => [a.method, String(a.reason)]))).toBeGreaterThan(0);
+    expect(heard("FullDuplexCall", Code.CANCELLED), log()).toBeGreaterThan(0);
+  });
+
+  it("the bridge's handler of a call whose grpcio deadline passed hears DEADLINE_EXCEEDED, not a cancel", () => {
+    expect(results.get(DEADLINE_CASE)?.ok, results.get(DEADLINE_CASE)?.error).toBe(true);
+    expect(heard("StreamingOutputCall", Code.DEADLINE_EXCEEDED), log()).toBe(1);
+    expect(heard("StreamingOutputCall", Code.CANCELLED), log()).toBe(0);
   });
 });
 

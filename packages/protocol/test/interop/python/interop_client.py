@@ -189,6 +189,15 @@ def cancel_after_first_response(s):
     pipe.close()
 
 
+def deadline_reaches_handler(s):
+    """Not an interop spec case: a deadline long enough for the call to reach the server's
+    handler, which then sleeps; the client gets DEADLINE_EXCEEDED (the test checks what the
+    server's handler was told)."""
+    req = output_request(1)
+    req.response_parameters[0].interval_us = 5000000
+    expect_code(lambda: list(s.output(req, timeout=0.3)), grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
 def main():
     port, cases = int(sys.argv[2]), sys.argv[3].split(",")
     with grpc.insecure_channel("127.0.0.1:%d" % port) as channel:
