@@ -13,7 +13,6 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentLaunchSpec } from "@palisade/agent";
 import { agentMain } from "@palisade/agent/launch";
 import { Code, createClient } from "@palisade/protocol";
 import type { Client } from "@palisade/protocol";
@@ -249,14 +248,16 @@ describe.skipIf(skip)("only the Engine acts (real Engine process, real Agent)", 
     const sessionId = events[0]?.sessionId ?? "";
 
     // The Agent's entry point: its one-file bundle after `make build`, else dist/main.js.
-    const agent = descendants(engine.pid).find((p) => p.cmdline.includes(agentMain()));
+    // The process the Engine started for the Agent (its sandbox launcher, e.g. bubblewrap).
+    const agent = descendants(engine.pid).find((p) => p.cmdline.includes(agentMain()) && readFileSync(`/proc/${String(p.pid)}/stat`, "utf8").split(") ")[1]?.split(" ")[1] === String(engine.pid));
     expect(agent, "the Engine's Agent process").toBeDefined();
-    // Exactly the Agent's environment (as the kernel shows it) and its permission flags.
+    // Exactly the Agent's command line (sandbox, permission flags) and environment, as the kernel shows them.
     const env = Object.fromEntries(
       readFileSync(`/proc/${String(agent?.pid)}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
     ) as Record<string, string>;
-    const spec = agentLaunchSpec({ engineAddress: env.PALISADE_ENGINE_ADDRESS ?? "", model: env.PALISADE_MODEL ?? "", modelGateway: env.PALISADE_MODEL_GATEWAY ?? "" });
-    const flags = spec.args.slice(0, -1);
+    const argv = readFileSync(`/proc/${String(agent?.pid)}/cmdline`, "utf8").split("\0").filter(Boolean);
+    expect(argv.at(-1)).toBe(agentMain());
+    const [command = "", ...flags] = argv.slice(0, -1);
     const url = (p: string): string => pathToFileURL(join(PROTOCOL, p)).href;
     const attacker = `
       const fs = await import("node:fs");
@@ -282,7 +283,7 @@ describe.skipIf(skip)("only the Engine acts (real Engine process, real Agent)", 
       process.stdout.write(JSON.stringify(out));
       process.exit(0);
     `;
-    const res = spawnSync(spec.command, [...flags, "--input-type=module", "-e", attacker], { env, encoding: "utf8", timeout: 60_000 });
+    const res = spawnSync(command, [...flags, "--input-type=module", "-e", attacker], { env, encoding: "utf8", timeout: 60_000 });
     expect(res.status, res.stderr).toBe(0);
     const results = JSON.parse(res.stdout) as Record<string, string>;
     expect(Object.keys(results).length).toBe(1 + 3 * 9);

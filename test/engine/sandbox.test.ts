@@ -53,7 +53,8 @@ describe.skipIf(skip)("engine end to end: sandbox and secrets", () => {
     expect(cmdline.some((a) => a.startsWith("--allow-fs-write") || a.startsWith("--allow-child-process"))).toBe(false);
     const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => kv.slice(0, kv.indexOf("=")));
     // No spawn token: it reaches the Agent on its stdin only. No model key or endpoint either.
-    const allowed = ["PALISADE_ENGINE_ADDRESS", "PALISADE_AGENT_ID", "PALISADE_MODEL", "PALISADE_MODEL_GATEWAY", "PALISADE_CONTEXT_WINDOW", "PALISADE_MODEL_SETTINGS", "PALISADE_HISTORY_IDLE_MS"];
+    // PWD is bubblewrap's (set for its --chdir /).
+    const allowed = ["PALISADE_ENGINE_ADDRESS", "PALISADE_AGENT_ID", "PALISADE_MODEL", "PALISADE_MODEL_GATEWAY", "PALISADE_CONTEXT_WINDOW", "PALISADE_MODEL_SETTINGS", "PALISADE_HISTORY_IDLE_MS", "PWD"];
     expect(env.filter((k) => !allowed.includes(k))).toEqual([]);
     expect(readFileSync(`/proc/${pid}/environ`, "utf8")).not.toContain(SECRET);
   });

@@ -95,7 +95,7 @@ export function agentMain(pkgDir = realpathSync(agentPackageDir())): string {
 
 /**
  * The command line that runs the compiled Agent under Node's permission model: no fs writes, no
- * child processes, no workers, no addons, fs reads only of its own code (its package, the real
+ * child processes, no workers, no addons, no node:sqlite, fs reads only of its own code (its package, the real
  * paths of the workspace packages it imports, node_modules), and an environment reduced to the
  * Engine address, the model name, the model settings and the model gateway's socket (no key).
  * The spawn token is not part of it: whoever starts the process writes it as the first line of
@@ -110,7 +110,8 @@ export function agentLaunchSpec(options: AgentLaunchOptions): LaunchSpec {
   const args: string[] = [];
   if (options.sandbox !== false) {
     // Node >= 22 (the project's floor): a granted directory covers everything below it.
-    args.push("--permission", "--disable-warning=ExperimentalWarning");
+    // node:sqlite opens files by path without asking the permission model: it is removed.
+    args.push("--permission", "--no-experimental-sqlite", "--disable-warning=ExperimentalWarning");
     for (const p of readPaths) args.push(`--allow-fs-read=${p}`);
   }
   args.push(main);

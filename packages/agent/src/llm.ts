@@ -31,9 +31,19 @@ type Sdk = typeof OpenAI;
 /** Header naming the session a call is for (the Engine's gateway counts tokens per session). */
 export const SESSION_HEADER = "x-palisade-session";
 
+/** A URL without its userinfo and query (where credentials go), for messages. */
+function withoutSecrets(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}`;
+  } catch {
+    return "the configured model server";
+  }
+}
+
 function describeEndpoint(endpoint: ModelEndpoint): string {
   if ("gateway" in endpoint) return `the Engine's model gateway (${endpoint.gateway})`;
-  return endpoint.baseURL || "https://api.openai.com/v1";
+  return withoutSecrets(endpoint.baseURL || "https://api.openai.com/v1");
 }
 
 function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {

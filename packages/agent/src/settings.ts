@@ -6,7 +6,10 @@ export type TextToolCallsMode = "auto" | "off";
 export type StreamUsageMode = "auto" | "on" | "off";
 
 export interface ModelSettings {
-  /** The model server as the user configured it, for messages (no credentials). */
+  /**
+   * A label for the model server in messages, never its URL (the Engine sends none: the Agent then
+   * names the gateway, whose errors name the server without userinfo or query).
+   */
   server: string;
   /** Extra HTTP headers on every model request. */
   headers: Record<string, string>;

@@ -1,13 +1,14 @@
 // startEngine: config → store, Shield, capabilities → gRPC server (three services) → Agent.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { RpcServer, normalizeAddress, unixSocketPath } from "@palisade/protocol";
+import { RpcServer, unixSocketPath } from "@palisade/protocol";
 import { AgentService, ClientService, SubAgentService } from "@palisade/protocol/pipeline";
 import type { EngineDirective, PipelineEvent } from "@palisade/protocol/pipeline";
 import { AgentLink, safeEqual } from "./agent/link.js";
 import { AGENT_MAX_MESSAGE_BYTES, SUBAGENT_MAX_MESSAGE_BYTES, bearerOf, checkSocketDir, clientAuthorizer } from "./credentials.js";
 import { AgentSupervisor } from "./agent/supervisor.js";
 import { probeNetworkNamespace } from "./agent/netns.js";
+import { agentWallLine, chooseAgentWall, nodeLibrariesOnce } from "./agent/wall.js";
 import { describeFacts } from "./agent/verify.js";
 import { ApprovalBroker } from "./approvals.js";
 import { loadConfig, mergeCapabilities } from "./config.js";
@@ -127,6 +128,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const sandboxProbing = options.sandboxProbe ? Promise.resolve(options.sandboxProbe) : probeSandboxOnce();
   sandboxProbing.catch(() => undefined); // awaited below; a config error may come first
   if (!(options.agent && "external" in options.agent)) void probeNetworkNamespace();
+  nodeLibrariesOnce().catch(() => undefined); // awaited by chooseAgentWall below
   const loaded = options.config ?? (await loadConfig(resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env }), env));
   const config: EngineConfig = {
     ...loaded,
@@ -152,6 +154,9 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   // The private runtime directory (0700, mkdtemp): the model gateway's socket lives there.
   const runtimeDir = await mkdtemp(join(tmpdir(), "palisade-engine-"));
   const gatewaySocket = join(runtimeDir, "model-gateway.sock");
+  // The Agent's and sub-agents' way to the gRPC server: a second socket beside the gateway's, so
+  // their view binds one private directory (the public socket's directory holds palisade.db).
+  const agentAddress = `unix:${join(runtimeDir, "engine.sock")}`;
   let boundAddress = "";
   const external = options.agent && "external" in options.agent ? options.agent.external : undefined;
   let supervisor: AgentSupervisor | undefined;
@@ -187,7 +192,11 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   // The Agent starts now, beside the Engine's own start (store, Shield, capability catalog): it
   // loads its code, then waits on its stdin for its spawn token, which it gets once the Engine
   // listens. Only where the address is known before listening (a unix socket, the default).
-  const agentLaunch = pick(options).launcher ?? agentLauncher();
+  // Bubblewrap from an empty root where it runs; otherwise refused, unless sandbox.required is false.
+  const wall = await chooseAgentWall(await sandboxProbing, config.sandbox.required);
+  const ownLaunch = !external && !pick(options).launcher;
+  if (ownLaunch) log(agentWallLine(wall));
+  const agentLaunch = pick(options).launcher ?? agentLauncher(wall);
   let releaseAgent!: () => void;
   const agentReleased = new Promise<void>((resolve) => (releaseAgent = resolve));
   const newSupervisor = (): AgentSupervisor =>
@@ -197,17 +206,18 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
         agentCredential = req.token;
         return agentLaunch(req);
       },
-      request: () => ({ engineAddress: boundAddress || normalizeAddress(address), modelGateway: gatewaySocket, agentId: config.agent.name, model: config.model, sessionIdleMs: config.limits.sessionIdleMs }),
+      request: () => ({ engineAddress: agentAddress, modelGateway: gatewaySocket, agentId: config.agent.name, model: config.model, sessionIdleMs: config.limits.sessionIdleMs }),
       budget: config.limits.agentRestartBudget,
       windowMs: config.limits.agentRestartWindowMs,
       readyTimeoutMs: config.limits.agentReadyTimeoutMs,
       log,
     });
-  if (!external && socket) {
-    // The default launcher wraps the Agent in a network namespace: its probe (started above) decides how.
-    if (!pick(options).launcher) await probeNetworkNamespace();
+  if (!external) {
+    // Without bubblewrap the default launcher wraps the Agent in a network namespace: its probe (started above) decides how.
+    if (!pick(options).launcher && wall.kind === "permissions") await probeNetworkNamespace();
     supervisor = newSupervisor();
-    await supervisor.start(agentReleased);
+    if (wall.kind === "refused" && !pick(options).launcher) supervisor.refused(wall.reason);
+    else await supervisor.start(agentReleased);
   }
   // Tool sandboxes: whether bubblewrap can run here decides how capabilities start (and is said).
   const sandboxProbe = await sandboxProbing;
@@ -227,7 +237,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const subAgents = new SubAgentManager({
     // Sub-agent runs go to the SQLite file; with the history in PostgreSQL they are kept in memory only.
     runs: options.store || config.store ? new MemoryRunStore() : new SqliteRunStore(join(dataDir, DATABASE_FILE)),
-    launcher: options.subAgents?.launcher ?? defaultSubAgentLauncher(),
+    launcher: options.subAgents?.launcher ?? defaultSubAgentLauncher(() => wall),
     limits: { ...config.limits.subAgents, ...options.subAgents?.limits },
     inheritGrants: () => config.subAgents.inheritGrants,
   });
@@ -287,7 +297,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     log,
   });
   await gateway.listen(gatewaySocket);
-  subAgents.attach({ env: turnEnv, currentTurn: (id) => turns.activeTurns.find((t) => t.session.id === id && t.state === "running") }, () => boundAddress, () => gateway.path);
+  subAgents.attach({ env: turnEnv, currentTurn: (id) => turns.activeTurns.find((t) => t.session.id === id && t.state === "running") }, () => agentAddress, () => gateway.path);
   const startedAt = Date.now();
 
   const bearerToken = await ensureToken(dataDir);
@@ -348,7 +358,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
         shield,
         approvals,
         status: async () => ({
-          ...(await buildStatus({ config, dataDir, startedAt, link, supervisor, shield, store, host, turns, sessions, toolSandbox: toolSandboxLine(sandboxProbe, config.sandbox.required), setup: configFromFile ? setup : undefined })),
+          ...(await buildStatus({ config, dataDir, startedAt, link, supervisor, shield, store, host, turns, sessions, toolSandbox: toolSandboxLine(sandboxProbe, config.sandbox.required), ...(ownLaunch ? { agentWall: agentWallLine(wall) } : {}), setup: configFromFile ? setup : undefined })),
           runningSubAgents: subAgents.running().length, // sub-agents (issue 8)
         }),
         shutdown: (deadlineMs) => {
@@ -367,6 +377,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   if (socket) await rm(socket, { force: true }); // stale socket of a dead Engine (checked above)
   try {
     boundAddress = await server.listen(address);
+    await server.listen(agentAddress);
   } catch (err) {
     await supervisor?.stop(500);
     await gateway.close();
@@ -428,7 +439,8 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     stopped,
     tapDirectives: (fn) => link.tap(fn),
     onEvent: (fn) => bus.onEvent(fn),
-    agentPid: () => supervisor?.pid ?? link.info?.pid,
+    // The Agent's own process as seen from outside (under bubblewrap, not the launcher's pid).
+    agentPid: () => link.info?.verified?.hostPid ?? supervisor?.pid ?? link.info?.pid,
     agentReady: (timeoutMs = 15_000) => link.waitConnected(timeoutMs),
     tapSubAgents: (fn) => subAgents.tap(fn), // sub-agents (issue 8)
     modelGateway: gateway.path,

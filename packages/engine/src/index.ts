@@ -34,7 +34,9 @@ export type { LocalCapability, LocalTools, LocalToolsOptions } from "./local-too
 export { MemoryStore } from "./adapters/memory-store.js";
 export { PolicyShield } from "./adapters/policy-shield.js";
 export { sandboxViolations, safeEqual } from "./agent/link.js";
-export { withoutNetwork } from "./adapters/agent.js";
+export { agentLauncher, walledLaunch, withoutNetwork } from "./adapters/agent.js";
+export { AgentWallError, agentWallLine, chooseAgentWall } from "./agent/wall.js";
+export type { AgentWall } from "./agent/wall.js";
 export { withinBudget } from "./agent/supervisor.js";
 export { DEFAULT_BASE_URL, ExchangeReplay, ModelGateway, SESSION_HEADER, UsageScanner, proxySettings, usageOf } from "./gateway/index.js";
 export type { GatewayModel, GatewayPrincipal, ModelGatewayOptions, SessionTokens, TokenCount } from "./gateway/index.js";

@@ -27,6 +27,8 @@ export interface StatusDeps {
   sessions: SessionDirectory;
   /** Whether tool sandboxes can be made here, in one line. */
   toolSandbox: string;
+  /** How the Agent is walled in (agent/wall.ts agentWallLine). */
+  agentWall?: string;
   /** What the Engine started with; undefined when its config was given in code, not read from a file. */
   setup: EngineSetup | undefined;
 }
@@ -62,6 +64,6 @@ export async function buildStatus(d: StatusDeps): Promise<MessageInitShape<typeo
     toolSandbox: d.toolSandbox,
     configFile: d.setup?.configFile ?? "",
     configChanged: d.setup ? await configFileChanged(d.setup) : false,
-    ...(info ? { agentConfinement: confinementOf(info.sandbox, info.verified, d.supervisor?.launch) } : {}),
+    ...(info ? { agentConfinement: confinementOf(info.sandbox, info.verified, d.supervisor?.launch, d.agentWall) } : {}),
   };
 }

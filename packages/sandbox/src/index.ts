@@ -16,3 +16,5 @@ export type { EgressEvent, EgressProxyOptions, Resolver } from "./proxy/server.j
 export { deniedAddress } from "./proxy/addresses.js";
 export { prepareSandbox, proxyEnv, PROXY_PORT, NODE_DATA_RESERVE_MB } from "./launch.js";
 export type { PrepareOptions, PreparedSandbox, EgressOptions } from "./launch.js";
+export { AGENT_SOCKET_DIR, agentViewArgs, sharedLibraries, socketDirs } from "./agent-view.js";
+export type { AgentViewSpec, SocketDirs } from "./agent-view.js";

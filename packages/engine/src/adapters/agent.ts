@@ -1,11 +1,14 @@
 // AgentLauncher over @palisade/agent's agentLaunchSpec: compiled JS under Node's permission
-// model with an environment reduced to the engine address, model name, model settings and the
-// model gateway's socket (the spawn token goes on its stdin, see child-stdin.ts). The model key
-// stays in the Engine.
+// model, in the Agent's wall (bubblewrap from an empty root, see agent/wall.ts), with an
+// environment reduced to the Engine's socket, the model's name, the model settings and the model
+// gateway's socket, as paths inside the view (the spawn token goes on its stdin, see
+// child-stdin.ts). The model key and the model server's URL stay in the Engine.
 import { agentLaunchSpec } from "@palisade/agent/launch";
-import type { ModelSettings } from "@palisade/agent";
+import type { LaunchSpec, ModelSettings } from "@palisade/agent";
 import type { ModelConfig } from "../config.js";
 import { networkNamespace } from "../agent/netns.js";
+import { AgentWallError, inAgentView } from "../agent/wall.js";
+import type { AgentWall, SocketsInside } from "../agent/wall.js";
 import type { AgentLaunch, AgentLauncher } from "../ports.js";
 
 /**
@@ -20,10 +23,9 @@ export function withoutNetwork(launch: AgentLaunch, log?: (line: string) => void
   return launch;
 }
 
-/** The `model:` settings the Agent needs to shape requests; never the API key. */
-export function modelSettingsOf(m: ModelConfig): ModelSettings {
+/** The `model:` settings the Agent needs to shape requests; never the API key, nor where the server is. */
+export function modelSettingsOf(m: ModelConfig): Partial<ModelSettings> {
   return {
-    server: m.baseUrl ?? "",
     // Added by the Engine's model gateway: a header may carry a credential (Azure's api-key).
     headers: {},
     extraBody: m.extraBody,
@@ -36,17 +38,33 @@ export function modelSettingsOf(m: ModelConfig): ModelSettings {
   };
 }
 
-export function agentLauncher(): AgentLauncher {
-  return (req) => {
-    const spec = agentLaunchSpec({
-      engineAddress: req.engineAddress,
-      agentId: req.agentId,
-      model: req.model.name,
-      contextWindow: req.model.contextWindow,
-      modelSettings: modelSettingsOf(req.model),
-      modelGateway: req.modelGateway,
-      ...(req.sessionIdleMs ? { historyIdleMs: req.sessionIdleMs } : {}),
-    });
-    return withoutNetwork({ command: spec.command, args: spec.args, env: spec.env });
-  };
+/**
+ * A launch in `wall`: `spec` builds the command line for the socket paths the process will see
+ * (inside the view, or the host's where there is no view).
+ */
+export function walledLaunch(wall: AgentWall, hostSockets: SocketsInside, spec: (sockets: SocketsInside) => LaunchSpec): AgentLaunch {
+  switch (wall.kind) {
+    case "refused":
+      throw new AgentWallError(wall.reason);
+    case "permissions": {
+      const s = spec(hostSockets);
+      return withoutNetwork({ command: s.command, args: s.args, env: s.env });
+    }
+    case "bubblewrap":
+      return inAgentView(wall, hostSockets, spec);
+  }
+}
+
+export function agentLauncher(wall: AgentWall): AgentLauncher {
+  return (req) =>
+    walledLaunch(wall, { engineAddress: req.engineAddress, modelGateway: req.modelGateway }, (sockets) =>
+      agentLaunchSpec({
+        ...sockets,
+        agentId: req.agentId,
+        model: req.model.name,
+        contextWindow: req.model.contextWindow,
+        modelSettings: modelSettingsOf(req.model),
+        ...(req.sessionIdleMs ? { historyIdleMs: req.sessionIdleMs } : {}),
+      }),
+    );
 }

@@ -1,7 +1,6 @@
 // The Engine's default collaborators, each built by its adapter file; options override any.
 import type { CapabilityEntry, EngineConfig } from "../config.js";
 import type { AgentLauncher, EngineShield, EngineStore, ToolHost } from "../ports.js";
-import { agentLauncher } from "./agent.js";
 import { openCapabilityHost } from "./capabilities.js";
 import { createEngineShield } from "./shield.js";
 import { openPostgresStore } from "./postgres-store.js";
@@ -33,7 +32,8 @@ export interface Parts {
   store: EngineStore;
   shield: EngineShield;
   host: ToolHost;
-  launcher: AgentLauncher;
+  /** The launcher given (the Engine makes the default one: it depends on the Agent's wall). */
+  launcher?: AgentLauncher;
 }
 
 export async function defaultParts(req: PartsRequest): Promise<Parts> {
@@ -54,8 +54,7 @@ export async function defaultParts(req: PartsRequest): Promise<Parts> {
         ...(req.otr ? { otr: req.otr } : {}),
         ...(req.auditKeyFile ? { protect: [req.auditKeyFile] } : {}),
       }));
-    const launcher = req.launcher ?? agentLauncher();
-    return { store, shield, host, launcher };
+    return { store, shield, host, ...(req.launcher ? { launcher: req.launcher } : {}) };
   } catch (err) {
     if (!req.store) await store.close();
     throw err;

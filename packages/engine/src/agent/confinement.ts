@@ -22,7 +22,8 @@ export function describeNetwork(report: SandboxReport | undefined, facts: Proces
   return "has a network interface (by its own report)";
 }
 
-export function confinementOf(report: SandboxReport | undefined, facts: ProcessFacts | undefined, launch: AgentLaunch | undefined): Confinement {
+/** `wall`: the Engine's line for how the Agent was launched (bubblewrap, or why not). */
+export function confinementOf(report: SandboxReport | undefined, facts: ProcessFacts | undefined, launch: AgentLaunch | undefined, wall?: string): Confinement {
   const args = launch?.args ?? [];
   const launchedWithPermissions = args.includes("--permission");
   return {
@@ -30,6 +31,6 @@ export function confinementOf(report: SandboxReport | undefined, facts: ProcessF
     permissionModel: Boolean(report?.permissionModel) && (launch === undefined || launchedWithPermissions),
     fsRead: flagValues(args, "--allow-fs-read"),
     fsWrite: flagValues(args, "--allow-fs-write"),
-    process: facts ? describeFacts(facts) : "",
+    process: [wall?.replace(/^agent sandbox: /, ""), facts ? describeFacts(facts) : ""].filter(Boolean).join("; seen from outside: "),
   };
 }
