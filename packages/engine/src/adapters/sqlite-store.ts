@@ -1,5 +1,6 @@
 // EngineStore over @palisade/store (better-sqlite3, WAL). The only file that knows its API.
-import { rm } from "node:fs/promises";
+import { randomUUID } from "node:crypto";
+import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadOrCreateAuditKey, Store } from "@palisade/store";
 import { CONTEXT_CACHE_CHARS, ContextCache } from "./context-cache.js";
@@ -19,6 +20,8 @@ import type {
 } from "../ports.js";
 
 export const DATABASE_FILE = "palisade.db";
+/** Beside the database: a note per turn running (see SqliteStore.recoverInterrupted). */
+export const TURNS_IN_FLIGHT_DIR = "turns-in-flight";
 
 export function session(s: StoredSession): SessionRecord {
   return {
@@ -97,11 +100,73 @@ class SqliteStore implements EngineStore {
    */
   private readonly contexts: ContextCache;
 
+  /**
+   * User messages committed when their turn started (claimSession), by id: a kill -9 mid-turn
+   * keeps them. Their turn's commit adds the rest; until then the Agent's context leaves them
+   * out (the turn sends its message itself).
+   */
+  private readonly started = new Map<string, MessageRecord>();
+
+  /**
+   * @param inFlightDir one small file per turn running, written when its user message is
+   *   committed and removed with its commit: what a new Engine finds there was cut off.
+   */
   constructor(
     private readonly store: Store,
     contextCacheChars = CONTEXT_CACHE_CHARS,
+    private readonly inFlightDir?: string,
   ) {
     this.contexts = new ContextCache(contextCacheChars);
+  }
+
+  /**
+   * One Engine per database, so always granted; commits the turn's user message now (durable
+   * before the Agent is asked) and notes the turn as in flight.
+   */
+  async claimSession(sessionId: string, turn: { userMessageId: string; content: string; createdAt: number }): Promise<{ ok: true }> {
+    if (this.started.has(turn.userMessageId)) return { ok: true };
+    // the note first: a note without its message is skipped at recovery, a message without its note is not
+    if (this.inFlightDir) await writeFile(join(this.inFlightDir, turn.userMessageId), JSON.stringify({ sessionId, userMessageId: turn.userMessageId }), { mode: 0o600 });
+    const committed = this.store.commitTurn(sessionId, { messages: [{ id: turn.userMessageId, role: "user", content: turn.content, createdAt: turn.createdAt }] });
+    const user = committed.messages[0];
+    if (user) this.started.set(turn.userMessageId, message(user));
+    await this.store.sync();
+    return { ok: true };
+  }
+
+  /**
+   * Turns an Engine left in flight (killed, crashed, a power cut): their user message is in the
+   * history, their answer is not. Each gets a TURN_INTERRUPTED event naming the message, as a
+   * turn cut off on the PostgreSQL store does. Called once, before this Engine serves.
+   */
+  async recoverInterrupted(log: (line: string) => void): Promise<void> {
+    if (!this.inFlightDir) return;
+    await mkdir(this.inFlightDir, { recursive: true, mode: 0o700 });
+    let marked = 0;
+    for (const name of await readdir(this.inFlightDir)) {
+      const file = join(this.inFlightDir, name);
+      try {
+        const { sessionId, userMessageId } = JSON.parse(await readFile(file, "utf8")) as { sessionId: string; userMessageId: string };
+        const user = this.store.getMessage(userMessageId);
+        const last = this.store.lastEvent(sessionId);
+        // committed after all (the Engine died between its commit and removing the note): nothing to mark
+        if (user && !(last && last.createdAt >= user.createdAt)) {
+          this.store.appendEvent({
+            sessionId,
+            messageId: `interrupted_${randomUUID()}`,
+            type: "TURN_INTERRUPTED",
+            payload: { reason: "the Engine stopped while this turn ran (killed or crashed); its answer was not saved", userMessageId },
+          });
+          marked++;
+        }
+      } catch (err) {
+        log(`history: could not read the note of a turn in flight ${file}: ${(err as Error).message}`);
+      }
+      await rm(file, { force: true });
+    }
+    if (marked === 0) return;
+    await this.store.sync();
+    log(`history: ${String(marked)} turn(s) were cut off when the Engine last stopped; their messages are kept, marked interrupted`);
   }
 
   async createSession(s: SessionRecord): Promise<void> {
@@ -177,7 +242,7 @@ class SqliteStore implements EngineStore {
   async contextMessages(sessionId: string): Promise<MessageRecord[]> {
     const cached = this.contexts.get(sessionId);
     if (cached) return [...cached];
-    const loaded = this.loadContext(sessionId);
+    const loaded = this.loadContext(sessionId).filter((m) => !this.started.has(m.id));
     this.contexts.set(sessionId, loaded);
     return [...loaded];
   }
@@ -200,7 +265,9 @@ class SqliteStore implements EngineStore {
 
   async commitTurn(t: TurnCommit): Promise<void> {
     const sid = t.session.id;
-    const messages: NonNullable<Parameters<Store["commitTurn"]>[1]["messages"]> = [
+    // committed when the turn started (claimSession), or now
+    const early = this.started.get(t.user.id);
+    const messages: NonNullable<Parameters<Store["commitTurn"]>[1]["messages"]> = early ? [] : [
       { id: t.user.id, role: "user", content: t.user.content, createdAt: t.user.createdAt },
     ];
     if (t.assistant) {
@@ -241,7 +308,11 @@ class SqliteStore implements EngineStore {
       await this.store.sync();
       throw err;
     }
-    this.contexts.append(sid, committed.messages.map(message));
+    if (early) {
+      this.started.delete(t.user.id);
+      if (this.inFlightDir) await rm(join(this.inFlightDir, t.user.id), { force: true });
+    }
+    this.contexts.append(sid, [...(early ? [early] : []), ...committed.messages.map(message)]);
     // Durable against a power cut before the caller announces the turn (RESPONSE_COMPLETE).
     await this.store.sync();
   }
@@ -349,5 +420,7 @@ export async function openSqliteStore(
       throw err;
     }
   }
-  return new SqliteStore(store, options.contextCacheChars);
+  const sqlite = new SqliteStore(store, options.contextCacheChars, join(dataDir, TURNS_IN_FLIGHT_DIR));
+  await sqlite.recoverInterrupted(log);
+  return sqlite;
 }
