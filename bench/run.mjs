@@ -5,6 +5,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isolateHome, leakMessage } from "../test/setup/home-guard.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const all = readdirSync(here).filter((f) => f.endsWith(".mjs") && f !== "run.mjs").map((f) => f.replace(/\.mjs$/, "")).sort();
@@ -26,6 +27,8 @@ if (unknown.length > 0) {
   console.error(`unknown benchmark(s): ${unknown.join(", ")}; available: ${all.join(", ")}`);
   process.exit(2);
 }
+// every benchmark runs with a temporary HOME; the real one must come out unchanged
+const home = isolateHome();
 let failed = 0;
 for (const name of wanted.length > 0 ? wanted : all) {
   console.log(`\n=== ${name} ===`);
@@ -34,5 +37,10 @@ for (const name of wanted.length > 0 ? wanted : all) {
     failed++;
     console.error(`benchmark ${name} failed (exit ${r.status ?? r.signal})`);
   }
+}
+const changed = home.finish();
+if (changed.length > 0) {
+  console.error(leakMessage(home.realHome, changed));
+  failed++;
 }
 process.exit(failed > 0 ? 1 : 0);

@@ -61,7 +61,7 @@ config.capabilities = [
   { id: "lab", manifest: join(fixtures, "lab.yaml"), command: [process.execPath, join(fixtures, "lab.mjs")], credentials: { LAB_KEY: "bench-secret" } },
 ];
 config.limits.subAgents = { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 900_000 };
-const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, workspace: dir, log: () => undefined });
+const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, auditKeyFile: join(dir, "audit.key"), workspace: dir, log: () => undefined });
 await engine.agentReady(30_000);
 
 const spawnedAt = new Map();

@@ -18,7 +18,7 @@ config.shield.policyFile = join(dir, "policy.yaml");
 config.model.baseUrl = "http://127.0.0.1:9/v1";
 config.capabilities = ["files", "shell", "http", "documents", "mail"].map((id) => ({ id, enabled: false }));
 config.capabilities.push({ id: "noop", manifest: join(dir, "noop.yaml"), address: noopAddress });
-const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, workspace: dir, agent: { external: { token: "bench" } }, log: () => {} });
+const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, auditKeyFile: join(dir, "audit.key"), workspace: dir, agent: { external: { token: "bench" } }, log: () => {} });
 
 const baseline = new RpcServer()
   .add(AgentService, {

@@ -53,7 +53,7 @@ export async function startLab(rules: ScriptRule[], options: Partial<StartEngine
   config.limits.approvalTimeoutMs = 20_000;
   configure?.(config);
   const logs: string[] = [];
-  const engine = await startEngine({ dataDir: join(dir.path, "data"), config, env: {}, workspace: dir.path, log: (l) => logs.push(l), ...options });
+  const engine = await startEngine({ dataDir: join(dir.path, "data"), config, env: {}, auditKeyFile: join(dir.path, "audit.key"), workspace: dir.path, log: (l) => logs.push(l), ...options });
   await engine.agentReady(20_000);
   const events: PipelineEvent[] = [];
   engine.onEvent((ev) => events.push(ev));
