@@ -7,7 +7,8 @@ import { homedir } from "node:os";
 import { isAbsolute, resolve, dirname } from "node:path";
 import { parseDocument } from "yaml";
 import type { ModelSettings } from "@palisade/agent";
-import { parsePgUrl } from "@palisade/store";
+// The URL check only: the store itself (better-sqlite3, pg) stays out of what imports the config.
+import { parsePgUrl } from "@palisade/store/pg-url";
 import { ConfigError } from "./errors.js";
 // The CLI checks a config before it starts an Engine, through this module alone (@palisade/engine/config).
 export { ConfigError } from "./errors.js";

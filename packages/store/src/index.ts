@@ -30,3 +30,6 @@ export { parsePgUrl, redact as redactPgUrl, describeTarget as describePgTarget }
 export type { PgConnectOptions, PgTlsOptions, PgTarget } from "./pg/config.js";
 export type { Claim, LeaseOwner, InterruptedTurn, TurnInFlight } from "./pg/leases.js";
 export { PG_SCHEMA_VERSION } from "./pg/schema.js";
+export { copyToPostgres } from "./copy.js";
+export type { CopyReport } from "./copy.js";
+export type { TableCounts } from "./pg/import.js";

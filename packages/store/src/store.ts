@@ -17,6 +17,7 @@ import {
 } from "./records.js";
 import type { NewArtifact, NewEvent, NewMemory } from "./records.js";
 import { search } from "./search.js";
+import { COUNTED } from "./pg/import.js";
 import { WalSync } from "./sync.js";
 import { commitTurn } from "./turn.js";
 import type { CommittedTurn, TurnRows } from "./turn.js";
@@ -146,6 +147,11 @@ export class Store {
     const p = (name: string): unknown => this.d.raw.pragma(name, { simple: true });
     const sync = (["off", "normal", "full", "extra"] as const)[p("synchronous") as number] ?? "full";
     return { journalMode: String(p("journal_mode")), synchronous: sync, foreignKeys: p("foreign_keys") === 1 };
+  }
+
+  /** Rows per table (`palisade store copy` compares them with the copy's). */
+  tableCounts(): Record<(typeof COUNTED)[number], number> {
+    return Object.fromEntries(COUNTED.map((t) => [t, this.d.stmt(`SELECT COUNT(*) FROM ${t}`).pluck().get() as number])) as Record<(typeof COUNTED)[number], number>;
   }
 
   /** `PRAGMA integrity_check`: "ok" or the problems SQLite found. */

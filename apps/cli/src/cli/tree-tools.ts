@@ -80,7 +80,7 @@ export const CAPABILITY: CommandSpec = {
       name: "list",
       summary: "every configured capability (built-ins included): launch mode, health, tools and each tool's policy",
       description: "Starts the capabilities as the Engine would (same config, sandbox and credentials) and stops them again.",
-      options: { json },
+      options: { json, verbose: { type: "boolean", description: "also print each sandbox's view: every path it shows and how (docs/security.md)" } },
       run: lazy(() => import("../commands/capability-list.js"), "capabilityList"),
     },
     {
@@ -173,6 +173,27 @@ export const ARTIFACTS: CommandSpec = {
       },
       examples: ["palisade artifacts save art_2137 --out ~/Downloads"],
       run: lazy(() => import("../commands/artifacts.js"), "artifactsSave"),
+    },
+  ],
+};
+
+export const STORE: CommandSpec = {
+  name: "store",
+  summary: "move the history between stores",
+  subcommands: [
+    {
+      name: "copy",
+      summary: "copy a SQLite history into an empty PostgreSQL database, then check counts and the audit chain",
+      description:
+        "The password comes from PGPASSWORD or ~/.pgpass, never from the URL. The target must be empty.\n" +
+        "The audit key beside the config (audit.key) keys both chains: give every Engine the same file.",
+      options: {
+        from: { type: "string", valueName: "sqlite:PATH", description: "the SQLite history to copy", default: "the data directory's palisade.db" },
+        to: { type: "string", valueName: "URL", description: "postgres://USER@HOST:PORT/DATABASE (an empty database)" },
+        json,
+      },
+      examples: ["PGPASSWORD=… palisade store copy --to postgres://palisade@db.example/palisade", "palisade store copy --from sqlite:/srv/old/palisade.db --to postgres://palisade@/palisade?host=/run/postgresql"],
+      run: lazy(() => import("../commands/store.js"), "storeCopy"),
     },
   ],
 };

@@ -1,6 +1,6 @@
 import { lazy } from "./spec.js";
 import type { CommandSpec } from "./spec.js";
-import { ARTIFACTS, AUDIT, CAPABILITY, SHIELD } from "./tree-tools.js";
+import { ARTIFACTS, AUDIT, CAPABILITY, SHIELD, STORE } from "./tree-tools.js";
 
 const json = { type: "boolean", description: "print JSON for scripts instead of a table" } as const;
 
@@ -143,5 +143,6 @@ export const COMMAND_TREE: CommandSpec = {
     CAPABILITY,
     ARTIFACTS,
     AUDIT,
+    STORE,
   ],
 };

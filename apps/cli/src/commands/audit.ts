@@ -27,6 +27,9 @@ async function keyFileOf(ctx: CommandContext): Promise<string> {
 }
 
 export async function auditVerify(ctx: CommandContext): Promise<number> {
+  const { auditVerifyPostgres, configuredStore } = await import("./store.js");
+  const pg = await configuredStore(ctx);
+  if (pg) return auditVerifyPostgres(ctx, pg, await keyFileOf(ctx));
   const file = join(pathsOf(ctx).dataDir, DATABASE_FILE);
   const json = flag(ctx, "json");
   if (!existsSync(file)) {

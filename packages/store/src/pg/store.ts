@@ -22,6 +22,8 @@ import { describeTarget } from "./config.js";
 import type { PgConnectOptions } from "./config.js";
 import { PgDb } from "./db.js";
 import * as history from "./history.js";
+import { importAudit, importSession, tableCounts } from "./import.js";
+import type { SessionRows, TableCounts } from "./import.js";
 import * as leases from "./leases.js";
 import type { Claim, LeaseOwner, TurnInFlight } from "./leases.js";
 import * as lifecycle from "./lifecycle.js";
@@ -30,6 +32,11 @@ import * as records from "./records.js";
 import { search } from "./search.js";
 import { commitTurn } from "./turn.js";
 import * as writes from "./writes.js";
+
+/** Names a key without revealing it (stored in the database to tell Engines holding another key). */
+function keyFingerprint(secret: Buffer): string {
+  return createHash("sha256").update("palisade audit key\n").update(secret).digest("hex").slice(0, 32);
+}
 
 export class PgStore implements HistoryStore {
   private auditKey: AuditKey | undefined;
@@ -81,7 +88,7 @@ export class PgStore implements HistoryStore {
    * entries would not verify with the others'.
    */
   async adoptAuditKey(secret: Buffer, keyFile: string): Promise<AuditKey> {
-    const fingerprint = createHash("sha256").update("palisade audit key\n").update(secret).digest("hex").slice(0, 32);
+    const fingerprint = keyFingerprint(secret);
     const fromSeq = await this.tx(async (c) => {
       const head = (await c.query<{ seq: number }>("SELECT seq FROM audit_head WHERE id = 1 FOR UPDATE")).rows[0]?.seq ?? 0;
       await c.query("INSERT INTO audit_keying (id, from_seq, key_fingerprint) VALUES (1, $1, $2) ON CONFLICT DO NOTHING", [head + 1, fingerprint]);
@@ -156,6 +163,25 @@ export class PgStore implements HistoryStore {
   /** Cheap counts for status pages (stats() also measures the rows' bytes). */
   countSessions(): Promise<number> { return lifecycle.countSessions(this.q); }
   countToolCallsSince(since: number): Promise<number> { return lifecycle.countToolCallsSince(this.q, since); }
+
+  // --- copying a history in (import.ts) ---
+  /** One session's rows as the source has them, in one transaction. */
+  importSession(rows: SessionRows): Promise<void> { return this.tx((c) => importSession(c, rows)); }
+  /** Audit rows as they are, and the key the source chain was keyed with (its fingerprint and first keyed seq). */
+  importAudit(rows: readonly AuditRecord[], keyed?: { key: Buffer; fromSeq: number }): Promise<void> {
+    return this.tx(async (c) => {
+      await importAudit(c, rows);
+      if (keyed) await c.query("INSERT INTO audit_keying (id, from_seq, key_fingerprint) VALUES (1, $1, $2)", [keyed.fromSeq, keyFingerprint(keyed.key)]);
+    });
+  }
+  tableCounts(): Promise<TableCounts> { return tableCounts(this.q); }
+  /** The deployment key's first seq, when the chain is keyed and `secret` is its key; undefined when not keyed. Writes nothing. */
+  async auditKeyOf(secret: Buffer): Promise<AuditKey | undefined> {
+    const row = (await this.q.query<{ from_seq: number; key_fingerprint: string }>("SELECT from_seq, key_fingerprint FROM audit_keying WHERE id = 1")).rows[0];
+    if (row === undefined) return undefined;
+    if (row.key_fingerprint !== keyFingerprint(secret)) throw new StoreError("AUDIT_KEY", `the audit chain of ${this.description} is keyed with another key (fingerprint ${row.key_fingerprint.slice(0, 12)}…): use the deployment's key file`);
+    return { key: secret, fromSeq: row.from_seq };
+  }
 
   // --- several Engines (leases.ts) ---
   registerEngine(engineId: string, address: string): Promise<void> { return leases.registerEngine(this.q, engineId, address); }

@@ -1,0 +1,80 @@
+// `palisade store copy`: an existing SQLite history into an empty PostgreSQL store, session by
+// session (one transaction each), then the audit trail as it is. Afterwards every table's rows
+// are counted on both sides and both chains are verified; the copy is good only if they agree.
+import type { AuditKey, AuditVerification } from "./audit.js";
+import { StoreError } from "./errors.js";
+import type { PgStore } from "./pg/store.js";
+import type { SessionRows, TableCounts } from "./pg/import.js";
+import type { Store } from "./store.js";
+import type { EventRecord, MessageRecord } from "./types.js";
+
+export interface CopyReport {
+  sessions: number;
+  from: TableCounts;
+  to: TableCounts;
+  /** Tables whose counts differ (empty when the copy is complete). */
+  mismatched: string[];
+  auditFrom: AuditVerification;
+  auditTo: AuditVerification;
+  ok: boolean;
+}
+
+function sessionRows(from: Store, id: string): SessionRows {
+  const session = from.getSession(id);
+  if (!session) throw new StoreError("NOT_FOUND", `session ${id} disappeared during the copy`);
+  const messages: MessageRecord[] = [];
+  let cursor = "";
+  do {
+    const page = from.getHistory(id, { limit: 1000, ...(cursor ? { cursor } : {}) });
+    messages.unshift(...page.messages);
+    cursor = page.nextCursor;
+  } while (cursor !== "");
+  const subAgentRuns = from.listSubAgentRuns(id);
+  for (const run of subAgentRuns) messages.push(...from.getSubAgentTranscript(run.id));
+  const events: EventRecord[] = [];
+  for (let batch = from.listEvents(id, 0, 5000); batch.length > 0; batch = from.listEvents(id, batch[batch.length - 1]?.seq ?? 0, 5000)) events.push(...batch);
+  const artifacts = from.listArtifacts(id).map((a) => ({ ...a, data: a.hasData ? from.getArtifactData(a.id) : null }));
+  return { session, messages, subAgentRuns, events, memory: from.listMemory(id), artifacts };
+}
+
+export async function copyToPostgres(
+  from: Store,
+  to: PgStore,
+  options: { auditKey?: AuditKey; onProgress?: (done: number, total: number) => void; signal?: AbortSignal } = {},
+): Promise<CopyReport> {
+  const before = await to.tableCounts();
+  const used = Object.entries(before).filter(([, n]) => n > 0).map(([t, n]) => `${t} ${String(n)}`);
+  if (used.length > 0) {
+    throw new StoreError("CONFLICT", `the target ${to.description} is not empty (${used.join(", ")}): copy into a new database (createdb), never over a history`);
+  }
+  const total = from.listSessions({ limit: 1 }).total;
+  let done = 0;
+  for (let offset = 0; ; offset += 500) {
+    const page = from.listSessions({ sort: "created_asc", limit: 500, offset }).sessions;
+    if (page.length === 0) break;
+    for (const s of page) {
+      options.signal?.throwIfAborted();
+      await to.importSession(sessionRows(from, s.id));
+      options.onProgress?.(++done, total);
+    }
+  }
+  let keyed = options.auditKey;
+  for (let after = 0; ; ) {
+    const rows = from.listAudit({ afterSeq: after, limit: 5000 });
+    if (rows.length === 0) break;
+    options.signal?.throwIfAborted();
+    await to.importAudit(rows, keyed);
+    keyed = undefined;
+    after = rows[rows.length - 1]?.seq ?? after;
+  }
+  if (keyed) await to.importAudit([], keyed); // a keyed but empty trail keeps its key
+  const [fromCounts, toCounts] = [from.tableCounts(), await to.tableCounts()];
+  const mismatched = Object.keys(fromCounts).filter((t) => fromCounts[t as keyof TableCounts] !== toCounts[t as keyof TableCounts]);
+  const auditFrom = from.verifyAudit(undefined, options.auditKey);
+  const auditTo = await to.verifyAudit(undefined, options.auditKey);
+  const sameHead = auditFrom.head.seq === auditTo.head.seq && auditFrom.head.hash === auditTo.head.hash;
+  return {
+    sessions: done, from: fromCounts, to: toCounts, mismatched, auditFrom, auditTo,
+    ok: mismatched.length === 0 && auditFrom.ok && auditTo.ok && sameHead,
+  };
+}
