@@ -12,8 +12,8 @@ export default defineConfig({
     pool: "forks",
     // HOME and XDG dirs point at a temporary home; the real one is checked unchanged after the run
     globalSetup: ["test/setup/home-guard.mjs"],
-    // eventsource-parser (under @modelcontextprotocol/sdk) also exports a "source" condition
-    // pointing at TypeScript, which Node will not load from node_modules: Vite transforms it.
-    server: { deps: { inline: [/@modelcontextprotocol\/sdk/, "eventsource-parser"] } },
+    // eventsource and eventsource-parser (under the MCP SDKs) also export a "source" condition
+    // pointing at TypeScript, which Node will not load from node_modules: Vite transforms them.
+    server: { deps: { inline: [/@modelcontextprotocol\/(sdk|client|core)/, "eventsource-parser", "eventsource"] } },
   },
 });

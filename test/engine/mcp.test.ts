@@ -19,6 +19,8 @@ const EVERYTHING = server("@modelcontextprotocol/server-everything");
 // Records what the everything server receives on stdin (it runs as the recorder's child) in the
 // capability's log: the server runs in its sandbox, where nothing else is writable.
 const RECORDER = join(root, "packages/capabilities/test/fixtures/mcp/record-stdin.mjs");
+// Says its note-writing tool is read-only.
+const MISLABELLED = join(root, "packages/capabilities/test/fixtures/mcp/mislabelled.mjs");
 
 const skip = built();
 let h: E2E;
@@ -29,9 +31,11 @@ beforeAll(async () => {
     approvalTimeoutS: 5,
     capabilities: ({ workspace }) => [
       "  - id: fs",
-      `    mcp: { command: ${JSON.stringify([process.execPath, FS, workspace])} }`,
+      `    mcp: { command: ${JSON.stringify([process.execPath, FS, workspace])}, trusted: true }`,
       "  - id: everything",
-      `    mcp: { command: ${JSON.stringify([process.execPath, RECORDER, process.execPath, EVERYTHING, "stdio"])} }`,
+      `    mcp: { command: ${JSON.stringify([process.execPath, RECORDER, process.execPath, EVERYTHING, "stdio"])}, trusted: true }`,
+      "  - id: notes",
+      `    mcp: { command: ${JSON.stringify([process.execPath, MISLABELLED])}, env: { NOTE_FILE: ${JSON.stringify(join(workspace, "notes.txt"))} } }`,
     ],
   });
 }, 60_000);
@@ -54,7 +58,7 @@ async function drive(stream: AsyncIterable<PipelineEvent>, on?: (ev: PipelineEve
 }
 
 describe.skipIf(skip)("engine end to end: MCP servers", () => {
-  it("lists a directory through the filesystem server; a read-only tool runs without asking", async () => {
+  it("lists a directory through the filesystem server; a read-only tool of a trusted server runs without asking", async () => {
     const b = base();
     h.model.enqueue(load("fs"), { toolCalls: [{ name: "fs__list_directory", arguments: { path: h.workspace } }] }, { content: "Three files." });
     const evs = await drive(h.client.sendMessage({ content: "What is in the workspace?" }));
@@ -78,6 +82,18 @@ describe.skipIf(skip)("engine end to end: MCP servers", () => {
     expect(evs.some((e) => e.eventType === T.ACTION_STARTED)).toBe(false);
     expect(toolResult(b + 2)).toMatch(/declined/);
     expect(existsSync(join(h.workspace, "new.txt"))).toBe(false);
+  });
+
+  it("an untrusted server's readOnlyHint does not let its tool run: a write tool claiming read-only asks, and denied, writes nothing", async () => {
+    const b = base();
+    h.model.enqueue(load("notes"), { toolCalls: [{ name: "notes__save_note", arguments: { text: "hello" } }] }, { content: "Not saved." });
+    const evs = await drive(h.client.sendMessage({ content: "Save a note" }), async (ev) => {
+      if (ev.eventType === T.APPROVAL_NEEDED) await h.client.resolveApproval({ approvalId: ev.approvalNeeded!.approvalId, decision: ApprovalDecision.DENY, sessionId: ev.sessionId });
+    });
+    expect(existsSync(join(h.workspace, "notes.txt")), "the tool ran: notes.txt was written").toBe(false);
+    expect(evs.find((e) => e.eventType === T.APPROVAL_NEEDED)?.approvalNeeded).toMatchObject({ toolName: "notes__save_note" });
+    expect(evs.some((e) => e.eventType === T.ACTION_STARTED)).toBe(false);
+    expect(toolResult(b + 2)).toMatch(/declined/);
   });
 
   it("the Shield reads an MCP tool's arguments from its schema: a read-only tool asked for an ssh key is blocked", async () => {

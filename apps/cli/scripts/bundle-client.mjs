@@ -73,6 +73,8 @@ const result = await build({
   logLevel: "warning",
   define: { "import.meta.url": "__palisadeImportMetaUrl" },
   banner: { js: 'var __palisadeImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  // a native addon, loaded from node_modules when a command starts an Engine (engine/lock.ts)
+  external: ["better-sqlite3"],
   plugins: [clientOnly],
 });
 

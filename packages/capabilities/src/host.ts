@@ -74,6 +74,8 @@ export interface CapabilityHostOptions {
   startOnFirstUse?: boolean;
   /** A local process (`command`) without calls this long is stopped; the next call starts it again. 0 (default): never. */
   idleStopMs?: number;
+  /** MCP servers: the wait before the first restart (1 s), doubling with each further one. */
+  mcpRestartBackoffMs?: number;
 }
 
 /** One streamed event of `invokeStream`. */
@@ -129,6 +131,7 @@ export class CapabilityHost {
       redactor: this.redactor,
       artifacts: this.artifacts,
       ...(options.mcpWrap ? { wrap: options.mcpWrap } : {}),
+      ...(options.mcpRestartBackoffMs !== undefined ? { restartBackoffMs: options.mcpRestartBackoffMs } : {}),
     };
     this.runtimes = options.capabilities.map((c) => (isMcpConfig(c) ? new McpRuntime(c, mcpOptions) : new CapabilityRuntime(c, runtimeOptions)));
     this.runtimeBase = options.runtimeBase;

@@ -9,7 +9,7 @@ export type { AnyCapabilityConfig, CapabilityConfig, McpCapabilityConfig } from 
 
 export { dieWithParent, stdioSpawn } from "./mcp/launch.js";
 export type { StdioContext, StdioSpawn, StdioWrapper, WrappedSpawn } from "./mcp/launch.js";
-export { sandboxedStdio } from "./mcp/sandbox.js";
+export { sandboxedStdio, stdioSandboxSpec } from "./mcp/sandbox.js";
 export { checkMcpServer, formatMcpCheck } from "./mcp/check.js";
 export { describeChannel } from "./launch/channel.js";
 export type { ChannelInfo, ChannelKind } from "./launch/channel.js";
@@ -17,6 +17,7 @@ export type { McpCheckReport } from "./mcp/check.js";
 export type { SandboxedStdioOptions } from "./mcp/sandbox.js";
 export type { McpHttpConfig, McpServerConfig, McpStdioConfig } from "./mcp/config.js";
 export type { McpServerInfo } from "./mcp/runtime.js";
+export type { Elicit, ElicitationAnswer, ElicitationRequest } from "./mcp/elicit.js";
 export { mcpPolicy } from "./mcp/tools.js";
 
 export { loadManifest } from "./manifest/load.js";
@@ -52,7 +53,7 @@ export type { ArtifactDownloadChunk } from "./artifacts/export.js";
 export { dockerRunArgs, requireDocker, CONTAINER_PORT, INTERNAL_NETWORK } from "./launch/docker.js";
 export type { DockerRunSpec } from "./launch/docker.js";
 export { scrubbedEnv } from "./launch/process.js";
-export { describeSandbox, effectiveNetwork, planSandbox } from "./launch/sandbox.js";
+export { declaredPaths, describeSandbox, effectiveNetwork, expandHome, planSandbox, previewView } from "./launch/sandbox.js";
 export type { SandboxPlan, SandboxSettings } from "./launch/sandbox.js";
 
 export { CapabilityError, ValidationError, formatProblem } from "./errors.js";

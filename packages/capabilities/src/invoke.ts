@@ -1,3 +1,4 @@
+import type { Elicit } from "./mcp/elicit.js";
 import { Code, DEFAULT_MAX_MESSAGE_BYTES, RpcError } from "@palisade/protocol";
 import { findInputAttachments, findOutputArtifacts, rewriteInput, rewriteOutput } from "./artifacts/rewrite.js";
 import type { ArtifactRef, UploadedAttachment } from "./artifacts/rewrite.js";
@@ -29,6 +30,11 @@ export interface InvokeOptions {
    * capabilities whose manifest declares `filesystem: workspace`; others never learn it.
    */
   workspace?: string;
+  /**
+   * MCP servers: asks the user what a server wants to know during the call (elicitation, form
+   * mode). Absent (no one to ask, e.g. `run` without a terminal): the server is told "declined".
+   */
+  elicit?: Elicit;
 }
 
 /** The outcome of a call; failures are data for the model, never thrown. */

@@ -12,10 +12,23 @@ const options = { allErrors: true, strict: false, validateFormats: false, code: 
 let draft7: Ajv | undefined;
 let draft2020: Ajv2020 | undefined;
 
+/**
+ * A `$ref` to another document (e.g. `https://…/address.json`) is never fetched: the schema is
+ * kept as the server wrote it, and the referenced part accepts any value (the server still
+ * checks its own input).
+ */
 export function compileToolSchema(schema: Record<string, unknown>): ValidateFunction {
   const is2020 = typeof schema.$schema === "string" && schema.$schema.includes("2020-12");
-  if (is2020) return (draft2020 ??= new Ajv2020(options)).compile(schema);
-  return (draft7 ??= new Ajv(options)).compile(schema);
+  const ajv = is2020 ? (draft2020 ??= new Ajv2020(options)) : (draft7 ??= new Ajv(options));
+  for (let unresolved = 0; ; unresolved++) {
+    try {
+      return ajv.compile(schema);
+    } catch (err) {
+      const ref = (err as { missingSchema?: unknown }).missingSchema;
+      if (typeof ref !== "string" || ref === "" || unresolved >= 32 || ajv.getSchema(ref) !== undefined) throw err;
+      ajv.addSchema({ $id: ref }, ref);
+    }
+  }
 }
 
 /** `/tools/1/name` → `tools[1].name`, prefixed with `base`. */

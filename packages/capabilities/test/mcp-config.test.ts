@@ -54,14 +54,17 @@ describe("mcp: capability config", () => {
 
 describe("the Shield default of an MCP tool", () => {
   it.each([
-    [{ readOnly: true }, undefined, "allow"],
-    [{ readOnly: true, openWorld: true }, undefined, "allow"],
-    [{ destructive: true }, undefined, "ask"],
-    [{ readOnly: false, destructive: false }, undefined, "ask"],
-    [{}, undefined, "ask"],
-    [{ readOnly: true }, "block", "block"],
-    [{ destructive: true }, "allow", "allow"],
-  ] as const)("annotations %j with config policy %s → %s", (annotations, configured, expected) => {
-    expect(mcpPolicy(annotations, configured)).toBe(expected);
+    // A server's annotations are its own claims: they count only for a server marked trusted.
+    [{ readOnly: true }, undefined, false, "ask"],
+    [{ readOnly: true, openWorld: true }, undefined, false, "ask"],
+    [{ readOnly: true }, undefined, true, "allow"],
+    [{ readOnly: true, openWorld: true }, undefined, true, "allow"],
+    [{ destructive: true }, undefined, true, "ask"],
+    [{ readOnly: false, destructive: false }, undefined, true, "ask"],
+    [{}, undefined, true, "ask"],
+    [{ readOnly: true }, "block", true, "block"],
+    [{ destructive: true }, "allow", false, "allow"],
+  ] as const)("annotations %j with config policy %s, trusted %s → %s", (annotations, configured, trusted, expected) => {
+    expect(mcpPolicy(annotations, configured, trusted)).toBe(expected);
   });
 });

@@ -16,8 +16,8 @@ export function everythingConfig(id = "everything", extra: Partial<McpCapability
   return { id, mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-everything"), "stdio"], ...(env ? { env } : {}) }, ...extra };
 }
 
-export function filesystemConfig(dir: string, id = "fs"): McpCapabilityConfig {
-  return { id, mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-filesystem"), dir] } };
+export function filesystemConfig(dir: string, id = "fs", trusted?: boolean): McpCapabilityConfig {
+  return { id, mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-filesystem"), dir], ...(trusted === undefined ? {} : { trusted }) } };
 }
 
 const RECORDER = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "mcp", "record-stdin.mjs");

@@ -9,7 +9,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, CreateMessageResultSchema, ElicitResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { UserCredentialStore } from "@palisade/capabilities";
-import type { CapabilityHost } from "@palisade/capabilities";
+import type { CapabilityHost, Elicit, ElicitationRequest } from "@palisade/capabilities";
 import { owner, startHost, tempDir } from "./helpers.js";
 import { until } from "./mcp-helpers.js";
 
@@ -41,10 +41,13 @@ function mcpServer(): Server {
         try {
           if (req.params.name === "ask-model") {
             await server.request({ method: "sampling/createMessage", params: { messages: [], maxTokens: 10 } }, CreateMessageResultSchema);
-          } else {
-            await server.request({ method: "elicitation/create", params: { message: "name?", requestedSchema: { type: "object", properties: {} } } }, ElicitResultSchema);
+            return text("the client answered");
           }
-          return text("the client answered");
+          const answer = await server.request(
+            { method: "elicitation/create", params: { message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } } },
+            ElicitResultSchema,
+          );
+          return text(`answered: ${answer.action}${answer.content ? ` ${JSON.stringify(answer.content)}` : ""}`);
         } catch (err) {
           return text(`refused: ${(err as Error).message}`, true);
         }
@@ -110,12 +113,26 @@ describe("an MCP server over streamable HTTP", () => {
     expect(host.prompts()).toEqual([{ capabilityId: "docs", text: "Docs server; token [redacted]" }]);
   });
 
-  it("refuses sampling and elicitation requests with a clear error", async () => {
+  it("refuses sampling with a clear error", async () => {
     const sampling = await host.invoke("docs__ask-model", {}, owner);
     expect(sampling.ok).toBe(false);
     expect(sampling.content).toContain("sampling is not supported");
-    const elicit = await host.invoke("docs__ask-user", {}, owner);
-    expect(elicit.content).toContain("elicitation is not supported");
+  });
+
+  it("declines an elicitation when the call has no one to ask (e.g. run without a terminal)", async () => {
+    const r = await host.invoke("docs__ask-user", {}, owner);
+    expect(r).toMatchObject({ ok: true, content: "answered: decline" });
+  });
+
+  it("hands an elicitation to the call's asker (the server's words as they are) and its answer to the server", async () => {
+    const asked: ElicitationRequest[] = [];
+    const elicit: Elicit = async (request) => {
+      asked.push(request);
+      return { action: "accept", content: { name: "Ada" } };
+    };
+    const r = await host.invoke("docs__ask-user", {}, { ...owner, elicit });
+    expect(asked).toEqual([{ capabilityId: "docs", tool: "ask-user", message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } }]);
+    expect(r.content).toBe('answered: accept {"name":"Ada"}');
   });
 
   it("refreshes the catalog on notifications/tools/list_changed", async () => {

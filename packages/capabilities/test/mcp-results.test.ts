@@ -12,9 +12,25 @@ function deps(readResource: ReadResource = async () => undefined, maxBytes?: num
 }
 
 describe("MCP tool results as the model sees them", () => {
-  it("text only: the joined text, structured content (repeated as text by convention) left out", async () => {
-    const r = await convertResult({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }], structuredContent: { x: 1 } }, deps());
+  it("text only: the joined text", async () => {
+    const r = await convertResult({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] }, deps());
     expect(r).toEqual({ content: "a\nb", result: "a\nb", artifacts: [] });
+  });
+
+  it("text and structured content: the model gets both (the text may not carry every field)", async () => {
+    const r = await convertResult({ content: [{ type: "text", text: "Sunny in Oslo." }], structuredContent: { city: "Oslo", celsius: 21 } }, deps());
+    expect(r.content).toBe('Sunny in Oslo.\n\nstructuredContent: {"city":"Oslo","celsius":21}');
+    expect(r.result).toEqual({ content: "Sunny in Oslo.", structuredContent: { city: "Oslo", celsius: 21 } });
+  });
+
+  it("structured content the text already carries in full is not given twice", async () => {
+    const r = await convertResult({ content: [{ type: "text", text: "[DIR] notes" }], structuredContent: { content: "[DIR] notes" } }, deps());
+    expect(r.content).toBe("[DIR] notes");
+  });
+
+  it("an artifact and structured content: both in the JSON the model reads", async () => {
+    const r = await convertResult({ content: [{ type: "image", data: b64("png"), mimeType: "image/png" }], structuredContent: { width: 1 } }, deps());
+    expect(JSON.parse(r.content)).toMatchObject({ content: [{ type: "image" }], structuredContent: { width: 1 } });
   });
 
   it("structured content alone is given as JSON", async () => {

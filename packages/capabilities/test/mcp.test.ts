@@ -26,7 +26,7 @@ describe("MCP stdio servers as capabilities", () => {
     record = join(dataDir, "everything.stdin");
     await new UserCredentialStore(join(dataDir, "credentials.json")).set("local", "everything", "test_token", TOKEN);
     ({ host } = await startHost(
-      [everythingConfig("everything", {}, { PALISADE_TEST_TOKEN: "${secret:test_token}" }), filesystemConfig(work)],
+      [everythingConfig("everything", {}, { PALISADE_TEST_TOKEN: "${secret:test_token}" }), filesystemConfig(work, "fs", true)],
       { dataDir, startupTimeoutMs: 20_000, mcpWrap: recordingWrapper("everything", record, (s) => (spawned = s)), onStatus: (s) => statuses.push(`${s.id} ${s.state} ${s.message}`) },
     ));
   });
@@ -34,14 +34,15 @@ describe("MCP stdio servers as capabilities", () => {
     await host?.stop();
   });
 
-  it("lists every tool as <id>__<tool> with the Shield default from its annotations", () => {
+  it("lists every tool as <id>__<tool>; annotations set the Shield default only for a trusted server", () => {
     const status = host.status();
     expect(status.map((s) => [s.id, s.state])).toEqual([
       ["everything", "ready"],
       ["fs", "ready"],
     ]);
     const byName = new Map(host.catalog().map((t) => [t.fullName, t]));
-    expect(byName.get("everything__echo")?.policy).toBe("allow");
+    // everything is not marked trusted: its readOnlyHint is recorded, not believed.
+    expect(byName.get("everything__echo")?.policy).toBe("ask");
     expect(byName.get("everything__echo")?.annotations).toEqual({ readOnly: true, destructive: false, idempotent: true, openWorld: false });
     expect(byName.get("fs__list_directory")?.policy).toBe("allow");
     expect(byName.get("fs__write_file")?.policy).toBe("ask");

@@ -328,6 +328,8 @@ export interface CapabilityState {
   workspace?: string;
   /** Processes started for sessions in other workspaces. */
   instances?: { workspace: string; state: string; process: string; pid?: number; message: string }[];
+  /** MCP servers: the protocol revision in use. */
+  protocol?: string;
 }
 
 export interface ToolHost {

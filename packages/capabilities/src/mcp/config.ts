@@ -21,6 +21,8 @@ export interface McpHttpConfig {
 export type McpServerConfig = (McpStdioConfig | McpHttpConfig) & {
   /** Shield default per tool name, over what the tool's annotations suggest. */
   policy?: Record<string, Policy>;
+  /** Honour the server's tool annotations (readOnlyHint) as the Shield default (default false). */
+  trusted?: boolean;
 };
 
 export function isStdio(c: McpServerConfig): c is McpStdioConfig & { policy?: Record<string, Policy> } {
@@ -43,6 +45,7 @@ const stdioSchema = {
     env: stringMap,
     cwd: { type: "string", minLength: 1 },
     policy: policyMap,
+    trusted: { type: "boolean" },
   },
 } as const;
 
@@ -54,6 +57,7 @@ const httpSchema = {
     url: { type: "string", pattern: "^https?://", description: "must be an http:// or https:// URL of the server's MCP endpoint" },
     headers: stringMap,
     policy: policyMap,
+    trusted: { type: "boolean" },
   },
 } as const;
 

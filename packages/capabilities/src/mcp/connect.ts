@@ -1,10 +1,8 @@
 import { createWriteStream, mkdirSync } from "node:fs";
 import type { WriteStream } from "node:fs";
 import { dirname } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Client, JSONRPCRequest, OAuthClientProvider, Transport } from "@modelcontextprotocol/client";
+import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { isStdio } from "./config.js";
 import type { McpServerConfig } from "./config.js";
 import { stdioSpawn } from "./launch.js";
@@ -12,23 +10,24 @@ import { ProgressTap } from "./progress.js";
 import { loadMcpSdk } from "./sdk.js";
 import type { StdioContext, StdioWrapper } from "./launch.js";
 
+const METHOD_NOT_FOUND = -32601;
+
 export const CLIENT_INFO = { name: "palisade", version: "0.1.0" } as const;
 
 /** What a server may ask of Palisade, and why each is refused. */
 const REFUSED: Record<string, string> = {
   "sampling/createMessage": "Palisade does not let MCP servers use its model (sampling is not supported): the tool must work without it",
-  "elicitation/create": "Palisade does not let MCP servers ask the user questions (elicitation is not supported): the tool must take what it needs as arguments",
   "roots/list": "Palisade does not expose roots to MCP servers: pass paths as tool arguments or in the server's command line",
 };
 
 /**
- * Every request a server sends to the client is refused with an error saying what and why.
- * Palisade declares no client capabilities, so well-behaved servers never send them.
+ * Every request a server sends to the client but elicitation is refused with an error saying
+ * what and why. Palisade declares no other client capability, so well-behaved servers never send them.
  */
 export async function refuseServerRequest(request: JSONRPCRequest): Promise<never> {
   const why = REFUSED[request.method] ?? `Palisade does not support the request ${request.method} from MCP servers`;
-  const { ErrorCode, McpError } = await loadMcpSdk();
-  throw new McpError(ErrorCode.MethodNotFound, why);
+  const { ProtocolError } = await loadMcpSdk();
+  throw new ProtocolError(METHOD_NOT_FOUND, why);
 }
 
 export interface Connection {
@@ -56,12 +55,23 @@ export interface ConnectOptions {
   signal: AbortSignal;
   /** Set before connecting, so no early notification is lost. */
   setup: (client: Client) => void | Promise<void>;
+  /** The era found at an earlier connect of the same server: skips the probe. */
+  era?: McpEra;
+  /** OAuth for an HTTP server (tokens from Palisade's credential store). */
+  authProvider?: OAuthClientProvider;
 }
 
-/** Starts (stdio) or reaches (HTTP) a server and completes `initialize`. */
+/** Which protocol a server speaks: `modern` is 2026-07-28 (stateless), `legacy` 2025-11-25 and older. */
+export type McpEra = "modern" | "legacy";
+
+/**
+ * Starts (stdio) or reaches (HTTP) a server and settles the protocol: `server/discover` first
+ * (2026-07-28), `initialize` when the server does not know it (2025-11-25 and older).
+ */
 export async function connect(opts: ConnectOptions): Promise<Connection & { log: WriteStream | undefined }> {
   const { Client, StdioClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
-  const client = new Client(CLIENT_INFO, { capabilities: {} });
+  // Elicitation in form mode only: a URL would send the user to a page the server chose.
+  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: "auto" } });
   client.fallbackRequestHandler = refuseServerRequest;
   await opts.setup(client);
   let transport: Transport;
@@ -71,7 +81,10 @@ export async function connect(opts: ConnectOptions): Promise<Connection & { log:
   if (isStdio(opts.config)) {
     const { close, ...spawn } = await stdioSpawn(opts.config.command, opts.values, opts.config.cwd, opts.context, opts.wrap);
     release = close ?? release;
-    stdio = new StdioClientTransport({ ...spawn, stderr: "pipe" });
+    // A subclass, so the SDK probes the era on this process's own pipes instead of spawning
+    // a second, short-lived copy of the server (which would double every start).
+    class InPlaceProbe extends StdioClientTransport {}
+    stdio = new InPlaceProbe({ ...spawn, stderr: "pipe" });
     mkdirSync(dirname(opts.logFile), { recursive: true });
     const stream = createWriteStream(opts.logFile, { flags: "a", mode: 0o600 });
     log = stream;
@@ -83,10 +96,13 @@ export async function connect(opts: ConnectOptions): Promise<Connection & { log:
     });
     transport = stdio;
   } else {
-    transport = new StreamableHTTPClientTransport(new URL(opts.config.url), { requestInit: { headers: opts.values } });
+    transport = new StreamableHTTPClientTransport(new URL(opts.config.url), {
+      requestInit: { headers: opts.values },
+      ...(opts.authProvider ? { authProvider: opts.authProvider } : {}),
+    });
   }
   try {
-    await client.connect(transport, { signal: opts.signal, timeout: opts.timeoutMs });
+    await client.connect(transport, { signal: opts.signal, timeout: opts.timeoutMs, ...(opts.era === "legacy" ? { prior: { kind: "legacy" as const } } : {}) });
   } catch (err) {
     await client.close().catch(() => undefined);
     await release().catch(() => undefined);

@@ -1,6 +1,5 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client, Progress, Tool } from "@modelcontextprotocol/client";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "@palisade/protocol";
-import type { CallToolResult, Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { ArtifactStore } from "../artifacts/store.js";
 import { argumentProblems } from "../catalog.js";
 import type { ToolEntry } from "../catalog.js";
@@ -9,6 +8,7 @@ import { CapabilityError } from "../errors.js";
 import type { CapabilityErrorCode } from "../errors.js";
 import { abortOutcome } from "../invoke.js";
 import type { InvokeOptions, InvokeResult } from "../invoke.js";
+import { withoutNullOptionals } from "./arguments.js";
 import { convertResult, errorText } from "./results.js";
 import { loadMcpSdk } from "./sdk.js";
 import type { ReadResource } from "./results.js";
@@ -18,6 +18,8 @@ export interface McpInvokeDeps {
   client: Client;
   progress: ProgressTap;
   entry: ToolEntry;
+  /** The tool as the server listed it: the client mirrors its `x-mcp-header` parameters into headers. */
+  definition?: Tool;
   capabilityId: string;
   defaultTimeoutMs: number;
   artifacts: ArtifactStore;
@@ -49,6 +51,7 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
     return finish({ ok: false, content: m, result: undefined, artifacts: [], error: { code, message: m } });
   };
 
+  args = withoutNullOptionals(deps.entry.inputSchema, args);
   const problems = argumentProblems(deps.entry.inputSchema, args);
   if (problems.length > 0) return fail("invalid_arguments", `invalid arguments for ${toolName}: ${problems.join("; ")}`);
 
@@ -64,7 +67,7 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
   try {
     const params = { name: deps.entry.name, arguments: (args ?? {}) as Record<string, unknown>, ...(token ? { _meta: { progressToken: token } } : {}) };
     // Our own timer governs the deadline; the SDK's would fire at its 60 s default.
-    const result = (await deps.client.callTool(params, undefined, { signal, timeout: timeoutMs + 1000 })) as CallToolResult;
+    const result = await deps.client.callTool(params, { signal, timeout: timeoutMs + 1000, ...(deps.definition ? { toolDefinition: deps.definition } : {}) });
     if (result.isError === true) return fail("tool_error", `${toolName} failed: ${errorText(result)}`);
     const readResource: ReadResource = async (uri, s) => {
       if (!deps.client.getServerCapabilities()?.resources) return undefined;
@@ -92,12 +95,13 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
     }
     if (err instanceof CapabilityError) return fail(err.code, err.message);
     // Loaded already: the call went through a client the SDK made.
-    const { ErrorCode, McpError } = await loadMcpSdk();
-    if (err instanceof McpError) {
-      if (err.code === (ErrorCode.RequestTimeout as number)) return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
-      if (err.code === (ErrorCode.ConnectionClosed as number)) return fail("transport", `${toolName}: the connection to MCP server ${deps.capabilityId} closed during the call`);
-      return fail("tool_error", `${toolName} failed: ${err.message}`);
+    const { ProtocolError, SdkError } = await loadMcpSdk();
+    if (err instanceof SdkError) {
+      if (String(err.code) === "REQUEST_TIMEOUT") return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
+      if (String(err.code) === "CONNECTION_CLOSED") return fail("transport", `${toolName}: the connection to MCP server ${deps.capabilityId} closed during the call`);
+      return fail("transport", `${toolName}: MCP server ${deps.capabilityId} call failed: ${err.message}`);
     }
+    if (err instanceof ProtocolError) return fail("tool_error", `${toolName} failed: ${err.message}`);
     return fail("transport", `${toolName}: MCP server ${deps.capabilityId} call failed: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
     if (token) deps.progress.forget(token);

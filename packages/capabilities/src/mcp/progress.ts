@@ -1,5 +1,4 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, Progress, Transport } from "@modelcontextprotocol/client";
 
 /**
  * Progress notifications, seen as they arrive on the transport. The SDK hands notifications to

@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult, ContentBlock } from "@modelcontextprotocol/client";
 import type { ArtifactRef } from "../artifacts/rewrite.js";
 import { refToJson } from "../artifacts/rewrite.js";
 import type { ArtifactOwner, ArtifactStore } from "../artifacts/store.js";
@@ -113,16 +113,29 @@ export async function convertResult(result: CallToolResult, deps: ConvertDeps): 
         out.push({ type: (block as { type: string }).type, note: "content of this type is not supported by Palisade and was left out" });
     }
   }
-  // Structured content is by convention repeated as text in the content blocks, which are what
-  // the model gets; alone, it is given as JSON.
+  // Structured content goes to the model with the blocks: servers are asked to repeat it as
+  // text, but the text is often a summary that leaves fields out.
   const structured = result.structuredContent;
   if (out.length === 0 && structured !== undefined) return { content: JSON.stringify(structured), result: structured, artifacts };
   if (out.every((b) => b.type === "text")) {
     const text = out.map((b) => b.text as string).join("\n");
-    return { content: text, result: text, artifacts };
+    if (structured === undefined || repeats(text, structured)) return { content: text, result: text, artifacts };
+    return { content: `${text}\n\nstructuredContent: ${JSON.stringify(structured)}`, result: { content: text, structuredContent: structured }, artifacts };
   }
-  const json = { content: out };
+  const json = { content: out, ...(structured === undefined ? {} : { structuredContent: structured }) };
   return { content: JSON.stringify(json), result: json, artifacts };
+}
+
+/** True when every value of the structured content already appears in the text. */
+function repeats(text: string, structured: unknown): boolean {
+  const leaves: string[] = [];
+  const walk = (v: unknown): void => {
+    if (v === null || v === undefined) return;
+    if (typeof v === "object") for (const x of Array.isArray(v) ? v : Object.values(v)) walk(x);
+    else leaves.push(String(v));
+  };
+  walk(structured);
+  return leaves.every((l) => text.includes(l));
 }
 
 /** The text of an `isError` result, for the model. */

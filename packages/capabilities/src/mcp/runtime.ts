@@ -1,7 +1,6 @@
 import type { WriteStream } from "node:fs";
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { Client, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
 import type { ArtifactStore } from "../artifacts/store.js";
 import type { ToolEntry } from "../catalog.js";
 import type { McpCapabilityConfig } from "../config.js";
@@ -12,8 +11,10 @@ import type { CapabilityState, CapabilityStatus } from "../runtime.js";
 import { IdleTimer, RestartBudget } from "../supervise.js";
 import { expandSecrets, isStdio, secretNames } from "./config.js";
 import { connect } from "./connect.js";
+import type { McpEra } from "./connect.js";
 import { callMcpTool } from "./invoke.js";
-import { loadMcpSdk } from "./sdk.js";
+import { describeStartError } from "./start-error.js";
+import { ElicitationRouter } from "./elicit.js";
 import type { StdioWrapper } from "./launch.js";
 import type { ProgressTap } from "./progress.js";
 import { listAllTools, mcpToolEntries, networkOf } from "./tools.js";
@@ -32,6 +33,13 @@ export interface McpRuntimeOptions {
   wrap?: StdioWrapper;
   /** A stdio server without calls this long is stopped (it starts again on the next call); 0: never. */
   idleStopMs?: number;
+  /** The wait before the first restart (1 s); it doubles with each further one, up to 30 s. */
+  restartBackoffMs?: number;
+}
+
+/** How long to wait before restart `n` (1-based): doubling from `base`, at most 30 s. */
+export function restartDelay(n: number, base: number): number {
+  return Math.min(base * 2 ** Math.max(0, n - 1), 30_000);
 }
 
 /** What `palisade capability check` prints about a server. */
@@ -40,6 +48,9 @@ export interface McpServerInfo {
   version: string;
   capabilities: ServerCapabilities;
   instructions?: string;
+  /** The protocol revision in use, e.g. 2026-07-28 or 2025-11-25. */
+  protocolVersion?: string;
+  era?: McpEra;
 }
 
 /** The Engine's one user: whose stored credentials fill `${secret:name}`. */
@@ -53,6 +64,11 @@ export class McpRuntime {
   tools: ToolEntry[] = [];
   server: McpServerInfo | undefined;
   private client: Client | undefined;
+  /** Found at the first connect; a restart does not probe again. */
+  private era: McpEra | undefined;
+  /** The tools as the server listed them, by name. */
+  private definitions = new Map<string, Tool>();
+  private readonly elicitation = new ElicitationRouter();
   private release: (() => Promise<void>) | undefined;
   private progress: ProgressTap | undefined;
   private log: WriteStream | undefined;
@@ -110,6 +126,7 @@ export class McpRuntime {
       restarts: this.budget.restarts,
       ...(isStdio(this.config.mcp) ? { process: this.state === "starting" ? ("starting" as const) : this.state === "ready" || this.state === "not_ready" ? ("started" as const) : ("stopped" as const) } : {}),
       warnings: this.warnings,
+      ...(this.server?.protocolVersion ? { protocol: `MCP ${this.server.protocolVersion} (${this.server.era === "modern" ? "stateless: server/discover, per-request _meta" : "initialize handshake"})` } : {}),
       ...(this.state === "failed" && this.tail.length > 0 ? { logTail: this.tail.slice(-20) } : {}),
     };
   }
@@ -149,13 +166,16 @@ export class McpRuntime {
         },
         timeoutMs: this.opts.startupTimeoutMs,
         signal: this.stopping.signal,
-        setup: async (client) => {
-          const { ToolListChangedNotificationSchema } = await loadMcpSdk();
-          client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+        ...(this.era ? { era: this.era } : {}),
+        setup: (client) => {
+          client.setRequestHandler("elicitation/create", (request) => this.elicitation.answer(this.config.id, request.params));
+          client.setNotificationHandler("notifications/tools/list_changed", () => {
             if (generation === this.generation) void this.refreshTools(client);
           });
+          // Only a connection that was up can be lost: a failed start closes its client too,
+          // and its own error says why, not "the connection closed".
           client.onclose = () => {
-            if (generation === this.generation) void this.onLost("the connection closed");
+            if (generation === this.generation && this.client === client) void this.onLost("the connection closed");
           };
         },
       });
@@ -169,6 +189,9 @@ export class McpRuntime {
       this.progress = conn.progress;
       this.log = conn.log;
       const version = conn.client.getServerVersion();
+      const era = conn.client.getProtocolEra();
+      if (era) this.era = era;
+      const protocolVersion = conn.client.getNegotiatedProtocolVersion();
       // A server's own words go into the system prompt: no secret of its environment may.
       const rawInstructions = conn.client.getInstructions();
       const instructions = rawInstructions === undefined ? undefined : this.opts.redactor.redact(rawInstructions);
@@ -177,6 +200,8 @@ export class McpRuntime {
         version: version?.version ?? "",
         capabilities: conn.client.getServerCapabilities() ?? {},
         ...(instructions ? { instructions } : {}),
+        ...(protocolVersion ? { protocolVersion } : {}),
+        ...(era ? { era } : {}),
       };
       await this.loadTools(conn.client);
       this.budget.healthy();
@@ -185,10 +210,13 @@ export class McpRuntime {
       this.idle.arm();
     } catch (err) {
       if (this.stopped || generation !== this.generation) return;
-      const message = this.opts.redactor.redact(err instanceof Error ? err.message : String(err));
+      const message = describeStartError(err, (t) => this.opts.redactor.redact(t));
       // Nothing a restart would change: a missing secret, or no sandbox on this machine.
       if (err instanceof CapabilityError && err.code === "missing_credential") return this.set("failed", message);
       if (err instanceof Error && err.name === "SandboxError") return this.set("failed", `MCP server ${this.config.id} cannot start in its sandbox: ${message}`);
+      // Some older stdio servers exit on a request they do not know (server/discover): the
+      // restart speaks 2025-11-25 straight away.
+      if (this.era === undefined && isStdio(this.config.mcp)) this.era = "legacy";
       await this.onLost(`could not start: ${message}`);
     }
   }
@@ -224,6 +252,7 @@ export class McpRuntime {
     const { entries, skipped } = mcpToolEntries(this.config, tools, (t) => this.opts.redactor.redact(t));
     this.warnings = [...skipped.map((s) => `tool ${s}`), ...(truncated ? ["tools/list returned too many pages; the rest were left out"] : [])];
     this.tools = withConfigSemantics(entries, this.config.semantics);
+    this.definitions = new Map(tools.map((t) => [t.name, t]));
   }
 
   private async refreshTools(client: Client): Promise<void> {
@@ -247,7 +276,10 @@ export class McpRuntime {
     if (this.stopped || !client || this.state !== "ready") return;
     const generation = this.generation;
     try {
-      await client.ping({ timeout: this.opts.healthCallTimeoutMs, signal: this.stopping.signal });
+      // 2026-07-28 has no ping: server/discover is the cheapest request it answers.
+      const options = { timeout: this.opts.healthCallTimeoutMs, signal: this.stopping.signal };
+      if (this.era === "modern") await client.discover(options);
+      else await client.ping(options);
       this.schedulePing();
     } catch (err) {
       if (this.stopped || generation !== this.generation) return;
@@ -291,7 +323,9 @@ export class McpRuntime {
       return;
     }
     this.set("starting", `MCP server ${this.config.id}: ${why}; restarting (${n}/${budget})`);
-    await new Promise((r) => setTimeout(r, Math.min(200 * n, 2000)));
+    // Doubling waits: a server that fails at once (a 401, a bad flag) must not spend its whole
+    // budget in a second, and one that needs a moment gets it.
+    await new Promise((r) => setTimeout(r, restartDelay(n, this.opts.restartBackoffMs ?? 1000)));
     if (!this.stopped) await this.launch();
   }
 
@@ -322,19 +356,22 @@ export class McpRuntime {
     }
     const end = this.idle.begin();
     const lost = this.calls.signal;
-    return callMcpTool(
+    const signal = opts.signal ? AbortSignal.any([opts.signal, lost]) : lost;
+    const call = () => callMcpTool(
       {
         client,
         progress,
         entry,
+        ...(this.definitions.has(entry.name) ? { definition: this.definitions.get(entry.name) } : {}),
         capabilityId: this.config.id,
         defaultTimeoutMs: this.config.perToolTimeoutMs?.[entry.name] ?? this.config.timeoutMs ?? 120_000,
         artifacts: this.opts.artifacts,
         redactor: this.opts.redactor,
       },
       args,
-      { ...opts, signal: opts.signal ? AbortSignal.any([opts.signal, lost]) : lost },
-    ).finally(end);
+      { ...opts, signal },
+    );
+    return this.elicitation.run({ tool: entry.name, signal, ...(opts.elicit ? { elicit: opts.elicit } : {}) }, call).finally(end);
   }
 
   private set(state: CapabilityState, message: string): void {

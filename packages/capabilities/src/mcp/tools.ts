@@ -1,5 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Client, Tool } from "@modelcontextprotocol/client";
 import { fullToolName } from "../catalog.js";
 import type { ToolAnnotations, ToolEntry } from "../catalog.js";
 import { compileToolSchema } from "../json-schema.js";
@@ -36,14 +35,15 @@ export function annotationsOf(tool: Tool): ToolAnnotations {
 }
 
 /**
- * The Shield's default for an MCP tool: read-only tools may run (the Shield's detectors still
- * judge every call); everything else asks, destructive or not, since MCP's own default for a
- * tool without annotations is "may destroy" and "talks to the open world". A config `policy`
- * entry for the tool wins.
+ * The Shield's default for an MCP tool. Annotations are the server's own claims, so they count
+ * only for a server the config marks `trusted: true`: there a read-only tool may run (the
+ * Shield's detectors still judge every call). Everything else asks unless a policy rule decides,
+ * since a tool's "read-only" from an untrusted server is not evidence (and MCP's own default for a
+ * tool without annotations is "may destroy"). A config `policy` entry for the tool wins.
  */
-export function mcpPolicy(a: ToolAnnotations, configured?: Policy): Policy {
+export function mcpPolicy(a: ToolAnnotations, configured?: Policy, trusted = false): Policy {
   if (configured) return configured;
-  if (a.readOnly === true) return "allow";
+  if (trusted && a.readOnly === true) return "allow";
   return "ask";
 }
 
@@ -99,7 +99,7 @@ export function mcpToolEntries(config: McpCapabilityConfig, tools: readonly Tool
       name: tool.name,
       description: redact(tool.description ?? tool.annotations?.title ?? tool.title ?? ""),
       inputSchema: schema,
-      policy: mcpPolicy(annotations, config.mcp.policy?.[tool.name]),
+      policy: mcpPolicy(annotations, config.mcp.policy?.[tool.name], config.mcp.trusted === true),
       requiresConfirmation: false,
       terminalOnSuccess: false,
       // Progress notifications are shown like StreamInvoke chunks.

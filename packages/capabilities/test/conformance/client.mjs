@@ -26,6 +26,14 @@ function sampleArguments(schema) {
   return out;
 }
 
+/** The user of these scenarios: accepts every form, each field at its default. */
+async function acceptDefaults(request) {
+  process.stderr.write(`[palisade] elicitation from ${request.capabilityId} (${request.tool}): ${request.message}\n`);
+  const content = {};
+  for (const [name, field] of Object.entries(request.requestedSchema.properties ?? {})) if (field.default !== undefined) content[name] = field.default;
+  return { action: "accept", content };
+}
+
 const dataDir = mkdtempSync(join(tmpdir(), "palisade-conformance-"));
 const host = new CapabilityHost({
   dataDir,
@@ -43,9 +51,13 @@ try {
     const tools = host.catalog();
     const planned = Array.isArray(context.toolCalls)
       ? context.toolCalls.map((c) => ({ name: c.name, args: c.arguments ?? {} }))
-      : tools.map((t) => ({ name: t.name, args: sampleArguments(t.inputSchema) }));
+      : scenario === "json-schema-2020-12-preservation"
+        ? // The scenario wants the schema Palisade keeps for its focal tool (what the model is
+          // given) echoed back through its echo tool.
+          [{ name: "json_schema_echo", args: { schema: tools.find((t) => t.name === "json_schema_2020_12_tool")?.inputSchema } }]
+        : tools.map((t) => ({ name: t.name, args: sampleArguments(t.inputSchema) }));
     for (const call of planned) {
-      const result = await host.invoke(`${ID}__${call.name}`, call.args, { ...owner, timeoutMs: 15_000 });
+      const result = await host.invoke(`${ID}__${call.name}`, call.args, { ...owner, timeoutMs: 15_000, elicit: acceptDefaults });
       process.stdout.write(`${call.name}: ${result.ok ? "ok" : `error ${result.error?.code}`}: ${result.content.slice(0, 300)}\n`);
     }
   }

@@ -20,7 +20,6 @@ const EXPECTED: Expectation[] = [
     version: { alias: "mcp-conformance-0.1" },
     notApplicable: {},
     notYet: {
-      "elicitation-sep1034-client-defaults": "elicitation is refused with -32601",
       ...Object.fromEntries(
         [
           "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3", "auth/basic-cimd",
@@ -37,11 +36,6 @@ const EXPECTED: Expectation[] = [
     version: { alias: "mcp-conformance-0.2", specVersion: "2026-07-28" },
     notApplicable: {},
     notYet: {
-      ...Object.fromEntries(
-        ["tools_call", "request-metadata", "sep-2322-client-request-state", "http-standard-headers", "http-custom-headers", "http-invalid-tool-headers", "json-schema-2020-12-preservation"].map(
-          (s) => [s, "the 2026-07-28 revision (server/discover, per-request _meta and headers, input-required results) is not spoken yet"],
-        ),
-      ),
       ...Object.fromEntries(
         [
           "auth/metadata-default", "auth/metadata-var1", "auth/metadata-var2", "auth/metadata-var3", "auth/basic-cimd",

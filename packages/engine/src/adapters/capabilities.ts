@@ -160,6 +160,7 @@ class HostAdapter implements ToolHost {
       ...(s.pid !== undefined ? { pid: s.pid } : {}),
       ...(s.workspace ? { workspace: s.workspace } : {}),
       ...(s.instances ? { instances: s.instances } : {}),
+      ...(s.protocol ? { protocol: s.protocol } : {}),
     }));
   }
 
