@@ -87,7 +87,9 @@ describe.skipIf(postgresUnavailable() !== undefined)("several Engines on one Pos
       const events = await pg.listEvents("s2");
       expect(events.map((e) => e.type)).toEqual(["TURN_INTERRUPTED"]);
       expect(JSON.parse(events[0]?.payload ?? "{}")).toMatchObject({ userMessageId: "u9", engineId: "engine-dead", takenOverBy: "engine-b" });
-      expect((await pg.getSession("s2"))?.messageCount).toBe(1);
+      // u9, and u10 committed with B's claim (left out of the Agent's context until its turn commits)
+      expect((await pg.getHistory("s2")).messages.map((m) => m.id)).toEqual(["u9", "u10"]);
+      expect((await pg.getSession("s2"))?.messageCount).toBe(2);
     } finally {
       await pg.close();
     }
@@ -96,7 +98,8 @@ describe.skipIf(postgresUnavailable() !== undefined)("several Engines on one Pos
     expect(await b.claimSession?.("s1", { userMessageId: "u3", content: "from b", createdAt: 60 })).toMatchObject({ ok: false });
     await sleep(900);
     expect(await b.claimSession?.("s1", { userMessageId: "u3", content: "from b", createdAt: 60 })).toEqual({ ok: true });
-    expect((await b.contextMessages("s1")).map((m) => m.id)).toEqual(["u0", "a0"]);
+    // u1 was committed with A's claim (before its model was asked), so it stays in the history.
+    expect((await b.contextMessages("s1")).map((m) => m.id)).toEqual(["u0", "a0", "u1"]);
   });
 
   it("a client of Engine B continuing or approving in a session Engine A serves gets an answer naming A", async () => {

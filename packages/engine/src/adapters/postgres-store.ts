@@ -60,12 +60,23 @@ class PostgresStore implements EngineStore {
     return this.leases.start(address);
   }
 
+  /**
+   * User messages committed with their turn's claim, by id: the turn's commit adds the rest, and
+   * until then the Agent's context leaves them out (the turn sends its message itself).
+   */
+  private readonly started = new Map<string, MessageRecord>();
+
   async claimSession(sessionId: string, turn: { userMessageId: string; content: string; createdAt: number }) {
     const claim = await this.leases.claim(sessionId, turn);
     if (!claim.ok) return { ok: false as const, owner: describeOwner(claim.owner) };
     // Taken over from an Engine that died mid-turn: what it committed is read back from the database.
     if (claim.interrupted) this.contexts.delete(sessionId);
+    this.started.set(turn.userMessageId, { id: turn.userMessageId, sessionId, role: "user", content: turn.content, createdAt: turn.createdAt, toolCalls: [], seq: 0 });
     return { ok: true as const };
+  }
+
+  private startedIn(sessionId: string): Set<string> {
+    return new Set([...this.started.values()].filter((m) => m.sessionId === sessionId).map((m) => m.id));
   }
 
   finishTurn(sessionId: string): Promise<void> {
@@ -144,10 +155,11 @@ class PostgresStore implements EngineStore {
 
   async contextMessages(sessionId: string): Promise<MessageRecord[]> {
     const cached = this.contexts.get(sessionId);
+    const inFlight = this.startedIn(sessionId);
     if (cached) {
       // Another Engine may have served the session since: the count tells.
       const s = await this.store.getSession(sessionId);
-      if (s && s.messageCount === cached.length) return [...cached];
+      if (s && s.messageCount === cached.length + inFlight.size) return [...cached];
     }
     const pages: StoredMessage[][] = [];
     let cursor = "";
@@ -156,7 +168,7 @@ class PostgresStore implements EngineStore {
       pages.unshift(page.messages);
       cursor = page.nextCursor;
     } while (cursor);
-    const loaded = pages.flat().map(message);
+    const loaded = pages.flat().map(message).filter((m) => !inFlight.has(m.id));
     this.contexts.set(sessionId, loaded);
     return [...loaded];
   }
@@ -168,7 +180,9 @@ class PostgresStore implements EngineStore {
 
   async commitTurn(t: TurnCommit): Promise<void> {
     const sid = t.session.id;
-    const messages: NonNullable<TurnRows["messages"]> = [{ id: t.user.id, role: "user", content: t.user.content, createdAt: t.user.createdAt }];
+    // committed with the turn's claim, or now
+    const early = this.started.get(t.user.id);
+    const messages: NonNullable<TurnRows["messages"]> = early ? [] : [{ id: t.user.id, role: "user", content: t.user.content, createdAt: t.user.createdAt }];
     if (t.assistant) {
       messages.push({ id: t.assistant.id, role: "assistant", content: t.assistant.content, createdAt: t.assistant.createdAt, usage: t.assistant.usage, parentId: t.user.id });
     }
@@ -198,7 +212,9 @@ class PostgresStore implements EngineStore {
       }
       throw err;
     }
-    this.contexts.append(sid, committed.messages.map(message));
+    if (early) this.started.delete(t.user.id);
+    const user = early ? [(await this.store.getMessage(t.user.id)) ?? undefined].filter((m) => m !== undefined).map(message) : [];
+    this.contexts.append(sid, [...user, ...committed.messages.map(message)]);
   }
 
   async search(q: SearchQuery): Promise<{ hits: SearchHitRecord[]; total: number }> {

@@ -1,12 +1,13 @@
 // Which Engine serves a live session, when several share one database: a lease row per session
 // with an expiry on the database's clock (Engines' clocks may differ). An Engine claims a session
 // when it accepts a message, renews the lease by heartbeat while the turn runs, and lets it run
-// out after the turn. A claim on a lease that ran out takes the session over; if a turn was in
-// flight there (its Engine died), the taker records it as interrupted.
+// out after the turn. A claim commits the turn's user message. A claim on a lease that ran out
+// takes the session over; if a turn was in flight there (its Engine died), the taker records it
+// as interrupted.
 import { randomUUID } from "node:crypto";
 import type { PgDb, Queryable } from "./db.js";
 import { tsvectorOf } from "./fts-vector.js";
-import { addToSession, nextMessageSeq } from "./writes.js";
+import { ZERO, addToSession, insertMessage, nextMessageSeq } from "./writes.js";
 import { insertEvent, nextEventSeq } from "./records.js";
 
 const NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
@@ -76,6 +77,9 @@ export async function claimSession(db: PgDb, sessionId: string, engineId: string
          expires_at = ${NOW} + $3, turn_message_id = $4, turn_content = $5, turn_started_at = $6 WHERE session_id = $1`,
       [sessionId, engineId, leaseMs, turn.userMessageId, turn.content, turn.createdAt],
     );
+    // The turn's user message is committed with its claim, before the model is asked: a crash of
+    // this Engine mid-turn keeps it (the turn's commit adds the rest).
+    await commitUserMessage(c, sessionId, turn);
     return interrupted ? { ok: true, interrupted } : { ok: true };
   });
 }
@@ -104,9 +108,15 @@ export async function releaseEngine(db: PgDb, engineId: string): Promise<void> {
   await db.query("DELETE FROM engines WHERE id = $1", [engineId]);
 }
 
+async function commitUserMessage(c: Queryable, sessionId: string, turn: TurnInFlight): Promise<void> {
+  if (((await c.query("SELECT 1 FROM messages WHERE id = $1", [turn.userMessageId])).rowCount ?? 0) > 0) return;
+  if (!(await addToSession(c, sessionId, 1, turn.createdAt, ZERO))) return;
+  await insertMessage(c, { id: turn.userMessageId, sessionId, role: "user", content: turn.content, createdAt: turn.createdAt }, await nextMessageSeq(c, sessionId, null));
+}
+
 /** The interrupted turn's user message (when it was not committed) and a TURN_INTERRUPTED event, in history. */
 async function recordInterrupted(c: Queryable, sessionId: string, row: LeaseRow, takenBy: string): Promise<void> {
-  if (!(await addToSession(c, sessionId, 0, 0, { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 }))) return;
+  if (!(await addToSession(c, sessionId, 0, 0, ZERO))) return;
   const exists = ((await c.query("SELECT 1 FROM messages WHERE id = $1", [row.turn_message_id])).rowCount ?? 0) > 0;
   if (!exists && row.turn_content !== "") {
     const seq = await nextMessageSeq(c, sessionId, null);
