@@ -9,7 +9,7 @@ export type { AnyCapabilityConfig, CapabilityConfig, McpCapabilityConfig } from 
 
 export { dieWithParent, stdioSpawn } from "./mcp/launch.js";
 export type { StdioContext, StdioSpawn, StdioWrapper, WrappedSpawn } from "./mcp/launch.js";
-export { sandboxedStdio, stdioSandboxSpec } from "./mcp/sandbox.js";
+export { sandboxedStdio } from "./mcp/sandbox.js";
 export { checkMcpServer, formatMcpCheck } from "./mcp/check.js";
 export { describeChannel } from "./launch/channel.js";
 export type { ChannelInfo, ChannelKind } from "./launch/channel.js";
@@ -53,7 +53,7 @@ export type { ArtifactDownloadChunk } from "./artifacts/export.js";
 export { dockerRunArgs, requireDocker, CONTAINER_PORT, INTERNAL_NETWORK } from "./launch/docker.js";
 export type { DockerRunSpec } from "./launch/docker.js";
 export { scrubbedEnv } from "./launch/process.js";
-export { declaredPaths, describeSandbox, effectiveNetwork, expandHome, planSandbox, previewView } from "./launch/sandbox.js";
+export { describeSandbox, effectiveNetwork, planSandbox } from "./launch/sandbox.js";
 export type { SandboxPlan, SandboxSettings } from "./launch/sandbox.js";
 
 export { CapabilityError, ValidationError, formatProblem } from "./errors.js";

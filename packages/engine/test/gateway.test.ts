@@ -7,61 +7,10 @@ import type { Server as NetServer } from "node:net";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import OpenAI from "openai";
-import { afterEach, describe, expect, it } from "vitest";
-import { sdkTransport } from "@palisade/agent";
+import { describe, expect, it } from "vitest";
 import { makeTempDir, reply, startScriptedServer } from "@palisade/testing";
-import type { ScriptedServer, TempDir } from "@palisade/testing";
-import { ExchangeReplay, ModelGateway, UsageScanner } from "../src/index.js";
-import type { GatewayPrincipal, ModelGatewayOptions } from "../src/index.js";
-
-const KEY = "sk-upstream-key-9d1c";
-const CREDENTIAL = "spawn-token-for-the-agent";
-
-let cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const fn of cleanup.reverse()) await fn();
-  cleanup = [];
-});
-
-interface Rig {
-  dir: TempDir;
-  model: ScriptedServer;
-  gateway: ModelGateway;
-  logs: string[];
-}
-
-async function rig(model: ScriptedServer, options: Partial<ModelGatewayOptions> = {}): Promise<Rig> {
-  const dir = await makeTempDir("palisade-gateway-");
-  const logs: string[] = [];
-  const gateway = new ModelGateway({
-    authorize: (c): GatewayPrincipal | undefined => (c === CREDENTIAL ? { kind: "agent" } : c === "sub-token" ? { kind: "subagent", name: "ada", sessionId: "sub-session" } : undefined),
-    model: () => ({ baseUrl: model.baseURL, apiKey: KEY, name: "scripted-model" }),
-    env: {},
-    log: (l) => logs.push(l),
-    ...options,
-  });
-  await gateway.listen(join(dir.path, "gw.sock"));
-  cleanup.push(() => dir.remove(), () => model.close(), () => gateway.close());
-  return { dir, model, gateway, logs };
-}
-
-async function sdk(gateway: ModelGateway, credential = CREDENTIAL): Promise<OpenAI> {
-  const t = await sdkTransport({ gateway: gateway.path, credential });
-  return new OpenAI({ apiKey: t.apiKey, baseURL: t.baseURL!, fetch: t.fetch!, maxRetries: 0 });
-}
-
-/** A raw HTTP request over the gateway's socket. */
-function raw(gateway: ModelGateway, method: string, path: string, headers: Record<string, string>, body = ""): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ socketPath: gateway.path, method, path, headers: { "content-type": "application/json", ...headers } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8").on("data", (d: string) => (text += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+import { ExchangeReplay, UsageScanner } from "../src/index.js";
+import { CREDENTIAL, KEY, onCleanup, raw, rig, sdk } from "./gateway-rig.js";
 
 const chatBody = (model = "scripted-model"): string => JSON.stringify({ model, messages: [{ role: "user", content: "hi" }], stream: true });
 
@@ -235,7 +184,7 @@ describe("model gateway", () => {
       });
     });
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
-    cleanup.push(() => new Promise((r) => proxy.close(() => r())));
+    onCleanup(() => new Promise((r) => proxy.close(() => r())));
     const port = (proxy.address() as { port: number }).port;
     const { gateway } = await rig(target, { env: { HTTP_PROXY: `http://127.0.0.1:${String(port)}` } });
     const client = await sdk(gateway);
@@ -246,7 +195,7 @@ describe("model gateway", () => {
 
   it("records exchanges and replays them with no model server at all", async () => {
     const dir = await makeTempDir("palisade-gateway-rec-");
-    cleanup.push(() => dir.remove());
+    onCleanup(() => dir.remove());
     const file = join(dir.path, "exchanges.jsonl");
     const rec = await rig(await startScriptedServer({ fallback: reply.text("recorded answer") }), { record: file });
     const c1 = await sdk(rec.gateway);

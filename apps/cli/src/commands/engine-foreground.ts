@@ -25,7 +25,7 @@ export interface ForegroundOptions {
  */
 export async function runEngineForeground(io: CliIo, o: ForegroundOptions): Promise<number> {
   await ensureDataDir(o.paths);
-  const lock = tryLockEngine(o.paths.dataDir);
+  const lock = await tryLockEngine(o.paths.dataDir);
   if (!lock) {
     const other = await findEngine(o.paths).catch(() => undefined);
     throw new CliError(`another Engine holds ${o.paths.dataDir}${other ? ` (pid ${other.info.pid}, ${other.address})` : " (it is starting)"}; one Engine serves a data directory`, {

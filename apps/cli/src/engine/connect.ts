@@ -7,7 +7,7 @@ import { findEngine } from "../engine-address.js";
 import type { EngineEndpoint, PalisadePaths } from "../engine-address.js";
 import { describeRpcError } from "./errors.js";
 import { setupDrift } from "./setup-drift.js";
-import { ENGINE_LOCKED_EXIT, engineLockHeld } from "./lock.js";
+import { ENGINE_LOCKED_EXIT, engineLockHolder } from "./lock.js";
 import { ENGINE_START_TIMEOUT_MS, killSpawnedEngine, logTail, startBackgroundEngine } from "./spawn.js";
 import type { ConnectOptions, StartingEngine } from "./spawn.js";
 
@@ -116,7 +116,7 @@ async function waitForEngine(paths: PalisadePaths, first: StartingEngine, option
       } catch {
         // Not serving yet.
       }
-    } else if (another && !found && !engineLockHeld(paths.dataDir)) {
+    } else if (another && !found && engineLockHolder(paths.dataDir) === undefined) {
       // the Engine that held the data directory is gone before it served: start one again
       if (++restarts > RESTARTS_AFTER_LOCK) break;
       starting = await startBackgroundEngine(paths, options);

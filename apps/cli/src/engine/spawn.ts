@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { CliError } from "../cli/errors.js";
 import { ensureDataDir, findEngine, isProcessAlive, socketPathProblem } from "../engine-address.js";
 import type { PalisadePaths } from "../engine-address.js";
-import { ENGINE_LOCKED_EXIT, engineLockHeld } from "./lock.js";
+import { ENGINE_LOCKED_EXIT, engineLockHolder } from "./lock.js";
 import type { SetupDrift } from "./setup-drift.js";
 
 export interface ConnectOptions {
@@ -106,7 +106,7 @@ export async function startBackgroundEngine(paths: PalisadePaths, options: Conne
   if (socketProblem) throw new CliError(socketProblem);
   await ensureDataDir(paths);
   // an Engine is starting for this data directory already (another command started it): wait for it
-  if (engineLockHeld(paths.dataDir)) {
+  if (engineLockHolder(paths.dataDir) !== undefined) {
     options.onProgress?.(`waiting for the Engine another command is starting for ${paths.dataDir}…`);
     return anotherStarting();
   }

@@ -155,6 +155,11 @@ function parseSlice(b: Buffer, start: number, end: number): unknown {
  * values of the top-level keys in `wanted` that it has.
  */
 export function topLevelFields(b: Buffer, wanted: readonly string[]): Map<string, unknown> {
+  return readTopLevel(b, wanted).values;
+}
+
+/** Like topLevelFields, and every top-level key in the order of the body. */
+export function readTopLevel(b: Buffer, wanted: readonly string[]): { keys: ReadonlySet<string>; values: Map<string, unknown> } {
   const found = new Map<string, unknown>();
   const keys = new Set<string>();
   let i = skipSpace(b, 0);
@@ -184,5 +189,5 @@ export function topLevelFields(b: Buffer, wanted: readonly string[]): Map<string
   }
   i = skipSpace(b, i);
   if (i !== b.length) fail(b, i, "unexpected bytes after the object");
-  return found;
+  return { keys, values: found };
 }

@@ -1,16 +1,18 @@
 // The model gateway: an HTTP server on a unix socket in the Engine's private runtime directory.
 // The Agent and sub-agents, which hold no API key and have no network, send their OpenAI
 // requests here; the gateway checks the caller's per-spawn credential before reading anything
-// else, allows only Chat Completions and only the models the Engine permits, adds the key,
-// forwards to the configured endpoint and streams the answer back as it arrives, counting the
-// tokens of each session on the way.
+// else, allows only Chat Completions, only the body keys and headers the Agent needs
+// (allowlist.ts) and only the models the Engine permits, bounds what it reads (admission.ts),
+// adds the key, forwards to the configured endpoint and streams the answer back as it arrives,
+// counting the tokens of each session on the way.
 import { chmod, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { request } from "undici";
 import type { Dispatcher } from "undici";
-import { BodyError, topLevelFields } from "./body.js";
+import { ConnectionGate, closeAfterAnswer, readBody } from "./admission.js";
+import { GatewayRefusal, checkChatBody, forwardedHeaders } from "./allowlist.js";
 import { ExchangeRecorder } from "./recorder.js";
 import type { ExchangeReplay } from "./recorder.js";
 import { upstreamDispatcher, upstreamUrl } from "./upstream.js";
@@ -26,6 +28,10 @@ export interface GatewayModel {
   name: string;
   /** Extra headers on every upstream request (config `model.headers`). */
   headers?: Record<string, string>;
+  /** Body keys the user configured (`model.extra_body`): forwarded with exactly these values. */
+  extraBody?: Readonly<Record<string, unknown>>;
+  /** Tokens the model reads (`model.context_window`); sizes the body cap. */
+  contextWindow?: number;
 }
 
 export interface ModelGatewayOptions {
@@ -42,6 +48,8 @@ export interface ModelGatewayOptions {
   /** Answer from a recording instead of an upstream. */
   replay?: ExchangeReplay;
   log: (line: string) => void;
+  /** Open connections at most (default 32); more are answered 503. */
+  maxConnections?: number;
 }
 
 export interface SessionTokens extends TokenCount {
@@ -52,18 +60,8 @@ export interface SessionTokens extends TokenCount {
 const CHAT = "/chat/completions";
 /** Header naming the session a call is for (the Agent's claim; sub-agents are bound to theirs). */
 export const SESSION_HEADER = "x-palisade-session";
-const MAX_BODY = 32 * 1024 * 1024;
-/** Request headers passed on; everything else (the Agent's credential first) stays here. */
-const FORWARD = new Set(["content-type", "accept", "user-agent", "openai-beta"]);
 /** Response headers not passed back (hop-by-hop, or describing a body encoding we changed). */
 const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection", "upgrade", "te", "trailer"]);
-
-class GatewayRefusal extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
 
 function sendError(res: ServerResponse, status: number, code: string, message: string): void {
   if (res.headersSent) {
@@ -73,27 +71,6 @@ function sendError(res: ServerResponse, status: number, code: string, message: s
   const body = JSON.stringify({ error: { message: `palisade model gateway: ${message}`, type: "palisade_gateway", code } });
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > MAX_BODY) {
-        req.off("data", onData);
-        // Not drained: a caller that sends without end would keep the gateway reading.
-        req.destroy();
-        reject(new GatewayRefusal(413, "request_too_large", `request body over ${String(MAX_BODY)} bytes`));
-        return;
-      }
-      chunks.push(chunk);
-    };
-    req.on("data", onData);
-    req.once("end", () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)));
-    req.once("error", reject);
-  });
 }
 
 /**
@@ -175,8 +152,10 @@ export class ModelGateway {
   private readonly recorder: ExchangeRecorder | undefined;
   private readonly tokens = new Map<string, SessionTokens>();
   private readonly inflight = new Set<AbortController>();
+  private readonly gate: ConnectionGate;
 
   constructor(private readonly options: ModelGatewayOptions) {
+    this.gate = new ConnectionGate(options.maxConnections);
     this.dispatcher = upstreamDispatcher(options.env);
     this.recorder = options.record ? new ExchangeRecorder(options.record, options.log) : undefined;
   }
@@ -184,7 +163,10 @@ export class ModelGateway {
   /** Listens on `socketPath` (its directory should be private to the Engine). */
   async listen(socketPath: string): Promise<void> {
     await rm(socketPath, { force: true });
-    const server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => void this.handle(req, res));
+    // A request's head must arrive within 10 s and its body within 60 s (a unix socket on this
+    // machine; the Agent sends at once): a caller that trickles holds no slot for long.
+    const server = createServer({ keepAliveTimeout: 60_000, headersTimeout: 10_000, requestTimeout: 60_000 }, (req, res) => void this.handle(req, res));
+    server.on("connection", this.gate.onConnection);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(socketPath, () => resolve());
@@ -222,18 +204,25 @@ export class ModelGateway {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let release: (() => void) | undefined;
     try {
+      release = this.gate.admit(req);
+      res.once("close", release);
       const principal = this.authenticate(req);
       const route = (req.url ?? "/").split("?")[0]?.replace(/^\/v1(?=\/)/, "") ?? "/";
       if (req.method !== "POST" || route !== CHAT) {
         throw new GatewayRefusal(404, "not_found", `no route ${String(req.method)} ${req.url ?? "/"}: only POST /v1${CHAT} is forwarded`);
       }
-      const body = this.checkedBody(principal, await readBody(req));
+      const model = this.options.model();
+      const body = this.checkedBody(principal, await readBody(req, model.contextWindow), model);
       const session = principal.kind === "subagent" ? principal.sessionId : String(req.headers[SESSION_HEADER] ?? "").slice(0, 128);
       await this.forward(req, res, body, session);
     } catch (err) {
-      if (err instanceof GatewayRefusal) sendError(res, err.status, err.code, err.message);
-      else {
+      if (err instanceof GatewayRefusal) {
+        // A request refused before its body was read leaves the connection unusable.
+        if (err.status === 413 || err.status === 429 || err.status === 503 || release === undefined) closeAfterAnswer(req, res);
+        sendError(res, err.status, err.code, err.message);
+      } else {
         const message = err instanceof Error ? err.message : String(err);
         this.options.log(`model gateway: ${message}`);
         sendError(res, 502, "upstream_failed", message);
@@ -253,20 +242,13 @@ export class ModelGateway {
     return principal;
   }
 
-  /** The body to forward, as sent: one JSON object naming a permitted model once. */
-  private checkedBody(principal: GatewayPrincipal, raw: Buffer): { bytes: Buffer; json?: unknown } {
-    let model: unknown;
-    let json: unknown;
-    try {
-      model = topLevelFields(raw, ["model"]).get("model");
-      // Parsed only for a recording: held through the upstream call, a long history would
-      // outlive the young generation and fill the old one.
-      if (this.recorder) json = JSON.parse(raw.toString("utf8"));
-    } catch (err) {
-      if (err instanceof BodyError || err instanceof SyntaxError) throw new GatewayRefusal(400, "invalid_json", `the request body is not one JSON object as the gateway forwards it: ${err.message}`);
-      throw err;
-    }
-    const configured = this.options.model().name;
+  /** The body to forward, as sent: one JSON object of allowed keys naming a permitted model once. */
+  private checkedBody(principal: GatewayPrincipal, raw: Buffer, endpoint: GatewayModel): { bytes: Buffer; json?: unknown } {
+    const model = checkChatBody(raw, endpoint.extraBody);
+    // Parsed only for a recording: held through the upstream call, a long history would
+    // outlive the young generation and fill the old one.
+    const json: unknown = this.recorder ? JSON.parse(raw.toString("utf8")) : undefined;
+    const configured = endpoint.name;
     const allowed = [configured, ...(this.options.allowedModels?.(principal) ?? [])];
     if (typeof model !== "string" || !allowed.includes(model)) {
       throw new GatewayRefusal(
@@ -304,10 +286,7 @@ export class ModelGateway {
     }
 
     const model = this.options.model();
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (typeof value === "string" && (FORWARD.has(name) || name.startsWith("x-stainless-"))) headers[name] = value;
-    }
+    const headers = forwardedHeaders(req.headers);
     Object.assign(headers, model.headers);
     if (model.apiKey) headers.authorization = `Bearer ${model.apiKey}`;
     const controller = new AbortController();

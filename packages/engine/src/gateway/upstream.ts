@@ -24,8 +24,12 @@ export function upstreamDispatcher(env: NodeJS.ProcessEnv): Dispatcher {
   return new EnvHttpProxyAgent({ ...proxy, ...timeouts });
 }
 
-/** The upstream URL for `route` (e.g. `/chat/completions`) under the configured base URL. */
+/**
+ * The upstream URL for `route` (e.g. `/chat/completions`) under the configured base URL: the
+ * route goes after the base's path, its query (Azure's `api-version`) stays after the route.
+ */
 export function upstreamUrl(baseUrl: string | undefined, route: string): URL {
-  const base = (baseUrl || DEFAULT_BASE_URL).replace(/\/+$/, "");
-  return new URL(`${base}${route}`);
+  const url = new URL(baseUrl || DEFAULT_BASE_URL);
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}${route}`;
+  return url;
 }
