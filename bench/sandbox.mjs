@@ -5,7 +5,8 @@
 // 2. starting a sandbox (what a command would pay if each were wrapped in its own bubblewrap):
 //    `/bin/sh -c true` plainly vs under bubblewrap with the workspace view, hidden paths, new
 //    user/pid/net namespaces, rlimits and the cgroup join;
-// 3. the egress proxy's added latency on an HTTP request.
+// 3. the egress proxy's added latency on an HTTP request;
+// 4. the Agent's start: its launch before bubblewrap vs its empty-root view (bench/lib/agent-start.mjs).
 // Run: node bench/sandbox.mjs (after `make build`; needs bubblewrap).
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -16,10 +17,12 @@ import { EgressProxy, prepareSandbox, probeSandbox } from "@palisade/sandbox";
 import { CapabilityHost } from "@palisade/capabilities";
 import { command as shellCommand, manifestPath as shellManifest } from "@palisade/capability-shell";
 import { printTable, summarize, writeResult } from "./lib/stats.mjs";
+import { measureAgentStart } from "./lib/agent-start.mjs";
 
 const N = Number(process.env.BENCH_COMMANDS ?? 200);
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500);
+const AGENT_STARTS = Number(process.env.BENCH_AGENT_STARTS ?? 30);
 
 const probe = await probeSandbox();
 if (!probe.available) {
@@ -135,5 +138,12 @@ console.log(`\nsandbox cost per shell command at p50: ${addedP50.toFixed(2)} ms 
 console.log(`starting a sandbox (once per capability and workspace) at p50: ${startP50.toFixed(1)} ms`);
 const file = writeResult("sandbox", { load: loadavg(), bwrap: probe.version, perCommand: { unsandboxed: cu, sandboxed: cs }, sandboxStart: rows, proxy: { direct: d, proxied: p }, goalMet: addedP50 <= 30 });
 console.log(`results: ${file}`);
+
+// 4. Agent start: spawn until it connects to the Engine's socket, before vs in bubblewrap.
+const agent = await measureAgentStart(probe, AGENT_STARTS);
+printTable(`Agent start, spawn to its connection (${AGENT_STARTS} each, interleaved; load ${loadavg()[0].toFixed(2)})`, agent.rows);
+const agentAdded = agent.after.p50 - agent.before.p50;
+console.log(`Agent start added by its bubblewrap view at p50: ${agentAdded.toFixed(1)} ms (goal <= 50 ms): ${agentAdded <= 50 ? "met" : "NOT met"}`);
+console.log(`results: ${writeResult("sandbox-agent-start", { load: loadavg(), bwrap: probe.version, agentStart: agent.rows, goalMet: agentAdded <= 50 })}`);
 rmSync(dir, { recursive: true, force: true });
 rmSync(ws, { recursive: true, force: true });

@@ -1,14 +1,15 @@
 // Proof (issue 6): the Agent's sandbox probes are asserted (it cannot write a file or spawn a
 // process), and credentials of capabilities never appear in anything sent to the Agent.
 import { spawnSync } from "node:child_process";
-import { readFileSync, readlinkSync } from "node:fs";
+import { mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toJsonString } from "@bufbuild/protobuf";
-import { agentLaunchSpec } from "@palisade/agent";
-import { withoutNetwork } from "@palisade/engine";
+import { agentLauncher, chooseAgentWall, defaultConfig } from "@palisade/engine";
+import { probeSandboxOnce } from "@palisade/sandbox";
 import { EngineDirectiveSchema } from "@palisade/protocol/pipeline";
 import type { EngineDirective } from "@palisade/protocol/pipeline";
 import { built, collect, final, fixtures, startE2E } from "./helpers.js";
@@ -84,10 +85,14 @@ describe.skipIf(skip)("engine end to end: sandbox and secrets", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const port = (server.address() as AddressInfo).port;
     try {
-      const spec = agentLaunchSpec({ engineAddress: "unix:/nonexistent/engine.sock", modelGateway: "/nonexistent/gateway.sock", model: "scripted-model" });
+      // The Agent's launch as the Engine makes it (its sandbox, flags and environment), its entry point replaced by the probe.
+      const runtime = mkdtempSync(join(tmpdir(), "pal-agent-net-"));
+      const wall = await chooseAgentWall(await probeSandboxOnce(), true);
+      const config = defaultConfig();
+      const launch = await agentLauncher(wall)({ engineAddress: `unix:${join(runtime, "engine.sock")}`, modelGateway: join(runtime, "gw.sock"), token: "t", agentId: "probe", model: { ...config.model, name: "scripted-model" } });
       const code = `const s=require("node:net").connect(${String(port)},"127.0.0.1");s.on("connect",()=>{console.log("connected");process.exit(0)});s.on("error",(e)=>{console.log("refused:"+e.code);process.exit(0)})`;
-      const launch = withoutNetwork({ command: spec.command, args: [...spec.args.slice(0, -1), "-e", code], env: {} });
-      const res = spawnSync(launch.command, launch.args, { env: launch.env, encoding: "utf8", timeout: 15_000 });
+      const res = spawnSync(launch.command, [...launch.args.slice(0, -1), "-e", code], { env: launch.env, encoding: "utf8", timeout: 15_000 });
+      rmSync(runtime, { recursive: true, force: true });
       expect(res.stdout).toMatch(/^refused:E(NETUNREACH|CONNREFUSED|ACCES)/);
       expect(hits).toBe(0);
     } finally {
