@@ -5,6 +5,7 @@ import { removeEngineInfo } from "@palisade/engine/discovery";
 import { ensureDataDir, findEngine, readEngineInfo } from "../engine-address.js";
 import type { PalisadePaths } from "../engine-address.js";
 import { ENGINE_LOCKED_EXIT, tryLockEngine } from "../engine/lock.js";
+import { startFailure } from "../engine/start-errors.js";
 import type { startEngine } from "@palisade/engine";
 
 /** The Engine's `startEngine`, loaded on first use so other commands start fast. */
@@ -80,7 +81,7 @@ async function runUntilStopped(io: CliIo, o: ForegroundOptions, onStarted: (stop
     engine = await start({ dataDir: o.paths.dataDir, configPath: o.paths.configFile, workspace: o.workspace, env, log, demo: o.demo });
   } catch (err) {
     await demoModel?.close();
-    throw new CliError(`the Engine could not start: ${err instanceof Error ? err.message : String(err)}`, { hint: `check ${o.paths.configFile}` });
+    throw startFailure(err, o.paths);
   }
   println(io.stderr, `Engine ready at ${engine.address} (pid ${process.pid}, data ${o.paths.dataDir})`);
   onStarted(() => void engine.stop(10_000));

@@ -10,6 +10,8 @@ import type { CommandContext } from "../cli/spec.js";
 import { connectToEngine } from "../engine/connect.js";
 import type { EngineConnection } from "../engine/connect.js";
 import { describeRpcError } from "../engine/errors.js";
+import { openLocalHistory } from "../engine/local-history.js";
+import type { HistoryClient } from "../engine/local-history.js";
 import { resolveSessionId } from "../engine/sessions.js";
 import { flag, hintCommand, intOption, pathsOf, shellQuote, startOptions, stringOption } from "./common.js";
 import { confirm } from "./prompt.js";
@@ -19,6 +21,35 @@ async function withEngine<T>(ctx: CommandContext, f: (conn: EngineConnection) =>
   const conn = await connectToEngine(pathsOf(ctx), startOptions(ctx));
   try {
     return await f(conn);
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(describeRpcError(err), { hint: `see '${hintCommand(ctx, "engine status")}'` });
+  } finally {
+    conn.close();
+  }
+}
+
+/**
+ * list, show and search: through the Engine, or, when none can start (a broken policy or config
+ * file), from the data directory's database, read-only: reading history needs no policy.
+ */
+async function withHistory<T>(ctx: CommandContext, f: (client: HistoryClient) => Promise<T>): Promise<T> {
+  let conn: EngineConnection;
+  try {
+    conn = await connectToEngine(pathsOf(ctx), startOptions(ctx));
+  } catch (err) {
+    const local = err instanceof CliError ? await openLocalHistory(pathsOf(ctx).dataDir).catch(() => undefined) : undefined;
+    if (!local || !(err instanceof CliError)) throw err;
+    println(ctx.io.stderr, `palisade: ${err.message}${err.hint ? `\n  ${err.hint}` : ""}`);
+    println(ctx.io.stderr, `(no Engine: reading the history from ${local.database}, read-only)`);
+    try {
+      return await f(local.client);
+    } finally {
+      local.close();
+    }
+  }
+  try {
+    return await f(conn.client);
   } catch (err) {
     if (err instanceof CliError) throw err;
     throw new CliError(describeRpcError(err), { hint: `see '${hintCommand(ctx, "engine status")}'` });
@@ -37,7 +68,7 @@ function table(rows: string[][]): string {
 }
 
 export async function sessionsList(ctx: CommandContext): Promise<number> {
-  return withEngine(ctx, async ({ client }) => {
+  return withHistory(ctx, async (client) => {
     const res = await client.listSessions({ limit: intOption(ctx, "limit", 20), offset: intOption(ctx, "offset", 0), titleFilter: stringOption(ctx, "filter") ?? "" });
     if (flag(ctx, "json")) {
       println(ctx.io.stdout, jsonLine(JSON.stringify({ total: res.total, sessions: res.sessions.map((s) => toJson(SessionInfoSchema, s)) })));
@@ -70,7 +101,7 @@ export function formatTranscript(messages: ChatMessage[]): string {
 }
 
 export async function sessionsShow(ctx: CommandContext): Promise<number> {
-  return withEngine(ctx, async ({ client }) => {
+  return withHistory(ctx, async (client) => {
     const id = await resolveSessionId(client, ctx.positionals[0] as string, (w) => hintCommand(ctx, w));
     const pages: ChatMessage[][] = [];
     let cursor = "";
@@ -95,7 +126,7 @@ export async function sessionsShow(ctx: CommandContext): Promise<number> {
 
 export async function sessionsSearch(ctx: CommandContext): Promise<number> {
   const query = ctx.positionals.join(" ");
-  return withEngine(ctx, async ({ client }) => {
+  return withHistory(ctx, async (client) => {
     const session = stringOption(ctx, "session");
     const sessionId = session ? await resolveSessionId(client, session, (w) => hintCommand(ctx, w)) : "";
     const res = await client.searchSessions({ query, limit: intOption(ctx, "limit", 20), sessionId });

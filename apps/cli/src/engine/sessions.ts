@@ -4,7 +4,7 @@ import type { EngineClient } from "./connect.js";
 const FULL_ID = /^ses_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Full session id for an id or unique prefix; errors list what matched. */
-export async function resolveSessionId(client: EngineClient, prefix: string, hint: (words: string) => string = (w) => `palisade ${w}`): Promise<string> {
+export async function resolveSessionId(client: Pick<EngineClient, "listSessions">, prefix: string, hint: (words: string) => string = (w) => `palisade ${w}`): Promise<string> {
   const res = await client.listSessions({ limit: 1000 }, { timeoutMs: 10_000 });
   const exact = res.sessions.find((s) => s.id === prefix);
   if (exact) return exact.id;

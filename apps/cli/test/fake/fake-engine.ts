@@ -17,6 +17,8 @@ export interface FakeEngineOptions {
   approvalTimeoutMs?: number;
   modelConfigured?: boolean;
   onShutdown?: () => void;
+  /** GetStatus fails with this message (INTERNAL), as an Engine whose database is damaged. */
+  statusError?: string;
 }
 
 interface StoredSession {
@@ -90,6 +92,7 @@ export class FakeEngine {
         return { accepted: true, message: "" };
       },
       async getStatus() {
+        if (engine.options.statusError) throw new RpcError(Code.INTERNAL, engine.options.statusError);
         return create(StatusResponseSchema, {
           agentId: "fake-agent",
           agentConnected: true,
