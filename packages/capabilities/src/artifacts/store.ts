@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, readdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CapabilityError } from "../errors.js";
+import { safeArtifactName } from "./filename.js";
 
 export const DEFAULT_MAX_ARTIFACT_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_ARTIFACT_TTL_MS = 6 * 60 * 60 * 1000;
@@ -156,7 +157,8 @@ export class DiskArtifactStore implements ArtifactStore {
 export function newArtifactMeta(data: Uint8Array, info: PutArtifact, now: number, ttlMs: number): ArtifactMeta {
   return {
     artifactId: `art_${randomBytes(12).toString("hex")}`,
-    filename: info.filename,
+    // chosen by a capability: bidi overrides, control and zero-width characters made plain
+    filename: safeArtifactName(info.filename),
     mimeType: info.mimeType,
     sizeBytes: data.byteLength,
     userId: info.owner.userId,
