@@ -235,6 +235,22 @@ describe("bridge robustness", () => {
     await own.close(100);
   });
 
+  it("a handler's answer that cannot become the response is INTERNAL to the client, and the server keeps serving", async () => {
+    const internal: unknown[] = [];
+    const own = new RpcServer({ onInternalError: (err) => internal.push(err) }).add(Capability, {
+      ...capability,
+      // A JavaScript caller (or a cast) can hand back what protobuf-es cannot build a message from.
+      healthcheck: async () => null as never,
+    });
+    const cap = createClient(Capability, await own.listen("127.0.0.1:0"));
+    const err = await cap.healthcheck({}).catch((e: unknown) => e);
+    expect((err as RpcError).code).toBe(Code.INTERNAL);
+    expect(internal).toHaveLength(1);
+    expect((await cap.invoke({ toolName: "t", argsJson: enc.encode("{}") })).resultJson.byteLength).toBeGreaterThan(0);
+    cap.close();
+    await own.close(100);
+  });
+
   it("a bidi stream of 100,000 messages loses none", async () => {
     const client = createClient(AgentService, address);
     const call = client.runSession();
