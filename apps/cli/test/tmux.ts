@@ -92,9 +92,9 @@ export class Terminal {
       if (count(p, EXITED) > exitsBefore && !what.includes(EXITED)) throw new Error(`the chat exited while waiting for ${what}; the pane shows:\n${p}`);
       if (options.inTurn) {
         const busy = BUSY.test(this.statusLine());
-        // Seen working, now idle: the turn is over. Read once more, as the last frame may have
-        // been drawn between the two captures.
-        if (sawBusy && !busy && !check(this.pane())) throw new Error(`the turn ended without ${what}; the pane shows:\n${this.pane()}`);
+        // Seen working, now idle: the turn may be over. A capture can land inside a frame being
+        // drawn, so the end is believed only on a screen that stopped changing.
+        if (sawBusy && !busy && (await this.turnEnded()) && !check(this.pane())) throw new Error(`the turn ended without ${what}; the pane shows:\n${this.pane()}`);
         sawBusy ||= busy;
       }
       await sleep(100);
@@ -107,9 +107,18 @@ export class Terminal {
     return this.until(typeof text === "function" ? "the awaited screen" : `the pane showing ${String(text)}`, check, options);
   }
 
-  /** Waits until no turn is running (the status line has no "working" spinner). */
+  /** The status line of a settled screen shows no running turn. */
+  private async turnEnded(): Promise<boolean> {
+    const rows = await this.settled();
+    return !BUSY.test(rows.filter((r) => r.trim() !== "").pop() ?? "");
+  }
+
+  /** Waits until no turn is running (the status line of a settled screen has no spinner). */
   async waitIdle(): Promise<void> {
-    await this.until("the end of the turn", () => !BUSY.test(this.statusLine()));
+    for (;;) {
+      await this.until("the end of the turn", () => !BUSY.test(this.statusLine()));
+      if (await this.turnEnded()) return;
+    }
   }
 
   /**

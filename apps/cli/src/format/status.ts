@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { AgentConfinement, SandboxReport, StatusResponse } from "@palisade/protocol/pipeline";
 import type { EngineEndpoint } from "../engine-address.js";
 
@@ -10,8 +11,11 @@ export function formatDuration(ms: number): string {
   return h < 48 ? `${h}h ${m % 60}m` : `${Math.floor(h / 24)}d ${h % 24}h`;
 }
 
-/** Lines describing the Engine's health; shared by `engine status` and `/status`. */
-export function statusLines(s: StatusResponse): string[] {
+/**
+ * Lines describing the Engine's health; shared by `engine status` and `/status`. `configPresent`:
+ * whether the Engine's config file exists now (a missing one is not "unchanged").
+ */
+export function statusLines(s: StatusResponse, configPresent = true): string[] {
   const lines = [
     `Engine    ${s.version || "?"} · up ${formatDuration(Number(s.uptimeMs))} · data ${s.dataDir || "?"}`,
     `Model     ${s.modelConfigured ? s.model : "not configured"}${s.baseUrl ? ` · ${s.baseUrl}` : ""}`,
@@ -20,7 +24,14 @@ export function statusLines(s: StatusResponse): string[] {
     `Sessions  ${s.activeSessions} active · ${s.totalSessions} total · ${s.actionsToday} actions today${s.runningSubAgents ? ` · ${s.runningSubAgents} sub-agents running` : ""}`,
   ];
   if (s.store) lines.push(`History   ${s.store}`);
-  if (s.configFile) lines.push(`Config    ${s.configFile} · ${s.configChanged ? "CHANGED since the Engine started (it keeps what it read then)" : "unchanged since the Engine started"}`);
+  if (s.configFile) {
+    const state = s.configChanged
+      ? "CHANGED since the Engine started (it keeps what it read then)"
+      : configPresent
+        ? "unchanged since the Engine started"
+        : "not there (the Engine runs with the defaults and the environment)";
+    lines.push(`Config    ${s.configFile} · ${state}`);
+  }
   if (s.sandbox) {
     const sb = s.sandbox;
     const leaks = [sb.canWriteFile && "can write files", sb.canSpawnProcess && "can spawn processes", sb.canReadOutside && "can read outside its code", sb.canStartWorker && "can start workers"].filter(Boolean);
@@ -102,7 +113,7 @@ export function capabilityStatusJson(c: StatusResponse["capabilities"][number]):
 }
 
 export function formatStatus(s: StatusResponse, endpoint: EngineEndpoint): string {
-  return [`Running   pid ${endpoint.info.pid} · ${endpoint.address} · since ${endpoint.info.startedAt}`, ...statusLines(s)].join("\n") + "\n";
+  return [`Running   pid ${endpoint.info.pid} · ${endpoint.address} · since ${endpoint.info.startedAt}`, ...statusLines(s, !s.configFile || existsSync(s.configFile))].join("\n") + "\n";
 }
 
 function sandboxJson(r: SandboxReport): Record<string, unknown> {

@@ -1,5 +1,7 @@
+import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
+import { Code, RpcError } from "@palisade/protocol";
 import { ApprovalDecision, SessionMode } from "@palisade/protocol/types";
 import type { SubAgentEvent } from "@palisade/protocol/pipeline";
 import { downloadArtifact } from "../commands/artifacts.js";
@@ -272,9 +274,11 @@ export class ChatController {
           this.dispatch({ type: "searchLoaded", query: e.query, hits: res.hits, total: res.total });
           return;
         }
-        case "loadStatus":
-          this.dispatch({ type: "status", status: await client.getStatus({}, { timeoutMs: 5000 }) });
+        case "loadStatus": {
+          const status = await client.getStatus({}, { timeoutMs: 5000 });
+          this.dispatch({ type: "status", status, configPresent: !status.configFile || existsSync(status.configFile) });
           return;
+        }
         case "loadTools": {
           const res = await client.listTools({ sessionId: this.state.sessionId ?? "" }, { timeoutMs: 5000 });
           this.dispatch({ type: "toolsLoaded", tools: res.tools });
@@ -331,7 +335,8 @@ export class ChatController {
   private async send(e: Extract<Effect, { type: "send" }>): Promise<void> {
     const abort = new AbortController();
     this.streams.set(e.clientMessageId, abort);
-    if (!e.otr) this.hooks.remember?.(e.text);
+    // The input history keeps what the box showed (a large paste stays its placeholder).
+    if (!e.otr) this.hooks.remember?.(e.display);
     try {
       const stream = this.link.client.sendMessage(
         {
@@ -349,6 +354,11 @@ export class ChatController {
       this.dispatch({ type: "streamEnded", clientMessageId: e.clientMessageId });
     } catch (err) {
       if (this.closed) return;
+      if (err instanceof RpcError && err.code === Code.RESOURCE_EXHAUSTED) {
+        const limit = /limit of (\d+) bytes/.exec(err.message)?.[1];
+        this.dispatch({ type: "tooLarge", clientMessageId: e.clientMessageId, bytes: Buffer.byteLength(e.text), limitBytes: limit ? Number(limit) : undefined });
+        return;
+      }
       const lost = isUnavailable(err);
       const message = lost
         ? "lost the Engine during this turn; it may have finished there (see /sessions once reconnected)"

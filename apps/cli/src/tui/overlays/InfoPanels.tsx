@@ -33,7 +33,7 @@ export function HelpPanel({ width }: { width: number }) {
 export function StatusPanel({ o, width }: { o: InfoOverlay; width: number }) {
   return (
     <Frame title="Engine status" hint="Esc close" width={width}>
-      {o.status ? statusLines(o.status).map((l, i) => <Text key={i}>{l}</Text>) : <Text dimColor>{o.loading ? "asking the Engine…" : "no status"}</Text>}
+      {o.status ? statusLines(o.status, o.configPresent ?? true).map((l, i) => <Text key={i}>{l}</Text>) : <Text dimColor>{o.loading ? "asking the Engine…" : "no status"}</Text>}
     </Frame>
   );
 }

@@ -1,3 +1,4 @@
+import { continuesPaste, foldPaste, placeholderBefore, shouldFold } from "./paste.js";
 import type { EditorState, Key } from "./types.js";
 
 /** Pure multi-line text editing: every function returns a new EditorState. */
@@ -7,7 +8,8 @@ export const emptyEditor = (history: string[] = []): EditorState => ({ text: "",
 export function insert(e: EditorState, s: string): EditorState {
   // Pasted text arrives in one chunk; terminals send CR for newlines.
   const clean = s.replace(/\r\n?/g, "\n").replace(/\t/g, "  ");
-  return { ...e, text: e.text.slice(0, e.cursor) + clean + e.text.slice(e.cursor), cursor: e.cursor + clean.length, completions: [] };
+  if (shouldFold(clean) || continuesPaste(e, clean)) return foldPaste(e, clean);
+  return { ...e, lastPaste: undefined, text: e.text.slice(0, e.cursor) + clean + e.text.slice(e.cursor), cursor: e.cursor + clean.length, completions: [] };
 }
 
 export function setText(e: EditorState, text: string): EditorState {
@@ -65,7 +67,9 @@ function deleteWordBefore(e: EditorState): EditorState {
 }
 
 /** Applies an editing key; returns undefined when the key is not an editing key. */
-export function editKey(e: EditorState, key: Key): EditorState | undefined {
+export function editKey(typed: EditorState, key: Key): EditorState | undefined {
+  // Text goes to insert, which knows whether it continues a paste; any other key ends the paste.
+  const e = key.input && !key.ctrl && !key.return && !key.tab && !key.escape ? typed : { ...typed, lastPaste: undefined };
   if (key.leftArrow) return { ...e, cursor: Math.max(0, e.cursor - 1) };
   if (key.rightArrow) return { ...e, cursor: Math.min(e.text.length, e.cursor + 1) };
   if (key.home || (key.ctrl && key.input === "a")) return { ...e, cursor: lineStart(e.text, e.cursor) };
@@ -75,6 +79,8 @@ export function editKey(e: EditorState, key: Key): EditorState | undefined {
   // Most terminals send DEL (0x7f) for Backspace, which ink reports as `delete`.
   if (key.backspace || key.delete) {
     if (e.cursor === 0) return e;
+    const label = placeholderBefore(e);
+    if (label) return { ...e, text: e.text.slice(0, e.cursor - label.length) + e.text.slice(e.cursor), cursor: e.cursor - label.length, completions: [] };
     return { ...e, text: e.text.slice(0, e.cursor - 1) + e.text.slice(e.cursor), cursor: e.cursor - 1, completions: [] };
   }
   if (key.ctrl && key.input === "u") {

@@ -8,6 +8,9 @@ import type { ApprovalChoice, AssistantEntry, ChatState, Decision, Entry, Notice
 
 const PROGRESS_TAIL = 1200;
 
+/** The banner while a cancel is on its way. */
+export const CANCELLING = "cancelling…";
+
 export function decisionOf(d: VerdictDecision): Decision {
   return d === VerdictDecision.ALLOW ? "allow" : d === VerdictDecision.BLOCK ? "block" : "escalate";
 }
@@ -142,7 +145,9 @@ function endTurn(s: ChatState): ChatState {
     e.kind === "tool" && (e.phase === "proposed" || e.phase === "running" || e.phase === "awaiting-approval") ? { ...e, phase: "cancelled" as const } : e,
   );
   const turnApprovals = s.approvals.filter((a) => a.sessionId !== s.sessionId);
-  return { ...s, live: [], committed: [...s.committed, ...live], turn: undefined, approvals: turnApprovals };
+  // The turn is over: a "cancelling…" still on screen would say otherwise.
+  const banner = s.banner?.text === CANCELLING ? undefined : s.banner;
+  return { ...s, live: [], committed: [...s.committed, ...live], turn: undefined, approvals: turnApprovals, banner };
 }
 
 function isForUs(s: ChatState, ev: PipelineEvent): boolean {

@@ -2,8 +2,24 @@ import type { ChatMessage } from "@palisade/protocol/types";
 import { artifactsOf, decisionOf } from "./events.js";
 import type { ApprovalChoice, Entry, ToolCardEntry } from "./types.js";
 
+/**
+ * How an approval is stored (`allow_once`, `allow_session`, `deny`, or who decided instead of the
+ * user) as the card shows it: the decision, and who made it when it was not the user.
+ */
+const STORED_APPROVAL: Record<string, { choice: ApprovalChoice; by: string }> = {
+  allow_once: { choice: "allow_once", by: "" },
+  allow_session: { choice: "allow_session", by: "" },
+  deny: { choice: "deny", by: "" },
+  session: { choice: "allow_once", by: "covered by an earlier approval for this session" },
+  cancelled: { choice: "deny", by: "the turn was cancelled before an answer" },
+  unattended: { choice: "deny", by: "nobody was there to answer" },
+  timeout: { choice: "deny", by: "no answer in time" },
+};
+
 function approvalOf(text: string): { choice: ApprovalChoice; by: string } | undefined {
   if (!text) return undefined;
+  const known = STORED_APPROVAL[text];
+  if (known) return known;
   const t = text.toLowerCase();
   const choice: ApprovalChoice = t.includes("deny") || t.includes("denied") || t.includes("timeout") ? "deny" : t.includes("session") ? "allow_session" : "allow_once";
   return { choice, by: text };

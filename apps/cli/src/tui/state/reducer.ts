@@ -1,5 +1,6 @@
 import { commit, editKey, emptyEditor, insert, setText } from "./editor.js";
-import { applyEvent, failedBanner, notice, settle, subAgentEnded, updateCard } from "./events.js";
+import { TRANSPORT_LIMIT_BYTES, continuesPaste, expandPastes, textLimit, tooLargeText } from "./paste.js";
+import { CANCELLING, applyEvent, failedBanner, notice, settle, subAgentEnded, updateCard } from "./events.js";
 import { completeSlash, parseSlash, unknownCommandMessage } from "./commands.js";
 import { groupHitsBySession, openTranscript, overlayKey, resumeSession, sessionsQuery, toolCards } from "./overlays.js";
 import { firstLine, layoutFor, positionOf, transcriptViewport } from "../overlays/transcript-layout.js";
@@ -44,6 +45,7 @@ export function initialState(o: InitialOptions): ChatState {
     ctrlCArmedAt: undefined,
     epoch: 0,
     outbox: [],
+    messageLimitBytes: TRANSPORT_LIMIT_BYTES,
     nextId: 1,
     exiting: false,
   };
@@ -55,10 +57,15 @@ function banner(s: ChatState, level: "info" | "warn" | "error", text: string, tt
   return { ...s, banner: { level, text, until: ttlMs === undefined ? undefined : s.now + ttlMs } };
 }
 
-/** Sends a user message (or keeps it for later when the Engine is away). */
-function sendMessage(s: ChatState, text: string): Update {
+/**
+ * Sends a user message (or keeps it for later when the Engine is away). `text` is what the input
+ * box showed (large pastes as placeholders), which the transcript shows too; the Engine gets the
+ * pasted text in their place.
+ */
+function sendMessage(s: ChatState, text: string, pastes?: Readonly<Record<string, string>>): Update {
+  const full = expandPastes(text, pastes);
   if (s.connection !== "connected") {
-    const st = notice({ ...s, outbox: [...s.outbox, text] }, "warn", "not connected: your message will be sent when the Engine is back");
+    const st = notice({ ...s, outbox: [...s.outbox, full] }, "warn", "not connected: your message will be sent when the Engine is back");
     return done({ ...st, committed: [...st.committed, { kind: "user", id: `u${st.nextId}`, text }], nextId: st.nextId + 1 });
   }
   const clientMessageId = `c${s.now.toString(36)}-${s.nextId}`;
@@ -67,11 +74,11 @@ function sendMessage(s: ChatState, text: string): Update {
     committed: [...s.committed, { kind: "user", id: `u${s.nextId}`, text }],
     live: [],
     subAgents: s.subAgents.filter((a) => a.state === "running"),
-    turn: { messageId: clientMessageId, clientMessageId, startedAt: s.now, cancelling: false, sawText: false },
+    turn: { messageId: clientMessageId, clientMessageId, startedAt: s.now, cancelling: false, sawText: false, sent: { text, pastes } },
     nextId: s.nextId + 1,
     banner: s.banner?.level === "error" ? undefined : s.banner,
   };
-  return done(st, [{ type: "send", text, clientMessageId, sessionId: s.sessionId, otr: s.otr, model: s.modelOverride }]);
+  return done(st, [{ type: "send", text: full, display: text, clientMessageId, sessionId: s.sessionId, otr: s.otr, model: s.modelOverride }]);
 }
 
 function newSession(s: ChatState, otr: boolean): ChatState {
@@ -96,7 +103,8 @@ function runSlash(s: ChatState, text: string): Update {
         sessionsQuery(cmd.rest, 0),
       ]);
     case "resume":
-      if (!cmd.args[0]) return done(banner(s, "warn", "usage: /resume <id-prefix> (see /sessions for ids)", 5000));
+      // Without an id: pick one from the list (Enter opens it, r resumes it).
+      if (!cmd.args[0]) return done({ ...s, overlay: { kind: "sessions", filter: "", items: [], total: 0, hits: [], hitTotal: 0, selected: 0, loading: true } }, [sessionsQuery("", 0)]);
       return done(s, [{ type: "resolvePrefix", prefix: cmd.args[0] }]);
     case "search":
       if (!cmd.rest) return done(banner(s, "warn", "usage: /search <words>", 5000));
@@ -153,11 +161,15 @@ function runSlash(s: ChatState, text: string): Update {
 
 function submit(s: ChatState): Update {
   const text = s.editor.text;
-  if (!text.trim()) return done(s);
+  if (!text.trim()) return done(s.turn ? banner(s, "info", "a turn is running: wait for it to end, or press Esc to cancel it (you can type your next message meanwhile)", 5000) : s);
   if (s.turn && !text.trim().startsWith("/")) {
     return done(banner(s, "warn", "a turn is running: wait for it, or press Esc to cancel it (your text is kept)", 5000));
   }
-  return runSlash({ ...s, editor: commit(s.editor) }, text.trim().startsWith("/") ? text.trim() : text);
+  if (text.trim().startsWith("/")) return runSlash({ ...s, editor: commit(s.editor) }, text.trim());
+  // Too large for the Engine: refused here, the text stays in the input box.
+  const bytes = Buffer.byteLength(expandPastes(text, s.editor.pastes));
+  if (bytes > textLimit(s.messageLimitBytes)) return done(banner(s, "error", tooLargeText(bytes, s.messageLimitBytes), 15_000));
+  return sendMessage({ ...s, editor: commit(s.editor) }, text, s.editor.pastes);
 }
 
 function answerApproval(s: ChatState, choice: ApprovalChoice, reason?: string): Update {
@@ -174,7 +186,7 @@ function answerApproval(s: ChatState, choice: ApprovalChoice, reason?: string): 
 
 function cancelTurn(s: ChatState): Update {
   if (!s.turn || s.turn.cancelling) return done(s);
-  const st = banner({ ...s, turn: { ...s.turn, cancelling: true } }, "info", "cancelling…", 3000);
+  const st = banner({ ...s, turn: { ...s.turn, cancelling: true } }, "info", CANCELLING, 3000);
   return done(st, s.sessionId ? [{ type: "cancel", sessionId: s.sessionId, messageId: s.turn.messageId }] : []);
 }
 
@@ -220,8 +232,8 @@ function handleKey(s: ChatState, key: Key): Update {
     return done({ ...st, editor: { ...setText(st.editor, text), completions: candidates } });
   }
   // Text and Enter in one chunk (fast typists, scripts, tmux send-keys): type it, then send.
-  // A multi-line paste has newlines inside and is inserted as it is.
-  if (!key.return && key.input.length > 1 && /^[^\r\n]+[\r\n]$/.test(key.input)) {
+  // A multi-line paste has newlines inside and is inserted as it is, as is the last chunk of a large one.
+  if (!key.return && key.input.length > 1 && /^[^\r\n]+[\r\n]$/.test(key.input) && !continuesPaste(st.editor, key.input)) {
     return handleKey({ ...st, editor: insert(st.editor, key.input.slice(0, -1)) }, { input: "\r", return: true });
   }
   if (key.return && !key.meta) {
@@ -249,6 +261,14 @@ export function update(s: ChatState, action: Action): Update {
       const text = action.error ?? "the Engine ended the turn without an answer";
       const st = notice(s, action.error ? "error" : "warn", text);
       return done(settle({ ...st, live: [], committed: [...st.committed, ...st.live], turn: undefined, banner: { level: "error", text: failedBanner(undefined, false) } }));
+    }
+    case "tooLarge": {
+      if (!s.turn || s.turn.clientMessageId !== action.clientMessageId) return done(s);
+      const limit = action.limitBytes ?? s.messageLimitBytes;
+      const sent = s.turn.sent;
+      const st = notice({ ...s, messageLimitBytes: limit }, "error", tooLargeText(action.bytes, limit));
+      const editor = sent && st.editor.text === "" ? { ...st.editor, text: sent.text, cursor: sent.text.length, pastes: sent.pastes } : st.editor;
+      return done({ ...st, live: [], committed: [...st.committed, ...st.live], turn: undefined, editor });
     }
     case "tick": {
       const expired = s.banner?.until !== undefined && s.banner.until <= action.now;
@@ -281,9 +301,9 @@ export function update(s: ChatState, action: Action): Update {
     case "engineNotice":
       return done({ ...s, engineNotice: action.lines });
     case "engineRestarted":
-      return done(banner(notice(s, "info", action.summary), "info", action.summary, 6000));
+      return done(notice(s.banner?.text.startsWith("restarting the Engine") ? { ...s, banner: undefined } : s, "info", action.summary));
     case "status": {
-      const o = s.overlay?.kind === "status" ? { ...s.overlay, status: action.status, loading: false } : s.overlay;
+      const o = s.overlay?.kind === "status" ? { ...s.overlay, status: action.status, configPresent: action.configPresent ?? s.overlay.configPresent, loading: false } : s.overlay;
       return done({ ...s, model: action.status.model || s.model, overlay: o });
     }
     case "sessionsLoaded": {

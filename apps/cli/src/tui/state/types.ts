@@ -114,6 +114,8 @@ export interface Turn {
   cancelling: boolean;
   /** The main agent streamed text in this turn. */
   sawText: boolean;
+  /** What the input box held when it was sent (text with paste placeholders), given back if the Engine refuses it. */
+  sent?: { text: string; pastes: Readonly<Record<string, string>> | undefined } | undefined;
 }
 
 export interface EditorState {
@@ -124,6 +126,12 @@ export interface EditorState {
   historyIndex: number | null;
   draft: string;
   completions: string[];
+  /** Large pastes shown as placeholders in `text`: placeholder → the pasted text. */
+  pastes?: Readonly<Record<string, string>> | undefined;
+  /** The placeholder of the paste just made, while nothing else was typed (more chunks of it may follow). */
+  lastPaste?: string | undefined;
+  /** Number of the last paste placeholder. */
+  pasteSeq?: number | undefined;
 }
 
 export interface SessionsOverlay {
@@ -181,6 +189,8 @@ export interface InfoOverlay {
   kind: "help" | "status" | "tools" | "agents" | "inspector";
   selected: number;
   status?: StatusResponse | undefined;
+  /** Whether the Engine's config file exists (read when the status was). */
+  configPresent?: boolean | undefined;
   tools?: ToolInfo[] | undefined;
   loading: boolean;
   /** agents: the selected agent's transcript is shown. */
@@ -235,13 +245,15 @@ export interface ChatState {
   epoch: number;
   /** Messages typed while disconnected, sent on reconnect. */
   outbox: string[];
+  /** The Engine's largest request (learned from a refusal; its default until then). */
+  messageLimitBytes: number;
   nextId: number;
   exiting: boolean;
 }
 
 /** Side effects the shell performs for the reducer. Results come back as actions. */
 export type Effect =
-  | { type: "send"; text: string; clientMessageId: string; sessionId: string | undefined; otr: boolean; model: string }
+  | { type: "send"; text: string; display: string; clientMessageId: string; sessionId: string | undefined; otr: boolean; model: string }
   | { type: "cancel"; sessionId: string; messageId: string }
   | { type: "resolveApproval"; approvalId: string; sessionId: string; choice: ApprovalChoice; reason?: string | undefined }
   | { type: "listSessions"; filter: string; offset: number }
@@ -282,10 +294,12 @@ export type Action =
   | { type: "key"; key: Key }
   | { type: "event"; event: PipelineEvent }
   | { type: "streamEnded"; clientMessageId: string; error?: string | undefined }
+  /** The Engine refused the message for its size (RESOURCE_EXHAUSTED); its limit when it said it. */
+  | { type: "tooLarge"; clientMessageId: string; bytes: number; limitBytes: number | undefined }
   | { type: "tick"; now: number }
   | { type: "resize"; columns: number; rows: number }
   | { type: "connection"; state: ConnectionState; detail?: string | undefined }
-  | { type: "status"; status: StatusResponse }
+  | { type: "status"; status: StatusResponse; configPresent?: boolean | undefined }
   | { type: "sessionsLoaded"; items: SessionInfo[]; total: number; offset: number }
   | { type: "historyLoaded"; purpose: "transcript" | "resume"; sessionId: string; session: SessionInfo | undefined; messages: ChatMessage[]; nextCursor: string; cursor: string }
   | { type: "prefixResolved"; sessionId: string }

@@ -1,0 +1,63 @@
+import { create } from "@bufbuild/protobuf";
+import { StatusResponseSchema } from "@palisade/protocol/pipeline";
+import { ChatMessageSchema } from "@palisade/protocol/types";
+import { render } from "ink-testing-library";
+import { describe, expect, it } from "vitest";
+import { EventFactory } from "./fake/events.js";
+import { enter, esc, ev, fresh, run, sent, type } from "./state.js";
+import { statusLines } from "../src/format/status.js";
+import { messagesToEntries } from "../src/tui/state/history.js";
+import { ToolCard } from "../src/tui/components/ToolCard.js";
+import type { ToolCardEntry } from "../src/tui/state/types.js";
+
+const f = () => new EventFactory("s-1", "m-1");
+
+describe("what the chat says", () => {
+  it("/restart: the Engine's new setup is printed once", () => {
+    const asked = run(fresh(), [...type("/restart"), enter]).state;
+    const after = run(asked, [{ type: "engineRestarted", summary: "Engine restarted: pid 42, model m2" }]).state;
+    const shown = [...after.committed.map((e) => ("text" in e ? e.text : "")), after.banner?.text ?? ""];
+    expect(shown.filter((t) => t.includes("Engine restarted: pid 42"))).toHaveLength(1);
+  });
+
+  it("once the turn is cancelled, “cancelling…” is gone", () => {
+    const e = f();
+    const cancelling = run(sent().state, [ev(e.accepted()), esc]).state;
+    expect(cancelling.banner?.text).toBe("cancelling…");
+    const done = run(cancelling, [ev(e.cancelled())]).state;
+    expect(done.committed.at(-1)).toMatchObject({ kind: "notice", text: expect.stringContaining("turn cancelled") });
+    expect(done.banner).toBeUndefined();
+  });
+
+  it("/resume without an id opens the sessions list to pick from", () => {
+    const r = run(fresh(), [...type("/resume"), enter]);
+    expect(r.state.overlay).toMatchObject({ kind: "sessions", filter: "", loading: true });
+    expect(r.effects).toEqual([{ type: "listSessions", filter: "", offset: 0 }]);
+    expect(r.state.banner).toBeUndefined();
+  });
+
+  it("Enter with nothing typed during a turn says a turn is running and what to do", () => {
+    const r = run(sent().state, [enter]);
+    expect(r.effects).toEqual([]);
+    expect(r.state.banner?.text).toBe("a turn is running: wait for it to end, or press Esc to cancel it (you can type your next message meanwhile)");
+  });
+
+  it("a resumed tool card says how it was approved in words, never the stored enum name", () => {
+    const stored = (approval: string) =>
+      create(ChatMessageSchema, { id: `m-${approval}`, role: "assistant", content: "", toolCalls: [{ callId: `c-${approval}`, toolName: "shell__execute_command", argumentsJson: "{}", approval, result: "ok" }] });
+    const cards = messagesToEntries(["allow_once", "allow_session", "deny", "session", "unattended"].map(stored)) as ToolCardEntry[];
+    const text = cards.map((c) => render(<ToolCard card={c} width={120} />).lastFrame() ?? "");
+    expect(text[0]).toContain("approval: allowed once");
+    expect(text[1]).toContain("approval: allowed for this session");
+    expect(text[2]).toContain("approval: denied");
+    expect(text[3]).toContain("approval: allowed once (covered by an earlier approval for this session)");
+    expect(text[4]).toContain("approval: denied (nobody was there to answer)");
+    for (const t of text) expect(t).not.toMatch(/allow_once|allow_session|\(deny\)|\(session\)|\(unattended\)/);
+  });
+
+  it("/status does not call a config file that is not there “unchanged”", () => {
+    const status = create(StatusResponseSchema, { configFile: "/home/u/.config/palisade/config.yaml", configChanged: false });
+    expect(statusLines(status, false)).toContain("Config    /home/u/.config/palisade/config.yaml · not there (the Engine runs with the defaults and the environment)");
+    expect(statusLines(status, true)).toContain("Config    /home/u/.config/palisade/config.yaml · unchanged since the Engine started");
+  });
+});
