@@ -4,7 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
-import { checkSpawnedProcess } from "../src/agent/verify.js";
+import { checkSpawnedProcess, missingNamespaces } from "../src/agent/verify.js";
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -53,5 +53,19 @@ describe.skipIf(!linux)("checkSpawnedProcess", () => {
 
   it("says when the spawned process is gone", () => {
     expect(checkSpawnedProcess(2 ** 22 + 4321, 5)).toMatchObject({ ok: false, reason: expect.stringMatching(/is gone/) as unknown });
+  });
+});
+
+describe.skipIf(!linux)("missingNamespaces", () => {
+  it("names the namespaces a process shares with the Engine, and nothing for one in bubblewrap's own", async () => {
+    const plain = await start([process.execPath, "-e", script]);
+    const plainFacts = checkSpawnedProcess(plain.child.pid ?? -1, plain.selfPid);
+    if (!plainFacts.ok || !plainFacts.facts) throw new Error("the plain child was not found");
+    expect(missingNamespaces(plainFacts.facts, ["pid", "mnt", "net"])).toMatch(/^it shares the Engine's pid, mnt, net namespaces \(host pid \d+/);
+    if (!existsSync("/usr/bin/bwrap")) return;
+    const walled = await start(["/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", process.execPath, "-e", script]);
+    const walledFacts = checkSpawnedProcess(walled.child.pid ?? -1, walled.selfPid);
+    if (!walledFacts.ok || !walledFacts.facts) throw new Error(`the sandboxed child was not found: ${walledFacts.ok ? "no /proc" : walledFacts.reason}`);
+    expect(missingNamespaces(walledFacts.facts, ["user", "pid", "mnt", "ipc", "uts", "net"])).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import type { CallContext } from "@palisade/protocol";
 import { EngineDirectiveSchema } from "@palisade/protocol/pipeline";
 import type { InitialToolDefsSchema } from "@palisade/protocol/pipeline";
 import type { AgentEvent, AgentReady, EngineDirective, InitialToolDefs, SandboxReport } from "@palisade/protocol/pipeline";
-import { checkSpawnedProcess, describeFacts } from "./verify.js";
+import { checkSpawnedProcess, describeFacts, missingNamespaces } from "./verify.js";
 import type { ProcessFacts } from "./verify.js";
 
 export type DirectiveInit = MessageInitShape<typeof EngineDirectiveSchema>;
@@ -65,6 +65,8 @@ export interface AgentLinkOptions {
   /** A connection with the spawned process's token did not come from that process: replace it. */
   onImpostor?: (reason: string) => void;
   readyTimeoutMs: number;
+  /** Namespaces the spawned Agent must have of its own, as /proc shows them (its sandbox's). */
+  ownNamespaces?: () => readonly string[];
   log?: (line: string) => void;
 }
 
@@ -209,6 +211,8 @@ export class AgentLink {
     if (facts && ready.sandbox?.networkIsolated && !facts.ownNamespaces.includes("net")) {
       return { ok: false, reason: `its sandbox report says its network is isolated, but it shares the Engine's network namespace (${describeFacts(facts)})` };
     }
+    const missing = facts ? missingNamespaces(facts, this.options.ownNamespaces?.() ?? []) : undefined;
+    if (missing) return { ok: false, reason: `it was launched in a sandbox of its own, but ${missing}` };
     if (facts && facts.uid !== process.getuid?.() && !facts.ownNamespaces.includes("user")) {
       return { ok: false, reason: `it runs as uid ${String(facts.uid)}, not as the Engine's user` };
     }

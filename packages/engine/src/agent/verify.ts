@@ -94,6 +94,15 @@ export function checkSpawnedProcess(spawnedPid: number, reportedPid: number): Sp
   return { ok: false, reason: `it says it is pid ${String(reportedPid)}, but no such process runs under the process the Engine spawned (pid ${String(spawnedPid)})` };
 }
 
+/**
+ * Why a process launched to have namespaces of its own (`expected`, e.g. bubblewrap's) does not,
+ * or undefined when it has each. A sandbox launcher that silently did less is caught here.
+ */
+export function missingNamespaces(facts: ProcessFacts, expected: readonly string[]): string | undefined {
+  const shared = expected.filter((ns) => !facts.ownNamespaces.includes(ns));
+  return shared.length === 0 ? undefined : `it shares the Engine's ${shared.join(", ")} namespace${shared.length === 1 ? "" : "s"} (${describeFacts(facts)})`;
+}
+
 /** One line for the log: what was seen from outside. */
 export function describeFacts(facts: ProcessFacts | undefined): string {
   if (!facts) return "not checked from outside (no /proc)";

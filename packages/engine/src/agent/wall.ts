@@ -17,6 +17,9 @@ export type AgentWall =
   | { kind: "permissions"; reason: string }
   | { kind: "refused"; reason: string };
 
+/** The namespaces the Agent's bubblewrap view gives it, as /proc names them. */
+export const BUBBLEWRAP_NAMESPACES: readonly string[] = ["user", "pid", "mnt", "ipc", "uts", "net"];
+
 /** The Agent cannot be started: bubblewrap is unavailable and the config requires a sandbox. */
 export class AgentWallError extends EngineError {
   constructor(reason: string) {
