@@ -174,8 +174,8 @@ describe.skipIf(!probe.available)("http and mail, Shield off and their own guard
     // Nothing called them yet: they start on their first call, in the sandbox described here.
     expect(http?.state).toBe("stopped");
     expect(mailCap?.state).toBe("stopped");
-    expect(http?.sandbox).toMatch(/^bubblewrap: system read-only, private \/tmp, own pid namespace, network via proxy \(public hosts\)/);
-    expect(mailCap?.sandbox).toMatch(/^bubblewrap: system read-only, private \/tmp, own pid namespace, network via proxy \(public hosts\)/);
+    expect(http?.sandbox).toMatch(/^bubblewrap: system read-only, its code read-only, home empty and private, private \/tmp and \/run, no host socket, own pid namespace, network via proxy \(public hosts\)/);
+    expect(mailCap?.sandbox).toMatch(/^bubblewrap: system read-only, its code read-only, home empty and private, private \/tmp and \/run, no host socket, own pid namespace, network via proxy \(public hosts\)/);
   });
 
   it("http: a loopback listener is never reached, by address or by a name that resolves to it", async () => {
@@ -206,9 +206,11 @@ describe.skipIf(!probe.available)("http and mail, Shield off and their own guard
     const pid = capabilityPid(command[1] ?? "");
     // Another root: the process has its own mount namespace.
     expect(readlinkSync(`/proc/${pid}/ns/mnt`)).not.toBe(readlinkSync("/proc/self/ns/mnt"));
-    expect(seen(pid, h.dataDir)).toEqual({ entries: [] });
-    expect(seen(pid, join(h.home, ".ssh"))).toEqual({ entries: [] });
-    expect(seen(pid, join(h.home, ".aws"))).toEqual({ entries: [] });
+    // Not in its view at all; the home is an empty directory of its own.
+    expect(seen(pid, h.dataDir)).toEqual({ error: "ENOENT" });
+    expect(seen(pid, h.home)).toEqual({ entries: [] });
+    expect(seen(pid, join(h.home, ".ssh"))).toEqual({ error: "ENOENT" });
+    expect(seen(pid, join(h.home, ".aws"))).toEqual({ error: "ENOENT" });
     expect(seen(pid, join(h.home, ".ssh", "id_ed25519")).text ?? "").not.toContain(CANARY.ssh);
     // Its /proc is its own pid namespace's: the Engine (this process) is not in it.
     expect(seen(pid, `/proc/${process.pid}/environ`).text ?? "").not.toContain(CANARY.env);

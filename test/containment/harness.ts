@@ -59,7 +59,10 @@ export interface TurnResult {
 
 export interface ContainmentOptions {
   policy: "shield-off" | "default";
-  /** Config lines for the capabilities besides files and shell (default: http, documents and mail disabled). */
+  /**
+   * Config lines for the capabilities besides files and shell (default: http, documents and mail
+   * disabled). `{workspace}` in a line stands for the workspace's path.
+   */
   capabilities?: string[];
   /** More top-level config lines (e.g. a `sandbox:` section). */
   extraConfig?: string[];
@@ -93,7 +96,7 @@ export async function startContainment(opts: ContainmentOptions): Promise<Contai
       "shield:",
       opts.policy === "shield-off" ? `  policy_file: ${policyFile}` : "  policy: default",
       "capabilities:",
-      ...(opts.capabilities ?? ["http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`)),
+      ...(opts.capabilities ?? ["http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`)).map((l) => l.replaceAll("{workspace}", workspace)),
       ...(opts.extraConfig ?? []),
       `workspace: ${workspace}`,
       "history:",

@@ -9,7 +9,7 @@ export type { AnyCapabilityConfig, CapabilityConfig, McpCapabilityConfig } from 
 
 export { dieWithParent, stdioSpawn } from "./mcp/launch.js";
 export type { StdioContext, StdioSpawn, StdioWrapper, WrappedSpawn } from "./mcp/launch.js";
-export { sandboxedStdio } from "./mcp/sandbox.js";
+export { sandboxedStdio, stdioSandboxSpec } from "./mcp/sandbox.js";
 export { checkMcpServer, formatMcpCheck } from "./mcp/check.js";
 export { describeChannel } from "./launch/channel.js";
 export type { ChannelInfo, ChannelKind } from "./launch/channel.js";
@@ -18,6 +18,8 @@ export type { SandboxedStdioOptions } from "./mcp/sandbox.js";
 export type { McpHttpConfig, McpServerConfig, McpStdioConfig } from "./mcp/config.js";
 export type { McpServerInfo } from "./mcp/runtime.js";
 export type { Elicit, ElicitationAnswer, ElicitationRequest } from "./mcp/elicit.js";
+export { loginMcpServer } from "./mcp/login.js";
+export type { LoginOptions, LoginResult } from "./mcp/login.js";
 export { mcpPolicy } from "./mcp/tools.js";
 
 export { loadManifest } from "./manifest/load.js";
@@ -53,8 +55,8 @@ export type { ArtifactDownloadChunk } from "./artifacts/export.js";
 export { dockerRunArgs, requireDocker, CONTAINER_PORT, INTERNAL_NETWORK } from "./launch/docker.js";
 export type { DockerRunSpec } from "./launch/docker.js";
 export { scrubbedEnv } from "./launch/process.js";
-export { describeSandbox, effectiveNetwork, planSandbox } from "./launch/sandbox.js";
-export type { SandboxPlan, SandboxSettings } from "./launch/sandbox.js";
+export { declaredPaths, describeSandbox, effectiveNetwork, expandHome, planSandbox, prepareCapabilitySandbox, previewView } from "./launch/sandbox.js";
+export type { CapabilitySandboxOptions, SandboxPlan, SandboxSettings } from "./launch/sandbox.js";
 
 export { CapabilityError, ValidationError, formatProblem } from "./errors.js";
 export type { CapabilityErrorCode, Problem } from "./errors.js";

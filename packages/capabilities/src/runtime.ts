@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdtemp } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { Code, RpcError, createClient } from "@palisade/protocol";
 import type { ClientOptions } from "@palisade/protocol";
@@ -17,11 +16,10 @@ import { CapabilityProcess, describeExit, freePort } from "./launch/process.js";
 import type { ExitInfo } from "./launch/process.js";
 import { loadManifest } from "./manifest/load.js";
 import type { Manifest } from "./manifest/types.js";
-import { configuredWorkspace, describeSandbox, effectiveNetwork, hostFilter, planSandbox } from "./launch/sandbox.js";
+import { configuredWorkspace, describeSandbox, effectiveNetwork, planSandbox, prepareCapabilitySandbox } from "./launch/sandbox.js";
 import type { SandboxPlan, SandboxSettings } from "./launch/sandbox.js";
 import { IdleTimer, RestartBudget } from "./supervise.js";
-import { prepareSandbox } from "@palisade/sandbox";
-import type { EgressEvent, PreparedSandbox } from "@palisade/sandbox";
+import type { PreparedSandbox } from "@palisade/sandbox";
 
 /** `stopped`: a local process not running now (not started yet, or stopped when idle); it starts on the next call. */
 export type CapabilityState = "starting" | "ready" | "not_ready" | "stopped" | "failed" | "not_configured";
@@ -425,16 +423,11 @@ export class CapabilityRuntime {
   private async sandbox(plan: SandboxPlan, extra: { sockets?: string[]; protect?: string[]; inboundPort?: number }): Promise<PreparedSandbox> {
     const settings = this.opts.sandbox as SandboxSettings;
     const c = this.config;
-    const prepared = await prepareSandbox({
-      spec: { ...plan.spec, sockets: [...(plan.spec.sockets ?? []), ...(extra.sockets ?? [])], protect: [...(plan.spec.protect ?? []), ...(extra.protect ?? [])] },
-      resources: plan.resources,
+    const prepared = await prepareCapabilitySandbox(plan, settings, {
+      id: c.id,
       command: c.command ?? [],
-      runDir: await mkdtemp(join(settings.runBase, `${c.id.slice(0, 20)}-`)),
-      ...(plan.network.mode === "none"
-        ? {}
-        : { egress: { allowHost: hostFilter(plan.network), allowAddresses: settings.allowAddresses, onConnection: (e: EgressEvent) => settings.onEgress?.(c.id, e, [...this.inflight.keys()]) } }),
-      ...(extra.inboundPort !== undefined ? { inboundPort: extra.inboundPort } : {}),
-      ...(settings.probe.bwrap ? { bwrap: settings.probe.bwrap } : {}),
+      ...extra,
+      sessions: () => [...this.inflight.keys()],
     });
     this.sandboxed = prepared;
     this.sandboxWorkspace = plan.workspace;

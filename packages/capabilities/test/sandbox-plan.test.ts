@@ -59,3 +59,31 @@ describe("network in the capability config", () => {
     expect(() => validateCapabilityConfigs([{ id: "shell", manifest: "m", sandbox: "yes" }])).toThrow(/sandbox/);
   });
 });
+
+describe("a manifest's sandbox: paths", () => {
+  it("adds declared read-only, writable and socket paths to the view, ~/ as the home; a socket that is not there is left out", () => {
+    const sock = mkdtempSync(join(tmpdir(), "pal-sock-"));
+    try {
+      const m = manifest({ sandbox: { read_only: ["~/.rustup", "/opt/jdk"], writable: ["~/.cache/pip"], sockets: [sock, "/run/no-such-server"] } });
+      const plan = planSandbox(m, { id: "shell", manifest: "m.yaml", command: ["x"] }, { ...settings(true), readOnly: ["/srv/tool"] }, ws);
+      const home = process.env.HOME ?? "";
+      expect(plan?.spec.readOnly).toEqual(["/srv/tool", join(home, ".rustup"), "/opt/jdk"]);
+      expect(plan?.spec.writable).toEqual([join(home, ".cache/pip")]);
+      expect(plan?.spec.sockets).toEqual([sock]);
+      expect(plan?.declared.sockets).toEqual([sock]);
+    } finally {
+      rmSync(sock, { recursive: true, force: true });
+    }
+  });
+
+  it("declares no host socket and nothing of the home by default", () => {
+    const plan = planSandbox(manifest(), { id: "shell", manifest: "m.yaml", command: ["x"] }, settings(true), ws);
+    expect(plan?.spec.sockets).toBeUndefined();
+    expect(plan?.declared).toEqual({ readOnly: [], writable: [], sockets: [] });
+  });
+
+  it("refuses a relative path, naming the field and the fix", () => {
+    expect(() => manifest({ sandbox: { writable: ["cache"], sockets: ["run/pg"] } })).toThrow(/sandbox\.writable\[0\]: "cache" must be an absolute path or start with ~\/ \(the home\)/);
+    expect(() => manifest({ sandbox: { sockets: ["run/pg"] } })).toThrow(/sandbox\.sockets\[0\]/);
+  });
+});

@@ -1,5 +1,8 @@
 import type { Mount } from "./plan.js";
 
+/** The host name inside every sandbox (its own UTS namespace). */
+export const HOSTNAME = "palisade-sandbox";
+
 export interface BwrapOptions {
   mounts: readonly Mount[];
   /** Working directory inside. */
@@ -11,7 +14,8 @@ export interface BwrapOptions {
 }
 
 /**
- * The bubblewrap arguments (pure) for a process that sees `mounts`, in its own user, pid, ipc,
+ * The bubblewrap arguments (pure) for a process that sees only `mounts` (on an empty, read-only
+ * root), in its own user, pid, ipc,
  * uts, cgroup and network namespaces, with no capabilities, unable to create further user
  * namespaces, in a new session (no terminal injection), and killed when its parent dies.
  * The command follows the returned arguments.
@@ -24,7 +28,7 @@ export function bwrapArgs(options: BwrapOptions): string[] {
     "--unshare-user",
     "--disable-userns",
     "--cap-drop", "ALL",
-    "--hostname", "palisade-sandbox",
+    "--hostname", HOSTNAME,
   ];
   if (options.shareNetwork) args.push("--share-net");
   const remountRo: string[] = [];
@@ -33,7 +37,13 @@ export function bwrapArgs(options: BwrapOptions): string[] {
       case "ro-bind":
       case "bind":
         args.push(`--${m.op}`, m.src, m.dest);
-        if (m.dest === "/") args.push("--dev", "/dev", "--proc", "/proc");
+        break;
+      case "symlink":
+        args.push("--symlink", m.target, m.dest);
+        break;
+      case "dev":
+      case "proc":
+        args.push(`--${m.op}`, m.dest);
         break;
       case "tmpfs":
         if (m.sizeBytes !== undefined) args.push("--size", String(m.sizeBytes));
@@ -45,7 +55,9 @@ export function bwrapArgs(options: BwrapOptions): string[] {
         break;
     }
   }
-  // Last: a read-only tmpfs must stay writable until the mount points inside it are made.
+  // Last: a read-only tmpfs must stay writable until the mount points inside it are made. The
+  // root (bubblewrap's own tmpfs, holding only mount points) is made read-only too.
+  args.push("--remount-ro", "/");
   for (const dest of remountRo) args.push("--remount-ro", dest);
   args.push("--chdir", options.cwd, "--");
   return args;

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import * as path from "node:path";
 import { HOME_PARENTS } from "./hidden.js";
@@ -9,14 +9,15 @@ export function hostFacts(home: string = process.env.HOME || homedir()): HostFac
   return {
     home: resolveReal(home),
     inspect(p: string): PathFact {
+      let link: string | undefined;
       try {
-        lstatSync(p);
+        if (lstatSync(p).isSymbolicLink()) link = readlinkSync(p);
       } catch {
         return { kind: "missing", real: p };
       }
       try {
         const real = realpathSync(p);
-        return { kind: statSync(real).isDirectory() ? "dir" : "file", real };
+        return { kind: statSync(real).isDirectory() ? "dir" : "file", real, ...(link === undefined ? {} : { link }) };
       } catch {
         // a dangling symlink: nothing to hide behind it
         return { kind: "missing", real: p };

@@ -1,8 +1,10 @@
 import * as path from "node:path";
 
 /**
- * Paths under the user's home that hold credentials, keys, tokens or browsing data. None of
- * them is ever visible inside a sandbox (config `sandbox.hide` adds more).
+ * Paths under the user's home that hold credentials, keys, tokens or browsing data. The home is
+ * not in a sandbox's view at all; this list only matters where a bind brings part of it back
+ * (a workspace that is the home, a writable ~/.config): these stay hidden there too (config
+ * `sandbox.hide` adds more).
  */
 export const HIDDEN_IN_HOME: readonly string[] = [
   // keys and cloud/cluster credentials
@@ -24,24 +26,15 @@ export const HIDDEN_IN_HOME: readonly string[] = [
   ".config/palisade", ".local/share/palisade",
 ];
 
-/** System paths never visible: password hashes, host keys, container engine and session sockets. */
-export const HIDDEN_SYSTEM: readonly string[] = [
-  "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-",
-  "/etc/ssh/ssh_host_rsa_key", "/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key", "/etc/ssh/ssh_host_dsa_key",
-  "/run/user", "/run/docker.sock", "/run/containerd", "/run/podman", "/run/snapd.socket", "/var/lib/docker",
-  "/root",
-];
-
 /** Directories holding users' homes: every entry but the sandbox owner's own home is hidden. */
 export const HOME_PARENTS: readonly string[] = ["/home", "/Users"];
 
-/** The default hidden list for a user whose home is `home` (absolute). */
+/** Paths hidden inside any bind, for a user whose home is `home` (absolute): its credentials and the other homes. */
 export function defaultHidden(home: string, otherHomes: readonly string[]): string[] {
   const own = path.resolve(home);
   const inHome = HIDDEN_IN_HOME.map((p) => path.join(own, p));
-  const system = HIDDEN_SYSTEM.filter((p) => p !== own && !isWithin(own, p));
-  const others = otherHomes.map((p) => path.resolve(p)).filter((p) => p !== own && !isWithin(own, p));
-  return [...inHome, ...system, ...others];
+  const others = [...otherHomes, "/root"].map((p) => path.resolve(p)).filter((p) => p !== own && !isWithin(own, p));
+  return [...inHome, ...others];
 }
 
 /** True when `child` is `parent` or below it (both absolute, normalized). */

@@ -1,18 +1,21 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { userInfo } from "node:os";
 import * as path from "node:path";
 import { fileURLToPath } from "node:url";
-import { bwrapArgs } from "./bwrap.js";
+import { bwrapArgs, HOSTNAME } from "./bwrap.js";
+import { codeView } from "./code.js";
 import { createSandboxCgroup } from "./cgroup.js";
 import type { SandboxCgroup } from "./cgroup.js";
 import { SandboxError } from "./errors.js";
 import { hostFacts } from "./facts.js";
 import { planMounts } from "./plan.js";
-import type { HostFacts } from "./plan.js";
+import type { HostFacts, Mount } from "./plan.js";
 import { which } from "./probe.js";
 import { EgressProxy } from "./proxy/server.js";
 import type { EgressEvent, Resolver } from "./proxy/server.js";
 import type { AppliedLimit, SandboxResources, SandboxSpec } from "./spec.js";
+import { MADE_ETC_FILES, madeEtc } from "./view.js";
 
 /** Port of the in-sandbox relay to the egress proxy (HTTP_PROXY); the sandbox has its own loopback. */
 export const PROXY_PORT = 3128;
@@ -42,7 +45,7 @@ export interface PrepareOptions {
   egress?: EgressOptions;
   /** Relay a unix socket (`inboundSocket`) to this TCP port inside, for a server that listens on TCP. */
   inboundPort?: number;
-  /** Environment of the sandboxed process (proxy variables are added). */
+  /** Environment of the sandboxed process (proxy variables, HOME and TMPDIR are set). */
   env?: Record<string, string>;
   bwrap?: string;
   prlimit?: string;
@@ -54,6 +57,8 @@ export interface PrepareOptions {
 export interface PreparedSandbox {
   /** Spawn this (argv[0] with the rest as arguments) with `env`. */
   argv: string[];
+  /** The mounts the view is made of, in order (for `capability list` and the view's tests). */
+  mounts: Mount[];
   env: Record<string, string>;
   /** What each resource limit was enforced by. */
   applied: AppliedLimit[];
@@ -81,12 +86,13 @@ export async function prepareSandbox(options: PrepareOptions): Promise<PreparedS
 
   const facts = options.facts ?? hostFacts(spec.home);
   const node = options.node ?? process.execPath;
-  const code = [node, INIT, ...options.command.filter((a) => path.isAbsolute(a) && existsSync(a)), ...(spec.code ?? [])];
-  const mounts = planMounts({ ...spec, code, sockets: [...(spec.sockets ?? []), sockDir], protect: [...(spec.protect ?? []), runDir] }, facts);
+  const files = writeMadeEtc(runDir, facts.home);
+  const mounts = viewMounts(spec, options.command, { node, facts, ...(options.env?.PATH ? { path: options.env.PATH } : {}), files, sockets: [sockDir], protect: [runDir] });
   const workspaceReal = spec.filesystem === "workspace" && spec.workspace ? facts.inspect(spec.workspace).real : undefined;
   const cwd = spec.cwd ?? workspaceReal ?? "/";
 
-  const env: Record<string, string> = { ...(options.env ?? {}) };
+  // HOME is the private one; a TMPDIR of the host would not be in the view.
+  const env: Record<string, string> = { ...(options.env ?? {}), HOME: facts.home, TMPDIR: "/tmp" };
   const relayArgs: string[] = [];
   let proxy: EgressProxy | undefined;
   const cleanups: Array<() => Promise<void> | void> = [];
@@ -127,6 +133,7 @@ export async function prepareSandbox(options: PrepareOptions): Promise<PreparedS
     let closed = false;
     return {
       argv,
+      mounts,
       env,
       applied,
       ...(inboundSocket ? { inboundSocket } : {}),
@@ -143,6 +150,74 @@ export async function prepareSandbox(options: PrepareOptions): Promise<PreparedS
     rmSync(runDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+export interface ViewOptions {
+  /** Node for the relay init (default: this process's). */
+  node?: string;
+  /** PATH to find the command's first word on. */
+  path?: string;
+  facts?: HostFacts;
+  /** Made files (default: placeholders named after what they replace, for a preview). */
+  files?: ReadonlyArray<{ src: string; dest: string }>;
+  sockets?: readonly string[];
+  protect?: readonly string[];
+}
+
+/**
+ * The mounts of the view a sandbox for `command` gets (what prepareSandbox binds): the spec,
+ * the code the command runs (codeView), the made /etc files, the launch's sockets.
+ */
+export function viewMounts(spec: SandboxSpec, command: readonly string[], options: ViewOptions = {}): Mount[] {
+  const facts = options.facts ?? hostFacts(spec.home);
+  const code = codeView([options.node ?? process.execPath, INIT, ...programsOf(command, options.path), ...(spec.code ?? [])]);
+  const files = options.files ?? MADE_ETC_FILES.map((dest) => ({ src: `(made for the sandbox)${dest}`, dest }));
+  return planMounts(
+    {
+      ...spec,
+      code: code.paths,
+      links: [...code.links, ...(spec.links ?? [])],
+      files: [...files, ...(spec.files ?? [])],
+      sockets: [...(spec.sockets ?? []), ...(options.sockets ?? [])],
+      protect: [...(spec.protect ?? []), ...(options.protect ?? [])],
+    },
+    facts,
+  );
+}
+
+/**
+ * The program files a command runs: its first word (found on PATH when not a path) and every
+ * argument that is an absolute path to an existing file (a script). Directories named as
+ * arguments are data, not code: they are visible only when the spec lists them.
+ */
+function programsOf(command: readonly string[], envPath: string | undefined): string[] {
+  const [first, ...rest] = command;
+  const out: string[] = [];
+  const exe = first === undefined ? undefined : path.isAbsolute(first) ? first : first.includes("/") ? undefined : which(first, envPath ?? "");
+  if (exe) out.push(exe);
+  for (const a of rest) if (path.isAbsolute(a) && isFile(a)) out.push(a);
+  return out;
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Writes this sandbox's /etc/passwd, /etc/group and /etc/hosts into the run directory. */
+function writeMadeEtc(runDir: string, home: string): Array<{ src: string; dest: string }> {
+  const dir = path.join(runDir, "etc");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const u = userInfo();
+  const made = madeEtc({ uid: u.uid, gid: u.gid, user: u.username, group: u.gid === 0 ? "root" : u.username, home }, HOSTNAME);
+  return Object.entries(made).map(([dest, content]) => {
+    const src = path.join(dir, path.basename(dest));
+    writeFileSync(src, content, { mode: 0o444 });
+    return { src, dest };
+  });
 }
 
 /**

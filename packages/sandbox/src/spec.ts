@@ -1,7 +1,12 @@
-/** What a sandboxed process may see and do: built from a capability manifest and the config. */
+/**
+ * What a sandboxed process may see and do: built from a capability manifest and the config.
+ * The view is an allowlist: the system directories read-only, and only what the fields below
+ * list. Whatever is not listed is not there at all (not merely read-only: a unix socket is
+ * reachable through a read-only mount, so it must not be in the view).
+ */
 export interface SandboxSpec {
   /**
-   * `none` and `temp`: the system read-only and a private /tmp; `workspace`: the same plus
+   * `none` and `temp`: the system view and a private /tmp; `workspace`: the same plus
    * `workspace` read-write (at its real path).
    */
   filesystem: "none" | "temp" | "workspace";
@@ -12,28 +17,39 @@ export interface SandboxSpec {
    * proxy on 127.0.0.1 inside that relays to the Engine's egress proxy (see EgressProxy).
    */
   network: "none" | "allowlist" | "any";
-  /** Paths never visible, added to the defaults (credentials, other homes, ...). */
+  /** Paths never visible, even inside a path the view binds (the workspace, a writable or read-only path). */
   hide?: readonly string[];
-  /** Paths made read-only (e.g. a directory inside the workspace). */
+  /** Paths bound read-only (toolchains, a directory inside the workspace made read-only). */
   readOnly?: readonly string[];
-  /** Extra paths made read-write. */
+  /** Paths bound read-write (caches, toolchain directories that are written). */
   writable?: readonly string[];
-  /** Palisade's own data, config and runtime directories: always hidden, even inside a writable path. */
+  /** Palisade's own data, config and runtime directories: hidden wherever a bind would show them. */
   protect?: readonly string[];
-  /** Home directory whose secrets are hidden (default: the current user's). */
+  /**
+   * The home directory (default: the current user's). Inside it is a private, empty directory
+   * (HOME), so tools that write there work; nothing of the host's home is visible unless a field
+   * above lists it.
+   */
   home?: string;
-  /** Size of the private /tmp, MiB (default 256). */
+  /** Size of the private /tmp and home, MiB (default 256 each). */
   tmpSizeMb?: number;
   /** Working directory inside the sandbox (default the workspace, else /). */
   cwd?: string;
-  /** Paths bound read-write at the same place, not subject to hiding (e.g. the launch's socket directory). */
+  /**
+   * Unix sockets, or directories holding them, bound read-write at the same place: the Engine's
+   * own (the launch's socket directory, the egress proxy's) and a host socket a capability
+   * declares. No other socket of the host is in the view.
+   */
   sockets?: readonly string[];
   /**
-   * The programs run inside (the Node binary, scripts, their packages). They are visible through
-   * the read-only system anyway, except under /tmp, which the sandbox replaces with its own: there
-   * the top directory holding each (e.g. a checkout in /tmp/build) is bound back read-only.
+   * The programs run inside and the packages they load (see codeView): bound read-only at
+   * their real paths.
    */
   code?: readonly string[];
+  /** Symbolic links to recreate inside (e.g. node_modules/.bin entries, linked workspace packages). */
+  links?: ReadonlyArray<{ dest: string; target: string }>;
+  /** Files made for this sandbox (e.g. an /etc/passwd naming only its user), bound read-only at `dest`. */
+  files?: ReadonlyArray<{ src: string; dest: string }>;
 }
 
 /** Resource limits, as a manifest's `resources` gives them. Absent: not limited. */

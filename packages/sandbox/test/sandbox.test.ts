@@ -2,7 +2,8 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { Server } from "node:http";
-import { connect } from "node:net";
+import { connect, createServer as createNetServer } from "node:net";
+import * as os from "node:os";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareSandbox } from "@palisade/sandbox";
@@ -55,10 +56,46 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
     expect(r.out).toContain("tmp\n");
   });
 
-  it("never sees the home's credentials, the protected data directory or password hashes", async () => {
-    const r = await runIn({ spec: spec() }, `cat ${home}/.ssh/id_ed25519 ${home}/.aws/credentials ${home}/.npmrc ${data}/palisade.db /etc/shadow; ls -a ${home}/.ssh ${data}; cat ${home}/.bashrc`);
+  it("never sees the home (its credentials or anything else), the protected data directory or password hashes", async () => {
+    const r = await runIn({ spec: spec() }, `cat ${home}/.ssh/id_ed25519 ${home}/.aws/credentials ${home}/.npmrc ${data}/palisade.db /etc/shadow; ls -a ${home}/.ssh ${data}; cat ${home}/.bashrc; echo "home: $(ls -A ${home} | wc -l) entries"`);
     expect(r.out).not.toMatch(/SECRET|root:/);
-    expect(r.out).toContain("# bashrc"); // the rest of the home stays readable
+    expect(r.out).not.toContain("# bashrc");
+    // The home inside is a private, empty directory.
+    expect(r.out).toContain("home: 0 entries");
+  });
+
+  it("reaches no unix socket of the host that the spec does not list; a listed one connects", async () => {
+    const sockets = visibleTempDir("pal-sock-");
+    const listed = visibleTempDir("pal-sock-listed-");
+    const hits: string[] = [];
+    const servers = [path.join(sockets, "db.sock"), path.join(home, "agent.sock"), path.join(listed, "ok.sock")].map((p) => {
+      const server = createNetServer((c) => {
+        hits.push(p);
+        c.end("hello\n");
+      });
+      server.listen(p);
+      return server;
+    });
+    try {
+      const py = (p: string): string => `python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('${p}'); print('connected ${path.basename(p)}', s.recv(10))" 2>&1 | tail -1`;
+      const r = await runIn({ spec: spec({ sockets: [listed] }) }, [py(path.join(sockets, "db.sock")), py(path.join(home, "agent.sock")), py(path.join(listed, "ok.sock"))].join("; "));
+      expect(r.out).toContain("connected ok.sock");
+      expect(r.out).not.toContain("connected db.sock");
+      expect(r.out).not.toContain("connected agent.sock");
+      expect(hits).toEqual([path.join(listed, "ok.sock")]);
+    } finally {
+      for (const s of servers) s.close();
+      rmSync(sockets, { recursive: true, force: true });
+      rmSync(listed, { recursive: true, force: true });
+    }
+  });
+
+  it("names only root, its own user and nobody in /etc/passwd, and only localhost in /etc/hosts", async () => {
+    const r = await runIn({ spec: spec() }, "cat /etc/passwd /etc/group /etc/hosts; getent passwd $(id -u) | cut -d: -f6");
+    const users = r.out.split("\n").filter((l) => /^[^:\s]+:x:\d+:\d+:/.test(l)).map((l) => l.split(":")[0]);
+    expect(new Set(users)).toEqual(new Set(["root", "nobody", ...(process.getuid?.() === 0 ? [] : [os.userInfo().username])]));
+    expect(r.out).toContain("127.0.0.1\tlocalhost");
+    expect(r.out.trim().split("\n").at(-1)).toBe(home);
   });
 
   it("cannot reach outside the workspace through symbolic or hard links", async () => {

@@ -1,4 +1,5 @@
-import type { LocalTools } from "@palisade/engine";
+import type { CapabilityConfig, Manifest } from "@palisade/capabilities";
+import type { LocalCapability, LocalTools } from "@palisade/engine";
 import type { CapabilityStatus } from "@palisade/protocol/pipeline";
 import { ExitCode } from "../cli/errors.js";
 import { println } from "../cli/io.js";
@@ -62,6 +63,8 @@ export interface ListedCapability {
   protocol?: string;
   /** What its sandbox lets it see and reach, and how each resource limit was applied (or why not). */
   sandbox?: string;
+  /** With --verbose: every path its sandbox shows and how (read-only, read-write, private, link, hidden). */
+  view?: ViewLine[];
   unauthenticated: boolean;
   tools: ListedTool[];
   /** Tools are announced by the server at run time (and it is not ready). */
@@ -71,6 +74,12 @@ export interface ListedCapability {
    * starts on its next call), per workspace where one runs per workspace. Null: no Engine runs.
    */
   engine: EngineProcess | null;
+}
+
+export interface ViewLine {
+  path: string;
+  access: string;
+  target?: string;
 }
 
 export interface EngineProcess {
@@ -113,8 +122,34 @@ function engineProcess(c: CapabilityStatus | undefined): EngineProcess | null {
   };
 }
 
+/**
+ * The sandbox view a local capability or stdio MCP server gets with this config (undefined: it
+ * runs without one, or remotely). Computed as the Engine computes it, without starting anything.
+ */
+async function sandboxView(tools: LocalTools, c: LocalCapability, m: Manifest | undefined): Promise<ViewLine[] | undefined> {
+  const { planSandbox, previewView, stdioSandboxSpec } = await import("@palisade/capabilities");
+  const cfg = tools.config;
+  const protect = [tools.dataDir, ...(cfg.source ? [cfg.source] : []), ...(cfg.shield.policyFile ? [cfg.shield.policyFile] : [])];
+  const entry = c.entry as Record<string, unknown>;
+  const mcp = entry.mcp as { command?: string[] } | undefined;
+  if (mcp) {
+    if (!mcp.command) return undefined;
+    const network = (entry.network as { mode?: "none" | "allowlist" | "any" } | undefined)?.mode ?? "none";
+    const filesystem = (entry.filesystem as "none" | "temp" | "workspace" | undefined) ?? "workspace";
+    const spec = stdioSandboxSpec({ workspace: tools.workspace, protect, readOnly: cfg.sandbox.readOnly, writable: cfg.sandbox.writable, hide: cfg.sandbox.hide }, { filesystem, network: { mode: network, hosts: [] } });
+    return previewView(spec, mcp.command);
+  }
+  const command = entry.command as string[] | undefined;
+  if (!command || !m) return undefined;
+  const config = entry as unknown as CapabilityConfig;
+  const settings = { probe: { available: true }, required: false, hide: cfg.sandbox.hide, readOnly: cfg.sandbox.readOnly, writable: cfg.sandbox.writable, protect, allowAddresses: [], runBase: "/nonexistent" };
+  const workspace = config.workspace ?? (typeof config.config?.workspace === "string" ? config.config.workspace : undefined);
+  const plan = planSandbox(m, config, settings, workspace);
+  return plan ? previewView(plan.spec, command) : undefined;
+}
+
 /** Every capability with its launch mode, health and tools; tools of one that is not ready come from its manifest. */
-export async function listCapabilities(tools: LocalTools, engine?: Map<string, CapabilityStatus>): Promise<ListedCapability[]> {
+export async function listCapabilities(tools: LocalTools, engine?: Map<string, CapabilityStatus>, options: { view?: boolean } = {}): Promise<ListedCapability[]> {
   const { describeChannel, loadManifest, defaultPolicy, fullToolName } = await import("@palisade/capabilities");
   const catalog = tools.host.catalog();
   const status = new Map(tools.host.status().map((s) => [s.id, s]));
@@ -137,6 +172,7 @@ export async function listCapabilities(tools: LocalTools, engine?: Map<string, C
         return { name, policy: tools.shield.effectivePolicy(name, defaultPolicy(t)), semantics: semanticsOf(tools, name, t.inputSchema, declared) };
       });
     }
+    const view = options.view ? await sandboxView(tools, c, m).catch((err: unknown) => [{ path: "(view unavailable)", access: err instanceof Error ? err.message : String(err) }]) : undefined;
     out.push({
       id: c.id,
       launch,
@@ -146,6 +182,7 @@ export async function listCapabilities(tools: LocalTools, engine?: Map<string, C
       ...(s?.protocol ? { protocol: s.protocol } : {}),
       ...(channel?.warning ? { warning: channel.warning } : {}),
       ...(s?.sandbox ? { sandbox: s.sandbox } : {}),
+      ...(view ? { view } : {}),
       unauthenticated: channel?.warning !== undefined,
       tools: listed,
       dynamic,
@@ -159,7 +196,7 @@ export async function capabilityList(ctx: CommandContext): Promise<number> {
   const tools = await openTools(ctx);
   try {
     const engine = await engineCapabilities(ctx);
-    const list = await listCapabilities(tools, engine);
+    const list = await listCapabilities(tools, engine, { view: flag(ctx, "verbose") });
     const shield = tools.shield.describe();
     if (flag(ctx, "json")) {
       println(ctx.io.stdout, JSON.stringify({ policy: shield.policyName, config: tools.config.source ?? null, engineRunning: engine !== undefined, capabilities: list }, null, 2));
@@ -180,6 +217,11 @@ export async function capabilityList(ctx: CommandContext): Promise<number> {
       if (c.protocol) println(ctx.io.stdout, `  protocol: ${c.protocol}`);
       if (c.warning) println(ctx.io.stdout, `  WARNING: ${c.warning}`);
       if (c.sandbox) println(ctx.io.stdout, `  sandbox: ${c.sandbox}`);
+      if (c.view) {
+        println(ctx.io.stdout, "  sandbox view (everything else of the host is absent):");
+        const w = Math.max(...c.view.map((v) => v.path.length));
+        for (const v of c.view) println(ctx.io.stdout, `    ${v.path.padEnd(w)}  ${v.access}${v.target ? ` -> ${v.target}` : ""}`);
+      }
       if (c.tools.length === 0) println(ctx.io.stdout, c.dynamic ? "  (tools are announced by the server once it is ready)" : "  (no tools)");
       const width = Math.max(...c.tools.map((t) => t.name.length));
       for (const t of c.tools) println(ctx.io.stdout, `  ${t.name.padEnd(width)}  ${t.policy.padEnd(5)}  ${"error" in t.semantics ? `semantics INVALID: ${t.semantics.error}` : `${t.semantics.kind} (${t.semantics.source})`}`);

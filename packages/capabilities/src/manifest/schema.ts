@@ -53,6 +53,14 @@ export const manifestSchema = {
         },
       },
     },
+    sandbox: {
+      type: "object",
+      properties: {
+        read_only: { type: "array", items: { type: "string", minLength: 1 } },
+        writable: { type: "array", items: { type: "string", minLength: 1 } },
+        sockets: { type: "array", items: { type: "string", minLength: 1 } },
+      },
+    },
     resources: {
       type: "object",
       properties: {
@@ -68,9 +76,10 @@ export const manifestSchema = {
 
 /** Keys Palisade understands, per object; anything else is a warning, not an error. */
 export const KNOWN_KEYS: Record<string, readonly string[]> = {
-  "": ["id", "class", "image", "tool_source", "discovery_tool_name", "tools", "network", "filesystem", "credentials", "resources"],
+  "": ["id", "class", "image", "tool_source", "discovery_tool_name", "tools", "network", "filesystem", "sandbox", "credentials", "resources"],
   tools: ["name", "description", "input_schema", "requires_confirmation", "recommended_policy", "terminal_on_success", "streaming", "semantics"],
   network: ["mode", "hosts"],
   credentials: ["name", "scope", "credential_type", "required", "description"],
+  sandbox: ["read_only", "writable", "sockets"],
   resources: ["max_memory_mb", "max_cpu_fraction", "max_cpu_seconds", "pids_limit", "max_file_size_mb"],
 };

@@ -9,6 +9,8 @@ export interface Manifest {
   tools: ManifestTool[];
   network: NetworkPolicy;
   filesystem: "none" | "temp" | "workspace";
+  /** Palisade extension: what the sandbox binds besides the default view (docs/security.md). */
+  sandbox: SandboxPaths;
   credentials: CredentialSpec[];
   resources: Resources;
   /** Absolute path of the manifest file. */
@@ -38,6 +40,20 @@ export interface NetworkPolicy {
   mode: "none" | "allowlist" | "any";
   /** `host`, `host:port`, `*.suffix` or `*.suffix:port`. */
   hosts: string[];
+}
+
+/**
+ * Host paths a capability needs in its sandbox, beyond the default view: absolute, or `~/…`
+ * for the home (which is otherwise invisible). A host unix socket is reachable only when listed
+ * in `sockets`.
+ */
+export interface SandboxPaths {
+  /** Toolchains and data bound read-only (e.g. `~/.rustup`, `/opt/jdk`). */
+  readOnly: string[];
+  /** Caches and directories bound read-write (e.g. `~/.cache/pip`). */
+  writable: string[];
+  /** Unix sockets, or directories of them, the capability may connect to (e.g. `/run/postgresql`). */
+  sockets: string[];
 }
 
 export interface CredentialSpec {

@@ -78,6 +78,15 @@ export function validateManifest(data: unknown, file: string): Manifest {
   const mode = network.mode ?? "none";
   if (mode === "allowlist" && hosts.length === 0) add("network.hosts", 'must list at least one host when network.mode is allowlist (e.g. "api.example.com:443")');
   if (mode !== "allowlist" && hosts.length > 0) add("network.hosts", `is only used with network.mode: allowlist (mode is ${JSON.stringify(mode)})`);
+  const sandbox = (typeof raw.sandbox === "object" && raw.sandbox !== null ? raw.sandbox : {}) as Raw;
+  for (const field of ["read_only", "writable", "sockets"]) {
+    const list = Array.isArray(sandbox[field]) ? (sandbox[field] as unknown[]) : [];
+    list.forEach((p, i) => {
+      if (typeof p === "string" && !p.startsWith("/") && !p.startsWith("~/")) {
+        add(`sandbox.${field}[${i}]`, `"${p}" must be an absolute path or start with ~/ (the home)`);
+      }
+    });
+  }
   const creds = Array.isArray(raw.credentials) ? (raw.credentials as unknown[]) : [];
   const seenCreds = new Map<string, number>();
   creds.forEach((c, i) => {
@@ -113,7 +122,7 @@ function unknownKeys(raw: Raw): string[] {
     }
   };
   check(raw, KNOWN_KEYS[""] ?? [], "");
-  for (const section of ["network", "resources"]) check(raw[section], KNOWN_KEYS[section] ?? [], section);
+  for (const section of ["network", "sandbox", "resources"]) check(raw[section], KNOWN_KEYS[section] ?? [], section);
   for (const section of ["tools", "credentials"]) {
     const list = raw[section];
     if (Array.isArray(list)) list.forEach((item, i) => check(item, KNOWN_KEYS[section] ?? [], `${section}[${i}]`));
@@ -124,6 +133,7 @@ function unknownKeys(raw: Raw): string[] {
 function normalize(raw: Raw, file: string, warnings: string[]): Manifest {
   const network = (raw.network ?? {}) as Raw;
   const resources = (raw.resources ?? {}) as Raw;
+  const sandbox = (raw.sandbox ?? {}) as Raw;
   const tools = ((raw.tools ?? []) as Raw[]).map(
     (t): ManifestTool => ({
       name: t.name as string,
@@ -154,6 +164,11 @@ function normalize(raw: Raw, file: string, warnings: string[]): Manifest {
     tools,
     network: { mode: (network.mode ?? "none") as Manifest["network"]["mode"], hosts: (network.hosts ?? []) as string[] },
     filesystem: (raw.filesystem ?? "none") as Manifest["filesystem"],
+    sandbox: {
+      readOnly: (sandbox.read_only ?? []) as string[],
+      writable: (sandbox.writable ?? []) as string[],
+      sockets: (sandbox.sockets ?? []) as string[],
+    },
     credentials,
     resources: {
       maxMemoryMb: (resources.max_memory_mb as number | undefined) ?? RESOURCE_DEFAULTS.maxMemoryMb,

@@ -224,6 +224,9 @@ export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
     mcpWrap: sandboxedStdio({
       workspace: req.workspace,
       protect: [req.dataDir, ...(req.config.source ? [req.config.source] : []), ...(req.config.shield.policyFile ? [req.config.shield.policyFile] : []), ...(req.protect ?? [])],
+      readOnly: req.config.sandbox.readOnly,
+      writable: req.config.sandbox.writable,
+      hide: req.config.sandbox.hide,
       runRoot,
       onEgress: (id, e) => {
         req.log(`capability ${id}: egress ${e.allowed ? "allowed" : "refused"} ${e.method} ${e.host}:${e.port}${e.reason ? ` (${e.reason})` : ""}`);

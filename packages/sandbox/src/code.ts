@@ -1,0 +1,99 @@
+// Which host paths a program needs to run: the program file, the package that holds it and the
+// packages it depends on, transitively. These are bound read-only; the rest of the install
+// (other packages of the same tree, e.g. the Engine's) stays out of the view.
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import * as path from "node:path";
+import { isWithin } from "./hidden.js";
+import { SYSTEM_DIRS } from "./view.js";
+
+export interface CodeView {
+  /** Real paths to bind read-only (none inside another). */
+  paths: string[];
+  /** Links on the way (a node_modules/.bin entry, a linked workspace package), recreated inside. */
+  links: Array<{ dest: string; target: string }>;
+}
+
+/** The nearest directory at or above `dir` holding a package.json, or undefined. */
+function packageRoot(dir: string): string | undefined {
+  for (let d = dir; ; d = path.dirname(d)) {
+    if (existsSync(path.join(d, "package.json"))) return d === "/" ? undefined : d;
+    if (path.dirname(d) === d) return undefined;
+  }
+}
+
+function dependencyNames(pkgDir: string): string[] {
+  try {
+    const m = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8")) as Record<string, Record<string, string> | undefined>;
+    return Object.keys({ ...m.dependencies, ...m.optionalDependencies, ...m.peerDependencies });
+  } catch {
+    return [];
+  }
+}
+
+function nodeModulesChain(from: string): string[] {
+  const out: string[] = [];
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    const nm = path.join(dir, "node_modules");
+    if (existsSync(nm)) out.push(nm);
+    if (path.dirname(dir) === dir) return out;
+  }
+}
+
+/** Records each link from `p` to its real path (a chain of links, each recreated inside). */
+function followLinks(p: string, links: Map<string, string>): void {
+  let cur = p;
+  for (let i = 0; i < 40; i++) {
+    let target: string;
+    try {
+      if (!lstatSync(cur).isSymbolicLink()) return;
+      target = readlinkSync(cur);
+    } catch {
+      return;
+    }
+    links.set(cur, target);
+    cur = path.resolve(path.dirname(cur), target);
+  }
+}
+
+/**
+ * The read-only view of `programs` (absolute paths of executables and scripts): for each, its
+ * real file, and when it lies in a package (nearest package.json) that whole package and the
+ * closure of its dependencies as Node resolves them (node_modules up the tree). Programs in the
+ * system directories are visible anyway and add nothing.
+ */
+export function codeView(programs: readonly string[]): CodeView {
+  const paths = new Set<string>();
+  const links = new Map<string, string>();
+  const visited = new Set<string>();
+  const visitPackage = (pkgDir: string): void => {
+    if (visited.has(pkgDir)) return;
+    visited.add(pkgDir);
+    paths.add(pkgDir);
+    for (const name of dependencyNames(pkgDir)) {
+      for (const nm of nodeModulesChain(pkgDir)) {
+        const lexical = path.join(nm, name);
+        if (!existsSync(path.join(lexical, "package.json"))) continue;
+        followLinks(lexical, links);
+        visitPackage(realpathSync(lexical));
+        break;
+      }
+    }
+  };
+  const inSystem = (p: string): boolean => SYSTEM_DIRS.some((d) => isWithin(p, d));
+  for (const program of programs) {
+    if (!path.isAbsolute(program) || !existsSync(program)) continue;
+    const real = realpathSync(program);
+    if (inSystem(real)) continue;
+    followLinks(program, links);
+    const root = packageRoot(path.dirname(real));
+    if (root) visitPackage(root);
+    else paths.add(real);
+  }
+  // Only the outermost of nested paths: a bind covers what is below it.
+  const sorted = [...paths].sort((a, b) => a.length - b.length);
+  const outer = sorted.filter((p, i) => !sorted.slice(0, i).some((q) => isWithin(p, q)));
+  return {
+    paths: outer,
+    links: [...links].filter(([dest]) => !inSystem(dest) && !outer.some((q) => isWithin(dest, q))).map(([dest, target]) => ({ dest, target })),
+  };
+}
