@@ -1,6 +1,6 @@
 // One Engine per data directory: four `palisade run` started at once on one data directory start
 // exactly one Engine and all four answer; `engine stop` stops it and no Engine stays running.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +21,8 @@ function sh(args: string[], cwd: string, env: Record<string, string>): Promise<{
   });
 }
 
-const engines = (data: string) => processesMentioning(data).filter((p) => p.cmdline.includes("engine start --foreground"));
+const engineMain = join(repo, "packages", "engine", "dist", "main.js");
+const engines = (data: string) => processesMentioning(data).filter((p) => p.cmdline.includes("engine start --foreground") || p.cmdline.includes(engineMain));
 
 describe.skipIf(!built)("one Engine per data directory", () => {
   let model: ScriptedServer;
@@ -70,5 +71,27 @@ describe.skipIf(!built)("one Engine per data directory", () => {
     expect(again.code, again.err).toBe(0);
     expect(again.out).toContain("You said: second");
     expect(engines(data)).toHaveLength(1);
+  }, 180_000);
+
+  it("palisade-engine (the Engine's own entry point) takes the same lock: started with two runs at once, one Engine", async () => {
+    expect((await sh([...g, "engine", "stop"], root, env)).code).toBe(0);
+    await waitFor(() => engines(data).length === 0, { timeoutMs: 20_000, message: "no Engine before the start" });
+    const direct = [1, 2].map(() => {
+      const child = spawn(process.execPath, [engineMain, "--data-dir", data, "--config", join(root, "config.yaml"), "--workspace", join(root, "w")], { env: { PATH: process.env.PATH ?? "", HOME: root }, stdio: ["ignore", "ignore", "pipe"] });
+      let err = "";
+      child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+      return { child, err: () => err, exited: new Promise<number | null>((r) => child.once("exit", r)) };
+    });
+    const runs = await Promise.all([1, 2].map((n) => sh([...g, "run", `again ${n}`], join(root, "w"), env)));
+    runs.forEach((r) => expect(r.code, r.err).toBe(0));
+    // the losers exit as soon as they find the lock taken; two Engines serving would stay
+    await waitFor(() => engines(data).length <= 1, { timeoutMs: 20_000, message: "one Engine left" }).catch(() => undefined);
+    expect(engines(data)).toHaveLength(1);
+    const stop = await sh([...g, "engine", "stop"], root, env);
+    expect(stop.code, stop.err).toBe(0);
+    await waitFor(() => engines(data).length === 0, { timeoutMs: 20_000, message: "no Engine process left" });
+    const codes = await Promise.all(direct.map((d) => d.exited));
+    // each direct one either served (and stopped cleanly, 0) or found the lock taken (75)
+    for (const [i, c] of codes.entries()) expect([0, 75], direct[i]?.err()).toContain(c);
   }, 180_000);
 });

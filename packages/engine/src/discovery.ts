@@ -5,6 +5,9 @@ import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 
+export { engineLockHolder, LOCK_FILE, tryLockEngine } from "./engine-lock.js";
+export type { EngineLock } from "./engine-lock.js";
+
 export const ENGINE_FILE = "engine.json";
 export const SOCKET_FILE = "engine.sock";
 export const TOKEN_FILE = "engine.token";

@@ -2,6 +2,8 @@
 // `palisade-engine [--config FILE] [--data-dir DIR] [--listen ADDR] [--workspace DIR] [--allow-unsandboxed]`
 // Runs the Engine in the foreground until SIGINT/SIGTERM or a Shutdown RPC.
 import { parseArgs } from "node:util";
+import { ensureDataDir, readEngineInfo, removeEngineInfo, resolveDataDir } from "./discovery.js";
+import { engineLockHolder, tryLockEngine } from "./engine-lock.js";
 import { startEngine } from "./engine.js";
 import { EngineError } from "./errors.js";
 
@@ -16,6 +18,17 @@ async function main(): Promise<number> {
     },
     strict: true,
   });
+  // one Engine per data directory: the lock first, before the database or the socket
+  const dataDir = resolveDataDir(values["data-dir"] ? { dataDir: values["data-dir"] } : {});
+  await ensureDataDir(dataDir);
+  const lock = await tryLockEngine(dataDir);
+  if (!lock) {
+    process.stderr.write(`palisade-engine: another Engine holds ${dataDir} (pid ${String(engineLockHolder(dataDir) ?? "?")}); one Engine serves a data directory\n`);
+    return 75;
+  }
+  // holding the lock proves an engine.json of another pid stale (an Engine that was killed)
+  const stale = await readEngineInfo(dataDir);
+  if (stale && stale.pid !== process.pid) await removeEngineInfo(dataDir, stale.pid);
   let engine;
   try {
     engine = await startEngine({
@@ -34,6 +47,7 @@ async function main(): Promise<number> {
   process.once("SIGTERM", onSignal);
   process.stdout.write(`${JSON.stringify({ ready: true, address: engine.address, pid: process.pid })}\n`);
   await engine.stopped;
+  lock.release();
   return 0;
 }
 
