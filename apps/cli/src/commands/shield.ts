@@ -78,7 +78,8 @@ export async function shieldPolicyLint(ctx: CommandContext): Promise<number> {
   }
   try {
     const policy = parsePolicy(text, file);
-    println(ctx.io.stdout, `${file}: ok: policy ${policy.name} (${policy.version}), ${policy.rules.length} rules, ${policy.toolDefaults.length} tool defaults`);
+    const base = policy.extends ? `, extends ${policy.extends} (counted with its rules)` : " (replaces the default policy entirely; add `extends: default` to add to it)";
+    println(ctx.io.stdout, `${file}: ok: policy ${policy.name} (${policy.version}), ${policy.rules.length} rules, ${policy.toolDefaults.length} tool defaults${base}`);
     return ExitCode.OK;
   } catch (e) {
     if (!(e instanceof PolicyError)) throw e;

@@ -1,19 +1,15 @@
 /** File edge of the policy module: reads policy files and the policies shipped in the package. */
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { ShieldError } from "../errors.js";
+import { BUILTIN_POLICIES, builtinPolicyPath } from "./builtin.js";
+import type { BuiltinPolicy } from "./builtin.js";
 // What a caller needs to tell a bad policy from an unreadable one (@palisade/shield/policy).
 export { PolicyError, ShieldError } from "../errors.js";
 import { parsePolicy } from "./parse.js";
 import type { Policy } from "./types.js";
 
-export const BUILTIN_POLICIES = ["default", "strict", "permissive"] as const;
-export type BuiltinPolicy = (typeof BUILTIN_POLICIES)[number];
-
-/** Absolute path of a policy shipped in the package (`policies/<name>.yaml`). */
-export function builtinPolicyPath(name: BuiltinPolicy): string {
-  return fileURLToPath(new URL(`../../policies/${name}.yaml`, import.meta.url));
-}
+export { BUILTIN_POLICIES, builtinPolicyPath };
+export type { BuiltinPolicy };
 
 /** Loads `default` / `strict` / `permissive` or a YAML file path. Throws PolicyError / ShieldError. */
 export async function loadPolicy(pathOrName: string): Promise<Policy> {

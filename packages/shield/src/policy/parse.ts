@@ -3,6 +3,7 @@
  * file:line:col. A policy with any problem is refused as a whole (PolicyError).
  */
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import picomatch from "picomatch";
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pair } from "yaml";
 import { PolicyError, type PolicyProblem } from "../errors.js";
@@ -10,10 +11,12 @@ import type { Decision, SessionMode } from "../types.js";
 import type { Policy, PolicyRule, RuleWhen } from "./types.js";
 import { compileArgRegex, validateCommandPattern, validateHostPattern } from "./match.js";
 import { checkSemantics, SEMANTIC_KINDS } from "../semantics/parse.js";
+import { BUILTIN_POLICIES, builtinPolicyPath, isBuiltinPolicy } from "./builtin.js";
+import { extendPolicy } from "./extend.js";
 
 const DECISIONS: Record<string, Decision> = { allow: "allow", block: "block", escalate: "escalate", ask: "escalate", deny: "block" };
 const MODES = new Set<SessionMode>(["normal", "otr", "heartbeat"]);
-const TOP_KEYS = ["version", "name", "description", "defaults", "rate_limit", "cache", "detectors", "semantics", "rules"];
+const TOP_KEYS = ["version", "name", "description", "extends", "defaults", "rate_limit", "cache", "detectors", "semantics", "rules"];
 const RULE_KEYS = ["id", "description", "decision", "reason", "tools", "kinds", "paths", "commands", "args", "hosts", "email_domains", "methods", "when"];
 
 class Reader {
@@ -228,7 +231,8 @@ export function parsePolicy(text: string, file = "<policy>"): Policy {
   const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
   const r = new Reader(file, lc);
   for (const e of [...doc.errors, ...doc.warnings]) {
-    const p = e.linePos?.[0] ?? { line: 1, col: 1 };
+    // Without prettyErrors the error carries its offset only: the line and column come from it.
+    const p = e.linePos?.[0] ?? lc.linePos(e.pos[0]);
     r.problems.push({ file, line: p.line, col: p.col, message: `YAML: ${e.message.split("\n")[0] ?? e.code}` });
   }
   if (doc.errors.length > 0) throw new PolicyError(r.problems);
@@ -245,11 +249,16 @@ export function parsePolicy(text: string, file = "<policy>"): Policy {
   else policy.name = r.str(name.value, "name") ?? "";
   const desc = top.get("description");
   if (desc !== undefined) policy.description = r.str(desc.value, "description") ?? "";
+  const ext = top.get("extends");
+  const base = ext === undefined ? undefined : r.str(ext.value, "extends");
+  if (base !== undefined && !isBuiltinPolicy(base)) r.problem(ext?.value, `extends must name a built-in policy (${BUILTIN_POLICIES.join(", ")}), got "${base}"`);
 
+  let defaultsUnknown = false;
   const defaults = top.get("defaults");
   if (defaults !== undefined) {
     const d = r.map(defaults.value, "defaults", ["unknown_tool", "tools"]);
     const u = d.get("unknown_tool");
+    defaultsUnknown = u !== undefined;
     if (u !== undefined) policy.unknownTool = r.decision(u.value, "defaults.unknown_tool") ?? "block";
     const tools = d.get("tools");
     if (tools !== undefined && isMap(tools.value)) {
@@ -313,6 +322,13 @@ export function parsePolicy(text: string, file = "<policy>"): Policy {
     }
   }
   if (r.problems.length > 0) throw new PolicyError(r.problems);
+  if (base !== undefined && isBuiltinPolicy(base)) {
+    const baseFile = builtinPolicyPath(base);
+    const baseText = readFileSync(baseFile, "utf8");
+    const extended = extendPolicy(policy, parsePolicy(baseText, baseFile), { unknownTool: defaultsUnknown, rateLimit: rl !== undefined, cache: cache !== undefined });
+    extended.version = `${policy.name}@${createHash("sha256").update(text).update(baseText).digest("hex").slice(0, 12)}`;
+    return extended;
+  }
   policy.version = `${policy.name}@${createHash("sha256").update(text).digest("hex").slice(0, 12)}`;
   return policy;
 }

@@ -41,6 +41,8 @@ export interface Policy {
   detectors: { disable: string[]; severity: Record<string, Severity> };
   /** Declared tool semantics by tool glob (used when the caller passes none for the tool). */
   semantics: { glob: string; block: Record<string, unknown> }[];
+  /** The built-in policy this one extends (`extends:`), if any. */
+  extends?: string | undefined;
 }
 
 export function manifestDecision(p: ManifestPolicy): Decision {
