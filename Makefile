@@ -18,7 +18,15 @@ NPM_INSTALL_STAMP := node_modules/.install-stamp-$(NODE_ABI)
 node-version:
 	@echo "node $$(node --version) at $$(command -v node), npm $$(npm --version)"
 
+# bubblewrap (Debian), installed where apt-get is there: the tool sandboxes need it (the Engine
+# runs without it only when the config says `sandbox.required: false`). Used by run and deps-system.
+INSTALL_BWRAP = command -v bwrap >/dev/null || ( command -v apt-get >/dev/null && (apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
+		  (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bubblewrap >/dev/null 2>&1)) ) || \
+		echo "note: bubblewrap not available; sandboxed capabilities (files, shell, ...) cannot start (see docs/security.md)"
+
+# bubblewrap first, as for the tests: without it the files and shell tools cannot start.
 run: build
+	@$(INSTALL_BWRAP)
 	@echo "palisade runs on node $$(node --version) ($$(command -v node))"
 	@echo "the palisade command is $(CURDIR)/bin/palisade; to type just 'palisade': export PATH=\"$(CURDIR)/bin:\$$PATH\""
 	bin/palisade chat $(ARGS)
@@ -85,9 +93,7 @@ proto-check: install
 # tmux for the chat end-to-end test in a pseudo-terminal, bubblewrap for the tool sandboxes
 # (the Engine runs without it only when the config says `sandbox.required: false`).
 deps-system:
-	@command -v bwrap >/dev/null || ( command -v apt-get >/dev/null && (apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
-		  (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bubblewrap >/dev/null 2>&1)) ) || \
-		echo "note: bubblewrap not available; sandboxed capabilities cannot start (see docs/security.md)"
+	@$(INSTALL_BWRAP)
 	@command -v tmux >/dev/null || ( command -v apt-get >/dev/null && apt-get install -y -q tmux >/dev/null 2>&1 ) || \
 		echo "note: tmux not available; the chat end-to-end test will be skipped"
 	@/usr/bin/python3 -c "import grpc, google.protobuf" 2>/dev/null || python3 -c "import grpc, google.protobuf" 2>/dev/null || \
