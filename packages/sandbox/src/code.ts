@@ -1,7 +1,7 @@
 // Which host paths a program needs to run: the program file, the package that holds it and the
 // packages it depends on, transitively. These are bound read-only; the rest of the install
 // (other packages of the same tree, e.g. the Engine's) stays out of the view.
-import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import * as path from "node:path";
 import { isWithin } from "./hidden.js";
 import { SYSTEM_DIRS } from "./view.js";
@@ -11,6 +11,14 @@ export interface CodeView {
   paths: string[];
   /** Links on the way (a node_modules/.bin entry, a linked workspace package), recreated inside. */
   links: Array<{ dest: string; target: string }>;
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The nearest directory at or above `dir` holding a package.json, or undefined. */
@@ -56,12 +64,16 @@ function followLinks(p: string, links: Map<string, string>): void {
 }
 
 /**
- * The read-only view of `programs` (absolute paths of executables and scripts): for each, its
+ * The read-only view of `programs` (absolute paths of executables, scripts, or the directory a
+ * program runs in): for each, its
  * real file, and when it lies in a package (nearest package.json) that whole package and the
  * closure of its dependencies as Node resolves them (node_modules up the tree). Programs in the
  * system directories are visible anyway and add nothing.
  */
-export function codeView(programs: readonly string[]): CodeView {
+export function codeView(programs: readonly string[], options: { home?: string } = {}): CodeView {
+  // The home (or a directory above it) is never code: a ~/package.json must not bring it all in.
+  const home = options.home === undefined ? undefined : path.resolve(options.home);
+  const coversHome = (p: string): boolean => home !== undefined && isWithin(home, p);
   const paths = new Set<string>();
   const links = new Map<string, string>();
   const visited = new Set<string>();
@@ -85,9 +97,10 @@ export function codeView(programs: readonly string[]): CodeView {
     const real = realpathSync(program);
     if (inSystem(real)) continue;
     followLinks(program, links);
-    const root = packageRoot(path.dirname(real));
-    if (root) visitPackage(root);
-    else paths.add(real);
+    // A directory (a configured working directory) is a program's place: its package, or itself.
+    const root = packageRoot(isDirectory(real) ? real : path.dirname(real));
+    if (root && !coversHome(root)) visitPackage(root);
+    else if (!coversHome(real)) paths.add(real);
   }
   // Only the outermost of nested paths: a bind covers what is below it.
   const sorted = [...paths].sort((a, b) => a.length - b.length);

@@ -170,7 +170,9 @@ export interface ViewOptions {
  */
 export function viewMounts(spec: SandboxSpec, command: readonly string[], options: ViewOptions = {}): Mount[] {
   const facts = options.facts ?? hostFacts(spec.home);
-  const code = codeView([options.node ?? process.execPath, INIT, ...programsOf(command, options.path), ...(spec.code ?? [])]);
+  // A configured working directory is where the program lives (`cwd: ~/caps/x`, `node main.js`).
+  const cwd = spec.cwd !== undefined && path.isAbsolute(spec.cwd) ? [spec.cwd] : [];
+  const code = codeView([options.node ?? process.execPath, INIT, ...programsOf(command, options.path, spec.cwd), ...cwd, ...(spec.code ?? [])], { home: facts.home });
   const files = options.files ?? MADE_ETC_FILES.map((dest) => ({ src: `(made for the sandbox)${dest}`, dest }));
   return planMounts(
     {
@@ -187,15 +189,20 @@ export function viewMounts(spec: SandboxSpec, command: readonly string[], option
 
 /**
  * The program files a command runs: its first word (found on PATH when not a path) and every
- * argument that is an absolute path to an existing file (a script). Directories named as
- * arguments are data, not code: they are visible only when the spec lists them.
+ * argument that names an existing file, absolute or relative to the configured working directory
+ * (a script). Directories named as arguments are data, not code: they are visible only when the
+ * spec lists them.
  */
-function programsOf(command: readonly string[], envPath: string | undefined): string[] {
+function programsOf(command: readonly string[], envPath: string | undefined, cwd: string | undefined): string[] {
   const [first, ...rest] = command;
   const out: string[] = [];
-  const exe = first === undefined ? undefined : path.isAbsolute(first) ? first : first.includes("/") ? undefined : which(first, envPath ?? "");
+  const inCwd = (a: string): string | undefined => (cwd !== undefined && path.isAbsolute(cwd) && isFile(path.join(cwd, a)) ? path.join(cwd, a) : undefined);
+  const exe = first === undefined ? undefined : path.isAbsolute(first) ? first : first.includes("/") ? inCwd(first) : which(first, envPath ?? "");
   if (exe) out.push(exe);
-  for (const a of rest) if (path.isAbsolute(a) && isFile(a)) out.push(a);
+  for (const a of rest) {
+    const file = path.isAbsolute(a) ? (isFile(a) ? a : undefined) : inCwd(a);
+    if (file) out.push(file);
+  }
   return out;
 }
 

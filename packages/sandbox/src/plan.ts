@@ -87,9 +87,12 @@ export function planMounts(spec: SandboxSpec, facts: HostFacts): Mount[] {
     const f = existing(p, "sandbox.read_only entry");
     if (f.kind !== "missing") bind("ro-bind", f.real, RANK.readOnly);
   }
+  // Code inside a bind made above (a program in the workspace) is visible already, and must not
+  // turn that part of a read-write path read-only.
+  const readWrite = [...binds];
   for (const p of spec.code ?? []) {
     const f = existing(p, "code path");
-    if (f.kind === "missing" || SYSTEM_DIRS.some((d) => isWithin(f.real, d))) continue;
+    if (f.kind === "missing" || SYSTEM_DIRS.some((d) => isWithin(f.real, d)) || readWrite.some((b) => isWithin(f.real, b))) continue;
     bind("ro-bind", f.real, RANK.readOnly);
   }
   for (const l of spec.links ?? []) {

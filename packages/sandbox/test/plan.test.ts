@@ -112,6 +112,12 @@ describe("planMounts", () => {
     expect(dests(mounts)).not.toContain("/opt/app/node_modules/linked");
   });
 
+  it("does not bind code again inside the workspace (a program there stays read-write)", () => {
+    const h = facts([...system, "/home/alice/", "/home/alice/proj/", "/home/alice/proj/tools/"], links);
+    const mounts = planMounts({ filesystem: "workspace", workspace: "/home/alice/proj", network: "none", code: ["/home/alice/proj", "/home/alice/proj/tools"] }, h);
+    expect(mounts.filter((m) => m.dest.startsWith("/home/alice/proj"))).toEqual([{ op: "bind", src: "/home/alice/proj", dest: "/home/alice/proj" }]);
+  });
+
   it("binds socket directories last, even inside a hidden directory, and made files over the system's", () => {
     const h = facts([...system, "/home/alice/", "/home/alice/proj/", "/home/alice/proj/.run/", "/home/alice/proj/.run/sock/", "/tmp/x/passwd"], links);
     const mounts = planMounts(

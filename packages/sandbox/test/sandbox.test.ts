@@ -248,6 +248,40 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
     }
   });
 
+  it("runs a program named relative to its configured working directory, which is bound read-only", async () => {
+    const capDir = visibleTempDir("pal-cap-");
+    writeFileSync(path.join(capDir, "tool.sh"), "echo ran-in-cwd; pwd; echo x > changed 2>&1 || echo cannot-write\n");
+    try {
+      const runDir = mkdtempSync("/tmp/pal-sbx-");
+      const sandbox = await prepareSandbox({ spec: { filesystem: "none", network: "none", home, cwd: capDir }, runDir, command: ["/bin/sh", "tool.sh"], env: { PATH: "/usr/bin:/bin" } });
+      const out = execFileSync(sandbox.argv[0] ?? "", sandbox.argv.slice(1), { env: sandbox.env }).toString();
+      await sandbox.close();
+      expect(out).toContain("ran-in-cwd");
+      expect(out).toContain(capDir);
+      expect(out).toContain("cannot-write");
+      expect(existsSync(path.join(capDir, "changed"))).toBe(false);
+    } finally {
+      rmSync(capDir, { recursive: true, force: true });
+    }
+  });
+
+  it("never brings the home in as code, even with a package.json there", async () => {
+    writeFileSync(path.join(home, "package.json"), "{}\n");
+    writeFileSync(path.join(home, "tool.sh"), "echo ran-from-home; cat $HOME/.bashrc; ls -A $HOME\n");
+    try {
+      const sandbox = await prepareSandbox({ spec: spec(), runDir: mkdtempSync("/tmp/pal-sbx-"), command: ["/bin/sh", path.join(home, "tool.sh")], env: { PATH: "/usr/bin:/bin" } });
+      const out = execFileSync(sandbox.argv[0] ?? "", sandbox.argv.slice(1), { env: sandbox.env }).toString();
+      await sandbox.close();
+      // Only the program file itself is bound: it runs, and the rest of the home stays out.
+      expect(out).toContain("ran-from-home");
+      expect(out).not.toContain("# bashrc");
+      expect(out).not.toMatch(/\.ssh|\.aws|\.npmrc/);
+    } finally {
+      rmSync(path.join(home, "package.json"));
+      rmSync(path.join(home, "tool.sh"));
+    }
+  });
+
   it("dies with its parent", async () => {
     const tag = `${Date.now() % 1000}.${process.pid}`;
     const sandbox = await prepareSandbox({ spec: spec(), runDir: mkdtempSync("/tmp/pal-die-"), command: ["/bin/sleep", tag], env: { PATH: "/usr/bin:/bin" } });
