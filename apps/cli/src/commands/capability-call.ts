@@ -12,6 +12,7 @@ import { launchFlags } from "./capability-check.js";
 import { flag, hintCommand, stringOption } from "./common.js";
 import { openTools } from "./local-tools.js";
 import { confirm } from "./prompt.js";
+import { jsonLine } from "../format/terminal-text.js";
 
 interface Target {
   tools: LocalTools;
@@ -103,9 +104,10 @@ export async function capabilityCall(ctx: CommandContext): Promise<number> {
       }
     }
     if (flag(ctx, "json")) {
-      println(ctx.io.stdout, JSON.stringify({ ok: outcome.ok, content: outcome.content, artifacts: outcome.artifacts, saved, ...(outcome.error ? { error: outcome.error } : {}) }, null, 2));
+      println(ctx.io.stdout, jsonLine(JSON.stringify({ ok: outcome.ok, content: outcome.content, artifacts: outcome.artifacts, saved, ...(outcome.error ? { error: outcome.error } : {}) }, null, 2)));
     } else {
-      println(ctx.io.stdout, outcome.content);
+      // a tool's or server's output: JSON stays JSON, text is shown with its controls made visible
+      println(ctx.io.stdout, jsonLine(outcome.content));
       for (const p of saved) println(ctx.io.stdout, `saved ${p}`);
       if (!out) for (const a of outcome.artifacts) println(ctx.io.stderr, `artifact ${a.filename} (${a.artifactId}): add --out DIR to save it`);
     }
