@@ -79,4 +79,18 @@ describe("the approval dialog", () => {
     expect(text).toContain("npm publish --access public");
     expect(text.replace(/\s+/g, " ")).toContain(command);
   });
+
+  it("shows every argument of a call with many, no line cut off", () => {
+    const args = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`opt${i}`, `value ${i}`]));
+    const approval = {
+      approvalId: "ap2", sessionId: "s", callId: "c2", toolName: "acme__deploy", argumentsJson: JSON.stringify({ ...args, target: "production" }),
+      reason: "deploying needs your approval", tier: 0, ruleIds: [], deadlineMs: T0 + 60_000, grantScope: "", preview: "",
+    };
+    const r = render(<ApprovalDialog approval={approval} queued={0} now={T0} width={80} />);
+    const out = r.lastFrame() ?? "";
+    r.unmount();
+    for (let i = 0; i < 20; i++) expect(out).toContain(`"opt${i}": "value ${i}"`);
+    expect(out).toContain('"target": "production"');
+    expect(out).not.toContain("more lines");
+  });
 });

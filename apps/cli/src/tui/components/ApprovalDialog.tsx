@@ -19,8 +19,8 @@ export function ApprovalDialog({ approval, denyReason, queued, now, width }: App
   const left = approval.deadlineMs ? Math.max(0, Math.ceil((approval.deadlineMs - now) / 1000)) : undefined;
   // A file write shows what it changes; its long content only as a count. Every argument is
   // shown whole, wrapped at the dialog's width, never cut.
+  // No line limit either: what is not shown is not approved knowingly.
   const args = approval.preview ? [callArgs(approval.argumentsJson, 120)] : prettyJson(approval.argumentsJson).split("\n");
-  const shown = args.slice(0, 12);
   return (
     <Box flexDirection="column" borderStyle="double" borderColor="yellow" paddingX={1} width={width}>
       <Box>
@@ -35,10 +35,9 @@ export function ApprovalDialog({ approval, denyReason, queued, now, width }: App
         <Text dimColor>tool </Text>
         <Text bold>{approval.toolName}</Text>
       </Text>
-      {shown.map((l, i) => (
+      {args.map((l, i) => (
         <Text key={i} wrap="wrap">{`  ${l}`}</Text>
       ))}
-      {args.length > shown.length ? <Text dimColor>{`  … ${args.length - shown.length} more lines`}</Text> : null}
       {approval.preview ? (
         <Box paddingLeft={2}>
           <DiffView text={approval.preview} maxLines={16} />
