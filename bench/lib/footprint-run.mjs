@@ -48,7 +48,7 @@ function kindOf(pid, enginePid) {
     if (/(^|\/)bwrap$/.test(cmd.split(" ")[0] ?? "")) return `${cap} (bwrap)`;
     return cmd.includes("sandbox/dist/init.js") ? `${cap} (sandbox init)` : cap;
   }
-  if (cmd.includes("packages/agent/dist")) return "agent";
+  if (cmd.includes("packages/agent/dist")) return /(^|\/)bwrap$/.test(cmd.split(" ")[0] ?? "") ? "agent (bwrap)" : "agent";
   if (/(^|\/)bwrap /.test(cmd)) return "bwrap";
   if (cmd.includes("guard.js")) return "guard";
   return cmd.split(" ")[0] ?? "?";

@@ -14,6 +14,8 @@ const PASSWORD = "pw-in-url-3e9a";
 
 const toolCount = (req: ChatRequest): number => req.messages.filter((m) => m.role === "tool").length;
 const rules: ScriptRule[] = [
+  // The main Agent's own call refused: the turn's error, shown to the user, names the server.
+  { match: { when: (req) => fromAgent(req) && messageText(req.messages.findLast((m) => m.role === "user")).includes("[main-fails]") }, reply: { status: 400, errorMessage: "this server refuses the Agent's request" } },
   {
     match: { when: fromAgent },
     reply: (req) => {
@@ -45,6 +47,14 @@ afterAll(async () => {
 });
 
 describe("the model server's URL", () => {
+  it("names the server to the user by its URL without the user name or password when the Agent's call fails", async () => {
+    const evs = await ask(lab, "[main-fails] hello");
+    const error = evs.find((e) => e.pipelineError)?.pipelineError?.message ?? "";
+    const url = new URL(lab.model.baseURL);
+    expect(error).toContain(`the model server at ${url.origin}${url.pathname} rejected the request`);
+    for (const s of [USER, PASSWORD]) expect(error).not.toContain(s);
+  });
+
   it("is not in the Agent's environment", () => {
     const environ = readFileSync(`/proc/${String(lab.engine.agentPid())}/environ`, "utf8");
     expect(environ).toContain("PALISADE_MODEL_GATEWAY=");

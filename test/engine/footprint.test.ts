@@ -30,8 +30,9 @@ describe.skipIf(skip)("footprint", () => {
   it("after one chat and the idle time, the Engine's tree is the Engine alone (<= 3 processes): capabilities and the Agent stopped", async () => {
     const r = await (footprintRun as Run)(model.baseURL, 2, 3);
     const kinds = (s: Sample): string[] => s.procs.map((p) => p.kind).sort();
-    // Nothing started before it was called; files and shell ran for the chat.
-    expect(kinds(r.started)).toEqual(["agent", "engine"]);
+    // Nothing started before it was called; files and shell ran for the chat. The Agent runs under
+    // bubblewrap: its launcher and the sandbox's init are the two "agent (bwrap)" processes.
+    expect(kinds(r.started)).toEqual(["agent", "agent (bwrap)", "agent (bwrap)", "engine"]);
     expect(kinds(r.chat)).toEqual(expect.arrayContaining(["files", "shell"]));
     expect(kinds(r.idle)).toEqual(["engine"]);
     expect(r.idle.processes).toBeLessThanOrEqual(3);

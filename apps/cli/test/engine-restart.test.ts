@@ -170,7 +170,7 @@ describe.skipIf(!built)("palisade engine restart and a changed setup", () => {
     expect(status.out).toContain("  network      none (a network namespace of its own, seen in /proc; no interface)");
     expect(status.out).toContain("  permissions  Node permission model on: no file writes, no child processes, no workers, no native addons");
     expect(status.out).toMatch(/ {2}filesystem {3}reads only its code \(\d+ paths; --json lists them\), writes nothing:\n {17}\/\S+\/packages\/agent\n/);
-    expect(status.out).toMatch(/ {2}process {6}host pid \d+, uid \d+, own net\/user namespaces/);
+    expect(status.out).toMatch(/ {2}process {6}bubblewrap [\d.]+, an empty root .*; seen from outside: host pid \d+, uid \d+, own net\/pid\/user\/mnt\/ipc\/uts namespaces/);
     expect(status.out).not.toContain("different setup");
 
     const json = JSON.parse((await sh(`${p} engine status --json`, join(root, "w"), env("model-two", KEY_TWO))).out) as {

@@ -24,7 +24,7 @@ export { StreamAccumulator, StreamErrorEvent } from "./accumulator.js";
 export type { ChunkSink } from "./accumulator.js";
 export { classifyModelError, keepErrorBodies, normalizeErrorBody } from "./model-errors.js";
 export type { FailureKind, ModelFailure } from "./model-errors.js";
-export { DEFAULT_MODEL_SETTINGS, parseModelSettings } from "./settings.js";
+export { DEFAULT_MODEL_SETTINGS, MODEL_SERVER_LABEL, parseModelSettings } from "./settings.js";
 export type { ModelSettings, StreamUsageMode, TextToolCallsMode } from "./settings.js";
 export { SseParser, sseEvents, StreamStalled } from "./sse.js";
 export type { SseEvent } from "./sse.js";

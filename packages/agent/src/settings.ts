@@ -6,10 +6,7 @@ export type TextToolCallsMode = "auto" | "off";
 export type StreamUsageMode = "auto" | "on" | "off";
 
 export interface ModelSettings {
-  /**
-   * A label for the model server in messages, never its URL (the Engine sends none: the Agent then
-   * names the gateway, whose errors name the server without userinfo or query).
-   */
+  /** A label for the model server in messages, never its URL (the Engine sends MODEL_SERVER_LABEL). */
   server: string;
   /** Extra HTTP headers on every model request. */
   headers: Record<string, string>;
@@ -28,6 +25,12 @@ export interface ModelSettings {
   /** `stream_options.include_usage`: auto = send it, and stop if the server rejects it. */
   streamUsage: StreamUsageMode;
 }
+
+/**
+ * What the Engine gives as `server`: the Agent names the model server by this label, and the
+ * Engine writes the URL (without userinfo or query) in its place in what it shows the user.
+ */
+export const MODEL_SERVER_LABEL = "<model.base_url>";
 
 export const DEFAULT_MODEL_SETTINGS: ModelSettings = {
   server: "",

@@ -4,6 +4,7 @@
 // gateway's socket, as paths inside the view (the spawn token goes on its stdin, see
 // child-stdin.ts). The model key and the model server's URL stay in the Engine.
 import { agentLaunchSpec } from "@palisade/agent/launch";
+import { MODEL_SERVER_LABEL } from "@palisade/agent";
 import type { LaunchSpec, ModelSettings } from "@palisade/agent";
 import type { ModelConfig } from "../config.js";
 import { networkNamespace } from "../agent/netns.js";
@@ -26,6 +27,8 @@ export function withoutNetwork(launch: AgentLaunch, log?: (line: string) => void
 /** The `model:` settings the Agent needs to shape requests; never the API key, nor where the server is. */
 export function modelSettingsOf(m: ModelConfig): Partial<ModelSettings> {
   return {
+    // The URL may hold a password or a key in its query: the Agent gets a label (see modelServerNamed).
+    server: MODEL_SERVER_LABEL,
     // Added by the Engine's model gateway: a header may carry a credential (Azure's api-key).
     headers: {},
     extraBody: m.extraBody,

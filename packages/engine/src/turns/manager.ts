@@ -5,6 +5,7 @@ import { randomUUID } from "node:crypto";
 import { Code, RpcError } from "@palisade/protocol";
 import { PipelineEventType } from "@palisade/protocol/pipeline";
 import type { AgentEvent, AgentResponseComplete } from "@palisade/protocol/pipeline";
+import { modelServerNamed } from "../agent/model-label.js";
 import { addUsage, modeToProto, sessionToProto, usageToProto } from "../convert.js";
 import { isTerminal } from "../events.js";
 import type { EventInit, Subscription } from "../events.js";
@@ -292,7 +293,9 @@ export class TurnManager {
       }
       case "agentError": {
         const turn = this.running(e.value.messageId);
-        if (turn) void this.finish(turn, { kind: "error", code: e.value.code || "AGENT_ERROR", message: e.value.message, recoverable: e.value.recoverable });
+        // The Agent names the model server by a label: the user reads its URL (no credentials).
+        const message = modelServerNamed(e.value.message, this.env.config.model.baseUrl);
+        if (turn) void this.finish(turn, { kind: "error", code: e.value.code || "AGENT_ERROR", message, recoverable: e.value.recoverable });
         return;
       }
       default:
