@@ -1,5 +1,6 @@
 // Child of bench/store-turn.mjs: the store calls of one-tool-call turns through the Engine's
-// SQLite adapter of the tree at argv[2], as the Engine makes them (audit entries committed before
+// SQLite (or, given a URL, PostgreSQL) adapter of the tree at argv[2], as the Engine makes them
+// (the claim that commits the user message, audit entries committed before
 // the tool's effect, the memory read for the system prompt, the cached context, the turn's commit
 // with 2 messages, 1 tool call, 6 events and 1 audit entry, a keyed audit chain, sync after the
 // commit). Prints {mainUs, processUs, wallUs} per turn and the turns' p99 and longest wall time (ms): the CPU of this thread (where the Engine
@@ -9,12 +10,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 
-const [root, turnsArg, sessionsArg] = process.argv.slice(2);
-const { openSqliteStore } = await import(join(root, "packages/engine/dist/adapters/sqlite-store.js"));
+const [root, turnsArg, sessionsArg, pgUrl] = process.argv.slice(2);
 const TURNS = Number(turnsArg), SESSIONS = Number(sessionsArg);
 const dir = mkdtempSync(join(tmpdir(), "palisade-bench-store-turn-"));
 mkdirSync(join(dir, "data"));
-const store = await openSqliteStore(join(dir, "data"), () => {}, join(dir, "config", "audit.key"));
+// argv[5]: a postgres:// URL (password in PGPASSWORD): the Engine's PostgreSQL adapter instead.
+const store = pgUrl
+  ? await (await import(join(root, "packages/engine/dist/adapters/postgres-store.js"))).openPostgresStore({ url: pgUrl, pool: 10, leaseMs: 15_000, engineId: "bench" }, () => {}, join(dir, "config", "audit.key"))
+  : await (await import(join(root, "packages/engine/dist/adapters/sqlite-store.js"))).openSqliteStore(join(dir, "data"), () => {}, join(dir, "config", "audit.key"));
+await store.startLeases?.("unix:/bench");
 const threadMs = () => {
   const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
   const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -42,6 +46,8 @@ async function turn(session) {
   const assistantId = `msg_${randomUUID()}`;
   const userId = `msg_${randomUUID()}`;
   const callId = `call_${++calls}`;
+  // Since the user message is committed when its turn starts, a turn claims its session first.
+  await store.claimSession?.(session.id, { userMessageId: userId, content: "read x.txt", createdAt: Date.now() });
   await store.contextMessages(session.id);
   await store.memory(session.id);
   const ts = Date.now();
@@ -61,6 +67,7 @@ async function turn(session) {
     ],
     audit: [{ kind: "execution", sessionId: session.id, callId, actor: "engine", payload: { artifacts: [], durationMs: 3, ok: true, resultSha256: "0".repeat(64), toolName: tool }, ts }],
   });
+  await store.finishTurn?.(session.id);
 }
 
 for (const s of sessions) for (let i = 0; i < 20; i++) await turn(s); // warm-up

@@ -86,7 +86,8 @@ function waitReady(server: ChildProcess, log: () => string, timeoutMs: number): 
   });
 }
 
-export async function startPostgres(options: { tcp?: boolean } = {}): Promise<PgCluster> {
+/** `durable`: fsync on, as a real server (benchmarks); by default off, the cluster is thrown away. */
+export async function startPostgres(options: { tcp?: boolean; durable?: boolean } = {}): Promise<PgCluster> {
   const missing = postgresUnavailable();
   if (missing !== undefined) throw new Error(missing);
   const dir = mkdtempSync(join(tmpdir(), "palisade-pg-"));
@@ -109,10 +110,10 @@ export async function startPostgres(options: { tcp?: boolean } = {}): Promise<Pg
     throw new Error(`initdb failed (${String(init.status)}): ${init.stderr}`);
   }
   const port = options.tcp ? await freePort() : 5432;
-  // fsync off: the cluster is thrown away after the run; no test here kills the server itself.
+  // fsync off unless durable: the cluster is thrown away after the run; no test kills the server itself.
   const server = spawn(join(PG_BIN, "postgres"), [
     "-D", data, "-k", dir, "-p", String(port), "-c", `listen_addresses=${options.tcp ? "127.0.0.1" : ""}`,
-    "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=200",
+    ...(options.durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"]), "-c", "max_connections=200",
   ], { ...ids, env, cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   server.stderr?.setEncoding("utf8");

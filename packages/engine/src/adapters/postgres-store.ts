@@ -149,8 +149,9 @@ class PostgresStore implements EngineStore {
     return { deletedSessions: res.deletedSessions, bytesBefore: res.bytesBefore, bytesAfter: res.bytesAfter };
   }
 
-  async appendAudit(entries: AuditEntry[]): Promise<void> {
-    if (entries.length > 0) await this.store.appendAudits(entries.map(auditRow));
+  /** `sync: false` as on SQLite: committed before this resolves, flushed with the next durable commit (the turn's). */
+  async appendAudit(entries: AuditEntry[], opts: { sync?: boolean } = {}): Promise<void> {
+    if (entries.length > 0) await this.store.appendAudits(entries.map(auditRow), { durable: opts.sync !== false });
   }
 
   async contextMessages(sessionId: string): Promise<MessageRecord[]> {

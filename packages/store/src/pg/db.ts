@@ -72,14 +72,18 @@ export class PgDb {
   }
 
   /**
-   * Runs fn on one connection inside BEGIN … COMMIT; any error rolls everything back. Writes of
+   * Runs fn on one connection inside BEGIN … COMMIT (durable when it resolves, unless
+   * `durable: false`); any error rolls everything back. Writes of
    * one session are serialized by locking its row first (see the callers), the audit chain by
    * locking its head row.
    */
-  async tx<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  async tx<T>(fn: (c: pg.PoolClient) => Promise<T>, options: { durable?: boolean } = {}): Promise<T> {
     const c = await this.pool.connect();
     try {
-      await c.query("BEGIN");
+      // Not durable: committed and visible to every Engine at once, flushed to disk by the
+      // server's WAL writer within a fraction of a second (lost only if the server itself
+      // crashes), as the SQLite store's writes without sync().
+      await c.query(options.durable === false ? "BEGIN; SET LOCAL synchronous_commit TO OFF" : "BEGIN");
       const result = await fn(c);
       await c.query("COMMIT");
       return result;

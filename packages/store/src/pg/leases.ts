@@ -86,11 +86,14 @@ export async function claimSession(db: PgDb, sessionId: string, engineId: string
 
 /** The turn ended (committed): the lease runs out `leaseMs` from now unless another turn renews it. */
 export async function finishTurn(db: PgDb, sessionId: string, engineId: string, leaseMs: number): Promise<void> {
-  await db.query(
-    `UPDATE session_leases SET turn_message_id = '', turn_content = '', turn_started_at = 0, expires_at = ${NOW} + $3
-     WHERE session_id = $1 AND engine_id = $2`,
-    [sessionId, engineId, leaseMs],
-  );
+  // Not durable: after a server crash the lease would merely run out lease_s later than it should.
+  await db.tx(async (c) => {
+    await c.query(
+      `UPDATE session_leases SET turn_message_id = '', turn_content = '', turn_started_at = 0, expires_at = ${NOW} + $3
+       WHERE session_id = $1 AND engine_id = $2`,
+      [sessionId, engineId, leaseMs],
+    );
+  }, { durable: false });
 }
 
 /** The Engine that holds a live lease on the session, or null (any Engine may serve it). */

@@ -72,9 +72,9 @@ export class PgStore implements HistoryStore {
     await this.db.close();
   }
 
-  private tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+  private tx<T>(fn: (c: PoolClient) => Promise<T>, options: { durable?: boolean } = {}): Promise<T> {
     if (this.closed) return Promise.reject(new StoreError("CLOSED", `store ${this.description} is closed`));
-    return this.db.tx(fn);
+    return this.db.tx(fn, options);
   }
 
   private get q(): PgDb {
@@ -127,9 +127,10 @@ export class PgStore implements HistoryStore {
   updateSubAgentRun(id: string, patch: SubAgentRunPatch): Promise<SubAgentRunRecord> { return this.tx((c) => writes.updateSubAgentRun(c, id, patch)); }
   recordArtifact(input: NewArtifact): Promise<ArtifactRecord> { return records.recordArtifact(this.q, input); }
   async appendAudit(input: NewAudit): Promise<AuditRecord> { return (await this.appendAudits([input]))[0] as AuditRecord; }
-  appendAudits(inputs: readonly NewAudit[]): Promise<AuditRecord[]> {
+  /** `durable: false`: committed (every Engine sees it) but not yet flushed when it resolves; the next durable commit flushes it too. */
+  appendAudits(inputs: readonly NewAudit[], options: { durable?: boolean } = {}): Promise<AuditRecord[]> {
     if (inputs.length === 0) return Promise.resolve([]);
-    return this.tx((c) => audit.appendAuditRows(c, inputs, this.auditKey));
+    return this.tx((c) => audit.appendAuditRows(c, inputs, this.auditKey), options);
   }
   auditHead(): Promise<{ seq: number; hash: string }> { return audit.auditHead(this.q); }
   renameSession(id: string, title: string): Promise<SessionRecord> { return writes.renameSession(this.q, id, title); }
