@@ -7,7 +7,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { probeSandbox } from "@palisade/sandbox";
@@ -109,8 +109,10 @@ describe.skipIf(Boolean(missing))(`host sockets and the home, from tool and MCP 
     const buses: Array<{ address: string; daemon: number; monitor: ChildProcess; seen: () => string; dir: string }> = [];
 
     beforeAll(async () => {
-      // One at a path in the home, one in a directory of /run that no list names.
-      for (const dir of [join(h.home, ".cache", "dbus-session"), mkdtempSync("/run/pal-dbus-")]) {
+      // One at a path in the home, one in a directory of /run that no list names, one where a
+      // user's session bus usually is (/run/user/<uid>/bus).
+      const runUser = existsSync("/run/user") ? [join(mkdtempSync("/run/user/pal-"), String(process.getuid?.() ?? 0))] : [];
+      for (const dir of [join(h.home, ".cache", "dbus-session"), mkdtempSync("/run/pal-dbus-"), ...runUser]) {
         mkdirSync(dir, { recursive: true });
         const address = `unix:path=${join(dir, "bus")}`;
         const pid = Number(execFileSync("dbus-daemon", ["--session", `--address=${address}`, "--fork", "--print-pid"]).toString().trim());
@@ -129,7 +131,7 @@ describe.skipIf(Boolean(missing))(`host sockets and the home, from tool and MCP 
         } catch {
           // already gone
         }
-        rmSync(b.dir, { recursive: true, force: true });
+        rmSync(b.dir.startsWith("/run/user/") ? dirname(b.dir) : b.dir, { recursive: true, force: true });
       }
     });
 
@@ -141,7 +143,7 @@ describe.skipIf(Boolean(missing))(`host sockets and the home, from tool and MCP 
       }
     });
 
-    it("is never reached from the shell capability, at its path in the home or in /run", async () => {
+    it("is never reached from the shell capability, at its path in the home, in /run or in /run/user", async () => {
       const calls = buses.map((b) => `dbus-send --bus=${b.address} --print-reply --dest=org.freedesktop.DBus /palisade/escaped org.freedesktop.DBus.Peer.Ping`);
       const out = ran(await h.sh(`${calls.join("; ")}; echo end`));
       expect(out).toContain("end");
