@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { agentLauncher, chooseAgentWall, defaultConfig } from "@palisade/engine";
+import { agentLauncher, chooseAgentWall, defaultConfig, defaultSubAgentLauncher } from "@palisade/engine";
 import { probeSandboxOnce } from "@palisade/sandbox";
 import type { AgentLaunch } from "@palisade/engine";
 
@@ -23,26 +23,29 @@ export interface ProbeRun {
 /** The configured model server, with a password and a query key: neither may reach the Agent. */
 export const MODEL_BASE_URL = "http://agent-user:pw-in-url-3e9a@127.0.0.1:9/v1?api-key=query-secret-77c1";
 
-export async function agentLaunchFor(runtimeDir: string): Promise<AgentLaunch> {
+/** Who is launched: the Agent, or a sub-agent (its own package and environment, the same wall). */
+export type Launched = "agent" | "subagent";
+
+export async function agentLaunchFor(runtimeDir: string, who: Launched = "agent"): Promise<AgentLaunch> {
   const config = defaultConfig();
   // As the Engine decides it, with the default sandbox.required: true.
   const wall = await chooseAgentWall(await probeSandboxOnce(), true);
-  return agentLauncher(wall)({
+  const request = {
     engineAddress: `unix:${join(runtimeDir, "engine.sock")}`,
     modelGateway: join(runtimeDir, "model-gateway.sock"),
     token: "unused",
-    agentId: "probe",
     model: { ...config.model, name: "scripted-model", baseUrl: MODEL_BASE_URL },
-  });
+  };
+  return who === "agent" ? agentLauncher(wall)({ ...request, agentId: "probe" }) : defaultSubAgentLauncher(() => wall)({ ...request, name: "probe" });
 }
 
 /** Runs `agent-probes/<probe>.cjs` with the Agent's launch, `input` as its one argument. */
 export async function runLikeAgent(
   probe: string,
   input: unknown,
-  options: { runtimeDir: string; cwd?: string; timeoutMs?: number; widenReads?: boolean },
+  options: { runtimeDir: string; cwd?: string; timeoutMs?: number; widenReads?: boolean; who?: Launched },
 ): Promise<ProbeRun> {
-  const launch = await agentLaunchFor(options.runtimeDir);
+  const launch = await agentLaunchFor(options.runtimeDir, options.who);
   const code = readFileSync(join(here, "agent-probes", `${probe}.cjs`), "utf8");
   // The entry point is the last argument, in every launch.
   let flags = launch.args.slice(0, -1);

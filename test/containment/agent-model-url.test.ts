@@ -71,6 +71,8 @@ describe("the model server's URL", () => {
     expect(bodies.length).toBeGreaterThanOrEqual(4);
     for (const b of bodies) for (const s of [USER, PASSWORD]) expect(b).not.toContain(s);
     expect(launches.length).toBe(1);
+    // The sub-agent runs in the Agent's view: it knows the Engine's sockets by their paths inside.
+    expect(launches[0]?.PALISADE_ENGINE_ADDRESS).toBe("unix:/run/palisade/engine.sock");
     for (const env of launches) for (const s of ["://", USER, PASSWORD]) expect(JSON.stringify(env)).not.toContain(s);
   });
 });

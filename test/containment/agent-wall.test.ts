@@ -1,7 +1,7 @@
-// From code running with the Agent's exact command line, environment and namespaces (the
-// Engine's own launcher), the user's unix-socket services, other processes and node:sqlite are
-// out of reach. Each test judges by the effect outside: the marker file, the bus's answer, the
-// bystander alive, the database's rows.
+// From code running with the Agent's (and a sub-agent's) exact command line, environment and
+// namespaces (the Engine's own launchers), the user's unix-socket services, other processes and
+// node:sqlite are out of reach. Each test judges by the effect outside: the marker file, the
+// bus's answer, the bystander alive, the database's rows.
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
@@ -15,6 +15,8 @@ import { runLikeAgent } from "./agent-harness.js";
 import { dbusMissing, postgresMissing, startPostgres, startSessionBus } from "./agent-services.js";
 import type { Postgres, SessionBus } from "./agent-services.js";
 
+/** The Agent and a sub-agent: each launched as the Engine launches it. */
+const WHO = ["agent", "subagent"] as const;
 let runtimeDir = "";
 beforeAll(() => {
   runtimeDir = mkdtempSync(join(tmpdir(), "pal-agent-wall-"));
@@ -28,9 +30,9 @@ describe.skipIf(postgresMissing())("a private PostgreSQL cluster of the user (un
   }, 90_000);
   afterAll(() => pg?.stop());
 
-  it("is not reachable from the Agent: COPY … TO PROGRAM never runs, the marker never appears", async () => {
+  it.each(WHO)("%s: is not reachable: COPY … TO PROGRAM never runs, the marker never appears", async (who) => {
     const marker = join(pg.markerDir, "ran");
-    const run = await runLikeAgent("pg-copy", { socket: pg.socket, user: "postgres", query: `COPY (SELECT 1) TO PROGRAM 'touch ${marker}'` }, { runtimeDir });
+    const run = await runLikeAgent("pg-copy", { socket: pg.socket, user: "postgres", query: `COPY (SELECT 1) TO PROGRAM 'touch ${marker}'` }, { runtimeDir, who });
     expect(run.result, run.stderr).toBeDefined();
     expect(existsSync(marker)).toBe(false);
     expect(run.result?.outcome).toBe("connect-failed");
@@ -45,8 +47,8 @@ describe.skipIf(dbusMissing())("a D-Bus session bus of the user", () => {
   });
   afterAll(() => bus?.stop());
 
-  it("is not reachable from the Agent: AUTH EXTERNAL is never accepted", async () => {
-    const run = await runLikeAgent("dbus-auth", { socket: bus.socket }, { runtimeDir });
+  it.each(WHO)("%s: is not reachable: AUTH EXTERNAL is never accepted", async (who) => {
+    const run = await runLikeAgent("dbus-auth", { socket: bus.socket }, { runtimeDir, who });
     expect(run.result, run.stderr).toBeDefined();
     expect(run.result?.outcome).not.toBe("accepted");
     expect(run.result).toEqual({ outcome: "connect-failed", code: "ENOENT" });
@@ -60,9 +62,9 @@ describe("other processes", () => {
   });
   afterAll(() => bystander.kill("SIGKILL"));
 
-  it("a bystander of the user survives process.kill from the Agent, the Engine is not signalable, and the Agent sees only its own pids", async () => {
+  it.each(WHO)("%s: a bystander of the user survives process.kill from it, the Engine is not signalable, and it sees only its own pids", async (who) => {
     const pidMax = Number(readFileSync("/proc/sys/kernel/pid_max", "utf8").trim());
-    const run = await runLikeAgent("signals", { bystander: bystander.pid, engine: process.pid, pidMax: Math.min(pidMax, 1 << 22) }, { runtimeDir, timeoutMs: 60_000 });
+    const run = await runLikeAgent("signals", { bystander: bystander.pid, engine: process.pid, pidMax: Math.min(pidMax, 1 << 22) }, { runtimeDir, timeoutMs: 60_000, who });
     const result = run.result as { self: number; visible: number[]; proc: number[] | string; engine: string; bystander: string } | undefined;
     expect(result, run.stderr).toBeDefined();
     // Still there, by signal 0 from outside.
@@ -105,11 +107,11 @@ describe.skipIf(built())("node:sqlite", () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  it("cannot read or edit another session's messages in palisade.db, create ~/.ssh/authorized_keys, or read an SQLite file in the home", async () => {
+  it.each(WHO)("%s: cannot read or edit another session's messages in palisade.db, create ~/.ssh/authorized_keys, or read an SQLite file in the home", async (who) => {
     const db = join(h.dataDir, "palisade.db");
     const before = rows(db);
     expect(before.some((r) => r.includes("a message of another session"))).toBe(true);
-    const run = await runLikeAgent("sqlite", { db, home, cookies: join(home, "Cookies") }, { runtimeDir });
+    const run = await runLikeAgent("sqlite", { db, home, cookies: join(home, "Cookies") }, { runtimeDir, who });
     expect(run.result, run.stderr).toBeDefined();
     expect(rows(db)).toEqual(before);
     expect(readdirSync(join(home, ".ssh"))).toEqual([]);

@@ -36,6 +36,7 @@ export { PolicyShield } from "./adapters/policy-shield.js";
 export { sandboxViolations, safeEqual } from "./agent/link.js";
 export { agentLauncher, walledLaunch, withoutNetwork } from "./adapters/agent.js";
 export { AgentWallError, agentWallLine, chooseAgentWall } from "./agent/wall.js";
+export { defaultSubAgentLauncher } from "./subagents/launcher.js";
 export type { AgentWall } from "./agent/wall.js";
 export { withinBudget } from "./agent/supervisor.js";
 export { DEFAULT_BASE_URL, ExchangeReplay, ModelGateway, SESSION_HEADER, UsageScanner, proxySettings, usageOf } from "./gateway/index.js";
