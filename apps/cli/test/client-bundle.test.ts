@@ -165,6 +165,10 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain("starting the Engine");
     expect(r.out).toContain("No stored sessions yet.");
+    // It leaves the Engine running, and says so.
+    const started = (JSON.parse(readFileSync(join(data, "engine.json"), "utf8")) as { pid: number }).pid;
+    expect(r.err).toContain(`(the Engine started for this command keeps running, pid ${started}, so the next one is quick;`);
+    expect(r.err).toMatch(/engine stop' stops it\)/);
     expectClientPath(r.loaded);
     const pid = (JSON.parse(readFileSync(join(data, "engine.json"), "utf8")) as { pid: number }).pid;
     // The Engine is `dist/engine-main.js … engine start --foreground` (its own bundle: scripts/bundle.mjs), not the client bundle.

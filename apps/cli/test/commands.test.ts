@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PassThrough } from "node:stream";
@@ -140,6 +140,16 @@ describe("palisade run / sessions / engine against a ClientService", () => {
     const out = join(dir, "trip.md");
     io = captureIo();
     expect(await runCli(argv("sessions", "export", a.id, "--out", out), io)).toBe(0);
+    expect(readFileSync(out, "utf8")).toContain("# Trip to Lisbon");
+
+    // An existing file is kept unless --force says to overwrite it.
+    writeFileSync(out, "my notes\n");
+    io = captureIo();
+    expect(await runCli(argv("sessions", "export", a.id, "--out", out), io)).toBe(1);
+    expect(io.err()).toContain(`not exported: ${out} already exists`);
+    expect(io.err()).toContain("add --force to overwrite it");
+    expect(readFileSync(out, "utf8")).toBe("my notes\n");
+    expect(await runCli(argv("sessions", "export", a.id, "--out", out, "--force"), captureIo())).toBe(0);
     expect(readFileSync(out, "utf8")).toContain("# Trip to Lisbon");
 
     io = captureIo();

@@ -117,7 +117,8 @@ export const COMMAND_TREE: CommandSpec = {
           positionals: [{ name: "id", description: "session id or unique prefix", required: true }],
           options: {
             format: { type: "string", valueName: "md|json", description: "output format", default: "md" },
-            out: { type: "string", valueName: "FILE", description: "write to FILE instead of stdout", default: "stdout" },
+            out: { type: "string", valueName: "FILE", description: "write to FILE instead of stdout (never over an existing file without --force)", default: "stdout" },
+            force: { type: "boolean", description: "overwrite the --out file if it exists" },
           },
           run: lazy(() => import("../commands/sessions.js"), "sessionsExport"),
         },

@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { toJson } from "@bufbuild/protobuf";
 import { ChatMessageSchema, SessionInfoSchema } from "@palisade/protocol/types";
@@ -17,6 +17,12 @@ import { flag, hintCommand, intOption, pathsOf, shellQuote, startOptions, string
 import { confirm } from "./prompt.js";
 import { jsonLine, shown, shownLine } from "../format/terminal-text.js";
 
+/** An Engine this command had to start stays (the next command is quick): said, with how to stop it. */
+function sayStillRunning(ctx: CommandContext, conn: EngineConnection): void {
+  if (!conn.startedHere) return;
+  println(ctx.io.stderr, `(the Engine started for this command keeps running, pid ${conn.endpoint.info.pid}, so the next one is quick; '${hintCommand(ctx, "engine stop")}' stops it)`);
+}
+
 async function withEngine<T>(ctx: CommandContext, f: (conn: EngineConnection) => Promise<T>): Promise<T> {
   const conn = await connectToEngine(pathsOf(ctx), startOptions(ctx));
   try {
@@ -26,6 +32,7 @@ async function withEngine<T>(ctx: CommandContext, f: (conn: EngineConnection) =>
     throw new CliError(describeRpcError(err), { hint: `see '${hintCommand(ctx, "engine status")}'` });
   } finally {
     conn.close();
+    sayStillRunning(ctx, conn);
   }
 }
 
@@ -55,6 +62,7 @@ async function withHistory<T>(ctx: CommandContext, f: (client: HistoryClient) =>
     throw new CliError(describeRpcError(err), { hint: `see '${hintCommand(ctx, "engine status")}'` });
   } finally {
     conn.close();
+    sayStillRunning(ctx, conn);
   }
 }
 
@@ -161,26 +169,32 @@ export async function sessionsExport(ctx: CommandContext): Promise<number> {
       return ExitCode.OK;
     }
     const file = resolve(ctx.io.cwd, out);
-    await writeExport(file, res.content);
+    await writeExport(file, res.content, flag(ctx, "force"));
     println(ctx.io.stderr, `Exported ${id} to ${file} (${Buffer.byteLength(res.content)} bytes).`);
     return ExitCode.OK;
   });
 }
 
-/** Writes an export; a missing directory, a directory in the way or no permission is said plainly. */
-async function writeExport(file: string, content: string): Promise<void> {
+const isDirectory = (path: string): Promise<boolean> => stat(path).then((s) => s.isDirectory(), () => false);
+
+/**
+ * Writes an export, never over an existing file unless `force` (as /save in the chat); a missing
+ * directory, a directory in the way or no permission is said plainly.
+ */
+async function writeExport(file: string, content: string, force: boolean): Promise<void> {
   try {
-    await writeFile(file, content);
+    await writeFile(file, content, { flag: force ? "w" : "wx" });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const dir = dirname(file);
+    if (code === "EEXIST" && !(await isDirectory(file))) throw new CliError(`not exported: ${file} already exists`, { hint: "add --force to overwrite it, or give --out another file" });
     if (code === "ENOENT" || code === "ENOTDIR") {
       throw new CliError(`cannot write ${file}: the directory ${dir} does not exist`, { hint: `create it (mkdir -p ${shellQuote(dir)}) or give --out a file in an existing directory` });
     }
     if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
       throw new CliError(`cannot write ${file}: permission denied`, { hint: "give --out a file in a directory you can write to" });
     }
-    if (code === "EISDIR") throw new CliError(`cannot write ${file}: it is a directory`, { hint: `give --out a file name, e.g. ${shellQuote(join(file, "session.md"))}` });
+    if (code === "EISDIR" || code === "EEXIST") throw new CliError(`cannot write ${file}: it is a directory`, { hint: `give --out a file name, e.g. ${shellQuote(join(file, "session.md"))}` });
     throw new CliError(`cannot write ${file}: ${(err as Error).message}`);
   }
 }
