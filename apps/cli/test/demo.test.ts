@@ -36,6 +36,18 @@ describe("the demo's scripted model", () => {
     expect(demoReply({ messages: msgs, tools: tools("shell__execute_command") }).content).toContain(expected);
   });
 
+  // What the Engine answers for a call refused off the record, or one a running session cannot make.
+  const REFUSED = 'Refused: documents__create_pdf is not available off the record (its policy is "ask"; only tools allowed by default run in OTR sessions). Tell the user, or answer without this tool.';
+  it.each([
+    ["run a command", "shell__execute_command", REFUSED.replace(/documents__create_pdf/g, "shell__execute_command")],
+    ["make a pdf", "documents__create_pdf", REFUSED],
+  ])("a refused call (%s) is reported as refused, never as done", (prompt, tool, result) => {
+    const msgs = [{ role: "user", content: prompt }, { role: "assistant", tool_calls: [{ function: { name: tool } }] }, { role: "tool", content: result }];
+    const answer = demoReply({ messages: msgs, tools: tools(tool) }).content ?? "";
+    expect(answer).toBe(`That did not work: ${result}`);
+    expect(answer).not.toMatch(/Done:|is ready/);
+  });
+
   it("tells a slow story to show Esc", () => {
     expect(demoReply({ messages: [{ role: "user", content: "tell me a long story" }] })).toMatchObject({ tokenDelayMs: 80, content: expect.stringContaining("Chapter 12.") });
   });

@@ -133,7 +133,7 @@ export function demoReply(req: DemoRequest): DemoReply {
   if (usedTool && last?.role === "tool") {
     const result = text(last.content);
     // Failures come back as text the model can act on (Shield blocks, declined approvals, bad arguments).
-    if (/^\s*(the shield blocked|the user declined|invalid arguments|error)|^\s*\[exit [1-9]/i.test(result)) return { content: `That did not work: ${result.slice(0, 400)}` };
+    if (/^\s*(the shield blocked|the user declined|invalid arguments|refused|error)|^\s*\[exit [1-9]/i.test(result)) return { content: `That did not work: ${result.slice(0, 400)}` };
     return { content: scenario.after(result) };
   }
   const name = findTool(req, scenario.tool);
