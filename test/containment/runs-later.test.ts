@@ -49,6 +49,29 @@ describe.skipIf(!probe.available)("writes that run later, default policy, nobody
     writeFileSync(join(h.workspace, "evil.cfg"), "[core]\n\tfsmonitor = touch FSMONITOR-RAN\n");
     mkdirSync(join(h.workspace, "tpl", "hooks"), { recursive: true });
     writeFileSync(join(h.workspace, "tpl", "hooks", "post-checkout"), "#!/bin/sh\ntouch HOOK-RAN\n", { mode: 0o755 });
+    // A repository the user had before the session, with a program-running key of their own.
+    const existing = join(h.workspace, "existing");
+    mkdirSync(existing);
+    git(existing, "init", "-q");
+    git(existing, "commit", "-q", "--allow-empty", "-m", "first");
+    git(existing, "config", "core.hooksPath", ".husky");
+    // What the model runs: python3 *.py is allowed by the default policy, and the Shield cannot
+    // read what the script does.
+    writeFileSync(
+      join(h.workspace, "mk.py"),
+      [
+        "import os, subprocess",
+        "def git(*a): subprocess.run(['git', '-c', 'user.name=m', '-c', 'user.email=m@example.com', *a], check=True)",
+        "git('init', '-q', 'vendor/py')",
+        "git('-C', 'vendor/py', 'commit', '-q', '--allow-empty', '-m', 'x')",
+        "git('-C', 'vendor/py', 'config', 'core.fsmonitor', 'touch FSMONITOR-RAN')",
+        "hook = 'vendor/py/.git/hooks/post-checkout'",
+        "open(hook, 'w').write('#!/bin/sh\\ntouch HOOK-RAN\\n')",
+        "os.chmod(hook, 0o755)",
+        "git('-C', 'existing', 'config', 'core.fsmonitor', 'touch FSMONITOR-RAN')",
+        "print('made')",
+      ].join("\n"),
+    );
   }, 90_000);
   afterAll(async () => {
     await h?.close();
@@ -90,5 +113,19 @@ describe.skipIf(!probe.available)("writes that run later, default policy, nobody
     const r = await denyingTurn(h, [{ name: "files__write_file", arguments: { path: join(h.workspace, rel), content } }]);
     expect(existsSync(join(h.workspace, rel)), `${rel} was written`).toBe(false);
     expect(r).toEqual({ asked: 1, executed: 0 });
+  });
+
+  it("a script that plants program-running config and hooks in nested repositories: the Engine undoes them after the call", async () => {
+    const r = await denyingTurn(h, [{ name: "shell__execute_command", arguments: { command: "python3 mk.py" } }]);
+    expect(r).toEqual({ asked: 0, executed: 1 });
+    expect(existsSync(join(h.workspace, "vendor/py/.git"))).toBe(true);
+    expect(userRunsGit("vendor/py"), "markers in the repository the script made").toEqual([]);
+    expect(userRunsGit("existing"), "markers in the repository the user had").toEqual([]);
+    // The user's own entry stays; the model is told what was undone.
+    expect(git(join(h.workspace, "existing"), "config", "core.hooksPath").trim()).toBe(".husky");
+    const told = h.model.chatRequests().at(-1)?.messages.filter((m) => m.role === "tool").map((m) => JSON.stringify(m.content)).join("\n") ?? "";
+    expect(told).toMatch(/removed core\.fsmonitor from vendor\/py\/\.git\/config/);
+    expect(told).toMatch(/renamed the hooks post-checkout in vendor\/py\/\.git\/hooks/);
+    expect(told).toMatch(/removed core\.fsmonitor from existing\/\.git\/config/);
   });
 });

@@ -30,6 +30,7 @@ export { ShieldError, PolicyError } from "./errors.js";
 export type { PolicyProblem } from "./errors.js";
 export { stricter } from "./types.js";
 export { visible, visibleJson } from "./visible.js";
+export { gitConfigRunsProgram, repoConfigEntryRunsProgram } from "./normalize/git-config.js";
 export type { ActionClass } from "./action-class.js";
 export type {
   Action,

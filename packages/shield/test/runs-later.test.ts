@@ -3,6 +3,7 @@
 // toolchain or another agent runs or obeys without being asked. Under the default policy none of
 // them may be allowed without a person deciding.
 import { describe, expect, it } from "vitest";
+import { repoConfigEntryRunsProgram } from "@palisade/shield";
 import { check, sh, WORKSPACE } from "./helpers.js";
 
 const decision = async (tool: string, args: unknown): Promise<string> => (await check(tool, args)).decision;
@@ -120,5 +121,26 @@ describe("workspace files that run or steer something later: writes ask", () => 
   it("reading them is not asked", async () => {
     expect(await decision("files__read_file", { path: `${WORKSPACE}/AGENTS.md` })).toBe("allow");
     expect(await decision("shell__execute_command", sh("cat .vscode/tasks.json"))).toBe("allow");
+  });
+});
+
+describe("a repository's own config: which entries run programs", () => {
+  it.each([
+    ["core.fsmonitor", "touch x", true],
+    ["core.hooksPath", ".husky", true],
+    ["include.path", "../x.cfg", true],
+    ["remote.origin.url", "ext::sh -c x", true],
+    ["remote.origin.url", "-uploadpack=x", true],
+    ["submodule.lib.update", "!sh -c x", true],
+    ["remote.origin.uploadpack", "x", true],
+    ["filter.lfs.clean", "git-lfs clean -- %f", true],
+    ["remote.origin.url", "https://github.com/a/b.git", false],
+    ["remote.my.fork.fetch", "+refs/heads/*:refs/remotes/my.fork/*", false],
+    ["branch.main.merge", "refs/heads/main", false],
+    ["core.repositoryformatversion", "0", false],
+    ["submodule.lib.update", "rebase", false],
+    ["user.email", "a@example.com", false],
+  ])("%s = %s: %s", (key, value, runs) => {
+    expect(repoConfigEntryRunsProgram(key, value)).toBe(runs);
   });
 });

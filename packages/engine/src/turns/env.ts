@@ -7,6 +7,7 @@ import type { TitleWriter } from "../titles.js";
 import type { EventBus } from "../events.js";
 import type { EngineShield, EngineStore, ToolHost } from "../ports.js";
 import type { ArgumentValidator } from "./validate.js";
+import type { RepoGuard } from "./nested-repos.js";
 
 export interface TurnEnv {
   bus: EventBus;
@@ -31,4 +32,6 @@ export interface TurnEnv {
   grantScope?: string;
   /** More scopes whose grants cover a sub-agent's calls (its parents', when sub_agents.inherit_grants). */
   inheritedGrantScopes?: readonly string[];
+  /** Undoes what a capability call left in the workspace's git repositories that would run programs later. */
+  repoGuard?: RepoGuard;
 }

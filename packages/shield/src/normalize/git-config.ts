@@ -46,3 +46,24 @@ export function gitConfigKey(assignment: string): string {
   const eq = assignment.indexOf("=");
   return eq < 0 ? assignment : assignment.slice(0, eq);
 }
+
+/** A URL git would reach by running a command (`ext::`, `fd::`) or read as an option. */
+const RUNNING_URL = /^(ext|fd)::|^-/i;
+
+/**
+ * Whether an entry of a repository's own `.git/config` makes git run a program. Besides the
+ * harmless keys, the entries `git clone`, `git init`, `git remote`, `git branch -u` and
+ * `git submodule init` write themselves are allowed: the repository format, remotes and their
+ * refspecs, branch upstreams, submodule URLs (none through a command transport) and update modes.
+ */
+export function repoConfigEntryRunsProgram(key: string, value: string): boolean {
+  const k = key.trim().toLowerCase();
+  if (!gitConfigRunsProgram(k)) return false;
+  if (/^core\.(repositoryformatversion|bare)$|^extensions\.objectformat$/.test(k)) return false;
+  if (/^(remote\..+\.(url|pushurl)|submodule\..+\.url)$/.test(k)) return RUNNING_URL.test(value.trim());
+  if (/^remote\..+\.(fetch|push|tagopt|prune|prunetags|mirror|skipdefaultupdate)$/.test(k)) return false;
+  if (/^branch\..+\.(remote|pushremote|merge|rebase)$/.test(k)) return false;
+  if (/^submodule\..+\.(active|branch|shallow|path|ignore|fetchrecursesubmodules)$/.test(k)) return false;
+  if (/^submodule\..+\.update$/.test(k)) return !/^(checkout|rebase|merge|none)$/.test(value.trim());
+  return true;
+}
