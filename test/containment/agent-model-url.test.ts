@@ -55,6 +55,12 @@ describe("the model server's URL", () => {
     for (const s of [USER, PASSWORD]) expect(error).not.toContain(s);
   });
 
+  it("is shown by engine status without the user name or password", async () => {
+    const status = await lab.client.getStatus({});
+    const url = new URL(lab.model.baseURL);
+    expect(status.baseUrl).toBe(`${url.origin}${url.pathname}`);
+  });
+
   it("is not in the Agent's environment", () => {
     const environ = readFileSync(`/proc/${String(lab.engine.agentPid())}/environ`, "utf8");
     expect(environ).toContain("PALISADE_MODEL_GATEWAY=");

@@ -4,6 +4,7 @@ import type { StatusResponseSchema } from "@palisade/protocol/pipeline";
 import type { AgentLink } from "./agent/link.js";
 import type { AgentSupervisor } from "./agent/supervisor.js";
 import { confinementOf } from "./agent/confinement.js";
+import { publicUrl } from "./agent/model-label.js";
 import { isModelConfigured } from "./config.js";
 import type { EngineSetup } from "./discovery.js";
 import { configFileChanged } from "./setup.js";
@@ -59,7 +60,8 @@ export async function buildStatus(d: StatusDeps): Promise<MessageInitShape<typeo
     store: d.store.describe?.() ?? "",
     ...(info?.sandbox ? { sandbox: info.sandbox } : {}),
     modelConfigured: isModelConfigured(d.config.model),
-    baseUrl: d.config.model.baseUrl ?? "",
+    // Shown in terminals: without the userinfo and query a credential may be in.
+    baseUrl: d.config.model.baseUrl ? publicUrl(d.config.model.baseUrl) : "",
     runningSubAgents: 0,
     toolSandbox: d.toolSandbox,
     configFile: d.setup?.configFile ?? "",
