@@ -25,6 +25,27 @@ export async function insertEvent(c: Queryable, input: NewEvent, seq: number): P
   return { sessionId: input.sessionId, seq, messageId: input.messageId ?? "", type: input.type, payload, createdAt };
 }
 
+/** Events at consecutive seqs from `firstSeq`, in one statement (a turn writes several). */
+export async function insertEvents(c: Queryable, inputs: readonly NewEvent[], firstSeq: number): Promise<EventRecord[]> {
+  if (inputs.length === 0) return [];
+  const now = Date.now();
+  const rows: EventRecord[] = inputs.map((e, i) => ({
+    sessionId: e.sessionId, seq: firstSeq + i, messageId: e.messageId ?? "", type: e.type,
+    payload: typeof e.payload === "string" ? e.payload : JSON.stringify(e.payload ?? {}), createdAt: e.createdAt ?? now,
+  }));
+  const values: unknown[] = [];
+  const tuples = rows.map((r) => {
+    const n = values.push(r.sessionId, r.seq, r.messageId, r.type, r.payload, r.createdAt);
+    return `($${String(n - 5)}, $${String(n - 4)}, $${String(n - 3)}, $${String(n - 2)}, $${String(n - 1)}, $${String(n)})`;
+  });
+  try {
+    await c.query(`INSERT INTO events (session_id, seq, message_id, type, payload, created_at) VALUES ${tuples.join(", ")}`, values);
+  } catch (cause) {
+    mapPgError(cause, { missing: `session ${JSON.stringify(rows[0]?.sessionId ?? "")} does not exist (deleted, or never created in this store)` });
+  }
+  return rows;
+}
+
 export async function listEvents(c: Queryable, sessionId: string, afterSeq = 0, limit = 1000): Promise<EventRecord[]> {
   const r = await c.query<Row>("SELECT * FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", [sessionId, afterSeq, limit]);
   return r.rows.map(eventFromRow);

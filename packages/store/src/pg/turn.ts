@@ -8,7 +8,7 @@ import { checkMessage, checkToolCall } from "../writes.js";
 import type { NewMessage } from "../writes.js";
 import { appendAuditRows } from "./audit.js";
 import type { Queryable } from "./db.js";
-import { appendMemory, insertEvent, nextEventSeq, recordArtifact } from "./records.js";
+import { appendMemory, insertEvents, nextEventSeq, recordArtifact } from "./records.js";
 import { addToSession, insertMessage, insertToolCall, lockSession, nextMessageSeq, recordSubAgentRun, recordToolCall, setAutoTitle } from "./writes.js";
 
 export async function commitTurn(c: Queryable, sessionId: string, turn: TurnRows, auditKey: AuditKey | undefined): Promise<CommittedTurn> {
@@ -71,9 +71,8 @@ export async function commitTurn(c: Queryable, sessionId: string, turn: TurnRows
   for (const a of turn.artifacts ?? []) await recordArtifact(c, own(a));
   for (const m of turn.memory ?? []) await appendMemory(c, own(m));
   const eventRows = turn.events ?? [];
-  let eventSeq = eventRows.length > 0 ? await nextEventSeq(c, sessionId) : 0;
-  const events = [];
-  for (const e of eventRows) events.push(await insertEvent(c, own(e), eventSeq++));
+  const eventSeq = eventRows.length > 0 ? await nextEventSeq(c, sessionId) : 0;
+  const events = await insertEvents(c, eventRows.map(own), eventSeq);
   const audit = await appendAuditRows(c, (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId })), auditKey);
   if (turn.autoTitle) await setAutoTitle(c, sessionId, turn.autoTitle.title, turn.autoTitle.source ?? "auto");
   return { messages, events, audit };
