@@ -47,4 +47,12 @@ describe.skipIf(!built)("a damaged history database", () => {
     expect(stop.code).toBe(0);
     expect(stop.out).toContain("No Engine is running");
   }, 120_000);
+
+  it("sessions list says the same, not a bare SQLite error from reading it without an Engine", async () => {
+    const r = await sh([...g, "sessions", "list"], root, { HOME: root });
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`the history database ${db} cannot be read`);
+    expect(r.err).not.toContain("reading the history from");
+    expect(r.err).not.toMatch(/^palisade: file is not a database$/m);
+  }, 120_000);
 });

@@ -41,12 +41,26 @@ export interface LocalHistory {
   close(): void;
 }
 
-/** The database of `dataDir` opened read-only, or undefined when there is none. */
+/**
+ * The database of `dataDir` opened read-only, or undefined when there is none or it cannot be
+ * read either (a damaged file: why the Engine did not start is then the whole answer).
+ */
 export async function openLocalHistory(dataDir: string): Promise<LocalHistory | undefined> {
   const database = join(dataDir, "palisade.db");
   if (!existsSync(database)) return undefined;
   const { Store: StoreClass } = await import("@palisade/store");
-  const store: Store = StoreClass.open(database, { readonly: true });
+  let store: Store;
+  try {
+    store = StoreClass.open(database, { readonly: true });
+  } catch {
+    return undefined;
+  }
+  try {
+    store.listSessions({ limit: 1 });
+  } catch {
+    store.close();
+    return undefined;
+  }
   const client: HistoryClient = {
     listSessions: async (req: MessageInitShape<typeof ListSessionsRequestSchema>): Promise<ListSessionsResponse> => {
       const page = store.listSessions({ limit: Math.min(req.limit || 50, 1000), offset: req.offset ?? 0, ...(req.titleFilter ? { titleFilter: req.titleFilter } : {}) });
