@@ -237,8 +237,8 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const { store, shield } = parts;
   // sub-agents (issue 8): the manager adds the `agents` tool group to the host the pipeline uses.
   const subAgents = new SubAgentManager({
-    // Sub-agent runs go to the SQLite file; with the history in PostgreSQL they are kept in memory only.
-    runs: options.store || config.store ? new MemoryRunStore() : new SqliteRunStore(join(dataDir, DATABASE_FILE)),
+    // Sub-agent runs go to the store's database (PostgreSQL), else the SQLite file.
+    runs: store.subAgentRuns?.() ?? (options.store ? new MemoryRunStore() : new SqliteRunStore(join(dataDir, DATABASE_FILE))),
     launcher: options.subAgents?.launcher ?? defaultSubAgentLauncher(() => wall),
     limits: { ...config.limits.subAgents, ...options.subAgents?.limits },
     inheritGrants: () => config.subAgents.inheritGrants,

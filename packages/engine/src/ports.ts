@@ -1,6 +1,7 @@
 // The Engine's view of its collaborators. Each is implemented by one adapter file in
 // src/adapters/, so replacing an implementation touches one file.
 import type { ModelConfig } from "./config.js";
+import type { SubAgentRunStore } from "./subagents/ports.js";
 
 export type Mode = "normal" | "otr" | "heartbeat";
 export type Policy = "allow" | "ask" | "block";
@@ -187,6 +188,8 @@ export interface EngineStore {
    * `compactedMessages` context messages in what the Agent is sent.
    */
   memory(sessionId: string): Promise<{ facts: string[]; summary: string; compactedMessages: number }>;
+  /** Where finished sub-agent runs go when they are kept in this store's database. */
+  subAgentRuns?(): SubAgentRunStore;
   /** Where the history is kept, for status pages ("SQLite <file>", "PostgreSQL …"). */
   describe?(): string;
   /**

@@ -102,6 +102,37 @@ describe.skipIf(postgresUnavailable() !== undefined)("several Engines on one Pos
     expect((await b.contextMessages("s1")).map((m) => m.id)).toEqual(["u0", "a0", "u1"]);
   });
 
+  it("keeps finished sub-agent runs in the database: the run, its transcript and tool calls, out of the session's history", async () => {
+    const db = await cluster.createDatabase();
+    const store = await open("engine-a", db);
+    await store.createSession(session("s1"));
+    await store.commitTurn({ session: session("s1"), status: "completed", user: { id: "u0", content: "delegate it", createdAt: 10 }, assistant: { id: "a0", content: "done", createdAt: 20, usage: ZERO_USAGE }, toolCalls: [], events: [] });
+    const runs = store.subAgentRuns?.();
+    expect(runs).toBeDefined();
+    await runs?.save({
+      id: "run1", sessionId: "s1", parentMessageId: "a0", parentUserMessageId: "u0", name: "researcher", task: "find the docs", state: "completed",
+      result: "found 2", error: "", llmCalls: 2, toolCalls: 1, startedAt: 11, endedAt: 19,
+      transcript: [{ role: "user", content: "find the docs", createdAt: 11 }, { role: "assistant", content: "found 2", createdAt: 18 }],
+      calls: [{ callId: "c1", toolName: "files__read_file", argumentsJson: '{"path":"docs.md"}', verdict: { decision: "ALLOW", tier: 0, confidence: 1, reason: "policy", ruleIds: [], evaluationUs: 5 }, approval: "", result: "# Docs", isError: false, durationMs: 2, artifacts: [], startedAt: 12 }],
+    });
+    expect(await runs?.list("s1")).toMatchObject([{ name: "researcher", task: "find the docs", state: "completed", result: "found 2", llmCalls: 2, toolCalls: 1, endedAt: 19 }]);
+    const pg = await PgStore.open({ url: cluster.url(db), password: cluster.admin.password });
+    try {
+      expect((await pg.listSubAgentRuns("s1"))[0]).toMatchObject({ id: "run1", parentMessageId: "a0" });
+      const transcript = await pg.getSubAgentTranscript("run1");
+      expect(transcript.map((m) => m.content)).toEqual(["find the docs", "found 2"]);
+      expect(transcript[1]?.toolCalls).toMatchObject([{ callId: "c1", subAgentName: "researcher", subAgentRunId: "run1", verdict: { decision: "allow" } }]);
+      expect((await pg.search("docs.md")).hits.map((h) => h.callId)).toEqual(["c1"]);
+    } finally {
+      await pg.close();
+    }
+    expect((await store.contextMessages("s1")).map((m) => m.id)).toEqual(["u0", "a0"]);
+    expect((await store.getSession("s1"))?.messageCount).toBe(2);
+    // A run of a session deleted meanwhile is dropped, not an error.
+    await store.deleteSession("s1");
+    await expect(runs?.save({ id: "run2", sessionId: "s1", parentMessageId: "a0", parentUserMessageId: "u0", name: "x", task: "y", state: "failed", result: "", error: "gone", llmCalls: 0, toolCalls: 0, startedAt: 1, endedAt: 2, transcript: [], calls: [] })).resolves.toBeUndefined();
+  });
+
   it("a client of Engine B continuing or approving in a session Engine A serves gets an answer naming A", async () => {
     const db = await cluster.createDatabase();
     const engines: Harness[] = [];

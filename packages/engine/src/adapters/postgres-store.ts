@@ -4,6 +4,7 @@
 // call is asynchronous; a commit is durable when it resolves (synchronous_commit), so there is
 // no separate sync; and the context cache is checked against the session's message count,
 // since another Engine may have added turns while this one was not serving the session.
+import { randomUUID } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { PgStore, StoreError, loadOrCreateKeySecret } from "@palisade/store";
@@ -14,6 +15,8 @@ import { LeaseKeeper, defaultEngineId, describeOwner } from "../leases/keeper.js
 import type {
   AuditEntry, EngineStore, MessageRecord, RetentionOutcome, SearchHitRecord, SearchQuery, SessionRecord, SessionSortKey, TurnCommit,
 } from "../ports.js";
+import type { RunSummary, StoredRun, SubAgentRunStore } from "../subagents/ports.js";
+import { toolCall } from "../subagents/store.js";
 import { CONTEXT_CACHE_CHARS, ContextCache } from "./context-cache.js";
 import { approvalRow, auditRow, message, session } from "./sqlite-store.js";
 
@@ -41,6 +44,37 @@ export function storePassword(cfg: StoreConfig, env: NodeJS.ProcessEnv = process
   return readFileSync(cfg.passwordFile, "utf8").replace(/\r?\n$/, "");
 }
 
+/** Finished sub-agent runs in the same database: the run row, its transcript and tool calls, in one transaction. */
+class PgRunStore implements SubAgentRunStore {
+  constructor(private readonly store: PgStore) {}
+
+  async save(run: StoredRun): Promise<void> {
+    const parent = (await this.store.getMessage(run.parentMessageId)) ?? (await this.store.getMessage(run.parentUserMessageId));
+    const transcript = run.transcript.map((m) => ({ id: randomUUID(), role: m.role, content: m.content, createdAt: m.createdAt, subAgentRunId: run.id }));
+    const owner = transcript.at(-1);
+    try {
+      await this.store.commitTurn(run.sessionId, {
+        subAgentRuns: [{
+          id: run.id, ...(parent ? { parentMessageId: parent.id } : {}), name: run.name, task: run.task, state: run.state, result: run.result,
+          error: run.error, llmCalls: run.llmCalls, toolCalls: run.toolCalls, startedAt: run.startedAt, endedAt: run.endedAt,
+        }],
+        subAgentMessages: transcript,
+        toolCalls: owner ? run.calls.map((c) => toolCall(c, run, owner.id)) : [],
+      });
+    } catch (err) {
+      if (err instanceof StoreError && err.code === "NOT_FOUND" && !(await this.store.getSession(run.sessionId))) return; // deleted meanwhile
+      throw err;
+    }
+  }
+
+  async list(sessionId: string): Promise<RunSummary[]> {
+    return (await this.store.listSubAgentRuns(sessionId)).map((r) => ({ ...r, result: r.result ?? "", error: r.error ?? "", endedAt: r.endedAt ?? 0 }));
+  }
+
+  /** The Engine's store closes the connections. */
+  async close(): Promise<void> {}
+}
+
 class PostgresStore implements EngineStore {
   private readonly contexts: ContextCache;
 
@@ -50,6 +84,10 @@ class PostgresStore implements EngineStore {
     contextCacheChars = CONTEXT_CACHE_CHARS,
   ) {
     this.contexts = new ContextCache(contextCacheChars);
+  }
+
+  subAgentRuns(): SubAgentRunStore {
+    return new PgRunStore(this.store);
   }
 
   describe(): string {

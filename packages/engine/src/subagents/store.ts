@@ -20,7 +20,7 @@ export class MemoryRunStore implements SubAgentRunStore {
 
 const APPROVALS = new Set(["allow_once", "allow_session", "deny", "timeout"]);
 
-function toolCall(c: ToolCallRecordRow, run: StoredRun, messageId: string) {
+export function toolCall(c: ToolCallRecordRow, run: StoredRun, messageId: string) {
   const at = c.startedAt + c.durationMs;
   const approval = c.approval === "session" ? "allow_session" : c.approval === "cancelled" || c.approval === "unattended" ? "deny" : c.approval;
   return {
