@@ -132,6 +132,7 @@ export class CapabilityHost {
       artifacts: this.artifacts,
       ...(options.mcpWrap ? { wrap: options.mcpWrap } : {}),
       ...(options.mcpRestartBackoffMs !== undefined ? { restartBackoffMs: options.mcpRestartBackoffMs } : {}),
+      oauthFile: join(options.dataDir, "credentials.json"),
     };
     this.runtimes = options.capabilities.map((c) => (isMcpConfig(c) ? new McpRuntime(c, mcpOptions) : new CapabilityRuntime(c, runtimeOptions)));
     this.runtimeBase = options.runtimeBase;

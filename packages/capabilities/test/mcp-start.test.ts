@@ -21,7 +21,7 @@ describe("an MCP server that fails at start", () => {
 
   it.each([
     ["/bad", /400/, /missing X-Tenant header/],
-    ["/expired", /401/, /requires authori[sz]ation/i],
+    ["/expired", /401/, /requires authori[sz]ation.*palisade capability login remote/i],
   ])("over HTTP answering %s: the status says what the server answered, not that the connection closed", async (path, status, text) => {
     const { host } = await startHost([{ id: "remote", mcp: { url: `${base}${path}` }, maxRestarts: 0 }]);
     try {

@@ -50,6 +50,9 @@ describe("MCP stdio servers as capabilities", () => {
     expect(byName.get("everything__toggle-simulated-logging")?.policy).toBe("ask");
     expect(status[0]?.toolCount).toBeGreaterThanOrEqual(10);
     expect(host.mcpServer("everything")?.name).toBe("mcp-servers/everything");
+    // The reference server does not know server/discover: 2025-11-25, shown per server.
+    expect(status[0]?.protocol).toBe("MCP 2025-11-25 (initialize handshake)");
+    expect(host.mcpServer("everything")).toMatchObject({ era: "legacy", protocolVersion: "2025-11-25" });
   });
 
   it("calls a tool and gives its text to the model", async () => {

@@ -16,6 +16,19 @@ export interface McpStdioConfig {
 export interface McpHttpConfig {
   url: string;
   headers?: Record<string, string>;
+  /** OAuth 2.1 client settings, for a server that answers 401 (all optional: discovery finds the rest). */
+  oauth?: McpOAuthConfig;
+}
+
+export interface McpOAuthConfig {
+  /** A client registered with the authorization server beforehand (else: metadata document, else dynamic registration). */
+  clientId?: string;
+  /** Its secret, usually `${secret:name}`. */
+  clientSecret?: string;
+  /** An https URL where Palisade's client ID metadata document is published, used as the client_id where the server supports it. */
+  clientMetadataUrl?: string;
+  /** Scope to ask for when the server names none. */
+  scope?: string;
 }
 
 export type McpServerConfig = (McpStdioConfig | McpHttpConfig) & {
@@ -56,6 +69,16 @@ const httpSchema = {
   properties: {
     url: { type: "string", pattern: "^https?://", description: "must be an http:// or https:// URL of the server's MCP endpoint" },
     headers: stringMap,
+    oauth: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        clientId: { type: "string", minLength: 1 },
+        clientSecret: { type: "string", minLength: 1 },
+        clientMetadataUrl: { type: "string", pattern: "^https://", description: "must be an https:// URL" },
+        scope: { type: "string", minLength: 1 },
+      },
+    },
     policy: policyMap,
     trusted: { type: "boolean" },
   },
@@ -99,6 +122,8 @@ export function mcpConfigProblems(value: unknown, at: string, file: string): Pro
   };
   for (const [k, s] of Object.entries((v.env ?? {}) as Record<string, string>)) check(s, `${at}.env.${k}`);
   for (const [k, s] of Object.entries((v.headers ?? {}) as Record<string, string>)) check(s, `${at}.headers.${k}`);
+  const secret = (v.oauth as { clientSecret?: unknown } | undefined)?.clientSecret;
+  if (typeof secret === "string") check(secret, `${at}.oauth.clientSecret`);
   return problems;
 }
 

@@ -132,7 +132,7 @@ function repeats(text: string, structured: unknown): boolean {
   const walk = (v: unknown): void => {
     if (v === null || v === undefined) return;
     if (typeof v === "object") for (const x of Array.isArray(v) ? v : Object.values(v)) walk(x);
-    else leaves.push(String(v));
+    else leaves.push(typeof v === "string" ? v : JSON.stringify(v));
   };
   walk(structured);
   return leaves.every((l) => text.includes(l));

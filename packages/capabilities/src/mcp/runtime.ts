@@ -15,6 +15,8 @@ import type { McpEra } from "./connect.js";
 import { callMcpTool } from "./invoke.js";
 import { describeStartError } from "./start-error.js";
 import { ElicitationRouter } from "./elicit.js";
+import { LoginRequiredError, PalisadeOAuthProvider } from "./oauth-provider.js";
+import { OAuthStore } from "./oauth-store.js";
 import type { StdioWrapper } from "./launch.js";
 import type { ProgressTap } from "./progress.js";
 import { listAllTools, mcpToolEntries, networkOf } from "./tools.js";
@@ -35,6 +37,8 @@ export interface McpRuntimeOptions {
   idleStopMs?: number;
   /** The wait before the first restart (1 s); it doubles with each further one, up to 30 s. */
   restartBackoffMs?: number;
+  /** The credential store file where HTTP servers' OAuth tokens are kept (none: no OAuth). */
+  oauthFile?: string;
 }
 
 /** How long to wait before restart `n` (1-based): doubling from `base`, at most 30 s. */
@@ -167,6 +171,7 @@ export class McpRuntime {
         timeoutMs: this.opts.startupTimeoutMs,
         signal: this.stopping.signal,
         ...(this.era ? { era: this.era } : {}),
+        ...(await this.oauthProvider()),
         setup: (client) => {
           client.setRequestHandler("elicitation/create", (request) => this.elicitation.answer(this.config.id, request.params));
           client.setNotificationHandler("notifications/tools/list_changed", () => {
@@ -213,6 +218,11 @@ export class McpRuntime {
       const message = describeStartError(err, (t) => this.opts.redactor.redact(t));
       // Nothing a restart would change: a missing secret, or no sandbox on this machine.
       if (err instanceof CapabilityError && err.code === "missing_credential") return this.set("failed", message);
+      if (err instanceof LoginRequiredError) return this.set("failed", err.message);
+      const login = loginCause(err);
+      if (login) return this.set("failed", login.message);
+      // Nothing changes until someone signs in.
+      if (!isStdio(this.config.mcp) && /\b401\b/.test(message)) return this.set("failed", `${new LoginRequiredError(this.config.id, message).message}`);
       if (err instanceof Error && err.name === "SandboxError") return this.set("failed", `MCP server ${this.config.id} cannot start in its sandbox: ${message}`);
       // Some older stdio servers exit on a request they do not know (server/discover): the
       // restart speaks 2025-11-25 straight away.
@@ -235,6 +245,20 @@ export class McpRuntime {
       found.set(name, v);
     }
     return expandSecrets(raw, (name) => found.get(name) ?? "");
+  }
+
+  /** HTTP servers: OAuth with the tokens `palisade capability login` stored; they are redacted everywhere. */
+  private async oauthProvider(): Promise<{ authProvider?: PalisadeOAuthProvider }> {
+    const mcp = this.config.mcp;
+    if (isStdio(mcp) || !this.opts.oauthFile) return {};
+    const store = OAuthStore.at(this.opts.oauthFile, this.config.id);
+    const stored = await store.read();
+    // Without a login there is nothing to use or refresh: no discovery or registration from the Engine.
+    if (!stored.tokens) return {};
+    for (const t of [stored.tokens?.access_token, stored.tokens?.refresh_token, stored.client?.client_secret]) if (t) this.opts.redactor.add(t);
+    const secret = mcp.oauth?.clientSecret ? expandSecrets({ s: mcp.oauth.clientSecret }, (n) => this.opts.credentials.system(this.config.id, n) ?? "").s : undefined;
+    if (secret) this.opts.redactor.add(secret);
+    return { authProvider: new PalisadeOAuthProvider(store, mcp.oauth ?? {}, secret || undefined) };
   }
 
   private missing(name: string): CapabilityError {
@@ -402,4 +426,10 @@ export class McpRuntime {
     this.release = undefined;
     await release?.().catch(() => undefined);
   }
+}
+
+/** The login the SDK's auth flow asked for, wherever it wrapped it. */
+function loginCause(err: unknown): LoginRequiredError | undefined {
+  for (let e: unknown = err, i = 0; e instanceof Error && i < 5; e = e.cause, i++) if (e instanceof LoginRequiredError) return e;
+  return undefined;
 }

@@ -2,7 +2,7 @@
 // brings cost ~170 ms of CPU to load, which an Engine without MCP servers should not pay at start.
 // This is the v2 client (@modelcontextprotocol/client): it speaks 2026-07-28 (server/discover,
 // per-request _meta and headers, input-required results) and falls back to 2025-11-25 and older.
-import type { Client, ProtocolError, SdkError, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client";
+import type { Client, ProtocolError, SdkError, StreamableHTTPClientTransport, UnauthorizedError, auth } from "@modelcontextprotocol/client";
 import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 export interface McpSdk {
@@ -12,6 +12,7 @@ export interface McpSdk {
   ProtocolError: typeof ProtocolError;
   SdkError: typeof SdkError;
   UnauthorizedError: typeof UnauthorizedError;
+  auth: typeof auth;
 }
 
 let loading: Promise<McpSdk> | undefined;
@@ -24,5 +25,6 @@ export function loadMcpSdk(): Promise<McpSdk> {
     ProtocolError: sdk.ProtocolError,
     SdkError: sdk.SdkError,
     UnauthorizedError: sdk.UnauthorizedError,
+    auth: sdk.auth,
   })));
 }

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CapabilityHost } from "@palisade/capabilities";
+import { CapabilityHost, loginMcpServer } from "@palisade/capabilities";
 
 const url = process.argv.at(-1) ?? "";
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -34,21 +34,59 @@ async function acceptDefaults(request) {
   return { action: "accept", content };
 }
 
+/**
+ * The user's browser: opens the authorization URL and follows its redirects, which end at
+ * Palisade's loopback listener (the suite's authorization server approves at once).
+ */
+async function browser(authorizationUrl) {
+  let next = authorizationUrl.toString();
+  for (let hops = 0; hops < 5; hops++) {
+    const res = await fetch(next, { redirect: "manual" });
+    const location = res.headers.get("location");
+    await res.body?.cancel();
+    if (!location) return;
+    next = new URL(location, next).toString();
+    if (next.startsWith("http://127.0.0.1:")) {
+      await (await fetch(next)).text();
+      return;
+    }
+  }
+}
+
+// Pre-registered clients and client ID metadata documents are configuration, as a user sets them.
+const oauth = {
+  ...(context.client_id ? { clientId: context.client_id } : {}),
+  ...(scenario === "auth/basic-cimd" ? { clientMetadataUrl: "https://conformance-test.local/client-metadata.json" } : {}),
+};
+const config = { id: ID, mcp: { url, ...(Object.keys(oauth).length > 0 ? { oauth } : {}) }, maxRestarts: 0 };
 const dataDir = mkdtempSync(join(tmpdir(), "palisade-conformance-"));
-const host = new CapabilityHost({
-  dataDir,
-  capabilities: [{ id: ID, mcp: { url }, maxRestarts: 0 }],
-  startupTimeoutMs: 20_000,
-  log: (line) => process.stderr.write(`[palisade] ${line}\n`),
-});
-let code = 0;
-try {
+
+/** What `palisade capability login conformance` does. */
+async function login() {
+  try {
+    const r = await loginMcpServer({ config, credentialsFile: join(dataDir, "credentials.json"), ...(context.client_secret ? { clientSecret: context.client_secret } : {}), open: browser, timeoutMs: 15_000 });
+    process.stderr.write(`[palisade] login: ${r.authorized ? "signed in" : "no sign-in needed"}, ${r.toolCount} tools\n`);
+  } catch (err) {
+    process.stderr.write(`[palisade] login failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  }
+}
+
+/** The Engine's side: a CapabilityHost with this one server. */
+async function startEngine() {
+  const host = new CapabilityHost({ dataDir, capabilities: [config], startupTimeoutMs: 20_000, log: (line) => process.stderr.write(`[palisade] ${line}\n`) });
   const [status] = await host.start();
   process.stderr.write(`[palisade] ${scenario}: ${status?.state}: ${status?.message}\n`);
   for (const w of status?.warnings ?? []) process.stderr.write(`[palisade] warning: ${w}\n`);
-  if (status?.state !== "ready") code = 1;
+  return { host, ready: status?.state === "ready" };
+}
+
+if (scenario.startsWith("auth/")) await login();
+let engine = await startEngine();
+let code = 0;
+try {
+  if (!engine.ready) code = 1;
   else {
-    const tools = host.catalog();
+    const tools = engine.host.catalog();
     const planned = Array.isArray(context.toolCalls)
       ? context.toolCalls.map((c) => ({ name: c.name, args: c.arguments ?? {} }))
       : scenario === "json-schema-2020-12-preservation"
@@ -57,12 +95,20 @@ try {
           [{ name: "json_schema_echo", args: { schema: tools.find((t) => t.name === "json_schema_2020_12_tool")?.inputSchema } }]
         : tools.map((t) => ({ name: t.name, args: sampleArguments(t.inputSchema) }));
     for (const call of planned) {
-      const result = await host.invoke(`${ID}__${call.name}`, call.args, { ...owner, timeoutMs: 15_000, elicit: acceptDefaults });
+      const invoke = () => engine.host.invoke(`${ID}__${call.name}`, call.args, { ...owner, timeoutMs: 15_000, elicit: acceptDefaults });
+      let result = await invoke();
+      if (!result.ok && /palisade capability login/.test(result.content)) {
+        // The user does what the error says: signs in again (for the wider scope), restarts the Engine.
+        await login();
+        await engine.host.stop();
+        engine = await startEngine();
+        result = await invoke();
+      }
       process.stdout.write(`${call.name}: ${result.ok ? "ok" : `error ${result.error?.code}`}: ${result.content.slice(0, 300)}\n`);
     }
   }
 } finally {
-  await host.stop();
+  await engine.host.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
 process.exit(code);
