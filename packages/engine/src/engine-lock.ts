@@ -30,6 +30,8 @@ export async function tryLockEngine(dataDir: string): Promise<EngineLock | undef
   // timeout 0: a held lock answers SQLITE_BUSY at once instead of waiting
   const db = new Database(file, { timeout: 0 });
   try {
+    // nothing is ever written: no journal file beside the lock
+    db.pragma("journal_mode = MEMORY");
     db.pragma("locking_mode = EXCLUSIVE");
     db.exec("BEGIN EXCLUSIVE");
   } catch (err) {
