@@ -39,7 +39,7 @@ describe("palisade shield check", () => {
     expect(configured.io.out()).toMatch(/^BLOCK /);
     expect(configured.io.out()).toContain(`decided by policy strict (strict@`);
     expect(configured.io.out()).toContain(`from shield.policy in ${i.configFile}`);
-    const overridden = await cli(["shield", "check", "--tool", "acme__frob", "--policy", "permissive", "--config", i.configFile, "--json"]);
+    const overridden = await cli(["shield", "check", "--tool", "acme__frob", "--args", "{}", "--policy", "permissive", "--config", i.configFile, "--json"]);
     const v = JSON.parse(overridden.io.out()) as Record<string, unknown>;
     expect(v).toMatchObject({ policy_name: "permissive", policy_source: "--policy permissive" });
     expect(v["decision"]).not.toBe("block");
@@ -50,13 +50,32 @@ describe("palisade shield check", () => {
     const policy = join(root, "mine.yaml");
     writeFileSync(policy, "version: 1\nname: mine\ndefaults: { unknown_tool: allow }\nrules: []\n");
     writeFileSync(i.configFile, `shield:\n  policy_file: ${policy}\n`);
-    const r = await cli(["shield", "check", "--config", i.configFile, "--tool", "acme__frob"]);
+    const r = await cli(["shield", "check", "--config", i.configFile, "--tool", "acme__frob", "--args", "{}"]);
     expect(r.code).toBe(0);
     expect(r.io.out()).toContain(`decided by policy mine`);
     expect(r.io.out()).toContain(`from shield.policy_file in ${i.configFile}`);
   });
 
-  it("prints the verdict; exit 0 allow, 2 block, 3 escalate; bad JSON is a usage error", async () => {
+  // The Engine gives the Shield the tool's recommended_policy (files__write_file: ask); a policy
+  // whose unknown_tool is allow must not make the check say ALLOW where the Engine asks.
+  it("judges with the tool's manifest, as the Engine does", async () => {
+    const i = install();
+    const policy = join(root, "lenient.yaml");
+    writeFileSync(policy, "version: 1\nname: lenient\ndefaults: { unknown_tool: allow }\nrules: []\n");
+    writeFileSync(i.configFile, `shield:\n  policy_file: ${policy}\n`);
+    const g = ["--config", i.configFile, "--data-dir", i.dataDir, "--workspace", i.workspace];
+    const r = await cli([...g, "shield", "check", "--tool", "files__write_file", "--args", '{"path":"notes.md","content":"x"}']);
+    expect(r.io.out()).toMatch(/^ESCALATE /);
+    expect(r.code).toBe(3);
+    expect(r.io.out()).toContain("manifest recommended policy for files__write_file is ask");
+    expect(r.io.out()).toContain("tool facts from capability files: recommended_policy ask");
+    // A tool no manifest describes is judged as unknown, and the output says so.
+    const unknown = await cli([...g, "shield", "check", "--tool", "acme__frob", "--args", "{}"]);
+    expect(unknown.code).toBe(0);
+    expect(unknown.io.out()).toContain("judged without");
+  }, 60_000);
+
+  it("prints the verdict; exit 0 allow, 2 block, 3 escalate; bad or missing --args is a usage error (64), never a verdict's code", async () => {
     const i = install();
     const g = ["--config", i.configFile, "--data-dir", i.dataDir, "--workspace", i.workspace];
     const allow = await cli([...g, "shield", "check", "--tool", "files__read_file", "--args", '{"path":"README.md"}']);
@@ -66,9 +85,13 @@ describe("palisade shield check", () => {
     expect((await cli([...g, "shield", "check", "--tool", "shell__execute_command", "--args", '{"command":"rm -rf ~"}'])).code).toBe(2);
     expect((await cli([...g, "shield", "check", "--tool", "mail__send_email", "--args", '{"to":"a@b.com","subject":"s","body":"b"}'])).code).toBe(3);
     const bad = await cli([...g, "shield", "check", "--tool", "x", "--args", "{nope"]);
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(64);
     expect(bad.io.err()).toContain("--args is not valid JSON");
+    const noArgs = await cli([...g, "shield", "check", "--tool", "shell__execute_command"]);
+    expect(noArgs.code).toBe(64);
+    expect(noArgs.io.err()).toContain("needs --args JSON: the arguments of the shell__execute_command call to judge");
     const none = await cli([...g, "shield", "check"]);
+    expect(none.code).toBe(64);
     expect(none.io.err()).toContain("needs --tool NAME");
   });
 });

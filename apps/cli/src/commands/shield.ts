@@ -6,9 +6,17 @@ import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { flag, stringOption, workspaceOf } from "./common.js";
 import { choosePolicy, policyLine } from "./policy-source.js";
+import { toolFacts } from "./shield-tool.js";
 
 /** Exit codes of `shield check`: the verdict, for scripts. */
 export const CHECK_EXIT = { allow: 0, block: 2, escalate: 3 } as const;
+/**
+ * A `shield check` that judged nothing (no --tool or --args, JSON that does not parse): never a
+ * verdict's code, so a script cannot take a typo for BLOCK (sysexits' EX_USAGE).
+ */
+export const CHECK_USAGE_EXIT = 64;
+
+const checkUsage = (message: string, hint: string): CliError => new CliError(message, { exitCode: CHECK_USAGE_EXIT, hint });
 
 function parseJsonOption(ctx: CommandContext, name: string): unknown {
   const raw = stringOption(ctx, name);
@@ -16,7 +24,7 @@ function parseJsonOption(ctx: CommandContext, name: string): unknown {
   try {
     return JSON.parse(raw) as unknown;
   } catch (e) {
-    throw new UsageError(`--${name} is not valid JSON: ${(e as Error).message}`, `quote it for the shell, e.g. --${name} '{"path":"README.md"}'`);
+    throw checkUsage(`--${name} is not valid JSON: ${(e as Error).message}`, `quote it for the shell, e.g. --${name} '{"path":"README.md"}'`);
   }
 }
 
@@ -31,25 +39,31 @@ async function judgeOf(ctx: CommandContext): Promise<Judge | undefined> {
 
 export async function shieldCheck(ctx: CommandContext): Promise<number> {
   const tool = stringOption(ctx, "tool");
-  if (!tool) throw new UsageError("'palisade shield check' needs --tool NAME", "e.g. --tool shell__execute_command --args '{\"command\":\"ls\"}'");
-  const args = parseJsonOption(ctx, "args") ?? {};
+  const example = "e.g. --tool shell__execute_command --args '{\"command\":\"ls\"}'";
+  if (!tool) throw checkUsage("'palisade shield check' needs --tool NAME", example);
+  // Judging `{}` in place of missing arguments would answer for a call nobody makes.
+  if (stringOption(ctx, "args") === undefined) throw checkUsage(`'palisade shield check' needs --args JSON: the arguments of the ${tool} call to judge`, `${example} (--args '{}' for a call without arguments)`);
+  const args = parseJsonOption(ctx, "args");
   const { contextFromJson, createShield, verdictJson, verdictText } = await import("@palisade/shield");
   let context;
   try {
     context = contextFromJson(parseJsonOption(ctx, "context"), "--context");
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw checkUsage((e as Error).message, "see 'palisade help shield check' for the context fields");
   }
+  // What the Engine tells the Shield about the tool (its manifest); --context may still override.
+  const facts = await toolFacts(ctx, tool);
   const chosen = await choosePolicy(ctx);
   const workspace = workspaceOf(ctx);
   const judge = await judgeOf(ctx);
   const shield = createShield({ policy: chosen.policy, workspace, protectedPaths: chosen.protectedPaths, rateLimitPerMinute: 0, cache: false, ...(judge ? { judge } : {}) });
-  const v = await shield.evaluate({ tool, args }, { workspace, ...context });
+  const v = await shield.evaluate({ tool, args }, { workspace, ...facts.context, ...context });
   if (flag(ctx, "json")) {
-    println(ctx.io.stdout, JSON.stringify({ ...(JSON.parse(verdictJson(v)) as object), policy_name: chosen.policy.name, policy_source: chosen.source }));
+    println(ctx.io.stdout, JSON.stringify({ ...(JSON.parse(verdictJson(v)) as object), policy_name: chosen.policy.name, policy_source: chosen.source, tool_facts: facts.note }));
   } else {
     ctx.io.stdout.write(verdictText(v));
     println(ctx.io.stdout, policyLine(chosen));
+    println(ctx.io.stdout, facts.note);
   }
   return CHECK_EXIT[v.decision];
 }
