@@ -61,6 +61,27 @@ describe("the chat shows terminal controls from the Engine as visible escapes", 
     expect(frames).toContain("\\u202eevil");
     expect(frames).toContain("\\e[32mall tests passed");
   });
+
+  it("a stored session's title and transcript (the session list, a resumed conversation) too", async () => {
+    fake.engine.seed("Trip\u001b]52;c;ZXZpbA==\u0007 to Lisbon", [
+      { role: "user", content: "plan a trip" },
+      { role: "assistant", content: "Day 1\u001b[1A\u001b[2K\u001b[32m✓ booked\u001b[0m \u202eevil" },
+    ]);
+    const type = async (text: string): Promise<void> => {
+      app.stdin.write(text);
+      await new Promise((r) => setTimeout(r, 30));
+    };
+    const all = (): string => app.frames.join("\n");
+    await type("/sessions");
+    await type("\r");
+    await until(() => all().includes("to Lisbon"), all);
+    await type("\r");
+    await until(() => all().includes("booked"), all);
+    for (const raw of ["\u001b]52;", "\u0007", "\u001b[1A", "\u001b[2K", "\u001b[32m✓ booked", "\u202e"]) {
+      expect(all().includes(raw), JSON.stringify(raw)).toBe(false);
+    }
+    expect(all()).toContain("\\e[32m✓ booked");
+  });
 });
 
 describe("the approval dialog", () => {
