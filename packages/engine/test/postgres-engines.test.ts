@@ -93,6 +93,22 @@ describe.skipIf(postgresUnavailable() !== undefined)("several Engines on one Pos
     } finally {
       await pg.close();
     }
+    // An Engine that was only cut off (not dead) and commits after the takeover is refused: the
+    // taker recorded its turn as interrupted, and its late answer must not land beside that.
+    const c = await open("engine-c", db, 800); // its leases are never renewed (no startLeases)
+    await a.createSession(session("s3"));
+    expect(await c.claimSession?.("s3", { userMessageId: "u20", content: "asked on C", createdAt: 70 })).toEqual({ ok: true });
+    await sleep(900);
+    expect(await b.claimSession?.("s3", { userMessageId: "u21", content: "asked on B", createdAt: 80 })).toEqual({ ok: true });
+    await expect(c.commitTurn({ session: session("s3"), status: "completed", user: { id: "u20", content: "asked on C", createdAt: 70 }, assistant: { id: "a20", content: "late answer from C", createdAt: 90, usage: ZERO_USAGE }, toolCalls: [], events: [] }))
+      .rejects.toThrow(/session s3 was taken over by Engine engine-b while this turn ran .*: the turn's answer is not saved/);
+    const pg3 = await PgStore.open({ url: cluster.url(db), password: cluster.admin.password });
+    try {
+      expect((await pg3.getHistory("s3")).messages.map((m) => m.id)).toEqual(["u20", "u21"]);
+      expect((await pg3.listEvents("s3")).map((e) => e.type)).toEqual(["TURN_INTERRUPTED"]);
+    } finally {
+      await pg3.close();
+    }
     // A's turn ends normally: the lease is left to run out, then B may continue s1 too.
     await a.finishTurn?.("s1");
     expect(await b.claimSession?.("s1", { userMessageId: "u3", content: "from b", createdAt: 60 })).toMatchObject({ ok: false });

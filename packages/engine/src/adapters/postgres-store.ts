@@ -240,7 +240,7 @@ class PostgresStore implements EngineStore {
         events: t.events.map((e) => ({ messageId: e.messageId, type: e.type, payload: e.payloadJson, createdAt: e.timestamp })),
         ...(t.title ? { autoTitle: { title: t.title, source: "first_message" as const } } : {}),
         ...(audit.length > 0 ? { audit } : {}),
-      });
+      }, { engineId: this.leases.engineId });
     } catch (err) {
       if (audit.length === 0) throw err;
       // The turn's rows were rolled back with its audit entries; the calls those record did run.

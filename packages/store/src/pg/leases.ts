@@ -5,6 +5,7 @@
 // takes the session over; if a turn was in flight there (its Engine died), the taker records it
 // as interrupted.
 import { randomUUID } from "node:crypto";
+import { StoreError } from "../errors.js";
 import type { PgDb, Queryable } from "./db.js";
 import { tsvectorOf } from "./fts-vector.js";
 import { ZERO, addToSession, insertMessage, nextMessageSeq } from "./writes.js";
@@ -94,6 +95,24 @@ export async function finishTurn(db: PgDb, sessionId: string, engineId: string, 
       [sessionId, engineId, leaseMs],
     );
   }, { durable: false });
+}
+
+/**
+ * Inside a turn's commit: refuses it when another Engine holds a live lease on the session (it
+ * took the session over after this Engine's lease ran out, and recorded this turn as interrupted).
+ * The lease row stays locked until the commit, so a takeover cannot slip in between.
+ */
+export async function checkFence(c: Queryable, sessionId: string, engineId: string): Promise<void> {
+  const row = (await c.query<{ engine_id: string; expires_at: number; now: number }>(
+    `SELECT engine_id, expires_at, ${NOW} AS now FROM session_leases WHERE session_id = $1 FOR UPDATE`,
+    [sessionId],
+  )).rows[0];
+  if (row && row.engine_id !== engineId && row.expires_at > row.now) {
+    throw new StoreError(
+      "CONFLICT",
+      `session ${sessionId} was taken over by Engine ${row.engine_id} while this turn ran (this Engine's lease had run out): the turn's answer is not saved; its message stays in the history, marked interrupted`,
+    );
+  }
 }
 
 /** The Engine that holds a live lease on the session, or null (any Engine may serve it). */

@@ -136,7 +136,16 @@ export class PgStore implements HistoryStore {
   renameSession(id: string, title: string): Promise<SessionRecord> { return writes.renameSession(this.q, id, title); }
   recordSessionModel(id: string, model: string): Promise<boolean> { return writes.recordSessionModel(this.q, id, model); }
   setAutoTitle(id: string, title: string, source: "auto" | "first_message" = "auto"): Promise<boolean> { return writes.setAutoTitle(this.q, id, title, source); }
-  commitTurn(sessionId: string, turn: TurnRows): Promise<CommittedTurn> { return this.tx((c) => commitTurn(c, sessionId, turn, this.auditKey)); }
+  /**
+   * `fence.engineId`: refused (CONFLICT, nothing written) when another Engine holds the session's
+   * lease now — it took the session over while this Engine's turn ran past its lease.
+   */
+  commitTurn(sessionId: string, turn: TurnRows, fence?: { engineId: string }): Promise<CommittedTurn> {
+    return this.tx(async (c) => {
+      if (fence) await leases.checkFence(c, sessionId, fence.engineId);
+      return commitTurn(c, sessionId, turn, this.auditKey);
+    });
+  }
   async deleteSession(id: string): Promise<DeleteResult> { return this.tx((c) => lifecycle.deleteSession(c, id)); }
   applyRetention(options: RetentionOptions): Promise<RetentionResult> { return lifecycle.applyRetention(this.q, options); }
 
