@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import type { ChatState } from "../state/types.js";
 import { formatTokens } from "./format.js";
+import { statusParts } from "./status-parts.js";
 
 const CONNECTION = {
   connecting: { icon: "○", color: "yellow", text: "connecting" },
@@ -11,27 +12,34 @@ const CONNECTION = {
 
 const SPIN = ["◐", "◓", "◑", "◒"];
 
-/** Model · session title · OTR badge · tokens · connection state (and the running turn). */
+/**
+ * Model · session title · OTR badge · tokens · connection state (and the running turn), on one
+ * row at any width: what does not fit is shortened or left out (statusParts), never wrapped.
+ */
 export function StatusLine({ state }: { state: ChatState }) {
   const c = CONNECTION[state.connection];
-  const model = state.modelOverride || state.model || "default model";
-  const title = state.sessionTitle || (state.sessionId ? state.sessionId.slice(0, 8) : "new session");
   const t = state.turn;
+  const p = statusParts({
+    width: Math.max(10, state.columns - 2),
+    turn: t ? { spinner: SPIN[Math.floor(state.now / 250) % SPIN.length] ?? "◐", verb: t.cancelling ? "cancelling" : "working", seconds: Math.max(0, Math.floor((state.now - t.startedAt) / 1000)) } : undefined,
+    model: state.modelOverride || state.model || "default model",
+    title: state.sessionTitle || (state.sessionId ? state.sessionId.slice(0, 8) : "new session"),
+    otr: state.otr,
+    demo: state.demo,
+    tokens: `${formatTokens(state.tokens.input)} in · ${formatTokens(state.tokens.output)} out`,
+    connection: `${c.icon} ${c.text}`,
+  });
   return (
     <Box width={state.columns} paddingX={1}>
-      {t ? (
-        <Text color="cyan">
-          {`${SPIN[Math.floor(state.now / 250) % SPIN.length] ?? "◐"} ${t.cancelling ? "cancelling" : "working"} ${Math.max(0, Math.floor((state.now - t.startedAt) / 1000))}s · Esc cancels  `}
-        </Text>
-      ) : null}
-      <Text bold>{model}</Text>
-      <Text dimColor>{" · "}</Text>
-      <Text>{title.length > 40 ? `${title.slice(0, 39)}…` : title}</Text>
-      {state.otr ? <Text backgroundColor="yellow" color="black" bold>{" OTR "}</Text> : null}
-      {state.demo ? <Text backgroundColor="magenta" color="white" bold>{" DEMO · scripted model "}</Text> : null}
+      {p.turn ? <Text color="cyan">{p.turn}</Text> : null}
+      {p.model ? <Text bold>{p.model}</Text> : null}
+      {p.title ? <Text dimColor>{" · "}</Text> : null}
+      {p.title ? <Text>{p.title}</Text> : null}
+      {p.otr ? <Text backgroundColor="yellow" color="black" bold>{p.otr}</Text> : null}
+      {p.demo ? <Text backgroundColor="magenta" color="white" bold>{p.demo}</Text> : null}
       <Box flexGrow={1} />
-      <Text dimColor>{`${formatTokens(state.tokens.input)} in · ${formatTokens(state.tokens.output)} out  `}</Text>
-      <Text color={c.color}>{`${c.icon} ${c.text}`}</Text>
+      {p.tokens ? <Text dimColor>{p.tokens}</Text> : null}
+      <Text color={c.color} wrap="truncate-end">{p.connection}</Text>
     </Box>
   );
 }
