@@ -20,8 +20,6 @@ export type { McpServerInfo } from "./mcp/runtime.js";
 export type { Elicit, ElicitationAnswer, ElicitationRequest } from "./mcp/elicit.js";
 export { loginMcpServer } from "./mcp/login.js";
 export type { LoginOptions, LoginResult } from "./mcp/login.js";
-export { loginMcpServer } from "./mcp/login.js";
-export type { LoginOptions, LoginResult } from "./mcp/login.js";
 export { mcpPolicy } from "./mcp/tools.js";
 
 export { loadManifest } from "./manifest/load.js";
