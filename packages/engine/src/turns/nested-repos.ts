@@ -16,6 +16,18 @@ const run = promisify(execFile);
 const SKIP = new Set(["node_modules", ".venv", "venv", "__pycache__", "target", "dist", "build", ".next", ".cache", ".tox"]);
 const MAX_DEPTH = 6;
 const MAX_DIRS = 5000;
+/**
+ * Built-in capabilities that run no program of the model's: what they write the Shield sees
+ * (`files`: `.git/**` and hooks ask) or is not in the workspace at all. Every other capability
+ * (shell, MCP servers, third-party Selu servers) is checked after each call.
+ */
+const RUNS_NO_PROGRAMS = new Set(["files", "http", "mail", "documents"]);
+
+/** Whether a call of this capability's tools is followed by a check of the workspace's repositories. */
+export function guardsRepos(capabilityId: string): boolean {
+  return !RUNS_NO_PROGRAMS.has(capabilityId);
+}
+
 /** Suffix of a hook the Engine took out of use. */
 export const REFUSED_SUFFIX = ".palisade-refused";
 /** git reading nothing but the file it is given: no system or user config, no repository of its own. */
