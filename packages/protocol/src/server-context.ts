@@ -20,11 +20,15 @@ export interface ServerCallLike {
 }
 
 /**
- * grpc-js ends a call whose deadline passed as it ends one the client cancelled (both reach
- * the handler as "cancelled"). A call cancelled at (or just before) its deadline ended by it:
- * the client's own deadline timer usually resets the stream a moment before the server's fires.
+ * grpc-js ends a call whose deadline passed as it ends one the client cancelled: both reach the
+ * handler as "cancelled", and HTTP/2 resets carry no reason. A call that ends this close to its
+ * deadline ended by it: the client's own deadline timer usually resets the stream just before the
+ * server's fires, and the server's deadline starts when it read the headers, later than the
+ * client's by however long that took on a busy machine. A tenth of the call's time, 20 to 250 ms.
  */
-const DEADLINE_SLACK_MS = 20;
+function deadlineSlackMs(budgetMs: number): number {
+  return Math.min(250, Math.max(20, budgetMs / 10));
+}
 
 function deadlineMs(deadline: Deadline): number {
   return deadline instanceof Date ? deadline.getTime() : deadline;
@@ -47,9 +51,10 @@ export interface ServerCallState {
  */
 export function contextFor(call: ServerCallLike, path: string, shutdown: AbortSignal, principal: unknown): ServerCallState {
   const controller = new AbortController();
+  const started = Date.now();
   const onCancel = (): void => {
     const deadline = deadlineMs(call.getDeadline());
-    const pastDeadline = Number.isFinite(deadline) && Date.now() >= deadline - DEADLINE_SLACK_MS;
+    const pastDeadline = Number.isFinite(deadline) && Date.now() >= deadline - deadlineSlackMs(deadline - started);
     controller.abort(pastDeadline ? new RpcError(Code.DEADLINE_EXCEEDED, `${path}: the call's deadline passed`) : new RpcError(Code.CANCELLED, "call cancelled by the client"));
   };
   const onShutdown = (): void => controller.abort(new RpcError(Code.UNAVAILABLE, "server shutting down"));

@@ -194,8 +194,9 @@ def deadline_reaches_handler(s):
     handler, which then sleeps; the client gets DEADLINE_EXCEEDED (the test checks what the
     server's handler was told)."""
     req = output_request(1)
-    req.response_parameters[0].interval_us = 5000000
-    expect_code(lambda: list(s.output(req, timeout=0.3)), grpc.StatusCode.DEADLINE_EXCEEDED)
+    req.response_parameters[0].interval_us = 10000000
+    # Long enough for the call to reach the handler on a loaded machine.
+    expect_code(lambda: list(s.output(req, timeout=1.0)), grpc.StatusCode.DEADLINE_EXCEEDED)
 
 
 def main():
