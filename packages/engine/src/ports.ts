@@ -335,6 +335,18 @@ export interface CapabilityState {
   protocol?: string;
 }
 
+/** What an MCP server asks the user during a call (elicitation, form mode); the words are the server's. */
+export interface ElicitQuestion {
+  capabilityId: string;
+  tool: string;
+  message: string;
+  requestedSchema: Record<string, unknown>;
+}
+
+export type ElicitAnswer = { action: "accept"; content: Record<string, string | number | boolean | string[]> } | { action: "decline" } | { action: "cancel" };
+
+export type ElicitHandler = (question: ElicitQuestion, signal: AbortSignal) => Promise<ElicitAnswer>;
+
 export interface ToolHost {
   catalog(): ToolSpec[];
   groups(): ToolGroupInfo[];
@@ -343,7 +355,7 @@ export interface ToolHost {
   invoke(
     tool: ToolSpec,
     args: unknown,
-    opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void },
+    opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void; elicit?: ElicitHandler },
   ): Promise<InvokeOutcome>;
   /** `prompt.md` texts of the loaded groups. */
   prompts(groups: readonly string[]): string[];

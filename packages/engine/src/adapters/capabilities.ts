@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { CapabilityEntry, EngineConfig } from "../config.js";
 import { ConfigError } from "../errors.js";
-import type { ToolGroupInfo, ToolHost, ToolSpec } from "../ports.js";
+import type { ElicitHandler, ToolGroupInfo, ToolHost, ToolSpec } from "../ports.js";
 import { builtinCapabilities } from "./builtins.js";
 import { semanticsIssues } from "../start-check.js";
 import { sandboxSettings } from "./sandbox.js";
@@ -130,7 +130,7 @@ class HostAdapter implements ToolHost {
     }
   }
 
-  async invoke(tool: ToolSpec, args: unknown, opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void }) {
+  async invoke(tool: ToolSpec, args: unknown, opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void; elicit?: ElicitHandler }) {
     const r = await this.host.invoke(tool.name, args, {
       sessionId: opts.sessionId,
       userId: "local",
@@ -138,6 +138,7 @@ class HostAdapter implements ToolHost {
       signal: opts.signal,
       // StreamInvoke (progress chunks) only for tools that declare `streaming`; Invoke otherwise.
       ...(opts.onChunk && tool.streaming ? { onChunk: opts.onChunk } : {}),
+      ...(opts.elicit ? { elicit: opts.elicit } : {}),
     });
     return { ok: r.ok, content: r.content, artifacts: r.artifacts, ...(r.error ? { error: `${r.error.code}: ${r.error.message}` } : {}) };
   }
