@@ -12,6 +12,7 @@ import { elicitThroughApproval } from "./elicitation.js";
 import { writePreview } from "./preview.js";
 import type { TurnEnv } from "./env.js";
 import type { Turn } from "./turn.js";
+import { guardsRepos } from "./nested-repos.js";
 
 const T = PipelineEventType;
 
@@ -350,7 +351,8 @@ async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unk
     env.config.limits.toolTimeoutMs,
   );
   const signal = controller.signal;
-  await env.repoGuard?.prime(turn.session.id, turn.session.workspace);
+  const guard = guardsRepos(tool.capabilityId) ? env.repoGuard : undefined;
+  await guard?.prime(turn.session.id, turn.session.workspace);
   const startedAt = Date.now();
   // The call leaves first; the client events are built while the capability works.
   const running = env.host.invoke(tool, args, {
@@ -384,7 +386,7 @@ async function invoke(env: TurnEnv, call: CallContext, tool: ToolSpec, args: unk
     artifacts: outcome.artifacts.map((a) => a.artifactId),
     ...(outcome.error ? { error: outcome.error } : {}),
   });
-  const undone = (await env.repoGuard?.check(turn.session.id, turn.session.workspace, startedAt).catch((err: unknown) => [`could not check the workspace's git repositories: ${(err as Error).message}`])) ?? [];
+  const undone = (await guard?.check(turn.session.id, turn.session.workspace, startedAt).catch((err: unknown) => [`could not check the workspace's git repositories: ${(err as Error).message}`])) ?? [];
   const told = undone.length > 0 ? `\n\nPalisade ${undone.join("; ")}.` : "";
   if (outcome.ok) call.deliver(`${outcome.content}${told}`, false, { terminal: tool.terminalOnSuccess });
   else call.deliver(`${outcome.content || `${tool.name} failed: ${outcome.error ?? "unknown error"}`}${told}`, true, outcome.error ? { error: outcome.error } : {});
