@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from "node:util";
 import { render } from "ink-testing-library";
 import { describe, expect, it } from "vitest";
 import { StatusLine } from "../src/tui/components/StatusLine.js";
@@ -16,7 +17,7 @@ describe("StatusLine in a narrow terminal", () => {
       tokens: { input: 12_300, output: 456 },
       turn: { messageId: "m", clientMessageId: "c", startedAt: T0, cancelling: false, sawText: false },
     });
-    const out = (render(<StatusLine state={state} />).lastFrame() ?? "").replace(/\x1b\[[0-9;]*m/g, "");
+    const out = stripVTControlCharacters(render(<StatusLine state={state} />).lastFrame() ?? "");
     const lines = out.split("\n");
     expect(lines, out).toHaveLength(1);
     expect(lines[0]?.length ?? 0).toBeLessThanOrEqual(columns);
