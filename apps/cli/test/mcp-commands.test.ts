@@ -22,7 +22,8 @@ writeFileSync(
   stringify({
     capabilities: [
       { id: "everything", mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-everything"), "stdio"] } },
-      { id: "fs", mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-filesystem"), work] } },
+      // Trusted: its readOnlyHint makes list_directory allow. everything is not: its tools ask.
+      { id: "fs", mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-filesystem"), work], trusted: true } },
     ],
   }),
 );
@@ -48,6 +49,7 @@ describe("palisade capability with MCP servers", () => {
     const [report] = JSON.parse(j.out) as Array<{ server: { name: string; version: string }; tools: { name: string }[] }>;
     expect(report?.server).toMatchObject({ name: "mcp-servers/everything", version: "2.0.0" });
     expect(report?.tools.map((t) => t.name)).toContain("everything__get-tiny-image");
+    expect(j.out).toMatch(/"name": "everything__echo",\s+"description": "[^"]*",\s+"policy": "ask"/);
     const none = await cli("capability", "check", "nosuch", ...g);
     expect(none.code).toBe(1);
     expect(none.err).toContain("no such manifest file, and no MCP server with that id");
