@@ -148,3 +148,19 @@ describe("search", () => {
   });
 });
 });
+
+forEachBackend((backend) => {
+  describe("search across a tool call's columns", () => {
+    it("a phrase does not match across the end of the arguments and the start of the result", async () => {
+      const store = await backend.open();
+      await store.createSession({ id: "s1" });
+      await store.commitTurn("s1", {
+        messages: [{ id: "m1", role: "assistant", content: "calling" }],
+        toolCalls: [{ callId: "c1", messageId: "m1", toolName: "http__fetch", argumentsJson: '{"q":"quarterly"}', result: "invoice sent" }],
+      });
+      expect((await store.search('"quarterly invoice"')).hits).toEqual([]);
+      expect((await store.search("quarterly invoice")).hits.map((h) => h.callId)).toEqual(["c1"]);
+      expect((await store.search('"invoice sent"')).hits.map((h) => h.callId)).toEqual(["c1"]);
+    });
+  });
+});

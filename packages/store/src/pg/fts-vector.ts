@@ -11,7 +11,7 @@ import { tokenize } from "../rank.js";
 const MAX_POSITION = 16383;
 const MAX_LEXEME = 255;
 
-/** The tsvector literal of some columns of text, in order, positions continuing across them. */
+/** The tsvector literal of some columns of text, in order, positions continuing across them (with a gap). */
 export function tsvectorOf(texts: ReadonlyArray<string | null | undefined>): string {
   const positions = new Map<string, number[]>();
   let pos = 0;
@@ -26,6 +26,8 @@ export function tsvectorOf(texts: ReadonlyArray<string | null | undefined>): str
       if (list.length < 256) list.push(pos);
     }
     if (pos > MAX_POSITION) break;
+    // A gap between columns: a phrase never spans two of them, as in FTS5's separate columns.
+    pos++;
   }
   return [...positions].map(([t, p]) => `'${t}':${p.join(",")}`).join(" ");
 }
