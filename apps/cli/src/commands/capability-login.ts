@@ -18,8 +18,11 @@ export async function capabilityLogin(ctx: CommandContext): Promise<number> {
   if (!entry || !mcp?.url) {
     throw new CliError(`${paths.configFile} has no MCP server over HTTP with id ${id}`, { hint: `an entry like \`- id: ${id}\\n  mcp: { url: https://… }\` (docs/capabilities.md); see ${hintCommand(ctx, "capability list")}` });
   }
+  // `${secret:NAME}`: from the credential store, else the environment, as the Engine reads it.
   const secretRef = /^\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(mcp.oauth?.clientSecret ?? "");
-  const clientSecret = secretRef ? ctx.io.env[secretRef[1] as string] : mcp.oauth?.clientSecret;
+  const { UserCredentialStore } = await import("@palisade/capabilities");
+  const stored = secretRef ? await new UserCredentialStore(join(paths.dataDir, "credentials.json")).get("local", id, secretRef[1] as string) : undefined;
+  const clientSecret = secretRef ? (stored ?? ctx.io.env[secretRef[1] as string]) : mcp.oauth?.clientSecret;
   const result = await loginMcpServer({
     config: { id, mcp: { url: mcp.url, ...(mcp.oauth ? { oauth: { ...mcp.oauth } } : {}) } },
     credentialsFile: join(paths.dataDir, "credentials.json"),

@@ -236,7 +236,10 @@ export class McpRuntime {
    * (`palisade capability credentials set <id> <name>`), else the Engine's environment variable.
    */
   private async secretValues(): Promise<Record<string, string>> {
-    const raw = isStdio(this.config.mcp) ? this.config.mcp.env : this.config.mcp.headers;
+    return this.expand(isStdio(this.config.mcp) ? this.config.mcp.env : this.config.mcp.headers);
+  }
+
+  private async expand(raw: Record<string, string> | undefined): Promise<Record<string, string>> {
     const found = new Map<string, string>();
     for (const name of secretNames(raw)) {
       const v = (await this.opts.credentials.user(LOCAL_USER, this.config.id, name)) ?? this.opts.credentials.system(this.config.id, name);
@@ -256,7 +259,7 @@ export class McpRuntime {
     // Without a login there is nothing to use or refresh: no discovery or registration from the Engine.
     if (!stored.tokens) return {};
     for (const t of [stored.tokens?.access_token, stored.tokens?.refresh_token, stored.client?.client_secret]) if (t) this.opts.redactor.add(t);
-    const secret = mcp.oauth?.clientSecret ? expandSecrets({ s: mcp.oauth.clientSecret }, (n) => this.opts.credentials.system(this.config.id, n) ?? "").s : undefined;
+    const secret = mcp.oauth?.clientSecret ? (await this.expand({ s: mcp.oauth.clientSecret })).s : undefined;
     if (secret) this.opts.redactor.add(secret);
     return { authProvider: new PalisadeOAuthProvider(store, mcp.oauth ?? {}, secret || undefined) };
   }
