@@ -46,7 +46,7 @@ function OverlayView({ state }: { state: ChatState }) {
     case "status":
       return <StatusPanel o={o} width={width} />;
     case "tools":
-      return <ToolsPanel o={o} width={width} height={height} />;
+      return <ToolsPanel o={o} width={width} height={height - state.unavailable.length} unavailable={state.unavailable} />;
     case "agents":
       return <AgentsPanel state={state} o={o} width={width} height={height} />;
     case "inspector":

@@ -38,7 +38,7 @@ export function StatusPanel({ o, width }: { o: InfoOverlay; width: number }) {
   );
 }
 
-export function ToolsPanel({ o, width, height }: { o: InfoOverlay; width: number; height: number }) {
+export function ToolsPanel({ o, width, height, unavailable = [] }: { o: InfoOverlay; width: number; height: number; unavailable?: string[] }) {
   const tools = o.tools ?? [];
   const sel = tools[o.selected];
   const visible = Math.max(3, height - 7 - (sel?.policyRules.length ? sel.policyRules.length + 2 : 0));
@@ -47,6 +47,9 @@ export function ToolsPanel({ o, width, height }: { o: InfoOverlay; width: number
   return (
     <Frame title={`Tools (${tools.length}) · decisions of the active policy (detectors still check every call)`} hint="↑↓ select · Esc close" width={width}>
       {o.loading ? <Text dimColor>loading…</Text> : null}
+      {unavailable.map((l, i) => (
+        <Text key={`u${i}`} color="yellow">{`unavailable: ${l}`}</Text>
+      ))}
       {tools.slice(start, start + visible).map((t, i) => {
         const rules = t.policyRules.map((r) => `${r.decision} by ${r.ruleId}`).join(", ");
         return (

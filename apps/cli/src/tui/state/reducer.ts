@@ -1,4 +1,5 @@
 import { commit, editKey, emptyEditor, insert, setText } from "./editor.js";
+import { unavailableLines } from "./unavailable.js";
 import { TRANSPORT_LIMIT_BYTES, continuesPaste, expandPastes, textLimit, tooLargeText } from "./paste.js";
 import { CANCELLING, applyEvent, failedBanner, notice, settle, subAgentEnded, updateCard } from "./events.js";
 import { completeSlash, parseSlash, unknownCommandMessage } from "./commands.js";
@@ -46,6 +47,7 @@ export function initialState(o: InitialOptions): ChatState {
     epoch: 0,
     outbox: [],
     messageLimitBytes: TRANSPORT_LIMIT_BYTES,
+    unavailable: [],
     nextId: 1,
     exiting: false,
   };
@@ -304,7 +306,11 @@ export function update(s: ChatState, action: Action): Update {
       return done(notice(s.banner?.text.startsWith("restarting the Engine") ? { ...s, banner: undefined } : s, "info", action.summary));
     case "status": {
       const o = s.overlay?.kind === "status" ? { ...s.overlay, status: action.status, configPresent: action.configPresent ?? s.overlay.configPresent, loading: false } : s.overlay;
-      return done({ ...s, model: action.status.model || s.model, overlay: o });
+      const unavailable = unavailableLines(action.status);
+      const st: ChatState = { ...s, model: action.status.model || s.model, overlay: o, unavailable };
+      // Said in the transcript when it is first seen and whenever it changes (not on every heartbeat).
+      const changed = unavailable.join("\n") !== s.unavailable.join("\n");
+      return done(changed && unavailable.length > 0 ? notice(st, "warn", `Some tools cannot be used now:\n${unavailable.map((l) => `  ${l}`).join("\n")}\n/tools lists what can.`) : st);
     }
     case "sessionsLoaded": {
       if (s.overlay?.kind !== "sessions" || s.overlay.filter !== "") return done(s);

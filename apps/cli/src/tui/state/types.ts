@@ -245,6 +245,8 @@ export interface ChatState {
   epoch: number;
   /** Messages typed while disconnected, sent on reconnect. */
   outbox: string[];
+  /** What the Engine cannot offer now and why (no tool sandbox, capabilities down), from its status. */
+  unavailable: string[];
   /** The Engine's largest request (learned from a refusal; its default until then). */
   messageLimitBytes: number;
   nextId: number;

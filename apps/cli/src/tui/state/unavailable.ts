@@ -1,0 +1,18 @@
+import type { StatusResponse } from "@palisade/protocol/pipeline";
+
+/** Capability states in which its tools cannot be used now. */
+const DOWN = new Set(["failed", "not_ready", "not_configured"]);
+
+/**
+ * What the Engine reports it cannot offer and why, in its own words: no tool sandbox (and what
+ * that stops from starting), and each capability that is down with its message. Empty when all
+ * is well. Shown when the chat starts (and when it changes) and in /tools.
+ */
+export function unavailableLines(s: StatusResponse): string[] {
+  const lines: string[] = [];
+  if (/UNAVAILABLE/.test(s.toolSandbox)) lines.push(s.toolSandbox);
+  for (const c of s.capabilities) {
+    if (DOWN.has(c.state)) lines.push(`capability ${c.id}: ${c.state.replace("_", " ")}${c.message ? ` (${c.message})` : ""}`);
+  }
+  return lines;
+}
