@@ -13,6 +13,18 @@ export interface CodeView {
   links: Array<{ dest: string; target: string }>;
 }
 
+/** Directories that hold other people's or the system's things: never bound whole as a program's place. */
+const SHARED_DIRS = new Set(["/", "/tmp", "/var/tmp", "/run", "/var", "/opt", "/srv", "/mnt", "/media", "/home", "/root", "/etc", "/usr/local/bin"]);
+
+/**
+ * Where a program outside any package lives: its directory (a script's sibling modules, as a
+ * Python server imports them), unless that is a shared directory or the home, then the file alone.
+ */
+function programDir(real: string, coversHome: (p: string) => boolean): string {
+  const dir = isDirectory(real) ? real : path.dirname(real);
+  return SHARED_DIRS.has(dir) || coversHome(dir) ? real : dir;
+}
+
 function isDirectory(p: string): boolean {
   try {
     return statSync(p).isDirectory();
@@ -65,10 +77,10 @@ function followLinks(p: string, links: Map<string, string>): void {
 
 /**
  * The read-only view of `programs` (absolute paths of executables, scripts, or the directory a
- * program runs in): for each, its
- * real file, and when it lies in a package (nearest package.json) that whole package and the
- * closure of its dependencies as Node resolves them (node_modules up the tree). Programs in the
- * system directories are visible anyway and add nothing.
+ * program runs in): when one lies in a package (nearest package.json), that whole package and the
+ * closure of its dependencies as Node resolves them (node_modules up the tree); otherwise its
+ * directory (programDir). Programs in the system directories are visible anyway and add nothing;
+ * the home is never bound as code.
  */
 export function codeView(programs: readonly string[], options: { home?: string } = {}): CodeView {
   // The home (or a directory above it) is never code: a ~/package.json must not bring it all in.
@@ -100,7 +112,7 @@ export function codeView(programs: readonly string[], options: { home?: string }
     // A directory (a configured working directory) is a program's place: its package, or itself.
     const root = packageRoot(isDirectory(real) ? real : path.dirname(real));
     if (root && !coversHome(root)) visitPackage(root);
-    else if (!coversHome(real)) paths.add(real);
+    else if (!coversHome(real)) paths.add(programDir(real, coversHome));
   }
   // Only the outermost of nested paths: a bind covers what is below it.
   const sorted = [...paths].sort((a, b) => a.length - b.length);

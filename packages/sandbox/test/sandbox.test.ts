@@ -282,6 +282,26 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
     }
   });
 
+  it("runs a script outside any package with the files beside it, read-only, and nothing else of its parent", async () => {
+    const tools = visibleTempDir("pal-tools-");
+    const capDir = path.join(tools, "cap");
+    mkdirSync(capDir);
+    writeFileSync(path.join(capDir, "lib.sh"), "greeting=from-lib\n");
+    writeFileSync(path.join(capDir, "main.sh"), 'cd "$(dirname "$0")"; . ./lib.sh; echo "$greeting"; echo x > lib.sh 2>/dev/null || echo cannot-write; ls ..\n');
+    writeFileSync(path.join(tools, "other-secret.txt"), "SECRET-OTHER\n");
+    try {
+      const sandbox = await prepareSandbox({ spec: { filesystem: "none", network: "none", home }, runDir: mkdtempSync("/tmp/pal-sbx-"), command: ["/bin/sh", path.join(capDir, "main.sh")], env: { PATH: "/usr/bin:/bin" } });
+      const out = execFileSync(sandbox.argv[0] ?? "", sandbox.argv.slice(1), { env: sandbox.env }).toString();
+      await sandbox.close();
+      expect(out).toContain("from-lib");
+      expect(out).toContain("cannot-write");
+      expect(out).not.toContain("other-secret");
+      expect(readFileSync(path.join(capDir, "lib.sh"), "utf8")).toBe("greeting=from-lib\n");
+    } finally {
+      rmSync(tools, { recursive: true, force: true });
+    }
+  });
+
   it("dies with its parent", async () => {
     const tag = `${Date.now() % 1000}.${process.pid}`;
     const sandbox = await prepareSandbox({ spec: spec(), runDir: mkdtempSync("/tmp/pal-die-"), command: ["/bin/sleep", tag], env: { PATH: "/usr/bin:/bin" } });
