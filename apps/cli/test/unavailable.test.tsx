@@ -15,6 +15,7 @@ const status = create(StatusResponseSchema, {
   capabilities: [
     { id: "files", state: "failed", message: "files needs a sandbox and none can be made" },
     { id: "http", state: "ready", message: "" },
+    { id: "mail", state: "not_configured", message: "disabled in config (enabled: false)" },
   ],
 });
 
@@ -29,6 +30,7 @@ describe("tools the Engine cannot offer", () => {
     expect(text).toContain("capabilities with filesystem: workspace (files, shell) will not start");
     expect(text).toContain("capability files: failed (files needs a sandbox and none can be made)");
     expect(text).not.toContain("capability http");
+    expect(text).not.toContain("capability mail");
     // the next heartbeat with the same status says nothing new
     const again = run(first, [{ type: "status", status }]).state;
     expect(again.committed.filter((e) => e.kind === "notice")).toHaveLength(1);

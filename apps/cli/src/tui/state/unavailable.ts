@@ -12,7 +12,9 @@ export function unavailableLines(s: StatusResponse): string[] {
   const lines: string[] = [];
   if (/UNAVAILABLE/.test(s.toolSandbox)) lines.push(s.toolSandbox);
   for (const c of s.capabilities) {
-    if (DOWN.has(c.state)) lines.push(`capability ${c.id}: ${c.state.replace("_", " ")}${c.message ? ` (${c.message})` : ""}`);
+    // Turned off on purpose (enabled: false) is what the user asked for, not a problem to report.
+    const disabled = c.state === "not_configured" && c.message.startsWith("disabled in config");
+    if (DOWN.has(c.state) && !disabled) lines.push(`capability ${c.id}: ${c.state.replace("_", " ")}${c.message ? ` (${c.message})` : ""}`);
   }
   return lines;
 }
