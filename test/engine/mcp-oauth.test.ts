@@ -1,7 +1,7 @@
 // An HTTP MCP server behind OAuth (a real local authorization server), used by a real Engine,
 // Agent and sandboxed stdio server: the tokens Palisade holds reach that server's endpoint and
 // nothing else — not the Agent, not a sandboxed server's environment, not the model.
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,6 +53,19 @@ afterAll(async () => {
   await rig?.stop();
 });
 
+/** The environment of every process whose command line names `marker` (the sandboxed server, read from outside). */
+function environsOf(marker: string): string[] {
+  const out: string[] = [];
+  for (const pid of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker)) out.push(readFileSync(`/proc/${pid}/environ`, "utf8"));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
 async function drive(stream: AsyncIterable<PipelineEvent>): Promise<PipelineEvent[]> {
   const out: PipelineEvent[] = [];
   for await (const ev of stream) {
@@ -80,9 +93,13 @@ describe.skipIf(skip)("engine end to end: an MCP server behind OAuth", () => {
     expect(env).toContain("PATH");
     const agent = readFileSync(`/proc/${h.engine.agentPid()!}/environ`, "utf8") + readFileSync(`/proc/${h.engine.agentPid()!}/cmdline`, "utf8");
     const everyModelRequest = JSON.stringify(h.model.requests);
+    // Read from outside too: the Engine redacts what it knows from results, which would hide a leak.
+    const sandboxed = environsOf(EVERYTHING);
+    expect(sandboxed.length).toBeGreaterThan(0);
     for (const t of tokens) {
       expect(agent).not.toContain(t);
       expect(env).not.toContain(t);
+      for (const e of sandboxed) expect(e).not.toContain(t);
       expect(everyModelRequest).not.toContain(t);
       expect(h.logs.join("\n")).not.toContain(t);
     }
