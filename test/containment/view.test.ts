@@ -4,7 +4,8 @@
 // environment's names. The test compares that with the view docs/security.md documents (its
 // "The default view" block, read from the file), so the documentation and the walls cannot drift.
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer as createNetServer } from "node:net";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -216,6 +217,29 @@ describe.skipIf(!probe.available)("what each tool sandbox sees equals the docume
       });
     } finally {
       await spawned.close?.();
+    }
+  });
+
+  it("a capability that declares a host socket (manifest sandbox.sockets) sees that one and no other", async () => {
+    const declared = mkdtempSync("/run/pal-declared-");
+    const other = mkdtempSync("/run/pal-other-");
+    const servers = [join(declared, "db.sock"), join(other, "db.sock")].map((p) => {
+      const server = createNetServer((c) => c.end("hello\n"));
+      server.listen(p);
+      return server;
+    });
+    try {
+      const pkg = fileURLToPath(new URL("./fixtures/selu-server", import.meta.url));
+      const manifest = join(dir, "declared-manifest.yaml");
+      writeFileSync(manifest, `${readFileSync(join(pkg, "manifest.yaml"), "utf8")}sandbox:\n  sockets: [${declared}]\n`);
+      const { seen, sockets } = await probeCapability("declared", manifest, [process.execPath, join(pkg, "main.mjs")], "port", { protocol: "selu" });
+      checkView(seen, { sockets: [...sockets, declared], program: pkg, env: documentedEnv("selu", ["PORT"]) });
+      expect(seen.sockets).toContain(join(declared, "db.sock"));
+      expect(seen.sockets).not.toContain(join(other, "db.sock"));
+    } finally {
+      for (const s of servers) s.close();
+      rmSync(declared, { recursive: true, force: true });
+      rmSync(other, { recursive: true, force: true });
     }
   });
 
