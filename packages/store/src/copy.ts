@@ -68,6 +68,7 @@ export async function copyToPostgres(
     after = rows[rows.length - 1]?.seq ?? after;
   }
   if (keyed) await to.importAudit([], keyed); // a keyed but empty trail keeps its key
+  await to.analyze();
   const [fromCounts, toCounts] = [from.tableCounts(), await to.tableCounts()];
   const mismatched = Object.keys(fromCounts).filter((t) => fromCounts[t as keyof TableCounts] !== toCounts[t as keyof TableCounts]);
   const auditFrom = from.verifyAudit(undefined, options.auditKey);

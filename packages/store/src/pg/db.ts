@@ -60,6 +60,9 @@ export class PgDb {
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
       application_name: "palisade",
+      // The planner's cost of a tsvector match often passes jit_above_cost: compiling the query
+      // then takes longer (~10 ms) than running it.
+      options: "-c jit=off",
       types,
     });
     // A connection that breaks while idle in the pool is dropped and replaced; without a

@@ -185,6 +185,8 @@ export class PgStore implements HistoryStore {
     });
   }
   tableCounts(): Promise<TableCounts> { return tableCounts(this.q); }
+  /** Refreshes the planner's statistics (after a bulk copy: the autovacuum daemon catches up later). */
+  async analyze(): Promise<void> { await this.q.query("ANALYZE"); }
   /** The deployment key's first seq, when the chain is keyed and `secret` is its key; undefined when not keyed. Writes nothing. */
   async auditKeyOf(secret: Buffer): Promise<AuditKey | undefined> {
     const row = (await this.q.query<{ from_seq: number; key_fingerprint: string }>("SELECT from_seq, key_fingerprint FROM audit_keying WHERE id = 1")).rows[0];

@@ -1,0 +1,66 @@
+// Versioned migrations of the PostgreSQL store: an older database is upgraded on open (each
+// step reported), Engines opening at once take turns, and a newer schema is refused.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PG_SCHEMA_VERSION, PgStore } from "@palisade/store";
+import type { MigrationStep } from "@palisade/store";
+import { postgresUnavailable, startPostgres } from "./postgres-cluster.js";
+import type { PgCluster } from "./postgres-cluster.js";
+
+describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", () => {
+  let cluster: PgCluster;
+  beforeAll(async () => {
+    cluster = await startPostgres();
+  });
+  afterAll(async () => {
+    await cluster.stop();
+  });
+  const open = (db: string, onMigration?: (s: MigrationStep) => void) =>
+    PgStore.open({ url: cluster.url(db), password: cluster.admin.password, ...(onMigration ? { onMigration } : {}) });
+
+  it("upgrades a version 1 database with rows to the current version, reporting each step", async () => {
+    const db = await cluster.createDatabase();
+    const first = await open(db);
+    await first.createSession({ id: "s1" });
+    await first.appendMessage({ sessionId: "s1", role: "user", content: "kept across the upgrade" });
+    await first.close();
+    // Back to version 1 as it was released: GIN indexes with a pending list.
+    await cluster.sql(db, "ALTER INDEX messages_tsv SET (fastupdate = on)");
+    await cluster.sql(db, "DELETE FROM palisade_schema WHERE version > 1");
+    const steps: MigrationStep[] = [];
+    const store = await open(db, (s) => steps.push(s));
+    try {
+      expect(await store.schemaVersion()).toBe(PG_SCHEMA_VERSION);
+      expect(steps.map((s) => `${s.phase} ${String(s.from)}->${String(s.to)}`)).toEqual(["start 1->2", "done 1->2"]);
+      const opts = await cluster.sql(db, "SELECT reloptions FROM pg_class WHERE relname = 'messages_tsv'");
+      expect(opts.rows[0]?.reloptions).toEqual(["fastupdate=off"]);
+      expect((await store.search("upgrade")).hits.map((h) => h.sessionId)).toEqual(["s1"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("several Engines opening a new database at once: one migrates, all open", async () => {
+    const db = await cluster.createDatabase();
+    const stores = await Promise.all([open(db), open(db), open(db)]);
+    try {
+      for (const s of stores) expect(await s.schemaVersion()).toBe(PG_SCHEMA_VERSION);
+      expect((await cluster.sql(db, "SELECT COUNT(*)::int AS n FROM palisade_schema")).rows[0]?.n).toBe(PG_SCHEMA_VERSION);
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it("refuses a schema newer than this Palisade, saying what to do", async () => {
+    const db = await cluster.createDatabase();
+    await (await open(db)).close();
+    await cluster.sql(db, "INSERT INTO palisade_schema (version, applied_at) VALUES (99, 0)");
+    await expect(open(db)).rejects.toThrow(expect.objectContaining({ code: "SCHEMA_TOO_NEW", message: expect.stringMatching(/version 99 is newer .*upgrade Palisade on every Engine/) as string }));
+  });
+
+  it("a wrong password or an unreachable server is a clear error naming the target, never the password", async () => {
+    const err = (await PgStore.open({ url: cluster.url("postgres"), password: "not-the-password" }).then(() => new Error("opened"), (e: unknown) => e)) as Error;
+    expect(err).toMatchObject({ code: "UNAVAILABLE", message: expect.stringMatching(/^cannot open the PostgreSQL store at PostgreSQL palisade_admin@socket .*: password authentication failed/) as string });
+    expect(err.message).not.toContain("not-the-password");
+    await expect(PgStore.open({ url: "postgres://palisade:secret@db.example/x" })).rejects.toThrow(/carries a password/);
+  });
+});
