@@ -8,8 +8,8 @@ import { afterEach } from "vitest";
 import { sdkTransport } from "@palisade/agent";
 import { makeTempDir } from "@palisade/testing";
 import type { ScriptedServer, TempDir } from "@palisade/testing";
-import { ModelGateway } from "../src/index.js";
-import type { GatewayPrincipal, ModelGatewayOptions } from "../src/index.js";
+import { ModelGateway } from "../src/gateway/index.js";
+import type { GatewayPrincipal, ModelGatewayOptions } from "../src/gateway/index.js";
 
 export const KEY = "sk-upstream-key-9d1c";
 export const CREDENTIAL = "spawn-token-for-the-agent";

@@ -204,4 +204,27 @@ describe("model gateway: error texts", () => {
       await new Promise((r) => upstream.close(r));
     }
   });
+
+  it("an upstream error that echoes the key, the base URL's password or its query keys reaches the caller without them", async () => {
+    const upstream = createServer((req, res) => {
+      req.resume().once("end", () => {
+        const echo = `bad key ${KEY} for ${req.url ?? ""} as user:pw-SECRET-1`;
+        res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: echo, type: "invalid_request_error" } }));
+      });
+    });
+    await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
+    const port = (upstream.address() as AddressInfo).port;
+    try {
+      const baseUrl = `http://user:pw-SECRET-1@127.0.0.1:${String(port)}/v1?api-key=Q-SECRET-2`;
+      const { gateway } = await rig(await startScriptedServer(), { model: () => ({ baseUrl, apiKey: KEY, name: "scripted-model" }) });
+      const res = await post(gateway, base);
+      expect(res.status).toBe(401);
+      expect(res.body).toContain("/v1/chat/completions");
+      for (const secret of [KEY, "pw-SECRET-1", "Q-SECRET-2"]) expect(res.body).not.toContain(secret);
+      expect(message({ body: res.body })).toContain("bad key");
+    } finally {
+      await new Promise((r) => upstream.close(r));
+    }
+  });
 });
+

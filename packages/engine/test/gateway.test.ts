@@ -9,7 +9,7 @@ import { join } from "node:path";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { makeTempDir, reply, startScriptedServer } from "@palisade/testing";
-import { ExchangeReplay, UsageScanner } from "../src/index.js";
+import { ExchangeReplay, UsageScanner } from "../src/gateway/index.js";
 import { CREDENTIAL, KEY, onCleanup, raw, rig, sdk } from "./gateway-rig.js";
 
 const chatBody = (model = "scripted-model"): string => JSON.stringify({ model, messages: [{ role: "user", content: "hi" }], stream: true });

@@ -15,6 +15,7 @@ import { ConnectionGate, closeAfterAnswer, readBody } from "./admission.js";
 import { GatewayRefusal, checkChatBody, forwardedHeaders } from "./allowlist.js";
 import { ExchangeRecorder } from "./recorder.js";
 import type { ExchangeReplay } from "./recorder.js";
+import { MAX_ERROR_BODY, endpointSecrets, redact } from "./redact.js";
 import { upstreamDispatcher, upstreamUrl } from "./upstream.js";
 import { UsageScanner } from "./usage.js";
 import type { TokenCount } from "./usage.js";
@@ -143,6 +144,17 @@ function relay(body: Readable, res: ServerResponse, onChunk: (chunk: Buffer) => 
     body.once("end", onEnd);
     body.once("error", done);
   });
+}
+
+/** Up to `max` bytes of `body` as text; the rest is read and dropped. */
+async function readCapped(body: Readable, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size < max) chunks.push(chunk.subarray(0, max - size));
+    size += chunk.length;
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 export class ModelGateway {
@@ -306,6 +318,13 @@ export class ModelGateway {
       const contentType = String(upstream.headers["content-type"] ?? "");
       const out: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP.has(name)) out[name] = value;
+      if (upstream.statusCode >= 400) {
+        const text = redact(await readCapped(upstream.body, MAX_ERROR_BODY), endpointSecrets(model));
+        this.count(session, undefined);
+        this.recorder?.add({ request: body.json, status: upstream.statusCode, contentType, body: text });
+        res.writeHead(upstream.statusCode, out).end(text);
+        return;
+      }
       res.writeHead(upstream.statusCode, out);
       const scanner = new UsageScanner(contentType.includes("event-stream"));
       const recorded: Buffer[] = [];
