@@ -18,8 +18,11 @@ export const COMMAND_TREE: CommandSpec = {
         demo: { type: "boolean", description: "offline demo: the real Engine with a scripted model (says so on screen)" },
         ephemeral: { type: "boolean", description: "stop the Engine this chat started when the chat exits" },
         otr: { type: "boolean", description: "start off the record: nothing of the session is stored" },
+        resume: { type: "boolean", description: "continue a stored session: the one given as SESSION, else pick it from the list" },
+        model: { type: "string", valueName: "NAME", description: "the model for this chat's messages (as /model NAME)", default: "the Engine's model" },
       },
-      examples: ["palisade chat", "palisade chat --demo", "palisade --data-dir /tmp/p chat --ephemeral"],
+      positionals: [{ name: "session", description: "with --resume: a session id or unique prefix" }],
+      examples: ["palisade chat", "palisade chat --demo", "palisade chat --resume", "palisade chat --resume 3f2a --model qwen3:8b", "palisade --data-dir /tmp/p chat --ephemeral"],
       run: lazy(() => import("../commands/chat.js"), "runChatCommand"),
     },
     {

@@ -1,5 +1,5 @@
 import { createElement } from "react";
-import { CliError, ExitCode } from "../cli/errors.js";
+import { CliError, ExitCode, UsageError } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { connectToEngine, killSpawnedEngine } from "../engine/connect.js";
@@ -9,7 +9,7 @@ import { driftLines, setupDrift } from "../engine/setup-drift.js";
 import type { EngineConnection } from "../engine/connect.js";
 import { join } from "node:path";
 import { findEngine, resolvePaths } from "../engine-address.js";
-import { flag, hintCommand, pathsOf, startOptions, workspaceOf } from "./common.js";
+import { flag, hintCommand, pathsOf, startOptions, stringOption, workspaceOf } from "./common.js";
 import { explainFailedStart } from "./preflight.js";
 import { prestartEngine } from "../engine/spawn.js";
 
@@ -32,6 +32,9 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   if (!ctx.io.stdin.isTTY || !ctx.io.stdout.isTTY) {
     throw new CliError("palisade chat needs a terminal", { exitCode: ExitCode.USAGE, hint: `for scripts use: ${hintCommand(ctx, 'run "<prompt>" [--json]')}` });
   }
+  const session = ctx.positionals[0];
+  if (session !== undefined && !flag(ctx, "resume")) throw new UsageError(`unexpected argument '${session}'`, `to continue a session: ${hintCommand(ctx, `chat --resume ${session}`)}`);
+  const resume = flag(ctx, "resume") ? (session ?? true) : undefined;
   const demo = flag(ctx, "demo");
   // The demo gets its own data directory (and Engine), so it never mixes with real sessions.
   const base = pathsOf(ctx);
@@ -100,7 +103,7 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
         return `Engine restarted: ${describeStarted(r.conn, r.demo)}`;
       },
     };
-    await runChatTui({ io: ctx.io, paths, conn, workspace, demo, otr: flag(ctx, "otr"), setup });
+    await runChatTui({ io: ctx.io, paths, conn, workspace, demo, otr: flag(ctx, "otr"), model: stringOption(ctx, "model"), resume, setup });
   } finally {
     if (ephemeral && conn.startedHere) {
       const stopper = await connectToEngine(paths).catch(() => undefined);

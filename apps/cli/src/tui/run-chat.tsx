@@ -11,6 +11,8 @@ import { ChatApp } from "./ChatApp.js";
 import { ChatController } from "./controller.js";
 import type { EngineLink } from "./controller.js";
 import { initialState } from "./state/reducer.js";
+import { startActions } from "./start-actions.js";
+import type { ChatStart } from "./start-actions.js";
 
 export interface ChatSessionOptions {
   io: CliIo;
@@ -19,6 +21,10 @@ export interface ChatSessionOptions {
   workspace: string;
   demo: boolean;
   otr: boolean;
+  /** `--model`: the model of this chat's messages (as /model NAME). */
+  model?: string | undefined;
+  /** `--resume [SESSION]`. */
+  resume?: ChatStart["resume"];
   /** The running Engine's setup against this chat's: the notice to show first, how to check again, how to restart. */
   setup?: { notice: string[] | undefined; check: () => Promise<string[] | undefined>; restart: () => Promise<string> };
 }
@@ -55,6 +61,7 @@ export async function runChatTui(o: ChatSessionOptions): Promise<void> {
     connection: "connected",
     engineNotice: o.setup?.notice,
   });
+  if (o.model) state.modelOverride = o.model;
   let unmount: () => void = () => undefined;
   const controller = new ChatController(discoveryLink(o.paths, o.conn), state, {
     onExit: () => unmount(),
@@ -74,6 +81,7 @@ export async function runChatTui(o: ChatSessionOptions): Promise<void> {
   });
   unmount = () => app.unmount();
   controller.start();
+  for (const action of startActions({ resume: o.resume })) controller.dispatch(action);
   try {
     await app.waitUntilExit();
   } finally {

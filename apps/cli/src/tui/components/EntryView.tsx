@@ -2,6 +2,7 @@ import { Box, Text } from "ink";
 import type { Entry } from "../state/types.js";
 import { Markdown } from "../markdown/Markdown.js";
 import { ToolCard } from "./ToolCard.js";
+import { formatTokens } from "./format.js";
 
 const NOTICE = { info: "cyan", warn: "yellow", error: "red" } as const;
 
@@ -21,6 +22,7 @@ export function EntryView({ entry, width }: { entry: Entry; width: number }) {
           <Text color="green">{entry.continuation ? "  " : entry.subAgent ? "◆ " : "● "}</Text>
           <Box flexDirection="column" flexGrow={1} flexShrink={1}>
             <Markdown text={entry.text} />
+            {entry.usage ? <Text dimColor>{`${formatTokens(entry.usage.input)} in · ${formatTokens(entry.usage.output)} out this turn`}</Text> : null}
           </Box>
         </Box>
       );

@@ -140,6 +140,14 @@ export function settle(s: ChatState): ChatState {
   return live.length === s.live.length && committed.length === s.committed.length ? s : { ...s, live, committed, nextId: s.nextId + 1 };
 }
 
+function turnUsage(s: ChatState, input: number, output: number): ChatState {
+  const at = s.live.findLastIndex((e) => e.kind === "assistant" && !e.subAgent);
+  if (at < 0) return s;
+  const live = [...s.live];
+  live[at] = { ...(live[at] as AssistantEntry), usage: { input, output } };
+  return { ...s, live };
+}
+
 function endTurn(s: ChatState): ChatState {
   const live = stopStreaming(s.live).filter((e) => !(e.kind === "assistant" && e.text.trim() === "")).map((e) =>
     e.kind === "tool" && (e.phase === "proposed" || e.phase === "running" || e.phase === "awaiting-approval") ? { ...e, phase: "cancelled" as const } : e,
@@ -285,7 +293,8 @@ function applyOne(s: ChatState, ev: PipelineEvent): ChatState {
       if (r?.content && !s.turn?.sawText) st = appendText(st, r.content, undefined);
       const usage = r?.usage;
       st = usage ? { ...st, tokens: { input: st.tokens.input + usage.inputTokens, output: st.tokens.output + usage.outputTokens } } : st;
-      return endTurn(st);
+      // What this turn cost in tokens, under its answer (the status line keeps the session's sum).
+      return endTurn(usage && (usage.inputTokens || usage.outputTokens) ? turnUsage(st, usage.inputTokens, usage.outputTokens) : st);
     }
     case PipelineEventType.ERROR: {
       const e = ev.pipelineError;

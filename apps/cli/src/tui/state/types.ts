@@ -57,6 +57,8 @@ export interface AssistantEntry {
   /** A later part of a long answer whose first part was already printed. */
   continuation: boolean;
   subAgent?: string | undefined;
+  /** The tokens of the turn this answer ended (shown under it). */
+  usage?: { input: number; output: number } | undefined;
 }
 
 export interface NoticeEntry {
