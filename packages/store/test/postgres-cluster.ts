@@ -4,7 +4,7 @@
 // beforeAll and stop() in the afterAll; nothing here talks to a server it did not start.
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,7 +87,7 @@ function waitReady(server: ChildProcess, log: () => string, timeoutMs: number): 
 }
 
 /** `durable`: fsync on, as a real server (benchmarks); by default off, the cluster is thrown away. */
-export async function startPostgres(options: { tcp?: boolean; durable?: boolean } = {}): Promise<PgCluster> {
+export async function startPostgres(options: { tcp?: boolean; durable?: boolean; tls?: { certFile: string; keyFile: string } } = {}): Promise<PgCluster> {
   const missing = postgresUnavailable();
   if (missing !== undefined) throw new Error(missing);
   const dir = mkdtempSync(join(tmpdir(), "palisade-pg-"));
@@ -109,10 +109,20 @@ export async function startPostgres(options: { tcp?: boolean; durable?: boolean 
     rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed (${String(init.status)}): ${init.stderr}`);
   }
-  const port = options.tcp ? await freePort() : 5432;
+  const port = options.tcp || options.tls ? await freePort() : 5432;
+  // TLS on TCP: the server's certificate and key, owned by the server's user (it refuses a key others can read).
+  const tlsArgs: string[] = [];
+  if (options.tls) {
+    for (const [name, from] of [["server.crt", options.tls.certFile], ["server.key", options.tls.keyFile]] as const) {
+      const to = join(dir, name);
+      writeFileSync(to, readFileSync(from), { mode: 0o600 });
+      if (owner) chownSync(to, owner.uid, owner.gid);
+    }
+    tlsArgs.push("-c", "ssl=on", "-c", `ssl_cert_file=${join(dir, "server.crt")}`, "-c", `ssl_key_file=${join(dir, "server.key")}`);
+  }
   // fsync off unless durable: the cluster is thrown away after the run; no test kills the server itself.
   const server = spawn(join(PG_BIN, "postgres"), [
-    "-D", data, "-k", dir, "-p", String(port), "-c", `listen_addresses=${options.tcp ? "127.0.0.1" : ""}`,
+    "-D", data, "-k", dir, "-p", String(port), "-c", `listen_addresses=${options.tcp || options.tls ? "127.0.0.1" : ""}`, ...tlsArgs,
     ...(options.durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"]), "-c", "max_connections=200",
   ], { ...ids, env, cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
@@ -142,7 +152,7 @@ export async function startPostgres(options: { tcp?: boolean; durable?: boolean 
   return {
     dir,
     socketDir: dir,
-    ...(options.tcp ? { port } : {}),
+    ...(options.tcp || options.tls ? { port } : {}),
     admin,
     url,
     sql,
