@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import type { EditorState } from "../state/types.js";
 import { SLASH_COMMANDS } from "../state/commands.js";
+import { searchLine } from "../state/history-search.js";
 
 export interface InputBoxProps {
   editor: EditorState;
@@ -36,6 +37,17 @@ export function InputBox({ editor, active, width, placeholder = "Type a message 
     offset += l.length + 1;
   });
   const candidates = editor.completions;
+  const searching = searchLine(editor);
+  if (searching !== undefined) {
+    return (
+      <Box flexDirection="column" width={width}>
+        <Box borderStyle="round" borderColor="yellow" paddingX={1}>
+          <Text wrap="truncate-end">{searching}</Text>
+        </Box>
+        <Text dimColor>{"  Ctrl+R older · Enter take it · Esc back"}</Text>
+      </Box>
+    );
+  }
   return (
     <Box flexDirection="column" width={width}>
       <Box flexDirection="column" borderStyle="round" borderColor={active ? "cyan" : "gray"} paddingX={1}>

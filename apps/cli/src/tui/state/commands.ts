@@ -33,6 +33,7 @@ export const KEY_HELP: [string, string][] = [
   ["Esc", "cancel the running turn"],
   ["Ctrl+C", "cancel / clear; twice to exit"],
   ["Ctrl+O", "inspect tool calls (full arguments and results)"],
+  ["Ctrl+R", "search the prompts you sent before (Ctrl+R again: older)"],
   ["y / a / n / r", "approval: allow once / allow for this session / deny / deny with a reason"],
 ];
 

@@ -1,5 +1,6 @@
 import { commit, editKey, emptyEditor, insert, setText } from "./editor.js";
 import { unavailableLines } from "./unavailable.js";
+import { searchKey, startSearch } from "./history-search.js";
 import { TRANSPORT_LIMIT_BYTES, continuesPaste, expandPastes, textLimit, tooLargeText } from "./paste.js";
 import { CANCELLING, applyEvent, failedBanner, notice, settle, subAgentEnded, updateCard } from "./events.js";
 import { completeSlash, parseSlash, unknownCommandMessage } from "./commands.js";
@@ -221,6 +222,9 @@ function handleKey(s: ChatState, key: Key): Update {
     if (key.input === "n" || key.input === "d") return answerApproval(st, "deny");
     if (!key.escape) return done(st);
   }
+  // Ctrl+R searches past prompts; while it does, every key is the search's.
+  if (st.editor.search) return done({ ...st, editor: searchKey(st.editor, key) });
+  if (key.ctrl && key.input === "r") return done({ ...st, editor: startSearch(st.editor) });
   if (key.escape) {
     if (st.turn) return cancelTurn(st);
     if (st.editor.completions.length) return done({ ...st, editor: { ...st.editor, completions: [] } });

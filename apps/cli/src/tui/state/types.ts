@@ -1,5 +1,6 @@
 import type { ChatMessage, SessionInfo } from "@palisade/protocol/types";
 import type { PipelineEvent, SearchHit, StatusResponse, ToolInfo } from "@palisade/protocol/pipeline";
+import type { HistorySearch } from "./history-search.js";
 
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "offline";
 export type Decision = "allow" | "block" | "escalate";
@@ -134,6 +135,8 @@ export interface EditorState {
   lastPaste?: string | undefined;
   /** Number of the last paste placeholder. */
   pasteSeq?: number | undefined;
+  /** Ctrl+R: searching the prompts sent before. */
+  search?: HistorySearch | undefined;
 }
 
 export interface SessionsOverlay {
