@@ -109,6 +109,14 @@ describe.skipIf(postgresUnavailable() !== undefined)("several Engines on one Pos
     } finally {
       await pg3.close();
     }
+    // Event numbering continues past the TURN_INTERRUPTED row (which carries no live seq).
+    await b.commitTurn({ session: session("s2"), status: "completed", user: { id: "u10", content: "from b", createdAt: 50 }, toolCalls: [],
+      events: [{ sessionId: "s2", messageId: "a10", seq: 41, type: "RESPONSE_COMPLETE", timestamp: 51, payloadJson: JSON.stringify({ seq: "41" }) }] });
+    expect(await b.lastEventSeq("s2")).toBe(41);
+    const pgE = await PgStore.open({ url: cluster.url(db), password: cluster.admin.password });
+    await pgE.appendEvent({ sessionId: "s2", type: "TURN_INTERRUPTED", payload: { reason: "test" } });
+    await pgE.close();
+    expect(await b.lastEventSeq("s2")).toBe(42);
     // A's turn ends normally: the lease is left to run out, then B may continue s1 too.
     await a.finishTurn?.("s1");
     expect(await b.claimSession?.("s1", { userMessageId: "u3", content: "from b", createdAt: 60 })).toMatchObject({ ok: false });

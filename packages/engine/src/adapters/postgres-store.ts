@@ -283,16 +283,25 @@ class PostgresStore implements EngineStore {
     return this.store.countToolCallsSince(sinceMs);
   }
 
-  /** The live seq of the last stored event (kept in its payload; token events are not stored). */
+  /**
+   * The live seq of the last stored event (kept in its payload; token events are not stored, so
+   * the row seq runs behind). A TURN_INTERRUPTED row another Engine wrote carries none: the
+   * newest payload seq before it, plus the rows after it, continues the session's numbering.
+   */
   async lastEventSeq(sessionId: string): Promise<number> {
     const last = await this.store.lastEvent(sessionId);
     if (!last) return 0;
-    try {
-      const seq = Number((JSON.parse(last.payload) as { seq?: string | number }).seq ?? last.seq);
-      return Number.isFinite(seq) ? seq : last.seq;
-    } catch {
-      return last.seq;
+    const recent = await this.store.listEvents(sessionId, Math.max(0, last.seq - 20), 20);
+    for (let i = recent.length - 1; i >= 0; i--) {
+      const e = recent[i] as (typeof recent)[number];
+      try {
+        const seq = Number((JSON.parse(e.payload) as { seq?: string | number }).seq);
+        if (Number.isFinite(seq) && seq > 0) return seq + (last.seq - e.seq);
+      } catch {
+        // not JSON: try the row before
+      }
     }
+    return last.seq;
   }
 
   async saveMemory(entry: { sessionId: string; messageId: string; content: string; summary: string; compactedMessages: number }): Promise<void> {
