@@ -52,7 +52,7 @@ afterAll(async () => {
 
 describe("what the Agent sees", () => {
   it("mounts: an empty read-only root with Node, its libraries, the Agent's code, the socket directory, /proc and a minimal /dev", () => {
-    const view = run.result as View | undefined;
+    const view = run.result as unknown as View | undefined;
     expect(view, run.stderr).toBeDefined();
     const code = agentLaunchSpec({ engineAddress: "unix:/x", model: "m", modelGateway: "/x" }).readPaths;
     const expected = new Map<string, { fstype?: string; ro: boolean }>([
@@ -79,13 +79,13 @@ describe("what the Agent sees", () => {
   });
 
   it("sockets: only the Engine's and the model gateway's", () => {
-    const view = run.result as View;
+    const view = run.result as unknown as View;
     expect(view.truncated).toBe(false);
     expect(view.sockets.sort()).toEqual([`${INSIDE}/engine.sock`, `${INSIDE}/model-gateway.sock`]);
   });
 
   it("environment: the socket paths, the Agent's name and the model's label and settings; no URL, host or secret", () => {
-    const env = (run.result as View).env;
+    const env = (run.result as unknown as View).env;
     // PWD is bubblewrap's, for its --chdir.
     expect(Object.keys(env).sort()).toEqual(["PALISADE_AGENT_ID", "PALISADE_CONTEXT_WINDOW", "PALISADE_ENGINE_ADDRESS", "PALISADE_MODEL", "PALISADE_MODEL_GATEWAY", "PALISADE_MODEL_SETTINGS", "PWD"]);
     expect(env.PWD).toBe("/");
