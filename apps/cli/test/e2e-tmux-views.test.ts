@@ -265,6 +265,14 @@ describe.skipIf(!hasTmux || !existsSync(main))("palisade chat in tmux: transcrip
     expect(JSON.parse(spawn?.function.arguments ?? "{}")).toEqual({ task: SUB_TASK, wait: true });
   }, E2E_TEST_TIMEOUT_MS);
 
+  it("an @file mention attaches the workspace file to the message the model gets", async () => {
+    keys("what does @README.md say", "Enter");
+    await waitForPane(/attached @README\.md \(\d+ B\)/, inTurn);
+    await waitIdle();
+    const asked = model.chatRequests().flatMap((r) => r.messages).filter((m) => m.role === "user").map((m) => messageText(m));
+    expect(asked.some((t) => t.startsWith("what does @README.md say") && t.includes('<file path="README.md">\n# Palisade views test\n'))).toBe(true);
+  }, E2E_TEST_TIMEOUT_MS);
+
   it("/quit leaves the chat", async () => {
     keys("/quit", "Enter");
     await waitForPane("CHAT-EXITED rc=0");

@@ -9,6 +9,7 @@ import type { EngineClient } from "../engine/connect.js";
 import { describeRpcError, isUnavailable } from "../engine/errors.js";
 import { shownMessage } from "../format/terminal-text.js";
 import { update } from "./state/reducer.js";
+import { attachMentions } from "./mentions.js";
 import type { Action, ApprovalChoice, ChatState, Effect, SubAgentView } from "./state/types.js";
 
 /** Actions carrying text from the Engine: the model's, a tool's or a capability server's. */
@@ -338,9 +339,11 @@ export class ChatController {
     // The input history keeps what the box showed (a large paste stays its placeholder).
     if (!e.otr) this.hooks.remember?.(e.display);
     try {
+      const attached = await attachMentions(e.text, this.hooks.workspace, abort.signal);
+      for (const note of attached.notes) this.dispatch({ type: "mention", clientMessageId: e.clientMessageId, note });
       const stream = this.link.client.sendMessage(
         {
-          content: e.text,
+          content: attached.text,
           sessionId: e.sessionId ?? "",
           mode: e.otr ? SessionMode.OTR : SessionMode.NORMAL,
           source: "cli",

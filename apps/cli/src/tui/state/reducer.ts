@@ -276,6 +276,9 @@ export function update(s: ChatState, action: Action): Update {
       const editor = sent && st.editor.text === "" ? { ...st.editor, text: sent.text, cursor: sent.text.length, pastes: sent.pastes } : st.editor;
       return done({ ...st, live: [], committed: [...st.committed, ...st.live], turn: undefined, editor });
     }
+    case "mention":
+      if (s.turn?.clientMessageId !== action.clientMessageId) return done(s);
+      return done(notice(s, action.note.startsWith("attached") ? "info" : "warn", action.note));
     case "tick": {
       const expired = s.banner?.until !== undefined && s.banner.until <= action.now;
       const approvals = s.approvals.filter((a) => a.deadlineMs === 0 || a.deadlineMs + 5000 > action.now);

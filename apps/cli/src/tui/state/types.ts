@@ -303,6 +303,8 @@ export type Action =
   | { type: "streamEnded"; clientMessageId: string; error?: string | undefined }
   /** The Engine refused the message for its size (RESOURCE_EXHAUSTED); its limit when it said it. */
   | { type: "tooLarge"; clientMessageId: string; bytes: number; limitBytes: number | undefined }
+  /** What became of an @file mention of the message being sent. */
+  | { type: "mention"; clientMessageId: string; note: string }
   | { type: "tick"; now: number }
   | { type: "resize"; columns: number; rows: number }
   | { type: "connection"; state: ConnectionState; detail?: string | undefined }
