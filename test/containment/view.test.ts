@@ -248,4 +248,35 @@ describe.skipIf(!probe.available)("what each tool sandbox sees equals the docume
     const { seen, sockets } = await probeCapability("third-party", join(pkg, "manifest.yaml"), [process.execPath, join(pkg, "main.mjs")], "port", { protocol: "selu" });
     checkView(seen, { sockets, program: pkg, env: documentedEnv("selu", ["PORT"]) });
   });
+
+  it("`palisade capability list --verbose` prints that view per capability, and --help names the option", () => {
+    const main = join(root, "apps", "cli", "dist", "main.js");
+    const data = join(dir, "cli-data");
+    const env = { ...process.env, CI: "1" };
+    const args = ["--config", join(dir, "none.yaml"), "--data-dir", data, "--workspace", workspace, "capability", "list"];
+    const listed = JSON.parse(execFileSync(process.execPath, [main, ...args, "--json", "--verbose"], { env, timeout: 120_000 }).toString()) as {
+      capabilities: Array<{ id: string; view?: Array<{ path: string; access: string; target?: string }> }>;
+    };
+    const byId = new Map(listed.capabilities.map((c) => [c.id, c.view ?? []]));
+    const documented = documentedView().filter((e) => !e.path.startsWith("$") && e.access !== "link");
+    for (const id of BUILTINS) {
+      const view = byId.get(id) ?? [];
+      const paths = new Map(view.map((v) => [v.path, v.access]));
+      for (const e of documented) {
+        // What exists on this host is listed, with its access (made files read-only; a link where the host has one).
+        if (!existsSync(e.path) && e.access === "read-only") continue;
+        const access = paths.get(e.path);
+        expect(access, `${id}: ${e.path}`).toBeDefined();
+        if (e.access === "made") expect(access).toBe("read-only");
+        else if (e.access === "private") expect(access).toBe("private");
+        else expect(["read-only", "link"]).toContain(access);
+      }
+      expect(paths.get(workspace), `${id}: the workspace`).toBe(id === "files" || id === "shell" ? "read-write" : undefined);
+      expect(paths.get(join(root, "apps", "capabilities", id)), `${id}: its code`).toBe("read-only");
+      for (const v of view) expect(v.path === "/" || v.path.startsWith("/var/lib") || v.path === "/etc/shadow", `${id}: ${v.path}`).toBe(false);
+    }
+    const text = execFileSync(process.execPath, [main, ...args, "--verbose"], { env, timeout: 120_000 }).toString();
+    expect(text).toContain("sandbox view (everything else of the host is absent):");
+    expect(execFileSync(process.execPath, [main, "capability", "list", "--help"], { env }).toString()).toMatch(/--verbose\s+also print each sandbox's view/);
+  }, 240_000);
 });
