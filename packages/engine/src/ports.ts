@@ -312,7 +312,10 @@ export interface InvokeOutcome {
   /** What the model sees (already rewritten: artifacts, truncation). */
   content: string;
   artifacts: ArtifactInfo[];
+  /** `code: message` of a failure, as clients show it. */
   error?: string;
+  /** The failure's code as the tool host gave it (`timeout`, `not_ready`, a tool's own). */
+  errorCode?: string;
 }
 
 export interface CapabilityState {

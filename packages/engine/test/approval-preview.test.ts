@@ -12,7 +12,7 @@ import { createEngineShield } from "../src/adapters/shield.js";
 import { defaultConfig } from "../src/index.js";
 import type { ToolSpec } from "../src/ports.js";
 import { FakeHost, TOOLS } from "./helpers/fake-host.js";
-import { writePreview } from "../src/turns/preview.js";
+import { writePreview } from "../src/calls/preview.js";
 import { startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
 

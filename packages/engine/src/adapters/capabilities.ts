@@ -140,7 +140,7 @@ class HostAdapter implements ToolHost {
       ...(opts.onChunk && tool.streaming ? { onChunk: opts.onChunk } : {}),
       ...(opts.elicit ? { elicit: opts.elicit } : {}),
     });
-    return { ok: r.ok, content: r.content, artifacts: r.artifacts, ...(r.error ? { error: `${r.error.code}: ${r.error.message}` } : {}) };
+    return { ok: r.ok, content: r.content, artifacts: r.artifacts, ...(r.error ? { error: `${r.error.code}: ${r.error.message}`, errorCode: r.error.code } : {}) };
   }
 
   prompts(groups: readonly string[]): string[] {

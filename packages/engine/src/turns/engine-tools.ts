@@ -38,12 +38,12 @@ export function toolDef(spec: ToolSpec): ToolDefInit {
 }
 
 /** Tool definitions of the given groups, in catalog order. */
-export function toolDefsOf(env: TurnEnv, groups: ReadonlySet<string> | readonly string[]): ToolDefInit[] {
+export function toolDefsOf(env: Pick<TurnEnv, "host">, groups: ReadonlySet<string> | readonly string[]): ToolDefInit[] {
   const wanted = new Set(groups);
   return env.host.catalog().filter((t) => wanted.has(t.capabilityId)).map(toolDef);
 }
 
-export function loadedGroupsOf(env: TurnEnv, sessionId: string): Set<string> {
+export function loadedGroupsOf(env: Pick<TurnEnv, "loadedGroups">, sessionId: string): Set<string> {
   let set = env.loadedGroups.get(sessionId);
   if (!set) env.loadedGroups.set(sessionId, (set = new Set()));
   return set;
@@ -53,7 +53,7 @@ export function loadedGroupsOf(env: TurnEnv, sessionId: string): Set<string> {
  * The session's loaded groups. When they were dropped (the session was idle), they are the groups
  * of the tools its history called; a group loaded but never used is loaded again by the model.
  */
-export function restoreLoadedGroups(env: TurnEnv, sessionId: string, messages: readonly MessageRecord[]): Set<string> {
+export function restoreLoadedGroups(env: Pick<TurnEnv, "host" | "loadedGroups">, sessionId: string, messages: readonly MessageRecord[]): Set<string> {
   if (env.loadedGroups.has(sessionId) || messages.length === 0) return loadedGroupsOf(env, sessionId);
   const groups = new Set(env.host.groups().map((g) => g.name));
   const found = new Set<string>();

@@ -16,7 +16,7 @@ import { buildSystemPrompt } from "./context.js";
 import { answerToolDefsRequest, restoreLoadedGroups, toolDefsOf } from "./engine-tools.js";
 import type { TurnEnv } from "./env.js";
 import { AgentHistory } from "./history-sync.js";
-import { runToolCall } from "./tool-call.js";
+import { runTurnToolCall } from "./tool-call.js";
 import { Turn } from "./turn.js";
 
 const T = PipelineEventType;
@@ -255,7 +255,7 @@ export class TurnManager {
           this.env.link.send({ directive: { case: "toolResult", value: { callId: e.value.callId, content: "This turn has ended.", isError: true, sessionId: e.value.sessionId, messageId: e.value.messageId } } });
           return;
         }
-        turn.track(runToolCall(this.env, turn, e.value));
+        turn.track(runTurnToolCall(this.env, turn, e.value));
         return;
       }
       case "toolDefsRequest": {

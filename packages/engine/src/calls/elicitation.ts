@@ -2,8 +2,7 @@ import { PipelineEventType as T } from "@palisade/protocol/pipeline";
 import { visible, visibleJson } from "../adapters/shield.js";
 import { approvalToProto } from "../convert.js";
 import type { ElicitAnswer, ElicitHandler, ElicitQuestion } from "../ports.js";
-import type { TurnEnv } from "./env.js";
-import type { Turn } from "./turn.js";
+import type { CallRecord } from "./record.js";
 
 /** The fields a form asks for, each at its default; undefined when a required one has none. */
 function defaults(schema: Record<string, unknown>): Record<string, string | number | boolean | string[]> | undefined {
@@ -26,12 +25,14 @@ function defaults(schema: Record<string, unknown>): Record<string, string | numb
  * cancels. A form with a required field that has no default is declined without asking: the
  * approval view cannot take typed values.
  */
-export function elicitThroughApproval(env: TurnEnv, turn: Turn, callId: string, toolName: string): ElicitHandler {
+export function elicitThroughApproval(call: CallRecord, callId: string, toolName: string): ElicitHandler {
+  const { turn } = call;
+  const { env } = call.scope;
   return async (q: ElicitQuestion, signal: AbortSignal): Promise<ElicitAnswer> => {
     const content = defaults(q.requestedSchema);
     if (content === undefined) return { action: "decline" };
     const ticket = env.approvals.open({ sessionId: turn.session.id, callId, toolName, signal: AbortSignal.any([turn.signal, signal]) });
-    turn.emit(env.bus, {
+    call.emit({
       eventType: T.APPROVAL_NEEDED,
       approvalNeeded: {
         approvalId: ticket.approvalId,
@@ -46,7 +47,7 @@ export function elicitThroughApproval(env: TurnEnv, turn: Turn, callId: string, 
     });
     const outcome = await ticket.outcome;
     const resolvedBy = outcome === "timeout" || outcome === "cancelled" || outcome === "unattended" ? outcome : "user";
-    if (turn.state !== "done") turn.emit(env.bus, { eventType: T.APPROVAL_RESOLVED, approvalResolved: { approvalId: ticket.approvalId, callId, decision: approvalToProto(outcome), resolvedBy } });
+    if (turn.state !== "done") call.emit({ eventType: T.APPROVAL_RESOLVED, approvalResolved: { approvalId: ticket.approvalId, callId, decision: approvalToProto(outcome), resolvedBy } });
     if (outcome === "allow_once" || outcome === "allow_session") return { action: "accept", content };
     return outcome === "cancelled" ? { action: "cancel" } : { action: "decline" };
   };

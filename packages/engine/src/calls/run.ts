@@ -1,0 +1,118 @@
+// One tool call, end to end: resolve → validate → OTR gate → Shield → approval → invoke
+// (artifacts and credentials are the host's business) → result → record → events. The one path
+// every call takes, whoever proposed it.
+import { PipelineEventType } from "@palisade/protocol/pipeline";
+import type { ToolSpec, VerdictRecord } from "../ports.js";
+import { LOAD_TOOLS } from "../turns/engine-tools.js";
+import { approvalActor, askUser, refusalOf } from "./approval.js";
+import { shieldInput } from "./context.js";
+import { invoke } from "./invoke.js";
+import { loadToolsSchema, runLoadTools } from "./load-tools.js";
+import { writePreview } from "./preview.js";
+import { CallRecord } from "./record.js";
+import type { CallEnv, CallScope, ToolCall, ToolResult } from "./scope.js";
+
+const T = PipelineEventType;
+
+/** Runs one call; never throws (failures come back as error results the model can act on). */
+export async function runToolCall(scope: CallScope, call: ToolCall): Promise<ToolResult> {
+  const c = new CallRecord(scope, call);
+  scope.turn.toolCalls.push(c.record);
+  scope.env.audit?.step(scope.turn.session, "proposal", call.callId, scope.proposer ?? "agent", { messageId: scope.turn.messageId, toolName: call.toolName, argumentsJson: call.argumentsJson });
+  try {
+    return await pipeline(c);
+  } catch (err) {
+    scope.env.log(`tool call ${call.callId} (${call.toolName}) failed inside the Engine: ${(err as Error).stack ?? String(err)}`);
+    return c.deliver(`Internal error while running ${call.toolName}: ${(err as Error).message}`, true, { error: { code: "internal" } });
+  }
+}
+
+async function pipeline(call: CallRecord): Promise<ToolResult> {
+  const { turn, record } = call;
+  const { env } = call.scope;
+  const isLoadTools = call.call.toolName === LOAD_TOOLS;
+  let tool: ToolSpec | undefined;
+  if (!isLoadTools) {
+    const resolved = env.host.resolve(call.call.toolName);
+    if ("error" in resolved) return call.deliver(resolved.error, true, { error: { code: "unknown_tool" } });
+    tool = resolved.tool;
+    record.toolName = tool.name;
+  }
+
+  let args: unknown;
+  try {
+    args = call.call.argumentsJson.trim() === "" ? {} : JSON.parse(call.call.argumentsJson);
+  } catch (err) {
+    return call.deliver(`The arguments of ${record.toolName} are not valid JSON (${(err as Error).message}). Send a JSON object.`, true, { error: { code: "invalid_arguments" } });
+  }
+  const schema = tool ? tool.parameters : loadToolsSchema;
+  const invalid = env.validator.validate(record.toolName, schema, args);
+  if (invalid) return call.deliver(`Invalid arguments for ${record.toolName}: ${invalid}. Fix them and call the tool again.`, true, { error: { code: "invalid_arguments" } });
+
+  if (turn.otr && tool) {
+    const policy = env.shield.effectivePolicy(tool.name, tool.policy);
+    const writes = writesFiles(env, tool);
+    if (policy !== "allow" || writes) {
+      const reason = writes
+        ? `${tool.name} is not available off the record (it writes files, and an off-the-record session leaves nothing on disk)`
+        : `${tool.name} is not available off the record (its policy is "${policy}"; only tools allowed by default run in OTR sessions)`;
+      call.announce();
+      call.emit({ eventType: T.OTR_BLOCKED, otrBlocked: { callId: record.callId, toolName: tool.name, reason } });
+      return call.deliver(`Refused: ${reason}. Tell the user, or answer without this tool.`, true, { error: { code: "otr_refused" } });
+    }
+  }
+
+  const verdict = await judge(call, tool);
+  record.verdict = verdict;
+  env.audit?.step(turn.session, "verdict", record.callId, "shield", { toolName: record.toolName, ...verdict });
+  // A file write's diff for the approval and the card; not when a detector or the judge raised a
+  // concern (the file may be one that should not be shown or stored in the history).
+  if (tool && verdict.decision !== "BLOCK" && (verdict.decision === "ALLOW" || verdict.tier === 0)) {
+    call.preview = await writePreview(tool, args, turn.session.workspace);
+  }
+  if (verdict.decision !== "ALLOW") call.announce();
+  if (verdict.decision === "BLOCK") {
+    return call.deliver(
+      `The Shield blocked this call to ${record.toolName}: ${verdict.reason}. Do not retry it; tell the user what you wanted to do and why it was refused.`,
+      true,
+      { error: { code: "blocked" } },
+    );
+  }
+  if (verdict.decision === "ESCALATE") {
+    const answer = await askUser(call, verdict, tool);
+    record.approval = answer.outcome;
+    const { outcome, by, reason } = answer;
+    env.audit?.step(turn.session, "approval", record.callId, approvalActor(answer), { toolName: record.toolName, decision: outcome, ...(by ? { answeredBy: by } : {}), ...(reason ? { reason } : {}) });
+    const why = refusalOf(answer);
+    if (why !== undefined) return call.deliver(`${why} (${record.toolName}). Do not retry it; continue without it or ask the user what to do.`, true, { error: { code: "declined" } });
+  }
+  if (turn.signal.aborted) return call.deliver("The turn was cancelled before the tool ran.", true, { error: { code: "cancelled" } });
+
+  if (isLoadTools) return runLoadTools(call, args as { groups: string[] });
+  if (!tool) return call.deliver(`${record.toolName} is not a tool.`, true, { error: { code: "unknown_tool" } });
+  return invoke(call, tool, args);
+}
+
+/** Tool kinds whose effect is a file on disk: refused off the record. */
+const DISK_WRITING = new Set(["file-write", "file-delete", "file-move", "file-copy", "document-write"]);
+
+/**
+ * Whether a tool writes, moves or deletes files, as the Shield reads its semantics (declared,
+ * else inferred from its schema); an invalid declared block counts as writing.
+ */
+function writesFiles(env: CallEnv, tool: ToolSpec): boolean {
+  if (!env.shield.toolSemantics) return typeof tool.semantics?.["kind"] === "string" && DISK_WRITING.has(tool.semantics["kind"]);
+  try {
+    return env.shield.toolSemantics({ toolName: tool.name, toolSchema: tool.parameters, ...(tool.semantics ? { toolSemantics: tool.semantics } : {}) }).writesFiles;
+  } catch {
+    return true;
+  }
+}
+
+async function judge(call: CallRecord, tool: ToolSpec | undefined): Promise<VerdictRecord> {
+  try {
+    return await call.scope.env.shield.evaluate(shieldInput(call.scope, call.record, tool), call.turn.signal);
+  } catch (err) {
+    return { decision: "BLOCK", tier: 0, confidence: 1, reason: `the Shield failed (failing closed): ${(err as Error).message}`, ruleIds: ["engine.fail_closed"], evaluationUs: 0 };
+  }
+}
