@@ -7,6 +7,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli/run-cli.js";
 import { captureIo } from "./helpers.js";
 
+const CLI_MAIN = join(import.meta.dirname, "..", "dist", "main.js");
+
 const root = mkdtempSync(join(tmpdir(), "palisade-capesc-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -18,7 +20,8 @@ describe("palisade capability call", () => {
     const ws = join(root, "ws");
     mkdirSync(ws, { recursive: true });
     writeFileSync(join(ws, "notes.txt"), "fine\u001b]52;c;ZXZpbA==\u0007\u001b[1A\u001b[2K\u001b[32m✓ all passed\u001b[0m \u009b2J \u202eevil\n");
-    const io = captureIo({ HOME: root }, root);
+    // `capability call` starts an Engine for the call: the built CLI is its entry point
+    const io = captureIo({ HOME: root, PALISADE_CLI_MAIN: CLI_MAIN, PATH: process.env.PATH }, root);
     const code = await runCli(["--config", join(root, "config.yaml"), "--data-dir", join(root, "d"), "--workspace", ws, "capability", "call", "files__read_file", '{"path":"notes.txt"}'], io);
     expect(code, io.err()).toBe(0);
     expect(io.out()).not.toMatch(RAW);

@@ -9,6 +9,8 @@ import { stringify } from "yaml";
 import { runCli } from "../src/cli/run-cli.js";
 import { captureIo } from "./helpers.js";
 
+const CLI_MAIN = join(import.meta.dirname, "..", "dist", "main.js");
+
 const require = createRequire(join(process.cwd(), "packages", "capabilities", "package.json"));
 const serverScript = (pkg: string): string => join(dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js");
 
@@ -31,7 +33,8 @@ const dataDir = join(dir, "data");
 const g = ["--config", config, "--data-dir", dataDir, "--workspace", work];
 
 async function cli(...argv: string[]) {
-  const io = captureIo({}, work);
+  // `capability call` starts an Engine for the call: the built CLI is its entry point
+  const io = captureIo({ PALISADE_CLI_MAIN: CLI_MAIN, PATH: process.env.PATH }, work);
   const code = await runCli(argv, io);
   return { code, out: io.out(), err: io.err() };
 }

@@ -11,6 +11,8 @@ import type { CapabilityServer } from "@palisade/capability-sdk";
 import { Store } from "@palisade/store";
 import { runCli } from "../src/cli/run-cli.js";
 import { captureIo } from "./helpers.js";
+
+const CLI_MAIN = join(import.meta.dirname, "..", "dist", "main.js");
 import type { CapturedIo } from "./helpers.js";
 
 const root = mkdtempSync(join(tmpdir(), "palisade-tools-"));
@@ -25,7 +27,8 @@ function install(config?: string): { dataDir: string; configFile: string; worksp
 }
 
 async function cli(argv: string[], stdin?: string): Promise<{ code: number; io: CapturedIo }> {
-  const io = captureIo({}, root);
+  // `capability call` starts an Engine for the call: the built CLI is its entry point
+  const io = captureIo({ PALISADE_CLI_MAIN: CLI_MAIN, PATH: process.env.PATH }, root);
   if (stdin !== undefined) (io.stdin as PassThrough).end(stdin);
   const code = await runCli(argv, io);
   return { code, io };

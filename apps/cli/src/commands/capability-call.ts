@@ -1,6 +1,7 @@
-// `palisade capability call`: one tool call through the Engine's own host, argument validation,
-// Shield and artifact store, for a configured capability (built-ins included) or for a manifest
-// reached at --address / started with --command.
+// `palisade capability call`: one tool call. A configured capability's tool (built-ins included)
+// runs in the Engine, on the path every call takes (capability-call-engine.ts); a manifest reached
+// at --address / started with --command, which the Engine does not know, runs here through the
+// same host, argument validation, Shield and artifact store.
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import type { LocalTools } from "@palisade/engine";
@@ -11,8 +12,14 @@ import { collect, saveInto } from "./artifact-files.js";
 import { launchFlags } from "./capability-check.js";
 import { flag, hintCommand, stringOption } from "./common.js";
 import { openTools } from "./local-tools.js";
+import { callThroughEngine } from "./capability-call-engine.js";
 import { confirm } from "./prompt.js";
 import { jsonLine } from "../format/terminal-text.js";
+
+interface Configured {
+  name: string;
+  argsText: string | undefined;
+}
 
 interface Target {
   tools: LocalTools;
@@ -26,18 +33,26 @@ function argsTextOf(ctx: CommandContext, positional: string | undefined): string
   return option ?? positional;
 }
 
-async function openTarget(ctx: CommandContext): Promise<Target> {
-  const launch = launchFlags(ctx);
+/** `<capability>__<tool> [ARGS]`, or `<capability> <tool> [ARGS]`. */
+function configuredTarget(ctx: CommandContext): Configured {
   const [first, second, third] = ctx.positionals as [string, string | undefined, string | undefined];
-  if (!launch) {
-    // `<capability>__<tool> [ARGS]`, or `<capability> <tool> [ARGS]`; only that capability is started.
-    const split = first.indexOf("__");
-    const byWords = split < 0 && second !== undefined && !second.trimStart().startsWith("{");
-    if (!byWords && third !== undefined) throw new UsageError(`unexpected argument '${third}'`, "a configured tool takes <capability>__<tool> [ARGS_JSON]; a manifest needs --address or --command");
-    const name = byWords ? `${first}__${second}` : first;
-    const capability = byWords ? first : split > 0 ? first.slice(0, split) : undefined;
-    return { tools: await openTools(ctx, capability ? { select: [capability] } : {}), name, argsText: argsTextOf(ctx, byWords ? third : second) };
+  const split = first.indexOf("__");
+  const byWords = split < 0 && second !== undefined && !second.trimStart().startsWith("{");
+  if (!byWords && third !== undefined) throw new UsageError(`unexpected argument '${third}'`, "a configured tool takes <capability>__<tool> [ARGS_JSON]; a manifest needs --address or --command");
+  return { name: byWords ? `${first}__${second}` : first, argsText: argsTextOf(ctx, byWords ? third : second) };
+}
+
+function parseArgs(argsText: string | undefined): unknown {
+  if (argsText === undefined) return {};
+  try {
+    return JSON.parse(argsText) as unknown;
+  } catch (e) {
+    throw new UsageError(`the arguments are not valid JSON: ${(e as Error).message}`, `e.g. '{"path":"README.md"}' (quoted for the shell)`);
   }
+}
+
+async function openTarget(ctx: CommandContext, launch: NonNullable<ReturnType<typeof launchFlags>>): Promise<Target> {
+  const [first, second, third] = ctx.positionals as [string, string | undefined, string | undefined];
   if (second === undefined) throw new UsageError("with --address or --command, call takes MANIFEST TOOL [ARGS_JSON]");
   const { loadManifest } = await import("@palisade/capabilities");
   const manifest = resolve(ctx.io.cwd, first);
@@ -54,16 +69,14 @@ async function approve(ctx: CommandContext, name: string, reason: string): Promi
 }
 
 export async function capabilityCall(ctx: CommandContext): Promise<number> {
-  const { tools, name, argsText } = await openTarget(ctx);
+  const launch = launchFlags(ctx);
+  if (!launch) {
+    const { name, argsText } = configuredTarget(ctx);
+    return callThroughEngine(ctx, name, parseArgs(argsText));
+  }
+  const { tools, name, argsText } = await openTarget(ctx, launch);
   try {
-    let args: unknown = {};
-    if (argsText !== undefined) {
-      try {
-        args = JSON.parse(argsText) as unknown;
-      } catch (e) {
-        throw new UsageError(`the arguments are not valid JSON: ${(e as Error).message}`, `e.g. '{"path":"README.md"}' (quoted for the shell)`);
-      }
-    }
+    const args = parseArgs(argsText);
     const resolved = tools.host.resolve(name);
     if ("error" in resolved) {
       throw new CliError(resolved.error.replace(/ Load the tool's group.*$/, ""), { hint: `every tool and its health: ${hintCommand(ctx, "capability list")}` });

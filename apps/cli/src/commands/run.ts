@@ -116,7 +116,7 @@ export function approvalPrompt(a: Pick<ApprovalNeeded, "toolName" | "argumentsJs
   return shown(lines.join("\n"));
 }
 
-async function askApproval(io: CliIo, text: string, signal: AbortSignal): Promise<ApprovalDecision> {
+export async function askApproval(io: CliIo, text: string, signal: AbortSignal): Promise<ApprovalDecision> {
   io.stderr.write(`${text}\n  allow? [y] once · [a] for this session · [n] deny: `);
   const answers: Record<string, [ApprovalDecision, string]> = {
     y: [ApprovalDecision.ALLOW_ONCE, "once"],

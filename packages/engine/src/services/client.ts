@@ -21,6 +21,7 @@ import type { SessionDirectory } from "../sessions.js";
 import { toolDef } from "../turns/engine-tools.js";
 import type { TurnEnv } from "../turns/env.js";
 import type { TurnManager } from "../turns/manager.js";
+import { callToolForClient } from "../calls/client-call.js";
 
 export interface ClientServiceDeps {
   env: TurnEnv;
@@ -214,6 +215,21 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
       // Sub-agents are a later issue; the seam is SubAgentService (services/sub-agent.ts).
       return { agents: [] };
     },
+
+    callTool: (req, ctx) =>
+      callToolForClient(
+        {
+          env: d.env,
+          caller: isClientPrincipal(ctx.principal) ? describeClient(ctx.principal) : "unknown client",
+          session: (id) => d.sessions.get(id),
+          newSession: (workspace) => {
+            if (workspace) needWorkspace(workspace);
+            return d.sessions.create({ mode: "normal", workspace: workspace ?? d.defaultWorkspace(), title: "capability call" });
+          },
+        },
+        req,
+        ctx.signal,
+      ),
 
     async *getArtifact(req) {
       needSession(req.sessionId);
