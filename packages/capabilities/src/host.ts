@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { ArtifactStore } from "./artifacts/store.js";
 import { DiskArtifactStore } from "./artifacts/store.js";
 import { MemoryArtifactStore, SessionRoutedArtifactStore } from "./artifacts/memory.js";
-import { argumentProblems, resolveTool } from "./catalog.js";
+import { resolveTool } from "./catalog.js";
 import type { ToolEntry } from "./catalog.js";
 import { isMcpConfig } from "./config.js";
 import type { AnyCapabilityConfig } from "./config.js";
@@ -203,10 +203,6 @@ export class CapabilityHost {
     }
   }
 
-  /** Messages naming each invalid field; empty when the arguments fit the tool's schema. */
-  validateArguments(name: string, args: unknown): string[] {
-    return argumentProblems(this.resolve(name).inputSchema, args);
-  }
 
   /** `prompt.md` texts (an MCP server's instructions) of ready capabilities. */
   prompts(): CapabilityPrompt[] {
@@ -226,7 +222,10 @@ export class CapabilityHost {
     return this.runtimes.find((r) => r.config.id === capabilityId)?.manifest;
   }
 
-  /** Calls a tool. Every failure is returned as `{ok: false, error}`, never thrown. */
+  /**
+   * Calls a tool by name. Every failure is returned as `{ok: false, error}`, never thrown. The
+   * arguments are not validated here: the caller validates them against the tool's schema once.
+   */
   async invoke(name: string, args: unknown, opts: InvokeOptions): Promise<InvokeResult> {
     let entry: ToolEntry;
     try {
@@ -235,9 +234,18 @@ export class CapabilityHost {
       const e = err instanceof CapabilityError ? err : new CapabilityError("unknown_tool", String(err));
       return { ok: false, content: e.message, result: undefined, artifacts: [], error: { code: e.code, message: e.message }, terminal: false, durationMs: 0 };
     }
+    return this.invokeEntry(entry, args, opts);
+  }
+
+  /** Calls a tool already resolved (resolve()), without resolving its name again. */
+  async invokeEntry(entry: ToolEntry, args: unknown, opts: InvokeOptions): Promise<InvokeResult> {
     const found = this.runtimes.find((r) => r.config.id === entry.capabilityId);
+    if (!found) {
+      const message = `${entry.fullName}: no capability ${entry.capabilityId} is configured`;
+      return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "unknown_tool", message }, terminal: false, durationMs: 0 };
+    }
     if (found instanceof McpRuntime) return found.invoke(entry, args, opts);
-    const primary = found as CapabilityRuntime;
+    const primary = found;
     if (!primary.available || !primary.manifest) {
       const message = notReadyMessage(primary.status());
       return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };

@@ -1,7 +1,7 @@
 // ToolHost over @palisade/capabilities' CapabilityHost, the built-in capabilities merged with
 // the configured ones. The only file that knows the host's API.
 import { CapabilityHost, sandboxedStdio, validateCapabilityConfigs } from "@palisade/capabilities";
-import type { AnyCapabilityConfig, ToolEntry } from "@palisade/capabilities";
+import type { AnyCapabilityConfig, InvokeOptions, ToolEntry } from "@palisade/capabilities";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -82,6 +82,8 @@ class HostAdapter implements ToolHost {
   private groupList: ToolGroupInfo[] | undefined;
   private groupsOf: ToolSpec[] | undefined;
   private groupsDown = "";
+  /** The catalog entry each resolved spec came from. */
+  private readonly entries = new WeakMap<ToolSpec, ToolEntry>();
 
   constructor(
     private readonly host: CapabilityHost,
@@ -124,14 +126,19 @@ class HostAdapter implements ToolHost {
 
   resolve(name: string) {
     try {
-      return { tool: spec(this.host.resolve(name)) };
+      const entry = this.host.resolve(name);
+      const tool = spec(entry);
+      // invoke() of this spec calls the entry resolved here: the name is resolved once per call
+      this.entries.set(tool, entry);
+      return { tool };
     } catch (err) {
       return { error: `${(err as Error).message} Load the tool's group with load_tools and use the exact name it lists.` };
     }
   }
 
   async invoke(tool: ToolSpec, args: unknown, opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void; elicit?: ElicitHandler }) {
-    const r = await this.host.invoke(tool.name, args, {
+    const entry = this.entries.get(tool);
+    const options: InvokeOptions = {
       sessionId: opts.sessionId,
       userId: "local",
       workspace: opts.workspace,
@@ -139,7 +146,8 @@ class HostAdapter implements ToolHost {
       // StreamInvoke (progress chunks) only for tools that declare `streaming`; Invoke otherwise.
       ...(opts.onChunk && tool.streaming ? { onChunk: opts.onChunk } : {}),
       ...(opts.elicit ? { elicit: opts.elicit } : {}),
-    });
+    };
+    const r = entry ? await this.host.invokeEntry(entry, args, options) : await this.host.invoke(tool.name, args, options);
     return { ok: r.ok, content: r.content, artifacts: r.artifacts, ...(r.error ? { error: `${r.error.code}: ${r.error.message}`, errorCode: r.error.code } : {}) };
   }
 
