@@ -297,6 +297,8 @@ export interface ToolSpec {
   networkAllowlist?: string[];
   /** What the arguments mean to the Shield (the manifest's `semantics:` block), when declared. */
   semantics?: Record<string, unknown>;
+  /** Set by a host whose tool runs no program at all (load_tools): no repository check follows it. */
+  runsNoPrograms?: boolean;
 }
 
 export interface ToolGroupInfo {

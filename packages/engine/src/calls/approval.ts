@@ -23,7 +23,7 @@ const grantKey = (scope: string, cls: string): string => `${scope}\u0000${cls}`;
  * a class from the Shield only the identical call. A destructive action gets no grant at all
  * (`key` undefined): "a" then allows this call only.
  */
-function grantOf(call: CallRecord, tool: ToolSpec | undefined): { key: string | undefined; label: string; cls: string } {
+function grantOf(call: CallRecord, tool: ToolSpec): { key: string | undefined; label: string; cls: string } {
   const { env } = call.scope;
   let cls: ActionClassInfo = { key: "", label: "" };
   try {
@@ -51,7 +51,7 @@ function grantedBy(call: CallRecord, key: string, cls: string): string | undefin
   return undefined;
 }
 
-export async function askUser(call: CallRecord, verdict: VerdictRecord, tool: ToolSpec | undefined): Promise<ApprovalAnswer> {
+export async function askUser(call: CallRecord, verdict: VerdictRecord, tool: ToolSpec): Promise<ApprovalAnswer> {
   const { turn, record } = call;
   const { env } = call.scope;
   const sessionId = turn.session.id;

@@ -2,10 +2,9 @@
 // manifest facts (policy, network, schema, semantics) and who makes it. Every verdict and every
 // session grant of a call is asked with this input, whatever path the call came by.
 import type { ShieldInput, ToolCallRecordRow, ToolSpec } from "../ports.js";
-import { LOAD_TOOLS } from "../turns/engine-tools.js";
 import type { CallScope } from "./scope.js";
 
-export function shieldInput(scope: CallScope, record: ToolCallRecordRow, tool: ToolSpec | undefined): ShieldInput {
+export function shieldInput(scope: CallScope, record: ToolCallRecordRow, tool: ToolSpec): ShieldInput {
   const { session } = scope.turn;
   return {
     callId: record.callId,
@@ -14,12 +13,12 @@ export function shieldInput(scope: CallScope, record: ToolCallRecordRow, tool: T
     sessionId: session.id,
     mode: session.mode,
     workspace: session.workspace,
-    capabilityId: tool?.capabilityId ?? LOAD_TOOLS,
-    ...(tool?.policy ? { manifestPolicy: tool.policy } : tool ? {} : { manifestPolicy: "allow" as const }),
-    ...(tool?.networkMode ? { networkMode: tool.networkMode } : {}),
-    ...(tool?.networkAllowlist ? { networkAllowlist: tool.networkAllowlist } : {}),
-    ...(tool ? { toolSchema: tool.parameters } : {}),
-    ...(tool?.semantics ? { toolSemantics: tool.semantics } : {}),
+    capabilityId: tool.capabilityId,
+    ...(tool.policy ? { manifestPolicy: tool.policy } : {}),
+    ...(tool.networkMode ? { networkMode: tool.networkMode } : {}),
+    ...(tool.networkAllowlist ? { networkAllowlist: tool.networkAllowlist } : {}),
+    toolSchema: tool.parameters,
+    ...(tool.semantics ? { toolSemantics: tool.semantics } : {}),
     ...(scope.subAgentName !== undefined ? { subAgentName: scope.subAgentName } : {}),
   };
 }

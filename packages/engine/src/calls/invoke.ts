@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { PipelineEventType } from "@palisade/protocol/pipeline";
 import { summarize } from "../convert.js";
-import type { ToolSpec } from "../ports.js";
+import type { ToolHost, ToolSpec } from "../ports.js";
 import { guardsRepos } from "../turns/nested-repos.js";
 import { elicitThroughApproval } from "./elicitation.js";
 import type { CallRecord } from "./record.js";
@@ -17,7 +17,7 @@ function errorOf(error: string): { code: string; message: string } {
   return m ? { code: m[1] as string, message: error } : { code: "tool_error", message: error };
 }
 
-export async function invoke(call: CallRecord, tool: ToolSpec, args: unknown): Promise<ToolResult> {
+export async function invoke(call: CallRecord, host: ToolHost, tool: ToolSpec, args: unknown): Promise<ToolResult> {
   const { turn, record } = call;
   const { env } = call.scope;
   // The call's proposal, verdict and approval are committed before it can have an effect.
@@ -35,11 +35,11 @@ export async function invoke(call: CallRecord, tool: ToolSpec, args: unknown): P
     env.config.limits.toolTimeoutMs,
   );
   const signal = controller.signal;
-  const guard = guardsRepos(tool.capabilityId) ? env.repoGuard : undefined;
+  const guard = guardsRepos(tool.capabilityId) && !tool.runsNoPrograms ? env.repoGuard : undefined;
   await guard?.prime(turn.session.id, turn.session.workspace);
   const startedAt = Date.now();
   // The call leaves first; the client events are built while the capability works.
-  const running = env.host.invoke(tool, args, {
+  const running = host.invoke(tool, args, {
     sessionId: turn.session.id,
     workspace: turn.session.workspace,
     signal,

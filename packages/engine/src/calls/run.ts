@@ -2,12 +2,11 @@
 // (artifacts and credentials are the host's business) → result → record → events. The one path
 // every call takes, whoever proposed it.
 import { PipelineEventType } from "@palisade/protocol/pipeline";
-import type { ToolSpec, VerdictRecord } from "../ports.js";
-import { LOAD_TOOLS } from "../turns/engine-tools.js";
+import type { ToolHost, ToolSpec, VerdictRecord } from "../ports.js";
 import { approvalActor, askUser, refusalOf } from "./approval.js";
 import { shieldInput } from "./context.js";
 import { invoke } from "./invoke.js";
-import { loadToolsSchema, runLoadTools } from "./load-tools.js";
+import { withLoadTools } from "./load-tools.js";
 import { writePreview } from "./preview.js";
 import { CallRecord } from "./record.js";
 import type { CallEnv, CallScope, ToolCall, ToolResult } from "./scope.js";
@@ -30,14 +29,10 @@ export async function runToolCall(scope: CallScope, call: ToolCall): Promise<Too
 async function pipeline(call: CallRecord): Promise<ToolResult> {
   const { turn, record } = call;
   const { env } = call.scope;
-  const isLoadTools = call.call.toolName === LOAD_TOOLS;
-  let tool: ToolSpec | undefined;
-  if (!isLoadTools) {
-    const resolved = env.host.resolve(call.call.toolName);
-    if ("error" in resolved) return call.deliver(resolved.error, true, { error: { code: "unknown_tool" } });
-    tool = resolved.tool;
-    record.toolName = tool.name;
-  }
+  const resolved = hostOf(env).resolve(call.call.toolName);
+  if ("error" in resolved) return call.deliver(resolved.error, true, { error: { code: "unknown_tool" } });
+  const tool = resolved.tool;
+  record.toolName = tool.name;
 
   let args: unknown;
   try {
@@ -45,11 +40,10 @@ async function pipeline(call: CallRecord): Promise<ToolResult> {
   } catch (err) {
     return call.deliver(`The arguments of ${record.toolName} are not valid JSON (${(err as Error).message}). Send a JSON object.`, true, { error: { code: "invalid_arguments" } });
   }
-  const schema = tool ? tool.parameters : loadToolsSchema;
-  const invalid = env.validator.validate(record.toolName, schema, args);
+  const invalid = env.validator.validate(record.toolName, tool.parameters, args);
   if (invalid) return call.deliver(`Invalid arguments for ${record.toolName}: ${invalid}. Fix them and call the tool again.`, true, { error: { code: "invalid_arguments" } });
 
-  if (turn.otr && tool) {
+  if (turn.otr) {
     const policy = env.shield.effectivePolicy(tool.name, tool.policy);
     const writes = writesFiles(env, tool);
     if (policy !== "allow" || writes) {
@@ -67,7 +61,7 @@ async function pipeline(call: CallRecord): Promise<ToolResult> {
   env.audit?.step(turn.session, "verdict", record.callId, "shield", { toolName: record.toolName, ...verdict });
   // A file write's diff for the approval and the card; not when a detector or the judge raised a
   // concern (the file may be one that should not be shown or stored in the history).
-  if (tool && verdict.decision !== "BLOCK" && (verdict.decision === "ALLOW" || verdict.tier === 0)) {
+  if (verdict.decision !== "BLOCK" && (verdict.decision === "ALLOW" || verdict.tier === 0)) {
     call.preview = await writePreview(tool, args, turn.session.workspace);
   }
   if (verdict.decision !== "ALLOW") call.announce();
@@ -88,9 +82,17 @@ async function pipeline(call: CallRecord): Promise<ToolResult> {
   }
   if (turn.signal.aborted) return call.deliver("The turn was cancelled before the tool ran.", true, { error: { code: "cancelled" } });
 
-  if (isLoadTools) return runLoadTools(call, args as { groups: string[] });
-  if (!tool) return call.deliver(`${record.toolName} is not a tool.`, true, { error: { code: "unknown_tool" } });
-  return invoke(call, tool, args);
+  return invoke(call, hostOf(env), tool, args);
+}
+
+/** The env's host with load_tools added, made once per host and session map. */
+const hosts = new WeakMap<ToolHost, { groups: CallEnv["loadedGroups"]; host: ToolHost }>();
+function hostOf(env: CallEnv): ToolHost {
+  const known = hosts.get(env.host);
+  if (known && known.groups === env.loadedGroups) return known.host;
+  const host = withLoadTools(env.host, env.loadedGroups);
+  hosts.set(env.host, { groups: env.loadedGroups, host });
+  return host;
 }
 
 /** Tool kinds whose effect is a file on disk: refused off the record. */
@@ -109,7 +111,7 @@ function writesFiles(env: CallEnv, tool: ToolSpec): boolean {
   }
 }
 
-async function judge(call: CallRecord, tool: ToolSpec | undefined): Promise<VerdictRecord> {
+async function judge(call: CallRecord, tool: ToolSpec): Promise<VerdictRecord> {
   try {
     return await call.scope.env.shield.evaluate(shieldInput(call.scope, call.record, tool), call.turn.signal);
   } catch (err) {
