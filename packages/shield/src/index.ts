@@ -32,6 +32,15 @@ export { stricter } from "./types.js";
 export { visible, visibleJson } from "./visible.js";
 export { gitConfigRunsProgram, repoConfigEntryRunsProgram } from "./normalize/git-config.js";
 export type { ActionClass } from "./action-class.js";
+export { ProvenanceIndex, words } from "./provenance/store.js";
+export type { ProvenanceIndexOptions } from "./provenance/store.js";
+export { trustOfResult } from "./provenance/trust.js";
+export type { ResultOrigin } from "./provenance/trust.js";
+export { fragmentsOf } from "./provenance/fragments.js";
+export { secretValues } from "./provenance/secret-values.js";
+export { describeLabel, describeValues } from "./provenance/describe.js";
+export { ROLES, TRUSTS } from "./provenance/types.js";
+export type { ArgValue, Label, Origin, ProvenanceSource, ProvenanceView, Role, Trust } from "./provenance/types.js";
 export type {
   Action,
   Decision,

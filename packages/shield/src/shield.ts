@@ -14,6 +14,10 @@ import { evaluatePolicy } from "./policy/evaluate.js";
 import { visible } from "./visible.js";
 import { toolSpec, type ToolSpec } from "./tools.js";
 import { globTester } from "./policy/match.js";
+import { argumentValues, attachProvenance } from "./provenance/attach.js";
+import type { ArgValue } from "./provenance/types.js";
+import { carriedData } from "./provenance/grant.js";
+import { provenanceKey } from "./provenance/cache-key.js";
 import type { Policy } from "./policy/types.js";
 import { stricter, type Action, type Decision, type Finding, type ShieldContext, type Tier, type Verdict } from "./types.js";
 
@@ -68,6 +72,8 @@ export interface Shield {
    * invalid declared block.
    */
   semantics: (tool: string, context?: ShieldContext) => ToolSpec;
+  /** Each argument value in a role with its origins, from `context.provenance` ([] without it). */
+  argumentProvenance: (action: Action, context?: ShieldContext) => ArgValue[];
 }
 
 interface Preliminary {
@@ -153,7 +159,7 @@ export function createShield(options: ShieldOptions): Shield {
     const ctx = resolve(context, tool);
     let cacheKey: string | undefined;
     if (cache !== undefined) {
-      const material = [policy.version, tool, semanticsKey(ctx), ctx.mode, ctx.subAgent ?? "", ctx.manifestPolicy ?? "", ctx.network === undefined ? "" : `${ctx.network.mode}:${(ctx.network.allow ?? []).join(",")}`, ctx.home, ctx.workspace, canonicalArgs(action.args)].join("\u0000");
+      const material = [policy.version, tool, semanticsKey(ctx), ctx.mode, ctx.subAgent ?? "", ctx.manifestPolicy ?? "", ctx.network === undefined ? "" : `${ctx.network.mode}:${(ctx.network.allow ?? []).join(",")}`, ctx.home, ctx.workspace, provenanceKey(context.provenance), canonicalArgs(action.args)].join("\u0000");
       cacheKey = createHash("sha256").update(material).digest("base64");
       const hit = cache.get(cacheKey, now());
       if (hit !== undefined) {
@@ -161,6 +167,7 @@ export function createShield(options: ShieldOptions): Shield {
       }
     }
     const subject = buildSubject(tool, action.args, ctx);
+    attachProvenance(subject, context.provenance);
     const p = evaluatePolicy(policy, subject);
     if (p.decision === "block") {
       return { verdict: verdict("block", 0, 1, p.reason, p.rules, started), judgeable: false, reasons: [p.reason], cacheKey };
@@ -216,7 +223,9 @@ export function createShield(options: ShieldOptions): Shield {
 
   const actionClass = (action: Action, context: ShieldContext = {}): ActionClass => {
     const tool = typeof action.tool === "string" ? action.tool : "";
-    return actionClassOf(buildSubject(tool, action.args, resolve(context, tool)));
+    const subject = buildSubject(tool, action.args, resolve(context, tool));
+    attachProvenance(subject, context.provenance);
+    return carriedData(subject, actionClassOf(subject));
   };
 
   const semantics = (tool: string, context: ShieldContext = {}): ToolSpec => {
@@ -224,5 +233,12 @@ export function createShield(options: ShieldOptions): Shield {
     return toolSpec(tool, ctx.toolSemantics, ctx.toolSchema);
   };
 
-  return { policy, evaluate, evaluateSync, stats: () => ({ ...stats }), actionClass, semantics };
+  const argumentProvenance = (action: Action, context: ShieldContext = {}): ArgValue[] => {
+    const tool = typeof action.tool === "string" ? action.tool : "";
+    const subject = buildSubject(tool, action.args, resolve(context, tool));
+    attachProvenance(subject, context.provenance);
+    return argumentValues(subject) ?? [];
+  };
+
+  return { policy, evaluate, evaluateSync, stats: () => ({ ...stats }), actionClass, semantics, argumentProvenance };
 }

@@ -41,6 +41,11 @@ export interface ToolSpec {
   commands?: string[];
   /** Argument key holding the HTTP method (default `method`). */
   method?: string;
+  /**
+   * The method when the call names none: `POST` for a tool whose arguments carry content out
+   * (`post_webpage {url, content}`), else `GET`.
+   */
+  defaultMethod?: "GET" | "POST";
   /** Where the semantics came from. */
   source?: "declared" | "inferred" | "builtin" | "none";
 }

@@ -1,3 +1,5 @@
+import type { ProvenanceView } from "./provenance/types.js";
+
 /** The three outcomes of an evaluation. `escalate` hands the action to a human (tier 3). */
 export type Decision = "allow" | "block" | "escalate";
 
@@ -36,6 +38,8 @@ export interface ShieldContext {
   toolSchema?: unknown;
   /** A declared `semantics:` block for the tool (capability config entry or manifest). */
   toolSemantics?: unknown;
+  /** The session's labelled content (see provenance/): flow rules and `when.saw` read it. */
+  provenance?: ProvenanceView;
 }
 
 export interface Verdict {

@@ -10,6 +10,9 @@ import type { Decision } from "../types.js";
 import type { Matcher } from "./match.js";
 import { commandLine, commandsMatcher, compileArgRegex, emailDomain, globTester, matchHost, pathMatcher, redirectsStayInside } from "./match.js";
 import { manifestDecision, type Policy, type PolicyRule } from "./types.js";
+import { flowHolds, sawHolds } from "./flow.js";
+import { argumentValues } from "../provenance/attach.js";
+import { describeValues } from "../provenance/describe.js";
 
 export interface PolicyOutcome {
   decision: Decision;
@@ -116,7 +119,7 @@ export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
   if (rule.kinds !== undefined && !rule.kinds.includes(s.kind === "third-party" ? "other" : s.kind)) return false;
   if (rule.methods !== undefined) {
     const m = s.args[s.spec.method ?? "method"];
-    const method = typeof m === "string" ? m.toUpperCase() : "GET";
+    const method = typeof m === "string" ? m.toUpperCase() : (s.spec.defaultMethod ?? "GET");
     if (!rule.methods.includes(method)) return false;
   }
   if (rule.args !== undefined) {
@@ -146,6 +149,8 @@ export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
     const doms = rule.emailDomains;
     if (!quantify(s.recipients, allow, (r) => doms.some((d) => matchHost(d, emailDomain(r), "")))) return false;
   }
+  if (rule.when?.saw !== undefined && !sawHolds(rule.when.saw, s)) return false;
+  if (rule.flow !== undefined && !rule.flow.every((c) => flowHolds(c, s, allow))) return false;
   return true;
 }
 
@@ -163,6 +168,14 @@ function networkOutcome(s: Subject): PolicyOutcome | undefined {
   return { decision: "block", rules: ["network:allowlist"], reason: `host ${outside.host}${outside.port ? `:${outside.port}` : ""} is not in the tool's network allowlist`, explicit: true };
 }
 
+/** A flow rule that stops a call says where each value it looked at came from. */
+function withFlows(rule: PolicyRule, s: Subject, reason: string): string {
+  if (rule.flow === undefined || rule.decision === "allow") return reason;
+  const values = argumentValues(s) ?? [];
+  const said = rule.flow.map((c) => describeValues(values, c.roles, c.from)).filter((x) => x !== "");
+  return said.length === 0 ? reason : `${reason}: ${said.join("; ")}`;
+}
+
 export function evaluatePolicy(policy: Policy, s: Subject): PolicyOutcome {
   const manifest = s.ctx.manifestPolicy;
   if (manifest === "block") return { decision: "block", rules: ["manifest:block"], reason: `the manifest of ${s.tool} recommends block`, explicit: true };
@@ -172,12 +185,12 @@ export function evaluatePolicy(policy: Policy, s: Subject): PolicyOutcome {
   for (const rule of policy.rules) {
     if (first !== undefined && rule.decision !== "block") continue;
     if (!ruleMatches(rule, s)) continue;
-    if (rule.decision === "block") return { decision: "block", rules: [rule.id], reason: rule.reason ?? rule.description ?? `blocked by policy rule ${rule.id}`, explicit: true };
+    if (rule.decision === "block") return { decision: "block", rules: [rule.id], reason: withFlows(rule, s, rule.reason ?? rule.description ?? `blocked by policy rule ${rule.id}`), explicit: true };
     first ??= rule;
   }
   if (first !== undefined) {
     const verb = first.decision === "allow" ? "allowed" : "needs approval";
-    return { decision: first.decision, rules: [first.id], reason: first.reason ?? first.description ?? `${verb} by policy rule ${first.id}`, explicit: true };
+    return { decision: first.decision, rules: [first.id], reason: withFlows(first, s, first.reason ?? first.description ?? `${verb} by policy rule ${first.id}`), explicit: true };
   }
   if (manifest !== undefined) {
     const d = manifestDecision(manifest);

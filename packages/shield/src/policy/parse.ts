@@ -13,13 +13,14 @@ import { compileArgRegex, validateCommandPattern, validateHostPattern } from "./
 import { checkSemantics, SEMANTIC_KINDS } from "../semantics/parse.js";
 import { BUILTIN_POLICIES, builtinPolicyPath, isBuiltinPolicy } from "./builtin.js";
 import { extendPolicy } from "./extend.js";
+import { readFlow, readSaw } from "./parse-flow.js";
 
 const DECISIONS: Record<string, Decision> = { allow: "allow", block: "block", escalate: "escalate", ask: "escalate", deny: "block" };
 const MODES = new Set<SessionMode>(["normal", "otr", "heartbeat"]);
 const TOP_KEYS = ["version", "name", "description", "extends", "defaults", "rate_limit", "cache", "detectors", "semantics", "rules"];
-const RULE_KEYS = ["id", "description", "decision", "reason", "tools", "kinds", "paths", "commands", "args", "hosts", "email_domains", "methods", "when"];
+const RULE_KEYS = ["id", "description", "decision", "reason", "tools", "kinds", "paths", "commands", "args", "hosts", "email_domains", "methods", "flow", "when"];
 
-class Reader {
+export class Reader {
   readonly problems: PolicyProblem[] = [];
   constructor(
     private readonly file: string,
@@ -200,7 +201,7 @@ function readRule(r: Reader, node: Node, ids: Set<string>): PolicyRule | undefin
         break;
       }
       case "when": {
-        const w = r.map(value, `when of ${where}`, ["mode", "sub_agent"]);
+        const w = r.map(value, `when of ${where}`, ["mode", "sub_agent", "saw"]);
         const when: RuleWhen = {};
         const mode = w.get("mode");
         if (mode !== undefined) {
@@ -215,7 +216,13 @@ function readRule(r: Reader, node: Node, ids: Set<string>): PolicyRule | undefin
           if (isScalar(sa.value) && typeof sa.value.value === "boolean") when.subAgent = sa.value.value;
           else r.problem(sa.value, `when.sub_agent of ${where} must be true or false`);
         }
+        const saw = w.get("saw");
+        if (saw !== undefined) when.saw = readSaw(r, saw.value, `when.saw of ${where}`);
         rule.when = when;
+        break;
+      }
+      case "flow": {
+        rule.flow = readFlow(r, value, `flow of ${where}`);
         break;
       }
       default:

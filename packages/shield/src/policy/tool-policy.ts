@@ -25,7 +25,7 @@ export interface ToolPolicyContext {
   subAgent?: boolean;
 }
 
-const CONDITIONS = ["paths", "commands", "args", "hosts", "emailDomains", "methods"] as const;
+const CONDITIONS = ["paths", "commands", "args", "hosts", "emailDomains", "methods", "flow"] as const;
 
 function appliesTo(rule: PolicyRule, tool: string, ctx: ToolPolicyContext): boolean {
   if (rule.when?.modes !== undefined && !rule.when.modes.includes(ctx.mode ?? "normal")) return false;
@@ -40,7 +40,9 @@ function describeRule(rule: PolicyRule): string {
   const parts = CONDITIONS.flatMap((c) => {
     const v = rule[c];
     if (v === undefined) return [];
-    return [`${c} ${Array.isArray(v) ? v.slice(0, 4).join(", ") + (v.length > 4 ? ", …" : "") : Object.keys(v).join(", ")}`];
+    if (c === "flow") return rule.flow?.map((f) => `${f.roles.join("|")} from ${f.from.join("|")}`) ?? [];
+    const list = v as string[] | Record<string, string>;
+    return [`${c} ${Array.isArray(list) ? list.slice(0, 4).join(", ") + (list.length > 4 ? ", …" : "") : Object.keys(list).join(", ")}`];
   });
   return parts.join("; ");
 }
@@ -52,7 +54,7 @@ export function toolPolicy(policy: Policy, tool: string, ctx: ToolPolicyContext 
   let block: PolicyRule | undefined;
   for (const rule of policy.rules) {
     if (!appliesTo(rule, tool, ctx)) continue;
-    const conditional = CONDITIONS.some((c) => rule[c] !== undefined);
+    const conditional = CONDITIONS.some((c) => rule[c] !== undefined) || rule.when?.saw !== undefined;
     if (conditional) {
       rules.push({ id: rule.id, decision: rule.decision, description: describeRule(rule) });
       continue;

@@ -1,8 +1,12 @@
 import type { Decision, ManifestPolicy, SessionMode, Severity } from "../types.js";
+import type { Trust } from "../provenance/types.js";
+import type { FlowCondition } from "./flow.js";
 
 export interface RuleWhen {
   modes?: SessionMode[];
   subAgent?: boolean;
+  /** The session has seen content of one of these trusts (`session.saw`). */
+  saw?: Trust[];
 }
 
 export interface PolicyRule {
@@ -20,6 +24,8 @@ export interface PolicyRule {
   methods?: string[];
   /** Tool kinds (from the tool's semantics: `mail`, `http`, `file-read`, ..., `other`). */
   kinds?: string[];
+  /** Provenance conditions: all must hold (see flow.ts). */
+  flow?: FlowCondition[];
   when?: RuleWhen;
   /** 1-based line in the policy file, for reports. */
   line: number;

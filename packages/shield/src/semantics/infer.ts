@@ -13,6 +13,8 @@ const METHOD = /^(method|verb|http_?method|request_?method)$/i;
 const PATH = /^(path|paths|file|files|filename|file_?path|filepath|file_?name|source|src|source_?path|destination|dest|dst|destination_?path|directory|dir|folder|cwd|working_?dir(ectory)?|output|output_?path|output_?file|input_?path|input_?file|root|location)$/i;
 const TEXT = /^(body|content|contents|text|message|html|html_?body|text_?body|subject|title|summary|note|comment|description)$/i;
 const DATA = /^(body|payload|data|json|form|headers|content|params|query)$/i;
+/** Content a request sends, as opposed to headers or query parameters a GET also has. */
+const CARRIED = /^(body|payload|data|json|form|content|contents|text|message|html|html_?body|text_?body|note|comment)$/i;
 const EMAIL_FORMAT = /^(idn-)?email$/;
 const URL_FORMAT = /^(uri|url|iri|uri-reference|iri-reference)$/;
 
@@ -77,7 +79,11 @@ function infer(schema: Schema): ToolSpec | undefined {
   }
   const base = { recipients, urls, commands, paths, source: "inferred" as const, ...(method !== undefined ? { method } : {}) };
   if (recipients.length > 0) return { ...base, kind: "mail", outgoing: [...recipients, ...texts, ...Object.keys(paths)], modelFacing: texts };
-  if (urls.length > 0) return { ...base, kind: "http", outgoing: [...urls, ...data], modelFacing: [] };
+  if (urls.length > 0) {
+    // arguments that carry content out make it a write whatever the (absent) method says
+    const carries = method === undefined && [...texts, ...data].some((k) => CARRIED.test(k));
+    return { ...base, kind: "http", outgoing: [...new Set([...urls, ...data, ...texts])], modelFacing: [], ...(carries ? { defaultMethod: "POST" as const } : {}) };
+  }
   if (commands.length > 0) return { ...base, kind: "shell", outgoing: [], modelFacing: [] };
   if (Object.keys(paths).length > 0) return { ...base, kind: "third-party", outgoing: [], modelFacing: [] };
   return undefined;

@@ -83,7 +83,7 @@ export function checkSemantics(value: unknown, where = "semantics"): { spec?: To
   const spec: ToolSpec = {
     kind: k === "other" ? "third-party" : (k), paths, recipients, urls, commands,
     outgoing: [...new Set([...recipients, ...urls, ...content])], modelFacing, source: "declared",
-    ...(typeof method === "string" ? { method } : {}),
+    ...(typeof method === "string" ? { method } : k === "http" && content.length > 0 ? { defaultMethod: "POST" as const } : {}),
   };
   return { spec, problems };
 }
