@@ -30,6 +30,8 @@ export { currentSetup, keyHmac, setupChanges, setupOf } from "./setup.js";
 export type { CurrentSetup, SetupChange, SetupSource } from "./setup.js";
 export { ENGINE_VERSION } from "./status.js";
 export { openLocalTools } from "./local-tools.js";
+export { callLocally } from "./calls/local-call.js";
+export type { LocalCallOptions, LocalCallOutcome } from "./calls/local-call.js";
 export type { LocalCapability, LocalTools, LocalToolsOptions } from "./local-tools.js";
 export { MemoryStore } from "./adapters/memory-store.js";
 export { PolicyShield } from "./adapters/policy-shield.js";

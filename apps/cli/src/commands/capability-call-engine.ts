@@ -47,6 +47,8 @@ function timeoutOf(ctx: CommandContext): number | undefined {
 }
 
 /** Runs `name` with `args` in the Engine; returns the exit code. */
+export { timeoutOf };
+
 export async function callThroughEngine(ctx: CommandContext, name: string, args: unknown): Promise<number> {
   const ms = timeoutOf(ctx);
   const conn = await connectToEngine(pathsOf(ctx), startOptions(ctx));
@@ -69,7 +71,7 @@ export async function callThroughEngine(ctx: CommandContext, name: string, args:
       if (ev.eventType === PipelineEventType.APPROVAL_NEEDED && ev.approvalNeeded) await answer(ctx, conn.client, ev.approvalNeeded, sessionId, abort.signal);
     }
     if (!result) throw new CliError(`the Engine ended the call to ${name} without a result`, { hint: `its log: ${hintCommand(ctx, "engine status")}` });
-    return await report(ctx, conn.client, result);
+    return await report(ctx, result, (artifactId, dir) => downloadArtifact(conn.client, result.sessionId, artifactId, dir));
   } finally {
     if (timer) clearTimeout(timer);
     // An Engine started for this one call does not outlive it.
@@ -82,7 +84,20 @@ export async function callThroughEngine(ctx: CommandContext, name: string, args:
   }
 }
 
-async function report(ctx: CommandContext, client: EngineClient, result: CallToolResult): Promise<number> {
+/** What a call came to, in the Engine or in this process. */
+export interface CallOutcome {
+  toolName: string;
+  content: string;
+  isError: boolean;
+  errorCode: string;
+  errorMessage: string;
+  ran: boolean;
+  sessionId: string;
+  artifacts: { artifactId: string; filename: string; mimeType: string; sizeBytes: number | bigint }[];
+}
+
+/** Prints the outcome (and saves its artifacts with --out); returns the exit code. */
+export async function report(ctx: CommandContext, result: CallOutcome, save: (artifactId: string, dir: string) => Promise<string>): Promise<number> {
   const code = result.errorCode;
   if (code === "unknown_tool") {
     throw new CliError(result.content.replace(/ Load the tool's group.*$/, ""), { hint: `every tool and its health: ${hintCommand(ctx, "capability list")}` });
@@ -99,7 +114,7 @@ async function report(ctx: CommandContext, client: EngineClient, result: CallToo
   if (out) {
     const dir = resolve(ctx.io.cwd, out);
     await ensureOutDir(dir);
-    for (const a of result.artifacts) saved.push(await downloadArtifact(client, result.sessionId, a.artifactId, dir));
+    for (const a of result.artifacts) saved.push(await save(a.artifactId, dir));
   }
   if (flag(ctx, "json")) {
     const artifacts = result.artifacts.map((a) => ({ artifactId: a.artifactId, filename: a.filename, mimeType: a.mimeType, sizeBytes: Number(a.sizeBytes) }));
