@@ -212,6 +212,22 @@ export interface EngineStore {
 
 // ------------------------------------------------------------------ shield
 
+/** Content a session received, for provenance: the user's message or a tool's result. */
+export interface ObservedContent {
+  sessionId: string;
+  kind: "user-message" | "tool-result";
+  text: string;
+  callId?: string;
+  toolName?: string;
+  capabilityId?: string;
+  argumentsJson?: string;
+  toolSchema?: Record<string, unknown>;
+  toolSemantics?: Record<string, unknown>;
+  workspace?: string;
+  /** The Shield's credential detectors recognized what the call read. */
+  credentialPath?: boolean;
+}
+
 export interface ShieldInput {
   callId: string;
   toolName: string;
@@ -263,6 +279,8 @@ export interface ActionClassInfo {
 
 export interface EngineShield {
   evaluate(input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord>;
+  /** Labels content the session received; flow rules judge later calls by it. Returns the trust given. */
+  observe?(content: ObservedContent): string;
   /**
    * The class of an action "allow for this session" covers (same tool, program, options and
    * operands, path scope or host). Without it a grant covers only the identical call.

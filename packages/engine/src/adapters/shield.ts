@@ -5,16 +5,29 @@ import { createOpenAIJudge, createShield, generateCanary, loadPolicy, toolPolicy
 export { visible, visibleJson } from "@palisade/shield";
 import type { Policy as ShieldPolicy, Shield, ShieldContext } from "@palisade/shield";
 import type { EngineConfig } from "../config.js";
-import type { ActionClassInfo, Decision, EngineShield, Policy, ShieldInput, ToolSemanticsView, VerdictRecord } from "../ports.js";
+import type { ActionClassInfo, Decision, EngineShield, ObservedContent, Policy, ShieldInput, ToolSemanticsView, VerdictRecord } from "../ports.js";
 import { semanticsView } from "./semantics-view.js";
+import { SessionProvenance } from "./provenance.js";
 
 const toPolicy = (d: "allow" | "block" | "escalate"): Policy => (d === "escalate" ? "ask" : d);
 
 class PalisadeShield implements EngineShield {
+  private readonly provenance: SessionProvenance;
   constructor(
     private readonly shield: Shield,
     private readonly policy: ShieldPolicy,
-  ) {}
+  ) {
+    this.provenance = new SessionProvenance(shield);
+  }
+
+  observe(content: ObservedContent): string {
+    return this.provenance.observe(content);
+  }
+
+  private context(input: ShieldInput): ShieldContext {
+    const p = this.provenance.of(input.sessionId);
+    return { ...context(input), ...(p ? { provenance: p } : {}) };
+  }
 
   effectivePolicy(toolName: string, manifestPolicy: Policy | undefined): Policy {
     return this.toolPolicy(toolName, manifestPolicy, undefined).policy;
@@ -26,7 +39,7 @@ class PalisadeShield implements EngineShield {
   }
 
   actionClass(input: ShieldInput): ActionClassInfo {
-    return this.shield.actionClass({ tool: input.toolName, args: parseArgs(input.argumentsJson) }, context(input));
+    return this.shield.actionClass({ tool: input.toolName, args: parseArgs(input.argumentsJson) }, this.context(input));
   }
 
   toolSemantics(input: Pick<ShieldInput, "toolName" | "toolSchema" | "toolSemantics">): ToolSemanticsView {
@@ -35,7 +48,7 @@ class PalisadeShield implements EngineShield {
 
   async evaluate(input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord> {
     const args = parseArgs(input.argumentsJson);
-    const v = await this.shield.evaluate({ tool: input.toolName, args }, context(input), signal);
+    const v = await this.shield.evaluate({ tool: input.toolName, args }, this.context(input), signal);
     return {
       decision: v.decision.toUpperCase() as Decision,
       tier: v.tier,

@@ -82,7 +82,19 @@ async function pipeline(call: CallRecord): Promise<ToolResult> {
   }
   if (turn.signal.aborted) return call.deliver("The turn was cancelled before the tool ran.", true, { error: { code: "cancelled" } });
 
-  return invoke(call, hostOf(env), tool, args);
+  const result = await invoke(call, hostOf(env), tool, args);
+  if (result.ran && !result.isError) observeResult(call, tool, result.content);
+  return result;
+}
+
+/** The result is labelled where it came from, for the Shield's judgment of later calls. */
+function observeResult(call: CallRecord, tool: ToolSpec, content: string): void {
+  const { record, turn } = call;
+  call.scope.env.shield.observe?.({
+    sessionId: turn.session.id, kind: "tool-result", text: content, callId: record.callId, toolName: tool.name, capabilityId: tool.capabilityId,
+    argumentsJson: record.argumentsJson, toolSchema: tool.parameters, ...(tool.semantics ? { toolSemantics: tool.semantics } : {}),
+    workspace: turn.session.workspace, credentialPath: record.verdict?.ruleIds.some((r) => r.startsWith("cred.")) ?? false,
+  });
 }
 
 /** The env's host with load_tools added, made once per host and session map. */

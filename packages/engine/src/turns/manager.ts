@@ -120,6 +120,8 @@ export class TurnManager {
     if (req.clientMessageId) this.remember(turn);
     const events = this.follow(turn);
     turn.emit(this.env.bus, { eventType: T.MESSAGE_ACCEPTED, messageAccepted: { session: sessionToProto(session), userMessageId: turn.userMessageId } });
+    // what the user wrote is theirs: the Shield tells their destinations from others'
+    this.env.shield.observe?.({ sessionId: session.id, kind: "user-message", text: req.content });
 
     const previous = this.chains.get(session.id) ?? Promise.resolve();
     const next = previous.then(() => this.run(turn, req.source));
