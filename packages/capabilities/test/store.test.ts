@@ -74,14 +74,15 @@ describe("DiskArtifactStore", () => {
     const meta = await store.put(data, { filename: "../../evil.bin", mimeType: "x/y", owner: alice });
     const chunks = [];
     for await (const c of readArtifact(store, meta.artifactId, alice)) chunks.push(c);
-    expect(chunks.map((c) => [c.data.byteLength, c.done, c.meta?.filename])).toEqual([[256 * 1024, false, "../../evil.bin"], [44 * 1024, true, undefined]]);
+    expect(chunks.map((c) => [c.data.byteLength, c.done, c.meta?.filename])).toEqual([[256 * 1024, false, ".._.._evil.bin"], [44 * 1024, true, undefined]]);
     await expect(async () => {
       for await (const _ of readArtifact(store, meta.artifactId, { userId: "bob", sessionId: "s1" })) void _;
     }).rejects.toThrow(/was not found in this session/);
     const out = tmp();
     const p1 = await saveArtifact(store, meta.artifactId, alice, out);
     const p2 = await saveArtifact(store, meta.artifactId, alice, out);
-    expect([p1, p2]).toEqual([join(out, "evil.bin"), join(out, "evil-1.bin")]);
+    // The stored name has its separators neutralized already; saving keeps it inside `out`.
+    expect([p1, p2]).toEqual([join(out, "_.._evil.bin"), join(out, "_.._evil-1.bin")]);
     expect(Buffer.compare(readFileSync(p1), Buffer.from(data))).toBe(0);
     expect(safeFilename("", "fallback")).toBe("fallback");
     expect(safeFilename("..", "f")).toBe("f");
