@@ -72,7 +72,11 @@ function steps(lab: Lab, sessionId: string): Step[] {
 describe("one path for a tool call", () => {
   let lab: Lab;
   beforeAll(async () => {
-    lab = await startLab(rules, { limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 30_000, maxDepth: 1 } } });
+    lab = await startLab(rules, { limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 30_000, maxDepth: 1 } } }, (config) => {
+      // lab__slow has a deadline of its own, shorter than the Engine's tool time limit
+      const entry = config.capabilities.find((c) => c.id === "lab");
+      if (entry) Object.assign(entry, { perToolTimeoutMs: { slow: 300 } });
+    });
   });
   afterAll(async () => lab?.close());
 
@@ -132,4 +136,16 @@ describe("one path for a tool call", () => {
     const asAgent = directSteps.map((s) => (s.kind === "proposal" ? { ...s, actor: "agent" } : s));
     expect(asAgent).toEqual(chatSteps);
   }, 90_000);
+
+  it("a capability's failure keeps its own code (the call ran past the tool's deadline: timeout)", async () => {
+    let result: CallToolResult | undefined;
+    let completedError = "";
+    for await (const r of lab.client.callTool({ toolName: "lab__slow", argumentsJson: JSON.stringify({ ms: 5000 }) }, { timeoutMs: 30_000 })) {
+      if (r.payload.case === "result") result = r.payload.value;
+      else if (r.payload.value?.actionCompleted) completedError = r.payload.value.actionCompleted.error;
+    }
+    expect(result).toMatchObject({ toolName: "lab__slow", ran: true, isError: true, errorCode: "timeout" });
+    expect(result?.errorMessage).toMatch(/^timeout: lab__slow did not finish within 300 ms/);
+    expect(completedError).toBe(result?.errorMessage);
+  }, 60_000);
 });
