@@ -27,8 +27,11 @@ const { freshBundleEntry } = await import(join(dist, "cli", "client-bundle.js"))
 
 /** The command modules (dist/commands/<name>.js) of the commands src/client.ts serves. */
 const CLIENT_MODULES = new Set(["run-command", "sessions", "artifacts", "engine"]);
-/** Bundled @palisade packages: the gRPC client, what finds and compares the running Engine, the terminal-text rule. */
-const BUNDLED_PACKAGES = /^@palisade\/(protocol(\/|$)|engine\/(setup|discovery)$|shield\/visible$)/;
+/**
+ * Bundled @palisade packages: the gRPC client, what finds and compares the running Engine (with the
+ * store URL parser its config check uses), the terminal-text rule.
+ */
+const BUNDLED_PACKAGES = /^@palisade\/(protocol(\/|$)|engine\/(setup|discovery)$|shield\/visible$|store\/pg-url$)/;
 
 if (freshBundleEntry(outdir, repo)) {
   console.log("client bundle up to date");
