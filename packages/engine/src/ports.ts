@@ -281,6 +281,8 @@ export interface EngineShield {
   evaluate(input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord>;
   /** Labels content the session received; flow rules judge later calls by it. Returns the trust given. */
   observe?(content: ObservedContent): string;
+  /** Whether the session's provenance is held (else it is rebuilt from the stored history). */
+  knowsProvenance?(sessionId: string): boolean;
   /**
    * The class of an action "allow for this session" covers (same tool, program, options and
    * operands, path scope or host). Without it a grant covers only the identical call.

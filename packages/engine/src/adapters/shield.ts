@@ -24,6 +24,10 @@ class PalisadeShield implements EngineShield {
     return this.provenance.observe(content);
   }
 
+  knowsProvenance(sessionId: string): boolean {
+    return this.provenance.of(sessionId) !== undefined;
+  }
+
   private context(input: ShieldInput): ShieldContext {
     const p = this.provenance.of(input.sessionId);
     return { ...context(input), ...(p ? { provenance: p } : {}) };

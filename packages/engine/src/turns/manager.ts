@@ -17,6 +17,7 @@ import { answerToolDefsRequest, restoreLoadedGroups, toolDefsOf } from "./engine
 import type { TurnEnv } from "./env.js";
 import { AgentHistory } from "./history-sync.js";
 import { runTurnToolCall } from "./tool-call.js";
+import { replayProvenance } from "./provenance-replay.js";
 import { Turn } from "./turn.js";
 
 const T = PipelineEventType;
@@ -115,13 +116,14 @@ export class TurnManager {
     if (owner) throw new RpcError(Code.FAILED_PRECONDITION, `session ${session.id} is served by ${owner}: continue it there, or send again once that lease has run out`);
     if (!this.env.bus.isPrimed(session.id)) this.env.bus.prime(session.id, session.mode === "otr" ? 0 : await this.env.store.lastEventSeq(session.id));
 
+    // what the user wrote is theirs: the Shield tells their destinations from others'
+    if (session.mode !== "otr") await replayProvenance(this.env, session.id, session.workspace);
+    this.env.shield.observe?.({ sessionId: session.id, kind: "user-message", text: req.content });
     const turn = new Turn(session, `msg_${randomUUID()}`, `msg_${randomUUID()}`, req.content, Date.now(), req.clientMessageId);
     this.active.set(turn.messageId, turn);
     if (req.clientMessageId) this.remember(turn);
     const events = this.follow(turn);
     turn.emit(this.env.bus, { eventType: T.MESSAGE_ACCEPTED, messageAccepted: { session: sessionToProto(session), userMessageId: turn.userMessageId } });
-    // what the user wrote is theirs: the Shield tells their destinations from others'
-    this.env.shield.observe?.({ sessionId: session.id, kind: "user-message", text: req.content });
 
     const previous = this.chains.get(session.id) ?? Promise.resolve();
     const next = previous.then(() => this.run(turn, req.source));
