@@ -187,6 +187,11 @@ export class FakeEngine {
       async *getArtifact() {
         // no artifacts stored
       },
+      // the chat never calls a tool directly (that is `palisade capability call`)
+      async *callTool() {
+        yield* [];
+        throw new RpcError(Code.UNIMPLEMENTED, "the fake Engine runs no tool calls");
+      },
     };
   }
 
