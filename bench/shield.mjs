@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const { createShield, loadPolicy } = await import(join(root, "packages/shield/dist/index.js"));
+const { createShield, loadPolicy, ProvenanceIndex } = await import(join(root, "packages/shield/dist/index.js"));
 
 const read = (f) => readFileSync(join(root, "packages/shield/corpus", f), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
 const cases = [...read("attacks.jsonl"), ...read("legit.jsonl")].map((c) => ({
@@ -83,12 +83,26 @@ function measure(fn, set = cases) {
   };
 }
 
+/**
+ * Provenance on: a session index filled like a working session (user messages, workspace files,
+ * fetched pages, a secrets file) up to its default bound, passed with every call.
+ */
+const provenance = new ProvenanceIndex();
+provenance.addUserMessage("Please mail the weekly report to bob@corp.example and check https://status.corp.example/health");
+for (let i = 0; i < 300; i++) {
+  const trust = i % 3 === 0 ? "workspace" : "untrusted";
+  provenance.add(`page ${i}: contact ops${i}@vendor${i}.example, see https://docs${i}.example.net/v${i}/guide?ref=r${i}x, ticket PAL-${4000 + i}, IBAN DE89 3704 0044 0532 0130 ${String(i).padStart(2, "0")}`, { trust, source: { kind: "tool-result", tool: "web__fetch", callId: `c${i}` } });
+}
+provenance.add("production:\n  password: Xk29-prod-Hunter\n  api_key: sk-live-abcdefghijklmnopqrstu\n", { trust: "workspace", source: { kind: "tool-result", tool: "files__read_file", location: "config/database.yml" } });
+const withProvenance = cases.map((c) => ({ ...c, context: { ...c.context, provenance } }));
+
 const load = loadavg()[0];
 const results = {
   baseline_hash: measure((c) => createHash("sha256").update(JSON.stringify(c.action)).digest("base64")),
   cache_hit: measure((c) => cached.evaluateSync(c.action, c.context)),
   tiers_0_1: measure((c) => shield.evaluateSync(c.action, c.context)),
   second_set: measure((c) => shield.evaluateSync(c.action, c.context), second),
+  provenance_on: measure((c) => shield.evaluateSync(c.action, c.context), withProvenance),
 };
 const out = { benchmark: "shield", node: process.version, cases: cases.length, rounds, policy: policy.version, goal_p99_us: 200, load_average_1m: r1(load), results, date: new Date().toISOString() };
 console.log(`Shield tiers 0-1: ${cases.length} corpus cases x ${rounds} rounds, ${policy.version}, Node ${process.version}, load average ${load.toFixed(1)}`);
@@ -98,5 +112,7 @@ for (const [k, r] of Object.entries(results)) console.log(`${k.padEnd(14)}${cols
 const t = results.tiers_0_1;
 console.log(`goal p99 < 200 µs: all samples ${t.p99_us < 200 ? "met" : "not met"}; per-case medians ${t.case_median_p99_us < 200 ? "met" : "not met"}`);
 console.log(`second set (${second.length} cases, tiers 0-1): p50 ${results.second_set.p50_us} µs, p99 ${results.second_set.p99_us} µs (issue goal p99 <= 1000 µs: ${results.second_set.p99_us <= 1000 ? "met" : "not met"})`);
+const pv = results.provenance_on;
+console.log(`provenance on (${provenance.usage().fragments} fragments, ${Math.round(provenance.usage().bytes / 1024)} KiB): p99 ${pv.p99_us} µs = ${r1(pv.p99_us / t.p99_us)}x tiers_0_1 (goal p99 <= 1000 µs: ${pv.p99_us <= 1000 ? "met" : "not met"})`);
 mkdirSync(join(root, "bench/results"), { recursive: true });
 writeFileSync(join(root, "bench/results/shield.json"), `${JSON.stringify(out, null, 2)}\n`);

@@ -14,7 +14,7 @@ import type { ArgValue, Label, Origin, ProvenanceView, Role } from "./types.js";
 
 const MAX_VALUES = 64;
 const MAX_VALUE_CHARS = 64 * 1024;
-const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s'"<>`\\)\]}]+/gi;
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s'"<>`\\)\]}]{1,2048}/gi;
 
 class Collector {
   readonly values: ArgValue[] = [];

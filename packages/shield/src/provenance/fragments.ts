@@ -7,15 +7,19 @@
 import { decodeEmbedded } from "../normalize/decode.js";
 import { normalizeText, urlDecode } from "../normalize/text.js";
 
-const EMAIL = /[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)+/g;
-const URL = /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s'"<>`\\)\]}]+/g;
-const HOST = /\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{1,62}\b/g;
+const EMAIL = /[a-z0-9._%+-]{1,64}@[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){1,8}/g;
+const URL = /\b[a-z][a-z0-9+.-]{1,15}:\/\/[^\s'"<>`\\)\]}]{1,2048}/g;
+const HOST = /\b(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,8}[a-z][a-z0-9-]{1,62}\b/g;
 /** IBAN-like: country, check digits, then groups (spaces allowed, removed). */
 const ACCOUNT = /\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,4})?\b/g;
-/** Tokens: passwords, keys, codes, account numbers; at least one digit, 6+ characters. */
-const TOKEN = /[a-z0-9_+/=.!#$%&*-]{6,}/g;
-const DIGITS = /\d[\d -]{4,}\d/g;
-const PATH = /(?:~|\.{1,2})?\/[\w.@-]+(?:\/[\w.@-]+)+|\b[\w.-]+\/[\w.-]+\.[a-z0-9]{1,6}\b/g;
+/**
+ * Tokens: passwords, keys, codes, account numbers; at least one digit, 6+ characters. Every
+ * pattern here has bounded repetitions: the text is a tool's or the model's, and an unbounded
+ * `x+@` retried at each position of a long run of `x` is quadratic.
+ */
+const TOKEN = /[a-z0-9_+/=.!#$%&*-]{6,512}/g;
+const DIGITS = /\d[\d -]{4,40}\d/g;
+const PATH = /(?:~|\.{1,2})?\/[\w.@-]{1,255}(?:\/[\w.@-]{1,255}){1,32}|\b[\w.-]{1,128}\/[\w.-]{1,128}\.[a-z0-9]{1,6}\b/g;
 const NUMBER = /(?<![\w.])\d+(?:[.,]\d+)?(?![\w])/g;
 
 /** Longest text cut per content; larger content is cut in windows up to this much in total. */
@@ -29,6 +33,7 @@ export function amountKey(n: string): string | undefined {
 }
 
 function add(out: Set<string>, f: string): void {
+  if (f.length > MAX_FRAGMENT + 8) return;
   const t = f.replace(/[.,;:!?]+$/, "");
   if (t.length >= 4 && t.length <= MAX_FRAGMENT) out.add(t);
 }
@@ -55,19 +60,20 @@ export function urlLiteral(s: string): string {
 /** The fragments of one text, without decoding. */
 function cutPlain(text: string, out: Set<string>, amounts?: Set<string>): void {
   const t = text.toLowerCase();
-  for (const m of t.matchAll(URL)) urlParts(m[0], out);
-  for (const m of t.matchAll(EMAIL)) {
+  // each pattern only where its anchor character occurs (one indexOf instead of a scan)
+  if (t.includes("://")) for (const m of t.matchAll(URL)) urlParts(m[0], out);
+  if (t.includes("@")) for (const m of t.matchAll(EMAIL)) {
     add(out, m[0]);
     add(out, m[0].slice(m[0].indexOf("@") + 1));
   }
-  for (const m of t.matchAll(HOST)) add(out, m[0]);
+  if (t.includes(".")) for (const m of t.matchAll(HOST)) add(out, m[0]);
   for (const m of t.matchAll(ACCOUNT)) add(out, m[0].replace(/ /g, ""));
   for (const m of t.matchAll(TOKEN)) if (/\d/.test(m[0])) add(out, m[0]);
   for (const m of t.matchAll(DIGITS)) {
     const d = m[0].replace(/[ -]/g, "");
     if (d.length >= 6) add(out, d);
   }
-  for (const m of t.matchAll(PATH)) add(out, m[0]);
+  if (t.includes("/")) for (const m of t.matchAll(PATH)) add(out, m[0]);
   if (amounts !== undefined) for (const m of t.matchAll(NUMBER)) {
     const k = amountKey(m[0]);
     if (k !== undefined) amounts.add(k);
