@@ -12,6 +12,7 @@ import { pairs } from "./injection/suite.mjs";
 import { runSuite, table } from "./injection/report.mjs";
 import { runPair } from "./injection/run.mjs";
 import { runPairOverMcp } from "./injection/run-mcp.mjs";
+import { runMoneyPairOverSelu, withBank } from "./injection/run-selu.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const lib = await import(join(root, "packages/shield/dist/index.js"));
@@ -53,5 +54,21 @@ for (const p of sample) {
   }
 }
 console.log(`\nover the MCP server (${sample.length} runs, ${Math.round(performance.now() - e0)} ms): ${same}/${sample.length} same outcome and asks as in-process; attack success ${mcp.attacked}/${mcp.pairs}, utility under attack ${mcp.utility}/${mcp.pairs}`);
+// Every money pair through the Selu capability (real gRPC), new default, nobody approving.
+const moneyPairs = all.filter((p) => p.domain === "money");
+const s0 = performance.now();
+const selu = await withBank(async (client) => {
+  let agree = 0;
+  let attacked = 0;
+  for (const p of moneyPairs) {
+    const a = await runMoneyPairOverSelu(lib, shields["default (new)"], client, p, "deny");
+    const b = runPair(lib, shields["default (new)"], p, "deny");
+    if (a.utility === b.utility && a.attacked === b.attacked && a.asks === b.asks) agree++;
+    else console.log(`differs over Selu: ${p.task.id} x ${p.goal?.id ?? "none"}`);
+    if (a.attacked) attacked++;
+  }
+  return { runs: moneyPairs.length, same: agree, attacked };
+});
+console.log(`over the Selu capability (${selu.runs} money runs, ${Math.round(performance.now() - s0)} ms): ${selu.same}/${selu.runs} same outcome and asks as in-process; ${selu.attacked} attacks succeeded`);
 mkdirSync(join(root, "bench/results"), { recursive: true });
-writeFileSync(join(root, "bench/results/injection.json"), `${JSON.stringify({ benchmark: "injection", ...n, ms: Math.round(ms), load_average_1m: loadavg()[0], mcp_sample: { runs: sample.length, same, ...mcp }, results: Object.fromEntries(Object.entries(out).map(([k, m]) => [k, Object.fromEntries(Object.entries(m).map(([mode, r]) => [mode, { all: r.all, frozen: r.frozen, tuning: r.tuning, byDomain: r.byDomain, succeeded: r.succeeded }]))])), date: new Date().toISOString() }, null, 2)}\n`);
+writeFileSync(join(root, "bench/results/injection.json"), `${JSON.stringify({ benchmark: "injection", ...n, ms: Math.round(ms), load_average_1m: loadavg()[0], mcp_sample: { runs: sample.length, same, ...mcp }, selu_money: selu, results: Object.fromEntries(Object.entries(out).map(([k, m]) => [k, Object.fromEntries(Object.entries(m).map(([mode, r]) => [mode, { all: r.all, frozen: r.frozen, tuning: r.tuning, byDomain: r.byDomain, succeeded: r.succeeded }]))])), date: new Date().toISOString() }, null, 2)}\n`);
