@@ -1,6 +1,5 @@
 // `palisade audit verify` on the chain a real Engine writes: keyed with the audit key beside the
 // configuration, so the command must verify with that key (it reads it, never creates it).
-import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -8,18 +7,8 @@ import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
+import { built, sh } from "./bin.js";
 
-const repo = join(import.meta.dirname, "..", "..", "..");
-const palisade = join(repo, "bin", "palisade");
-const built = existsSync(join(repo, "apps", "cli", "dist", "main.js"));
-
-function sh(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    execFile(palisade, args, { cwd, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 120_000 }, (error, out, err) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err });
-    });
-  });
-}
 
 describe.skipIf(!built)("palisade audit verify on a real Engine's keyed chain", () => {
   let model: ScriptedServer;

@@ -1,22 +1,11 @@
 // A damaged history database: the Engine's start-up error names the database file and how to
 // get going again, not the config file.
-import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { built, sh } from "./bin.js";
 
-const repo = join(import.meta.dirname, "..", "..", "..");
-const palisade = join(repo, "bin", "palisade");
-const built = existsSync(join(repo, "apps", "cli", "dist", "main.js"));
-
-function sh(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    execFile(palisade, args, { cwd, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 120_000 }, (error, out, err) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err });
-    });
-  });
-}
 
 describe.skipIf(!built)("a damaged history database", () => {
   let root: string;

@@ -1,24 +1,13 @@
 // A broken policy file keeps the Engine from starting (it refuses to guess a policy), but not
 // the user from their history: sessions list, show and search read it from the database.
-import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { echoReply, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
+import { built, sh } from "./bin.js";
 
-const repo = join(import.meta.dirname, "..", "..", "..");
-const palisade = join(repo, "bin", "palisade");
-const built = existsSync(join(repo, "apps", "cli", "dist", "main.js"));
-
-function sh(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
-  return new Promise((resolve) => {
-    execFile(palisade, args, { cwd, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 120_000 }, (error, out, err) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err });
-    });
-  });
-}
 
 describe.skipIf(!built)("history with a broken policy file", () => {
   let model: ScriptedServer;
