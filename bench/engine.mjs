@@ -1,4 +1,4 @@
-// Engine benchmarks (issue 6), each against a baseline measured in the same run:
+// Engine benchmarks, each against a baseline measured in the same run:
 //  1. tool-call overhead (proposal → result through Engine, Shield and a no-op capability) vs
 //     one bidi echo + one unary call on the bridge — goal ≤ 1.5×; 2,200 calls in one turn, then
 //     (1b) a turn per call: message → proposal → result → answer → commit → RESPONSE_COMPLETE,

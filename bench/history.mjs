@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Session history at scale (issue 9): generate N messages in M sessions through the Store API,
+// Session history at scale: generate N messages in M sessions through the Store API,
 // then measure search, session listing, opening a session's last 200 messages and appends under
 // concurrent search. Baselines (raw better-sqlite3 statements on the same file) run in the same
 // process and are reported as ratios. Usage:

@@ -1,4 +1,4 @@
-// The store's CPU per turn (issue 20: CPU per turn with one tool call): the store calls of a
+// The store's CPU per turn (a turn with one tool call): the store calls of a
 // one-tool-call turn through the Engine's SQLite adapter (bench/lib/store-turn-child.mjs), on
 // the Engine's thread and in the whole process, without the rest of the Engine. With --root DIR
 // (another built tree, e.g. a worktree of main) the same runs of that tree are the baseline,

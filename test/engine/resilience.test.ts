@@ -1,4 +1,4 @@
-// Proof (issue 6): the Agent SIGKILLed mid-turn → recoverable ERROR, respawn, next message
+// the Agent SIGKILLed mid-turn → recoverable ERROR, respawn, next message
 // works, nothing committed lost; OTR leaves no row in SQLite; history identical after an
 // Engine restart.
 import { existsSync, readFileSync } from "node:fs";

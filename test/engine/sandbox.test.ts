@@ -1,4 +1,4 @@
-// Proof (issue 6): the Agent's sandbox probes are asserted (it cannot write a file or spawn a
+// the Agent's sandbox probes are asserted (it cannot write a file or spawn a
 // process), and credentials of capabilities never appear in anything sent to the Agent.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, readlinkSync, rmSync } from "node:fs";

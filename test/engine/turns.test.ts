@@ -1,4 +1,4 @@
-// Proof (issue 6): a read_file call answered; a blocked call, after which the model is told and
+// a read_file call answered; a blocked call, after which the model is told and
 // replies; escalations approved, denied and timed out; parallel tool calls; two sessions at once.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -356,7 +356,7 @@ describe("sessions browser and transcript", () => {
   const hit = (sessionId: string, messageId: string, title = sessionId) => ({ sessionId, sessionTitle: title, messageId, callId: "", role: "user", snippet: `[x] in ${messageId}`, rank: 1, createdAtUnixMs: BigInt(T0), seq: 1n }) as never;
   const opened = () => run(fresh(), [...type("/sessions"), enter, { type: "sessionsLoaded", items: [session("aaa", "Plans")], total: 1, offset: 0 }]);
 
-  // Search-as-you-type in /sessions uses SearchSessions (issue 9), debounced; an empty filter lists sessions.
+  // Search-as-you-type in /sessions uses SearchSessions, debounced; an empty filter lists sessions.
   it.each([
     ["a first character searches (debounced)", ["t"], { type: "search", query: "t", debounceMs: 200 }],
     ["each further character searches the whole text", ["t", "a", "x"], { type: "search", query: "tax", debounceMs: 200 }],

@@ -27,7 +27,7 @@ function problems(doc: unknown): { path: string; message: string }[] {
   return [];
 }
 
-// One failing manifest per rule of seed 002: [rule, mutate, expected path, message fragment].
+// One failing manifest per rule of the Selu manifest format: [rule, mutate, expected path, message fragment].
 const rules: [string, (d: Doc) => void, string, string][] = [
   ["id is required", (d) => delete d.id, "id", "is required"],
   ["id pattern", (d) => (d.id = "Web_Search"), "id", "lowercase letters"],
@@ -122,7 +122,7 @@ describe("manifest rules (one failing manifest per rule)", () => {
 });
 
 describe("manifest defaults and Selu manifests", () => {
-  it("applies every default of seed 002", () => {
+  it("applies every default of the Selu manifest format", () => {
     const m = validateManifest(base(), FILE);
     expect(m).toMatchObject({
       class: "tool",

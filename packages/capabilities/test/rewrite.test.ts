@@ -8,7 +8,7 @@ const meta = (id: string, filename = "report.pdf") => ({ artifact_id: id, filena
 describe("output artifact rewriting", () => {
   const cases: [string, unknown, string[], Map<string, ArtifactRef>, unknown][] = [
     [
-      "seed 004: top-level artifact_id",
+      "Selu convention: top-level artifact_id",
       { ok: true, artifact_id: "abc123", filename: "report.pdf" },
       ["abc123"],
       new Map([["abc123", ref("art_1")]]),
@@ -71,7 +71,7 @@ describe("input artifact rewriting", () => {
     expect(findInputAttachments(null)).toEqual([]);
   });
 
-  it("rewrites to the capability's id plus metadata (seed 004 shape)", () => {
+  it("rewrites to the capability's id plus metadata (the Selu shape)", () => {
     const args = { to: "alice@example.com", subject: "Report", attachments: [{ artifact_id: "art_1", inline: true }, { capability_artifact_id: "theirs" }] };
     const out = rewriteInput(args, new Map([[0, { capabilityArtifactId: "cap-xyz", filename: "report.pdf", mimeType: "application/pdf", sizeBytes: 245678 }]]));
     expect(out).toEqual({

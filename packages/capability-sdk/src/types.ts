@@ -81,7 +81,7 @@ export interface CapabilitySpec {
 }
 
 /**
- * One item of an `attachments` argument (seed 004): the model passes `artifact_id`; the Engine
+ * One item of an `attachments` argument (the Selu convention): the model passes `artifact_id`; the Engine
  * rewrites it to `capability_artifact_id` plus metadata before the call reaches the capability.
  */
 export const ATTACHMENT_ITEM_SCHEMA = {

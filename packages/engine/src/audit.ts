@@ -1,5 +1,5 @@
 // The audit trail: every proposal, verdict, approval and execution goes to the store's
-// hash-chained audit table, in order; off-the-record sessions write nothing (DESIGN.md), so
+// hash-chained audit table, in order; off-the-record sessions write nothing, so
 // their steps are not audited.
 //
 // Entries are batched: one transaction (and one WAL fsync) per AUDIT_FLUSH_MS window instead of

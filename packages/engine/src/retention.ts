@@ -1,4 +1,4 @@
-// History retention (issue 9): config `history.retention` deletes sessions by age and database
+// History retention: config `history.retention` deletes sessions by age and database
 // size, at start and then periodically. The store deletes the rows and the artifact files it
 // knows; `onDeleted` lets the Engine drop the rest (the capability host's artifacts, state).
 import type { HistoryConfig } from "./config.js";

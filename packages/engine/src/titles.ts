@@ -1,4 +1,4 @@
-// Automatic session titles (issue 9). The turn's commit already titles a new session with its
+// Automatic session titles. The turn's commit already titles a new session with its
 // first user message; after that first turn completes, one small model call (20 tokens, 5 s)
 // may replace it with a better one. A failed, slow or absent model changes nothing, a title the
 // user chose is never replaced, off-the-record sessions are never sent, and the call carries

@@ -1,5 +1,5 @@
 /**
- * Pure rewriting of tool results and arguments around artifacts (seed 004 + DESIGN.md).
+ * Pure rewriting of tool results and arguments around artifacts, as Selu capabilities return and take them.
  *
  * Output: a result carrying capability-side artifact ids — top-level `artifact_id` (the seed's
  * form) or `artifact`/`artifacts[]` objects with `capability_artifact_id` (the deployed form) —
@@ -55,7 +55,7 @@ function withRef(original: Obj, ref: ArtifactRef): Obj {
   return { ...refToJson(ref), ...extras };
 }
 
-/** Top-level `artifact_id` (seed 004), unless the result already carries an `artifact` object. */
+/** Top-level `artifact_id` (the Selu artifact convention), unless the result already carries an `artifact` object. */
 function seedForm(result: unknown): Obj | undefined {
   return isObj(result) && str(result.artifact_id) && !isObj(result.artifact) ? result : undefined;
 }
@@ -121,7 +121,7 @@ export interface InputAttachment {
   artifactId: string;
   /**
    * `artifact_id`: must exist (else the call fails). `capability_artifact_id`: used only when it
-   * equals an artifact this session owns (DESIGN.md); otherwise it is the capability's own id
+   * equals an artifact this session owns; otherwise it is the capability's own id
    * and passes through untouched.
    */
   via: "artifact_id" | "capability_artifact_id";

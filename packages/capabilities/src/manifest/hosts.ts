@@ -1,5 +1,5 @@
 /**
- * Network allowlist entries (seed 002): `host`, `host:port`, `*.suffix`, each optionally with a
+ * Network allowlist entries of a Selu manifest: `host`, `host:port`, `*.suffix`, each optionally with a
  * port. Hosts are DNS names or IPv4 addresses; IPv6 literals go in brackets: `[::1]:443`.
  */
 const LABEL = "[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?";

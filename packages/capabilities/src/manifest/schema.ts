@@ -1,4 +1,4 @@
-/** Structure of `manifest.yaml` (seed 002) for ajv; cross-field rules live in validate.ts. */
+/** Structure of a Selu `manifest.yaml` for ajv; cross-field rules live in validate.ts. */
 const positiveInteger = { type: "integer", minimum: 1 } as const;
 
 export const ID_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$";

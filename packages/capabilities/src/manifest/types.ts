@@ -1,4 +1,4 @@
-/** A capability manifest (seed 002) with every default applied. */
+/** A Selu capability manifest with every default applied. */
 export interface Manifest {
   id: string;
   class: "tool" | "environment";

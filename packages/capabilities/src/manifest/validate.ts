@@ -48,7 +48,7 @@ export function validateManifest(data: unknown, file: string): Manifest {
   const toolSource = raw.tool_source === "dynamic" ? "dynamic" : "manifest";
   const cls = raw.class === "environment" ? "environment" : "tool";
 
-  // Cross-field rules of seed 002.
+  // Cross-field rules of the Selu manifest format.
   if (toolSource === "dynamic" && tools.length > 0) add("tools", "must be empty when tool_source is dynamic (tools come from the discovery tool)");
   if (toolSource === "manifest" && tools.length === 0) add("tools", "must list at least one tool when tool_source is manifest (or set tool_source: dynamic)");
   const seenTools = new Map<string, number>();
