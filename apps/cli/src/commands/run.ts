@@ -10,11 +10,12 @@ import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { connectToEngine } from "../engine/connect.js";
 import type { EngineClient, StartingEngine } from "../engine/connect.js";
-import { describeRpcError } from "../engine/errors.js";
+import { describeRpcError, tooLargeLimit } from "../engine/errors.js";
+import { tooLargeMessage } from "../format/message-limit.js";
 import { resolveSessionId } from "../engine/sessions.js";
 import { flag, hintCommand, listOption, pathsOf, startOptions, stringOption, workspaceOf } from "./common.js";
 import { readKey } from "./prompt.js";
-import { keyArgs } from "../tui/components/format.js";
+import { formatBytes, keyArgs } from "../tui/components/format.js";
 import { callArgs, wrapText } from "../format/call-text.js";
 import { jsonLine, shown } from "../format/terminal-text.js";
 
@@ -219,6 +220,11 @@ export async function runTurn(
       return ExitCode.INTERRUPTED;
     }
     continueHint();
+    const limit = tooLargeLimit(err);
+    if (limit !== undefined) {
+      const bytes = Buffer.byteLength(request.content);
+      throw new CliError(limit ? tooLargeMessage(bytes, limit) : `not sent: this message of ${formatBytes(bytes)} is over the Engine's limit per message; save the text as a file in the workspace and ask about that file instead`);
+    }
     throw new CliError(`the turn failed: ${describeRpcError(err)}`, { hint: `see '${hint("engine status")}'` });
   }
   continueHint();

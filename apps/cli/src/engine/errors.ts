@@ -1,4 +1,5 @@
 import { Code, RpcError } from "@palisade/protocol";
+import { limitFromMessage } from "../format/message-limit.js";
 
 /** One line for a failed RPC: what happened, in words a user can act on. */
 export function describeRpcError(err: unknown): string {
@@ -22,4 +23,10 @@ export function describeRpcError(err: unknown): string {
 
 export function isUnavailable(err: unknown): boolean {
   return err instanceof RpcError && (err.code === Code.UNAVAILABLE || err.code === Code.DEADLINE_EXCEEDED);
+}
+
+/** The Engine refused a request for its size; its limit in bytes when it named one (0 when not). */
+export function tooLargeLimit(err: unknown): number | undefined {
+  if (!(err instanceof RpcError) || err.code !== Code.RESOURCE_EXHAUSTED) return undefined;
+  return limitFromMessage(err.message) ?? 0;
 }

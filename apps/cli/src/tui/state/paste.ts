@@ -1,4 +1,5 @@
 import { formatBytes } from "../components/format.js";
+import { TRANSPORT_LIMIT_BYTES, tooLargeMessage } from "../../format/message-limit.js";
 import type { EditorState } from "./types.js";
 
 /**
@@ -14,7 +15,7 @@ export const FOLD_LINES = 20;
  * (`limits.client_max_message`, 1 MiB by default, at most 16 MiB: the transport's limit).
  */
 export const DEFAULT_ENGINE_LIMIT_BYTES = 1024 * 1024;
-export const TRANSPORT_LIMIT_BYTES = 16 * 1024 * 1024;
+export { TRANSPORT_LIMIT_BYTES };
 
 /** Room the rest of a SendMessage request takes beside the text (ids, workspace, model). */
 const REQUEST_OVERHEAD_BYTES = 8 * 1024;
@@ -79,9 +80,5 @@ export function textLimit(limitBytes: number): number {
 
 /** Why a message of `bytes` is not sent, and what to do instead. */
 export function tooLargeText(bytes: number, limitBytes: number): string {
-  const configurable = limitBytes < TRANSPORT_LIMIT_BYTES ? " (limits.client_max_message in the config, at most 16 MiB)" : "";
-  return (
-    `not sent: this message is ${formatBytes(bytes)}, over the Engine's limit of ${formatBytes(limitBytes)} per message${configurable}. ` +
-    "Save the text as a file in the workspace and ask about that file instead; your text is back in the input box."
-  );
+  return tooLargeMessage(bytes, limitBytes, "; your text is back in the input box");
 }
