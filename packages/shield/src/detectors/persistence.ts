@@ -1,11 +1,23 @@
 import { gitConfigRunsProgram } from "../normalize/git-config.js";
+import type { PathOp } from "../tools.js";
 import type { Detector } from "./types.js";
 import { cmdText, findCommand, hasFlag, isWrite } from "./util.js";
 
-function writeTo(description: string, re: RegExp): Detector["detect"] {
+/**
+ * What the call does to a path, from the tool's semantics. A path of unknown use counts as written
+ * (deny by default), but the reason says that it may be, so a read is never reported as a write.
+ */
+function effectOn(op: PathOp, what: string): string {
+  if (op === "delete") return `deletes ${what}`;
+  if (op === "write") return `writes ${what}`;
+  return `may write ${what} (the tool does not say whether it reads or writes it)`;
+}
+
+/** Flags a written, deleted or unknown-use path matching `re`; `what` names what it is, the verb comes from the effect. */
+function writeTo(what: string, re: RegExp): Detector["detect"] {
   return (s) => {
     const p = s.paths.find((p) => isWrite(p) && re.test(p.lower));
-    return p !== undefined ? { reason: `${description}: ${p.path}` } : undefined;
+    return p !== undefined ? { reason: `${effectOn(p.op, what)}: ${p.path}` } : undefined;
   };
 }
 
@@ -62,7 +74,7 @@ export const persistence: Detector[] = [
     detect(s) {
       const c = findCommand(s, (c) => (c.name === "crontab" && !c.args.every((a) => a === "-l" || a === "-u" || /^\w+$/.test(a) && c.args.includes("-u"))) || c.name === "at" || c.name === "batch");
       if (c !== undefined && !(c.name === "crontab" && c.args.length === 1 && c.args[0] === "-l")) return { reason: `schedules a job: ${cmdText(c)}` };
-      return writeTo("writes a cron job", /^\/etc\/(cron|anacrontab)|^\/var\/spool\/(cron|at)|\/library\/launch(agents|daemons)\/|^\/etc\/periodic/)(s);
+      return writeTo("a cron job", /^\/etc\/(cron|anacrontab)|^\/var\/spool\/(cron|at)|\/library\/launch(agents|daemons)\/|^\/etc\/periodic/)(s);
     },
   },
   {
@@ -76,7 +88,7 @@ export const persistence: Detector[] = [
         (c.name === "launchctl" && /^(load|bootstrap|submit|enable)$/.test(c.args[0] ?? "")) || c.name === "update-rc.d" || c.name === "chkconfig" || (c.name === "rc-update" && c.args[0] === "add") ||
         (c.name === "schtasks" && c.args.some((a) => /\/create/i.test(a))) || (c.name === "reg" && /add/i.test(c.args[0] ?? "") && c.args.some((a) => /\\run/i.test(a))));
       if (c !== undefined) return { reason: `installs a service: ${cmdText(c)}` };
-      return writeTo("writes a service definition", /^\/etc\/(systemd|init\.d|init\/|rc\.local|rc\d\.d|xdg\/autostart)|\/\.config\/systemd\/|\/library\/launch(agents|daemons)\/|^\/lib\/systemd|^\/usr\/lib\/systemd/)(s);
+      return writeTo("a service definition", /^\/etc\/(systemd|init\.d|init\/|rc\.local|rc\d\.d|xdg\/autostart)|\/\.config\/systemd\/|\/library\/launch(agents|daemons)\/|^\/lib\/systemd|^\/usr\/lib\/systemd/)(s);
     },
   },
   {
@@ -85,7 +97,7 @@ export const persistence: Detector[] = [
     severity: "block",
     description: "Modifying shell start-up files (.bashrc, .zshrc, .profile, /etc/profile)",
     when: { writePaths: true },
-    detect: writeTo("modifies a shell start-up file", RC_FILES),
+    detect: writeTo("a shell start-up file", RC_FILES),
   },
   {
     id: "persist.authorized-keys",
@@ -96,7 +108,7 @@ export const persistence: Detector[] = [
     detect(s) {
       const c = findCommand(s, (c) => c.name === "ssh-copy-id");
       if (c !== undefined) return { reason: `installs an SSH key: ${cmdText(c)}` };
-      return writeTo("changes SSH access", /\/\.ssh\/(authorized_keys2?|config|rc|environment)$|^\/etc\/ssh\/(sshd_config|ssh_config)(\.d\/.*)?$/)(s);
+      return writeTo("an SSH access file", /\/\.ssh\/(authorized_keys2?|config|rc|environment)$|^\/etc\/ssh\/(sshd_config|ssh_config)(\.d\/.*)?$/)(s);
     },
   },
   {
@@ -108,7 +120,7 @@ export const persistence: Detector[] = [
     detect(s) {
       const c = findCommand(s, (c) => c.name === "git" && c.args.includes("config") && c.args.some((a) => GIT_KEY.test(a) && gitConfigRunsProgram(a)));
       if (c !== undefined) return { reason: `git config of a key not known to be harmless (it can run commands): ${cmdText(c)}` };
-      return writeTo("writes a git hook", /\/\.git\/hooks\/|\/\.git\/config$|\/\.gitconfig$|\/\.config\/git\/config$/)(s);
+      return writeTo("a git hook or git config", /\/\.git\/hooks\/|\/\.git\/config$|\/\.gitconfig$|\/\.config\/git\/config$/)(s);
     },
   },
   {
@@ -120,7 +132,7 @@ export const persistence: Detector[] = [
     detect(s) {
       const c = findCommand(s, (c) => /^(useradd|adduser|usermod|userdel|passwd|chpasswd|groupadd|groupmod|gpasswd|visudo|dscl|sysadminctl|net)$/.test(c.name) && !(c.name === "net" && !/^(user|localgroup)$/i.test(c.args[0] ?? "")));
       if (c !== undefined) return { reason: `account change: ${cmdText(c)}` };
-      return writeTo("writes account files", /^\/etc\/(passwd|shadow|group|gshadow|sudoers)(\.d\/.*)?$/)(s);
+      return writeTo("account files", /^\/etc\/(passwd|shadow|group|gshadow|sudoers)(\.d\/.*)?$/)(s);
     },
   },
   {
@@ -132,7 +144,7 @@ export const persistence: Detector[] = [
     detect(s) {
       const c = findCommand(s, (c) => c.argv.some((a) => /^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)=/.test(a)) || (c.name === "export" && c.args.some((a) => /^(LD_PRELOAD|LD_AUDIT|DYLD_INSERT_LIBRARIES)=/.test(a))));
       if (c !== undefined) return { reason: `preloads a library: ${cmdText(c)}` };
-      return writeTo("writes the preload list", /^\/etc\/ld\.so\.(preload|conf)/)(s);
+      return writeTo("the preload list", /^\/etc\/ld\.so\.(preload|conf)/)(s);
     },
   },
   {
@@ -144,7 +156,7 @@ export const persistence: Detector[] = [
     detect(s) {
       const c = findCommand(s, (c) => /^(insmod|modprobe|rmmod|kextload|kmutil)$/.test(c.name) || (c.name === "sysctl" && hasFlag(c.args, "w")));
       if (c !== undefined) return { reason: `kernel change: ${cmdText(c)}` };
-      return writeTo("writes kernel settings", /^\/proc\/sys\/|^\/sys\/(kernel|module)\/|^\/etc\/(sysctl|modules)/)(s);
+      return writeTo("kernel settings", /^\/proc\/sys\/|^\/sys\/(kernel|module)\/|^\/etc\/(sysctl|modules)/)(s);
     },
   },
   {
@@ -197,7 +209,7 @@ export const persistence: Detector[] = [
     severity: "escalate",
     description: "Placing executables in PATH directories (shadowing commands)",
     when: { writePaths: true },
-    detect: writeTo("writes into a PATH directory", /\/\.local\/bin\/|\/home\/[^/]+\/bin\/|^\/usr\/local\/s?bin\/|^\/opt\/homebrew\/bin\/|\/\.cargo\/bin\/|\/go\/bin\/|\/\.npm-global\/bin\//),
+    detect: writeTo("a file in a PATH directory", /\/\.local\/bin\/|\/home\/[^/]+\/bin\/|^\/usr\/local\/s?bin\/|^\/opt\/homebrew\/bin\/|\/\.cargo\/bin\/|\/go\/bin\/|\/\.npm-global\/bin\//),
   },
   {
     id: "persist.workspace-autorun",
@@ -205,6 +217,6 @@ export const persistence: Detector[] = [
     severity: "escalate",
     description: "Writing files an editor, toolchain or coding agent runs or obeys later (.vscode/, .devcontainer/, .cargo/config, .yarnrc.yml, AGENTS.md...)",
     when: { writePaths: true },
-    detect: writeTo("writes a file that runs or steers something later, outside the sandbox", RUNS_LATER_FILES),
+    detect: writeTo("a file that runs or steers something later, outside the sandbox", RUNS_LATER_FILES),
   },
 ];
