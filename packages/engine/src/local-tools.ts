@@ -24,6 +24,10 @@ export interface LocalToolsOptions {
   only?: CapabilityEntry[];
   /** Start only the capabilities with these ids (of the built-ins and the configured ones). */
   select?: string[];
+  /** Of the chosen capabilities, start only these (default: all); the rest are still listed in `capabilities`. */
+  start?: string[];
+  /** Told the ids about to be started (in parallel), before any starts. */
+  onStarting?: (ids: string[]) => void;
 }
 
 export interface LocalCapability {
@@ -62,7 +66,13 @@ export async function openLocalTools(options: LocalToolsOptions): Promise<LocalT
   const select = options.select;
   const chosen = (all: CapabilityEntry[]): CapabilityEntry[] => (select ? all.filter((e) => select.includes(e.id)) : all);
   const only = options.only;
-  const merge = only ? (): CapabilityEntry[] => only : (d: readonly CapabilityEntry[], u: readonly CapabilityEntry[]): CapabilityEntry[] => chosen(mergeCapabilities(d, u));
+  const start = options.start;
+  const started = (all: CapabilityEntry[]): CapabilityEntry[] => {
+    const picked = start ? all.filter((e) => start.includes(e.id)) : all;
+    options.onStarting?.(picked.map((e) => e.id));
+    return picked;
+  };
+  const merge = only ? (): CapabilityEntry[] => started(only) : (d: readonly CapabilityEntry[], u: readonly CapabilityEntry[]): CapabilityEntry[] => started(chosen(mergeCapabilities(d, u)));
   const entries = only ?? chosen(mergeCapabilities(await builtinCapabilities(workspace, log), config.capabilities));
   const capabilities = entries.map((e) => ({ id: e.id, entry: e, ...(typeof e["manifest"] === "string" ? { manifest: resolve(baseDir, e["manifest"]) } : {}) }));
   // Sandboxed like the Engine's: the same probe, hidden directories (the audit key beside the config) and limits.

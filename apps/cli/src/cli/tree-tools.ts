@@ -79,8 +79,13 @@ export const CAPABILITY: CommandSpec = {
     {
       name: "list",
       summary: "every configured capability (built-ins included): launch mode, health, tools and each tool's policy",
-      description: "Starts the capabilities as the Engine would (same config, sandbox and credentials) and stops them again.",
-      options: { json, verbose: { type: "boolean", description: "also print each sandbox's view: every path it shows and how (docs/security.md)" } },
+      description: "Starts the capabilities as the Engine would (same config, sandbox and credentials), in parallel, and stops them\nagain; given ids, only those. --static starts nothing: manifest tools, policies and sandbox views only.",
+      positionals: [{ name: "id", description: "list (and start) only these capabilities", rest: true }],
+      options: {
+        json,
+        verbose: { type: "boolean", description: "also print each sandbox's view: every path it shows and how (docs/security.md)" },
+        static: { type: "boolean", description: "start nothing: no health, applied limits or MCP tools (those come from a running server)" },
+      },
       run: lazy(() => import("../commands/capability-list.js"), "capabilityList"),
     },
     {

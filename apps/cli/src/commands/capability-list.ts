@@ -1,7 +1,7 @@
 import type { CapabilityConfig, Manifest } from "@palisade/capabilities";
 import type { LocalCapability, LocalTools } from "@palisade/engine";
 import type { CapabilityStatus } from "@palisade/protocol/pipeline";
-import { ExitCode } from "../cli/errors.js";
+import { CliError, ExitCode } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { findEngine } from "../engine-address.js";
@@ -9,6 +9,7 @@ import { openClient } from "../engine/connect.js";
 import { processText } from "../format/status.js";
 import { flag, pathsOf } from "./common.js";
 import { openTools } from "./local-tools.js";
+import { startProgress } from "./capability-progress.js";
 
 export interface ListedTool {
   name: string;
@@ -148,6 +149,14 @@ async function sandboxView(tools: LocalTools, c: LocalCapability, m: Manifest | 
   return plan ? previewView(plan.spec, command) : undefined;
 }
 
+/** How the host would launch an entry, read from the entry alone (as the capability runtimes decide it). */
+function launchOf(entry: Record<string, unknown>, m: Manifest | undefined): string {
+  if ("mcp" in entry) return typeof (entry.mcp as { url?: unknown } | undefined)?.url === "string" ? "address" : "command";
+  if (entry.command) return "command";
+  if (entry.address) return "address";
+  return entry.image ?? m?.image ? "image" : "none";
+}
+
 /** Every capability with its launch mode, health and tools; tools of one that is not ready come from its manifest. */
 export async function listCapabilities(tools: LocalTools, engine?: Map<string, CapabilityStatus>, options: { view?: boolean } = {}): Promise<ListedCapability[]> {
   const { describeChannel, loadManifest, defaultPolicy, fullToolName } = await import("@palisade/capabilities");
@@ -161,7 +170,7 @@ export async function listCapabilities(tools: LocalTools, engine?: Map<string, C
       .map((t) => ({ name: t.name, policy: tools.shield.effectivePolicy(t.name, t.policy), semantics: semanticsOf(tools, t.name, t.parameters, t.semantics) }));
     let dynamic = "mcp" in c.entry;
     const m = c.manifest ? await loadManifest(c.manifest).catch(() => undefined) : undefined;
-    const launch = s?.launch ?? "none";
+    const launch = s?.launch ?? launchOf(c.entry, m);
     const channel = "mcp" in c.entry || launch === "none" ? undefined : describeChannel(c.entry, m?.image);
     if (listed.length === 0 && m) {
       dynamic = m.toolSource === "dynamic";
@@ -176,8 +185,8 @@ export async function listCapabilities(tools: LocalTools, engine?: Map<string, C
     out.push({
       id: c.id,
       launch,
-      state: s?.state ?? "unknown",
-      message: s?.message ?? "",
+      state: s?.state ?? "not_started",
+      message: s?.message ?? "not started: --static",
       ...(channel ? { channel: channel.description } : {}),
       ...(s?.protocol ? { protocol: s.protocol } : {}),
       ...(channel?.warning ? { warning: channel.warning } : {}),
@@ -192,9 +201,20 @@ export async function listCapabilities(tools: LocalTools, engine?: Map<string, C
   return out;
 }
 
+/** The capabilities `capability list` starts: the ids given (all when none), none with --static. */
+function toStart(ctx: CommandContext): string[] | undefined {
+  if (flag(ctx, "static")) return [];
+  return ctx.positionals.length > 0 ? ctx.positionals : undefined;
+}
+
 export async function capabilityList(ctx: CommandContext): Promise<number> {
-  const tools = await openTools(ctx);
+  const start = toStart(ctx);
+  const progress = startProgress(ctx.io.stderr);
+  const tools = await openTools(ctx, { ...(ctx.positionals.length > 0 ? { select: ctx.positionals } : {}), ...(start ? { start } : {}), log: progress.line, onStarting: progress.starting });
+  progress.done();
   try {
+    const unknown = ctx.positionals.filter((id) => !tools.capabilities.some((c) => c.id === id));
+    if (unknown.length > 0) throw new CliError(`no capability ${unknown.map((u) => `'${u}'`).join(", ")} in the config or the built-ins`, { hint: "run capability list without ids to see every configured one" });
     const engine = await engineCapabilities(ctx);
     const list = await listCapabilities(tools, engine, { view: flag(ctx, "verbose") });
     const shield = tools.shield.describe();
@@ -203,7 +223,8 @@ export async function capabilityList(ctx: CommandContext): Promise<number> {
       return ExitCode.OK;
     }
     println(ctx.io.stdout, `Shield policy ${shield.policyName}; config ${tools.config.source ?? `${tools.configPath} (not found: built-in defaults)`}`);
-    if (!engine) println(ctx.io.stdout, "No Engine is running: the processes below were started for this listing only.");
+    if (start?.length === 0) println(ctx.io.stdout, "--static: nothing was started; tools come from the manifests (an MCP server's only once it runs).");
+    else if (!engine) println(ctx.io.stdout, "No Engine is running: the processes below were started for this listing only.");
     for (const c of list) {
       println(ctx.io.stdout);
       println(ctx.io.stdout, `${c.id}  launch: ${c.launch}  health: ${c.state}${c.state === "ready" ? "" : ` (${c.message})`}`);
