@@ -45,6 +45,7 @@ import { AuditWriter } from "./audit.js";
 import { Retention } from "./retention.js";
 import { AgentIdleStop, SessionSweeper } from "./session-sweep.js";
 import { TitleWriter } from "./titles.js";
+import { RepoGuard } from "./turns/nested-repos.js";
 
 export interface StartEngineOptions {
   dataDir?: string;
@@ -250,7 +251,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const audit = new AuditWriter(store, log);
   // Titles yield to running turns (`turns` is assigned below, before any turn can start).
   const titles = new TitleWriter({ store, model: () => config.model, enabled: config.history.autoTitle, log, busy: () => turns.activeTurns.length > 0 });
-  const turnEnv: TurnEnv = { bus, link, store, shield, host, approvals, validator: new ArgumentValidator(), config, loadedGroups: new Map(), log, audit, titles };
+  const turnEnv: TurnEnv = { bus, link, store, shield, host, approvals, validator: new ArgumentValidator(), config, loadedGroups: new Map(), log, audit, titles, repoGuard: new RepoGuard(log) };
   // Deleting a session also deletes the artifacts the capability host keeps for it.
   const purgeArtifacts = (sessionId: string): Promise<number> => parts.host.deleteSessionArtifacts?.(sessionId) ?? Promise.resolve(0);
   const retention = new Retention({
