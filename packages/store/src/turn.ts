@@ -38,7 +38,11 @@ export interface CommittedTurn {
   audit: AuditRecord[];
 }
 
-export function commitTurn(db: Db, sessionId: string, turn: TurnRows, auditKey: AuditKey | undefined): CommittedTurn {
+/**
+ * A turn's rows checked as one session's (a row naming another session is refused) and its messages
+ * with their creation time: the part of commitTurn both stores share.
+ */
+export function turnMessages(sessionId: string, turn: TurnRows) {
   const own = <T extends { sessionId?: string }>(x: T): T & { sessionId: string } => {
     if (x.sessionId !== undefined && x.sessionId !== sessionId) {
       throw new StoreError("INVALID_ARGUMENT", `commitTurn(${sessionId}) got a row of session ${x.sessionId}`);
@@ -53,6 +57,11 @@ export function commitTurn(db: Db, sessionId: string, turn: TurnRows, auditKey: 
   };
   const mainMessages = (turn.messages ?? []).map(inTurn);
   const runMessages = (turn.subAgentMessages ?? []).map(inTurn);
+  return { own, mainMessages, runMessages };
+}
+
+export function commitTurn(db: Db, sessionId: string, turn: TurnRows, auditKey: AuditKey | undefined): CommittedTurn {
+  const { own, mainMessages, runMessages } = turnMessages(sessionId, turn);
   return db.tx(() => {
     // The session's counters for all messages of the turn at once, as appendMessage keeps them:
     // main-history messages count and move updated_at, every message's usage adds up.

@@ -2,9 +2,10 @@
 // locked first (its counters are updated once), each seq counter read once, then the rows.
 import type { AuditKey } from "../audit.js";
 import { StoreError, notFound } from "../errors.js";
-import type { CommittedTurn, InTurn, TurnRows } from "../turn.js";
+import type { CommittedTurn, TurnRows } from "../turn.js";
+import { turnMessages } from "../turn.js";
 import type { MessageRecord, TokenUsage } from "../types.js";
-import { checkMessage, checkToolCall } from "../writes.js";
+import { checkToolCall } from "../writes.js";
 import type { NewMessage } from "../writes.js";
 import { appendAuditRows } from "./audit.js";
 import type { Queryable } from "./db.js";
@@ -12,20 +13,7 @@ import { appendMemory, insertEvents, nextEventSeq, recordArtifact } from "./reco
 import { addToSession, insertMessage, insertToolCall, lockSession, nextMessageSeq, recordSubAgentRun, recordToolCall, setAutoTitle } from "./writes.js";
 
 export async function commitTurn(c: Queryable, sessionId: string, turn: TurnRows, auditKey: AuditKey | undefined): Promise<CommittedTurn> {
-  const own = <T extends { sessionId?: string }>(x: T): T & { sessionId: string } => {
-    if (x.sessionId !== undefined && x.sessionId !== sessionId) {
-      throw new StoreError("INVALID_ARGUMENT", `commitTurn(${sessionId}) got a row of session ${x.sessionId}`);
-    }
-    return { ...x, sessionId };
-  };
-  const now = Date.now();
-  const inTurn = (m: InTurn<NewMessage>): NewMessage & { sessionId: string; createdAt: number } => {
-    const x = own(m);
-    checkMessage(x);
-    return { ...x, createdAt: x.createdAt ?? now };
-  };
-  const mainMessages = (turn.messages ?? []).map(inTurn);
-  const runMessages = (turn.subAgentMessages ?? []).map(inTurn);
+  const { own, mainMessages, runMessages } = turnMessages(sessionId, turn);
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let count = 0;
   let newest = 0;
