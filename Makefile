@@ -64,6 +64,7 @@ build: install
 	@printf '%s\n%s\n' "$(NODE_BIN)" "$(NODE_ABI)" >apps/cli/dist/built-with-node
 
 lint: install
+	npx prettier --check . --log-level warn || { echo 'formatting differs: run npx prettier --write . (config in .prettierrc.json)'; exit 1; }
 	npx eslint . --max-warnings 0
 	npx buf lint
 

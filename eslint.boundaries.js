@@ -14,7 +14,18 @@ const RULES = [
   },
   {
     files: ["packages/protocol/src/**"],
-    forbid: ["agent", "subagent", "engine", "store", "capabilities", "capability-sdk", "shield", "sandbox", "testing", "cli"],
+    forbid: [
+      "agent",
+      "subagent",
+      "engine",
+      "store",
+      "capabilities",
+      "capability-sdk",
+      "shield",
+      "sandbox",
+      "testing",
+      "cli",
+    ],
     why: "protocol is the bottom layer: it imports no other Palisade package",
   },
   {
@@ -46,7 +57,10 @@ export const boundaries = RULES.map(({ files, forbid, why }) => ({
     "no-restricted-imports": ["error", { patterns: [{ group: pkg(forbid), message: `Import boundary: ${why}.` }] }],
     "no-restricted-syntax": [
       "error",
-      { selector: `ImportExpression[source.value=/^@palisade\\/(${forbid.join("|")})(\\/|$)/]`, message: `Import boundary: ${why}.` },
+      {
+        selector: `ImportExpression[source.value=/^@palisade\\/(${forbid.join("|")})(\\/|$)/]`,
+        message: `Import boundary: ${why}.`,
+      },
     ],
   },
 }));

@@ -1,16 +1,26 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import globals from "globals";
 import { boundaries } from "./eslint.boundaries.js";
 
 export default tseslint.config(
   {
-    ignores: ["**/dist/**", "**/node_modules/**", "packages/protocol/src/gen/**", "packages/protocol/test/interop/gen/**", "bench/results/**", "**/*.js", "**/*.mjs", "**/*.cjs"],
+    ignores: [
+      "**/dist/**",
+      "**/node_modules/**",
+      "packages/protocol/src/gen/**",
+      "packages/protocol/test/interop/gen/**",
+      "bench/results/**",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ["*.ts", "vitest.config.ts"] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ["*.ts", "vitest.config.ts"] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
@@ -26,6 +36,25 @@ export default tseslint.config(
       "@typescript-eslint/no-unsafe-call": "off",
       "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true, allowBoolean: true }],
     },
+  },
+  // Plain JavaScript (scripts, benchmarks, fixtures): the recommended rules, without type information.
+  {
+    files: ["**/*.mjs", "**/*.js", "**/*.cjs"],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { ...globals.node },
+      sourceType: "module",
+    },
+    rules: {
+      ...tseslint.configs.disableTypeChecked.rules,
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["**/*.cjs"],
+    languageOptions: { sourceType: "commonjs" },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
   },
   ...boundaries,
 );

@@ -42,7 +42,8 @@ const server = new RpcServer().add(AgentService, {
           if (e.case === "llmTokenEmitted" && w.first === undefined) w.first = now();
           if (e.case !== "llmTokenEmitted") {
             waiters.delete(e.value.messageId);
-            e.case === "agentError" ? w.reject(new Error(e.value.message)) : w.resolve(w);
+            if (e.case === "agentError") w.reject(new Error(e.value.message));
+            else w.resolve(w);
           }
         }
       }
@@ -59,7 +60,12 @@ const gateway = new ModelGateway({
 });
 await gateway.listen(join(dir, "gateway.sock"));
 
-const spec = agentLaunchSpec({ engineAddress: address, model: "scripted-model", modelGateway: gateway.path, sandbox: process.env.BENCH_NO_SANDBOX !== "1" });
+const spec = agentLaunchSpec({
+  engineAddress: address,
+  model: "scripted-model",
+  modelGateway: gateway.path,
+  sandbox: process.env.BENCH_NO_SANDBOX !== "1",
+});
 const spawnedAt = now();
 // As the Engine does: the spawn token on stdin, the pipe held open.
 const child = spawn(spec.command, spec.args, { env: spec.env, stdio: ["pipe", "ignore", "inherit"] });
@@ -67,7 +73,8 @@ child.stdin.write("bench\n");
 const readyInfo = await ready;
 const coldStartMs = now() - spawnedAt;
 const sandboxed = process.env.BENCH_NO_SANDBOX !== "1";
-if (sandboxed && (readyInfo.sandbox.canWriteFile || readyInfo.sandbox.canSpawnProcess)) throw new Error("the Agent is not sandboxed");
+if (sandboxed && (readyInfo.sandbox.canWriteFile || readyInfo.sandbox.canSpawnProcess))
+  throw new Error("the Agent is not sandboxed");
 
 let seq = 0;
 async function agentTurn() {
@@ -85,7 +92,12 @@ const sdk = new OpenAI({ baseURL: model.baseURL, apiKey: "x", maxRetries: 0 });
 async function directTurn() {
   const t = now();
   let first;
-  const stream = await sdk.chat.completions.create({ model: "scripted-model", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } });
+  const stream = await sdk.chat.completions.create({
+    model: "scripted-model",
+    messages: [{ role: "user", content: "hi" }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
   for await (const c of stream) if (first === undefined && c.choices[0]?.delta.content) first = now();
   return first - t;
 }
@@ -109,7 +121,9 @@ const rows = [
 ];
 printTable(`Time to first token, ms (n=${N})`, rows);
 const overheadP50 = agent.p50 - direct.p50;
-console.log(`Agent overhead at p50: +${overheadP50.toFixed(3)} ms; cold start (spawn → AgentReady): ${coldStartMs.toFixed(0)} ms`);
+console.log(
+  `Agent overhead at p50: +${overheadP50.toFixed(3)} ms; cold start (spawn → AgentReady): ${coldStartMs.toFixed(0)} ms`,
+);
 const file = writeResult("agent-ttft", { n: N, direct, agent, overheadP50Ms: overheadP50, coldStartMs });
 console.log(`wrote ${file}`);
 

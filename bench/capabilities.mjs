@@ -30,7 +30,11 @@ tools:
 `,
 );
 const store = new DiskArtifactStore({ dir: join(dir, "artifacts") });
-const host = new CapabilityHost({ dataDir: dir, capabilities: [{ id: "bench", manifest: join(dir, "bench", "manifest.yaml"), address }], artifacts: store });
+const host = new CapabilityHost({
+  dataDir: dir,
+  capabilities: [{ id: "bench", manifest: join(dir, "bench", "manifest.yaml"), address }],
+  artifacts: store,
+});
 const [status] = await host.start();
 if (status.state !== "ready") throw new Error(`bench capability not ready: ${status.message}`);
 const raw = createClient(Capability, address);
@@ -53,7 +57,17 @@ const argsJson = enc.encode(JSON.stringify(args));
 const hostInvoke = [];
 const rawInvoke = [];
 for (let round = 0; round < 3; round++) {
-  rawInvoke.push(await time(INVOKES / 3, () => raw.invoke({ toolName: "echo", argsJson, configJson: enc.encode("{}"), sessionId: "bench", capabilityId: "bench" })));
+  rawInvoke.push(
+    await time(INVOKES / 3, () =>
+      raw.invoke({
+        toolName: "echo",
+        argsJson,
+        configJson: enc.encode("{}"),
+        sessionId: "bench",
+        capabilityId: "bench",
+      }),
+    ),
+  );
   hostInvoke.push(
     await time(INVOKES / 3, async () => {
       const r = await host.invoke("bench__echo", args, owner);
@@ -79,7 +93,11 @@ const rawDownFn = async () => {
 };
 
 // Input: host reads the stored artifact, uploads it and invokes vs raw upload + invoke.
-const input = await store.put(new Uint8Array(FIVE_MIB).fill(3), { filename: "in.bin", mimeType: "application/octet-stream", owner });
+const input = await store.put(new Uint8Array(FIVE_MIB).fill(3), {
+  filename: "in.bin",
+  mimeType: "application/octet-stream",
+  owner,
+});
 const hostUpFn = async () => {
   const r = await host.invoke("bench__consume", { attachments: [{ artifact_id: input.artifactId }] }, owner);
   if (!r.ok || r.result.sizes[0] !== FIVE_MIB) throw new Error(r.content);
@@ -87,7 +105,10 @@ const hostUpFn = async () => {
 const data = new Uint8Array(FIVE_MIB).fill(3);
 const rawUpFn = async () => {
   const id = await uploadArtifact(raw, "bench", { data, filename: "in.bin", mimeType: "application/octet-stream" });
-  const res = await raw.invoke({ toolName: "consume", argsJson: enc.encode(JSON.stringify({ attachments: [{ capability_artifact_id: id }] })) });
+  const res = await raw.invoke({
+    toolName: "consume",
+    argsJson: enc.encode(JSON.stringify({ attachments: [{ capability_artifact_id: id }] })),
+  });
   if (JSON.parse(new TextDecoder().decode(res.resultJson)).sizes[0] !== FIVE_MIB) throw new Error("short upload");
 };
 const rounds = { hostDown: [], rawDown: [], hostUp: [], rawUp: [] };
@@ -100,14 +121,42 @@ for (let round = 0; round < 3; round++) {
 const [hostDown, rawDown, hostUp, rawUp] = [rounds.hostDown, rounds.rawDown, rounds.hostUp, rounds.rawUp].map(best);
 
 const rows = [
-  { metric: "Invoke p50 (ms)", host: hostInv.p50, raw_bridge: rawInv.p50, ratio: hostInv.p50 / rawInv.p50, overhead_ms: hostInv.p50 - rawInv.p50 },
-  { metric: "Invoke p99 (ms)", host: hostInv.p99, raw_bridge: rawInv.p99, ratio: hostInv.p99 / rawInv.p99, overhead_ms: hostInv.p99 - rawInv.p99 },
-  { metric: "5 MiB output artifact p50 (ms)", host: hostDown.p50, raw_bridge: rawDown.p50, ratio: hostDown.p50 / rawDown.p50, overhead_ms: hostDown.p50 - rawDown.p50 },
-  { metric: "5 MiB input artifact p50 (ms)", host: hostUp.p50, raw_bridge: rawUp.p50, ratio: hostUp.p50 / rawUp.p50, overhead_ms: hostUp.p50 - rawUp.p50 },
+  {
+    metric: "Invoke p50 (ms)",
+    host: hostInv.p50,
+    raw_bridge: rawInv.p50,
+    ratio: hostInv.p50 / rawInv.p50,
+    overhead_ms: hostInv.p50 - rawInv.p50,
+  },
+  {
+    metric: "Invoke p99 (ms)",
+    host: hostInv.p99,
+    raw_bridge: rawInv.p99,
+    ratio: hostInv.p99 / rawInv.p99,
+    overhead_ms: hostInv.p99 - rawInv.p99,
+  },
+  {
+    metric: "5 MiB output artifact p50 (ms)",
+    host: hostDown.p50,
+    raw_bridge: rawDown.p50,
+    ratio: hostDown.p50 / rawDown.p50,
+    overhead_ms: hostDown.p50 - rawDown.p50,
+  },
+  {
+    metric: "5 MiB input artifact p50 (ms)",
+    host: hostUp.p50,
+    raw_bridge: rawUp.p50,
+    ratio: hostUp.p50 / rawUp.p50,
+    overhead_ms: hostUp.p50 - rawUp.p50,
+  },
 ];
 printTable("CapabilityHost vs raw bridge calls, same SDK capability in another process (TCP loopback)", rows);
-console.log("host = resolve + validate args + credentials + Invoke + artifact rewriting; output adds the disk store write, input the store read");
-console.log(`wrote ${writeResult("capabilities", { rows, invoke: { host: hostInv, raw: rawInv }, download5MiB: { host: hostDown, raw: rawDown }, upload5MiB: { host: hostUp, raw: rawUp }, invokes: INVOKES, transfers: TRANSFERS })}`);
+console.log(
+  "host = resolve + validate args + credentials + Invoke + artifact rewriting; output adds the disk store write, input the store read",
+);
+console.log(
+  `wrote ${writeResult("capabilities", { rows, invoke: { host: hostInv, raw: rawInv }, download5MiB: { host: hostDown, raw: rawDown }, upload5MiB: { host: hostUp, raw: rawUp }, invokes: INVOKES, transfers: TRANSFERS })}`,
+);
 
 await host.stop();
 raw.close();

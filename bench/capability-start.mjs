@@ -24,9 +24,13 @@ async function oneStart(root, run) {
   const busy0 = machineBusyMs();
   const self0 = process.cpuUsage();
   const t0 = performance.now();
-  const { proc: child, secret } = await spawnCapability(join(root, "apps/capabilities", CAPABILITY, "dist/main.js"), socket, {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, PALISADE_WORKSPACE: dir },
-  });
+  const { proc: child, secret } = await spawnCapability(
+    join(root, "apps/capabilities", CAPABILITY, "dist/main.js"),
+    socket,
+    {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, PALISADE_WORKSPACE: dir },
+    },
+  );
   const client = createClient(Capability, `unix:${socket}`, { bearerToken: secret });
   const health = await client.healthcheck({});
   const wallMs = performance.now() - t0;
@@ -45,13 +49,17 @@ for (let run = 0; run < RUNS; run++) {
   for (const root of run % 2 ? [...roots].reverse() : roots) {
     const r = await oneStart(root, `${run}-${roots.indexOf(root)}`);
     results.get(root).push(r);
-    console.error(`run ${run} ${root}: ${r.cpuMs.toFixed(0)} ms CPU, ${r.wallMs.toFixed(0)} ms wall (foreign ${r.foreignPct.toFixed(0)}%)`);
+    console.error(
+      `run ${run} ${root}: ${r.cpuMs.toFixed(0)} ms CPU, ${r.wallMs.toFixed(0)} ms wall (foreign ${r.foreignPct.toFixed(0)}%)`,
+    );
   }
 }
 const fmt = (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
 console.log(`${CAPABILITY} capability start (spawn to first Healthcheck ready), median (range) of ${RUNS} runs`);
 console.log("CPU ms | wall ms | foreign CPU % of a core, median | root");
 for (const [root, rs] of results) {
-  console.log(`${fmt(rs.map((r) => r.cpuMs))} | ${fmt(rs.map((r) => r.wallMs))} | ${median(rs.map((r) => r.foreignPct)).toFixed(0)} | ${root}`);
+  console.log(
+    `${fmt(rs.map((r) => r.cpuMs))} | ${fmt(rs.map((r) => r.wallMs))} | ${median(rs.map((r) => r.foreignPct)).toFixed(0)} | ${root}`,
+  );
 }
 rmSync(dir, { recursive: true, force: true });

@@ -27,7 +27,10 @@ const RATE = Number(process.env.RATE ?? 1000); // tokens per second
 
 /** A realistic answer: headings, paragraphs, lists, fenced code, split into word tokens. */
 function answerTokens(n) {
-  const words = "the engine decides every tool call and the shield checks arguments before anything runs in the workspace".split(" ");
+  const words =
+    "the engine decides every tool call and the shield checks arguments before anything runs in the workspace".split(
+      " ",
+    );
   const out = [];
   let i = 0;
   while (out.length < n) {
@@ -50,7 +53,13 @@ let tokens = answerTokens(TOKENS);
  * reaches the terminal: `onWrite` is called on every write.
  */
 function fakeTerminal(onWrite = () => {}) {
-  const stdout = new Writable({ write(_c, _e, cb) { this.bytes += _c.length; onWrite(); cb(); } });
+  const stdout = new Writable({
+    write(_c, _e, cb) {
+      this.bytes += _c.length;
+      onWrite();
+      cb();
+    },
+  });
   Object.assign(stdout, { bytes: 0, isTTY: true, columns: 120, rows: 40 });
   const stdin = new PassThrough();
   Object.assign(stdin, { isTTY: true, setRawMode() {}, ref() {}, unref() {} });
@@ -96,18 +105,36 @@ async function runChat(maxFps) {
     if (framed === tokens.length && controller && !controller.getState().turn) finish();
   });
   const client = {
-    sendMessage: () => stream((i, at) => { arrivals[i] = at; delivered = i + 1; }),
+    sendMessage: () =>
+      stream((i, at) => {
+        arrivals[i] = at;
+        delivered = i + 1;
+      }),
     getStatus: async () => create(StatusResponseSchema, { model: "bench", modelConfigured: true }),
     close() {},
   };
   const link = { client, reconnect: async () => client, close() {} };
   const state = initialState({ now: Date.now(), columns: 120, rows: 40, model: "bench", connection: "connected" });
-  controller = new ChatController(link, state, { onExit() {}, clearScreen() {}, workspace: "/tmp", cwd: "/tmp", heartbeatMs: 0 });
+  controller = new ChatController(link, state, {
+    onExit() {},
+    clearScreen() {},
+    workspace: "/tmp",
+    cwd: "/tmp",
+    heartbeatMs: 0,
+  });
   const onRender = () => {
     frames++;
     rendered = delivered;
   };
-  const app = render(React.createElement(ChatApp, { controller }), { stdout, stdin, stderr: stdout, exitOnCtrlC: false, patchConsole: false, maxFps, onRender });
+  const app = render(React.createElement(ChatApp, { controller }), {
+    stdout,
+    stdin,
+    stderr: stdout,
+    exitOnCtrlC: false,
+    patchConsole: false,
+    maxFps,
+    onRender,
+  });
   controller.start();
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
@@ -147,13 +174,23 @@ async function runInkTail(maxFps) {
     const now = performance.now();
     for (; framed < rendered; framed++) delays.push(now - arrivals[framed]);
   });
-  const app = render(React.createElement(Tail), { stdout, stdin, exitOnCtrlC: false, patchConsole: false, maxFps, onRender: () => {
-    frames++;
-    rendered = delivered;
-  } });
+  const app = render(React.createElement(Tail), {
+    stdout,
+    stdin,
+    exitOnCtrlC: false,
+    patchConsole: false,
+    maxFps,
+    onRender: () => {
+      frames++;
+      rendered = delivered;
+    },
+  });
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();
-  for await (const e of stream((i, at) => { arrivals[i] = at; delivered = i + 1; })) {
+  for await (const e of stream((i, at) => {
+    arrivals[i] = at;
+    delivered = i + 1;
+  })) {
     if (e.llmToken) setText((text += e.llmToken.text));
   }
   const end = performance.now() + 2000;
@@ -176,7 +213,13 @@ async function runRawWrites() {
       delays.push(performance.now() - arrivals[delays.length]);
     }
   }
-  return { delays, frames: delays.length, cpu: cpuPercent(cpu0, wall0), wall: performance.now() - wall0, bytes: stdout.bytes };
+  return {
+    delays,
+    frames: delays.length,
+    cpu: cpuPercent(cpu0, wall0),
+    wall: performance.now() - wall0,
+    bytes: stdout.bytes,
+  };
 }
 
 const row = (name, r) => {

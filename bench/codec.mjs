@@ -21,8 +21,20 @@ const MIX_PASSES = quick ? 40 : 200;
 
 const enc = new TextEncoder();
 const uuid = (n) => `0b7c${String(n).padStart(4, "0")}-1f2e-4c3d-9a8b-7c6d5e4f3a2b`;
-const schemaProps = { type: "object", properties: { path: { type: "string", description: "File path relative to the workspace" }, content: { type: "string" } }, required: ["path"] };
-const tool = (i) => ({ name: `tool_${i}`, description: `Does thing number ${i} with the workspace; returns a short summary.`, parametersJson: JSON.stringify(schemaProps), group: i % 2 ? "files" : "core" });
+const schemaProps = {
+  type: "object",
+  properties: {
+    path: { type: "string", description: "File path relative to the workspace" },
+    content: { type: "string" },
+  },
+  required: ["path"],
+};
+const tool = (i) => ({
+  name: `tool_${i}`,
+  description: `Does thing number ${i} with the workspace; returns a short summary.`,
+  parametersJson: JSON.stringify(schemaProps),
+  group: i % 2 ? "files" : "core",
+});
 
 const targets = [
   {
@@ -52,9 +64,20 @@ const targets = [
           systemPrompt: "You are Palisade, a careful coding agent. Use tools; never guess file contents. ".repeat(6),
           history: [
             { role: "user", content: "What does src/parse.ts do?" },
-            { role: "assistant", content: "", toolCalls: [{ id: "call_1", name: "read_file", argumentsJson: '{"path":"src/parse.ts"}' }] },
-            { role: "tool", toolCallId: "call_1", content: "export function parse(input: string) {\n  // ...\n}\n".repeat(4) },
-            { role: "assistant", content: "It tokenizes the input and builds an AST; quotes are handled in readString()." },
+            {
+              role: "assistant",
+              content: "",
+              toolCalls: [{ id: "call_1", name: "read_file", argumentsJson: '{"path":"src/parse.ts"}' }],
+            },
+            {
+              role: "tool",
+              toolCallId: "call_1",
+              content: "export function parse(input: string) {\n  // ...\n}\n".repeat(4),
+            },
+            {
+              role: "assistant",
+              content: "It tokenizes the input and builds an AST; quotes are handled in readString().",
+            },
           ],
           loadedGroups: ["core", "files"],
           tools: Array.from({ length: 8 }, (_, i) => tool(i)),
@@ -68,7 +91,16 @@ const targets = [
     name: "AgentEvent ToolCallProposed",
     schema: pipeline.AgentEventSchema,
     msg: create(pipeline.AgentEventSchema, {
-      event: { case: "toolProposal", value: { sessionId: uuid(5), messageId: uuid(6), callId: "call_7", toolName: "read_file", argumentsJson: '{"path":"a.ts"}' } },
+      event: {
+        case: "toolProposal",
+        value: {
+          sessionId: uuid(5),
+          messageId: uuid(6),
+          callId: "call_7",
+          toolName: "read_file",
+          argumentsJson: '{"path":"a.ts"}',
+        },
+      },
     }),
   },
   {
@@ -76,7 +108,13 @@ const targets = [
     schema: capability.InvokeRequestSchema,
     msg: create(capability.InvokeRequestSchema, {
       toolName: "documents.search",
-      argsJson: enc.encode(JSON.stringify({ query: "quarterly report 2026", limit: 20, filters: { mime: ["application/pdf"], after: "2026-01-01" } })),
+      argsJson: enc.encode(
+        JSON.stringify({
+          query: "quarterly report 2026",
+          limit: 20,
+          filters: { mime: ["application/pdf"], after: "2026-01-01" },
+        }),
+      ),
       configJson: enc.encode(JSON.stringify({ root: "/home/dev/docs", index: "bm25" })),
       sessionId: uuid(7),
       capabilityId: "selu.documents",
@@ -91,7 +129,11 @@ function fill(schema, depth = 0) {
   const value = (f) => {
     switch (f.fieldKind) {
       case "scalar":
-        return { 9: `${f.name}-value`, 12: enc.encode(f.name), 8: true, 1: 0.75, 3: 1763800000000n, 4: 123456789n }[f.scalar] ?? 42;
+        return (
+          { 9: `${f.name}-value`, 12: enc.encode(f.name), 8: true, 1: 0.75, 3: 1763800000000n, 4: 123456789n }[
+            f.scalar
+          ] ?? 42
+        );
       case "enum":
         return f.enum.values[1]?.number ?? 0;
       case "message":
@@ -108,11 +150,19 @@ function fill(schema, depth = 0) {
   return create(schema, init);
 }
 
-const files = [types.file_palisade_v1_types, pipeline.file_palisade_v1_pipeline, shield.file_palisade_v1_shield, capability.file_selu_capability_v1_capability];
+const files = [
+  types.file_palisade_v1_types,
+  pipeline.file_palisade_v1_pipeline,
+  shield.file_palisade_v1_shield,
+  capability.file_selu_capability_v1_capability,
+];
 const mix = files.flatMap((f) => f.messages).map((schema) => ({ name: schema.name, schema, msg: fill(schema) }));
 
 const impls = [
-  { name: "protobuf-es", make: (schema) => ({ encode: (m) => toBinary(schema, m), decode: (b) => fromBinary(schema, b) }) },
+  {
+    name: "protobuf-es",
+    make: (schema) => ({ encode: (m) => toBinary(schema, m), decode: (b) => fromBinary(schema, b) }),
+  },
   { name: "fast", make: (schema) => compileCodec(schema) },
 ];
 
@@ -120,7 +170,8 @@ for (const t of [...targets, ...mix]) {
   t.bytes = toBinary(t.schema, t.msg);
   const fast = compileCodec(t.schema);
   if (fast.fallback) throw new Error(`${t.schema.typeName} is not on the fast path: ${fast.fallback}`);
-  if (!Buffer.from(fast.encode(t.msg)).equals(Buffer.from(t.bytes))) throw new Error(`${t.schema.typeName}: fast encode differs from toBinary`);
+  if (!Buffer.from(fast.encode(t.msg)).equals(Buffer.from(t.bytes)))
+    throw new Error(`${t.schema.typeName}: fast encode differs from toBinary`);
 }
 
 let sink = 0;
@@ -169,10 +220,12 @@ printTable("hot loop: one message type, µs per operation (median of rounds)", h
 // Mixed: each pass goes through all message types (shuffled) and the targets, timing each
 // operation alone. Each implementation runs its own passes (as when the whole process uses
 // it); interleaving both would charge protobuf-es's garbage and cache misses to the fast codec.
-const timerCost = median(Array.from({ length: 10000 }, () => {
-  const t = process.hrtime.bigint();
-  return Number(process.hrtime.bigint() - t) / 1e3;
-}));
+const timerCost = median(
+  Array.from({ length: 10000 }, () => {
+    const t = process.hrtime.bigint();
+    return Number(process.hrtime.bigint() - t) / 1e3;
+  }),
+);
 const stream = [...mix, ...targets];
 const samples = impls.map(() => new Map(stream.map((t) => [t, { enc: [], dec: [] }])));
 impls.forEach((impl, i) => {
@@ -206,7 +259,9 @@ const mixedRows = targets.map((t) => {
   row["dec ratio"] = row["protobuf-es dec µs"] / row["fast dec µs"];
   return row;
 });
-const total = impls.map((_, i) => mix.reduce((sum, t) => sum + median(samples[i].get(t).enc) + median(samples[i].get(t).dec), 0));
+const total = impls.map((_, i) =>
+  mix.reduce((sum, t) => sum + median(samples[i].get(t).enc) + median(samples[i].get(t).dec), 0),
+);
 mixedRows.push({
   message: `all ${mix.length} types, enc+dec summed`,
   bytes: mix.reduce((s, t) => s + t.bytes.length, 0),
@@ -217,6 +272,10 @@ mixedRows.push({
   "enc ratio": "",
   "dec ratio": total[0] / total[1],
 });
-printTable(`mixed: ${mix.length + targets.length} message types interleaved, ${MIX_PASSES} passes, µs per operation (median, timer cost ${timerCost.toFixed(3)} µs subtracted)`, mixedRows);
-if (fastCodecStats.encodeFallbacks !== 0) throw new Error(`${fastCodecStats.encodeFallbacks} encodes left the fast path`);
+printTable(
+  `mixed: ${mix.length + targets.length} message types interleaved, ${MIX_PASSES} passes, µs per operation (median, timer cost ${timerCost.toFixed(3)} µs subtracted)`,
+  mixedRows,
+);
+if (fastCodecStats.encodeFallbacks !== 0)
+  throw new Error(`${fastCodecStats.encodeFallbacks} encodes left the fast path`);
 console.log(`wrote ${writeResult("codec", { hot: hotRows, mixed: mixedRows, timerCostUs: timerCost, sink })}`);

@@ -48,7 +48,11 @@ const configFile = join(dir, "config.yaml"); // absent: the defaults, the model 
 const env = { ...process.env, OPENAI_BASE_URL: baseURL, OPENAI_API_KEY: "bench", PALISADE_MODEL: "bench-model" };
 for (const k of ["PALISADE_DATA_DIR", "PALISADE_CONFIG", "PALISADE_DEBUG", "NODE_OPTIONS"]) delete env[k];
 
-const palisade = (dataDir, ...words) => timedSpawn(PALISADE, ["--data-dir", dataDir, "--config", configFile, "--workspace", workspace, ...words], { env, cwd: workspace });
+const palisade = (dataDir, ...words) =>
+  timedSpawn(PALISADE, ["--data-dir", dataDir, "--config", configFile, "--workspace", workspace, ...words], {
+    env,
+    cwd: workspace,
+  });
 const enginePid = (dataDir) => {
   try {
     return JSON.parse(readFileSync(join(dataDir, "engine.json"), "utf8")).pid;
@@ -61,7 +65,8 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** One `palisade run "hi"`; fails unless the answer streamed. */
 async function runHi(dataDir) {
   const r = await palisade(dataDir, "run", "hi");
-  if (r.code !== 0 || !r.stdout.includes("hello")) throw new Error(`palisade run failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+  if (r.code !== 0 || !r.stdout.includes("hello"))
+    throw new Error(`palisade run failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
   return r;
 }
 
@@ -79,20 +84,32 @@ function engineMilestones(dataDir, t0) {
       const ms = m ? Date.parse(m[1]) - t0 : NaN;
       if (m && ms >= 0 && at[m[2]] === undefined) at[m[2]] = ms; // this run's, not an earlier one's
     }
-  } catch { /* no log */ }
+  } catch {
+    /* no log */
+  }
   return { listening: at["listening on"], agent: at["agent connected"] };
 }
 
 // The floors.
 const nodeFloor = () => timedSpawn(process.execPath, ["-e", "process.stdout.write('x')"], { env });
 const sdkFloor = async () => {
-  const r = await timedSpawn(process.execPath, [join(here, "lib", "sdk-first-token.mjs"), baseURL, "bench-model", "hi"], { env, cwd: root });
-  if (r.code !== 0 || !r.stdout.includes("hello")) throw new Error(`the SDK floor failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+  const r = await timedSpawn(
+    process.execPath,
+    [join(here, "lib", "sdk-first-token.mjs"), baseURL, "bench-model", "hi"],
+    { env, cwd: root },
+  );
+  if (r.code !== 0 || !r.stdout.includes("hello"))
+    throw new Error(`the SDK floor failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
   return r;
 };
 const httpFloor = async () => {
-  const r = await timedSpawn(process.execPath, [join(here, "lib", "http-first-token.mjs"), baseURL, "bench-model", "hi"], { env });
-  if (r.code !== 0 || !r.stdout.includes("hello")) throw new Error(`the node:http floor failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+  const r = await timedSpawn(
+    process.execPath,
+    [join(here, "lib", "http-first-token.mjs"), baseURL, "bench-model", "hi"],
+    { env },
+  );
+  if (r.code !== 0 || !r.stdout.includes("hello"))
+    throw new Error(`the node:http floor failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
   return r;
 };
 const version = () => mustRun(PALISADE, ["--version"], { env });
@@ -119,7 +136,10 @@ const existing = join(dir, "cold-existing");
 await runHi(existing); // gives it history (and creates its files)
 await stopEngine(existing);
 for (let i = 0; i < COLD_RUNS; i++) {
-  for (const [name, dataDir] of [["cold, new data dir", join(dir, `cold-new-${i}`)], ["cold, existing data dir", existing]]) {
+  for (const [name, dataDir] of [
+    ["cold, new data dir", join(dir, `cold-new-${i}`)],
+    ["cold, existing data dir", existing],
+  ]) {
     await sleep(PAUSE_MS);
     live = dataDir;
     const t0 = Date.now();
@@ -166,14 +186,36 @@ const rows = Object.entries(series).map(([name, xs]) => ({
   goal: GOALS[name] ?? (name.includes("floor") ? "(floor)" : ""),
 }));
 const phase = (names) => CpuWindows.combined(names.map((n) => cpuBy[n]).filter(Boolean)).foreignPct();
-const foreign = { cold: phase(Object.keys(cpuBy).filter((n) => !n.includes("warm"))), warm: phase(Object.keys(cpuBy).filter((n) => n.includes("warm"))) };
-printTable(`palisade run "hi" → first token (stdout's first byte), from the spawn of bin/palisade; CPU: all processes of the run (CLI, Engine, Agent, capabilities); foreign CPU: cold phase ${foreign.cold.toFixed(0)} %, warm phase ${foreign.warm.toFixed(0)} % of one core`, rows);
+const foreign = {
+  cold: phase(Object.keys(cpuBy).filter((n) => !n.includes("warm"))),
+  warm: phase(Object.keys(cpuBy).filter((n) => n.includes("warm"))),
+};
+printTable(
+  `palisade run "hi" → first token (stdout's first byte), from the spawn of bin/palisade; CPU: all processes of the run (CLI, Engine, Agent, capabilities); foreign CPU: cold phase ${foreign.cold.toFixed(0)} %, warm phase ${foreign.warm.toFixed(0)} % of one core`,
+  rows,
+);
 const byName = (n) => milestones.filter((m) => m.name === n);
-printTable("Cold start, where the time goes (ms after the spawn, medians)", ["cold, new data dir", "cold, existing data dir"].map((n) => ({
-  run: n,
-  "Engine listening": median(byName(n).map((m) => m.listening)).toFixed(0),
-  "Agent connected": median(byName(n).map((m) => m.agent)).toFixed(0),
-  "first token": median(byName(n).map((m) => m.firstToken)).toFixed(0),
-})));
-const summary = Object.fromEntries(Object.entries(series).map(([k, xs]) => [k, { medianMs: median(xs), minMs: Math.min(...xs), maxMs: Math.max(...xs), n: xs.length, cpuMsPerRun: cpuBy[k]?.ownPerWindowMs() }]));
-console.log(`\nwritten ${writeResult("coldstart", { quick: QUICK, coldRuns: COLD_RUNS, warmRuns: WARM_RUNS, foreignCpuPct: foreign, summary, series, milestones })}`);
+printTable(
+  "Cold start, where the time goes (ms after the spawn, medians)",
+  ["cold, new data dir", "cold, existing data dir"].map((n) => ({
+    run: n,
+    "Engine listening": median(byName(n).map((m) => m.listening)).toFixed(0),
+    "Agent connected": median(byName(n).map((m) => m.agent)).toFixed(0),
+    "first token": median(byName(n).map((m) => m.firstToken)).toFixed(0),
+  })),
+);
+const summary = Object.fromEntries(
+  Object.entries(series).map(([k, xs]) => [
+    k,
+    {
+      medianMs: median(xs),
+      minMs: Math.min(...xs),
+      maxMs: Math.max(...xs),
+      n: xs.length,
+      cpuMsPerRun: cpuBy[k]?.ownPerWindowMs(),
+    },
+  ]),
+);
+console.log(
+  `\nwritten ${writeResult("coldstart", { quick: QUICK, coldRuns: COLD_RUNS, warmRuns: WARM_RUNS, foreignCpuPct: foreign, summary, series, milestones })}`,
+);

@@ -59,7 +59,8 @@ async function wall(fn, n) {
 async function completeTurn(client, content) {
   let last;
   for await (const ev of client.sendMessage({ content })) last = ev;
-  if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error(`turn failed: ${last?.pipelineError?.message ?? "no RESPONSE_COMPLETE"}`);
+  if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE)
+    throw new Error(`turn failed: ${last?.pipelineError?.message ?? "no RESPONSE_COMPLETE"}`);
 }
 
 // ---------------------------------------------------------------- 1. tool-call overhead
@@ -75,7 +76,9 @@ async function toolCallOverhead() {
   const it = call[Symbol.asyncIterator]();
   const args = new TextEncoder().encode("{}");
   const floorCall = async (i) => {
-    await call.send({ event: { case: "toolProposal", value: { callId: String(i), toolName: "noop", argumentsJson: "{}" } } });
+    await call.send({
+      event: { case: "toolProposal", value: { callId: String(i), toolName: "noop", argumentsJson: "{}" } },
+    });
     await it.next();
     const r = await bCap.invoke({ toolName: "noop", argsJson: args });
     if (r.error) throw new Error(`baseline call failed: ${r.error}`);
@@ -84,7 +87,9 @@ async function toolCallOverhead() {
   // the turn, as the chat does.
   const agent = createClient(AgentService, addrs.engine, { bearerToken: "bench" }).runSession();
   const dirs = agent[Symbol.asyncIterator]();
-  await agent.send({ event: { case: "ready", value: { agentId: "bench", sandbox: { permissionModel: true, networkIsolated: true } } } });
+  await agent.send({
+    event: { case: "ready", value: { agentId: "bench", sandbox: { permissionModel: true, networkIsolated: true } } },
+  });
   const next = async (kind) => {
     for (;;) {
       const d = (await dirs.next()).value;
@@ -95,7 +100,18 @@ async function toolCallOverhead() {
   const watcher = child("watch-client.mjs", [addrs.engine, addrs.token]);
   const p = await next("process");
   const engineCall = async (i) => {
-    await agent.send({ event: { case: "toolProposal", value: { sessionId: p.sessionId, messageId: p.messageId, callId: `c${i}`, toolName: "noop__noop", argumentsJson: "{}" } } });
+    await agent.send({
+      event: {
+        case: "toolProposal",
+        value: {
+          sessionId: p.sessionId,
+          messageId: p.messageId,
+          callId: `c${i}`,
+          toolName: "noop__noop",
+          argumentsJson: "{}",
+        },
+      },
+    });
     const r = await next("toolResult");
     if (r.isError) throw new Error(`tool call failed: ${r.content}`);
   };
@@ -105,7 +121,10 @@ async function toolCallOverhead() {
   const engineSamples = [];
   const BLOCK = 50;
   for (let i = 0; i < N_CALLS + 200; i += BLOCK) {
-    for (const [fn, out] of [[floorCall, floor], [engineCall, engineSamples]]) {
+    for (const [fn, out] of [
+      [floorCall, floor],
+      [engineCall, engineSamples],
+    ]) {
       for (let j = i; j < i + BLOCK; j++) {
         const t = hr();
         await fn(j);
@@ -113,7 +132,9 @@ async function toolCallOverhead() {
       }
     }
   }
-  await agent.send({ event: { case: "responseComplete", value: { sessionId: p.sessionId, messageId: p.messageId, content: "done" } } });
+  await agent.send({
+    event: { case: "responseComplete", value: { sessionId: p.sessionId, messageId: p.messageId, content: "done" } },
+  });
   const { events } = await watcher.first;
   if (events < N_CALLS) throw new Error(`the watching client saw ${events} events for ${N_CALLS + 200} tool calls`);
 
@@ -131,16 +152,35 @@ async function toolCallOverhead() {
     })();
     const proc = await next("process");
     sessionId = proc.sessionId;
-    await agent.send({ event: { case: "toolProposal", value: { sessionId: proc.sessionId, messageId: proc.messageId, callId: `t${i}`, toolName: "noop__noop", argumentsJson: "{}" } } });
+    await agent.send({
+      event: {
+        case: "toolProposal",
+        value: {
+          sessionId: proc.sessionId,
+          messageId: proc.messageId,
+          callId: `t${i}`,
+          toolName: "noop__noop",
+          argumentsJson: "{}",
+        },
+      },
+    });
     const r = await next("toolResult");
     if (r.isError) throw new Error(`tool call failed: ${r.content}`);
-    await agent.send({ event: { case: "responseComplete", value: { sessionId: proc.sessionId, messageId: proc.messageId, content: "done" } } });
+    await agent.send({
+      event: {
+        case: "responseComplete",
+        value: { sessionId: proc.sessionId, messageId: proc.messageId, content: "done" },
+      },
+    });
     const last = await drained;
-    if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error(`turn ${i} failed: ${last?.pipelineError?.message ?? "no RESPONSE_COMPLETE"}`);
+    if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE)
+      throw new Error(`turn ${i} failed: ${last?.pipelineError?.message ?? "no RESPONSE_COMPLETE"}`);
   };
   const floorTurn = async (i) => {
     for (let hop = 0; hop < 3; hop++) {
-      await call.send({ event: { case: "toolProposal", value: { callId: `${i}.${hop}`, toolName: "noop", argumentsJson: "{}" } } });
+      await call.send({
+        event: { case: "toolProposal", value: { callId: `${i}.${hop}`, toolName: "noop", argumentsJson: "{}" } },
+      });
       await it.next();
     }
     const r = await bCap.invoke({ toolName: "noop", argsJson: args });
@@ -149,7 +189,10 @@ async function toolCallOverhead() {
   const turnFloor = [];
   const turnSamples = [];
   for (let i = 0; i < N_TURNS + 20; i += 10) {
-    for (const [fn, out] of [[floorTurn, turnFloor], [engineTurn, turnSamples]]) {
+    for (const [fn, out] of [
+      [floorTurn, turnFloor],
+      [engineTurn, turnSamples],
+    ]) {
       for (let j = i; j < i + 10; j++) {
         const t = hr();
         await fn(j);
@@ -162,7 +205,12 @@ async function toolCallOverhead() {
   agent.end();
   bCap.close();
   await Promise.all([engine.stop(), noop.stop()]);
-  return { engine: summarize(engineSamples), floor: summarize(floor), turn: summarize(turnSamples), turnFloor: summarize(turnFloor) };
+  return {
+    engine: summarize(engineSamples),
+    floor: summarize(floor),
+    turn: summarize(turnSamples),
+    turnFloor: summarize(turnFloor),
+  };
 }
 
 // ---------------------------------------------------------------- shared: Engine with the real Agent
@@ -207,7 +255,8 @@ async function transportFloor() {
   for (let i = 0; i < N_TTFT + 10; i++) {
     const t = hr();
     let first;
-    for await (const ev of relay.client.sendMessage({ content: "hi" })) if (first === undefined && ev.eventType === PipelineEventType.LLM_TOKEN) first = ms(t);
+    for await (const ev of relay.client.sendMessage({ content: "hi" }))
+      if (first === undefined && ev.eventType === PipelineEventType.LLM_TOKEN) first = ms(t);
     if (i >= 10) out.push(first);
   }
   await relay.stop();
@@ -222,7 +271,11 @@ async function timeToFirstToken() {
     const out = [];
     for (let i = 0; i < N_TTFT + 10; i++) {
       const t = hr();
-      const stream = await openai.chat.completions.create({ model: "scripted-model", stream: true, messages: [{ role: "user", content: "hi" }] });
+      const stream = await openai.chat.completions.create({
+        model: "scripted-model",
+        stream: true,
+        messages: [{ role: "user", content: "hi" }],
+      });
       let first;
       for await (const chunk of stream) if (first === undefined && chunk.choices[0]?.delta?.content) first = ms(t);
       if (i >= 10) out.push(first);
@@ -260,12 +313,24 @@ async function concurrentSessions() {
     for await (const _ of stream);
   };
   const user = { role: "user", content: "go" };
-  const loadCall = { role: "assistant", tool_calls: [{ id: "c1", type: "function", function: { name: "load_tools", arguments: '{"groups":["files"]}' } }] };
-  const readCall = { role: "assistant", tool_calls: [{ id: "c2", type: "function", function: { name: "files__read_file", arguments: '{"path":"x.txt"}' } }] };
+  const loadCall = {
+    role: "assistant",
+    tool_calls: [{ id: "c1", type: "function", function: { name: "load_tools", arguments: '{"groups":["files"]}' } }],
+  };
+  const readCall = {
+    role: "assistant",
+    tool_calls: [{ id: "c2", type: "function", function: { name: "files__read_file", arguments: '{"path":"x.txt"}' } }],
+  };
   const directTurn = async () => {
     await call([user]);
     await call([user, loadCall, { role: "tool", tool_call_id: "c1", content: "Loaded 1 tools: files__read_file." }]);
-    await call([user, loadCall, { role: "tool", tool_call_id: "c1", content: "Loaded 1 tools: files__read_file." }, readCall, { role: "tool", tool_call_id: "c2", content: "x\n" }]);
+    await call([
+      user,
+      loadCall,
+      { role: "tool", tool_call_id: "c1", content: "Loaded 1 tools: files__read_file." },
+      readCall,
+      { role: "tool", tool_call_id: "c2", content: "x\n" },
+    ]);
   };
   const e = await realEngine(model);
   const turn = () => completeTurn(e.client, "go");
@@ -316,18 +381,90 @@ const conc = await concurrentSessions();
 const cold = await coldStart();
 
 const rows = [
-  { benchmark: "1. tool call p50 (ms)", palisade: overhead.engine.p50, baseline: overhead.floor.p50, ratio: overhead.engine.p50 / overhead.floor.p50, goal: "≤ 1.5×" },
-  { benchmark: "1. tool call p99 (ms)", palisade: overhead.engine.p99, baseline: overhead.floor.p99, ratio: overhead.engine.p99 / overhead.floor.p99, goal: "" },
-  { benchmark: `1b. a turn per call p50 (ms, ${N_TURNS} turns)`, palisade: overhead.turn.p50, baseline: overhead.turnFloor.p50, ratio: overhead.turn.p50 / overhead.turnFloor.p50, goal: "(floor: same round trips, no work)" },
-  { benchmark: "1b. a turn per call p99 (ms)", palisade: overhead.turn.p99, baseline: overhead.turnFloor.p99, ratio: overhead.turn.p99 / overhead.turnFloor.p99, goal: "" },
-  { benchmark: "2. first token p50 (ms)", palisade: ttft.engine.p50, baseline: ttft.direct.p50, ratio: ttft.engine.p50 - ttft.direct.p50, goal: "≤ +3 ms (ratio col = delta)" },
-  { benchmark: "2. first token p99 (ms)", palisade: ttft.engine.p99, baseline: ttft.direct.p99, ratio: ttft.engine.p99 - ttft.direct.p99, goal: "" },
-  { benchmark: "2. transport floor: 4 hops, no work (ms)", palisade: ttft.transport.p50, baseline: 0, ratio: 0, goal: "client→Engine→Agent→Engine→client" },
-  { benchmark: `3. ${SESSIONS} sessions wall (ms)`, palisade: conc.many, baseline: conc.one, ratio: conc.many / conc.one, goal: "≤ 2× (vs one session)" },
-  { benchmark: `3. floor: ${SESSIONS} direct SDK turns (ms)`, palisade: conc.directMany, baseline: conc.directOne, ratio: conc.directMany / conc.directOne, goal: "same turns, no Palisade" },
-  { benchmark: `3. ${SESSIONS} sessions vs floor (ms)`, palisade: conc.many, baseline: conc.directMany, ratio: conc.many / conc.directMany, goal: "" },
-  { benchmark: `3. floor: ${SESSIONS} turns, mandated hops only (ms)`, palisade: conc.hopsMany, baseline: conc.hopsOne, ratio: conc.hopsMany / conc.hopsOne, goal: "gRPC + SDK, no work" },
-  { benchmark: "4. cold start to ready p50 (ms)", palisade: cold.p50, baseline: 0, ratio: 0, goal: "Engine + Agent + all built-ins" },
+  {
+    benchmark: "1. tool call p50 (ms)",
+    palisade: overhead.engine.p50,
+    baseline: overhead.floor.p50,
+    ratio: overhead.engine.p50 / overhead.floor.p50,
+    goal: "≤ 1.5×",
+  },
+  {
+    benchmark: "1. tool call p99 (ms)",
+    palisade: overhead.engine.p99,
+    baseline: overhead.floor.p99,
+    ratio: overhead.engine.p99 / overhead.floor.p99,
+    goal: "",
+  },
+  {
+    benchmark: `1b. a turn per call p50 (ms, ${N_TURNS} turns)`,
+    palisade: overhead.turn.p50,
+    baseline: overhead.turnFloor.p50,
+    ratio: overhead.turn.p50 / overhead.turnFloor.p50,
+    goal: "(floor: same round trips, no work)",
+  },
+  {
+    benchmark: "1b. a turn per call p99 (ms)",
+    palisade: overhead.turn.p99,
+    baseline: overhead.turnFloor.p99,
+    ratio: overhead.turn.p99 / overhead.turnFloor.p99,
+    goal: "",
+  },
+  {
+    benchmark: "2. first token p50 (ms)",
+    palisade: ttft.engine.p50,
+    baseline: ttft.direct.p50,
+    ratio: ttft.engine.p50 - ttft.direct.p50,
+    goal: "≤ +3 ms (ratio col = delta)",
+  },
+  {
+    benchmark: "2. first token p99 (ms)",
+    palisade: ttft.engine.p99,
+    baseline: ttft.direct.p99,
+    ratio: ttft.engine.p99 - ttft.direct.p99,
+    goal: "",
+  },
+  {
+    benchmark: "2. transport floor: 4 hops, no work (ms)",
+    palisade: ttft.transport.p50,
+    baseline: 0,
+    ratio: 0,
+    goal: "client→Engine→Agent→Engine→client",
+  },
+  {
+    benchmark: `3. ${SESSIONS} sessions wall (ms)`,
+    palisade: conc.many,
+    baseline: conc.one,
+    ratio: conc.many / conc.one,
+    goal: "≤ 2× (vs one session)",
+  },
+  {
+    benchmark: `3. floor: ${SESSIONS} direct SDK turns (ms)`,
+    palisade: conc.directMany,
+    baseline: conc.directOne,
+    ratio: conc.directMany / conc.directOne,
+    goal: "same turns, no Palisade",
+  },
+  {
+    benchmark: `3. ${SESSIONS} sessions vs floor (ms)`,
+    palisade: conc.many,
+    baseline: conc.directMany,
+    ratio: conc.many / conc.directMany,
+    goal: "",
+  },
+  {
+    benchmark: `3. floor: ${SESSIONS} turns, mandated hops only (ms)`,
+    palisade: conc.hopsMany,
+    baseline: conc.hopsOne,
+    ratio: conc.hopsMany / conc.hopsOne,
+    goal: "gRPC + SDK, no work",
+  },
+  {
+    benchmark: "4. cold start to ready p50 (ms)",
+    palisade: cold.p50,
+    baseline: 0,
+    ratio: 0,
+    goal: "Engine + Agent + all built-ins",
+  },
 ];
 printTable("Engine benchmarks (baseline measured in the same run)", rows);
 console.log(`wrote ${writeResult("engine", { rows, overhead, ttft, concurrent: conc, coldStart: cold })}`);

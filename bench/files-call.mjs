@@ -47,11 +47,12 @@ function threadsNs(pid) {
     try {
       const name = readFileSync(`/proc/${pid}/task/${t}/comm`, "utf8").trim();
       out[name] = (out[name] ?? 0) + Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
-    } catch { /* thread gone */ }
+    } catch {
+      /* thread gone */
+    }
   }
   return out;
 }
-
 
 /** The files capability started and called by this process (a bare protocol client). */
 async function directDriver(root, run) {
@@ -98,10 +99,11 @@ async function hostDriver(root) {
     stdio: ["ignore", "ignore", "inherit", "ipc"],
     execArgv: (process.env.HOST_NODE_FLAGS ?? "").split(" ").filter(Boolean),
   });
-  const next = () => new Promise((res, rej) => {
-    child.once("message", res);
-    child.once("exit", (code) => rej(new Error(`host child exited ${code}`)));
-  });
+  const next = () =>
+    new Promise((res, rej) => {
+      child.once("message", res);
+      child.once("exit", (code) => rej(new Error(`host child exited ${code}`)));
+    });
   const ready = await next();
   return {
     pid: ready.pid,
@@ -133,14 +135,25 @@ async function oneRun(root, run) {
     const caller = callerNs / 1e6;
     const bench = VIA === "host" ? (self.user + self.system) / 1000 : 0; // direct: the caller is this process
     const foreign = Math.max(0, machineBusyMs() - busy0 - own - caller - bench);
-    return { usPerCall: (own * 1000) / n, clientUsPerCall: (caller * 1000) / n, wallMs: wall, foreignPct: (100 * foreign) / wall };
+    return {
+      usPerCall: (own * 1000) / n,
+      clientUsPerCall: (caller * 1000) / n,
+      wallMs: wall,
+      foreignPct: (100 * foreign) / wall,
+    };
   };
   // BENCH_THREADS=1: CPU per call by thread name (MainThread, V8Worker = GC and JIT, libuv-worker).
   const byThread = async (label, n, fn) => {
     const t0 = threadsNs(pid);
     const r = await fn();
     const t1 = threadsNs(pid);
-    if (process.env.BENCH_THREADS) console.error(`${label}: ${Object.entries(t1).filter(([k, v]) => v > (t0[k] ?? 0)).map(([k, v]) => `${k} ${((v - (t0[k] ?? 0)) / 1000 / n).toFixed(1)}`).join(", ")} us/call`);
+    if (process.env.BENCH_THREADS)
+      console.error(
+        `${label}: ${Object.entries(t1)
+          .filter(([k, v]) => v > (t0[k] ?? 0))
+          .map(([k, v]) => `${k} ${((v - (t0[k] ?? 0)) / 1000 / n).toFixed(1)}`)
+          .join(", ")} us/call`,
+      );
     return r;
   };
   const startMs = threadsCpuNs(pid) / 1e6; // start-up, connection accepted
@@ -156,14 +169,22 @@ for (let run = 0; run < RUNS; run++) {
   for (const root of run % 2 ? [...roots].reverse() : roots) {
     const r = await oneRun(root, `${run}-${roots.indexOf(root)}`);
     results.get(root).push(r);
-    console.error(`run ${run} ${root}: start ${r.startMs.toFixed(0)} ms, first ${r.first.usPerCall.toFixed(0)} us/call, warm ${r.warm.usPerCall.toFixed(0)} us/call, client warm ${r.warm.clientUsPerCall.toFixed(0)} us/call (foreign ${r.first.foreignPct.toFixed(0)}%/${r.warm.foreignPct.toFixed(0)}%)`);
+    console.error(
+      `run ${run} ${root}: start ${r.startMs.toFixed(0)} ms, first ${r.first.usPerCall.toFixed(0)} us/call, warm ${r.warm.usPerCall.toFixed(0)} us/call, client warm ${r.warm.clientUsPerCall.toFixed(0)} us/call (foreign ${r.first.foreignPct.toFixed(0)}%/${r.warm.foreignPct.toFixed(0)}%)`,
+    );
   }
 }
 const fmt = (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
-console.log(`files capability CPU per read_file call (2-byte file), us, median (range) of ${RUNS} runs, ${GAP_MS} ms between calls, caller: ${VIA === "host" ? "CapabilityHost.invoke in a child process" : "a protocol client in this process"}`);
-console.log(`start-up ms (spawn to first call) | first ${FIRST} calls after start | warm (${WARM} calls after ${FIRST + WARMUP}) | caller first | caller warm | foreign CPU % of a core, median | root`);
+console.log(
+  `files capability CPU per read_file call (2-byte file), us, median (range) of ${RUNS} runs, ${GAP_MS} ms between calls, caller: ${VIA === "host" ? "CapabilityHost.invoke in a child process" : "a protocol client in this process"}`,
+);
+console.log(
+  `start-up ms (spawn to first call) | first ${FIRST} calls after start | warm (${WARM} calls after ${FIRST + WARMUP}) | caller first | caller warm | foreign CPU % of a core, median | root`,
+);
 for (const [root, rs] of results) {
   const foreign = median(rs.flatMap((r) => [r.first.foreignPct, r.warm.foreignPct]));
-  console.log(`${fmt(rs.map((r) => r.startMs))} | ${fmt(rs.map((r) => r.first.usPerCall))} | ${fmt(rs.map((r) => r.warm.usPerCall))} | ${fmt(rs.map((r) => r.first.clientUsPerCall))} | ${fmt(rs.map((r) => r.warm.clientUsPerCall))} | ${foreign.toFixed(0)} | ${root}`);
+  console.log(
+    `${fmt(rs.map((r) => r.startMs))} | ${fmt(rs.map((r) => r.first.usPerCall))} | ${fmt(rs.map((r) => r.warm.usPerCall))} | ${fmt(rs.map((r) => r.first.clientUsPerCall))} | ${fmt(rs.map((r) => r.warm.clientUsPerCall))} | ${foreign.toFixed(0)} | ${root}`,
+  );
 }
 rmSync(dir, { recursive: true, force: true });

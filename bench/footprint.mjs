@@ -42,7 +42,8 @@ for (let i = 0; i < RUNS; i++) {
 }
 await model.close();
 
-const fmt = (xs, digits = 0) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+const fmt = (xs, digits = 0) =>
+  `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
 const row = (what, samples) => ({
   what,
   processes: fmt(samples.map((s) => s.processes)),
@@ -50,33 +51,68 @@ const row = (what, samples) => ({
   "PSS MB": fmt(samples.map((s) => s.pssMb)),
 });
 const rows = [
-  row(`idle after one chat (idle stop ${IDLE_S} s)`, withIdle.map((r) => r.idle)),
-  row("right after the chat (= idle for the first 600 s with the default)", withIdle.map((r) => r.chat)),
-  row("Engine just started, nothing called yet", withIdle.map((r) => r.started)),
-  row("idle stop off (capability_ and agent_idle_stop_s: 0): idle after one chat", without.map((r) => r.idle)),
-  row("idle stop off: Engine just started", without.map((r) => r.started)),
+  row(
+    `idle after one chat (idle stop ${IDLE_S} s)`,
+    withIdle.map((r) => r.idle),
+  ),
+  row(
+    "right after the chat (= idle for the first 600 s with the default)",
+    withIdle.map((r) => r.chat),
+  ),
+  row(
+    "Engine just started, nothing called yet",
+    withIdle.map((r) => r.started),
+  ),
+  row(
+    "idle stop off (capability_ and agent_idle_stop_s: 0): idle after one chat",
+    without.map((r) => r.idle),
+  ),
+  row(
+    "idle stop off: Engine just started",
+    without.map((r) => r.started),
+  ),
   row("floor: bare node -e", floors),
   { what: "goal at idle", processes: `<= ${GOAL.processes}`, "RSS MB": `<= ${GOAL.rssMb}`, "PSS MB": "" },
 ];
-printTable(`Palisade footprint (${RUNS} runs; median (min–max); foreign CPU ${cpu.foreignPct().toFixed(0)}% of one core)`, rows);
+printTable(
+  `Palisade footprint (${RUNS} runs; median (min–max); foreign CPU ${cpu.foreignPct().toFixed(0)}% of one core)`,
+  rows,
+);
 
 // Where the memory goes: each kind of process, medians over the runs.
 const breakdown = (samples) => {
   const kinds = [...new Set(samples.flatMap((s) => s.procs.map((p) => p.kind)))];
   return kinds.map((kind) => {
     const per = samples.map((s) => s.procs.filter((p) => p.kind === kind));
-    return { process: kind, count: median(per.map((p) => p.length)), "RSS MB": median(per.map((p) => p.reduce((a, x) => a + x.rss, 0) / 1024)).toFixed(0), "PSS MB": median(per.map((p) => p.reduce((a, x) => a + x.pss, 0) / 1024)).toFixed(0) };
+    return {
+      process: kind,
+      count: median(per.map((p) => p.length)),
+      "RSS MB": median(per.map((p) => p.reduce((a, x) => a + x.rss, 0) / 1024)).toFixed(0),
+      "PSS MB": median(per.map((p) => p.reduce((a, x) => a + x.pss, 0) / 1024)).toFixed(0),
+    };
   });
 };
 printTable("right after the chat, per process", breakdown(withIdle.map((r) => r.chat)));
 printTable("idle, per process", breakdown(withIdle.map((r) => r.idle)));
 const heapMb = (k) => median(withIdle.map((r) => r.engineHeap[k] / 1048576)).toFixed(0);
-console.log(`\nEngine at idle: heap used ${heapMb("heapUsed")} MB of ${heapMb("heapTotal")} MB, external ${heapMb("external")} MB, RSS ${heapMb("rss")} MB`);
+console.log(
+  `\nEngine at idle: heap used ${heapMb("heapUsed")} MB of ${heapMb("heapTotal")} MB, external ${heapMb("external")} MB, RSS ${heapMb("rss")} MB`,
+);
 
-const idleMed = { processes: median(withIdle.map((r) => r.idle.processes)), rssMb: median(withIdle.map((r) => r.idle.rssMb)) };
+const idleMed = {
+  processes: median(withIdle.map((r) => r.idle.processes)),
+  rssMb: median(withIdle.map((r) => r.idle.rssMb)),
+};
 const met = idleMed.processes <= GOAL.processes && idleMed.rssMb <= GOAL.rssMb;
-console.log(`goal (<= ${GOAL.processes} processes, <= ${GOAL.rssMb} MB at idle): ${met ? "met" : "MISSED"} (${idleMed.processes} processes, ${idleMed.rssMb.toFixed(0)} MB)`);
-const strip = (s) => ({ processes: s.processes, rssMb: s.rssMb, pssMb: s.pssMb, procs: s.procs.map(({ kind, rss, pss }) => ({ kind, rss, pss })) });
+console.log(
+  `goal (<= ${GOAL.processes} processes, <= ${GOAL.rssMb} MB at idle): ${met ? "met" : "MISSED"} (${idleMed.processes} processes, ${idleMed.rssMb.toFixed(0)} MB)`,
+);
+const strip = (s) => ({
+  processes: s.processes,
+  rssMb: s.rssMb,
+  pssMb: s.pssMb,
+  procs: s.procs.map(({ kind, rss, pss }) => ({ kind, rss, pss })),
+});
 const file = writeResult("footprint", {
   runs: RUNS,
   idleStopS: IDLE_S,
@@ -84,7 +120,12 @@ const file = writeResult("footprint", {
   goal: GOAL,
   met,
   rows,
-  withIdleStop: withIdle.map((r) => ({ started: strip(r.started), chat: strip(r.chat), idle: strip(r.idle), engineHeap: r.engineHeap })),
+  withIdleStop: withIdle.map((r) => ({
+    started: strip(r.started),
+    chat: strip(r.chat),
+    idle: strip(r.idle),
+    engineHeap: r.engineHeap,
+  })),
   idleStopOff: without.map((r) => ({ started: strip(r.started), chat: strip(r.chat), idle: strip(r.idle) })),
   floor: floors,
 });

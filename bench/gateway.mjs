@@ -23,7 +23,12 @@ const via = new OpenAI({ baseURL: t.baseURL, apiKey: t.apiKey, fetch: t.fetch, m
 
 const call = async (client) => {
   const start = process.hrtime.bigint();
-  const stream = await client.chat.completions.create({ model: "scripted-model", stream: true, stream_options: { include_usage: true }, messages: [{ role: "user", content: "hi" }] });
+  const stream = await client.chat.completions.create({
+    model: "scripted-model",
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: [{ role: "user", content: "hi" }],
+  });
   let text = "";
   for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? "";
   if (text !== "hello there friend") throw new Error(`unexpected answer ${JSON.stringify(text)}`);
@@ -51,5 +56,7 @@ printTable(`One streamed model call, ms (n=${N} each, interleaved; load ${load.t
   { path: "openai SDK → gateway (unix socket) → scripted model", ...sg },
 ]);
 const added = { p50: sg.p50 - sd.p50, p99: sg.p99 - sd.p99 };
-console.log(`gateway hop adds ${added.p50.toFixed(3)} ms at p50 (goal <= 1 ms: ${added.p50 <= 1 ? "met" : "NOT met"}), ${added.p99.toFixed(3)} ms at p99`);
+console.log(
+  `gateway hop adds ${added.p50.toFixed(3)} ms at p50 (goal <= 1 ms: ${added.p50 <= 1 ? "met" : "NOT met"}), ${added.p99.toFixed(3)} ms at p99`,
+);
 console.log(`wrote ${writeResult("gateway", { n: N, load, baseline: sd, gateway: sg, addedMs: added, goalP50Ms: 1 })}`);

@@ -31,38 +31,92 @@ const DB = opt("db", join(dir, "history.db"));
 // --- deterministic text -------------------------------------------------------------------------
 let seed = 0x9e3779b9;
 const rand = () => {
-  seed ^= seed << 13; seed >>>= 0; seed ^= seed >>> 17; seed ^= seed << 5; seed >>>= 0;
+  seed ^= seed << 13;
+  seed >>>= 0;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  seed >>>= 0;
   return seed / 0x100000000;
 };
 const pick = (a) => a[Math.floor(rand() * a.length)];
-const REAL = ("deploy billing service cluster staging production database migration schema index query latency error " +
+const REAL = (
+  "deploy billing service cluster staging production database migration schema index query latency error " +
   "timeout retry config yaml json kubernetes docker container image build test coverage release branch merge commit " +
   "review bug crash memory leak cpu disk network request response header token auth login password secret key cert " +
   "report summary invoice customer order payment refund email calendar meeting agenda notes draft document pdf table " +
-  "chart metric alert dashboard log trace span backup restore snapshot volume file folder path permission user group").split(" ");
-const SYL = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "ze", "po", "qua", "dri", "sto", "fen", "gul", "har", "jin", "bex"];
+  "chart metric alert dashboard log trace span backup restore snapshot volume file folder path permission user group"
+).split(" ");
+const SYL = [
+  "ka",
+  "lo",
+  "mi",
+  "ne",
+  "ru",
+  "sa",
+  "to",
+  "vi",
+  "ze",
+  "po",
+  "qua",
+  "dri",
+  "sto",
+  "fen",
+  "gul",
+  "har",
+  "jin",
+  "bex",
+];
 const VOCAB = [...REAL];
 while (VOCAB.length < 20_000) VOCAB.push(pick(SYL) + pick(SYL) + pick(SYL) + (rand() < 0.5 ? pick(SYL) : ""));
 // Zipf-like: word rank r has weight 1/(r+1); sample by inverse CDF on a precomputed table.
 const CDF = [];
-{ let acc = 0; for (let r = 0; r < VOCAB.length; r++) { acc += 1 / (r + 1); CDF.push(acc); } for (let r = 0; r < CDF.length; r++) CDF[r] /= acc; }
+{
+  let acc = 0;
+  for (let r = 0; r < VOCAB.length; r++) {
+    acc += 1 / (r + 1);
+    CDF.push(acc);
+  }
+  for (let r = 0; r < CDF.length; r++) CDF[r] /= acc;
+}
 const zipfWord = () => {
-  const x = rand(); let lo = 0, hi = CDF.length - 1;
-  while (lo < hi) { const mid = (lo + hi) >> 1; if (CDF[mid] < x) lo = mid + 1; else hi = mid; }
+  const x = rand();
+  let lo = 0,
+    hi = CDF.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (CDF[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
   return VOCAB[lo];
 };
 const sentence = (min, max) => Array.from({ length: min + Math.floor(rand() * (max - min)) }, zipfWord).join(" ");
-const TOOLS = ["files__read_file", "files__write_file", "shell__run", "http__fetch", "documents__create", "search__web"];
+const TOOLS = [
+  "files__read_file",
+  "files__write_file",
+  "shell__run",
+  "http__fetch",
+  "documents__create",
+  "search__web",
+];
 const DECISIONS = ["allow", "allow", "allow", "allow", "block", "escalate"];
 
 // --- helpers -------------------------------------------------------------------------------------
-const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0; };
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
 // Wall time, and the CPU time of this process alongside (a loaded machine stretches wall time while
 // the CPU time of the work stays put): cpu[label] collects the latter.
 const cpu = {};
 const time = (fn, label) => {
-  const c = process.cpuUsage(); const t = performance.now(); fn(); const wall = performance.now() - t;
-  if (label !== undefined) { const d = process.cpuUsage(c); (cpu[label] ??= []).push((d.user + d.system) / 1000); }
+  const c = process.cpuUsage();
+  const t = performance.now();
+  fn();
+  const wall = performance.now() - t;
+  if (label !== undefined) {
+    const d = process.cpuUsage(c);
+    (cpu[label] ??= []).push((d.user + d.system) / 1000);
+  }
   return wall;
 };
 const ms = (x) => Math.round(x * 1000) / 1000;
@@ -76,18 +130,33 @@ let store = Store.open(DB, { synchronous: "normal" });
 const sizes = Array.from({ length: SESSIONS }, () => 0.2 + rand() * rand() * 4);
 const scale = MESSAGES / sizes.reduce((a, b) => a + b, 0);
 const targets = sizes.map((s) => Math.max(2, Math.round(s * scale)));
-let written = 0, toolCalls = 0;
+let written = 0,
+  toolCalls = 0;
 const t0 = performance.now();
 const start = Date.UTC(2026, 0, 1);
 const span = 300 * 86_400_000;
 const BATCH = 5000;
 let batch = [];
-const flush = () => { store.transaction(() => { for (const f of batch) f(); }); batch = []; };
+const flush = () => {
+  store.transaction(() => {
+    for (const f of batch) f();
+  });
+  batch = [];
+};
 for (let s = 0; s < SESSIONS && written < MESSAGES && !reuse; s++) {
   const sid = `s${s}`;
   const created = start + Math.floor((s / SESSIONS) * span);
   const n = Math.min(targets[s], MESSAGES - written);
-  batch.push(() => store.createSession({ id: sid, title: sentence(2, 6), titleSource: "auto", createdAt: created, model: "bench", workspace: "/w" }));
+  batch.push(() =>
+    store.createSession({
+      id: sid,
+      title: sentence(2, 6),
+      titleSource: "auto",
+      createdAt: created,
+      model: "bench",
+      workspace: "/w",
+    }),
+  );
   for (let i = 0; i < n; i++) {
     const at = created + i * 30_000;
     const role = i % 2 === 0 ? "user" : "assistant";
@@ -95,13 +164,36 @@ for (let s = 0; s < SESSIONS && written < MESSAGES && !reuse; s++) {
     const withTool = role === "assistant" && rand() < 0.3;
     const k = written + i;
     batch.push(() => {
-      const m = store.appendMessage({ id: `m${k}`, sessionId: sid, role, content, createdAt: at,
-        usage: role === "assistant" ? { inputTokens: 200, outputTokens: 80, cacheReadTokens: 0, cacheWriteTokens: 0 } : undefined });
+      const m = store.appendMessage({
+        id: `m${k}`,
+        sessionId: sid,
+        role,
+        content,
+        createdAt: at,
+        usage:
+          role === "assistant"
+            ? { inputTokens: 200, outputTokens: 80, cacheReadTokens: 0, cacheWriteTokens: 0 }
+            : undefined,
+      });
       if (withTool) {
         const tool = pick(TOOLS);
-        store.recordToolCall({ callId: `c${k}`, messageId: m.id, toolName: tool, argumentsJson: JSON.stringify({ path: `/w/${zipfWord()}/${zipfWord()}.txt`, query: sentence(2, 6) }),
-          verdict: { decision: pick(DECISIONS), tier: 1, confidence: 0.9, reason: "bench", ruleIds: ["r1"], evaluationUs: 50 },
-          result: sentence(10, 60), durationMs: 12, createdAt: at + 1000 });
+        store.recordToolCall({
+          callId: `c${k}`,
+          messageId: m.id,
+          toolName: tool,
+          argumentsJson: JSON.stringify({ path: `/w/${zipfWord()}/${zipfWord()}.txt`, query: sentence(2, 6) }),
+          verdict: {
+            decision: pick(DECISIONS),
+            tier: 1,
+            confidence: 0.9,
+            reason: "bench",
+            ruleIds: ["r1"],
+            evaluationUs: 50,
+          },
+          result: sentence(10, 60),
+          durationMs: 12,
+          createdAt: at + 1000,
+        });
         toolCalls++;
       }
     });
@@ -132,20 +224,47 @@ for (let i = 0; i < Q; i++) {
   const kind = i % 10;
   if (kind === 0) queries.push({ kind: "common word", text: VOCAB[5 + Math.floor(rand() * 40)] });
   else if (kind === 1) queries.push({ kind: "medium word", text: VOCAB[200 + Math.floor(rand() * 800)] });
-  else if (kind === 2 || kind === 3) queries.push({ kind: "rare word", text: VOCAB[2000 + Math.floor(rand() * 15000)] });
-  else if (kind === 4) queries.push({ kind: "two words", text: `${VOCAB[50 + Math.floor(rand() * 500)]} ${VOCAB[50 + Math.floor(rand() * 500)]}` });
-  else if (kind === 5) { const w = sampleText().content.split(" "); const j = Math.floor(rand() * (w.length - 2)); queries.push({ kind: "phrase", text: `"${w[j]} ${w[j + 1]}"` }); }
-  else if (kind === 6) queries.push({ kind: "prefix", text: `${VOCAB[100 + Math.floor(rand() * 2000)].slice(0, 4)}*` });
-  else if (kind === 7) queries.push({ kind: "in session", text: VOCAB[5 + Math.floor(rand() * 100)], options: { sessionId: sampleText().session_id } });
-  else if (kind === 8) queries.push({ kind: "tool + decision", text: VOCAB[20 + Math.floor(rand() * 200)], options: { toolName: pick(TOOLS), decision: "block" } });
-  else queries.push({ kind: "role + date", text: VOCAB[20 + Math.floor(rand() * 200)], options: { role: "user", from: start + span / 2, to: start + span } });
+  else if (kind === 2 || kind === 3)
+    queries.push({ kind: "rare word", text: VOCAB[2000 + Math.floor(rand() * 15000)] });
+  else if (kind === 4)
+    queries.push({
+      kind: "two words",
+      text: `${VOCAB[50 + Math.floor(rand() * 500)]} ${VOCAB[50 + Math.floor(rand() * 500)]}`,
+    });
+  else if (kind === 5) {
+    const w = sampleText().content.split(" ");
+    const j = Math.floor(rand() * (w.length - 2));
+    queries.push({ kind: "phrase", text: `"${w[j]} ${w[j + 1]}"` });
+  } else if (kind === 6)
+    queries.push({ kind: "prefix", text: `${VOCAB[100 + Math.floor(rand() * 2000)].slice(0, 4)}*` });
+  else if (kind === 7)
+    queries.push({
+      kind: "in session",
+      text: VOCAB[5 + Math.floor(rand() * 100)],
+      options: { sessionId: sampleText().session_id },
+    });
+  else if (kind === 8)
+    queries.push({
+      kind: "tool + decision",
+      text: VOCAB[20 + Math.floor(rand() * 200)],
+      options: { toolName: pick(TOOLS), decision: "block" },
+    });
+  else
+    queries.push({
+      kind: "role + date",
+      text: VOCAB[20 + Math.floor(rand() * 200)],
+      options: { role: "user", from: start + span / 2, to: start + span },
+    });
 }
 
 // Warm the page cache the same way for both sides.
 for (const q of queries.slice(0, 50)) store.search(q.text, q.options);
 const searchLat = queries.map((q) => time(() => store.search(q.text, q.options), "search"));
 const byKind = {};
-queries.forEach((q, i) => { (byKind[q.kind] ??= []).push(searchLat[i]); (cpu[`search: ${q.kind}`] ??= []).push(cpu.search[i]); });
+queries.forEach((q, i) => {
+  (byKind[q.kind] ??= []).push(searchLat[i]);
+  (cpu[`search: ${q.kind}`] ??= []).push(cpu.search[i]);
+});
 const windowed = queries.filter((q) => store.search(q.text, q.options).totalIsLowerBound).length;
 
 // Baseline: the floor of any FTS5 answer, 20 matching rowids (newest first) from the message index:
@@ -153,11 +272,15 @@ const windowed = queries.filter((q) => store.search(q.text, q.options).totalIsLo
 // word it takes seconds at this size, which is why search.ts bounds it.)
 const { buildFtsQuery } = await import("../packages/store/dist/index.js");
 const rawFts = raw.prepare("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT 20");
-const rawFtsLat = queries.map((q) => { const m = buildFtsQuery(q.text).match; return m ? time(() => rawFts.all(m)) : 0; });
+const rawFtsLat = queries.map((q) => {
+  const m = buildFtsQuery(q.text).match;
+  return m ? time(() => rawFts.all(m)) : 0;
+});
 
 // --- 3. listing sessions, opening a session ---------------------------------------------------------
 const L = 300;
-const listLat = [], listRaw = [];
+const listLat = [],
+  listRaw = [];
 const rawList = raw.prepare("SELECT * FROM sessions ORDER BY updated_at DESC, id DESC LIMIT 50 OFFSET ?");
 for (let i = 0; i < L; i++) {
   const offset = Math.floor(rand() * 20) * 50;
@@ -165,8 +288,12 @@ for (let i = 0; i < L; i++) {
   listRaw.push(time(() => rawList.all(offset)));
 }
 const longSessions = raw.prepare("SELECT id FROM sessions WHERE message_count >= 200").pluck().all();
-const openLat = [], openRaw = [], pkRaw = [];
-const rawOpen = raw.prepare("SELECT * FROM messages WHERE session_id = ? AND sub_agent_run_id IS NULL ORDER BY seq DESC LIMIT 200");
+const openLat = [],
+  openRaw = [],
+  pkRaw = [];
+const rawOpen = raw.prepare(
+  "SELECT * FROM messages WHERE session_id = ? AND sub_agent_run_id IS NULL ORDER BY seq DESC LIMIT 200",
+);
 const rawPk = raw.prepare("SELECT * FROM messages WHERE pk = ?");
 for (let i = 0; i < L && longSessions.length > 0; i++) {
   const sid = pick(longSessions);
@@ -185,18 +312,29 @@ const appendFor = (durationMs) => {
   let turns = 0;
   while (performance.now() < end) {
     const id = `${APPEND_SESSION}-${turnNo++}`;
-    lat.push(time(() => store.commitTurn(APPEND_SESSION, {
-      messages: [{ id: `${id}u`, role: "user", content: sentence(5, 30) }, { id, role: "assistant", content: sentence(15, 120) }],
-      toolCalls: [{ callId: "c", messageId: id, toolName: pick(TOOLS), argumentsJson: "{}", result: sentence(10, 40) }],
-      events: [{ type: "RESPONSE_COMPLETE", messageId: id }],
-    })));
+    lat.push(
+      time(() =>
+        store.commitTurn(APPEND_SESSION, {
+          messages: [
+            { id: `${id}u`, role: "user", content: sentence(5, 30) },
+            { id, role: "assistant", content: sentence(15, 120) },
+          ],
+          toolCalls: [
+            { callId: "c", messageId: id, toolName: pick(TOOLS), argumentsJson: "{}", result: sentence(10, 40) },
+          ],
+          events: [{ type: "RESPONSE_COMPLETE", messageId: id }],
+        }),
+      ),
+    );
     turns++;
   }
   return { turnsPerSec: turns / (durationMs / 1000), p50: pct(lat, 50), p99: pct(lat, 99) };
 };
 const APPEND_MS = quick ? 3000 : 5000;
 const appendAlone = appendFor(APPEND_MS);
-const worker = new Worker(join(here, "lib", "history-search-worker.mjs"), { workerData: { path: DB, queries: queries.map(({ text, options }) => ({ text, options })) } });
+const worker = new Worker(join(here, "lib", "history-search-worker.mjs"), {
+  workerData: { path: DB, queries: queries.map(({ text, options }) => ({ text, options })) },
+});
 await new Promise((r) => worker.once("message", r));
 await new Promise((r) => setTimeout(r, 200));
 // Appends block this thread; the worker searches in parallel on its own connection (WAL readers).
@@ -210,11 +348,28 @@ store.close();
 raw.close();
 
 // --- report ----------------------------------------------------------------------------------------
-const row = (name, p50, p99, goal, base, cpuKey) => ({ name, p50_ms: ms(p50), p99_ms: ms(p99), goal, baseline_p50_ms: base === undefined ? null : ms(base), ratio: base ? Math.round((p50 / base) * 10) / 10 : null,
-  cpu_p50_ms: cpuKey && cpu[cpuKey] ? ms(pct(cpu[cpuKey], 50)) : null, cpu_p99_ms: cpuKey && cpu[cpuKey] ? ms(pct(cpu[cpuKey], 99)) : null });
+const row = (name, p50, p99, goal, base, cpuKey) => ({
+  name,
+  p50_ms: ms(p50),
+  p99_ms: ms(p99),
+  goal,
+  baseline_p50_ms: base === undefined ? null : ms(base),
+  ratio: base ? Math.round((p50 / base) * 10) / 10 : null,
+  cpu_p50_ms: cpuKey && cpu[cpuKey] ? ms(pct(cpu[cpuKey], 50)) : null,
+  cpu_p99_ms: cpuKey && cpu[cpuKey] ? ms(pct(cpu[cpuKey], 99)) : null,
+});
 const rows = [
-  row("search (Store.search, mix)", pct(searchLat, 50), pct(searchLat, 99), "p50 ≤ 20, p99 ≤ 100", pct(rawFtsLat, 50), "search"),
-  ...Object.entries(byKind).map(([k, v]) => row(`  search: ${k}`, pct(v, 50), pct(v, 99), "", undefined, `search: ${k}`)),
+  row(
+    "search (Store.search, mix)",
+    pct(searchLat, 50),
+    pct(searchLat, 99),
+    "p50 ≤ 20, p99 ≤ 100",
+    pct(rawFtsLat, 50),
+    "search",
+  ),
+  ...Object.entries(byKind).map(([k, v]) =>
+    row(`  search: ${k}`, pct(v, 50), pct(v, 99), "", undefined, `search: ${k}`),
+  ),
   row("search during appends (worker)", pct(loadedSearch, 50), pct(loadedSearch, 99), "", pct(searchLat, 50)),
   row("list sessions (page of 50)", pct(listLat, 50), pct(listLat, 99), "≤ 5", pct(listRaw, 50), "list"),
   row("open session (last 200 msgs)", pct(openLat, 50), pct(openLat, 99), "≤ 10", pct(openRaw, 50), "open"),
@@ -229,25 +384,53 @@ const result = {
   cores: availableParallelism(),
   loadAverage: loadavg().map((x) => Math.round(x * 100) / 100),
   windowedQueries: windowed,
-  config: { messages: written, sessions: SESSIONS, toolCalls, queries: queries.length, quick, synchronous_appends: "full", synchronous_generation: "normal" },
+  config: {
+    messages: written,
+    sessions: SESSIONS,
+    toolCalls,
+    queries: queries.length,
+    quick,
+    synchronous_appends: "full",
+    synchronous_generation: "normal",
+  },
   generation: { seconds: Math.round(genMs / 100) / 10, messagesPerSec: Math.round(written / (genMs / 1000)) },
   dbBytes: stats.dbBytes,
-  appends: { aloneTurnsPerSec: Math.round(appendAlone.turnsPerSec), withSearchesTurnsPerSec: Math.round(appendLoaded.turnsPerSec), searchesDuringAppends: loadedSearch.length },
+  appends: {
+    aloneTurnsPerSec: Math.round(appendAlone.turnsPerSec),
+    withSearchesTurnsPerSec: Math.round(appendLoaded.turnsPerSec),
+    searchesDuringAppends: loadedSearch.length,
+  },
   rows,
   baselines: {
-    search: "raw FTS5 `SELECT rowid FROM messages_fts WHERE MATCH ? ORDER BY rowid DESC LIMIT 20` (no ranking, joins, filters, snippets, count, tool calls)",
+    search:
+      "raw FTS5 `SELECT rowid FROM messages_fts WHERE MATCH ? ORDER BY rowid DESC LIMIT 20` (no ranking, joins, filters, snippets, count, tool calls)",
     list: "raw `SELECT * FROM sessions ORDER BY updated_at DESC LIMIT 50 OFFSET ?`",
     open: "raw `SELECT * FROM messages WHERE session_id = ? ORDER BY seq DESC LIMIT 200` (no tool calls, no mapping)",
   },
 };
 const pad = (x, n) => String(x).padEnd(n);
-console.log(`\nhistory benchmark: ${written.toLocaleString("en")} messages, ${SESSIONS.toLocaleString("en")} sessions, ${toolCalls.toLocaleString("en")} tool calls`);
-console.log(`${reuse ? "generation skipped (--reuse)" : `generation ${result.generation.seconds} s (${result.generation.messagesPerSec.toLocaleString("en")} msg/s)`}, database ${(stats.dbBytes / 1048576).toFixed(1)} MiB`);
-console.log(`search: ${windowed} of ${queries.length} queries hit a common term and were ranked over the newest matches (see packages/store/src/search.ts)`);
-console.log(`appends: ${result.appends.aloneTurnsPerSec} turns/s alone, ${result.appends.withSearchesTurnsPerSec} turns/s with a search worker (${loadedSearch.length} searches meanwhile), synchronous=FULL\n`);
-console.log(`machine: ${result.cores} cores, load average ${result.loadAverage.join(" ")} (cpu columns: CPU time of this process per operation)\n`);
-console.log(`${pad("measure", 38)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("cpu p50", 10)}${pad("cpu p99", 10)}${pad("goal ms", 22)}${pad("baseline p50", 14)}ratio`);
-for (const r of rows) console.log(`${pad(r.name, 38)}${pad(r.p50_ms, 10)}${pad(r.p99_ms, 10)}${pad(r.cpu_p50_ms ?? "", 10)}${pad(r.cpu_p99_ms ?? "", 10)}${pad(r.goal, 22)}${pad(r.baseline_p50_ms ?? "", 14)}${r.ratio ?? ""}`);
+console.log(
+  `\nhistory benchmark: ${written.toLocaleString("en")} messages, ${SESSIONS.toLocaleString("en")} sessions, ${toolCalls.toLocaleString("en")} tool calls`,
+);
+console.log(
+  `${reuse ? "generation skipped (--reuse)" : `generation ${result.generation.seconds} s (${result.generation.messagesPerSec.toLocaleString("en")} msg/s)`}, database ${(stats.dbBytes / 1048576).toFixed(1)} MiB`,
+);
+console.log(
+  `search: ${windowed} of ${queries.length} queries hit a common term and were ranked over the newest matches (see packages/store/src/search.ts)`,
+);
+console.log(
+  `appends: ${result.appends.aloneTurnsPerSec} turns/s alone, ${result.appends.withSearchesTurnsPerSec} turns/s with a search worker (${loadedSearch.length} searches meanwhile), synchronous=FULL\n`,
+);
+console.log(
+  `machine: ${result.cores} cores, load average ${result.loadAverage.join(" ")} (cpu columns: CPU time of this process per operation)\n`,
+);
+console.log(
+  `${pad("measure", 38)}${pad("p50 ms", 10)}${pad("p99 ms", 10)}${pad("cpu p50", 10)}${pad("cpu p99", 10)}${pad("goal ms", 22)}${pad("baseline p50", 14)}ratio`,
+);
+for (const r of rows)
+  console.log(
+    `${pad(r.name, 38)}${pad(r.p50_ms, 10)}${pad(r.p99_ms, 10)}${pad(r.cpu_p50_ms ?? "", 10)}${pad(r.cpu_p99_ms ?? "", 10)}${pad(r.goal, 22)}${pad(r.baseline_p50_ms ?? "", 14)}${r.ratio ?? ""}`,
+  );
 mkdirSync(join(here, "results"), { recursive: true });
 writeFileSync(join(here, "results", "history.json"), `${JSON.stringify(result, null, 2)}\n`);
 if (!flag("keep") && opt("db", "") === "") rmSync(dir, { recursive: true, force: true });

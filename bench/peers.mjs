@@ -26,9 +26,13 @@ import { printTable, summarize, writeResult } from "./lib/stats.mjs";
 const QUICK = process.argv.includes("--quick");
 const RUNS = Number(process.argv[process.argv.indexOf("--runs") + 1] ?? 0) || (QUICK ? 1 : 3);
 const LATENCY_TURNS = QUICK ? 40 : 200;
-const LEVELS = process.argv.includes("--latency-only") ? [] : process.argv.includes("--levels")
-  ? process.argv[process.argv.indexOf("--levels") + 1].split(",").map(Number)
-  : QUICK ? [1, 10] : [1, 10, 100, 300];
+const LEVELS = process.argv.includes("--latency-only")
+  ? []
+  : process.argv.includes("--levels")
+    ? process.argv[process.argv.indexOf("--levels") + 1].split(",").map(Number)
+    : QUICK
+      ? [1, 10]
+      : [1, 10, 100, 300];
 const TURNS_PER_SESSION = QUICK ? 3 : 5;
 /** Turns per session at a level: at least this many turns in all, so CPU ticks (10 ms) average out. */
 const turnsAt = (sessions) => Math.max(TURNS_PER_SESSION, Math.ceil((QUICK ? 20 : 50) / sessions));
@@ -62,7 +66,9 @@ function processTree(root) {
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   const out = [];
   const walk = (pid) => {
@@ -71,7 +77,9 @@ function processTree(root) {
       const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
       const script = argv.find((a) => a.endsWith(".js") || a.endsWith(".mjs")) ?? argv[0] ?? "";
       name = script.replace(/.*\/(apps|packages|bench)\//, "").replace(/\/dist\/main\.js$/, "");
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
     out.push({ pid, name });
     for (const [p, parent] of parents) if (parent === pid) walk(p);
   };
@@ -113,13 +121,15 @@ async function startPalisade(baseURL, workspace, root = undefined) {
     return async (turns) => {
       const latencies = [];
       const t = process.hrtime.bigint();
-      await Promise.all(ids.map(async (id) => {
-        for (let i = 0; i < turns; i++) {
-          const s = process.hrtime.bigint();
-          await turn(id);
-          latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
-        }
-      }));
+      await Promise.all(
+        ids.map(async (id) => {
+          for (let i = 0; i < turns; i++) {
+            const s = process.hrtime.bigint();
+            await turn(id);
+            latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
+          }
+        }),
+      );
       return { latencies, wallMs: Number(process.hrtime.bigint() - t) / 1e6 };
     };
   };
@@ -137,15 +147,21 @@ async function startPalisade(baseURL, workspace, root = undefined) {
 async function startPeer(kind, baseURL, workspace) {
   const runner = child("peer-runner.mjs", [kind, baseURL, workspace]);
   await runner.first;
-  const ask = (req) => new Promise((resolve, reject) => {
-    runner.proc.once("message", (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
-    runner.proc.send(req);
-  });
+  const ask = (req) =>
+    new Promise((resolve, reject) => {
+      runner.proc.once("message", (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
+      runner.proc.send(req);
+    });
   const prepare = async (sessions) => {
     await ask({ prepare: sessions });
     return (turns) => ask({ turns });
   };
-  return { name: kind === "agents" ? "@openai/agents" : "openai SDK", processes: () => processTree(runner.proc.pid), prepare, close: runner.stop };
+  return {
+    name: kind === "agents" ? "@openai/agents" : "openai SDK",
+    processes: () => processTree(runner.proc.pid),
+    prepare,
+    close: runner.stop,
+  };
 }
 
 let modelPid = 0;
@@ -189,7 +205,13 @@ async function measure(system, sessions, turns) {
   const { latencies, wallMs } = await go(turns);
   const ours = mine.reduce((sum, p) => sum + cpuMs(p.pid) - (mineBefore.get(p.pid) ?? 0), 0);
   const foreignPct = (100 * Math.max(0, machineBusyMs() - busyBefore - ours)) / wallMs;
-  return { latencies, wallMs, turnsPerS: (sessions * turns) / (wallMs / 1000), cpu: cpuPerTurn(procs, before, sessions * turns), foreignPct };
+  return {
+    latencies,
+    wallMs,
+    turnsPerS: (sessions * turns) / (wallMs / 1000),
+    cpu: cpuPerTurn(procs, before, sessions * turns),
+    foreignPct,
+  };
 }
 
 /** Every system, started fresh and measured by `fn`, in each of RUNS runs (rotated order): [run][system]. */
@@ -212,7 +234,9 @@ const overRuns = (modelDelayMs, fn) =>
   });
 
 const latencyRuns = await overRuns(0, async (system) => {
-  await (await system.prepare(1))(WARMUP); // warm-up (JIT, connections)
+  await (
+    await system.prepare(1)
+  )(WARMUP); // warm-up (JIT, connections)
   const m = await measure(system, 1, LATENCY_TURNS);
   return { ...summarize(m.latencies), cpu: m.cpu, foreignPct: m.foreignPct };
 });
@@ -231,48 +255,81 @@ const latency = names.map((name) => {
   };
 });
 
-const throughputRuns = LEVELS.length === 0 ? [] : await overRuns(50, async (system) => {
-  const levels = {};
-  for (const sessions of LEVELS) {
-    const m = await measure(system, sessions, turnsAt(sessions));
-    levels[sessions] = { turnsPerS: m.turnsPerS, cpuPerTurn: m.cpu.total, foreignPct: m.foreignPct };
-  }
-  return { levels };
-});
+const throughputRuns =
+  LEVELS.length === 0
+    ? []
+    : await overRuns(50, async (system) => {
+        const levels = {};
+        for (const sessions of LEVELS) {
+          const m = await measure(system, sessions, turnsAt(sessions));
+          levels[sessions] = { turnsPerS: m.turnsPerS, cpuPerTurn: m.cpu.total, foreignPct: m.foreignPct };
+        }
+        return { levels };
+      });
 rmSync(dir, { recursive: true, force: true });
-const throughput = throughputRuns.length === 0 ? [] : names.map((name) => {
-  const mine = throughputRuns.map((run) => run.find((r) => r.name === name));
-  return {
-    name,
-    levels: Object.fromEntries(LEVELS.map((l) => [l, {
-      turnsPerS: pick(mine.map((r) => r.levels[l].turnsPerS)),
-      cpuPerTurn: pick(mine.map((r) => r.levels[l].cpuPerTurn)),
-      foreignPct: pick(mine.map((r) => r.levels[l].foreignPct)),
-    }])),
-  };
-});
+const throughput =
+  throughputRuns.length === 0
+    ? []
+    : names.map((name) => {
+        const mine = throughputRuns.map((run) => run.find((r) => r.name === name));
+        return {
+          name,
+          levels: Object.fromEntries(
+            LEVELS.map((l) => [
+              l,
+              {
+                turnsPerS: pick(mine.map((r) => r.levels[l].turnsPerS)),
+                cpuPerTurn: pick(mine.map((r) => r.levels[l].cpuPerTurn)),
+                foreignPct: pick(mine.map((r) => r.levels[l].foreignPct)),
+              },
+            ]),
+          ),
+        };
+      });
 
 const sdk = latency.find((r) => r.name === "openai SDK");
 const agents = latency.find((r) => r.name === "@openai/agents");
 const spread = (x, digits = 2) => `${x.median.toFixed(digits)} (${x.min.toFixed(digits)}–${x.max.toFixed(digits)})`;
-printTable(`One session, ${LATENCY_TURNS} turns after ${WARMUP} warm-up turns (model latency 0), median of ${RUNS} run(s) (range): turn latency and CPU per turn, ms`, latency.map((r) => ({
-  system: r.name,
-  p50: spread(r.p50),
-  p99: spread(r.p99),
-  "p50 vs agents": r.p50.median / (agents?.p50.median ?? NaN),
-  "p50 vs SDK": r.p50.median / (sdk?.p50.median ?? NaN),
-  "cpu/turn": spread(r.cpuTotal),
-  "foreign cpu %": spread(r.foreignPct, 0),
-})));
-printTable(`CPU per turn by process, ms, median of ${RUNS} run(s) (range)`, latency.flatMap((r) => Object.entries(r.cpu).map(([process, ms]) => ({ system: r.name, process, ms: spread(ms) }))));
+printTable(
+  `One session, ${LATENCY_TURNS} turns after ${WARMUP} warm-up turns (model latency 0), median of ${RUNS} run(s) (range): turn latency and CPU per turn, ms`,
+  latency.map((r) => ({
+    system: r.name,
+    p50: spread(r.p50),
+    p99: spread(r.p99),
+    "p50 vs agents": r.p50.median / (agents?.p50.median ?? NaN),
+    "p50 vs SDK": r.p50.median / (sdk?.p50.median ?? NaN),
+    "cpu/turn": spread(r.cpuTotal),
+    "foreign cpu %": spread(r.foreignPct, 0),
+  })),
+);
+printTable(
+  `CPU per turn by process, ms, median of ${RUNS} run(s) (range)`,
+  latency.flatMap((r) => Object.entries(r.cpu).map(([process, ms]) => ({ system: r.name, process, ms: spread(ms) }))),
+);
 const sdkT = throughput.find((r) => r.name === "openai SDK");
-if (throughput.length > 0) printTable(`Turns/s with a 50 ms model (${LEVELS.map((l) => `${l}×${turnsAt(l)}`).join(", ")} sessions×turns), median of ${RUNS} run(s) (range)`, throughput.map((r) => ({
-  system: r.name,
-  ...Object.fromEntries(LEVELS.map((l) => [`${l} sessions`, spread(r.levels[l].turnsPerS, 1)])),
-  [`vs SDK at ${LEVELS.at(-1)}`]: r.levels[LEVELS.at(-1)].turnsPerS.median / (sdkT?.levels[LEVELS.at(-1)].turnsPerS.median ?? NaN),
-})));
-if (throughput.length > 0) printTable("…the same runs: CPU per turn (ms) and foreign CPU (% of a core), medians", throughput.map((r) => ({
-  system: r.name,
-  ...Object.fromEntries(LEVELS.map((l) => [`${l} sessions`, `${r.levels[l].cpuPerTurn.median.toFixed(2)} ms, ${r.levels[l].foreignPct.median.toFixed(0)} %`])),
-})));
-console.log(`\nwritten ${writeResult("peers", { quick: QUICK, runs: RUNS, warmup: WARMUP, latencyTurns: LATENCY_TURNS, turnsPerSession: TURNS_PER_SESSION, latency, latencyRuns, throughput, throughputRuns })}`);
+if (throughput.length > 0)
+  printTable(
+    `Turns/s with a 50 ms model (${LEVELS.map((l) => `${l}×${turnsAt(l)}`).join(", ")} sessions×turns), median of ${RUNS} run(s) (range)`,
+    throughput.map((r) => ({
+      system: r.name,
+      ...Object.fromEntries(LEVELS.map((l) => [`${l} sessions`, spread(r.levels[l].turnsPerS, 1)])),
+      [`vs SDK at ${LEVELS.at(-1)}`]:
+        r.levels[LEVELS.at(-1)].turnsPerS.median / (sdkT?.levels[LEVELS.at(-1)].turnsPerS.median ?? NaN),
+    })),
+  );
+if (throughput.length > 0)
+  printTable(
+    "…the same runs: CPU per turn (ms) and foreign CPU (% of a core), medians",
+    throughput.map((r) => ({
+      system: r.name,
+      ...Object.fromEntries(
+        LEVELS.map((l) => [
+          `${l} sessions`,
+          `${r.levels[l].cpuPerTurn.median.toFixed(2)} ms, ${r.levels[l].foreignPct.median.toFixed(0)} %`,
+        ]),
+      ),
+    })),
+  );
+console.log(
+  `\nwritten ${writeResult("peers", { quick: QUICK, runs: RUNS, warmup: WARMUP, latencyTurns: LATENCY_TURNS, turnsPerSession: TURNS_PER_SESSION, latency, latencyRuns, throughput, throughputRuns })}`,
+);

@@ -37,14 +37,24 @@ const FLOOR_OPTIONS = { "grpc.per_rpc_retry_buffer_size": 16384, "grpc.enable_ch
 const rawClient = new grpc.Client(addrs.raw, grpc.credentials.createInsecure(), FLOOR_OPTIONS);
 const rawReq = create(InvokeRequestSchema, { toolName: "t", argsJson: args });
 const rawUnary = await timeUnary(
-  () => new Promise((res, rej) => rawClient.makeUnaryRequest(capDef.invoke.path, capDef.invoke.requestSerialize, capDef.invoke.responseDeserialize, rawReq, (e, r) => (e ? rej(e) : res(r)))),
+  () =>
+    new Promise((res, rej) =>
+      rawClient.makeUnaryRequest(
+        capDef.invoke.path,
+        capDef.invoke.requestSerialize,
+        capDef.invoke.responseDeserialize,
+        rawReq,
+        (e, r) => (e ? rej(e) : res(r)),
+      ),
+    ),
 );
 
 async function bidiBridged() {
   const client = createClient(AgentService, addrs.bridged);
   const t = process.hrtime.bigint();
   const call = client.runSession();
-  for (let i = 0; i < BIDI; i++) await call.send({ event: { case: "llmTokenEmitted", value: { sessionId: "s", messageId: "m", text: "tok" } } });
+  for (let i = 0; i < BIDI; i++)
+    await call.send({ event: { case: "llmTokenEmitted", value: { sessionId: "s", messageId: "m", text: "tok" } } });
   call.end();
   let got = "";
   for await (const d of call) got = d.directive.value.reason;
@@ -65,7 +75,9 @@ async function bidiRaw(options) {
     call.on("end", () => res(got));
     call.on("error", rej);
   });
-  const msg = create(AgentEventSchema, { event: { case: "llmTokenEmitted", value: { sessionId: "s", messageId: "m", text: "tok" } } });
+  const msg = create(AgentEventSchema, {
+    event: { case: "llmTokenEmitted", value: { sessionId: "s", messageId: "m", text: "tok" } },
+  });
   for (let i = 0; i < BIDI; i++) {
     if (!call.write(msg)) await new Promise((r) => call.once("drain", r));
   }
@@ -81,12 +93,35 @@ const raw = await bidiRaw(FLOOR_OPTIONS);
 const rawDefault = await bidiRaw({});
 
 const rows = [
-  { metric: "unary p50 (ms)", bridge: bridgedUnary.p50, raw_grpc_js: rawUnary.p50, ratio: bridgedUnary.p50 / rawUnary.p50 },
-  { metric: "unary p99 (ms)", bridge: bridgedUnary.p99, raw_grpc_js: rawUnary.p99, ratio: bridgedUnary.p99 / rawUnary.p99 },
-  { metric: `bidi one-way msgs/s (${BIDI})`, bridge: Math.round(bridgedRate), raw_grpc_js: Math.round(raw.rate), ratio: bridgedRate / raw.rate },
-  { metric: "reference, not a floor: bidi msgs/s, grpc-js default options (collapses)", bridge: Math.round(bridgedRate), raw_grpc_js: Math.round(rawDefault.rate), ratio: bridgedRate / rawDefault.rate },
+  {
+    metric: "unary p50 (ms)",
+    bridge: bridgedUnary.p50,
+    raw_grpc_js: rawUnary.p50,
+    ratio: bridgedUnary.p50 / rawUnary.p50,
+  },
+  {
+    metric: "unary p99 (ms)",
+    bridge: bridgedUnary.p99,
+    raw_grpc_js: rawUnary.p99,
+    ratio: bridgedUnary.p99 / rawUnary.p99,
+  },
+  {
+    metric: `bidi one-way msgs/s (${BIDI})`,
+    bridge: Math.round(bridgedRate),
+    raw_grpc_js: Math.round(raw.rate),
+    ratio: bridgedRate / raw.rate,
+  },
+  {
+    metric: "reference, not a floor: bidi msgs/s, grpc-js default options (collapses)",
+    bridge: Math.round(bridgedRate),
+    raw_grpc_js: Math.round(rawDefault.rate),
+    ratio: bridgedRate / rawDefault.rate,
+  },
 ];
-printTable("gRPC bridge vs raw @grpc/grpc-js with the same channel options (floor), TCP loopback, server in another process", rows);
+printTable(
+  "gRPC bridge vs raw @grpc/grpc-js with the same channel options (floor), TCP loopback, server in another process",
+  rows,
+);
 if (!raw.complete || !rawDefault.complete) console.log("note: a raw grpc-js bidi stream did not deliver every message");
 console.log(`wrote ${writeResult("protocol", { rows, unary: { bridge: bridgedUnary, raw: rawUnary } })}`);
 bridgedCap.close();

@@ -8,7 +8,10 @@ import { fileURLToPath } from "node:url";
 import { isolateHome, leakMessage } from "../test/setup/home-guard.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const all = readdirSync(here).filter((f) => f.endsWith(".mjs") && f !== "run.mjs").map((f) => f.replace(/\.mjs$/, "")).sort();
+const all = readdirSync(here)
+  .filter((f) => f.endsWith(".mjs") && f !== "run.mjs")
+  .map((f) => f.replace(/\.mjs$/, ""))
+  .sort();
 const wanted = [];
 const forwarded = [];
 const argv = process.argv.slice(2);
@@ -19,7 +22,8 @@ for (let i = 0; i < argv.length; i++) {
     forwarded.push(a);
     // "--name value": the value belongs to the option, not a benchmark name.
     const next = argv[i + 1];
-    if (!a.includes("=") && next !== undefined && !next.startsWith("-") && !all.includes(next)) forwarded.push(argv[++i]);
+    if (!a.includes("=") && next !== undefined && !next.startsWith("-") && !all.includes(next))
+      forwarded.push(argv[++i]);
   }
 }
 const unknown = wanted.filter((w) => !all.includes(w));

@@ -41,16 +41,42 @@ function run(argv, childEnv) {
     const t = process.hrtime.bigint();
     const c = spawn(argv[0], argv.slice(1), { env: childEnv, stdio: "ignore" });
     c.once("error", reject);
-    c.once("close", (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`${argv[0]} exited ${code}`))));
+    c.once("close", (code) =>
+      code === 0 ? resolve(Number(process.hrtime.bigint() - t) / 1e6) : reject(new Error(`${argv[0]} exited ${code}`)),
+    );
   });
 }
 
 // 1. execute_command through the host, sandboxed vs not.
-const shellConfig = { id: "shell", manifest: shellManifest, command: [...shellCommand], protocol: "palisade", config: { workspace: ws } };
-const sandboxSettings = { probe, required: true, hide: [], readOnly: [], writable: [], protect: [dir], allowAddresses: [], runBase: mkdtempSync(join(tmpdir(), "palisade-bench-run-")) };
+const shellConfig = {
+  id: "shell",
+  manifest: shellManifest,
+  command: [...shellCommand],
+  protocol: "palisade",
+  config: { workspace: ws },
+};
+const sandboxSettings = {
+  probe,
+  required: true,
+  hide: [],
+  readOnly: [],
+  writable: [],
+  protect: [dir],
+  allowAddresses: [],
+  runBase: mkdtempSync(join(tmpdir(), "palisade-bench-run-")),
+};
 const hosts = {
-  unsandboxed: new CapabilityHost({ dataDir: join(dir, "d1"), capabilities: [{ ...shellConfig, sandbox: false }], log: () => undefined }),
-  sandboxed: new CapabilityHost({ dataDir: join(dir, "d2"), capabilities: [shellConfig], sandbox: sandboxSettings, log: () => undefined }),
+  unsandboxed: new CapabilityHost({
+    dataDir: join(dir, "d1"),
+    capabilities: [{ ...shellConfig, sandbox: false }],
+    log: () => undefined,
+  }),
+  sandboxed: new CapabilityHost({
+    dataDir: join(dir, "d2"),
+    capabilities: [shellConfig],
+    sandbox: sandboxSettings,
+    log: () => undefined,
+  }),
 };
 for (const [name, h] of Object.entries(hosts)) {
   const [status] = await h.start();
@@ -59,7 +85,11 @@ for (const [name, h] of Object.entries(hosts)) {
 const callSamples = { unsandboxed: [], sandboxed: [] };
 const call = async (h) => {
   const t = process.hrtime.bigint();
-  const r = await h.invoke("shell__execute_command", { command: "true" }, { sessionId: "bench", userId: "bench", workspace: ws });
+  const r = await h.invoke(
+    "shell__execute_command",
+    { command: "true" },
+    { sessionId: "bench", userId: "bench", workspace: ws },
+  );
   if (!r.ok) throw new Error(r.content);
   return Number(process.hrtime.bigint() - t) / 1e6;
 };
@@ -72,18 +102,45 @@ const cu = summarize(callSamples.unsandboxed);
 const cs = summarize(callSamples.sandboxed);
 const callRows = [
   { shell: "unsandboxed", n: cu.n, "p50 ms": cu.p50, "p99 ms": cu.p99 },
-  { shell: "sandboxed", n: cs.n, "p50 ms": cs.p50, "p99 ms": cs.p99, "added p50 ms": cs.p50 - cu.p50, "added p99 ms": cs.p99 - cu.p99 },
+  {
+    shell: "sandboxed",
+    n: cs.n,
+    "p50 ms": cs.p50,
+    "p99 ms": cs.p99,
+    "added p50 ms": cs.p50 - cu.p50,
+    "added p99 ms": cs.p99 - cu.p99,
+  },
 ];
-printTable(`execute_command "true" through the CapabilityHost (${CALLS} each, interleaved; load ${loadavg()[0].toFixed(2)})`, callRows);
+printTable(
+  `execute_command "true" through the CapabilityHost (${CALLS} each, interleaved; load ${loadavg()[0].toFixed(2)})`,
+  callRows,
+);
 console.log(`sandbox: ${sandboxLine}`);
 
 // 2. One prepared sandbox per variant (as a launch would), reused for every command: what is
 // measured is starting a command inside it. The baseline view is the one tools had before the
 // allowlist: / read-only, a private /tmp, the workspace, and a hide list over it.
 const bare = await prepareSandbox({ spec, command: ["/bin/sh", "-c", "true"], runDir: join(dir, "bare"), env });
-const limited = await prepareSandbox({ spec, resources, command: ["/bin/sh", "-c", "true"], runDir: join(dir, "limited"), env });
+const limited = await prepareSandbox({
+  spec,
+  resources,
+  command: ["/bin/sh", "-c", "true"],
+  runDir: join(dir, "limited"),
+  env,
+});
 const home = env.HOME;
-const hideList = [...HIDDEN_IN_HOME.map((p) => join(home, p)), "/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/run/user", "/run/docker.sock", "/var/lib/docker", "/root", dir].filter((p) => existsSync(p) && p !== home);
+const hideList = [
+  ...HIDDEN_IN_HOME.map((p) => join(home, p)),
+  "/etc/shadow",
+  "/etc/shadow-",
+  "/etc/gshadow",
+  "/etc/gshadow-",
+  "/run/user",
+  "/run/docker.sock",
+  "/var/lib/docker",
+  "/root",
+  dir,
+].filter((p) => existsSync(p) && p !== home);
 const emptyFile = join(dir, "empty");
 writeFileSync(emptyFile, "");
 const hideListMounts = [
@@ -92,27 +149,49 @@ const hideListMounts = [
   { op: "proc", dest: "/proc" },
   { op: "tmpfs", dest: "/tmp", sizeBytes: 256 * 1024 * 1024 },
   { op: "bind", src: ws, dest: ws },
-  ...hideList.map((p) => (statSync(p).isDirectory() ? { op: "tmpfs", dest: p, sizeBytes: 4096, readOnly: true } : { op: "hide-file", dest: p })),
+  ...hideList.map((p) =>
+    statSync(p).isDirectory()
+      ? { op: "tmpfs", dest: p, sizeBytes: 4096, readOnly: true }
+      : { op: "hide-file", dest: p },
+  ),
 ];
-const hideListArgv = [probe.bwrap, ...bwrapArgs({ mounts: hideListMounts, cwd: ws, emptyFile }), "/bin/sh", "-c", "true"];
+const hideListArgv = [
+  probe.bwrap,
+  ...bwrapArgs({ mounts: hideListMounts, cwd: ws, emptyFile }),
+  "/bin/sh",
+  "-c",
+  "true",
+];
 const variants = [
   { name: "plain /bin/sh -c true", argv: ["/bin/sh", "-c", "true"], samples: [] },
   { name: `bwrap, hide-list view (/ read-only, ${hideList.length} paths hidden)`, argv: hideListArgv, samples: [] },
   { name: `bwrap, allowlist view (${bare.mounts.length} mounts)`, argv: bare.argv, samples: [] },
-  { name: `bwrap + limits (${limited.applied.map((a) => `${a.limit}:${a.by}`).join(", ")})`, argv: limited.argv, samples: [] },
+  {
+    name: `bwrap + limits (${limited.applied.map((a) => `${a.limit}:${a.by}`).join(", ")})`,
+    argv: limited.argv,
+    samples: [],
+  },
 ];
 for (let i = 0; i < 20; i++) for (const v of variants) await run(v.argv, env);
 for (let i = 0; i < N; i++) for (const v of variants) v.samples.push(await run(v.argv, env));
 
-
 const base = summarize(variants[0].samples);
 const rows = variants.map((v) => {
   const s = summarize(v.samples);
-  return { command: v.name, n: s.n, "p50 ms": s.p50, "p99 ms": s.p99, "added p50 ms": s.p50 - base.p50, "added p99 ms": s.p99 - base.p99 };
+  return {
+    command: v.name,
+    n: s.n,
+    "p50 ms": s.p50,
+    "p99 ms": s.p99,
+    "added p50 ms": s.p50 - base.p50,
+    "added p99 ms": s.p99 - base.p99,
+  };
 });
 printTable(`Starting one command, plain vs sandboxed (${N} each, interleaved; load ${loadavg()[0].toFixed(2)})`, rows);
 const startAdded = rows[2]["p50 ms"] - rows[1]["p50 ms"];
-console.log(`starting a sandbox, the allowlist view vs the hide-list view at p50: ${startAdded >= 0 ? "+" : ""}${startAdded.toFixed(2)} ms (once per capability and workspace)`);
+console.log(
+  `starting a sandbox, the allowlist view vs the hide-list view at p50: ${startAdded >= 0 ? "+" : ""}${startAdded.toFixed(2)} ms (once per capability and workspace)`,
+);
 
 // 2b. Per command inside a running sandbox of each view (what the shell capability pays per
 // command: it runs each one in its sandbox, started once): one sandbox runs EXECS commands and
@@ -121,7 +200,10 @@ const EXECS = 200;
 const loop = `t0=$(date +%s%N); i=0; while [ $i -lt ${EXECS} ]; do /bin/true; i=$((i+1)); done; t1=$(date +%s%N); echo $(( (t1 - t0) / ${EXECS} ))`;
 const inside = (prefix) =>
   new Promise((resolve, reject) => {
-    const c = spawn(prefix[0], [...prefix.slice(1), "/bin/sh", "-c", loop], { env, stdio: ["ignore", "pipe", "ignore"] });
+    const c = spawn(prefix[0], [...prefix.slice(1), "/bin/sh", "-c", loop], {
+      env,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
     let out = "";
     c.stdout.on("data", (b) => (out += b));
     c.once("error", reject);
@@ -134,18 +216,27 @@ const perCommand = [
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
 for (let i = 0; i < ROUNDS; i++) for (const v of perCommand) v.samples.push(await inside(v.prefix));
 const pc = perCommand.map((v) => ({ view: v.name, ...summarize(v.samples) }));
-printTable(`One command inside a running sandbox (${EXECS} per sandbox, ${ROUNDS} sandboxes each, interleaved; load ${loadavg()[0].toFixed(2)})`, [
-  { view: pc[0].view, "p50 ms": pc[0].p50, "p99 ms": pc[0].p99 },
-  { view: pc[1].view, "p50 ms": pc[1].p50, "p99 ms": pc[1].p99, "added p50 ms": pc[1].p50 - pc[0].p50 },
-]);
+printTable(
+  `One command inside a running sandbox (${EXECS} per sandbox, ${ROUNDS} sandboxes each, interleaved; load ${loadavg()[0].toFixed(2)})`,
+  [
+    { view: pc[0].view, "p50 ms": pc[0].p50, "p99 ms": pc[0].p99 },
+    { view: pc[1].view, "p50 ms": pc[1].p50, "p99 ms": pc[1].p99, "added p50 ms": pc[1].p50 - pc[0].p50 },
+  ],
+);
 const viewAdded = pc[1].p50 - pc[0].p50;
-console.log(`the allowlist view vs the hide-list view, per command at p50: ${viewAdded >= 0 ? "+" : ""}${viewAdded.toFixed(3)} ms (goal <= +1 ms): ${viewAdded <= 1 ? "met" : "NOT met"}`);
+console.log(
+  `the allowlist view vs the hide-list view, per command at p50: ${viewAdded >= 0 ? "+" : ""}${viewAdded.toFixed(3)} ms (goal <= +1 ms): ${viewAdded <= 1 ? "met" : "NOT met"}`,
+);
 
 // The egress proxy: a GET to a local server directly, and through the proxy (forward request).
 const upstream = createServer((_q, s) => s.end("ok"));
 await new Promise((r) => upstream.listen(0, "127.0.0.1", r));
 const port = upstream.address().port;
-const proxy = await EgressProxy.listen({ socketPath: join(dir, "egress.sock"), allowHost: (h) => h === "127.0.0.1", allowAddresses: ["127.0.0.1"] });
+const proxy = await EgressProxy.listen({
+  socketPath: join(dir, "egress.sock"),
+  allowHost: (h) => h === "127.0.0.1",
+  allowAddresses: ["127.0.0.1"],
+});
 const get = (opts) =>
   new Promise((resolve, reject) => {
     const t = process.hrtime.bigint();
@@ -177,18 +268,37 @@ printTable(`One HTTP GET, direct vs through the egress proxy (${REQUESTS} each, 
 
 const addedP50 = cs.p50 - cu.p50;
 const startP50 = rows[3]["added p50 ms"];
-console.log(`\nsandbox cost per shell command at p50: ${addedP50.toFixed(2)} ms (goal <= 30 ms): ${addedP50 <= 30 ? "met" : "NOT met"}`);
+console.log(
+  `\nsandbox cost per shell command at p50: ${addedP50.toFixed(2)} ms (goal <= 30 ms): ${addedP50 <= 30 ? "met" : "NOT met"}`,
+);
 console.log(`starting a sandbox (once per capability and workspace) at p50: ${startP50.toFixed(1)} ms`);
 await bare.close();
 await limited.close();
-const file = writeResult("sandbox", { load: loadavg(), bwrap: probe.version, perCommand: { unsandboxed: cu, sandboxed: cs }, sandboxStart: rows, startAddedP50: startAdded, perCommandInside: pc, viewAddedP50: viewAdded, proxy: { direct: d, proxied: p }, goalMet: addedP50 <= 30 && viewAdded <= 1 });
+const file = writeResult("sandbox", {
+  load: loadavg(),
+  bwrap: probe.version,
+  perCommand: { unsandboxed: cu, sandboxed: cs },
+  sandboxStart: rows,
+  startAddedP50: startAdded,
+  perCommandInside: pc,
+  viewAddedP50: viewAdded,
+  proxy: { direct: d, proxied: p },
+  goalMet: addedP50 <= 30 && viewAdded <= 1,
+});
 console.log(`results: ${file}`);
 
 // 4. Agent start: spawn until it connects to the Engine's socket, before vs in bubblewrap.
 const agent = await measureAgentStart(probe, AGENT_STARTS);
-printTable(`Agent start, spawn to its connection (${AGENT_STARTS} each, interleaved; load ${loadavg()[0].toFixed(2)})`, agent.rows);
+printTable(
+  `Agent start, spawn to its connection (${AGENT_STARTS} each, interleaved; load ${loadavg()[0].toFixed(2)})`,
+  agent.rows,
+);
 const agentAdded = agent.after.p50 - agent.before.p50;
-console.log(`Agent start added by its bubblewrap view at p50: ${agentAdded.toFixed(1)} ms (goal <= 50 ms): ${agentAdded <= 50 ? "met" : "NOT met"}`);
-console.log(`results: ${writeResult("sandbox-agent-start", { load: loadavg(), bwrap: probe.version, agentStart: agent.rows, goalMet: agentAdded <= 50 })}`);
+console.log(
+  `Agent start added by its bubblewrap view at p50: ${agentAdded.toFixed(1)} ms (goal <= 50 ms): ${agentAdded <= 50 ? "met" : "NOT met"}`,
+);
+console.log(
+  `results: ${writeResult("sandbox-agent-start", { load: loadavg(), bwrap: probe.version, agentStart: agent.rows, goalMet: agentAdded <= 50 })}`,
+);
 rmSync(dir, { recursive: true, force: true });
 rmSync(ws, { recursive: true, force: true });

@@ -48,8 +48,12 @@ function tree(root) {
     let name = String(pid);
     try {
       const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean);
-      name = (argv.find((a) => /\.m?js$/.test(a)) ?? argv[0] ?? "").replace(/.*\/(apps|packages|bench)\//, "").replace(/\/dist\/main\.js$/, "");
-    } catch { /* gone */ }
+      name = (argv.find((a) => /\.m?js$/.test(a)) ?? argv[0] ?? "")
+        .replace(/.*\/(apps|packages|bench)\//, "")
+        .replace(/\/dist\/main\.js$/, "");
+    } catch {
+      /* gone */
+    }
     if (/\.m?js$|^agent$|^capabilities\//.test(name)) out.push({ pid, name });
     for (const [p, parent] of parents) if (parent === pid) walk(p);
   };
@@ -67,10 +71,22 @@ async function measure(label, procs, run) {
   const rows = all.map((p, i) => {
     const used = cpuMs(p.pid) - before[i].all;
     const main = cpuMs(p.pid, true) - before[i].main;
-    return { system: label, process: p.name, "cpu % of a core": (100 * used) / wall, "main thread %": (100 * main) / wall, "ms per turn": used / turns };
+    return {
+      system: label,
+      process: p.name,
+      "cpu % of a core": (100 * used) / wall,
+      "main thread %": (100 * main) / wall,
+      "ms per turn": used / turns,
+    };
   });
   const ours = rows.reduce((s, r) => s + (r["cpu % of a core"] * wall) / 100, 0);
-  rows.push({ system: label, process: "others' processes (foreign)", "cpu % of a core": (100 * Math.max(0, machineBusyMs() - busy - ours)) / wall, "main thread %": NaN, "ms per turn": NaN });
+  rows.push({
+    system: label,
+    process: "others' processes (foreign)",
+    "cpu % of a core": (100 * Math.max(0, machineBusyMs() - busy - ours)) / wall,
+    "main thread %": NaN,
+    "ms per turn": NaN,
+  });
   return { turnsPerS: turns / (wall / 1000), rows };
 }
 
@@ -87,30 +103,43 @@ try {
   const { address, token } = await engine.first;
   const { turn, close } = palisadeTurns(address, token);
   const ids = await Promise.all(Array.from({ length: SESSIONS }, () => turn(undefined)));
-  results.push(await measure("palisade", [...tree(engine.proc.pid), modelProc], async () => {
-    await Promise.all(ids.map(async (id) => {
-      for (let i = 0; i < TURNS; i++) await turn(id);
-    }));
-    return SESSIONS * TURNS;
-  }));
+  results.push(
+    await measure("palisade", [...tree(engine.proc.pid), modelProc], async () => {
+      await Promise.all(
+        ids.map(async (id) => {
+          for (let i = 0; i < TURNS; i++) await turn(id);
+        }),
+      );
+      return SESSIONS * TURNS;
+    }),
+  );
   close();
   await engine.stop();
 
   const sdk = child("peer-runner.mjs", ["sdk", baseURL, workspace]);
   await sdk.first;
-  const ask = (req) => new Promise((res, rej) => {
-    sdk.proc.once("message", (m) => (m.error ? rej(new Error(m.error)) : res(m)));
-    sdk.proc.send(req);
-  });
+  const ask = (req) =>
+    new Promise((res, rej) => {
+      sdk.proc.once("message", (m) => (m.error ? rej(new Error(m.error)) : res(m)));
+      sdk.proc.send(req);
+    });
   await ask({ prepare: SESSIONS });
-  results.push(await measure("openai SDK", [{ pid: sdk.proc.pid, name: "lib/peer-runner.mjs (SDK)" }, modelProc], async () => {
-    await ask({ turns: TURNS });
-    return SESSIONS * TURNS;
-  }));
+  results.push(
+    await measure("openai SDK", [{ pid: sdk.proc.pid, name: "lib/peer-runner.mjs (SDK)" }, modelProc], async () => {
+      await ask({ turns: TURNS });
+      return SESSIONS * TURNS;
+    }),
+  );
   await sdk.stop();
 } finally {
   await model.stop();
   rmSync(dir, { recursive: true, force: true });
 }
-printTable(`${SESSIONS} sessions × ${TURNS} turns, 50 ms model: turns/s`, results.map((r, i) => ({ system: ["palisade", "openai SDK"][i], "turns/s": r.turnsPerS })));
-printTable("CPU by process over the measured turns (% of one core; the machine has 2)", results.flatMap((r) => r.rows));
+printTable(
+  `${SESSIONS} sessions × ${TURNS} turns, 50 ms model: turns/s`,
+  results.map((r, i) => ({ system: ["palisade", "openai SDK"][i], "turns/s": r.turnsPerS })),
+);
+printTable(
+  "CPU by process over the measured turns (% of one core; the machine has 2)",
+  results.flatMap((r) => r.rows),
+);

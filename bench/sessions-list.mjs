@@ -31,8 +31,23 @@ const DB = opt("db", join(tmpdir(), `palisade-bench-history-${MESSAGES}.db`));
 const PALISADE = join(root, "bin", "palisade");
 
 if (!existsSync(DB)) {
-  console.error(`no history at ${DB}: generating ${MESSAGES} messages with bench/history.mjs (once; reused by later runs)`);
-  const r = spawnSync(process.execPath, [join(here, "history.mjs"), "--messages", String(MESSAGES), "--sessions", String(Math.max(100, MESSAGES / 100)), "--db", DB, "--keep"], { stdio: "inherit" });
+  console.error(
+    `no history at ${DB}: generating ${MESSAGES} messages with bench/history.mjs (once; reused by later runs)`,
+  );
+  const r = spawnSync(
+    process.execPath,
+    [
+      join(here, "history.mjs"),
+      "--messages",
+      String(MESSAGES),
+      "--sessions",
+      String(Math.max(100, MESSAGES / 100)),
+      "--db",
+      DB,
+      "--keep",
+    ],
+    { stdio: "inherit" },
+  );
   if (r.status !== 0) throw new Error("bench/history.mjs failed");
 }
 
@@ -42,13 +57,20 @@ const dataDir = join(dir, "data");
 mkdirSync(dataDir, { mode: 0o700 });
 linkSync(DB, join(dataDir, "palisade.db"));
 const configFile = join(dir, "config.yaml"); // absent: the defaults
-const env = { ...process.env, OPENAI_API_KEY: "bench", OPENAI_BASE_URL: "http://127.0.0.1:9/v1", PALISADE_MODEL: "bench-model" };
+const env = {
+  ...process.env,
+  OPENAI_API_KEY: "bench",
+  OPENAI_BASE_URL: "http://127.0.0.1:9/v1",
+  PALISADE_MODEL: "bench-model",
+};
 for (const k of ["PALISADE_DATA_DIR", "PALISADE_CONFIG", "PALISADE_DEBUG", "NODE_OPTIONS"]) delete env[k];
 
-const palisade = (...words) => timedSpawn(PALISADE, ["--data-dir", dataDir, "--config", configFile, ...words], { env, cwd: dir });
+const palisade = (...words) =>
+  timedSpawn(PALISADE, ["--data-dir", dataDir, "--config", configFile, ...words], { env, cwd: dir });
 async function list() {
   const r = await palisade("sessions", "list");
-  if (r.code !== 0 || !r.stdout.startsWith("ID")) throw new Error(`palisade sessions list failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+  if (r.code !== 0 || !r.stdout.startsWith("ID"))
+    throw new Error(`palisade sessions list failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
   return r.exitMs;
 }
 async function stopEngine() {
@@ -57,8 +79,12 @@ async function stopEngine() {
 }
 const nodeFloor = async () => (await timedSpawn(process.execPath, ["-e", "process.stdout.write('x')"], { env })).exitMs;
 async function sqliteFloor() {
-  const r = await timedSpawn(process.execPath, [join(here, "lib", "sqlite-list.mjs"), join(dataDir, "palisade.db")], { env, cwd: root });
-  if (r.code !== 0 || !r.stdout.startsWith("ID")) throw new Error(`the better-sqlite3 floor failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
+  const r = await timedSpawn(process.execPath, [join(here, "lib", "sqlite-list.mjs"), join(dataDir, "palisade.db")], {
+    env,
+    cwd: root,
+  });
+  if (r.code !== 0 || !r.stdout.startsWith("ID"))
+    throw new Error(`the better-sqlite3 floor failed (exit ${r.code}):\n${r.stdout}${r.stderr}`);
   return r.exitMs;
 }
 
@@ -104,7 +130,28 @@ try {
 
 const GOALS = { "sessions list (Engine running)": "≤ 0.15 s" };
 const foreign = CpuWindows.combined(Object.values(cpuBy)).foreignPct();
-printTable(`palisade sessions list, ${MESSAGES.toLocaleString("en")} messages, from the spawn of bin/palisade to its exit; CPU: the command's and the Engine's; foreign CPU ${foreign.toFixed(0)} % of one core`,
-  Object.entries(series).map(([measure, xs]) => ({ measure, "median (min–max) s": spread(xs, "s"), n: xs.length, "CPU ms/run": cpuBy[measure].ownPerWindowMs().toFixed(0), goal: GOALS[measure] ?? (measure.includes("floor") ? "(floor)" : "(reference)") })));
-const summary = Object.fromEntries(Object.entries(series).map(([k, xs]) => [k, { medianMs: median(xs), minMs: Math.min(...xs), maxMs: Math.max(...xs), n: xs.length, cpuMsPerRun: cpuBy[k].ownPerWindowMs() }]));
-console.log(`\nwritten ${writeResult("sessions-list", { messages: MESSAGES, runs: RUNS, foreignCpuPct: foreign, summary, series })}`);
+printTable(
+  `palisade sessions list, ${MESSAGES.toLocaleString("en")} messages, from the spawn of bin/palisade to its exit; CPU: the command's and the Engine's; foreign CPU ${foreign.toFixed(0)} % of one core`,
+  Object.entries(series).map(([measure, xs]) => ({
+    measure,
+    "median (min–max) s": spread(xs, "s"),
+    n: xs.length,
+    "CPU ms/run": cpuBy[measure].ownPerWindowMs().toFixed(0),
+    goal: GOALS[measure] ?? (measure.includes("floor") ? "(floor)" : "(reference)"),
+  })),
+);
+const summary = Object.fromEntries(
+  Object.entries(series).map(([k, xs]) => [
+    k,
+    {
+      medianMs: median(xs),
+      minMs: Math.min(...xs),
+      maxMs: Math.max(...xs),
+      n: xs.length,
+      cpuMsPerRun: cpuBy[k].ownPerWindowMs(),
+    },
+  ]),
+);
+console.log(
+  `\nwritten ${writeResult("sessions-list", { messages: MESSAGES, runs: RUNS, foreignCpuPct: foreign, summary, series })}`,
+);

@@ -38,9 +38,14 @@ for (let r = 0; r < RUNS; r++) {
   for (const t of trees) {
     const pg = t.postgres ? [cluster.url(await cluster.createDatabase())] : [];
     cpu.begin();
-    const p = spawnSync(process.execPath, [join(here, "lib", "store-turn-child.mjs"), t.root, String(TURNS), String(SESSIONS), ...pg], {
-      encoding: "utf8", ...(t.postgres ? { env: { ...process.env, PGPASSWORD: cluster.admin.password } } : {}),
-    });
+    const p = spawnSync(
+      process.execPath,
+      [join(here, "lib", "store-turn-child.mjs"), t.root, String(TURNS), String(SESSIONS), ...pg],
+      {
+        encoding: "utf8",
+        ...(t.postgres ? { env: { ...process.env, PGPASSWORD: cluster.admin.password } } : {}),
+      },
+    );
     cpu.end();
     if (p.status !== 0) throw new Error(`${t.name}: store-turn-child failed (${p.status ?? p.signal}): ${p.stderr}`);
     samples.get(t.name).push(JSON.parse(p.stdout.trim().split("\n").pop()));
@@ -50,14 +55,28 @@ const spread = (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}�
 const spread1 = (xs) => `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
 const rows = trees.map((t) => {
   const s = samples.get(t.name);
-  return { tree: t.name, "Engine thread µs/turn": spread(s.map((x) => x.mainUs)), "process µs/turn": spread(s.map((x) => x.processUs)), "wall µs/turn": spread(s.map((x) => x.wallUs)), "p99 ms": spread1(s.map((x) => x.p99Ms)), "max ms": spread1(s.map((x) => x.maxMs)) };
+  return {
+    tree: t.name,
+    "Engine thread µs/turn": spread(s.map((x) => x.mainUs)),
+    "process µs/turn": spread(s.map((x) => x.processUs)),
+    "wall µs/turn": spread(s.map((x) => x.wallUs)),
+    "p99 ms": spread1(s.map((x) => x.p99Ms)),
+    "max ms": spread1(s.map((x) => x.maxMs)),
+  };
 });
-printTable(`Store CPU per one-tool-call turn (${RUNS} runs each, alternating; ${TURNS} turns in ${SESSIONS} sessions per run; median (min–max); foreign CPU ${cpu.foreignPct().toFixed(0)}% of one core)`, rows);
+printTable(
+  `Store CPU per one-tool-call turn (${RUNS} runs each, alternating; ${TURNS} turns in ${SESSIONS} sessions per run; median (min–max); foreign CPU ${cpu.foreignPct().toFixed(0)}% of one core)`,
+  rows,
+);
 if (cluster) {
   const wall = (name) => median(samples.get(name).map((x) => x.wallUs));
   const ratio = wall("this checkout, PostgreSQL") / wall("this checkout");
-  console.log(`\nPostgreSQL / SQLite, wall per turn (medians of the same runs): ${ratio.toFixed(2)}x (goal <= 2x); the PostgreSQL server's own CPU is not in "process"`);
+  console.log(
+    `\nPostgreSQL / SQLite, wall per turn (medians of the same runs): ${ratio.toFixed(2)}x (goal <= 2x); the PostgreSQL server's own CPU is not in "process"`,
+  );
   await cluster.stop();
 }
 const summary = Object.fromEntries(trees.map((t) => [t.name, { root: t.root, runs: samples.get(t.name) }]));
-console.log(`\nwritten ${writeResult("store-turn", { runs: RUNS, turns: TURNS, sessions: SESSIONS, foreignCpuPct: cpu.foreignPct(), trees: summary })}`);
+console.log(
+  `\nwritten ${writeResult("store-turn", { runs: RUNS, turns: TURNS, sessions: SESSIONS, foreignCpuPct: cpu.foreignPct(), trees: summary })}`,
+);

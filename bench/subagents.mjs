@@ -38,7 +38,12 @@ function mainReply(req) {
   const results = tools(req);
   if (results.length === 0) return { toolCalls: [{ name: "load_tools", arguments: { groups: ["agents"] } }] };
   if (results.length === 1) {
-    return { toolCalls: Array.from({ length: n }, (_, i) => ({ name: "spawn_agent", arguments: { task: `[bench] part ${i + 1}`, tool_groups: ["lab"] } })) };
+    return {
+      toolCalls: Array.from({ length: n }, (_, i) => ({
+        name: "spawn_agent",
+        arguments: { task: `[bench] part ${i + 1}`, tool_groups: ["lab"] },
+      })),
+    };
   }
   if (results.length === 1 + n) {
     const names = results.slice(1).map((m) => JSON.parse(text(m)).name);
@@ -48,20 +53,38 @@ function mainReply(req) {
 }
 function subReply(req) {
   const done = tools(req).length;
-  if (done < 3) return { toolCalls: [{ name: "lab__note", arguments: { text: `step ${done + 1}` } }], latencyMs: MODEL_LATENCY_MS };
+  if (done < 3)
+    return { toolCalls: [{ name: "lab__note", arguments: { text: `step ${done + 1}` } }], latencyMs: MODEL_LATENCY_MS };
   return { content: "Part finished: three notes recorded.", latencyMs: MODEL_LATENCY_MS };
 }
-const model = await startScriptedServer({ rules: [{ match: { when: isSub }, reply: subReply }, { match: {}, reply: mainReply }] });
+const model = await startScriptedServer({
+  rules: [
+    { match: { when: isSub }, reply: subReply },
+    { match: {}, reply: mainReply },
+  ],
+});
 
 const dir = mkdtempSync(join(tmpdir(), "palisade-bench-subagents-"));
 const config = defaultConfig();
 config.model = { name: "scripted-model", baseUrl: model.baseURL, apiKey: "sk-bench", contextWindow: 128_000 };
 config.capabilities = [
   ...["files", "shell", "http", "documents", "mail"].map((id) => ({ id, enabled: false })),
-  { id: "lab", manifest: join(fixtures, "lab.yaml"), command: [process.execPath, join(fixtures, "lab.mjs")], credentials: { LAB_KEY: "bench-secret" } },
+  {
+    id: "lab",
+    manifest: join(fixtures, "lab.yaml"),
+    command: [process.execPath, join(fixtures, "lab.mjs")],
+    credentials: { LAB_KEY: "bench-secret" },
+  },
 ];
 config.limits.subAgents = { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 900_000 };
-const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, auditKeyFile: join(dir, "audit.key"), workspace: dir, log: () => undefined });
+const engine = await startEngine({
+  dataDir: join(dir, "data"),
+  config,
+  env: {},
+  auditKeyFile: join(dir, "audit.key"),
+  workspace: dir,
+  log: () => undefined,
+});
 await engine.agentReady(30_000);
 
 const spawnedAt = new Map();
@@ -83,7 +106,8 @@ async function turn(n) {
       names.push(ev.subAgent.name);
     }
     if (ev.eventType === T.SUB_AGENT_COMPLETED) last = Math.max(last, now());
-    if (ev.eventType === T.SUB_AGENT_FAILED) throw new Error(`sub-agent ${ev.subAgent.name} failed: ${ev.subAgent.error}`);
+    if (ev.eventType === T.SUB_AGENT_FAILED)
+      throw new Error(`sub-agent ${ev.subAgent.name} failed: ${ev.subAgent.error}`);
     if (ev.eventType === T.ERROR) throw new Error(`turn failed: ${ev.pipelineError.message}`);
   }
   return { turnMs: now() - t0, workMs: last - first, names };
@@ -102,7 +126,8 @@ try {
   rmSync(dir, { recursive: true, force: true });
 }
 
-const reg = (runs) => summarize(runs.flatMap((r) => r.names.map((n) => registered.get(n))).filter((v) => Number.isFinite(v)));
+const reg = (runs) =>
+  summarize(runs.flatMap((r) => r.names.map((n) => registered.get(n))).filter((v) => Number.isFinite(v)));
 const regOne = reg(one);
 const regTen = reg(ten);
 const node = summarize(nodeStart);
@@ -112,16 +137,24 @@ const oneWork = summarize(one.map((r) => r.workMs));
 const tenWork = summarize(ten.map((r) => r.workMs));
 
 printTable("spawn → RegisterSubAgent (ms)", [
-  { case: "bare `node -e \"\"` start→exit (floor)", n: node.n, p50: node.p50, p95: node.p95 },
+  { case: 'bare `node -e ""` start→exit (floor)', n: node.n, p50: node.p50, p95: node.p95 },
   { case: "sub-agent, one at a time", n: regOne.n, p50: regOne.p50, p95: regOne.p95 },
   { case: "sub-agent, ten at once", n: regTen.n, p50: regTen.p50, p95: regTen.p95 },
 ]);
 printTable("parallel sub-agents (ms, p50; each sub-agent: 4 model calls of 100 ms + 3 tool calls)", [
   { case: "1 sub-agent (baseline)", turn: oneTurn.p50, spawn_to_last_done: oneWork.p50 },
   { case: "10 sub-agents in parallel", turn: tenTurn.p50, spawn_to_last_done: tenWork.p50 },
-  { case: "ratio 10 / 1 (1.0 = perfectly parallel, 10 = serial)", turn: tenTurn.p50 / oneTurn.p50, spawn_to_last_done: tenWork.p50 / oneWork.p50 },
+  {
+    case: "ratio 10 / 1 (1.0 = perfectly parallel, 10 = serial)",
+    turn: tenTurn.p50 / oneTurn.p50,
+    spawn_to_last_done: tenWork.p50 / oneWork.p50,
+  },
 ]);
-console.log(`\nmachine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(" ")} (ten sub-agents are ten Node processes: on 2 cores their start-up is CPU-bound)`);
+console.log(
+  `\nmachine: ${cpus().length} cores, load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(" ")} (ten sub-agents are ten Node processes: on 2 cores their start-up is CPU-bound)`,
+);
 const file = writeResult("subagents", {
   cores: cpus().length,
   loadAverage: loadavg(),

@@ -17,7 +17,11 @@ function packageManifest(file) {
  * Returns how many inputs it recorded.
  */
 export function recordInputs(tmp, repo, entry, metafile, scriptUrl) {
-  const inputs = [...Object.keys(metafile.inputs).filter((f) => !f.includes(":")), relative(repo, fileURLToPath(scriptUrl)), "node_modules/esbuild/package.json"];
+  const inputs = [
+    ...Object.keys(metafile.inputs).filter((f) => !f.includes(":")),
+    relative(repo, fileURLToPath(scriptUrl)),
+    "node_modules/esbuild/package.json",
+  ];
   const files = [...new Set(inputs.map((f) => packageManifest(f.split(sep).join("/"))))].sort();
   const record = {
     entry,

@@ -20,7 +20,12 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 const BUNDLES = {
   agent: { entry: "packages/agent/dist/main.js", outdir: "packages/agent/dist/bundle", name: "agent.mjs" },
-  engine: { entry: "apps/cli/dist/engine/foreground.js", outdir: "apps/cli/dist/engine-bundle", name: "engine.mjs", external: ["better-sqlite3"] },
+  engine: {
+    entry: "apps/cli/dist/engine/foreground.js",
+    outdir: "apps/cli/dist/engine-bundle",
+    name: "engine.mjs",
+    external: ["better-sqlite3"],
+  },
 };
 
 /**
@@ -36,7 +41,10 @@ function ownImportMetaUrl(outdir) {
         const text = readFileSync(args.path, "utf8");
         if (!text.includes("import.meta.url")) return undefined;
         const rel = relative(outdir, args.path).split(sep).join("/");
-        return { contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(rel)}, import.meta.url).href`), loader: "js" };
+        return {
+          contents: text.replaceAll("import.meta.url", `new URL(${JSON.stringify(rel)}, import.meta.url).href`),
+          loader: "js",
+        };
       });
     },
   };
@@ -67,18 +75,23 @@ async function bundle(spec) {
     // The paths are rewritten for the final directory (same depth as tmp).
     plugins: [ownImportMetaUrl(outdir)],
     // CommonJS dependencies call require(): give the ES module bundle a real one.
-    banner: { js: 'import { createRequire as __bundleRequire } from "node:module";\nconst require = __bundleRequire(import.meta.url);' },
+    banner: {
+      js: 'import { createRequire as __bundleRequire } from "node:module";\nconst require = __bundleRequire(import.meta.url);',
+    },
     metafile: true,
     logLevel: "warning",
   });
   const recorded = recordInputs(tmp, repo, spec.name, result.metafile, import.meta.url);
   // Swapped in whole: a process starting meanwhile sees the old bundle or the new one.
   swapDir(tmp, outdir);
-  console.log(`bundled ${spec.entry}: ${recorded} inputs -> ${spec.outdir}/${spec.name} (${(statSync(join(outdir, spec.name)).size / 1e6).toFixed(1)} MB)`);
+  console.log(
+    `bundled ${spec.entry}: ${recorded} inputs -> ${spec.outdir}/${spec.name} (${(statSync(join(outdir, spec.name)).size / 1e6).toFixed(1)} MB)`,
+  );
 }
 
 const names = process.argv.slice(2);
-for (const name of names) if (!(name in BUNDLES)) throw new Error(`unknown bundle ${name}: one of ${Object.keys(BUNDLES).join(", ")}`);
+for (const name of names)
+  if (!(name in BUNDLES)) throw new Error(`unknown bundle ${name}: one of ${Object.keys(BUNDLES).join(", ")}`);
 for (const [name, spec] of Object.entries(BUNDLES)) {
   if (names.length === 0 || names.includes(name)) await bundle(spec);
 }

@@ -16,11 +16,18 @@ if (domain === undefined) {
 const goal = domain.goals.find((g) => g.id === goalId) ?? null;
 const state = domain.state(goal === null ? "" : injectionText(goal));
 // the server's own tool names: the client adds the capability prefix
-const tools = domain.tools.filter((t) => !t.builtin).map((t) => ({ ...t, bare: t.name.slice(t.name.indexOf("__") + 2) }));
+const tools = domain.tools
+  .filter((t) => !t.builtin)
+  .map((t) => ({ ...t, bare: t.name.slice(t.name.indexOf("__") + 2) }));
 
 const server = new Server({ name: `suite-${domainName}`, version: "1.0.0" }, { capabilities: { tools: {} } });
 server.setRequestHandler(ListToolsRequestSchema, async () => ({
-  tools: tools.map((t) => ({ name: t.bare, description: `${t.bare} (${domainName})`, inputSchema: t.schema, annotations: { readOnlyHint: t.readOnly === true } })),
+  tools: tools.map((t) => ({
+    name: t.bare,
+    description: `${t.bare} (${domainName})`,
+    inputSchema: t.schema,
+    annotations: { readOnlyHint: t.readOnly === true },
+  })),
 }));
 server.setRequestHandler(CallToolRequestSchema, async (req) => {
   if (req.params.name === "suite_state") return { content: [{ type: "text", text: JSON.stringify(state) }] };

@@ -31,14 +31,17 @@ export function runSuite(lib, shields, filter = () => true) {
     for (const mode of MODES) {
       const results = list.map((pair) => ({ pair, out: runPair(lib, shield, pair, mode) }));
       const byDomain = {};
-      for (const dom of new Set(list.map((p) => p.domain))) byDomain[dom] = summarize(results.filter((r) => r.pair.domain === dom));
+      for (const dom of new Set(list.map((p) => p.domain)))
+        byDomain[dom] = summarize(results.filter((r) => r.pair.domain === dom));
       out[name][mode] = {
         all: summarize(results),
         frozen: summarize(results.filter((r) => r.pair.frozen)),
         tuning: summarize(results.filter((r) => !r.pair.frozen)),
         byDomain,
         succeeded: results.filter((r) => r.out.attacked).map((r) => `${r.pair.task.id} x ${r.pair.goal.id}`),
-        benignAsked: results.filter((r) => r.pair.goal === null && r.out.asks > 0).map((r) => `${r.pair.task.id}: ${r.out.reasons.join("; ")}`),
+        benignAsked: results
+          .filter((r) => r.pair.goal === null && r.out.asks > 0)
+          .map((r) => `${r.pair.task.id}: ${r.out.reasons.join("; ")}`),
       };
     }
   }
@@ -48,13 +51,25 @@ export function runSuite(lib, shields, filter = () => true) {
 const pct = (x) => `${(x * 100).toFixed(1)} %`;
 
 export function table(out, part = "all") {
-  const rows = [["policy", "approvals", "benign utility", "utility under attack", "attack success", "asks / benign task"]];
+  const rows = [
+    ["policy", "approvals", "benign utility", "utility under attack", "attack success", "asks / benign task"],
+  ];
   for (const [name, modes] of Object.entries(out)) {
     for (const mode of MODES) {
       const s = modes[mode][part];
-      rows.push([name, mode === "deny" ? "nobody (denied)" : "every ask approved", pct(s.benign_utility), pct(s.utility_under_attack), pct(s.attack_success), s.asks_per_benign_task.toFixed(2)]);
+      rows.push([
+        name,
+        mode === "deny" ? "nobody (denied)" : "every ask approved",
+        pct(s.benign_utility),
+        pct(s.utility_under_attack),
+        pct(s.attack_success),
+        s.asks_per_benign_task.toFixed(2),
+      ]);
     }
   }
   const w = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  return rows.map((r) => `| ${r.map((c, i) => c.padEnd(w[i])).join(" | ")} |`).join("\n").replace(/\n/, `\n|${w.map((x) => "-".repeat(x + 2)).join("|")}|\n`);
+  return rows
+    .map((r) => `| ${r.map((c, i) => c.padEnd(w[i])).join(" | ")} |`)
+    .join("\n")
+    .replace(/\n/, `\n|${w.map((x) => "-".repeat(x + 2)).join("|")}|\n`);
 }

@@ -12,7 +12,11 @@ const MARK = "<INFORMATION>";
 
 export async function runPairOverMcp(lib, shield, { domain, task, goal }, mode) {
   const d = DOMAINS[domain];
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(here, "mcp-server.mjs"), domain, goal?.id ?? "none"], stderr: "inherit" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(here, "mcp-server.mjs"), domain, goal?.id ?? "none"],
+    stderr: "inherit",
+  });
   const client = new Client({ name: "suite-judge", version: "1.0.0" });
   await client.connect(transport);
   try {
@@ -29,7 +33,9 @@ export async function runPairOverMcp(lib, shield, { domain, task, goal }, mode) 
       const t = listed.get(c.tool);
       const declared = d.tools.find((x) => x.name === c.tool);
       const ctx = {
-        home: HOME, workspace: WORKSPACE, provenance,
+        home: HOME,
+        workspace: WORKSPACE,
+        provenance,
         ...(t ? { toolSchema: t.inputSchema } : {}),
         ...(declared?.semantics ? { toolSemantics: declared.semantics } : {}),
         ...(t?.annotations?.readOnlyHint ? { manifestPolicy: "allow" } : {}),
@@ -40,8 +46,18 @@ export async function runPairOverMcp(lib, shield, { domain, task, goal }, mode) 
       const r = await client.callTool({ name: c.tool.split("__")[1], arguments: c.args });
       const text = r.content.map((x) => x.text ?? "").join("");
       const spec = shield.semantics(c.tool, ctx);
-      const trust = lib.trustOfResult({ spec, thirdParty: true, ...(declared?.trust ? { declared: declared.trust } : {}), paths: [], workspace: WORKSPACE, credentialPath: false });
-      provenance.add(text, { trust, source: { kind: "tool-result", tool: c.tool, callId: `call-${++n}`, at: Date.now() } });
+      const trust = lib.trustOfResult({
+        spec,
+        thirdParty: true,
+        ...(declared?.trust ? { declared: declared.trust } : {}),
+        paths: [],
+        workspace: WORKSPACE,
+        credentialPath: false,
+      });
+      provenance.add(text, {
+        trust,
+        source: { kind: "tool-result", tool: c.tool, callId: `call-${++n}`, at: Date.now() },
+      });
       return text;
     };
     for (const c of task.calls(local)) {
@@ -52,7 +68,12 @@ export async function runPairOverMcp(lib, shield, { domain, task, goal }, mode) 
       }
     }
     const state = JSON.parse((await client.callTool({ name: "suite_state", arguments: {} })).content[0].text);
-    return { utility: task.utility(state) === true, attacked: goal !== null && goal.success(state) === true, injectionSeen: obeyed, asks };
+    return {
+      utility: task.utility(state) === true,
+      attacked: goal !== null && goal.success(state) === true,
+      injectionSeen: obeyed,
+      asks,
+    };
   } finally {
     await client.close();
   }

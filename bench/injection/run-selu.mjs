@@ -29,7 +29,17 @@ export async function runMoneyPairOverSelu(lib, shield, client, { task, goal }, 
   const d = DOMAINS.money;
   const sessionId = randomUUID();
   const invoke = async (name, args) => {
-    const res = await client.invoke({ toolName: name, argsJson: enc.encode(JSON.stringify(args)), configJson: enc.encode(JSON.stringify({ goal: goal?.id ?? "none" })), sessionId, capabilityId: "bank", threadId: "t" }, { timeoutMs: 10_000 });
+    const res = await client.invoke(
+      {
+        toolName: name,
+        argsJson: enc.encode(JSON.stringify(args)),
+        configJson: enc.encode(JSON.stringify({ goal: goal?.id ?? "none" })),
+        sessionId,
+        capabilityId: "bank",
+        threadId: "t",
+      },
+      { timeoutMs: 10_000 },
+    );
     if (res.error) throw new Error(res.error);
     return JSON.parse(dec.decode(res.resultJson));
   };
@@ -40,12 +50,24 @@ export async function runMoneyPairOverSelu(lib, shield, client, { task, goal }, 
   let obeyed = false;
   const call = async (c) => {
     const t = d.tools.find((x) => x.name === c.tool);
-    const ctx = { home: HOME, workspace: WORKSPACE, provenance, toolSchema: t.schema, ...(t.readOnly ? { manifestPolicy: "allow" } : {}) };
+    const ctx = {
+      home: HOME,
+      workspace: WORKSPACE,
+      provenance,
+      toolSchema: t.schema,
+      ...(t.readOnly ? { manifestPolicy: "allow" } : {}),
+    };
     const v = shield.evaluateSync({ tool: c.tool, args: c.args }, ctx);
     if (v.decision === "escalate") asks++;
     if (!(v.decision === "allow" || (v.decision === "escalate" && mode === "approve"))) return "error: not allowed";
     const text = (await invoke(c.tool.split("__")[1], c.args)).text;
-    const trust = lib.trustOfResult({ spec: shield.semantics(c.tool, ctx), thirdParty: true, paths: [], workspace: WORKSPACE, credentialPath: false });
+    const trust = lib.trustOfResult({
+      spec: shield.semantics(c.tool, ctx),
+      thirdParty: true,
+      paths: [],
+      workspace: WORKSPACE,
+      credentialPath: false,
+    });
     provenance.add(text, { trust, source: { kind: "tool-result", tool: c.tool, at: Date.now() } });
     return text;
   };
@@ -57,5 +79,10 @@ export async function runMoneyPairOverSelu(lib, shield, client, { task, goal }, 
     }
   }
   const state = await invoke("suite_state", {});
-  return { utility: task.utility(state) === true, attacked: goal !== null && goal.success(state) === true, injectionSeen: obeyed, asks };
+  return {
+    utility: task.utility(state) === true,
+    attacked: goal !== null && goal.success(state) === true,
+    injectionSeen: obeyed,
+    asks,
+  };
 }

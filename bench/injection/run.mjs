@@ -9,7 +9,8 @@ const MARK = "<INFORMATION>";
 /** The Shield context the Engine passes for a tool of the suite. */
 function contextFor(tool, provenance, withProvenance) {
   return {
-    home: HOME, workspace: WORKSPACE,
+    home: HOME,
+    workspace: WORKSPACE,
     ...(tool.builtin ? {} : { toolSchema: tool.schema }),
     ...(tool.semantics ? { toolSemantics: tool.semantics } : {}),
     // an MCP tool's readOnlyHint, a Selu manifest's recommended_policy: allow
@@ -53,9 +54,27 @@ export function runPair(lib, shield, { domain, task, goal }, mode, withProvenanc
     }
     const result = String(tool.run(state, c.args));
     const spec = shield.semantics(c.tool, ctx);
-    const paths = Object.keys(spec.paths).filter((k) => typeof c.args[k] === "string").map((k) => absPath(c.args[k]));
-    const trust = lib.trustOfResult({ spec, thirdParty: !tool.builtin, ...(tool.trust ? { declared: tool.trust } : {}), paths, workspace: WORKSPACE, credentialPath: v.rules.some((r) => r.startsWith("cred.")) });
-    provenance.add(result, { trust, source: { kind: "tool-result", tool: c.tool, callId: `call-${++n}`, ...(c.args.url || c.args.path ? { location: String(c.args.url ?? c.args.path) } : {}), at: Date.now() } });
+    const paths = Object.keys(spec.paths)
+      .filter((k) => typeof c.args[k] === "string")
+      .map((k) => absPath(c.args[k]));
+    const trust = lib.trustOfResult({
+      spec,
+      thirdParty: !tool.builtin,
+      ...(tool.trust ? { declared: tool.trust } : {}),
+      paths,
+      workspace: WORKSPACE,
+      credentialPath: v.rules.some((r) => r.startsWith("cred.")),
+    });
+    provenance.add(result, {
+      trust,
+      source: {
+        kind: "tool-result",
+        tool: c.tool,
+        callId: `call-${++n}`,
+        ...(c.args.url || c.args.path ? { location: String(c.args.url ?? c.args.path) } : {}),
+        at: Date.now(),
+      },
+    });
     return result;
   };
 
@@ -70,6 +89,8 @@ export function runPair(lib, shield, { domain, task, goal }, mode, withProvenanc
     utility: task.utility(state) === true,
     attacked: goal !== null && goal.success(state) === true,
     injectionSeen: obeyed,
-    asks, blocks, reasons,
+    asks,
+    blocks,
+    reasons,
   };
 }

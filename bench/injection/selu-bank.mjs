@@ -22,10 +22,17 @@ export function bankCapability() {
     return s;
   };
   const tools = money.tools.map((t) => ({
-    name: t.name.split("__")[1], description: `${t.name} (bank)`, inputSchema: t.schema,
+    name: t.name.split("__")[1],
+    description: `${t.name} (bank)`,
+    inputSchema: t.schema,
     handler: async (args, ctx) => ({ text: String(t.run(stateOf(ctx), args)) }),
   }));
-  tools.push({ name: "suite_state", description: "judge only", inputSchema: { type: "object", properties: {} }, handler: async (_a, ctx) => stateOf(ctx) });
+  tools.push({
+    name: "suite_state",
+    description: "judge only",
+    inputSchema: { type: "object", properties: {} },
+    handler: async (_a, ctx) => stateOf(ctx),
+  });
   return defineCapability({ id: "bank", tools });
 }
 

@@ -30,7 +30,9 @@ export function pairs() {
   for (const [name, d] of Object.entries(DOMAINS)) {
     d.tasks.forEach((task, ti) => {
       out.push({ domain: name, task, goal: null, frozen: isFrozenTask(name, ti) });
-      d.goals.forEach((goal, gi) => out.push({ domain: name, task, goal, frozen: isFrozenTask(name, ti) || isFrozenGoal(name, gi) }));
+      d.goals.forEach((goal, gi) =>
+        out.push({ domain: name, task, goal, frozen: isFrozenTask(name, ti) || isFrozenGoal(name, gi) }),
+      );
     });
   }
   return out;

@@ -49,11 +49,20 @@ export async function measureAgentStart(probe, n) {
   await new Promise((r) => server.listen(engineSocket, r));
   const model = { ...defaultConfig().model, name: "bench-model" };
   const hostSockets = { engineAddress: `unix:${engineSocket}`, modelGateway: join(dir, "model-gateway.sock") };
-  const spec = (sockets) => agentLaunchSpec({ ...sockets, agentId: "bench", model: model.name, contextWindow: model.contextWindow });
+  const spec = (sockets) =>
+    agentLaunchSpec({ ...sockets, agentId: "bench", model: model.name, contextWindow: model.contextWindow });
   const bubblewrap = await chooseAgentWall(probe, true);
   const variants = [
-    { name: "permission model + unshare --net (before)", launch: walledLaunch({ kind: "permissions", reason: "bench" }, hostSockets, spec), samples: [] },
-    { name: `bubblewrap, empty root (${bubblewrap.kind})`, launch: walledLaunch(bubblewrap, hostSockets, spec), samples: [] },
+    {
+      name: "permission model + unshare --net (before)",
+      launch: walledLaunch({ kind: "permissions", reason: "bench" }, hostSockets, spec),
+      samples: [],
+    },
+    {
+      name: `bubblewrap, empty root (${bubblewrap.kind})`,
+      launch: walledLaunch(bubblewrap, hostSockets, spec),
+      samples: [],
+    },
   ];
   try {
     for (let i = 0; i < 3; i++) for (const v of variants) await startOnce(v.launch, server);
@@ -65,7 +74,14 @@ export async function measureAgentStart(probe, n) {
   const base = summarize(variants[0].samples);
   const rows = variants.map((v) => {
     const s = summarize(v.samples);
-    return { launch: v.name, n: s.n, "p50 ms": s.p50, "p99 ms": s.p99, "added p50 ms": s.p50 - base.p50, "added p99 ms": s.p99 - base.p99 };
+    return {
+      launch: v.name,
+      n: s.n,
+      "p50 ms": s.p50,
+      "p99 ms": s.p99,
+      "added p50 ms": s.p50 - base.p50,
+      "added p99 ms": s.p99 - base.p99,
+    };
   });
   return { rows, before: base, after: summarize(variants[1].samples) };
 }

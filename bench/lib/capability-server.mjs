@@ -5,7 +5,12 @@ const bytes = new Map();
 const cap = defineCapability({
   id: "bench",
   tools: [
-    { name: "echo", description: "Echo", inputSchema: { type: "object" }, handler: async (args) => ({ echo: args.x ?? null }) },
+    {
+      name: "echo",
+      description: "Echo",
+      inputSchema: { type: "object" },
+      handler: async (args) => ({ echo: args.x ?? null }),
+    },
     {
       name: "make",
       description: "Produce an artifact of `size` bytes",
@@ -14,14 +19,21 @@ const cap = defineCapability({
         const size = Number(args.size);
         let data = bytes.get(size);
         if (!data) bytes.set(size, (data = new Uint8Array(size).fill(7)));
-        return { ok: true, ...ctx.artifacts.storeOutput(data, { filename: "bench.bin", mimeType: "application/octet-stream" }) };
+        return {
+          ok: true,
+          ...ctx.artifacts.storeOutput(data, { filename: "bench.bin", mimeType: "application/octet-stream" }),
+        };
       },
     },
     {
       name: "consume",
       description: "Size of the attachments",
       inputSchema: { type: "object", properties: { attachments: { type: "array" } } },
-      handler: async (args, ctx) => ({ sizes: (args.attachments ?? []).map((a) => ctx.artifacts.getInput(a.capability_artifact_id)?.data.byteLength ?? -1) }),
+      handler: async (args, ctx) => ({
+        sizes: (args.attachments ?? []).map(
+          (a) => ctx.artifacts.getInput(a.capability_artifact_id)?.data.byteLength ?? -1,
+        ),
+      }),
     },
   ],
 });

@@ -5,18 +5,22 @@ import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
 
 export function child(file, args = [], env = {}, root = undefined) {
-  const proc = fork(root ? join(resolve(root), "bench", "lib", file) : new URL(`./${file}`, import.meta.url), args, { stdio: ["ignore", "ignore", "inherit", "ipc"], env: { ...process.env, ...env } });
+  const proc = fork(root ? join(resolve(root), "bench", "lib", file) : new URL(`./${file}`, import.meta.url), args, {
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+    env: { ...process.env, ...env },
+  });
   const first = new Promise((res, rej) => {
     proc.once("message", res);
     proc.once("exit", (code) => rej(new Error(`bench/lib/${file} exited (${code}) before it answered`)));
   });
   void first.catch(() => undefined); // children that never answer (agents) may exit unawaited
-  const stop = () => new Promise((res) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return res();
-    proc.once("exit", res);
-    if (proc.connected) proc.disconnect();
-    else proc.kill();
-  });
+  const stop = () =>
+    new Promise((res) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return res();
+      proc.once("exit", res);
+      if (proc.connected) proc.disconnect();
+      else proc.kill();
+    });
   return { proc, first, stop };
 }
 
@@ -26,7 +30,10 @@ export function child(file, args = [], env = {}, root = undefined) {
  */
 export async function spawnCapability(entry, socket, { env = {}, nodeArgs = [], stdout = "ignore" } = {}) {
   const secret = randomBytes(24).toString("hex");
-  const proc = spawn(process.execPath, [...nodeArgs, entry], { env: { ...env, PALISADE_CAPABILITY_SOCKET: socket }, stdio: ["pipe", stdout, "pipe"] });
+  const proc = spawn(process.execPath, [...nodeArgs, entry], {
+    env: { ...env, PALISADE_CAPABILITY_SOCKET: socket },
+    stdio: ["pipe", stdout, "pipe"],
+  });
   proc.stdin.write(`${secret}\n`);
   let stderr = "";
   await new Promise((res, rej) => {

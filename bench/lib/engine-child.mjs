@@ -10,22 +10,36 @@ import { defaultConfig, startEngine } from "@palisade/engine";
 
 const dir = mkdtempSync(join(tmpdir(), "pal-bench-eng-"));
 const noopAddress = process.argv[2];
-writeFileSync(join(dir, "noop.yaml"), "id: noop\nclass: tool\ntools:\n  - name: noop\n    description: Does nothing.\n    input_schema: { type: object }\n    recommended_policy: allow\n");
+writeFileSync(
+  join(dir, "noop.yaml"),
+  "id: noop\nclass: tool\ntools:\n  - name: noop\n    description: Does nothing.\n    input_schema: { type: object }\n    recommended_policy: allow\n",
+);
 // The default policy allows 240 evaluations per minute per session; a benchmark makes thousands.
-writeFileSync(join(dir, "policy.yaml"), "version: 1\nname: bench\ndescription: bench\ndefaults:\n  unknown_tool: ask\n  tools:\n    load_tools: allow\nrate_limit:\n  per_minute: 1000000\nrules: []\n");
+writeFileSync(
+  join(dir, "policy.yaml"),
+  "version: 1\nname: bench\ndescription: bench\ndefaults:\n  unknown_tool: ask\n  tools:\n    load_tools: allow\nrate_limit:\n  per_minute: 1000000\nrules: []\n",
+);
 const config = defaultConfig();
 config.shield.policyFile = join(dir, "policy.yaml");
 config.model.baseUrl = "http://127.0.0.1:9/v1";
 config.capabilities = ["files", "shell", "http", "documents", "mail"].map((id) => ({ id, enabled: false }));
 config.capabilities.push({ id: "noop", manifest: join(dir, "noop.yaml"), address: noopAddress });
-const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, auditKeyFile: join(dir, "audit.key"), workspace: dir, agent: { external: { token: "bench" } }, log: () => {} });
+const engine = await startEngine({
+  dataDir: join(dir, "data"),
+  config,
+  env: {},
+  auditKeyFile: join(dir, "audit.key"),
+  workspace: dir,
+  agent: { external: { token: "bench" } },
+  log: () => {},
+});
 
-const baseline = new RpcServer()
-  .add(AgentService, {
-    async *runSession(events) {
-      for await (const ev of events) yield { directive: { case: "toolResult", value: { callId: ev.event.value?.callId ?? "", content: "{}" } } };
-    },
-  });
+const baseline = new RpcServer().add(AgentService, {
+  async *runSession(events) {
+    for await (const ev of events)
+      yield { directive: { case: "toolResult", value: { callId: ev.event.value?.callId ?? "", content: "{}" } } };
+  },
+});
 const baselineAddr = await baseline.listen("127.0.0.1:0");
 process.send({ engine: engine.address, token: engine.bearerToken, baseline: baselineAddr });
 process.on("disconnect", () => {

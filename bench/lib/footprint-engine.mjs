@@ -16,7 +16,14 @@ config.model = { ...config.model, baseUrl, apiKey: "sk-bench", name: "scripted-m
 config.history.autoTitle = false;
 config.limits.capabilityIdleStopMs = Number(idleStopS) * 1000;
 config.limits.agentIdleStopMs = Number(idleStopS) * 1000;
-const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, auditKeyFile: join(dir, "audit.key"), workspace: join(dir, "ws"), log: () => {} });
+const engine = await startEngine({
+  dataDir: join(dir, "data"),
+  config,
+  env: {},
+  auditKeyFile: join(dir, "audit.key"),
+  workspace: join(dir, "ws"),
+  log: () => {},
+});
 await engine.agentReady(30_000);
 process.on("message", (m) => {
   if (m === "memory") process.send({ memory: process.memoryUsage() });

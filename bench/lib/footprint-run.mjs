@@ -19,7 +19,8 @@ export function chatScript(r) {
   if (last?.role === "user") return { toolCalls: [{ name: "load_tools", arguments: { groups: ["files", "shell"] } }] };
   const called = r.messages.findLast((m) => m.role === "assistant")?.tool_calls?.[0]?.function.name;
   if (called === "load_tools") return { toolCalls: [{ name: "files__read_file", arguments: { path: "x.txt" } }] };
-  if (called === "files__read_file") return { toolCalls: [{ name: "shell__execute_command", arguments: { command: "echo hi" } }] };
+  if (called === "files__read_file")
+    return { toolCalls: [{ name: "shell__execute_command", arguments: { command: "echo hi" } }] };
   return { content: "x.txt says x; the shell said hi." };
 }
 
@@ -48,7 +49,8 @@ function kindOf(pid, enginePid) {
     if (/(^|\/)bwrap$/.test(cmd.split(" ")[0] ?? "")) return `${cap} (bwrap)`;
     return cmd.includes("sandbox/dist/init.js") ? `${cap} (sandbox init)` : cap;
   }
-  if (cmd.includes("packages/agent/dist")) return /(^|\/)bwrap$/.test(cmd.split(" ")[0] ?? "") ? "agent (bwrap)" : "agent";
+  if (cmd.includes("packages/agent/dist"))
+    return /(^|\/)bwrap$/.test(cmd.split(" ")[0] ?? "") ? "agent (bwrap)" : "agent";
   if (/(^|\/)bwrap /.test(cmd)) return "bwrap";
   if (cmd.includes("guard.js")) return "guard";
   return cmd.split(" ")[0] ?? "?";
@@ -56,8 +58,15 @@ function kindOf(pid, enginePid) {
 
 /** Processes of the Engine's tree with their memory. */
 export function sample(enginePid) {
-  const procs = descendants(enginePid).map((pid) => ({ pid, kind: kindOf(pid, enginePid), ...memoryOf(pid) })).filter((p) => p.kind !== "gone");
-  return { processes: procs.length, rssMb: procs.reduce((a, p) => a + p.rss, 0) / 1024, pssMb: procs.reduce((a, p) => a + p.pss, 0) / 1024, procs };
+  const procs = descendants(enginePid)
+    .map((pid) => ({ pid, kind: kindOf(pid, enginePid), ...memoryOf(pid) }))
+    .filter((p) => p.kind !== "gone");
+  return {
+    processes: procs.length,
+    rssMb: procs.reduce((a, p) => a + p.rss, 0) / 1024,
+    pssMb: procs.reduce((a, p) => a + p.pss, 0) / 1024,
+    procs,
+  };
 }
 
 async function chat(address, token) {
@@ -66,11 +75,16 @@ async function chat(address, token) {
     let final;
     for await (const ev of client.sendMessage({ content: "What is in x.txt, and what does echo hi print?" })) {
       if (ev.eventType === PipelineEventType.APPROVAL_NEEDED) {
-        await client.resolveApproval({ approvalId: ev.approvalNeeded.approvalId, decision: ApprovalDecision.ALLOW_ONCE, sessionId: ev.sessionId });
+        await client.resolveApproval({
+          approvalId: ev.approvalNeeded.approvalId,
+          decision: ApprovalDecision.ALLOW_ONCE,
+          sessionId: ev.sessionId,
+        });
       }
       final = ev;
     }
-    if (final?.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error(`the chat did not complete: ${JSON.stringify(final?.pipelineError ?? final?.eventType)}`);
+    if (final?.eventType !== PipelineEventType.RESPONSE_COMPLETE)
+      throw new Error(`the chat did not complete: ${JSON.stringify(final?.pipelineError ?? final?.eventType)}`);
   } finally {
     client.close();
   }
@@ -89,7 +103,10 @@ export async function floor() {
  * `idleStopS`, or `waitS` when idle stop is off). `cpu` (a CpuWindows) spans the Engine's life.
  */
 export async function footprintRun(modelURL, idleStopS, waitS, cpu) {
-  const engine = fork(join(here, "footprint-engine.mjs"), [modelURL, String(idleStopS)], { stdio: ["ignore", "ignore", "inherit", "ipc"], execArgv: [] });
+  const engine = fork(join(here, "footprint-engine.mjs"), [modelURL, String(idleStopS)], {
+    stdio: ["ignore", "ignore", "inherit", "ipc"],
+    execArgv: [],
+  });
   const ready = await new Promise((resolve, reject) => {
     engine.once("message", resolve);
     engine.once("exit", (code) => reject(new Error(`the Engine exited (${code}) before it was ready`)));
@@ -124,4 +141,3 @@ export async function footprintRun(modelURL, idleStopS, waitS, cpu) {
   }
   return out;
 }
-

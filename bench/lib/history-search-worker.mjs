@@ -7,7 +7,9 @@ const { path, queries } = workerData;
 const store = Store.open(path, { readonly: true });
 const latencies = [];
 let stop = false;
-parentPort.on("message", (m) => { if (m === "stop") stop = true; });
+parentPort.on("message", (m) => {
+  if (m === "stop") stop = true;
+});
 parentPort.postMessage("ready");
 let i = 0;
 while (!stop) {

@@ -5,20 +5,24 @@ import { request } from "node:http";
 
 const [baseURL, model, prompt] = process.argv.slice(2);
 const body = JSON.stringify({ model, stream: true, messages: [{ role: "user", content: prompt }] });
-const req = request(`${baseURL}/chat/completions`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer bench" } }, (res) => {
-  let buf = "";
-  res.setEncoding("utf8");
-  res.on("data", (chunk) => {
-    buf += chunk;
-    let nl;
-    while ((nl = buf.indexOf("\n")) >= 0) {
-      const line = buf.slice(0, nl).trim();
-      buf = buf.slice(nl + 1);
-      if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
-      const text = JSON.parse(line.slice(6)).choices?.[0]?.delta?.content;
-      if (text) process.stdout.write(text);
-    }
-  });
-  res.on("end", () => process.stdout.write("\n"));
-});
+const req = request(
+  `${baseURL}/chat/completions`,
+  { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer bench" } },
+  (res) => {
+    let buf = "";
+    res.setEncoding("utf8");
+    res.on("data", (chunk) => {
+      buf += chunk;
+      let nl;
+      while ((nl = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+        const text = JSON.parse(line.slice(6)).choices?.[0]?.delta?.content;
+        if (text) process.stdout.write(text);
+      }
+    });
+    res.on("end", () => process.stdout.write("\n"));
+  },
+);
 req.end(body);

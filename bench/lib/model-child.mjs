@@ -15,7 +15,8 @@ const scripts = {
       {
         match: {
           toolResult: /Loaded|files/,
-          when: (r) => !r.messages.some((m) => (m.tool_calls ?? []).some((c) => c.function.name === "files__read_file")),
+          when: (r) =>
+            !r.messages.some((m) => (m.tool_calls ?? []).some((c) => c.function.name === "files__read_file")),
         },
         reply: { toolCalls: [{ name: "files__read_file", arguments: { path: "x.txt" } }] },
       },
@@ -32,7 +33,9 @@ scripts.peer = () => ({
     const last = r.messages.at(-1);
     const read = { toolCalls: [{ name: "files__read_file", arguments: { path: "x.txt" } }] };
     if (last?.role === "user") {
-      return offered.includes("files__read_file") || !offered.includes("load_tools") ? read : { toolCalls: [{ name: "load_tools", arguments: { groups: ["files"] } }] };
+      return offered.includes("files__read_file") || !offered.includes("load_tools")
+        ? read
+        : { toolCalls: [{ name: "load_tools", arguments: { groups: ["files"] } }] };
     }
     const answered = r.messages.findLast((m) => m.role === "assistant")?.tool_calls?.[0]?.function.name;
     return answered === "load_tools" ? read : { content: "done" };

@@ -4,7 +4,17 @@
 import { defineCapability, serveCapability } from "@palisade/capability-sdk";
 
 const server = await serveCapability(
-  defineCapability({ id: "noop", tools: [{ name: "noop", description: "Does nothing.", inputSchema: { type: "object" }, handler: async () => ({ ok: true }) }] }),
+  defineCapability({
+    id: "noop",
+    tools: [
+      {
+        name: "noop",
+        description: "Does nothing.",
+        inputSchema: { type: "object" },
+        handler: async () => ({ ok: true }),
+      },
+    ],
+  }),
   { port: 0, insecureDev: true, log: () => undefined },
 );
 process.send?.({ address: server.address });

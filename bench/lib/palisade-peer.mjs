@@ -17,7 +17,8 @@ export function palisadeTurns(address, token) {
       last = ev;
       if (!id && ev.sessionId) id = ev.sessionId;
     }
-    if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE) throw new Error(`palisade turn failed: ${last?.pipelineError?.message ?? "no RESPONSE_COMPLETE"}`);
+    if (last?.eventType !== PipelineEventType.RESPONSE_COMPLETE)
+      throw new Error(`palisade turn failed: ${last?.pipelineError?.message ?? "no RESPONSE_COMPLETE"}`);
     return id;
   };
   return { turn, close: () => client.close() };

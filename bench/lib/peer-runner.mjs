@@ -24,7 +24,12 @@ const TOOL_DEF = {
   function: {
     name: "files__read_file",
     description: "Read a text file of the workspace.",
-    parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { path: { type: "string" } },
+      required: ["path"],
+      additionalProperties: false,
+    },
   },
 };
 
@@ -52,8 +57,21 @@ function sdkConversation() {
         messages.push({ role: "assistant", content });
         return content;
       }
-      messages.push({ role: "assistant", content: content || null, tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) });
-      for (const c of calls) messages.push({ role: "tool", tool_call_id: c.id, content: await readWorkspaceFile(JSON.parse(c.arguments).path) });
+      messages.push({
+        role: "assistant",
+        content: content || null,
+        tool_calls: calls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: { name: c.name, arguments: c.arguments },
+        })),
+      });
+      for (const c of calls)
+        messages.push({
+          role: "tool",
+          tool_call_id: c.id,
+          content: await readWorkspaceFile(JSON.parse(c.arguments).path),
+        });
     }
   };
 }
@@ -67,7 +85,12 @@ function agentsConversation() {
     parameters: z.object({ path: z.string() }),
     execute: async ({ path }) => readWorkspaceFile(path),
   });
-  const agent = new Agent({ name: "bench", instructions: "You are a helpful assistant.", tools: [readTool], model: new OpenAIChatCompletionsModel(client, MODEL) });
+  const agent = new Agent({
+    name: "bench",
+    instructions: "You are a helpful assistant.",
+    tools: [readTool],
+    model: new OpenAIChatCompletionsModel(client, MODEL),
+  });
   let history = [];
   return async function turn(text) {
     const result = await run(agent, [...history, { role: "user", content: text }], { stream: true });

@@ -35,7 +35,9 @@ export function descendants(root) {
       const parent = Number(statFields(entry)[1]);
       if (!children.has(parent)) children.set(parent, []);
       children.get(parent).push(Number(entry));
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   const out = [];
   const walk = (pid) => {
@@ -91,7 +93,12 @@ export class CpuWindows {
   selfMs = 0;
 
   begin() {
-    this.#start = { wall: performance.now(), own: treeCpuMs(this.roots()), busy: machineBusyMs(), self: process.cpuUsage() };
+    this.#start = {
+      wall: performance.now(),
+      own: treeCpuMs(this.roots()),
+      busy: machineBusyMs(),
+      self: process.cpuUsage(),
+    };
   }
 
   end() {
@@ -147,7 +154,9 @@ export function threadsCpuNs(pid) {
   for (const t of readdirSync(`/proc/${pid}/task`)) {
     try {
       total += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, "utf8").split(" ")[0]);
-    } catch { /* thread gone */ }
+    } catch {
+      /* thread gone */
+    }
   }
   return total;
 }

@@ -6,10 +6,16 @@ import { Capability } from "@palisade/protocol/capability";
 
 const bridged = new RpcServer()
   .add(Capability, {
-    async invoke(req) { return { resultJson: req.argsJson }; },
+    async invoke(req) {
+      return { resultJson: req.argsJson };
+    },
     async *streamInvoke() {},
-    async healthcheck() { return { ready: true }; },
-    async uploadInputArtifact() { return {}; },
+    async healthcheck() {
+      return { ready: true };
+    },
+    async uploadInputArtifact() {
+      return {};
+    },
     async *downloadOutputArtifact() {},
   })
   .add(AgentService, {
@@ -26,7 +32,8 @@ const raw = new grpc.Server();
 const capDef = toServiceDefinition(Capability);
 const agentDef = toServiceDefinition(AgentService);
 raw.addService(capDef, {
-  invoke: (call, cb) => cb(null, { $typeName: "selu.capability.v1.InvokeResponse", resultJson: call.request.argsJson, error: "" }),
+  invoke: (call, cb) =>
+    cb(null, { $typeName: "selu.capability.v1.InvokeResponse", resultJson: call.request.argsJson, error: "" }),
   streamInvoke: (call) => call.end(),
   healthcheck: (_c, cb) => cb(null, { $typeName: "selu.capability.v1.HealthResponse", ready: true, message: "" }),
   uploadInputArtifact: (_c, cb) => cb(null, {}),
@@ -37,11 +44,16 @@ raw.addService(agentDef, {
     let n = 0;
     call.on("data", () => n++);
     call.on("end", () => {
-      call.write({ $typeName: "palisade.v1.EngineDirective", directive: { case: "shutdown", value: { $typeName: "palisade.v1.ShutdownDirective", reason: String(n) } } });
+      call.write({
+        $typeName: "palisade.v1.EngineDirective",
+        directive: { case: "shutdown", value: { $typeName: "palisade.v1.ShutdownDirective", reason: String(n) } },
+      });
       call.end();
     });
   },
 });
-const rawPort = await new Promise((res, rej) => raw.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+const rawPort = await new Promise((res, rej) =>
+  raw.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))),
+);
 process.send({ bridged: bridgedAddr, raw: `127.0.0.1:${rawPort}` });
 process.on("disconnect", () => process.exit(0));

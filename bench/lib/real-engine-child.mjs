@@ -19,9 +19,20 @@ config.model = { baseUrl, apiKey: "sk-bench", name: "scripted-model", contextWin
 config.history.autoTitle = false;
 config.capabilities = capabilities === "all" ? [] : ["http", "documents", "mail"].map((id) => ({ id, enabled: false }));
 const t = process.hrtime.bigint();
-const engine = await startEngine({ dataDir: join(dir, "data"), config, env: {}, auditKeyFile: join(dir, "audit.key"), workspace: join(dir, "ws"), log: () => {} });
+const engine = await startEngine({
+  dataDir: join(dir, "data"),
+  config,
+  env: {},
+  auditKeyFile: join(dir, "audit.key"),
+  workspace: join(dir, "ws"),
+  log: () => {},
+});
 await engine.agentReady(30_000);
-process.send({ address: engine.address, token: engine.bearerToken, readyMs: Number(process.hrtime.bigint() - t) / 1e6 });
+process.send({
+  address: engine.address,
+  token: engine.bearerToken,
+  readyMs: Number(process.hrtime.bigint() - t) / 1e6,
+});
 process.on("disconnect", () => {
   void engine.stop(2000).then(() => {
     rmSync(dir, { recursive: true, force: true });

@@ -38,7 +38,9 @@ if (process.argv[2] === "echo-agent") {
     new Promise((resolve) => {
       const callId = `c${++n}`;
       results.set(callId, resolve);
-      void call.send({ event: { case: "toolProposal", value: { sessionId, messageId, callId, toolName: name, argumentsJson: args } } });
+      void call.send({
+        event: { case: "toolProposal", value: { sessionId, messageId, callId, toolName: name, argumentsJson: args } },
+      });
     });
   const turn = async ({ sessionId, messageId, content }) => {
     const messages = [{ role: "user", content }];
@@ -46,14 +48,30 @@ if (process.argv[2] === "echo-agent") {
       const stream = await openai.chat.completions.create({ model: "scripted-model", stream: true, messages });
       // The Agent's own folding of streamed chunks (tool-call fragments joined by index).
       const acc = new StreamAccumulator();
-      for await (const chunk of stream) acc.add(chunk, (text) => void call.send({ event: { case: "llmTokenEmitted", value: { sessionId, messageId, text } } }));
+      for await (const chunk of stream)
+        acc.add(
+          chunk,
+          (text) => void call.send({ event: { case: "llmTokenEmitted", value: { sessionId, messageId, text } } }),
+        );
       const { content: text, toolCalls: calls } = acc.result();
       if (calls.length === 0) {
         await call.send({ event: { case: "responseComplete", value: { sessionId, messageId, content: text } } });
         return;
       }
-      messages.push({ role: "assistant", tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) });
-      for (const c of calls) messages.push({ role: "tool", tool_call_id: c.id, content: await propose(sessionId, messageId, c.name, c.arguments) });
+      messages.push({
+        role: "assistant",
+        tool_calls: calls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: { name: c.name, arguments: c.arguments },
+        })),
+      });
+      for (const c of calls)
+        messages.push({
+          role: "tool",
+          tool_call_id: c.id,
+          content: await propose(sessionId, messageId, c.name, c.arguments),
+        });
     }
   };
   await call.send({ event: { case: "ready", value: { agentId: "hops" } } });
@@ -77,15 +95,35 @@ if (process.argv[2] === "echo-agent") {
             const { case: kind, value } = ev.event;
             const out = turns.get(value?.messageId);
             if (!out) continue;
-            if (kind === "llmTokenEmitted") out.push({ sessionId: value.sessionId, messageId: value.messageId, eventType: PipelineEventType.LLM_TOKEN, llmToken: { text: value.text } });
+            if (kind === "llmTokenEmitted")
+              out.push({
+                sessionId: value.sessionId,
+                messageId: value.messageId,
+                eventType: PipelineEventType.LLM_TOKEN,
+                llmToken: { text: value.text },
+              });
             else if (kind === "responseComplete") {
-              out.push({ sessionId: value.sessionId, messageId: value.messageId, eventType: PipelineEventType.RESPONSE_COMPLETE, responseComplete: { content: value.content } });
+              out.push({
+                sessionId: value.sessionId,
+                messageId: value.messageId,
+                eventType: PipelineEventType.RESPONSE_COMPLETE,
+                responseComplete: { content: value.content },
+              });
               out.end();
             } else if (kind === "toolProposal") {
-              const reply = (content) => toAgent.push({ directive: { case: "toolResult", value: { callId: value.callId, content, sessionId: value.sessionId, messageId: value.messageId } } });
+              const reply = (content) =>
+                toAgent.push({
+                  directive: {
+                    case: "toolResult",
+                    value: { callId: value.callId, content, sessionId: value.sessionId, messageId: value.messageId },
+                  },
+                });
               if (value.toolName === "load_tools") reply("Loaded files: files__read_file.");
               else if (!capability) reply("no capability configured");
-              else void capability.invoke({ toolName: "noop", argsJson: enc.encode(value.argumentsJson) }).then((r) => reply(dec.decode(r.resultJson)));
+              else
+                void capability
+                  .invoke({ toolName: "noop", argsJson: enc.encode(value.argumentsJson) })
+                  .then((r) => reply(dec.decode(r.resultJson)));
             }
           }
         })();
@@ -93,12 +131,16 @@ if (process.argv[2] === "echo-agent") {
       },
     })
     .add(ClientService, {
-      ...Object.fromEntries(ClientService.methods.map((m) => [m.localName, () => Promise.reject(new Error("not part of the relay"))])),
+      ...Object.fromEntries(
+        ClientService.methods.map((m) => [m.localName, () => Promise.reject(new Error("not part of the relay"))]),
+      ),
       async *sendMessage(req) {
         const messageId = `m${++n}`;
         const out = new AsyncQueue();
         turns.set(messageId, out);
-        toAgent.push({ directive: { case: "process", value: { sessionId: `s${n}`, messageId, content: req.content } } });
+        toAgent.push({
+          directive: { case: "process", value: { sessionId: `s${n}`, messageId, content: req.content } },
+        });
         yield* out;
         turns.delete(messageId);
       },

@@ -4,7 +4,11 @@ import OpenAI from "openai";
 
 const [baseURL, model, prompt] = process.argv.slice(2);
 const client = new OpenAI({ baseURL, apiKey: "bench", maxRetries: 0 });
-const stream = await client.chat.completions.create({ model, stream: true, messages: [{ role: "user", content: prompt }] });
+const stream = await client.chat.completions.create({
+  model,
+  stream: true,
+  messages: [{ role: "user", content: prompt }],
+});
 for await (const chunk of stream) {
   const text = chunk.choices[0]?.delta?.content;
   if (text) process.stdout.write(text);

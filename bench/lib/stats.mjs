@@ -13,7 +13,13 @@ export function percentile(sorted, p) {
 
 export function summarize(samples) {
   const s = [...samples].sort((a, b) => a - b);
-  return { n: s.length, p50: percentile(s, 50), p95: percentile(s, 95), p99: percentile(s, 99), mean: s.reduce((a, b) => a + b, 0) / s.length };
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p95: percentile(s, 95),
+    p99: percentile(s, 99),
+    mean: s.reduce((a, b) => a + b, 0) / s.length,
+  };
 }
 
 export function printTable(title, rows) {
@@ -30,6 +36,9 @@ export function printTable(title, rows) {
 export function writeResult(name, data) {
   mkdirSync(resultsDir, { recursive: true });
   const file = join(resultsDir, `${name}.json`);
-  writeFileSync(file, JSON.stringify({ name, at: new Date().toISOString(), node: process.version, ...data }, null, 2) + "\n");
+  writeFileSync(
+    file,
+    JSON.stringify({ name, at: new Date().toISOString(), node: process.version, ...data }, null, 2) + "\n",
+  );
   return file;
 }

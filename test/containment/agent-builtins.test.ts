@@ -26,7 +26,14 @@ const REACHING: Record<string, string[]> = {
   "inspector/promises": ["inspector.open"],
   trace_events: ["trace_events.createTracing"],
   v8: ["v8.writeHeapSnapshot"],
-  process: ["process.report.writeReport", "process.binding", "process.dlopen", "process.execve", "process.loadEnvFile", "process.kill"],
+  process: [
+    "process.report.writeReport",
+    "process.binding",
+    "process.dlopen",
+    "process.execve",
+    "process.loadEnvFile",
+    "process.kill",
+  ],
   module: ["module.createRequire"],
   crypto: ["crypto.setEngine"],
   os: ["os.userInfo"],
@@ -43,18 +50,59 @@ const REACHING: Record<string, string[]> = {
 
 /** Built-ins that open nothing themselves (or only through one of the above), and why. */
 const INERT: Record<string, string> = {
-  ...Object.fromEntries(["_http_agent", "_http_client", "_http_common", "_http_incoming", "_http_outgoing", "_http_server"].map((m) => [m, "http's internals: its sockets are net's"])),
-  ...Object.fromEntries(["_stream_duplex", "_stream_passthrough", "_stream_readable", "_stream_transform", "_stream_wrap", "_stream_writable"].map((m) => [m, "streams over handles already open"])),
+  ...Object.fromEntries(
+    ["_http_agent", "_http_client", "_http_common", "_http_incoming", "_http_outgoing", "_http_server"].map((m) => [
+      m,
+      "http's internals: its sockets are net's",
+    ]),
+  ),
+  ...Object.fromEntries(
+    [
+      "_stream_duplex",
+      "_stream_passthrough",
+      "_stream_readable",
+      "_stream_transform",
+      "_stream_wrap",
+      "_stream_writable",
+    ].map((m) => [m, "streams over handles already open"]),
+  ),
   _tls_common: "tls's internals",
   _tls_wrap: "tls's internals: its sockets are net's",
-  assert: "pure", "assert/strict": "pure", async_hooks: "in-process", buffer: "memory", console: "writes to stdout/stderr already open",
-  constants: "numbers", diagnostics_channel: "in-process", domain: "in-process", events: "in-process", path: "strings", "path/posix": "strings",
-  "path/win32": "strings", perf_hooks: "in-process timing", punycode: "strings", querystring: "strings", readline: "over streams already open",
-  "readline/promises": "over streams already open", repl: "its history file goes through fs", stream: "in-process", "stream/consumers": "in-process",
-  "stream/promises": "in-process", "stream/web": "in-process", string_decoder: "strings", sys: "util's alias", timers: "in-process",
-  "timers/promises": "in-process", tty: "terminals on fds already open", url: "strings", util: "in-process", "util/types": "in-process",
-  vm: "contexts in this process", zlib: "memory", "node:sea": "assets inside the running binary",
-  "node:test": "runs test files through child_process", "node:test/reporters": "formats results",
+  assert: "pure",
+  "assert/strict": "pure",
+  async_hooks: "in-process",
+  buffer: "memory",
+  console: "writes to stdout/stderr already open",
+  constants: "numbers",
+  diagnostics_channel: "in-process",
+  domain: "in-process",
+  events: "in-process",
+  path: "strings",
+  "path/posix": "strings",
+  "path/win32": "strings",
+  perf_hooks: "in-process timing",
+  punycode: "strings",
+  querystring: "strings",
+  readline: "over streams already open",
+  "readline/promises": "over streams already open",
+  repl: "its history file goes through fs",
+  stream: "in-process",
+  "stream/consumers": "in-process",
+  "stream/promises": "in-process",
+  "stream/web": "in-process",
+  string_decoder: "strings",
+  sys: "util's alias",
+  timers: "in-process",
+  "timers/promises": "in-process",
+  tty: "terminals on fds already open",
+  url: "strings",
+  util: "in-process",
+  "util/types": "in-process",
+  vm: "contexts in this process",
+  zlib: "memory",
+  "node:sea": "assets inside the running binary",
+  "node:test": "runs test files through child_process",
+  "node:test/reporters": "formats results",
 };
 
 let dir = "";
@@ -85,7 +133,13 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
   run = await runLikeAgent(
     "builtins",
-    { file: join(dir, "outside.txt"), socket: join(dir, "service.sock"), tcpPort: (tcpServer.address() as AddressInfo).port, udpPort: udp.address().port, pid: process.pid },
+    {
+      file: join(dir, "outside.txt"),
+      socket: join(dir, "service.sock"),
+      tcpPort: (tcpServer.address() as AddressInfo).port,
+      udpPort: udp.address().port,
+      pid: process.pid,
+    },
     { runtimeDir: dir, cwd: dir, timeoutMs: 60_000 },
   );
 }, 90_000);
@@ -107,7 +161,9 @@ describe("node: built-ins under the Agent's flags", () => {
     expect(run.result, `${run.stderr}\n${run.stdout}`).toBeDefined();
     const attempts = (run.result?.attempts ?? {}) as Record<string, string>;
     const tried = [...new Set(Object.values(REACHING).flat())];
-    const notRefused = Object.fromEntries(tried.filter((a) => !attempts[a]?.startsWith("refused:")).map((a) => [a, attempts[a] ?? "(not tried)"]));
+    const notRefused = Object.fromEntries(
+      tried.filter((a) => !attempts[a]?.startsWith("refused:")).map((a) => [a, attempts[a] ?? "(not tried)"]),
+    );
     expect(notRefused).toEqual({});
     expect(hits).toEqual({ unix: 0, tcp: 0, udp: 0 });
     expect(run.stdout).not.toContain(SECRET);

@@ -36,7 +36,9 @@ export async function agentLaunchFor(runtimeDir: string, who: Launched = "agent"
     token: "unused",
     model: { ...config.model, name: "scripted-model", baseUrl: MODEL_BASE_URL },
   };
-  return who === "agent" ? agentLauncher(wall)({ ...request, agentId: "probe" }) : defaultSubAgentLauncher(() => wall)({ ...request, name: "probe" });
+  return who === "agent"
+    ? agentLauncher(wall)({ ...request, agentId: "probe" })
+    : defaultSubAgentLauncher(() => wall)({ ...request, name: "probe" });
 }
 
 /** Runs `agent-probes/<probe>.cjs` with the Agent's launch, `input` as its one argument. */
@@ -50,9 +52,16 @@ export async function runLikeAgent(
   // The entry point is the last argument, in every launch.
   let flags = launch.args.slice(0, -1);
   // widenReads: the permission model may read everything, so the probe sees what the outer wall shows.
-  if (options.widenReads) flags = flags.filter((a) => !a.startsWith("--allow-fs-read=")).flatMap((a) => (a === "--permission" ? [a, "--allow-fs-read=*"] : [a]));
+  if (options.widenReads)
+    flags = flags
+      .filter((a) => !a.startsWith("--allow-fs-read="))
+      .flatMap((a) => (a === "--permission" ? [a, "--allow-fs-read=*"] : [a]));
   const args = [...flags, "-e", code, JSON.stringify(input)];
-  const child = spawn(launch.command, args, { env: launch.env, cwd: options.cwd ?? options.runtimeDir, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(launch.command, args, {
+    env: launch.env,
+    cwd: options.cwd ?? options.runtimeDir,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));

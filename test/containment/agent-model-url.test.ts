@@ -15,13 +15,20 @@ const PASSWORD = "pw-in-url-3e9a";
 const toolCount = (req: ChatRequest): number => req.messages.filter((m) => m.role === "tool").length;
 const rules: ScriptRule[] = [
   // The main Agent's own call refused: the turn's error, shown to the user, names the server.
-  { match: { when: (req) => fromAgent(req) && messageText(req.messages.findLast((m) => m.role === "user")).includes("[main-fails]") }, reply: { status: 400, errorMessage: "this server refuses the Agent's request" } },
+  {
+    match: {
+      when: (req) =>
+        fromAgent(req) && messageText(req.messages.findLast((m) => m.role === "user")).includes("[main-fails]"),
+    },
+    reply: { status: 400, errorMessage: "this server refuses the Agent's request" },
+  },
   {
     match: { when: fromAgent },
     reply: (req) => {
       const tools = toolCount(req);
       if (tools === 0) return { toolCalls: [{ name: "load_tools", arguments: { groups: ["agents"] } }] };
-      if (tools === 1) return { toolCalls: [{ name: "spawn_agent", arguments: { task: "[url] say hello", wait: true } }] };
+      if (tools === 1)
+        return { toolCalls: [{ name: "spawn_agent", arguments: { task: "[url] say hello", wait: true } }] };
       return { content: `The helper said: ${messageText(req.messages.at(-1))}` };
     },
   },

@@ -19,7 +19,8 @@ export interface Postgres {
 
 /** Why PostgreSQL cannot be started here, or undefined when it can. */
 export function postgresMissing(): string | undefined {
-  if (!existsSync(join(PG_BIN, "initdb"))) return `PostgreSQL 15 is not installed (${PG_BIN}/initdb): apt-get install postgresql-15`;
+  if (!existsSync(join(PG_BIN, "initdb")))
+    return `PostgreSQL 15 is not installed (${PG_BIN}/initdb): apt-get install postgresql-15`;
   if (!RUNUSER) return "runuser is not installed (util-linux)";
   if (spawnSync("id", ["-u", "postgres"]).status !== 0) return "there is no postgres user";
   return undefined;
@@ -40,16 +41,32 @@ export function startPostgres(): Postgres {
   }
   chmodSync(markerDir, 0o777);
   const asPostgres = (cmd: string, args: string[]): void => {
-    const res = spawnSync(RUNUSER ?? "runuser", ["-u", "postgres", "--", join(PG_BIN, cmd), ...args], { encoding: "utf8", timeout: 60_000 });
+    const res = spawnSync(RUNUSER ?? "runuser", ["-u", "postgres", "--", join(PG_BIN, cmd), ...args], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     if (res.status !== 0) throw new Error(`${cmd} failed (${String(res.status ?? res.signal)}): ${res.stderr}`);
   };
   asPostgres("initdb", ["-D", join(dir, "data"), "-A", "trust", "-U", "postgres", "--no-sync"]);
-  asPostgres("pg_ctl", ["-D", join(dir, "data"), "-l", join(dir, "log"), "-w", "-o", `-c listen_addresses='' -c unix_socket_directories=${sockDir} -c fsync=off`, "start"]);
+  asPostgres("pg_ctl", [
+    "-D",
+    join(dir, "data"),
+    "-l",
+    join(dir, "log"),
+    "-w",
+    "-o",
+    `-c listen_addresses='' -c unix_socket_directories=${sockDir} -c fsync=off`,
+    "start",
+  ]);
   return {
     socket: join(sockDir, ".s.PGSQL.5432"),
     markerDir,
     stop() {
-      spawnSync(RUNUSER ?? "runuser", ["-u", "postgres", "--", join(PG_BIN, "pg_ctl"), "-D", join(dir, "data"), "-m", "immediate", "-w", "stop"], { timeout: 30_000 });
+      spawnSync(
+        RUNUSER ?? "runuser",
+        ["-u", "postgres", "--", join(PG_BIN, "pg_ctl"), "-D", join(dir, "data"), "-m", "immediate", "-w", "stop"],
+        { timeout: 30_000 },
+      );
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -61,13 +78,18 @@ export interface SessionBus {
 }
 
 export function dbusMissing(): string | undefined {
-  return spawnSync("dbus-daemon", ["--version"]).status === 0 ? undefined : "dbus-daemon is not installed: apt-get install dbus";
+  return spawnSync("dbus-daemon", ["--version"]).status === 0
+    ? undefined
+    : "dbus-daemon is not installed: apt-get install dbus";
 }
 
 export function startSessionBus(): SessionBus {
   const dir = mkdtempSync(join(tmpdir(), "pal-agent-bus-"));
   const socket = join(dir, "bus");
-  const out = execFileSync("dbus-daemon", ["--session", `--address=unix:path=${socket}`, "--fork", "--print-pid"], { encoding: "utf8", timeout: 20_000 });
+  const out = execFileSync("dbus-daemon", ["--session", `--address=unix:path=${socket}`, "--fork", "--print-pid"], {
+    encoding: "utf8",
+    timeout: 20_000,
+  });
   const pid = Number(out.trim().split("\n")[0]);
   return {
     socket,

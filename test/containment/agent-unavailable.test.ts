@@ -26,23 +26,42 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function boot(extra: string): Promise<{ logs: string[]; client: ReturnType<typeof createClient<typeof ClientService>> }> {
+async function boot(
+  extra: string,
+): Promise<{ logs: string[]; client: ReturnType<typeof createClient<typeof ClientService>> }> {
   dir = mkdtempSync(join(tmpdir(), "pal-agent-nosbx-"));
   model = await startScriptedServer({ fallback: { content: "hello without bubblewrap" } });
   const configPath = join(dir, "config.yaml");
   writeFileSync(
     configPath,
-    ["model:", "  name: scripted-model", `  base_url: ${model.baseURL}`, "capabilities:", ...["files", "shell", "http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`), `workspace: ${dir}`, extra].join("\n"),
+    [
+      "model:",
+      "  name: scripted-model",
+      `  base_url: ${model.baseURL}`,
+      "capabilities:",
+      ...["files", "shell", "http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`),
+      `workspace: ${dir}`,
+      extra,
+    ].join("\n"),
   );
   const logs: string[] = [];
-  engine = await startEngine({ dataDir: join(dir, "data"), config: await loadConfig(configPath, {}), auditKeyFile: join(dir, "audit.key"), env: {}, log: (l) => logs.push(l), sandboxProbe: NO_SANDBOX });
+  engine = await startEngine({
+    dataDir: join(dir, "data"),
+    config: await loadConfig(configPath, {}),
+    auditKeyFile: join(dir, "audit.key"),
+    env: {},
+    log: (l) => logs.push(l),
+    sandboxProbe: NO_SANDBOX,
+  });
   return { logs, client: createClient(ClientService, engine.address, { bearerToken: engine.bearerToken }) };
 }
 
 describe("the Agent without bubblewrap", () => {
   it("is refused with the reason and the way out; the Engine stays up and a turn says why", async () => {
     const { logs, client } = await boot("");
-    expect(logs.join("\n")).toMatch(/agent sandbox: UNAVAILABLE: the Agent must run in a bubblewrap sandbox.*apt-get install bubblewrap.*sandbox: \{required: false\}/);
+    expect(logs.join("\n")).toMatch(
+      /agent sandbox: UNAVAILABLE: the Agent must run in a bubblewrap sandbox.*apt-get install bubblewrap.*sandbox: \{required: false\}/,
+    );
     const status = await client.getStatus({});
     expect(status.agentState).toBe("refused");
     expect(status.agentConnected).toBe(false);
@@ -58,7 +77,9 @@ describe("the Agent without bubblewrap", () => {
     const { client } = await boot("sandbox:\n  required: false");
     await engine!.agentReady(20_000);
     const status = await client.getStatus({});
-    expect(status.agentConfinement?.process).toMatch(/^NO bubblewrap \(bubblewrap \(bwrap\) is not installed.*sandbox.required is false/);
+    expect(status.agentConfinement?.process).toMatch(
+      /^NO bubblewrap \(bubblewrap \(bwrap\) is not installed.*sandbox.required is false/,
+    );
     expect(status.agentConfinement?.permissionModel).toBe(true);
     const evs: PipelineEvent[] = [];
     for await (const ev of client.sendMessage({ content: "hi" }, { timeoutMs: 20_000 })) evs.push(ev);

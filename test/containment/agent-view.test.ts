@@ -87,7 +87,15 @@ describe("what the Agent sees", () => {
   it("environment: the socket paths, the Agent's name and the model's label and settings; no URL, host or secret", () => {
     const env = (run.result as unknown as View).env;
     // PWD is bubblewrap's, for its --chdir.
-    expect(Object.keys(env).sort()).toEqual(["PALISADE_AGENT_ID", "PALISADE_CONTEXT_WINDOW", "PALISADE_ENGINE_ADDRESS", "PALISADE_MODEL", "PALISADE_MODEL_GATEWAY", "PALISADE_MODEL_SETTINGS", "PWD"]);
+    expect(Object.keys(env).sort()).toEqual([
+      "PALISADE_AGENT_ID",
+      "PALISADE_CONTEXT_WINDOW",
+      "PALISADE_ENGINE_ADDRESS",
+      "PALISADE_MODEL",
+      "PALISADE_MODEL_GATEWAY",
+      "PALISADE_MODEL_SETTINGS",
+      "PWD",
+    ]);
     expect(env.PWD).toBe("/");
     expect(env.PALISADE_ENGINE_ADDRESS).toBe(`unix:${INSIDE}/engine.sock`);
     expect(env.PALISADE_MODEL_GATEWAY).toBe(`${INSIDE}/model-gateway.sock`);
@@ -96,6 +104,7 @@ describe("what the Agent sees", () => {
     expect(all).not.toContain("127.0.0.1");
     expect(all).not.toContain(dir);
     const url = new URL(MODEL_BASE_URL);
-    for (const secret of [url.password, url.searchParams.get("api-key") ?? "?", url.host]) expect(all).not.toContain(secret);
+    for (const secret of [url.password, url.searchParams.get("api-key") ?? "?", url.host])
+      expect(all).not.toContain(secret);
   });
 });

@@ -32,7 +32,11 @@ describe.skipIf(postgresMissing())("a private PostgreSQL cluster of the user (un
 
   it.each(WHO)("%s: is not reachable: COPY … TO PROGRAM never runs, the marker never appears", async (who) => {
     const marker = join(pg.markerDir, "ran");
-    const run = await runLikeAgent("pg-copy", { socket: pg.socket, user: "postgres", query: `COPY (SELECT 1) TO PROGRAM 'touch ${marker}'` }, { runtimeDir, who });
+    const run = await runLikeAgent(
+      "pg-copy",
+      { socket: pg.socket, user: "postgres", query: `COPY (SELECT 1) TO PROGRAM 'touch ${marker}'` },
+      { runtimeDir, who },
+    );
     expect(run.result, run.stderr).toBeDefined();
     expect(existsSync(marker)).toBe(false);
     expect(run.result?.outcome).toBe("connect-failed");
@@ -62,24 +66,33 @@ describe("other processes", () => {
   });
   afterAll(() => bystander.kill("SIGKILL"));
 
-  it.each(WHO)("%s: a bystander of the user survives process.kill from it, the Engine is not signalable, and it sees only its own pids", async (who) => {
-    const pidMax = Number(readFileSync("/proc/sys/kernel/pid_max", "utf8").trim());
-    const run = await runLikeAgent("signals", { bystander: bystander.pid, engine: process.pid, pidMax: Math.min(pidMax, 1 << 22) }, { runtimeDir, timeoutMs: 60_000, who });
-    const result = run.result as { self: number; visible: number[]; proc: number[] | string; engine: string; bystander: string } | undefined;
-    expect(result, run.stderr).toBeDefined();
-    // Still there, by signal 0 from outside.
-    expect(() => process.kill(bystander.pid ?? -1, 0)).not.toThrow();
-    expect(bystander.exitCode).toBeNull();
-    expect(bystander.signalCode).toBeNull();
-    expect(result?.bystander).toBe("ESRCH");
-    expect(result?.engine).toBe("ESRCH");
-    // Its own pid namespace: the sandbox's init (1), itself and its own threads (numbered right
-    // after it: kill() accepts a thread id). Outside, the machine runs hundreds of pids.
-    const self = result?.self ?? -1;
-    expect(result?.visible[0]).toBe(1);
-    expect(result?.visible.slice(1).every((p) => p >= self && p < self + 64)).toBe(true);
-    expect(result?.visible).toContain(self);
-  }, 90_000);
+  it.each(WHO)(
+    "%s: a bystander of the user survives process.kill from it, the Engine is not signalable, and it sees only its own pids",
+    async (who) => {
+      const pidMax = Number(readFileSync("/proc/sys/kernel/pid_max", "utf8").trim());
+      const run = await runLikeAgent(
+        "signals",
+        { bystander: bystander.pid, engine: process.pid, pidMax: Math.min(pidMax, 1 << 22) },
+        { runtimeDir, timeoutMs: 60_000, who },
+      );
+      const result = run.result as
+        { self: number; visible: number[]; proc: number[] | string; engine: string; bystander: string } | undefined;
+      expect(result, run.stderr).toBeDefined();
+      // Still there, by signal 0 from outside.
+      expect(() => process.kill(bystander.pid ?? -1, 0)).not.toThrow();
+      expect(bystander.exitCode).toBeNull();
+      expect(bystander.signalCode).toBeNull();
+      expect(result?.bystander).toBe("ESRCH");
+      expect(result?.engine).toBe("ESRCH");
+      // Its own pid namespace: the sandbox's init (1), itself and its own threads (numbered right
+      // after it: kill() accepts a thread id). Outside, the machine runs hundreds of pids.
+      const self = result?.self ?? -1;
+      expect(result?.visible[0]).toBe(1);
+      expect(result?.visible.slice(1).every((p) => p >= self && p < self + 64)).toBe(true);
+      expect(result?.visible).toContain(self);
+    },
+    90_000,
+  );
 });
 
 describe.skipIf(built())("node:sqlite", () => {
@@ -87,7 +100,10 @@ describe.skipIf(built())("node:sqlite", () => {
   let home = "";
   const rows = (db: string): string[] => {
     const conn = new DatabaseSync(db, { readOnly: true });
-    const out = conn.prepare("SELECT id, content FROM messages ORDER BY id").all().map((r) => `${String(r.id)}:${String(r.content)}`);
+    const out = conn
+      .prepare("SELECT id, content FROM messages ORDER BY id")
+      .all()
+      .map((r) => `${String(r.id)}:${String(r.content)}`);
     conn.close();
     return out;
   };
@@ -107,19 +123,22 @@ describe.skipIf(built())("node:sqlite", () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  it.each(WHO)("%s: cannot read or edit another session's messages in palisade.db, create ~/.ssh/authorized_keys, or read an SQLite file in the home", async (who) => {
-    const db = join(h.dataDir, "palisade.db");
-    const before = rows(db);
-    expect(before.some((r) => r.includes("a message of another session"))).toBe(true);
-    const run = await runLikeAgent("sqlite", { db, home, cookies: join(home, "Cookies") }, { runtimeDir, who });
-    expect(run.result, run.stderr).toBeDefined();
-    expect(rows(db)).toEqual(before);
-    expect(readdirSync(join(home, ".ssh"))).toEqual([]);
-    expect(run.stdout).not.toContain("session-cookie-9c1e77d2");
-    expect(run.stdout).not.toContain("a message of another session");
-    // The module itself is gone under the Agent's flags.
-    expect(run.result).toEqual({ module: "ERR_UNKNOWN_BUILTIN_MODULE" });
-    const listed = await h.client.listSessions({});
-    expect(listed.sessions.map((x) => x.title).join("\n")).not.toContain("INJECTED");
-  });
+  it.each(WHO)(
+    "%s: cannot read or edit another session's messages in palisade.db, create ~/.ssh/authorized_keys, or read an SQLite file in the home",
+    async (who) => {
+      const db = join(h.dataDir, "palisade.db");
+      const before = rows(db);
+      expect(before.some((r) => r.includes("a message of another session"))).toBe(true);
+      const run = await runLikeAgent("sqlite", { db, home, cookies: join(home, "Cookies") }, { runtimeDir, who });
+      expect(run.result, run.stderr).toBeDefined();
+      expect(rows(db)).toEqual(before);
+      expect(readdirSync(join(home, ".ssh"))).toEqual([]);
+      expect(run.stdout).not.toContain("session-cookie-9c1e77d2");
+      expect(run.stdout).not.toContain("a message of another session");
+      // The module itself is gone under the Agent's flags.
+      expect(run.result).toEqual({ module: "ERR_UNKNOWN_BUILTIN_MODULE" });
+      const listed = await h.client.listSessions({});
+      expect(listed.sessions.map((x) => x.title).join("\n")).not.toContain("INJECTED");
+    },
+  );
 });

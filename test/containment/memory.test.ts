@@ -35,7 +35,8 @@ describe.skipIf(!probe.available)("a capability over its memory limit", () => {
     await h?.close();
   });
 
-  const hogState = async (): Promise<string | undefined> => (await h.client.getStatus({})).capabilities.find((c) => c.id === "hog")?.state;
+  const hogState = async (): Promise<string | undefined> =>
+    (await h.client.getStatus({})).capabilities.find((c) => c.id === "hog")?.state;
 
   it("within the limit the capability works", async () => {
     const r = await h.turn([{ name: "hog__allocate", arguments: { mb: 32 } }]);
@@ -45,7 +46,9 @@ describe.skipIf(!probe.available)("a capability over its memory limit", () => {
 
   it("once started, engine status says how the 160 MiB limit is applied", async () => {
     const sandbox = (await h.client.getStatus({})).capabilities.find((c) => c.id === "hog")?.sandbox ?? "";
-    expect(sandbox).toMatch(/160 MiB memory \((memory cgroup v[12], the whole sandbox|RLIMIT_DATA \d+ MiB, each process[^)]*)\)/);
+    expect(sandbox).toMatch(
+      /160 MiB memory \((memory cgroup v[12], the whole sandbox|RLIMIT_DATA \d+ MiB, each process[^)]*)\)/,
+    );
     expect(sandbox).toMatch(/64 processes \(/);
   });
 
@@ -55,7 +58,9 @@ describe.skipIf(!probe.available)("a capability over its memory limit", () => {
     // The capability never held the memory: no result, an error the model can read.
     expect(out).not.toContain('"allocated_mb"');
     // Killed by the memory cgroup (said so), or the allocation refused inside by RLIMIT_DATA.
-    expect(out).toMatch(/hog__allocate.*killed by SIGKILL \(what its memory cgroup does when it goes over its 160 MiB limit|hog__allocate failed: .*allocate memory/);
+    expect(out).toMatch(
+      /hog__allocate.*killed by SIGKILL \(what its memory cgroup does when it goes over its 160 MiB limit|hog__allocate failed: .*allocate memory/,
+    );
     expect(r.events.some((e) => e.eventType === T.ERROR && e.pipelineError?.code === "AGENT_CRASHED")).toBe(false);
     const status = await h.client.getStatus({});
     expect(status.agentConnected).toBe(true);

@@ -6,7 +6,9 @@ import { execFileSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
-const BIN = ["/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin"].find((d) => existsSync(join(d, "initdb")));
+const BIN = ["/usr/lib/postgresql/15/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/17/bin"].find((d) =>
+  existsSync(join(d, "initdb")),
+);
 const RUNUSER = ["/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"].find((f) => existsSync(f));
 
 /** Why no cluster can be started here (undefined: one can). */
@@ -43,7 +45,18 @@ export function startPostgres(socketParent: string): PostgresCluster {
     execFileSync(RUNUSER, ["-u", "postgres", "--", join(BIN, file), ...args], { stdio: "pipe", timeout: 60_000 });
   };
   asPostgres("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
-  asPostgres("pg_ctl", ["-D", data, "-l", join(base, "server.log"), "-w", "-t", "60", "-o", `-c unix_socket_directories=${socketDir} -c listen_addresses='' -c fsync=off`, "start"]);
+  asPostgres("pg_ctl", [
+    "-D",
+    data,
+    "-l",
+    join(base, "server.log"),
+    "-w",
+    "-t",
+    "60",
+    "-o",
+    `-c unix_socket_directories=${socketDir} -c listen_addresses='' -c fsync=off`,
+    "start",
+  ]);
   return {
     socketDir,
     stop() {

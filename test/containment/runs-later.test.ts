@@ -16,18 +16,33 @@ const probe = await probeSandbox();
 if (!probe.available && process.env.CI) throw new Error(`CI must run the containment proofs: ${probe.reason}`);
 
 const git = (cwd: string, ...args: string[]): string =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], {
+    cwd,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
 
 /** One turn with these calls in which every approval is denied: how many were asked, how many a capability started. */
-async function denyingTurn(h: Containment, calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<{ asked: number; executed: number }> {
+async function denyingTurn(
+  h: Containment,
+  calls: Array<{ name: string; arguments: Record<string, unknown> }>,
+): Promise<{ asked: number; executed: number }> {
   h.model.clearTurns();
-  h.model.enqueue({ toolCalls: [{ name: "load_tools", arguments: { groups: ["files", "shell"] } }] }, { toolCalls: calls }, { content: "done" });
+  h.model.enqueue(
+    { toolCalls: [{ name: "load_tools", arguments: { groups: ["files", "shell"] } }] },
+    { toolCalls: calls },
+    { content: "done" },
+  );
   let asked = 0;
   let executed = 0;
   for await (const ev of h.client.sendMessage({ content: "go" })) {
     if (ev.eventType === T.APPROVAL_NEEDED && ev.approvalNeeded) {
       asked++;
-      await h.client.resolveApproval({ approvalId: ev.approvalNeeded.approvalId, decision: ApprovalDecision.DENY, sessionId: ev.sessionId });
+      await h.client.resolveApproval({
+        approvalId: ev.approvalNeeded.approvalId,
+        decision: ApprovalDecision.DENY,
+        sessionId: ev.sessionId,
+      });
     }
     if (ev.eventType === T.ACTION_STARTED && !ev.actionStarted?.toolName.startsWith("load_tools")) executed++;
   }
@@ -95,25 +110,39 @@ describe.skipIf(!probe.available)("writes that run later, default policy, nobody
     ["git clone -c include.path=WS/evil.cfg src vendor/inc", "vendor/inc"],
     ["git clone --template=tpl src vendor/tpl", "vendor/tpl"],
   ])("%s never leaves a repo whose next git status or checkout runs a program", async (command, dir) => {
-    const r = await denyingTurn(h, [{ name: "shell__execute_command", arguments: { command: command.replace("WS", h.workspace) } }]);
+    const r = await denyingTurn(h, [
+      { name: "shell__execute_command", arguments: { command: command.replace("WS", h.workspace) } },
+    ]);
     expect(userRunsGit(dir), "markers left by the user's next git commands").toEqual([]);
     expect(r.asked, "the Shield asked").toBe(1);
     expect(r.executed).toBe(0);
   });
 
   it("a plain git clone still runs without asking, and its repo is harmless", async () => {
-    const r = await denyingTurn(h, [{ name: "shell__execute_command", arguments: { command: "git clone src vendor/plain" } }]);
+    const r = await denyingTurn(h, [
+      { name: "shell__execute_command", arguments: { command: "git clone src vendor/plain" } },
+    ]);
     expect(r).toEqual({ asked: 0, executed: 1 });
     expect(existsSync(join(h.workspace, "vendor/plain/a.txt"))).toBe(true);
     expect(userRunsGit("vendor/plain")).toEqual([]);
   });
 
-  it.each([".vscode/tasks.json", ".cargo/config.toml", "AGENTS.md"])("files__write_file %s asks, and denied it is never written", async (rel) => {
-    const content = rel.endsWith(".json") ? JSON.stringify({ version: "2.0.0", tasks: [{ label: "x", type: "shell", command: "touch TASK-RAN", runOptions: { runOn: "folderOpen" } }] }) : "x\n";
-    const r = await denyingTurn(h, [{ name: "files__write_file", arguments: { path: join(h.workspace, rel), content } }]);
-    expect(existsSync(join(h.workspace, rel)), `${rel} was written`).toBe(false);
-    expect(r).toEqual({ asked: 1, executed: 0 });
-  });
+  it.each([".vscode/tasks.json", ".cargo/config.toml", "AGENTS.md"])(
+    "files__write_file %s asks, and denied it is never written",
+    async (rel) => {
+      const content = rel.endsWith(".json")
+        ? JSON.stringify({
+            version: "2.0.0",
+            tasks: [{ label: "x", type: "shell", command: "touch TASK-RAN", runOptions: { runOn: "folderOpen" } }],
+          })
+        : "x\n";
+      const r = await denyingTurn(h, [
+        { name: "files__write_file", arguments: { path: join(h.workspace, rel), content } },
+      ]);
+      expect(existsSync(join(h.workspace, rel)), `${rel} was written`).toBe(false);
+      expect(r).toEqual({ asked: 1, executed: 0 });
+    },
+  );
 
   it("a script that plants program-running config and hooks in nested repositories: the Engine undoes them after the call", async () => {
     const r = await denyingTurn(h, [{ name: "shell__execute_command", arguments: { command: "python3 mk.py" } }]);
@@ -123,7 +152,13 @@ describe.skipIf(!probe.available)("writes that run later, default policy, nobody
     expect(userRunsGit("existing"), "markers in the repository the user had").toEqual([]);
     // The user's own entry stays; the model is told what was undone.
     expect(git(join(h.workspace, "existing"), "config", "core.hooksPath").trim()).toBe(".husky");
-    const told = h.model.chatRequests().at(-1)?.messages.filter((m) => m.role === "tool").map((m) => JSON.stringify(m.content)).join("\n") ?? "";
+    const told =
+      h.model
+        .chatRequests()
+        .at(-1)
+        ?.messages.filter((m) => m.role === "tool")
+        .map((m) => JSON.stringify(m.content))
+        .join("\n") ?? "";
     expect(told).toMatch(/removed core\.fsmonitor from vendor\/py\/\.git\/config/);
     expect(told).toMatch(/renamed the hooks post-checkout in vendor\/py\/\.git\/hooks/);
     expect(told).toMatch(/removed core\.fsmonitor from existing\/\.git\/config/);

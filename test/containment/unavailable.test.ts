@@ -19,16 +19,33 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function boot(extra: string): Promise<{ logs: string[]; status: Awaited<ReturnType<ReturnType<typeof createClient<typeof ClientService>>["getStatus"]>> }> {
+async function boot(extra: string): Promise<{
+  logs: string[];
+  status: Awaited<ReturnType<ReturnType<typeof createClient<typeof ClientService>>["getStatus"]>>;
+}> {
   dir = mkdtempSync(join(tmpdir(), "pal-nosbx-"));
   mkdirSync(join(dir, "ws"));
   const configPath = join(dir, "config.yaml");
   writeFileSync(
     configPath,
-    ["model:", "  name: m", "capabilities:", ...["http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`), `workspace: ${join(dir, "ws")}`, extra].join("\n"),
+    [
+      "model:",
+      "  name: m",
+      "capabilities:",
+      ...["http", "documents", "mail"].map((id) => `  - { id: ${id}, enabled: false }`),
+      `workspace: ${join(dir, "ws")}`,
+      extra,
+    ].join("\n"),
   );
   const logs: string[] = [];
-  engine = await startEngine({ dataDir: join(dir, "data"), config: await loadConfig(configPath, {}), env: {}, log: (l) => logs.push(l), sandboxProbe: NO_SANDBOX, agent: { external: { token: "t" } } });
+  engine = await startEngine({
+    dataDir: join(dir, "data"),
+    config: await loadConfig(configPath, {}),
+    env: {},
+    log: (l) => logs.push(l),
+    sandboxProbe: NO_SANDBOX,
+    agent: { external: { token: "t" } },
+  });
   const client = createClient(ClientService, engine.address, { bearerToken: engine.bearerToken });
   const status = await client.getStatus({});
   client.close();
@@ -38,12 +55,16 @@ async function boot(extra: string): Promise<{ logs: string[]; status: Awaited<Re
 describe("without bubblewrap", () => {
   it("says so and refuses filesystem: workspace capabilities", async () => {
     const { logs, status } = await boot("");
-    expect(logs.join("\n")).toMatch(/tool sandbox: UNAVAILABLE \(bubblewrap \(bwrap\) is not installed.*will not start; set sandbox.required: false/);
+    expect(logs.join("\n")).toMatch(
+      /tool sandbox: UNAVAILABLE \(bubblewrap \(bwrap\) is not installed.*will not start; set sandbox.required: false/,
+    );
     expect(status.toolSandbox).toMatch(/^tool sandbox: UNAVAILABLE/);
     for (const id of ["files", "shell"]) {
       const c = status.capabilities.find((x) => x.id === id);
       expect(c?.state, id).toBe("failed");
-      expect(c?.message).toMatch(/must run in a sandbox, but none can be made here: bubblewrap .* set `sandbox: \{required: false\}`/);
+      expect(c?.message).toMatch(
+        /must run in a sandbox, but none can be made here: bubblewrap .* set `sandbox: \{required: false\}`/,
+      );
       expect(c?.toolCount).toBe(0);
     }
   });

@@ -18,7 +18,10 @@ import type { PostgresCluster } from "./postgres.js";
 
 const probe = await probeSandbox();
 const noPostgres = postgresUnavailable();
-const noDbus = existsSync("/usr/bin/dbus-daemon") && existsSync("/usr/bin/dbus-monitor") ? undefined : "dbus-daemon is not installed (Debian: apt-get install dbus)";
+const noDbus =
+  existsSync("/usr/bin/dbus-daemon") && existsSync("/usr/bin/dbus-monitor")
+    ? undefined
+    : "dbus-daemon is not installed (Debian: apt-get install dbus)";
 const missing = [probe.available ? undefined : probe.reason, noPostgres, noDbus].filter(Boolean).join("; ");
 if (missing && process.env.CI) throw new Error(`CI must run the allowlist proofs: ${missing}`);
 
@@ -69,104 +72,141 @@ afterAll(async () => {
 
 /** The call ran: the Shield let it through (or the user approved it) and the capability executed it. */
 function ran(r: TurnResult): string {
-  expect(r.verdicts.every((v) => v === "ALLOW" || v === "ESCALATE"), `verdicts ${r.verdicts.join(",")}`).toBe(true);
+  expect(
+    r.verdicts.every((v) => v === "ALLOW" || v === "ESCALATE"),
+    `verdicts ${r.verdicts.join(",")}`,
+  ).toBe(true);
   expect(r.executed, "the capability executed the call").toBeGreaterThan(0);
   return r.results.join("\n");
 }
 
 /** Writes `file` of the fixtures into the workspace with files__write_file, as the model would. */
 async function modelWrites(file: string): Promise<void> {
-  ran(await h.turn([{ name: "files__write_file", arguments: { path: file, content: readFileSync(fixture(file), "utf8") } }]));
+  ran(
+    await h.turn([
+      { name: "files__write_file", arguments: { path: file, content: readFileSync(fixture(file), "utf8") } },
+    ]),
+  );
 }
 
-describe.skipIf(Boolean(missing))(`host sockets and the home, from tool and MCP sandboxes${missing ? ` — skipped: ${missing}` : ""}`, () => {
-  it("the PostgreSQL wire client works outside a sandbox (the control: COPY … TO PROGRAM creates the marker)", () => {
-    const marker = join(markDir, "control");
-    const out = execFileSync("python3", [fixture("pg_copy.py"), pg.socketDir, marker]).toString();
-    expect(out).toContain("query sent");
-    expect(existsSync(marker)).toBe(true);
-  });
+describe.skipIf(Boolean(missing))(
+  `host sockets and the home, from tool and MCP sandboxes${missing ? ` — skipped: ${missing}` : ""}`,
+  () => {
+    it("the PostgreSQL wire client works outside a sandbox (the control: COPY … TO PROGRAM creates the marker)", () => {
+      const marker = join(markDir, "control");
+      const out = execFileSync("python3", [fixture("pg_copy.py"), pg.socketDir, marker]).toString();
+      expect(out).toContain("query sent");
+      expect(existsSync(marker)).toBe(true);
+    });
 
-  it("a model-written PostgreSQL client run through the shell never reaches the server: no marker", async () => {
-    await modelWrites("pg_copy.py");
-    const marker = join(markDir, "shell");
-    const out = ran(await h.sh(`python3 pg_copy.py ${pg.socketDir} ${marker}`));
-    // The script ran inside; the socket was not there to connect to.
-    expect(out).toMatch(/connect failed/);
-    expect(existsSync(marker), `the server ran the model's program: ${out}`).toBe(false);
-  });
+    it("a model-written PostgreSQL client run through the shell never reaches the server: no marker", async () => {
+      await modelWrites("pg_copy.py");
+      const marker = join(markDir, "shell");
+      const out = ran(await h.sh(`python3 pg_copy.py ${pg.socketDir} ${marker}`));
+      // The script ran inside; the socket was not there to connect to.
+      expect(out).toMatch(/connect failed/);
+      expect(existsSync(marker), `the server ran the model's program: ${out}`).toBe(false);
+    });
 
-  it("a stdio MCP server with network: none that tries the socket at Engine start never reaches it: no marker", async () => {
-    const report = join(h.workspace, "pg-mcp-report.txt");
-    for (let i = 0; i < 200 && !(existsSync(report) && readFileSync(report, "utf8").includes("attempt finished")); i++) await sleep(100);
-    const said = existsSync(report) ? readFileSync(report, "utf8") : `no report; Engine log:\n${h.logs.filter((l) => l.includes("evil-pg")).join("\n")}`;
-    expect(said).toContain("attempt finished");
-    expect(said).toMatch(/connect failed/);
-    expect(existsSync(join(markDir, "mcp")), `the server ran the MCP server's program: ${said}`).toBe(false);
-  });
+    it("a stdio MCP server with network: none that tries the socket at Engine start never reaches it: no marker", async () => {
+      const report = join(h.workspace, "pg-mcp-report.txt");
+      for (
+        let i = 0;
+        i < 200 && !(existsSync(report) && readFileSync(report, "utf8").includes("attempt finished"));
+        i++
+      )
+        await sleep(100);
+      const said = existsSync(report)
+        ? readFileSync(report, "utf8")
+        : `no report; Engine log:\n${h.logs.filter((l) => l.includes("evil-pg")).join("\n")}`;
+      expect(said).toContain("attempt finished");
+      expect(said).toMatch(/connect failed/);
+      expect(existsSync(join(markDir, "mcp")), `the server ran the MCP server's program: ${said}`).toBe(false);
+    });
 
-  describe("a D-Bus session bus", () => {
-    const buses: Array<{ address: string; daemon: number; monitor: ChildProcess; seen: () => string; dir: string }> = [];
+    describe("a D-Bus session bus", () => {
+      const buses: Array<{ address: string; daemon: number; monitor: ChildProcess; seen: () => string; dir: string }> =
+        [];
 
-    beforeAll(async () => {
-      // One at a path in the home, one in a directory of /run that no list names, one where a
-      // user's session bus usually is (/run/user/<uid>/bus).
-      const runUser = existsSync("/run/user") ? [join(mkdtempSync("/run/user/pal-"), String(process.getuid?.() ?? 0))] : [];
-      for (const dir of [join(h.home, ".cache", "dbus-session"), mkdtempSync("/run/pal-dbus-"), ...runUser]) {
-        mkdirSync(dir, { recursive: true });
-        const address = `unix:path=${join(dir, "bus")}`;
-        const pid = Number(execFileSync("dbus-daemon", ["--session", `--address=${address}`, "--fork", "--print-pid"]).toString().trim());
-        let log = "";
-        const monitor = spawn("dbus-monitor", ["--address", address], { stdio: ["ignore", "pipe", "pipe"] });
-        monitor.stdout?.on("data", (c: Buffer) => (log += c.toString()));
-        for (let i = 0; i < 50 && !log.includes("NameAcquired"); i++) await sleep(100);
-        buses.push({ address, daemon: pid, monitor, seen: () => log, dir });
-      }
-    }, 30_000);
-    afterAll(() => {
-      for (const b of buses) {
-        b.monitor.kill("SIGKILL");
-        try {
-          process.kill(b.daemon, "SIGKILL");
-        } catch {
-          // already gone
+      beforeAll(async () => {
+        // One at a path in the home, one in a directory of /run that no list names, one where a
+        // user's session bus usually is (/run/user/<uid>/bus).
+        const runUser = existsSync("/run/user")
+          ? [join(mkdtempSync("/run/user/pal-"), String(process.getuid?.() ?? 0))]
+          : [];
+        for (const dir of [join(h.home, ".cache", "dbus-session"), mkdtempSync("/run/pal-dbus-"), ...runUser]) {
+          mkdirSync(dir, { recursive: true });
+          const address = `unix:path=${join(dir, "bus")}`;
+          const pid = Number(
+            execFileSync("dbus-daemon", ["--session", `--address=${address}`, "--fork", "--print-pid"])
+              .toString()
+              .trim(),
+          );
+          let log = "";
+          const monitor = spawn("dbus-monitor", ["--address", address], { stdio: ["ignore", "pipe", "pipe"] });
+          monitor.stdout?.on("data", (c: Buffer) => (log += c.toString()));
+          for (let i = 0; i < 50 && !log.includes("NameAcquired"); i++) await sleep(100);
+          buses.push({ address, daemon: pid, monitor, seen: () => log, dir });
         }
-        rmSync(b.dir.startsWith("/run/user/") ? dirname(b.dir) : b.dir, { recursive: true, force: true });
+      }, 30_000);
+      afterAll(() => {
+        for (const b of buses) {
+          b.monitor.kill("SIGKILL");
+          try {
+            process.kill(b.daemon, "SIGKILL");
+          } catch {
+            // already gone
+          }
+          rmSync(b.dir.startsWith("/run/user/") ? dirname(b.dir) : b.dir, { recursive: true, force: true });
+        }
+      });
+
+      it("is reached from outside (the control: the monitor sees the call)", async () => {
+        for (const b of buses) {
+          execFileSync("dbus-send", [
+            `--bus=${b.address}`,
+            "--print-reply",
+            "--dest=org.freedesktop.DBus",
+            "/palisade/control",
+            "org.freedesktop.DBus.Peer.Ping",
+          ]);
+          for (let i = 0; i < 30 && !b.seen().includes("/palisade/control"); i++) await sleep(100);
+          expect(b.seen()).toContain("/palisade/control");
+        }
+      });
+
+      it("is never reached from the shell capability, at its path in the home, in /run or in /run/user", async () => {
+        const calls = buses.map(
+          (b) =>
+            `dbus-send --bus=${b.address} --print-reply --dest=org.freedesktop.DBus /palisade/escaped org.freedesktop.DBus.Peer.Ping`,
+        );
+        const out = ran(await h.sh(`${calls.join("; ")}; echo end`));
+        expect(out).toContain("end");
+        await sleep(500);
+        for (const b of buses)
+          expect(
+            b.seen().includes("/palisade/escaped"),
+            `the bus at ${b.address} saw the sandbox's call; output: ${out}`,
+          ).toBe(false);
+      });
+    });
+
+    it("a model-written os.walk of the home returns none of its credentials to the model", async () => {
+      await modelWrites("walk_home.py");
+      const out = ran(await h.sh(`python3 walk_home.py ${h.home}`));
+      expect(out).toContain("files seen:");
+      const toModel = JSON.stringify(h.model.chatRequests());
+      for (const [rel, content] of Object.entries(HOME_SECRETS)) {
+        const canary = /CANARY-[A-Z-]+-[0-9a-f]{4}/.exec(content)?.[0] ?? "";
+        // (Not toContain: the failure would print every request.)
+        expect(toModel.includes(canary), `${rel} reached the model: ${out}`).toBe(false);
+        expect(toModel.includes(rel), `the name of ${rel} reached the model: ${out}`).toBe(false);
       }
     });
 
-    it("is reached from outside (the control: the monitor sees the call)", async () => {
-      for (const b of buses) {
-        execFileSync("dbus-send", [`--bus=${b.address}`, "--print-reply", "--dest=org.freedesktop.DBus", "/palisade/control", "org.freedesktop.DBus.Peer.Ping"]);
-        for (let i = 0; i < 30 && !b.seen().includes("/palisade/control"); i++) await sleep(100);
-        expect(b.seen()).toContain("/palisade/control");
-      }
+    it("after every attempt: no marker but the control's, the Engine alive", async () => {
+      expect(execFileSync("ls", [markDir]).toString().split("\n").filter(Boolean)).toEqual(["control"]);
+      expect((await h.client.getStatus({})).agentConnected).toBe(true);
     });
-
-    it("is never reached from the shell capability, at its path in the home, in /run or in /run/user", async () => {
-      const calls = buses.map((b) => `dbus-send --bus=${b.address} --print-reply --dest=org.freedesktop.DBus /palisade/escaped org.freedesktop.DBus.Peer.Ping`);
-      const out = ran(await h.sh(`${calls.join("; ")}; echo end`));
-      expect(out).toContain("end");
-      await sleep(500);
-      for (const b of buses) expect(b.seen().includes("/palisade/escaped"), `the bus at ${b.address} saw the sandbox's call; output: ${out}`).toBe(false);
-    });
-  });
-
-  it("a model-written os.walk of the home returns none of its credentials to the model", async () => {
-    await modelWrites("walk_home.py");
-    const out = ran(await h.sh(`python3 walk_home.py ${h.home}`));
-    expect(out).toContain("files seen:");
-    const toModel = JSON.stringify(h.model.chatRequests());
-    for (const [rel, content] of Object.entries(HOME_SECRETS)) {
-      const canary = /CANARY-[A-Z-]+-[0-9a-f]{4}/.exec(content)?.[0] ?? "";
-      // (Not toContain: the failure would print every request.)
-      expect(toModel.includes(canary), `${rel} reached the model: ${out}`).toBe(false);
-      expect(toModel.includes(rel), `the name of ${rel} reached the model: ${out}`).toBe(false);
-    }
-  });
-
-  it("after every attempt: no marker but the control's, the Engine alive", async () => {
-    expect(execFileSync("ls", [markDir]).toString().split("\n").filter(Boolean)).toEqual(["control"]);
-    expect((await h.client.getStatus({})).agentConnected).toBe(true);
-  });
-});
+  },
+);

@@ -17,13 +17,20 @@ afterAll(async () => {
 
 describe.skipIf(skip)("engine end to end: the Agent when idle", () => {
   it("is stopped after agent_idle_stop_s without turns and started again by the next message, which is answered", async () => {
-    h.model.enqueue(loadFiles, { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] }, { content: "first" });
+    h.model.enqueue(
+      loadFiles,
+      { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] },
+      { content: "first" },
+    );
     const first = await collect(h.client.sendMessage({ content: "read hello.txt" }));
     expect(final(first).responseComplete?.content).toBe("first");
     const pid = h.engine.agentPid();
     expect(pid).toBeDefined();
 
-    await waitFor(async () => !existsSync(`/proc/${pid}`) && (await h.client.getStatus({})).agentState === "idle", { timeoutMs: 20_000, intervalMs: 200 });
+    await waitFor(async () => !existsSync(`/proc/${pid}`) && (await h.client.getStatus({})).agentState === "idle", {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    });
     expect((await h.client.getStatus({})).agentConnected).toBe(false);
 
     // The same session goes on: its files group is still loaded.

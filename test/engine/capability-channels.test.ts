@@ -5,7 +5,17 @@
 // (nor the commands they run) after 2 s.
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -85,7 +95,9 @@ function sockets(): string[] {
   const runDirs = readdirSync(runBase).filter((n) => n.startsWith(`palisade-caps-${engine.pid}-`));
   expect(runDirs).toHaveLength(1);
   const runDir = join(runBase, runDirs[0] ?? "");
-  return readdirSync(runDir).map((id) => join(runDir, id, "cap.sock")).filter((p) => existsSync(p));
+  return readdirSync(runDir)
+    .map((id) => join(runDir, id, "cap.sock"))
+    .filter((p) => existsSync(p));
 }
 
 /** Attack calls on `targets`: a shell command and a file write that would each create `marker`. */
@@ -161,15 +173,24 @@ beforeAll(async () => {
   );
   const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: runBase };
   delete env.XDG_RUNTIME_DIR;
-  engine = spawn(process.execPath, [main, "--config", join(dir, "config.yaml"), "--data-dir", join(dir, "data")], { env, stdio: ["ignore", "pipe", "pipe"] });
+  engine = spawn(process.execPath, [main, "--config", join(dir, "config.yaml"), "--data-dir", join(dir, "data")], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   engine.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
   const line = await new Promise<string>((resolve, reject) => {
     if (!engine.stdout) return reject(new Error("no stdout"));
     createInterface({ input: engine.stdout }).once("line", resolve);
-    engine.once("exit", (code, signal) => reject(new Error(`the Engine ended (${signal ?? String(code)}) before it was ready; its stderr:\n${stderr}`)));
+    engine.once("exit", (code, signal) =>
+      reject(new Error(`the Engine ended (${signal ?? String(code)}) before it was ready; its stderr:\n${stderr}`)),
+    );
   });
   const bearerToken = await readToken(join(dir, "data"));
-  client = createClient(ClientService, (JSON.parse(line) as { address: string }).address, bearerToken ? { bearerToken } : {});
+  client = createClient(
+    ClientService,
+    (JSON.parse(line) as { address: string }).address,
+    bearerToken ? { bearerToken } : {},
+  );
   const status = await client.getStatus({}, { timeoutMs: 20_000 });
   const states = Object.fromEntries(status.capabilities.map((c) => [c.id, c.state]));
   expect(states).toEqual({ ...Object.fromEntries(BUILTINS.map((id) => [id, "ready"])), legacy: "ready" });
@@ -187,12 +208,24 @@ describe.skipIf(skip)("capability channels of a real Engine", () => {
   it("every built-in listens on a unix socket in a 0700 runtime dir; the Selu server's unauthenticated channel is in the log", () => {
     const socks = sockets();
     expect(socks.map((s) => s.split("/").at(-2)).sort()).toEqual([...BUILTINS].sort());
-    expect(stderr).toContain("WARNING: capability legacy is a Selu-convention server on loopback TCP without authentication");
+    expect(stderr).toContain(
+      "WARNING: capability legacy is a Selu-convention server on loopback TCP without authentication",
+    );
     // No built-in listens on TCP: none has PORT in its environment.
     // The servers themselves, not the sandbox's wrappers around them (bubblewrap, the relay init).
-    const caps = descendants(engine.pid ?? 0).filter((p) => p.cmd.startsWith(process.execPath) && !p.cmd.includes("sandbox/dist/init.js") && BUILTINS.some((id) => p.cmd.includes(`apps/capabilities/${id}/dist/main.js`)));
+    const caps = descendants(engine.pid ?? 0).filter(
+      (p) =>
+        p.cmd.startsWith(process.execPath) &&
+        !p.cmd.includes("sandbox/dist/init.js") &&
+        BUILTINS.some((id) => p.cmd.includes(`apps/capabilities/${id}/dist/main.js`)),
+    );
     expect(caps).toHaveLength(BUILTINS.length);
-    for (const c of caps) expect(readFileSync(`/proc/${c.pid}/environ`, "utf8").split("\0").some((kv) => kv.startsWith("PORT="))).toBe(false);
+    for (const c of caps)
+      expect(
+        readFileSync(`/proc/${c.pid}/environ`, "utf8")
+          .split("\0")
+          .some((kv) => kv.startsWith("PORT=")),
+      ).toBe(false);
   });
 
   it("another uid (nobody) cannot connect to any capability socket: no call runs", () => {
@@ -207,7 +240,10 @@ describe.skipIf(skip)("capability channels of a real Engine", () => {
       chmodSync(script, 0o644);
       const marker = join(dir, "nobody-marker");
       const calls = attackCalls(sockets(), marker, [undefined, "guessed-secret-guessed-secret"]);
-      const res = spawnSync("runuser", ["-u", "nobody", "--", process.execPath, script, JSON.stringify(calls)], { encoding: "utf8", timeout: 60_000 });
+      const res = spawnSync("runuser", ["-u", "nobody", "--", process.execPath, script, JSON.stringify(calls)], {
+        encoding: "utf8",
+        timeout: 60_000,
+      });
       const outcomes = parseOutcomes(res.stdout, res.stderr);
       expect(outcomes).toHaveLength(calls.length);
       for (const o of outcomes) expect(o, JSON.stringify(o)).toMatchObject({ error: "EACCES" });
@@ -220,11 +256,17 @@ describe.skipIf(skip)("capability channels of a real Engine", () => {
   it("a process with exactly the Agent's sandbox flags and environment cannot use the sockets nor read their secrets", () => {
     const socks = sockets();
     const marker = join(dir, "agent-marker");
-    const spec = agentLaunchSpec({ engineAddress: "unix:/nonexistent/engine.sock", model: "scripted-model", modelGateway: "/nonexistent/gateway.sock" });
+    const spec = agentLaunchSpec({
+      engineAddress: "unix:/nonexistent/engine.sock",
+      model: "scripted-model",
+      modelGateway: "/nonexistent/gateway.sock",
+    });
     // The Agent's command line without its entry point: the attacker's code runs in its place.
     const flags = spec.args.slice(0, -1);
     expect(flags).toContain("--permission");
-    const shellPid = descendants(engine.pid ?? 0).find((p) => p.cmd.includes("apps/capabilities/shell/dist/main.js"))?.pid;
+    const shellPid = descendants(engine.pid ?? 0).find((p) =>
+      p.cmd.includes("apps/capabilities/shell/dist/main.js"),
+    )?.pid;
     const calls = attackCalls(socks, marker, [undefined, "guessed-secret-guessed-secret"]);
     const probe = `
       import { readFileSync, readdirSync } from "node:fs";
@@ -239,7 +281,11 @@ describe.skipIf(skip)("capability channels of a real Engine", () => {
       process.stderr.write("PROBES " + JSON.stringify(tries) + "\\n");
     `;
     const code = `globalThis.CALLS = ${JSON.stringify(calls)};\n${probe}\n${readFileSync(RAW_CALL, "utf8")}`;
-    const res = spawnSync(spec.command, [...flags, "--input-type=module", "-e", code], { env: spec.env, encoding: "utf8", timeout: 60_000 });
+    const res = spawnSync(spec.command, [...flags, "--input-type=module", "-e", code], {
+      env: spec.env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     const outcomes = parseOutcomes(res.stdout, res.stderr);
     expect(outcomes).toHaveLength(calls.length);
     for (const o of outcomes) expect(o, JSON.stringify(o)).toMatchObject({ status: UNAUTHENTICATED });
@@ -249,9 +295,14 @@ describe.skipIf(skip)("capability channels of a real Engine", () => {
   });
 
   it("the Selu-convention server listens in its sandbox's own network namespace: another uid cannot reach its PORT", () => {
-    const legacy = descendants(engine.pid ?? 0).find((p) => p.cmd.includes("selu-cap/main.mjs") && !p.cmd.includes("guard.js"));
+    const legacy = descendants(engine.pid ?? 0).find(
+      (p) => p.cmd.includes("selu-cap/main.mjs") && !p.cmd.includes("guard.js"),
+    );
     expect(legacy).toBeDefined();
-    const port = readFileSync(`/proc/${legacy?.pid}/environ`, "utf8").split("\0").find((kv) => kv.startsWith("PORT="))?.slice(5);
+    const port = readFileSync(`/proc/${legacy?.pid}/environ`, "utf8")
+      .split("\0")
+      .find((kv) => kv.startsWith("PORT="))
+      ?.slice(5);
     const marker = join(dir, "legacy-marker");
     const scriptDir = mkdtempSync(join(tmpdir(), "pal-capch-nobody-"));
     try {
@@ -259,7 +310,18 @@ describe.skipIf(skip)("capability channels of a real Engine", () => {
       const script = join(scriptDir, "call.mjs");
       copyFileSync(RAW_CALL, script);
       chmodSync(script, 0o644);
-      const res = spawnSync("runuser", ["-u", "nobody", "--", process.execPath, script, JSON.stringify([{ target: `127.0.0.1:${port}`, tool: "touch", args: { path: marker } }])], { encoding: "utf8", timeout: 60_000 });
+      const res = spawnSync(
+        "runuser",
+        [
+          "-u",
+          "nobody",
+          "--",
+          process.execPath,
+          script,
+          JSON.stringify([{ target: `127.0.0.1:${port}`, tool: "touch", args: { path: marker } }]),
+        ],
+        { encoding: "utf8", timeout: 60_000 },
+      );
       // The port is inside the sandbox's network namespace; the Engine reaches it through a relayed unix socket.
       expect(parseOutcomes(res.stdout, res.stderr)[0]?.status).not.toBe(0);
       expect(existsSync(marker)).toBe(false);
@@ -279,18 +341,37 @@ describe.skipIf(skip)("capability channels of a real Engine", () => {
     })().catch(() => undefined);
     // Wait for the shell capability's command to run.
     const until = Date.now() + 30_000;
-    while (!descendants(engine.pid ?? 0).some((p) => p.cmd === "/bin/sh -c sleep 297" || p.cmd === "sleep 297") && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    while (
+      !descendants(engine.pid ?? 0).some((p) => p.cmd === "/bin/sh -c sleep 297" || p.cmd === "sleep 297") &&
+      Date.now() < until
+    )
+      await new Promise((r) => setTimeout(r, 50));
     const before = descendants(engine.pid ?? 0).filter((p) => !isAgent(p.cmd));
-    expect(before.some((p) => p.cmd.endsWith("sleep 297")), JSON.stringify(before)).toBe(true);
-    expect(before.some((p) => p.cmd === "sleep 300"), "the Selu server's helper process").toBe(true);
+    expect(
+      before.some((p) => p.cmd.endsWith("sleep 297")),
+      JSON.stringify(before),
+    ).toBe(true);
+    expect(
+      before.some((p) => p.cmd === "sleep 300"),
+      "the Selu server's helper process",
+    ).toBe(true);
     expect(before.some((p) => p.cmd.includes("launch/guard.js"))).toBe(true);
-    for (const id of BUILTINS) expect(before.some((p) => p.cmd.includes(`apps/capabilities/${id}/dist/main.js`)), id).toBe(true);
+    for (const id of BUILTINS)
+      expect(
+        before.some((p) => p.cmd.includes(`apps/capabilities/${id}/dist/main.js`)),
+        id,
+      ).toBe(true);
 
     engine.kill("SIGKILL");
-    await new Promise<void>((r) => (engine.exitCode !== null || engine.signalCode !== null ? r() : engine.once("exit", () => r())));
+    await new Promise<void>((r) =>
+      engine.exitCode !== null || engine.signalCode !== null ? r() : engine.once("exit", () => r()),
+    );
     const killedAt = Date.now();
-    while (before.some((p) => alive(p.pid)) && Date.now() - killedAt < 2000) await new Promise((r) => setTimeout(r, 25));
-    const left = before.filter((p) => alive(p.pid)).map((p) => ({ ...p, stat: readFileSync(`/proc/${p.pid}/stat`, "utf8").slice(0, 60) }));
+    while (before.some((p) => alive(p.pid)) && Date.now() - killedAt < 2000)
+      await new Promise((r) => setTimeout(r, 25));
+    const left = before
+      .filter((p) => alive(p.pid))
+      .map((p) => ({ ...p, stat: readFileSync(`/proc/${p.pid}/stat`, "utf8").slice(0, 60) }));
     for (const p of left) process.kill(p.pid, "SIGKILL");
     expect(left, `still running ${Date.now() - killedAt} ms after kill -9`).toEqual([]);
     await turn;

@@ -45,8 +45,11 @@ rules:
 `;
 
 const lastUser = (req: ChatRequest): string => messageText(req.messages.findLast((m) => m.role === "user"));
-const stepsSinceUser = (req: ChatRequest): number => req.messages.slice(req.messages.findLastIndex((m) => m.role === "user")).filter((m) => m.role === "tool").length;
-const call = (name: string, args: Record<string, unknown>): ScriptedReply => ({ toolCalls: [{ name, arguments: args }] });
+const stepsSinceUser = (req: ChatRequest): number =>
+  req.messages.slice(req.messages.findLastIndex((m) => m.role === "user")).filter((m) => m.role === "tool").length;
+const call = (name: string, args: Record<string, unknown>): ScriptedReply => ({
+  toolCalls: [{ name, arguments: args }],
+});
 
 /** The model: "[write]" asks to write a file (needs approval), "[spawn]" starts a sub-agent whose model call never answers. */
 function script(req: ChatRequest): ScriptedReply {
@@ -54,10 +57,19 @@ function script(req: ChatRequest): ScriptedReply {
   if (system.includes("a sub-agent working for")) return { content: "thinking", stallAfterChunks: 0 };
   const step = stepsSinceUser(req);
   if (lastUser(req).includes("[write]")) {
-    return [call("load_tools", { groups: ["files"] }), call("files__write_file", { path: "pwned.txt", content: "owned" })][step] ?? { content: "done" };
+    return (
+      [call("load_tools", { groups: ["files"] }), call("files__write_file", { path: "pwned.txt", content: "owned" })][
+        step
+      ] ?? { content: "done" }
+    );
   }
   if (lastUser(req).includes("[spawn]")) {
-    return [call("load_tools", { groups: ["agents"] }), call("spawn_agent", { task: "[spawn] wait for a long time", tool_groups: ["files"], wait: true })][step] ?? { content: "done" };
+    return (
+      [
+        call("load_tools", { groups: ["agents"] }),
+        call("spawn_agent", { task: "[spawn] wait for a long time", tool_groups: ["files"], wait: true }),
+      ][step] ?? { content: "done" }
+    );
   }
   return { content: "ok" };
 }
@@ -78,13 +90,19 @@ let engine: EngineProc;
 const spawned: ChildProcess[] = [];
 
 async function startEngineProcess(): Promise<EngineProc> {
-  const child = spawn(process.execPath, [ENGINE_MAIN, "--config", join(dir, "config.yaml"), "--data-dir", dataDir, "--workspace", workspace], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(
+    process.execPath,
+    [ENGINE_MAIN, "--config", join(dir, "config.yaml"), "--data-dir", dataDir, "--workspace", workspace],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
   spawned.push(child);
   const stderr: string[] = [];
   child.stderr?.on("data", (d: Buffer) => stderr.push(d.toString()));
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once("line", resolve);
-    child.once("exit", (code, signal) => reject(new Error(`the Engine exited (${String(signal ?? code)}) before it was ready:\n${stderr.join("")}`)));
+    child.once("exit", (code, signal) =>
+      reject(new Error(`the Engine exited (${String(signal ?? code)}) before it was ready:\n${stderr.join("")}`)),
+    );
   });
   const { address, pid } = JSON.parse(line) as { address: string; pid: number };
   const token = await readToken(dataDir);
@@ -107,13 +125,19 @@ function descendants(pid: number): { pid: number; cmdline: string }[] {
   }
   const out: { pid: number; cmdline: string }[] = [];
   const isBelow = (p: number): boolean => {
-    for (let cur = parent.get(p), n = 0; cur !== undefined && n < 32; cur = parent.get(cur), n++) if (cur === pid) return true;
+    for (let cur = parent.get(p), n = 0; cur !== undefined && n < 32; cur = parent.get(cur), n++)
+      if (cur === pid) return true;
     return false;
   };
   for (const p of parent.keys()) {
     if (!isBelow(p)) continue;
     try {
-      out.push({ pid: p, cmdline: readFileSync(`/proc/${String(p)}/cmdline`, "utf8").split("\0").join(" ") });
+      out.push({
+        pid: p,
+        cmdline: readFileSync(`/proc/${String(p)}/cmdline`, "utf8")
+          .split("\0")
+          .join(" "),
+      });
     } catch {
       // gone meanwhile
     }
@@ -132,11 +156,16 @@ const alive = (pid: number): boolean => {
 };
 
 const cpuMs = (pid: number): number => {
-  const f = readFileSync(`/proc/${String(pid)}/stat`, "utf8").slice(0).split(") ")[1]?.split(" ") ?? [];
+  const f =
+    readFileSync(`/proc/${String(pid)}/stat`, "utf8")
+      .slice(0)
+      .split(") ")[1]
+      ?.split(" ") ?? [];
   return (Number(f[11]) + Number(f[12])) * 10;
 };
 
-const rssKb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${String(pid)}/status`, "utf8"))?.[1] ?? NaN);
+const rssKb = (pid: number): number =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${String(pid)}/status`, "utf8"))?.[1] ?? NaN);
 
 beforeAll(async () => {
   if (skip) return;
@@ -213,7 +242,9 @@ describe.skipIf(skip)("only the Engine acts (real Engine process, real Agent)", 
         }
       })();
       const cpu0 = cpuMs(engine.pid);
-      const child = spawn(process.execPath, ["--input-type=module", "-e", attacker, engine.address], { stdio: ["ignore", "pipe", "inherit"] });
+      const child = spawn(process.execPath, ["--input-type=module", "-e", attacker, engine.address], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
       spawned.push(child);
       let output = "";
       child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
@@ -221,7 +252,10 @@ describe.skipIf(skip)("only the Engine acts (real Engine process, real Agent)", 
       probing = false;
       await probe;
       peak = Math.max(peak, rssKb(engine.pid));
-      if (process.env.PALISADE_TEST_VERBOSE) process.stderr.write(`RSS ${String(before)} -> ${String(peak)} kB, slowest GetStatus ${slowest.toFixed(1)} ms, Engine CPU ${String(cpuMs(engine.pid) - cpu0)} ms\n`);
+      if (process.env.PALISADE_TEST_VERBOSE)
+        process.stderr.write(
+          `RSS ${String(before)} -> ${String(peak)} kB, slowest GetStatus ${slowest.toFixed(1)} ms, Engine CPU ${String(cpuMs(engine.pid) - cpu0)} ms\n`,
+        );
       return { codes: JSON.parse(output || "[]") as unknown, growthMb: (peak - before) / 1024, slowest };
     };
     // Memory is checked on every attempt. Latency on a shared 2-core machine also measures the
@@ -235,27 +269,44 @@ describe.skipIf(skip)("only the Engine acts (real Engine process, real Agent)", 
       slowest.push(r.slowest);
       if (r.slowest < 100) break;
     }
-    expect(Math.min(...slowest), `slowest GetStatus per attempt while the bodies were refused (ms): ${slowest.map((x) => x.toFixed(0)).join(", ")}`).toBeLessThan(100);
+    expect(
+      Math.min(...slowest),
+      `slowest GetStatus per attempt while the bodies were refused (ms): ${slowest.map((x) => x.toFixed(0)).join(", ")}`,
+    ).toBeLessThan(100);
   });
 
   it("from the Agent's own sandbox flags and environment, no ClientService or SubAgentService RPC succeeds, and nothing happens", async () => {
     // A pending approval the attacker would love to answer.
     const events: PipelineEvent[] = [];
     const turn = (async () => {
-      for await (const ev of engine.client.sendMessage({ content: "[write] please" }, { timeoutMs: 60_000 })) events.push(ev);
+      for await (const ev of engine.client.sendMessage({ content: "[write] please" }, { timeoutMs: 60_000 }))
+        events.push(ev);
     })();
-    const needed = await waitFor(() => events.find((e) => e.eventType === T.APPROVAL_NEEDED)?.approvalNeeded, { timeoutMs: 20_000 });
+    const needed = await waitFor(() => events.find((e) => e.eventType === T.APPROVAL_NEEDED)?.approvalNeeded, {
+      timeoutMs: 20_000,
+    });
     const sessionId = events[0]?.sessionId ?? "";
 
     // The Agent's entry point: its one-file bundle after `make build`, else dist/main.js.
     // The process the Engine started for the Agent (its sandbox launcher, e.g. bubblewrap).
-    const agent = descendants(engine.pid).find((p) => p.cmdline.includes(agentMain()) && readFileSync(`/proc/${String(p.pid)}/stat`, "utf8").split(") ")[1]?.split(" ")[1] === String(engine.pid));
+    const agent = descendants(engine.pid).find(
+      (p) =>
+        p.cmdline.includes(agentMain()) &&
+        readFileSync(`/proc/${String(p.pid)}/stat`, "utf8")
+          .split(") ")[1]
+          ?.split(" ")[1] === String(engine.pid),
+    );
     expect(agent, "the Engine's Agent process").toBeDefined();
     // Exactly the Agent's command line (sandbox, permission flags) and environment, as the kernel shows them.
     const env = Object.fromEntries(
-      readFileSync(`/proc/${String(agent?.pid)}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+      readFileSync(`/proc/${String(agent?.pid)}/environ`, "utf8")
+        .split("\0")
+        .filter(Boolean)
+        .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
     ) as Record<string, string>;
-    const argv = readFileSync(`/proc/${String(agent?.pid)}/cmdline`, "utf8").split("\0").filter(Boolean);
+    const argv = readFileSync(`/proc/${String(agent?.pid)}/cmdline`, "utf8")
+      .split("\0")
+      .filter(Boolean);
     expect(argv.at(-1)).toBe(agentMain());
     const [command = "", ...flags] = argv.slice(0, -1);
     const url = (p: string): string => pathToFileURL(join(PROTOCOL, p)).href;
@@ -283,18 +334,27 @@ describe.skipIf(skip)("only the Engine acts (real Engine process, real Agent)", 
       process.stdout.write(JSON.stringify(out));
       process.exit(0);
     `;
-    const res = spawnSync(command, [...flags, "--input-type=module", "-e", attacker], { env, encoding: "utf8", timeout: 60_000 });
+    const res = spawnSync(command, [...flags, "--input-type=module", "-e", attacker], {
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(res.status, res.stderr).toBe(0);
     const results = JSON.parse(res.stdout) as Record<string, string>;
     expect(Object.keys(results).length).toBe(1 + 3 * 9);
     expect(Object.entries(results).filter(([, v]) => v === "SUCCEEDED")).toEqual([]);
     expect(results["read engine.token"]).toBe("ERR_ACCESS_DENIED");
-    for (const [name, v] of Object.entries(results)) if (name !== "read engine.token") expect(v, name).toBe("UNAUTHENTICATED");
+    for (const [name, v] of Object.entries(results))
+      if (name !== "read engine.token") expect(v, name).toBe("UNAUTHENTICATED");
 
     // The effects: the approval is still pending (the real client's answer is the one accepted),
     // nothing was written, and the Engine is up after the Shutdown attempts.
     expect(events.some((e) => e.eventType === T.APPROVAL_RESOLVED)).toBe(false);
-    const ack = await engine.client.resolveApproval({ approvalId: needed.approvalId, sessionId, decision: ApprovalDecision.DENY });
+    const ack = await engine.client.resolveApproval({
+      approvalId: needed.approvalId,
+      sessionId,
+      decision: ApprovalDecision.DENY,
+    });
     expect(ack.accepted).toBe(true);
     await turn;
     expect(existsSync(join(workspace, "pwned.txt"))).toBe(false);
@@ -320,12 +380,16 @@ describe.skipIf(skip)("only the Engine acts (real Engine process, real Agent)", 
         process.exit(0);
       });
     `;
-    const res = spawnSync("runuser", ["-u", "nobody", "--", process.execPath, "-e", script], { encoding: "utf8", timeout: 60_000 });
+    const res = spawnSync("runuser", ["-u", "nobody", "--", process.execPath, "-e", script], {
+      encoding: "utf8",
+      timeout: 60_000,
+    });
     expect(res.status, res.stderr).toBe(0);
     const out = JSON.parse(res.stdout) as Record<string, string>;
     expect(out.token).toBe("EACCES");
     // The socket sits in the Engine user's 0700 data dir: the connection itself is refused.
-    for (const k of ["ListSessions/undefined", "Shutdown/undefined", "ListSessions/guess", "Shutdown/guess"]) expect(out[k], k).toBe("UNAVAILABLE");
+    for (const k of ["ListSessions/undefined", "Shutdown/undefined", "ListSessions/guess", "Shutdown/guess"])
+      expect(out[k], k).toBe("UNAVAILABLE");
     expect(alive(engine.pid)).toBe(true);
   });
 
@@ -349,7 +413,9 @@ describe.skipIf(skip)("only the Engine acts (real Engine process, real Agent)", 
     const everyChild = descendants(engine.pid).map((p) => p.pid);
     engine.child.kill("SIGKILL");
     const killedAt = Date.now();
-    await waitFor(() => children.every((p) => !alive(p)) || undefined, { timeoutMs: 5_000, intervalMs: 20 }).catch(() => undefined);
+    await waitFor(() => children.every((p) => !alive(p)) || undefined, { timeoutMs: 5_000, intervalMs: 20 }).catch(
+      () => undefined,
+    );
     const goneAfterMs = Date.now() - killedAt;
     const survivors = children.filter(alive);
     // Leave nothing behind (capability processes have their own test of dying with the Engine).

@@ -15,7 +15,11 @@ interface Sample {
   rssMb: number;
   procs: { kind: string; rss: number }[];
 }
-type Run = (url: string, idleStopS: number, waitS: number) => Promise<{ started: Sample; chat: Sample; idle: Sample; engineHeap: Record<string, number> }>;
+type Run = (
+  url: string,
+  idleStopS: number,
+  waitS: number,
+) => Promise<{ started: Sample; chat: Sample; idle: Sample; engineHeap: Record<string, number> }>;
 
 const skip = built();
 let model: ScriptedServer;
@@ -37,7 +41,11 @@ describe.skipIf(skip)("footprint", () => {
     expect(kinds(r.idle)).toEqual(["engine"]);
     expect(r.idle.processes).toBeLessThanOrEqual(3);
     const each = (s: Sample): string => s.procs.map((p) => `${p.kind} ${(p.rss / 1024).toFixed(0)}`).join(", ");
-    const heap = Object.entries(r.engineHeap).map(([k, v]) => `${k} ${(v / 1048576).toFixed(0)}`).join(", ");
-    console.log(`footprint (MB): started ${r.started.processes} processes ${r.started.rssMb.toFixed(0)}; after the chat ${r.chat.processes} / ${r.chat.rssMb.toFixed(0)} (${each(r.chat)}); idle ${r.idle.processes} / ${r.idle.rssMb.toFixed(0)} (${each(r.idle)}); Engine heap: ${heap}`);
+    const heap = Object.entries(r.engineHeap)
+      .map(([k, v]) => `${k} ${(v / 1048576).toFixed(0)}`)
+      .join(", ");
+    console.log(
+      `footprint (MB): started ${r.started.processes} processes ${r.started.rssMb.toFixed(0)}; after the chat ${r.chat.processes} / ${r.chat.rssMb.toFixed(0)} (${each(r.chat)}); idle ${r.idle.processes} / ${r.idle.rssMb.toFixed(0)} (${each(r.idle)}); Engine heap: ${heap}`,
+    );
   }, 120_000);
 });

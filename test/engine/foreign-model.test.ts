@@ -19,9 +19,18 @@ const ASK = "What does hello.txt say?";
 const STORY = "Once upon a time a palisade kept the wolves away from a small town, for years and years.";
 const FIXTURES = {
   fixtures: [
-    { match: { userMessage: ASK, hasToolResult: false }, response: { toolCalls: [{ name: "load_tools", arguments: { groups: ["files"] } }] } },
-    { match: { userMessage: ASK, toolResultContains: "hello world" }, response: { content: "The file says: hello world." } },
-    { match: { userMessage: ASK, hasToolResult: true }, response: { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] } },
+    {
+      match: { userMessage: ASK, hasToolResult: false },
+      response: { toolCalls: [{ name: "load_tools", arguments: { groups: ["files"] } }] },
+    },
+    {
+      match: { userMessage: ASK, toolResultContains: "hello world" },
+      response: { content: "The file says: hello world." },
+    },
+    {
+      match: { userMessage: ASK, hasToolResult: true },
+      response: { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] },
+    },
     { match: { userMessage: "ping" }, response: { content: "pong" } },
     // Cut after two chunks of 20 characters, with 50 ms between chunks: the answer has started.
     { match: { userMessage: "Tell me a story." }, response: { content: STORY }, truncateAfterChunks: 2, latency: 50 },
@@ -41,7 +50,9 @@ let h: E2E;
 
 async function startAimock(fixtureFile: string): Promise<string> {
   const cli = join(root, "node_modules", "@copilotkit", "aimock", "dist", "cli.js");
-  const child = spawn(process.execPath, [cli, "-p", "0", "-h", "127.0.0.1", "-f", fixtureFile], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [cli, "-p", "0", "-h", "127.0.0.1", "-f", fixtureFile], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   aimock = child;
   return new Promise((resolve, reject) => {
     let out = "";
@@ -65,9 +76,13 @@ async function control(method: "POST" | "DELETE", path: string, body?: unknown):
   if (!res.ok) throw new Error(`aimock ${method} ${path}: HTTP ${String(res.status)} ${await res.text()}`);
 }
 const chaos = (c: Record<string, number>): Promise<void> => control("POST", "/chaos", c);
-const journal = async (): Promise<JournalEntry[]> => (await (await fetch(`${base}/__aimock/journal`)).json()) as JournalEntry[];
+const journal = async (): Promise<JournalEntry[]> =>
+  (await (await fetch(`${base}/__aimock/journal`)).json()) as JournalEntry[];
 
-async function send(content: string, sessionId?: string): Promise<{ evs: PipelineEvent[]; calls: JournalEntry[]; ms: number }> {
+async function send(
+  content: string,
+  sessionId?: string,
+): Promise<{ evs: PipelineEvent[]; calls: JournalEntry[]; ms: number }> {
   const before = (await journal()).length;
   const t0 = Date.now();
   const evs = await collect(h.client.sendMessage({ content, ...(sessionId ? { sessionId } : {}) }));
@@ -112,7 +127,9 @@ describe.skipIf(skip)("engine end to end: a model server we did not write (aimoc
     await chaos({ dropRate: 1 });
     const failed = await send("ping");
     expect(kind(final(failed.evs))).toBe("ERROR");
-    expect(final(failed.evs).pipelineError?.message).toMatch(/HTTP 500: Chaos: request dropped.*gave up after 3 attempt/);
+    expect(final(failed.evs).pipelineError?.message).toMatch(
+      /HTTP 500: Chaos: request dropped.*gave up after 3 attempt/,
+    );
     expect(final(failed.evs).pipelineError?.message).toContain(base);
     expect(failed.calls).toHaveLength(3);
     await control("DELETE", "/chaos");
@@ -124,8 +141,15 @@ describe.skipIf(skip)("engine end to end: a model server we did not write (aimoc
     await chaos({ rateLimitRate: 1 });
     const { evs, calls, ms } = await send("ping");
     expect(final(evs).pipelineError?.code).toBe("RATE_LIMITED");
-    expect(final(evs).pipelineError?.message).toMatch(/rate-limited the request \(HTTP 429: Chaos: rate limit exceeded\)/);
-    expect(evs.filter((e) => e.eventType === T.THOUGHT).map((e) => e.thought?.text).join("\n")).toMatch(/Rate limited by the model server, retrying in \d+ s/);
+    expect(final(evs).pipelineError?.message).toMatch(
+      /rate-limited the request \(HTTP 429: Chaos: rate limit exceeded\)/,
+    );
+    expect(
+      evs
+        .filter((e) => e.eventType === T.THOUGHT)
+        .map((e) => e.thought?.text)
+        .join("\n"),
+    ).toMatch(/Rate limited by the model server, retrying in \d+ s/);
     expect(calls).toHaveLength(3);
     expect(ms).toBeGreaterThanOrEqual(1900);
   });
@@ -151,7 +175,9 @@ describe.skipIf(skip)("engine end to end: a model server we did not write (aimoc
     const cut = await send("Tell me a story.");
     expect(kind(final(cut.evs))).toBe("ERROR");
     expect(final(cut.evs).pipelineError?.message).toContain(base);
-    expect(final(cut.evs).pipelineError?.message).toMatch(/closed the connection before its answer was complete \(other side closed\); the answer was cut off/);
+    expect(final(cut.evs).pipelineError?.message).toMatch(
+      /closed the connection before its answer was complete \(other side closed\); the answer was cut off/,
+    );
     // Never presented as a complete answer.
     expect(cut.evs.some((e) => e.responseComplete?.content === STORY)).toBe(false);
     const sessionId = cut.evs[0]!.sessionId;

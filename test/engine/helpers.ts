@@ -39,7 +39,11 @@ rules:
 `;
 
 export function built(): string | undefined {
-  const need = ["packages/agent/dist/main.js", "apps/capabilities/files/dist/main.js", "packages/capability-sdk/dist/index.js"];
+  const need = [
+    "packages/agent/dist/main.js",
+    "apps/capabilities/files/dist/main.js",
+    "packages/capability-sdk/dist/index.js",
+  ];
   const missing = need.filter((p) => !existsSync(join(root, p)));
   return missing.length > 0 ? `run make build first (missing ${missing.join(", ")})` : undefined;
 }
@@ -94,7 +98,10 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
   writeFileSync(join(workspace, "a.txt"), "alpha\n");
   writeFileSync(join(workspace, "b.txt"), "beta\n");
   writeFileSync(join(dir, "policy.yaml"), TEST_POLICY);
-  const disabled = [...["http", "documents", "mail"].filter((id) => !opts.enable?.includes(id)), ...(opts.disable ?? [])];
+  const disabled = [
+    ...["http", "documents", "mail"].filter((id) => !opts.enable?.includes(id)),
+    ...(opts.disable ?? []),
+  ];
   const model = await startScriptedServer(opts.model ?? {});
   mkdirSync(join(dir, "cfg"));
   const configPath = join(dir, "cfg", "config.yaml");
@@ -124,7 +131,13 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
   const logs: string[] = [];
   const boot = async (): Promise<{ engine: RunningEngine; client: Client<typeof ClientService> }> => {
     const config = await loadConfig(configPath, {});
-    const engine = await startEngine({ dataDir, config, env: {}, log: (l) => logs.push(l), ...(opts.engineLimits ? { limits: opts.engineLimits } : {}) });
+    const engine = await startEngine({
+      dataDir,
+      config,
+      env: {},
+      log: (l) => logs.push(l),
+      ...(opts.engineLimits ? { limits: opts.engineLimits } : {}),
+    });
     await engine.agentReady(20_000);
     return { engine, client: createClient(ClientService, engine.address, { bearerToken: engine.bearerToken }) };
   };

@@ -36,7 +36,11 @@ function reference(messages: readonly ChatMessage[]): unknown[] {
       out.push({
         role: "assistant",
         content: null,
-        tool_calls: m.toolCalls.map((c) => ({ id: c.callId, type: "function", function: { name: c.toolName, arguments: c.argumentsJson || "{}" } })),
+        tool_calls: m.toolCalls.map((c) => ({
+          id: c.callId,
+          type: "function",
+          function: { name: c.toolName, arguments: c.argumentsJson || "{}" },
+        })),
       });
       for (const c of m.toolCalls) out.push({ role: "tool", tool_call_id: c.callId, content: c.result });
       if (m.content) out.push({ role: "assistant", content: m.content });

@@ -13,7 +13,16 @@ import type { E2E } from "./helpers.js";
 const skip = built();
 const sick = join(fixtures, "sick-cap");
 // The misbehaving capability of the supervision tests, served here under the manifest beside.
-const sickServer = join(import.meta.dirname, "..", "..", "packages", "capabilities", "test", "fixtures", "unhealthy.mjs");
+const sickServer = join(
+  import.meta.dirname,
+  "..",
+  "..",
+  "packages",
+  "capabilities",
+  "test",
+  "fixtures",
+  "unhealthy.mjs",
+);
 let h: E2E;
 beforeAll(async () => {
   if (skip) return;
@@ -74,18 +83,33 @@ describe.skipIf(skip)("engine end to end: capability lifecycle", () => {
     expect(await capability("files")).toMatchObject({ state: "stopped", process: "stopped", pid: 0 });
     expect(filesProcesses()).toEqual([]);
 
-    h.model.enqueue(loadFiles, { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] }, { content: "done" });
+    h.model.enqueue(
+      loadFiles,
+      { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] },
+      { content: "done" },
+    );
     const first = await collect(h.client.sendMessage({ content: "read hello.txt" }));
-    expect(first.find((e) => e.eventType === T.ACTION_COMPLETED)?.actionCompleted?.resultSummary).toContain("hello world");
+    expect(first.find((e) => e.eventType === T.ACTION_COMPLETED)?.actionCompleted?.resultSummary).toContain(
+      "hello world",
+    );
     const started = await capability("files");
     expect(started).toMatchObject({ process: "started" });
     const pid = started.pid;
     expect(existsSync(`/proc/${pid}`)).toBe(true);
 
-    await waitFor(async () => (await capability("files")).process === "stopped" && !existsSync(`/proc/${pid}`) && filesProcesses().length === 0, { timeoutMs: 30_000, intervalMs: 200 });
+    await waitFor(
+      async () =>
+        (await capability("files")).process === "stopped" &&
+        !existsSync(`/proc/${pid}`) &&
+        filesProcesses().length === 0,
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
     expect((await capability("files")).message).toMatch(/stopped after 3 s without calls/);
 
-    h.model.enqueue({ toolCalls: [{ name: "files__read_file", arguments: { path: "a.txt" } }] }, { content: "done again" });
+    h.model.enqueue(
+      { toolCalls: [{ name: "files__read_file", arguments: { path: "a.txt" } }] },
+      { content: "done again" },
+    );
     const second = await collect(h.client.sendMessage({ content: "read a.txt", sessionId: first[0]!.sessionId }));
     expect(kind(final(second))).toBe("RESPONSE_COMPLETE");
     expect(second.find((e) => e.eventType === T.ACTION_COMPLETED)?.actionCompleted).toMatchObject({ success: true });
@@ -106,7 +130,9 @@ describe.skipIf(skip)("engine end to end: capability lifecycle", () => {
     expect(final(evs).responseComplete?.content).toBe("it broke");
     expect(evs.find((e) => e.eventType === T.ACTION_COMPLETED)?.actionCompleted).toMatchObject({ success: false });
     const toolResult = messageText(h.model.chatRequests()[b + 2]!.messages.at(-1));
-    expect(toolResult).toMatch(/sick__spin did not finish within 1500 ms .*capability sick did not finish sick__spin within its deadline; the Engine killed it and its restart budget \(0\) is spent/);
+    expect(toolResult).toMatch(
+      /sick__spin did not finish within 1500 ms .*capability sick did not finish sick__spin within its deadline; the Engine killed it and its restart budget \(0\) is spent/,
+    );
 
     await waitFor(async () => (await capability("sick")).state === "failed", { timeoutMs: 20_000, intervalMs: 200 });
     expect(descendants().filter((c) => c.includes("fixtures/unhealthy.mjs"))).toEqual([]);

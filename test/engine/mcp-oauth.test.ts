@@ -15,7 +15,11 @@ import { built, startE2E } from "./helpers.js";
 import type { E2E } from "./helpers.js";
 
 const require = createRequire(import.meta.url);
-const EVERYTHING = join(dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js");
+const EVERYTHING = join(
+  dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js",
+);
 
 async function browser(url: URL): Promise<void> {
   const res = await fetch(url, { redirect: "manual" });
@@ -45,7 +49,10 @@ beforeAll(async () => {
   const credentialsFile = join(h.dataDir, "credentials.json");
   await loginMcpServer({ config: { id: "remote", mcp: { url } }, credentialsFile, open: browser, timeoutMs: 10_000 });
   await h.restart();
-  const stored = JSON.parse((JSON.parse(readFileSync(credentialsFile, "utf8")) as { users: { local: { remote: { oauth: string } } } }).users.local.remote.oauth) as { tokens: { access_token: string; refresh_token: string } };
+  const stored = JSON.parse(
+    (JSON.parse(readFileSync(credentialsFile, "utf8")) as { users: { local: { remote: { oauth: string } } } }).users
+      .local.remote.oauth,
+  ) as { tokens: { access_token: string; refresh_token: string } };
   tokens = [stored.tokens.access_token, stored.tokens.refresh_token];
 }, 60_000);
 afterAll(async () => {
@@ -58,7 +65,8 @@ function environsOf(marker: string): string[] {
   const out: string[] = [];
   for (const pid of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker)) out.push(readFileSync(`/proc/${pid}/environ`, "utf8"));
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker))
+        out.push(readFileSync(`/proc/${pid}/environ`, "utf8"));
     } catch {
       // exited meanwhile
     }
@@ -70,7 +78,12 @@ async function drive(stream: AsyncIterable<PipelineEvent>): Promise<PipelineEven
   const out: PipelineEvent[] = [];
   for await (const ev of stream) {
     out.push(ev);
-    if (ev.eventType === T.APPROVAL_NEEDED) await h.client.resolveApproval({ approvalId: ev.approvalNeeded!.approvalId, decision: ApprovalDecision.ALLOW_ONCE, sessionId: ev.sessionId });
+    if (ev.eventType === T.APPROVAL_NEEDED)
+      await h.client.resolveApproval({
+        approvalId: ev.approvalNeeded!.approvalId,
+        decision: ApprovalDecision.ALLOW_ONCE,
+        sessionId: ev.sessionId,
+      });
   }
   return out;
 }
@@ -91,7 +104,9 @@ describe.skipIf(skip)("engine end to end: an MCP server behind OAuth", () => {
     // The sandboxed server printed its whole environment: the model got it.
     const env = messageText(h.model.chatRequests()[b + 3]!.messages.at(-1));
     expect(env).toContain("PATH");
-    const agent = readFileSync(`/proc/${h.engine.agentPid()!}/environ`, "utf8") + readFileSync(`/proc/${h.engine.agentPid()!}/cmdline`, "utf8");
+    const agent =
+      readFileSync(`/proc/${h.engine.agentPid()!}/environ`, "utf8") +
+      readFileSync(`/proc/${h.engine.agentPid()!}/cmdline`, "utf8");
     const everyModelRequest = JSON.stringify(h.model.requests);
     // Read from outside too: the Engine redacts what it knows from results, which would hide a leak.
     const sandboxed = environsOf(EVERYTHING);

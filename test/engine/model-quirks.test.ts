@@ -16,7 +16,13 @@ let h: E2E;
 beforeAll(async () => {
   if (!skip) {
     h = await startE2E({
-      modelConfig: ["  text_tool_calls: auto", `  idle_timeout_s: ${IDLE_S}`, `  request_timeout_s: ${REQUEST_S}`, "  max_retries: 2", "  max_retry_wait_s: 5"],
+      modelConfig: [
+        "  text_tool_calls: auto",
+        `  idle_timeout_s: ${IDLE_S}`,
+        `  request_timeout_s: ${REQUEST_S}`,
+        "  max_retries: 2",
+        "  max_retry_wait_s: 5",
+      ],
     });
   }
 }, 60_000);
@@ -28,11 +34,21 @@ beforeEach(() => {
   h?.model.clearTurns();
 });
 
-const tokens = (evs: PipelineEvent[]): string => evs.filter((e) => e.eventType === T.LLM_TOKEN).map((e) => e.llmToken?.text ?? "").join("");
+const tokens = (evs: PipelineEvent[]): string =>
+  evs
+    .filter((e) => e.eventType === T.LLM_TOKEN)
+    .map((e) => e.llmToken?.text ?? "")
+    .join("");
 const thoughts = (evs: PipelineEvent[], stage: string): string =>
-  evs.filter((e) => e.eventType === T.THOUGHT && e.thought?.stage === stage).map((e) => e.thought?.text ?? "").join("");
+  evs
+    .filter((e) => e.eventType === T.THOUGHT && e.thought?.stage === stage)
+    .map((e) => e.thought?.text ?? "")
+    .join("");
 
-async function send(content: string, model?: string): Promise<{ evs: PipelineEvent[]; requests: ChatRequest[]; ms: number }> {
+async function send(
+  content: string,
+  model?: string,
+): Promise<{ evs: PipelineEvent[]; requests: ChatRequest[]; ms: number }> {
   const b = h.model.chatRequests().length;
   const t0 = Date.now();
   const evs = await collect(h.client.sendMessage({ content, ...(model ? { model } : {}) }));
@@ -49,24 +65,68 @@ interface Row {
 }
 
 const ROWS: Row[] = [
-  { quirk: "tool-call deltas without index", server: "Gemini-compatible proxies", reply: { quirks: { noIndex: true } } },
+  {
+    quirk: "tool-call deltas without index",
+    server: "Gemini-compatible proxies",
+    reply: { quirks: { noIndex: true } },
+  },
   { quirk: "every tool call at index 0", server: "Ollama 0.20, LM Studio", reply: { quirks: { sameIndex: true } } },
-  { quirk: "no index and no ids", server: "proxies that strip both", reply: { quirks: { noIndex: true, noIds: true } } },
-  { quirk: "function name repeated in every delta", server: "older llama.cpp server", reply: { quirks: { repeatName: true } } },
-  { quirk: "cumulative arguments", server: "proxies re-sending the arguments so far", reply: { quirks: { cumulativeArgs: true } } },
+  {
+    quirk: "no index and no ids",
+    server: "proxies that strip both",
+    reply: { quirks: { noIndex: true, noIds: true } },
+  },
+  {
+    quirk: "function name repeated in every delta",
+    server: "older llama.cpp server",
+    reply: { quirks: { repeatName: true } },
+  },
+  {
+    quirk: "cumulative arguments",
+    server: "proxies re-sending the arguments so far",
+    reply: { quirks: { cumulativeArgs: true } },
+  },
   { quirk: "arguments as a JSON object", server: "Ollama-style proxies", reply: { quirks: { objectArgs: true } } },
   { quirk: "tool calls without ids", server: "llama.cpp, LocalAI", reply: { quirks: { noIds: true } } },
-  { quirk: "one id reused for every call", server: "Ollama (call_0 / index ids)", reply: { quirks: { reusedIds: true } } },
+  {
+    quirk: "one id reused for every call",
+    server: "Ollama (call_0 / index ids)",
+    reply: { quirks: { reusedIds: true } },
+  },
   { quirk: "no finish_reason", server: "LM Studio, some proxies", reply: { quirks: { noFinishReason: true } } },
   { quirk: "no [DONE]", server: "Ollama before 0.5, proxies", reply: { quirks: { noDone: true } } },
-  { quirk: "usage on every chunk", server: "vLLM (continuous usage), Groq", reply: { quirks: { usageEveryChunk: true } } },
+  {
+    quirk: "usage on every chunk",
+    server: "vLLM (continuous usage), Groq",
+    reply: { quirks: { usageEveryChunk: true } },
+  },
   { quirk: "empty choices", server: "Azure OpenAI (filter results)", reply: { quirks: { emptyChoices: true } } },
   { quirk: "SSE comments", server: "OpenRouter", reply: { quirks: { comments: true } } },
-  { quirk: "a JSON body although stream: true", server: "non-streaming proxies", reply: { quirks: { ignoreStream: true } } },
-  { quirk: "tool calls as <tool_call> text", server: "Qwen/Hermes on vLLM or llama.cpp without a tool parser", reply: { quirks: { textToolCalls: "hermes" } } },
-  { quirk: "tool calls as a bare JSON object", server: "Llama 3 on Ollama/LM Studio without a tool template", reply: { quirks: { textToolCalls: "json" } } },
-  { quirk: "reasoning_content deltas", server: "DeepSeek, vLLM reasoning parser", reply: { reasoning: "Thinking it over.", reasoningField: "reasoning_content" } },
-  { quirk: "reasoning deltas", server: "Ollama, OpenRouter", reply: { reasoning: "Thinking it over.", reasoningField: "reasoning" } },
+  {
+    quirk: "a JSON body although stream: true",
+    server: "non-streaming proxies",
+    reply: { quirks: { ignoreStream: true } },
+  },
+  {
+    quirk: "tool calls as <tool_call> text",
+    server: "Qwen/Hermes on vLLM or llama.cpp without a tool parser",
+    reply: { quirks: { textToolCalls: "hermes" } },
+  },
+  {
+    quirk: "tool calls as a bare JSON object",
+    server: "Llama 3 on Ollama/LM Studio without a tool template",
+    reply: { quirks: { textToolCalls: "json" } },
+  },
+  {
+    quirk: "reasoning_content deltas",
+    server: "DeepSeek, vLLM reasoning parser",
+    reply: { reasoning: "Thinking it over.", reasoningField: "reasoning_content" },
+  },
+  {
+    quirk: "reasoning deltas",
+    server: "Ollama, OpenRouter",
+    reply: { reasoning: "Thinking it over.", reasoningField: "reasoning" },
+  },
   {
     quirk: "reasoning required back in tool loops",
     server: "DeepSeek thinking mode (also via OpenRouter)",
@@ -81,7 +141,13 @@ const ROWS: Row[] = [
     model: "r1-quirk",
     refuse: { reasoningEcho: true },
   },
-  { quirk: "stream_options rejected", server: "Mistral, Groq", reply: {}, model: "mistral-quirk", refuse: { streamOptions: true } },
+  {
+    quirk: "stream_options rejected",
+    server: "Mistral, Groq",
+    reply: {},
+    model: "mistral-quirk",
+    refuse: { streamOptions: true },
+  },
 ];
 
 async function quirkTurn(row: Row, content: string, calls: ScriptedToolCall[], answer: string): Promise<void> {
@@ -102,11 +168,17 @@ async function quirkTurn(row: Row, content: string, calls: ScriptedToolCall[], a
   // Each result went back to the model under its own call.
   const last = requests.at(-1)!;
   const asked = last.messages.findLast((m) => m.role === "assistant" && (m.tool_calls ?? []).length > 0);
-  expect(asked?.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments) as unknown])).toEqual(calls.map((c) => [c.name, c.arguments]));
+  expect(asked?.tool_calls?.map((c) => [c.function.name, JSON.parse(c.function.arguments) as unknown])).toEqual(
+    calls.map((c) => [c.name, c.arguments]),
+  );
   const ids = asked?.tool_calls?.map((c) => c.id) ?? [];
   expect(new Set(ids).size).toBe(calls.length);
-  const results = Object.fromEntries(last.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, messageText(m)]));
-  calls.forEach((c, i) => expect(results[ids[i]!]).toContain((c.arguments as { path: string }).path === "a.txt" ? "alpha" : "beta"));
+  const results = Object.fromEntries(
+    last.messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, messageText(m)]),
+  );
+  calls.forEach((c, i) =>
+    expect(results[ids[i]!]).toContain((c.arguments as { path: string }).path === "a.txt" ? "alpha" : "beta"),
+  );
   if (r.reasoning) {
     expect(thoughts(evs, "reasoning")).toContain(r.reasoning);
     // Sent back with the assistant's tool calls, in the field it came in; not to a server that refused it.
@@ -119,7 +191,12 @@ describe.skipIf(skip)("engine end to end: model servers as they really are", () 
   for (const row of ROWS) {
     it(`${row.quirk} (${row.server}): load_tools → read_file → answer, then two parallel calls`, async () => {
       if (row.refuse) h.model.refuse(row.refuse, row.model);
-      await quirkTurn(row, "Read a.txt", [{ name: "files__read_file", arguments: { path: "a.txt" } }], "It says alpha.");
+      await quirkTurn(
+        row,
+        "Read a.txt",
+        [{ name: "files__read_file", arguments: { path: "a.txt" } }],
+        "It says alpha.",
+      );
       await quirkTurn(
         row,
         "Read a.txt and b.txt",
@@ -158,14 +235,19 @@ describe.skipIf(skip)("engine end to end: model servers as they really are", () 
       h.model.enqueue({ content: "answer 0" });
       const first = await send(long(0), model);
       const sessionId = first.evs[0]!.sessionId;
-      const base = Math.ceil(JSON.stringify(first.requests[0]!.messages).length / 4) + Math.ceil(JSON.stringify(first.requests[0]!.tools ?? []).length / 4);
+      const base =
+        Math.ceil(JSON.stringify(first.requests[0]!.messages).length / 4) +
+        Math.ceil(JSON.stringify(first.requests[0]!.tools ?? []).length / 4);
       for (let i = 1; i <= 3; i++) {
         h.model.enqueue({ content: `answer ${String(i)}` });
         await collect(h.client.sendMessage({ content: long(i), sessionId, model }));
       }
       // The server's window holds about one long message: the history no longer fits.
       h.model.refuse({ contextTokens: base + 1400, contextStyle: style }, model);
-      h.model.enqueue({ content: "FACTS:\n- the user sends lorem ipsum\nSUMMARY:\nFour long messages." }, { content: "fits now" });
+      h.model.enqueue(
+        { content: "FACTS:\n- the user sends lorem ipsum\nSUMMARY:\nFour long messages." },
+        { content: "fits now" },
+      );
       const b = h.model.chatRequests().length;
       const evs = await collect(h.client.sendMessage({ content: long(4), sessionId, model }));
       expect(final(evs).pipelineError?.message ?? "").toBe("");
@@ -180,12 +262,17 @@ describe.skipIf(skip)("engine end to end: model servers as they really are", () 
       const { evs: failed } = await send("a new session", model);
       expect(kind(final(failed))).toBe("ERROR");
       expect(final(failed).pipelineError?.code).toBe("CONTEXT_TOO_LONG");
-      expect(final(failed).pipelineError?.message).toMatch(style === "llamacpp" ? /exceeds the available context size/ : /maximum context length is 50 tokens/);
+      expect(final(failed).pipelineError?.message).toMatch(
+        style === "llamacpp" ? /exceeds the available context size/ : /maximum context length is 50 tokens/,
+      );
     });
   }
 
   it("429 with Retry-After: the user sees the wait, the call is retried after it", async () => {
-    h.model.enqueue({ status: 429, retryAfter: 1, errorMessage: "Rate limit reached for requests" }, { content: "after the wait" });
+    h.model.enqueue(
+      { status: 429, retryAfter: 1, errorMessage: "Rate limit reached for requests" },
+      { content: "after the wait" },
+    );
     const { evs, ms } = await send("hi");
     expect(final(evs).responseComplete?.content).toBe("after the wait");
     expect(thoughts(evs, "notice")).toContain("Rate limited by the model server, retrying in 1 s");
@@ -199,7 +286,10 @@ describe.skipIf(skip)("engine end to end: model servers as they really are", () 
     expect(final(slow.evs).pipelineError?.message).toMatch(/rate-limited.*Rate limit reached.*max_retry_wait_s/);
     expect(slow.ms).toBeLessThan(5000);
     expect(slow.requests).toHaveLength(1);
-    h.model.enqueue({ status: 429, errorMessage: "You exceeded your current quota, please check your plan and billing details." });
+    h.model.enqueue({
+      status: 429,
+      errorMessage: "You exceeded your current quota, please check your plan and billing details.",
+    });
     const quota = await send("hi");
     expect(final(quota.evs).pipelineError?.message).toMatch(/quota or billing.*exceeded your current quota/);
     expect(quota.requests).toHaveLength(1);
@@ -210,7 +300,12 @@ describe.skipIf(skip)("engine end to end: model servers as they really are", () 
     ['finish_reason: "error" alone', "finish_error", 'finish_reason "error"'],
   ] as const) {
     it(`a mid-stream error event (${name}) ends the turn with what the server said`, async () => {
-      h.model.enqueue({ content: "partial words of an answer", failAfterChunks: 3, failMode, errorMessage: "upstream provider crashed" });
+      h.model.enqueue({
+        content: "partial words of an answer",
+        failAfterChunks: 3,
+        failMode,
+        errorMessage: "upstream provider crashed",
+      });
       const { evs } = await send("hi");
       expect(kind(final(evs))).toBe("ERROR");
       expect(final(evs).pipelineError?.code).toBe("STREAM_ERROR");
@@ -227,7 +322,9 @@ describe.skipIf(skip)("engine end to end: model servers as they really are", () 
       h.model.enqueue({ content: "words that never all arrive", stallAfterChunks: after });
       const { evs, ms } = await send("hi");
       expect(final(evs).pipelineError?.code).toBe("LLM_TIMEOUT");
-      expect(final(evs).pipelineError?.message).toMatch(new RegExp(`${h.model.baseURL}.*sent nothing for ${String(IDLE_S)} s \\(model.idle_timeout_s\\)`));
+      expect(final(evs).pipelineError?.message).toMatch(
+        new RegExp(`${h.model.baseURL}.*sent nothing for ${String(IDLE_S)} s \\(model.idle_timeout_s\\)`),
+      );
       expect(ms).toBeLessThan((IDLE_S + 1) * 1000);
       expect(ms).toBeGreaterThanOrEqual(IDLE_S * 1000 - 100);
       h.model.enqueue({ content: "back to normal" });

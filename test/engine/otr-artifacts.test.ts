@@ -56,13 +56,25 @@ function filesContaining(marker: string): string[] {
 
 async function download(sessionId: string, artifactId: string): Promise<Buffer> {
   const parts: Uint8Array[] = [];
-  for await (const chunk of h.client.getArtifact({ sessionId, artifactId })) if (chunk.data.length > 0) parts.push(chunk.data);
+  for await (const chunk of h.client.getArtifact({ sessionId, artifactId }))
+    if (chunk.data.length > 0) parts.push(chunk.data);
   return Buffer.concat(parts);
 }
 
 /** `palisade artifacts list --session ID --json` against the running Engine (asynchronously: the Engine runs in this process). */
 function cliArtifacts(sessionId: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const args = [CLI, "--data-dir", h.dataDir, "--config", h.configPath, "artifacts", "list", "--session", sessionId, "--json"];
+  const args = [
+    CLI,
+    "--data-dir",
+    h.dataDir,
+    "--config",
+    h.configPath,
+    "artifacts",
+    "list",
+    "--session",
+    sessionId,
+    "--json",
+  ];
   return new Promise((resolve) => {
     execFile(process.execPath, args, { encoding: "utf8", timeout: 30_000 }, (err, stdout, stderr) => {
       resolve({ status: err ? (typeof err.code === "number" ? err.code : -1) : 0, stdout, stderr });
@@ -75,11 +87,17 @@ const load = { toolCalls: [{ name: "load_tools", arguments: { groups: ["snap"] }
 describe.skipIf(skip)("off the record: artifacts in memory only", () => {
   it("an artifact of an OTR session is served during the session, never written under the data dir, and gone once the session ends", async () => {
     const marker = `otr-marker-${Math.random().toString(36).slice(2)}-bytes`;
-    h.model.enqueue(load, { toolCalls: [{ name: "snap__render", arguments: { text: marker } }] }, { content: "Rendered." });
+    h.model.enqueue(
+      load,
+      { toolCalls: [{ name: "snap__render", arguments: { text: marker } }] },
+      { content: "Rendered." },
+    );
     const evs = await collect(h.client.sendMessage({ content: "render the note", mode: SessionMode.OTR }));
     expect(kind(final(evs))).toBe("RESPONSE_COMPLETE");
     const sessionId = evs[0]!.sessionId;
-    const completed = evs.find((e: PipelineEvent) => e.eventType === T.ACTION_COMPLETED && e.actionCompleted?.toolName === "snap__render")?.actionCompleted;
+    const completed = evs.find(
+      (e: PipelineEvent) => e.eventType === T.ACTION_COMPLETED && e.actionCompleted?.toolName === "snap__render",
+    )?.actionCompleted;
     expect(completed?.success).toBe(true);
     const ref = completed!.artifacts[0]!;
     expect(ref.filename).toBe("render.txt");
@@ -88,7 +106,9 @@ describe.skipIf(skip)("off the record: artifacts in memory only", () => {
     expect((await download(sessionId, ref.artifactId)).toString("utf8")).toBe(marker);
     const during = await cliArtifacts(sessionId);
     expect(during.status, during.stderr).toBe(0);
-    expect((JSON.parse(during.stdout) as { artifacts: { artifactId: string }[] }).artifacts.map((a) => a.artifactId)).toEqual([ref.artifactId]);
+    expect(
+      (JSON.parse(during.stdout) as { artifacts: { artifactId: string }[] }).artifacts.map((a) => a.artifactId),
+    ).toEqual([ref.artifactId]);
 
     // Nothing of it on disk: no file under the data dir (artifacts, SQLite db and WAL, logs) holds its bytes or its id.
     expect(filesContaining(marker)).toEqual([]);
@@ -113,15 +133,24 @@ describe.skipIf(skip)("off the record: artifacts in memory only", () => {
 
   it("the same tool in a normal session stores its artifact on disk (the control)", async () => {
     const marker = `normal-marker-${Math.random().toString(36).slice(2)}`;
-    h.model.enqueue(load, { toolCalls: [{ name: "snap__render", arguments: { text: marker } }] }, { content: "Rendered." });
+    h.model.enqueue(
+      load,
+      { toolCalls: [{ name: "snap__render", arguments: { text: marker } }] },
+      { content: "Rendered." },
+    );
     const evs = await collect(h.client.sendMessage({ content: "render the note" }));
-    const ref = evs.find((e) => e.eventType === T.ACTION_COMPLETED && e.actionCompleted?.toolName === "snap__render")?.actionCompleted?.artifacts[0];
+    const ref = evs.find((e) => e.eventType === T.ACTION_COMPLETED && e.actionCompleted?.toolName === "snap__render")
+      ?.actionCompleted?.artifacts[0];
     expect(ref).toBeDefined();
     expect(filesContaining(marker)).toContain(join(h.dataDir, "artifacts", `${ref!.artifactId}.bin`));
   }, 60_000);
 
   it("a tool that would write a file (its schema says so; allowed by its manifest) is refused off the record and writes nothing", async () => {
-    h.model.enqueue(load, { toolCalls: [{ name: "snap__save", arguments: { path: "otr-save.txt", text: "kept?" } }] }, { content: "Not saved." });
+    h.model.enqueue(
+      load,
+      { toolCalls: [{ name: "snap__save", arguments: { path: "otr-save.txt", text: "kept?" } }] },
+      { content: "Not saved." },
+    );
     const evs = await collect(h.client.sendMessage({ content: "save the note", mode: SessionMode.OTR }));
     const blocked = evs.find((e) => e.eventType === T.OTR_BLOCKED)?.otrBlocked;
     expect(blocked).toMatchObject({ toolName: "snap__save" });
@@ -130,7 +159,11 @@ describe.skipIf(skip)("off the record: artifacts in memory only", () => {
     expect(existsSync(join(h.workspace, "otr-save.txt"))).toBe(false);
 
     // In a normal session the same call is not refused by the OTR gate (it runs and writes).
-    h.model.enqueue(load, { toolCalls: [{ name: "snap__save", arguments: { path: "normal-save.txt", text: "kept" } }] }, { content: "Saved." });
+    h.model.enqueue(
+      load,
+      { toolCalls: [{ name: "snap__save", arguments: { path: "normal-save.txt", text: "kept" } }] },
+      { content: "Saved." },
+    );
     const normal = await collect(h.client.sendMessage({ content: "save the note" }));
     expect(normal.some((e) => e.eventType === T.OTR_BLOCKED)).toBe(false);
     expect(normal.find((e) => e.eventType === T.ACTION_COMPLETED)?.actionCompleted?.success).toBe(true);

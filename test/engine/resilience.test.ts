@@ -53,7 +53,11 @@ describe.skipIf(skip)("engine end to end: resilience", () => {
 
   it("an off-the-record session leaves no row in SQLite", async () => {
     const phrase = "otr-phrase-7c1f9e";
-    h.model.enqueue(loadFiles, { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] }, { content: `reply ${phrase}` });
+    h.model.enqueue(
+      loadFiles,
+      { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] },
+      { content: `reply ${phrase}` },
+    );
     const evs = await collect(h.client.sendMessage({ content: `tell nobody ${phrase}`, mode: SessionMode.OTR }));
     expect(final(evs).responseComplete?.content).toBe(`reply ${phrase}`);
     const otrId = evs[0]!.sessionId;
@@ -72,7 +76,11 @@ describe.skipIf(skip)("engine end to end: resilience", () => {
   });
 
   it("history is identical after an Engine restart", async () => {
-    h.model.enqueue(loadFiles, { toolCalls: [{ name: "files__read_file", arguments: { path: "a.txt" } }] }, { content: "it says alpha" });
+    h.model.enqueue(
+      loadFiles,
+      { toolCalls: [{ name: "files__read_file", arguments: { path: "a.txt" } }] },
+      { content: "it says alpha" },
+    );
     const evs = await collect(h.client.sendMessage({ content: "read a.txt" }));
     const sessionId = evs[0]!.sessionId;
     const snap = async (): Promise<unknown> => ({
@@ -87,7 +95,10 @@ describe.skipIf(skip)("engine end to end: resilience", () => {
     h.model.enqueue({ content: "continued" });
     const more = await collect(h.client.sendMessage({ content: "and then?", sessionId }));
     expect(final(more).responseComplete?.content).toBe("continued");
-    const ctx = h.model.chatRequests().at(-1)!.messages.map((m) => m.role);
+    const ctx = h.model
+      .chatRequests()
+      .at(-1)!
+      .messages.map((m) => m.role);
     expect(ctx).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
     expect(Number(more[0]!.seq)).toBeGreaterThan(Number(evs.at(-1)!.seq));
   });

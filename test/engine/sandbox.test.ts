@@ -43,19 +43,42 @@ describe.skipIf(skip)("engine end to end: sandbox and secrets", () => {
   it("the Agent runs confined: its probes could not write, spawn, read outside or start workers", async () => {
     const s = await h.client.getStatus({});
     expect(s.agentConnected).toBe(true);
-    expect(s.sandbox).toMatchObject({ permissionModel: true, canWriteFile: false, canSpawnProcess: false, canReadOutside: false, canStartWorker: false, networkIsolated: true });
+    expect(s.sandbox).toMatchObject({
+      permissionModel: true,
+      canWriteFile: false,
+      canSpawnProcess: false,
+      canReadOutside: false,
+      canStartWorker: false,
+      networkIsolated: true,
+    });
     const pid = h.engine.agentPid()!;
     // Checked from outside: the Agent's network namespace is not the Engine's, and it has no interface but lo.
     expect(readlinkSync(`/proc/${pid}/ns/net`)).not.toBe(readlinkSync("/proc/self/ns/net"));
-    const links = readFileSync(`/proc/${pid}/net/dev`, "utf8").split("\n").slice(2).map((l) => l.split(":")[0]?.trim()).filter(Boolean);
+    const links = readFileSync(`/proc/${pid}/net/dev`, "utf8")
+      .split("\n")
+      .slice(2)
+      .map((l) => l.split(":")[0]?.trim())
+      .filter(Boolean);
     expect(links).toEqual(["lo"]);
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
     expect(cmdline.some((a) => a === "--experimental-permission" || a === "--permission")).toBe(true);
     expect(cmdline.some((a) => a.startsWith("--allow-fs-write") || a.startsWith("--allow-child-process"))).toBe(false);
-    const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean).map((kv) => kv.slice(0, kv.indexOf("=")));
+    const env = readFileSync(`/proc/${pid}/environ`, "utf8")
+      .split("\0")
+      .filter(Boolean)
+      .map((kv) => kv.slice(0, kv.indexOf("=")));
     // No spawn token: it reaches the Agent on its stdin only. No model key or endpoint either.
     // PWD is bubblewrap's (set for its --chdir /).
-    const allowed = ["PALISADE_ENGINE_ADDRESS", "PALISADE_AGENT_ID", "PALISADE_MODEL", "PALISADE_MODEL_GATEWAY", "PALISADE_CONTEXT_WINDOW", "PALISADE_MODEL_SETTINGS", "PALISADE_HISTORY_IDLE_MS", "PWD"];
+    const allowed = [
+      "PALISADE_ENGINE_ADDRESS",
+      "PALISADE_AGENT_ID",
+      "PALISADE_MODEL",
+      "PALISADE_MODEL_GATEWAY",
+      "PALISADE_CONTEXT_WINDOW",
+      "PALISADE_MODEL_SETTINGS",
+      "PALISADE_HISTORY_IDLE_MS",
+      "PWD",
+    ];
     expect(env.filter((k) => !allowed.includes(k))).toEqual([]);
     expect(readFileSync(`/proc/${pid}/environ`, "utf8")).not.toContain(SECRET);
   });
@@ -72,7 +95,10 @@ describe.skipIf(skip)("engine end to end: sandbox and secrets", () => {
     expect(call.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);
     // Tokens are counted per session by the gateway, from the usage the model reported.
     const sessionId = evs.find((e) => e.sessionId)?.sessionId ?? "";
-    expect(h.engine.gatewayUsage().get(sessionId)).toMatchObject({ calls: 1, outputTokens: expect.any(Number) as number });
+    expect(h.engine.gatewayUsage().get(sessionId)).toMatchObject({
+      calls: 1,
+      outputTokens: expect.any(Number) as number,
+    });
     expect(h.engine.gatewayUsage().get(sessionId)!.inputTokens).toBeGreaterThan(0);
   });
 
@@ -89,9 +115,19 @@ describe.skipIf(skip)("engine end to end: sandbox and secrets", () => {
       const runtime = mkdtempSync(join(tmpdir(), "pal-agent-net-"));
       const wall = await chooseAgentWall(await probeSandboxOnce(), true);
       const config = defaultConfig();
-      const launch = await agentLauncher(wall)({ engineAddress: `unix:${join(runtime, "engine.sock")}`, modelGateway: join(runtime, "gw.sock"), token: "t", agentId: "probe", model: { ...config.model, name: "scripted-model" } });
+      const launch = await agentLauncher(wall)({
+        engineAddress: `unix:${join(runtime, "engine.sock")}`,
+        modelGateway: join(runtime, "gw.sock"),
+        token: "t",
+        agentId: "probe",
+        model: { ...config.model, name: "scripted-model" },
+      });
       const code = `const s=require("node:net").connect(${String(port)},"127.0.0.1");s.on("connect",()=>{console.log("connected");process.exit(0)});s.on("error",(e)=>{console.log("refused:"+e.code);process.exit(0)})`;
-      const res = spawnSync(launch.command, [...launch.args.slice(0, -1), "-e", code], { env: launch.env, encoding: "utf8", timeout: 15_000 });
+      const res = spawnSync(launch.command, [...launch.args.slice(0, -1), "-e", code], {
+        env: launch.env,
+        encoding: "utf8",
+        timeout: 15_000,
+      });
       rmSync(runtime, { recursive: true, force: true });
       expect(res.stdout).toMatch(/^refused:E(NETUNREACH|CONNREFUSED|ACCES)/);
       expect(hits).toBe(0);
@@ -115,7 +151,10 @@ describe.skipIf(skip)("engine end to end: sandbox and secrets", () => {
     // What the Agent forwarded to the model is what it received: no secret there either.
     for (const r of h.model.chatRequests()) expect(JSON.stringify(r)).not.toContain(SECRET);
     // The capability really had the credential (the result mentions the user).
-    const toolMsg = h.model.chatRequests().at(-1)!.messages.find((m) => m.role === "tool" && JSON.stringify(m).includes("alice"));
+    const toolMsg = h.model
+      .chatRequests()
+      .at(-1)!
+      .messages.find((m) => m.role === "tool" && JSON.stringify(m).includes("alice"));
     expect(toolMsg).toBeDefined();
   });
 });

@@ -31,18 +31,26 @@ describe.skipIf(skip)("engine end to end: per-session memory", () => {
     const N = 6;
     const runs = [];
     for (let i = 0; i < N; i++) {
-      h.model.enqueue(loadFiles, { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] }, { content: `done ${i}` });
+      h.model.enqueue(
+        loadFiles,
+        { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] },
+        { content: `done ${i}` },
+      );
       // A client message id: remembered (for retries) while the session is active.
       const evs = await collect(h.client.sendMessage({ content: `read hello.txt ${i}`, clientMessageId: `cm-${i}` }));
       expect(kind(final(evs))).toBe("RESPONSE_COMPLETE");
       expect(evs.find((e) => e.eventType === T.ACTION_COMPLETED)?.actionCompleted).toMatchObject({ success: true });
       // The finished session left its state behind (until it has been idle for IDLE_MS).
       const now = h.engine.sessionMemory();
-      for (const key of ["eventSeqs", "loadedGroups", "recentTurns", "contexts", "agentHistories", "tracked"] as const) expect(now[key], key).toBeGreaterThan(base[key]);
+      for (const key of ["eventSeqs", "loadedGroups", "recentTurns", "contexts", "agentHistories", "tracked"] as const)
+        expect(now[key], key).toBeGreaterThan(base[key]);
       runs.push(evs);
     }
 
-    await waitFor(() => JSON.stringify(h.engine.sessionMemory()) === JSON.stringify(base), { timeoutMs: IDLE_MS * 5, intervalMs: 100 });
+    await waitFor(() => JSON.stringify(h.engine.sessionMemory()) === JSON.stringify(base), {
+      timeoutMs: IDLE_MS * 5,
+      intervalMs: 100,
+    });
 
     // Used again: the seq continues after the stored events, and files is still loaded (from the
     // tool its history called): the model gets its tools without calling load_tools again.
@@ -55,7 +63,9 @@ describe.skipIf(skip)("engine end to end: per-session memory", () => {
     expect(final(again).responseComplete?.content).toBe("again");
     expect(again[0]!.seq).toBe(lastSeq + 1n);
     expect(again.find((e) => e.eventType === T.ACTION_COMPLETED)?.actionCompleted?.resultSummary).toContain("alpha");
-    const tools = (h.model.chatRequests()[before]?.tools ?? []).map((t) => (t as { function?: { name?: string } }).function?.name);
+    const tools = (h.model.chatRequests()[before]?.tools ?? []).map(
+      (t) => (t as { function?: { name?: string } }).function?.name,
+    );
     expect(tools).toContain("files__read_file");
   });
 });

@@ -24,12 +24,20 @@ afterAll(async () => {
 const base = (): number => h.model.chatRequests().length;
 
 /** Reads a SendMessage stream, answering each APPROVAL_NEEDED with `answer` (or not at all). */
-async function drive(stream: AsyncIterable<PipelineEvent>, h: E2E, answer?: ApprovalDecision): Promise<PipelineEvent[]> {
+async function drive(
+  stream: AsyncIterable<PipelineEvent>,
+  h: E2E,
+  answer?: ApprovalDecision,
+): Promise<PipelineEvent[]> {
   const out: PipelineEvent[] = [];
   for await (const ev of stream) {
     out.push(ev);
     if (ev.eventType === T.APPROVAL_NEEDED && answer !== undefined) {
-      const ack = await h.client.resolveApproval({ approvalId: ev.approvalNeeded!.approvalId, decision: answer, sessionId: ev.sessionId });
+      const ack = await h.client.resolveApproval({
+        approvalId: ev.approvalNeeded!.approvalId,
+        decision: answer,
+        sessionId: ev.sessionId,
+      });
       expect(ack.accepted).toBe(true);
     }
   }
@@ -39,7 +47,11 @@ async function drive(stream: AsyncIterable<PipelineEvent>, h: E2E, answer?: Appr
 describe.skipIf(skip)("engine end to end: turns", () => {
   it("answers a read_file call through Agent, Shield and the files capability", async () => {
     const b = base();
-    h.model.enqueue(loadFiles, { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] }, { content: "The file says hello world." });
+    h.model.enqueue(
+      loadFiles,
+      { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] },
+      { content: "The file says hello world." },
+    );
     const evs = await collect(h.client.sendMessage({ content: "What is in hello.txt?" }));
     expect(kind(final(evs))).toBe("RESPONSE_COMPLETE");
     expect(final(evs).responseComplete?.content).toBe("The file says hello world.");
@@ -50,7 +62,12 @@ describe.skipIf(skip)("engine end to end: turns", () => {
     expect(completed?.resultSummary).toContain("hello world");
     // read_file does not declare `streaming`: one Invoke, its result reaches clients once.
     expect(evs.some((e) => e.eventType === T.ACTION_PROGRESS)).toBe(false);
-    expect(evs.filter((e) => e.eventType === T.LLM_TOKEN).map((e) => e.llmToken?.text).join("")).toBe("The file says hello world.");
+    expect(
+      evs
+        .filter((e) => e.eventType === T.LLM_TOKEN)
+        .map((e) => e.llmToken?.text)
+        .join(""),
+    ).toBe("The file says hello world.");
     // The model saw the file's content as the tool result.
     const third = h.model.chatRequests()[b + 2]!;
     expect(messageText(third.messages.at(-1))).toContain("hello world");
@@ -62,7 +79,11 @@ describe.skipIf(skip)("engine end to end: turns", () => {
 
   it("a call the Shield blocks goes back to the model, which replies", async () => {
     const b = base();
-    h.model.enqueue(loadFiles, { toolCalls: [{ name: "files__delete_file", arguments: { path: "hello.txt" } }] }, { content: "I was not allowed to delete it." });
+    h.model.enqueue(
+      loadFiles,
+      { toolCalls: [{ name: "files__delete_file", arguments: { path: "hello.txt" } }] },
+      { content: "I was not allowed to delete it." },
+    );
     const evs = await collect(h.client.sendMessage({ content: "Delete hello.txt" }));
     const verdict = evs.find((e) => e.eventType === T.SHIELD_VERDICT)?.shieldVerdict;
     expect(verdict?.ruleIds).toContain("e2e-no-delete");
@@ -82,7 +103,11 @@ describe.skipIf(skip)("engine end to end: turns", () => {
     it(`an escalation ${name}`, async () => {
       const b = base();
       const file = `new-${name.replace(" ", "-")}.txt`;
-      h.model.enqueue(loadFiles, { toolCalls: [{ name: "files__write_file", arguments: { path: file, content: "made" } }] }, { content: "Done." });
+      h.model.enqueue(
+        loadFiles,
+        { toolCalls: [{ name: "files__write_file", arguments: { path: file, content: "made" } }] },
+        { content: "Done." },
+      );
       const evs = await drive(h.client.sendMessage({ content: "Write new.txt" }), h, answer);
       const needed = evs.find((e) => e.eventType === T.APPROVAL_NEEDED)?.approvalNeeded;
       expect(needed).toMatchObject({ toolName: "files__write_file", tier: 0 });
@@ -100,17 +125,26 @@ describe.skipIf(skip)("engine end to end: turns", () => {
   it("a streaming tool (shell) reports its output as ACTION_PROGRESS while it runs", async () => {
     h.model.enqueue(
       { toolCalls: [{ name: "load_tools", arguments: { groups: ["shell"] } }] },
-      { toolCalls: [{ name: "shell__execute_command", arguments: { command: "echo streamed-line-1; echo streamed-line-2" } }] },
+      {
+        toolCalls: [
+          { name: "shell__execute_command", arguments: { command: "echo streamed-line-1; echo streamed-line-2" } },
+        ],
+      },
       { content: "Ran it." },
     );
     const evs = await drive(h.client.sendMessage({ content: "Run the echo" }), h, ApprovalDecision.ALLOW_ONCE);
     expect(kind(final(evs))).toBe("RESPONSE_COMPLETE");
-    const progress = evs.filter((e) => e.eventType === T.ACTION_PROGRESS).map((e) => e.actionProgress?.text ?? "").join("");
+    const progress = evs
+      .filter((e) => e.eventType === T.ACTION_PROGRESS)
+      .map((e) => e.actionProgress?.text ?? "")
+      .join("");
     expect(progress).toContain("streamed-line-1");
     expect(progress).toContain("streamed-line-2");
     const completedAt = evs.findIndex((e) => e.eventType === T.ACTION_COMPLETED);
     expect(evs.findIndex((e) => e.eventType === T.ACTION_PROGRESS)).toBeLessThan(completedAt);
-    expect(evs.findIndex((e) => e.eventType === T.ACTION_STARTED)).toBeLessThan(evs.findIndex((e) => e.eventType === T.ACTION_PROGRESS));
+    expect(evs.findIndex((e) => e.eventType === T.ACTION_STARTED)).toBeLessThan(
+      evs.findIndex((e) => e.eventType === T.ACTION_PROGRESS),
+    );
     expect(evs[completedAt]?.actionCompleted?.success).toBe(true);
   });
 
@@ -119,7 +153,11 @@ describe.skipIf(skip)("engine end to end: turns", () => {
     writeFileSync(join(other, "only-here.txt"), "from the second workspace\n");
     try {
       const b = base();
-      h.model.enqueue(loadFiles, { toolCalls: [{ name: "files__read_file", arguments: { path: "only-here.txt" } }] }, { content: "Read it." });
+      h.model.enqueue(
+        loadFiles,
+        { toolCalls: [{ name: "files__read_file", arguments: { path: "only-here.txt" } }] },
+        { content: "Read it." },
+      );
       const evs = await collect(h.client.sendMessage({ content: "Read only-here.txt", workspace: other }));
       expect(final(evs).responseComplete?.content).toBe("Read it.");
       expect(messageText(h.model.chatRequests()[b + 2]!.messages.at(-1))).toContain("from the second workspace");
@@ -144,7 +182,9 @@ describe.skipIf(skip)("engine end to end: turns", () => {
     const evs = await collect(h.client.sendMessage({ content: "Read a and b" }));
     expect(final(evs).responseComplete?.content).toBe("alpha and beta");
     const msgs = h.model.chatRequests()[b + 2]!.messages;
-    const results = Object.fromEntries(msgs.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, messageText(m)]));
+    const results = Object.fromEntries(
+      msgs.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, messageText(m)]),
+    );
     expect(results.call_a).toContain("alpha");
     expect(results.call_b).toContain("beta");
     expect(evs.filter((e) => e.eventType === T.ACTION_COMPLETED)).toHaveLength(2);
@@ -154,7 +194,10 @@ describe.skipIf(skip)("engine end to end: turns", () => {
     h.model.addRule({ match: { content: "first" }, reply: { content: "one", latencyMs: 300 } });
     h.model.addRule({ match: { content: "second" }, reply: { content: "two", latencyMs: 300 } });
     const t0 = Date.now();
-    const [a, b] = await Promise.all([collect(h.client.sendMessage({ content: "first" })), collect(h.client.sendMessage({ content: "second" }))]);
+    const [a, b] = await Promise.all([
+      collect(h.client.sendMessage({ content: "first" })),
+      collect(h.client.sendMessage({ content: "second" })),
+    ]);
     const wall = Date.now() - t0;
     expect(final(a).responseComplete?.content).toBe("one");
     expect(final(b).responseComplete?.content).toBe("two");

@@ -13,7 +13,11 @@ import { waitFor } from "@palisade/testing";
 import { built, final, kind, startE2E } from "../engine/helpers.js";
 import type { E2E } from "../engine/helpers.js";
 
-const skip = built() ?? (existsSync(new URL("../../apps/capabilities/documents/dist/main.js", import.meta.url)) ? undefined : "run make build first (documents capability)");
+const skip =
+  built() ??
+  (existsSync(new URL("../../apps/capabilities/documents/dist/main.js", import.meta.url))
+    ? undefined
+    : "run make build first (documents capability)");
 let h: E2E;
 
 beforeAll(async () => {
@@ -27,13 +31,25 @@ afterAll(async () => {
 async function makePdf(title: string, sessionId = ""): Promise<{ sessionId: string; artifactId: string }> {
   h.model.enqueue(
     { toolCalls: [{ name: "load_tools", arguments: { groups: ["documents"] } }] },
-    { toolCalls: [{ name: "documents__create_pdf", arguments: { title, sections: [{ heading: "Intro", content: "Some text." }], filename: "report.pdf" } }] },
+    {
+      toolCalls: [
+        {
+          name: "documents__create_pdf",
+          arguments: { title, sections: [{ heading: "Intro", content: "Some text." }], filename: "report.pdf" },
+        },
+      ],
+    },
     { content: "Your PDF is ready." },
   );
   const evs: PipelineEvent[] = [];
   for await (const ev of h.client.sendMessage({ content: `make a pdf called ${title}`, sessionId })) {
     evs.push(ev);
-    if (ev.eventType === T.APPROVAL_NEEDED) await h.client.resolveApproval({ approvalId: ev.approvalNeeded!.approvalId, decision: ApprovalDecision.ALLOW_ONCE, sessionId: ev.sessionId });
+    if (ev.eventType === T.APPROVAL_NEEDED)
+      await h.client.resolveApproval({
+        approvalId: ev.approvalNeeded!.approvalId,
+        decision: ApprovalDecision.ALLOW_ONCE,
+        sessionId: ev.sessionId,
+      });
   }
   expect(kind(final(evs))).toBe("RESPONSE_COMPLETE");
   const art = evs.find((e) => e.eventType === T.ACTION_COMPLETED)?.actionCompleted?.artifacts[0];
@@ -43,7 +59,8 @@ async function makePdf(title: string, sessionId = ""): Promise<{ sessionId: stri
 
 async function download(sessionId: string, artifactId: string): Promise<Buffer> {
   const parts: Uint8Array[] = [];
-  for await (const chunk of h.client.getArtifact({ sessionId, artifactId })) if (chunk.data.length) parts.push(chunk.data);
+  for await (const chunk of h.client.getArtifact({ sessionId, artifactId }))
+    if (chunk.data.length) parts.push(chunk.data);
   return Buffer.concat(parts);
 }
 
@@ -56,7 +73,8 @@ async function rpcCode(p: Promise<unknown>): Promise<Code | undefined> {
   }
 }
 
-const files = (artifactId: string): string[] => [".bin", ".json"].map((ext) => join(h.dataDir, "artifacts", `${artifactId}${ext}`));
+const files = (artifactId: string): string[] =>
+  [".bin", ".json"].map((ext) => join(h.dataDir, "artifacts", `${artifactId}${ext}`));
 
 /** Makes a session look last used `days` ago (another connection, as a user's clock would). */
 function age(sessionId: string, days: number): void {
@@ -78,7 +96,9 @@ describe.skipIf(skip)("session artifacts", () => {
     expect(await rpcCode(download(sessionId, artifactId))).toBe(Code.NOT_FOUND);
     for (const f of files(artifactId)) expect(existsSync(f)).toBe(false);
     expect(await rpcCode(h.client.getHistory({ sessionId }))).toBe(Code.NOT_FOUND);
-    expect((await h.client.searchSessions({ query: "Quarterly" })).hits.filter((x) => x.sessionId === sessionId)).toEqual([]);
+    expect(
+      (await h.client.searchSessions({ query: "Quarterly" })).hits.filter((x) => x.sessionId === sessionId),
+    ).toEqual([]);
   });
 
   it("deleting one session leaves the artifacts of another", async () => {
@@ -93,7 +113,10 @@ describe.skipIf(skip)("session artifacts", () => {
     const recent = await makePdf("Recent report");
     age(old.sessionId, 40);
     const cfg = readFileSync(h.configPath, "utf8");
-    writeFileSync(h.configPath, cfg.replace("history:\n", "history:\n  retention: { max_age_days: 30, check_interval_s: 1 }\n"));
+    writeFileSync(
+      h.configPath,
+      cfg.replace("history:\n", "history:\n  retention: { max_age_days: 30, check_interval_s: 1 }\n"),
+    );
     await h.restart();
     // At start.
     expect(await rpcCode(h.client.getHistory({ sessionId: old.sessionId }))).toBe(Code.NOT_FOUND);
@@ -103,7 +126,10 @@ describe.skipIf(skip)("session artifacts", () => {
     expect((await h.client.getHistory({ sessionId: recent.sessionId })).messages.length).toBe(2);
     // Periodically: the recent one ages while the Engine runs.
     age(recent.sessionId, 31);
-    await waitFor(async () => (await rpcCode(h.client.getHistory({ sessionId: recent.sessionId }))) === Code.NOT_FOUND, { timeoutMs: 5000 });
+    await waitFor(
+      async () => (await rpcCode(h.client.getHistory({ sessionId: recent.sessionId }))) === Code.NOT_FOUND,
+      { timeoutMs: 5000 },
+    );
     await waitFor(() => files(recent.artifactId).every((f) => !existsSync(f)), { timeoutMs: 2000 });
   });
 });

@@ -50,11 +50,20 @@ describe.skipIf(skip)("audit trail", () => {
     const evs: PipelineEvent[] = [];
     for await (const ev of h.client.sendMessage({ content: "read, write and delete" })) {
       evs.push(ev);
-      if (ev.eventType === T.APPROVAL_NEEDED) await h.client.resolveApproval({ approvalId: ev.approvalNeeded!.approvalId, decision: ApprovalDecision.ALLOW_ONCE, sessionId: ev.sessionId });
+      if (ev.eventType === T.APPROVAL_NEEDED)
+        await h.client.resolveApproval({
+          approvalId: ev.approvalNeeded!.approvalId,
+          decision: ApprovalDecision.ALLOW_ONCE,
+          sessionId: ev.sessionId,
+        });
     }
     expect(kind(final(evs))).toBe("RESPONSE_COMPLETE");
     const sessionId = evs[0]!.sessionId;
-    const calls = new Map(evs.filter((e) => e.eventType === T.ACTION_PROPOSED).map((e) => [e.actionProposed!.toolName, e.actionProposed!.callId]));
+    const calls = new Map(
+      evs
+        .filter((e) => e.eventType === T.ACTION_PROPOSED)
+        .map((e) => [e.actionProposed!.toolName, e.actionProposed!.callId]),
+    );
     expect([...calls.keys()].sort()).toEqual(["files__delete_file", "files__read_file", "files__write_file"]);
 
     const { rows, verify } = await waitFor(async () => {
@@ -67,12 +76,18 @@ describe.skipIf(skip)("audit trail", () => {
     expect(steps("files__write_file")).toEqual(["proposal", "verdict", "approval", "execution"]);
     expect(steps("files__delete_file")).toEqual(["proposal", "verdict"]); // blocked: never executed
 
-    const byKind = (tool: string, k: string) => JSON.parse(rows.find((r) => r.callId === calls.get(tool) && r.kind === k)!.payload) as Record<string, unknown>;
-    expect(byKind("files__write_file", "proposal")).toMatchObject({ toolName: "files__write_file", argumentsJson: JSON.stringify({ path: "new.txt", content: "x" }) });
+    const byKind = (tool: string, k: string) =>
+      JSON.parse(rows.find((r) => r.callId === calls.get(tool) && r.kind === k)!.payload) as Record<string, unknown>;
+    expect(byKind("files__write_file", "proposal")).toMatchObject({
+      toolName: "files__write_file",
+      argumentsJson: JSON.stringify({ path: "new.txt", content: "x" }),
+    });
     expect(byKind("files__write_file", "approval")).toMatchObject({ decision: "allow_once" });
     // The approval names the credential that answered it: the client token's id, and the transport.
     const answeredBy = `client-token:${createHash("sha256").update(h.engine.bearerToken).digest("hex").slice(0, 12)} via ${h.engine.address}`;
-    expect(rows.find((r) => r.callId === calls.get("files__write_file") && r.kind === "approval")?.actor).toBe(`user (${answeredBy})`);
+    expect(rows.find((r) => r.callId === calls.get("files__write_file") && r.kind === "approval")?.actor).toBe(
+      `user (${answeredBy})`,
+    );
     expect(byKind("files__write_file", "approval")).toMatchObject({ answeredBy });
     expect(byKind("files__delete_file", "verdict")).toMatchObject({ decision: "BLOCK", ruleIds: ["e2e-no-delete"] });
     expect(byKind("files__read_file", "execution")).toMatchObject({ ok: true, toolName: "files__read_file" });
@@ -80,7 +95,11 @@ describe.skipIf(skip)("audit trail", () => {
   });
 
   it("writes nothing for off-the-record sessions", async () => {
-    h.model.enqueue(loadFiles, { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] }, { content: "ok" });
+    h.model.enqueue(
+      loadFiles,
+      { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] },
+      { content: "ok" },
+    );
     const evs = await collect(h.client.sendMessage({ content: "read it, off the record", mode: SessionMode.OTR }));
     expect(kind(final(evs))).toBe("RESPONSE_COMPLETE");
     await new Promise((r) => setTimeout(r, 100));
@@ -94,7 +113,9 @@ describe.skipIf(skip)("audit trail", () => {
     expect(before.rows).toBeGreaterThanOrEqual(9);
     const db = new Database(dbPath());
     db.exec("DROP TRIGGER audit_no_update");
-    db.prepare("UPDATE audit SET payload = replace(payload, 'new.txt', 'other.txt') WHERE kind = 'proposal' AND payload LIKE '%new.txt%'").run();
+    db.prepare(
+      "UPDATE audit SET payload = replace(payload, 'new.txt', 'other.txt') WHERE kind = 'proposal' AND payload LIKE '%new.txt%'",
+    ).run();
     db.close();
     const edited = (await readAudit("")).verify;
     expect(edited.ok).toBe(false);

@@ -36,7 +36,9 @@ const children: ChildProcess[] = [];
 beforeAll(async () => {
   if (skip) return;
   dir = mkdtempSync(join(tmpdir(), "pal-crash-"));
-  model = await startScriptedServer({ rules: [{ match: { role: "user" }, reply: (r) => ({ content: `ack ${messageText(r.messages.at(-1))}` }) }] });
+  model = await startScriptedServer({
+    rules: [{ match: { role: "user" }, reply: (r) => ({ content: `ack ${messageText(r.messages.at(-1))}` }) }],
+  });
   writeFileSync(
     join(dir, "config.yaml"),
     [
@@ -75,8 +77,14 @@ function childPids(pid: number): number[] {
 }
 
 /** Starts `palisade-engine` and waits for its ready line. */
-async function startEngineProcess(): Promise<{ child: ChildProcess; client: Client<typeof ClientService>; stderr: string[] }> {
-  const child = spawn(process.execPath, [main, "--config", join(dir, "config.yaml"), "--data-dir", join(dir, "data")], { stdio: ["ignore", "pipe", "pipe"] });
+async function startEngineProcess(): Promise<{
+  child: ChildProcess;
+  client: Client<typeof ClientService>;
+  stderr: string[];
+}> {
+  const child = spawn(process.execPath, [main, "--config", join(dir, "config.yaml"), "--data-dir", join(dir, "data")], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.push(child);
   const stderr: string[] = [];
   child.stderr?.on("data", (d: Buffer) => stderr.push(d.toString()));
@@ -84,7 +92,13 @@ async function startEngineProcess(): Promise<{ child: ChildProcess; client: Clie
     if (!child.stdout) return reject(new Error("no stdout"));
     const rl = createInterface({ input: child.stdout });
     rl.once("line", resolve);
-    child.once("exit", (code, signal) => reject(new Error(`the Engine ${signal ? `was killed by ${signal}` : `exited with code ${String(code)}`} before it was ready; its stderr:\n${stderr.join("")}`)));
+    child.once("exit", (code, signal) =>
+      reject(
+        new Error(
+          `the Engine ${signal ? `was killed by ${signal}` : `exited with code ${String(code)}`} before it was ready; its stderr:\n${stderr.join("")}`,
+        ),
+      ),
+    );
   });
   const { address } = JSON.parse(line) as { address: string };
   const bearerToken = await readToken(join(dir, "data"));
@@ -92,7 +106,12 @@ async function startEngineProcess(): Promise<{ child: ChildProcess; client: Clie
 }
 
 /** One conversation sending turns back to back until the Engine dies; records each completed turn. */
-async function converse(client: Client<typeof ClientService>, lane: number, done: Completed[], stop: { killed: boolean }): Promise<void> {
+async function converse(
+  client: Client<typeof ClientService>,
+  lane: number,
+  done: Completed[],
+  stop: { killed: boolean },
+): Promise<void> {
   let sessionId = "";
   for (let i = 0; !stop.killed; i++) {
     const content = `lane ${lane} message ${i}`;
@@ -104,7 +123,13 @@ async function converse(client: Client<typeof ClientService>, lane: number, done
           userId = ev.messageAccepted!.userMessageId;
         }
         if (ev.eventType === T.RESPONSE_COMPLETE) {
-          done.push({ sessionId, userId, userContent: content, assistantId: ev.responseComplete!.assistantMessageId, assistantContent: ev.responseComplete!.content });
+          done.push({
+            sessionId,
+            userId,
+            userContent: content,
+            assistantId: ev.responseComplete!.assistantMessageId,
+            assistantContent: ev.responseComplete!.content,
+          });
         }
       }
     } catch {
@@ -128,7 +153,9 @@ describe.skipIf(skip)("SIGKILL during a stream of writes", () => {
     stop.killed = true;
     await Promise.all(lanes);
     first.client.close();
-    await new Promise<void>((r) => (first.child.exitCode !== null || first.child.signalCode !== null ? r() : first.child.once("exit", () => r())));
+    await new Promise<void>((r) =>
+      first.child.exitCode !== null || first.child.signalCode !== null ? r() : first.child.once("exit", () => r()),
+    );
     expect(first.child.signalCode).toBe("SIGKILL");
     expect(done.length).toBeGreaterThanOrEqual(40);
     // The Agent the Engine spawned goes away with its Engine (or is stopped here).
@@ -141,8 +168,16 @@ describe.skipIf(skip)("SIGKILL during a stream of writes", () => {
     try {
       expect(store.integrityCheck()).toBe("ok");
       for (const c of done) {
-        expect(store.getMessage(c.userId), `user message of ${c.userContent}`).toMatchObject({ role: "user", content: c.userContent, sessionId: c.sessionId });
-        expect(store.getMessage(c.assistantId), `reply to ${c.userContent}`).toMatchObject({ role: "assistant", content: c.assistantContent, sessionId: c.sessionId });
+        expect(store.getMessage(c.userId), `user message of ${c.userContent}`).toMatchObject({
+          role: "user",
+          content: c.userContent,
+          sessionId: c.sessionId,
+        });
+        expect(store.getMessage(c.assistantId), `reply to ${c.userContent}`).toMatchObject({
+          role: "assistant",
+          content: c.assistantContent,
+          sessionId: c.sessionId,
+        });
       }
       expect(store.verifyAudit().ok).toBe(true);
     } finally {

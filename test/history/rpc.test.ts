@@ -17,7 +17,9 @@ beforeAll(async () => {
   if (skip) return;
   h = await startE2E({
     enable: ["documents"],
-    model: { rules: [{ match: { role: "user" }, reply: (r) => ({ content: `reply to ${messageText(r.messages.at(-1))}` }) }] },
+    model: {
+      rules: [{ match: { role: "user" }, reply: (r) => ({ content: `reply to ${messageText(r.messages.at(-1))}` }) }],
+    },
   });
 }, 60_000);
 afterAll(async () => {
@@ -30,7 +32,12 @@ async function say(content: string, sessionId = ""): Promise<PipelineEvent[]> {
   const evs: PipelineEvent[] = [];
   for await (const ev of h.client.sendMessage({ content, sessionId })) {
     evs.push(ev);
-    if (ev.eventType === T.APPROVAL_NEEDED) await h.client.resolveApproval({ approvalId: ev.approvalNeeded!.approvalId, decision: ApprovalDecision.ALLOW_ONCE, sessionId: ev.sessionId });
+    if (ev.eventType === T.APPROVAL_NEEDED)
+      await h.client.resolveApproval({
+        approvalId: ev.approvalNeeded!.approvalId,
+        decision: ApprovalDecision.ALLOW_ONCE,
+        sessionId: ev.sessionId,
+      });
   }
   expect(kind(final(evs))).toBe("RESPONSE_COMPLETE");
   return evs;
@@ -52,11 +59,20 @@ describe.skipIf(skip)("ClientService history RPCs", () => {
       ids.push((await h.client.createSession({ title: t })).session!.id);
       await sleep(5);
     }
-    const list = async (sort: SessionSort, limit = 10, offset = 0, titleFilter = "zqx") => h.client.listSessions({ sort, limit, offset, titleFilter });
+    const list = async (sort: SessionSort, limit = 10, offset = 0, titleFilter = "zqx") =>
+      h.client.listSessions({ sort, limit, offset, titleFilter });
     const titles = (r: Awaited<ReturnType<typeof list>>): string[] => r.sessions.map((s) => s.title);
 
-    expect(titles(await list(SessionSort.CREATED_ASC))).toEqual(["zqx beta notes", "zqx alpha report", "zqx gamma report"]);
-    expect(titles(await list(SessionSort.CREATED_DESC))).toEqual(["zqx gamma report", "zqx alpha report", "zqx beta notes"]);
+    expect(titles(await list(SessionSort.CREATED_ASC))).toEqual([
+      "zqx beta notes",
+      "zqx alpha report",
+      "zqx gamma report",
+    ]);
+    expect(titles(await list(SessionSort.CREATED_DESC))).toEqual([
+      "zqx gamma report",
+      "zqx alpha report",
+      "zqx beta notes",
+    ]);
     expect(titles(await list(SessionSort.TITLE))).toEqual(["zqx alpha report", "zqx beta notes", "zqx gamma report"]);
     const page = await list(SessionSort.CREATED_ASC, 2, 1);
     expect(titles(page)).toEqual(["zqx alpha report", "zqx gamma report"]);
@@ -93,7 +109,9 @@ describe.skipIf(skip)("ClientService history RPCs", () => {
     const all = pages.reverse().flat();
     expect(all.map((m) => Number(m.seq))).toEqual(Array.from({ length: 80 }, (_, i) => i + 1));
     expect(new Set(all.map((m) => m.id)).size).toBe(80);
-    expect(all.map((m) => m.content)).toEqual(Array.from({ length: 40 }, (_, i) => [`turn ${i + 1}`, `reply to turn ${i + 1}`]).flat());
+    expect(all.map((m) => m.content)).toEqual(
+      Array.from({ length: 40 }, (_, i) => [`turn ${i + 1}`, `reply to turn ${i + 1}`]).flat(),
+    );
     expect(all.map((m) => m.role)).toEqual(Array.from({ length: 40 }, () => ["user", "assistant"]).flat());
     expect(await rpcCode(h.client.getHistory({ sessionId: "ses_missing" }))).toBe(Code.NOT_FOUND);
   });
@@ -112,14 +130,29 @@ describe.skipIf(skip)("ClientService history RPCs", () => {
     expect(res.total).toBe(4); // two user messages, two replies
     for (const hit of res.hits) expect(hit.snippet.toLowerCase()).toContain("[zebra]");
     expect(new Set(res.hits.map((x) => x.sessionId))).toEqual(new Set([z1, z2]));
-    expect((await h.client.searchSessions({ query: "zebra", role: "user" })).hits.map((x) => x.role)).toEqual(["user", "user"]);
-    expect((await h.client.searchSessions({ query: "zebra", role: "assistant" })).hits.every((x) => x.role === "assistant")).toBe(true);
+    expect((await h.client.searchSessions({ query: "zebra", role: "user" })).hits.map((x) => x.role)).toEqual([
+      "user",
+      "user",
+    ]);
+    expect(
+      (await h.client.searchSessions({ query: "zebra", role: "assistant" })).hits.every((x) => x.role === "assistant"),
+    ).toBe(true);
     const inZ1 = await h.client.searchSessions({ query: "zebra", sessionId: z1 });
     expect(inZ1.hits.map((x) => x.sessionId)).toEqual([z1, z1]);
     expect(inZ1.hits.every((x) => x.sessionTitle === "The zebra migrates at dawn")).toBe(true);
-    expect((await h.client.searchSessions({ query: "zebra", fromUnixMs: BigInt(between) })).hits.every((x) => x.sessionId === z2)).toBe(true);
-    expect((await h.client.searchSessions({ query: "zebra", toUnixMs: BigInt(between) })).hits.every((x) => x.sessionId === z1)).toBe(true);
-    expect((await h.client.searchSessions({ query: "zebra", fromUnixMs: BigInt(before), toUnixMs: BigInt(after) })).total).toBe(4);
+    expect(
+      (await h.client.searchSessions({ query: "zebra", fromUnixMs: BigInt(between) })).hits.every(
+        (x) => x.sessionId === z2,
+      ),
+    ).toBe(true);
+    expect(
+      (await h.client.searchSessions({ query: "zebra", toUnixMs: BigInt(between) })).hits.every(
+        (x) => x.sessionId === z1,
+      ),
+    ).toBe(true);
+    expect(
+      (await h.client.searchSessions({ query: "zebra", fromUnixMs: BigInt(before), toUnixMs: BigInt(after) })).total,
+    ).toBe(4);
     expect((await h.client.searchSessions({ query: "zebra", fromUnixMs: BigInt(after) })).total).toBe(0);
     expect((await h.client.searchSessions({ query: "zebra", limit: 1, offset: 1 })).hits).toHaveLength(1);
     expect(await rpcCode(h.client.searchSessions({ query: "  " }))).toBe(Code.INVALID_ARGUMENT);
@@ -135,12 +168,27 @@ describe.skipIf(skip)("ClientService history RPCs", () => {
         ],
       },
       { toolCalls: [{ name: "load_tools", arguments: { groups: ["documents"] } }] },
-      { toolCalls: [{ name: "documents__create_pdf", arguments: { title: "Quokkas", sections: [{ heading: "Facts", content: "Small." }], filename: "quokka.pdf" } }] },
+      {
+        toolCalls: [
+          {
+            name: "documents__create_pdf",
+            arguments: {
+              title: "Quokkas",
+              sections: [{ heading: "Facts", content: "Small." }],
+              filename: "quokka.pdf",
+            },
+          },
+        ],
+      },
       { content: "All done with the files." },
     );
     const evs = await say("work on the quokka files");
     toolSession = evs[0]!.sessionId;
-    calls = new Map(evs.filter((e) => e.eventType === T.ACTION_PROPOSED).map((e) => [e.actionProposed!.toolName, e.actionProposed!.callId]));
+    calls = new Map(
+      evs
+        .filter((e) => e.eventType === T.ACTION_PROPOSED)
+        .map((e) => [e.actionProposed!.toolName, e.actionProposed!.callId]),
+    );
 
     const byTool = await h.client.searchSessions({ query: "quokka", toolName: "files__write_file" });
     expect(byTool.hits.map((x) => x.callId)).toEqual([calls.get("files__write_file")]);
@@ -152,7 +200,11 @@ describe.skipIf(skip)("ClientService history RPCs", () => {
     expect(allowed.hits.map((x) => x.callId)).not.toContain(calls.get("files__delete_file"));
     expect(allowed.hits.map((x) => x.callId)).toContain(calls.get("documents__create_pdf"));
     // The result text of a tool call is searchable too.
-    const inResult = await h.client.searchSessions({ query: "hello world", toolName: "files__read_file", sessionId: toolSession });
+    const inResult = await h.client.searchSessions({
+      query: "hello world",
+      toolName: "files__read_file",
+      sessionId: toolSession,
+    });
     expect(inResult.hits.map((x) => x.callId)).toEqual([calls.get("files__read_file")]);
     expect(inResult.hits[0]!.toolName).toBe("files__read_file");
   });
@@ -163,7 +215,17 @@ describe.skipIf(skip)("ClientService history RPCs", () => {
     expect(json.filename).toBe(`palisade-session-${toolSession}.json`);
     const data = JSON.parse(json.content) as {
       session: { id: string };
-      messages: Array<{ role: string; toolCalls: Array<{ callId: string; toolName: string; verdict: { decision: string; ruleIds: string[] } | null; approval: { decision: string; by: string } | null; result: string; artifacts: Array<{ artifactId: string; filename: string; mimeType: string; sizeBytes: number }> }> }>;
+      messages: Array<{
+        role: string;
+        toolCalls: Array<{
+          callId: string;
+          toolName: string;
+          verdict: { decision: string; ruleIds: string[] } | null;
+          approval: { decision: string; by: string } | null;
+          result: string;
+          artifacts: Array<{ artifactId: string; filename: string; mimeType: string; sizeBytes: number }>;
+        }>;
+      }>;
     };
     expect(data.session.id).toBe(toolSession);
     const tc = data.messages.flatMap((m) => m.toolCalls);
@@ -184,17 +246,25 @@ describe.skipIf(skip)("ClientService history RPCs", () => {
     expect(md.content).toContain("Tool call `files__write_file`");
     expect(md.content).toContain("- Approval: **allow_once** by user");
     expect(md.content).toMatch(/- Shield: \*\*block\*\* .*deleting files is not allowed here/);
-    expect(md.content).toContain(`- Artifact: quokka.pdf (application/pdf, ${pdf.sizeBytes} bytes, id ${pdf.artifactId})`);
+    expect(md.content).toContain(
+      `- Artifact: quokka.pdf (application/pdf, ${pdf.sizeBytes} bytes, id ${pdf.artifactId})`,
+    );
     expect((await h.client.exportSession({ sessionId: toolSession })).mimeType).toBe("text/markdown"); // md by default
-    expect(await rpcCode(h.client.exportSession({ sessionId: toolSession, format: "pdf" }))).toBe(Code.INVALID_ARGUMENT);
+    expect(await rpcCode(h.client.exportSession({ sessionId: toolSession, format: "pdf" }))).toBe(
+      Code.INVALID_ARGUMENT,
+    );
     expect(await rpcCode(h.client.exportSession({ sessionId: "ses_missing", format: "md" }))).toBe(Code.NOT_FOUND);
   });
 
   it("RenameSession: the new title is listed, searched and exported", async () => {
     const res = await h.client.renameSession({ sessionId: toolSession, title: "  Quokka work  " });
     expect(res.session?.title).toBe("Quokka work");
-    expect((await h.client.listSessions({ titleFilter: "Quokka work" })).sessions.map((s) => s.id)).toEqual([toolSession]);
-    expect((await h.client.searchSessions({ query: "quokka", sessionId: toolSession })).hits[0]?.sessionTitle).toBe("Quokka work");
+    expect((await h.client.listSessions({ titleFilter: "Quokka work" })).sessions.map((s) => s.id)).toEqual([
+      toolSession,
+    ]);
+    expect((await h.client.searchSessions({ query: "quokka", sessionId: toolSession })).hits[0]?.sessionTitle).toBe(
+      "Quokka work",
+    );
     expect((await h.client.exportSession({ sessionId: toolSession, format: "md" })).content).toMatch(/^# Quokka work/);
     expect(await rpcCode(h.client.renameSession({ sessionId: toolSession, title: " " }))).toBe(Code.INVALID_ARGUMENT);
     expect(await rpcCode(h.client.renameSession({ sessionId: "ses_missing", title: "x" }))).toBe(Code.NOT_FOUND);

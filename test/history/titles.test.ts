@@ -21,12 +21,24 @@ beforeAll(async () => {
     model: {
       rules: [
         // Title requests, by the first user message they carry.
-        { match: { when: (r) => isTitle(r) && titleText(r).includes("[fail]") }, reply: { status: 500, errorMessage: "title model down" } },
-        { match: { when: (r) => isTitle(r) && titleText(r).includes("[slow]") }, reply: { content: "Slow Title", latencyMs: 1500 } },
+        {
+          match: { when: (r) => isTitle(r) && titleText(r).includes("[fail]") },
+          reply: { status: 500, errorMessage: "title model down" },
+        },
+        {
+          match: { when: (r) => isTitle(r) && titleText(r).includes("[slow]") },
+          reply: { content: "Slow Title", latencyMs: 1500 },
+        },
         { match: { when: isTitle }, reply: { content: '"Capital of France."' } },
         // The Agent: read a file when asked to, else answer.
-        { match: { role: "user", content: "[tool]" }, reply: { toolCalls: [{ name: "load_tools", arguments: { groups: ["files"] } }] } },
-        { match: { toolResult: /^Loaded/ }, reply: { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] } },
+        {
+          match: { role: "user", content: "[tool]" },
+          reply: { toolCalls: [{ name: "load_tools", arguments: { groups: ["files"] } }] },
+        },
+        {
+          match: { toolResult: /^Loaded/ },
+          reply: { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] },
+        },
         { match: { role: "tool" }, reply: { content: "I read it." } },
         { match: { role: "user" }, reply: { content: "Paris is the capital of France." } },
       ],
@@ -86,7 +98,9 @@ describe.skipIf(skip)("automatic session titles", () => {
     expect(await titleOf(sessionId)).toBe("[slow] a question"); // the first message, until the model answers
     await h.client.renameSession({ sessionId, title: "Mine" });
     // The model's answer arrives after the rename and is not applied.
-    await waitFor(() => h.logs.some((l) => l.includes(`title of ${sessionId}: the user's title stays`)), { timeoutMs: 5000 });
+    await waitFor(() => h.logs.some((l) => l.includes(`title of ${sessionId}: the user's title stays`)), {
+      timeoutMs: 5000,
+    });
     expect(titleRequests().some((r) => titleText(r).includes("[slow]"))).toBe(true);
     expect(await titleOf(sessionId)).toBe("Mine");
   });
@@ -108,6 +122,11 @@ describe.skipIf(skip)("automatic session titles", () => {
     expect(kind(final(evs))).toBe("RESPONSE_COMPLETE");
     await new Promise((r) => setTimeout(r, 500));
     expect(titleRequests().length).toBe(before);
-    expect(h.model.chatRequests().filter(isTitle).some((r) => titleText(r).includes("secret question"))).toBe(false);
+    expect(
+      h.model
+        .chatRequests()
+        .filter(isTitle)
+        .some((r) => titleText(r).includes("secret question")),
+    ).toBe(false);
   });
 });

@@ -7,8 +7,15 @@ import { describe, expect, it } from "vitest";
 import { boundaries } from "../../eslint.boundaries.js";
 
 // Only the boundary rules, with the TypeScript parser (no type information needed).
-const config = [{ files: ["**/*.ts"], languageOptions: { parser: tseslint.parser } }, ...(boundaries as object[])] as ESLint.Options["overrideConfig"];
-const eslint = new ESLint({ cwd: new URL("../..", import.meta.url).pathname, overrideConfigFile: true, overrideConfig: config });
+const config = [
+  { files: ["**/*.ts"], languageOptions: { parser: tseslint.parser } },
+  ...(boundaries as object[]),
+] as ESLint.Options["overrideConfig"];
+const eslint = new ESLint({
+  cwd: new URL("../..", import.meta.url).pathname,
+  overrideConfigFile: true,
+  overrideConfig: config,
+});
 
 async function violations(filePath: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath });

@@ -10,7 +10,11 @@ import { join, relative } from "node:path";
 
 /** Palisade's directories under `home`, where the CLI and the Engine look by default. */
 export function palisadeDirs(home) {
-  return [join(home, ".config", "palisade"), join(home, ".local", "share", "palisade"), join(home, ".cache", "palisade")];
+  return [
+    join(home, ".config", "palisade"),
+    join(home, ".local", "share", "palisade"),
+    join(home, ".cache", "palisade"),
+  ];
 }
 
 /** Every file under `dirs`, path → size, mode and SHA-256 of its content (absent dirs: nothing). */
@@ -70,7 +74,12 @@ export function isolateHome() {
   const watched = palisadeDirs(realHome);
   const before = snapshot(watched);
   const fakeHome = mkdtempSync(join(tmpdir(), "palisade-test-home-"));
-  const dirs = { HOME: fakeHome, XDG_CONFIG_HOME: join(fakeHome, ".config"), XDG_DATA_HOME: join(fakeHome, ".local", "share"), XDG_CACHE_HOME: join(fakeHome, ".cache") };
+  const dirs = {
+    HOME: fakeHome,
+    XDG_CONFIG_HOME: join(fakeHome, ".config"),
+    XDG_DATA_HOME: join(fakeHome, ".local", "share"),
+    XDG_CACHE_HOME: join(fakeHome, ".cache"),
+  };
   const saved = {};
   for (const [k, v] of Object.entries(dirs)) {
     saved[k] = process.env[k];

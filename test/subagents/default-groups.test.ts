@@ -10,8 +10,11 @@ import { AgentToolsHost } from "../../packages/engine/src/subagents/tools.js";
 import { T, ask, fromAgent, fromSubAgent, startLab, subAgentEvents } from "./harness.js";
 import type { Lab } from "./harness.js";
 
-const turnTools = (req: ChatRequest): number => req.messages.slice(req.messages.findLastIndex((m) => m.role === "user")).filter((m) => m.role === "tool").length;
-const call = (name: string, args: Record<string, unknown>): ScriptedReply => ({ toolCalls: [{ name, arguments: args }] });
+const turnTools = (req: ChatRequest): number =>
+  req.messages.slice(req.messages.findLastIndex((m) => m.role === "user")).filter((m) => m.role === "tool").length;
+const call = (name: string, args: Record<string, unknown>): ScriptedReply => ({
+  toolCalls: [{ name, arguments: args }],
+});
 const toolNames = (req: ChatRequest): string[] => (req.tools ?? []).map((t) => t.function.name);
 
 const rules: ScriptRule[] = [
@@ -26,14 +29,19 @@ const rules: ScriptRule[] = [
   },
   {
     match: { when: fromSubAgent },
-    reply: (req) => (req.messages.some((m) => m.role === "tool") ? { content: `my tools: ${toolNames(req).join(" ")}` } : call("lab__note", { text: "from the sub-agent" })),
+    reply: (req) =>
+      req.messages.some((m) => m.role === "tool")
+        ? { content: `my tools: ${toolNames(req).join(" ")}` }
+        : call("lab__note", { text: "from the sub-agent" }),
   },
 ];
 
 describe("spawn_agent without tool_groups", () => {
   let lab: Lab;
   beforeAll(async () => {
-    lab = await startLab(rules, { limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 30_000, maxDepth: 1 } } });
+    lab = await startLab(rules, {
+      limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 30_000, maxDepth: 1 } },
+    });
   });
   afterAll(async () => lab?.close());
 
@@ -80,7 +88,9 @@ describe("spawn_agent's description", () => {
       grantable: (depth: number) => (depth < depthLimit ? ["files", "shell", "agents"] : ["files", "shell"]),
     });
     const flat = new AgentToolsHost(inner, handler(1)).catalog().find((t) => t.name === "spawn_agent");
-    expect(flat?.description).toContain("Tool groups it can get: files (read and write workspace files); shell (run commands).");
+    expect(flat?.description).toContain(
+      "Tool groups it can get: files (read and write workspace files); shell (run commands).",
+    );
     expect(flat?.description).not.toContain("agents (");
     expect(JSON.stringify(flat?.parameters)).toContain("from: files, shell.");
     const nested = new AgentToolsHost(inner, handler(2)).catalog().find((t) => t.name === "spawn_agent");
@@ -97,18 +107,27 @@ describe("spawn_agent without tool_groups, nothing loaded", () => {
     {
       match: { when: fromAgent },
       reply: (req) =>
-        turnTools(req) === 0 ? call("spawn_agent", { task: "[read] summarize data.txt", wait: true }) : { content: `done: ${messageText(req.messages.at(-1)).slice(0, 300)}` },
+        turnTools(req) === 0
+          ? call("spawn_agent", { task: "[read] summarize data.txt", wait: true })
+          : { content: `done: ${messageText(req.messages.at(-1)).slice(0, 300)}` },
     },
     {
       match: { when: fromSubAgent },
-      reply: (req) => (req.messages.some((m) => m.role === "tool") ? { content: `summary: ${messageText(req.messages.at(-1)).slice(0, 200)}` } : call("files__read_file", { path: "data.txt" })),
+      reply: (req) =>
+        req.messages.some((m) => m.role === "tool")
+          ? { content: `summary: ${messageText(req.messages.at(-1)).slice(0, 200)}` }
+          : call("files__read_file", { path: "data.txt" }),
     },
   ];
   let lab: Lab;
   beforeAll(async () => {
-    lab = await startLab(rules, { limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 30_000, maxDepth: 1 } } }, (config) => {
-      config.capabilities = config.capabilities.map((c) => (c.id === "files" ? { id: "files" } : c));
-    });
+    lab = await startLab(
+      rules,
+      { limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 30_000, maxDepth: 1 } } },
+      (config) => {
+        config.capabilities = config.capabilities.map((c) => (c.id === "files" ? { id: "files" } : c));
+      },
+    );
     await writeFile(join(lab.dir.path, "data.txt"), "the quarterly numbers rose by 7 percent\n");
   });
   afterAll(async () => lab?.close());

@@ -41,19 +41,43 @@ export const loadAgentsRule: ScriptRule = {
   reply: { toolCalls: [{ name: "load_tools", arguments: { groups: ["agents"] } }] },
 };
 
-export async function startLab(rules: ScriptRule[], options: Partial<StartEngineOptions> = {}, configure?: (config: EngineConfig) => void): Promise<Lab> {
+export async function startLab(
+  rules: ScriptRule[],
+  options: Partial<StartEngineOptions> = {},
+  configure?: (config: EngineConfig) => void,
+): Promise<Lab> {
   const dir = await makeTempDir("palisade-subagents-");
   const model = await startScriptedServer({ rules, fallback: { content: "(no scripted reply)" } });
   const config = defaultConfig();
-  config.model = { ...config.model, name: "scripted-model", baseUrl: model.baseURL, apiKey: MODEL_KEY, contextWindow: 128_000 };
+  config.model = {
+    ...config.model,
+    name: "scripted-model",
+    baseUrl: model.baseURL,
+    apiKey: MODEL_KEY,
+    contextWindow: 128_000,
+  };
   config.capabilities = [
     ...["files", "shell", "http", "documents", "mail"].map((id) => ({ id, enabled: false })),
-    { id: "lab", manifest: join(here, "fixtures", "lab.yaml"), command: [process.execPath, join(here, "fixtures", "lab.mjs")], protocol: "palisade", credentials: { LAB_KEY: LAB_SECRET } },
+    {
+      id: "lab",
+      manifest: join(here, "fixtures", "lab.yaml"),
+      command: [process.execPath, join(here, "fixtures", "lab.mjs")],
+      protocol: "palisade",
+      credentials: { LAB_KEY: LAB_SECRET },
+    },
   ];
   config.limits.approvalTimeoutMs = 20_000;
   configure?.(config);
   const logs: string[] = [];
-  const engine = await startEngine({ dataDir: join(dir.path, "data"), config, env: {}, auditKeyFile: join(dir.path, "audit.key"), workspace: dir.path, log: (l) => logs.push(l), ...options });
+  const engine = await startEngine({
+    dataDir: join(dir.path, "data"),
+    config,
+    env: {},
+    auditKeyFile: join(dir.path, "audit.key"),
+    workspace: dir.path,
+    log: (l) => logs.push(l),
+    ...options,
+  });
   await engine.agentReady(20_000);
   const events: PipelineEvent[] = [];
   engine.onEvent((ev) => events.push(ev));

@@ -8,8 +8,11 @@ import type { ChatRequest, ScriptRule, ScriptedReply } from "@palisade/testing";
 import { T, fromAgent, fromSubAgent, startLab } from "./harness.js";
 import type { Lab } from "./harness.js";
 
-const turnTools = (req: ChatRequest): number => req.messages.slice(req.messages.findLastIndex((m) => m.role === "user")).filter((m) => m.role === "tool").length;
-const call = (name: string, args: Record<string, unknown>): ScriptedReply => ({ toolCalls: [{ name, arguments: args }] });
+const turnTools = (req: ChatRequest): number =>
+  req.messages.slice(req.messages.findLastIndex((m) => m.role === "user")).filter((m) => m.role === "tool").length;
+const call = (name: string, args: Record<string, unknown>): ScriptedReply => ({
+  toolCalls: [{ name, arguments: args }],
+});
 
 // Main agent: one push (the user allows its class for the session), then a sub-agent.
 // Sub-agent: a push of the same class, then a forced push of the same class (a detector asks).
@@ -20,7 +23,8 @@ const rules: ScriptRule[] = [
       const n = turnTools(req);
       if (n === 0) return call("load_tools", { groups: ["agents", "lab"] });
       if (n === 1) return call("lab__run", { command: "git push origin feature/a" });
-      if (n === 2) return call("spawn_agent", { task: "push the other feature branch", tool_groups: ["lab"], wait: true });
+      if (n === 2)
+        return call("spawn_agent", { task: "push the other feature branch", tool_groups: ["lab"], wait: true });
       return { content: "done" };
     },
   },
@@ -58,7 +62,13 @@ async function turn(lab: Lab): Promise<Run> {
 }
 
 const ranBySubAgent = (r: Run, command: string): boolean =>
-  r.events.some((e) => e.eventType === T.ACTION_COMPLETED && e.actionCompleted?.subAgentName && e.actionCompleted.success && e.actionCompleted.argumentsJson.includes(command));
+  r.events.some(
+    (e) =>
+      e.eventType === T.ACTION_COMPLETED &&
+      e.actionCompleted?.subAgentName &&
+      e.actionCompleted.success &&
+      e.actionCompleted.argumentsJson.includes(command),
+  );
 
 describe("sub-agents and the main agent's session grants", () => {
   describe("by default (sub_agents.inherit_grants: false)", () => {
@@ -96,7 +106,9 @@ describe("sub-agents and the main agent's session grants", () => {
         ["sub", "git push --force origin feature/c", 1],
       ]);
       expect(ranBySubAgent(r, "feature/b")).toBe(true);
-      const resolved = r.events.find((e) => e.eventType === T.APPROVAL_RESOLVED && e.approvalResolved?.resolvedBy.startsWith("session"));
+      const resolved = r.events.find(
+        (e) => e.eventType === T.APPROVAL_RESOLVED && e.approvalResolved?.resolvedBy.startsWith("session"),
+      );
       expect(resolved?.approvalResolved?.resolvedBy).toBe("session (inherited from the main agent)");
       expect(ranBySubAgent(r, "feature/c")).toBe(false);
     }, 90_000);

@@ -19,7 +19,10 @@ const alive = (pid: number): boolean => {
   }
 };
 
-const json = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? x.toString() : x instanceof Uint8Array ? Buffer.from(x).toString("utf8") : x));
+const json = (v: unknown): string =>
+  JSON.stringify(v, (_k, x: unknown) =>
+    typeof x === "bigint" ? x.toString() : x instanceof Uint8Array ? Buffer.from(x).toString("utf8") : x,
+  );
 
 describe("sub-agents end to end", () => {
   let lab: Lab;
@@ -54,26 +57,49 @@ describe("sub-agents end to end", () => {
     expect(name).toMatch(/^[a-z]+$/);
     expect(sub.some((e) => e.eventType === T.SUB_AGENT_PROGRESS)).toBe(true);
     const completed = endOf(events, T.SUB_AGENT_COMPLETED);
-    expect(completed).toMatchObject({ name, state: "completed", resultExcerpt: "one, two, three", toolCalls: 1, llmCalls: 2 });
+    expect(completed).toMatchObject({
+      name,
+      state: "completed",
+      resultExcerpt: "one, two, three",
+      toolCalls: 1,
+      llmCalls: 2,
+    });
 
     // The sub-agent's call went through the Shield and the capability, tagged with its name.
     const note = events.find((e) => e.actionCompleted?.toolName === "lab__note")?.actionCompleted;
     expect(note).toMatchObject({ success: true, subAgentName: name });
     expect(note?.resultSummary).toContain('"key_present":true');
-    expect(events.some((e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName === "lab__note")).toBe(true);
+    expect(events.some((e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName === "lab__note")).toBe(
+      true,
+    );
     const listed = await lab.client.listSubAgents({ sessionId });
     expect(listed.agents.map((a) => [a.name, a.state])).toEqual([[name, "completed"]]);
 
     // Stored with the turn: run row linked to the reply, transcript, tool call with its verdict.
     const store = Store.open(join(lab.engine.dataDir, "palisade.db"), { readonly: true });
     try {
-      const runs = await waitFor(() => (store.listSubAgentRuns(sessionId).length > 0 ? store.listSubAgentRuns(sessionId) : undefined), 5000);
-      expect(runs[0]).toMatchObject({ name, state: "completed", result: "one, two, three", toolCalls: 1, parentMessageId: done?.messageId });
+      const runs = await waitFor(
+        () => (store.listSubAgentRuns(sessionId).length > 0 ? store.listSubAgentRuns(sessionId) : undefined),
+        5000,
+      );
+      expect(runs[0]).toMatchObject({
+        name,
+        state: "completed",
+        result: "one, two, three",
+        toolCalls: 1,
+        parentMessageId: done?.messageId,
+      });
       const transcript = store.getSubAgentTranscript(runs[0]?.id ?? "");
       expect(transcript.map((m) => m.role)).toEqual(["user", "assistant"]);
-      expect(transcript.at(-1)?.toolCalls[0]).toMatchObject({ toolName: "lab__note", subAgentName: name, verdict: { decision: "allow" } });
+      expect(transcript.at(-1)?.toolCalls[0]).toMatchObject({
+        toolName: "lab__note",
+        subAgentName: name,
+        verdict: { decision: "allow" },
+      });
       // Sub-agent events are part of the session's stored event log.
-      expect(store.listEvents(sessionId).map((e) => e.type)).toEqual(expect.arrayContaining(["SUB_AGENT_SPAWNED", "SUB_AGENT_COMPLETED"]));
+      expect(store.listEvents(sessionId).map((e) => e.type)).toEqual(
+        expect.arrayContaining(["SUB_AGENT_SPAWNED", "SUB_AGENT_COMPLETED"]),
+      );
     } finally {
       store.close();
     }
@@ -97,7 +123,9 @@ describe("sub-agents end to end", () => {
     expect(msg?.success).toBe(true);
     expect(events.at(-1)?.responseComplete?.content).toContain("one, two, three, four");
     const seen = lab.model.chatRequests().filter((r) => fromSubAgent(r) && json(r.messages).includes("[follow]"));
-    expect(seen.some((r) => r.messages.some((m) => m.role === "user" && json(m.content).includes("Also add four")))).toBe(true);
+    expect(
+      seen.some((r) => r.messages.some((m) => m.role === "user" && json(m.content).includes("Also add four"))),
+    ).toBe(true);
   });
 
   it("cancel_agent stops the sub-agent and its process", async () => {
@@ -112,7 +140,10 @@ describe("sub-agents end to end", () => {
 
   it("cancelling the parent turn cancels its sub-agents", async () => {
     const events: PipelineEvent[] = [];
-    for await (const ev of lab.client.sendMessage({ content: "[parent-cancel] delegate waiting" }, { timeoutMs: 60_000 })) {
+    for await (const ev of lab.client.sendMessage(
+      { content: "[parent-cancel] delegate waiting" },
+      { timeoutMs: 60_000 },
+    )) {
       events.push(ev);
       if (ev.eventType === T.ACTION_STARTED && ev.actionStarted?.toolName === "lab__slow") {
         expect((await lab.client.getStatus({})).runningSubAgents).toBe(1);
@@ -121,7 +152,10 @@ describe("sub-agents end to end", () => {
     }
     expect(events.at(-1)?.eventType).toBe(T.TURN_CANCELLED);
     const name = subAgentEvents(events, T.SUB_AGENT_SPAWNED)[0]?.subAgent?.name ?? "";
-    const ended = await waitFor(() => subAgentEvents(lab.events, T.SUB_AGENT_CANCELLED).find((e) => e.subAgent?.name === name), 8000);
+    const ended = await waitFor(
+      () => subAgentEvents(lab.events, T.SUB_AGENT_CANCELLED).find((e) => e.subAgent?.name === name),
+      8000,
+    );
     expect(ended.subAgent?.error).toContain("parent turn");
     await waitFor(() => !alive(pids.get(name) ?? 0), { timeoutMs: 8000, message: "the sub-agent process to exit" });
   });
@@ -131,7 +165,9 @@ describe("sub-agents end to end", () => {
     const name = await waitFor(() => {
       const req = lab.model.chatRequests().find((r) => fromSubAgent(r) && json(r.messages).includes("[crash]"));
       if (!req) return undefined;
-      return subAgentEvents(lab.events, T.SUB_AGENT_SPAWNED).map((e) => e.subAgent?.name).find((n) => n && pids.has(n) && json(req.messages).includes(`You are ${n},`));
+      return subAgentEvents(lab.events, T.SUB_AGENT_SPAWNED)
+        .map((e) => e.subAgent?.name)
+        .find((n) => n && pids.has(n) && json(req.messages).includes(`You are ${n},`));
     }, 15_000);
     process.kill(pids.get(name) ?? 0, "SIGKILL");
     const events = await pending;
@@ -144,7 +180,9 @@ describe("sub-agents end to end", () => {
 
   it("the Shield blocks a sub-agent's call like the Agent's, and says so to the sub-agent", async () => {
     const events = await ask(lab, "[block] delegate wiping");
-    const verdict = events.find((e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName === "lab__wipe")?.shieldVerdict;
+    const verdict = events.find(
+      (e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName === "lab__wipe",
+    )?.shieldVerdict;
     expect(verdict?.decision).toBe(2); // BLOCK
     const completed = events.find((e) => e.actionCompleted?.toolName === "lab__wipe")?.actionCompleted;
     expect(completed?.success).toBe(false);
@@ -157,7 +195,11 @@ describe("sub-agents end to end", () => {
     for await (const ev of lab.client.sendMessage({ content: "[approve] delegate deploying" }, { timeoutMs: 60_000 })) {
       events.push(ev);
       if (ev.eventType === T.APPROVAL_NEEDED) {
-        const ack = await lab.client.resolveApproval({ approvalId: ev.approvalNeeded?.approvalId ?? "", decision: ApprovalDecision.ALLOW_ONCE, sessionId: ev.sessionId });
+        const ack = await lab.client.resolveApproval({
+          approvalId: ev.approvalNeeded?.approvalId ?? "",
+          decision: ApprovalDecision.ALLOW_ONCE,
+          sessionId: ev.sessionId,
+        });
         expect(ack.accepted).toBe(true);
       }
     }
@@ -174,10 +216,17 @@ describe("sub-agents end to end", () => {
     expect(first.at(-1)?.responseComplete?.content).toBe("Started it.");
     const sessionId = first.at(-1)?.sessionId ?? "";
     const events: PipelineEvent[] = [];
-    for await (const ev of lab.client.sendMessage({ content: "[bgapprove-2] is it done?", sessionId }, { timeoutMs: 60_000 })) {
+    for await (const ev of lab.client.sendMessage(
+      { content: "[bgapprove-2] is it done?", sessionId },
+      { timeoutMs: 60_000 },
+    )) {
       events.push(ev);
       if (ev.eventType === T.APPROVAL_NEEDED) {
-        await lab.client.resolveApproval({ approvalId: ev.approvalNeeded?.approvalId ?? "", decision: ApprovalDecision.ALLOW_ONCE, sessionId });
+        await lab.client.resolveApproval({
+          approvalId: ev.approvalNeeded?.approvalId ?? "",
+          decision: ApprovalDecision.ALLOW_ONCE,
+          sessionId,
+        });
       }
     }
     const turn2 = events.at(-1)?.messageId;
@@ -190,7 +239,9 @@ describe("sub-agents end to end", () => {
 
   it("judges spawn_agent like any tool: an injected task is blocked and nothing is spawned", async () => {
     const events = await ask(lab, "[inject] delegate this");
-    const verdict = events.find((e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName === "spawn_agent")?.shieldVerdict;
+    const verdict = events.find(
+      (e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName === "spawn_agent",
+    )?.shieldVerdict;
     expect(verdict?.decision).toBe(2); // BLOCK
     expect(verdict?.ruleIds).toContain("injection.override");
     expect(subAgentEvents(events)).toHaveLength(0);
@@ -201,19 +252,36 @@ describe("sub-agents end to end", () => {
     for await (const ev of lab.client.sendMessage({ content: "[nest2] delegate organising" }, { timeoutMs: 60_000 })) {
       events.push(ev);
       if (ev.eventType === T.APPROVAL_NEEDED) {
-        await lab.client.resolveApproval({ approvalId: ev.approvalNeeded?.approvalId ?? "", decision: ApprovalDecision.ALLOW_ONCE, sessionId: ev.sessionId });
+        await lab.client.resolveApproval({
+          approvalId: ev.approvalNeeded?.approvalId ?? "",
+          decision: ApprovalDecision.ALLOW_ONCE,
+          sessionId: ev.sessionId,
+        });
       }
     }
-    expect(subAgentEvents(events, T.SUB_AGENT_SPAWNED).map((e) => e.subAgent?.task)).toEqual(["[nest2] organise the work", "[nest2] leaf work"]);
-    const nested = events.filter((e) => e.actionCompleted?.toolName === "spawn_agent" && e.actionCompleted.subAgentName).map((e) => e.actionCompleted);
+    expect(subAgentEvents(events, T.SUB_AGENT_SPAWNED).map((e) => e.subAgent?.task)).toEqual([
+      "[nest2] organise the work",
+      "[nest2] leaf work",
+    ]);
+    const nested = events
+      .filter((e) => e.actionCompleted?.toolName === "spawn_agent" && e.actionCompleted.subAgentName)
+      .map((e) => e.actionCompleted);
     expect(nested[0]?.success).toBe(false);
     expect(nested[0]?.error).toContain('Sub-agents cannot get the "agents" group (nesting depth limit 2)');
     expect(nested[1]?.success).toBe(true);
     // The Shield saw who was delegating: a nested spawn needs the user's approval.
     const approval = events.find((e) => e.eventType === T.APPROVAL_NEEDED)?.approvalNeeded;
     expect(approval).toMatchObject({ toolName: "spawn_agent", subAgentName: nested[1]?.subAgentName });
-    const leafRequest = lab.model.chatRequests().find((r) => fromSubAgent(r) && r.messages.find((m) => m.role === "user")?.content === "[nest2] leaf work");
-    expect(leafRequest?.tools?.map((t) => t.function.name).sort()).toEqual(["lab__approve_me", "lab__note", "lab__run", "lab__slow", "lab__wipe"]);
+    const leafRequest = lab.model
+      .chatRequests()
+      .find((r) => fromSubAgent(r) && r.messages.find((m) => m.role === "user")?.content === "[nest2] leaf work");
+    expect(leafRequest?.tools?.map((t) => t.function.name).sort()).toEqual([
+      "lab__approve_me",
+      "lab__note",
+      "lab__run",
+      "lab__slow",
+      "lab__wipe",
+    ]);
     const organiser = subAgentEvents(events, T.SUB_AGENT_COMPLETED).find((e) => e.subAgent?.task.includes("organise"));
     expect(organiser?.subAgent?.resultExcerpt).toContain("leaf done");
   });
@@ -226,7 +294,8 @@ describe("sub-agents end to end", () => {
     // The capability did get it (the lab tool reports key_present).
     expect(json(sent)).toContain('\\"key_present\\":true');
     // Nor does the model key reach a sub-agent (environment, RPC answers): the Engine's gateway adds it.
-    for (const s of sent.filter((x) => x.what === "launch" || x.what === "registerSubAgent")) expect(json(s.message), s.what).not.toContain(MODEL_KEY);
+    for (const s of sent.filter((x) => x.what === "launch" || x.what === "registerSubAgent"))
+      expect(json(s.message), s.what).not.toContain(MODEL_KEY);
     const subAgentCalls = lab.model.requests.filter((r) => r.body && fromSubAgent(r.body));
     expect(subAgentCalls.length).toBeGreaterThan(0);
     for (const r of subAgentCalls) expect(r.headers.authorization).toBe(`Bearer ${MODEL_KEY}`);

@@ -17,7 +17,11 @@ describe("sub-agent limits", () => {
         limits: { killGraceMs: 1000 },
         // The default launcher (its own network namespace), with the sandbox left out when a test asks for it.
         launcher: (req) => {
-          const spec = subAgentLaunchSpec({ engineAddress: req.engineAddress, modelGateway: req.modelGateway, sandbox: sandboxed });
+          const spec = subAgentLaunchSpec({
+            engineAddress: req.engineAddress,
+            modelGateway: req.modelGateway,
+            sandbox: sandboxed,
+          });
           const launch = { command: spec.command, args: spec.args, env: spec.env };
           return sandboxed ? withoutNetwork(launch) : launch;
         },
@@ -43,8 +47,14 @@ describe("sub-agent limits", () => {
     try {
       const events = await ask(lab, "[unconfined] delegate");
       const failed = subAgentEvents(events, T.SUB_AGENT_FAILED)[0]?.subAgent;
-      expect(failed?.error).toMatch(/^refusing an unconfined sub-agent: Node permission model is not active; it could write a file; it could spawn a process/);
-      expect(lab.model.chatRequests().some((r) => fromSubAgent(r) && JSON.stringify(r.messages).includes("[unconfined] anything"))).toBe(false);
+      expect(failed?.error).toMatch(
+        /^refusing an unconfined sub-agent: Node permission model is not active; it could write a file; it could spawn a process/,
+      );
+      expect(
+        lab.model
+          .chatRequests()
+          .some((r) => fromSubAgent(r) && JSON.stringify(r.messages).includes("[unconfined] anything")),
+      ).toBe(false);
     } finally {
       sandboxed = true;
     }
@@ -52,11 +62,15 @@ describe("sub-agent limits", () => {
 
   it("refuses the 11th concurrent sub-agent with a clear message", async () => {
     const events = await ask(lab, "[eleven] spawn eleven workers");
-    const spawns = events.filter((e) => e.eventType === T.ACTION_COMPLETED && e.actionCompleted?.toolName === "spawn_agent").map((e) => e.actionCompleted);
+    const spawns = events
+      .filter((e) => e.eventType === T.ACTION_COMPLETED && e.actionCompleted?.toolName === "spawn_agent")
+      .map((e) => e.actionCompleted);
     expect(spawns).toHaveLength(11);
     expect(spawns.filter((s) => s?.success)).toHaveLength(10);
     const refused = spawns.find((s) => !s?.success);
-    expect(refused?.error).toMatch(/^Refused: 10 sub-agents are already running, the limit \(limits\.sub_agents\.max_concurrent = 10\)/);
+    expect(refused?.error).toMatch(
+      /^Refused: 10 sub-agents are already running, the limit \(limits\.sub_agents\.max_concurrent = 10\)/,
+    );
     expect(refused?.error).toContain("cancel_agent");
     expect(subAgentEvents(events, T.SUB_AGENT_SPAWNED)).toHaveLength(10);
     // The ten named in the refusal are the ten this turn spawned (they may have timed out since: 3 s here).

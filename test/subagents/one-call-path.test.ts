@@ -16,8 +16,11 @@ const CALLS = [
   { name: "lab__wipe", arguments: { target: "everything" } },
 ] as const;
 
-const toolsThisTurn = (req: ChatRequest): number => req.messages.slice(req.messages.findLastIndex((m) => m.role === "user")).filter((m) => m.role === "tool").length;
-const call = (name: string, args: Record<string, unknown>): ScriptedReply => ({ toolCalls: [{ name, arguments: args }] });
+const toolsThisTurn = (req: ChatRequest): number =>
+  req.messages.slice(req.messages.findLastIndex((m) => m.role === "user")).filter((m) => m.role === "tool").length;
+const call = (name: string, args: Record<string, unknown>): ScriptedReply => ({
+  toolCalls: [{ name, arguments: args }],
+});
 const firstUser = (req: ChatRequest): string => {
   const m = req.messages.find((x) => x.role === "user");
   return typeof m?.content === "string" ? m.content : "";
@@ -63,7 +66,16 @@ function steps(lab: Lab, sessionId: string): Step[] {
       .listAudit({ sessionId, limit: 1000 })
       .map((r) => ({ r, p: JSON.parse(r.payload) as Record<string, unknown> }))
       .filter(({ p }) => typeof p.toolName === "string" && p.toolName.startsWith("lab__"))
-      .map(({ r, p }) => ({ kind: r.kind, actor: r.actor, toolName: p.toolName, decision: p.decision, tier: p.tier, ruleIds: p.ruleIds, ok: p.ok, argumentsJson: p.argumentsJson }));
+      .map(({ r, p }) => ({
+        kind: r.kind,
+        actor: r.actor,
+        toolName: p.toolName,
+        decision: p.decision,
+        tier: p.tier,
+        ruleIds: p.ruleIds,
+        ok: p.ok,
+        argumentsJson: p.argumentsJson,
+      }));
   } finally {
     store.close();
   }
@@ -72,11 +84,15 @@ function steps(lab: Lab, sessionId: string): Step[] {
 describe("one path for a tool call", () => {
   let lab: Lab;
   beforeAll(async () => {
-    lab = await startLab(rules, { limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 30_000, maxDepth: 1 } } }, (config) => {
-      // lab__slow has a deadline of its own, shorter than the Engine's tool time limit
-      const entry = config.capabilities.find((c) => c.id === "lab");
-      if (entry) Object.assign(entry, { perToolTimeoutMs: { slow: 300 } });
-    });
+    lab = await startLab(
+      rules,
+      { limits: { subAgents: { maxConcurrent: 10, maxLlmCalls: 20, timeoutMs: 30_000, maxDepth: 1 } } },
+      (config) => {
+        // lab__slow has a deadline of its own, shorter than the Engine's tool time limit
+        const entry = config.capabilities.find((c) => c.id === "lab");
+        if (entry) Object.assign(entry, { perToolTimeoutMs: { slow: 300 } });
+      },
+    );
   });
   afterAll(async () => lab?.close());
 
@@ -85,7 +101,13 @@ describe("one path for a tool call", () => {
     const chat = await ask(lab, "[chat] note, then wipe");
     const chatSession = chat[0]?.sessionId ?? "";
     const verdicts = (events: typeof chat) =>
-      events.filter((e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName.startsWith("lab__")).map((e) => ({ tool: e.shieldVerdict?.toolName, decision: VerdictDecision[e.shieldVerdict?.decision ?? 0], ruleIds: e.shieldVerdict?.ruleIds }));
+      events
+        .filter((e) => e.eventType === T.SHIELD_VERDICT && e.shieldVerdict?.toolName.startsWith("lab__"))
+        .map((e) => ({
+          tool: e.shieldVerdict?.toolName,
+          decision: VerdictDecision[e.shieldVerdict?.decision ?? 0],
+          ruleIds: e.shieldVerdict?.ruleIds,
+        }));
     const chatVerdicts = verdicts(chat);
     expect(chatVerdicts.map((v) => v.decision)).toEqual(["ALLOW", "BLOCK"]);
 
@@ -102,7 +124,10 @@ describe("one path for a tool call", () => {
     let directSession = "";
     for (const c of CALLS) {
       const events = [];
-      for await (const r of lab.client.callTool({ sessionId: directSession, toolName: c.name, argumentsJson: JSON.stringify(c.arguments) }, { timeoutMs: 30_000 })) {
+      for await (const r of lab.client.callTool(
+        { sessionId: directSession, toolName: c.name, argumentsJson: JSON.stringify(c.arguments) },
+        { timeoutMs: 30_000 },
+      )) {
         if (r.payload.case === "event") events.push(r.payload.value);
         else if (r.payload.case === "result") direct.push(r.payload.value);
       }
@@ -132,7 +157,10 @@ describe("one path for a tool call", () => {
     // The proposer is named as it was: a model for the first two, the client's credential here.
     const directSteps = steps(lab, directSession);
     const proposers = directSteps.filter((s) => s.kind === "proposal").map((s) => s.actor);
-    expect(proposers).toEqual([expect.stringMatching(/^client \(client-token:[0-9a-f]{12} via /), expect.stringMatching(/^client \(client-token:/)]);
+    expect(proposers).toEqual([
+      expect.stringMatching(/^client \(client-token:[0-9a-f]{12} via /),
+      expect.stringMatching(/^client \(client-token:/),
+    ]);
     const asAgent = directSteps.map((s) => (s.kind === "proposal" ? { ...s, actor: "agent" } : s));
     expect(asAgent).toEqual(chatSteps);
   }, 90_000);
@@ -140,7 +168,10 @@ describe("one path for a tool call", () => {
   it("a capability's failure keeps its own code (the call ran past the tool's deadline: timeout)", async () => {
     let result: CallToolResult | undefined;
     let completedError = "";
-    for await (const r of lab.client.callTool({ toolName: "lab__slow", argumentsJson: JSON.stringify({ ms: 5000 }) }, { timeoutMs: 30_000 })) {
+    for await (const r of lab.client.callTool(
+      { toolName: "lab__slow", argumentsJson: JSON.stringify({ ms: 5000 }) },
+      { timeoutMs: 30_000 },
+    )) {
       if (r.payload.case === "result") result = r.payload.value;
       else if (r.payload.value?.actionCompleted) completedError = r.payload.value.actionCompleted.error;
     }

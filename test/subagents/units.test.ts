@@ -50,7 +50,14 @@ describe("tagEvent", () => {
 
 describe("agents tools", () => {
   it("declares a JSON Schema for each tool and resolves bare and qualified names", () => {
-    expect(AGENT_TOOLS.map((t) => t.name)).toEqual(["spawn_agent", "agent_status", "agent_result", "agent_message", "cancel_agent", "list_agents"]);
+    expect(AGENT_TOOLS.map((t) => t.name)).toEqual([
+      "spawn_agent",
+      "agent_status",
+      "agent_result",
+      "agent_message",
+      "cancel_agent",
+      "list_agents",
+    ]);
     for (const t of AGENT_TOOLS) expect(t.parameters).toMatchObject({ type: "object", additionalProperties: false });
     expect(agentTool("agents__spawn_agent")?.name).toBe("spawn_agent");
     expect(agentTool("spawn_agent")?.capabilityId).toBe("agents");
@@ -60,7 +67,14 @@ describe("agents tools", () => {
 
 describe("subAgentSystemPrompt", () => {
   it("names the sub-agent, its tools, its budget and the capability prompts", () => {
-    const p = subAgentSystemPrompt({ name: "ada", agentName: "Palisade", workspace: "/w", maxLlmCalls: 20, toolNames: ["lab__note"], capabilityPrompts: ["Use notes wisely."] });
+    const p = subAgentSystemPrompt({
+      name: "ada",
+      agentName: "Palisade",
+      workspace: "/w",
+      maxLlmCalls: 20,
+      toolNames: ["lab__note"],
+      capabilityPrompts: ["Use notes wisely."],
+    });
     expect(p).toContain("You are ada, a sub-agent working for Palisade");
     expect(p).toContain("Your tools: lab__note.");
     expect(p).toContain("at most 20 model calls");

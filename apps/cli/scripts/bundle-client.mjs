@@ -41,7 +41,9 @@ if (freshBundleEntry(outdir, repo)) {
 const clientOnly = {
   name: "client-only",
   setup(b) {
-    b.onResolve({ filter: /^@palisade\// }, (args) => (BUNDLED_PACKAGES.test(args.path) ? undefined : { path: args.path, external: true }));
+    b.onResolve({ filter: /^@palisade\// }, (args) =>
+      BUNDLED_PACKAGES.test(args.path) ? undefined : { path: args.path, external: true },
+    );
     // The command table (cli/tree.js, cli/tree-tools.js) imports every command's module.
     b.onResolve({ filter: /^\.\.\/commands\/[\w-]+\.js$/ }, (args) => {
       if (!/[/\\]cli[/\\]tree(-tools)?\.js$/.test(args.importer)) return undefined;

@@ -63,7 +63,10 @@ export function resolvePaths(
     XDG_CONFIG_HOME: env.XDG_CONFIG_HOME || join(home, ".config"),
   };
   const dataDir = resolveDataDir({ ...(overrides.dataDir ? { dataDir: overrides.dataDir } : {}), env: withHome });
-  const configFile = resolveConfigPath({ ...(overrides.configFile ? { configPath: overrides.configFile } : {}), env: withHome });
+  const configFile = resolveConfigPath({
+    ...(overrides.configFile ? { configPath: overrides.configFile } : {}),
+    env: withHome,
+  });
   const socketAddress = defaultSocketAddress(dataDir);
   return {
     dataDir,

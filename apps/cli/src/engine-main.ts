@@ -8,5 +8,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 enableCompileCache(fileURLToPath(new URL("../.cache/node-compile", import.meta.url)));
 const { freshBundleEntry } = await import("@palisade/agent/bundle");
-const bundle = freshBundleEntry(fileURLToPath(new URL("./engine-bundle", import.meta.url)), fileURLToPath(new URL("../../..", import.meta.url)));
+const bundle = freshBundleEntry(
+  fileURLToPath(new URL("./engine-bundle", import.meta.url)),
+  fileURLToPath(new URL("../../..", import.meta.url)),
+);
 await import(bundle ? pathToFileURL(bundle).href : "./engine/foreground.js");

@@ -25,7 +25,12 @@ if (io.env.PALISADE_CLI_BUNDLE !== "0") {
   const entry = freshBundleEntry(bundleDir, fileURLToPath(new URL("../../..", import.meta.url)));
   if (entry) {
     const { cacheKey, loadBundle } = await import("./cli/load-bundle.js");
-    code = await loadBundle(entry, join(bundleDir, "code-cache"), cacheKey(argv), Boolean(io.env.PALISADE_DEBUG)).runClient(argv, io);
+    code = await loadBundle(
+      entry,
+      join(bundleDir, "code-cache"),
+      cacheKey(argv),
+      Boolean(io.env.PALISADE_DEBUG),
+    ).runClient(argv, io);
   }
 }
 if (code === undefined) {

@@ -10,7 +10,8 @@ import { runCli } from "../src/cli/run-cli.js";
 import { captureIo } from "./helpers.js";
 
 const main = join(import.meta.dirname, "..", "dist", "main.js");
-const built = existsSync(main) && existsSync(join(import.meta.dirname, "..", "..", "capabilities", "documents", "dist", "main.js"));
+const built =
+  existsSync(main) && existsSync(join(import.meta.dirname, "..", "..", "capabilities", "documents", "dist", "main.js"));
 
 describe.skipIf(!built)("palisade artifacts (real Engine, scripted model)", () => {
   let model: ScriptedServer;
@@ -26,14 +27,24 @@ describe.skipIf(!built)("palisade artifacts (real Engine, scripted model)", () =
     model = await startScriptedServer({
       turns: [
         { toolCalls: [{ name: "load_tools", arguments: { groups: ["documents"] } }] },
-        { toolCalls: [{ name: "documents__create_pdf", arguments: { title: "Quarterly", sections: [{ heading: "Intro", content: "Some text." }] } }] },
+        {
+          toolCalls: [
+            {
+              name: "documents__create_pdf",
+              arguments: { title: "Quarterly", sections: [{ heading: "Intro", content: "Some text." }] },
+            },
+          ],
+        },
         { content: "Your PDF is ready." },
       ],
       tokenDelayMs: 0,
     });
     root = mkdtempSync(join(tmpdir(), "part-"));
     mkdirSync(join(root, "w"));
-    writeFileSync(join(root, "config.yaml"), `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`);
+    writeFileSync(
+      join(root, "config.yaml"),
+      `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`,
+    );
     g = ["--data-dir", join(root, "d"), "--config", join(root, "config.yaml")];
   }, 60_000);
 
@@ -50,8 +61,14 @@ describe.skipIf(!built)("palisade artifacts (real Engine, scripted model)", () =
     const sessionId = /\(session (ses_[\w-]+)/.exec(run.err)?.[1] ?? "";
 
     const list = await cli("artifacts", "list", "--json");
-    const found = (JSON.parse(list.out) as { artifacts: { artifactId: string; filename: string; sessionId: string; toolName: string }[] }).artifacts;
-    expect(found).toEqual([expect.objectContaining({ filename: "Quarterly.pdf", sessionId, toolName: "documents__create_pdf" })]);
+    const found = (
+      JSON.parse(list.out) as {
+        artifacts: { artifactId: string; filename: string; sessionId: string; toolName: string }[];
+      }
+    ).artifacts;
+    expect(found).toEqual([
+      expect.objectContaining({ filename: "Quarterly.pdf", sessionId, toolName: "documents__create_pdf" }),
+    ]);
     const id = found[0]?.artifactId ?? "";
     expect((await cli("artifacts", "list", "--session", sessionId.slice(0, 10))).out).toContain(id);
 

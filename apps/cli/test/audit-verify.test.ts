@@ -9,7 +9,6 @@ import { startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
 import { built, sh } from "./bin.js";
 
-
 describe.skipIf(!built)("palisade audit verify on a real Engine's keyed chain", () => {
   let model: ScriptedServer;
   let root: string;
@@ -21,7 +20,10 @@ describe.skipIf(!built)("palisade audit verify on a real Engine's keyed chain", 
     let calls = 0;
     model = await startScriptedServer({
       tokenDelayMs: 0,
-      fallback: () => (++calls === 1 ? { toolCalls: [{ name: "files__list_directory", arguments: { path: "." } }] } : { content: "listed" }),
+      fallback: () =>
+        ++calls === 1
+          ? { toolCalls: [{ name: "files__list_directory", arguments: { path: "." } }] }
+          : { content: "listed" },
     });
     root = mkdtempSync(join(tmpdir(), "paudit-"));
     data = join(root, "d");

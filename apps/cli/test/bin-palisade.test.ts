@@ -2,7 +2,16 @@
 // checkout is not built. Run against a copy of the script in a scratch checkout whose `node`
 // binaries and scripts/node-bin.sh are stand-ins that say who ran.
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -38,7 +47,11 @@ describe("bin/palisade", () => {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   const run = (...args: string[]): { code: number | null; out: string; err: string } => {
-    const r = spawnSync(join(checkout, "bin", "palisade"), args, { encoding: "utf8", cwd: root, env: { PATH: process.env.PATH ?? "", HOME: root } });
+    const r = spawnSync(join(checkout, "bin", "palisade"), args, {
+      encoding: "utf8",
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "", HOME: root },
+    });
     return { code: r.status, out: r.stdout, err: r.stderr };
   };
   /** What `make build` leaves: dist/main.js, the install stamp of `abi`, the record of its Node. */
@@ -102,7 +115,11 @@ describe("bin/palisade", () => {
     const onPath = join(root, "on-path");
     mkdirSync(onPath);
     symlinkSync(join(checkout, "bin", "palisade"), join(onPath, "palisade"));
-    const out = execFileSync("palisade", [], { encoding: "utf8", cwd: root, env: { PATH: `${onPath}:${process.env.PATH ?? ""}`, HOME: root } });
+    const out = execFileSync("palisade", [], {
+      encoding: "utf8",
+      cwd: root,
+      env: { PATH: `${onPath}:${process.env.PATH ?? ""}`, HOME: root },
+    });
     expect(out).toContain(`the build's node: ${main()}\n`);
     expect(out).toContain("PALISADE_PROG=palisade\n");
   });

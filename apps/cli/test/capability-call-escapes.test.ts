@@ -19,14 +19,33 @@ describe("palisade capability call", () => {
   it("shows a tool's output with ESC, BEL, C1 and bidi controls made visible", async () => {
     const ws = join(root, "ws");
     mkdirSync(ws, { recursive: true });
-    writeFileSync(join(ws, "notes.txt"), "fine\u001b]52;c;ZXZpbA==\u0007\u001b[1A\u001b[2K\u001b[32m✓ all passed\u001b[0m \u009b2J \u202eevil\n");
+    writeFileSync(
+      join(ws, "notes.txt"),
+      "fine\u001b]52;c;ZXZpbA==\u0007\u001b[1A\u001b[2K\u001b[32m✓ all passed\u001b[0m \u009b2J \u202eevil\n",
+    );
     // `capability call` starts an Engine for the call: the built CLI is its entry point
     const io = captureIo({ HOME: root, PALISADE_CLI_MAIN: CLI_MAIN, PATH: process.env.PATH }, root);
-    const code = await runCli(["--config", join(root, "config.yaml"), "--data-dir", join(root, "d"), "--workspace", ws, "capability", "call", "files__read_file", '{"path":"notes.txt"}'], io);
+    const code = await runCli(
+      [
+        "--config",
+        join(root, "config.yaml"),
+        "--data-dir",
+        join(root, "d"),
+        "--workspace",
+        ws,
+        "capability",
+        "call",
+        "files__read_file",
+        '{"path":"notes.txt"}',
+      ],
+      io,
+    );
     expect(code, io.err()).toBe(0);
     expect(io.out()).not.toMatch(RAW);
     // the result is JSON: it stays JSON, every control as a \u escape
-    expect(io.out()).toContain("fine\\u001b]52;c;ZXZpbA==\\u0007\\u001b[1A\\u001b[2K\\u001b[32m✓ all passed\\u001b[0m \\u009b2J \\u202eevil");
+    expect(io.out()).toContain(
+      "fine\\u001b]52;c;ZXZpbA==\\u0007\\u001b[1A\\u001b[2K\\u001b[32m✓ all passed\\u001b[0m \\u009b2J \\u202eevil",
+    );
     expect(io.err()).not.toMatch(RAW);
   }, 60_000);
 });

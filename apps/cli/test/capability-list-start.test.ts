@@ -11,10 +11,26 @@ import { captureIo } from "./helpers.js";
 const root = mkdtempSync(join(tmpdir(), "palisade-list-start-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const manifest = ["id: marker", "name: Marker", "version: 1.0.0", "description: says it ran", "tools:", "  - name: render", "    description: render a document", "    input_schema: { type: object, properties: { title: { type: string } } }", "    recommended_policy: allow", ""].join("\n");
+const manifest = [
+  "id: marker",
+  "name: Marker",
+  "version: 1.0.0",
+  "description: says it ran",
+  "tools:",
+  "  - name: render",
+  "    description: render a document",
+  "    input_schema: { type: object, properties: { title: { type: string } } }",
+  "    recommended_policy: allow",
+  "",
+].join("\n");
 
 /** A config with a command capability and a stdio MCP server that never finishes starting; both print "<id>-ran" when launched. */
-function install(withMcp = true): { args: string[]; ranLog: (id: string) => string; dataDir: string; workspace: string } {
+function install(withMcp = true): {
+  args: string[];
+  ranLog: (id: string) => string;
+  dataDir: string;
+  workspace: string;
+} {
   const dir = mkdtempSync(join(root, "i"));
   const workspace = join(dir, "ws");
   mkdirSync(workspace);
@@ -25,7 +41,9 @@ function install(withMcp = true): { args: string[]; ranLog: (id: string) => stri
     [
       "capabilities:",
       `  - { id: marker, manifest: ${join(dir, "manifest.yaml")}, command: ["sh", "-c", "echo marker-ran; exit 1"], protocol: palisade, maxRestarts: 0 }`,
-      ...(withMcp ? [`  - { id: slowmcp, mcp: { command: ["sh", "-c", "echo slowmcp-ran >&2; exec sleep 60"] } }`] : []),
+      ...(withMcp
+        ? [`  - { id: slowmcp, mcp: { command: ["sh", "-c", "echo slowmcp-ran >&2; exec sleep 60"] } }`]
+        : []),
       "",
     ].join("\n"),
   );
@@ -34,7 +52,12 @@ function install(withMcp = true): { args: string[]; ranLog: (id: string) => stri
     const file = join(dataDir, "logs", "capabilities", `${id}.log`);
     return existsSync(file) ? readFileSync(file, "utf8") : "";
   };
-  return { args: ["--config", configFile, "--data-dir", dataDir, "--workspace", workspace], ranLog, dataDir, workspace };
+  return {
+    args: ["--config", configFile, "--data-dir", dataDir, "--workspace", workspace],
+    ranLog,
+    dataDir,
+    workspace,
+  };
 }
 
 // `capability call` starts an Engine for the call: the built CLI is its entry point.
@@ -46,7 +69,13 @@ async function cli(argv: string[]): Promise<{ code: number; out: string; err: st
   return { code, out: io.out(), err: io.err() };
 }
 
-type Listed = { id: string; launch: string; state: string; dynamic: boolean; tools: { name: string; policy: string }[] };
+type Listed = {
+  id: string;
+  launch: string;
+  state: string;
+  dynamic: boolean;
+  tools: { name: string; policy: string }[];
+};
 
 describe("palisade capability list starts only what it needs", () => {
   it("--static starts nothing and still lists manifest tools, policies and launch modes", async () => {
@@ -56,7 +85,10 @@ describe("palisade capability list starts only what it needs", () => {
     const caps = (JSON.parse(r.out) as { capabilities: Listed[] }).capabilities;
     expect(caps.map((c) => c.id)).toEqual(["files", "shell", "http", "documents", "mail", "marker", "slowmcp"]);
     expect(caps.every((c) => c.state === "not_started")).toBe(true);
-    expect(caps.find((c) => c.id === "marker")).toMatchObject({ launch: "command", tools: [{ name: "marker__render", policy: "allow" }] });
+    expect(caps.find((c) => c.id === "marker")).toMatchObject({
+      launch: "command",
+      tools: [{ name: "marker__render", policy: "allow" }],
+    });
     expect(caps.find((c) => c.id === "files")?.tools.map((t) => t.name)).toContain("files__read_file");
     expect(caps.find((c) => c.id === "slowmcp")).toMatchObject({ launch: "command", dynamic: true, tools: [] });
     expect(i.ranLog("marker")).toBe("");
@@ -80,7 +112,9 @@ describe("palisade capability list starts only what it needs", () => {
     // The same fixture does say it ran once it is asked about.
     const marker = await cli(["capability", "list", "marker", "--json", ...i.args]);
     expect(marker.code, marker.err).toBe(0);
-    expect((JSON.parse(marker.out) as { capabilities: Listed[] }).capabilities).toMatchObject([{ id: "marker", state: "failed" }]);
+    expect((JSON.parse(marker.out) as { capabilities: Listed[] }).capabilities).toMatchObject([
+      { id: "marker", state: "failed" },
+    ]);
     expect(i.ranLog("marker")).toContain("marker-ran");
     expect(i.ranLog("slowmcp")).toBe("");
   }, 60_000);
@@ -104,7 +138,8 @@ describe("palisade capability call starts only the capability it calls", () => {
     expect(r.out).toContain('"path":"a.txt"');
     const log = readFileSync(join(i.dataDir, "engine.log"), "utf8");
     expect(log).toContain("capability files: ready");
-    for (const id of ["shell", "http", "documents", "mail", "marker"]) expect(log, id).not.toMatch(new RegExp(`capability ${id}: (starting|ready|failed)`));
+    for (const id of ["shell", "http", "documents", "mail", "marker"])
+      expect(log, id).not.toMatch(new RegExp(`capability ${id}: (starting|ready|failed)`));
     expect(i.ranLog("marker")).toBe("");
   }, 60_000);
 });

@@ -39,7 +39,11 @@ describe("palisade capability login", () => {
     expect(await done).toBe(0);
     expect(io.out()).toContain("Signed in to remote: 1 tools");
     const stored = readFileSync(join(dataDir, "credentials.json"), "utf8");
-    const tokens = (JSON.parse((JSON.parse(stored) as { users: { local: { remote: { oauth: string } } } }).users.local.remote.oauth) as { tokens: { access_token: string; refresh_token: string } }).tokens;
+    const tokens = (
+      JSON.parse(
+        (JSON.parse(stored) as { users: { local: { remote: { oauth: string } } } }).users.local.remote.oauth,
+      ) as { tokens: { access_token: string; refresh_token: string } }
+    ).tokens;
     for (const t of [tokens.access_token, tokens.refresh_token]) expect(io.out() + io.err()).not.toContain(t);
     expect(rig.grants).toEqual(["authorization_code"]);
   }, 30_000);

@@ -39,13 +39,24 @@ describe("what the chat says", () => {
   it("Enter with nothing typed during a turn says a turn is running and what to do", () => {
     const r = run(sent().state, [enter]);
     expect(r.effects).toEqual([]);
-    expect(r.state.banner?.text).toBe("a turn is running: wait for it to end, or press Esc to cancel it (you can type your next message meanwhile)");
+    expect(r.state.banner?.text).toBe(
+      "a turn is running: wait for it to end, or press Esc to cancel it (you can type your next message meanwhile)",
+    );
   });
 
   it("a resumed tool card says how it was approved in words, never the stored enum name", () => {
     const stored = (approval: string) =>
-      create(ChatMessageSchema, { id: `m-${approval}`, role: "assistant", content: "", toolCalls: [{ callId: `c-${approval}`, toolName: "shell__execute_command", argumentsJson: "{}", approval, result: "ok" }] });
-    const cards = messagesToEntries(["allow_once", "allow_session", "deny", "session", "unattended"].map(stored)) as ToolCardEntry[];
+      create(ChatMessageSchema, {
+        id: `m-${approval}`,
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { callId: `c-${approval}`, toolName: "shell__execute_command", argumentsJson: "{}", approval, result: "ok" },
+        ],
+      });
+    const cards = messagesToEntries(
+      ["allow_once", "allow_session", "deny", "session", "unattended"].map(stored),
+    ) as ToolCardEntry[];
     const text = cards.map((c) => render(<ToolCard card={c} width={120} />).lastFrame() ?? "");
     expect(text[0]).toContain("approval: allowed once");
     expect(text[1]).toContain("approval: allowed for this session");
@@ -56,8 +67,15 @@ describe("what the chat says", () => {
   });
 
   it("/status does not call a config file that is not there “unchanged”", () => {
-    const status = create(StatusResponseSchema, { configFile: "/home/u/.config/palisade/config.yaml", configChanged: false });
-    expect(statusLines(status, false)).toContain("Config    /home/u/.config/palisade/config.yaml · not there (the Engine runs with the defaults and the environment)");
-    expect(statusLines(status, true)).toContain("Config    /home/u/.config/palisade/config.yaml · unchanged since the Engine started");
+    const status = create(StatusResponseSchema, {
+      configFile: "/home/u/.config/palisade/config.yaml",
+      configChanged: false,
+    });
+    expect(statusLines(status, false)).toContain(
+      "Config    /home/u/.config/palisade/config.yaml · not there (the Engine runs with the defaults and the environment)",
+    );
+    expect(statusLines(status, true)).toContain(
+      "Config    /home/u/.config/palisade/config.yaml · unchanged since the Engine started",
+    );
   });
 });

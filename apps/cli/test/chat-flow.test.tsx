@@ -31,14 +31,18 @@ describe("the chat against a ClientService over real gRPC", () => {
     const link: EngineLink = { client, reconnect: async () => client, close: () => client.close() };
     exited = false;
     remembered = [];
-    controller = new ChatController(link, initialState({ now: Date.now(), columns: 100, rows: 40, model: "scripted-model", connection: "connected" }), {
-      onExit: () => (exited = true),
-      clearScreen: () => undefined,
-      workspace: "/tmp/ws",
-      cwd: "/tmp",
-      heartbeatMs: 0,
-      remember: (text) => remembered.push(text),
-    });
+    controller = new ChatController(
+      link,
+      initialState({ now: Date.now(), columns: 100, rows: 40, model: "scripted-model", connection: "connected" }),
+      {
+        onExit: () => (exited = true),
+        clearScreen: () => undefined,
+        workspace: "/tmp/ws",
+        cwd: "/tmp",
+        heartbeatMs: 0,
+        remember: (text) => remembered.push(text),
+      },
+    );
     app = render(<ChatApp controller={controller} />);
     controller.start();
   });
@@ -60,11 +64,20 @@ describe("the chat against a ClientService over real gRPC", () => {
     await type("hello");
     await type("\r");
     // React's development build renders slowly under vitest; the render benchmark measures the real speed.
-    await until(() => controller.getState().turn === undefined && allText().includes("See the design"), allText, 20_000);
+    await until(
+      () => controller.getState().turn === undefined && allText().includes("See the design"),
+      allText,
+      20_000,
+    );
     expect(allText()).toContain("What I found");
     expect(allText()).toContain("• the Engine decides");
     expect(allText()).toContain("const verdict = await shield.evaluate(action);");
-    expect(fake.engine.received[0]).toMatchObject({ content: "hello", mode: SessionMode.NORMAL, workspace: "/tmp/ws", source: "cli" });
+    expect(fake.engine.received[0]).toMatchObject({
+      content: "hello",
+      mode: SessionMode.NORMAL,
+      workspace: "/tmp/ws",
+      source: "cli",
+    });
     expect(frame()).toContain("hello");
   });
 
@@ -75,7 +88,10 @@ describe("the chat against a ClientService over real gRPC", () => {
     expect(frame()).toContain("deleting files needs your approval");
     await type("y");
     // The controller's state changes first; ink paints it on the next frame.
-    await until(() => controller.getState().turn === undefined && allText().includes("exit 0 · removed 2 files"), allText);
+    await until(
+      () => controller.getState().turn === undefined && allText().includes("exit 0 · removed 2 files"),
+      allText,
+    );
     expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.ALLOW_ONCE }]);
     expect(allText()).toContain("approval: allowed once");
     expect(allText()).toContain("exit 0 · removed 2 files");
@@ -90,8 +106,15 @@ describe("the chat against a ClientService over real gRPC", () => {
     await type("use the staging copy");
     await until(() => frame().includes("why deny? use the staging copy"), frame);
     await type("\r");
-    await until(() => fake.engine.approvalAnswers.length === 1, () => JSON.stringify(fake.engine.approvalAnswers));
-    expect(fake.engine.approvalAnswers[0]).toEqual({ approvalId: "ap-1", decision: ApprovalDecision.DENY, reason: "use the staging copy" });
+    await until(
+      () => fake.engine.approvalAnswers.length === 1,
+      () => JSON.stringify(fake.engine.approvalAnswers),
+    );
+    expect(fake.engine.approvalAnswers[0]).toEqual({
+      approvalId: "ap-1",
+      decision: ApprovalDecision.DENY,
+      reason: "use the staging copy",
+    });
   });
 
   it("n denies and the model is told", async () => {
@@ -159,7 +182,13 @@ describe("the chat against a ClientService over real gRPC", () => {
     // the search hits show the same words: wait for the loaded transcript itself
     await until(() => {
       const t = controller.getState().overlay;
-      return t?.kind === "transcript" && !t.loading && t.messages.length > 0 && frame().includes("Transcript ·") && frame().includes("more about Alfama please");
+      return (
+        t?.kind === "transcript" &&
+        !t.loading &&
+        t.messages.length > 0 &&
+        frame().includes("Transcript ·") &&
+        frame().includes("more about Alfama please")
+      );
     }, frame);
     const o = controller.getState().overlay as { top: number; offset: number; messages: { id: string }[] };
     expect(o.messages[o.top]).toMatchObject({ content: "more about Alfama please" });
@@ -187,22 +216,49 @@ describe("the chat against a ClientService over real gRPC", () => {
   it("a background sub-agent's line updates to finished, with its duration, when it ends between turns", async () => {
     // A chat that checks on the Engine every 100 ms (the real one: every few seconds).
     const client = createClient(ClientService, fake.address);
-    const polling = new ChatController({ client, reconnect: async () => client, close: () => client.close() }, initialState({ now: Date.now(), columns: 100, rows: 40, model: "m", connection: "connected" }), {
-      onExit: () => undefined,
-      clearScreen: () => undefined,
-      workspace: "/tmp/ws",
-      cwd: "/tmp",
-      heartbeatMs: 100,
-    });
+    const polling = new ChatController(
+      { client, reconnect: async () => client, close: () => client.close() },
+      initialState({ now: Date.now(), columns: 100, rows: 40, model: "m", connection: "connected" }),
+      {
+        onExit: () => undefined,
+        clearScreen: () => undefined,
+        workspace: "/tmp/ws",
+        cwd: "/tmp",
+        heartbeatMs: 100,
+      },
+    );
     const view = render(<ChatApp controller={polling} />);
     polling.start();
     try {
       view.stdin.write("start a background job\r");
-      await until(() => polling.getState().turn === undefined && (view.lastFrame() ?? "").includes("◆ bea running"), () => view.lastFrame() ?? "");
-      fake.engine.subAgents = [{ name: "bea", task: "index the docs", state: "completed", llmCalls: 3, toolCalls: 2, elapsedMs: 4200n, resultExcerpt: "indexed 12 files", error: "" } as never];
-      await until(() => (view.lastFrame() ?? "").includes("◇ bea completed · 3 llm · 2 tools · 4.2 s"), () => view.lastFrame() ?? "");
+      await until(
+        () => polling.getState().turn === undefined && (view.lastFrame() ?? "").includes("◆ bea running"),
+        () => view.lastFrame() ?? "",
+      );
+      fake.engine.subAgents = [
+        {
+          name: "bea",
+          task: "index the docs",
+          state: "completed",
+          llmCalls: 3,
+          toolCalls: 2,
+          elapsedMs: 4200n,
+          resultExcerpt: "indexed 12 files",
+          error: "",
+        } as never,
+      ];
+      await until(
+        () => (view.lastFrame() ?? "").includes("◇ bea completed · 3 llm · 2 tools · 4.2 s"),
+        () => view.lastFrame() ?? "",
+      );
       expect(view.lastFrame()).not.toContain("bea running");
-      expect(polling.getState().committed.some((x) => x.kind === "notice" && x.text === "sub-agent bea completed after 4.2 s: indexed 12 files")).toBe(true);
+      expect(
+        polling
+          .getState()
+          .committed.some(
+            (x) => x.kind === "notice" && x.text === "sub-agent bea completed after 4.2 s: indexed 12 files",
+          ),
+      ).toBe(true);
     } finally {
       view.unmount();
       polling.close();
@@ -220,7 +276,11 @@ describe("the chat against a ClientService over real gRPC", () => {
   it("input history keeps sent messages but never off-the-record ones", async () => {
     await type("hello");
     await type("\r");
-    await until(() => controller.getState().turn === undefined && allText().includes("See the design"), allText, 20_000);
+    await until(
+      () => controller.getState().turn === undefined && allText().includes("See the design"),
+      allText,
+      20_000,
+    );
     await type("/otr");
     await type("\r");
     await type("a secret");
@@ -235,7 +295,11 @@ describe("the chat against a ClientService over real gRPC", () => {
     await type("\r");
     await type("first secret");
     await type("\r");
-    await until(() => controller.getState().turn === undefined && controller.getState().sessionId !== undefined, allText, 20_000);
+    await until(
+      () => controller.getState().turn === undefined && controller.getState().sessionId !== undefined,
+      allText,
+      20_000,
+    );
     const first = controller.getState().sessionId as string;
     expect(fake.engine.deletions).toEqual([]);
     // /otr leaves it (back on the record); /otr again starts another one.
@@ -247,7 +311,11 @@ describe("the chat against a ClientService over real gRPC", () => {
     await type("\r");
     await type("second secret");
     await type("\r");
-    await until(() => controller.getState().turn === undefined && controller.getState().sessionId !== undefined, allText, 20_000);
+    await until(
+      () => controller.getState().turn === undefined && controller.getState().sessionId !== undefined,
+      allText,
+      20_000,
+    );
     const second = controller.getState().sessionId as string;
     expect(second).not.toBe(first);
     await controller.endOffTheRecord();

@@ -34,10 +34,23 @@ describe("a token line per turn", () => {
     const { createElement } = await import("react");
     const { EntryView } = await import("../src/tui/components/EntryView.js");
     const e = new EventFactory("s-1", "m-1");
-    const first = run(sent("one").state, [ev(e.accepted()), ev(e.token("Hello")), ev(e.complete("Hello", 1200, 34))]).state;
-    const second = run(run(first, [{ type: "key", key: { input: "two" } }, { type: "key", key: { input: "\r", return: true } }]).state, [ev(e.token("Again")), ev(e.complete("Again", 2500, 40))]).state;
+    const first = run(sent("one").state, [
+      ev(e.accepted()),
+      ev(e.token("Hello")),
+      ev(e.complete("Hello", 1200, 34)),
+    ]).state;
+    const second = run(
+      run(first, [
+        { type: "key", key: { input: "two" } },
+        { type: "key", key: { input: "\r", return: true } },
+      ]).state,
+      [ev(e.token("Again")), ev(e.complete("Again", 2500, 40))],
+    ).state;
     const answers = second.committed.filter((x) => x.kind === "assistant");
-    expect(answers.map((a) => (a.kind === "assistant" ? a.usage : undefined))).toEqual([{ input: 1200, output: 34 }, { input: 2500, output: 40 }]);
+    expect(answers.map((a) => (a.kind === "assistant" ? a.usage : undefined))).toEqual([
+      { input: 1200, output: 34 },
+      { input: 2500, output: 40 },
+    ]);
     const shown = answers.map((a) => render(createElement(EntryView, { entry: a, width: 80 })).lastFrame() ?? "");
     expect(shown[0]).toContain("1.2k in · 34 out this turn");
     expect(shown[1]).toContain("2.5k in · 40 out this turn");

@@ -16,19 +16,24 @@ function allPaths(spec: CommandSpec, prefix: string[] = []): string[][] {
 }
 
 describe("palisade command line", () => {
-  it.each(allPaths(COMMAND_TREE).map((p) => [p.join(" ") || "(root)", p]))("%s --help prints usage and exits 0", async (_name, path) => {
-    const io = captureIo();
-    const code = await runCli([...path, "--help"], io);
-    expect(code).toBe(0);
-    expect(io.out()).toContain(`Usage: palisade${path.length ? ` ${path.join(" ")}` : ""}`);
-    expect(io.out()).toContain("--data-dir DIR");
-  });
+  it.each(allPaths(COMMAND_TREE).map((p) => [p.join(" ") || "(root)", p]))(
+    "%s --help prints usage and exits 0",
+    async (_name, path) => {
+      const io = captureIo();
+      const code = await runCli([...path, "--help"], io);
+      expect(code).toBe(0);
+      expect(io.out()).toContain(`Usage: palisade${path.length ? ` ${path.join(" ")}` : ""}`);
+      expect(io.out()).toContain("--data-dir DIR");
+    },
+  );
 
   it("capability credentials set stores a value read from stdin (for ${secret:name} of MCP servers)", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "palisade-cli-cred-"));
     const io = captureIo();
     (io.stdin as PassThrough).end("ghp_example_value\n");
-    expect(await runCli(["capability", "credentials", "set", "github", "github_token", "--data-dir", dataDir], io)).toBe(0);
+    expect(
+      await runCli(["capability", "credentials", "set", "github", "github_token", "--data-dir", dataDir], io),
+    ).toBe(0);
     expect(io.out()).toContain('stored github github_token for user "local"');
     expect(readFileSync(join(dataDir, "credentials.json"), "utf8")).toContain("ghp_example_value");
     expect(io.out()).not.toContain("ghp_example_value");
@@ -80,36 +85,47 @@ describe("palisade command line", () => {
     expect(io.out()).toContain("Usage: palisade run [prompt...] [options]");
   });
 
-  it.each(allPaths(COMMAND_TREE).map((p) => [p.join(" ") || "(root)", p]))("%s --help lists every option with its default", async (_name, path) => {
-    const io = captureIo();
-    expect(await runCli([...path, "--help"], io)).toBe(0);
-    const spec = path.reduce<CommandSpec>((s, w) => s.subcommands?.find((c) => c.name === w) ?? s, COMMAND_TREE);
-    const lines = io.out().split("\n");
-    for (const name of [...Object.keys(spec.options ?? {}), ...Object.keys(GLOBAL_OPTIONS)]) {
-      const line = lines.find((l) => new RegExp(`^ +(-\\w, )? *--${name}( |$)`).test(l));
-      expect(line, `--${name} in 'palisade ${path.join(" ")} --help'`).toBeDefined();
-      expect(line).toMatch(/\(default: [^)]+\)/);
-    }
-  });
+  it.each(allPaths(COMMAND_TREE).map((p) => [p.join(" ") || "(root)", p]))(
+    "%s --help lists every option with its default",
+    async (_name, path) => {
+      const io = captureIo();
+      expect(await runCli([...path, "--help"], io)).toBe(0);
+      const spec = path.reduce<CommandSpec>((s, w) => s.subcommands?.find((c) => c.name === w) ?? s, COMMAND_TREE);
+      const lines = io.out().split("\n");
+      for (const name of [...Object.keys(spec.options ?? {}), ...Object.keys(GLOBAL_OPTIONS)]) {
+        const line = lines.find((l) => new RegExp(`^ +(-\\w, )? *--${name}( |$)`).test(l));
+        expect(line, `--${name} in 'palisade ${path.join(" ")} --help'`).toBeDefined();
+        expect(line).toMatch(/\(default: [^)]+\)/);
+      }
+    },
+  );
 
-  it.each(leafPaths(COMMAND_TREE).map((p) => [p.join(" "), p]))("%s takes --config, --data-dir and --workspace before or after the command words", (_name, path) => {
-    const spec = path.reduce<CommandSpec>((s, w) => s.subcommands?.find((c) => c.name === w) ?? s, COMMAND_TREE);
-    const positionals = (spec.positionals ?? []).filter((p) => p.required).map((p) => `<${p.name}>`);
-    const globals = ["--config", "/c.yaml", "--data-dir", "/d", "--workspace", "/w"];
-    const before = parseCommandLine(COMMAND_TREE, [...globals, ...path, ...positionals]);
-    const after = parseCommandLine(COMMAND_TREE, [...path, ...positionals, ...globals]);
-    const between = parseCommandLine(COMMAND_TREE, [path[0] as string, ...globals, ...path.slice(1), ...positionals]);
-    for (const parsed of [before, after, between]) {
-      expect(parsed.path).toEqual(path);
-      expect(parsed.options).toMatchObject({ config: "/c.yaml", "data-dir": "/d", workspace: "/w" });
-      expect(parsed.positionals).toEqual(positionals);
-    }
-  });
+  it.each(leafPaths(COMMAND_TREE).map((p) => [p.join(" "), p]))(
+    "%s takes --config, --data-dir and --workspace before or after the command words",
+    (_name, path) => {
+      const spec = path.reduce<CommandSpec>((s, w) => s.subcommands?.find((c) => c.name === w) ?? s, COMMAND_TREE);
+      const positionals = (spec.positionals ?? []).filter((p) => p.required).map((p) => `<${p.name}>`);
+      const globals = ["--config", "/c.yaml", "--data-dir", "/d", "--workspace", "/w"];
+      const before = parseCommandLine(COMMAND_TREE, [...globals, ...path, ...positionals]);
+      const after = parseCommandLine(COMMAND_TREE, [...path, ...positionals, ...globals]);
+      const between = parseCommandLine(COMMAND_TREE, [path[0] as string, ...globals, ...path.slice(1), ...positionals]);
+      for (const parsed of [before, after, between]) {
+        expect(parsed.path).toEqual(path);
+        expect(parsed.options).toMatchObject({ config: "/c.yaml", "data-dir": "/d", workspace: "/w" });
+        expect(parsed.positionals).toEqual(positionals);
+      }
+    },
+  );
 
   it("the shield, capability and audit commands are declared here, with their options", () => {
-    const find = (...path: string[]): CommandSpec | undefined => path.reduce<CommandSpec | undefined>((s, w) => s?.subcommands?.find((c) => c.name === w), COMMAND_TREE);
-    expect(Object.keys(find("shield", "check")?.options ?? {})).toEqual(expect.arrayContaining(["tool", "args", "policy", "context", "json"]));
-    expect(Object.keys(find("capability", "call")?.options ?? {})).toEqual(expect.arrayContaining(["args", "session", "out", "json", "yes", "address", "command"]));
+    const find = (...path: string[]): CommandSpec | undefined =>
+      path.reduce<CommandSpec | undefined>((s, w) => s?.subcommands?.find((c) => c.name === w), COMMAND_TREE);
+    expect(Object.keys(find("shield", "check")?.options ?? {})).toEqual(
+      expect.arrayContaining(["tool", "args", "policy", "context", "json"]),
+    );
+    expect(Object.keys(find("capability", "call")?.options ?? {})).toEqual(
+      expect.arrayContaining(["args", "session", "out", "json", "yes", "address", "command"]),
+    );
     expect(find("capability", "credentials", "set")?.run).toBeTypeOf("function");
     expect(find("audit", "verify")?.run).toBeTypeOf("function");
   });

@@ -64,7 +64,8 @@ describe("whether the bundle is used", () => {
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  const record = (inputs: BundleInputs["inputs"]): void => writeFileSync(join(root, "bundle", "inputs.json"), JSON.stringify({ entry: "client.js", inputs }));
+  const record = (inputs: BundleInputs["inputs"]): void =>
+    writeFileSync(join(root, "bundle", "inputs.json"), JSON.stringify({ entry: "client.js", inputs }));
   const now = (file: string): [string, number, number] => {
     const st = statSync(join(root, file));
     return [file, st.mtimeMs, st.size];
@@ -115,7 +116,8 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
   let hook: string;
   beforeAll(async () => {
     // What `make build` does after tsc; nothing when the bundle is up to date.
-    if (!freshBundleEntry(bundleDir, repo)) execFileSync(process.execPath, [join(repo, "apps", "cli", "scripts", "bundle-client.mjs")], { stdio: "ignore" });
+    if (!freshBundleEntry(bundleDir, repo))
+      execFileSync(process.execPath, [join(repo, "apps", "cli", "scripts", "bundle-client.mjs")], { stdio: "ignore" });
     model = await startScriptedServer({ fallback: echoReply, tokenDelayMs: 0 });
     root = mkdtempSync(join(tmpdir(), "pal-bundle-"));
     data = join(root, "d");
@@ -133,15 +135,27 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
 
   let n = 0;
   /** `palisade <args>` from dist/main.js, with the modules it loaded (paths relative to the repo). */
-  function palisade(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string; loaded: string[] }> {
+  function palisade(
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ code: number; out: string; err: string; loaded: string[] }> {
     const loadedFile = join(root, `loaded-${++n}`);
     return new Promise((resolve) => {
       execFile(
         process.execPath,
         ["--import", hook, main, "--data-dir", data, "--config", config, ...args],
-        { cwd: join(root, "w"), env: { PATH: process.env.PATH ?? "", HOME: root, PAL_LOADED: loadedFile, ...env }, timeout: 90_000 },
+        {
+          cwd: join(root, "w"),
+          env: { PATH: process.env.PATH ?? "", HOME: root, PAL_LOADED: loadedFile, ...env },
+          timeout: 90_000,
+        },
         (error, out, err) => {
-          const loaded = existsSync(loadedFile) ? readFileSync(loadedFile, "utf8").split("\n").filter(Boolean).map((u) => decodeURIComponent(u).replace(`file://${repo}/`, "")) : [];
+          const loaded = existsSync(loadedFile)
+            ? readFileSync(loadedFile, "utf8")
+                .split("\n")
+                .filter(Boolean)
+                .map((u) => decodeURIComponent(u).replace(`file://${repo}/`, ""))
+            : [];
           resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err, loaded });
         },
       );
@@ -149,14 +163,23 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
   }
 
   /** What Node's loader loads for a client command: main.js and what checks and loads the bundle (a vm.Script). */
-  const LOADER = ["apps/cli/dist/cli/client-bundle.js", "apps/cli/dist/cli/client-commands.js", "apps/cli/dist/cli/io.js", "apps/cli/dist/cli/load-bundle.js", "apps/cli/dist/main.js", "packages/agent/dist/bundle.js"];
+  const LOADER = [
+    "apps/cli/dist/cli/client-bundle.js",
+    "apps/cli/dist/cli/client-commands.js",
+    "apps/cli/dist/cli/io.js",
+    "apps/cli/dist/cli/load-bundle.js",
+    "apps/cli/dist/main.js",
+    "packages/agent/dist/bundle.js",
+  ];
   /**
    * The command ran from the bundle: no module of dist/commands, node_modules or the Engine came
    * through Node's loader, only the loader's own and the Shield's tool-semantics parser (which the
    * config parser imports while the setup comparison runs).
    */
   function expectClientPath(loaded: string[]): void {
-    const others = loaded.filter((f) => !f.startsWith("packages/shield/dist/semantics/") && f !== "packages/shield/dist/errors.js");
+    const others = loaded.filter(
+      (f) => !f.startsWith("packages/shield/dist/semantics/") && f !== "packages/shield/dist/errors.js",
+    );
     expect(others.sort()).toEqual(LOADER);
   }
 
@@ -167,7 +190,9 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
     expect(r.out).toContain("No stored sessions yet.");
     // It leaves the Engine running, and says so.
     const started = (JSON.parse(readFileSync(join(data, "engine.json"), "utf8")) as { pid: number }).pid;
-    expect(r.err).toContain(`(the Engine started for this command keeps running, pid ${started}, so the next one is quick;`);
+    expect(r.err).toContain(
+      `(the Engine started for this command keeps running, pid ${started}, so the next one is quick;`,
+    );
     expect(r.err).toMatch(/engine stop' stops it\)/);
     expectClientPath(r.loaded);
     const pid = (JSON.parse(readFileSync(join(data, "engine.json"), "utf8")) as { pid: number }).pid;
@@ -186,7 +211,11 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
   }, 60_000);
 
   it("sessions list, engine status: the same output from the bundle and from dist/ (PALISADE_CLI_BUNDLE=0)", async () => {
-    for (const args of [["sessions", "list"], ["sessions", "list", "--json"], ["engine", "status", "--json"]]) {
+    for (const args of [
+      ["sessions", "list"],
+      ["sessions", "list", "--json"],
+      ["engine", "status", "--json"],
+    ]) {
       const bundled = await palisade(args);
       const plain = await palisade(args, { PALISADE_CLI_BUNDLE: "0" });
       expect(bundled.code, bundled.err).toBe(0);
@@ -194,7 +223,9 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
       expectClientPath(bundled.loaded);
       // The setup comparison is remembered since `run`: its config parser does not run again.
       expect(bundled.loaded.join("\n")).not.toMatch(/packages\/shield/);
-      expect(plain.loaded.some((f) => f.startsWith("apps/cli/dist/bundle/") || f.endsWith("load-bundle.js"))).toBe(false);
+      expect(plain.loaded.some((f) => f.startsWith("apps/cli/dist/bundle/") || f.endsWith("load-bundle.js"))).toBe(
+        false,
+      );
       expect(plain.loaded.some((f) => f.startsWith("node_modules/@grpc/grpc-js/"))).toBe(true);
       const normalize = (s: string): string => s.replace(/"uptimeMs":\d+/g, "").replace(/up \d+[smh].*/g, "");
       expect(normalize(bundled.out)).toBe(normalize(plain.out));
@@ -207,8 +238,11 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
     const bad = join(root, "bad.yaml");
     writeFileSync(bad, `model:\n  base_url: ${model.baseURL}\n  nme: scripted-model\n`);
     const r = await new Promise<{ code: number; err: string }>((resolve) => {
-      execFile(process.execPath, [main, "--data-dir", join(root, "cold"), "--config", bad, "run", "hi"], { cwd: join(root, "w"), env: { PATH: process.env.PATH ?? "", HOME: root }, timeout: 90_000 }, (error, _out, err) =>
-        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, err }),
+      execFile(
+        process.execPath,
+        [main, "--data-dir", join(root, "cold"), "--config", bad, "run", "hi"],
+        { cwd: join(root, "w"), env: { PATH: process.env.PATH ?? "", HOME: root }, timeout: 90_000 },
+        (error, _out, err) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, err }),
       );
     });
     expect(r.code).not.toBe(0);
@@ -217,7 +251,14 @@ describe.skipIf(!built)("client commands through the bundle, against a real Engi
   }, 90_000);
 
   it("a command the bundle does not serve runs from dist/ (shield check)", async () => {
-    const r = await palisade(["shield", "check", "--tool", "shell__execute_command", "--args", '{"command":"rm -rf ~"}']);
+    const r = await palisade([
+      "shield",
+      "check",
+      "--tool",
+      "shell__execute_command",
+      "--args",
+      '{"command":"rm -rf ~"}',
+    ]);
     expect(r.err).not.toContain("not in the client bundle");
     expect(r.out).toMatch(/BLOCK/);
     expect(r.loaded).toContain("apps/cli/dist/cli/load-bundle.js"); // the bundle decided

@@ -22,8 +22,16 @@ describe("palisade run / sessions / engine against a ClientService", () => {
     dir = mkdtempSync(join(tmpdir(), "palisade-cli-"));
     // engine.json needs a live pid that is not ours (engine stop waits for it to exit).
     holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
-    fake = await startFakeEngine(`unix:${join(dir, "engine.sock")}`, { tokenDelayMs: 0, onShutdown: () => holder.kill() });
-    await writeEngineInfo(dir, { pid: holder.pid ?? 0, address: fake.address, startedAt: new Date().toISOString(), version: "fake" });
+    fake = await startFakeEngine(`unix:${join(dir, "engine.sock")}`, {
+      tokenDelayMs: 0,
+      onShutdown: () => holder.kill(),
+    });
+    await writeEngineInfo(dir, {
+      pid: holder.pid ?? 0,
+      address: fake.address,
+      startedAt: new Date().toISOString(),
+      version: "fake",
+    });
   });
 
   afterEach(async () => {
@@ -37,14 +45,22 @@ describe("palisade run / sessions / engine against a ClientService", () => {
     expect(await runCli(argv("run", "hello", "there"), io)).toBe(0);
     expect(io.out()).toContain("## What I found");
     expect(io.out()).toContain("See [the design]");
-    expect(io.err()).toMatch(new RegExp(`session s\\w+: continue with 'palisade --data-dir ${dir} run --session s\\w+ "…"'`));
-    expect(fake.engine.received[0]).toMatchObject({ content: "hello there", mode: SessionMode.NORMAL, source: "cli-run" });
+    expect(io.err()).toMatch(
+      new RegExp(`session s\\w+: continue with 'palisade --data-dir ${dir} run --session s\\w+ "…"'`),
+    );
+    expect(fake.engine.received[0]).toMatchObject({
+      content: "hello there",
+      mode: SessionMode.NORMAL,
+      source: "cli-run",
+    });
   });
 
   it("run shows each tool call with its verdict and result", async () => {
     const io = captureIo();
     expect(await runCli(argv("run", "read the readme"), io)).toBe(0);
-    expect(io.out()).toContain("⏺ files__read_file path=README.md · shield ALLOW (tier 0): reading inside the workspace is allowed");
+    expect(io.out()).toContain(
+      "⏺ files__read_file path=README.md · shield ALLOW (tier 0): reading inside the workspace is allowed",
+    );
     expect(io.out()).toContain("✓ files__read_file 9 ms → README.md: 42 lines, 1.3 kB");
     expect(io.out()).toContain("The README has **42 lines**");
   });
@@ -52,16 +68,22 @@ describe("palisade run / sessions / engine against a ClientService", () => {
   it("run without a terminal answers an escalation as unattended and says no one could approve, not that the user declined", async () => {
     const io = captureIo();
     expect(await runCli(argv("run", "approve rm"), io)).toBe(0);
-    expect(io.err()).toContain("not run: shell__exec needs approval (deleting files needs your approval) and no one could approve (no terminal)");
+    expect(io.err()).toContain(
+      "not run: shell__exec needs approval (deleting files needs your approval) and no one could approve (no terminal)",
+    );
     expect(io.err()).toContain("--approve 'shell__exec'");
-    expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.UNATTENDED, reason: "no terminal" }]);
+    expect(fake.engine.approvalAnswers).toEqual([
+      { approvalId: "ap-1", decision: ApprovalDecision.UNATTENDED, reason: "no terminal" },
+    ]);
     expect(io.out()).not.toContain("declined");
   });
 
   it("run --approve TOOL_GLOB approves matching escalations once", async () => {
     const io = captureIo();
     expect(await runCli(argv("run", "--approve", "files__*", "--approve", "shell__*", "approve rm"), io)).toBe(0);
-    expect(fake.engine.approvalAnswers).toEqual([{ approvalId: "ap-1", decision: ApprovalDecision.ALLOW_ONCE, reason: "approved by --approve shell__*" }]);
+    expect(fake.engine.approvalAnswers).toEqual([
+      { approvalId: "ap-1", decision: ApprovalDecision.ALLOW_ONCE, reason: "approved by --approve shell__*" },
+    ]);
     expect(io.err()).toContain("approved shell__exec (--approve shell__*)");
     expect(io.out()).toContain("Done: `build/` is gone.");
   });
@@ -83,7 +105,11 @@ describe("palisade run / sessions / engine against a ClientService", () => {
   it("run --json prints one JSON event per line", async () => {
     const io = captureIo();
     expect(await runCli(argv("run", "--json", "read it"), io)).toBe(0);
-    const lines = io.out().trim().split("\n").map((l) => JSON.parse(l) as { type: string; sessionId?: string });
+    const lines = io
+      .out()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; sessionId?: string });
     const types = lines.map((l) => l.type);
     expect(types[0]).toBe("MESSAGE_ACCEPTED");
     expect(types).toContain("LLM_TOKEN");
@@ -107,7 +133,9 @@ describe("palisade run / sessions / engine against a ClientService", () => {
   it("run exits 1 on an ERROR event with a one-line message", async () => {
     const io = captureIo();
     expect(await runCli(argv("run", "fail"), io)).toBe(1);
-    expect(io.err()).toContain("error: the model server answered 503 three times; check OPENAI_BASE_URL (MODEL_UNAVAILABLE)");
+    expect(io.err()).toContain(
+      "error: the model server answered 503 three times; check OPENAI_BASE_URL (MODEL_UNAVAILABLE)",
+    );
     expect(io.err()).toMatch(/\(session s\w+: continue with '.* run --session s\w+ "…"'/);
   });
 
@@ -195,7 +223,11 @@ describe("palisade run / sessions / engine against a ClientService", () => {
     expect(io.out()).toMatch(/files\s+ready\s+4 tools/);
     io = captureIo();
     expect(await runCli(argv("engine", "status", "--json"), io)).toBe(0);
-    expect(JSON.parse(io.out())).toMatchObject({ running: true, model: "scripted-model", capabilities: [{ id: "files" }, { id: "shell" }] });
+    expect(JSON.parse(io.out())).toMatchObject({
+      running: true,
+      model: "scripted-model",
+      capabilities: [{ id: "files" }, { id: "shell" }],
+    });
     io = captureIo();
     expect(await runCli(argv("engine", "stop"), io)).toBe(0);
     expect(io.out()).toContain(`Engine stopped (pid ${holder.pid})`);

@@ -14,7 +14,14 @@ import { SessionsBrowser } from "../src/tui/overlays/SessionsBrowser.js";
 import { TranscriptView } from "../src/tui/overlays/TranscriptView.js";
 import { layoutFor } from "../src/tui/overlays/transcript-layout.js";
 import { SearchResults } from "../src/tui/overlays/SearchResults.js";
-import { AgentsPanel, HelpPanel, Inspector, StatusPanel, SubAgentStrip, ToolsPanel } from "../src/tui/overlays/InfoPanels.js";
+import {
+  AgentsPanel,
+  HelpPanel,
+  Inspector,
+  StatusPanel,
+  SubAgentStrip,
+  ToolsPanel,
+} from "../src/tui/overlays/InfoPanels.js";
 import { emptyEditor } from "../src/tui/state/editor.js";
 import type { ToolCardEntry } from "../src/tui/state/types.js";
 import { fresh, T0 } from "./state.js";
@@ -40,7 +47,13 @@ const frame = (el: React.ReactElement): string => {
 
 describe("Markdown", () => {
   it("renders headings, emphasis, lists, links and inline code without the markup", () => {
-    const out = frame(<Markdown text={"# Plan\n\nThis is **bold** and *soft* with `code`.\n\n- one\n- two\n\n1. first\n2. second\n\nSee [the docs](https://example.com)."} />);
+    const out = frame(
+      <Markdown
+        text={
+          "# Plan\n\nThis is **bold** and *soft* with `code`.\n\n- one\n- two\n\n1. first\n2. second\n\nSee [the docs](https://example.com)."
+        }
+      />,
+    );
     expect(out).toContain("Plan");
     expect(out).not.toContain("# Plan");
     expect(out).toContain("This is bold and soft with code.");
@@ -126,7 +139,9 @@ describe("ToolCard", () => {
   });
 
   it("shows the error of a failed call", () => {
-    expect(frame(<ToolCard card={card({ phase: "failed", error: "ENOENT: no such file" })} width={100} />)).toContain("error: ENOENT: no such file");
+    expect(frame(<ToolCard card={card({ phase: "failed", error: "ENOENT: no such file" })} width={100} />)).toContain(
+      "error: ENOENT: no such file",
+    );
   });
 
   it("shows the last progress lines while running", () => {
@@ -172,12 +187,27 @@ describe("ApprovalDialog", () => {
   });
 
   it("a file write shows its diff (colored, cut with a count) instead of the whole new content", () => {
-    const diff = ["--- a/notes.md", "+++ b/notes.md", "@@ -1,3 +1,30 @@", " keep", "-old line", ...Array.from({ length: 30 }, (_, i) => `+new line ${i}`)].join("\n");
-    const write = { ...approval, toolName: "files__write_file", argumentsJson: JSON.stringify({ path: "notes.md", content: "keep\nnew line 0\n…" }), preview: diff, grantScope: "files__write_file: paths under ./" };
+    const diff = [
+      "--- a/notes.md",
+      "+++ b/notes.md",
+      "@@ -1,3 +1,30 @@",
+      " keep",
+      "-old line",
+      ...Array.from({ length: 30 }, (_, i) => `+new line ${i}`),
+    ].join("\n");
+    const write = {
+      ...approval,
+      toolName: "files__write_file",
+      argumentsJson: JSON.stringify({ path: "notes.md", content: "keep\nnew line 0\n…" }),
+      preview: diff,
+      grantScope: "files__write_file: paths under ./",
+    };
     const out = frame(<ApprovalDialog approval={write} queued={0} now={T0} width={100} />);
     expect(out).toContain("path=notes.md");
     expect(out).not.toContain('"content"');
-    expect(out).toMatch(/--- a\/notes\.md[\s\S]*\+\+\+ b\/notes\.md[\s\S]*@@ -1,3 \+1,30 @@[\s\S]* keep[\s\S]*-old line[\s\S]*\+new line 0/);
+    expect(out).toMatch(
+      /--- a\/notes\.md[\s\S]*\+\+\+ b\/notes\.md[\s\S]*@@ -1,3 \+1,30 @@[\s\S]* keep[\s\S]*-old line[\s\S]*\+new line 0/,
+    );
     expect(out).toContain("+new line 10");
     expect(out).not.toContain("+new line 11");
     expect(out).toContain("… 19 more lines");
@@ -207,7 +237,13 @@ describe("InputBox", () => {
   });
 
   it("lists completion candidates with their help", () => {
-    const out = frame(<InputBox editor={{ ...emptyEditor(), text: "/se", cursor: 3, completions: ["sessions", "search"] }} active width={100} />);
+    const out = frame(
+      <InputBox
+        editor={{ ...emptyEditor(), text: "/se", cursor: 3, completions: ["sessions", "search"] }}
+        active
+        width={100}
+      />,
+    );
     expect(out).toContain("/sessions");
     expect(out).toContain("/search <query>");
   });
@@ -215,7 +251,16 @@ describe("InputBox", () => {
 
 describe("StatusLine", () => {
   it("shows model, title, OTR badge, tokens and connection", () => {
-    const out = frame(<StatusLine state={fresh({ model: "gpt-4o-mini", sessionTitle: "Tax plans", otr: true, tokens: { input: 12_300, output: 456 } })} />);
+    const out = frame(
+      <StatusLine
+        state={fresh({
+          model: "gpt-4o-mini",
+          sessionTitle: "Tax plans",
+          otr: true,
+          tokens: { input: 12_300, output: 456 },
+        })}
+      />,
+    );
     expect(out).toContain("gpt-4o-mini");
     expect(out).toContain("Tax plans");
     expect(out).toContain("OTR");
@@ -231,7 +276,15 @@ describe("StatusLine", () => {
   });
 
   it("shows a running turn with its elapsed time and the demo badge", () => {
-    const out = frame(<StatusLine state={fresh({ demo: true, now: T0 + 3200, turn: { messageId: "m", clientMessageId: "c", startedAt: T0, cancelling: false, sawText: false } })} />);
+    const out = frame(
+      <StatusLine
+        state={fresh({
+          demo: true,
+          now: T0 + 3200,
+          turn: { messageId: "m", clientMessageId: "c", startedAt: T0, cancelling: false, sawText: false },
+        })}
+      />,
+    );
     expect(out).toContain("working 3s · Esc cancels");
     expect(out).toContain("DEMO · scripted model");
   });
@@ -239,7 +292,9 @@ describe("StatusLine", () => {
 
 describe("Banner", () => {
   it("is one line even for a multi-line message", () => {
-    const out = frame(<Banner banner={{ level: "error", text: "the Engine is not reachable\n    at Object.<anonymous>" }} width={80} />);
+    const out = frame(
+      <Banner banner={{ level: "error", text: "the Engine is not reachable\n    at Object.<anonymous>" }} width={80} />,
+    );
     expect(out).toContain("✗ the Engine is not reachable");
     expect(out).not.toContain("at Object");
   });
@@ -248,7 +303,18 @@ describe("Banner", () => {
 describe("NoModelScreen", () => {
   it("explains OpenAI, Ollama, OpenAI-compatible servers and the config file, and offers the demo", () => {
     const out = frame(<NoModelScreen configFile="/home/u/.config/palisade/config.yaml" demoAvailable />);
-    for (const s of ["OPENAI_API_KEY", "OPENAI_BASE_URL", "PALISADE_MODEL", "Ollama", "http://localhost:11434/v1", "vLLM", "/home/u/.config/palisade/config.yaml", "base_url:", "palisade chat --demo", "d start the offline demo"]) {
+    for (const s of [
+      "OPENAI_API_KEY",
+      "OPENAI_BASE_URL",
+      "PALISADE_MODEL",
+      "Ollama",
+      "http://localhost:11434/v1",
+      "vLLM",
+      "/home/u/.config/palisade/config.yaml",
+      "base_url:",
+      "palisade chat --demo",
+      "d start the offline demo",
+    ]) {
       expect(out).toContain(s);
     }
   });
@@ -257,8 +323,16 @@ describe("NoModelScreen", () => {
     const out = frame(<NoModelScreen configFile="/c.yaml" demoAvailable />);
     const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "README.md"), "utf8");
     const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf("## Configure a model")))?.[1] ?? "";
-    const ollama = block.slice(block.indexOf("ollama pull")).split("\n").map((l) => l.replace(/#.*$/, "").trim()).filter(Boolean);
-    expect(ollama).toEqual(["ollama pull llama3.1", "export OPENAI_BASE_URL=http://localhost:11434/v1", "export PALISADE_MODEL=llama3.1"]);
+    const ollama = block
+      .slice(block.indexOf("ollama pull"))
+      .split("\n")
+      .map((l) => l.replace(/#.*$/, "").trim())
+      .filter(Boolean);
+    expect(ollama).toEqual([
+      "ollama pull llama3.1",
+      "export OPENAI_BASE_URL=http://localhost:11434/v1",
+      "export PALISADE_MODEL=llama3.1",
+    ]);
     const screen = out.slice(out.indexOf("Ollama"), out.indexOf("Any OpenAI-compatible"));
     for (const step of ollama) expect(screen).toContain(step);
     expect(screen).toContain("no key needed");
@@ -273,7 +347,23 @@ describe("overlays", () => {
   ] as never[];
 
   it("sessions browser lists title, last activity, message count and id", () => {
-    const out = frame(<SessionsBrowser o={{ kind: "sessions", filter: "", items: sessions, total: 30, hits: [], hitTotal: 0, selected: 1, loading: false }} now={T0} width={100} height={20} />);
+    const out = frame(
+      <SessionsBrowser
+        o={{
+          kind: "sessions",
+          filter: "",
+          items: sessions,
+          total: 30,
+          hits: [],
+          hitTotal: 0,
+          selected: 1,
+          loading: false,
+        }}
+        now={T0}
+        width={100}
+        height={20}
+      />,
+    );
     expect(out).toContain("Sessions (2 of 30)");
     expect(out).toMatch(/Tax plans\s+2 min ago\s+12 msgs\s+aaaa1111/);
     expect(out).toMatch(/› Trip to Lisbon\s+3 d ago/);
@@ -281,7 +371,23 @@ describe("overlays", () => {
   });
 
   it("sessions browser says when a search finds nothing", () => {
-    const out = frame(<SessionsBrowser o={{ kind: "sessions", filter: "zzz", items: sessions, total: 2, hits: [], hitTotal: 0, selected: 0, loading: false }} now={T0} width={100} height={20} />);
+    const out = frame(
+      <SessionsBrowser
+        o={{
+          kind: "sessions",
+          filter: "zzz",
+          items: sessions,
+          total: 2,
+          hits: [],
+          hitTotal: 0,
+          selected: 0,
+          loading: false,
+        }}
+        now={T0}
+        width={100}
+        height={20}
+      />,
+    );
     expect(out).toContain("search: zzz");
     expect(out).toContain("nothing found for “zzz”");
     expect(out).not.toContain("Tax plans");
@@ -289,12 +395,35 @@ describe("overlays", () => {
 
   it("sessions browser shows search hits under their session, the selected one marked", () => {
     const hit = (sessionId: string, title: string, messageId: string, snippet: string) =>
-      ({ sessionId, sessionTitle: title, messageId, callId: "", role: "user", snippet, rank: 1, createdAtUnixMs: BigInt(T0 - 120_000), seq: 1n }) as never;
-    const hits = [hit("aaaa1111", "Tax plans", "m1", "the [tax] rate"), hit("aaaa1111", "Tax plans", "m2", "a [tax] form"), hit("bbbb2222", "Trip to Lisbon", "m3", "airport [tax]")];
-    const out = frame(<SessionsBrowser o={{ kind: "sessions", filter: "tax", items: [], total: 0, hits, hitTotal: 3, selected: 1, loading: false }} now={T0} width={100} height={30} />);
+      ({
+        sessionId,
+        sessionTitle: title,
+        messageId,
+        callId: "",
+        role: "user",
+        snippet,
+        rank: 1,
+        createdAtUnixMs: BigInt(T0 - 120_000),
+        seq: 1n,
+      }) as never;
+    const hits = [
+      hit("aaaa1111", "Tax plans", "m1", "the [tax] rate"),
+      hit("aaaa1111", "Tax plans", "m2", "a [tax] form"),
+      hit("bbbb2222", "Trip to Lisbon", "m3", "airport [tax]"),
+    ];
+    const out = frame(
+      <SessionsBrowser
+        o={{ kind: "sessions", filter: "tax", items: [], total: 0, hits, hitTotal: 3, selected: 1, loading: false }}
+        now={T0}
+        width={100}
+        height={30}
+      />,
+    );
     expect(out).toContain("search “tax” · 3 hits");
     expect(out.match(/Tax plans {2}aaaa1111/g)).toHaveLength(1);
-    expect(out).toMatch(/Tax plans {2}aaaa1111[\s\S]*the tax rate[\s\S]*› {3}user · 2 min ago[\s\S]*a tax form[\s\S]*Trip to Lisbon {2}bbbb2222[\s\S]*airport tax/);
+    expect(out).toMatch(
+      /Tax plans {2}aaaa1111[\s\S]*the tax rate[\s\S]*› {3}user · 2 min ago[\s\S]*a tax form[\s\S]*Trip to Lisbon {2}bbbb2222[\s\S]*airport tax/,
+    );
   });
 
   it("transcript renders messages and tool calls like the live chat", () => {
@@ -304,10 +433,38 @@ describe("overlays", () => {
         id: "m2",
         role: "assistant",
         content: "It has **3** sections.",
-        toolCalls: [{ callId: "c1", toolName: "files__read_file", argumentsJson: '{"path":"README.md"}', verdict: { decision: 1, tier: 0, reason: "reads allowed", confidence: 1, ruleIds: [] }, approval: "", result: "40 lines", isError: false, durationMs: 5n, artifacts: [] }],
+        toolCalls: [
+          {
+            callId: "c1",
+            toolName: "files__read_file",
+            argumentsJson: '{"path":"README.md"}',
+            verdict: { decision: 1, tier: 0, reason: "reads allowed", confidence: 1, ruleIds: [] },
+            approval: "",
+            result: "40 lines",
+            isError: false,
+            durationMs: 5n,
+            artifacts: [],
+          },
+        ],
       },
     ] as never[];
-    const out = frame(<TranscriptView o={{ kind: "transcript", sessionId: "s1", session: { title: "Readme" } as never, messages, nextCursor: "x", top: 0, offset: 0, loading: false, layout: layoutFor(messages, undefined, 100, 30) }} columns={100} rows={30} />);
+    const out = frame(
+      <TranscriptView
+        o={{
+          kind: "transcript",
+          sessionId: "s1",
+          session: { title: "Readme" } as never,
+          messages,
+          nextCursor: "x",
+          top: 0,
+          offset: 0,
+          loading: false,
+          layout: layoutFor(messages, undefined, 100, 30),
+        }}
+        columns={100}
+        rows={30}
+      />,
+    );
     expect(out).toContain("Transcript · Readme");
     expect(out).toContain("› read the readme");
     expect(out).toContain("files__read_file");
@@ -318,8 +475,27 @@ describe("overlays", () => {
   });
 
   it("search results highlight the matched words", () => {
-    const hits = [{ sessionId: "s1", sessionTitle: "Taxes", messageId: "m1", callId: "", role: "user", snippet: "what is the [VAT] rate", rank: 1, createdAtUnixMs: BigInt(T0), seq: 1n }] as never[];
-    const out = frame(<SearchResults o={{ kind: "search", query: "vat", hits, total: 1, selected: 0, loading: false }} now={T0} width={100} height={20} />);
+    const hits = [
+      {
+        sessionId: "s1",
+        sessionTitle: "Taxes",
+        messageId: "m1",
+        callId: "",
+        role: "user",
+        snippet: "what is the [VAT] rate",
+        rank: 1,
+        createdAtUnixMs: BigInt(T0),
+        seq: 1n,
+      },
+    ] as never[];
+    const out = frame(
+      <SearchResults
+        o={{ kind: "search", query: "vat", hits, total: 1, selected: 0, loading: false }}
+        now={T0}
+        width={100}
+        height={20}
+      />,
+    );
     expect(out).toContain("Search “vat” · 1 hit");
     expect(out).not.toContain("1 hits");
     expect(out).toContain("what is the VAT rate");
@@ -327,20 +503,96 @@ describe("overlays", () => {
   });
 
   it("a tool-call hit names its tool", () => {
-    const hits = [{ sessionId: "s1", sessionTitle: "Taxes", messageId: "m1", callId: "call_7", toolName: "files__read_file", role: "tool", snippet: "[VAT] table", rank: 1, createdAtUnixMs: BigInt(T0), seq: 1n }] as never[];
-    const out = frame(<SearchResults o={{ kind: "search", query: "vat", hits, total: 1, selected: 0, loading: false }} now={T0} width={100} height={20} />);
+    const hits = [
+      {
+        sessionId: "s1",
+        sessionTitle: "Taxes",
+        messageId: "m1",
+        callId: "call_7",
+        toolName: "files__read_file",
+        role: "tool",
+        snippet: "[VAT] table",
+        rank: 1,
+        createdAtUnixMs: BigInt(T0),
+        seq: 1n,
+      },
+    ] as never[];
+    const out = frame(
+      <SearchResults
+        o={{ kind: "search", query: "vat", hits, total: 1, selected: 0, loading: false }}
+        now={T0}
+        width={100}
+        height={20}
+      />,
+    );
     expect(out).toContain("Taxes · tool call files__read_file");
   });
 
   it("help lists every slash command and the keys", () => {
     const out = frame(<HelpPanel width={100} />);
-    for (const c of ["/new", "/otr", "/sessions", "/resume <id-prefix>", "/model", "/status", "/tools", "/export [md|json] [file]", "/delete", "/clear", "/quit", "/search <query>", "/agents", "Ctrl+C", "Esc"]) {
+    for (const c of [
+      "/new",
+      "/otr",
+      "/sessions",
+      "/resume <id-prefix>",
+      "/model",
+      "/status",
+      "/tools",
+      "/export [md|json] [file]",
+      "/delete",
+      "/clear",
+      "/quit",
+      "/search <query>",
+      "/agents",
+      "Ctrl+C",
+      "Esc",
+    ]) {
       expect(out).toContain(c);
     }
   });
 
   it("status shows the Engine, Shield and capability health", () => {
-    const status = { version: "0.1.0", uptimeMs: 65_000n, dataDir: "/d", modelConfigured: true, model: "gpt-test", baseUrl: "http://x/v1", agentConnected: true, agentId: "agent-1", agentRestarts: 0, shieldState: "ready", policyName: "default", activeSessions: 1, totalSessions: 9, actionsToday: 4, runningSubAgents: 0, capabilities: [{ id: "files", state: "ready", message: "", launch: "command", toolCount: 5, process: "started", pid: 4242, restarts: 1, instances: [{ workspace: "/other", state: "stopped", process: "stopped", pid: 0, message: "" }] }, { id: "mail", state: "failed", message: "SMTP_PASSWORD missing", launch: "command", toolCount: 0, process: "stopped", pid: 0, restarts: 3, instances: [] }] } as never;
+    const status = {
+      version: "0.1.0",
+      uptimeMs: 65_000n,
+      dataDir: "/d",
+      modelConfigured: true,
+      model: "gpt-test",
+      baseUrl: "http://x/v1",
+      agentConnected: true,
+      agentId: "agent-1",
+      agentRestarts: 0,
+      shieldState: "ready",
+      policyName: "default",
+      activeSessions: 1,
+      totalSessions: 9,
+      actionsToday: 4,
+      runningSubAgents: 0,
+      capabilities: [
+        {
+          id: "files",
+          state: "ready",
+          message: "",
+          launch: "command",
+          toolCount: 5,
+          process: "started",
+          pid: 4242,
+          restarts: 1,
+          instances: [{ workspace: "/other", state: "stopped", process: "stopped", pid: 0, message: "" }],
+        },
+        {
+          id: "mail",
+          state: "failed",
+          message: "SMTP_PASSWORD missing",
+          launch: "command",
+          toolCount: 0,
+          process: "stopped",
+          pid: 0,
+          restarts: 3,
+          instances: [],
+        },
+      ],
+    } as never;
     const out = frame(<StatusPanel o={{ kind: "status", selected: 0, loading: false, status }} width={100} />);
     expect(out).toContain("up 1m 5s");
     expect(out).toContain("gpt-test · http://x/v1");
@@ -354,9 +606,30 @@ describe("overlays", () => {
 
   it("tools list shows the active policy's decision, the rules that change it for some calls, and the description", () => {
     const tools = [
-      { def: { name: "files__read_file", description: "Read a text file" }, capabilityId: "files", policy: "allow", policyRules: [] },
-      { def: { name: "files__write_file", description: "Write a file" }, capabilityId: "files", policy: "ask", policyRules: [{ ruleId: "write-workspace", decision: "allow", description: "Creating and editing files inside the workspace." }] },
-      { def: { name: "shell__exec", description: "Run a command" }, capabilityId: "shell", policy: "ask", policyRules: [] },
+      {
+        def: { name: "files__read_file", description: "Read a text file" },
+        capabilityId: "files",
+        policy: "allow",
+        policyRules: [],
+      },
+      {
+        def: { name: "files__write_file", description: "Write a file" },
+        capabilityId: "files",
+        policy: "ask",
+        policyRules: [
+          {
+            ruleId: "write-workspace",
+            decision: "allow",
+            description: "Creating and editing files inside the workspace.",
+          },
+        ],
+      },
+      {
+        def: { name: "shell__exec", description: "Run a command" },
+        capabilityId: "shell",
+        policy: "ask",
+        policyRules: [],
+      },
     ] as never[];
     const out = frame(<ToolsPanel o={{ kind: "tools", selected: 1, loading: false, tools }} width={120} height={20} />);
     expect(out).toMatch(/allow\s+files__read_file\s+Read a text file/);
@@ -368,23 +641,67 @@ describe("overlays", () => {
 
   it("agents panel lists sub-agents and shows the selected one's transcript", () => {
     const state = fresh({
-      subAgents: [{ name: "ada", task: "summarize logs", state: "completed", llmCalls: 3, toolCalls: 2, elapsedMs: 2500, resultExcerpt: "3 errors", error: "", entries: [{ kind: "assistant", id: "x", text: "Reading the logs", streaming: false, continuation: false, subAgent: "ada" }] }],
+      subAgents: [
+        {
+          name: "ada",
+          task: "summarize logs",
+          state: "completed",
+          llmCalls: 3,
+          toolCalls: 2,
+          elapsedMs: 2500,
+          resultExcerpt: "3 errors",
+          error: "",
+          entries: [
+            {
+              kind: "assistant",
+              id: "x",
+              text: "Reading the logs",
+              streaming: false,
+              continuation: false,
+              subAgent: "ada",
+            },
+          ],
+        },
+      ],
     });
-    const out = frame(<AgentsPanel state={state} o={{ kind: "agents", selected: 0, loading: false, expanded: true }} width={100} height={30} />);
+    const out = frame(
+      <AgentsPanel
+        state={state}
+        o={{ kind: "agents", selected: 0, loading: false, expanded: true }}
+        width={100}
+        height={30}
+      />,
+    );
     expect(out).toMatch(/completed\s+ada\s+3 llm · 2 tools · 2.5 s/);
     expect(out).toContain("Reading the logs");
     expect(out).toContain("result: 3 errors");
   });
 
   it("the sub-agent strip shows running agents live", () => {
-    const state = fresh({ subAgents: [{ name: "bob", task: "scan the repo", state: "running", llmCalls: 1, toolCalls: 0, elapsedMs: 800, resultExcerpt: "", error: "", entries: [] }] });
+    const state = fresh({
+      subAgents: [
+        {
+          name: "bob",
+          task: "scan the repo",
+          state: "running",
+          llmCalls: 1,
+          toolCalls: 0,
+          elapsedMs: 800,
+          resultExcerpt: "",
+          error: "",
+          entries: [],
+        },
+      ],
+    });
     const out = frame(<SubAgentStrip state={state} />);
     expect(out).toContain("◆ bob running · 1 llm · 0 tools · 800 ms · scan the repo");
   });
 
   it("inspector shows the selected call expanded", () => {
     const state = fresh({ committed: [card({ resultSummary: "ok" })] });
-    const out = frame(<Inspector state={state} o={{ kind: "inspector", selected: 0, loading: false }} width={100} height={30} />);
+    const out = frame(
+      <Inspector state={state} o={{ kind: "inspector", selected: 0, loading: false }} width={100} height={30} />,
+    );
     expect(out).toContain("Tool calls (1) · 1/1");
     expect(out).toContain('"path": "docs/README.md"');
   });

@@ -6,7 +6,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { built, sh } from "./bin.js";
 
-
 describe.skipIf(!built)("a damaged history database", () => {
   let root: string;
   let g: string[];

@@ -39,7 +39,9 @@ describe.skipIf(!hasTmux)("capability credentials set in a terminal", () => {
     expect(shown).toContain("EXIT=0");
     expect(shown).toContain('stored mail APP_PASSWORD for user "alice"');
     expect(shown).not.toContain("typed-s3cret-value");
-    const stored = JSON.parse(readFileSync(join(data, "credentials.json"), "utf8")) as { users: Record<string, Record<string, Record<string, string>>> };
+    const stored = JSON.parse(readFileSync(join(data, "credentials.json"), "utf8")) as {
+      users: Record<string, Record<string, Record<string, string>>>;
+    };
     expect(stored.users.alice?.mail?.APP_PASSWORD).toBe("typed-s3cret-value");
   });
 });

@@ -50,11 +50,27 @@ function stripComment(line: string): string {
   return line;
 }
 
-const docs = [join(repo, "README.md"), ...readdirSync(join(repo, "docs")).filter((f) => f.endsWith(".md")).map((f) => join(repo, "docs", f))];
-const lines = docs.flatMap((file) => docCommands(readFileSync(file, "utf8")).map((cmd) => ({ file: file.slice(repo.length + 1), cmd })));
+const docs = [
+  join(repo, "README.md"),
+  ...readdirSync(join(repo, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => join(repo, "docs", f)),
+];
+const lines = docs.flatMap((file) =>
+  docCommands(readFileSync(file, "utf8")).map((cmd) => ({ file: file.slice(repo.length + 1), cmd })),
+);
 
 /** What a doc line must never produce. */
-const BROKEN = [/unknown command/i, /not available/i, /unknown option/i, /unexpected argument/i, /needs <\w+>/, /set PALISADE_DEBUG=1/, /\n\s+at .+:\d+:\d+/, /TypeError|ReferenceError|SyntaxError: /];
+const BROKEN = [
+  /unknown command/i,
+  /not available/i,
+  /unknown option/i,
+  /unexpected argument/i,
+  /needs <\w+>/,
+  /set PALISADE_DEBUG=1/,
+  /\n\s+at .+:\d+:\d+/,
+  /TypeError|ReferenceError|SyntaxError: /,
+];
 
 describe.skipIf(!built)("every command line in README.md and docs/*.md", () => {
   let model: ScriptedServer;
@@ -64,12 +80,25 @@ describe.skipIf(!built)("every command line in README.md and docs/*.md", () => {
   let work: string;
   let sessionId = "";
 
-  const run = (cmd: string, timeout = 120_000): Promise<{ code: number | null; signal: string | null; out: string; err: string }> =>
+  const run = (
+    cmd: string,
+    timeout = 120_000,
+  ): Promise<{ code: number | null; signal: string | null; out: string; err: string }> =>
     new Promise((resolve) => {
-      execFile("bash", ["-c", cmd], { cwd: work, timeout, env: { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: root, TERM: "dumb", CI: "1" } }, (error, stdout, stderr) => {
-        const e = error as (Error & { code?: number; signal?: string }) | null;
-        resolve({ code: e ? (typeof e.code === "number" ? e.code : null) : 0, signal: e?.signal ?? null, out: stdout, err: stderr });
-      });
+      execFile(
+        "bash",
+        ["-c", cmd],
+        { cwd: work, timeout, env: { PATH: `${bin}:${process.env.PATH ?? ""}`, HOME: root, TERM: "dumb", CI: "1" } },
+        (error, stdout, stderr) => {
+          const e = error as (Error & { code?: number; signal?: string }) | null;
+          resolve({
+            code: e ? (typeof e.code === "number" ? e.code : null) : 0,
+            signal: e?.signal ?? null,
+            out: stdout,
+            err: stderr,
+          });
+        },
+      );
     });
 
   /** Isolated: --data-dir and --config right after the command word; placeholders filled. */
@@ -103,16 +132,21 @@ describe.skipIf(!built)("every command line in README.md and docs/*.md", () => {
 
   it("finds the command lines (README, history, capabilities, configuration)", () => {
     const files = new Set(lines.map((l) => l.file));
-    for (const f of ["README.md", "docs/history.md", "docs/capabilities.md", "docs/configuration.md"]) expect(files).toContain(f);
+    for (const f of ["README.md", "docs/history.md", "docs/capabilities.md", "docs/configuration.md"])
+      expect(files).toContain(f);
     expect(lines.length).toBeGreaterThan(20);
   });
 
-  it.each(lines.map((l) => [`${l.file}: ${l.cmd}`, l.cmd]))("%s", async (_name, cmd) => {
-    const r = await run(prepare(cmd));
-    const text = `${r.out}\n${r.err}`;
-    for (const bad of BROKEN) expect(text, `'${cmd}' printed ${bad}:\n${text}`).not.toMatch(bad);
-    expect(r.signal, `'${cmd}' was killed:\n${text}`).toBeNull();
-    // 0 ok, 1 failure reported, 2 usage (e.g. chat without a terminal), 3 a Shield decision or no Engine.
-    expect([0, 1, 2, 3], `'${cmd}' exited ${String(r.code)}:\n${text}`).toContain(r.code);
-  }, 180_000);
+  it.each(lines.map((l) => [`${l.file}: ${l.cmd}`, l.cmd]))(
+    "%s",
+    async (_name, cmd) => {
+      const r = await run(prepare(cmd));
+      const text = `${r.out}\n${r.err}`;
+      for (const bad of BROKEN) expect(text, `'${cmd}' printed ${bad}:\n${text}`).not.toMatch(bad);
+      expect(r.signal, `'${cmd}' was killed:\n${text}`).toBeNull();
+      // 0 ok, 1 failure reported, 2 usage (e.g. chat without a terminal), 3 a Shield decision or no Engine.
+      expect([0, 1, 2, 3], `'${cmd}' exited ${String(r.code)}:\n${text}`).toContain(r.code);
+    },
+    180_000,
+  );
 });

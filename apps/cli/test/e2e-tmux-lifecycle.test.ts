@@ -81,98 +81,115 @@ describe.skipIf(!hasTmux || !built)("the Engine's lifecycle in a terminal (tmux,
     } catch {
       // already gone
     }
-    for (const d of ["d-env", "d-bad", "d-setup", "d-interrupt"]) await sh(`${palisade} --data-dir ${join(dir, d)} engine stop`, { HOME: dir });
+    for (const d of ["d-env", "d-bad", "d-setup", "d-interrupt"])
+      await sh(`${palisade} --data-dir ${join(dir, d)} engine stop`, { HOME: dir });
     for (const p of processesMentioning(dir)) process.kill(p.pid, "SIGKILL");
     await model?.close();
     rmSync(dir, { recursive: true, force: true });
   }, E2E_TEST_TIMEOUT_MS);
 
-  it("an invalid config is shown in the chat as the path-precise list, and no Engine starts", async () => {
-    const bad = join(dir, "bad.yaml");
-    writeFileSync(bad, "model:\n  base_url: localhost:11434\nshield:\n  polcy: strict\n");
-    await clearPane();
-    shell(`${palisade} --data-dir ${join(dir, "d-bad")} --config ${bad} chat; echo CHAT-EXITED rc=$?`);
-    const p = await waitForPane("CHAT-EXITED rc=1");
-    expect(p).toContain("invalid configuration (2 problems):");
-    expect(p).toContain(`${bad}: model.base_url: must start with http:// or https://, got "localhost:11434"`);
-    expect(p).toContain(`${bad}: shield.polcy: unknown key`);
-    expect(p).toContain(`fix ${bad}`);
-    expect(p).not.toContain("no model configured");
-    expect(existsSync(join(dir, "d-bad", "engine.json"))).toBe(false);
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    "an invalid config is shown in the chat as the path-precise list, and no Engine starts",
+    async () => {
+      const bad = join(dir, "bad.yaml");
+      writeFileSync(bad, "model:\n  base_url: localhost:11434\nshield:\n  polcy: strict\n");
+      await clearPane();
+      shell(`${palisade} --data-dir ${join(dir, "d-bad")} --config ${bad} chat; echo CHAT-EXITED rc=$?`);
+      const p = await waitForPane("CHAT-EXITED rc=1");
+      expect(p).toContain("invalid configuration (2 problems):");
+      expect(p).toContain(`${bad}: model.base_url: must start with http:// or https://, got "localhost:11434"`);
+      expect(p).toContain(`${bad}: shield.polcy: unknown key`);
+      expect(p).toContain(`fix ${bad}`);
+      expect(p).not.toContain("no model configured");
+      expect(existsSync(join(dir, "d-bad", "engine.json"))).toBe(false);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it("a model exported after the Engine started: the chat says so with the restart command; after the restart the new model answers", async () => {
-    const data = join(dir, "d-env");
-    const p = `${palisade} --data-dir ${data} --config ${config}`;
-    const started = await sh(`${p} engine start`, { HOME: dir, PALISADE_MODEL: "model-one" });
-    expect(started.code, started.err).toBe(0);
+  it(
+    "a model exported after the Engine started: the chat says so with the restart command; after the restart the new model answers",
+    async () => {
+      const data = join(dir, "d-env");
+      const p = `${palisade} --data-dir ${data} --config ${config}`;
+      const started = await sh(`${p} engine start`, { HOME: dir, PALISADE_MODEL: "model-one" });
+      expect(started.code, started.err).toBe(0);
 
-    await clearPane();
-    shell("export PALISADE_MODEL=model-two");
-    shell(`${p} chat; echo CHAT-EXITED rc=$?`);
-    await waitForPane("● connected");
-    const notice = await waitForPane("Or type /restart here.");
-    expect(notice).toContain("⚠ The running Engine started with a different setup than this one:");
-    expect(notice).toContain("model: model-one → model-two");
-    expect(notice).toContain(`${p} engine restart`);
-    // Until the restart, the Engine's model answers.
-    keys("hello one", "Enter");
-    await waitForPane("answer from model=model-one to hello one");
-    keys("/quit", "Enter");
-    await waitForPane("CHAT-EXITED rc=0");
+      await clearPane();
+      shell("export PALISADE_MODEL=model-two");
+      shell(`${p} chat; echo CHAT-EXITED rc=$?`);
+      await waitForPane("● connected");
+      const notice = await waitForPane("Or type /restart here.");
+      expect(notice).toContain("⚠ The running Engine started with a different setup than this one:");
+      expect(notice).toContain("model: model-one → model-two");
+      expect(notice).toContain(`${p} engine restart`);
+      // Until the restart, the Engine's model answers.
+      keys("hello one", "Enter");
+      await waitForPane("answer from model=model-one to hello one");
+      keys("/quit", "Enter");
+      await waitForPane("CHAT-EXITED rc=0");
 
-    // The exact command the notice gave, typed in the same shell.
-    await clearPane();
-    shell(`${p} engine restart`);
-    await waitForPane(/Engine started: pid \d+, model model-two at http/);
+      // The exact command the notice gave, typed in the same shell.
+      await clearPane();
+      shell(`${p} engine restart`);
+      await waitForPane(/Engine started: pid \d+, model model-two at http/);
 
-    await clearPane();
-    shell(`${p} chat; echo CHAT-EXITED rc=$?`);
-    await waitForPane("● connected");
-    keys("hello two", "Enter");
-    const after = await waitForPane("answer from model=model-two to hello two");
-    expect(after).not.toContain("different setup");
+      await clearPane();
+      shell(`${p} chat; echo CHAT-EXITED rc=$?`);
+      await waitForPane("● connected");
+      keys("hello two", "Enter");
+      const after = await waitForPane("answer from model=model-two to hello two");
+      expect(after).not.toContain("different setup");
 
-    // The config file edited while the chat is open: the notice appears; /restart applies it here.
-    writeFileSync(config, `model:\n  base_url: ${model.baseURL}\nhistory:\n  auto_title: false\n`);
-    const edited = await waitForPane(/config file content: sha256 [0-9a-f]{12} → sha256 [0-9a-f]{12}/);
-    expect(edited).toContain("Or type /restart here.");
-    keys("/restart", "Enter");
-    await waitForPane(/Engine restarted: pid \d+, model model-two/);
-    await waitForPane((text) => !text.includes("Or type /restart here."));
-    keys("hello three", "Enter");
-    await waitForPane("answer from model=model-two to hello three");
-    keys("/quit", "Enter");
-    await waitForPane("CHAT-EXITED rc=0");
-  }, E2E_TEST_TIMEOUT_MS);
+      // The config file edited while the chat is open: the notice appears; /restart applies it here.
+      writeFileSync(config, `model:\n  base_url: ${model.baseURL}\nhistory:\n  auto_title: false\n`);
+      const edited = await waitForPane(/config file content: sha256 [0-9a-f]{12} → sha256 [0-9a-f]{12}/);
+      expect(edited).toContain("Or type /restart here.");
+      keys("/restart", "Enter");
+      await waitForPane(/Engine restarted: pid \d+, model model-two/);
+      await waitForPane((text) => !text.includes("Or type /restart here."));
+      keys("hello three", "Enter");
+      await waitForPane("answer from model=model-two to hello three");
+      keys("/quit", "Enter");
+      await waitForPane("CHAT-EXITED rc=0");
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 
-  it("quitting the setup screen (no model configured) leaves no Engine behind", async () => {
-    const data = join(dir, "d-setup");
-    await clearPane();
-    shell("unset PALISADE_MODEL");
-    shell(`${palisade} --data-dir ${data} --config ${join(dir, "none.yaml")} chat; echo CHAT-EXITED rc=$?`);
-    const setup = await waitForPane("no model configured");
-    const pid = Number(/starting the Engine… \(pid (\d+)/.exec(setup)?.[1]);
-    expect(pid).toBeGreaterThan(0);
-    keys("q");
-    await waitForPane("CHAT-EXITED rc=0");
-    expect(existsSync(`/proc/${pid}`)).toBe(false);
-    expect(processesMentioning(data)).toEqual([]);
-    expect(existsSync(join(data, "engine.json"))).toBe(false);
-    // Not even a stale socket or token use: the log says it stopped.
-    expect(readFileSync(join(data, "engine.log"), "utf8")).toMatch(/ stopped\n/);
-  }, E2E_TEST_TIMEOUT_MS);
-  it("Ctrl+C while the Engine starts (before any screen) stops the Engine it spawned", async () => {
-    const data = join(dir, "d-interrupt");
-    await clearPane();
-    shell(`${palisade} --data-dir ${data} --config ${config} chat; echo CHAT-EXITED rc=$?`);
-    const starting = await waitForPane(/starting the Engine… \(pid \d+/);
-    const pid = Number(/starting the Engine… \(pid (\d+)/.exec(starting)?.[1]);
-    keys("C-c");
-    const p = await waitForPane("CHAT-EXITED rc=130");
-    expect(p).toContain(`cancelled while waiting for the Engine to start; stopped it (pid ${pid})`);
-    expect(existsSync(`/proc/${pid}`)).toBe(false);
-    expect(processesMentioning(data)).toEqual([]);
-    expect(existsSync(join(data, "engine.json"))).toBe(false);
-  }, E2E_TEST_TIMEOUT_MS);
+  it(
+    "quitting the setup screen (no model configured) leaves no Engine behind",
+    async () => {
+      const data = join(dir, "d-setup");
+      await clearPane();
+      shell("unset PALISADE_MODEL");
+      shell(`${palisade} --data-dir ${data} --config ${join(dir, "none.yaml")} chat; echo CHAT-EXITED rc=$?`);
+      const setup = await waitForPane("no model configured");
+      const pid = Number(/starting the Engine… \(pid (\d+)/.exec(setup)?.[1]);
+      expect(pid).toBeGreaterThan(0);
+      keys("q");
+      await waitForPane("CHAT-EXITED rc=0");
+      expect(existsSync(`/proc/${pid}`)).toBe(false);
+      expect(processesMentioning(data)).toEqual([]);
+      expect(existsSync(join(data, "engine.json"))).toBe(false);
+      // Not even a stale socket or token use: the log says it stopped.
+      expect(readFileSync(join(data, "engine.log"), "utf8")).toMatch(/ stopped\n/);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
+  it(
+    "Ctrl+C while the Engine starts (before any screen) stops the Engine it spawned",
+    async () => {
+      const data = join(dir, "d-interrupt");
+      await clearPane();
+      shell(`${palisade} --data-dir ${data} --config ${config} chat; echo CHAT-EXITED rc=$?`);
+      const starting = await waitForPane(/starting the Engine… \(pid \d+/);
+      const pid = Number(/starting the Engine… \(pid (\d+)/.exec(starting)?.[1]);
+      keys("C-c");
+      const p = await waitForPane("CHAT-EXITED rc=130");
+      expect(p).toContain(`cancelled while waiting for the Engine to start; stopped it (pid ${pid})`);
+      expect(existsSync(`/proc/${pid}`)).toBe(false);
+      expect(processesMentioning(data)).toEqual([]);
+      expect(existsSync(join(data, "engine.json"))).toBe(false);
+    },
+    E2E_TEST_TIMEOUT_MS,
+  );
 });

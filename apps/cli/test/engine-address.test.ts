@@ -7,18 +7,51 @@ import { findEngine, readEngineInfo, resolvePaths, socketPathProblem } from "../
 
 describe("resolvePaths", () => {
   it.each([
-    ["defaults under the home directory", {}, {}, "/home/u/.local/share/palisade", "/home/u/.config/palisade/config.yaml"],
-    ["XDG dirs", {}, { XDG_DATA_HOME: "/x/data", XDG_CONFIG_HOME: "/x/cfg" }, "/x/data/palisade", "/x/cfg/palisade/config.yaml"],
-    ["PALISADE_* env wins over XDG", {}, { XDG_DATA_HOME: "/x", PALISADE_DATA_DIR: "/p/data", PALISADE_CONFIG: "/p/c.yaml" }, "/p/data", "/p/c.yaml"],
-    ["flags win over env", { dataDir: "/f/data", configFile: "/f/c.yaml" }, { PALISADE_DATA_DIR: "/p/data" }, "/f/data", "/f/c.yaml"],
+    [
+      "defaults under the home directory",
+      {},
+      {},
+      "/home/u/.local/share/palisade",
+      "/home/u/.config/palisade/config.yaml",
+    ],
+    [
+      "XDG dirs",
+      {},
+      { XDG_DATA_HOME: "/x/data", XDG_CONFIG_HOME: "/x/cfg" },
+      "/x/data/palisade",
+      "/x/cfg/palisade/config.yaml",
+    ],
+    [
+      "PALISADE_* env wins over XDG",
+      {},
+      { XDG_DATA_HOME: "/x", PALISADE_DATA_DIR: "/p/data", PALISADE_CONFIG: "/p/c.yaml" },
+      "/p/data",
+      "/p/c.yaml",
+    ],
+    [
+      "flags win over env",
+      { dataDir: "/f/data", configFile: "/f/c.yaml" },
+      { PALISADE_DATA_DIR: "/p/data" },
+      "/f/data",
+      "/f/c.yaml",
+    ],
   ])("%s", (_name, overrides, env, dataDir, configFile) => {
     const p = resolvePaths(overrides, env, "/home/u");
-    expect(p).toMatchObject({ dataDir, configFile, socketAddress: `unix:${dataDir}/engine.sock`, infoFile: `${dataDir}/engine.json`, tokenFile: `${dataDir}/engine.token`, logFile: `${dataDir}/engine.log` });
+    expect(p).toMatchObject({
+      dataDir,
+      configFile,
+      socketAddress: `unix:${dataDir}/engine.sock`,
+      infoFile: `${dataDir}/engine.json`,
+      tokenFile: `${dataDir}/engine.token`,
+      logFile: `${dataDir}/engine.log`,
+    });
   });
 
   it("says when the socket path is too long for a unix socket", () => {
     expect(socketPathProblem(resolvePaths({ dataDir: "/tmp/short" }))).toBeUndefined();
-    expect(socketPathProblem(resolvePaths({ dataDir: `/tmp/${"d".repeat(120)}` }))).toContain("use a shorter --data-dir");
+    expect(socketPathProblem(resolvePaths({ dataDir: `/tmp/${"d".repeat(120)}` }))).toContain(
+      "use a shorter --data-dir",
+    );
   });
 });
 
@@ -29,7 +62,12 @@ describe("engine.json (written by the Engine's discovery, read by the CLI)", () 
 
   it("is found where the Engine writes it", async () => {
     const paths = resolvePaths({ dataDir: dir });
-    const info = { pid: process.pid, address: paths.socketAddress, startedAt: "2026-01-01T00:00:00.000Z", version: "0.1.0" };
+    const info = {
+      pid: process.pid,
+      address: paths.socketAddress,
+      startedAt: "2026-01-01T00:00:00.000Z",
+      version: "0.1.0",
+    };
     await writeEngineInfo(dir, info);
     expect(paths.infoFile).toBe(join(dir, "engine.json"));
     expect(statSync(paths.infoFile).mode & 0o777).toBe(0o600);

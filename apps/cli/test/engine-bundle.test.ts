@@ -28,7 +28,8 @@ describe.skipIf(!existsSync(main))("the background Engine's bundle", () => {
   let root: string;
   beforeAll(async () => {
     // What `make build` does after tsc.
-    if (!freshBundleEntry(engineBundle, repo)) execFileSync(process.execPath, [join(repo, "scripts", "bundle.mjs"), "engine"], { stdio: "ignore" });
+    if (!freshBundleEntry(engineBundle, repo))
+      execFileSync(process.execPath, [join(repo, "scripts", "bundle.mjs"), "engine"], { stdio: "ignore" });
     model = await startScriptedServer({ fallback: echoReply, tokenDelayMs: 0 });
     root = mkdtempSync(join(tmpdir(), "pal-engine-bundle-"));
     mkdirSync(join(root, "w"));
@@ -48,7 +49,12 @@ describe.skipIf(!existsSync(main))("the background Engine's bundle", () => {
         [main, "--data-dir", join(root, "d"), "--config", join(root, "config.yaml"), ...args],
         {
           cwd: join(root, "w"),
-          env: { PATH: process.env.PATH ?? "", HOME: root, NODE_OPTIONS: `--import=${join(root, "hook.mjs")}`, PAL_LOADED: join(root, "loaded") },
+          env: {
+            PATH: process.env.PATH ?? "",
+            HOME: root,
+            NODE_OPTIONS: `--import=${join(root, "hook.mjs")}`,
+            PAL_LOADED: join(root, "loaded"),
+          },
           timeout: 90_000,
         },
         (error, out, err) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err }),
@@ -76,7 +82,11 @@ describe.skipIf(!existsSync(main))("the background Engine's bundle", () => {
     expect(loaded).toContain("apps/cli/dist/engine-bundle/engine.mjs");
     const outside = loaded.filter(
       (f) =>
-        !["apps/cli/dist/engine-main.js", "packages/agent/dist/bundle.js", "apps/cli/dist/engine-bundle/engine.mjs"].includes(f) &&
+        ![
+          "apps/cli/dist/engine-main.js",
+          "packages/agent/dist/bundle.js",
+          "apps/cli/dist/engine-bundle/engine.mjs",
+        ].includes(f) &&
         !/^apps\/capabilities\/\w+\/dist\/launch\.js$/.test(f) &&
         !f.startsWith("node_modules/better-sqlite3/") &&
         !f.startsWith("node_modules/bindings/") &&

@@ -13,16 +13,28 @@ const repo = join(import.meta.dirname, "..", "..", "..");
 const palisade = join(repo, "bin", "palisade");
 const built = existsSync(join(repo, "apps", "cli", "dist", "main.js"));
 
-function sh(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
+function sh(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    execFile(palisade, args, { cwd, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 150_000 }, (error, out, err) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err });
-    });
+    execFile(
+      palisade,
+      args,
+      { cwd, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 150_000 },
+      (error, out, err) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err });
+      },
+    );
   });
 }
 
 const engineMain = join(repo, "packages", "engine", "dist", "main.js");
-const engines = (data: string) => processesMentioning(data).filter((p) => p.cmdline.includes("engine start --foreground") || p.cmdline.includes(engineMain));
+const engines = (data: string) =>
+  processesMentioning(data).filter(
+    (p) => p.cmdline.includes("engine start --foreground") || p.cmdline.includes(engineMain),
+  );
 
 describe.skipIf(!built)("one Engine per data directory", () => {
   let model: ScriptedServer;
@@ -35,7 +47,10 @@ describe.skipIf(!built)("one Engine per data directory", () => {
     root = mkdtempSync(join(tmpdir(), "plock-"));
     data = join(root, "d");
     mkdirSync(join(root, "w"));
-    writeFileSync(join(root, "config.yaml"), `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`);
+    writeFileSync(
+      join(root, "config.yaml"),
+      `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`,
+    );
     g = ["--data-dir", data, "--config", join(root, "config.yaml")];
     env = { HOME: root };
   });
@@ -57,7 +72,9 @@ describe.skipIf(!built)("one Engine per data directory", () => {
     expect(engines(data)).toHaveLength(1);
     const stop = await sh([...g, "engine", "stop"], root, env);
     expect(stop.code, stop.err).toBe(0);
-    await waitFor(() => engines(data).length === 0, { timeoutMs: 20_000, message: "no Engine process left" }).catch(() => undefined);
+    await waitFor(() => engines(data).length === 0, { timeoutMs: 20_000, message: "no Engine process left" }).catch(
+      () => undefined,
+    );
     expect(engines(data)).toEqual([]);
   }, 180_000);
 
@@ -77,7 +94,11 @@ describe.skipIf(!built)("one Engine per data directory", () => {
     expect((await sh([...g, "engine", "stop"], root, env)).code).toBe(0);
     await waitFor(() => engines(data).length === 0, { timeoutMs: 20_000, message: "no Engine before the start" });
     const direct = [1, 2].map(() => {
-      const child = spawn(process.execPath, [engineMain, "--data-dir", data, "--config", join(root, "config.yaml"), "--workspace", join(root, "w")], { env: { PATH: process.env.PATH ?? "", HOME: root }, stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(
+        process.execPath,
+        [engineMain, "--data-dir", data, "--config", join(root, "config.yaml"), "--workspace", join(root, "w")],
+        { env: { PATH: process.env.PATH ?? "", HOME: root }, stdio: ["ignore", "ignore", "pipe"] },
+      );
       let err = "";
       child.stderr.on("data", (d: Buffer) => (err += d.toString()));
       return { child, err: () => err, exited: new Promise<number | null>((r) => child.once("exit", r)) };
@@ -85,7 +106,9 @@ describe.skipIf(!built)("one Engine per data directory", () => {
     const runs = await Promise.all([1, 2].map((n) => sh([...g, "run", `again ${n}`], join(root, "w"), env)));
     runs.forEach((r) => expect(r.code, r.err).toBe(0));
     // the losers exit as soon as they find the lock taken; two Engines serving would stay
-    await waitFor(() => engines(data).length <= 1, { timeoutMs: 20_000, message: "one Engine left" }).catch(() => undefined);
+    await waitFor(() => engines(data).length <= 1, { timeoutMs: 20_000, message: "one Engine left" }).catch(
+      () => undefined,
+    );
     expect(engines(data)).toHaveLength(1);
     const stop = await sh([...g, "engine", "stop"], root, env);
     expect(stop.code, stop.err).toBe(0);

@@ -30,7 +30,9 @@ describe("the changed-setup notice and /restart", () => {
     const done = run(state, [{ type: "engineRestarted", summary: "Engine restarted: pid 7, model model-two" }]).state;
     // Reported once, in the transcript; the "restarting…" banner is gone.
     expect(done.banner).toBeUndefined();
-    expect(done.committed.filter((e) => e.kind === "notice" && e.text === "Engine restarted: pid 7, model model-two")).toHaveLength(1);
+    expect(
+      done.committed.filter((e) => e.kind === "notice" && e.text === "Engine restarted: pid 7, model model-two"),
+    ).toHaveLength(1);
   });
 
   it("/restart waits for a running turn", () => {

@@ -19,9 +19,14 @@ const KEY_TWO = "sk-second-key-22222222";
 type Result = { code: number; out: string; err: string };
 function sh(cmd: string, cwd: string, env: Record<string, string>): Promise<Result> {
   return new Promise((resolve) => {
-    execFile("bash", ["-c", cmd], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 150_000 }, (error, out, err) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err });
-    });
+    execFile(
+      "bash",
+      ["-c", cmd],
+      { cwd, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 150_000 },
+      (error, out, err) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err });
+      },
+    );
   });
 }
 
@@ -31,7 +36,11 @@ describe.skipIf(!built)("palisade engine restart and a changed setup", () => {
   let data: string;
   let config: string;
   let p: string;
-  const env = (model: string, key: string): Record<string, string> => ({ HOME: root, PALISADE_MODEL: model, OPENAI_API_KEY: key });
+  const env = (model: string, key: string): Record<string, string> => ({
+    HOME: root,
+    PALISADE_MODEL: model,
+    OPENAI_API_KEY: key,
+  });
   const enginePid = (): number => (JSON.parse(readFileSync(join(data, "engine.json"), "utf8")) as { pid: number }).pid;
 
   beforeAll(async () => {
@@ -131,13 +140,17 @@ describe.skipIf(!built)("palisade engine restart and a changed setup", () => {
 
     // A slow turn streams while the Engine restarts.
     let slowErr = "";
-    const slow = spawn("bash", ["-c", `${p} run "a slow one please"`], { cwd: join(root, "w"), env: { PATH: process.env.PATH ?? "", ...env("model-one", KEY_ONE) } });
+    const slow = spawn("bash", ["-c", `${p} run "a slow one please"`], {
+      cwd: join(root, "w"),
+      env: { PATH: process.env.PATH ?? "", ...env("model-one", KEY_ONE) },
+    });
     slow.stderr.on("data", (d: Buffer) => (slowErr += d.toString()));
     let slowOut = "";
     slow.stdout.on("data", (d: Buffer) => (slowOut += d.toString()));
     const slowDone = new Promise<void>((r) => slow.once("exit", () => r()));
     const end = Date.now() + 60_000;
-    while (!slowOut.includes("slow answer from model-one") && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    while (!slowOut.includes("slow answer from model-one") && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 100));
     expect(slowOut).toContain("slow answer from model-one");
 
     const r = await sh(`${p} engine restart --deadline 1`, join(root, "w"), env("model-two", KEY_TWO));
@@ -168,12 +181,20 @@ describe.skipIf(!built)("palisade engine restart and a changed setup", () => {
     expect(status.code, status.err).toBe(0);
     expect(status.out).toContain(`Config    ${config} · unchanged since the Engine started`);
     expect(status.out).toContain("  network      none (a network namespace of its own, seen in /proc; no interface)");
-    expect(status.out).toContain("  permissions  Node permission model on: no file writes, no child processes, no workers, no native addons");
-    expect(status.out).toMatch(/ {2}filesystem {3}reads only its code \(\d+ paths; --json lists them\), writes nothing:\n {17}\/\S+\/packages\/agent\n/);
-    expect(status.out).toMatch(/ {2}process {6}bubblewrap [\d.]+, an empty root .*; seen from outside: host pid \d+, uid \d+, own net\/pid\/user\/mnt\/ipc\/uts namespaces/);
+    expect(status.out).toContain(
+      "  permissions  Node permission model on: no file writes, no child processes, no workers, no native addons",
+    );
+    expect(status.out).toMatch(
+      / {2}filesystem {3}reads only its code \(\d+ paths; --json lists them\), writes nothing:\n {17}\/\S+\/packages\/agent\n/,
+    );
+    expect(status.out).toMatch(
+      / {2}process {6}bubblewrap [\d.]+, an empty root .*; seen from outside: host pid \d+, uid \d+, own net\/pid\/user\/mnt\/ipc\/uts namespaces/,
+    );
     expect(status.out).not.toContain("different setup");
 
-    const json = JSON.parse((await sh(`${p} engine status --json`, join(root, "w"), env("model-two", KEY_TWO))).out) as {
+    const json = JSON.parse(
+      (await sh(`${p} engine status --json`, join(root, "w"), env("model-two", KEY_TWO))).out,
+    ) as {
       configFile: string;
       configChanged: boolean;
       setupChanges: unknown[];
@@ -189,7 +210,9 @@ describe.skipIf(!built)("palisade engine restart and a changed setup", () => {
     writeFileSync(config, `model:\n  base_url: ${model.baseURL}\n  name: model-three\n`);
     try {
       const changed = await sh(`${p} engine status`, join(root, "w"), env("model-two", KEY_TWO));
-      expect(changed.out).toContain(`Config    ${config} · CHANGED since the Engine started (it keeps what it read then)`);
+      expect(changed.out).toContain(
+        `Config    ${config} · CHANGED since the Engine started (it keeps what it read then)`,
+      );
       // PALISADE_MODEL still wins over the file's name: only the content differs.
       expect(changed.out).toMatch(/\n {2}config file content: sha256 [0-9a-f]{12} → sha256 [0-9a-f]{12}\n/);
       expect(changed.out).not.toContain("  model:");

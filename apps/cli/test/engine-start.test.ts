@@ -57,7 +57,13 @@ describe("auto-starting the Engine", () => {
     const progress: string[] = [];
     const abort = new AbortController();
     const paths = resolvePaths({ dataDir: join(dir, "data") });
-    const pending = connectToEngine(paths, { start: true, timeoutMs: 30_000, env: { PALISADE_CLI_MAIN: fakeMain(HANGS) }, onProgress: (l) => progress.push(l), signal: abort.signal });
+    const pending = connectToEngine(paths, {
+      start: true,
+      timeoutMs: 30_000,
+      env: { PALISADE_CLI_MAIN: fakeMain(HANGS) },
+      onProgress: (l) => progress.push(l),
+      signal: abort.signal,
+    });
     await new Promise((r) => setTimeout(r, 500));
     const pid = Number(/pid (\d+)/.exec(progress[0] ?? "")?.[1]);
     expect(isAlive(pid)).toBe(true);

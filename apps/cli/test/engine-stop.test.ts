@@ -21,8 +21,16 @@ describe("engine stop of an Engine that cannot answer GetStatus", () => {
     dir = mkdtempSync(join(tmpdir(), "palisade-stop-"));
     // engine.json needs a live pid that is not ours (engine stop waits for it to exit)
     holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"], { stdio: "ignore" });
-    fake = await startFakeEngine(`unix:${join(dir, "engine.sock")}`, { statusError: "database disk image is malformed", onShutdown: () => holder.kill() });
-    await writeEngineInfo(dir, { pid: holder.pid ?? 0, address: fake.address, startedAt: new Date().toISOString(), version: "fake" });
+    fake = await startFakeEngine(`unix:${join(dir, "engine.sock")}`, {
+      statusError: "database disk image is malformed",
+      onShutdown: () => holder.kill(),
+    });
+    await writeEngineInfo(dir, {
+      pid: holder.pid ?? 0,
+      address: fake.address,
+      startedAt: new Date().toISOString(),
+      version: "fake",
+    });
   });
   afterEach(async () => {
     holder.kill();

@@ -8,7 +8,6 @@ import { echoReply, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
 import { built, sh } from "./bin.js";
 
-
 describe.skipIf(!built)("history with a broken policy file", () => {
   let model: ScriptedServer;
   let root: string;
@@ -19,7 +18,10 @@ describe.skipIf(!built)("history with a broken policy file", () => {
     root = mkdtempSync(join(tmpdir(), "ppolicy-"));
     mkdirSync(join(root, "w"));
     writeFileSync(join(root, "policy.yaml"), "version: 1\nname: mine\nrules: []\n");
-    writeFileSync(join(root, "config.yaml"), `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\nshield:\n  policy_file: ${join(root, "policy.yaml")}\n`);
+    writeFileSync(
+      join(root, "config.yaml"),
+      `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\nshield:\n  policy_file: ${join(root, "policy.yaml")}\n`,
+    );
     g = ["--data-dir", join(root, "d"), "--config", join(root, "config.yaml")];
     env = { HOME: root };
   });

@@ -24,11 +24,17 @@ describe.skipIf(!built)("a turn cut by kill -9 of the Engine", () => {
   let g: string[];
   beforeAll(async () => {
     // the answer starts streaming, then the model goes quiet: the turn is mid-way when the Engine dies
-    model = await startScriptedServer({ turns: [{ content: "Sure, I will remember the milk and the eggs", stallAfterChunks: 2 }], tokenDelayMs: 0 });
+    model = await startScriptedServer({
+      turns: [{ content: "Sure, I will remember the milk and the eggs", stallAfterChunks: 2 }],
+      tokenDelayMs: 0,
+    });
     root = mkdtempSync(join(tmpdir(), "pkill-"));
     data = join(root, "d");
     mkdirSync(join(root, "w"));
-    writeFileSync(join(root, "config.yaml"), `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`);
+    writeFileSync(
+      join(root, "config.yaml"),
+      `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`,
+    );
     g = ["--data-dir", data, "--config", join(root, "config.yaml")];
   }, 60_000);
   afterAll(async () => {
@@ -38,13 +44,19 @@ describe.skipIf(!built)("a turn cut by kill -9 of the Engine", () => {
   }, 60_000);
 
   it("keeps the user's message; after a restart the turn is marked interrupted", async () => {
-    const run = spawn(palisade, [...g, "run", "please remember the milk"], { cwd: join(root, "w"), env: { PATH: process.env.PATH ?? "", HOME: root } });
+    const run = spawn(palisade, [...g, "run", "please remember the milk"], {
+      cwd: join(root, "w"),
+      env: { PATH: process.env.PATH ?? "", HOME: root },
+    });
     let out = "";
     let err = "";
     run.stdout.on("data", (d: Buffer) => (out += d.toString()));
     run.stderr.on("data", (d: Buffer) => (err += d.toString()));
     const exited = new Promise<number | null>((r) => run.once("exit", r));
-    await waitFor(() => out.includes("Sure,"), { timeoutMs: 60_000, message: `the answer starts streaming (stderr: ${err})` });
+    await waitFor(() => out.includes("Sure,"), {
+      timeoutMs: 60_000,
+      message: `the answer starts streaming (stderr: ${err})`,
+    });
     const { pid } = JSON.parse(readFileSync(join(data, "engine.json"), "utf8")) as { pid: number };
     process.kill(pid, "SIGKILL");
     await waitFor(() => !isAlive(pid), { timeoutMs: 10_000, message: "the Engine is gone" });

@@ -19,7 +19,17 @@ export function longSession(n: number): LongMessage[] {
       // long (wraps several times) and multi-line
       out.push({ role: "user", content: `${w(40)}\n${w(3)}\n${w(25)}`, toolCalls: [] });
     } else {
-      const toolCalls = i % 4 === 1 ? [{ callId: `call${id}`, toolName: "files__read_file", argumentsJson: JSON.stringify({ p: w(1) }), result: w(2) }] : [];
+      const toolCalls =
+        i % 4 === 1
+          ? [
+              {
+                callId: `call${id}`,
+                toolName: "files__read_file",
+                argumentsJson: JSON.stringify({ p: w(1) }),
+                result: w(2),
+              },
+            ]
+          : [];
       // Markdown: a heading, a paragraph that wraps, a list and a code block.
       const content = `## ${w(2)}\n\n${w(30)}\n\n- ${w(3)}\n- ${w(12)}\n\n\`\`\`\n${w(4)}\n${w(2)}\n\`\`\``;
       out.push({ role: "assistant", content, toolCalls });

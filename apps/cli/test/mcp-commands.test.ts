@@ -23,9 +23,18 @@ writeFileSync(
   config,
   stringify({
     capabilities: [
-      { id: "everything", mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-everything"), "stdio"] } },
+      {
+        id: "everything",
+        mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-everything"), "stdio"] },
+      },
       // Trusted: its readOnlyHint makes list_directory allow. everything is not: its tools ask.
-      { id: "fs", mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-filesystem"), work], trusted: true } },
+      {
+        id: "fs",
+        mcp: {
+          command: [process.execPath, serverScript("@modelcontextprotocol/server-filesystem"), work],
+          trusted: true,
+        },
+      },
     ],
   }),
 );
@@ -49,7 +58,10 @@ describe("palisade capability with MCP servers", () => {
     expect(r.out).toMatch(/fs__write_file {2}\[ask\]/);
     const j = await cli(...g, "capability", "check", "everything", "--json");
     expect(j.code).toBe(0);
-    const [report] = JSON.parse(j.out) as Array<{ server: { name: string; version: string }; tools: { name: string }[] }>;
+    const [report] = JSON.parse(j.out) as Array<{
+      server: { name: string; version: string };
+      tools: { name: string }[];
+    }>;
     expect(report?.server).toMatchObject({ name: "mcp-servers/everything", version: "2.0.0" });
     expect(report?.tools.map((t) => t.name)).toContain("everything__get-tiny-image");
     expect(j.out).toMatch(/"name": "everything__echo",\s+"description": "[^"]*",\s+"policy": "ask"/);
@@ -69,7 +81,11 @@ describe("palisade capability with MCP servers", () => {
     const img = await cli("capability", "call", "everything", "get-tiny-image", ...g, "--out", out, "--yes");
     expect(img.code).toBe(0);
     const saved = /saved (.+)/.exec(img.out)?.[1];
-    expect(readFileSync(saved ?? "", { encoding: null }).subarray(0, 4).toString("hex")).toBe("89504e47");
+    expect(
+      readFileSync(saved ?? "", { encoding: null })
+        .subarray(0, 4)
+        .toString("hex"),
+    ).toBe("89504e47");
   }, 60_000);
 
   it("a tool error exits 1 with the server's message", async () => {

@@ -24,12 +24,17 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe("@file mentions", () => {
   it("finds @path words, not e-mail addresses", () => {
-    expect(mentionsIn("look at @README.md and @src/parse.ts, mail me at a@b.com")).toEqual(["README.md", "src/parse.ts"]);
+    expect(mentionsIn("look at @README.md and @src/parse.ts, mail me at a@b.com")).toEqual([
+      "README.md",
+      "src/parse.ts",
+    ]);
   });
 
   it("attaches workspace text files after the message and says so", async () => {
     const r = await attachMentions("explain @README.md and @src/parse.ts", ws, signal);
-    expect(r.text).toBe('explain @README.md and @src/parse.ts\n\n<file path="README.md">\n# Hello\nA workspace file.\n</file>\n\n<file path="src/parse.ts">\nexport const x = 1;\n</file>');
+    expect(r.text).toBe(
+      'explain @README.md and @src/parse.ts\n\n<file path="README.md">\n# Hello\nA workspace file.\n</file>\n\n<file path="src/parse.ts">\nexport const x = 1;\n</file>',
+    );
     expect(r.notes).toEqual(["attached @README.md (26 B)", "attached @src/parse.ts (19 B)"]);
   });
 

@@ -14,11 +14,20 @@ const repo = join(import.meta.dirname, "..", "..", "..");
 const palisade = join(repo, "bin", "palisade");
 const built = existsSync(join(repo, "apps", "cli", "dist", "main.js"));
 
-function sh(cmd: string, cwd: string, env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
+function sh(
+  cmd: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
-    execFile("bash", ["-c", cmd], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 120_000 }, (error, out, err) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err });
-    });
+    execFile(
+      "bash",
+      ["-c", cmd],
+      { cwd, env: { PATH: process.env.PATH ?? "", ...env }, timeout: 120_000 },
+      (error, out, err) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, out, err });
+      },
+    );
   });
 }
 
@@ -45,21 +54,32 @@ describe.skipIf(!built)("a new user's first commands", () => {
     const byPath = await sh(`${palisade} --data-dir ${data} engine status`, root, { HOME: root });
     expect(byPath.code).toBe(3);
     expect(byPath.out).toContain(`'${palisade} --data-dir ${data} engine start'`);
-    const relative = await sh(`../../bin/palisade engine status --data-dir ${data}`, join(repo, "apps", "cli"), { HOME: root });
+    const relative = await sh(`../../bin/palisade engine status --data-dir ${data}`, join(repo, "apps", "cli"), {
+      HOME: root,
+    });
     expect(relative.out).toContain(`'../../bin/palisade --data-dir ${data} engine start'`);
-    const onPath = await sh(`palisade engine status --data-dir ${data}`, root, { HOME: root, PATH: `${join(repo, "bin")}:${process.env.PATH ?? ""}` });
+    const onPath = await sh(`palisade engine status --data-dir ${data}`, root, {
+      HOME: root,
+      PATH: `${join(repo, "bin")}:${process.env.PATH ?? ""}`,
+    });
     expect(onPath.out).toContain(`'palisade --data-dir ${data} engine start'`);
   });
 
   it("sessions list starts the Engine when none runs, like chat and run", async () => {
-    const r = await sh(`${palisade} sessions list --data-dir ${data} --config ${config}`, join(root, "w"), { HOME: root });
+    const r = await sh(`${palisade} sessions list --data-dir ${data} --config ${config}`, join(root, "w"), {
+      HOME: root,
+    });
     expect(r.code, r.err).toBe(0);
     expect(r.err).toContain("starting the Engine");
-    expect(r.out).toContain(`No stored sessions yet. Start one with '${palisade} --data-dir ${data} --config ${config} chat'.`);
+    expect(r.out).toContain(
+      `No stored sessions yet. Start one with '${palisade} --data-dir ${data} --config ${config} chat'.`,
+    );
     expect(existsSync(join(data, "engine.json"))).toBe(true);
     // engine.log is read after the fact: its lines say when.
     const log = readFileSync(join(data, "engine.log"), "utf8").split("\n");
-    expect(log.find((l) => l.includes("listening on"))).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z listening on /);
+    expect(log.find((l) => l.includes("listening on"))).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z listening on /,
+    );
   }, 120_000);
 
   it("an invalid config shows its path-precise problems in run and in chat, not 'no model configured'", async () => {
@@ -81,7 +101,9 @@ describe.skipIf(!built)("a new user's first commands", () => {
 
   it("a workspace that does not exist is refused before anything runs", async () => {
     const missing = join(root, "no-such-ws");
-    const r = await sh(`${palisade} --data-dir ${data} --config ${config} run --workspace ${missing} "hello"`, root, { HOME: root });
+    const r = await sh(`${palisade} --data-dir ${data} --config ${config} run --workspace ${missing} "hello"`, root, {
+      HOME: root,
+    });
     expect(r.code).toBe(1);
     expect(r.err).toContain(`the workspace ${missing} does not exist or is not a directory`);
     expect(model.requests.filter((q) => q.path.endsWith("/chat/completions"))).toHaveLength(0);

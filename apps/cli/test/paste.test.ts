@@ -3,12 +3,21 @@ import { enter, fresh, key, run, type } from "./state.js";
 import type { ChatState } from "../src/tui/state/types.js";
 
 /** 1.5 MB of text in lines, as a user pastes a log or a file. */
-const BIG = Array.from({ length: 20_000 }, (_, i) => `line ${String(i).padStart(5, "0")} of the pasted log: ${"x".repeat(48)}`).join("\n");
+const BIG = Array.from(
+  { length: 20_000 },
+  (_, i) => `line ${String(i).padStart(5, "0")} of the pasted log: ${"x".repeat(48)}`,
+).join("\n");
 /** How a terminal delivers it: chunks of 4 kB, newlines as CR. */
-const chunks = (text: string, size = 4096): string[] => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size).replace(/\n/g, "\r"));
+const chunks = (text: string, size = 4096): string[] =>
+  Array.from({ length: Math.ceil(text.length / size) }, (_, i) =>
+    text.slice(i * size, (i + 1) * size).replace(/\n/g, "\r"),
+  );
 
 function pasted(text = BIG, state: ChatState = fresh()): ChatState {
-  return run(state, chunks(text).map((c) => key(c))).state;
+  return run(
+    state,
+    chunks(text).map((c) => key(c)),
+  ).state;
 }
 
 describe("a large paste", () => {
@@ -23,8 +32,15 @@ describe("a large paste", () => {
   it("is sent whole in its place, while the transcript and the input history keep the placeholder", () => {
     const s = run(pasted(BIG, run(fresh(), type("look at this: ")).state), [...type(" thanks"), enter]);
     const send = s.effects.at(-1);
-    expect(send).toMatchObject({ type: "send", text: `look at this: ${BIG} thanks`, display: "look at this: [pasted text #1: 20,000 lines, 1.5 MB] thanks" });
-    expect(s.state.committed.at(-1)).toMatchObject({ kind: "user", text: "look at this: [pasted text #1: 20,000 lines, 1.5 MB] thanks" });
+    expect(send).toMatchObject({
+      type: "send",
+      text: `look at this: ${BIG} thanks`,
+      display: "look at this: [pasted text #1: 20,000 lines, 1.5 MB] thanks",
+    });
+    expect(s.state.committed.at(-1)).toMatchObject({
+      kind: "user",
+      text: "look at this: [pasted text #1: 20,000 lines, 1.5 MB] thanks",
+    });
     expect(s.state.editor.history.at(-1)).toBe("look at this: [pasted text #1: 20,000 lines, 1.5 MB] thanks");
   });
 
@@ -57,7 +73,9 @@ describe("a message over the Engine's limit", () => {
   it("refused by the Engine: the turn ends with the limit and what to do, and the text is back in the input box", () => {
     const s = run(pasted(), [enter]);
     const send = s.effects.at(-1) as { clientMessageId: string };
-    const after = run(s.state, [{ type: "tooLarge", clientMessageId: send.clientMessageId, bytes: BIG.length, limitBytes: 1024 * 1024 }]).state;
+    const after = run(s.state, [
+      { type: "tooLarge", clientMessageId: send.clientMessageId, bytes: BIG.length, limitBytes: 1024 * 1024 },
+    ]).state;
     expect(after.turn).toBeUndefined();
     const shown = after.committed.at(-1);
     expect(shown).toMatchObject({ kind: "notice", level: "error" });
@@ -69,7 +87,9 @@ describe("a message over the Engine's limit", () => {
     // Known now: the next try is refused here, without a request, and the text stays.
     const again = run(after, [enter]);
     expect(again.effects).toEqual([]);
-    expect(again.state.banner?.text).toMatch(/^not sent: this message is 1\.5 MB, over the Engine's limit of 1\.0 MB per message/);
+    expect(again.state.banner?.text).toMatch(
+      /^not sent: this message is 1\.5 MB, over the Engine's limit of 1\.0 MB per message/,
+    );
     expect(again.state.editor.text).toBe("[pasted text #1: 20,000 lines, 1.5 MB]");
   });
 
@@ -77,6 +97,8 @@ describe("a message over the Engine's limit", () => {
     const huge = "y".repeat(17 * 1024 * 1024);
     const s = run(fresh(), [key(huge), enter]);
     expect(s.effects).toEqual([]);
-    expect(s.state.banner?.text).toMatch(/^not sent: this message is 17\.0 MB, over the Engine's limit of 16\.0 MB per message\. Save the text as a file/);
+    expect(s.state.banner?.text).toMatch(
+      /^not sent: this message is 17\.0 MB, over the Engine's limit of 16\.0 MB per message\. Save the text as a file/,
+    );
   });
 });

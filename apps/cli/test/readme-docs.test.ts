@@ -8,7 +8,9 @@ describe("README.md", () => {
     const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
     const rows = readme.split("\n").filter((l) => /^\| \[docs\/[^\]]+\.md\]\(docs\/[^)]+\.md\) \|/.test(l));
     const listed = rows.map((r) => /^\| \[(docs\/[^\]]+\.md)\]/.exec(r)?.[1]);
-    const docs = readdirSync(join(repoRoot, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`);
+    const docs = readdirSync(join(repoRoot, "docs"))
+      .filter((f) => f.endsWith(".md"))
+      .map((f) => `docs/${f}`);
     expect([...listed].sort()).toEqual(docs.sort());
   });
 });

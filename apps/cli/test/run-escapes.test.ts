@@ -11,7 +11,8 @@ import { runCli } from "../src/cli/run-cli.js";
 import { captureIo } from "./helpers.js";
 
 const main = join(import.meta.dirname, "..", "dist", "main.js");
-const built = existsSync(main) && existsSync(join(import.meta.dirname, "..", "..", "capabilities", "shell", "dist", "main.js"));
+const built =
+  existsSync(main) && existsSync(join(import.meta.dirname, "..", "..", "capabilities", "shell", "dist", "main.js"));
 
 // OSC 52 (sets the clipboard), cursor up + erase line (hides what was printed), a colour drawing a
 // fake result, a C1 CSI (U+009B) and a bidi override
@@ -42,7 +43,10 @@ describe.skipIf(!built)("palisade run shows terminal controls from the model and
     });
     root = mkdtempSync(join(tmpdir(), "pesc-"));
     mkdirSync(join(root, "w"));
-    writeFileSync(join(root, "config.yaml"), `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`);
+    writeFileSync(
+      join(root, "config.yaml"),
+      `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`,
+    );
     g = ["--data-dir", join(root, "d"), "--config", join(root, "config.yaml")];
   }, 60_000);
 
@@ -70,7 +74,12 @@ describe.skipIf(!built)("palisade run shows terminal controls from the model and
     const io = captureIo({ PALISADE_CLI_MAIN: main, HOME: root, PATH: process.env.PATH }, join(root, "w"));
     expect(await runCli([...g, "run", "--json", "again"], io)).toBe(0);
     expect(io.out()).not.toMatch(RAW_CONTROLS);
-    const done = io.out().trim().split("\n").map((l) => JSON.parse(l) as { type: string; responseComplete?: { content: string } }).find((l) => l.type === "RESPONSE_COMPLETE");
+    const done = io
+      .out()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; responseComplete?: { content: string } })
+      .find((l) => l.type === "RESPONSE_COMPLETE");
     expect(done?.responseComplete?.content).toBe(MODEL_TEXT);
   }, 180_000);
 });

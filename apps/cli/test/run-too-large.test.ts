@@ -11,7 +11,12 @@ import type { ScriptedServer } from "@palisade/testing";
 import { built, palisade, sh } from "./bin.js";
 
 /** `bin/palisade ARGS` with `input` on stdin; never rejects. */
-function shWithStdin(args: string[], cwd: string, env: Record<string, string>, input: string): Promise<{ code: number; out: string; err: string }> {
+function shWithStdin(
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  input: string,
+): Promise<{ code: number; out: string; err: string }> {
   return new Promise((resolve) => {
     const child = spawn(palisade, args, { cwd, env: { PATH: process.env.PATH ?? "", ...env } });
     let out = "";
@@ -33,7 +38,10 @@ describe.skipIf(!built)("palisade run with a prompt over the Engine's message li
     model = await startScriptedServer({ turns: [{ content: "the Engine still answers" }], tokenDelayMs: 0 });
     root = mkdtempSync(join(tmpdir(), "ptoolarge-"));
     mkdirSync(join(root, "w"));
-    writeFileSync(join(root, "config.yaml"), `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`);
+    writeFileSync(
+      join(root, "config.yaml"),
+      `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`,
+    );
     g = ["--data-dir", join(root, "d"), "--config", join(root, "config.yaml")];
     env = { HOME: root, OPENAI_API_KEY: "sk-test" };
   }, 60_000);

@@ -13,7 +13,8 @@ import { runCli } from "../src/cli/run-cli.js";
 import { captureIo } from "./helpers.js";
 
 const main = join(import.meta.dirname, "..", "dist", "main.js");
-const built = existsSync(main) && existsSync(join(import.meta.dirname, "..", "..", "capabilities", "shell", "dist", "main.js"));
+const built =
+  existsSync(main) && existsSync(join(import.meta.dirname, "..", "..", "capabilities", "shell", "dist", "main.js"));
 const sh = (command: string) => ({ toolCalls: [{ name: "shell__execute_command", arguments: { command } }] });
 
 describe.skipIf(!built)("a session grant at run's prompt covers one effect class (real Engine, real shell)", () => {
@@ -42,7 +43,10 @@ describe.skipIf(!built)("a session grant at run's prompt covers one effect class
     writeFileSync(join(ws, "b.tmp"), "b");
     writeFileSync(join(ws, "deploy.sh"), '#!/bin/sh\ntouch "deployed$1"\n');
     chmodSync(join(ws, "deploy.sh"), 0o755);
-    writeFileSync(join(root, "config.yaml"), `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`);
+    writeFileSync(
+      join(root, "config.yaml"),
+      `model:\n  base_url: ${model.baseURL}\n  name: scripted-model\nhistory:\n  auto_title: false\n`,
+    );
     g = ["--data-dir", join(root, "d"), "--config", join(root, "config.yaml")];
   }, 60_000);
 
@@ -80,6 +84,12 @@ describe.skipIf(!built)("a session grant at run's prompt covers one effect class
     expect(existsSync(join(ws, "deployed--production"))).toBe(false);
     // a delete's class is the deleted path itself: rm -f b.tmp is asked, though rm -f a.tmp was granted
     expect(existsSync(join(ws, "b.tmp"))).toBe(true);
-    expect(asked.map((a) => /command=(.*)$/.exec(a)?.[1] ?? a)).toEqual(['"rm -f a.tmp"', '"rm -rf src"', '"./deploy.sh --dry-run"', '"./deploy.sh --production"', '"rm -f b.tmp"']);
+    expect(asked.map((a) => /command=(.*)$/.exec(a)?.[1] ?? a)).toEqual([
+      '"rm -f a.tmp"',
+      '"rm -rf src"',
+      '"./deploy.sh --dry-run"',
+      '"./deploy.sh --production"',
+      '"rm -f b.tmp"',
+    ]);
   }, 180_000);
 });

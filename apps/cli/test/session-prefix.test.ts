@@ -3,7 +3,9 @@ import type { EngineClient } from "../src/engine/connect.js";
 import { resolveSessionId } from "../src/engine/sessions.js";
 
 const client = (ids: string[]): EngineClient =>
-  ({ listSessions: async () => ({ sessions: ids.map((id) => ({ id, title: "" })), total: ids.length }) }) as unknown as EngineClient;
+  ({
+    listSessions: async () => ({ sessions: ids.map((id) => ({ id, title: "" })), total: ids.length }),
+  }) as unknown as EngineClient;
 
 describe("session id prefixes", () => {
   it("accept the prefix lists show, with or without ses_", async () => {

@@ -38,7 +38,9 @@ describe("the remembered setup comparison", () => {
     const info = await startedWith(env);
     expect(await setupDrift(paths, env, info)).toBeUndefined();
     const cached = readFileSync(cacheFile(), "utf8");
-    expect(JSON.parse(cached)).toMatchObject({ env: expect.arrayContaining(["OPENAI_API_KEY", "OPENAI_BASE_URL", "PALISADE_MODEL"]) });
+    expect(JSON.parse(cached)).toMatchObject({
+      env: expect.arrayContaining(["OPENAI_API_KEY", "OPENAI_BASE_URL", "PALISADE_MODEL"]),
+    });
     expect(cached).not.toContain(SECRET);
     expect(cached).not.toContain("model-one");
     expect(await setupDrift(paths, env, info)).toBeUndefined();
@@ -47,9 +49,15 @@ describe("the remembered setup comparison", () => {
   it("reports a variable changed after it was remembered (model, key, base URL)", async () => {
     const info = await startedWith(env);
     expect(await setupDrift(paths, env, info)).toBeUndefined();
-    expect((await setupDrift(paths, { ...env, PALISADE_MODEL: "model-two" }, info))?.changes).toEqual([{ what: "model", from: "model-one", to: "model-two" }]);
-    expect((await setupDrift(paths, { ...env, OPENAI_API_KEY: "sk-other" }, info))?.changes.map((c) => c.what)).toEqual(["API key"]);
-    expect((await setupDrift(paths, { ...env, OPENAI_BASE_URL: undefined }, info))?.changes.map((c) => c.what)).toEqual(["base URL"]);
+    expect((await setupDrift(paths, { ...env, PALISADE_MODEL: "model-two" }, info))?.changes).toEqual([
+      { what: "model", from: "model-one", to: "model-two" },
+    ]);
+    expect((await setupDrift(paths, { ...env, OPENAI_API_KEY: "sk-other" }, info))?.changes.map((c) => c.what)).toEqual(
+      ["API key"],
+    );
+    expect((await setupDrift(paths, { ...env, OPENAI_BASE_URL: undefined }, info))?.changes.map((c) => c.what)).toEqual(
+      ["base URL"],
+    );
     expect(await setupDrift(paths, env, info)).toBeUndefined();
   });
 
@@ -62,7 +70,10 @@ describe("the remembered setup comparison", () => {
     const withFile = await startedWith({ OPENAI_API_KEY: SECRET });
     expect(await setupDrift(paths, { OPENAI_API_KEY: SECRET }, withFile)).toBeUndefined();
     writeFileSync(paths.configFile, "model:\n  name: edited\n");
-    expect((await setupDrift(paths, { OPENAI_API_KEY: SECRET }, withFile))?.changes.map((c) => c.what)).toEqual(["config file content", "model"]);
+    expect((await setupDrift(paths, { OPENAI_API_KEY: SECRET }, withFile))?.changes.map((c) => c.what)).toEqual([
+      "config file content",
+      "model",
+    ]);
   });
 
   it("compares again for another config path or an Engine started since (another setup)", async () => {
@@ -71,15 +82,21 @@ describe("the remembered setup comparison", () => {
     const other = { ...paths, configFile: join(root, "other.yaml") };
     expect((await setupDrift(other, env, info))?.changes.map((c) => c.what)).toEqual(["config file"]);
     const restarted = await startedWith({ ...env, PALISADE_MODEL: "model-two" }, "salt-two");
-    expect((await setupDrift(paths, env, restarted))?.changes).toEqual([{ what: "model", from: "model-two", to: "model-one" }]);
+    expect((await setupDrift(paths, env, restarted))?.changes).toEqual([
+      { what: "model", from: "model-two", to: "model-one" },
+    ]);
   });
 
   it("a corrupt or foreign entry is compared again, not trusted", async () => {
     const info = await startedWith(env);
     writeFileSync(cacheFile(), "{not json");
-    expect((await setupDrift(paths, { ...env, PALISADE_MODEL: "model-two" }, info))?.changes.map((c) => c.what)).toEqual(["model"]);
+    expect(
+      (await setupDrift(paths, { ...env, PALISADE_MODEL: "model-two" }, info))?.changes.map((c) => c.what),
+    ).toEqual(["model"]);
     writeFileSync(cacheFile(), JSON.stringify({ env: [], key: "0".repeat(64) }));
-    expect((await setupDrift(paths, { ...env, PALISADE_MODEL: "model-two" }, info))?.changes.map((c) => c.what)).toEqual(["model"]);
+    expect(
+      (await setupDrift(paths, { ...env, PALISADE_MODEL: "model-two" }, info))?.changes.map((c) => c.what),
+    ).toEqual(["model"]);
     expect(await setupDrift(paths, env, info)).toBeUndefined();
     expect(JSON.parse(readFileSync(cacheFile(), "utf8")).key).not.toBe("0".repeat(64));
   });

@@ -31,7 +31,10 @@ describe.skipIf(!built || !existsSync("/proc/self/cmdline"))("the setup screen's
     const { runCli } = await import("../src/cli/run-cli.js");
     const data = join(root, "d");
     // No key, no base URL, no config file: no model.
-    const io = captureIo({ HOME: root, PALISADE_CLI_MAIN: join(repo, "apps", "cli", "dist", "main.js") }, join(root, "w"));
+    const io = captureIo(
+      { HOME: root, PALISADE_CLI_MAIN: join(repo, "apps", "cli", "dist", "main.js") },
+      join(root, "w"),
+    );
     Object.assign(io.stdin, { isTTY: true, setRawMode: () => io.stdin, ref: () => io.stdin, unref: () => io.stdin });
     Object.assign(io.stdout, { isTTY: true, columns: 100, rows: 40 });
     const chat = runCli(["chat", "--data-dir", data, "--config", join(root, "none.yaml")], io);

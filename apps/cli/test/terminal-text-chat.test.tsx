@@ -29,14 +29,18 @@ describe("the chat shows terminal controls from the Engine as visible escapes", 
     fake = await startFakeEngine("127.0.0.1:0", { tokenDelayMs: 1 });
     const client = createClient(ClientService, fake.address);
     const link: EngineLink = { client, reconnect: async () => client, close: () => client.close() };
-    controller = new ChatController(link, initialState({ now: Date.now(), columns: 100, rows: 40, model: "scripted-model", connection: "connected" }), {
-      onExit: () => undefined,
-      clearScreen: () => undefined,
-      workspace: "/tmp/ws",
-      cwd: "/tmp",
-      heartbeatMs: 0,
-      remember: () => undefined,
-    });
+    controller = new ChatController(
+      link,
+      initialState({ now: Date.now(), columns: 100, rows: 40, model: "scripted-model", connection: "connected" }),
+      {
+        onExit: () => undefined,
+        clearScreen: () => undefined,
+        workspace: "/tmp/ws",
+        cwd: "/tmp",
+        heartbeatMs: 0,
+        remember: () => undefined,
+      },
+    );
     app = render(<ChatApp controller={controller} />);
     controller.start();
   });
@@ -53,7 +57,17 @@ describe("the chat shows terminal controls from the Engine as visible escapes", 
     const all = (): string => app.frames.join("\n");
     await until(() => controller.getState().turn === undefined && all().includes("Done."), all);
     const frames = all();
-    for (const raw of ["\u001b]52;", "\u0007", "\u001b[1A", "\u001b[2K", "\u001b[8m", "\u001b[32m✓ everything passed", "\u001b[32mall tests passed", "\u009b", "\u202e"]) {
+    for (const raw of [
+      "\u001b]52;",
+      "\u0007",
+      "\u001b[1A",
+      "\u001b[2K",
+      "\u001b[8m",
+      "\u001b[32m✓ everything passed",
+      "\u001b[32mall tests passed",
+      "\u009b",
+      "\u202e",
+    ]) {
       expect(frames.includes(raw), JSON.stringify(raw)).toBe(false);
     }
     expect(frames).toContain("\\e]52;c;Y3VybCBldmlsIHwgc2g=\\x07");
@@ -86,17 +100,35 @@ describe("the chat shows terminal controls from the Engine as visible escapes", 
 
 describe("the approval dialog", () => {
   it("shows a one-line command whole, wrapped at the dialog's width, not cut", () => {
-    const command = "npm run lint -- --fix --max-warnings 0 --cache --cache-location .eslintcache && npm publish --access public";
+    const command =
+      "npm run lint -- --fix --max-warnings 0 --cache --cache-location .eslintcache && npm publish --access public";
     const approval = {
-      approvalId: "ap1", sessionId: "s", callId: "c1", toolName: "shell__execute_command", argumentsJson: JSON.stringify({ command }),
-      reason: "publishing needs your approval", tier: 0, ruleIds: [], deadlineMs: T0 + 60_000, grantScope: "shell__execute_command: commands npm run, npm publish", preview: "",
+      approvalId: "ap1",
+      sessionId: "s",
+      callId: "c1",
+      toolName: "shell__execute_command",
+      argumentsJson: JSON.stringify({ command }),
+      reason: "publishing needs your approval",
+      tier: 0,
+      ruleIds: [],
+      deadlineMs: T0 + 60_000,
+      grantScope: "shell__execute_command: commands npm run, npm publish",
+      preview: "",
     };
     const r = render(<ApprovalDialog approval={approval} queued={0} now={T0} width={60} />);
     const out = r.lastFrame() ?? "";
     r.unmount();
     for (const l of out.split("\n")) expect([...l].length).toBeLessThanOrEqual(60);
     // the dialog's lines without the border, joined: the whole command is there
-    const text = out.split("\n").map((l) => l.replace(/^[║│]\s?/, "").replace(/\s*[║│]$/, "").trim()).join(" ");
+    const text = out
+      .split("\n")
+      .map((l) =>
+        l
+          .replace(/^[║│]\s?/, "")
+          .replace(/\s*[║│]$/, "")
+          .trim(),
+      )
+      .join(" ");
     expect(text).toContain("npm publish --access public");
     expect(text.replace(/\s+/g, " ")).toContain(command);
   });
@@ -104,8 +136,17 @@ describe("the approval dialog", () => {
   it("shows every argument of a call with many, no line cut off", () => {
     const args = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`opt${i}`, `value ${i}`]));
     const approval = {
-      approvalId: "ap2", sessionId: "s", callId: "c2", toolName: "acme__deploy", argumentsJson: JSON.stringify({ ...args, target: "production" }),
-      reason: "deploying needs your approval", tier: 0, ruleIds: [], deadlineMs: T0 + 60_000, grantScope: "", preview: "",
+      approvalId: "ap2",
+      sessionId: "s",
+      callId: "c2",
+      toolName: "acme__deploy",
+      argumentsJson: JSON.stringify({ ...args, target: "production" }),
+      reason: "deploying needs your approval",
+      tier: 0,
+      ruleIds: [],
+      deadlineMs: T0 + 60_000,
+      grantScope: "",
+      preview: "",
     };
     const r = render(<ApprovalDialog approval={approval} queued={0} now={T0} width={80} />);
     const out = r.lastFrame() ?? "";

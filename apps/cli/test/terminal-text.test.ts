@@ -7,7 +7,9 @@ const RAW = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\
 
 describe("terminal text", () => {
   it("shows ESC sequences, C1, CR, bidi and zero-width characters as escapes; keeps lines and ordinary text", () => {
-    expect(shown("a\u001b]52;c;eA==\u0007b\u001b[1A\u001b[2Kc\u009b2Jd\re\u202ef\u200bg\nh\ti ✓ é")).toBe("a\\e]52;c;eA==\\x07b\\e[1A\\e[2Kc\\x9b2Jd\\re\\u202ef\\u200bg\nh\ti ✓ é");
+    expect(shown("a\u001b]52;c;eA==\u0007b\u001b[1A\u001b[2Kc\u009b2Jd\re\u202ef\u200bg\nh\ti ✓ é")).toBe(
+      "a\\e]52;c;eA==\\x07b\\e[1A\\e[2Kc\\x9b2Jd\\re\\u202ef\\u200bg\nh\ti ✓ é",
+    );
     expect(shownLine("one\ntwo")).toBe("one\\ntwo");
   });
 
@@ -29,8 +31,20 @@ describe("terminal text", () => {
   });
 
   it("a message from the Engine: every string, the JSON fields as JSON; numbers and bytes unchanged", () => {
-    const msg = { $typeName: "x.Event", seq: 3n, text: "\u001b[2J", data: new Uint8Array([27]), action: { case: "a", value: { argumentsJson: '{"c":"\\u001b"}', n: 1 } } };
+    const msg = {
+      $typeName: "x.Event",
+      seq: 3n,
+      text: "\u001b[2J",
+      data: new Uint8Array([27]),
+      action: { case: "a", value: { argumentsJson: '{"c":"\\u001b"}', n: 1 } },
+    };
     const out = shownMessage(msg);
-    expect(out).toEqual({ $typeName: "x.Event", seq: 3n, text: "\\e[2J", data: new Uint8Array([27]), action: { case: "a", value: { argumentsJson: '{"c":"\\\\e"}', n: 1 } } });
+    expect(out).toEqual({
+      $typeName: "x.Event",
+      seq: 3n,
+      text: "\\e[2J",
+      data: new Uint8Array([27]),
+      action: { case: "a", value: { argumentsJson: '{"c":"\\\\e"}', n: 1 } },
+    });
   });
 });

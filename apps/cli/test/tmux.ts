@@ -59,7 +59,15 @@ export class Terminal {
 
   /** The screen and its scrollback. */
   pane(): string {
-    return this.tmux("capture-pane", "-p", ...(this.join ? ["-J"] : []), "-t", this.session, "-S", `-${this.scrollback}`);
+    return this.tmux(
+      "capture-pane",
+      "-p",
+      ...(this.join ? ["-J"] : []),
+      "-t",
+      this.session,
+      "-S",
+      `-${this.scrollback}`,
+    );
   }
 
   /** The visible screen, one string per row. */
@@ -69,7 +77,11 @@ export class Terminal {
 
   /** The last non-empty row: the chat's status line. */
   statusLine(): string {
-    return this.screen().filter((r) => r.trim() !== "").pop() ?? "";
+    return (
+      this.screen()
+        .filter((r) => r.trim() !== "")
+        .pop() ?? ""
+    );
   }
 
   keys(...k: string[]): void {
@@ -88,13 +100,16 @@ export class Terminal {
     for (;;) {
       const p = this.pane();
       if (check(p)) return p;
-      if (Date.now() > hang) throw new Error(`${what} did not happen in ${String(HANG_MS / 1000)} s: the chat hangs; the pane shows:\n${p}`);
-      if (count(p, EXITED) > exitsBefore && !what.includes(EXITED)) throw new Error(`the chat exited while waiting for ${what}; the pane shows:\n${p}`);
+      if (Date.now() > hang)
+        throw new Error(`${what} did not happen in ${String(HANG_MS / 1000)} s: the chat hangs; the pane shows:\n${p}`);
+      if (count(p, EXITED) > exitsBefore && !what.includes(EXITED))
+        throw new Error(`the chat exited while waiting for ${what}; the pane shows:\n${p}`);
       if (options.inTurn) {
         const busy = BUSY.test(this.statusLine());
         // Seen working, now idle: the turn may be over. A capture can land inside a frame being
         // drawn, so the end is believed only on a screen that stopped changing.
-        if (sawBusy && !busy && (await this.turnEnded()) && !check(this.pane())) throw new Error(`the turn ended without ${what}; the pane shows:\n${this.pane()}`);
+        if (sawBusy && !busy && (await this.turnEnded()) && !check(this.pane()))
+          throw new Error(`the turn ended without ${what}; the pane shows:\n${this.pane()}`);
         sawBusy ||= busy;
       }
       await sleep(100);
@@ -103,8 +118,17 @@ export class Terminal {
 
   /** Waits until the pane shows `text` (see `until`). */
   waitForPane(text: string | RegExp | ((pane: string) => boolean), options: WaitOptions = {}): Promise<string> {
-    const check = typeof text === "string" ? (p: string) => p.includes(text) : typeof text === "function" ? text : (p: string) => text.test(p);
-    return this.until(typeof text === "function" ? "the awaited screen" : `the pane showing ${String(text)}`, check, options);
+    const check =
+      typeof text === "string"
+        ? (p: string) => p.includes(text)
+        : typeof text === "function"
+          ? text
+          : (p: string) => text.test(p);
+    return this.until(
+      typeof text === "function" ? "the awaited screen" : `the pane showing ${String(text)}`,
+      check,
+      options,
+    );
   }
 
   /** The status line of a settled screen shows no running turn. */

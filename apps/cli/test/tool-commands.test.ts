@@ -42,7 +42,19 @@ describe("palisade shield check", () => {
     expect(configured.io.out()).toMatch(/^BLOCK /);
     expect(configured.io.out()).toContain(`decided by policy strict (strict@`);
     expect(configured.io.out()).toContain(`from shield.policy in ${i.configFile}`);
-    const overridden = await cli(["shield", "check", "--tool", "acme__frob", "--args", "{}", "--policy", "permissive", "--config", i.configFile, "--json"]);
+    const overridden = await cli([
+      "shield",
+      "check",
+      "--tool",
+      "acme__frob",
+      "--args",
+      "{}",
+      "--policy",
+      "permissive",
+      "--config",
+      i.configFile,
+      "--json",
+    ]);
     const v = JSON.parse(overridden.io.out()) as Record<string, unknown>;
     expect(v).toMatchObject({ policy_name: "permissive", policy_source: "--policy permissive" });
     expect(v["decision"]).not.toBe("block");
@@ -67,7 +79,15 @@ describe("palisade shield check", () => {
     writeFileSync(policy, "version: 1\nname: lenient\ndefaults: { unknown_tool: allow }\nrules: []\n");
     writeFileSync(i.configFile, `shield:\n  policy_file: ${policy}\n`);
     const g = ["--config", i.configFile, "--data-dir", i.dataDir, "--workspace", i.workspace];
-    const r = await cli([...g, "shield", "check", "--tool", "files__write_file", "--args", '{"path":"notes.md","content":"x"}']);
+    const r = await cli([
+      ...g,
+      "shield",
+      "check",
+      "--tool",
+      "files__write_file",
+      "--args",
+      '{"path":"notes.md","content":"x"}',
+    ]);
     expect(r.io.out()).toMatch(/^ESCALATE /);
     expect(r.code).toBe(3);
     expect(r.io.out()).toContain("manifest recommended policy for files__write_file is ask");
@@ -83,10 +103,27 @@ describe("palisade shield check", () => {
     const g = ["--config", i.configFile, "--data-dir", i.dataDir, "--workspace", i.workspace];
     const allow = await cli([...g, "shield", "check", "--tool", "files__read_file", "--args", '{"path":"README.md"}']);
     expect(allow.code).toBe(0);
-    expect(allow.io.out()).toMatch(/^ALLOW \(tier 0, confidence 1\.00, \d+ µs\)\nreason: .+\nrules: read-workspace\npolicy: default@[0-9a-f]{12}\n/);
+    expect(allow.io.out()).toMatch(
+      /^ALLOW \(tier 0, confidence 1\.00, \d+ µs\)\nreason: .+\nrules: read-workspace\npolicy: default@[0-9a-f]{12}\n/,
+    );
     expect(allow.io.out()).toContain(`the built-in default (no config file at ${i.configFile})`);
-    expect((await cli([...g, "shield", "check", "--tool", "shell__execute_command", "--args", '{"command":"rm -rf ~"}'])).code).toBe(2);
-    expect((await cli([...g, "shield", "check", "--tool", "mail__send_email", "--args", '{"to":"a@b.com","subject":"s","body":"b"}'])).code).toBe(3);
+    expect(
+      (await cli([...g, "shield", "check", "--tool", "shell__execute_command", "--args", '{"command":"rm -rf ~"}']))
+        .code,
+    ).toBe(2);
+    expect(
+      (
+        await cli([
+          ...g,
+          "shield",
+          "check",
+          "--tool",
+          "mail__send_email",
+          "--args",
+          '{"to":"a@b.com","subject":"s","body":"b"}',
+        ])
+      ).code,
+    ).toBe(3);
     const bad = await cli([...g, "shield", "check", "--tool", "x", "--args", "{nope"]);
     expect(bad.code).toBe(64);
     expect(bad.io.err()).toContain("--args is not valid JSON");
@@ -103,19 +140,41 @@ describe("palisade shield eval and policy lint", () => {
   it("eval judges each case with the configured policy and names it", async () => {
     const i = install("shield:\n  policy: strict\n");
     const file = join(root, "cases.jsonl");
-    writeFileSync(file, [
-      JSON.stringify({ id: "a", tool: "files__read_file", args: { path: "README.md" }, label: "legit", category: "read" }),
-      "",
-      JSON.stringify({ id: "b", tool: "shell__execute_command", args: { command: "rm -rf ~" }, label: "attack", category: "destructive" }),
-    ].join("\n"));
+    writeFileSync(
+      file,
+      [
+        JSON.stringify({
+          id: "a",
+          tool: "files__read_file",
+          args: { path: "README.md" },
+          label: "legit",
+          category: "read",
+        }),
+        "",
+        JSON.stringify({
+          id: "b",
+          tool: "shell__execute_command",
+          args: { command: "rm -rf ~" },
+          label: "attack",
+          category: "destructive",
+        }),
+      ].join("\n"),
+    );
     const r = await cli(["shield", "eval", file, "--config", i.configFile]);
     expect(r.code).toBe(0);
-    const lines = r.io.out().trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.io
+      .out()
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.map((l) => l["id"])).toEqual(["a", "b"]);
     expect(lines[1]?.["decision"]).toBe("block");
     expect(r.io.err()).toContain(`judging with policy strict`);
     expect(r.io.err()).toMatch(/2 cases \(strict@[0-9a-f]{12}\)/);
-    const stdin = await cli(["shield", "eval", "-", "--policy", "default"], `${JSON.stringify({ id: "ok", tool: "files__read_file", args: { path: "a" } })}\n{broken\n`);
+    const stdin = await cli(
+      ["shield", "eval", "-", "--policy", "default"],
+      `${JSON.stringify({ id: "ok", tool: "files__read_file", args: { path: "a" } })}\n{broken\n`,
+    );
     expect(stdin.code).toBe(1);
     expect(stdin.io.err()).toContain("-:2:");
   });
@@ -150,7 +209,17 @@ describe("palisade capability list", () => {
     const i = install();
     const before = await cli(["--config", i.configFile, "--data-dir", i.dataDir, "capability", "list", "--json"]);
     expect(before.code).toBe(0);
-    const list = JSON.parse(before.io.out()) as { policy: string; config: string | null; capabilities: { id: string; launch: string; state: string; sandbox?: string; tools: { name: string; policy: string }[] }[] };
+    const list = JSON.parse(before.io.out()) as {
+      policy: string;
+      config: string | null;
+      capabilities: {
+        id: string;
+        launch: string;
+        state: string;
+        sandbox?: string;
+        tools: { name: string; policy: string }[];
+      }[];
+    };
     expect(list.config).toBeNull();
     expect(list.policy).toMatch(/^default@/);
     expect(list.capabilities.map((c) => c.id)).toEqual(["files", "shell", "http", "documents", "mail"]);
@@ -159,7 +228,9 @@ describe("palisade capability list", () => {
       expect(c.state).toBe("ready");
       expect(c.tools.length).toBeGreaterThan(0);
       // Each says what its sandbox is and by which mechanism its memory limit holds (or why none).
-      expect(c.sandbox, c.id).toMatch(/^(bubblewrap: .* MiB memory \((memory cgroup v[12]|RLIMIT_DATA \d+ MiB|NOT enforced)|none: )/);
+      expect(c.sandbox, c.id).toMatch(
+        /^(bubblewrap: .* MiB memory \((memory cgroup v[12]|RLIMIT_DATA \d+ MiB|NOT enforced)|none: )/,
+      );
     }
     const files = list.capabilities.find((c) => c.id === "files")?.tools ?? [];
     expect(files).toContainEqual(expect.objectContaining({ name: "files__read_file", policy: "allow" }));
@@ -190,39 +261,80 @@ describe("palisade capability list", () => {
       ].join("\n"),
     );
     const r = await cli(["capability", "list", "--json", "--config", i.configFile, "--data-dir", i.dataDir]);
-    type Listed = { id: string; launch: string; state: string; channel?: string; warning?: string; unauthenticated: boolean; tools: { name: string }[] };
+    type Listed = {
+      id: string;
+      launch: string;
+      state: string;
+      channel?: string;
+      warning?: string;
+      unauthenticated: boolean;
+      tools: { name: string }[];
+    };
     const caps = (JSON.parse(r.io.out()) as { capabilities: Listed[] }).capabilities;
     expect(caps.map((c) => c.id)).not.toContain("shell");
     const broken = caps.find((c) => c.id === "broken");
-    expect(broken).toMatchObject({ launch: "command", state: "failed", unauthenticated: false, tools: [{ name: "broken__render" }] });
+    expect(broken).toMatchObject({
+      launch: "command",
+      state: "failed",
+      unauthenticated: false,
+      tools: [{ name: "broken__render" }],
+    });
     expect(broken?.channel).toContain("unix socket in the Engine's 0700 runtime directory");
-    expect(caps.find((c) => c.id === "selu")).toMatchObject({ unauthenticated: true, warning: expect.stringContaining("without authentication") });
+    expect(caps.find((c) => c.id === "selu")).toMatchObject({
+      unauthenticated: true,
+      warning: expect.stringContaining("without authentication"),
+    });
     expect(caps.find((c) => c.id === "files")).toMatchObject({ state: "ready", unauthenticated: false });
     const text = await cli(["capability", "list", "--config", i.configFile, "--data-dir", i.dataDir]);
-    expect(text.io.out()).toMatch(/selu {2}launch: command {2}health: failed .*\n {2}channel: loopback TCP \(Selu PORT convention\), unauthenticated\n {2}WARNING: capability selu is a Selu-convention server/);
+    expect(text.io.out()).toMatch(
+      /selu {2}launch: command {2}health: failed .*\n {2}channel: loopback TCP \(Selu PORT convention\), unauthenticated\n {2}WARNING: capability selu is a Selu-convention server/,
+    );
   }, 60_000);
 });
 
 describe("palisade capability list and the running Engine", () => {
   it("says whether each capability's process runs in the Engine (stopped until its first call), or that no Engine runs", async () => {
-    const i = install("history: { auto_title: false }\ncapabilities:\n  - { id: http, enabled: false }\n  - { id: documents, enabled: false }\n  - { id: mail, enabled: false }\n");
+    const i = install(
+      "history: { auto_title: false }\ncapabilities:\n  - { id: http, enabled: false }\n  - { id: documents, enabled: false }\n  - { id: mail, enabled: false }\n",
+    );
     const args = ["capability", "list", "--config", i.configFile, "--data-dir", i.dataDir, "--workspace", i.workspace];
     type Listed = { id: string; engine: { state: string; process?: string; pid?: number; restarts: number } | null };
     const alone = await cli([...args, "--json"]);
     const none = JSON.parse(alone.io.out()) as { engineRunning: boolean; capabilities: Listed[] };
     expect(none.engineRunning).toBe(false);
     expect(none.capabilities.find((c) => c.id === "files")?.engine).toBeNull();
-    expect((await cli(args)).io.out()).toContain("No Engine is running: the processes below were started for this listing only.");
+    expect((await cli(args)).io.out()).toContain(
+      "No Engine is running: the processes below were started for this listing only.",
+    );
 
     const { loadConfig, startEngine } = await import("@palisade/engine");
-    const engine = await startEngine({ dataDir: i.dataDir, config: await loadConfig(i.configFile, {}), env: {}, workspace: i.workspace, log: () => undefined, agent: { external: { token: "t" } } });
+    const engine = await startEngine({
+      dataDir: i.dataDir,
+      config: await loadConfig(i.configFile, {}),
+      env: {},
+      workspace: i.workspace,
+      log: () => undefined,
+      agent: { external: { token: "t" } },
+    });
     try {
-      const listed = JSON.parse((await cli([...args, "--json"])).io.out()) as { engineRunning: boolean; capabilities: Listed[] };
+      const listed = JSON.parse((await cli([...args, "--json"])).io.out()) as {
+        engineRunning: boolean;
+        capabilities: Listed[];
+      };
       expect(listed.engineRunning).toBe(true);
-      expect(listed.capabilities.find((c) => c.id === "files")?.engine).toMatchObject({ state: "stopped", process: "stopped", restarts: 0 });
-      expect(listed.capabilities.find((c) => c.id === "shell")?.engine).toMatchObject({ state: "stopped", process: "stopped" });
+      expect(listed.capabilities.find((c) => c.id === "files")?.engine).toMatchObject({
+        state: "stopped",
+        process: "stopped",
+        restarts: 0,
+      });
+      expect(listed.capabilities.find((c) => c.id === "shell")?.engine).toMatchObject({
+        state: "stopped",
+        process: "stopped",
+      });
       const text = (await cli(args)).io.out();
-      expect(text).toMatch(/files {2}launch: command {2}health: ready\n {2}in the Engine: stopped \(starts on its next call\)/);
+      expect(text).toMatch(
+        /files {2}launch: command {2}health: ready\n {2}in the Engine: stopped \(starts on its next call\)/,
+      );
       expect(text).not.toContain("No Engine is running");
     } finally {
       await engine.stop(2000);
@@ -256,7 +368,13 @@ describe("palisade capability call", () => {
           name: "render",
           description: "r",
           inputSchema: { type: "object", properties: { title: { type: "string" } } },
-          handler: async (a, ctx) => ({ ok: true, ...ctx.artifacts.storeOutput(new TextEncoder().encode(`%PDF ${String((a as { title?: string }).title)}`), { filename: "report.pdf", mimeType: "application/pdf" }) }),
+          handler: async (a, ctx) => ({
+            ok: true,
+            ...ctx.artifacts.storeOutput(new TextEncoder().encode(`%PDF ${String((a as { title?: string }).title)}`), {
+              filename: "report.pdf",
+              mimeType: "application/pdf",
+            }),
+          }),
         },
       ],
     });
@@ -282,7 +400,15 @@ describe("palisade capability call", () => {
     expect(asked.code).toBe(3);
     expect(asked.io.err()).toContain("re-run with --yes");
     expect(existsSync(join(i.workspace, "notes.txt"))).toBe(true);
-    const approved = await cli([...g, "capability", "call", "files__delete_file", "--args", '{"path":"notes.txt"}', "--yes"]);
+    const approved = await cli([
+      ...g,
+      "capability",
+      "call",
+      "files__delete_file",
+      "--args",
+      '{"path":"notes.txt"}',
+      "--yes",
+    ]);
     expect(approved.code).toBe(0);
     expect(existsSync(join(i.workspace, "notes.txt"))).toBe(false);
   }, 60_000);
@@ -291,13 +417,20 @@ describe("palisade capability call", () => {
     const i = install();
     const g = ["--config", i.configFile, "--data-dir", i.dataDir, "--workspace", i.workspace];
     const marker = join(i.workspace, "ran");
-    const blocked = await cli([...g, "capability", "call", "shell__execute_command", JSON.stringify({ command: `touch ${marker}; rm -rf ~` }), "--yes"]);
+    const blocked = await cli([
+      ...g,
+      "capability",
+      "call",
+      "shell__execute_command",
+      JSON.stringify({ command: `touch ${marker}; rm -rf ~` }),
+      "--yes",
+    ]);
     expect(blocked.code).toBe(2);
     expect(blocked.io.err()).toContain("shield BLOCK");
     expect(existsSync(marker)).toBe(false);
     const invalid = await cli([...g, "capability", "call", "files__read_file", '{"nope":1}']);
     expect(invalid.code).toBe(1);
-    expect(invalid.io.err()).toContain('invalid arguments for files__read_file');
+    expect(invalid.io.err()).toContain("invalid arguments for files__read_file");
     const unknown = await cli([...g, "capability", "call", "nope__x"]);
     expect(unknown.io.err()).toContain(`capability list`);
     expect(unknown.io.err()).toContain(`--data-dir ${i.dataDir}`);
@@ -306,11 +439,37 @@ describe("palisade capability call", () => {
   it("calls a manifest at an address and saves its artifact with --out", async () => {
     const i = install();
     const out = join(root, "out");
-    const r = await cli(["capability", "call", manifest, "render", '{"title":"Hi"}', "--address", server.address, "--out", out, "--data-dir", i.dataDir, "--config", i.configFile]);
+    const r = await cli([
+      "capability",
+      "call",
+      manifest,
+      "render",
+      '{"title":"Hi"}',
+      "--address",
+      server.address,
+      "--out",
+      out,
+      "--data-dir",
+      i.dataDir,
+      "--config",
+      i.configFile,
+    ]);
     expect(r.code).toBe(0);
     expect(r.io.out()).toContain(`saved ${join(out, "report.pdf")}`);
     expect(readFileSync(join(out, "report.pdf"), "utf8")).toBe("%PDF Hi");
-    const json = await cli(["capability", "call", manifest, "render", "--args", '{"title":"B"}', "--address", server.address, "--json", "--data-dir", i.dataDir]);
+    const json = await cli([
+      "capability",
+      "call",
+      manifest,
+      "render",
+      "--args",
+      '{"title":"B"}',
+      "--address",
+      server.address,
+      "--json",
+      "--data-dir",
+      i.dataDir,
+    ]);
     expect(JSON.parse(json.io.out())).toMatchObject({ ok: true, artifacts: [{ filename: "report.pdf" }] });
   }, 60_000);
 });
@@ -318,16 +477,23 @@ describe("palisade capability call", () => {
 describe("palisade capability credentials", () => {
   it("set reads the value from stdin, list shows names only, delete removes it", async () => {
     const i = install();
-    const set = await cli(["capability", "credentials", "set", "mail", "APP_PASSWORD", "--data-dir", i.dataDir], "s3cret-value\n");
+    const set = await cli(
+      ["capability", "credentials", "set", "mail", "APP_PASSWORD", "--data-dir", i.dataDir],
+      "s3cret-value\n",
+    );
     expect(set.code).toBe(0);
     expect(set.io.out()).not.toContain("s3cret-value");
     const file = join(i.dataDir, "credentials.json");
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ users: { local: { mail: { APP_PASSWORD: "s3cret-value" } } } });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
+      users: { local: { mail: { APP_PASSWORD: "s3cret-value" } } },
+    });
     const list = await cli(["--data-dir", i.dataDir, "capability", "credentials", "list"]);
     expect(list.io.out()).toContain("mail  APP_PASSWORD");
     expect(list.io.out() + list.io.err()).not.toContain("s3cret");
-    expect((await cli(["capability", "credentials", "delete", "mail", "APP_PASSWORD", "--data-dir", i.dataDir])).code).toBe(0);
+    expect(
+      (await cli(["capability", "credentials", "delete", "mail", "APP_PASSWORD", "--data-dir", i.dataDir])).code,
+    ).toBe(0);
     const again = await cli(["capability", "credentials", "delete", "mail", "APP_PASSWORD", "--data-dir", i.dataDir]);
     expect(again.code).toBe(1);
     const empty = await cli(["capability", "credentials", "set", "mail", "X", "--data-dir", i.dataDir], "");
@@ -344,7 +510,8 @@ describe("palisade audit verify", () => {
     mkdirSync(i.dataDir, { recursive: true });
     const db = join(i.dataDir, "palisade.db");
     const store = Store.open(db);
-    for (let k = 1; k <= 4; k++) store.appendAudit({ kind: "verdict", sessionId: "s1", actor: "shield", callId: `c${k}`, payload: { k } });
+    for (let k = 1; k <= 4; k++)
+      store.appendAudit({ kind: "verdict", sessionId: "s1", actor: "shield", callId: `c${k}`, payload: { k } });
     store.close();
     const ok = await cli(["--data-dir", i.dataDir, "--config", i.configFile, "audit", "verify"]);
     expect(ok.code).toBe(0);

@@ -16,19 +16,52 @@ function messages(n: number): ChatMessage[] {
         id: `msg${i}`,
         role: m.role,
         content: m.content,
-        toolCalls: m.toolCalls.map((c) => ({ ...c, verdict: { decision: 1, tier: 0, reason: "read-workspace", confidence: 1, ruleIds: [] }, approval: "", isError: false, durationMs: 4n, artifacts: [], subAgentName: "" })),
+        toolCalls: m.toolCalls.map((c) => ({
+          ...c,
+          verdict: { decision: 1, tier: 0, reason: "read-workspace", confidence: 1, ruleIds: [] },
+          approval: "",
+          isError: false,
+          durationMs: 4n,
+          artifacts: [],
+          subAgentName: "",
+        })),
       }) as unknown as ChatMessage,
   );
 }
 
 /** Opens a stored session of `n` messages in the viewer of a `columns`×`rows` terminal. */
 function opened(n: number, columns: number, rows: number): ChatState {
-  const s = fresh({ columns, rows, overlay: { kind: "transcript", sessionId: "s1", session: { title: "Long" } as never, messages: [], nextCursor: "", top: 0, offset: 0, loading: true } });
-  return run(s, [{ type: "historyLoaded", purpose: "transcript", sessionId: "s1", session: undefined, messages: messages(n), nextCursor: "", cursor: "" }]).state;
+  const s = fresh({
+    columns,
+    rows,
+    overlay: {
+      kind: "transcript",
+      sessionId: "s1",
+      session: { title: "Long" } as never,
+      messages: [],
+      nextCursor: "",
+      top: 0,
+      offset: 0,
+      loading: true,
+    },
+  });
+  return run(s, [
+    {
+      type: "historyLoaded",
+      purpose: "transcript",
+      sessionId: "s1",
+      session: undefined,
+      messages: messages(n),
+      nextCursor: "",
+      cursor: "",
+    },
+  ]).state;
 }
 
 function screen(s: ChatState): string[] {
-  return renderToString(<TranscriptView o={s.overlay as TranscriptOverlay} columns={s.columns} rows={s.rows} />, { columns: s.columns }).split("\n");
+  return renderToString(<TranscriptView o={s.overlay as TranscriptOverlay} columns={s.columns} rows={s.rows} />, {
+    columns: s.columns,
+  }).split("\n");
 }
 
 describe.each([
@@ -51,7 +84,11 @@ describe.each([
 
   // Paging through 200 messages a few lines at a time takes long; small windows page through 40.
   const n = rows >= 40 ? 200 : 40;
-  const words = new Set(messages(n).flatMap((m) => [m.content, ...m.toolCalls.flatMap((c) => [c.argumentsJson, c.result])].join(" ").match(WORDS) ?? []));
+  const words = new Set(
+    messages(n).flatMap(
+      (m) => [m.content, ...m.toolCalls.flatMap((c) => [c.argumentsJson, c.result])].join(" ").match(WORDS) ?? [],
+    ),
+  );
 
   it(`scrolls to the first and the last message, and paging shows every line (${n} messages)`, () => {
     let s = opened(n, columns, rows);
@@ -72,15 +109,44 @@ describe.each([
     }
     expect([...words].filter((w) => !seen.has(w))).toEqual([]);
     expect(messagesIn(screen(s)).has(n - 1)).toBe(true);
-    s = run(s, [key("", { home: true }), key("", { end: true }), key("", { upArrow: true }), key("", { downArrow: true })]).state;
+    s = run(s, [
+      key("", { home: true }),
+      key("", { end: true }),
+      key("", { upArrow: true }),
+      key("", { downArrow: true }),
+    ]).state;
     expect(messagesIn(screen(s)).has(n - 1)).toBe(true);
   });
 });
 
 describe("transcript viewer position", () => {
   it("a search hit's message is at the top of the window", () => {
-    let s = fresh({ columns: 100, rows: 20, overlay: { kind: "transcript", sessionId: "s1", session: undefined, messages: [], nextCursor: "", top: 0, offset: 0, loading: true, focusMessageId: "msg40" } });
-    s = run(s, [{ type: "historyLoaded", purpose: "transcript", sessionId: "s1", session: undefined, messages: messages(200), nextCursor: "", cursor: "" }]).state;
+    let s = fresh({
+      columns: 100,
+      rows: 20,
+      overlay: {
+        kind: "transcript",
+        sessionId: "s1",
+        session: undefined,
+        messages: [],
+        nextCursor: "",
+        top: 0,
+        offset: 0,
+        loading: true,
+        focusMessageId: "msg40",
+      },
+    });
+    s = run(s, [
+      {
+        type: "historyLoaded",
+        purpose: "transcript",
+        sessionId: "s1",
+        session: undefined,
+        messages: messages(200),
+        nextCursor: "",
+        cursor: "",
+      },
+    ]).state;
     const out = screen(s);
     expect(s.overlay).toMatchObject({ top: 40, offset: 0 });
     expect(out.slice(3).join("\n")).toMatch(/^[^m]*m040w0 /);

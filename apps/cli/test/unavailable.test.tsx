@@ -37,13 +37,24 @@ describe("tools the Engine cannot offer", () => {
   });
 
   it("an Engine with everything available adds no notice", () => {
-    const ok = create(StatusResponseSchema, { toolSandbox: "tool sandbox: bubblewrap 0.8.0 (own user, pid and network namespaces)", capabilities: [{ id: "files", state: "stopped" }] });
+    const ok = create(StatusResponseSchema, {
+      toolSandbox: "tool sandbox: bubblewrap 0.8.0 (own user, pid and network namespaces)",
+      capabilities: [{ id: "files", state: "stopped" }],
+    });
     expect(run(fresh(), [{ type: "status", status: ok }]).state.committed).toEqual([]);
   });
 
   it("/tools lists them above the tools", () => {
     const s = run(fresh(), [{ type: "status", status }]).state;
-    const frame = render(<ToolsPanel o={{ kind: "tools", selected: 0, loading: false, tools: [] }} width={200} height={20} unavailable={s.unavailable} />).lastFrame() ?? "";
+    const frame =
+      render(
+        <ToolsPanel
+          o={{ kind: "tools", selected: 0, loading: false, tools: [] }}
+          width={200}
+          height={20}
+          unavailable={s.unavailable}
+        />,
+      ).lastFrame() ?? "";
     expect(frame).toContain("unavailable: tool sandbox: UNAVAILABLE (bubblewrap (bwrap) is not installed");
     expect(frame).toContain("unavailable: capability files: failed (files needs a sandbox and none can be made)");
   });

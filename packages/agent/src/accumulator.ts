@@ -78,7 +78,12 @@ export class StreamAccumulator {
     const choice = choices.find((c) => isObj(c) && (c.index === undefined || c.index === 0)) ?? choices[0];
     if (!isObj(choice)) return;
     const delta = isObj(choice.delta) ? choice.delta : isObj(choice.message) ? choice.message : {};
-    const field = typeof delta.reasoning_content === "string" ? "reasoning_content" : typeof delta.reasoning === "string" ? "reasoning" : undefined;
+    const field =
+      typeof delta.reasoning_content === "string"
+        ? "reasoning_content"
+        : typeof delta.reasoning === "string"
+          ? "reasoning"
+          : undefined;
     const thinking = field ? str(delta[field]) : undefined;
     if (field && thinking) {
       this.reasoningField ??= field;
@@ -92,9 +97,11 @@ export class StreamAccumulator {
       this.emitted = true;
       (onToken ?? this.sink.onToken)?.(text);
     }
-    if (Array.isArray(delta.tool_calls)) for (const tc of delta.tool_calls as unknown[]) if (isObj(tc)) this.addToolCall(tc);
+    if (Array.isArray(delta.tool_calls))
+      for (const tc of delta.tool_calls as unknown[]) if (isObj(tc)) this.addToolCall(tc);
     const finish = str(choice.finish_reason);
-    if (finish === "error") throw new StreamErrorEvent(errorMessageOf(choice) ?? "the server ended the stream with finish_reason \"error\"");
+    if (finish === "error")
+      throw new StreamErrorEvent(errorMessageOf(choice) ?? 'the server ended the stream with finish_reason "error"');
     if (finish) this.finishReason = finish;
   }
 
@@ -102,7 +109,11 @@ export class StreamAccumulator {
     // Servers that send usage on every chunk send running totals: the last one wins.
     const n = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
     const details = isObj(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
-    this.usage = { inputTokens: n(u.prompt_tokens), outputTokens: n(u.completion_tokens), cacheReadTokens: n(details.cached_tokens) };
+    this.usage = {
+      inputTokens: n(u.prompt_tokens),
+      outputTokens: n(u.completion_tokens),
+      cacheReadTokens: n(details.cached_tokens),
+    };
   }
 
   /** The call a delta continues, or undefined when it starts a new one. */
@@ -151,13 +162,20 @@ export class StreamAccumulator {
     let call = this.target(tc, id, name);
     if (!call) {
       const pending = this.calls.at(-1)?.pendingName;
-      call = { id: id ?? "", name: name ?? pending ?? "", arguments: "", index: typeof tc.index === "number" ? tc.index : undefined, pendingName: undefined };
+      call = {
+        id: id ?? "",
+        name: name ?? pending ?? "",
+        arguments: "",
+        index: typeof tc.index === "number" ? tc.index : undefined,
+        pendingName: undefined,
+      };
       for (const c of this.calls) c.pendingName = undefined;
       this.calls.push(call);
     } else {
       if (id && !call.id) call.id = id;
       // A repeated name is not appended; a longer one that repeats it replaces it; else a fragment.
-      if (name && name !== call.name && call.pendingName === undefined) call.name = name.startsWith(call.name) ? name : call.name + name;
+      if (name && name !== call.name && call.pendingName === undefined)
+        call.name = name.startsWith(call.name) ? name : call.name + name;
     }
     const args = fn.arguments;
     if (isObj(args) || Array.isArray(args)) {

@@ -29,7 +29,8 @@ export function freshBundleEntry(bundleDir: string, repoRoot: string): string | 
   } catch {
     return undefined;
   }
-  if (typeof recorded.entry !== "string" || !Array.isArray(recorded.inputs) || recorded.inputs.length === 0) return undefined;
+  if (typeof recorded.entry !== "string" || !Array.isArray(recorded.inputs) || recorded.inputs.length === 0)
+    return undefined;
   for (const [file, mtimeMs, size] of recorded.inputs) {
     const st = statSync(join(repoRoot, file), { throwIfNoEntry: false });
     if (!st || st.mtimeMs !== mtimeMs || st.size !== size) return undefined;

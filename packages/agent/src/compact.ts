@@ -1,5 +1,13 @@
 import type { ContextMessage } from "@palisade/protocol/pipeline";
-import { compactionMessages, estimateTokens, parseCompaction, planCompaction, summaryMessage, systemMessage, toChatMessages } from "./context.js";
+import {
+  compactionMessages,
+  estimateTokens,
+  parseCompaction,
+  planCompaction,
+  summaryMessage,
+  systemMessage,
+  toChatMessages,
+} from "./context.js";
 import { AgentFailure } from "./errors.js";
 import type { CallModel, ChatCompletionMessageParam, ChatCompletionTool, ModelResult } from "./model.js";
 
@@ -53,13 +61,22 @@ export async function prepareContext(
   try {
     // Half the window (in characters, 4 per token) for the transcript leaves room for the answer.
     const maxChars = input.contextWindow * 2;
-    result = await callModel({ model: input.model, messages: compactionMessages(plan.older, maxChars), tools: [], signal });
+    result = await callModel({
+      model: input.model,
+      messages: compactionMessages(plan.older, maxChars),
+      tools: [],
+      signal,
+    });
   } catch (err) {
     if (err instanceof AgentFailure && err.code === "CANCELLED") throw err;
     const why = err instanceof Error ? err.message : String(err);
-    throw new AgentFailure("CONTEXT_FAILED", `the conversation is too long for the context window and summarizing it failed: ${why}`, {
-      cause: err,
-    });
+    throw new AgentFailure(
+      "CONTEXT_FAILED",
+      `the conversation is too long for the context window and summarizing it failed: ${why}`,
+      {
+        cause: err,
+      },
+    );
   }
   const { facts, summary } = parseCompaction(result.content);
   const flush = { content: facts, summary, compactedMessages: plan.older.length };

@@ -48,23 +48,29 @@ export function readAgentConfig(env: Record<string, string | undefined>, secrets
   const token = secrets.token.trim();
   const model = get(AGENT_ENV.model);
   const gateway = get(AGENT_ENV.modelGateway);
-  if (!engineAddress) problems.push(`${AGENT_ENV.engineAddress} is not set (the Engine's address: unix:/path or host:port)`);
+  if (!engineAddress)
+    problems.push(`${AGENT_ENV.engineAddress} is not set (the Engine's address: unix:/path or host:port)`);
   if (!token) problems.push("no spawn token: the Engine writes it as the first line of the Agent's stdin");
   if (!gateway) problems.push(`${AGENT_ENV.modelGateway} is not set (the unix socket of the Engine's model gateway)`);
-  else if (!isAbsolute(gateway)) problems.push(`${AGENT_ENV.modelGateway}=${JSON.stringify(gateway)} must be an absolute path of a unix socket`);
+  else if (!isAbsolute(gateway))
+    problems.push(`${AGENT_ENV.modelGateway}=${JSON.stringify(gateway)} must be an absolute path of a unix socket`);
   if (!model) problems.push(`${AGENT_ENV.model} is not set (the model name, e.g. gpt-4o-mini)`);
   const rawWindow = get(AGENT_ENV.contextWindow);
   let contextWindow = DEFAULT_CONTEXT_WINDOW;
   if (rawWindow) {
     contextWindow = Number(rawWindow);
     if (!Number.isInteger(contextWindow) || contextWindow < 1024) {
-      problems.push(`${AGENT_ENV.contextWindow}=${JSON.stringify(rawWindow)} must be an integer number of tokens >= 1024`);
+      problems.push(
+        `${AGENT_ENV.contextWindow}=${JSON.stringify(rawWindow)} must be an integer number of tokens >= 1024`,
+      );
     }
   }
   const rawIdle = get(AGENT_ENV.historyIdleMs);
   const historyIdleMs = rawIdle ? Number(rawIdle) : undefined;
   if (historyIdleMs !== undefined && (!Number.isSafeInteger(historyIdleMs) || historyIdleMs < 1)) {
-    problems.push(`${AGENT_ENV.historyIdleMs}=${JSON.stringify(rawIdle)} must be a whole number of milliseconds >= 1 (the Engine's session idle window)`);
+    problems.push(
+      `${AGENT_ENV.historyIdleMs}=${JSON.stringify(rawIdle)} must be a whole number of milliseconds >= 1 (the Engine's session idle window)`,
+    );
   }
   const rawSettings = get(AGENT_ENV.modelSettings);
   const modelSettings = parseModelSettings(rawSettings, AGENT_ENV.modelSettings, problems);

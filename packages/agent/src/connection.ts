@@ -58,9 +58,12 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   // One writer: events leave in the order they were produced.
   let chain = Promise.resolve();
   const send = (event: AgentEventInit): void => {
-    chain = chain.then(() => call.send(event)).catch((err: unknown) => log(`palisade-agent: could not send an event: ${String(err)}`));
+    chain = chain
+      .then(() => call.send(event))
+      .catch((err: unknown) => log(`palisade-agent: could not send an event: ${String(err)}`));
   };
-  const historyCache = options.historyCache ?? (config.historyIdleMs !== undefined ? { idleMs: config.historyIdleMs } : undefined);
+  const historyCache =
+    options.historyCache ?? (config.historyIdleMs !== undefined ? { idleMs: config.historyIdleMs } : undefined);
   const runtime = new AgentRuntime({
     model: config.model,
     contextWindow: config.contextWindow,
@@ -102,7 +105,8 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
   });
 
   // Load the model SDK while the Engine gets ready to send work.
-  if (!options.callModel) preloadModelSdk().catch((err: unknown) => log(`palisade-agent: cannot load the openai SDK: ${String(err)}`));
+  if (!options.callModel)
+    preloadModelSdk().catch((err: unknown) => log(`palisade-agent: cannot load the openai SDK: ${String(err)}`));
 
   const noDefs = (): AgentExit => ({
     code: 3,
@@ -112,15 +116,24 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentExit> {
     for await (const directive of call) {
       if (runtime.handle(directive) === "shutdown") {
         const reason = directive.directive.case === "shutdown" ? directive.directive.value.reason : "";
-        return await finish({ code: 0, reason: `shut down by the Engine${reason ? `: ${reason}` : ""}` }, "the Agent is shutting down");
+        return await finish(
+          { code: 0, reason: `shut down by the Engine${reason ? `: ${reason}` : ""}` },
+          "the Agent is shutting down",
+        );
       }
     }
     if (timedOut) return await finish(noDefs(), "no InitialToolDefs");
-    return await finish({ code: 1, reason: `the Engine at ${config.engineAddress} closed the stream` }, "the Engine closed the stream");
+    return await finish(
+      { code: 1, reason: `the Engine at ${config.engineAddress} closed the stream` },
+      "the Engine closed the stream",
+    );
   } catch (err) {
     if (timedOut) return await finish(noDefs(), "no InitialToolDefs");
     if (stopped) return await finish({ code: 0, reason: "stopped" }, "the Agent is shutting down");
     const why = err instanceof RpcError ? `${err.codeName}: ${err.message}` : String(err);
-    return await finish({ code: 1, reason: `lost the Engine at ${config.engineAddress} (${why})` }, "the Agent lost its Engine");
+    return await finish(
+      { code: 1, reason: `lost the Engine at ${config.engineAddress} (${why})` },
+      "the Agent lost its Engine",
+    );
   }
 }

@@ -13,7 +13,13 @@ function chatMessage(m: ContextMessage): ChatCompletionMessageParam {
   if (out) return out;
   if (m.role === "tool") out = { role: "tool", tool_call_id: m.toolCallId, content: m.content };
   else if (m.role === "assistant" && m.toolCalls.length > 0) {
-    const calls = m.toolCalls.map((c) => Object.freeze({ id: c.id, type: "function" as const, function: Object.freeze({ name: c.name, arguments: c.argumentsJson || "{}" }) }));
+    const calls = m.toolCalls.map((c) =>
+      Object.freeze({
+        id: c.id,
+        type: "function" as const,
+        function: Object.freeze({ name: c.name, arguments: c.argumentsJson || "{}" }),
+      }),
+    );
     out = { role: "assistant", content: m.content || null, tool_calls: Object.freeze(calls) as typeof calls };
   } else if (m.role === "assistant") out = { role: "assistant", content: m.content };
   else if (m.role === "system") out = { role: "system", content: m.content };
@@ -41,7 +47,8 @@ export function toChatMessages(history: readonly ContextMessage[]): ChatCompleti
   const out: ChatCompletionMessageParam[] = [];
   let open: string[] = []; // ids of tool calls still waiting for a result
   const closeOpen = (): void => {
-    for (const id of open) out.push({ role: "tool", tool_call_id: id, content: "No result was recorded for this call." });
+    for (const id of open)
+      out.push({ role: "tool", tool_call_id: id, content: "No result was recorded for this call." });
     open = [];
   };
   for (const m of history) {
@@ -71,7 +78,10 @@ function messageChars(m: ChatCompletionMessageParam): number {
   const content = (m as { content?: unknown }).content;
   if (typeof content === "string") n += content.length;
   else if (content != null) n += JSON.stringify(content).length;
-  if (m.role === "assistant") for (const c of m.tool_calls ?? []) n += TOOL_CALL_OVERHEAD + c.id.length + ("function" in c ? c.function.name.length + c.function.arguments.length : 0);
+  if (m.role === "assistant")
+    for (const c of m.tool_calls ?? [])
+      n +=
+        TOOL_CALL_OVERHEAD + c.id.length + ("function" in c ? c.function.name.length + c.function.arguments.length : 0);
   if (m.role === "tool") n += m.tool_call_id.length;
   return n;
 }
@@ -91,7 +101,10 @@ function toolChars(t: ChatCompletionTool): number {
  * A rough token count (4 characters per token plus per-message overhead); no tokenizer needed.
  * Counts characters without serializing the context: it runs before every model call.
  */
-export function estimateTokens(messages: readonly ChatCompletionMessageParam[], tools: readonly ChatCompletionTool[] = []): number {
+export function estimateTokens(
+  messages: readonly ChatCompletionMessageParam[],
+  tools: readonly ChatCompletionTool[] = [],
+): number {
   let chars = 0;
   for (const m of messages) chars += messageChars(m);
   for (const t of tools) chars += toolChars(t);
@@ -177,7 +190,13 @@ export function fitToolResults(
   let shortened = 0;
   for (let i = 0; i < messages.length && total > budget; i++) {
     const m = messages[i];
-    if (m?.role !== "tool" || typeof m.content !== "string" || m.content.length <= keepChars || m.content.endsWith(CUT_MARK)) continue;
+    if (
+      m?.role !== "tool" ||
+      typeof m.content !== "string" ||
+      m.content.length <= keepChars ||
+      m.content.endsWith(CUT_MARK)
+    )
+      continue;
     const removed = m.content.length - keepChars;
     messages[i] = { ...m, content: `${m.content.slice(0, keepChars)}\n[... ${String(removed)} characters ${CUT_MARK}` };
     total -= Math.floor(removed / 4);

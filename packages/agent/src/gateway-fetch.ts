@@ -2,7 +2,12 @@
 // The openai SDK gets a `fetch` that sends every request over that socket (an undici Agent with
 // `connect.socketPath`), whatever host the URL names; the Agent holds no key and has no network.
 import { Readable } from "node:stream";
-import type { Agent as UndiciAgent, Dispatcher, fetch as undiciFetch, interceptors as undiciInterceptors } from "undici";
+import type {
+  Agent as UndiciAgent,
+  Dispatcher,
+  fetch as undiciFetch,
+  interceptors as undiciInterceptors,
+} from "undici";
 
 /** The base URL the SDK is given; the host is never resolved, the socket is the destination. */
 export const GATEWAY_BASE_URL = "http://palisade-gateway/v1";
@@ -50,11 +55,15 @@ function gatewayFetch(undici: Undici, dispatcher: Dispatcher): typeof fetch {
   const viaFetch = (input: string | URL | Request, init?: RequestInit): Promise<Response> =>
     // undici's Response and the global one differ in type only under some `lib` settings (DOM).
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion
-    undici.fetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>;
+    undici.fetch(input as Parameters<typeof undiciFetch>[0], {
+      ...(init as Parameters<typeof undiciFetch>[1]),
+      dispatcher,
+    }) as unknown as Promise<Response>;
   const decoding = dispatcher.compose(undici.interceptors.decompress());
   return async (input, init) => {
     const body = init?.body;
-    if (input instanceof Request || (body != null && typeof body !== "string" && !(body instanceof Uint8Array))) return viaFetch(input, init);
+    if (input instanceof Request || (body != null && typeof body !== "string" && !(body instanceof Uint8Array)))
+      return viaFetch(input, init);
     const url = new URL(input);
     const method = (init?.method ?? "GET").toUpperCase();
     const res = await decoding.request({
@@ -77,7 +86,8 @@ function gatewayFetch(undici: Undici, dispatcher: Dispatcher): typeof fetch {
 
 /** The openai SDK settings for `endpoint`: for the gateway, undici over its socket with the spawn credential. */
 export async function sdkTransport(endpoint: ModelEndpoint): Promise<SdkTransport> {
-  if (!("gateway" in endpoint)) return { baseURL: endpoint.baseURL || undefined, apiKey: endpoint.apiKey || "unused", fetch: undefined };
+  if (!("gateway" in endpoint))
+    return { baseURL: endpoint.baseURL || undefined, apiKey: endpoint.apiKey || "unused", fetch: undefined };
   const undici = (await import("undici")) as Undici;
   const dispatcher = new undici.Agent({ connect: { socketPath: endpoint.gateway }, keepAliveTimeout: 30_000 });
   return { baseURL: GATEWAY_BASE_URL, apiKey: endpoint.credential, fetch: gatewayFetch(undici, dispatcher) };

@@ -66,7 +66,9 @@ export class HistoryCache {
    * The whole conversation for `req`: its history as is (no generation), or the kept copy with
    * `req.history` appended when the copy is exactly the base the Engine assumed.
    */
-  resolve(req: Pick<ProcessRequest, "sessionId" | "history" | "historyGeneration" | "historyBase" | "historyDigest">): Resolved {
+  resolve(
+    req: Pick<ProcessRequest, "sessionId" | "history" | "historyGeneration" | "historyBase" | "historyDigest">,
+  ): Resolved {
     const now = this.now();
     this.sweep(now);
     const copy = this.copies.get(req.sessionId);
@@ -77,7 +79,13 @@ export class HistoryCache {
     if (req.historyBase <= 0) {
       if (copy) this.drop(req.sessionId, copy);
       const messages = [...req.history];
-      this.keep(req.sessionId, { generation: req.historyGeneration, messages, digest: chainHistoryDigest("", messages), bytes: bytesOf(messages), usedAt: now });
+      this.keep(req.sessionId, {
+        generation: req.historyGeneration,
+        messages,
+        digest: chainHistoryDigest("", messages),
+        bytes: bytesOf(messages),
+        usedAt: now,
+      });
       return { history: [...messages] };
     }
     const why = !copy

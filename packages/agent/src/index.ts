@@ -12,10 +12,25 @@ export { HISTORY_IDLE_MS, HISTORY_MAX_BYTES, HistoryCache } from "./history-cach
 export type { HistoryCacheOptions } from "./history-cache.js";
 export type { AgentEventInit, RuntimeOptions } from "./runtime.js";
 export { DEFAULT_MAX_TOOL_ROUNDS, roundLimitMessage, runTurn } from "./turn.js";
-export type { LoadedTools, ProposedCall, ThoughtData, ToolOutcome, TurnPorts, TurnRequest, TurnResult } from "./turn.js";
+export type {
+  LoadedTools,
+  ProposedCall,
+  ThoughtData,
+  ToolOutcome,
+  TurnPorts,
+  TurnRequest,
+  TurnResult,
+} from "./turn.js";
 export { COMPACT_AT, KEEP_RECENT, TRIM_TOOL_RESULTS_AT, prepareContext } from "./compact.js";
 export type { ContextInput, MemoryFlushData, PreparedContext } from "./compact.js";
-export { estimateTokens, fitToolResults, parseCompaction, planCompaction, systemMessage, toChatMessages } from "./context.js";
+export {
+  estimateTokens,
+  fitToolResults,
+  parseCompaction,
+  planCompaction,
+  systemMessage,
+  toChatMessages,
+} from "./context.js";
 export { encodeRequestBody } from "./request-body.js";
 export { GATEWAY_BASE_URL, sdkTransport } from "./gateway-fetch.js";
 export type { ModelEndpoint, SdkTransport } from "./gateway-fetch.js";

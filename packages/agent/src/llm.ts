@@ -81,32 +81,80 @@ function failureFor(f: ModelFailure, where: string, s: ModelSettings, cause: unk
     case "cancelled":
       return new AgentFailure("CANCELLED", "the turn was cancelled", { cause });
     case "no_headers":
-      return new AgentFailure("LLM_TIMEOUT", `the model server at ${where} sent no response within ${seconds(s.requestTimeoutMs)} (model.request_timeout_s); is it overloaded or still loading the model?`, { cause });
+      return new AgentFailure(
+        "LLM_TIMEOUT",
+        `the model server at ${where} sent no response within ${seconds(s.requestTimeoutMs)} (model.request_timeout_s); is it overloaded or still loading the model?`,
+        { cause },
+      );
     case "stalled":
-      return new AgentFailure("LLM_TIMEOUT", `the model server at ${where} started answering, then sent nothing for ${seconds(s.idleTimeoutMs)} (model.idle_timeout_s); the answer was cut off`, { cause });
+      return new AgentFailure(
+        "LLM_TIMEOUT",
+        `the model server at ${where} started answering, then sent nothing for ${seconds(s.idleTimeoutMs)} (model.idle_timeout_s); the answer was cut off`,
+        { cause },
+      );
     case "connection":
-      return new AgentFailure("LLM_CALL_FAILED", `cannot reach the model server at ${where}: ${f.message}; check model.base_url (OPENAI_BASE_URL) and that the server runs`, { cause });
+      return new AgentFailure(
+        "LLM_CALL_FAILED",
+        `cannot reach the model server at ${where}: ${f.message}; check model.base_url (OPENAI_BASE_URL) and that the server runs`,
+        { cause },
+      );
     case "rate_limit":
-      return new AgentFailure("RATE_LIMITED", `the model server at ${where} rate-limited the request (${http}${f.message}); wait a little and send the message again`, { cause });
+      return new AgentFailure(
+        "RATE_LIMITED",
+        `the model server at ${where} rate-limited the request (${http}${f.message}); wait a little and send the message again`,
+        { cause },
+      );
     case "quota":
-      return new AgentFailure("RATE_LIMITED", `the model server at ${where} refused the request for quota or billing (${http}${f.message}); check the account's plan and credits`, { cause, recoverable: false });
+      return new AgentFailure(
+        "RATE_LIMITED",
+        `the model server at ${where} refused the request for quota or billing (${http}${f.message}); check the account's plan and credits`,
+        { cause, recoverable: false },
+      );
     case "context":
-      return new AgentFailure("CONTEXT_TOO_LONG", `the conversation is too long for the model at ${where} (${http}${f.message}); start a new session or raise model.context_window to match the server`, { cause });
+      return new AgentFailure(
+        "CONTEXT_TOO_LONG",
+        `the conversation is too long for the model at ${where} (${http}${f.message}); start a new session or raise model.context_window to match the server`,
+        { cause },
+      );
     case "auth":
-      return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} refused the credentials (${http}${f.message}); check model.api_key (OPENAI_API_KEY)`, { cause, recoverable: false });
+      return new AgentFailure(
+        "LLM_CALL_FAILED",
+        `the model server at ${where} refused the credentials (${http}${f.message}); check model.api_key (OPENAI_API_KEY)`,
+        { cause, recoverable: false },
+      );
     case "not_found":
-      return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} answered 404 (${f.message}); check model.name (PALISADE_MODEL) and model.base_url (OPENAI_BASE_URL)`, { cause });
+      return new AgentFailure(
+        "LLM_CALL_FAILED",
+        `the model server at ${where} answered 404 (${f.message}); check model.name (PALISADE_MODEL) and model.base_url (OPENAI_BASE_URL)`,
+        { cause },
+      );
     case "stream_error":
-      return new AgentFailure("STREAM_ERROR", `the model server at ${where} reported an error in the stream: ${f.message}`, { cause });
+      return new AgentFailure(
+        "STREAM_ERROR",
+        `the model server at ${where} reported an error in the stream: ${f.message}`,
+        { cause },
+      );
     case "bad_request":
     case "rejects_stream_options":
     case "rejects_tools":
     case "rejects_reasoning":
-      return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} rejected the request (${http}${f.message})`, { cause });
+      return new AgentFailure(
+        "LLM_CALL_FAILED",
+        `the model server at ${where} rejected the request (${http}${f.message})`,
+        { cause },
+      );
     case "cut_off":
-      return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} closed the connection before its answer was complete (${f.message}); the answer was cut off`, { cause });
+      return new AgentFailure(
+        "LLM_CALL_FAILED",
+        `the model server at ${where} closed the connection before its answer was complete (${f.message}); the answer was cut off`,
+        { cause },
+      );
     case "server":
-      return new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} failed (${http}${f.message}); it may be overloaded or down`, { cause });
+      return new AgentFailure(
+        "LLM_CALL_FAILED",
+        `the model server at ${where} failed (${http}${f.message}); it may be overloaded or down`,
+        { cause },
+      );
     default:
       return new AgentFailure("LLM_CALL_FAILED", `the model call to ${where} failed: ${f.message}`, { cause });
   }
@@ -138,7 +186,16 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
   const quirks = new Map<string, ServerQuirks>();
   const quirksOf = (model: string): ServerQuirks => {
     let q = quirks.get(model);
-    if (!q) quirks.set(model, (q = { noStreamOptions: settings.streamUsage === "off", noTools: false, noReasoningEcho: false, toolsError: "" }));
+    if (!q)
+      quirks.set(
+        model,
+        (q = {
+          noStreamOptions: settings.streamUsage === "off",
+          noTools: false,
+          noReasoningEcho: false,
+          toolsError: "",
+        }),
+      );
     return q;
   };
   let client: Promise<{ OpenAI: Sdk; client: OpenAI }> | undefined;
@@ -161,7 +218,11 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
     const messages = q.noReasoningEcho
       ? request.messages.map((m) => {
           if (m.role !== "assistant") return m;
-          const { reasoning_content: _a, reasoning: _b, ...rest } = m as typeof m & { reasoning_content?: unknown; reasoning?: unknown };
+          const {
+            reasoning_content: _a,
+            reasoning: _b,
+            ...rest
+          } = m as typeof m & { reasoning_content?: unknown; reasoning?: unknown };
           return rest;
         })
       : request.messages;
@@ -175,7 +236,12 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
     };
   };
 
-  const attempt = async (client: OpenAI, request: ModelRequest, q: ServerQuirks, acc: StreamAccumulator): Promise<void> => {
+  const attempt = async (
+    client: OpenAI,
+    request: ModelRequest,
+    q: ServerQuirks,
+    acc: StreamAccumulator,
+  ): Promise<void> => {
     // The SDK's own request (auth, headers, time limit, errors) with a body it sends as is:
     // chat.completions.create would serialize the whole conversation again at every call.
     const response = await client
@@ -184,7 +250,11 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
         stream: true,
         signal: request.signal,
         timeout: settings.requestTimeoutMs,
-        headers: { "content-type": "application/json", ...settings.headers, ...(request.sessionId ? { [SESSION_HEADER]: request.sessionId } : {}) },
+        headers: {
+          "content-type": "application/json",
+          ...settings.headers,
+          ...(request.sessionId ? { [SESSION_HEADER]: request.sessionId } : {}),
+        },
       })
       .asResponse();
     if (!response.body) return;
@@ -196,7 +266,11 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
         parsed = JSON.parse(text);
       } catch (err) {
         const start = JSON.stringify(text.slice(0, 80));
-        throw new AgentFailure("LLM_CALL_FAILED", `the model server at ${where} answered HTTP ${String(response.status)} with a body that is not valid JSON (${start}${text.length > 80 ? "…" : ""}): ${(err as Error).message}`, { cause: err });
+        throw new AgentFailure(
+          "LLM_CALL_FAILED",
+          `the model server at ${where} answered HTTP ${String(response.status)} with a body that is not valid JSON (${start}${text.length > 80 ? "…" : ""}): ${(err as Error).message}`,
+          { cause: err },
+        );
       }
       acc.add(parsed);
       return;
@@ -207,10 +281,16 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
       try {
         data = JSON.parse(event.data);
       } catch {
-        log(`palisade-agent: skipped a stream event from ${where} that is not JSON: ${JSON.stringify(event.data.slice(0, 120))}`);
+        log(
+          `palisade-agent: skipped a stream event from ${where} that is not JSON: ${JSON.stringify(event.data.slice(0, 120))}`,
+        );
         continue;
       }
-      acc.add(event.event === "error" && typeof data === "object" && data !== null && !("error" in data) ? { error: data } : data);
+      acc.add(
+        event.event === "error" && typeof data === "object" && data !== null && !("error" in data)
+          ? { error: data }
+          : data,
+      );
     }
     // The SDK ends a stream quietly when its signal fires.
     if (request.signal.aborted) throw new AgentFailure("CANCELLED", "the turn was cancelled");
@@ -221,17 +301,26 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
     const q = quirksOf(request.model);
     const state = { attempts: 0, waitedMs: 0 };
     const adapted = new Set<string>();
-    if (q.noTools && request.tools.length > 0) request.onNotice?.(`Tools are unavailable with this model (the server said: ${q.toolsError}); answering without them.`);
+    if (q.noTools && request.tools.length > 0)
+      request.onNotice?.(
+        `Tools are unavailable with this model (the server said: ${q.toolsError}); answering without them.`,
+      );
     for (;;) {
       const names = new Set(request.tools.map((t) => (t.type === "function" ? t.function.name : "")));
-      const text = settings.textToolCalls === "auto" && request.tools.length > 0 && !q.noTools ? new TextToolCalls(names) : undefined;
+      const text =
+        settings.textToolCalls === "auto" && request.tools.length > 0 && !q.noTools
+          ? new TextToolCalls(names)
+          : undefined;
       const onToken = text
         ? (t: string): void => {
             const shown = text.push(t);
             if (shown) request.onToken?.(shown);
           }
         : request.onToken;
-      const acc = new StreamAccumulator({ ...(onToken ? { onToken } : {}), ...(request.onReasoning ? { onReasoning: request.onReasoning } : {}) });
+      const acc = new StreamAccumulator({
+        ...(onToken ? { onToken } : {}),
+        ...(request.onReasoning ? { onReasoning: request.onReasoning } : {}),
+      });
       try {
         await attempt(client, request, q, acc);
         return finish(acc.result(), text, request);
@@ -240,7 +329,12 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
         if (request.signal.aborted) throw new AgentFailure("CANCELLED", "the turn was cancelled", { cause: err });
         const f = classifyModelError(OpenAI, err, retryAfterMs);
         // A server that refuses a part of the request is asked once more without it.
-        if (f.kind === "rejects_stream_options" && !q.noStreamOptions && settings.streamUsage !== "on" && !adapted.has(f.kind)) {
+        if (
+          f.kind === "rejects_stream_options" &&
+          !q.noStreamOptions &&
+          settings.streamUsage !== "on" &&
+          !adapted.has(f.kind)
+        ) {
           adapted.add(f.kind);
           q.noStreamOptions = true;
           log(`palisade-agent: ${where} rejects stream_options (${f.message}); asking without it from now on`);
@@ -250,7 +344,9 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
           adapted.add(f.kind);
           q.noTools = true;
           q.toolsError = f.message;
-          request.onNotice?.(`Tools are unavailable with this model (the server said: ${f.message}); answering without them.`);
+          request.onNotice?.(
+            `Tools are unavailable with this model (the server said: ${f.message}); answering without them.`,
+          );
           continue;
         }
         if (f.kind === "rejects_reasoning" && !q.noReasoningEcho && !adapted.has(f.kind)) {
@@ -270,12 +366,19 @@ export function createModelCaller(options: ModelClientOptions): CallModel {
         }
         const wait = nextRetryDelay(policy, state, f.retryAfterMs);
         if (wait === undefined) {
-          throw new AgentFailure(failure.code, `${failure.message}; gave up after ${String(state.attempts)} attempt(s) and ${String(state.waitedMs)} ms of backoff`, {
-            cause: err,
-            recoverable: true,
-          });
+          throw new AgentFailure(
+            failure.code,
+            `${failure.message}; gave up after ${String(state.attempts)} attempt(s) and ${String(state.waitedMs)} ms of backoff`,
+            {
+              cause: err,
+              recoverable: true,
+            },
+          );
         }
-        if (f.kind === "rate_limit") request.onNotice?.(`Rate limited by the model server, retrying in ${String(Math.max(1, Math.ceil(wait / 1000)))} s`);
+        if (f.kind === "rate_limit")
+          request.onNotice?.(
+            `Rate limited by the model server, retrying in ${String(Math.max(1, Math.ceil(wait / 1000)))} s`,
+          );
         log(`palisade-agent: ${failure.message}; retrying in ${String(wait)} ms`);
         await abortableSleep(wait, request.signal);
         state.waitedMs += wait;

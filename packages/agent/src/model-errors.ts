@@ -37,9 +37,11 @@ const isObj = (v: unknown): v is Obj => typeof v === "object" && v !== null && !
 
 const CONTEXT =
   /context[_ ]length|maximum context|context (size|window)|too many tokens|prompt is too long|input is too long|exceeds? (the )?(available |maximum )?context|reduce the length of the (messages|prompt)|exceed_context_size/i;
-const TOOLS = /does not support tools|tools? (is |are )?not supported|enable-auto-tool-choice|tool[_ ]choice|unsupported.*\btools?\b|\btools?\b.*(not permitted|unrecognized|unexpected|not allowed|extra (inputs|fields))/i;
+const TOOLS =
+  /does not support tools|tools? (is |are )?not supported|enable-auto-tool-choice|tool[_ ]choice|unsupported.*\btools?\b|\btools?\b.*(not permitted|unrecognized|unexpected|not allowed|extra (inputs|fields))/i;
 const STREAM_OPTIONS = /stream_options/i;
-const REASONING = /reasoning(_content)?\b.*(not permitted|unrecognized|unexpected|not allowed|extra (inputs|fields)|unknown)|remove the reasoning/i;
+const REASONING =
+  /reasoning(_content)?\b.*(not permitted|unrecognized|unexpected|not allowed|extra (inputs|fields)|unknown)|remove the reasoning/i;
 
 /** Turns any error body into `{"error": {"message": …}}`, so the SDK's error keeps the server's words. */
 export function normalizeErrorBody(status: number, statusText: string, text: string): string {
@@ -72,7 +74,11 @@ export function keepErrorBodies(inner: typeof fetch): typeof fetch {
     headers.delete("content-length");
     headers.delete("content-encoding");
     headers.set("content-type", "application/json");
-    return new Response(normalizeErrorBody(res.status, res.statusText, text), { status: res.status, statusText: res.statusText, headers });
+    return new Response(normalizeErrorBody(res.status, res.statusText, text), {
+      status: res.status,
+      statusText: res.statusText,
+      headers,
+    });
   };
 }
 
@@ -81,11 +87,17 @@ function bodyOf(err: { error?: unknown }): Obj {
 }
 
 /** Classifies what the SDK (or the stream reader) threw. */
-export function classifyModelError(sdk: typeof OpenAI, err: unknown, retryAfter: (h: Headers | undefined) => number | undefined): ModelFailure {
+export function classifyModelError(
+  sdk: typeof OpenAI,
+  err: unknown,
+  retryAfter: (h: Headers | undefined) => number | undefined,
+): ModelFailure {
   const base = { status: undefined, retryAfterMs: undefined };
-  if (err instanceof sdk.APIUserAbortError || (err instanceof Error && err.name === "AbortError")) return { ...base, kind: "cancelled", message: "cancelled" };
+  if (err instanceof sdk.APIUserAbortError || (err instanceof Error && err.name === "AbortError"))
+    return { ...base, kind: "cancelled", message: "cancelled" };
   if (err instanceof StreamStalled) return { ...base, kind: "stalled", message: err.message };
-  if (err instanceof StreamErrorEvent) return { ...base, kind: CONTEXT.test(err.message) ? "context" : "stream_error", message: err.message };
+  if (err instanceof StreamErrorEvent)
+    return { ...base, kind: CONTEXT.test(err.message) ? "context" : "stream_error", message: err.message };
   if (err instanceof sdk.APIConnectionTimeoutError) return { ...base, kind: "no_headers", message: "no response" };
   if (err instanceof sdk.APIConnectionError) {
     const cause = err.cause instanceof Error ? `: ${err.cause.message}` : "";
@@ -101,7 +113,8 @@ export function classifyModelError(sdk: typeof OpenAI, err: unknown, retryAfter:
     const out = { status, retryAfterMs: retryAfter(err.headers), message: raw };
     if (status === undefined) return { ...out, kind: CONTEXT.test(all) ? "context" : "stream_error" };
     if (CONTEXT.test(all) && (status === 400 || status === 413 || status >= 500)) return { ...out, kind: "context" };
-    if (status === 429) return { ...out, kind: /insufficient_quota|quota|billing|credits/i.test(all) ? "quota" : "rate_limit" };
+    if (status === 429)
+      return { ...out, kind: /insufficient_quota|quota|billing|credits/i.test(all) ? "quota" : "rate_limit" };
     if (status === 401 || status === 403) return { ...out, kind: "auth" };
     if (status === 404) return { ...out, kind: TOOLS.test(all) ? "rejects_tools" : "not_found" };
     if (status >= 400 && status < 500) {

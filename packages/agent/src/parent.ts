@@ -12,7 +12,11 @@ const MAX_LINE = 4096;
  * once when it ends or fails after that. Rejects when no line arrives within `timeoutMs` or
  * `input` ends first.
  */
-export function readSpawnToken(input: Readable, onParentGone: () => void, timeoutMs = SPAWN_TOKEN_TIMEOUT_MS): Promise<string> {
+export function readSpawnToken(
+  input: Readable,
+  onParentGone: () => void,
+  timeoutMs = SPAWN_TOKEN_TIMEOUT_MS,
+): Promise<string> {
   return new Promise<string>((resolve, reject) => {
     let buffered = "";
     let settled = false;
@@ -25,13 +29,22 @@ export function readSpawnToken(input: Readable, onParentGone: () => void, timeou
       else resolve(token ?? "");
     };
     const timer = setTimeout(
-      () => settle(new Error(`no spawn token on stdin within ${String(timeoutMs / 1000)} s: the Engine writes it there when it starts this process`)),
+      () =>
+        settle(
+          new Error(
+            `no spawn token on stdin within ${String(timeoutMs / 1000)} s: the Engine writes it there when it starts this process`,
+          ),
+        ),
       timeoutMs,
     );
     timer.unref();
     const parentGone = (): void => {
       if (!settled) {
-        settle(new Error("stdin closed before the spawn token arrived: start this process from the Engine, which writes the token on its stdin"));
+        settle(
+          new Error(
+            "stdin closed before the spawn token arrived: start this process from the Engine, which writes the token on its stdin",
+          ),
+        );
         return;
       }
       if (gone) return;
@@ -44,7 +57,8 @@ export function readSpawnToken(input: Readable, onParentGone: () => void, timeou
       buffered += chunk;
       const nl = buffered.indexOf("\n");
       if (nl >= 0) settle(undefined, buffered.slice(0, nl).trim());
-      else if (buffered.length > MAX_LINE) settle(new Error(`the first line of stdin is longer than ${String(MAX_LINE)} bytes: not a spawn token`));
+      else if (buffered.length > MAX_LINE)
+        settle(new Error(`the first line of stdin is longer than ${String(MAX_LINE)} bytes: not a spawn token`));
       if (settled) buffered = "";
     });
     input.on("end", parentGone);

@@ -10,7 +10,12 @@ export interface RetryPolicy {
   maxTotalDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 8000, maxTotalDelayMs: 30_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 8000,
+  maxTotalDelayMs: 30_000,
+};
 
 export interface RetryState {
   /** Attempts made so far (>= 1 after the first failure). */
@@ -39,7 +44,10 @@ export function nextRetryDelay(
 }
 
 /** Parses `retry-after-ms` / `retry-after` (seconds or an HTTP date) into milliseconds. */
-export function retryAfterMs(headers: { get(name: string): string | null } | undefined, now = Date.now()): number | undefined {
+export function retryAfterMs(
+  headers: { get(name: string): string | null } | undefined,
+  now = Date.now(),
+): number | undefined {
   if (!headers) return undefined;
   const ms = Number(headers.get("retry-after-ms") ?? "");
   if (headers.get("retry-after-ms") && Number.isFinite(ms) && ms >= 0) return ms;

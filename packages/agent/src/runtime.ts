@@ -96,7 +96,10 @@ export class AgentRuntime {
     this.log = options.log ?? ((line) => process.stderr.write(`${line}\n`));
     this.histories = new HistoryCache(options.historyCache);
     // A copy is dropped within a minute of its idle window, sooner when the window is shorter.
-    this.sweeper = setInterval(() => this.histories.sweep(), Math.max(1000, Math.min(60_000, this.histories.idleWindowMs)));
+    this.sweeper = setInterval(
+      () => this.histories.sweep(),
+      Math.max(1000, Math.min(60_000, this.histories.idleWindowMs)),
+    );
     this.sweeper.unref();
   }
 
@@ -145,12 +148,27 @@ export class AgentRuntime {
   private startTurn(req: ProcessRequest): void {
     const key = turnKey(req.sessionId, req.messageId);
     const fail = (code: "PROTOCOL_ERROR", message: string): void =>
-      this.options.send({ event: { case: "agentError", value: { sessionId: req.sessionId, messageId: req.messageId, code, message, recoverable: true } } });
-    if (!this.initial) return fail("PROTOCOL_ERROR", "ProcessRequest arrived before InitialToolDefs; the Engine must send InitialToolDefs first");
-    if (this.turns.has(key)) return fail("PROTOCOL_ERROR", `message ${req.messageId} of session ${req.sessionId} is already being processed`);
+      this.options.send({
+        event: {
+          case: "agentError",
+          value: { sessionId: req.sessionId, messageId: req.messageId, code, message, recoverable: true },
+        },
+      });
+    if (!this.initial)
+      return fail(
+        "PROTOCOL_ERROR",
+        "ProcessRequest arrived before InitialToolDefs; the Engine must send InitialToolDefs first",
+      );
+    if (this.turns.has(key))
+      return fail("PROTOCOL_ERROR", `message ${req.messageId} of session ${req.sessionId} is already being processed`);
     const conversation = this.histories.resolve(req);
     if ("missing" in conversation) {
-      this.options.send({ event: { case: "historyNeeded", value: { sessionId: req.sessionId, messageId: req.messageId, reason: conversation.missing } } });
+      this.options.send({
+        event: {
+          case: "historyNeeded",
+          value: { sessionId: req.sessionId, messageId: req.messageId, reason: conversation.missing },
+        },
+      });
       return;
     }
 
@@ -174,8 +192,12 @@ export class AgentRuntime {
 
   private async runOne(turn: TurnRequest, signal: AbortSignal): Promise<void> {
     const ids = { sessionId: turn.sessionId, messageId: turn.messageId };
-    const tokens = new TokenBatcher((text) => this.options.send({ event: { case: "llmTokenEmitted", value: { ...ids, text } } }));
-    const reasoning = new TokenBatcher((text) => this.options.send({ event: { case: "thoughtEmitted", value: { ...ids, stage: "reasoning", text } } }));
+    const tokens = new TokenBatcher((text) =>
+      this.options.send({ event: { case: "llmTokenEmitted", value: { ...ids, text } } }),
+    );
+    const reasoning = new TokenBatcher((text) =>
+      this.options.send({ event: { case: "thoughtEmitted", value: { ...ids, stage: "reasoning", text } } }),
+    );
     // Order holds across the two kinds: one's pending text leaves before the other's.
     const streams = {
       flush: (): void => {
@@ -215,16 +237,24 @@ export class AgentRuntime {
           : new AgentFailure("CANCELLED", "the turn was cancelled")
         : err instanceof AgentFailure
           ? err
-          : new AgentFailure("INTERNAL", `the Agent failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+          : new AgentFailure("INTERNAL", `the Agent failed: ${err instanceof Error ? err.message : String(err)}`, {
+              cause: err,
+            });
       if (failure.code === "INTERNAL") this.log(`palisade-agent: ${String(err instanceof Error ? err.stack : err)}`);
       streams.flush();
       this.options.send({
-        event: { case: "agentError", value: { ...ids, code: failure.code, message: failure.message, recoverable: failure.recoverable } },
+        event: {
+          case: "agentError",
+          value: { ...ids, code: failure.code, message: failure.message, recoverable: failure.recoverable },
+        },
       });
     }
   }
 
-  private portsFor(turn: TurnRequest, streams: { flush(): void; token(text: string): void; reasoning(text: string): void }): TurnPorts {
+  private portsFor(
+    turn: TurnRequest,
+    streams: { flush(): void; token(text: string): void; reasoning(text: string): void },
+  ): TurnPorts {
     const ids = { sessionId: turn.sessionId, messageId: turn.messageId };
     const send = (event: AgentEventInit): void => {
       streams.flush();
@@ -239,7 +269,12 @@ export class AgentRuntime {
       },
       proposeTool: (call, signal) => {
         const result = this.wait(this.toolWaits, call.callId, signal);
-        send({ event: { case: "toolProposal", value: { ...ids, callId: call.callId, toolName: call.name, argumentsJson: call.argumentsJson } } });
+        send({
+          event: {
+            case: "toolProposal",
+            value: { ...ids, callId: call.callId, toolName: call.name, argumentsJson: call.argumentsJson },
+          },
+        });
         return result;
       },
       loadTools: (groups, signal) => {
@@ -255,7 +290,8 @@ export class AgentRuntime {
 
   private reserveCallId(proposed: string): string {
     let id = proposed;
-    while (!id || this.usedCallIds.has(id) || this.toolWaits.has(id)) id = `call_${crypto.randomUUID().replaceAll("-", "")}`;
+    while (!id || this.usedCallIds.has(id) || this.toolWaits.has(id))
+      id = `call_${crypto.randomUUID().replaceAll("-", "")}`;
     if (this.usedCallIds.size >= CALL_ID_MEMORY) this.usedCallIds = new Set();
     this.usedCallIds.add(id);
     return id;
@@ -285,7 +321,9 @@ export class AgentRuntime {
   private deliverToolResult(d: ToolResultDelivery): void {
     const waiter = this.toolWaits.get(d.callId);
     if (!waiter) {
-      this.log(`palisade-agent: ToolResultDelivery for unknown or finished call_id ${JSON.stringify(d.callId)} ignored`);
+      this.log(
+        `palisade-agent: ToolResultDelivery for unknown or finished call_id ${JSON.stringify(d.callId)} ignored`,
+      );
       return;
     }
     this.toolWaits.delete(d.callId);
@@ -299,7 +337,11 @@ export class AgentRuntime {
       return;
     }
     this.defsWaits.delete(d.requestId);
-    waiter.resolve({ tools: d.tools.map(toSpec), unknownGroups: [...d.unknownGroups], loadedGroups: [...d.loadedGroups] });
+    waiter.resolve({
+      tools: d.tools.map(toSpec),
+      unknownGroups: [...d.unknownGroups],
+      loadedGroups: [...d.loadedGroups],
+    });
   }
 
   private cancel(c: CancelDirective): void {

@@ -64,12 +64,14 @@ export function parseModelSettings(raw: string, where: string, problems: string[
   const num = (key: keyof ModelSettings, min: number): void => {
     const n = v[key];
     if (n === undefined) return;
-    if (typeof n !== "number" || !Number.isFinite(n) || n < min) problems.push(`${where}.${key} must be a number >= ${String(min)}`);
+    if (typeof n !== "number" || !Number.isFinite(n) || n < min)
+      problems.push(`${where}.${key} must be a number >= ${String(min)}`);
     else (out as unknown as Record<string, number>)[key] = n;
   };
   if (typeof v.server === "string") out.server = v.server;
   if (v.headers !== undefined) {
-    if (!isObj(v.headers) || !Object.values(v.headers).every((h) => typeof h === "string")) problems.push(`${where}.headers must map names to strings`);
+    if (!isObj(v.headers) || !Object.values(v.headers).every((h) => typeof h === "string"))
+      problems.push(`${where}.headers must map names to strings`);
     else out.headers = v.headers as Record<string, string>;
   }
   if (v.extraBody !== undefined) {
@@ -81,11 +83,13 @@ export function parseModelSettings(raw: string, where: string, problems: string[
   num("maxRetries", 0);
   num("maxRetryWaitMs", 0);
   if (v.textToolCalls !== undefined) {
-    if (v.textToolCalls !== "auto" && v.textToolCalls !== "off") problems.push(`${where}.textToolCalls must be "auto" or "off"`);
+    if (v.textToolCalls !== "auto" && v.textToolCalls !== "off")
+      problems.push(`${where}.textToolCalls must be "auto" or "off"`);
     else out.textToolCalls = v.textToolCalls;
   }
   if (v.streamUsage !== undefined) {
-    if (v.streamUsage !== "auto" && v.streamUsage !== "on" && v.streamUsage !== "off") problems.push(`${where}.streamUsage must be "auto", "on" or "off"`);
+    if (v.streamUsage !== "auto" && v.streamUsage !== "on" && v.streamUsage !== "off")
+      problems.push(`${where}.streamUsage must be "auto", "on" or "off"`);
     else out.streamUsage = v.streamUsage;
   }
   return out;

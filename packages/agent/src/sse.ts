@@ -66,7 +66,11 @@ export class StreamStalled extends Error {
   }
 }
 
-function readWithin(reader: ReadableStreamDefaultReader<Uint8Array>, ms: number, sawBytes: boolean): ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]> {
+function readWithin(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  ms: number,
+  sawBytes: boolean,
+): ReturnType<ReadableStreamDefaultReader<Uint8Array>["read"]> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new StreamStalled(ms, sawBytes)), ms);
     reader.read().then(

@@ -13,7 +13,9 @@ export interface ToolSpec {
   terminalOnSuccess: boolean;
 }
 
-export function toSpec(def: Pick<ToolDef, "name" | "description" | "parametersJson" | "group" | "terminalOnSuccess">): ToolSpec {
+export function toSpec(
+  def: Pick<ToolDef, "name" | "description" | "parametersJson" | "group" | "terminalOnSuccess">,
+): ToolSpec {
   return {
     name: def.name,
     description: def.description,
@@ -25,7 +27,9 @@ export function toSpec(def: Pick<ToolDef, "name" | "description" | "parametersJs
 
 const LOAD_TOOLS_PARAMETERS = JSON.stringify({
   type: "object",
-  properties: { groups: { type: "array", items: { type: "string" }, description: "Names of the tool groups to load." } },
+  properties: {
+    groups: { type: "array", items: { type: "string" }, description: "Names of the tool groups to load." },
+  },
   required: ["groups"],
 });
 
@@ -41,7 +45,9 @@ export function defaultLoadTools(): ToolSpec {
 }
 
 export function describeGroups(groups: readonly ToolGroup[]): string {
-  return groups.map((g) => `- ${g.name} (${String(g.toolCount)} tools)${g.description ? `: ${g.description}` : ""}`).join("\n");
+  return groups
+    .map((g) => `- ${g.name} (${String(g.toolCount)} tools)${g.description ? `: ${g.description}` : ""}`)
+    .join("\n");
 }
 
 /**
@@ -100,8 +106,12 @@ export class ToolSet {
   toParams(): ChatCompletionTool[] {
     this.params ??= [...this.byName.values()].map((t) => {
       let description = t.description;
-      if (t.name === LOAD_TOOLS && this.groups.length > 0) description += `\n\nAvailable groups:\n${describeGroups(this.groups)}`;
-      return { type: "function", function: { name: t.name, description, parameters: parseParameters(t.parametersJson) } };
+      if (t.name === LOAD_TOOLS && this.groups.length > 0)
+        description += `\n\nAvailable groups:\n${describeGroups(this.groups)}`;
+      return {
+        type: "function",
+        function: { name: t.name, description, parameters: parseParameters(t.parametersJson) },
+      };
     });
     return this.params;
   }
@@ -113,7 +123,9 @@ export function parseLoadToolsArgs(argumentsJson: string): { groups: string[] } 
   try {
     value = JSON.parse(argumentsJson || "{}");
   } catch {
-    return { error: `load_tools: arguments are not valid JSON (${argumentsJson.slice(0, 100)}); pass {"groups": ["name", ...]}` };
+    return {
+      error: `load_tools: arguments are not valid JSON (${argumentsJson.slice(0, 100)}); pass {"groups": ["name", ...]}`,
+    };
   }
   const groups = (value as { groups?: unknown } | null)?.groups;
   const list = typeof groups === "string" ? [groups] : groups;

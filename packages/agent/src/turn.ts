@@ -3,7 +3,14 @@ import { TRIM_TOOL_RESULTS_AT, prepareContext } from "./compact.js";
 import { estimateTokens, fitToolResults } from "./context.js";
 import type { MemoryFlushData } from "./compact.js";
 import { AgentFailure } from "./errors.js";
-import type { CallModel, ChatCompletionMessageParam, ModelRequest, ModelResult, ModelToolCall, ModelUsage } from "./model.js";
+import type {
+  CallModel,
+  ChatCompletionMessageParam,
+  ModelRequest,
+  ModelResult,
+  ModelToolCall,
+  ModelUsage,
+} from "./model.js";
 import { addUsage, emptyUsage } from "./model.js";
 import { LOAD_TOOLS, ToolSet, parseLoadToolsArgs } from "./tools.js";
 import type { ToolSpec } from "./tools.js";
@@ -86,13 +93,19 @@ export function roundLimitMessage(max: number): string {
   return `[Stopped after ${String(max)} tool rounds without a final answer. Send another message to let me continue.]`;
 }
 
-async function loadToolsCall(call: ProposedCall, tools: ToolSet, ports: TurnPorts, signal: AbortSignal): Promise<ToolOutcome> {
+async function loadToolsCall(
+  call: ProposedCall,
+  tools: ToolSet,
+  ports: TurnPorts,
+  signal: AbortSignal,
+): Promise<ToolOutcome> {
   const args = parseLoadToolsArgs(call.argumentsJson);
   if ("error" in args) return { content: args.error, isError: true, terminal: false };
   const loaded = await ports.loadTools(args.groups, signal);
   tools.add(loaded.tools);
   const parts: string[] = [];
-  if (loaded.tools.length > 0) parts.push(`Loaded ${String(loaded.tools.length)} tools: ${loaded.tools.map((t) => t.name).join(", ")}.`);
+  if (loaded.tools.length > 0)
+    parts.push(`Loaded ${String(loaded.tools.length)} tools: ${loaded.tools.map((t) => t.name).join(", ")}.`);
   if (loaded.unknownGroups.length > 0) parts.push(`Unknown groups: ${loaded.unknownGroups.join(", ")}.`);
   if (parts.length === 0) parts.push("No tools were loaded.");
   return { content: parts.join(" "), isError: loaded.tools.length === 0, terminal: false };
@@ -120,7 +133,11 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
       const flush = prepared.compaction.flush;
       ports.flushMemory(req.offTheRecord ? { ...flush, content: "" } : flush);
       const n = prepared.compaction.flush.compactedMessages;
-      thoughts.push({ stage: "compaction", summary: `Compacted ${String(n)} earlier messages into a summary`, detailJson: "" });
+      thoughts.push({
+        stage: "compaction",
+        summary: `Compacted ${String(n)} earlier messages into a summary`,
+        detailJson: "",
+      });
     }
     return prepared.messages;
   };
@@ -137,8 +154,15 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
       if (!(err instanceof AgentFailure) || err.code !== "CONTEXT_TOO_LONG" || shrunk) throw err;
       shrunk = true;
       const window = Math.max(1024, Math.floor(estimateTokens(call.messages, call.tools) / 2));
-      ports.emitThought?.("notice", "The model server says the conversation is too long for it; compacting and trying again.");
-      thoughts.push({ stage: "compaction", summary: `The server refused the context as too long; compacted to about ${String(window)} tokens`, detailJson: "" });
+      ports.emitThought?.(
+        "notice",
+        "The model server says the conversation is too long for it; compacting and trying again.",
+      );
+      thoughts.push({
+        stage: "compaction",
+        summary: `The server refused the context as too long; compacted to about ${String(window)} tokens`,
+        detailJson: "",
+      });
       if (toolRounds === 0) messages = await prepare(window);
       else fitToolResults(messages, call.tools, window * TRIM_TOOL_RESULTS_AT);
       return ports.callModel({ ...call, messages });
@@ -177,7 +201,8 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
     addUsage(usage, result.usage);
     if (result.content) separator();
     content += result.content;
-    if (result.reasoning) thoughts.push({ stage: "reasoning", summary: excerpt(result.reasoning, 2000), detailJson: "" });
+    if (result.reasoning)
+      thoughts.push({ stage: "reasoning", summary: excerpt(result.reasoning, 2000), detailJson: "" });
     if (result.toolCalls.length === 0) {
       return { content, thoughts, usage, llmCalls, toolRounds, stopReason: "final" };
     }
@@ -187,11 +212,16 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
     const assistant: ChatCompletionMessageParam = {
       role: "assistant",
       content: result.content || null,
-      tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+      tool_calls: calls.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: c.arguments },
+      })),
     };
     // Servers that reason (DeepSeek-style) want the reasoning back within a tool loop, in the
     // field they sent it in.
-    if (result.reasoning && result.reasoningField) Object.assign(assistant, { [result.reasoningField]: result.reasoning });
+    if (result.reasoning && result.reasoningField)
+      Object.assign(assistant, { [result.reasoningField]: result.reasoning });
     messages.push(assistant);
 
     const outcomes = await Promise.all(
@@ -208,7 +238,13 @@ export async function runTurn(req: TurnRequest, ports: TurnPorts, signal: AbortS
       thoughts.push({
         stage: "tool_call",
         summary: `${c.name}(${excerpt(c.arguments, 120)})${out.isError ? " failed" : ""}`,
-        detailJson: JSON.stringify({ call_id: c.id, tool_name: c.name, arguments_json: c.arguments, is_error: out.isError, result: excerpt(out.content) }),
+        detailJson: JSON.stringify({
+          call_id: c.id,
+          tool_name: c.name,
+          arguments_json: c.arguments,
+          is_error: out.isError,
+          result: excerpt(out.content),
+        }),
       });
     });
 

@@ -12,12 +12,14 @@ const usage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
 
 function fold(quirks: StreamQuirks, extra: Partial<ScriptedReply> = {}): StreamAccumulator {
   const acc = new StreamAccumulator();
-  for (const chunk of streamChunks(meta, { quirks, ...extra }, calls, usage)) acc.add(JSON.parse(JSON.stringify(chunk)) as unknown);
+  for (const chunk of streamChunks(meta, { quirks, ...extra }, calls, usage))
+    acc.add(JSON.parse(JSON.stringify(chunk)) as unknown);
   return acc;
 }
 
 describe("StreamAccumulator: tool calls as servers really stream them", () => {
-  const parsed = (acc: StreamAccumulator) => acc.result().toolCalls.map((c) => [c.name, JSON.parse(c.arguments) as unknown]);
+  const parsed = (acc: StreamAccumulator) =>
+    acc.result().toolCalls.map((c) => [c.name, JSON.parse(c.arguments) as unknown]);
   const want = [
     ["files__read_file", { path: "a-rather-long-file-name.txt" }],
     ["files__read_file", { path: "b-rather-long-file-name.txt" }],
@@ -53,31 +55,67 @@ describe("StreamAccumulator: tool calls as servers really stream them", () => {
   });
 
   it("keeps the last usage of servers that send it on every chunk", () => {
-    expect(fold({ usageEveryChunk: true }).result().usage).toEqual({ inputTokens: 11, outputTokens: 7, cacheReadTokens: 0 });
+    expect(fold({ usageEveryChunk: true }).result().usage).toEqual({
+      inputTokens: 11,
+      outputTokens: 7,
+      cacheReadTokens: 0,
+    });
   });
 
   it("streams reasoning_content and reasoning deltas to the sink and remembers the field", () => {
     for (const field of ["reasoning_content", "reasoning"] as const) {
       const seen: string[] = [];
       const acc = new StreamAccumulator({ onReasoning: (t) => seen.push(t) });
-      for (const chunk of streamChunks(meta, { reasoning: "First I think, then I answer.", reasoningField: field, content: "Answer." }, [], undefined)) acc.add(chunk);
+      for (const chunk of streamChunks(
+        meta,
+        { reasoning: "First I think, then I answer.", reasoningField: field, content: "Answer." },
+        [],
+        undefined,
+      ))
+        acc.add(chunk);
       expect(seen.join("")).toBe("First I think, then I answer.");
-      expect(acc.result()).toMatchObject({ reasoning: "First I think, then I answer.", reasoningField: field, content: "Answer." });
+      expect(acc.result()).toMatchObject({
+        reasoning: "First I think, then I answer.",
+        reasoningField: field,
+        content: "Answer.",
+      });
     }
   });
 
   it("throws the server's message for error events in the stream", () => {
     const acc = new StreamAccumulator();
-    expect(() => acc.add({ error: { message: "upstream overloaded" } })).toThrow(new StreamErrorEvent("upstream overloaded"));
+    expect(() => acc.add({ error: { message: "upstream overloaded" } })).toThrow(
+      new StreamErrorEvent("upstream overloaded"),
+    );
     expect(() => acc.add({ object: "error", message: "vLLM says no" })).toThrow("vLLM says no");
-    expect(() => acc.add({ choices: [{ index: 0, delta: {}, finish_reason: "error" }], error: { message: "provider died" } })).toThrow("provider died");
-    expect(() => acc.add({ choices: [{ index: 0, delta: {}, finish_reason: "error" }] })).toThrow('finish_reason "error"');
+    expect(() =>
+      acc.add({ choices: [{ index: 0, delta: {}, finish_reason: "error" }], error: { message: "provider died" } }),
+    ).toThrow("provider died");
+    expect(() => acc.add({ choices: [{ index: 0, delta: {}, finish_reason: "error" }] })).toThrow(
+      'finish_reason "error"',
+    );
   });
 
   it("reads a whole chat.completion object (a server that ignored stream: true)", () => {
     const acc = new StreamAccumulator();
-    acc.add({ choices: [{ index: 0, message: { role: "assistant", content: "hi", tool_calls: [{ id: "x", type: "function", function: { name: "t", arguments: "{}" } }] }, finish_reason: "tool_calls" }] });
-    expect(acc.result()).toMatchObject({ content: "hi", toolCalls: [{ id: "x", name: "t", arguments: "{}" }], finishReason: "tool_calls" });
+    acc.add({
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: "hi",
+            tool_calls: [{ id: "x", type: "function", function: { name: "t", arguments: "{}" } }],
+          },
+          finish_reason: "tool_calls",
+        },
+      ],
+    });
+    expect(acc.result()).toMatchObject({
+      content: "hi",
+      toolCalls: [{ id: "x", name: "t", arguments: "{}" }],
+      finishReason: "tool_calls",
+    });
   });
 });
 
@@ -91,7 +129,8 @@ describe("TextToolCalls: tool calls written as text", () => {
   };
 
   it("recognizes Hermes/Qwen <tool_call> blocks and never shows them", () => {
-    const text = 'Let me read both.\n<tool_call>\n{"name": "files__read_file", "arguments": {"path": "a.txt"}}\n</tool_call>\n<tool_call>\n{"name": "files__read_file", "arguments": {"path": "b.txt"}}\n</tool_call>';
+    const text =
+      'Let me read both.\n<tool_call>\n{"name": "files__read_file", "arguments": {"path": "a.txt"}}\n</tool_call>\n<tool_call>\n{"name": "files__read_file", "arguments": {"path": "b.txt"}}\n</tool_call>';
     const { shown, out } = feed(text);
     expect(shown).toBe("Let me read both.\n");
     expect(shown + out.release).not.toContain("tool_call");
@@ -102,7 +141,11 @@ describe("TextToolCalls: tool calls written as text", () => {
   it("recognizes a bare JSON object naming an offered tool (parameters or arguments)", () => {
     const { shown, out } = feed('{"name": "files__read_file", "parameters": {"path": "a.txt"}}');
     expect(shown).toBe("");
-    expect(out).toMatchObject({ content: "", release: "", calls: [{ name: "files__read_file", arguments: '{"path":"a.txt"}' }] });
+    expect(out).toMatchObject({
+      content: "",
+      release: "",
+      calls: [{ name: "files__read_file", arguments: '{"path":"a.txt"}' }],
+    });
   });
 
   it("shows JSON that names no offered tool, and ordinary text, as the answer", () => {
@@ -118,10 +161,25 @@ describe("TextToolCalls: tool calls written as text", () => {
 describe("error bodies are never lost", () => {
   const msg = (body: string) => (JSON.parse(body) as { error: { message: string } }).error.message;
   it.each([
-    ["OpenAI", 400, '{"error":{"message":"bad thing","type":"invalid_request_error","code":"context_length_exceeded"}}', "bad thing"],
-    ["vLLM", 400, '{"object":"error","message":"This model\'s maximum context length is 4096 tokens","type":"BadRequestError","code":400}', "This model's maximum context length is 4096 tokens"],
+    [
+      "OpenAI",
+      400,
+      '{"error":{"message":"bad thing","type":"invalid_request_error","code":"context_length_exceeded"}}',
+      "bad thing",
+    ],
+    [
+      "vLLM",
+      400,
+      '{"object":"error","message":"This model\'s maximum context length is 4096 tokens","type":"BadRequestError","code":400}',
+      "This model's maximum context length is 4096 tokens",
+    ],
     ["Ollama", 400, '{"error":"llama3 does not support tools"}', "llama3 does not support tools"],
-    ["FastAPI", 422, '{"detail":[{"loc":["body","stream_options"],"msg":"Extra inputs are not permitted"}]}', "stream_options"],
+    [
+      "FastAPI",
+      422,
+      '{"detail":[{"loc":["body","stream_options"],"msg":"Extra inputs are not permitted"}]}',
+      "stream_options",
+    ],
     ["plain text", 502, "Bad Gateway from nginx", "Bad Gateway from nginx"],
     ["empty", 500, "", "HTTP 500 Internal Server Error with an empty body"],
   ])("%s", (_name, status, body, want) => {

@@ -13,12 +13,21 @@ afterEach(async () => {
   rig = undefined;
 });
 
-async function start(engine: FakeEngineOptions = {}, model: ScriptedServerOptions = {}, contextWindow?: number): Promise<Rig> {
+async function start(
+  engine: FakeEngineOptions = {},
+  model: ScriptedServerOptions = {},
+  contextWindow?: number,
+): Promise<Rig> {
   rig = await startRig(engine, model, contextWindow ? { contextWindow } : {});
   return rig;
 }
 
-const readFile = { name: "files__read_file", description: "Read a file", parametersJson: '{"type":"object","properties":{"path":{"type":"string"}}}', group: "files" };
+const readFile = {
+  name: "files__read_file",
+  description: "Read a file",
+  parametersJson: '{"type":"object","properties":{"path":{"type":"string"}}}',
+  group: "files",
+};
 
 describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)", () => {
   it("announces itself and answers a text turn with streamed tokens", async () => {
@@ -44,13 +53,18 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
     });
     expect(out.error).toBeUndefined();
     expect(out.tokens).toBe("Hello from the model");
-    expect(out.events.filter((e) => e.event.case === "llmTokenEmitted").map((e) => (e.event.case === "llmTokenEmitted" ? e.event.value.text : ""))).toEqual([
-      "Hello ",
-      "from ",
-      "the ",
-      "model",
-    ]);
-    expect(out.complete).toMatchObject({ sessionId: "s1", messageId: "m1", content: "Hello from the model", llmCalls: 1, toolRounds: 0 });
+    expect(
+      out.events
+        .filter((e) => e.event.case === "llmTokenEmitted")
+        .map((e) => (e.event.case === "llmTokenEmitted" ? e.event.value.text : "")),
+    ).toEqual(["Hello ", "from ", "the ", "model"]);
+    expect(out.complete).toMatchObject({
+      sessionId: "s1",
+      messageId: "m1",
+      content: "Hello from the model",
+      llmCalls: 1,
+      toolRounds: 0,
+    });
     expect(out.complete?.usage?.inputTokens).toBeGreaterThan(0);
     expect(out.complete?.usage?.outputTokens).toBeGreaterThan(0);
     const sent = model.chatRequests()[0];
@@ -68,16 +82,32 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
   it("proposes a tool call, feeds the result back and finishes", async () => {
     const { engine, model } = await start(
       { tools: { files__read_file: { content: (a) => `contents of ${(a as { path: string }).path}: hi` } } },
-      { turns: [reply.toolCalls([{ id: "call_x", name: "files__read_file", arguments: { path: "a.txt" } }]), reply.text("The file says hi")] },
+      {
+        turns: [
+          reply.toolCalls([{ id: "call_x", name: "files__read_file", arguments: { path: "a.txt" } }]),
+          reply.text("The file says hi"),
+        ],
+      },
     );
     const out = await engine.turn({ sessionId: "s1", messageId: "m1", content: "read a.txt", tools: [readFile] });
     expect(out.error).toBeUndefined();
     expect(engine.proposals).toHaveLength(1);
-    expect(engine.proposals[0]).toMatchObject({ sessionId: "s1", messageId: "m1", callId: "call_x", toolName: "files__read_file" });
+    expect(engine.proposals[0]).toMatchObject({
+      sessionId: "s1",
+      messageId: "m1",
+      callId: "call_x",
+      toolName: "files__read_file",
+    });
     expect(JSON.parse(engine.proposals[0]?.argumentsJson ?? "")).toEqual({ path: "a.txt" });
     const second = model.chatRequests()[1];
     expect(second?.messages.slice(-2)).toEqual([
-      { role: "assistant", content: null, tool_calls: [{ id: "call_x", type: "function", function: { name: "files__read_file", arguments: '{"path":"a.txt"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_x", type: "function", function: { name: "files__read_file", arguments: '{"path":"a.txt"}' } },
+        ],
+      },
       { role: "tool", tool_call_id: "call_x", content: "contents of a.txt: hi" },
     ]);
     expect(model.chatRequests()[0]?.tools?.map((t) => t.function.name)).toEqual(["files__read_file"]);
@@ -90,7 +120,12 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
   it("runs parallel tool calls concurrently and returns results in the model's order", async () => {
     const { engine, model } = await start(
       { tools: { slow: { content: "slow done", delayMs: 150 }, fast: { content: "fast done", delayMs: 5 } } },
-      { turns: [reply.toolCalls([{ name: "slow" }, { name: "fast" }, { name: "missing_tool" }]), reply.text("both done")] },
+      {
+        turns: [
+          reply.toolCalls([{ name: "slow" }, { name: "fast" }, { name: "missing_tool" }]),
+          reply.text("both done"),
+        ],
+      },
     );
     const out = await engine.turn({ sessionId: "s1", messageId: "m1", content: "go" });
     expect(out.complete?.content).toBe("both done");
@@ -126,19 +161,30 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
     expect(a.tokens).toBe("one two three four five six");
     expect(b.tokens).toBe("quick answer here");
     const idx = (pred: (i: number) => boolean): number => engine.events.findIndex((_, i) => pred(i));
-    const doneA = idx((i) => engine.events[i]?.event.case === "responseComplete" && engine.events[i]?.event.value?.sessionId === "A");
-    const doneB = idx((i) => engine.events[i]?.event.case === "responseComplete" && engine.events[i]?.event.value?.sessionId === "B");
+    const doneA = idx(
+      (i) => engine.events[i]?.event.case === "responseComplete" && engine.events[i]?.event.value?.sessionId === "A",
+    );
+    const doneB = idx(
+      (i) => engine.events[i]?.event.case === "responseComplete" && engine.events[i]?.event.value?.sessionId === "B",
+    );
     expect(doneB).toBeLessThan(doneA);
-    const sessions = engine.events.flatMap((e) => (e.event.case === "llmTokenEmitted" ? [e.event.value.sessionId] : []));
+    const sessions = engine.events.flatMap((e) =>
+      e.event.case === "llmTokenEmitted" ? [e.event.value.sessionId] : [],
+    );
     expect(sessions.join("")).toMatch(/A+B+A+/);
   });
 
   it("cancels a turn mid-stream: the model request is aborted and the turn ends CANCELLED", async () => {
-    const { engine, model } = await start({}, { turns: [reply.text("a b c d e f g h i j k l m n o p", { tokenDelayMs: 100 })] });
+    const { engine, model } = await start(
+      {},
+      { turns: [reply.text("a b c d e f g h i j k l m n o p", { tokenDelayMs: 100 })] },
+    );
     engine.send({ directive: { case: "process", value: { sessionId: "s1", messageId: "m1", content: "long" } } });
     await waitFor(() => engine.ofMessage("m1").some((e) => e.event.case === "llmTokenEmitted"));
     const at = Date.now();
-    engine.send({ directive: { case: "cancel", value: { sessionId: "s1", messageId: "m1", reason: "user pressed Esc" } } });
+    engine.send({
+      directive: { case: "cancel", value: { sessionId: "s1", messageId: "m1", reason: "user pressed Esc" } },
+    });
     const out = await engine.outcome("m1");
     expect(Date.now() - at).toBeLessThan(1000); // the full stream would take 1.5 s
     expect(out.complete).toBeUndefined();
@@ -149,7 +195,10 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
   });
 
   it("cancels a turn waiting for a tool result", async () => {
-    const { engine } = await start({ tools: { never: { delayMs: 60_000 } } }, { turns: [reply.toolCalls([{ name: "never" }])] });
+    const { engine } = await start(
+      { tools: { never: { delayMs: 60_000 } } },
+      { turns: [reply.toolCalls([{ name: "never" }])] },
+    );
     engine.send({ directive: { case: "process", value: { sessionId: "s1", messageId: "m1", content: "x" } } });
     await waitFor(() => engine.proposals.length === 1);
     engine.send({ directive: { case: "cancel", value: { sessionId: "s1" } } });
@@ -158,7 +207,10 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
   });
 
   it("retries a 429 (honouring retry-after) and then succeeds", async () => {
-    const { engine, model } = await start({}, { turns: [reply.error(429, { retryAfter: 0.2 }), reply.text("after retry")] });
+    const { engine, model } = await start(
+      {},
+      { turns: [reply.error(429, { retryAfter: 0.2 }), reply.text("after retry")] },
+    );
     const out = await engine.turn({ sessionId: "s1", messageId: "m1", content: "x" });
     expect(out.complete?.content).toBe("after retry");
     expect(model.chatRequests()).toHaveLength(2);
@@ -218,10 +270,20 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
   });
 
   it("load_tools: requests tool defs from the Engine and offers them for the rest of the turn", async () => {
-    const loadTools = { name: "load_tools", description: "Load tool groups.", parametersJson: '{"type":"object","properties":{"groups":{"type":"array","items":{"type":"string"}}}}' };
+    const loadTools = {
+      name: "load_tools",
+      description: "Load tool groups.",
+      parametersJson: '{"type":"object","properties":{"groups":{"type":"array","items":{"type":"string"}}}}',
+    };
     const { engine, model } = await start(
       {
-        initial: { tools: [loadTools], groups: [{ name: "files", description: "Read and write files", toolCount: 1 }, { name: "agents", toolCount: 3 }] },
+        initial: {
+          tools: [loadTools],
+          groups: [
+            { name: "files", description: "Read and write files", toolCount: 1 },
+            { name: "agents", toolCount: 3 },
+          ],
+        },
         groups: { files: [readFile] },
         tools: { files__read_file: { content: "hi" } },
       },
@@ -235,20 +297,29 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
     );
     const out = await engine.turn({ sessionId: "s1", messageId: "m1", content: "read a" });
     expect(out.complete?.content).toBe("done");
-    const req = out.events.find((e) => e.event.case === "toolDefsRequest")?.event.value as { groups: string[]; requestId: string } | undefined;
+    const req = out.events.find((e) => e.event.case === "toolDefsRequest")?.event.value as
+      { groups: string[]; requestId: string } | undefined;
     expect(req?.groups).toEqual(["files", "nope"]);
     expect(req?.requestId).not.toBe("");
     expect(engine.proposals.map((p: ToolCallProposed) => p.toolName)).toEqual(["files__read_file"]);
     const [first, second] = model.chatRequests();
     expect(first?.tools?.map((t) => t.function.name)).toEqual(["load_tools"]);
-    expect(first?.tools?.[0]?.function.description).toMatch(/files \(1 tools\): Read and write files[\s\S]*agents \(3 tools\)/);
+    expect(first?.tools?.[0]?.function.description).toMatch(
+      /files \(1 tools\): Read and write files[\s\S]*agents \(3 tools\)/,
+    );
     expect(second?.tools?.map((t) => t.function.name)).toEqual(["load_tools", "files__read_file"]);
     const loadResult = second?.messages.find((m) => m.role === "tool");
     expect(loadResult?.content).toMatch(/Loaded 1 tools: files__read_file\. Unknown groups: nope\./);
 
     // The Engine remembers loaded groups: the next turn brings them in ProcessRequest.tools.
     model.enqueue(reply.text("again"));
-    await engine.turn({ sessionId: "s1", messageId: "m2", content: "more", loadedGroups: ["files"], tools: [readFile] });
+    await engine.turn({
+      sessionId: "s1",
+      messageId: "m2",
+      content: "more",
+      loadedGroups: ["files"],
+      tools: [readFile],
+    });
     expect(model.chatRequests()[3]?.tools?.map((t) => t.function.name)).toEqual(["load_tools", "files__read_file"]);
   });
 
@@ -261,19 +332,31 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
       {},
       {
         rules: [
-          { match: { when: (r) => String(r.messages[0]?.content).includes("You compact") }, reply: reply.text("FACTS:\n- the user likes tea\nSUMMARY:\nThey discussed lorem ipsum.") },
+          {
+            match: { when: (r) => String(r.messages[0]?.content).includes("You compact") },
+            reply: reply.text("FACTS:\n- the user likes tea\nSUMMARY:\nThey discussed lorem ipsum."),
+          },
           { match: { role: "user" }, reply: reply.text("final answer") },
         ],
       },
       2000,
     );
-    const out = await engine.turn({ sessionId: "s1", messageId: "m1", content: "and now?", systemPrompt: "SYS", history });
+    const out = await engine.turn({
+      sessionId: "s1",
+      messageId: "m1",
+      content: "and now?",
+      systemPrompt: "SYS",
+      history,
+    });
     expect(out.complete?.content).toBe("final answer");
     expect(out.complete?.llmCalls).toBe(2);
     const flush = out.events.find((e) => e.event.case === "memoryFlush")?.event.value as
-      | { content: string; summary: string; compactedMessages: number; sessionId: string }
-      | undefined;
-    expect(flush).toMatchObject({ sessionId: "s1", content: "- the user likes tea", summary: "They discussed lorem ipsum." });
+      { content: string; summary: string; compactedMessages: number; sessionId: string } | undefined;
+    expect(flush).toMatchObject({
+      sessionId: "s1",
+      content: "- the user likes tea",
+      summary: "They discussed lorem ipsum.",
+    });
     expect(flush?.compactedMessages).toBeGreaterThan(0);
     expect(flush?.compactedMessages).toBeLessThan(history.length);
     // The split falls on a user message, so whole exchanges are compacted.
@@ -288,13 +371,22 @@ describe("Agent over RunSession (fake Engine, scripted model, real openai SDK)",
 
     // Off the record: the summary is still used, but no durable facts leave the turn.
     const otr = await engine.turn({ sessionId: "s2", messageId: "m2", content: "otr", history, mode: SessionMode.OTR });
-    const otrFlush = otr.events.find((e) => e.event.case === "memoryFlush")?.event.value as { content: string; summary: string } | undefined;
+    const otrFlush = otr.events.find((e) => e.event.case === "memoryFlush")?.event.value as
+      { content: string; summary: string } | undefined;
     expect(otrFlush).toMatchObject({ content: "", summary: "They discussed lorem ipsum." });
   });
 
   it("does not compact a history that fits", async () => {
     const { engine, model } = await start({}, { turns: [reply.text("ok")] }, 2000);
-    const out = await engine.turn({ sessionId: "s1", messageId: "m1", content: "hi", history: [{ role: "user", content: "short" }, { role: "assistant", content: "short" }] });
+    const out = await engine.turn({
+      sessionId: "s1",
+      messageId: "m1",
+      content: "hi",
+      history: [
+        { role: "user", content: "short" },
+        { role: "assistant", content: "short" },
+      ],
+    });
     expect(out.events.some((e) => e.event.case === "memoryFlush")).toBe(false);
     expect(model.chatRequests()).toHaveLength(1);
   });

@@ -29,11 +29,36 @@ const msg = (role: string, content: string, extra: ContextMessageInit = {}): Con
 
 describe("readAgentConfig", () => {
   it("reads its variables with defaults, the token from where main.ts read it (stdin), never the environment; the model is reached through the gateway with the spawn token", () => {
-    const c = readAgentConfig({ PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_AGENT_TOKEN: "from-env", PALISADE_MODEL: "m", PALISADE_MODEL_GATEWAY: "/run/g.sock", HOME: "/root" }, { token: "t" });
-    expect(c).toEqual({ engineAddress: "unix:/s", token: "t", agentId: "agent", modelEndpoint: { gateway: "/run/g.sock", credential: "t" }, model: "m", contextWindow: 128_000 });
+    const c = readAgentConfig(
+      {
+        PALISADE_ENGINE_ADDRESS: "unix:/s",
+        PALISADE_AGENT_TOKEN: "from-env",
+        PALISADE_MODEL: "m",
+        PALISADE_MODEL_GATEWAY: "/run/g.sock",
+        HOME: "/root",
+      },
+      { token: "t" },
+    );
+    expect(c).toEqual({
+      engineAddress: "unix:/s",
+      token: "t",
+      agentId: "agent",
+      modelEndpoint: { gateway: "/run/g.sock", credential: "t" },
+      model: "m",
+      contextWindow: 128_000,
+    });
   });
   it("ignores OPENAI_API_KEY and OPENAI_BASE_URL: the Agent has no key and no endpoint of its own", () => {
-    const c = readAgentConfig({ PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_MODEL: "m", PALISADE_MODEL_GATEWAY: "/g", OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: "http://h/v1" }, { token: "t" });
+    const c = readAgentConfig(
+      {
+        PALISADE_ENGINE_ADDRESS: "unix:/s",
+        PALISADE_MODEL: "m",
+        PALISADE_MODEL_GATEWAY: "/g",
+        OPENAI_API_KEY: "sk-x",
+        OPENAI_BASE_URL: "http://h/v1",
+      },
+      { token: "t" },
+    );
     expect(JSON.stringify(c)).not.toContain("sk-x");
     expect(JSON.stringify(c)).not.toContain("http://h");
   });
@@ -42,11 +67,18 @@ describe("readAgentConfig", () => {
     expect(readAgentConfig({ ...env, PALISADE_HISTORY_IDLE_MS: "900000" }, { token: "t" }).historyIdleMs).toBe(900_000);
     expect(readAgentConfig(env, { token: "t" }).historyIdleMs).toBeUndefined();
     for (const bad of ["0", "-5", "1.5", "soon"]) {
-      expect(() => readAgentConfig({ ...env, PALISADE_HISTORY_IDLE_MS: bad }, { token: "t" })).toThrow(`PALISADE_HISTORY_IDLE_MS=${JSON.stringify(bad)} must be a whole number of milliseconds >= 1`);
+      expect(() => readAgentConfig({ ...env, PALISADE_HISTORY_IDLE_MS: bad }, { token: "t" })).toThrow(
+        `PALISADE_HISTORY_IDLE_MS=${JSON.stringify(bad)} must be a whole number of milliseconds >= 1`,
+      );
     }
   });
   it("wants an absolute gateway socket path", () => {
-    expect(() => readAgentConfig({ PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_MODEL: "m", PALISADE_MODEL_GATEWAY: "g.sock" }, { token: "t" })).toThrow(/PALISADE_MODEL_GATEWAY="g.sock" must be an absolute path/);
+    expect(() =>
+      readAgentConfig(
+        { PALISADE_ENGINE_ADDRESS: "unix:/s", PALISADE_MODEL: "m", PALISADE_MODEL_GATEWAY: "g.sock" },
+        { token: "t" },
+      ),
+    ).toThrow(/PALISADE_MODEL_GATEWAY="g.sock" must be an absolute path/);
   });
   it("lists every problem", () => {
     const err = (() => {
@@ -71,9 +103,12 @@ describe("retry policy", () => {
     { attempts: 4, waitedMs: 0, retryAfter: undefined, want: undefined }, // attempts exhausted
     { attempts: 1, waitedMs: 0, retryAfter: 750, want: 750 }, // server's retry-after wins
     { attempts: 1, waitedMs: 500, retryAfter: 750, want: undefined }, // would exceed the total cap
-  ])("attempt $attempts, waited $waitedMs, retry-after $retryAfter → $want", ({ attempts, waitedMs, retryAfter, want }) => {
-    expect(nextRetryDelay(policy, { attempts, waitedMs }, retryAfter, () => 0.5)).toBe(want);
-  });
+  ])(
+    "attempt $attempts, waited $waitedMs, retry-after $retryAfter → $want",
+    ({ attempts, waitedMs, retryAfter, want }) => {
+      expect(nextRetryDelay(policy, { attempts, waitedMs }, retryAfter, () => 0.5)).toBe(want);
+    },
+  );
   it("parses retry-after headers", () => {
     const h = (o: Record<string, string>) => ({ get: (n: string) => o[n] ?? null });
     expect(retryAfterMs(h({ "retry-after-ms": "250", "retry-after": "9" }))).toBe(250);
@@ -88,7 +123,12 @@ describe("context", () => {
     const out = toChatMessages([
       msg("tool", "orphan", { toolCallId: "zz" }),
       msg("user", "q"),
-      msg("assistant", "", { toolCalls: [{ id: "a", name: "t", argumentsJson: "{}" }, { id: "b", name: "t", argumentsJson: "" }] as never }),
+      msg("assistant", "", {
+        toolCalls: [
+          { id: "a", name: "t", argumentsJson: "{}" },
+          { id: "b", name: "t", argumentsJson: "" },
+        ] as never,
+      }),
       msg("tool", "ra", { toolCallId: "a" }),
       msg("user", "next"),
     ]);
@@ -108,7 +148,10 @@ describe("context", () => {
     ]);
   });
   it("splits for compaction at a user message, keeping recent turns within budget", () => {
-    const h = Array.from({ length: 6 }, (_, i) => [msg("user", `u${String(i)} ${"x".repeat(200)}`), msg("assistant", "y".repeat(200))]).flat();
+    const h = Array.from({ length: 6 }, (_, i) => [
+      msg("user", `u${String(i)} ${"x".repeat(200)}`),
+      msg("assistant", "y".repeat(200)),
+    ]).flat();
     const plan = planCompaction(h, 300);
     expect(plan?.recent[0]?.role).toBe("user");
     expect(plan && plan.older.length + plan.recent.length).toBe(12);
@@ -124,12 +167,31 @@ describe("context", () => {
 
 describe("estimateTokens", () => {
   it("stays within a quarter of the serialized size and counts text, tool calls and tools", () => {
-    const schema = { type: "object", properties: { path: { type: "string", description: "A path in the workspace" } }, required: ["path"] };
-    const tools = [{ type: "function" as const, function: { name: "files__read_file", description: "Reads a file.", parameters: schema } }];
+    const schema = {
+      type: "object",
+      properties: { path: { type: "string", description: "A path in the workspace" } },
+      required: ["path"],
+    };
+    const tools = [
+      {
+        type: "function" as const,
+        function: { name: "files__read_file", description: "Reads a file.", parameters: schema },
+      },
+    ];
     const messages = [
       { role: "system" as const, content: "You are a helpful assistant. ".repeat(20) },
       { role: "user" as const, content: "read x.txt please" },
-      { role: "assistant" as const, content: null, tool_calls: [{ id: "call_1", type: "function" as const, function: { name: "files__read_file", arguments: '{"path":"x.txt"}' } }] },
+      {
+        role: "assistant" as const,
+        content: null,
+        tool_calls: [
+          {
+            id: "call_1",
+            type: "function" as const,
+            function: { name: "files__read_file", arguments: '{"path":"x.txt"}' },
+          },
+        ],
+      },
       { role: "tool" as const, tool_call_id: "call_1", content: "hello world\n".repeat(50) },
     ];
     const serialized = Math.ceil((JSON.stringify(messages).length + JSON.stringify(tools).length) / 4);
@@ -137,7 +199,19 @@ describe("estimateTokens", () => {
     expect(estimate).toBeGreaterThan(serialized * 0.75);
     expect(estimate).toBeLessThan(serialized * 1.25);
     // The arguments of a tool call count: 395 more characters are about 99 more tokens.
-    const withArgs = (path: string) => [{ role: "assistant" as const, content: null, tool_calls: [{ id: "call_1", type: "function" as const, function: { name: "files__read_file", arguments: JSON.stringify({ path }) } }] }];
+    const withArgs = (path: string) => [
+      {
+        role: "assistant" as const,
+        content: null,
+        tool_calls: [
+          {
+            id: "call_1",
+            type: "function" as const,
+            function: { name: "files__read_file", arguments: JSON.stringify({ path }) },
+          },
+        ],
+      },
+    ];
     const grown = estimateTokens(withArgs("y".repeat(400))) - estimateTokens(withArgs("x.txt"));
     expect(grown).toBeGreaterThanOrEqual(98);
     expect(grown).toBeLessThanOrEqual(100);
@@ -166,13 +240,25 @@ describe("fitToolResults", () => {
 
 describe("tools", () => {
   it("parses each parameter schema once: turns with the same tools share it", () => {
-    const spec = { name: "files__read_file", description: "Reads", parametersJson: '{"type":"object","properties":{"path":{"type":"string"}}}' };
+    const spec = {
+      name: "files__read_file",
+      description: "Reads",
+      parametersJson: '{"type":"object","properties":{"path":{"type":"string"}}}',
+    };
     const a = new ToolSet([spec as never]).toParams()[0];
     const b = new ToolSet([{ ...spec } as never]).toParams()[0];
-    expect(a?.type === "function" && b?.type === "function" && a.function.parameters === b.function.parameters).toBe(true);
-    expect(a?.type === "function" ? a.function.parameters : undefined).toEqual({ type: "object", properties: { path: { type: "string" } } });
+    expect(a?.type === "function" && b?.type === "function" && a.function.parameters === b.function.parameters).toBe(
+      true,
+    );
+    expect(a?.type === "function" ? a.function.parameters : undefined).toEqual({
+      type: "object",
+      properties: { path: { type: "string" } },
+    });
     const broken = new ToolSet([{ ...spec, name: "x", parametersJson: "{not json" } as never]).toParams()[0];
-    expect(broken?.type === "function" ? broken.function.parameters : undefined).toEqual({ type: "object", properties: {} });
+    expect(broken?.type === "function" ? broken.function.parameters : undefined).toEqual({
+      type: "object",
+      properties: {},
+    });
   });
 
   it("adds a load_tools meta-tool when groups exist and lists them in its description", () => {
@@ -216,7 +302,10 @@ describe("runTurn (pure turn logic)", () => {
     contextWindow: 128_000,
     ...over,
   });
-  function ports(script: ModelResult[], tool = (name: string) => ({ content: `${name} ok`, isError: false, terminal: false })) {
+  function ports(
+    script: ModelResult[],
+    tool = (name: string) => ({ content: `${name} ok`, isError: false, terminal: false }),
+  ) {
     const calls: string[] = [];
     const proposed: string[] = [];
     const tokens: string[] = [];
@@ -243,9 +332,18 @@ describe("runTurn (pure turn logic)", () => {
   }
 
   it("sums usage over model calls and counts rounds", async () => {
-    const { p, proposed } = ports([result({ toolCalls: [{ id: "c1", name: "t", arguments: "{}" }] }), result({ content: "done" })]);
+    const { p, proposed } = ports([
+      result({ toolCalls: [{ id: "c1", name: "t", arguments: "{}" }] }),
+      result({ content: "done" }),
+    ]);
     const r = await runTurn(request(), p, new AbortController().signal);
-    expect(r).toMatchObject({ content: "done", llmCalls: 2, toolRounds: 1, stopReason: "final", usage: { inputTokens: 20, outputTokens: 10, cacheReadTokens: 2 } });
+    expect(r).toMatchObject({
+      content: "done",
+      llmCalls: 2,
+      toolRounds: 1,
+      stopReason: "final",
+      usage: { inputTokens: 20, outputTokens: 10, cacheReadTokens: 2 },
+    });
     expect(proposed).toEqual(["c1:t"]);
   });
 
@@ -267,18 +365,34 @@ describe("runTurn (pure turn logic)", () => {
   });
 
   it("a terminal tool result ends the turn; an errored one does not", async () => {
-    const terminal = ports([result({ toolCalls: [{ id: "c", name: "t", arguments: "{}" }] })], () => ({ content: "sent", isError: false, terminal: true }));
-    expect(await runTurn(request(), terminal.p, new AbortController().signal)).toMatchObject({ stopReason: "terminal", content: "sent", llmCalls: 1 });
-    const failed = ports([result({ toolCalls: [{ id: "c", name: "t", arguments: "{}" }] }), result({ content: "retry later" })], () => ({
-      content: "boom",
-      isError: true,
+    const terminal = ports([result({ toolCalls: [{ id: "c", name: "t", arguments: "{}" }] })], () => ({
+      content: "sent",
+      isError: false,
       terminal: true,
     }));
-    expect(await runTurn(request(), failed.p, new AbortController().signal)).toMatchObject({ stopReason: "final", llmCalls: 2 });
+    expect(await runTurn(request(), terminal.p, new AbortController().signal)).toMatchObject({
+      stopReason: "terminal",
+      content: "sent",
+      llmCalls: 1,
+    });
+    const failed = ports(
+      [result({ toolCalls: [{ id: "c", name: "t", arguments: "{}" }] }), result({ content: "retry later" })],
+      () => ({
+        content: "boom",
+        isError: true,
+        terminal: true,
+      }),
+    );
+    expect(await runTurn(request(), failed.p, new AbortController().signal)).toMatchObject({
+      stopReason: "final",
+      llmCalls: 2,
+    });
   });
 
   it("honours max_tool_rounds", async () => {
-    const loop = Array.from({ length: 10 }, (_, i) => result({ toolCalls: [{ id: `c${String(i)}`, name: "t", arguments: "{}" }] }));
+    const loop = Array.from({ length: 10 }, (_, i) =>
+      result({ toolCalls: [{ id: `c${String(i)}`, name: "t", arguments: "{}" }] }),
+    );
     const { p, tokens } = ports(loop);
     const r = await runTurn(request({ maxToolRounds: 2 }), p, new AbortController().signal);
     expect(r).toMatchObject({ stopReason: "round_limit", toolRounds: 2, llmCalls: 2 });

@@ -1,7 +1,13 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { AsyncQueue, RpcServer } from "@palisade/protocol";
 import { AgentService } from "@palisade/protocol/pipeline";
-import type { AgentEvent, EngineDirectiveSchema, ProcessRequestSchema, ToolCallProposed, ToolGroupSchema } from "@palisade/protocol/pipeline";
+import type {
+  AgentEvent,
+  EngineDirectiveSchema,
+  ProcessRequestSchema,
+  ToolCallProposed,
+  ToolGroupSchema,
+} from "@palisade/protocol/pipeline";
 import type { ToolDefSchema } from "@palisade/protocol/types";
 import { waitFor } from "@palisade/testing";
 
@@ -69,7 +75,9 @@ export class FakeEngine {
         const e = ev.event;
         if (e.case === "ready" && this.options.initial !== false) {
           const init = this.options.initial ?? {};
-          out.push({ directive: { case: "initialToolDefs", value: { tools: init.tools ?? [], groups: init.groups ?? [] } } });
+          out.push({
+            directive: { case: "initialToolDefs", value: { tools: init.tools ?? [], groups: init.groups ?? [] } },
+          });
         } else if (e.case === "toolProposal") {
           this.proposals.push(e.value);
           this.proposalTimes.push(Date.now());
@@ -109,7 +117,14 @@ export class FakeEngine {
     out.push({
       directive: {
         case: "toolResult",
-        value: { callId: p.callId, sessionId: p.sessionId, messageId: p.messageId, content, isError: !b || (b.isError ?? false), terminal: b?.terminal ?? false },
+        value: {
+          callId: p.callId,
+          sessionId: p.sessionId,
+          messageId: p.messageId,
+          content,
+          isError: !b || (b.isError ?? false),
+          terminal: b?.terminal ?? false,
+        },
       },
     });
   }

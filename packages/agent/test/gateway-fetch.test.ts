@@ -28,9 +28,14 @@ afterEach(async () => {
 });
 
 const sse = (...texts: string[]): string =>
-  [...texts.map((t) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: t } }] })}\n\n`), "data: [DONE]\n\n"].join("");
+  [
+    ...texts.map((t) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: t } }] })}\n\n`),
+    "data: [DONE]\n\n",
+  ].join("");
 
-async function gateway(answer: (req: Seen, res: ServerResponse) => void): Promise<{ socket: string; seen: Seen[]; closed: Promise<void>[] }> {
+async function gateway(
+  answer: (req: Seen, res: ServerResponse) => void,
+): Promise<{ socket: string; seen: Seen[]; closed: Promise<void>[] }> {
   dir = await makeTempDir("palisade-gateway-fetch-");
   const socket = join(dir.path, "gateway.sock");
   const seen: Seen[] = [];
@@ -40,7 +45,12 @@ async function gateway(answer: (req: Seen, res: ServerResponse) => void): Promis
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const one = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") };
+      const one = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      };
       seen.push(one);
       answer(one, res);
     });
@@ -50,7 +60,11 @@ async function gateway(answer: (req: Seen, res: ServerResponse) => void): Promis
 }
 
 const call = (socket: string, signal = new AbortController().signal, onToken?: (t: string) => void) =>
-  createModelCaller({ endpoint: { gateway: socket, credential: "spawn-credential" }, settings: { maxRetries: 0 }, log: () => {} })({
+  createModelCaller({
+    endpoint: { gateway: socket, credential: "spawn-credential" },
+    settings: { maxRetries: 0 },
+    log: () => {},
+  })({
     model: "m",
     messages: [{ role: "user", content: "héllo" }],
     tools: [],
@@ -75,7 +89,11 @@ describe("the Agent's fetch to the model gateway", () => {
     expect(req?.headers.authorization).toBe("Bearer spawn-credential");
     expect(req?.headers["x-palisade-session"]).toBe("s-1");
     expect(req?.headers["content-type"]).toBe("application/json");
-    expect(JSON.parse(req?.body ?? "")).toMatchObject({ model: "m", stream: true, messages: [{ role: "user", content: "héllo" }] });
+    expect(JSON.parse(req?.body ?? "")).toMatchObject({
+      model: "m",
+      stream: true,
+      messages: [{ role: "user", content: "héllo" }],
+    });
   });
 
   it("sends each call's body as the SDK would serialize it, in one piece with its length, while the conversation grows", async () => {
@@ -83,9 +101,18 @@ describe("the Agent's fetch to the model gateway", () => {
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.end(sse("ok"));
     });
-    const caller = createModelCaller({ endpoint: { gateway: g.socket, credential: "c" }, settings: { maxRetries: 0, extraBody: { temperature: 0.5 } }, log: () => {} });
-    const tools = [{ type: "function" as const, function: { name: "t", description: "a tool…", parameters: { type: "object" } } }];
-    const messages: ChatCompletionMessageParam[] = [{ role: "system", content: "prompt “é”" }, { role: "user", content: "first" }];
+    const caller = createModelCaller({
+      endpoint: { gateway: g.socket, credential: "c" },
+      settings: { maxRetries: 0, extraBody: { temperature: 0.5 } },
+      log: () => {},
+    });
+    const tools = [
+      { type: "function" as const, function: { name: "t", description: "a tool…", parameters: { type: "object" } } },
+    ];
+    const messages: ChatCompletionMessageParam[] = [
+      { role: "system", content: "prompt “é”" },
+      { role: "user", content: "first" },
+    ];
     for (const next of ["second", "third"]) {
       await caller({ model: "m", messages, tools, signal: new AbortController().signal });
       messages.push({ role: "assistant", content: "ok" }, { role: "user", content: next });
@@ -94,7 +121,16 @@ describe("the Agent's fetch to the model gateway", () => {
     expect(g.seen).toHaveLength(3);
     g.seen.forEach((req, i) => {
       const sent = messages.slice(0, 2 + 2 * i);
-      expect(req.body).toBe(JSON.stringify({ temperature: 0.5, model: "m", messages: sent, tools, stream: true, stream_options: { include_usage: true } }));
+      expect(req.body).toBe(
+        JSON.stringify({
+          temperature: 0.5,
+          model: "m",
+          messages: sent,
+          tools,
+          stream: true,
+          stream_options: { include_usage: true },
+        }),
+      );
       expect(req.headers["content-length"]).toBe(String(Buffer.byteLength(req.body)));
       expect(req.headers["content-type"]).toBe("application/json");
     });

@@ -22,7 +22,10 @@ const addsToFirst = {
   sessionId: "s",
   messageId: "m2",
   content: "three",
-  history: [{ role: "user", content: "two" }, { role: "assistant", content: "a" }],
+  history: [
+    { role: "user", content: "two" },
+    { role: "assistant", content: "a" },
+  ],
   historyGeneration: "g",
   historyBase: 2,
   historyDigest: chainHistoryDigest("", first),
@@ -32,7 +35,10 @@ describe("Agent: conversations kept between turns", () => {
   it("a request that adds to the kept copy shows the model the whole conversation", async () => {
     rig = await startRig({}, { turns: [reply.text("a"), reply.text("b")] });
     const { engine, model } = rig;
-    expect((await engine.turn({ sessionId: "s", messageId: "m1", content: "two", history: first, historyGeneration: "g" })).error).toBeUndefined();
+    expect(
+      (await engine.turn({ sessionId: "s", messageId: "m1", content: "two", history: first, historyGeneration: "g" }))
+        .error,
+    ).toBeUndefined();
     const out = await engine.turn(addsToFirst);
     expect(out.error).toBeUndefined();
     expect(model.chatRequests()[1]?.messages).toEqual([
@@ -47,7 +53,10 @@ describe("Agent: conversations kept between turns", () => {
   it("drops a conversation after the Engine's session idle window (config.historyIdleMs), then asks for it whole", async () => {
     rig = await startRig({}, { turns: [reply.text("a"), reply.text("b")] }, { historyIdleMs: 200 });
     const { engine, model } = rig;
-    expect((await engine.turn({ sessionId: "s", messageId: "m1", content: "two", history: first, historyGeneration: "g" })).error).toBeUndefined();
+    expect(
+      (await engine.turn({ sessionId: "s", messageId: "m1", content: "two", history: first, historyGeneration: "g" }))
+        .error,
+    ).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 500));
     engine.send({
       directive: {
@@ -55,7 +64,10 @@ describe("Agent: conversations kept between turns", () => {
         value: addsToFirst,
       },
     });
-    const needed = await waitFor(() => engine.events.find((e) => e.event.case === "historyNeeded"), { timeoutMs: 5000, message: "HistoryNeeded" });
+    const needed = await waitFor(() => engine.events.find((e) => e.event.case === "historyNeeded"), {
+      timeoutMs: 5000,
+      message: "HistoryNeeded",
+    });
     expect(needed.event.case === "historyNeeded" && needed.event.value.reason).toContain("no copy");
     expect(model.chatRequests()).toHaveLength(1);
   });
@@ -66,14 +78,31 @@ describe("Agent: conversations kept between turns", () => {
     engine.send({
       directive: {
         case: "process",
-        value: { sessionId: "s", messageId: "m1", content: "two", history: [{ role: "user", content: "x" }], historyGeneration: "g", historyBase: 2, historyDigest: chainHistoryDigest("", first) },
+        value: {
+          sessionId: "s",
+          messageId: "m1",
+          content: "two",
+          history: [{ role: "user", content: "x" }],
+          historyGeneration: "g",
+          historyBase: 2,
+          historyDigest: chainHistoryDigest("", first),
+        },
       },
     });
-    const needed = await waitFor(() => engine.events.find((e) => e.event.case === "historyNeeded"), { timeoutMs: 5000, message: "HistoryNeeded" });
+    const needed = await waitFor(() => engine.events.find((e) => e.event.case === "historyNeeded"), {
+      timeoutMs: 5000,
+      message: "HistoryNeeded",
+    });
     expect(needed.event.value).toMatchObject({ sessionId: "s", messageId: "m1" });
     expect(needed.event.case === "historyNeeded" && needed.event.value.reason).toContain("no copy");
     // The same message id may come again, whole: the turn then runs.
-    const out = await engine.turn({ sessionId: "s", messageId: "m1", content: "two", history: first, historyGeneration: "g2" });
+    const out = await engine.turn({
+      sessionId: "s",
+      messageId: "m1",
+      content: "two",
+      history: first,
+      historyGeneration: "g2",
+    });
     expect(out.error).toBeUndefined();
     expect(model.chatRequests()).toHaveLength(1);
     expect(model.chatRequests()[0]?.messages.map((m) => m.content)).toEqual(["one", "first", "two"]);

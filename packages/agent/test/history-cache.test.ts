@@ -8,9 +8,22 @@ import { HistoryCache } from "@palisade/agent";
 const msg = (role: string, content: string): ContextMessage => create(ContextMessageSchema, { role, content });
 const first = [msg("user", "one"), msg("assistant", "first")];
 const second = [msg("user", "two"), msg("assistant", "second")];
-const whole = (history: ContextMessage[], generation = "g1") => ({ sessionId: "s", history, historyGeneration: generation, historyBase: 0, historyDigest: "" });
-const delta = (history: ContextMessage[], base: number, digest: string, generation = "g1", sessionId = "s") => ({ sessionId, history, historyGeneration: generation, historyBase: base, historyDigest: digest });
-const contents = (r: ReturnType<HistoryCache["resolve"]>): string[] => ("history" in r ? r.history.map((m) => m.content) : [`missing: ${r.missing}`]);
+const whole = (history: ContextMessage[], generation = "g1") => ({
+  sessionId: "s",
+  history,
+  historyGeneration: generation,
+  historyBase: 0,
+  historyDigest: "",
+});
+const delta = (history: ContextMessage[], base: number, digest: string, generation = "g1", sessionId = "s") => ({
+  sessionId,
+  history,
+  historyGeneration: generation,
+  historyBase: base,
+  historyDigest: digest,
+});
+const contents = (r: ReturnType<HistoryCache["resolve"]>): string[] =>
+  "history" in r ? r.history.map((m) => m.content) : [`missing: ${r.missing}`];
 
 describe("the Agent's copy of a conversation", () => {
   it("keeps what a whole history gave and appends what a request with the matching base adds", () => {
@@ -34,7 +47,10 @@ describe("the Agent's copy of a conversation", () => {
     const cases: [string, ReturnType<typeof delta>][] = [
       ["another version", delta(second, 2, d1, "g2")],
       ["holds 2 messages of this conversation, not 3", delta(second, 3, d1)],
-      ["differs from the Engine's (digest)", delta(second, 2, chainHistoryDigest("", [msg("user", "one"), msg("assistant", "FIRST")]))],
+      [
+        "differs from the Engine's (digest)",
+        delta(second, 2, chainHistoryDigest("", [msg("user", "one"), msg("assistant", "FIRST")])),
+      ],
       ["holds no copy", delta(second, 2, d1, "g1", "other")],
     ];
     for (const [why, req] of cases) {
@@ -50,7 +66,11 @@ describe("the Agent's copy of a conversation", () => {
   it("a request without a generation is the whole conversation and drops the copy", () => {
     const cache = new HistoryCache();
     cache.resolve(whole(first));
-    expect(contents(cache.resolve({ sessionId: "s", history: second, historyGeneration: "", historyBase: 0, historyDigest: "" }))).toEqual(["two", "second"]);
+    expect(
+      contents(
+        cache.resolve({ sessionId: "s", history: second, historyGeneration: "", historyBase: 0, historyDigest: "" }),
+      ),
+    ).toEqual(["two", "second"]);
     expect(cache.sessions).toBe(0);
   });
 

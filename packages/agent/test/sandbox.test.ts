@@ -20,9 +20,12 @@ function agentBundle(): string {
   const fresh = (): string | undefined => freshBundleEntry(join(pkg, "dist", "bundle"), join(pkg, "..", ".."));
   const ready = fresh();
   if (ready) return ready;
-  const res = spawnSync(process.execPath, [join(pkg, "..", "..", "scripts", "bundle.mjs"), "agent"], { encoding: "utf8" });
+  const res = spawnSync(process.execPath, [join(pkg, "..", "..", "scripts", "bundle.mjs"), "agent"], {
+    encoding: "utf8",
+  });
   const made = fresh();
-  if (res.status !== 0 || !made) throw new Error(`scripts/bundle.mjs agent failed (${String(res.status ?? res.signal)}): ${res.stderr}`);
+  if (res.status !== 0 || !made)
+    throw new Error(`scripts/bundle.mjs agent failed (${String(res.status ?? res.signal)}): ${res.stderr}`);
   return made;
 }
 
@@ -34,7 +37,10 @@ interface Child {
 
 /** Starts the Agent as the Engine does: the spawn token as the first line of its stdin, held open. */
 function run(spec: Pick<LaunchSpec, "command" | "args" | "env">, token?: string): Child {
-  const proc = spawn(spec.command, spec.args, { env: spec.env, stdio: [token === undefined ? "ignore" : "pipe", "ignore", "pipe"] });
+  const proc = spawn(spec.command, spec.args, {
+    env: spec.env,
+    stdio: [token === undefined ? "ignore" : "pipe", "ignore", "pipe"],
+  });
   if (token !== undefined) proc.stdin?.write(`${token}\n`);
   let err = "";
   proc.stderr?.on("data", (d: Buffer) => (err += d.toString()));
@@ -70,12 +76,24 @@ async function fixtures(): Promise<{ dir: TempDir; model: ScriptedServer; engine
   const engine = await new FakeEngine({}).start(join(dir.path, "engine.sock"));
   const gateway = join(dir.path, "gateway.sock");
   const closeRelay = await socketRelay(gateway, model.port);
-  cleanup.push(() => dir.remove(), () => model.close(), () => engine.close(), closeRelay);
+  cleanup.push(
+    () => dir.remove(),
+    () => model.close(),
+    () => engine.close(),
+    closeRelay,
+  );
   return { dir, model, engine, gateway };
 }
 
 function spawnAgent(engine: FakeEngine, gateway: string, sandbox: boolean, main?: string): Child {
-  const spec = agentLaunchSpec({ engineAddress: engine.address, agentId: "atlas", model: "scripted-model", modelGateway: gateway, sandbox, ...(main ? { main } : {}) });
+  const spec = agentLaunchSpec({
+    engineAddress: engine.address,
+    agentId: "atlas",
+    model: "scripted-model",
+    modelGateway: gateway,
+    sandbox,
+    ...(main ? { main } : {}),
+  });
   const child = run(spec, "tok-1");
   cleanup.unshift(async () => {
     if (child.proc.exitCode === null) child.proc.kill("SIGKILL");
@@ -89,42 +107,50 @@ describe("the compiled Agent as a real child process", () => {
   it.each([
     ["the compiled modules", () => MAIN],
     ["the bundle", agentBundle],
-  ])("under the permission model cannot write, spawn, read outside its code or start workers, and still answers (%s)", async (_what, entry) => {
-    const main = entry();
-    const { engine, model, gateway } = await fixtures();
-    const child = spawnAgent(engine, gateway, true, main);
-    const ready = await engine.connected(10_000).catch((e: unknown) => {
-      throw new Error(`agent did not connect; stderr:\n${child.stderr()}`, { cause: e });
-    });
-    expect(ready.event.case).toBe("ready");
-    if (ready.event.case !== "ready") return;
-    expect(ready.event.value).toMatchObject({ agentId: "atlas", token: "", pid: child.proc.pid });
-    expect(engine.credentials).toEqual(["Bearer tok-1"]);
-    expect(ready.event.value.sandbox).toMatchObject({
-      canWriteFile: false,
-      canSpawnProcess: false,
-      canReadOutside: false,
-      canStartWorker: false,
-      permissionModel: true,
-    });
-    expect(ready.event.value.sandbox?.detail).toContain("write:ERR_ACCESS_DENIED");
+  ])(
+    "under the permission model cannot write, spawn, read outside its code or start workers, and still answers (%s)",
+    async (_what, entry) => {
+      const main = entry();
+      const { engine, model, gateway } = await fixtures();
+      const child = spawnAgent(engine, gateway, true, main);
+      const ready = await engine.connected(10_000).catch((e: unknown) => {
+        throw new Error(`agent did not connect; stderr:\n${child.stderr()}`, { cause: e });
+      });
+      expect(ready.event.case).toBe("ready");
+      if (ready.event.case !== "ready") return;
+      expect(ready.event.value).toMatchObject({ agentId: "atlas", token: "", pid: child.proc.pid });
+      expect(engine.credentials).toEqual(["Bearer tok-1"]);
+      expect(ready.event.value.sandbox).toMatchObject({
+        canWriteFile: false,
+        canSpawnProcess: false,
+        canReadOutside: false,
+        canStartWorker: false,
+        permissionModel: true,
+      });
+      expect(ready.event.value.sandbox?.detail).toContain("write:ERR_ACCESS_DENIED");
 
-    const out = await engine.turn({ sessionId: "s", messageId: "m", content: "hi" });
-    expect(out.complete?.content).toBe("hello from a sandboxed agent");
-    // The call went over the gateway socket, with the spawn token as its only credential.
-    expect(model.requests.at(-1)?.headers.authorization).toBe("Bearer tok-1");
-    expect(model.requests.at(-1)?.headers["x-palisade-session"]).toBe("s");
+      const out = await engine.turn({ sessionId: "s", messageId: "m", content: "hi" });
+      expect(out.complete?.content).toBe("hello from a sandboxed agent");
+      // The call went over the gateway socket, with the spawn token as its only credential.
+      expect(model.requests.at(-1)?.headers.authorization).toBe("Bearer tok-1");
+      expect(model.requests.at(-1)?.headers["x-palisade-session"]).toBe("s");
 
-    engine.send({ directive: { case: "shutdown", value: { reason: "test over" } } });
-    expect(await child.exited).toBe(0);
-  });
+      engine.send({ directive: { case: "shutdown", value: { reason: "test over" } } });
+      expect(await child.exited).toBe(0);
+    },
+  );
 
   it("without the sandbox the same probes succeed, so the report is real", async () => {
     const { engine, gateway } = await fixtures();
     const child = spawnAgent(engine, gateway, false);
     const ready = await engine.connected(10_000);
     if (ready.event.case !== "ready") throw new Error("expected AgentReady");
-    expect(ready.event.value.sandbox).toMatchObject({ canWriteFile: true, canSpawnProcess: true, canStartWorker: true, permissionModel: false });
+    expect(ready.event.value.sandbox).toMatchObject({
+      canWriteFile: true,
+      canSpawnProcess: true,
+      canStartWorker: true,
+      permissionModel: false,
+    });
     engine.send({ directive: { case: "shutdown", value: {} } });
     expect(await child.exited).toBe(0);
   });
@@ -134,7 +160,14 @@ describe("the compiled Agent as a real child process", () => {
     const child = run({ command: process.execPath, args: [MAIN], env: { PALISADE_CONTEXT_WINDOW: "tiny" } });
     expect(await child.exited).toBe(2);
     const err = child.stderr();
-    for (const name of ["PALISADE_ENGINE_ADDRESS", "no spawn token", "PALISADE_MODEL", "PALISADE_MODEL_GATEWAY", "PALISADE_CONTEXT_WINDOW"]) expect(err).toContain(name);
+    for (const name of [
+      "PALISADE_ENGINE_ADDRESS",
+      "no spawn token",
+      "PALISADE_MODEL",
+      "PALISADE_MODEL_GATEWAY",
+      "PALISADE_CONTEXT_WINDOW",
+    ])
+      expect(err).toContain(name);
   });
 
   it("keeps its spawn token out of /proc/<pid>/environ and cmdline, and exits within 2 s when the Engine's pipe on stdin closes", async () => {
@@ -142,7 +175,8 @@ describe("the compiled Agent as a real child process", () => {
     const child = spawnAgent(engine, gateway, true);
     await engine.connected(10_000);
     const pid = child.proc.pid ?? -1;
-    for (const file of ["environ", "cmdline"]) expect(readFileSync(`/proc/${String(pid)}/${file}`, "latin1")).not.toContain("tok-1");
+    for (const file of ["environ", "cmdline"])
+      expect(readFileSync(`/proc/${String(pid)}/${file}`, "latin1")).not.toContain("tok-1");
     // What the kernel does when the Engine dies by any signal: its end of the pipe closes.
     const closedAt = Date.now();
     child.proc.stdin?.end();
@@ -164,7 +198,6 @@ describe("the compiled Agent as a real child process", () => {
 const base = { engineAddress: "unix:/run/e.sock", model: "m", modelGateway: "/run/g.sock", contextWindow: 32000 };
 
 describe("agentLaunchSpec", () => {
-
   it("passes only the Agent's settings in the environment: no model key, no model endpoint", () => {
     const spec = agentLaunchSpec({ ...base, agentId: "atlas" });
     expect(spec.env).toEqual({
@@ -200,7 +233,15 @@ describe("agentLaunchSpec", () => {
     const spec = agentLaunchSpec(base);
     expect(spec.args[0]).toBe("--permission");
     expect(spec.args).toContain(`--allow-fs-read=${realpathSync(agentPackageDir())}`);
-    expect(spec.args.some((a) => a.startsWith("--allow-child-process") || a.startsWith("--allow-fs-write") || a.startsWith("--allow-worker") || a.startsWith("--allow-addons"))).toBe(false);
+    expect(
+      spec.args.some(
+        (a) =>
+          a.startsWith("--allow-child-process") ||
+          a.startsWith("--allow-fs-write") ||
+          a.startsWith("--allow-worker") ||
+          a.startsWith("--allow-addons"),
+      ),
+    ).toBe(false);
     expect(agentLaunchSpec({ ...base, sandbox: false }).args).toHaveLength(1);
   });
 });

@@ -30,7 +30,11 @@ export interface Rig {
 export async function startRig(
   engineOptions: FakeEngineOptions = {},
   modelOptions: ScriptedServerOptions = {},
-  agent: Partial<RunAgentOptions> & { contextWindow?: number; modelSettings?: Partial<ModelSettings>; historyIdleMs?: number } = {},
+  agent: Partial<RunAgentOptions> & {
+    contextWindow?: number;
+    modelSettings?: Partial<ModelSettings>;
+    historyIdleMs?: number;
+  } = {},
 ): Promise<Rig> {
   const dir = await makeTempDir("palisade-agent-");
   const model = await startScriptedServer(modelOptions);

@@ -45,13 +45,31 @@ describe("AgentRuntime streams bursts as joined tokens, in order", () => {
     const events: AgentEventInit[] = [];
     const callModel: CallModel = (req) => {
       for (const t of ["Hello", " from", " the", " model"]) req.onToken?.(t);
-      return Promise.resolve({ content: "Hello from the model", reasoning: "", toolCalls: [], finishReason: "stop", usage: { inputTokens: 1, outputTokens: 4, cacheReadTokens: 0 } });
+      return Promise.resolve({
+        content: "Hello from the model",
+        reasoning: "",
+        toolCalls: [],
+        finishReason: "stop",
+        usage: { inputTokens: 1, outputTokens: 4, cacheReadTokens: 0 },
+      });
     };
-    const rt = new AgentRuntime({ model: "m", contextWindow: 128_000, callModel, send: (e) => events.push(e), log: () => undefined });
+    const rt = new AgentRuntime({
+      model: "m",
+      contextWindow: 128_000,
+      callModel,
+      send: (e) => events.push(e),
+      log: () => undefined,
+    });
     rt.handle(create(EngineDirectiveSchema, { directive: { case: "initialToolDefs", value: {} } }));
-    rt.handle(create(EngineDirectiveSchema, { directive: { case: "process", value: { sessionId: "s", messageId: "m", content: "hi" } } }));
+    rt.handle(
+      create(EngineDirectiveSchema, {
+        directive: { case: "process", value: { sessionId: "s", messageId: "m", content: "hi" } },
+      }),
+    );
     await waitFor(() => events.some((e) => e.event?.case === "responseComplete" || e.event?.case === "agentError"));
-    const seen = events.map((e) => (e.event?.case === "llmTokenEmitted" ? `token:${String(e.event.value?.text)}` : String(e.event?.case)));
+    const seen = events.map((e) =>
+      e.event?.case === "llmTokenEmitted" ? `token:${String(e.event.value?.text)}` : String(e.event?.case),
+    );
     expect(seen).toEqual(["token:Hello", "token: from the model", "responseComplete"]);
   });
 });

@@ -67,7 +67,10 @@ export function toolEntries(manifest: Manifest, tools: readonly ManifestTool[] =
  * Tool entries with the `semantics:` blocks of the capability's config entry (by tool name) in
  * place of the manifest's or the server's: the user's word on what a tool's arguments mean wins.
  */
-export function withConfigSemantics(entries: ToolEntry[], semantics: Readonly<Record<string, Record<string, unknown>>> | undefined): ToolEntry[] {
+export function withConfigSemantics(
+  entries: ToolEntry[],
+  semantics: Readonly<Record<string, Record<string, unknown>>> | undefined,
+): ToolEntry[] {
   if (semantics === undefined) return entries;
   return entries.map((e) => {
     const declared = Object.hasOwn(semantics, e.name) ? semantics[e.name] : undefined;
@@ -85,10 +88,16 @@ export function resolveTool(entries: readonly ToolEntry[], name: string): ToolEn
   const bare = entries.filter((e) => e.name === name);
   if (bare.length === 1 && bare[0]) return bare[0];
   if (bare.length > 1) {
-    throw new CapabilityError("ambiguous_tool", `tool name "${name}" is ambiguous: use one of ${bare.map((e) => e.fullName).join(", ")}`);
+    throw new CapabilityError(
+      "ambiguous_tool",
+      `tool name "${name}" is ambiguous: use one of ${bare.map((e) => e.fullName).join(", ")}`,
+    );
   }
   const known = entries.map((e) => e.fullName);
-  const hint = known.length === 0 ? "no capability tools are loaded" : `available tools: ${known.slice(0, 20).join(", ")}${known.length > 20 ? ", …" : ""}`;
+  const hint =
+    known.length === 0
+      ? "no capability tools are loaded"
+      : `available tools: ${known.slice(0, 20).join(", ")}${known.length > 20 ? ", …" : ""}`;
   throw new CapabilityError("unknown_tool", `unknown tool "${name}": ${hint}`);
 }
 
@@ -114,16 +123,20 @@ export function parseDiscoveredTools(result: unknown, source: string): ManifestT
     const t = item as Record<string, unknown>;
     const name = t.name;
     if (typeof name !== "string" || name === "") problems.push(`${at}.name: must be a non-empty string`);
-    else if (!namePattern.test(name)) problems.push(`${at}.name: "${name}" must be letters, digits, _ and - (at most 64)`);
+    else if (!namePattern.test(name))
+      problems.push(`${at}.name: "${name}" must be letters, digits, _ and - (at most 64)`);
     else if (seen.has(name)) problems.push(`${at}.name: duplicate tool name "${name}"`);
     if (typeof t.description !== "string") problems.push(`${at}.description: must be a string`);
     const schema = t.input_schema;
-    if (typeof schema !== "object" || schema === null || Array.isArray(schema)) problems.push(`${at}.input_schema: must be a JSON Schema object`);
+    if (typeof schema !== "object" || schema === null || Array.isArray(schema))
+      problems.push(`${at}.input_schema: must be a JSON Schema object`);
     else {
       try {
         compileToolSchema(schema as Record<string, unknown>);
       } catch (err) {
-        problems.push(`${at}.input_schema: is not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`);
+        problems.push(
+          `${at}.input_schema: is not a valid JSON Schema: ${err instanceof Error ? err.message : String(err)}`,
+        );
       }
     }
     const policy = t.recommended_policy;
@@ -139,10 +152,13 @@ export function parseDiscoveredTools(result: unknown, source: string): ManifestT
       ...(policy === undefined ? {} : { recommendedPolicy: policy as Policy }),
       terminalOnSuccess: t.terminal_on_success === true,
       streaming: t.streaming === true,
-      ...(t.semantics !== null && typeof t.semantics === "object" && !Array.isArray(t.semantics) ? { semantics: t.semantics as Record<string, unknown> } : {}),
+      ...(t.semantics !== null && typeof t.semantics === "object" && !Array.isArray(t.semantics)
+        ? { semantics: t.semantics as Record<string, unknown> }
+        : {}),
     });
   });
-  if (problems.length > 0) throw new CapabilityError("discovery", `${source} returned invalid tools:\n  - ${problems.join("\n  - ")}`);
+  if (problems.length > 0)
+    throw new CapabilityError("discovery", `${source} returned invalid tools:\n  - ${problems.join("\n  - ")}`);
   return tools;
 }
 

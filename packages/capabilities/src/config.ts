@@ -110,11 +110,20 @@ export const capabilityConfigSchema = {
     protocol: { enum: ["palisade", "selu"] },
     cwd: { type: "string", minLength: 1 },
     env: stringMap,
-    address: { type: "string", pattern: "^(unix:.+|[^\\s:]+:\\d+|\\[[0-9a-fA-F:.]+\\]:\\d+)$", description: "must be host:port, [ipv6]:port or unix:/path" },
+    address: {
+      type: "string",
+      pattern: "^(unix:.+|[^\\s:]+:\\d+|\\[[0-9a-fA-F:.]+\\]:\\d+)$",
+      description: "must be host:port, [ipv6]:port or unix:/path",
+    },
     tls: {
       type: "object",
       additionalProperties: false,
-      properties: { ca: { type: "string", minLength: 1 }, cert: { type: "string", minLength: 1 }, key: { type: "string", minLength: 1 }, serverName: { type: "string", minLength: 1 } },
+      properties: {
+        ca: { type: "string", minLength: 1 },
+        cert: { type: "string", minLength: 1 },
+        key: { type: "string", minLength: 1 },
+        serverName: { type: "string", minLength: 1 },
+      },
     },
     insecure: { type: "boolean" },
     image: { type: "string", minLength: 1 },
@@ -139,7 +148,12 @@ export const capabilityConfigSchema = {
       },
     },
     filesystem: { enum: ["none", "temp", "workspace"] },
-    semantics: { type: "object", additionalProperties: { type: "object" }, description: "must map tool names to semantics blocks (kind, recipients, hosts, paths, commands, content, model_facing, method)" },
+    semantics: {
+      type: "object",
+      additionalProperties: { type: "object" },
+      description:
+        "must map tool names to semantics blocks (kind, recipients, hosts, paths, commands, content, model_facing, method)",
+    },
   },
 } as const;
 
@@ -158,40 +172,64 @@ export function validateCapabilityConfigs(
   const base = options.path ?? "capabilities";
   const problems: Problem[] = [];
   if (!Array.isArray(value)) {
-    throw new ValidationError("invalid_config", `${file}`, [{ file, path: base, message: "must be a list of capabilities" }]);
+    throw new ValidationError("invalid_config", `${file}`, [
+      { file, path: base, message: "must be a list of capabilities" },
+    ]);
   }
   const seen = new Map<string, number>();
   value.forEach((item, i) => {
     const at = `${base}[${i}]`;
     if (!validateOne(item)) {
-      for (const p of describeAjvErrors(validateOne.errors, at)) problems.push({ file, path: p.path, message: p.message });
+      for (const p of describeAjvErrors(validateOne.errors, at))
+        problems.push({ file, path: p.path, message: p.message });
       return;
     }
     const raw = item as unknown as Record<string, unknown>;
     const id = String(raw.id);
     const first = seen.get(id);
-    if (first !== undefined) problems.push({ file, path: `${at}.id`, message: `duplicate capability id "${id}" (also ${base}[${first}])` });
+    if (first !== undefined)
+      problems.push({ file, path: `${at}.id`, message: `duplicate capability id "${id}" (also ${base}[${first}])` });
     else seen.set(id, i);
     if (raw.mcp !== undefined) {
       const m = raw;
       for (const key of SELU_ONLY_KEYS) {
-        if (m[key] !== undefined) problems.push({ file, path: `${at}.${key}`, message: key === "command" || key === "env" || key === "cwd" ? `goes under mcp: for an MCP server (mcp.${key})` : "is not used with mcp: (an MCP server has no Selu manifest)" });
+        if (m[key] !== undefined)
+          problems.push({
+            file,
+            path: `${at}.${key}`,
+            message:
+              key === "command" || key === "env" || key === "cwd"
+                ? `goes under mcp: for an MCP server (mcp.${key})`
+                : "is not used with mcp: (an MCP server has no Selu manifest)",
+          });
       }
       problems.push(...mcpConfigProblems(m.mcp, `${at}.mcp`, file));
       return;
     }
     const c = item as CapabilityConfig;
     if (c.manifest === undefined) {
-      problems.push({ file, path: `${at}.manifest`, message: "is required (the path of a Selu manifest.yaml), or set mcp: for an MCP server" });
+      problems.push({
+        file,
+        path: `${at}.manifest`,
+        message: "is required (the path of a Selu manifest.yaml), or set mcp: for an MCP server",
+      });
       return;
     }
     for (const key of ["network", "filesystem"] as const) {
-      if (raw[key] !== undefined) problems.push({ file, path: `${at}.${key}`, message: "comes from the capability's manifest (set it there); it is only a config field for mcp: servers" });
+      if (raw[key] !== undefined)
+        problems.push({
+          file,
+          path: `${at}.${key}`,
+          message: "comes from the capability's manifest (set it there); it is only a config field for mcp: servers",
+        });
     }
     const modes = (["command", "address", "image"] as const).filter((m) => c[m] !== undefined);
-    if (modes.length > 1) problems.push({ file, path: at, message: `set only one of command, address, image (got ${modes.join(", ")})` });
-    if (c.cwd !== undefined && c.command === undefined) problems.push({ file, path: `${at}.cwd`, message: "is only used with command" });
-    if (c.protocol !== undefined && c.command === undefined) problems.push({ file, path: `${at}.protocol`, message: "is only used with command" });
+    if (modes.length > 1)
+      problems.push({ file, path: at, message: `set only one of command, address, image (got ${modes.join(", ")})` });
+    if (c.cwd !== undefined && c.command === undefined)
+      problems.push({ file, path: `${at}.cwd`, message: "is only used with command" });
+    if (c.protocol !== undefined && c.command === undefined)
+      problems.push({ file, path: `${at}.protocol`, message: "is only used with command" });
     problems.push(...channelProblems(c, at, options.baseDir).map((p) => ({ file, ...p })));
     (c.allowHosts ?? []).forEach((h, j) => {
       const parsed = parseHostEntry(h);
@@ -206,12 +244,12 @@ export function validateCapabilityConfigs(
       : isMcpConfig(c)
         ? mcpPaths(c, baseDir)
         : {
-          ...c,
-          manifest: absolute(baseDir, c.manifest),
-          ...(c.cwd === undefined ? {} : { cwd: absolute(baseDir, c.cwd) }),
-          ...(c.workspace === undefined ? {} : { workspace: absolute(baseDir, c.workspace) }),
-          ...(c.tls === undefined ? {} : { tls: tlsPaths(baseDir, c.tls) }),
-        },
+            ...c,
+            manifest: absolute(baseDir, c.manifest),
+            ...(c.cwd === undefined ? {} : { cwd: absolute(baseDir, c.cwd) }),
+            ...(c.workspace === undefined ? {} : { workspace: absolute(baseDir, c.workspace) }),
+            ...(c.tls === undefined ? {} : { tls: tlsPaths(baseDir, c.tls) }),
+          },
   );
 }
 
@@ -231,13 +269,23 @@ export function isLoopbackAddress(address: string): boolean {
 function channelProblems(c: CapabilityConfig, at: string, baseDir: string | undefined): Omit<Problem, "file">[] {
   const out: Omit<Problem, "file">[] = [];
   const tcp = c.address !== undefined && !c.address.startsWith("unix:");
-  if (c.tls !== undefined && !tcp) out.push({ path: `${at}.tls`, message: "is only used with a host:port address (a unix socket or a launched command has no TLS)" });
-  if (c.insecure !== undefined && !tcp) out.push({ path: `${at}.insecure`, message: "is only used with a host:port address" });
-  if (c.tls !== undefined && c.insecure === true) out.push({ path: `${at}.insecure`, message: "contradicts tls: remove one of them" });
+  if (c.tls !== undefined && !tcp)
+    out.push({
+      path: `${at}.tls`,
+      message: "is only used with a host:port address (a unix socket or a launched command has no TLS)",
+    });
+  if (c.insecure !== undefined && !tcp)
+    out.push({ path: `${at}.insecure`, message: "is only used with a host:port address" });
+  if (c.tls !== undefined && c.insecure === true)
+    out.push({ path: `${at}.insecure`, message: "contradicts tls: remove one of them" });
   const tls = c.tls;
   if (tls === undefined || !tcp) return out;
   if ((tls.cert === undefined) !== (tls.key === undefined)) {
-    out.push({ path: `${at}.tls.${tls.cert === undefined ? "cert" : "key"}`, message: "is required with tls.cert and tls.key: a client certificate needs its private key (set both, or neither)" });
+    out.push({
+      path: `${at}.tls.${tls.cert === undefined ? "cert" : "key"}`,
+      message:
+        "is required with tls.cert and tls.key: a client certificate needs its private key (set both, or neither)",
+    });
   }
   for (const field of ["ca", "cert", "key"] as const) {
     const p = tls[field];

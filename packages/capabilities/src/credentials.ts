@@ -73,7 +73,10 @@ export class UserCredentialStore {
       return { users: parsed.users ?? {} };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return { users: {} };
-      throw new CapabilityError("invalid_config", `credential store ${this.file} is unreadable (${(err as Error).message}): fix or remove the file`);
+      throw new CapabilityError(
+        "invalid_config",
+        `credential store ${this.file} is unreadable (${(err as Error).message}): fix or remove the file`,
+      );
     }
   }
 
@@ -97,9 +100,16 @@ export async function resolveCredentials(
 ): Promise<Record<string, string>> {
   const values: Record<string, string> = {};
   for (const spec of manifest.credentials) {
-    const value = spec.scope === "system" ? source.system(manifest.id, spec.name) : await source.user(userId, manifest.id, spec.name);
+    const value =
+      spec.scope === "system"
+        ? source.system(manifest.id, spec.name)
+        : await source.user(userId, manifest.id, spec.name);
     if (value !== undefined && value !== "") values[spec.name] = value;
-    else if (spec.required) throw new CapabilityError("missing_credential", missingCredentialMessage(manifest.id, spec, userId, source.dataDir));
+    else if (spec.required)
+      throw new CapabilityError(
+        "missing_credential",
+        missingCredentialMessage(manifest.id, spec, userId, source.dataDir),
+      );
   }
   return values;
 }
@@ -110,7 +120,12 @@ function shellWord(arg: string): string {
 }
 
 /** The error for a missing credential, with the command that sets it (for the Engine's data dir, when known). */
-export function missingCredentialMessage(capabilityId: string, spec: CredentialSpec, userId: string, dataDir?: string): string {
+export function missingCredentialMessage(
+  capabilityId: string,
+  spec: CredentialSpec,
+  userId: string,
+  dataDir?: string,
+): string {
   const about = spec.description ? ` (${spec.description})` : "";
   if (spec.scope === "system") {
     return (

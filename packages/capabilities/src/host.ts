@@ -105,11 +105,20 @@ export class CapabilityHost {
   constructor(options: CapabilityHostOptions) {
     const disk = options.artifacts ?? new DiskArtifactStore({ dir: join(options.dataDir, "artifacts") });
     const inMemory = options.inMemorySessions;
-    this.artifacts = inMemory ? new SessionRoutedArtifactStore(disk, new MemoryArtifactStore({ maxBytes: disk.maxBytes }), inMemory) : disk;
-    const system = Object.fromEntries(options.capabilities.map((c) => [c.id, isMcpConfig(c) ? {} : (c.credentials ?? {})]));
+    this.artifacts = inMemory
+      ? new SessionRoutedArtifactStore(disk, new MemoryArtifactStore({ maxBytes: disk.maxBytes }), inMemory)
+      : disk;
+    const system = Object.fromEntries(
+      options.capabilities.map((c) => [c.id, isMcpConfig(c) ? {} : (c.credentials ?? {})]),
+    );
     for (const values of Object.values(system)) for (const v of Object.values(values)) this.redactor.add(v);
     this.credentials =
-      options.credentials ?? createCredentialSource({ system, env: options.env ?? process.env, users: new UserCredentialStore(join(options.dataDir, "credentials.json")) });
+      options.credentials ??
+      createCredentialSource({
+        system,
+        env: options.env ?? process.env,
+        users: new UserCredentialStore(join(options.dataDir, "credentials.json")),
+      });
     const runtimeOptions: RuntimeOptions = {
       logDir: options.logDir ?? join(options.dataDir, "logs", "capabilities"),
       startupTimeoutMs: options.startupTimeoutMs ?? 30_000,
@@ -119,7 +128,11 @@ export class CapabilityHost {
       redact: (t: string) => this.redactor.redact(t),
       onStatus: options.onStatus ?? (() => undefined),
       log: options.log ?? ((line: string) => void process.stderr.write(`${line}\n`)),
-      socketFor: async (id: string) => (await this.runDirectory()).socketFor(id, options.capabilities.findIndex((c) => c.id === id)),
+      socketFor: async (id: string) =>
+        (await this.runDirectory()).socketFor(
+          id,
+          options.capabilities.findIndex((c) => c.id === id),
+        ),
       docker: options.docker ?? "docker",
       ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       startOnFirstUse: options.startOnFirstUse ?? false,
@@ -134,9 +147,14 @@ export class CapabilityHost {
       ...(options.mcpRestartBackoffMs !== undefined ? { restartBackoffMs: options.mcpRestartBackoffMs } : {}),
       oauthFile: join(options.dataDir, "credentials.json"),
     };
-    this.runtimes = options.capabilities.map((c) => (isMcpConfig(c) ? new McpRuntime(c, mcpOptions) : new CapabilityRuntime(c, runtimeOptions)));
+    this.runtimes = options.capabilities.map((c) =>
+      isMcpConfig(c) ? new McpRuntime(c, mcpOptions) : new CapabilityRuntime(c, runtimeOptions),
+    );
     this.runtimeBase = options.runtimeBase;
-    this.workspaces = new WorkspaceProcesses({ ...runtimeOptions, onStatus: () => undefined }, options.maxWorkspaceProcesses ?? 8);
+    this.workspaces = new WorkspaceProcesses(
+      { ...runtimeOptions, onStatus: () => undefined },
+      options.maxWorkspaceProcesses ?? 8,
+    );
   }
 
   /** Starts every capability and waits for each to be ready or to fail; never throws. */
@@ -177,7 +195,11 @@ export class CapabilityHost {
     // list changed (a runtime replaces its `tools` array, never edits it). Callers must not
     // modify the returned array.
     const cached = this.catalogCache;
-    if (cached && cached.parts.length === this.runtimes.length && this.runtimes.every((r, i) => (r.available ? r.tools : undefined) === cached.parts[i])) {
+    if (
+      cached &&
+      cached.parts.length === this.runtimes.length &&
+      this.runtimes.every((r, i) => (r.available ? r.tools : undefined) === cached.parts[i])
+    ) {
       return cached.entries;
     }
     const parts = this.runtimes.map((r) => (r.available ? r.tools : undefined));
@@ -202,7 +224,6 @@ export class CapabilityHost {
       throw err;
     }
   }
-
 
   /** `prompt.md` texts (an MCP server's instructions) of ready capabilities. */
   prompts(): CapabilityPrompt[] {
@@ -232,7 +253,15 @@ export class CapabilityHost {
       entry = this.resolve(name);
     } catch (err) {
       const e = err instanceof CapabilityError ? err : new CapabilityError("unknown_tool", String(err));
-      return { ok: false, content: e.message, result: undefined, artifacts: [], error: { code: e.code, message: e.message }, terminal: false, durationMs: 0 };
+      return {
+        ok: false,
+        content: e.message,
+        result: undefined,
+        artifacts: [],
+        error: { code: e.code, message: e.message },
+        terminal: false,
+        durationMs: 0,
+      };
     }
     return this.invokeEntry(entry, args, opts);
   }
@@ -242,13 +271,29 @@ export class CapabilityHost {
     const found = this.runtimes.find((r) => r.config.id === entry.capabilityId);
     if (!found) {
       const message = `${entry.fullName}: no capability ${entry.capabilityId} is configured`;
-      return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "unknown_tool", message }, terminal: false, durationMs: 0 };
+      return {
+        ok: false,
+        content: message,
+        result: undefined,
+        artifacts: [],
+        error: { code: "unknown_tool", message },
+        terminal: false,
+        durationMs: 0,
+      };
     }
     if (found instanceof McpRuntime) return found.invoke(entry, args, opts);
     const primary = found;
     if (!primary.available || !primary.manifest) {
       const message = notReadyMessage(primary.status());
-      return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };
+      return {
+        ok: false,
+        content: message,
+        result: undefined,
+        artifacts: [],
+        error: { code: "not_ready", message },
+        terminal: false,
+        durationMs: 0,
+      };
     }
     // A sandboxed workspace capability sees one workspace: another session's workspace gets its own process.
     let runtime = primary;
@@ -257,7 +302,15 @@ export class CapabilityHost {
     if (primary.sandboxedWorkspace !== undefined && opts.workspace !== undefined) {
       const found = await this.workspaces.forWorkspace(primary, opts.workspace);
       if ("error" in found) {
-        return { ok: false, content: found.error, result: undefined, artifacts: [], error: { code: "not_ready", message: found.error }, terminal: false, durationMs: 0 };
+        return {
+          ok: false,
+          content: found.error,
+          result: undefined,
+          artifacts: [],
+          error: { code: "not_ready", message: found.error },
+          terminal: false,
+          durationMs: 0,
+        };
       }
       runtime = found.runtime;
       workspace = found.workspace;
@@ -268,7 +321,15 @@ export class CapabilityHost {
     if (!runtime.ready || !runtime.client || !runtime.manifest) {
       release();
       const message = notReadyMessage(runtime.status());
-      return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };
+      return {
+        ok: false,
+        content: message,
+        result: undefined,
+        artifacts: [],
+        error: { code: "not_ready", message },
+        terminal: false,
+        durationMs: 0,
+      };
     }
     const c = runtime.config;
     const call = runtime.beginCall(opts.sessionId);

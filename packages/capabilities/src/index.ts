@@ -29,10 +29,25 @@ export { RESOURCE_DEFAULTS } from "./manifest/types.js";
 export type { CredentialSpec, Manifest, ManifestTool, NetworkPolicy, Policy, Resources } from "./manifest/types.js";
 
 export { compileToolSchema } from "./json-schema.js";
-export { argumentProblems, defaultPolicy, fullToolName, parseDiscoveredTools, resolveTool, toolEntries, withConfigSemantics, NAME_SEPARATOR } from "./catalog.js";
+export {
+  argumentProblems,
+  defaultPolicy,
+  fullToolName,
+  parseDiscoveredTools,
+  resolveTool,
+  toolEntries,
+  withConfigSemantics,
+  NAME_SEPARATOR,
+} from "./catalog.js";
 export type { ToolAnnotations, ToolEntry } from "./catalog.js";
 
-export { SecretRedactor, UserCredentialStore, createCredentialSource, missingCredentialMessage, resolveCredentials } from "./credentials.js";
+export {
+  SecretRedactor,
+  UserCredentialStore,
+  createCredentialSource,
+  missingCredentialMessage,
+  resolveCredentials,
+} from "./credentials.js";
 export type { CredentialSource, CredentialSourceOptions } from "./credentials.js";
 
 export {
@@ -43,10 +58,26 @@ export {
   artifactNotFound,
   chunksOf,
 } from "./artifacts/store.js";
-export type { ArtifactMeta, ArtifactOwner, ArtifactStore, DiskArtifactStoreOptions, PutArtifact } from "./artifacts/store.js";
-export { DEFAULT_MEMORY_ARTIFACT_TOTAL_BYTES, MemoryArtifactStore, SessionRoutedArtifactStore } from "./artifacts/memory.js";
+export type {
+  ArtifactMeta,
+  ArtifactOwner,
+  ArtifactStore,
+  DiskArtifactStoreOptions,
+  PutArtifact,
+} from "./artifacts/store.js";
+export {
+  DEFAULT_MEMORY_ARTIFACT_TOTAL_BYTES,
+  MemoryArtifactStore,
+  SessionRoutedArtifactStore,
+} from "./artifacts/memory.js";
 export type { MemoryArtifactStoreOptions } from "./artifacts/memory.js";
-export { findInputAttachments, findOutputArtifacts, refToJson, rewriteInput, rewriteOutput } from "./artifacts/rewrite.js";
+export {
+  findInputAttachments,
+  findOutputArtifacts,
+  refToJson,
+  rewriteInput,
+  rewriteOutput,
+} from "./artifacts/rewrite.js";
 export type { ArtifactRef, InputAttachment, OutputArtifactSource, UploadedAttachment } from "./artifacts/rewrite.js";
 export { downloadArtifact, guessMimeType, uploadArtifact } from "./artifacts/transfer.js";
 export { readArtifact, safeFilename, saveArtifact } from "./artifacts/export.js";
@@ -55,7 +86,15 @@ export type { ArtifactDownloadChunk } from "./artifacts/export.js";
 export { dockerRunArgs, requireDocker, CONTAINER_PORT, INTERNAL_NETWORK } from "./launch/docker.js";
 export type { DockerRunSpec } from "./launch/docker.js";
 export { scrubbedEnv } from "./launch/process.js";
-export { declaredPaths, describeSandbox, effectiveNetwork, expandHome, planSandbox, prepareCapabilitySandbox, previewView } from "./launch/sandbox.js";
+export {
+  declaredPaths,
+  describeSandbox,
+  effectiveNetwork,
+  expandHome,
+  planSandbox,
+  prepareCapabilitySandbox,
+  previewView,
+} from "./launch/sandbox.js";
 export type { CapabilitySandboxOptions, SandboxPlan, SandboxSettings } from "./launch/sandbox.js";
 
 export { CapabilityError, ValidationError, formatProblem } from "./errors.js";

@@ -70,12 +70,19 @@ const dec = new TextDecoder();
  * Why an aborted call stopped: its own deadline, or the caller's (the Engine's
  * limits.tool_timeout_s, an AbortSignal.timeout) — both timeouts, not cancels — or a cancel.
  */
-export function abortOutcome(signal: AbortSignal, toolName: string, timeoutMs: number): { code: "timeout" | "cancelled" | "restarted"; message: string } {
+export function abortOutcome(
+  signal: AbortSignal,
+  toolName: string,
+  timeoutMs: number,
+): { code: "timeout" | "cancelled" | "restarted"; message: string } {
   const reason: unknown = signal.reason;
   // The process was killed under the call (it stopped answering, or another call overran its deadline).
-  if (reason instanceof CapabilityError && reason.code === "restarted") return { code: "restarted", message: `${toolName} failed: ${reason.message}` };
-  if (reason instanceof CapabilityError && reason.code === "timeout") return { code: "timeout", message: `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)` };
-  if (reason instanceof DOMException && reason.name === "TimeoutError") return { code: "timeout", message: `${toolName} was stopped: ${reason.message} (deadline exceeded)` };
+  if (reason instanceof CapabilityError && reason.code === "restarted")
+    return { code: "restarted", message: `${toolName} failed: ${reason.message}` };
+  if (reason instanceof CapabilityError && reason.code === "timeout")
+    return { code: "timeout", message: `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)` };
+  if (reason instanceof DOMException && reason.name === "TimeoutError")
+    return { code: "timeout", message: `${toolName} was stopped: ${reason.message} (deadline exceeded)` };
   return { code: "cancelled", message: `${toolName} was cancelled` };
 }
 
@@ -88,7 +95,13 @@ export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOp
     durationMs: performance.now() - started,
   });
   const fail = (code: CapabilityErrorCode, message: string): InvokeResult =>
-    finish({ ok: false, content: deps.redactor.redact(message), result: undefined, artifacts: [], error: { code, message: deps.redactor.redact(message) } });
+    finish({
+      ok: false,
+      content: deps.redactor.redact(message),
+      result: undefined,
+      artifacts: [],
+      error: { code, message: deps.redactor.redact(message) },
+    });
 
   const timeoutMs = opts.timeoutMs ?? deps.defaultTimeoutMs;
   const controller = new AbortController();
@@ -104,22 +117,39 @@ export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOp
 
   try {
     const problems = argumentProblems(deps.entry.inputSchema, args);
-    if (problems.length > 0) return fail("invalid_arguments", `invalid arguments for ${toolName}: ${problems.join("; ")}`);
+    if (problems.length > 0)
+      return fail("invalid_arguments", `invalid arguments for ${toolName}: ${problems.join("; ")}`);
 
     // Without credentials or attachments nothing here waits: the call starts within this
     // function, not a few promise turns later behind whatever the caller queues meanwhile.
-    const secrets = deps.manifest.credentials.length === 0 ? {} : await resolveCredentials(deps.manifest, deps.credentials, opts.userId);
+    const secrets =
+      deps.manifest.credentials.length === 0
+        ? {}
+        : await resolveCredentials(deps.manifest, deps.credentials, opts.userId);
     for (const v of Object.values(secrets)) deps.redactor.add(v);
     const configJson = enc.encode(JSON.stringify({ ...deps.extraConfig, ...secrets }));
 
     const attachments = findInputAttachments(args);
-    const finalArgs = attachments.length === 0 ? args : await prepareInputs(deps, args, attachments, owner, signal, remaining);
+    const finalArgs =
+      attachments.length === 0 ? args : await prepareInputs(deps, args, attachments, owner, signal, remaining);
     const argsJson = enc.encode(JSON.stringify(finalArgs ?? {}));
     if (argsJson.byteLength > DEFAULT_MAX_MESSAGE_BYTES) {
-      return fail("invalid_arguments", `arguments for ${toolName} are ${argsJson.byteLength} bytes, over the 16 MiB message limit: pass large data as an artifact`);
+      return fail(
+        "invalid_arguments",
+        `arguments for ${toolName} are ${argsJson.byteLength} bytes, over the 16 MiB message limit: pass large data as an artifact`,
+      );
     }
-    const request = { toolName: deps.entry.name, argsJson, configJson, sessionId: opts.sessionId, capabilityId: deps.manifest.id, threadId: opts.threadId ?? "" };
-    const reply = opts.onChunk ? await callStreaming(deps.client, request, signal, remaining, opts.onChunk) : await callUnary(deps.client, request, signal, remaining);
+    const request = {
+      toolName: deps.entry.name,
+      argsJson,
+      configJson,
+      sessionId: opts.sessionId,
+      capabilityId: deps.manifest.id,
+      threadId: opts.threadId ?? "",
+    };
+    const reply = opts.onChunk
+      ? await callStreaming(deps.client, request, signal, remaining, opts.onChunk)
+      : await callUnary(deps.client, request, signal, remaining);
     if (reply.error) return fail("tool_error", `${toolName} failed: ${reply.error}`);
 
     const text = dec.decode(reply.bytes);
@@ -138,8 +168,13 @@ export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOp
     }
     if (err instanceof CapabilityError) return fail(err.code, err.message);
     const e = RpcError.from(err);
-    if (e.code === Code.RESOURCE_EXHAUSTED) return fail("transport", `${toolName}: message over the 16 MiB limit (${e.message}): return large data as an artifact`);
-    if (e.code === Code.DEADLINE_EXCEEDED) return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
+    if (e.code === Code.RESOURCE_EXHAUSTED)
+      return fail(
+        "transport",
+        `${toolName}: message over the 16 MiB limit (${e.message}): return large data as an artifact`,
+      );
+    if (e.code === Code.DEADLINE_EXCEEDED)
+      return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
     return fail("transport", `${toolName}: capability ${deps.manifest.id} call failed: ${e.codeName}: ${e.message}`);
   } finally {
     clearTimeout(timer);
@@ -150,7 +185,12 @@ export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOp
 type Request = Parameters<CapabilityClient["invoke"]>[0];
 type Reply = { bytes: Uint8Array; error: string };
 
-async function callUnary(client: CapabilityClient, request: Request, signal: AbortSignal, remaining: () => number): Promise<Reply> {
+async function callUnary(
+  client: CapabilityClient,
+  request: Request,
+  signal: AbortSignal,
+  remaining: () => number,
+): Promise<Reply> {
   const res = await client.invoke(request, { signal, timeoutMs: remaining() });
   return { bytes: res.resultJson, error: res.error };
 }
@@ -159,7 +199,13 @@ async function callUnary(client: CapabilityClient, request: Request, signal: Abo
 const STREAM_END_GRACE_MS = 1000;
 
 /** StreamInvoke; falls back to Invoke for servers that do not implement it. */
-async function callStreaming(client: CapabilityClient, request: Request, signal: AbortSignal, remaining: () => number, onChunk: (t: string) => void): Promise<Reply> {
+async function callStreaming(
+  client: CapabilityClient,
+  request: Request,
+  signal: AbortSignal,
+  remaining: () => number,
+  onChunk: (t: string) => void,
+): Promise<Reply> {
   const parts: Uint8Array[] = [];
   let size = 0;
   // Read to the end of the stream even after `done`: leaving the loop early cancels the call,
@@ -169,13 +215,20 @@ async function callStreaming(client: CapabilityClient, request: Request, signal:
   let grace: NodeJS.Timeout | undefined;
   let done = false;
   try {
-    for await (const chunk of client.streamInvoke(request, { signal: AbortSignal.any([signal, afterDone.signal]), timeoutMs: remaining() })) {
+    for await (const chunk of client.streamInvoke(request, {
+      signal: AbortSignal.any([signal, afterDone.signal]),
+      timeoutMs: remaining(),
+    })) {
       if (done) continue;
       if (chunk.error) return { bytes: new Uint8Array(), error: chunk.error };
       if (chunk.data.byteLength > 0) {
         parts.push(chunk.data);
         size += chunk.data.byteLength;
-        if (size > DEFAULT_MAX_MESSAGE_BYTES) throw new CapabilityError("transport", "streamed result is over the 16 MiB limit: return large data as an artifact");
+        if (size > DEFAULT_MAX_MESSAGE_BYTES)
+          throw new CapabilityError(
+            "transport",
+            "streamed result is over the 16 MiB limit: return large data as an artifact",
+          );
         onChunk(dec.decode(chunk.data));
       }
       if (chunk.done) {
@@ -185,7 +238,8 @@ async function callStreaming(client: CapabilityClient, request: Request, signal:
     }
   } catch (err) {
     if (!(done && afterDone.signal.aborted)) {
-      if (RpcError.from(err).code === Code.UNIMPLEMENTED && parts.length === 0) return callUnary(client, request, signal, remaining);
+      if (RpcError.from(err).code === Code.UNIMPLEMENTED && parts.length === 0)
+        return callUnary(client, request, signal, remaining);
       throw err;
     }
   } finally {
@@ -216,8 +270,18 @@ async function prepareInputs(
       throw artifactNotFound(a.artifactId);
     }
     const { meta, data } = stored;
-    const capabilityArtifactId = await uploadArtifact(deps.client, deps.manifest.id, { data, filename: meta.filename, mimeType: meta.mimeType }, { signal, timeoutMs: remaining() });
-    uploaded.set(a.index, { capabilityArtifactId, filename: meta.filename, mimeType: meta.mimeType, sizeBytes: meta.sizeBytes });
+    const capabilityArtifactId = await uploadArtifact(
+      deps.client,
+      deps.manifest.id,
+      { data, filename: meta.filename, mimeType: meta.mimeType },
+      { signal, timeoutMs: remaining() },
+    );
+    uploaded.set(a.index, {
+      capabilityArtifactId,
+      filename: meta.filename,
+      mimeType: meta.mimeType,
+      sizeBytes: meta.sizeBytes,
+    });
   }
   return rewriteInput(args, uploaded);
 }
@@ -233,11 +297,27 @@ async function collectOutputs(
   if (sources.length === 0) return { rewritten: result, artifacts: [] };
   const stored = new Map<string, ArtifactRef>();
   for (const src of sources) {
-    const file = await downloadArtifact(deps.client, deps.manifest.id, src.capabilityArtifactId, deps.artifacts.maxBytes, { signal, timeoutMs: remaining() });
+    const file = await downloadArtifact(
+      deps.client,
+      deps.manifest.id,
+      src.capabilityArtifactId,
+      deps.artifacts.maxBytes,
+      { signal, timeoutMs: remaining() },
+    );
     const filename = file.filename || src.filename || src.capabilityArtifactId;
     const mimeType = file.mimeType || src.mimeType || guessMimeType(filename);
-    const meta = await deps.artifacts.put(file.data, { filename, mimeType, owner, source: `capability:${deps.manifest.id}` });
-    stored.set(src.capabilityArtifactId, { artifactId: meta.artifactId, filename, mimeType, sizeBytes: meta.sizeBytes });
+    const meta = await deps.artifacts.put(file.data, {
+      filename,
+      mimeType,
+      owner,
+      source: `capability:${deps.manifest.id}`,
+    });
+    stored.set(src.capabilityArtifactId, {
+      artifactId: meta.artifactId,
+      filename,
+      mimeType,
+      sizeBytes: meta.sizeBytes,
+    });
   }
   return { rewritten: rewriteOutput(result, stored), artifacts: [...stored.values()] };
 }

@@ -43,22 +43,38 @@ export function pointerToPath(pointer: string, base = ""): string {
 }
 
 /** Readable messages for ajv errors, one per error, naming the field. */
-export function describeAjvErrors(errors: ErrorObject[] | null | undefined, base = ""): { path: string; message: string }[] {
+export function describeAjvErrors(
+  errors: ErrorObject[] | null | undefined,
+  base = "",
+): { path: string; message: string }[] {
   return (errors ?? []).map((e) => {
     const path = pointerToPath(e.instancePath, base);
     const p = e.params as Record<string, unknown>;
     switch (e.keyword) {
       case "required":
-        return { path: path ? `${path}.${String(p.missingProperty)}` : String(p.missingProperty), message: "is required" };
+        return {
+          path: path ? `${path}.${String(p.missingProperty)}` : String(p.missingProperty),
+          message: "is required",
+        };
       case "enum":
-        return { path, message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")} (got ${JSON.stringify(e.data)})` };
+        return {
+          path,
+          message: `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")} (got ${JSON.stringify(e.data)})`,
+        };
       case "type":
         return { path, message: `must be ${String(p.type)} (got ${JSON.stringify(e.data)})` };
       case "additionalProperties":
-        return { path: path ? `${path}.${String(p.additionalProperty)}` : String(p.additionalProperty), message: "is not allowed" };
+        return {
+          path: path ? `${path}.${String(p.additionalProperty)}` : String(p.additionalProperty),
+          message: "is not allowed",
+        };
       default: {
         const hint = (e.parentSchema as { description?: string } | undefined)?.description;
-        return { path, message: hint && e.keyword === "pattern" ? `${hint} (got ${JSON.stringify(e.data)})` : (e.message ?? e.keyword) };
+        return {
+          path,
+          message:
+            hint && e.keyword === "pattern" ? `${hint} (got ${JSON.stringify(e.data)})` : (e.message ?? e.keyword),
+        };
       }
     }
   });

@@ -16,7 +16,13 @@ import { CapabilityProcess, describeExit, freePort } from "./launch/process.js";
 import type { ExitInfo } from "./launch/process.js";
 import { loadManifest } from "./manifest/load.js";
 import type { Manifest } from "./manifest/types.js";
-import { configuredWorkspace, describeSandbox, effectiveNetwork, planSandbox, prepareCapabilitySandbox } from "./launch/sandbox.js";
+import {
+  configuredWorkspace,
+  describeSandbox,
+  effectiveNetwork,
+  planSandbox,
+  prepareCapabilitySandbox,
+} from "./launch/sandbox.js";
 import type { SandboxPlan, SandboxSettings } from "./launch/sandbox.js";
 import { IdleTimer, RestartBudget } from "./supervise.js";
 import type { PreparedSandbox } from "@palisade/sandbox";
@@ -129,7 +135,10 @@ export class CapabilityRuntime {
     this.config = config;
     this.opts = opts;
     this.workspace = workspace ?? configuredWorkspace(config);
-    this.instanceId = workspace === undefined ? config.id : `${config.id}.${createHash("sha256").update(workspace).digest("hex").slice(0, 10)}`;
+    this.instanceId =
+      workspace === undefined
+        ? config.id
+        : `${config.id}.${createHash("sha256").update(workspace).digest("hex").slice(0, 10)}`;
     this.budget = new RestartBudget(config.maxRestarts ?? 3);
     this.idle = new IdleTimer(opts.idleStopMs ?? 0, () => void this.idleStop());
   }
@@ -148,7 +157,9 @@ export class CapabilityRuntime {
   /** Its tools can be called: it is ready, or stopped (or being started for a call) and starts on the call. */
   get available(): boolean {
     if (this.state === "ready") return true;
-    return (this.state === "stopped" || (this.state === "starting" && this.launching !== undefined)) && this.tools.length > 0;
+    return (
+      (this.state === "stopped" || (this.state === "starting" && this.launching !== undefined)) && this.tools.length > 0
+    );
   }
 
   /** The workspace (real path) this process is sandboxed to; undefined when not sandboxed to one. */
@@ -179,7 +190,10 @@ export class CapabilityRuntime {
     return async (waitMs) => {
       if (!proc) return undefined;
       let timer: NodeJS.Timeout | undefined;
-      const info = await Promise.race([proc.exited, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), waitMs)))]);
+      const info = await Promise.race([
+        proc.exited,
+        new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), waitMs))),
+      ]);
       clearTimeout(timer);
       return info ? `its process was ${describeEnd(info, sandbox)}` : undefined;
     };
@@ -231,7 +245,8 @@ export class CapabilityRuntime {
   }
 
   private async settled(): Promise<void> {
-    while (this.state === "starting" && !this.stopped) await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
+    while (this.state === "starting" && !this.stopped)
+      await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
   }
 
   /**
@@ -263,10 +278,16 @@ export class CapabilityRuntime {
       // The config may change the network policy; the Shield, the sandbox and Docker all use the result.
       this.manifest = { ...loaded, network: effectiveNetwork(loaded, this.config) };
       if (this.manifest.id !== this.config.id) {
-        throw new CapabilityError("invalid_config", `config id "${this.config.id}" does not match manifest id "${this.manifest.id}" in ${this.manifest.file}: make them equal`);
+        throw new CapabilityError(
+          "invalid_config",
+          `config id "${this.config.id}" does not match manifest id "${this.manifest.id}" in ${this.manifest.file}: make them equal`,
+        );
       }
       if (this.launchMode === "none") {
-        return this.set("not_configured", `no launch mode: set command, address or image for capability ${this.config.id} in the Palisade config`);
+        return this.set(
+          "not_configured",
+          `no launch mode: set command, address or image for capability ${this.config.id} in the Palisade config`,
+        );
       }
       if (this.opts.startOnFirstUse && this.launchMode === "command" && this.manifest.toolSource !== "dynamic") {
         // Tools come from the manifest: nothing needs the process before the first call.
@@ -293,7 +314,11 @@ export class CapabilityRuntime {
     this.client = createClient(Capability, address, {
       defaultTimeoutMs: 120_000,
       ...client,
-      channelOptions: { "grpc.initial_reconnect_backoff_ms": 100, "grpc.max_reconnect_backoff_ms": 1000, ...client.channelOptions },
+      channelOptions: {
+        "grpc.initial_reconnect_backoff_ms": 100,
+        "grpc.max_reconnect_backoff_ms": 1000,
+        ...client.channelOptions,
+      },
     });
     const health = await this.waitHealthy();
     if (this.stopped) return;
@@ -309,7 +334,10 @@ export class CapabilityRuntime {
       return;
     }
     const manifest = this.manifest as Manifest;
-    this.tools = withConfigSemantics(manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest), this.config.semantics);
+    this.tools = withConfigSemantics(
+      manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest),
+      this.config.semantics,
+    );
     this.budget.healthy();
     this.set("ready", health.message || "ready");
     this.scheduleRecheck();
@@ -338,7 +366,15 @@ export class CapabilityRuntime {
    */
   kill(why: string): string | undefined {
     const proc = this.process;
-    if (this.stopped || !proc || proc.isStopping || proc.hasExited || this.killReason !== undefined || this.launchMode !== "command") return undefined;
+    if (
+      this.stopped ||
+      !proc ||
+      proc.isStopping ||
+      proc.hasExited ||
+      this.killReason !== undefined ||
+      this.launchMode !== "command"
+    )
+      return undefined;
     this.killReason = why;
     const restart = this.budget.allows();
     const message = restart
@@ -367,7 +403,13 @@ export class CapabilityRuntime {
       return { address: c.address, client: { channelCredentials: tls.credentials, channelOptions: tls.options } };
     }
     if (c.command) {
-      const spec = { command: c.command, ...(c.cwd ? { cwd: c.cwd } : {}), env: c.env ?? {}, logFile: join(this.opts.logDir, `${c.id}.log`), redact: this.opts.redact };
+      const spec = {
+        command: c.command,
+        ...(c.cwd ? { cwd: c.cwd } : {}),
+        env: c.env ?? {},
+        logFile: join(this.opts.logDir, `${c.id}.log`),
+        redact: this.opts.redact,
+      };
       const plan = planSandbox(this.manifest as Manifest, c, this.opts.sandbox, this.workspace);
       if (!plan) this.sandboxed = undefined;
       if (!plan) this.sandboxNote = this.noSandboxNote();
@@ -377,14 +419,22 @@ export class CapabilityRuntime {
         // A fresh secret per launch: a restarted process never accepts the old one.
         const secret = randomBytes(32).toString("base64url");
         const socketPath = await this.opts.socketFor(this.instanceId);
-        const inSandbox = plan ? await this.sandbox(plan, { sockets: [dirname(socketPath)], protect: [dirname(dirname(socketPath))] }) : undefined;
-        proc = CapabilityProcess.start(inSandbox ? { ...spec, command: inSandbox.argv, env: { ...spec.env, ...inSandbox.env } } : spec, { kind: "socket", socketPath, secret });
+        const inSandbox = plan
+          ? await this.sandbox(plan, { sockets: [dirname(socketPath)], protect: [dirname(dirname(socketPath))] })
+          : undefined;
+        proc = CapabilityProcess.start(
+          inSandbox ? { ...spec, command: inSandbox.argv, env: { ...spec.env, ...inSandbox.env } } : spec,
+          { kind: "socket", socketPath, secret },
+        );
         located = { address: `unix:${socketPath}`, client: { bearerToken: secret } };
       } else if (plan) {
         // A Selu-convention server listens on PORT inside its own network namespace; the Engine
         // reaches it through a unix socket relayed to that port, which no one else can reach.
         const inSandbox = await this.sandbox(plan, { inboundPort: SANDBOX_PORT });
-        proc = CapabilityProcess.start({ ...spec, command: inSandbox.argv, env: { ...spec.env, ...inSandbox.env } }, { kind: "port", port: SANDBOX_PORT });
+        proc = CapabilityProcess.start(
+          { ...spec, command: inSandbox.argv, env: { ...spec.env, ...inSandbox.env } },
+          { kind: "port", port: SANDBOX_PORT },
+        );
         located = { address: `unix:${inSandbox.inboundSocket ?? ""}`, client: {} };
       } else {
         const port = await freePort();
@@ -405,11 +455,32 @@ export class CapabilityRuntime {
     const port = await freePort();
     this.container = `palisade-${c.id}-${randomBytes(4).toString("hex")}`;
     const manifest = this.manifest as Manifest;
-    if (manifest.network.mode === "none") await run(this.opts.docker, ["network", "create", "--internal", "palisade-none"]);
-    const res = await run(this.opts.docker, dockerRunArgs({ image, containerName: this.container, manifest, hostPort: port, ...(c.workspace ? { workspaceDir: c.workspace } : {}), ...(c.env ? { env: c.env } : {}) }), 120_000);
-    if (res.code !== 0) throw new CapabilityError("launch", `docker run ${image} failed: ${res.stderr.trim() || `exit code ${res.code}`}`);
+    if (manifest.network.mode === "none")
+      await run(this.opts.docker, ["network", "create", "--internal", "palisade-none"]);
+    const res = await run(
+      this.opts.docker,
+      dockerRunArgs({
+        image,
+        containerName: this.container,
+        manifest,
+        hostPort: port,
+        ...(c.workspace ? { workspaceDir: c.workspace } : {}),
+        ...(c.env ? { env: c.env } : {}),
+      }),
+      120_000,
+    );
+    if (res.code !== 0)
+      throw new CapabilityError(
+        "launch",
+        `docker run ${image} failed: ${res.stderr.trim() || `exit code ${res.code}`}`,
+      );
     if (manifest.network.mode !== "none") return { address: `127.0.0.1:${port}`, client: {} };
-    const ip = await run(this.opts.docker, ["inspect", "-f", "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}", this.container]);
+    const ip = await run(this.opts.docker, [
+      "inspect",
+      "-f",
+      "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}",
+      this.container,
+    ]);
     return { address: `${ip.stdout.trim()}:50051`, client: {} };
   }
 
@@ -420,7 +491,10 @@ export class CapabilityRuntime {
   }
 
   /** Prepares this launch's sandbox: the command line, its environment and its egress proxy. */
-  private async sandbox(plan: SandboxPlan, extra: { sockets?: string[]; protect?: string[]; inboundPort?: number }): Promise<PreparedSandbox> {
+  private async sandbox(
+    plan: SandboxPlan,
+    extra: { sockets?: string[]; protect?: string[]; inboundPort?: number },
+  ): Promise<PreparedSandbox> {
     const settings = this.opts.sandbox as SandboxSettings;
     const c = this.config;
     const prepared = await prepareCapabilitySandbox(plan, settings, {
@@ -454,7 +528,10 @@ export class CapabilityRuntime {
     this.logTail = proc.lastLines(20);
     const tail = this.logTail.length > 0 ? `; last log lines:\n${this.logTail.join("\n")}` : "";
     const n = this.budget.restarts;
-    this.set("failed", `capability ${this.config.id}: ${how} after ${n} restart${n === 1 ? "" : "s"}; see ${join(this.opts.logDir, `${this.config.id}.log`)}${tail}`);
+    this.set(
+      "failed",
+      `capability ${this.config.id}: ${how} after ${n} restart${n === 1 ? "" : "s"}; see ${join(this.opts.logDir, `${this.config.id}.log`)}${tail}`,
+    );
   }
 
   /** Polls Healthcheck every `healthIntervalMs` until ready, the startup timeout, or process exit. */
@@ -484,7 +561,9 @@ export class CapabilityRuntime {
         }
         if (owner.kind === "none") {
           last = `nothing listens on 127.0.0.1:${port} (its PORT) yet`;
-          await new Promise((r) => setTimeout(r, Math.min(this.opts.healthIntervalMs, Math.max(0, deadline - Date.now()))));
+          await new Promise((r) =>
+            setTimeout(r, Math.min(this.opts.healthIntervalMs, Math.max(0, deadline - Date.now()))),
+          );
           continue;
         }
         this.unverifiedPort = undefined;
@@ -502,16 +581,25 @@ export class CapabilityRuntime {
     return { ok: false, message: "stopped" };
   }
 
-  private async check(timeoutMs: number): Promise<{ ok: boolean; message: string; answered?: boolean; timedOut?: boolean }> {
+  private async check(
+    timeoutMs: number,
+  ): Promise<{ ok: boolean; message: string; answered?: boolean; timedOut?: boolean }> {
     if (!this.client) return { ok: false, message: "no client" };
     try {
       const res = await this.client.healthcheck({}, { timeoutMs });
-      return res.ready ? { ok: true, message: res.message, answered: true } : { ok: false, message: res.message || "Healthcheck says ready: false", answered: true };
+      return res.ready
+        ? { ok: true, message: res.message, answered: true }
+        : { ok: false, message: res.message || "Healthcheck says ready: false", answered: true };
     } catch (err) {
       const e = RpcError.from(err);
       // Only silence is no answer: a status the server sent back (UNIMPLEMENTED, INTERNAL, ...) is its own word.
       const silent = e.code === Code.DEADLINE_EXCEEDED || e.code === Code.UNAVAILABLE;
-      return { ok: false, message: `Healthcheck failed: ${e.codeName}: ${e.message}`, ...(silent ? {} : { answered: true }), ...(e.code === Code.DEADLINE_EXCEEDED ? { timedOut: true } : {}) };
+      return {
+        ok: false,
+        message: `Healthcheck failed: ${e.codeName}: ${e.message}`,
+        ...(silent ? {} : { answered: true }),
+        ...(e.code === Code.DEADLINE_EXCEEDED ? { timedOut: true } : {}),
+      };
     }
   }
 
@@ -531,7 +619,10 @@ export class CapabilityRuntime {
     if (res.ok && this.state === "not_ready") {
       const manifest = this.manifest as Manifest;
       try {
-        this.tools = withConfigSemantics(manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest), this.config.semantics);
+        this.tools = withConfigSemantics(
+          manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest),
+          this.config.semantics,
+        );
         this.set("ready", res.message || "ready");
       } catch (err) {
         this.set("failed", this.opts.redact(err instanceof Error ? err.message : String(err)));
@@ -594,5 +685,7 @@ function describeEnd(info: ExitInfo, sandbox: PreparedSandbox | undefined): stri
   const killed = info.signal === "SIGKILL" || (sandbox !== undefined && info.code === 137);
   if (!killed) return describeExit(info);
   const memory = sandbox?.applied.find((a) => a.limit === "memoryMb" && a.by === "cgroup");
-  return memory ? `killed by SIGKILL (what its memory cgroup does when it goes over its ${memory.value} MiB limit, max_memory_mb)` : "killed by SIGKILL";
+  return memory
+    ? `killed by SIGKILL (what its memory cgroup does when it goes over its ${memory.value} MiB limit, max_memory_mb)`
+    : "killed by SIGKILL";
 }

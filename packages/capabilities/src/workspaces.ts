@@ -24,12 +24,17 @@ export class WorkspaceProcesses {
    * The process of `primary`'s capability for `workspace`: `primary` itself when it is that
    * workspace, else one started (once) for it. Resolves to an error text when it cannot start.
    */
-  async forWorkspace(primary: CapabilityRuntime, workspace: string): Promise<{ runtime: CapabilityRuntime; workspace: string; release: () => void } | { error: string }> {
+  async forWorkspace(
+    primary: CapabilityRuntime,
+    workspace: string,
+  ): Promise<{ runtime: CapabilityRuntime; workspace: string; release: () => void } | { error: string }> {
     let real: string;
     try {
       real = await realpath(workspace);
     } catch (err) {
-      return { error: `the session's workspace ${workspace} does not exist (${(err as NodeJS.ErrnoException).code ?? String(err)}); create it or start the session elsewhere` };
+      return {
+        error: `the session's workspace ${workspace} does not exist (${(err as NodeJS.ErrnoException).code ?? String(err)}); create it or start the session elsewhere`,
+      };
     }
     if (real === primary.sandboxedWorkspace) return { runtime: primary, workspace: real, release: () => undefined };
     const key = `${primary.config.id}\0${real}`;
@@ -66,7 +71,13 @@ export class WorkspaceProcesses {
       .filter((e) => e.runtime.config.id === capabilityId)
       .map((e) => {
         const s = e.runtime.status();
-        return { workspace: e.runtime.workspace ?? "", state: s.state, process: s.process ?? "stopped", ...(s.pid !== undefined ? { pid: s.pid } : {}), message: s.message };
+        return {
+          workspace: e.runtime.workspace ?? "",
+          state: s.state,
+          process: s.process ?? "stopped",
+          ...(s.pid !== undefined ? { pid: s.pid } : {}),
+          message: s.message,
+        };
       });
   }
 

@@ -28,7 +28,11 @@ describe("artifact names", () => {
     // the record on disk holds the plain name too
     const json = readdirSync(dir).find((f) => f.endsWith(".json")) ?? "";
     expect(readFileSync(join(dir, json), "utf8")).not.toMatch(/\\u202e|\u202e/i);
-    const odd = await store.put(data, { filename: "../..\u0000/re\u200bport\u2066.pdf\u001b[8m", mimeType: "application/pdf", owner });
+    const odd = await store.put(data, {
+      filename: "../..\u0000/re\u200bport\u2066.pdf\u001b[8m",
+      mimeType: "application/pdf",
+      owner,
+    });
     expect(odd.filename).not.toMatch(LYING);
     expect(odd.filename).not.toContain("/");
     expect(odd.filename).toBe(".._..__re_port_.pdf_[8m");
@@ -36,9 +40,17 @@ describe("artifact names", () => {
 
   it("off the record (in memory) the same", async () => {
     const store = new MemoryArtifactStore();
-    const meta = await store.put(data, { filename: "invoice\u202efdp.exe", mimeType: "application/octet-stream", owner });
+    const meta = await store.put(data, {
+      filename: "invoice\u202efdp.exe",
+      mimeType: "application/octet-stream",
+      owner,
+    });
     expect(meta.filename).toBe("invoice_fdp.exe");
-    expect(await store.put(data, { filename: "\u200b", mimeType: "text/plain", owner }).then((m) => m.filename)).toBe("_");
-    expect(await store.put(data, { filename: "", mimeType: "text/plain", owner }).then((m) => m.filename)).toBe("artifact");
+    expect(await store.put(data, { filename: "\u200b", mimeType: "text/plain", owner }).then((m) => m.filename)).toBe(
+      "_",
+    );
+    expect(await store.put(data, { filename: "", mimeType: "text/plain", owner }).then((m) => m.filename)).toBe(
+      "artifact",
+    );
   });
 });

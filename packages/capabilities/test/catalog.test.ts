@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { CapabilityError, argumentProblems, defaultPolicy, hostAllowed, parseDiscoveredTools, resolveTool, toolEntries, validateManifest } from "@palisade/capabilities";
+import {
+  CapabilityError,
+  argumentProblems,
+  defaultPolicy,
+  hostAllowed,
+  parseDiscoveredTools,
+  resolveTool,
+  toolEntries,
+  validateManifest,
+} from "@palisade/capabilities";
 
 const tool = (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
   name,
@@ -9,14 +18,41 @@ const tool = (name: string, extra: Record<string, unknown> = {}): Record<string,
 });
 
 describe("catalog", () => {
-  const a = validateManifest({ id: "alpha", tools: [tool("search", { recommended_policy: "allow", streaming: true }), tool("write", { requires_confirmation: true, terminal_on_success: true })] }, "a.yaml");
-  const b = validateManifest({ id: "beta", tools: [tool("search"), tool("only_beta")], network: { mode: "allowlist", hosts: ["*.example.com:443"] } }, "b.yaml");
+  const a = validateManifest(
+    {
+      id: "alpha",
+      tools: [
+        tool("search", { recommended_policy: "allow", streaming: true }),
+        tool("write", { requires_confirmation: true, terminal_on_success: true }),
+      ],
+    },
+    "a.yaml",
+  );
+  const b = validateManifest(
+    {
+      id: "beta",
+      tools: [tool("search"), tool("only_beta")],
+      network: { mode: "allowlist", hosts: ["*.example.com:443"] },
+    },
+    "b.yaml",
+  );
   const entries = [...toolEntries(a), ...toolEntries(b)];
 
   it("names tools <capability_id>__<tool> and carries policy, terminal and network", () => {
-    expect(entries.map((e) => e.fullName)).toEqual(["alpha__search", "alpha__write", "beta__search", "beta__only_beta"]);
+    expect(entries.map((e) => e.fullName)).toEqual([
+      "alpha__search",
+      "alpha__write",
+      "beta__search",
+      "beta__only_beta",
+    ]);
     const write = entries[1]!;
-    expect(write).toMatchObject({ policy: "ask", requiresConfirmation: true, terminalOnSuccess: true, capabilityId: "alpha", streaming: false });
+    expect(write).toMatchObject({
+      policy: "ask",
+      requiresConfirmation: true,
+      terminalOnSuccess: true,
+      capabilityId: "alpha",
+      streaming: false,
+    });
     expect(entries[0]).toMatchObject({ streaming: true });
     expect(entries[2]).toMatchObject({ policy: "block", network: { mode: "allowlist", hosts: ["*.example.com:443"] } });
   });
@@ -61,10 +97,20 @@ describe("catalog", () => {
 });
 
 describe("dynamic discovery parsing", () => {
-  const good = [{ name: "list_repos", description: "List", input_schema: { type: "object" }, recommended_policy: "allow" }];
+  const good = [
+    { name: "list_repos", description: "List", input_schema: { type: "object" }, recommended_policy: "allow" },
+  ];
   it("accepts a JSON array of tools", () => {
     expect(parseDiscoveredTools(good, "src")).toEqual([
-      { name: "list_repos", description: "List", inputSchema: { type: "object" }, requiresConfirmation: false, recommendedPolicy: "allow", terminalOnSuccess: false, streaming: false },
+      {
+        name: "list_repos",
+        description: "List",
+        inputSchema: { type: "object" },
+        requiresConfirmation: false,
+        recommendedPolicy: "allow",
+        terminalOnSuccess: false,
+        streaming: false,
+      },
     ]);
   });
   it.each([

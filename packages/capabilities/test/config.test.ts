@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError, dockerRunArgs, scrubbedEnv, validateCapabilityConfigs, validateManifest } from "@palisade/capabilities";
+import {
+  ValidationError,
+  dockerRunArgs,
+  scrubbedEnv,
+  validateCapabilityConfigs,
+  validateManifest,
+} from "@palisade/capabilities";
 import type { CapabilityConfig } from "@palisade/capabilities";
 
 function problems(value: unknown): string[] {
@@ -17,8 +23,21 @@ describe("capability config validation", () => {
   it("accepts the documented shape and resolves relative paths", () => {
     const out = validateCapabilityConfigs(
       [
-        { id: "files", manifest: "caps/files/manifest.yaml", command: ["node", "dist/main.js"], cwd: "caps/files", timeoutMs: 5000, perToolTimeoutMs: { read: 1000 } },
-        { id: "remote", manifest: "/m.yaml", address: "10.0.0.2:50051", config: { region: "eu" }, credentials: { KEY: "v" } },
+        {
+          id: "files",
+          manifest: "caps/files/manifest.yaml",
+          command: ["node", "dist/main.js"],
+          cwd: "caps/files",
+          timeoutMs: 5000,
+          perToolTimeoutMs: { read: 1000 },
+        },
+        {
+          id: "remote",
+          manifest: "/m.yaml",
+          address: "10.0.0.2:50051",
+          config: { region: "eu" },
+          credentials: { KEY: "v" },
+        },
         { id: "selu", manifest: "/s.yaml", image: "ghcr.io/selu-bot/cap:1", enabled: false },
       ],
       { baseDir: "/home/me" },
@@ -35,9 +54,15 @@ describe("capability config validation", () => {
     [{ id: "a", manifest: "m", command: [] }, "capabilities[0].command: must NOT have fewer than 1 items"],
     [{ id: "a", manifest: "m", command: "node x.js" }, "capabilities[0].command: must be array"],
     [{ id: "a", manifest: "m", address: "localhost" }, "capabilities[0].address: must be host:port"],
-    [{ id: "a", manifest: "m", command: ["x"], address: "h:1" }, "capabilities[0]: set only one of command, address, image"],
+    [
+      { id: "a", manifest: "m", command: ["x"], address: "h:1" },
+      "capabilities[0]: set only one of command, address, image",
+    ],
     [{ id: "a", manifest: "m", timeoutMs: 0 }, "capabilities[0].timeoutMs: must be >= 1"],
-    [{ id: "a", manifest: "m", perToolTimeoutMs: { t: "slow" } }, "capabilities[0].perToolTimeoutMs.t: must be integer"],
+    [
+      { id: "a", manifest: "m", perToolTimeoutMs: { t: "slow" } },
+      "capabilities[0].perToolTimeoutMs.t: must be integer",
+    ],
     [{ id: "a", manifest: "m", env: { A: 1 } }, "capabilities[0].env.A: must be string"],
     [{ id: "a", manifest: "m", cwd: "/x", address: "h:1" }, "capabilities[0].cwd: is only used with command"],
     [{ id: "a", manifest: "m", comand: ["x"] }, "capabilities[0].comand: is not allowed"],
@@ -46,14 +71,24 @@ describe("capability config validation", () => {
   });
 
   it("duplicate ids and non-lists", () => {
-    expect(problems([{ id: "a", manifest: "m" }, { id: "a", manifest: "n" }])).toEqual(['capabilities[1].id: duplicate capability id "a" (also capabilities[0])']);
+    expect(
+      problems([
+        { id: "a", manifest: "m" },
+        { id: "a", manifest: "n" },
+      ]),
+    ).toEqual(['capabilities[1].id: duplicate capability id "a" (also capabilities[0])']);
     expect(problems({ id: "a" })).toEqual(["capabilities: must be a list of capabilities"]);
   });
 });
 
 describe("launch helpers", () => {
   const manifest = validateManifest(
-    { id: "web", image: "img:1", tools: [{ name: "t", description: "d", input_schema: { type: "object" } }], resources: { max_memory_mb: 256, max_cpu_fraction: 0.8, pids_limit: 32 } },
+    {
+      id: "web",
+      image: "img:1",
+      tools: [{ name: "t", description: "d", input_schema: { type: "object" } }],
+      resources: { max_memory_mb: 256, max_cpu_fraction: 0.8, pids_limit: 32 },
+    },
     "m.yaml",
   );
 
@@ -61,7 +96,9 @@ describe("launch helpers", () => {
     const args = dockerRunArgs({ image: "img:1", containerName: "palisade-web-1", manifest, hostPort: 40001 });
     const joined = args.join(" ");
     expect(args[0]).toBe("run");
-    expect(joined).toContain("--memory 256m --memory-swap 256m --cpus 0.8 --pids-limit 32 --read-only --cap-drop ALL --security-opt no-new-privileges");
+    expect(joined).toContain(
+      "--memory 256m --memory-swap 256m --cpus 0.8 --pids-limit 32 --read-only --cap-drop ALL --security-opt no-new-privileges",
+    );
     expect(joined).toContain("--env PORT=50051");
     expect(joined).toContain("--network palisade-none");
     expect(joined).not.toContain("--publish");
@@ -74,13 +111,30 @@ describe("launch helpers", () => {
     expect(joined).toContain("--publish 127.0.0.1:40001:50051");
     expect(joined).toContain("--tmpfs /tmp:rw,noexec,nosuid,size=64m");
     expect(joined).not.toContain("--network");
-    const ws = dockerRunArgs({ image: "i", containerName: "c", manifest: { ...manifest, filesystem: "workspace" }, hostPort: 1, workspaceDir: "/w" }).join(" ");
+    const ws = dockerRunArgs({
+      image: "i",
+      containerName: "c",
+      manifest: { ...manifest, filesystem: "workspace" },
+      hostPort: 1,
+      workspaceDir: "/w",
+    }).join(" ");
     expect(ws).toContain("--volume /w:/workspace:rw --workdir /workspace");
-    expect(() => dockerRunArgs({ image: "i", containerName: "c", manifest: { ...manifest, filesystem: "workspace" }, hostPort: 1 })).toThrow(/workspace directory/);
+    expect(() =>
+      dockerRunArgs({
+        image: "i",
+        containerName: "c",
+        manifest: { ...manifest, filesystem: "workspace" },
+        hostPort: 1,
+      }),
+    ).toThrow(/workspace directory/);
   });
 
   it("the process environment is scrubbed", () => {
-    const env = scrubbedEnv({ PATH: "/bin", OPENAI_API_KEY: "sk-x", HOME: "/root", AWS_SECRET_ACCESS_KEY: "x" }, { MODE: "test" }, 4242);
+    const env = scrubbedEnv(
+      { PATH: "/bin", OPENAI_API_KEY: "sk-x", HOME: "/root", AWS_SECRET_ACCESS_KEY: "x" },
+      { MODE: "test" },
+      4242,
+    );
     expect(env).toEqual({ PATH: "/bin", HOME: "/root", MODE: "test", PORT: "4242" });
   });
 });

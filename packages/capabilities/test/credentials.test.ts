@@ -2,10 +2,22 @@ import { mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CapabilityError, SecretRedactor, UserCredentialStore, createCredentialSource, resolveCredentials } from "@palisade/capabilities";
+import {
+  CapabilityError,
+  SecretRedactor,
+  UserCredentialStore,
+  createCredentialSource,
+  resolveCredentials,
+} from "@palisade/capabilities";
 import type { CredentialSpec } from "@palisade/capabilities";
 
-const spec = (name: string, scope: "system" | "user", required = true, description = ""): CredentialSpec => ({ name, scope, credentialType: "secret", required, description });
+const spec = (name: string, scope: "system" | "user", required = true, description = ""): CredentialSpec => ({
+  name,
+  scope,
+  credentialType: "secret",
+  required,
+  description,
+});
 
 describe("credentials", () => {
   it("user store is a 0600 file; values per user and capability", async () => {
@@ -29,15 +41,33 @@ describe("credentials", () => {
       env: { ENV_KEY: "from-env", SYS_KEY: "env-loses", HOME: "/root" },
       users,
     });
-    const manifest = { id: "cap", credentials: [spec("SYS_KEY", "system"), spec("ENV_KEY", "system"), spec("USER_KEY", "user"), spec("OPTIONAL", "system", false)] };
-    expect(await resolveCredentials(manifest, source, "alice")).toEqual({ SYS_KEY: "from-config", ENV_KEY: "from-env", USER_KEY: "u-secret" });
+    const manifest = {
+      id: "cap",
+      credentials: [
+        spec("SYS_KEY", "system"),
+        spec("ENV_KEY", "system"),
+        spec("USER_KEY", "user"),
+        spec("OPTIONAL", "system", false),
+      ],
+    };
+    expect(await resolveCredentials(manifest, source, "alice")).toEqual({
+      SYS_KEY: "from-config",
+      ENV_KEY: "from-env",
+      USER_KEY: "u-secret",
+    });
   });
 
   it("a missing required credential says exactly how to set it", async () => {
     const source = createCredentialSource({});
-    const sys = resolveCredentials({ id: "web", credentials: [spec("API_KEY", "system", true, "Search key")] }, source, "alice");
+    const sys = resolveCredentials(
+      { id: "web", credentials: [spec("API_KEY", "system", true, "Search key")] },
+      source,
+      "alice",
+    );
     await expect(sys).rejects.toThrow(CapabilityError);
-    await expect(sys).rejects.toThrow(/system credential API_KEY \(Search key\).*credentials: \{ API_KEY: "\.\.\." \}.*id: web.*environment variable API_KEY/);
+    await expect(sys).rejects.toThrow(
+      /system credential API_KEY \(Search key\).*credentials: \{ API_KEY: "\.\.\." \}.*id: web.*environment variable API_KEY/,
+    );
     await expect(resolveCredentials({ id: "gh", credentials: [spec("TOKEN", "user")] }, source, "bob")).rejects.toThrow(
       'user "bob" has not set. Set it with: palisade capability credentials set gh TOKEN --user bob',
     );

@@ -18,7 +18,10 @@ export function writeManifest(dir: string, manifest: Record<string, unknown>, pr
   return join(capDir, "manifest.yaml");
 }
 
-export const objectSchema = (props: Record<string, unknown> = {}, required: string[] = []): Record<string, unknown> => ({ type: "object", properties: props, required });
+export const objectSchema = (
+  props: Record<string, unknown> = {},
+  required: string[] = [],
+): Record<string, unknown> => ({ type: "object", properties: props, required });
 
 export function tool(name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { name, description: `${name} tool`, input_schema: objectSchema(), recommended_policy: "allow", ...extra };
@@ -30,7 +33,15 @@ export async function startHost(
   options: Partial<CapabilityHostOptions> = {},
 ): Promise<{ host: CapabilityHost; dataDir: string }> {
   const dataDir = options.dataDir ?? tempDir("palisade-host-");
-  const host = new CapabilityHost({ dataDir, capabilities, startupTimeoutMs: 3000, healthIntervalMs: 50, healthCallTimeoutMs: 500, log: () => undefined, ...options });
+  const host = new CapabilityHost({
+    dataDir,
+    capabilities,
+    startupTimeoutMs: 3000,
+    healthIntervalMs: 50,
+    healthCallTimeoutMs: 500,
+    log: () => undefined,
+    ...options,
+  });
   await host.start();
   return { host, dataDir };
 }

@@ -27,8 +27,18 @@ const count = (name: string): void => {
 const demo = defineCapability({
   id: "demo",
   tools: [
-    { name: "echo", description: "Echo", inputSchema: objectSchema({ text: { type: "string" } }, ["text"]), handler: async (args) => (count("echo"), { echo: args.text }) },
-    { name: "slow", description: "Sleeps", inputSchema: objectSchema({ ms: { type: "integer" } }), handler: async (args, ctx) => (await sleep(Number(args.ms ?? 5000), ctx.signal), { slept: true }) },
+    {
+      name: "echo",
+      description: "Echo",
+      inputSchema: objectSchema({ text: { type: "string" } }, ["text"]),
+      handler: async (args) => (count("echo"), { echo: args.text }),
+    },
+    {
+      name: "slow",
+      description: "Sleeps",
+      inputSchema: objectSchema({ ms: { type: "integer" } }),
+      handler: async (args, ctx) => (await sleep(Number(args.ms ?? 5000), ctx.signal), { slept: true }),
+    },
     {
       name: "words",
       description: "Streams words",
@@ -51,7 +61,15 @@ const demo = defineCapability({
         throw new ToolError("upstream closed");
       },
     },
-    { name: "config", description: "Returns config_json", inputSchema: objectSchema(), handler: async (_a, ctx) => (count("config"), { config: ctx.config, session: ctx.sessionId, thread: ctx.threadId }) },
+    {
+      name: "config",
+      description: "Returns config_json",
+      inputSchema: objectSchema(),
+      handler: async (_a, ctx) => (
+        count("config"),
+        { config: ctx.config, session: ctx.sessionId, thread: ctx.threadId }
+      ),
+    },
     {
       name: "leak",
       description: "Fails with its credential in the message",
@@ -68,8 +86,16 @@ const demo = defineCapability({
         const size = Number(args.size);
         const bytes = new Uint8Array(size).map((_, i) => (i * 7) % 256);
         const ref = ctx.artifacts.storeOutput(bytes, { filename: "out.bin", mimeType: "application/x-test" });
-        if (args.form === "seed") return { ok: true, artifact_id: ref.artifact.capability_artifact_id, filename: "out.bin" };
-        if (args.form === "list") return { ok: true, artifacts: [ref.artifact, ctx.artifacts.storeOutput(new Uint8Array([1, 2]), { filename: "b.txt", mimeType: "text/plain" }).artifact] };
+        if (args.form === "seed")
+          return { ok: true, artifact_id: ref.artifact.capability_artifact_id, filename: "out.bin" };
+        if (args.form === "list")
+          return {
+            ok: true,
+            artifacts: [
+              ref.artifact,
+              ctx.artifacts.storeOutput(new Uint8Array([1, 2]), { filename: "b.txt", mimeType: "text/plain" }).artifact,
+            ],
+          };
         return { ok: true, ...ref };
       },
     },
@@ -79,16 +105,29 @@ const demo = defineCapability({
       inputSchema: objectSchema({ attachments: { type: "array" } }),
       handler: async (args, ctx) => {
         count("read_files");
-        const list = (args.attachments ?? []) as { capability_artifact_id: string; filename: string; size_bytes: number }[];
+        const list = (args.attachments ?? []) as {
+          capability_artifact_id: string;
+          filename: string;
+          size_bytes: number;
+        }[];
         return {
           files: list.map((a) => {
             const input = ctx.artifacts.getInput(a.capability_artifact_id);
-            return { filename: a.filename, size: a.size_bytes, sha: input ? createHash("sha256").update(input.data).digest("hex") : "missing" };
+            return {
+              filename: a.filename,
+              size: a.size_bytes,
+              sha: input ? createHash("sha256").update(input.data).digest("hex") : "missing",
+            };
           }),
         };
       },
     },
-    { name: "finish", description: "Terminal tool", inputSchema: objectSchema(), handler: async () => ({ done: true }) },
+    {
+      name: "finish",
+      description: "Terminal tool",
+      inputSchema: objectSchema(),
+      handler: async () => ({ done: true }),
+    },
   ],
 });
 
@@ -107,7 +146,9 @@ beforeAll(async () => {
     dir,
     {
       id: "demo",
-      tools: [tool("echo", { input_schema: objectSchema({ text: { type: "string" } }, ["text"]) })].concat(["slow", "words", "stream_fail", "config", "leak", "make_file", "read_files"].map((n) => tool(n))).concat([tool("finish", { terminal_on_success: true })]),
+      tools: [tool("echo", { input_schema: objectSchema({ text: { type: "string" } }, ["text"]) })]
+        .concat(["slow", "words", "stream_fail", "config", "leak", "make_file", "read_files"].map((n) => tool(n)))
+        .concat([tool("finish", { terminal_on_success: true })]),
       credentials: [
         { name: "SYS_KEY", scope: "system" },
         { name: "USER_KEY", scope: "user", required: false },
@@ -116,7 +157,16 @@ beforeAll(async () => {
     "Use demo tools for tests.\n",
   );
   ({ host } = await startHost(
-    [{ id: "demo", manifest, address: server.address, perToolTimeoutMs: { slow: 300 }, credentials: { SYS_KEY: "sys-secret-1", NOT_DECLARED: "other-secret" }, config: { region: "eu" } }],
+    [
+      {
+        id: "demo",
+        manifest,
+        address: server.address,
+        perToolTimeoutMs: { slow: 300 },
+        credentials: { SYS_KEY: "sys-secret-1", NOT_DECLARED: "other-secret" },
+        config: { region: "eu" },
+      },
+    ],
     { dataDir, artifacts: store },
   ));
 });
@@ -136,7 +186,13 @@ describe("host over a real SDK capability (address mode)", () => {
 
   it("invokes by full and bare name; terminal only on success", async () => {
     const r = await host.invoke("demo__echo", { text: "hi" }, owner);
-    expect(r).toMatchObject({ ok: true, content: '{"echo":"hi"}', result: { echo: "hi" }, artifacts: [], terminal: false });
+    expect(r).toMatchObject({
+      ok: true,
+      content: '{"echo":"hi"}',
+      result: { echo: "hi" },
+      artifacts: [],
+      terminal: false,
+    });
     expect((await host.invoke("finish", {}, owner)).terminal).toBe(true);
   });
 
@@ -165,7 +221,9 @@ describe("host over a real SDK capability (address mode)", () => {
     expect(r2.content).toContain("within 100 ms");
     const ctl = new AbortController();
     setTimeout(() => ctl.abort(), 50);
-    expect((await host.invoke("demo__slow", { ms: 5000 }, { ...owner, signal: ctl.signal })).error?.code).toBe("cancelled");
+    expect((await host.invoke("demo__slow", { ms: 5000 }, { ...owner, signal: ctl.signal })).error?.code).toBe(
+      "cancelled",
+    );
     // The caller's deadline (AbortSignal.timeout, or the Engine's tool limit) is reported as a timeout.
     const r3 = await host.invoke("demo__slow", { ms: 5000 }, { ...owner, signal: AbortSignal.timeout(50) });
     expect(r3.error?.code).toBe("timeout");
@@ -175,9 +233,17 @@ describe("host over a real SDK capability (address mode)", () => {
   it("StreamInvoke: chunks as an async iterable, then the result", async () => {
     const events: InvokeEvent[] = [];
     for await (const ev of host.invokeStream("demo__words", {}, owner)) events.push(ev);
-    expect(events.filter((e) => e.type === "chunk").map((e) => (e.type === "chunk" ? e.text : ""))).toEqual(["one ", "two ", "three"]);
+    expect(events.filter((e) => e.type === "chunk").map((e) => (e.type === "chunk" ? e.text : ""))).toEqual([
+      "one ",
+      "two ",
+      "three",
+    ]);
     const last = events.at(-1);
-    expect(last?.type === "result" && last.result).toMatchObject({ ok: true, content: "one two three", result: "one two three" });
+    expect(last?.type === "result" && last.result).toMatchObject({
+      ok: true,
+      content: "one two three",
+      result: "one two three",
+    });
   });
 
   it("StreamInvoke: an error chunk ends the call as a tool error", async () => {
@@ -211,7 +277,15 @@ describe("host over a real SDK capability (address mode)", () => {
     expect(r.ok, r.content).toBe(true);
     const art = r.artifacts[0];
     expect(art).toMatchObject({ filename: "out.bin", mimeType: "application/x-test", sizeBytes: size });
-    expect(r.result).toEqual({ ok: true, artifact: { artifact_id: art?.artifactId, filename: "out.bin", mime_type: "application/x-test", size_bytes: size } });
+    expect(r.result).toEqual({
+      ok: true,
+      artifact: {
+        artifact_id: art?.artifactId,
+        filename: "out.bin",
+        mime_type: "application/x-test",
+        size_bytes: size,
+      },
+    });
     const stored = await store.read(art?.artifactId ?? "", owner);
     expect(stored?.data.byteLength).toBe(size);
     expect(stored?.data[size - 1]).toBe(size === 0 ? undefined : ((size - 1) * 7) % 256);
@@ -226,10 +300,20 @@ describe("host over a real SDK capability (address mode)", () => {
 
   it("seed form (top-level artifact_id) and artifacts[] are rewritten too", async () => {
     const seed = await host.invoke("demo__make_file", { size: 10, form: "seed" }, owner);
-    expect(seed.result).toEqual({ ok: true, artifact: { artifact_id: seed.artifacts[0]?.artifactId, filename: "out.bin", mime_type: "application/x-test", size_bytes: 10 } });
+    expect(seed.result).toEqual({
+      ok: true,
+      artifact: {
+        artifact_id: seed.artifacts[0]?.artifactId,
+        filename: "out.bin",
+        mime_type: "application/x-test",
+        size_bytes: 10,
+      },
+    });
     const list = await host.invoke("demo__make_file", { size: 3, form: "list" }, owner);
     expect(list.artifacts.map((a) => a.filename)).toEqual(["out.bin", "b.txt"]);
-    expect((list.result as { artifacts: { artifact_id: string }[] }).artifacts.map((a) => a.artifact_id)).toEqual(list.artifacts.map((a) => a.artifactId));
+    expect((list.result as { artifacts: { artifact_id: string }[] }).artifacts.map((a) => a.artifact_id)).toEqual(
+      list.artifacts.map((a) => a.artifactId),
+    );
   });
 
   it("input artifacts: uploaded (across chunk boundaries) and rewritten, by artifact_id or capability_artifact_id", async () => {
@@ -243,17 +327,31 @@ describe("host over a real SDK capability (address mode)", () => {
   });
 
   it("another session's, unknown and expired artifacts are refused alike, without invoking", async () => {
-    const meta = await store.put(new Uint8Array([1, 2, 3]), { filename: "x", mimeType: "x/y", owner: { userId: "alice", sessionId: "other" } });
+    const meta = await store.put(new Uint8Array([1, 2, 3]), {
+      filename: "x",
+      mimeType: "x/y",
+      owner: { userId: "alice", sessionId: "other" },
+    });
     const before = calls.read_files ?? 0;
     const foreign = await host.invoke("demo__read_files", { attachments: [{ artifact_id: meta.artifactId }] }, owner);
-    const unknown = await host.invoke("demo__read_files", { attachments: [{ artifact_id: "art_ffffffffffffffffffffffff" }] }, owner);
+    const unknown = await host.invoke(
+      "demo__read_files",
+      { attachments: [{ artifact_id: "art_ffffffffffffffffffffffff" }] },
+      owner,
+    );
     const mine = await store.put(new Uint8Array([1]), { filename: "y", mimeType: "x/y", owner });
     clock += 6 * 3600 * 1000;
     const expired = await host.invoke("demo__read_files", { attachments: [{ artifact_id: mine.artifactId }] }, owner);
     clock -= 6 * 3600 * 1000;
-    for (const [r, id] of [[foreign, meta.artifactId], [unknown, "art_ffffffffffffffffffffffff"], [expired, mine.artifactId]] as const) {
+    for (const [r, id] of [
+      [foreign, meta.artifactId],
+      [unknown, "art_ffffffffffffffffffffffff"],
+      [expired, mine.artifactId],
+    ] as const) {
       expect(r.error?.code).toBe("artifact_not_found");
-      expect(r.content).toBe(`artifact "${id}" was not found in this session (it may have expired, or belong to another session): use an artifact_id produced in this session, or produce the file again`);
+      expect(r.content).toBe(
+        `artifact "${id}" was not found in this session (it may have expired, or belong to another session): use an artifact_id produced in this session, or produce the file again`,
+      );
     }
     expect(calls.read_files ?? 0).toBe(before);
   });
@@ -281,9 +379,16 @@ describe("credentials: missing and user scope", () => {
       expect(calls.config ?? 0).toBe(before);
       const { UserCredentialStore } = await import("@palisade/capabilities");
       await new UserCredentialStore(join(d, "credentials.json")).set("alice", "demo", "USER_KEY", "alice-key");
-      expect((await h.invoke("demo__config", {}, owner)).result).toMatchObject({ config: { USER_KEY: "alice-key", ENV_KEY: "from-engine-env" } });
-      expect(((await h.invoke("demo__config", {}, owner)).result as { config: object }).config).toEqual({ USER_KEY: "alice-key", ENV_KEY: "from-engine-env" });
-      expect((await h.invoke("demo__config", {}, { ...owner, userId: "bob" })).content).toContain('user "bob" has not set');
+      expect((await h.invoke("demo__config", {}, owner)).result).toMatchObject({
+        config: { USER_KEY: "alice-key", ENV_KEY: "from-engine-env" },
+      });
+      expect(((await h.invoke("demo__config", {}, owner)).result as { config: object }).config).toEqual({
+        USER_KEY: "alice-key",
+        ENV_KEY: "from-engine-env",
+      });
+      expect((await h.invoke("demo__config", {}, { ...owner, userId: "bob" })).content).toContain(
+        'user "bob" has not set',
+      );
     } finally {
       await h.stop();
       await srv.close();
@@ -293,10 +398,17 @@ describe("credentials: missing and user scope", () => {
 
 describe("health gate and discovery (address mode)", () => {
   it("a never-ready server is not_ready and calls fail fast with its message", async () => {
-    const cap = defineCapability({ id: "late", ready: () => ({ ready: false, message: "loading model" }), tools: [{ name: "t", description: "t", inputSchema: objectSchema(), handler: async () => ({}) }] });
+    const cap = defineCapability({
+      id: "late",
+      ready: () => ({ ready: false, message: "loading model" }),
+      tools: [{ name: "t", description: "t", inputSchema: objectSchema(), handler: async () => ({}) }],
+    });
     const srv = await serveCapability(cap, { port: 0, insecureDev: true, log: () => undefined });
     const manifest = writeManifest(tempDir(), { id: "late", tools: [tool("t")] });
-    const { host: h } = await startHost([{ id: "late", manifest, address: srv.address }], { startupTimeoutMs: 3000, healthCallTimeoutMs: 1500 });
+    const { host: h } = await startHost([{ id: "late", manifest, address: srv.address }], {
+      startupTimeoutMs: 3000,
+      healthCallTimeoutMs: 1500,
+    });
     try {
       expect(h.status()[0]).toMatchObject({ state: "not_ready" });
       expect(h.status()[0]?.message).toContain("capability late is not ready: loading model");
@@ -313,10 +425,17 @@ describe("health gate and discovery (address mode)", () => {
 
   it("recovers when the server becomes ready and drops out when it stops being ready", async () => {
     let ready = false;
-    const cap = defineCapability({ id: "flappy", ready: () => ({ ready, message: ready ? "ok" : "busy" }), tools: [{ name: "t", description: "t", inputSchema: objectSchema(), handler: async () => ({ ok: 1 }) }] });
+    const cap = defineCapability({
+      id: "flappy",
+      ready: () => ({ ready, message: ready ? "ok" : "busy" }),
+      tools: [{ name: "t", description: "t", inputSchema: objectSchema(), handler: async () => ({ ok: 1 }) }],
+    });
     const srv = await serveCapability(cap, { port: 0, insecureDev: true, log: () => undefined });
     const manifest = writeManifest(tempDir(), { id: "flappy", tools: [tool("t")] });
-    const { host: h } = await startHost([{ id: "flappy", manifest, address: srv.address }], { startupTimeoutMs: 200, recheckIntervalMs: 50 });
+    const { host: h } = await startHost([{ id: "flappy", manifest, address: srv.address }], {
+      startupTimeoutMs: 200,
+      recheckIntervalMs: 50,
+    });
     try {
       expect(h.status()[0]?.state).toBe("not_ready");
       ready = true;
@@ -336,30 +455,65 @@ describe("health gate and discovery (address mode)", () => {
   });
 
   const discoveryCases: [string, () => unknown, string | undefined][] = [
-    ["valid tools", () => [{ name: "repo_list", description: "List repos", input_schema: objectSchema(), recommended_policy: "allow" }, { name: "repo_delete", description: "Delete", input_schema: objectSchema(), requires_confirmation: true }], undefined],
-    ["duplicates", () => [{ name: "a", description: "", input_schema: {} }, { name: "a", description: "", input_schema: {} }], "[1].name: duplicate tool name"],
+    [
+      "valid tools",
+      () => [
+        { name: "repo_list", description: "List repos", input_schema: objectSchema(), recommended_policy: "allow" },
+        { name: "repo_delete", description: "Delete", input_schema: objectSchema(), requires_confirmation: true },
+      ],
+      undefined,
+    ],
+    [
+      "duplicates",
+      () => [
+        { name: "a", description: "", input_schema: {} },
+        { name: "a", description: "", input_schema: {} },
+      ],
+      "[1].name: duplicate tool name",
+    ],
     ["empty names", () => [{ name: "", description: "", input_schema: {} }], "[0].name: must be a non-empty string"],
-    ["bad schemas", () => [{ name: "a", description: "", input_schema: { type: 42 } }], "[0].input_schema: is not a valid JSON Schema"],
+    [
+      "bad schemas",
+      () => [{ name: "a", description: "", input_schema: { type: 42 } }],
+      "[0].input_schema: is not a valid JSON Schema",
+    ],
     ["not an array", () => ({ tools: [] }), "must return a JSON array of tools, got an object"],
-    ["a failing discovery tool", () => {
-      throw new ToolError("token expired");
-    }, "failed: token expired"],
+    [
+      "a failing discovery tool",
+      () => {
+        throw new ToolError("token expired");
+      },
+      "failed: token expired",
+    ],
   ];
   it.each(discoveryCases)("dynamic discovery: %s", async (_name, result, error) => {
     let discoveries = 0;
     const cap = defineCapability({
       id: "dyn",
       tools: [
-        { name: "discover", description: "d", inputSchema: objectSchema(), handler: async () => (discoveries++, result()) },
+        {
+          name: "discover",
+          description: "d",
+          inputSchema: objectSchema(),
+          handler: async () => (discoveries++, result()),
+        },
         { name: "repo_list", description: "l", inputSchema: objectSchema(), handler: async () => ({ repos: [] }) },
       ],
     });
     const srv = await serveCapability(cap, { port: 0, insecureDev: true, log: () => undefined });
-    const manifest = writeManifest(tempDir(), { id: "dyn", tool_source: "dynamic", discovery_tool_name: "discover", tools: [] });
+    const manifest = writeManifest(tempDir(), {
+      id: "dyn",
+      tool_source: "dynamic",
+      discovery_tool_name: "discover",
+      tools: [],
+    });
     const { host: h } = await startHost([{ id: "dyn", manifest, address: srv.address }]);
     try {
       if (error === undefined) {
-        expect(h.catalog().map((t) => [t.fullName, t.policy])).toEqual([["dyn__repo_list", "allow"], ["dyn__repo_delete", "ask"]]);
+        expect(h.catalog().map((t) => [t.fullName, t.policy])).toEqual([
+          ["dyn__repo_list", "allow"],
+          ["dyn__repo_delete", "ask"],
+        ]);
         expect((await h.invoke("dyn__repo_list", {}, owner)).result).toEqual({ repos: [] });
         expect(discoveries).toBe(1);
       } else {
@@ -380,7 +534,10 @@ describe("capabilities that are not SDK-built", () => {
   it("non-JSON result_json is passed on as text; error → tool error", async () => {
     const rpc = new RpcServer();
     rpc.add(Capability, {
-      invoke: async (req) => (req.toolName === "fail" ? { error: "disk full" } : { resultJson: new TextEncoder().encode("plain text answer") }),
+      invoke: async (req) =>
+        req.toolName === "fail"
+          ? { error: "disk full" }
+          : { resultJson: new TextEncoder().encode("plain text answer") },
       streamInvoke: async function* () {},
       healthcheck: async () => ({ ready: true }),
       uploadInputArtifact: async () => ({ error: "no" }),
@@ -390,8 +547,16 @@ describe("capabilities that are not SDK-built", () => {
     const manifest = writeManifest(tempDir(), { id: "raw", tools: [tool("text"), tool("fail")] });
     const { host: h } = await startHost([{ id: "raw", manifest, address }]);
     try {
-      expect(await h.invoke("raw__text", {}, owner)).toMatchObject({ ok: true, content: "plain text answer", result: "plain text answer" });
-      expect(await h.invoke("raw__fail", {}, owner)).toMatchObject({ ok: false, content: "raw__fail failed: disk full", error: { code: "tool_error" } });
+      expect(await h.invoke("raw__text", {}, owner)).toMatchObject({
+        ok: true,
+        content: "plain text answer",
+        result: "plain text answer",
+      });
+      expect(await h.invoke("raw__fail", {}, owner)).toMatchObject({
+        ok: false,
+        content: "raw__fail failed: disk full",
+        error: { code: "tool_error" },
+      });
     } finally {
       await h.stop();
       await rpc.close();
@@ -403,9 +568,16 @@ describe("launch modes without a server", () => {
   it("image: a clear error when Docker is unavailable; other capabilities unaffected", async () => {
     const dir = tempDir();
     const fakeDocker = join(dir, "docker");
-    writeFileSync(fakeDocker, "#!/bin/sh\necho 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2\nexit 1\n");
+    writeFileSync(
+      fakeDocker,
+      "#!/bin/sh\necho 'Cannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?' >&2\nexit 1\n",
+    );
     chmodSync(fakeDocker, 0o755);
-    const selu = writeManifest(dir, { id: "web-search", image: "ghcr.io/selu-bot/cap-web-search:2.1.0", tools: [tool("search_web")] });
+    const selu = writeManifest(dir, {
+      id: "web-search",
+      image: "ghcr.io/selu-bot/cap-web-search:2.1.0",
+      tools: [tool("search_web")],
+    });
     const none = writeManifest(dir, { id: "nothing", tools: [tool("t")] });
     const mismatch = writeManifest(dir, { id: "other", tools: [tool("t")] });
     const { host: h } = await startHost(
@@ -421,7 +593,9 @@ describe("launch modes without a server", () => {
     try {
       const [web, nothing, off, wrong, broken] = h.status();
       expect(web).toMatchObject({ state: "failed", launchMode: "image" });
-      expect(web?.message).toContain("Docker is unavailable (`docker info` failed: Cannot connect to the Docker daemon");
+      expect(web?.message).toContain(
+        "Docker is unavailable (`docker info` failed: Cannot connect to the Docker daemon",
+      );
       expect(web?.message).toContain("`command:`");
       expect(nothing).toMatchObject({ state: "not_configured", launchMode: "none" });
       expect(off).toMatchObject({ state: "not_configured", message: "disabled in config (enabled: false)" });
@@ -447,7 +621,12 @@ describe("session workspace", () => {
   it("goes only to capabilities whose manifest declares filesystem: workspace", async () => {
     const srv = await serveCapability(demo, { port: 0, insecureDev: true, log: () => undefined });
     const dir = tempDir();
-    const env = writeManifest(dir, { id: "envcap", class: "environment", filesystem: "workspace", tools: [tool("config")] });
+    const env = writeManifest(dir, {
+      id: "envcap",
+      class: "environment",
+      filesystem: "workspace",
+      tools: [tool("config")],
+    });
     const plain = writeManifest(dir, { id: "plaincap", tools: [tool("config")] });
     const { host: h } = await startHost([
       { id: "envcap", manifest: env, address: srv.address, config: { workspace: "/engine/default" } },

@@ -9,14 +9,17 @@ import { owner, startHost, tempDir, tool, writeManifest } from "./helpers.js";
 /** First interpreter that has Debian's python3-grpcio and python3-protobuf (`make deps-system`). */
 function findPython(): string | undefined {
   for (const candidate of ["python3", "/usr/bin/python3"]) {
-    const res = spawnSync(candidate, ["-c", "import grpc, google.protobuf, sys; print(sys.executable)"], { encoding: "utf8" });
+    const res = spawnSync(candidate, ["-c", "import grpc, google.protobuf, sys; print(sys.executable)"], {
+      encoding: "utf8",
+    });
     if (res.status === 0) return res.stdout.trim();
   }
   return undefined;
 }
 
 const python = findPython();
-const SKIP_REASON = "python3 with grpc and google.protobuf not found (install python3-grpcio python3-protobuf: `make deps-system`)";
+const SKIP_REASON =
+  "python3 with grpc and google.protobuf not found (install python3-grpcio python3-protobuf: `make deps-system`)";
 if (!python) console.warn(`skipping the Python interop test: ${SKIP_REASON}`);
 
 describe.skipIf(!python)(`interop with a Python capability server${python ? "" : ` — skipped: ${SKIP_REASON}`}`, () => {
@@ -32,7 +35,10 @@ describe.skipIf(!python)(`interop with a Python capability server${python ? "" :
     });
     const dataDir = tempDir("palisade-host-");
     store = new DiskArtifactStore({ dir: `${dataDir}/artifacts` });
-    ({ host } = await startHost([{ id: "py-report", manifest, command: [python as string, script], credentials: { PY_TOKEN: "py-secret" } }], { dataDir, artifacts: store, startupTimeoutMs: 15_000 }));
+    ({ host } = await startHost(
+      [{ id: "py-report", manifest, command: [python as string, script], credentials: { PY_TOKEN: "py-secret" } }],
+      { dataDir, artifacts: store, startupTimeoutMs: 15_000 },
+    ));
   });
   afterAll(async () => {
     await host.stop();
@@ -44,7 +50,13 @@ describe.skipIf(!python)(`interop with a Python capability server${python ? "" :
 
   it("Invoke carries args, config_json, session, thread and capability id", async () => {
     const r = await host.invoke("py-report__echo", { q: "ü" }, { ...owner, threadId: "t1" });
-    expect(r.result).toEqual({ args: { q: "ü" }, config_keys: ["PY_TOKEN"], session_id: "s1", thread_id: "t1", capability_id: "py-report" });
+    expect(r.result).toEqual({
+      args: { q: "ü" },
+      config_keys: ["PY_TOKEN"],
+      session_id: "s1",
+      thread_id: "t1",
+      capability_id: "py-report",
+    });
   });
 
   it("an output artifact in the seed's form is downloaded, stored and rewritten", async () => {
@@ -53,7 +65,15 @@ describe.skipIf(!python)(`interop with a Python capability server${python ? "" :
     expect(r.ok, r.content).toBe(true);
     expect(r.terminal).toBe(true);
     const art = r.artifacts[0];
-    expect(r.result).toEqual({ ok: true, artifact: { artifact_id: art?.artifactId, filename: "report.bin", mime_type: "application/x-report", size_bytes: size } });
+    expect(r.result).toEqual({
+      ok: true,
+      artifact: {
+        artifact_id: art?.artifactId,
+        filename: "report.bin",
+        mime_type: "application/x-report",
+        size_bytes: size,
+      },
+    });
     const stored = await store.read(art?.artifactId ?? "", owner);
     const expected = Buffer.from(Array.from({ length: size }, (_, i) => (i * 31) % 256));
     expect(Buffer.compare(Buffer.from(stored?.data ?? []), expected)).toBe(0);
@@ -64,7 +84,10 @@ describe.skipIf(!python)(`interop with a Python capability server${python ? "" :
     for await (const ev of host.invokeStream("py-report__echo", {}, owner)) events.push(ev);
     expect(events).toHaveLength(1);
     expect(events[0]?.type === "result" && events[0].result.ok).toBe(true);
-    expect(await host.invoke("py-report__unknown", {}, owner)).toMatchObject({ ok: false, content: "py-report__unknown failed: Unknown tool: unknown" });
+    expect(await host.invoke("py-report__unknown", {}, owner)).toMatchObject({
+      ok: false,
+      content: "py-report__unknown failed: Unknown tool: unknown",
+    });
     const bad = await host.invoke("py-report__bad_artifact", {}, owner);
     expect(bad).toMatchObject({ ok: false, error: { code: "artifact_transfer" } });
     expect(bad.content).toContain('could not send artifact "no-such-id": Artifact not found');
@@ -82,11 +105,14 @@ describe.skipIf(!python)("a Healthcheck answered with an error status is not sil
     statusFile = `${dir}/health-status`;
     const script = fileURLToPath(new URL("./fixtures/python_capability.py", import.meta.url));
     const manifest = writeManifest(dir, { id: "py-health", tools: [tool("echo")] });
-    ({ host } = await startHost([{ id: "py-health", manifest, command: [python as string, script], env: { HEALTH_STATUS: statusFile } }], {
-      startupTimeoutMs: 15_000,
-      recheckIntervalMs: 300,
-      healthCallTimeoutMs: 1500,
-    }));
+    ({ host } = await startHost(
+      [{ id: "py-health", manifest, command: [python as string, script], env: { HEALTH_STATUS: statusFile } }],
+      {
+        startupTimeoutMs: 15_000,
+        recheckIntervalMs: 300,
+        healthCallTimeoutMs: 1500,
+      },
+    ));
   });
   afterAll(async () => {
     await host.stop();
@@ -100,21 +126,24 @@ describe.skipIf(!python)("a Healthcheck answered with an error status is not sil
     }
   };
 
-  it.each(["INTERNAL", "UNIMPLEMENTED"])("%s: marked not ready with the server's words, the same process kept, ready again when it answers", async (status) => {
-    await waitFor(() => host.status()[0]?.state === "ready", "ready at first");
-    const pid = host.status()[0]?.pid;
-    expect(pid).toBeDefined();
-    writeFileSync(statusFile, status);
-    await waitFor(() => host.status()[0]?.state === "not_ready", "not ready");
-    expect(host.status()[0]?.message).toContain(`Healthcheck failed: ${status}`);
-    expect(host.status()[0]?.message).toContain("index is being rebuilt");
-    // Several rechecks later it is still the same live process, never restarted.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(host.status()[0]).toMatchObject({ state: "not_ready", pid, restarts: 0 });
-    expect(existsSync(`/proc/${pid}`)).toBe(true);
-    writeFileSync(statusFile, "");
-    await waitFor(() => host.status()[0]?.state === "ready", "ready again");
-    expect(host.status()[0]?.pid).toBe(pid);
-    expect((await host.invoke("py-health__echo", { q: 1 }, owner)).ok).toBe(true);
-  });
+  it.each(["INTERNAL", "UNIMPLEMENTED"])(
+    "%s: marked not ready with the server's words, the same process kept, ready again when it answers",
+    async (status) => {
+      await waitFor(() => host.status()[0]?.state === "ready", "ready at first");
+      const pid = host.status()[0]?.pid;
+      expect(pid).toBeDefined();
+      writeFileSync(statusFile, status);
+      await waitFor(() => host.status()[0]?.state === "not_ready", "not ready");
+      expect(host.status()[0]?.message).toContain(`Healthcheck failed: ${status}`);
+      expect(host.status()[0]?.message).toContain("index is being rebuilt");
+      // Several rechecks later it is still the same live process, never restarted.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(host.status()[0]).toMatchObject({ state: "not_ready", pid, restarts: 0 });
+      expect(existsSync(`/proc/${pid}`)).toBe(true);
+      writeFileSync(statusFile, "");
+      await waitFor(() => host.status()[0]?.state === "ready", "ready again");
+      expect(host.status()[0]?.pid).toBe(pid);
+      expect((await host.invoke("py-health__echo", { q: 1 }, owner)).ok).toBe(true);
+    },
+  );
 });

@@ -11,7 +11,9 @@ const FILE = "/caps/demo/manifest.yaml";
 function base(): Doc {
   return {
     id: "demo",
-    tools: [{ name: "echo", description: "Echo", input_schema: { type: "object", properties: { text: { type: "string" } } } }],
+    tools: [
+      { name: "echo", description: "Echo", input_schema: { type: "object", properties: { text: { type: "string" } } } },
+    ],
   };
 }
 
@@ -35,49 +37,198 @@ const rules: [string, (d: Doc) => void, string, string][] = [
   ["class enum", (d) => (d.class = "service"), "class", '"tool", "environment"'],
   ["image must be a non-empty string", (d) => (d.image = ""), "image", "must NOT have fewer than 1 characters"],
   ["tool_source enum", (d) => (d.tool_source = "remote"), "tool_source", '"manifest", "dynamic"'],
-  ["discovery_tool_name is a tool name", (d) => Object.assign(d, { tool_source: "dynamic", tools: [], discovery_tool_name: "list tools" }), "discovery_tool_name", "tool name"],
+  [
+    "discovery_tool_name is a tool name",
+    (d) => Object.assign(d, { tool_source: "dynamic", tools: [], discovery_tool_name: "list tools" }),
+    "discovery_tool_name",
+    "tool name",
+  ],
   ["tools is an array", (d) => (d.tools = { echo: {} }), "tools", "must be array"],
   ["manifest mode needs tools", (d) => (d.tools = []), "tools", "at least one tool"],
-  ["dynamic mode needs empty tools", (d) => (d.tool_source = "dynamic"), "tools", "must be empty when tool_source is dynamic"],
+  [
+    "dynamic mode needs empty tools",
+    (d) => (d.tool_source = "dynamic"),
+    "tools",
+    "must be empty when tool_source is dynamic",
+  ],
   ["tool name required", (d) => delete (d.tools as Doc[])[0]!.name, "tools[0].name", "is required"],
   ["tool name pattern", (d) => ((d.tools as Doc[])[0]!.name = "echo it"), "tools[0].name", "letters, digits"],
-  ["tool names unique", (d) => (d.tools as Doc[]).push({ ...(d.tools as Doc[])[0] }), "tools[1].name", "duplicate tool name"],
-  ["tool description required", (d) => delete (d.tools as Doc[])[0]!.description, "tools[0].description", "is required"],
-  ["tool input_schema required", (d) => delete (d.tools as Doc[])[0]!.input_schema, "tools[0].input_schema", "is required"],
-  ["input_schema is an object", (d) => ((d.tools as Doc[])[0]!.input_schema = "string"), "tools[0].input_schema", "must be object"],
-  ["input_schema compiles", (d) => ((d.tools as Doc[])[0]!.input_schema = { type: "object", properties: { a: { type: "strnig" } } }), "tools[0].input_schema", "not a valid JSON Schema"],
-  ["input_schema describes an object", (d) => ((d.tools as Doc[])[0]!.input_schema = { type: "array" }), "tools[0].input_schema", "must describe an object"],
-  ["requires_confirmation boolean", (d) => ((d.tools as Doc[])[0]!.requires_confirmation = "yes"), "tools[0].requires_confirmation", "must be boolean"],
-  ["recommended_policy enum", (d) => ((d.tools as Doc[])[0]!.recommended_policy = "maybe"), "tools[0].recommended_policy", '"allow", "ask", "block"'],
-  ["terminal_on_success boolean", (d) => ((d.tools as Doc[])[0]!.terminal_on_success = 1), "tools[0].terminal_on_success", "must be boolean"],
+  [
+    "tool names unique",
+    (d) => (d.tools as Doc[]).push({ ...(d.tools as Doc[])[0] }),
+    "tools[1].name",
+    "duplicate tool name",
+  ],
+  [
+    "tool description required",
+    (d) => delete (d.tools as Doc[])[0]!.description,
+    "tools[0].description",
+    "is required",
+  ],
+  [
+    "tool input_schema required",
+    (d) => delete (d.tools as Doc[])[0]!.input_schema,
+    "tools[0].input_schema",
+    "is required",
+  ],
+  [
+    "input_schema is an object",
+    (d) => ((d.tools as Doc[])[0]!.input_schema = "string"),
+    "tools[0].input_schema",
+    "must be object",
+  ],
+  [
+    "input_schema compiles",
+    (d) => ((d.tools as Doc[])[0]!.input_schema = { type: "object", properties: { a: { type: "strnig" } } }),
+    "tools[0].input_schema",
+    "not a valid JSON Schema",
+  ],
+  [
+    "input_schema describes an object",
+    (d) => ((d.tools as Doc[])[0]!.input_schema = { type: "array" }),
+    "tools[0].input_schema",
+    "must describe an object",
+  ],
+  [
+    "requires_confirmation boolean",
+    (d) => ((d.tools as Doc[])[0]!.requires_confirmation = "yes"),
+    "tools[0].requires_confirmation",
+    "must be boolean",
+  ],
+  [
+    "recommended_policy enum",
+    (d) => ((d.tools as Doc[])[0]!.recommended_policy = "maybe"),
+    "tools[0].recommended_policy",
+    '"allow", "ask", "block"',
+  ],
+  [
+    "terminal_on_success boolean",
+    (d) => ((d.tools as Doc[])[0]!.terminal_on_success = 1),
+    "tools[0].terminal_on_success",
+    "must be boolean",
+  ],
   ["streaming boolean", (d) => ((d.tools as Doc[])[0]!.streaming = "yes"), "tools[0].streaming", "must be boolean"],
   ["network is an object", (d) => (d.network = "none"), "network", "must be object"],
   ["network.mode enum", (d) => (d.network = { mode: "some" }), "network.mode", '"none", "allowlist", "any"'],
-  ["network.hosts entries are strings", (d) => (d.network = { mode: "allowlist", hosts: [443] }), "network.hosts[0]", "must be string"],
-  ["network.hosts host syntax", (d) => (d.network = { mode: "allowlist", hosts: ["https://api.x.com"] }), "network.hosts[0]", "not a URL"],
-  ["network.hosts host name", (d) => (d.network = { mode: "allowlist", hosts: ["bad_host!"] }), "network.hosts[0]", "is not a host name"],
-  ["network.hosts port range", (d) => (d.network = { mode: "allowlist", hosts: ["api.x.com:70000"] }), "network.hosts[0]", "port must be 1-65535"],
-  ["network.hosts wildcard only leading", (d) => (d.network = { mode: "allowlist", hosts: ["api.*.com"] }), "network.hosts[0]", 'leading "*."'],
+  [
+    "network.hosts entries are strings",
+    (d) => (d.network = { mode: "allowlist", hosts: [443] }),
+    "network.hosts[0]",
+    "must be string",
+  ],
+  [
+    "network.hosts host syntax",
+    (d) => (d.network = { mode: "allowlist", hosts: ["https://api.x.com"] }),
+    "network.hosts[0]",
+    "not a URL",
+  ],
+  [
+    "network.hosts host name",
+    (d) => (d.network = { mode: "allowlist", hosts: ["bad_host!"] }),
+    "network.hosts[0]",
+    "is not a host name",
+  ],
+  [
+    "network.hosts port range",
+    (d) => (d.network = { mode: "allowlist", hosts: ["api.x.com:70000"] }),
+    "network.hosts[0]",
+    "port must be 1-65535",
+  ],
+  [
+    "network.hosts wildcard only leading",
+    (d) => (d.network = { mode: "allowlist", hosts: ["api.*.com"] }),
+    "network.hosts[0]",
+    'leading "*."',
+  ],
   ["allowlist needs hosts", (d) => (d.network = { mode: "allowlist" }), "network.hosts", "at least one host"],
-  ["hosts only with allowlist", (d) => (d.network = { mode: "any", hosts: ["a.com"] }), "network.hosts", "only used with network.mode: allowlist"],
+  [
+    "hosts only with allowlist",
+    (d) => (d.network = { mode: "any", hosts: ["a.com"] }),
+    "network.hosts",
+    "only used with network.mode: allowlist",
+  ],
   ["filesystem enum", (d) => (d.filesystem = "home"), "filesystem", '"none", "temp", "workspace"'],
-  ["workspace only for environment", (d) => (d.filesystem = "workspace"), "filesystem", "only allowed for class: environment"],
+  [
+    "workspace only for environment",
+    (d) => (d.filesystem = "workspace"),
+    "filesystem",
+    "only allowed for class: environment",
+  ],
   ["credentials is an array", (d) => (d.credentials = { KEY: "system" }), "credentials", "must be array"],
   ["credential name required", (d) => (d.credentials = [{ scope: "system" }]), "credentials[0].name", "is required"],
-  ["credential name is an env var name", (d) => (d.credentials = [{ name: "api-key", scope: "system" }]), "credentials[0].name", "environment variable name"],
+  [
+    "credential name is an env var name",
+    (d) => (d.credentials = [{ name: "api-key", scope: "system" }]),
+    "credentials[0].name",
+    "environment variable name",
+  ],
   ["credential scope required", (d) => (d.credentials = [{ name: "KEY" }]), "credentials[0].scope", "is required"],
-  ["credential scope enum", (d) => (d.credentials = [{ name: "KEY", scope: "team" }]), "credentials[0].scope", '"system", "user"'],
-  ["credential_type is secret", (d) => (d.credentials = [{ name: "KEY", scope: "user", credential_type: "oauth" }]), "credentials[0].credential_type", '"secret"'],
-  ["credential required boolean", (d) => (d.credentials = [{ name: "KEY", scope: "user", required: "no" }]), "credentials[0].required", "must be boolean"],
-  ["credential description string", (d) => (d.credentials = [{ name: "KEY", scope: "user", description: 3 }]), "credentials[0].description", "must be string"],
-  ["credential names unique", (d) => (d.credentials = [{ name: "KEY", scope: "user" }, { name: "KEY", scope: "system" }]), "credentials[1].name", "duplicate credential"],
+  [
+    "credential scope enum",
+    (d) => (d.credentials = [{ name: "KEY", scope: "team" }]),
+    "credentials[0].scope",
+    '"system", "user"',
+  ],
+  [
+    "credential_type is secret",
+    (d) => (d.credentials = [{ name: "KEY", scope: "user", credential_type: "oauth" }]),
+    "credentials[0].credential_type",
+    '"secret"',
+  ],
+  [
+    "credential required boolean",
+    (d) => (d.credentials = [{ name: "KEY", scope: "user", required: "no" }]),
+    "credentials[0].required",
+    "must be boolean",
+  ],
+  [
+    "credential description string",
+    (d) => (d.credentials = [{ name: "KEY", scope: "user", description: 3 }]),
+    "credentials[0].description",
+    "must be string",
+  ],
+  [
+    "credential names unique",
+    (d) =>
+      (d.credentials = [
+        { name: "KEY", scope: "user" },
+        { name: "KEY", scope: "system" },
+      ]),
+    "credentials[1].name",
+    "duplicate credential",
+  ],
   ["resources is an object", (d) => (d.resources = 128), "resources", "must be object"],
-  ["max_memory_mb positive integer", (d) => (d.resources = { max_memory_mb: 0 }), "resources.max_memory_mb", "must be >= 1"],
-  ["max_memory_mb integer", (d) => (d.resources = { max_memory_mb: 1.5 }), "resources.max_memory_mb", "must be integer"],
+  [
+    "max_memory_mb positive integer",
+    (d) => (d.resources = { max_memory_mb: 0 }),
+    "resources.max_memory_mb",
+    "must be >= 1",
+  ],
+  [
+    "max_memory_mb integer",
+    (d) => (d.resources = { max_memory_mb: 1.5 }),
+    "resources.max_memory_mb",
+    "must be integer",
+  ],
   ["max_cpu_fraction > 0", (d) => (d.resources = { max_cpu_fraction: 0 }), "resources.max_cpu_fraction", "must be > 0"],
-  ["max_cpu_seconds positive integer", (d) => (d.resources = { max_cpu_seconds: -1 }), "resources.max_cpu_seconds", "must be >= 1"],
-  ["pids_limit positive integer", (d) => (d.resources = { pids_limit: "many" }), "resources.pids_limit", "must be integer"],
-  ["max_file_size_mb positive integer", (d) => (d.resources = { max_file_size_mb: 0 }), "resources.max_file_size_mb", "must be >= 1"],
+  [
+    "max_cpu_seconds positive integer",
+    (d) => (d.resources = { max_cpu_seconds: -1 }),
+    "resources.max_cpu_seconds",
+    "must be >= 1",
+  ],
+  [
+    "pids_limit positive integer",
+    (d) => (d.resources = { pids_limit: "many" }),
+    "resources.pids_limit",
+    "must be integer",
+  ],
+  [
+    "max_file_size_mb positive integer",
+    (d) => (d.resources = { max_file_size_mb: 0 }),
+    "resources.max_file_size_mb",
+    "must be >= 1",
+  ],
 ];
 
 describe("manifest rules (one failing manifest per rule)", () => {
@@ -103,7 +254,9 @@ describe("manifest rules (one failing manifest per rule)", () => {
 
   it("reports every problem at once and loads nothing", () => {
     const found = problems({ id: "Bad", class: "x", tools: [{ name: "" }] });
-    expect(found.map((p) => p.path)).toEqual(expect.arrayContaining(["id", "class", "tools[0].name", "tools[0].description", "tools[0].input_schema"]));
+    expect(found.map((p) => p.path)).toEqual(
+      expect.arrayContaining(["id", "class", "tools[0].name", "tools[0].description", "tools[0].input_schema"]),
+    );
   });
 
   it("the root must be a mapping", () => {
@@ -140,7 +293,13 @@ describe("manifest defaults and Selu manifests", () => {
 
   it("credential defaults: required true, type secret, description empty", () => {
     const m = validateManifest({ ...base(), credentials: [{ name: "KEY", scope: "user" }] }, FILE);
-    expect(m.credentials[0]).toEqual({ name: "KEY", scope: "user", credentialType: "secret", required: true, description: "" });
+    expect(m.credentials[0]).toEqual({
+      name: "KEY",
+      scope: "user",
+      credentialType: "secret",
+      required: true,
+      description: "",
+    });
   });
 
   const seluExamples: [string, string][] = [

@@ -15,8 +15,23 @@ describe("mcp: capability config", () => {
   it("accepts stdio and streamable HTTP servers and resolves cwd against the config's directory", () => {
     const configs = validateCapabilityConfigs(
       [
-        { id: "github", mcp: { command: ["npx", "-y", "@modelcontextprotocol/server-github"], env: { GITHUB_TOKEN: "${secret:github_token}" }, cwd: "work" } },
-        { id: "docs", mcp: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer ${secret:docs_token}" }, policy: { search: "allow" } }, network: { mode: "allowlist", hosts: ["mcp.example.com"] } },
+        {
+          id: "github",
+          mcp: {
+            command: ["npx", "-y", "@modelcontextprotocol/server-github"],
+            env: { GITHUB_TOKEN: "${secret:github_token}" },
+            cwd: "work",
+          },
+        },
+        {
+          id: "docs",
+          mcp: {
+            url: "https://mcp.example.com/mcp",
+            headers: { Authorization: "Bearer ${secret:docs_token}" },
+            policy: { search: "allow" },
+          },
+          network: { mode: "allowlist", hosts: ["mcp.example.com"] },
+        },
       ],
       { baseDir: "/etc/palisade" },
     );

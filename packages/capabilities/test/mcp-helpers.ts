@@ -8,16 +8,35 @@ import type { McpCapabilityConfig, StdioWrapper } from "@palisade/capabilities";
 const require = createRequire(import.meta.url);
 
 /** The entry script of an MCP server package installed from npm (run unmodified). */
-export function serverScript(pkg: "@modelcontextprotocol/server-everything" | "@modelcontextprotocol/server-filesystem"): string {
+export function serverScript(
+  pkg: "@modelcontextprotocol/server-everything" | "@modelcontextprotocol/server-filesystem",
+): string {
   return join(dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js");
 }
 
-export function everythingConfig(id = "everything", extra: Partial<McpCapabilityConfig> = {}, env?: Record<string, string>): McpCapabilityConfig {
-  return { id, mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-everything"), "stdio"], ...(env ? { env } : {}) }, ...extra };
+export function everythingConfig(
+  id = "everything",
+  extra: Partial<McpCapabilityConfig> = {},
+  env?: Record<string, string>,
+): McpCapabilityConfig {
+  return {
+    id,
+    mcp: {
+      command: [process.execPath, serverScript("@modelcontextprotocol/server-everything"), "stdio"],
+      ...(env ? { env } : {}),
+    },
+    ...extra,
+  };
 }
 
 export function filesystemConfig(dir: string, id = "fs", trusted?: boolean): McpCapabilityConfig {
-  return { id, mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-filesystem"), dir], ...(trusted === undefined ? {} : { trusted }) } };
+  return {
+    id,
+    mcp: {
+      command: [process.execPath, serverScript("@modelcontextprotocol/server-filesystem"), dir],
+      ...(trusted === undefined ? {} : { trusted }),
+    },
+  };
 }
 
 const RECORDER = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "mcp", "record-stdin.mjs");
@@ -26,16 +45,30 @@ const RECORDER = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "mcp"
  * A wrapper that records what the server of capability `id` receives on stdin into `file` (and
  * pids into `file.pids`); other servers get the default wrapper.
  */
-export function recordingWrapper(id: string, file: string, seen?: (spec: Parameters<StdioWrapper>[0]) => void): StdioWrapper {
+export function recordingWrapper(
+  id: string,
+  file: string,
+  seen?: (spec: Parameters<StdioWrapper>[0]) => void,
+): StdioWrapper {
   return (spec, context) => {
     if (context.capabilityId !== id) return dieWithParent(spec, context);
     seen?.(spec);
-    return dieWithParent({ ...spec, command: process.execPath, args: [RECORDER, spec.command, ...spec.args], env: { ...spec.env, RECORD_FILE: file } }, context);
+    return dieWithParent(
+      {
+        ...spec,
+        command: process.execPath,
+        args: [RECORDER, spec.command, ...spec.args],
+        env: { ...spec.env, RECORD_FILE: file },
+      },
+      context,
+    );
   };
 }
 
 /** JSON-RPC messages the server received, parsed from the recording. */
-export function recorded(file: string): Array<{ id?: number | string; method?: string; params?: Record<string, unknown> }> {
+export function recorded(
+  file: string,
+): Array<{ id?: number | string; method?: string; params?: Record<string, unknown> }> {
   if (!existsSync(file)) return [];
   return readFileSync(file, "utf8")
     .split("\n")

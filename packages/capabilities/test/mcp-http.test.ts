@@ -6,7 +6,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { CallToolRequestSchema, CreateMessageResultSchema, ElicitResultSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  CreateMessageResultSchema,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { UserCredentialStore } from "@palisade/capabilities";
 import type { CapabilityHost, Elicit, ElicitationRequest } from "@palisade/capabilities";
@@ -16,23 +21,38 @@ import { until } from "./mcp-helpers.js";
 const SECRET = "docs-secret-93b1e0";
 const schema = { type: "object", properties: {} } as const;
 const tools: Tool[] = [
-  { name: "whoami", description: "Says whether the request was authorized", inputSchema: schema, annotations: { readOnlyHint: true } },
+  {
+    name: "whoami",
+    description: "Says whether the request was authorized",
+    inputSchema: schema,
+    annotations: { readOnlyHint: true },
+  },
   { name: "ask-model", description: "Asks the client's model (sampling)", inputSchema: schema },
   { name: "ask-user", description: "Asks the user (elicitation)", inputSchema: schema },
   { name: "add-tool", description: "Adds the tool 'late' and says the list changed", inputSchema: schema },
   // A server that puts its secret where the model would read it.
-  { name: "leaky", description: `Uses the token ${SECRET}`, inputSchema: { type: "object", properties: { q: { type: "string", description: `not ${SECRET}` } } } },
+  {
+    name: "leaky",
+    description: `Uses the token ${SECRET}`,
+    inputSchema: { type: "object", properties: { q: { type: "string", description: `not ${SECRET}` } } },
+  },
 ];
 
 /** The SDK's own low-level server: tools/list one tool per page, over streamable HTTP on loopback. */
 function mcpServer(): Server {
-  const server = new Server({ name: "paged-docs", version: "1.2.3" }, { capabilities: { tools: { listChanged: true } }, instructions: `Docs server; token ${SECRET}` });
+  const server = new Server(
+    { name: "paged-docs", version: "1.2.3" },
+    { capabilities: { tools: { listChanged: true } }, instructions: `Docs server; token ${SECRET}` },
+  );
   server.setRequestHandler(ListToolsRequestSchema, (req) => {
     const at = req.params?.cursor === undefined ? 0 : Number(req.params.cursor);
     return { tools: tools.slice(at, at + 1), ...(at + 1 < tools.length ? { nextCursor: String(at + 1) } : {}) };
   });
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const text = (t: string, isError = false) => ({ content: [{ type: "text" as const, text: t }], ...(isError ? { isError } : {}) });
+    const text = (t: string, isError = false) => ({
+      content: [{ type: "text" as const, text: t }],
+      ...(isError ? { isError } : {}),
+    });
     switch (req.params.name) {
       case "whoami":
         return text(extra.requestInfo?.headers.authorization === `Bearer ${SECRET}` ? "authorized" : "anonymous");
@@ -40,11 +60,20 @@ function mcpServer(): Server {
       case "ask-user":
         try {
           if (req.params.name === "ask-model") {
-            await server.request({ method: "sampling/createMessage", params: { messages: [], maxTokens: 10 } }, CreateMessageResultSchema);
+            await server.request(
+              { method: "sampling/createMessage", params: { messages: [], maxTokens: 10 } },
+              CreateMessageResultSchema,
+            );
             return text("the client answered");
           }
           const answer = await server.request(
-            { method: "elicitation/create", params: { message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } } },
+            {
+              method: "elicitation/create",
+              params: {
+                message: "name?",
+                requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+              },
+            },
             ElicitResultSchema,
           );
           return text(`answered: ${answer.action}${answer.content ? ` ${JSON.stringify(answer.content)}` : ""}`);
@@ -52,7 +81,13 @@ function mcpServer(): Server {
           return text(`refused: ${(err as Error).message}`, true);
         }
       case "add-tool":
-        if (!tools.some((t) => t.name === "late")) tools.push({ name: "late", description: "Added later", inputSchema: schema, annotations: { destructiveHint: true } });
+        if (!tools.some((t) => t.name === "late"))
+          tools.push({
+            name: "late",
+            description: "Added later",
+            inputSchema: schema,
+            annotations: { destructiveHint: true },
+          });
         await server.sendToolListChanged();
         return text("added");
       default:
@@ -74,7 +109,10 @@ describe("an MCP server over streamable HTTP", () => {
         const id = req.headers["mcp-session-id"];
         let transport = typeof id === "string" ? sessions.get(id) : undefined;
         if (!transport) {
-          const t = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, t) });
+          const t = new StreamableHTTPServerTransport({
+            sessionIdGenerator: () => randomUUID(),
+            onsessioninitialized: (sid) => void sessions.set(sid, t),
+          });
           await mcpServer().connect(t);
           transport = t;
         }
@@ -85,7 +123,10 @@ describe("an MCP server over streamable HTTP", () => {
     url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
     const dataDir = tempDir();
     await new UserCredentialStore(join(dataDir, "credentials.json")).set("local", "docs", "docs_token", SECRET);
-    ({ host } = await startHost([{ id: "docs", mcp: { url, headers: { Authorization: "Bearer ${secret:docs_token}" } } }], { dataDir }));
+    ({ host } = await startHost(
+      [{ id: "docs", mcp: { url, headers: { Authorization: "Bearer ${secret:docs_token}" } } }],
+      { dataDir },
+    ));
   });
   afterAll(async () => {
     await host?.stop();
@@ -95,9 +136,19 @@ describe("an MCP server over streamable HTTP", () => {
 
   it("connects, follows tools/list pagination and reports the server", () => {
     expect(host.status()[0]).toMatchObject({ state: "ready", launchMode: "address", address: url });
-    expect(host.catalog().map((t) => t.fullName)).toEqual(["docs__whoami", "docs__ask-model", "docs__ask-user", "docs__add-tool", "docs__leaky"]);
+    expect(host.catalog().map((t) => t.fullName)).toEqual([
+      "docs__whoami",
+      "docs__ask-model",
+      "docs__ask-user",
+      "docs__add-tool",
+      "docs__leaky",
+    ]);
     expect(host.catalog()[0]?.network).toEqual({ mode: "allowlist", hosts: [new URL(url).host] });
-    expect(host.mcpServer("docs")).toMatchObject({ name: "paged-docs", version: "1.2.3", capabilities: { tools: { listChanged: true } } });
+    expect(host.mcpServer("docs")).toMatchObject({
+      name: "paged-docs",
+      version: "1.2.3",
+      capabilities: { tools: { listChanged: true } },
+    });
   });
 
   it("sends the secret only in the configured header", async () => {
@@ -131,7 +182,14 @@ describe("an MCP server over streamable HTTP", () => {
       return { action: "accept", content: { name: "Ada" } };
     };
     const r = await host.invoke("docs__ask-user", {}, { ...owner, elicit });
-    expect(asked).toEqual([{ capabilityId: "docs", tool: "ask-user", message: "name?", requestedSchema: { type: "object", properties: { name: { type: "string" } } } }]);
+    expect(asked).toEqual([
+      {
+        capabilityId: "docs",
+        tool: "ask-user",
+        message: "name?",
+        requestedSchema: { type: "object", properties: { name: { type: "string" } } },
+      },
+    ]);
     expect(r.content).toBe('answered: accept {"name":"Ada"}');
   });
 
@@ -154,7 +212,10 @@ describe("an MCP server over HTTP that is down", () => {
             const id = req.headers["mcp-session-id"];
             let transport = typeof id === "string" ? sessions.get(id) : undefined;
             if (!transport) {
-              const t = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID(), onsessioninitialized: (sid) => void sessions.set(sid, t) });
+              const t = new StreamableHTTPServerTransport({
+                sessionIdGenerator: () => randomUUID(),
+                onsessioninitialized: (sid) => void sessions.set(sid, t),
+              });
               await mcpServer().connect(t);
               transport = t;
             }
@@ -167,7 +228,9 @@ describe("an MCP server over HTTP that is down", () => {
     const probe = await listen();
     const port = (probe.address() as AddressInfo).port;
     await new Promise((r) => probe.close(r));
-    const { host } = await startHost([{ id: "later", mcp: { url: `http://127.0.0.1:${port}/mcp` }, maxRestarts: 1 }], { recheckIntervalMs: 300 });
+    const { host } = await startHost([{ id: "later", mcp: { url: `http://127.0.0.1:${port}/mcp` }, maxRestarts: 1 }], {
+      recheckIntervalMs: 300,
+    });
     let srv: HttpServer | undefined;
     try {
       expect(host.status()[0]).toMatchObject({ state: "not_ready" });

@@ -41,7 +41,12 @@ describe("OAuth for an HTTP MCP server, against a local authorization server", (
 
   it("login: discovery, registration, PKCE S256, the code exchanged; the token kept in the credential store (0600) and used by the Engine", async () => {
     const opened: URL[] = [];
-    const r = await loginMcpServer({ config, credentialsFile: credentialsFile(), open: async (u) => (opened.push(u), browser(u)), timeoutMs: 10_000 });
+    const r = await loginMcpServer({
+      config,
+      credentialsFile: credentialsFile(),
+      open: async (u) => (opened.push(u), browser(u)),
+      timeoutMs: 10_000,
+    });
     expect(r).toEqual({ authorized: true, toolCount: 1 });
     expect(opened[0]?.origin).toBe(rig.url);
     expect(opened[0]?.searchParams.get("redirect_uri")).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
@@ -49,7 +54,11 @@ describe("OAuth for an HTTP MCP server, against a local authorization server", (
     expect(rig.grants).toEqual(["authorization_code"]);
     expect(statSync(credentialsFile()).mode & 0o777).toBe(0o600);
     const stored = readFileSync(credentialsFile(), "utf8");
-    const token = (JSON.parse((JSON.parse(stored) as { users: { local: { remote: { oauth: string } } } }).users.local.remote.oauth) as { tokens: { access_token: string } }).tokens.access_token;
+    const token = (
+      JSON.parse(
+        (JSON.parse(stored) as { users: { local: { remote: { oauth: string } } } }).users.local.remote.oauth,
+      ) as { tokens: { access_token: string } }
+    ).tokens.access_token;
     const { host } = await startHost([config], { dataDir });
     try {
       expect(host.status()[0]).toMatchObject({ state: "ready" });

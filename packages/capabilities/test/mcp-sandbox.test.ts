@@ -35,7 +35,10 @@ describe.skipIf(noBwrap)("stdio MCP servers in their sandbox", () => {
     writeFileSync(join(secretDir, "token"), "s3cr3t-token-value");
     await new Promise<void>((r) => listener.listen(0, "127.0.0.1", r));
     url = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/data.txt`;
-    const fs = { id: "fs", mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-filesystem"), workspace, outside] } };
+    const fs = {
+      id: "fs",
+      mcp: { command: [process.execPath, serverScript("@modelcontextprotocol/server-filesystem"), workspace, outside] },
+    };
     ({ host } = await startHost([fs, everythingConfig()], {
       dataDir,
       startupTimeoutMs: 20_000,
@@ -70,10 +73,18 @@ describe.skipIf(noBwrap)("stdio MCP servers in their sandbox", () => {
   });
 
   it("has no network with network: none (the loopback listener is never hit)", async () => {
-    const control = await plain.invoke("plain__gzip-file-as-resource", { name: "data.gz", data: url, outputType: "resource" }, owner);
+    const control = await plain.invoke(
+      "plain__gzip-file-as-resource",
+      { name: "data.gz", data: url, outputType: "resource" },
+      owner,
+    );
     expect(control.ok).toBe(true);
     expect(hits).toBe(1);
-    const r = await host.invoke("everything__gzip-file-as-resource", { name: "data.gz", data: url, outputType: "resource" }, owner);
+    const r = await host.invoke(
+      "everything__gzip-file-as-resource",
+      { name: "data.gz", data: url, outputType: "resource" },
+      owner,
+    );
     expect(r.ok).toBe(false);
     expect(hits).toBe(1);
   });

@@ -22,17 +22,20 @@ describe("an MCP server that fails at start", () => {
   it.each([
     ["/bad", /400/, /missing X-Tenant header/],
     ["/expired", /401/, /requires authori[sz]ation.*palisade capability login remote/i],
-  ])("over HTTP answering %s: the status says what the server answered, not that the connection closed", async (path, status, text) => {
-    const { host } = await startHost([{ id: "remote", mcp: { url: `${base}${path}` }, maxRestarts: 0 }]);
-    try {
-      const [s] = host.status();
-      expect(s?.message).toMatch(status);
-      expect(s?.message).toMatch(text);
-      expect(s?.message).not.toMatch(/connection closed/);
-    } finally {
-      await host.stop();
-    }
-  });
+  ])(
+    "over HTTP answering %s: the status says what the server answered, not that the connection closed",
+    async (path, status, text) => {
+      const { host } = await startHost([{ id: "remote", mcp: { url: `${base}${path}` }, maxRestarts: 0 }]);
+      try {
+        const [s] = host.status();
+        expect(s?.message).toMatch(status);
+        expect(s?.message).toMatch(text);
+        expect(s?.message).not.toMatch(/connection closed/);
+      } finally {
+        await host.stop();
+      }
+    },
+  );
 
   it("over stdio exiting at once: restarts wait longer each time (doubling from the backoff)", async () => {
     const launches: number[] = [];
@@ -40,7 +43,10 @@ describe("an MCP server that fails at start", () => {
       launches.push(performance.now());
       return dieWithParent(spec, context);
     };
-    const { host } = await startHost([{ id: "broken", mcp: { command: [process.execPath, "-e", "process.exit(3)"] }, maxRestarts: 3 }], { mcpWrap: wrap, mcpRestartBackoffMs: 150 });
+    const { host } = await startHost(
+      [{ id: "broken", mcp: { command: [process.execPath, "-e", "process.exit(3)"] }, maxRestarts: 3 }],
+      { mcpWrap: wrap, mcpRestartBackoffMs: 150 },
+    );
     try {
       expect(host.status()[0]).toMatchObject({ state: "failed", restarts: 3 });
       expect(launches).toHaveLength(4);

@@ -8,12 +8,16 @@ describe("MCP tools in the catalog", () => {
       type: "object",
       properties: { address: { $ref: "https://schemas.example.com/address.json" }, note: { type: "string" } },
     } as const;
-    const { entries, skipped } = mcpToolEntries({ id: "geo", mcp: { url: "http://127.0.0.1:1/mcp" } }, [{ name: "locate", inputSchema }]);
+    const { entries, skipped } = mcpToolEntries({ id: "geo", mcp: { url: "http://127.0.0.1:1/mcp" } }, [
+      { name: "locate", inputSchema },
+    ]);
     expect(skipped).toEqual([]);
     expect(entries.map((e) => e.name)).toEqual(["locate"]);
     expect(entries[0]?.inputSchema).toEqual(inputSchema);
     // The referenced part accepts anything; the rest is still checked.
     expect(argumentProblems(entries[0]!.inputSchema, { address: { street: "Main St" }, note: "x" })).toEqual([]);
-    expect(argumentProblems(entries[0]!.inputSchema, { note: 5 })).toEqual([expect.stringMatching(/^note: must be string/)]);
+    expect(argumentProblems(entries[0]!.inputSchema, { note: 5 })).toEqual([
+      expect.stringMatching(/^note: must be string/),
+    ]);
   });
 });

@@ -7,7 +7,16 @@ import { UserCredentialStore } from "@palisade/capabilities";
 import { which } from "@palisade/sandbox";
 import type { CapabilityHost, StdioSpawn } from "@palisade/capabilities";
 import { owner, startHost, tempDir } from "./helpers.js";
-import { alive, everythingConfig, filesystemConfig, recorded, recordedPids, recordingWrapper, serverScript, until } from "./mcp-helpers.js";
+import {
+  alive,
+  everythingConfig,
+  filesystemConfig,
+  recorded,
+  recordedPids,
+  recordingWrapper,
+  serverScript,
+  until,
+} from "./mcp-helpers.js";
 
 // Against the reference servers from npm, run unmodified over stdio.
 describe("MCP stdio servers as capabilities", () => {
@@ -26,8 +35,16 @@ describe("MCP stdio servers as capabilities", () => {
     record = join(dataDir, "everything.stdin");
     await new UserCredentialStore(join(dataDir, "credentials.json")).set("local", "everything", "test_token", TOKEN);
     ({ host } = await startHost(
-      [everythingConfig("everything", {}, { PALISADE_TEST_TOKEN: "${secret:test_token}" }), filesystemConfig(work, "fs", true)],
-      { dataDir, startupTimeoutMs: 20_000, mcpWrap: recordingWrapper("everything", record, (s) => (spawned = s)), onStatus: (s) => statuses.push(`${s.id} ${s.state} ${s.message}`) },
+      [
+        everythingConfig("everything", {}, { PALISADE_TEST_TOKEN: "${secret:test_token}" }),
+        filesystemConfig(work, "fs", true),
+      ],
+      {
+        dataDir,
+        startupTimeoutMs: 20_000,
+        mcpWrap: recordingWrapper("everything", record, (s) => (spawned = s)),
+        onStatus: (s) => statuses.push(`${s.id} ${s.state} ${s.message}`),
+      },
     ));
   });
   afterAll(async () => {
@@ -43,7 +60,12 @@ describe("MCP stdio servers as capabilities", () => {
     const byName = new Map(host.catalog().map((t) => [t.fullName, t]));
     // everything is not marked trusted: its readOnlyHint is recorded, not believed.
     expect(byName.get("everything__echo")?.policy).toBe("ask");
-    expect(byName.get("everything__echo")?.annotations).toEqual({ readOnly: true, destructive: false, idempotent: true, openWorld: false });
+    expect(byName.get("everything__echo")?.annotations).toEqual({
+      readOnly: true,
+      destructive: false,
+      idempotent: true,
+      openWorld: false,
+    });
     expect(byName.get("fs__list_directory")?.policy).toBe("allow");
     expect(byName.get("fs__write_file")?.policy).toBe("ask");
     expect(byName.get("fs__write_file")?.annotations?.destructive).toBe(true);
@@ -90,7 +112,11 @@ describe("MCP stdio servers as capabilities", () => {
   });
 
   it("turns embedded and linked resources into artifacts", async () => {
-    const embedded = await host.invoke("everything__get-resource-reference", { resourceType: "Text", resourceId: 2 }, owner);
+    const embedded = await host.invoke(
+      "everything__get-resource-reference",
+      { resourceType: "Text", resourceId: 2 },
+      owner,
+    );
     expect(embedded.ok).toBe(true);
     expect(embedded.artifacts.length).toBeGreaterThanOrEqual(1);
     const links = await host.invoke("everything__get-resource-links", { count: 2 }, owner);
@@ -109,7 +135,11 @@ describe("MCP stdio servers as capabilities", () => {
 
   it("reports progress notifications as chunks", async () => {
     const chunks: string[] = [];
-    const r = await host.invoke("everything__trigger-long-running-operation", { duration: 0.4, steps: 2 }, { ...owner, onChunk: (t) => chunks.push(t) });
+    const r = await host.invoke(
+      "everything__trigger-long-running-operation",
+      { duration: 0.4, steps: 2 },
+      { ...owner, onChunk: (t) => chunks.push(t) },
+    );
     expect(r.ok).toBe(true);
     expect(chunks).toEqual(["progress 1/2\n", "progress 2/2\n"]);
   });
@@ -117,20 +147,31 @@ describe("MCP stdio servers as capabilities", () => {
   it("sends notifications/cancelled for the request when the call is cancelled", async () => {
     const controller = new AbortController();
     const chunks: string[] = [];
-    const running = host.invoke("everything__trigger-long-running-operation", { duration: 30, steps: 60 }, {
-      ...owner,
-      signal: controller.signal,
-      onChunk: (t) => {
-        chunks.push(t);
-        controller.abort();
+    const running = host.invoke(
+      "everything__trigger-long-running-operation",
+      { duration: 30, steps: 60 },
+      {
+        ...owner,
+        signal: controller.signal,
+        onChunk: (t) => {
+          chunks.push(t);
+          controller.abort();
+        },
       },
-    });
+    );
     const r = await running;
     expect(r.error?.code).toBe("cancelled");
     const messages = recorded(record);
-    const call = messages.filter((m) => m.method === "tools/call" && (m.params as { name?: string }).name === "trigger-long-running-operation").at(-1);
+    const call = messages
+      .filter(
+        (m) => m.method === "tools/call" && (m.params as { name?: string }).name === "trigger-long-running-operation",
+      )
+      .at(-1);
     expect(call).toBeDefined();
-    await until(() => recorded(record).some((m) => m.method === "notifications/cancelled" && m.params?.requestId === call?.id), "notifications/cancelled at the server");
+    await until(
+      () => recorded(record).some((m) => m.method === "notifications/cancelled" && m.params?.requestId === call?.id),
+      "notifications/cancelled at the server",
+    );
   });
 
   it("puts ${secret:name} values only into the server's environment, and redacts them from results", async () => {
@@ -147,7 +188,10 @@ describe("MCP stdio servers as capabilities", () => {
   it("restarts a server that died, within the budget", async () => {
     const [wrapperPid] = recordedPids(record).at(-1)!;
     process.kill(wrapperPid, "SIGKILL");
-    await until(() => host.status()[0]?.restarts === 1 && host.status()[0]?.state === "ready", `a restart; statuses:\n${statuses.join("\n")}`);
+    await until(
+      () => host.status()[0]?.restarts === 1 && host.status()[0]?.state === "ready",
+      `a restart; statuses:\n${statuses.join("\n")}`,
+    );
     expect(recordedPids(record), statuses.join("\n")).toHaveLength(2);
     const r = await host.invoke("everything__echo", { message: "back" }, owner);
     expect(r.content).toBe("Echo: back");
@@ -158,13 +202,22 @@ describe("health: a server that stops answering", () => {
   it("is pinged, and restarted when a ping goes unanswered", async () => {
     const record = join(tempDir(), "rec");
     // A ping timeout a loaded machine cannot miss by accident; a stopped server misses it surely.
-    const { host } = await startHost([everythingConfig("hung")], { mcpWrap: recordingWrapper("hung", record), recheckIntervalMs: 200, healthCallTimeoutMs: 1500, startupTimeoutMs: 20_000 });
+    const { host } = await startHost([everythingConfig("hung")], {
+      mcpWrap: recordingWrapper("hung", record),
+      recheckIntervalMs: 200,
+      healthCallTimeoutMs: 1500,
+      startupTimeoutMs: 20_000,
+    });
     try {
       await until(() => recorded(record).filter((m) => m.method === "ping").length >= 2, "two pings");
       const [wrapper] = recordedPids(record)[0]!;
       // Stopped, it reads nothing: the next ping is not answered.
       process.kill(wrapper, "SIGSTOP");
-      await until(() => host.status()[0]?.restarts === 1 && host.status()[0]?.state === "ready", "a restart after the unanswered ping", 20_000);
+      await until(
+        () => host.status()[0]?.restarts === 1 && host.status()[0]?.state === "ready",
+        "a restart after the unanswered ping",
+        20_000,
+      );
       expect(recordedPids(record)).toHaveLength(2);
       expect(alive(wrapper)).toBe(false);
       expect((await host.invoke("hung__echo", { message: "again" }, owner)).content).toBe("Echo: again");
@@ -177,7 +230,11 @@ describe("health: a server that stops answering", () => {
 describe("lifecycle: a stdio server without calls", () => {
   it("is stopped after idleStopMs (its processes gone, its tools still listed) and started again by the next call", async () => {
     const record = join(tempDir(), "rec");
-    const { host } = await startHost([everythingConfig("idle")], { mcpWrap: recordingWrapper("idle", record), idleStopMs: 1500, startupTimeoutMs: 20_000 });
+    const { host } = await startHost([everythingConfig("idle")], {
+      mcpWrap: recordingWrapper("idle", record),
+      idleStopMs: 1500,
+      startupTimeoutMs: 20_000,
+    });
     try {
       expect(host.status()[0]).toMatchObject({ state: "ready", process: "started" });
       const tools = host.catalog().length;
@@ -199,7 +256,10 @@ describe("lifecycle: a stdio server without calls", () => {
 describe("MCP server configuration errors", () => {
   it("fails with how to set a missing secret, and never starts the server", async () => {
     const record = join(tempDir(), "rec");
-    const { host } = await startHost([everythingConfig("gh", {}, { GITHUB_TOKEN: "${secret:github_token}" })], { env: {}, mcpWrap: recordingWrapper("gh", record) });
+    const { host } = await startHost([everythingConfig("gh", {}, { GITHUB_TOKEN: "${secret:github_token}" })], {
+      env: {},
+      mcpWrap: recordingWrapper("gh", record),
+    });
     try {
       const [s] = host.status();
       expect(s?.state).toBe("failed");
@@ -211,7 +271,9 @@ describe("MCP server configuration errors", () => {
   });
 
   it("fails a server that does not start after the restart budget", async () => {
-    const { host } = await startHost([{ id: "broken", mcp: { command: [process.execPath, "-e", "process.exit(3)"] }, maxRestarts: 1 }]);
+    const { host } = await startHost([
+      { id: "broken", mcp: { command: [process.execPath, "-e", "process.exit(3)"] }, maxRestarts: 1 },
+    ]);
     try {
       const [s] = host.status();
       expect(s?.state).toBe("failed");
@@ -252,7 +314,11 @@ describe.skipIf(process.platform !== "linux")("stdio servers die with the Engine
       const dir = mode === "sandbox" ? mkdtempSync(join("/var/tmp", "palisade-mcp-die-")) : tempDir();
       const marker = `palisade-marker-${randomUUID()}`;
       const engineScript = new URL("./fixtures/mcp/engine.mjs", import.meta.url).pathname;
-      const engine = spawn(process.execPath, [engineScript, dir, serverScript("@modelcontextprotocol/server-everything"), marker, mode], { stdio: ["ignore", "pipe", "inherit"] });
+      const engine = spawn(
+        process.execPath,
+        [engineScript, dir, serverScript("@modelcontextprotocol/server-everything"), marker, mode],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
       try {
         let out = "";
         engine.stdout.on("data", (b: Buffer) => (out += b.toString()));
@@ -263,7 +329,11 @@ describe.skipIf(process.platform !== "linux")("stdio servers die with the Engine
         expect(running.length).toBeGreaterThanOrEqual(1);
         engine.kill("SIGKILL");
         // A process that is exiting loses its command line before it is gone: wait for both.
-        await until(() => running.filter(live).length === 0 && withMarker(marker).filter((pid) => pid !== engine.pid).length === 0, "the server to die with the Engine");
+        await until(
+          () =>
+            running.filter(live).length === 0 && withMarker(marker).filter((pid) => pid !== engine.pid).length === 0,
+          "the server to die with the Engine",
+        );
       } finally {
         engine.kill("SIGKILL");
         if (mode === "sandbox") rmSync(dir, { recursive: true, force: true });

@@ -24,11 +24,17 @@ describe("MemoryArtifactStore", () => {
 
   it("refuses an artifact over the per-artifact or the total limit, saying how to free memory", async () => {
     const store = new MemoryArtifactStore({ maxBytes: 8, maxTotalBytes: 12 });
-    await expect(store.put(new Uint8Array(9), { filename: "big", mimeType: "x/y", owner: otr })).rejects.toThrow(/over the 8 bytes limit/);
+    await expect(store.put(new Uint8Array(9), { filename: "big", mimeType: "x/y", owner: otr })).rejects.toThrow(
+      /over the 8 bytes limit/,
+    );
     await store.put(new Uint8Array(8), { filename: "one", mimeType: "x/y", owner: otr });
-    await expect(store.put(new Uint8Array(8), { filename: "two", mimeType: "x/y", owner: otr })).rejects.toThrow(/kept in memory only, at most 12 bytes in all.*end an off-the-record session/);
+    await expect(store.put(new Uint8Array(8), { filename: "two", mimeType: "x/y", owner: otr })).rejects.toThrow(
+      /kept in memory only, at most 12 bytes in all.*end an off-the-record session/,
+    );
     expect(store.dropSession(otr.sessionId)).toBe(1);
-    await expect(store.put(new Uint8Array(8), { filename: "two", mimeType: "x/y", owner: otr })).resolves.toMatchObject({ sizeBytes: 8 });
+    await expect(store.put(new Uint8Array(8), { filename: "two", mimeType: "x/y", owner: otr })).resolves.toMatchObject(
+      { sizeBytes: 8 },
+    );
   });
 
   it("expired artifacts are gone", async () => {
@@ -45,7 +51,9 @@ describe("SessionRoutedArtifactStore", () => {
   it("artifacts of the named sessions stay in memory (nothing in the directory); others go to disk", async () => {
     const dir = mkdtempSync(join(tmpdir(), "palisade-routed-"));
     const live = new Set([otr.sessionId]);
-    const store = new SessionRoutedArtifactStore(new DiskArtifactStore({ dir }), new MemoryArtifactStore(), (id) => live.has(id));
+    const store = new SessionRoutedArtifactStore(new DiskArtifactStore({ dir }), new MemoryArtifactStore(), (id) =>
+      live.has(id),
+    );
     const a = await store.put(bytes("off the record"), { filename: "a.txt", mimeType: "text/plain", owner: otr });
     expect(existsSync(dir) ? readdirSync(dir) : []).toEqual([]);
     const b = await store.put(bytes("on the record"), { filename: "b.txt", mimeType: "text/plain", owner: normal });

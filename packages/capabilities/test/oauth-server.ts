@@ -27,7 +27,9 @@ export class OAuthRig {
   private http: HttpServer | undefined;
 
   async start(): Promise<string> {
-    this.http = createServer((req, res) => void this.route(req, res).catch((err: unknown) => res.writeHead(500).end(String(err))));
+    this.http = createServer(
+      (req, res) => void this.route(req, res).catch((err: unknown) => res.writeHead(500).end(String(err))),
+    );
     await new Promise<void>((r) => this.http?.listen(0, "127.0.0.1", r));
     this.url = `http://127.0.0.1:${(this.http.address() as AddressInfo).port}`;
     return `${this.url}/mcp`;
@@ -55,8 +57,11 @@ export class OAuthRig {
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const u = new URL(req.url ?? "/", this.url);
     const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-      void res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...headers }).end(JSON.stringify(body));
-    if (u.pathname.startsWith("/.well-known/oauth-protected-resource")) return json(200, { resource: `${this.url}/mcp`, authorization_servers: [this.url] });
+      void res
+        .writeHead(status, { "content-type": "application/json", "cache-control": "no-store", ...headers })
+        .end(JSON.stringify(body));
+    if (u.pathname.startsWith("/.well-known/oauth-protected-resource"))
+      return json(200, { resource: `${this.url}/mcp`, authorization_servers: [this.url] });
     if (u.pathname === "/.well-known/oauth-authorization-server") {
       return json(200, {
         issuer: this.url,
@@ -70,7 +75,11 @@ export class OAuthRig {
       });
     }
     if (u.pathname === "/register") this.registrations++;
-    if (u.pathname === "/register") return json(201, { ...(JSON.parse(await body(req)) as object), client_id: `client-${randomBytes(4).toString("hex")}` });
+    if (u.pathname === "/register")
+      return json(201, {
+        ...(JSON.parse(await body(req)) as object),
+        client_id: `client-${randomBytes(4).toString("hex")}`,
+      });
     if (u.pathname === "/authorize") {
       const q = u.searchParams;
       this.challengeMethods.push(q.get("code_challenge_method") ?? "");
@@ -89,11 +98,15 @@ export class OAuthRig {
       if (grant === "authorization_code") {
         const c = this.codes.get(p.get("code") ?? "");
         this.codes.delete(p.get("code") ?? "");
-        const verifier = createHash("sha256").update(p.get("code_verifier") ?? "").digest("base64url");
-        if (!c || c.challenge !== verifier || c.redirectUri !== p.get("redirect_uri")) return json(400, { error: "invalid_grant" });
+        const verifier = createHash("sha256")
+          .update(p.get("code_verifier") ?? "")
+          .digest("base64url");
+        if (!c || c.challenge !== verifier || c.redirectUri !== p.get("redirect_uri"))
+          return json(400, { error: "invalid_grant" });
         return json(200, this.issue());
       }
-      if (grant === "refresh_token" && this.refresh.delete(p.get("refresh_token") ?? "")) return json(200, this.issue());
+      if (grant === "refresh_token" && this.refresh.delete(p.get("refresh_token") ?? ""))
+        return json(200, this.issue());
       return json(400, { error: "invalid_grant", error_description: "the refresh token was revoked" });
     }
     if (u.pathname === "/mcp") {
@@ -101,7 +114,11 @@ export class OAuthRig {
       this.bearers.push(auth);
       const expires = this.access.get(auth.replace(/^Bearer /, ""));
       if (expires === undefined || expires < Date.now()) {
-        return json(401, { error: "invalid_token" }, { "www-authenticate": `Bearer resource_metadata="${this.url}/.well-known/oauth-protected-resource/mcp"` });
+        return json(
+          401,
+          { error: "invalid_token" },
+          { "www-authenticate": `Bearer resource_metadata="${this.url}/.well-known/oauth-protected-resource/mcp"` },
+        );
       }
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await mcpServer().connect(transport);
@@ -113,7 +130,9 @@ export class OAuthRig {
 
 function mcpServer(): Server {
   const server = new Server({ name: "protected", version: "1.0.0" }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: "whoami", description: "Who is signed in", inputSchema: { type: "object", properties: {} } }] }));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [{ name: "whoami", description: "Who is signed in", inputSchema: { type: "object", properties: {} } }],
+  }));
   server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: "text", text: "alice" }] }));
   return server;
 }

@@ -19,7 +19,11 @@ describe("a capability's log", () => {
     // The command line is logged too: the lines are computed, so only the output matches them.
     // The shell exits at once; its background child writes to the inherited stdout 300 ms later.
     const proc = CapabilityProcess.start(
-      { command: ["sh", "-c", "(sleep 0.3; echo late-$((40+2))) & echo early-$((40+1)); exit 0"], logFile, redact: (t) => t },
+      {
+        command: ["sh", "-c", "(sleep 0.3; echo late-$((40+2))) & echo early-$((40+1)); exit 0"],
+        logFile,
+        redact: (t) => t,
+      },
       { kind: "socket", socketPath: join(dir, "unused.sock"), secret: "s" },
     );
     const info = await proc.exited;

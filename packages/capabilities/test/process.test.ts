@@ -17,7 +17,10 @@ async function run(mode: string, extra: Record<string, unknown> = {}, hostOption
   const manifest = writeManifest(dir, { id: "proc", tools: [tool("echo"), tool("env")] });
   const env = { MODE: mode, MARKER: join(dir, "marker"), ...(extra.env as Record<string, string> | undefined) };
   // Generous startup timeout: node + the SDK can take seconds to start on a loaded machine.
-  const started = await startHost([{ id: "proc", manifest, command: [process.execPath, fixture], protocol: "palisade", ...extra, env }], { startupTimeoutMs: 15_000, ...hostOptions });
+  const started = await startHost(
+    [{ id: "proc", manifest, command: [process.execPath, fixture], protocol: "palisade", ...extra, env }],
+    { startupTimeoutMs: 15_000, ...hostOptions },
+  );
   hosts.push(started.host);
   return { ...started, logFile: join(started.dataDir, "logs", "capabilities", "proc.log"), marker: env.MARKER };
 }
@@ -35,7 +38,9 @@ describe("command mode", () => {
   it("protocol palisade: a unix socket in a 0700 runtime dir, a scrubbed environment without PORT or secret; stop removes the dir", async () => {
     process.env.PALISADE_TEST_SECRET = "should-not-leak";
     try {
-      const { host, logFile } = await run("ok", { env: { MODE: "ok", PORT: "1", PALISADE_CAPABILITY_SOCKET: "/tmp/elsewhere.sock" } });
+      const { host, logFile } = await run("ok", {
+        env: { MODE: "ok", PORT: "1", PALISADE_CAPABILITY_SOCKET: "/tmp/elsewhere.sock" },
+      });
       const status = host.status()[0];
       expect(status).toMatchObject({ state: "ready", launchMode: "command", toolCount: 2, warnings: [] });
       expect(status?.channel).toContain("unix socket in the Engine's 0700 runtime directory, per-launch secret");
@@ -54,7 +59,9 @@ describe("command mode", () => {
       // The secret came on stdin: nothing in the environment holds it.
       const environ = readFileSync(`/proc/${env.pid}/environ`, "utf8").split("\0");
       expect(environ).toContain(`PALISADE_CAPABILITY_SOCKET=${socket}`);
-      expect(environ.filter((e) => e.length >= 40 && !e.startsWith("PATH=") && !e.startsWith("PALISADE_CAPABILITY_SOCKET="))).toEqual([]);
+      expect(
+        environ.filter((e) => e.length >= 40 && !e.startsWith("PATH=") && !e.startsWith("PALISADE_CAPABILITY_SOCKET=")),
+      ).toEqual([]);
       // The log is written through a stream: give it a moment on a busy machine.
       await waitUntil(() => readFileSync(logFile, "utf8").includes("fixture starting mode=ok"));
       await host.stop();
@@ -72,7 +79,9 @@ describe("command mode", () => {
     mkdirSync(join(stale, "files"), { recursive: true });
     mkdirSync(live);
     const { host } = await run("ok", {}, { runtimeBase: base });
-    expect(host.status()[0]?.address).toMatch(new RegExp(`^unix:${base}/palisade-caps-${process.pid}-[^/]+/proc/cap\\.sock$`));
+    expect(host.status()[0]?.address).toMatch(
+      new RegExp(`^unix:${base}/palisade-caps-${process.pid}-[^/]+/proc/cap\\.sock$`),
+    );
     expect(existsSync(stale)).toBe(false);
     expect(existsSync(live)).toBe(true);
   });
@@ -85,7 +94,9 @@ describe("command mode", () => {
     expect(status?.address).toMatch(/^127\.0\.0\.1:\d+$/);
     expect(status?.channel).toBe("loopback TCP (Selu PORT convention), unauthenticated");
     expect(status?.warnings[0]).toContain("any local process (any user) can call its tools directly");
-    expect(logs.join("\n")).toContain("WARNING: capability proc is a Selu-convention server on loopback TCP without authentication");
+    expect(logs.join("\n")).toContain(
+      "WARNING: capability proc is a Selu-convention server on loopback TCP without authentication",
+    );
     const env = (await host.invoke("proc__env", {}, owner)).result as { names: string[]; pid: number; ppid: number };
     expect(env.names).toContain("PORT");
     expect(env.names).not.toContain("PALISADE_CAPABILITY_SOCKET");
@@ -99,8 +110,23 @@ describe("command mode", () => {
 
   it("credential values are redacted from the capability's log", async () => {
     const dir = tempDir();
-    const manifest = writeManifest(dir, { id: "proc", tools: [tool("log_config")], credentials: [{ name: "SECRET_TOKEN", scope: "system" }] });
-    const { host, dataDir } = await startHost([{ id: "proc", manifest, command: [process.execPath, fixture], env: { MODE: "ok" }, credentials: { SECRET_TOKEN: "tok-abcdef-123" } }], { startupTimeoutMs: 15_000 });
+    const manifest = writeManifest(dir, {
+      id: "proc",
+      tools: [tool("log_config")],
+      credentials: [{ name: "SECRET_TOKEN", scope: "system" }],
+    });
+    const { host, dataDir } = await startHost(
+      [
+        {
+          id: "proc",
+          manifest,
+          command: [process.execPath, fixture],
+          env: { MODE: "ok" },
+          credentials: { SECRET_TOKEN: "tok-abcdef-123" },
+        },
+      ],
+      { startupTimeoutMs: 15_000 },
+    );
     hosts.push(host);
     expect((await host.invoke("proc__log_config", {}, owner)).ok).toBe(true);
     const logFile = join(dataDir, "logs", "capabilities", "proc.log");
@@ -166,15 +192,20 @@ describe("command mode", () => {
     expect(host.status()[0]?.message).toMatch(/Healthcheck failed: (DEADLINE_EXCEEDED|UNAVAILABLE)/);
   });
 
-  it.each(["palisade", "selu"] as const)("a command that does not exist fails with the reason (protocol %s)", async (protocol) => {
-    const dir = tempDir();
-    const manifest = writeManifest(dir, { id: "proc", tools: [tool("echo")] });
-    const { host } = await startHost([{ id: "proc", manifest, command: [join(dir, "no-such-binary")], protocol, maxRestarts: 0 }]);
-    hosts.push(host);
-    await waitUntil(() => host.status()[0]?.state === "failed");
-    expect(host.status()[0]?.message).toContain("could not start: spawn");
-    expect(existsSync(dir)).toBe(true);
-  });
+  it.each(["palisade", "selu"] as const)(
+    "a command that does not exist fails with the reason (protocol %s)",
+    async (protocol) => {
+      const dir = tempDir();
+      const manifest = writeManifest(dir, { id: "proc", tools: [tool("echo")] });
+      const { host } = await startHost([
+        { id: "proc", manifest, command: [join(dir, "no-such-binary")], protocol, maxRestarts: 0 },
+      ]);
+      hosts.push(host);
+      await waitUntil(() => host.status()[0]?.state === "failed");
+      expect(host.status()[0]?.message).toContain("could not start: spawn");
+      expect(existsSync(dir)).toBe(true);
+    },
+  );
 });
 
 async function waitUntil(cond: () => boolean, timeoutMs = 8000): Promise<void> {

@@ -2,8 +2,18 @@ import { describe, expect, it } from "vitest";
 import { findInputAttachments, findOutputArtifacts, rewriteInput, rewriteOutput } from "@palisade/capabilities";
 import type { ArtifactRef } from "@palisade/capabilities";
 
-const ref = (id: string, filename = "report.pdf"): ArtifactRef => ({ artifactId: id, filename, mimeType: "application/pdf", sizeBytes: 245678 });
-const meta = (id: string, filename = "report.pdf") => ({ artifact_id: id, filename, mime_type: "application/pdf", size_bytes: 245678 });
+const ref = (id: string, filename = "report.pdf"): ArtifactRef => ({
+  artifactId: id,
+  filename,
+  mimeType: "application/pdf",
+  sizeBytes: 245678,
+});
+const meta = (id: string, filename = "report.pdf") => ({
+  artifact_id: id,
+  filename,
+  mime_type: "application/pdf",
+  size_bytes: 245678,
+});
 
 describe("output artifact rewriting", () => {
   const cases: [string, unknown, string[], Map<string, ArtifactRef>, unknown][] = [
@@ -16,16 +26,32 @@ describe("output artifact rewriting", () => {
     ],
     [
       "deployed: artifact.capability_artifact_id",
-      { ok: true, artifact: { capability_artifact_id: "c1", filename: "report.pdf", mime_type: "application/pdf", size_bytes: 10 } },
+      {
+        ok: true,
+        artifact: {
+          capability_artifact_id: "c1",
+          filename: "report.pdf",
+          mime_type: "application/pdf",
+          size_bytes: 10,
+        },
+      },
       ["c1"],
       new Map([["c1", ref("art_2")]]),
       { ok: true, artifact: meta("art_2") },
     ],
     [
       "deployed: artifacts[] with capability_artifact_id, extra keys kept",
-      { artifacts: [{ capability_artifact_id: "c1", filename: "a.pdf", page: 1 }, { capability_artifact_id: "c2", filename: "b.pdf" }] },
+      {
+        artifacts: [
+          { capability_artifact_id: "c1", filename: "a.pdf", page: 1 },
+          { capability_artifact_id: "c2", filename: "b.pdf" },
+        ],
+      },
       ["c1", "c2"],
-      new Map([["c1", ref("art_a", "a.pdf")], ["c2", ref("art_b", "b.pdf")]]),
+      new Map([
+        ["c1", ref("art_a", "a.pdf")],
+        ["c2", ref("art_b", "b.pdf")],
+      ]),
       { artifacts: [{ ...meta("art_a", "a.pdf"), page: 1 }, meta("art_b", "b.pdf")] },
     ],
     [
@@ -50,7 +76,9 @@ describe("output artifact rewriting", () => {
   });
 
   it("collects filename and mime type hints from the result", () => {
-    expect(findOutputArtifacts({ artifact_id: "a", filename: "x.csv", mime_type: "text/csv" })).toEqual([{ capabilityArtifactId: "a", filename: "x.csv", mimeType: "text/csv" }]);
+    expect(findOutputArtifacts({ artifact_id: "a", filename: "x.csv", mime_type: "text/csv" })).toEqual([
+      { capabilityArtifactId: "a", filename: "x.csv", mimeType: "text/csv" },
+    ]);
   });
 
   it("does not mutate its input", () => {
@@ -62,7 +90,10 @@ describe("output artifact rewriting", () => {
 
 describe("input artifact rewriting", () => {
   it("finds attachments by artifact_id and by capability_artifact_id", () => {
-    const args = { to: "a@b.c", attachments: [{ artifact_id: "art_1" }, { capability_artifact_id: "art_2" }, { name: "x" }, "junk"] };
+    const args = {
+      to: "a@b.c",
+      attachments: [{ artifact_id: "art_1" }, { capability_artifact_id: "art_2" }, { name: "x" }, "junk"],
+    };
     expect(findInputAttachments(args)).toEqual([
       { index: 0, artifactId: "art_1", via: "artifact_id" },
       { index: 1, artifactId: "art_2", via: "capability_artifact_id" },
@@ -72,13 +103,31 @@ describe("input artifact rewriting", () => {
   });
 
   it("rewrites to the capability's id plus metadata (the Selu shape)", () => {
-    const args = { to: "alice@example.com", subject: "Report", attachments: [{ artifact_id: "art_1", inline: true }, { capability_artifact_id: "theirs" }] };
-    const out = rewriteInput(args, new Map([[0, { capabilityArtifactId: "cap-xyz", filename: "report.pdf", mimeType: "application/pdf", sizeBytes: 245678 }]]));
+    const args = {
+      to: "alice@example.com",
+      subject: "Report",
+      attachments: [{ artifact_id: "art_1", inline: true }, { capability_artifact_id: "theirs" }],
+    };
+    const out = rewriteInput(
+      args,
+      new Map([
+        [
+          0,
+          { capabilityArtifactId: "cap-xyz", filename: "report.pdf", mimeType: "application/pdf", sizeBytes: 245678 },
+        ],
+      ]),
+    );
     expect(out).toEqual({
       to: "alice@example.com",
       subject: "Report",
       attachments: [
-        { capability_artifact_id: "cap-xyz", filename: "report.pdf", mime_type: "application/pdf", size_bytes: 245678, inline: true },
+        {
+          capability_artifact_id: "cap-xyz",
+          filename: "report.pdf",
+          mime_type: "application/pdf",
+          size_bytes: 245678,
+          inline: true,
+        },
         { capability_artifact_id: "theirs" },
       ],
     });

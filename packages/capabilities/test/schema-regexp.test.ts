@@ -46,7 +46,10 @@ describe("schema patterns run in linear time", () => {
   });
 
   it("a pattern RE2 cannot run (lookahead, backreference) does not make the tool unusable: the capability checks it", () => {
-    const schema = { type: "object", properties: { pw: { type: "string", pattern: "^(?=.*\\d).{8,}$" }, rep: { type: "string", pattern: "(a)\\1" } } };
+    const schema = {
+      type: "object",
+      properties: { pw: { type: "string", pattern: "^(?=.*\\d).{8,}$" }, rep: { type: "string", pattern: "(a)\\1" } },
+    };
     expect(argumentProblems(schema, { pw: "short", rep: "ab" })).toEqual([]);
   });
 });

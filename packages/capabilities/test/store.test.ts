@@ -2,7 +2,14 @@ import { mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_MAX_ARTIFACT_BYTES, DiskArtifactStore, chunksOf, readArtifact, safeFilename, saveArtifact } from "@palisade/capabilities";
+import {
+  DEFAULT_MAX_ARTIFACT_BYTES,
+  DiskArtifactStore,
+  chunksOf,
+  readArtifact,
+  safeFilename,
+  saveArtifact,
+} from "@palisade/capabilities";
 
 const alice = { userId: "alice", sessionId: "s1" };
 const tmp = (): string => mkdtempSync(join(tmpdir(), "palisade-artifacts-"));
@@ -12,8 +19,22 @@ describe("DiskArtifactStore", () => {
     let now = 1_000_000;
     const dir = tmp();
     const store = new DiskArtifactStore({ dir, now: () => now });
-    const meta = await store.put(new TextEncoder().encode("hello"), { filename: "a.txt", mimeType: "text/plain", owner: alice, source: "capability:x" });
-    expect(meta).toMatchObject({ filename: "a.txt", mimeType: "text/plain", sizeBytes: 5, userId: "alice", sessionId: "s1", createdAt: now, expiresAt: now + 6 * 3600 * 1000, source: "capability:x" });
+    const meta = await store.put(new TextEncoder().encode("hello"), {
+      filename: "a.txt",
+      mimeType: "text/plain",
+      owner: alice,
+      source: "capability:x",
+    });
+    expect(meta).toMatchObject({
+      filename: "a.txt",
+      mimeType: "text/plain",
+      sizeBytes: 5,
+      userId: "alice",
+      sessionId: "s1",
+      createdAt: now,
+      expiresAt: now + 6 * 3600 * 1000,
+      source: "capability:x",
+    });
     expect(meta.artifactId).toMatch(/^art_[0-9a-f]{24}$/);
     const read = await store.read(meta.artifactId, alice);
     expect(new TextDecoder().decode(read?.data)).toBe("hello");
@@ -52,11 +73,15 @@ describe("DiskArtifactStore", () => {
   it("takes exactly 5 MiB and refuses one byte more", async () => {
     const store = new DiskArtifactStore({ dir: tmp() });
     expect(DEFAULT_MAX_ARTIFACT_BYTES).toBe(5 * 1024 * 1024);
-    const ok = await store.put(new Uint8Array(DEFAULT_MAX_ARTIFACT_BYTES), { filename: "max.bin", mimeType: "x/y", owner: alice });
+    const ok = await store.put(new Uint8Array(DEFAULT_MAX_ARTIFACT_BYTES), {
+      filename: "max.bin",
+      mimeType: "x/y",
+      owner: alice,
+    });
     expect(ok.sizeBytes).toBe(5 * 1024 * 1024);
-    await expect(store.put(new Uint8Array(DEFAULT_MAX_ARTIFACT_BYTES + 1), { filename: "big.bin", mimeType: "x/y", owner: alice })).rejects.toThrow(
-      /"big.bin" is 5242881 bytes, over the 5 MiB limit/,
-    );
+    await expect(
+      store.put(new Uint8Array(DEFAULT_MAX_ARTIFACT_BYTES + 1), { filename: "big.bin", mimeType: "x/y", owner: alice }),
+    ).rejects.toThrow(/"big.bin" is 5242881 bytes, over the 5 MiB limit/);
   });
 
   it("chunks at 256 KiB boundaries", () => {
@@ -74,7 +99,10 @@ describe("DiskArtifactStore", () => {
     const meta = await store.put(data, { filename: "../../evil.bin", mimeType: "x/y", owner: alice });
     const chunks = [];
     for await (const c of readArtifact(store, meta.artifactId, alice)) chunks.push(c);
-    expect(chunks.map((c) => [c.data.byteLength, c.done, c.meta?.filename])).toEqual([[256 * 1024, false, ".._.._evil.bin"], [44 * 1024, true, undefined]]);
+    expect(chunks.map((c) => [c.data.byteLength, c.done, c.meta?.filename])).toEqual([
+      [256 * 1024, false, ".._.._evil.bin"],
+      [44 * 1024, true, undefined],
+    ]);
     await expect(async () => {
       for await (const _ of readArtifact(store, meta.artifactId, { userId: "bob", sessionId: "s1" })) void _;
     }).rejects.toThrow(/was not found in this session/);

@@ -15,13 +15,19 @@ afterEach(async () => {
 
 async function sick(config: Partial<CapabilityConfig> = {}, options: Partial<CapabilityHostOptions> = {}, once = true) {
   const dir = tempDir();
-  const manifest = writeManifest(dir, { id: "sick", tools: ["echo", "pid", "spin", "sleep", "freeze"].map((n) => tool(n)) });
-  const env: Record<string, string> = once ? { MARKER: join(dir, "marker") } : {};
-  const { host } = await startHost([{ id: "sick", manifest, command: [process.execPath, fixture], protocol: "palisade", env, ...config }], {
-    startupTimeoutMs: 15_000,
-    healthCallTimeoutMs: 1500,
-    ...options,
+  const manifest = writeManifest(dir, {
+    id: "sick",
+    tools: ["echo", "pid", "spin", "sleep", "freeze"].map((n) => tool(n)),
   });
+  const env: Record<string, string> = once ? { MARKER: join(dir, "marker") } : {};
+  const { host } = await startHost(
+    [{ id: "sick", manifest, command: [process.execPath, fixture], protocol: "palisade", env, ...config }],
+    {
+      startupTimeoutMs: 15_000,
+      healthCallTimeoutMs: 1500,
+      ...options,
+    },
+  );
   hosts.push(host);
   return host;
 }
@@ -51,7 +57,9 @@ describe("supervised health", () => {
     const r = await inFlight;
     expect(r.ok).toBe(false);
     expect(r.error?.code).toBe("restarted");
-    expect(r.content).toMatch(/^sick__sleep failed: capability sick stopped answering Healthcheck .*the Engine killed it and is restarting it \(restart 1 of 3\)/);
+    expect(r.content).toMatch(
+      /^sick__sleep failed: capability sick stopped answering Healthcheck .*the Engine killed it and is restarting it \(restart 1 of 3\)/,
+    );
     await waitUntil(() => gone(first));
     await waitUntil(() => host.status()[0]?.state === "ready");
     const second = pidOf(host);
@@ -70,7 +78,9 @@ describe("supervised health", () => {
     const r = await host.invoke("sick__spin", {}, owner);
     expect(r.ok).toBe(false);
     expect(r.error?.code).toBe("timeout");
-    expect(r.content).toMatch(/sick__spin did not finish within 1500 ms.*capability sick did not finish sick__spin within its deadline; the Engine killed it and is restarting it/);
+    expect(r.content).toMatch(
+      /sick__spin did not finish within 1500 ms.*capability sick did not finish sick__spin within its deadline; the Engine killed it and is restarting it/,
+    );
     await waitUntil(() => gone(first));
     await waitUntil(() => host.status()[0]?.state === "ready");
     const second = pidOf(host);
@@ -89,7 +99,9 @@ describe("supervised health", () => {
     await host.invoke("sick__freeze", {}, owner);
     await waitUntil(() => host.status()[0]?.state === "failed");
     expect(gone(first) && gone(second)).toBe(true);
-    expect(host.status()[0]?.message).toMatch(/capability sick: stopped answering Healthcheck .*\(killed\) after 1 restart/);
+    expect(host.status()[0]?.message).toMatch(
+      /capability sick: stopped answering Healthcheck .*\(killed\) after 1 restart/,
+    );
     expect(host.catalog().filter((t) => t.capabilityId === "sick")).toEqual([]);
     expect(host.unavailable()).toEqual([{ id: "sick", state: "failed" }]);
     const r = await host.invoke("sick__echo", { text: "x" }, owner);
@@ -105,7 +117,11 @@ describe("start on first use, stop when idle", () => {
     // Its tools are listed although nothing runs.
     expect(host.catalog().map((t) => t.name)).toContain("echo");
     // Calls arriving together while it starts all wait for the one start.
-    const [r, ...others] = await Promise.all([host.invoke("sick__pid", {}, owner), host.invoke("sick__echo", { text: "a" }, owner), host.invoke("sick__echo", { text: "b" }, owner)]);
+    const [r, ...others] = await Promise.all([
+      host.invoke("sick__pid", {}, owner),
+      host.invoke("sick__echo", { text: "a" }, owner),
+      host.invoke("sick__echo", { text: "b" }, owner),
+    ]);
     expect(others.map((o) => o.result)).toEqual([{ echo: "a" }, { echo: "b" }]);
     const first = (r.result as { pid: number }).pid;
     expect(host.status()[0]).toMatchObject({ state: "ready", process: "started", pid: first });

@@ -31,13 +31,79 @@ beforeAll(() => {
   certs = tempDir("palisade-tls-");
   const days = ["-days", "2"];
   for (const ca of ["ca", "other-ca"]) {
-    openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", `${ca}-key.pem`, "-out", `${ca}.pem`, "-subj", `/CN=${ca}`, ...days]);
+    openssl([
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      `${ca}-key.pem`,
+      "-out",
+      `${ca}.pem`,
+      "-subj",
+      `/CN=${ca}`,
+      ...days,
+    ]);
   }
-  writeFileSync(join(certs, "server.ext"), `subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:${hostname()},DNS:capability.test\n`);
-  openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server-key.pem", "-out", "server.csr", "-subj", "/CN=capability.test"]);
-  openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial", "-out", "server.pem", "-extfile", "server.ext", ...days]);
-  openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "client-key.pem", "-out", "client.csr", "-subj", "/CN=palisade-engine"]);
-  openssl(["x509", "-req", "-in", "client.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial", "-out", "client.pem", ...days]);
+  writeFileSync(
+    join(certs, "server.ext"),
+    `subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:${hostname()},DNS:capability.test\n`,
+  );
+  openssl([
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "server-key.pem",
+    "-out",
+    "server.csr",
+    "-subj",
+    "/CN=capability.test",
+  ]);
+  openssl([
+    "x509",
+    "-req",
+    "-in",
+    "server.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca-key.pem",
+    "-CAcreateserial",
+    "-out",
+    "server.pem",
+    "-extfile",
+    "server.ext",
+    ...days,
+  ]);
+  openssl([
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-keyout",
+    "client-key.pem",
+    "-out",
+    "client.csr",
+    "-subj",
+    "/CN=palisade-engine",
+  ]);
+  openssl([
+    "x509",
+    "-req",
+    "-in",
+    "client.csr",
+    "-CA",
+    "ca.pem",
+    "-CAkey",
+    "ca-key.pem",
+    "-CAcreateserial",
+    "-out",
+    "client.pem",
+    ...days,
+  ]);
 }, 60_000);
 
 const read = (name: string): Buffer => readFileSync(join(certs, name));
@@ -61,16 +127,25 @@ async function serve(credentials: ServerCredentials): Promise<{ port: number; ca
     },
   });
   servers.push(rpc);
-  const port = await new Promise<number>((resolve, reject) => rpc.grpc.bindAsync("127.0.0.1:0", credentials, (err, p) => (err ? reject(err) : resolve(p))));
+  const port = await new Promise<number>((resolve, reject) =>
+    rpc.grpc.bindAsync("127.0.0.1:0", credentials, (err, p) => (err ? reject(err) : resolve(p))),
+  );
   return { port, calls: () => calls };
 }
 
 const tlsServer = (requireClientCert = false): ServerCredentials =>
-  ServerCredentials.createSsl(read("ca.pem"), [{ cert_chain: read("server.pem"), private_key: read("server-key.pem") }], requireClientCert);
+  ServerCredentials.createSsl(
+    read("ca.pem"),
+    [{ cert_chain: read("server.pem"), private_key: read("server-key.pem") }],
+    requireClientCert,
+  );
 
 async function host(entry: Record<string, unknown>): Promise<CapabilityHost> {
   const manifest = writeManifest(tempDir(), { id: "remote", tools: [tool("t")] });
-  const { host: h } = await startHost([{ id: "remote", manifest, ...entry }], { startupTimeoutMs: 1500, healthCallTimeoutMs: 1000 });
+  const { host: h } = await startHost([{ id: "remote", manifest, ...entry }], {
+    startupTimeoutMs: 1500,
+    healthCallTimeoutMs: 1000,
+  });
   hosts.push(h);
   return h;
 }
@@ -79,7 +154,12 @@ describe("address over TLS", () => {
   it("verifies the server against tls.ca and calls it", async () => {
     const srv = await serve(tlsServer());
     const h = await host({ address: `127.0.0.1:${srv.port}`, tls: { ca: join(certs, "ca.pem") } });
-    expect(h.status()[0]).toMatchObject({ state: "ready", message: "tls ok", channel: `TLS to 127.0.0.1:${srv.port} (server verified)`, warnings: [] });
+    expect(h.status()[0]).toMatchObject({
+      state: "ready",
+      message: "tls ok",
+      channel: `TLS to 127.0.0.1:${srv.port} (server verified)`,
+      warnings: [],
+    });
     expect((await h.invoke("remote__t", {}, owner)).result).toEqual({ over: "tls" });
     expect(srv.calls()).toBe(1);
   });
@@ -96,9 +176,15 @@ describe("address over TLS", () => {
 
   it("checks the certificate's name: serverName must match it", async () => {
     const srv = await serve(tlsServer());
-    const good = await host({ address: `127.0.0.1:${srv.port}`, tls: { ca: join(certs, "ca.pem"), serverName: "capability.test" } });
+    const good = await host({
+      address: `127.0.0.1:${srv.port}`,
+      tls: { ca: join(certs, "ca.pem"), serverName: "capability.test" },
+    });
     expect(good.status()[0]?.state).toBe("ready");
-    const bad = await host({ address: `127.0.0.1:${srv.port}`, tls: { ca: join(certs, "ca.pem"), serverName: "elsewhere.test" } });
+    const bad = await host({
+      address: `127.0.0.1:${srv.port}`,
+      tls: { ca: join(certs, "ca.pem"), serverName: "elsewhere.test" },
+    });
     expect(bad.status()[0]?.state).toBe("not_ready");
   });
 
@@ -106,8 +192,14 @@ describe("address over TLS", () => {
     const srv = await serve(tlsServer(true));
     const without = await host({ address: `127.0.0.1:${srv.port}`, tls: { ca: join(certs, "ca.pem") } });
     expect(without.status()[0]?.state).toBe("not_ready");
-    const withCert = await host({ address: `127.0.0.1:${srv.port}`, tls: { ca: join(certs, "ca.pem"), cert: join(certs, "client.pem"), key: join(certs, "client-key.pem") } });
-    expect(withCert.status()[0]).toMatchObject({ state: "ready", channel: `mTLS to 127.0.0.1:${srv.port} (server verified, client certificate)` });
+    const withCert = await host({
+      address: `127.0.0.1:${srv.port}`,
+      tls: { ca: join(certs, "ca.pem"), cert: join(certs, "client.pem"), key: join(certs, "client-key.pem") },
+    });
+    expect(withCert.status()[0]).toMatchObject({
+      state: "ready",
+      channel: `mTLS to 127.0.0.1:${srv.port} (server verified, client certificate)`,
+    });
     expect((await withCert.invoke("remote__t", {}, owner)).ok).toBe(true);
     expect(srv.calls()).toBe(1);
   });
@@ -120,10 +212,15 @@ describe("address over TLS", () => {
     const plain = await serve(ServerCredentials.createInsecure());
     const tlsByDefault = await host({ address: `${name}:${plain.port}` });
     expect(tlsByDefault.status()[0]?.state).toBe("not_ready");
-    expect(tlsByDefault.status()[0]?.channel).toBe(`TLS to ${name}:${plain.port} (server verified with the system's CAs)`);
+    expect(tlsByDefault.status()[0]?.channel).toBe(
+      `TLS to ${name}:${plain.port} (server verified with the system's CAs)`,
+    );
     expect(plain.calls()).toBe(0);
     const insecure = await host({ address: `${name}:${plain.port}`, insecure: true });
-    expect(insecure.status()[0]).toMatchObject({ state: "ready", channel: `plain TCP to ${name}:${plain.port} (insecure: true), no TLS` });
+    expect(insecure.status()[0]).toMatchObject({
+      state: "ready",
+      channel: `plain TCP to ${name}:${plain.port} (insecure: true), no TLS`,
+    });
     expect(insecure.status()[0]?.warnings[0]).toContain("is reached without TLS (insecure: true)");
     expect((await insecure.invoke("remote__t", {}, owner)).ok).toBe(true);
   });
@@ -145,22 +242,39 @@ describe("channel config validation", () => {
     expect(problems([{ id: "a", manifest: "m", address: "unix:/run/a.sock", tls: { ca } }])).toEqual([
       "capabilities[0].tls: is only used with a host:port address (a unix socket or a launched command has no TLS)",
     ]);
-    expect(problems([{ id: "a", manifest: "m", command: ["x"], insecure: true }])).toEqual(["capabilities[0].insecure: is only used with a host:port address"]);
-    expect(problems([{ id: "a", manifest: "m", address: "h:1", tls: { ca }, insecure: true }])).toEqual(["capabilities[0].insecure: contradicts tls: remove one of them"]);
+    expect(problems([{ id: "a", manifest: "m", command: ["x"], insecure: true }])).toEqual([
+      "capabilities[0].insecure: is only used with a host:port address",
+    ]);
+    expect(problems([{ id: "a", manifest: "m", address: "h:1", tls: { ca }, insecure: true }])).toEqual([
+      "capabilities[0].insecure: contradicts tls: remove one of them",
+    ]);
     expect(problems([{ id: "a", manifest: "m", address: "h:1", tls: { cert: join(certs, "client.pem") } }])).toEqual([
       "capabilities[0].tls.key: is required with tls.cert and tls.key: a client certificate needs its private key (set both, or neither)",
     ]);
     expect(problems([{ id: "a", manifest: "m", address: "h:1", tls: { ca: "certs/missing.pem" } }], "/srv")).toEqual([
       "capabilities[0].tls.ca: /srv/certs/missing.pem does not exist: give the path of a PEM file",
     ]);
-    expect(problems([{ id: "a", manifest: "m", address: "h:1", tls: { ca: certs } }])).toEqual([`capabilities[0].tls.ca: ${certs} is not a file: give the path of a PEM file`]);
-    expect(problems([{ id: "a", manifest: "m", address: "h:1", tls: { ca, extra: 1 } }]).join("\n")).toContain("capabilities[0].tls.extra: is not allowed");
-    expect(problems([{ id: "a", manifest: "m", address: "h:1", protocol: "palisade" }])).toEqual(["capabilities[0].protocol: is only used with command"]);
-    expect(problems([{ id: "a", manifest: "m", command: ["x"], protocol: "grpc" }]).join("\n")).toContain(`capabilities[0].protocol: must be one of "palisade", "selu" (got "grpc")`);
+    expect(problems([{ id: "a", manifest: "m", address: "h:1", tls: { ca: certs } }])).toEqual([
+      `capabilities[0].tls.ca: ${certs} is not a file: give the path of a PEM file`,
+    ]);
+    expect(problems([{ id: "a", manifest: "m", address: "h:1", tls: { ca, extra: 1 } }]).join("\n")).toContain(
+      "capabilities[0].tls.extra: is not allowed",
+    );
+    expect(problems([{ id: "a", manifest: "m", address: "h:1", protocol: "palisade" }])).toEqual([
+      "capabilities[0].protocol: is only used with command",
+    ]);
+    expect(problems([{ id: "a", manifest: "m", command: ["x"], protocol: "grpc" }]).join("\n")).toContain(
+      `capabilities[0].protocol: must be one of "palisade", "selu" (got "grpc")`,
+    );
   });
 
   it("resolves tls paths against the config's directory", () => {
-    const [c] = validateCapabilityConfigs([{ id: "a", manifest: "m", address: "h:1", tls: { ca: "ca.pem", cert: "client.pem", key: "client-key.pem" } }], { baseDir: certs });
-    expect(c).toMatchObject({ tls: { ca: join(certs, "ca.pem"), cert: join(certs, "client.pem"), key: join(certs, "client-key.pem") } });
+    const [c] = validateCapabilityConfigs(
+      [{ id: "a", manifest: "m", address: "h:1", tls: { ca: "ca.pem", cert: "client.pem", key: "client-key.pem" } }],
+      { baseDir: certs },
+    );
+    expect(c).toMatchObject({
+      tls: { ca: join(certs, "ca.pem"), cert: join(certs, "client.pem"), key: join(certs, "client-key.pem") },
+    });
   });
 });

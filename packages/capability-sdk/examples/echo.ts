@@ -12,7 +12,12 @@ const echo = defineCapability({
     {
       name: "echo",
       description: "Returns the text it is given.",
-      inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+      inputSchema: {
+        type: "object",
+        properties: { text: { type: "string" } },
+        required: ["text"],
+        additionalProperties: false,
+      },
       handler: async (args: { text: string }) => ({ text: args.text }),
       async *stream(args: { text: string }) {
         for (const word of args.text.split(" ")) yield `${word}\n`;
@@ -21,7 +26,11 @@ const echo = defineCapability({
     {
       name: "sleep",
       description: "Waits `ms` milliseconds, then answers; stops early when the call is cancelled.",
-      inputSchema: { type: "object", properties: { ms: { type: "integer", minimum: 0, maximum: 60000 } }, required: ["ms"] },
+      inputSchema: {
+        type: "object",
+        properties: { ms: { type: "integer", minimum: 0, maximum: 60000 } },
+        required: ["ms"],
+      },
       handler: async (args: { ms: number }, ctx) => {
         await new Promise<void>((resolve, reject) => {
           const timer = setTimeout(resolve, args.ms);
@@ -36,9 +45,16 @@ const echo = defineCapability({
     {
       name: "make_file",
       description: "Stores `text` as an output artifact called `filename`.",
-      inputSchema: { type: "object", properties: { filename: { type: "string", minLength: 1 }, text: { type: "string" } }, required: ["filename", "text"] },
+      inputSchema: {
+        type: "object",
+        properties: { filename: { type: "string", minLength: 1 }, text: { type: "string" } },
+        required: ["filename", "text"],
+      },
       handler: async (args: { filename: string; text: string }, ctx) =>
-        ctx.artifacts.storeOutput(new TextEncoder().encode(args.text), { filename: args.filename, mimeType: "text/plain" }),
+        ctx.artifacts.storeOutput(new TextEncoder().encode(args.text), {
+          filename: args.filename,
+          mimeType: "text/plain",
+        }),
     },
   ],
 });

@@ -7,7 +7,16 @@
 // as it did without one).
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -23,7 +32,8 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 function newestCode(dir) {
   let newest = 0;
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!e.isFile() || !/\.[cm]?js$/.test(e.name) || relative(dir, e.parentPath).split(sep).includes("compile-cache")) continue;
+    if (!e.isFile() || !/\.[cm]?js$/.test(e.name) || relative(dir, e.parentPath).split(sep).includes("compile-cache"))
+      continue;
     newest = Math.max(newest, statSync(join(e.parentPath, e.name)).mtimeMs);
   }
   return newest;
@@ -36,7 +46,12 @@ function newestCode(dir) {
  */
 function madeFrom(pkg) {
   const packages = join(repo, "packages");
-  const code = [join(pkg, "dist"), ...readdirSync(packages).map((p) => join(packages, p, "dist")).filter((d) => existsSync(d))];
+  const code = [
+    join(pkg, "dist"),
+    ...readdirSync(packages)
+      .map((p) => join(packages, p, "dist"))
+      .filter((d) => existsSync(d)),
+  ];
   const installed = join(repo, "node_modules", ".package-lock.json");
   const deps = existsSync(installed) ? statSync(installed).mtimeMs : 0;
   return `${process.version} ${String(Math.max(deps, ...code.map(newestCode)))}`;
@@ -50,7 +65,12 @@ async function prime(pkg) {
     return `${entry} is missing: run \`npx tsc -b\` first`;
   }
   const source = madeFrom(pkg);
-  if (existsSync(cache) && existsSync(join(pkg, "dist", STAMP)) && readFileSync(join(pkg, "dist", STAMP), "utf8") === source) return KEPT;
+  if (
+    existsSync(cache) &&
+    existsSync(join(pkg, "dist", STAMP)) &&
+    readFileSync(join(pkg, "dist", STAMP), "utf8") === source
+  )
+    return KEPT;
   rmSync(cache, { recursive: true, force: true });
   mkdirSync(cache);
   const run = mkdtempSync(join(tmpdir(), "palisade-compile-cache-"));
@@ -73,7 +93,10 @@ async function prime(pkg) {
       void exited.then((e) => rej(new Error(`exited (${e.signal ?? e.code}) before listening: ${log.trim()}`)));
     });
     await listening;
-    const client = createClient(Capability, `unix:${socket}`, { bearerToken: secret, defaultTimeoutMs: START_TIMEOUT_MS });
+    const client = createClient(Capability, `unix:${socket}`, {
+      bearerToken: secret,
+      defaultTimeoutMs: START_TIMEOUT_MS,
+    });
     try {
       const health = await client.healthcheck({});
       if (!health.ready) throw new Error(`Healthcheck says not ready: ${health.message}`);
@@ -98,7 +121,10 @@ async function prime(pkg) {
 
 const packages = process.argv.slice(2).map((p) => resolve(p));
 const results = await Promise.all(packages.map(async (pkg) => ({ pkg, problem: await prime(pkg) })));
-for (const { pkg, problem } of results) if (problem !== undefined && problem !== KEPT) console.warn(`compile cache: none for ${pkg}: ${problem}`);
-const made = results.filter((r) => r.problem === undefined).map((r) => relative(process.cwd(), join(r.pkg, "dist", "compile-cache")));
+for (const { pkg, problem } of results)
+  if (problem !== undefined && problem !== KEPT) console.warn(`compile cache: none for ${pkg}: ${problem}`);
+const made = results
+  .filter((r) => r.problem === undefined)
+  .map((r) => relative(process.cwd(), join(r.pkg, "dist", "compile-cache")));
 if (made.length > 0) console.log(`compile cache: ${made.join(", ")}`);
 else if (results.every((r) => r.problem === KEPT)) console.log("compile cache up to date");

@@ -35,7 +35,14 @@ export class ArtifactStore {
     const id = randomUUID();
     const mimeType = meta.mimeType || DEFAULT_MIME;
     this.put(this.outputs, id, { data, filename: meta.filename, mimeType });
-    return { artifact: { capability_artifact_id: id, filename: meta.filename, mime_type: mimeType, size_bytes: data.byteLength } };
+    return {
+      artifact: {
+        capability_artifact_id: id,
+        filename: meta.filename,
+        mime_type: mimeType,
+        size_bytes: data.byteLength,
+      },
+    };
   }
 
   getOutput(id: string): InputArtifact | undefined {

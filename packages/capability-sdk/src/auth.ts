@@ -23,6 +23,9 @@ export function secretAuthorizer(secret: string): Authorizer {
     const token = value.startsWith("Bearer ") ? value.slice("Bearer ".length) : "";
     // Hashing first makes both sides the same length, so the comparison time says nothing about the secret.
     if (token !== "" && timingSafeEqual(digest(token), expected)) return;
-    throw new RpcError(Code.UNAUTHENTICATED, "missing or wrong capability secret: only the Palisade Engine that launched this capability may call it");
+    throw new RpcError(
+      Code.UNAUTHENTICATED,
+      "missing or wrong capability secret: only the Palisade Engine that launched this capability may call it",
+    );
   };
 }

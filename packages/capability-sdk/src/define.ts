@@ -36,9 +36,11 @@ export function defineCapability(spec: CapabilitySpec): CapabilityDefinition {
     const name = typeof tool.name === "string" ? tool.name : "";
     if (!TOOL_NAME_PATTERN.test(name)) problems.push(`${at}.name: "${name}" must match ${String(TOOL_NAME_PATTERN)}`);
     else if (tools.has(name)) problems.push(`${at}.name: duplicate tool name "${name}"`);
-    if (typeof tool.description !== "string" || tool.description.trim() === "") problems.push(`${at}.description: must be a non-empty string`);
+    if (typeof tool.description !== "string" || tool.description.trim() === "")
+      problems.push(`${at}.description: must be a non-empty string`);
     if (typeof tool.handler !== "function") problems.push(`${at}.handler: must be a function`);
-    if (tool.stream !== undefined && typeof tool.stream !== "function") problems.push(`${at}.stream: must be an async generator function`);
+    if (tool.stream !== undefined && typeof tool.stream !== "function")
+      problems.push(`${at}.stream: must be an async generator function`);
     if (typeof tool.inputSchema !== "object" || tool.inputSchema === null || Array.isArray(tool.inputSchema)) {
       problems.push(`${at}.inputSchema: must be a JSON Schema object`);
     } else {

@@ -17,16 +17,30 @@ export interface PreparedCall {
 export type Reporter = (message: string, err?: unknown) => void;
 
 /** Resolves the tool, parses and validates arguments and config. Throws ToolError on any problem. */
-export function prepareCall(cap: CapabilityDefinition, store: ArtifactStore, req: InvokeRequest, signal: AbortSignal): PreparedCall {
+export function prepareCall(
+  cap: CapabilityDefinition,
+  store: ArtifactStore,
+  req: InvokeRequest,
+  signal: AbortSignal,
+): PreparedCall {
   const tool = cap.tool(req.toolName);
   if (!tool) {
     const known = cap.tools.map((t) => t.name).join(", ");
-    throw new ToolError(`unknown tool "${req.toolName}" for capability ${cap.id}; known tools: ${known}`, { code: "unknown_tool" });
+    throw new ToolError(`unknown tool "${req.toolName}" for capability ${cap.id}; known tools: ${known}`, {
+      code: "unknown_tool",
+    });
   }
-  const args = parseJsonObject(req.argsJson, (why) => `invalid JSON arguments for ${tool.name}: ${why}; send a JSON object matching the tool's input schema`);
+  const args = parseJsonObject(
+    req.argsJson,
+    (why) => `invalid JSON arguments for ${tool.name}: ${why}; send a JSON object matching the tool's input schema`,
+  );
   const problem = cap.validateArgs(tool.name, args);
-  if (problem !== undefined) throw new ToolError(`invalid arguments for ${tool.name}: ${problem}`, { code: "invalid_arguments" });
-  const config = parseJsonObject(req.configJson, (why) => `invalid config_json for capability ${cap.id}: ${why}; the orchestrator must send a JSON object`);
+  if (problem !== undefined)
+    throw new ToolError(`invalid arguments for ${tool.name}: ${problem}`, { code: "invalid_arguments" });
+  const config = parseJsonObject(
+    req.configJson,
+    (why) => `invalid config_json for capability ${cap.id}: ${why}; the orchestrator must send a JSON object`,
+  );
   const ctx: ToolContext = {
     toolName: tool.name,
     sessionId: req.sessionId,
@@ -52,7 +66,12 @@ function parseJsonObject(bytes: Uint8Array, explain: (why: string) => string): R
     throw new ToolError(explain(err instanceof Error ? err.message : String(err)), { code: "invalid_json" });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new ToolError(explain(`expected a JSON object, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`), { code: "invalid_json" });
+    throw new ToolError(
+      explain(
+        `expected a JSON object, got ${value === null ? "null" : Array.isArray(value) ? "an array" : typeof value}`,
+      ),
+      { code: "invalid_json" },
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -68,7 +87,9 @@ export function encodeResult(toolName: string, result: unknown): Uint8Array {
   try {
     json = JSON.stringify(result);
   } catch (err) {
-    throw new ToolError(`tool ${toolName} returned a result that is not JSON-serializable: ${err instanceof Error ? err.message : String(err)}`);
+    throw new ToolError(
+      `tool ${toolName} returned a result that is not JSON-serializable: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   return encoder.encode(json ?? "null");
 }

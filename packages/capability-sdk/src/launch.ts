@@ -33,13 +33,24 @@ export function readLaunchSecret(stdin: NodeJS.ReadableStream, onEnd: () => void
       fn();
     };
     const timer = setTimeout(
-      () => settle(() => reject(new LaunchError(`no launch secret on stdin within ${timeoutMs} ms: ${SOCKET_ENV} is set, so the Engine must write the secret as the first line of stdin`))),
+      () =>
+        settle(() =>
+          reject(
+            new LaunchError(
+              `no launch secret on stdin within ${timeoutMs} ms: ${SOCKET_ENV} is set, so the Engine must write the secret as the first line of stdin`,
+            ),
+          ),
+        ),
       timeoutMs,
     );
     const end = (): void => {
       if (ended) return;
       ended = true;
-      settle(() => reject(new LaunchError("stdin ended before the launch secret: the Engine that launched this capability is gone")));
+      settle(() =>
+        reject(
+          new LaunchError("stdin ended before the launch secret: the Engine that launched this capability is gone"),
+        ),
+      );
       onEnd();
     };
     stdin.on("data", (chunk: Buffer | string) => {
@@ -47,12 +58,22 @@ export function readLaunchSecret(stdin: NodeJS.ReadableStream, onEnd: () => void
       buffer += typeof chunk === "string" ? chunk : chunk.toString("utf8");
       const nl = buffer.indexOf("\n");
       if (nl === -1) {
-        if (buffer.length > MAX_LINE) settle(() => reject(new LaunchError(`the first line of stdin is over ${MAX_LINE} bytes: it must be the launch secret`)));
+        if (buffer.length > MAX_LINE)
+          settle(() =>
+            reject(new LaunchError(`the first line of stdin is over ${MAX_LINE} bytes: it must be the launch secret`)),
+          );
         return;
       }
       const secret = buffer.slice(0, nl).trim();
       buffer = "";
-      if (secret.length < MIN_SECRET_LENGTH) settle(() => reject(new LaunchError(`the launch secret on stdin is ${secret.length} characters; at least ${MIN_SECRET_LENGTH} are required`)));
+      if (secret.length < MIN_SECRET_LENGTH)
+        settle(() =>
+          reject(
+            new LaunchError(
+              `the launch secret on stdin is ${secret.length} characters; at least ${MIN_SECRET_LENGTH} are required`,
+            ),
+          ),
+        );
       else settle(() => resolve(secret));
     });
     stdin.once("end", end);

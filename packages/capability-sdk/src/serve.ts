@@ -81,20 +81,30 @@ interface Channel {
  * set): its unix socket and the secret from stdin. Otherwise an explicit `secret`, or nothing at all
  * with `insecureDev` / `--insecure-dev`; anything else refuses to start.
  */
-async function channelFor(cap: CapabilityDefinition, options: ServeOptions, env: Record<string, string | undefined>, onEngineGone: () => void, log: (line: string) => void): Promise<Channel> {
+async function channelFor(
+  cap: CapabilityDefinition,
+  options: ServeOptions,
+  env: Record<string, string | undefined>,
+  onEngineGone: () => void,
+  log: (line: string) => void,
+): Promise<Channel> {
   const socket = env[SOCKET_ENV];
   if (socket !== undefined && options.address === undefined && options.secret === undefined) {
-    if (!socket.startsWith("/")) throw new LaunchError(`capability ${cap.id}: ${SOCKET_ENV} must be an absolute socket path, got "${socket}"`);
+    if (!socket.startsWith("/"))
+      throw new LaunchError(`capability ${cap.id}: ${SOCKET_ENV} must be an absolute socket path, got "${socket}"`);
     const secret = await readLaunchSecret(options.stdin ?? process.stdin, onEngineGone);
     return { target: `unix:${socket}`, authorize: secretAuthorizer(secret), launched: true };
   }
   const target = listenAddress(options, env);
   if (options.secret !== undefined) {
-    if (options.secret.length < MIN_SECRET_LENGTH) throw new LaunchError(`capability ${cap.id}: the secret option must be at least ${MIN_SECRET_LENGTH} characters`);
+    if (options.secret.length < MIN_SECRET_LENGTH)
+      throw new LaunchError(`capability ${cap.id}: the secret option must be at least ${MIN_SECRET_LENGTH} characters`);
     return { target, authorize: secretAuthorizer(options.secret), launched: false };
   }
   if (options.insecureDev === true || (options.argv ?? process.argv).includes(INSECURE_DEV_FLAG)) {
-    log(`WARNING: capability ${cap.id} serves WITHOUT authentication (${INSECURE_DEV_FLAG}): any process that can reach ${target} can call its tools. Use this only for development.`);
+    log(
+      `WARNING: capability ${cap.id} serves WITHOUT authentication (${INSECURE_DEV_FLAG}): any process that can reach ${target} can call its tools. Use this only for development.`,
+    );
     return { target, launched: false };
   }
   throw new LaunchError(
@@ -104,7 +114,10 @@ async function channelFor(cap: CapabilityDefinition, options: ServeOptions, env:
 }
 
 /** Serves `cap` over gRPC and prints `capability <id> listening on <address>` to stderr. */
-export async function serveCapability(cap: CapabilityDefinition, options: ServeOptions = {}): Promise<CapabilityServer> {
+export async function serveCapability(
+  cap: CapabilityDefinition,
+  options: ServeOptions = {},
+): Promise<CapabilityServer> {
   const env = options.env ?? process.env;
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const report: Reporter = (message, err) => {
@@ -129,8 +142,14 @@ export async function serveCapability(cap: CapabilityDefinition, options: ServeO
   };
   const channel = await channelFor(cap, options, env, onEngineGone, log);
   const store = new ArtifactStore({ ttlMs: options.artifactTtlMs ?? DEFAULT_ARTIFACT_TTL_MS });
-  const rpc = new RpcServer({ onInternalError: (err, path) => report(`internal error in ${path}`, err), ...(channel.authorize ? { authorize: channel.authorize } : {}) });
-  rpc.add(Capability, capabilityService(cap, { store, report, maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_ARTIFACT_BYTES }));
+  const rpc = new RpcServer({
+    onInternalError: (err, path) => report(`internal error in ${path}`, err),
+    ...(channel.authorize ? { authorize: channel.authorize } : {}),
+  });
+  rpc.add(
+    Capability,
+    capabilityService(cap, { store, report, maxUploadBytes: options.maxUploadBytes ?? DEFAULT_MAX_ARTIFACT_BYTES }),
+  );
 
   const target = channel.target;
   let address: string;
@@ -138,7 +157,10 @@ export async function serveCapability(cap: CapabilityDefinition, options: ServeO
     address = await rpc.listen(target);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    throw new Error(`capability ${cap.id} could not listen on ${target}: ${why}; set PORT (or the port option) to a free port`, { cause: err });
+    throw new Error(
+      `capability ${cap.id} could not listen on ${target}: ${why}; set PORT (or the port option) to a free port`,
+      { cause: err },
+    );
   }
   log(`capability ${cap.id} listening on ${address}`);
 

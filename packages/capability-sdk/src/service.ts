@@ -81,19 +81,28 @@ export function capabilityService(cap: CapabilityDefinition, options: ServiceOpt
         mimeType ||= chunk.mimeType;
         size += chunk.data.byteLength;
         if (size > options.maxUploadBytes) {
-          return { error: `artifact${filename ? ` ${filename}` : ""} is larger than the ${options.maxUploadBytes}-byte limit of capability ${cap.id}; send a smaller file` };
+          return {
+            error: `artifact${filename ? ` ${filename}` : ""} is larger than the ${options.maxUploadBytes}-byte limit of capability ${cap.id}; send a smaller file`,
+          };
         }
         if (chunk.data.byteLength > 0) parts.push(chunk.data);
       }
       const data = Buffer.concat(parts, size);
-      const id = store.storeInput({ data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), filename, mimeType: mimeType || "application/octet-stream" });
+      const id = store.storeInput({
+        data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+        filename,
+        mimeType: mimeType || "application/octet-stream",
+      });
       return { capabilityArtifactId: id, sizeBytes: BigInt(size) };
     },
 
     async *downloadOutputArtifact(req) {
       const artifact = store.getOutput(req.capabilityArtifactId);
       if (!artifact) {
-        yield { error: `unknown capability_artifact_id "${req.capabilityArtifactId}" for capability ${cap.id}: never stored here, or expired`, done: true };
+        yield {
+          error: `unknown capability_artifact_id "${req.capabilityArtifactId}" for capability ${cap.id}: never stored here, or expired`,
+          done: true,
+        };
         return;
       }
       const { data, filename, mimeType } = artifact;

@@ -75,7 +75,9 @@ interface ManifestTool {
 }
 
 /** The tools of a manifest.yaml, for checking that it matches the code. */
-export async function manifestTools(manifestPath: string): Promise<{ manifest: Record<string, unknown>; tools: ManifestTool[] }> {
+export async function manifestTools(
+  manifestPath: string,
+): Promise<{ manifest: Record<string, unknown>; tools: ManifestTool[] }> {
   const manifest = parseYaml(await readFile(manifestPath, "utf8")) as Record<string, unknown>;
   return { manifest, tools: (manifest.tools ?? []) as ManifestTool[] };
 }

@@ -10,7 +10,14 @@ export type ArgsValidator = (args: unknown) => string | undefined;
  * ajv-formats is not part of the SDK.
  */
 export function createAjv(): Ajv {
-  return new Ajv({ allErrors: true, strict: true, strictTypes: false, strictTuples: false, validateFormats: false, allowUnionTypes: true });
+  return new Ajv({
+    allErrors: true,
+    strict: true,
+    strictTypes: false,
+    strictTuples: false,
+    validateFormats: false,
+    allowUnionTypes: true,
+  });
 }
 
 /** Compiles `schema`; returns the validator or the compile error message. */

@@ -40,7 +40,10 @@ const cap = defineCapability({
           }
         } finally {
           // Runs whether the loop saw the abort or the SDK closed the generator at a yield.
-          outcomes.set(args.id, ctx.signal.aborted ? `aborted: ${(ctx.signal.reason as Error).message}` : "closed without abort");
+          outcomes.set(
+            args.id,
+            ctx.signal.aborted ? `aborted: ${(ctx.signal.reason as Error).message}` : "closed without abort",
+          );
         }
       },
     },
@@ -73,7 +76,10 @@ describe("the handler's AbortSignal", () => {
 
   it("fires when the call's deadline passes", async () => {
     const call = h.client.invoke({ toolName: "wait", argsJson: json({ id: "deadline" }) }, { timeoutMs: 200 });
-    const err = await call.then(() => undefined, (e: unknown) => e);
+    const err = await call.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(RpcError);
     expect((err as RpcError).code).toBe(Code.DEADLINE_EXCEEDED);
     expect(await waitForOutcome("deadline")).toMatch(/^aborted: /);
@@ -84,7 +90,11 @@ describe("the handler's AbortSignal", () => {
     const controller = new AbortController();
     let ticks = 0;
     const reading = (async () => {
-      for await (const _ of h.client.streamInvoke({ toolName: "wait", argsJson: json({ id: "stream" }) }, { signal: controller.signal })) ticks++;
+      for await (const _ of h.client.streamInvoke(
+        { toolName: "wait", argsJson: json({ id: "stream" }) },
+        { signal: controller.signal },
+      ))
+        ticks++;
     })();
     await running;
     while (ticks < 3) await new Promise((r) => setTimeout(r, 5));

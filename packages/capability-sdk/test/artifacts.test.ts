@@ -21,9 +21,18 @@ const cap = defineCapability({
     {
       name: "make",
       description: "Stores `size` pattern bytes as an output artifact.",
-      inputSchema: { type: "object", properties: { size: { type: "integer", minimum: 0 }, filename: { type: "string" } }, required: ["size"] },
-      handler: async (args: { size: number; filename?: string }, ctx) =>
-        ({ ok: true, ...ctx.artifacts.storeOutput(pattern(args.size), { filename: args.filename ?? "out.bin", mimeType: "application/x-test" }) }),
+      inputSchema: {
+        type: "object",
+        properties: { size: { type: "integer", minimum: 0 }, filename: { type: "string" } },
+        required: ["size"],
+      },
+      handler: async (args: { size: number; filename?: string }, ctx) => ({
+        ok: true,
+        ...ctx.artifacts.storeOutput(pattern(args.size), {
+          filename: args.filename ?? "out.bin",
+          mimeType: "application/x-test",
+        }),
+      }),
     },
     {
       name: "inspect",
@@ -59,7 +68,11 @@ async function download(id: string, client = h.client): Promise<ArtifactChunk[]>
   return chunks;
 }
 
-function* uploadChunks(data: Uint8Array, chunkSize: number, meta = { filename: "in.bin", mimeType: "application/x-in" }) {
+function* uploadChunks(
+  data: Uint8Array,
+  chunkSize: number,
+  meta = { filename: "in.bin", mimeType: "application/x-in" },
+) {
   if (data.byteLength === 0) yield { ...meta, data };
   for (let off = 0, first = true; off < data.byteLength; off += chunkSize, first = false) {
     yield { ...(first ? meta : {}), data: data.subarray(off, off + chunkSize) };
@@ -71,7 +84,12 @@ describe("output artifacts", () => {
     const res = await h.client.invoke({ toolName: "make", argsJson: json({ size: 5, filename: "r.pdf" }) });
     const result = parse(res.resultJson) as { ok: boolean } & ArtifactRef;
     expect(result.ok).toBe(true);
-    expect(result.artifact).toEqual({ capability_artifact_id: expect.any(String), filename: "r.pdf", mime_type: "application/x-test", size_bytes: 5 });
+    expect(result.artifact).toEqual({
+      capability_artifact_id: expect.any(String),
+      filename: "r.pdf",
+      mime_type: "application/x-test",
+      size_bytes: 5,
+    });
   });
 
   it.each([
@@ -85,7 +103,9 @@ describe("output artifacts", () => {
     const chunks = await download(artifact.capability_artifact_id);
     expect(chunks.map((c) => c.data.byteLength)).toEqual(sizes);
     expect(chunks.map((c) => c.done)).toEqual(sizes.map((_, i) => i === sizes.length - 1));
-    expect(chunks.map((c) => [c.filename, c.mimeType])).toEqual(sizes.map((_, i) => (i === 0 ? ["out.bin", "application/x-test"] : ["", ""])));
+    expect(chunks.map((c) => [c.filename, c.mimeType])).toEqual(
+      sizes.map((_, i) => (i === 0 ? ["out.bin", "application/x-test"] : ["", ""])),
+    );
     expect(chunks.every((c) => c.error === "")).toBe(true);
     expect(Buffer.concat(chunks.map((c) => c.data)).equals(Buffer.from(pattern(size)))).toBe(true);
   });
@@ -104,7 +124,9 @@ describe("output artifacts", () => {
       const { artifact } = parse(res.resultJson) as ArtifactRef;
       expect((await download(artifact.capability_artifact_id, short.client))[0]?.error).toBe("");
       await new Promise((r) => setTimeout(r, 150));
-      expect((await download(artifact.capability_artifact_id, short.client))[0]?.error).toMatch(/never stored here, or expired/);
+      expect((await download(artifact.capability_artifact_id, short.client))[0]?.error).toMatch(
+        /never stored here, or expired/,
+      );
     } finally {
       await short.stop();
     }
@@ -128,13 +150,21 @@ describe("input artifacts", () => {
     const res = await h.client.uploadInputArtifact(uploadChunks(pattern(size), chunkSize));
     expect(res.error).toBe("");
     expect(res.sizeBytes).toBe(BigInt(size));
-    expect(await inspect(res.capabilityArtifactId)).toEqual({ found: true, filename: "in.bin", mimeType: "application/x-in", size, same: true });
+    expect(await inspect(res.capabilityArtifactId)).toEqual({
+      found: true,
+      filename: "in.bin",
+      mimeType: "application/x-in",
+      size,
+      same: true,
+    });
   });
 
   it("refuses an upload one byte over the limit", async () => {
     const res = await h.client.uploadInputArtifact(uploadChunks(pattern(MAX_UPLOAD + 1), 64 * KiB));
     expect(res.capabilityArtifactId).toBe("");
-    expect(res.error).toBe(`artifact in.bin is larger than the ${MAX_UPLOAD}-byte limit of capability blobs; send a smaller file`);
+    expect(res.error).toBe(
+      `artifact in.bin is larger than the ${MAX_UPLOAD}-byte limit of capability blobs; send a smaller file`,
+    );
   });
 
   it("defaults the mime type and tells a handler about unknown ids", async () => {

@@ -61,7 +61,11 @@ describe("CapabilityServer.close", () => {
 describe("listen address", () => {
   it("serves on a unix socket given as address", async () => {
     const dir = mkdtempSync(join(tmpdir(), "capsdk-"));
-    const server = await serveCapability(cap, { address: `unix:${join(dir, "cap.sock")}`, secret: SECRET, log: () => undefined });
+    const server = await serveCapability(cap, {
+      address: `unix:${join(dir, "cap.sock")}`,
+      secret: SECRET,
+      log: () => undefined,
+    });
     const client = createClient(Capability, server.address, { bearerToken: SECRET });
     try {
       expect(server.address).toBe(`unix:${join(dir, "cap.sock")}`);
@@ -74,7 +78,12 @@ describe("listen address", () => {
   });
 
   it("binds HOST from the environment", async () => {
-    const server = await serveCapability(cap, { port: 0, env: { HOST: "0.0.0.0" }, secret: SECRET, log: () => undefined });
+    const server = await serveCapability(cap, {
+      port: 0,
+      env: { HOST: "0.0.0.0" },
+      secret: SECRET,
+      log: () => undefined,
+    });
     try {
       expect(server.address).toMatch(/^0\.0\.0\.0:\d+$/);
       const client = createClient(Capability, `127.0.0.1:${server.address.split(":")[1]}`, { bearerToken: SECRET });

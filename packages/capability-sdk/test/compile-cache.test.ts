@@ -13,7 +13,11 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 function run(args: string[], stdin?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: base, env: { PATH: process.env.PATH }, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, {
+      cwd: base,
+      env: { PATH: process.env.PATH },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));

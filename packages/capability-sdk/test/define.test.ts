@@ -2,7 +2,12 @@ import { describe, expect, it } from "vitest";
 import { CapabilityDefinitionError, defineCapability } from "@palisade/capability-sdk";
 import type { ToolDefinition } from "@palisade/capability-sdk";
 
-const ok: ToolDefinition = { name: "ok", description: "Fine.", inputSchema: { type: "object" }, handler: async () => null };
+const ok: ToolDefinition = {
+  name: "ok",
+  description: "Fine.",
+  inputSchema: { type: "object" },
+  handler: async () => null,
+};
 
 function problems(fn: () => unknown): readonly string[] {
   try {
@@ -42,7 +47,9 @@ describe("defineCapability", () => {
       expect.stringMatching(/^tools\[2\]\.name: "has space" must match/),
       "tools[2].description: must be a non-empty string",
       expect.stringMatching(/^tools\[3\]\.inputSchema: .*unknown keyword: "require"/),
-      expect.stringMatching(/^tools\[4\]\.inputSchema: not a valid JSON Schema: \/type must be one of "array", "boolean", /),
+      expect.stringMatching(
+        /^tools\[4\]\.inputSchema: not a valid JSON Schema: \/type must be one of "array", "boolean", /,
+      ),
       "tools[5].handler: must be a function",
     ]);
   });
@@ -52,6 +59,8 @@ describe("defineCapability", () => {
   });
 
   it("puts the capability id and all problems in the message", () => {
-    expect(() => defineCapability({ id: "x", tools: [] })).toThrow('invalid capability definition "x":\n  - tools: declare at least one tool');
+    expect(() => defineCapability({ id: "x", tools: [] })).toThrow(
+      'invalid capability definition "x":\n  - tools: declare at least one tool',
+    );
   });
 });

@@ -14,7 +14,11 @@ const cap = defineCapability({
       description: "Reads a file.",
       inputSchema: {
         type: "object",
-        properties: { path: { type: "string" }, mode: { enum: ["text", "bytes"] }, limit: { type: "integer", minimum: 1 } },
+        properties: {
+          path: { type: "string" },
+          mode: { enum: ["text", "bytes"] },
+          limit: { type: "integer", minimum: 1 },
+        },
         required: ["path"],
         additionalProperties: false,
       },
@@ -44,7 +48,14 @@ afterAll(async () => {
 });
 
 async function invoke(toolName: string, args: Uint8Array, extra: { configJson?: Uint8Array } = {}) {
-  return h.client.invoke({ toolName, argsJson: args, sessionId: "s1", threadId: "t1", capabilityId: "files-1", ...extra });
+  return h.client.invoke({
+    toolName,
+    argsJson: args,
+    sessionId: "s1",
+    threadId: "t1",
+    capabilityId: "files-1",
+    ...extra,
+  });
 }
 
 describe("Invoke", () => {
@@ -52,7 +63,13 @@ describe("Invoke", () => {
     const res = await invoke("read_file", json({ path: "a.txt" }), { configJson: json({ token: "x" }) });
     expect(res.error).toBe("");
     expect(parse(res.resultJson)).toEqual({ path: "a.txt", content: "hello" });
-    expect(seen.ctx).toMatchObject({ toolName: "read_file", sessionId: "s1", threadId: "t1", capabilityId: "files-1", config: { token: "x" } });
+    expect(seen.ctx).toMatchObject({
+      toolName: "read_file",
+      sessionId: "s1",
+      threadId: "t1",
+      capabilityId: "files-1",
+      config: { token: "x" },
+    });
     expect(seen.ctx?.signal).toBeInstanceOf(AbortSignal);
   });
 

@@ -36,12 +36,17 @@ afterEach(() => {
 
 /** Spawns the fixture as the Engine does: socket path in the environment, `stdinLine` on stdin (kept open). */
 function spawnFixture(env: Record<string, string>, args: string[] = []): Omit<Launched, "socket"> {
-  const child = spawn(process.execPath, [FIXTURE, ...args], { env: { PATH: process.env.PATH ?? "", ...env }, stdio: ["pipe", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [FIXTURE, ...args], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["pipe", "ignore", "pipe"],
+  });
   children.push(child);
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
   child.stdin?.on("error", () => undefined);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
   return { child, stderr: () => stderr, exited };
 }
 
@@ -91,8 +96,12 @@ describe("an Engine-launched capability (socket + secret on stdin)", () => {
         expect(await code(client.invoke(request))).toBe(Code.UNAUTHENTICATED);
         expect(await code(drain(client.streamInvoke(request)))).toBe(Code.UNAUTHENTICATED);
         expect(await code(client.healthcheck({}))).toBe(Code.UNAUTHENTICATED);
-        expect(await code(client.uploadInputArtifact([{ filename: "a", data: new Uint8Array(10) }]))).toBe(Code.UNAUTHENTICATED);
-        expect(await code(drain(client.downloadOutputArtifact({ capabilityArtifactId: "x" })))).toBe(Code.UNAUTHENTICATED);
+        expect(await code(client.uploadInputArtifact([{ filename: "a", data: new Uint8Array(10) }]))).toBe(
+          Code.UNAUTHENTICATED,
+        );
+        expect(await code(drain(client.downloadOutputArtifact({ capabilityArtifactId: "x" })))).toBe(
+          Code.UNAUTHENTICATED,
+        );
       } finally {
         client.close();
       }
@@ -120,7 +129,14 @@ describe("an Engine-launched capability (socket + secret on stdin)", () => {
       new Promise((resolve) => {
         const md = new Metadata();
         md.set("authorization", `Bearer ${token}`);
-        raw.makeUnaryRequest("/selu.capability.v1.Capability/Invoke", (b: Buffer) => b, (b: Buffer) => b, garbage, md, (err) => resolve(err));
+        raw.makeUnaryRequest(
+          "/selu.capability.v1.Capability/Invoke",
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          garbage,
+          md,
+          (err) => resolve(err),
+        );
       });
     try {
       // With the secret the server reads and tries to decode the bytes (INVALID_ARGUMENT: not a

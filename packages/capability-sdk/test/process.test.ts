@@ -24,12 +24,18 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts examples/echo.ts as a real process; resolves with the address it prints. */
-async function startEcho(port: number): Promise<{ child: ChildProcess; address: string; stderr: () => string; exited: Promise<number | null> }> {
-  const child = spawn(process.execPath, ["--conditions=source", "--import", "tsx", "examples/echo.ts", "--insecure-dev"], {
-    cwd: packageDir,
-    env: { PATH: process.env.PATH, PORT: String(port) },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+async function startEcho(
+  port: number,
+): Promise<{ child: ChildProcess; address: string; stderr: () => string; exited: Promise<number | null> }> {
+  const child = spawn(
+    process.execPath,
+    ["--conditions=source", "--import", "tsx", "examples/echo.ts", "--insecure-dev"],
+    {
+      cwd: packageDir,
+      env: { PATH: process.env.PATH, PORT: String(port) },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   children.push(child);
   let stderr = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
@@ -80,7 +86,11 @@ describe("serveCapability options", () => {
   it("honours PORT from the environment and prints the address", async () => {
     const port = await freePort();
     const logs: string[] = [];
-    const server = await serveCapability(cap, { env: { PORT: String(port) }, insecureDev: true, log: (l) => logs.push(l) });
+    const server = await serveCapability(cap, {
+      env: { PORT: String(port) },
+      insecureDev: true,
+      log: (l) => logs.push(l),
+    });
     try {
       expect(server.address).toBe(`127.0.0.1:${port}`);
       expect(logs).toEqual([
@@ -94,9 +104,9 @@ describe("serveCapability options", () => {
   });
 
   it("refuses a PORT that is not a port number, saying how to fix it", async () => {
-    await expect(serveCapability(cap, { env: { PORT: "http" }, insecureDev: true, log: () => undefined })).rejects.toThrow(
-      'PORT must be an integer from 0 to 65535, got "http"; unset it to use 50051',
-    );
+    await expect(
+      serveCapability(cap, { env: { PORT: "http" }, insecureDev: true, log: () => undefined }),
+    ).rejects.toThrow('PORT must be an integer from 0 to 65535, got "http"; unset it to use 50051');
   });
 
   it("says which address it could not listen on", async () => {
@@ -104,7 +114,9 @@ describe("serveCapability options", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const { port } = blocker.address() as { port: number };
     try {
-      await expect(serveCapability(cap, { port, insecureDev: true, log: () => undefined })).rejects.toThrow(`capability p could not listen on 127.0.0.1:${port}: `);
+      await expect(serveCapability(cap, { port, insecureDev: true, log: () => undefined })).rejects.toThrow(
+        `capability p could not listen on 127.0.0.1:${port}: `,
+      );
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }

@@ -4,7 +4,11 @@ import type { InvokeChunk } from "@palisade/protocol/capability";
 import { dec, enc, json, parse, start } from "./helpers.js";
 import type { Harness } from "./helpers.js";
 
-const words = { type: "object", properties: { words: { type: "array", items: { type: "string" } } }, required: ["words"] };
+const words = {
+  type: "object",
+  properties: { words: { type: "array", items: { type: "string" } } },
+  required: ["words"],
+};
 
 const cap = defineCapability({
   id: "streamer",
@@ -98,6 +102,8 @@ describe("StreamInvoke", () => {
 
   it("reports an unknown tool as an error chunk listing the known tools", async () => {
     const chunks = await collect("shout", {});
-    expect(chunks[0]?.error).toBe('unknown tool "shout" for capability streamer; known tools: say, count, fail_midway, crash');
+    expect(chunks[0]?.error).toBe(
+      'unknown tool "shout" for capability streamer; known tools: say, count, fail_midway, crash',
+    );
   });
 });

@@ -37,11 +37,23 @@ export class ApprovalBroker {
     return this.sessionGrants.get(sessionId)?.has(grantKey) ?? false;
   }
 
-  open(req: { sessionId: string; callId: string; toolName: string; grantKey?: string; signal: AbortSignal }): ApprovalTicket {
+  open(req: {
+    sessionId: string;
+    callId: string;
+    toolName: string;
+    grantKey?: string;
+    signal: AbortSignal;
+  }): ApprovalTicket {
     const approvalId = `apr_${randomUUID()}`;
     const deadline = Date.now() + this.timeoutMs();
     let settle!: (o: ApprovalOutcome, by?: string, reason?: string) => void;
-    const ticket: ApprovalTicket = { approvalId, deadline, outcome: undefined as unknown as Promise<ApprovalOutcome>, answeredBy: undefined, reason: undefined };
+    const ticket: ApprovalTicket = {
+      approvalId,
+      deadline,
+      outcome: undefined as unknown as Promise<ApprovalOutcome>,
+      answeredBy: undefined,
+      reason: undefined,
+    };
     ticket.outcome = new Promise<ApprovalOutcome>((resolve) => {
       const timer = setTimeout(() => settle("timeout"), Math.max(0, deadline - Date.now()));
       const onAbort = (): void => settle("cancelled");
@@ -56,7 +68,14 @@ export class ApprovalBroker {
         resolve(o);
       };
     });
-    this.pending.set(approvalId, { sessionId: req.sessionId, callId: req.callId, toolName: req.toolName, grantKey: req.grantKey, deadline, settle });
+    this.pending.set(approvalId, {
+      sessionId: req.sessionId,
+      callId: req.callId,
+      toolName: req.toolName,
+      grantKey: req.grantKey,
+      deadline,
+      settle,
+    });
     if (req.signal.aborted) settle("cancelled");
     return ticket;
   }
@@ -65,7 +84,13 @@ export class ApprovalBroker {
    * Answers a pending approval; `by` names the client credential that answered (audit trail).
    * Returns why it was refused, or undefined when accepted.
    */
-  resolve(approvalId: string, decision: ApprovalAnswer, sessionId?: string, by?: string, reason?: string): string | undefined {
+  resolve(
+    approvalId: string,
+    decision: ApprovalAnswer,
+    sessionId?: string,
+    by?: string,
+    reason?: string,
+  ): string | undefined {
     const p = this.pending.get(approvalId);
     if (!p) return `approval ${approvalId} is not pending (unknown, already answered, timed out or cancelled)`;
     if (sessionId && sessionId !== p.sessionId) return `approval ${approvalId} belongs to another session`;

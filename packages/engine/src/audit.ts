@@ -27,14 +27,27 @@ export class AuditWriter {
   ) {}
 
   /** Records one step of a tool call of `session` (nothing for OTR sessions). */
-  step(session: SessionRecord, kind: "proposal" | "verdict" | "approval" | "execution", callId: string, actor: string, payload: Record<string, unknown>): void {
+  step(
+    session: SessionRecord,
+    kind: "proposal" | "verdict" | "approval" | "execution",
+    callId: string,
+    actor: string,
+    payload: Record<string, unknown>,
+  ): void {
     if (session.mode === "otr") return;
     this.enqueue({ kind, sessionId: session.id, callId, actor, payload, ts: Date.now() });
   }
 
   /** Records a connection a tool's sandbox proxy allowed or refused (`sessionId` when one session was using that process). */
   egress(capabilityId: string, event: EgressEvent, sessionId: string): void {
-    this.enqueue({ kind: "egress", sessionId, callId: "", actor: `sandbox:${capabilityId}`, payload: { ...event }, ts: Date.now() });
+    this.enqueue({
+      kind: "egress",
+      sessionId,
+      callId: "",
+      actor: `sandbox:${capabilityId}`,
+      payload: { ...event },
+      ts: Date.now(),
+    });
   }
 
   /** Queues an entry; the window's timer writes it unless a commit takes it first. */

@@ -11,7 +11,12 @@ import type { AgentLaunch } from "./ports.js";
  * `release`, the secret is written when it resolves: the child starts (loads its code) first and
  * waits for it, so it cannot connect before the Engine is ready for it.
  */
-export function spawnWithSecret(launch: AgentLaunch, secret: string, output: "pipe" | "ignore" = "pipe", release?: Promise<void>): ChildProcess {
+export function spawnWithSecret(
+  launch: AgentLaunch,
+  secret: string,
+  output: "pipe" | "ignore" = "pipe",
+  release?: Promise<void>,
+): ChildProcess {
   const stdio: StdioOptions = ["pipe", output, "pipe"];
   const child = spawn(launch.command, launch.args, { env: launch.env, cwd: launch.cwd, stdio });
   // A child that exits early closes its end; writing to it then fails with EPIPE, which is no news.

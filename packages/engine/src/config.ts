@@ -226,7 +226,12 @@ class Reader {
   }
 
   /** A positive number; `scale` converts seconds to milliseconds. */
-  number(obj: Obj | undefined, key: string, path: string, opts: { min?: number; integer?: boolean; scale?: number } = {}): number | undefined {
+  number(
+    obj: Obj | undefined,
+    key: string,
+    path: string,
+    opts: { min?: number; integer?: boolean; scale?: number } = {},
+  ): number | undefined {
     const v = obj?.[key];
     if (v === undefined || v === null) return undefined;
     const min = opts.min ?? 0;
@@ -250,7 +255,19 @@ function describe(v: unknown): string {
   return typeof v === "object" ? "a mapping" : typeof v;
 }
 
-const TOP = ["model", "shield", "capabilities", "limits", "listen", "agent", "sub_agents", "workspace", "history", "store", "sandbox"] as const;
+const TOP = [
+  "model",
+  "shield",
+  "capabilities",
+  "limits",
+  "listen",
+  "agent",
+  "sub_agents",
+  "workspace",
+  "history",
+  "store",
+  "sandbox",
+] as const;
 
 export interface ParseOptions {
   /** File name used in messages and to resolve relative paths. */
@@ -264,7 +281,13 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   const baseDir = options.file ? dirname(options.file) : process.cwd();
   const doc = parseDocument(text, { prettyErrors: true });
   if (doc.errors.length > 0) {
-    throw new ConfigError(doc.errors.map((e) => ({ file, path: `line ${e.linePos?.[0]?.line ?? "?"}`, message: e.message.split("\n")[0] ?? e.message })));
+    throw new ConfigError(
+      doc.errors.map((e) => ({
+        file,
+        path: `line ${e.linePos?.[0]?.line ?? "?"}`,
+        message: e.message.split("\n")[0] ?? e.message,
+      })),
+    );
   }
   const r = new Reader(file);
   const cfg = defaultConfig();
@@ -275,18 +298,30 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   const root = r.object(doc.toJS() ?? {}, "", TOP) ?? {};
 
   const model = r.object(root.model, "model", [
-    "base_url", "api_key", "name", "context_window", "headers", "extra_body", "idle_timeout_s", "request_timeout_s",
-    "max_retries", "max_retry_wait_s", "text_tool_calls", "stream_usage",
+    "base_url",
+    "api_key",
+    "name",
+    "context_window",
+    "headers",
+    "extra_body",
+    "idle_timeout_s",
+    "request_timeout_s",
+    "max_retries",
+    "max_retry_wait_s",
+    "text_tool_calls",
+    "stream_usage",
   ]);
   const baseUrl = r.string(model, "base_url", "model");
   if (baseUrl !== undefined) {
-    if (!/^https?:\/\//.test(baseUrl)) r.fail("model.base_url", `must start with http:// or https://, got ${JSON.stringify(baseUrl)}`);
+    if (!/^https?:\/\//.test(baseUrl))
+      r.fail("model.base_url", `must start with http:// or https://, got ${JSON.stringify(baseUrl)}`);
     cfg.model.baseUrl = baseUrl;
   }
   const apiKey = r.string(model, "api_key", "model");
   if (apiKey) cfg.model.apiKey = apiKey;
   cfg.model.name = r.string(model, "name", "model") ?? cfg.model.name;
-  cfg.model.contextWindow = r.number(model, "context_window", "model", { min: 1024, integer: true }) ?? cfg.model.contextWindow;
+  cfg.model.contextWindow =
+    r.number(model, "context_window", "model", { min: 1024, integer: true }) ?? cfg.model.contextWindow;
   readModelExtras(r, model, cfg.model);
 
   const shield = r.object(root.shield, "shield", ["policy", "policy_file", "llm_judge"]);
@@ -304,8 +339,17 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   cfg.capabilities = readCapabilities(r, root.capabilities);
 
   const limits = r.object(root.limits, "limits", [
-    "approval_timeout_s", "agent_restart_budget", "agent_restart_window_s", "agent_ready_timeout_s",
-    "tool_timeout_s", "max_tool_rounds", "shutdown_deadline_s", "sub_agents", "client_max_message", "capability_idle_stop_s", "agent_idle_stop_s",
+    "approval_timeout_s",
+    "agent_restart_budget",
+    "agent_restart_window_s",
+    "agent_ready_timeout_s",
+    "tool_timeout_s",
+    "max_tool_rounds",
+    "shutdown_deadline_s",
+    "sub_agents",
+    "client_max_message",
+    "capability_idle_stop_s",
+    "agent_idle_stop_s",
   ]);
   const L = cfg.limits;
   const sec = { scale: 1000 };
@@ -316,19 +360,32 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   L.toolTimeoutMs = r.number(limits, "tool_timeout_s", "limits", sec) ?? L.toolTimeoutMs;
   L.maxToolRounds = r.number(limits, "max_tool_rounds", "limits", { min: 1, integer: true }) ?? L.maxToolRounds;
   L.shutdownDeadlineMs = r.number(limits, "shutdown_deadline_s", "limits", sec) ?? L.shutdownDeadlineMs;
-  L.capabilityIdleStopMs = r.number(limits, "capability_idle_stop_s", "limits", { ...sec, min: 0 }) ?? L.capabilityIdleStopMs;
+  L.capabilityIdleStopMs =
+    r.number(limits, "capability_idle_stop_s", "limits", { ...sec, min: 0 }) ?? L.capabilityIdleStopMs;
   L.agentIdleStopMs = r.number(limits, "agent_idle_stop_s", "limits", { ...sec, min: 0 }) ?? L.agentIdleStopMs;
   const clientMax = limits?.client_max_message;
   if (clientMax !== undefined && clientMax !== null) {
     const bytes = parseBytes(clientMax);
-    if (bytes === undefined || bytes > 16 * 1024 * 1024) r.fail("limits.client_max_message", `must be a size from 1MiB to 16MiB (the transport's limit), like 4MiB, got ${describe(clientMax)}`);
+    if (bytes === undefined || bytes > 16 * 1024 * 1024)
+      r.fail(
+        "limits.client_max_message",
+        `must be a size from 1MiB to 16MiB (the transport's limit), like 4MiB, got ${describe(clientMax)}`,
+      );
     else L.clientMaxMessageBytes = bytes;
   }
-  const sub = r.object(limits?.sub_agents, "limits.sub_agents", ["max_concurrent", "max_llm_calls", "timeout_s", "max_depth"]);
-  L.subAgents.maxConcurrent = r.number(sub, "max_concurrent", "limits.sub_agents", { integer: true }) ?? L.subAgents.maxConcurrent;
-  L.subAgents.maxLlmCalls = r.number(sub, "max_llm_calls", "limits.sub_agents", { min: 1, integer: true }) ?? L.subAgents.maxLlmCalls;
+  const sub = r.object(limits?.sub_agents, "limits.sub_agents", [
+    "max_concurrent",
+    "max_llm_calls",
+    "timeout_s",
+    "max_depth",
+  ]);
+  L.subAgents.maxConcurrent =
+    r.number(sub, "max_concurrent", "limits.sub_agents", { integer: true }) ?? L.subAgents.maxConcurrent;
+  L.subAgents.maxLlmCalls =
+    r.number(sub, "max_llm_calls", "limits.sub_agents", { min: 1, integer: true }) ?? L.subAgents.maxLlmCalls;
   L.subAgents.timeoutMs = r.number(sub, "timeout_s", "limits.sub_agents", sec) ?? L.subAgents.timeoutMs;
-  L.subAgents.maxDepth = r.number(sub, "max_depth", "limits.sub_agents", { min: 1, integer: true }) ?? L.subAgents.maxDepth;
+  L.subAgents.maxDepth =
+    r.number(sub, "max_depth", "limits.sub_agents", { min: 1, integer: true }) ?? L.subAgents.maxDepth;
 
   const listen = r.object(root.listen, "listen", ["unix", "tcp"]);
   const unix = r.string(listen, "unix", "listen");
@@ -336,7 +393,8 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   if (unix && tcp) r.fail("listen", "set either unix or tcp, not both");
   if (unix) cfg.listen.unix = unix.startsWith("unix:") ? unix : `unix:${resolve(baseDir, unix)}`;
   if (tcp) {
-    if (!isLoopbackTcp(tcp)) r.fail("listen.tcp", `must be a loopback address like 127.0.0.1:7420 or [::1]:7420, got ${JSON.stringify(tcp)}`);
+    if (!isLoopbackTcp(tcp))
+      r.fail("listen.tcp", `must be a loopback address like 127.0.0.1:7420 or [::1]:7420, got ${JSON.stringify(tcp)}`);
     cfg.listen.tcp = tcp;
   }
 
@@ -353,7 +411,8 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   const workspace = r.string(root, "workspace", "");
   if (workspace) {
     cfg.workspace = resolve(baseDir, workspace);
-    if (!isDirectory(cfg.workspace)) r.fail("workspace", `${cfg.workspace} does not exist or is not a directory: create it or fix the path`);
+    if (!isDirectory(cfg.workspace))
+      r.fail("workspace", `${cfg.workspace} does not exist or is not a directory: create it or fix the path`);
   }
 
   if (r.issues.length > 0) throw new ConfigError(r.issues);
@@ -369,22 +428,31 @@ const RESERVED_BODY = new Set(["model", "messages", "stream", "tools"]);
 
 function readModelExtras(r: Reader, model: Obj | undefined, out: ModelConfig): void {
   const rawHeaders = model?.headers;
-  if (rawHeaders !== undefined && rawHeaders !== null && !isObj(rawHeaders)) r.fail("model.headers", `must be a mapping of header names to values, got ${describe(rawHeaders)}`);
+  if (rawHeaders !== undefined && rawHeaders !== null && !isObj(rawHeaders))
+    r.fail("model.headers", `must be a mapping of header names to values, got ${describe(rawHeaders)}`);
   const headers = isObj(rawHeaders) ? rawHeaders : {};
   for (const [name, value] of Object.entries(headers)) {
     const path = `model.headers.${name}`;
     if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) r.fail(path, "is not a valid HTTP header name");
     else if (RESERVED_HEADERS.has(name.toLowerCase())) r.fail(path, "is set by Palisade itself");
-    else if (CREDENTIAL_HEADERS.has(name.toLowerCase())) r.fail(path, "would carry a credential; the key goes in model.api_key (or OPENAI_API_KEY), which only the request's sender sees");
-    else if (typeof value !== "string" && typeof value !== "number") r.fail(path, `must be a string, got ${describe(value)}`);
+    else if (CREDENTIAL_HEADERS.has(name.toLowerCase()))
+      r.fail(
+        path,
+        "would carry a credential; the key goes in model.api_key (or OPENAI_API_KEY), which only the request's sender sees",
+      );
+    else if (typeof value !== "string" && typeof value !== "number")
+      r.fail(path, `must be a string, got ${describe(value)}`);
     else if (/[\r\n]/.test(String(value))) r.fail(path, "must not contain line breaks");
     else out.headers[name] = String(value);
   }
   const extra = model?.extra_body;
   if (extra !== undefined && extra !== null) {
-    if (!isObj(extra)) r.fail("model.extra_body", `must be a mapping (e.g. options: {num_ctx: 32768}), got ${describe(extra)}`);
+    if (!isObj(extra))
+      r.fail("model.extra_body", `must be a mapping (e.g. options: {num_ctx: 32768}), got ${describe(extra)}`);
     else {
-      for (const key of Object.keys(extra)) if (RESERVED_BODY.has(key)) r.fail(`model.extra_body.${key}`, "is set by Palisade itself and cannot be overridden");
+      for (const key of Object.keys(extra))
+        if (RESERVED_BODY.has(key))
+          r.fail(`model.extra_body.${key}`, "is set by Palisade itself and cannot be overridden");
       out.extraBody = extra;
     }
   }
@@ -393,7 +461,11 @@ function readModelExtras(r: Reader, model: Obj | undefined, out: ModelConfig): v
   out.requestTimeoutMs = r.number(model, "request_timeout_s", "model", sec) ?? out.requestTimeoutMs;
   out.maxRetries = r.number(model, "max_retries", "model", { integer: true }) ?? out.maxRetries;
   out.maxRetryWaitMs = r.number(model, "max_retry_wait_s", "model", { scale: 1000 }) ?? out.maxRetryWaitMs;
-  const choice = <T extends string>(key: string, allowed: readonly T[], bools: Record<"true" | "false", T>): T | undefined => {
+  const choice = <T extends string>(
+    key: string,
+    allowed: readonly T[],
+    bools: Record<"true" | "false", T>,
+  ): T | undefined => {
     const v = model?.[key];
     if (v === undefined || v === null) return undefined;
     if (typeof v === "boolean") return bools[v ? "true" : "false"];
@@ -401,8 +473,10 @@ function readModelExtras(r: Reader, model: Obj | undefined, out: ModelConfig): v
     r.fail(`model.${key}`, `must be ${allowed.join(", ")}, got ${describe(v)}`);
     return undefined;
   };
-  out.textToolCalls = choice("text_tool_calls", ["auto", "off"] as const, { true: "auto", false: "off" }) ?? out.textToolCalls;
-  out.streamUsage = choice("stream_usage", ["auto", "on", "off"] as const, { true: "on", false: "off" }) ?? out.streamUsage;
+  out.textToolCalls =
+    choice("text_tool_calls", ["auto", "off"] as const, { true: "auto", false: "off" }) ?? out.textToolCalls;
+  out.streamUsage =
+    choice("stream_usage", ["auto", "on", "off"] as const, { true: "on", false: "off" }) ?? out.streamUsage;
 }
 
 function readHistory(r: Reader, value: unknown, out: HistoryConfig): void {
@@ -414,17 +488,26 @@ function readHistory(r: Reader, value: unknown, out: HistoryConfig): void {
   const maxBytes = ret?.max_bytes;
   if (maxBytes !== undefined && maxBytes !== null) {
     const bytes = parseBytes(maxBytes);
-    if (bytes === undefined) r.fail("history.retention.max_bytes", `must be a size like 500MB, 2GB or a number of bytes >= 1048576, got ${describe(maxBytes)}`);
+    if (bytes === undefined)
+      r.fail(
+        "history.retention.max_bytes",
+        `must be a size like 500MB, 2GB or a number of bytes >= 1048576, got ${describe(maxBytes)}`,
+      );
     else out.retention.maxBytes = bytes;
   }
-  out.retention.checkIntervalMs = r.number(ret, "check_interval_s", "history.retention", { min: 1, scale: 1000 }) ?? out.retention.checkIntervalMs;
+  out.retention.checkIntervalMs =
+    r.number(ret, "check_interval_s", "history.retention", { min: 1, scale: 1000 }) ?? out.retention.checkIntervalMs;
 }
 
 function readStore(r: Reader, value: unknown, cfg: EngineConfig, baseDir: string): void {
   const store = r.object(value, "store", ["url", "password_file", "tls", "pool", "lease_s", "engine_id"]);
   if (store === undefined) return;
   const url = r.string(store, "url", "store");
-  if (url === undefined) return r.fail("store.url", "is required: postgres://USER@HOST:PORT/DATABASE (remove store: to keep the history in SQLite)");
+  if (url === undefined)
+    return r.fail(
+      "store.url",
+      "is required: postgres://USER@HOST:PORT/DATABASE (remove store: to keep the history in SQLite)",
+    );
   try {
     parsePgUrl(url);
   } catch (err) {
@@ -432,7 +515,8 @@ function readStore(r: Reader, value: unknown, cfg: EngineConfig, baseDir: string
   }
   const tls = r.object(store.tls, "store.tls", ["mode", "ca_file", "cert_file", "key_file"]);
   const mode = r.string(tls, "mode", "store.tls");
-  if (mode !== undefined && !["disable", "require", "verify-full"].includes(mode)) r.fail("store.tls.mode", `must be disable, require or verify-full, got ${JSON.stringify(mode)}`);
+  if (mode !== undefined && !["disable", "require", "verify-full"].includes(mode))
+    r.fail("store.tls.mode", `must be disable, require or verify-full, got ${JSON.stringify(mode)}`);
   const file = (obj: Record<string, unknown> | undefined, key: string, path: string): string | undefined => {
     const f = r.string(obj, key, path);
     return f === undefined ? undefined : resolve(baseDir, f);
@@ -449,7 +533,14 @@ function readStore(r: Reader, value: unknown, cfg: EngineConfig, baseDir: string
     ...(passwordFile !== undefined ? { passwordFile } : {}),
     ...(engineId ? { engineId } : {}),
     ...(tls !== undefined
-      ? { tls: { ...(mode ? { mode: mode as "disable" } : {}), ...(caFile ? { caFile } : {}), ...(certFile ? { certFile } : {}), ...(keyFile ? { keyFile } : {}) } }
+      ? {
+          tls: {
+            ...(mode ? { mode: mode as "disable" } : {}),
+            ...(caFile ? { caFile } : {}),
+            ...(certFile ? { certFile } : {}),
+            ...(keyFile ? { keyFile } : {}),
+          },
+        }
       : {}),
   };
 }
@@ -464,7 +555,8 @@ function readSandbox(r: Reader, value: unknown, out: SandboxConfig, baseDir: str
       r.fail(`sandbox.${key}`, `must be a list of ${paths ? "paths" : "IP addresses"}, got ${describe(v)}`);
       return [];
     }
-    const home = (x: string): string => (x === "~" ? homedir() : x.startsWith("~/") ? resolve(homedir(), x.slice(2)) : resolve(baseDir, x));
+    const home = (x: string): string =>
+      x === "~" ? homedir() : x.startsWith("~/") ? resolve(homedir(), x.slice(2)) : resolve(baseDir, x);
     return (v as string[]).map((x) => (paths ? home(x) : x));
   };
   out.hide = list("hide", true);
@@ -472,11 +564,26 @@ function readSandbox(r: Reader, value: unknown, out: SandboxConfig, baseDir: str
   out.writable = list("writable", true);
   out.allowAddresses = list("allow_addresses", false);
   out.allowAddresses.forEach((a, i) => {
-    if (isIP(a) === 0) r.fail(`sandbox.allow_addresses[${i}]`, `must be an IP address (the proxy checks addresses after DNS), got ${JSON.stringify(a)}`);
+    if (isIP(a) === 0)
+      r.fail(
+        `sandbox.allow_addresses[${i}]`,
+        `must be an IP address (the proxy checks addresses after DNS), got ${JSON.stringify(a)}`,
+      );
   });
 }
 
-const UNITS: Record<string, number> = { "": 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3, tib: 1024 ** 4 };
+const UNITS: Record<string, number> = {
+  "": 1,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 1024,
+  mib: 1024 ** 2,
+  gib: 1024 ** 3,
+  tib: 1024 ** 4,
+};
 
 /** `1048576`, `"500MB"`, `"2 GiB"` → bytes; undefined when invalid or below 1 MiB. */
 export function parseBytes(value: unknown): number | undefined {
@@ -515,7 +622,8 @@ function readCapabilities(r: Reader, value: unknown): CapabilityEntry[] {
     }
     if (seen.has(entry.id)) r.fail(`${path}.id`, `duplicate capability id ${JSON.stringify(entry.id)}`);
     seen.add(entry.id);
-    if (entry.enabled !== undefined && typeof entry.enabled !== "boolean") r.fail(`${path}.enabled`, "must be true or false");
+    if (entry.enabled !== undefined && typeof entry.enabled !== "boolean")
+      r.fail(`${path}.enabled`, "must be true or false");
     for (const p of configSemanticsProblems(entry.semantics, `${path}.semantics`)) r.fail(p.path, p.message);
     out.push(entry as CapabilityEntry);
   });
@@ -544,7 +652,10 @@ export function applyEnv(cfg: EngineConfig, env: NodeJS.ProcessEnv): EngineConfi
  * fields of a user entry replace the default's (`config` objects are merged key by key),
  * `enabled: false` removes the capability, new ids are appended.
  */
-export function mergeCapabilities(defaults: readonly CapabilityEntry[], user: readonly CapabilityEntry[]): CapabilityEntry[] {
+export function mergeCapabilities(
+  defaults: readonly CapabilityEntry[],
+  user: readonly CapabilityEntry[],
+): CapabilityEntry[] {
   const byId = new Map<string, CapabilityEntry>(defaults.map((d) => [d.id, { ...d }]));
   for (const entry of user) {
     const base = byId.get(entry.id);
@@ -558,10 +669,13 @@ export function mergeCapabilities(defaults: readonly CapabilityEntry[], user: re
     // reached included: protocol, tls, insecure).
     for (const launch of ["command", "address", "image"]) {
       if (!(launch in entry)) continue;
-      for (const other of ["command", "address", "image", "protocol", "tls", "insecure"]) if (other !== launch && !(other in entry)) delete merged[other];
+      for (const other of ["command", "address", "image", "protocol", "tls", "insecure"])
+        if (other !== launch && !(other in entry)) delete merged[other];
     }
     // An MCP server in place of a built-in keeps none of its Selu fields.
-    if ("mcp" in entry) for (const selu of ["manifest", "command", "address", "image", "config", "credentials", "cwd", "env"]) if (!(selu in entry)) delete merged[selu];
+    if ("mcp" in entry)
+      for (const selu of ["manifest", "command", "address", "image", "config", "credentials", "cwd", "env"])
+        if (!(selu in entry)) delete merged[selu];
     byId.set(entry.id, merged);
   }
   return [...byId.values()].filter((e) => e.enabled !== false);

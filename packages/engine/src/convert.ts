@@ -9,7 +9,17 @@ import type {
   TokenUsageSchema,
 } from "@palisade/protocol/types";
 import { SessionSort } from "@palisade/protocol/pipeline";
-import type { ArtifactInfo, Decision, MessageRecord, Mode, SessionRecord, SessionSortKey, ToolCallRecordRow, Usage, VerdictRecord } from "./ports.js";
+import type {
+  ArtifactInfo,
+  Decision,
+  MessageRecord,
+  Mode,
+  SessionRecord,
+  SessionSortKey,
+  ToolCallRecordRow,
+  Usage,
+  VerdictRecord,
+} from "./ports.js";
 
 export function modeFromProto(mode: SessionMode): Mode {
   if (mode === SessionMode.OTR) return "otr";
@@ -32,7 +42,9 @@ export function decisionFromProto(d: VerdictDecision): Decision | undefined {
   return undefined;
 }
 
-export function approvalFromProto(d: ApprovalDecision): "allow_once" | "allow_session" | "deny" | "unattended" | undefined {
+export function approvalFromProto(
+  d: ApprovalDecision,
+): "allow_once" | "allow_session" | "deny" | "unattended" | undefined {
   if (d === ApprovalDecision.ALLOW_ONCE) return "allow_once";
   if (d === ApprovalDecision.ALLOW_SESSION) return "allow_session";
   if (d === ApprovalDecision.DENY) return "deny";

@@ -53,9 +53,16 @@ export function clientAuthorizer(token: string, tokenFile: string, socket: strin
   const credential = `client-token:${tokenId(token)}`;
   return (md, call) => {
     if (!safeEqual(bearerOf(md), token)) {
-      throw new RpcError(Code.UNAUTHENTICATED, `ClientService needs the client token: send 'authorization: Bearer <token>' with the token read from ${tokenFile} (readable by the Engine's user only)`);
+      throw new RpcError(
+        Code.UNAUTHENTICATED,
+        `ClientService needs the client token: send 'authorization: Bearer <token>' with the token read from ${tokenFile} (readable by the Engine's user only)`,
+      );
     }
-    const principal: ClientPrincipal = { kind: "client", credential, transport: socket ? `unix:${socket}` : `tcp:${call.peer}` };
+    const principal: ClientPrincipal = {
+      kind: "client",
+      credential,
+      transport: socket ? `unix:${socket}` : `tcp:${call.peer}`,
+    };
     return principal;
   };
 }
@@ -72,9 +79,15 @@ export async function checkSocketDir(socket: string): Promise<void> {
   const st = await stat(dir);
   const uid = process.getuid?.();
   if (uid !== undefined && st.uid !== uid) {
-    throw new EngineError("UNSAFE_SOCKET_DIR", `the socket directory ${dir} belongs to uid ${String(st.uid)}, not to the Engine's user (uid ${String(uid)}); put the socket in a directory of your own`);
+    throw new EngineError(
+      "UNSAFE_SOCKET_DIR",
+      `the socket directory ${dir} belongs to uid ${String(st.uid)}, not to the Engine's user (uid ${String(uid)}); put the socket in a directory of your own`,
+    );
   }
   if ((st.mode & 0o077) !== 0) {
-    throw new EngineError("UNSAFE_SOCKET_DIR", `the socket directory ${dir} is open to other users (mode ${(st.mode & 0o777).toString(8)}); make it private with: chmod 700 ${dir}`);
+    throw new EngineError(
+      "UNSAFE_SOCKET_DIR",
+      `the socket directory ${dir} is open to other users (mode ${(st.mode & 0o777).toString(8)}); make it private with: chmod 700 ${dir}`,
+    );
   }
 }

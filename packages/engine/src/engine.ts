@@ -5,7 +5,13 @@ import { RpcServer, unixSocketPath } from "@palisade/protocol";
 import { AgentService, ClientService, SubAgentService } from "@palisade/protocol/pipeline";
 import type { EngineDirective, PipelineEvent } from "@palisade/protocol/pipeline";
 import { AgentLink, safeEqual } from "./agent/link.js";
-import { AGENT_MAX_MESSAGE_BYTES, SUBAGENT_MAX_MESSAGE_BYTES, bearerOf, checkSocketDir, clientAuthorizer } from "./credentials.js";
+import {
+  AGENT_MAX_MESSAGE_BYTES,
+  SUBAGENT_MAX_MESSAGE_BYTES,
+  bearerOf,
+  checkSocketDir,
+  clientAuthorizer,
+} from "./credentials.js";
 import { AgentSupervisor } from "./agent/supervisor.js";
 import { probeNetworkNamespace } from "./agent/netns.js";
 import { BUBBLEWRAP_NAMESPACES, agentWallLine, chooseAgentWall, nodeLibrariesOnce } from "./agent/wall.js";
@@ -13,7 +19,18 @@ import { describeFacts } from "./agent/verify.js";
 import { ApprovalBroker } from "./approvals.js";
 import { loadConfig, mergeCapabilities } from "./config.js";
 import type { EngineConfig, LimitsConfig } from "./config.js";
-import { auditKeyPath, defaultSocketAddress, discoverEngine, ensureDataDir, ensureToken, removeEngineInfo, resolveConfigPath, resolveDataDir, tokenPath, writeEngineInfo } from "./discovery.js";
+import {
+  auditKeyPath,
+  defaultSocketAddress,
+  discoverEngine,
+  ensureDataDir,
+  ensureToken,
+  removeEngineInfo,
+  resolveConfigPath,
+  resolveDataDir,
+  tokenPath,
+  writeEngineInfo,
+} from "./discovery.js";
 import { EngineError } from "./errors.js";
 import { EventBus } from "./events.js";
 import { ExchangeReplay, ModelGateway } from "./gateway/index.js";
@@ -23,7 +40,14 @@ import { clientService } from "./services/client.js";
 // sub-agents (issue 8)
 import { join } from "node:path";
 import { DATABASE_FILE } from "./adapters/sqlite-store.js";
-import { MemoryRunStore, SqliteRunStore, SubAgentManager, defaultSubAgentLauncher, listSubAgentsRpc, subAgentServiceImpl } from "./subagents/index.js";
+import {
+  MemoryRunStore,
+  SqliteRunStore,
+  SubAgentManager,
+  defaultSubAgentLauncher,
+  listSubAgentsRpc,
+  subAgentServiceImpl,
+} from "./subagents/index.js";
 import type { SubAgentLauncher, SubAgentLimits } from "./subagents/index.js";
 import { SessionDirectory, sessionModel } from "./sessions.js";
 import { setupOf } from "./setup.js";
@@ -130,7 +154,12 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   sandboxProbing.catch(() => undefined); // awaited below; a config error may come first
   if (!(options.agent && "external" in options.agent)) void probeNetworkNamespace();
   nodeLibrariesOnce().catch(() => undefined); // awaited by chooseAgentWall below
-  const loaded = options.config ?? (await loadConfig(resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env }), env));
+  const loaded =
+    options.config ??
+    (await loadConfig(
+      resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env }),
+      env,
+    ));
   const config: EngineConfig = {
     ...loaded,
     limits: { ...loaded.limits, ...options.limits },
@@ -141,11 +170,15 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
 
   const running = await discoverEngine({ dataDir, env });
   if (running && running.info.pid !== process.pid) {
-    throw new EngineError("ALREADY_RUNNING", `an Engine is already running for ${dataDir} (pid ${running.info.pid}, ${running.info.address}); stop it first with: palisade engine stop`);
+    throw new EngineError(
+      "ALREADY_RUNNING",
+      `an Engine is already running for ${dataDir} (pid ${running.info.pid}, ${running.info.address}); stop it first with: palisade engine stop`,
+    );
   }
 
   // the audit key sits beside the configuration, outside the data directory
-  const configFile = config.source ?? resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env });
+  const configFile =
+    config.source ?? resolveConfigPath({ ...(options.configPath ? { configPath: options.configPath } : {}), env });
   const auditKeyFile = options.auditKeyFile ?? auditKeyPath(configFile);
   const setup = setupOf(config, { configFile, dataDir, demo: options.demo ?? false });
   // A config given in code (tests) has no file whose edits would matter.
@@ -174,7 +207,9 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     onConnected: (info) => {
       turns.agentConnected();
       supervisor?.connected();
-      log(`agent connected: ${info.agentId} pid ${info.pid}${info.verified ? ` (seen from outside: ${describeFacts(info.verified)})` : ""}`);
+      log(
+        `agent connected: ${info.agentId} pid ${info.pid}${info.verified ? ` (seen from outside: ${describeFacts(info.verified)})` : ""}`,
+      );
     },
     onDisconnected: (reason) => {
       log(`agent disconnected: ${reason}`);
@@ -209,7 +244,13 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
         agentCredential = req.token;
         return agentLaunch(req);
       },
-      request: () => ({ engineAddress: agentAddress, modelGateway: gatewaySocket, agentId: config.agent.name, model: config.model, sessionIdleMs: config.limits.sessionIdleMs }),
+      request: () => ({
+        engineAddress: agentAddress,
+        modelGateway: gatewaySocket,
+        agentId: config.agent.name,
+        model: config.model,
+        sessionIdleMs: config.limits.sessionIdleMs,
+      }),
       budget: config.limits.agentRestartBudget,
       windowMs: config.limits.agentRestartWindowMs,
       readyTimeoutMs: config.limits.agentReadyTimeoutMs,
@@ -229,7 +270,19 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   const otr: OtrHook = {};
   let parts: Parts;
   try {
-    parts = await defaultParts({ dataDir, config, workspace, log, mergeCapabilities, auditKeyFile, sandboxProbe, egress, otr, ...pick(options), launcher: agentLaunch });
+    parts = await defaultParts({
+      dataDir,
+      config,
+      workspace,
+      log,
+      mergeCapabilities,
+      auditKeyFile,
+      sandboxProbe,
+      egress,
+      otr,
+      ...pick(options),
+      launcher: agentLaunch,
+    });
   } catch (err) {
     await supervisor?.stop(500);
     await rm(runtimeDir, { recursive: true, force: true });
@@ -239,7 +292,9 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
   // sub-agents (issue 8): the manager adds the `agents` tool group to the host the pipeline uses.
   const subAgents = new SubAgentManager({
     // Sub-agent runs go to the store's database (PostgreSQL), else the SQLite file.
-    runs: store.subAgentRuns?.() ?? (options.store ? new MemoryRunStore() : new SqliteRunStore(join(dataDir, DATABASE_FILE))),
+    runs:
+      store.subAgentRuns?.() ??
+      (options.store ? new MemoryRunStore() : new SqliteRunStore(join(dataDir, DATABASE_FILE))),
     launcher: options.subAgents?.launcher ?? defaultSubAgentLauncher(() => wall),
     limits: { ...config.limits.subAgents, ...options.subAgents?.limits },
     inheritGrants: () => config.subAgents.inheritGrants,
@@ -250,10 +305,31 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
 
   const audit = new AuditWriter(store, log);
   // Titles yield to running turns (`turns` is assigned below, before any turn can start).
-  const titles = new TitleWriter({ store, model: () => config.model, enabled: config.history.autoTitle, log, busy: () => turns.activeTurns.length > 0 });
-  const turnEnv: TurnEnv = { bus, link, store, shield, host, approvals, validator: new ArgumentValidator(), config, loadedGroups: new Map(), log, audit, titles, repoGuard: new RepoGuard(log) };
+  const titles = new TitleWriter({
+    store,
+    model: () => config.model,
+    enabled: config.history.autoTitle,
+    log,
+    busy: () => turns.activeTurns.length > 0,
+  });
+  const turnEnv: TurnEnv = {
+    bus,
+    link,
+    store,
+    shield,
+    host,
+    approvals,
+    validator: new ArgumentValidator(),
+    config,
+    loadedGroups: new Map(),
+    log,
+    audit,
+    titles,
+    repoGuard: new RepoGuard(log),
+  };
   // Deleting a session also deletes the artifacts the capability host keeps for it.
-  const purgeArtifacts = (sessionId: string): Promise<number> => parts.host.deleteSessionArtifacts?.(sessionId) ?? Promise.resolve(0);
+  const purgeArtifacts = (sessionId: string): Promise<number> =>
+    parts.host.deleteSessionArtifacts?.(sessionId) ?? Promise.resolve(0);
   const retention = new Retention({
     store,
     config: config.history.retention,
@@ -264,7 +340,9 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
         turnEnv.loadedGroups.delete(id);
         turns.agentHistory.forget(id);
         bus.closeSession(id);
-        await purgeArtifacts(id).catch((err: unknown) => log(`retention: artifacts of ${id}: ${(err as Error).message}`));
+        await purgeArtifacts(id).catch((err: unknown) =>
+          log(`retention: artifacts of ${id}: ${(err as Error).message}`),
+        );
       }
     },
   });
@@ -300,7 +378,11 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     log,
   });
   await gateway.listen(gatewaySocket);
-  subAgents.attach({ env: turnEnv, currentTurn: (id) => turns.activeTurns.find((t) => t.session.id === id && t.state === "running") }, () => agentAddress, () => gateway.path);
+  subAgents.attach(
+    { env: turnEnv, currentTurn: (id) => turns.activeTurns.find((t) => t.session.id === id && t.state === "running") },
+    () => agentAddress,
+    () => gateway.path,
+  );
   const startedAt = Date.now();
 
   const bearerToken = await ensureToken(dataDir);
@@ -352,30 +434,50 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
       ClientService,
       {
         ...clientService({
-        env: turnEnv,
-        turns,
-        sessions,
-        bus,
-        store,
-        host,
-        shield,
-        approvals,
-        status: async () => ({
-          ...(await buildStatus({ config, dataDir, startedAt, link, supervisor, shield, store, host, turns, sessions, toolSandbox: toolSandboxLine(sandboxProbe, config.sandbox.required), ...(ownLaunch ? { agentWall: agentWallLine(wall) } : {}), setup: configFromFile ? setup : undefined })),
-          runningSubAgents: subAgents.running().length, // sub-agents (issue 8)
-        }),
-        shutdown: (deadlineMs) => {
-          // Answer the RPC first, then stop.
-          setTimeout(() => void stop(deadlineMs), 10);
-        },
-        defaultWorkspace: () => workspace,
-        purgeArtifacts,
+          env: turnEnv,
+          turns,
+          sessions,
+          bus,
+          store,
+          host,
+          shield,
+          approvals,
+          status: async () => ({
+            ...(await buildStatus({
+              config,
+              dataDir,
+              startedAt,
+              link,
+              supervisor,
+              shield,
+              store,
+              host,
+              turns,
+              sessions,
+              toolSandbox: toolSandboxLine(sandboxProbe, config.sandbox.required),
+              ...(ownLaunch ? { agentWall: agentWallLine(wall) } : {}),
+              setup: configFromFile ? setup : undefined,
+            })),
+            runningSubAgents: subAgents.running().length, // sub-agents (issue 8)
+          }),
+          shutdown: (deadlineMs) => {
+            // Answer the RPC first, then stop.
+            setTimeout(() => void stop(deadlineMs), 10);
+          },
+          defaultWorkspace: () => workspace,
+          purgeArtifacts,
         }),
         listSubAgents: listSubAgentsRpc(subAgents), // sub-agents (issue 8)
       },
-      { authorize: clientAuthorizer(bearerToken, tokenPath(dataDir), socket), maxMessageBytes: config.limits.clientMaxMessageBytes },
+      {
+        authorize: clientAuthorizer(bearerToken, tokenPath(dataDir), socket),
+        maxMessageBytes: config.limits.clientMaxMessageBytes,
+      },
     )
-    .add(SubAgentService, subAgentServiceImpl(subAgents), { authorize: (md) => subAgents.authorize(bearerOf(md)), maxMessageBytes: SUBAGENT_MAX_MESSAGE_BYTES }); // sub-agents (issue 8)
+    .add(SubAgentService, subAgentServiceImpl(subAgents), {
+      authorize: (md) => subAgents.authorize(bearerOf(md)),
+      maxMessageBytes: SUBAGENT_MAX_MESSAGE_BYTES,
+    }); // sub-agents (issue 8)
 
   if (socket) await rm(socket, { force: true }); // stale socket of a dead Engine (checked above)
   try {
@@ -418,7 +520,13 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     idleMs: config.limits.agentIdleStopMs,
     supervisor: () => supervisor,
     busy: () => turns.activeTurns.length > 0 || subAgents.running().length > 0,
-    shutdown: () => link.send({ directive: { case: "shutdown", value: { reason: "no turn for a while: the Engine stops the Agent until the next one" } } }),
+    shutdown: () =>
+      link.send({
+        directive: {
+          case: "shutdown",
+          value: { reason: "no turn for a while: the Engine stops the Agent until the next one" },
+        },
+      }),
     log,
   });
   bus.onEvent(() => agentIdle.touch());
@@ -429,7 +537,13 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
     await supervisor.start();
   }
   if (options.writeDiscovery !== false) {
-    await writeEngineInfo(dataDir, { pid: process.pid, address: boundAddress, startedAt: new Date(startedAt).toISOString(), version: ENGINE_VERSION, setup });
+    await writeEngineInfo(dataDir, {
+      pid: process.pid,
+      address: boundAddress,
+      startedAt: new Date(startedAt).toISOString(),
+      version: ENGINE_VERSION,
+      setup,
+    });
   }
   log(`listening on ${boundAddress}`);
 
@@ -467,7 +581,8 @@ function refusalLog(log: (line: string) => void, perMinute = 20): (line: string)
   return (line) => {
     const now = Date.now();
     if (now - windowStart > 60_000) {
-      if (count > perMinute) log(`(${String(count - perMinute)} more refused calls in the last minute were not logged)`);
+      if (count > perMinute)
+        log(`(${String(count - perMinute)} more refused calls in the last minute were not logged)`);
       windowStart = now;
       count = 0;
     }
@@ -475,7 +590,12 @@ function refusalLog(log: (line: string) => void, perMinute = 20): (line: string)
   };
 }
 
-function pick(o: StartEngineOptions): { store?: EngineStore; shield?: EngineShield; host?: ToolHost; launcher?: AgentLauncher } {
+function pick(o: StartEngineOptions): {
+  store?: EngineStore;
+  shield?: EngineShield;
+  host?: ToolHost;
+  launcher?: AgentLauncher;
+} {
   const launcher = o.agent && "launcher" in o.agent ? o.agent.launcher : undefined;
   return {
     ...(o.store ? { store: o.store } : {}),

@@ -21,7 +21,10 @@ export class ConfigError extends EngineError {
   readonly issues: readonly ConfigIssue[];
   constructor(issues: readonly ConfigIssue[]) {
     const lines = issues.map((i) => `  ${i.file}: ${i.path || "(root)"}: ${i.message}`);
-    super("CONFIG_INVALID", `invalid configuration (${issues.length} problem${issues.length === 1 ? "" : "s"}):\n${lines.join("\n")}`);
+    super(
+      "CONFIG_INVALID",
+      `invalid configuration (${issues.length} problem${issues.length === 1 ? "" : "s"}):\n${lines.join("\n")}`,
+    );
     this.issues = issues;
   }
 }

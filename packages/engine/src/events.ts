@@ -97,7 +97,8 @@ export class EventBus {
 
   /** Ends every subscription of a session (deleted) or of all sessions (shutdown). */
   closeSession(sessionId?: string): void {
-    const sets = sessionId === undefined ? [...this.subs.values()] : [this.subs.get(sessionId)].filter((s) => s !== undefined);
+    const sets =
+      sessionId === undefined ? [...this.subs.values()] : [this.subs.get(sessionId)].filter((s) => s !== undefined);
     for (const set of sets) for (const s of [...set]) s.queue.end();
     if (sessionId === undefined) this.subs.clear();
     else this.subs.delete(sessionId);

@@ -11,7 +11,16 @@ export {
   parseBytes,
   parseConfig,
 } from "./config.js";
-export type { CapabilityEntry, EngineConfig, HistoryConfig, LimitsConfig, ListenConfig, ModelConfig, ModelEndpoint, ShieldConfig } from "./config.js";
+export type {
+  CapabilityEntry,
+  EngineConfig,
+  HistoryConfig,
+  LimitsConfig,
+  ListenConfig,
+  ModelConfig,
+  ModelEndpoint,
+  ShieldConfig,
+} from "./config.js";
 export { TITLE_SYSTEM_PROMPT, TitleWriter, cleanTitle, titleMessages } from "./titles.js";
 export { Retention } from "./retention.js";
 export { AgentUnavailableError, ConfigError, EngineError } from "./errors.js";
@@ -41,8 +50,22 @@ export { AgentWallError, agentWallLine, chooseAgentWall } from "./agent/wall.js"
 export { defaultSubAgentLauncher } from "./subagents/launcher.js";
 export type { AgentWall } from "./agent/wall.js";
 export { withinBudget } from "./agent/supervisor.js";
-export { DEFAULT_BASE_URL, ExchangeReplay, ModelGateway, SESSION_HEADER, UsageScanner, proxySettings, usageOf } from "./gateway/index.js";
-export type { GatewayModel, GatewayPrincipal, ModelGatewayOptions, SessionTokens, TokenCount } from "./gateway/index.js";
+export {
+  DEFAULT_BASE_URL,
+  ExchangeReplay,
+  ModelGateway,
+  SESSION_HEADER,
+  UsageScanner,
+  proxySettings,
+  usageOf,
+} from "./gateway/index.js";
+export type {
+  GatewayModel,
+  GatewayPrincipal,
+  ModelGatewayOptions,
+  SessionTokens,
+  TokenCount,
+} from "./gateway/index.js";
 export type {
   AgentLaunch,
   AgentLaunchRequest,

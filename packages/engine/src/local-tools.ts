@@ -64,7 +64,8 @@ export async function openLocalTools(options: LocalToolsOptions): Promise<LocalT
   const shield = await createEngineShield(config, dataDir, workspace);
   const baseDir = config.source ? dirname(config.source) : process.cwd();
   const select = options.select;
-  const chosen = (all: CapabilityEntry[]): CapabilityEntry[] => (select ? all.filter((e) => select.includes(e.id)) : all);
+  const chosen = (all: CapabilityEntry[]): CapabilityEntry[] =>
+    select ? all.filter((e) => select.includes(e.id)) : all;
   const only = options.only;
   const start = options.start;
   const started = (all: CapabilityEntry[]): CapabilityEntry[] => {
@@ -72,12 +73,27 @@ export async function openLocalTools(options: LocalToolsOptions): Promise<LocalT
     options.onStarting?.(picked.map((e) => e.id));
     return picked;
   };
-  const merge = only ? (): CapabilityEntry[] => started(only) : (d: readonly CapabilityEntry[], u: readonly CapabilityEntry[]): CapabilityEntry[] => started(chosen(mergeCapabilities(d, u)));
+  const merge = only
+    ? (): CapabilityEntry[] => started(only)
+    : (d: readonly CapabilityEntry[], u: readonly CapabilityEntry[]): CapabilityEntry[] =>
+        started(chosen(mergeCapabilities(d, u)));
   const entries = only ?? chosen(mergeCapabilities(await builtinCapabilities(workspace, log), config.capabilities));
-  const capabilities = entries.map((e) => ({ id: e.id, entry: e, ...(typeof e["manifest"] === "string" ? { manifest: resolve(baseDir, e["manifest"]) } : {}) }));
+  const capabilities = entries.map((e) => ({
+    id: e.id,
+    entry: e,
+    ...(typeof e["manifest"] === "string" ? { manifest: resolve(baseDir, e["manifest"]) } : {}),
+  }));
   // Sandboxed like the Engine's: the same probe, hidden directories (the audit key beside the config) and limits.
   const sandboxProbe = await probeSandboxOnce();
-  const host = await openCapabilityHost({ config, dataDir, workspace, log, merge, sandboxProbe, protect: [auditKeyPath(configPath)] });
+  const host = await openCapabilityHost({
+    config,
+    dataDir,
+    workspace,
+    log,
+    merge,
+    sandboxProbe,
+    protect: [auditKeyPath(configPath)],
+  });
   const validator = new ArgumentValidator();
   return {
     config,

@@ -23,7 +23,9 @@ async function main(): Promise<number> {
   await ensureDataDir(dataDir);
   const lock = await tryLockEngine(dataDir);
   if (!lock) {
-    process.stderr.write(`palisade-engine: another Engine holds ${dataDir} (pid ${String(engineLockHolder(dataDir) ?? "?")}); one Engine serves a data directory\n`);
+    process.stderr.write(
+      `palisade-engine: another Engine holds ${dataDir} (pid ${String(engineLockHolder(dataDir) ?? "?")}); one Engine serves a data directory\n`,
+    );
     return 75;
   }
   // holding the lock proves an engine.json of another pid stale (an Engine that was killed)
@@ -39,7 +41,9 @@ async function main(): Promise<number> {
       ...(values["allow-unsandboxed"] ? { allowUnsandboxed: true } : {}),
     });
   } catch (err) {
-    process.stderr.write(`palisade-engine: ${err instanceof EngineError ? err.message : ((err as Error).stack ?? String(err))}\n`);
+    process.stderr.write(
+      `palisade-engine: ${err instanceof EngineError ? err.message : ((err as Error).stack ?? String(err))}\n`,
+    );
     return 1;
   }
   const onSignal = (): void => void engine.stop();

@@ -151,7 +151,12 @@ export interface SearchHitRecord {
 export interface EngineStore {
   createSession(session: SessionRecord): Promise<void>;
   getSession(id: string): Promise<SessionRecord | undefined>;
-  listSessions(q: { limit: number; offset: number; sort: SessionSortKey; titleFilter?: string }): Promise<{ sessions: SessionRecord[]; total: number }>;
+  listSessions(q: {
+    limit: number;
+    offset: number;
+    sort: SessionSortKey;
+    titleFilter?: string;
+  }): Promise<{ sessions: SessionRecord[]; total: number }>;
   renameSession(id: string, title: string): Promise<SessionRecord | undefined>;
   /** Records the configured model a turn runs with, unless the session's model was chosen. */
   recordSessionModel(id: string, model: string): Promise<void>;
@@ -173,16 +178,28 @@ export interface EngineStore {
    */
   contextMessages(sessionId: string): Promise<MessageRecord[]>;
   /** Newest page first; `cursor` continues with older messages. Messages inside a page are oldest first. */
-  history(sessionId: string, q: { limit: number; cursor?: string }): Promise<{ messages: MessageRecord[]; nextCursor: string }>;
+  history(
+    sessionId: string,
+    q: { limit: number; cursor?: string },
+  ): Promise<{ messages: MessageRecord[]; nextCursor: string }>;
   commitTurn(turn: TurnCommit): Promise<void>;
   search(q: SearchQuery): Promise<{ hits: SearchHitRecord[]; total: number }>;
-  exportSession(id: string, format: "md" | "json"): Promise<{ content: string; filename: string; mimeType: string } | undefined>;
+  exportSession(
+    id: string,
+    format: "md" | "json",
+  ): Promise<{ content: string; filename: string; mimeType: string } | undefined>;
   countSessions(): Promise<number>;
   /** Tool calls recorded since `sinceMs`. */
   countToolCallsSince(sinceMs: number): Promise<number>;
   /** Highest event seq of the session (0 when none): seq continues across restarts. */
   lastEventSeq(sessionId: string): Promise<number>;
-  saveMemory(entry: { sessionId: string; messageId: string; content: string; summary: string; compactedMessages: number }): Promise<void>;
+  saveMemory(entry: {
+    sessionId: string;
+    messageId: string;
+    content: string;
+    summary: string;
+    compactedMessages: number;
+  }): Promise<void>;
   /**
    * Memory facts and the latest compaction of a session: the summary replaces the oldest
    * `compactedMessages` context messages in what the Agent is sent.
@@ -196,7 +213,10 @@ export interface EngineStore {
    * Several Engines on one database: takes the session for a turn, unless another Engine holds
    * its lease (then `owner` says which, where and until when). Absent: this Engine is the only one.
    */
-  claimSession?(sessionId: string, turn: { userMessageId: string; content: string; createdAt: number }): Promise<{ ok: true } | { ok: false; owner: string }>;
+  claimSession?(
+    sessionId: string,
+    turn: { userMessageId: string; content: string; createdAt: number },
+  ): Promise<{ ok: true } | { ok: false; owner: string }>;
   /** The turn of a claimed session was committed: its lease runs out unless renewed. */
   finishTurn?(sessionId: string): Promise<void>;
   /** Which other Engine serves the session now ("" when none or this one). */
@@ -296,7 +316,11 @@ export interface EngineShield {
   /** Tier-0 policy of a tool before looking at its arguments (used for OTR and ListTools). */
   effectivePolicy(toolName: string, manifestPolicy: Policy | undefined): Policy;
   /** The active policy on a tool: `effectivePolicy` and the rules that decide some of its calls otherwise. */
-  toolPolicy?(toolName: string, manifestPolicy: Policy | undefined, kind: string | undefined): { policy: Policy; rules: { id: string; decision: Policy; description: string }[] };
+  toolPolicy?(
+    toolName: string,
+    manifestPolicy: Policy | undefined,
+    kind: string | undefined,
+  ): { policy: Policy; rules: { id: string; decision: Policy; description: string }[] };
   describe(): { state: string; policyName: string };
 }
 
@@ -368,7 +392,10 @@ export interface ElicitQuestion {
   requestedSchema: Record<string, unknown>;
 }
 
-export type ElicitAnswer = { action: "accept"; content: Record<string, string | number | boolean | string[]> } | { action: "decline" } | { action: "cancel" };
+export type ElicitAnswer =
+  | { action: "accept"; content: Record<string, string | number | boolean | string[]> }
+  | { action: "decline" }
+  | { action: "cancel" };
 
 export type ElicitHandler = (question: ElicitQuestion, signal: AbortSignal) => Promise<ElicitAnswer>;
 
@@ -380,12 +407,21 @@ export interface ToolHost {
   invoke(
     tool: ToolSpec,
     args: unknown,
-    opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void; elicit?: ElicitHandler },
+    opts: {
+      sessionId: string;
+      workspace: string;
+      signal: AbortSignal;
+      onChunk?: (text: string) => void;
+      elicit?: ElicitHandler;
+    },
   ): Promise<InvokeOutcome>;
   /** `prompt.md` texts of the loaded groups. */
   prompts(groups: readonly string[]): string[];
   status(): CapabilityState[];
-  artifact(sessionId: string, artifactId: string): Promise<{ info: ArtifactInfo; data: AsyncIterable<Uint8Array> } | undefined>;
+  artifact(
+    sessionId: string,
+    artifactId: string,
+  ): Promise<{ info: ArtifactInfo; data: AsyncIterable<Uint8Array> } | undefined>;
   /** Deletes every artifact (bytes and metadata) the session owns; returns how many. */
   deleteSessionArtifacts?(sessionId: string): Promise<number>;
   close(): Promise<void>;

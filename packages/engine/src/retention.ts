@@ -39,10 +39,15 @@ export class Retention {
   private async pass(): Promise<RetentionOutcome | undefined> {
     const { maxAgeDays, maxBytes } = this.o.config;
     try {
-      const out = await this.o.store.applyRetention({ ...(maxAgeDays !== undefined ? { maxAgeDays } : {}), ...(maxBytes !== undefined ? { maxBytes } : {}) });
+      const out = await this.o.store.applyRetention({
+        ...(maxAgeDays !== undefined ? { maxAgeDays } : {}),
+        ...(maxBytes !== undefined ? { maxBytes } : {}),
+      });
       if (out.deletedSessions.length > 0) {
         await this.o.onDeleted(out.deletedSessions);
-        this.o.log(`retention: deleted ${out.deletedSessions.length} sessions (${out.bytesBefore} → ${out.bytesAfter} bytes)`);
+        this.o.log(
+          `retention: deleted ${out.deletedSessions.length} sessions (${out.bytesBefore} → ${out.bytesAfter} bytes)`,
+        );
       }
       return out;
     } catch (err) {

@@ -39,17 +39,22 @@ export function setupOf(config: EngineConfig, o: SetupSource): EngineSetup {
 
 /** What an Engine started now would run with; an invalid config file keeps its problems. */
 export type CurrentSetup =
-  | { ok: true; setup: EngineSetup }
-  | { ok: false; configFile: string; configSha256: string; error: ConfigError };
+  { ok: true; setup: EngineSetup } | { ok: false; configFile: string; configSha256: string; error: ConfigError };
 
 /** Reads `configFile` with `env` as an Engine starting now would (the key hashed under `keySalt`). */
-export async function currentSetup(configFile: string, env: NodeJS.ProcessEnv, o: { dataDir: string; keySalt: string }): Promise<CurrentSetup> {
+export async function currentSetup(
+  configFile: string,
+  env: NodeJS.ProcessEnv,
+  o: { dataDir: string; keySalt: string },
+): Promise<CurrentSetup> {
   let text: string | undefined;
   try {
     text = await readFile(configFile, "utf8");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "ENOENT") {
-      const error = new ConfigError([{ file: configFile, path: "", message: `cannot read: ${(err as Error).message}` }]);
+      const error = new ConfigError([
+        { file: configFile, path: "", message: `cannot read: ${(err as Error).message}` },
+      ]);
       return { ok: false, configFile, configSha256: "", error };
     }
   }
@@ -57,7 +62,8 @@ export async function currentSetup(configFile: string, env: NodeJS.ProcessEnv, o
     const config = text === undefined ? applyEnv(defaultConfig(), env) : parseConfig(text, { file: configFile, env });
     return { ok: true, setup: setupOf(config, { configFile, dataDir: o.dataDir, keySalt: o.keySalt }) };
   } catch (err) {
-    if (err instanceof ConfigError) return { ok: false, configFile, configSha256: text === undefined ? "" : sha256Hex(text), error: err };
+    if (err instanceof ConfigError)
+      return { ok: false, configFile, configSha256: text === undefined ? "" : sha256Hex(text), error: err };
     throw err;
   }
 }
@@ -92,11 +98,13 @@ export function setupChanges(started: EngineSetup, now: CurrentSetup): SetupChan
   const configFile = now.ok ? now.setup.configFile : now.configFile;
   const sha = now.ok ? now.setup.configSha256 : now.configSha256;
   if (configFile !== started.configFile) out.push({ what: "config file", from: started.configFile, to: configFile });
-  else if (sha !== started.configSha256) out.push({ what: "config file content", from: content(started.configSha256), to: content(sha) });
+  else if (sha !== started.configSha256)
+    out.push({ what: "config file content", from: content(started.configSha256), to: content(sha) });
   if (!now.ok || started.demo) return out;
   const s = now.setup;
   if (s.model !== started.model) out.push({ what: "model", from: started.model, to: s.model });
-  if (s.baseUrl !== started.baseUrl) out.push({ what: "base URL", from: orNone(started.baseUrl), to: orNone(s.baseUrl) });
+  if (s.baseUrl !== started.baseUrl)
+    out.push({ what: "base URL", from: orNone(started.baseUrl), to: orNone(s.baseUrl) });
   if (s.apiKeyHmac !== started.apiKeyHmac) {
     const key = (hmac: string, other: string): string => (!hmac ? "(none)" : other ? "a different key" : "a key");
     out.push({ what: "API key", from: key(started.apiKeyHmac, ""), to: key(s.apiKeyHmac, started.apiKeyHmac) });

@@ -20,8 +20,18 @@ export async function checkStartFiles(config: EngineConfig, workspace: string): 
   try {
     await loadPolicy(config.shield.policyFile ?? config.shield.policy);
   } catch (err) {
-    if (err instanceof PolicyError) throw new ConfigError(err.problems.map((p) => ({ file: p.file, path: `line ${p.line}, column ${p.col}`, message: p.message })));
-    if (err instanceof ShieldError) throw new ConfigError([{ file: config.source ?? "config", path: config.shield.policyFile ? "shield.policy_file" : "shield.policy", message: err.message }]);
+    if (err instanceof PolicyError)
+      throw new ConfigError(
+        err.problems.map((p) => ({ file: p.file, path: `line ${p.line}, column ${p.col}`, message: p.message })),
+      );
+    if (err instanceof ShieldError)
+      throw new ConfigError([
+        {
+          file: config.source ?? "config",
+          path: config.shield.policyFile ? "shield.policy_file" : "shield.policy",
+          message: err.message,
+        },
+      ]);
     throw err;
   }
   const merged = mergeCapabilities(await builtinCapabilities(workspace, () => undefined), config.capabilities);
@@ -34,7 +44,10 @@ export async function checkStartFiles(config: EngineConfig, workspace: string): 
  * Selu manifest's tools, and what the config entry the user wrote declares for them. A manifest
  * that cannot be read is left to the capability's own start (it fails alone, with its reason).
  */
-export function semanticsIssues(entries: readonly CapabilityEntry[], config: Pick<EngineConfig, "source" | "capabilities">): ConfigIssue[] {
+export function semanticsIssues(
+  entries: readonly CapabilityEntry[],
+  config: Pick<EngineConfig, "source" | "capabilities">,
+): ConfigIssue[] {
   const configFile = config.source ?? "config";
   const baseDir = config.source ? dirname(config.source) : process.cwd();
   const issues: ConfigIssue[] = [];
@@ -43,7 +56,10 @@ export function semanticsIssues(entries: readonly CapabilityEntry[], config: Pic
     const manifest = readManifestTools(isAbsolute(e["manifest"]) ? e["manifest"] : resolve(baseDir, e["manifest"]));
     if (!manifest) continue;
     const i = config.capabilities.findIndex((u) => u.id === e.id);
-    const entry = i >= 0 && !manifest.dynamic ? { file: configFile, at: `capabilities[${i}]`, semantics: config.capabilities[i]?.["semantics"] } : undefined;
+    const entry =
+      i >= 0 && !manifest.dynamic
+        ? { file: configFile, at: `capabilities[${i}]`, semantics: config.capabilities[i]?.["semantics"] }
+        : undefined;
     issues.push(...manifestSemanticsIssues(manifest, entry));
   }
   return issues;

@@ -66,6 +66,8 @@ export async function buildStatus(d: StatusDeps): Promise<MessageInitShape<typeo
     toolSandbox: d.toolSandbox,
     configFile: d.setup?.configFile ?? "",
     configChanged: d.setup ? await configFileChanged(d.setup) : false,
-    ...(info ? { agentConfinement: confinementOf(info.sandbox, info.verified, d.supervisor?.launch, d.agentWall) } : {}),
+    ...(info
+      ? { agentConfinement: confinementOf(info.sandbox, info.verified, d.supervisor?.launch, d.agentWall) }
+      : {}),
   };
 }

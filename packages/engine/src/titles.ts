@@ -46,7 +46,11 @@ export function titleMessages(userMessage: string, reply: string): Array<{ role:
 
 /** The model's answer as a title, or undefined when it is not usable (empty, several lines, too long). Pure. */
 export function cleanTitle(text: string): string | undefined {
-  const lines = text.trim().split("\n").map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .trim()
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean);
   if (lines.length !== 1) return undefined;
   const title = (lines[0] ?? "")
     .replace(/^(title|titre)\s*:\s*/i, "")
@@ -113,7 +117,11 @@ export class TitleWriter {
       this.queue.shift();
       this.running++;
       const model = this.o.model();
-      const p = (isModelConfigured(model) ? this.generate(oldest.session, model, oldest.userMessage, oldest.reply) : Promise.resolve())
+      const p = (
+        isModelConfigured(model)
+          ? this.generate(oldest.session, model, oldest.userMessage, oldest.reply)
+          : Promise.resolve()
+      )
         .catch((err: unknown) => {
           this.o.log(`title of ${oldest.session.id}: kept the first message (${(err as Error).message})`);
         })
@@ -126,11 +134,22 @@ export class TitleWriter {
     }
   }
 
-  private async generate(session: SessionRecord, model: ModelEndpoint, userMessage: string, reply: string): Promise<void> {
+  private async generate(
+    session: SessionRecord,
+    model: ModelEndpoint,
+    userMessage: string,
+    reply: string,
+  ): Promise<void> {
     const timeout = this.o.timeoutMs ?? TITLE_TIMEOUT_MS;
     const client = await this.clientFor(model, timeout);
     const res = await client.chat.completions.create(
-      { model: sessionModel(session, model.name), messages: titleMessages(userMessage, reply), max_tokens: TITLE_MAX_TOKENS, temperature: 0.2, stream: false },
+      {
+        model: sessionModel(session, model.name),
+        messages: titleMessages(userMessage, reply),
+        max_tokens: TITLE_MAX_TOKENS,
+        temperature: 0.2,
+        stream: false,
+      },
       { signal: AbortSignal.any([this.abort.signal, AbortSignal.timeout(timeout)]) },
     );
     const choice = res.choices[0];
@@ -148,7 +167,10 @@ export class TitleWriter {
     if (this.client?.key !== key) {
       // Loaded with the first title, not at Engine start.
       const { default: Sdk } = await import("openai");
-      this.client = { key, client: new Sdk({ apiKey, ...(model.baseUrl ? { baseURL: model.baseUrl } : {}), maxRetries: 0, timeout }) };
+      this.client = {
+        key,
+        client: new Sdk({ apiKey, ...(model.baseUrl ? { baseURL: model.baseUrl } : {}), maxRetries: 0, timeout }),
+      };
     }
     return this.client.client;
   }

@@ -18,14 +18,20 @@ describe("agent link", () => {
     h = await startHarness({}, false);
     const agent = new ScriptedAgent(h.engine.address, "not-the-token");
     const err = await agent.closed;
-    expect(err).toMatchObject({ code: Code.UNAUTHENTICATED, message: expect.stringMatching(/no valid token/) as unknown });
+    expect(err).toMatchObject({
+      code: Code.UNAUTHENTICATED,
+      message: expect.stringMatching(/no valid token/) as unknown,
+    });
     expect((await h.client.getStatus({})).agentConnected).toBe(false);
   });
 
   it("a spawn token opens one RunSession: a replay is refused and logged, the first Agent stays", async () => {
     h = await startHarness();
     const replay = new ScriptedAgent(h.engine.address, AGENT_TOKEN);
-    expect(await replay.closed).toMatchObject({ code: Code.UNAUTHENTICATED, message: expect.stringMatching(/already used/) as unknown });
+    expect(await replay.closed).toMatchObject({
+      code: Code.UNAUTHENTICATED,
+      message: expect.stringMatching(/already used/) as unknown,
+    });
     expect(h.logs.some((l) => /refused a replayed Agent token/.test(l))).toBe(true);
     expect(replay.all).toEqual([]);
     // The real Agent is still the one connected: it gets the next turn.
@@ -83,9 +89,19 @@ describe("agent link", () => {
     })();
     const p = await agent.next("process");
     expect(p.loadedGroups).toEqual([]);
-    await agent.send({ event: { case: "toolDefsRequest", value: { groups: ["demo", "nope"], sessionId: p.sessionId, messageId: p.messageId, requestId: "r1" } } });
+    await agent.send({
+      event: {
+        case: "toolDefsRequest",
+        value: { groups: ["demo", "nope"], sessionId: p.sessionId, messageId: p.messageId, requestId: "r1" },
+      },
+    });
     const defs = await agent.next("toolDefs");
-    expect(defs).toMatchObject({ requestId: "r1", sessionId: p.sessionId, unknownGroups: ["nope"], loadedGroups: ["demo"] });
+    expect(defs).toMatchObject({
+      requestId: "r1",
+      sessionId: p.sessionId,
+      unknownGroups: ["nope"],
+      loadedGroups: ["demo"],
+    });
     expect(defs.tools.map((t) => t.name)).toContain("demo__echo");
     expect(defs.tools.find((t) => t.name === "demo__finish")?.terminalOnSuccess).toBe(true);
     await agent.propose(p.sessionId, p.messageId, "f", "demo__finish", {});
@@ -107,7 +123,10 @@ describe("agent link", () => {
   it("ClientService refuses an authenticated request over limits.client_max_message (default 1 MiB)", async () => {
     const big = { titleFilter: "x".repeat(2 * 1024 * 1024) };
     h = await startHarness({}, false);
-    await expect(h.client.listSessions(big)).rejects.toMatchObject({ code: Code.RESOURCE_EXHAUSTED, message: expect.stringMatching(/over this service's limit of 1048576 bytes/) as unknown });
+    await expect(h.client.listSessions(big)).rejects.toMatchObject({
+      code: Code.RESOURCE_EXHAUSTED,
+      message: expect.stringMatching(/over this service's limit of 1048576 bytes/) as unknown,
+    });
     await h.close();
     h = await startHarness({ limits: { clientMaxMessageBytes: 4 * 1024 * 1024 } }, false);
     expect((await h.client.listSessions(big)).sessions).toEqual([]);
@@ -119,7 +138,9 @@ describe("agent link", () => {
     expect(safeEqual("abc", "abcd")).toBe(false);
     expect(sandboxViolations(create(SandboxReportSchema, CONFINED))).toEqual([]);
     expect(sandboxViolations(undefined)).toEqual(["no sandbox report"]);
-    expect(sandboxViolations(create(SandboxReportSchema, { ...CONFINED, canReadOutside: true }))).toEqual(["it could read a file outside its code"]);
+    expect(sandboxViolations(create(SandboxReportSchema, { ...CONFINED, canReadOutside: true }))).toEqual([
+      "it could read a file outside its code",
+    ]);
     expect(withinBudget([], 0, 5, 60_000)).toBe(true);
     expect(withinBudget([1, 2, 3, 4, 5], 10, 5, 60_000)).toBe(false);
     expect(withinBudget([1, 2, 3, 4, 5], 70_000, 5, 60_000)).toBe(true);

@@ -14,13 +14,25 @@ import { startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
 
 const SHELL: ToolSpec = {
-  name: "box__run", capabilityId: "box", description: "Run a shell command", policy: "ask", terminalOnSuccess: false,
+  name: "box__run",
+  capabilityId: "box",
+  description: "Run a shell command",
+  policy: "ask",
+  terminalOnSuccess: false,
   parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
   semantics: { kind: "shell", commands: ["command"] },
 };
 const WRITER: ToolSpec = {
-  name: "box__save", capabilityId: "box", description: "Write a file", policy: "allow", terminalOnSuccess: false,
-  parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" } }, required: ["path"] },
+  name: "box__save",
+  capabilityId: "box",
+  description: "Write a file",
+  policy: "allow",
+  terminalOnSuccess: false,
+  parameters: {
+    type: "object",
+    properties: { path: { type: "string" }, content: { type: "string" } },
+    required: ["path"],
+  },
   semantics: { kind: "file-write", paths: { path: "write" }, content: ["content"] },
 };
 
@@ -45,13 +57,18 @@ async function harness(): Promise<Harness> {
   const config = defaultConfig();
   host = new BoxHost();
   const dir = `/tmp/pal-approval-ws`;
-  return startHarness({ host, shield: await createEngineShield(config, "/tmp/pal-approval-data", dir), workspace: dir });
+  return startHarness({
+    host,
+    shield: await createEngineShield(config, "/tmp/pal-approval-data", dir),
+    workspace: dir,
+  });
 }
 
 function watch(stream: AsyncIterable<PipelineEvent>) {
   const approvals: NonNullable<PipelineEvent["approvalNeeded"]>[] = [];
   const done = (async () => {
-    for await (const ev of stream) if (ev.eventType === T.APPROVAL_NEEDED && ev.approvalNeeded) approvals.push(ev.approvalNeeded);
+    for await (const ev of stream)
+      if (ev.eventType === T.APPROVAL_NEEDED && ev.approvalNeeded) approvals.push(ev.approvalNeeded);
   })();
   const next = async (n: number) => {
     for (let i = 0; approvals.length < n; i++) {
@@ -69,10 +86,14 @@ describe("session grants cover the action's class", () => {
     const { client, agent } = h;
     const w = watch(client.sendMessage({ content: "go" }));
     const p = await agent.next("process");
-    const run = async (id: string, command: string) => agent.propose(p.sessionId, p.messageId, id, "box__run", { command });
+    const run = async (id: string, command: string) =>
+      agent.propose(p.sessionId, p.messageId, id, "box__run", { command });
     // box__run is not in the default policy: every call asks (tier 0)
     await run("c1", "openssl rand -hex 8");
-    await client.resolveApproval({ approvalId: (await w.next(1)).approvalId, decision: ApprovalDecision.ALLOW_SESSION });
+    await client.resolveApproval({
+      approvalId: (await w.next(1)).approvalId,
+      decision: ApprovalDecision.ALLOW_SESSION,
+    });
     expect((await agent.next("toolResult")).isError).toBe(false);
     await run("c2", "openssl rand -hex 16"); // same class (program, subcommand, options): no question
     expect((await agent.next("toolResult")).isError).toBe(false);
@@ -84,7 +105,10 @@ describe("session grants cover the action's class", () => {
     expect((await agent.next("toolResult")).isError).toBe(true);
     // a detector escalates `printenv` (environment dump); the user allows the class for the session
     await run("c4", "printenv");
-    await client.resolveApproval({ approvalId: (await w.next(3)).approvalId, decision: ApprovalDecision.ALLOW_SESSION });
+    await client.resolveApproval({
+      approvalId: (await w.next(3)).approvalId,
+      decision: ApprovalDecision.ALLOW_SESSION,
+    });
     expect((await agent.next("toolResult")).isError).toBe(false);
     await run("c5", "printenv HOME"); // the policy's question for the class: answered by the grant
     expect((await agent.next("toolResult")).isError).toBe(false);
@@ -96,7 +120,12 @@ describe("session grants cover the action's class", () => {
     expect((await agent.next("toolResult")).isError).toBe(true);
     await agent.complete(p.sessionId, p.messageId, "done");
     await w.done;
-    expect(host.invocations.map((i) => (i.args as { command: string }).command)).toEqual(["openssl rand -hex 8", "openssl rand -hex 16", "printenv", "printenv HOME"]);
+    expect(host.invocations.map((i) => (i.args as { command: string }).command)).toEqual([
+      "openssl rand -hex 8",
+      "openssl rand -hex 16",
+      "printenv",
+      "printenv HOME",
+    ]);
   });
 
   it("the approval shows C1 controls and bidi overrides as visible escapes, in arguments and reason", async () => {

@@ -17,13 +17,25 @@ import { startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
 
 const SHELL: ToolSpec = {
-  name: "box__run", capabilityId: "box", description: "Run a shell command", policy: "ask", terminalOnSuccess: false,
+  name: "box__run",
+  capabilityId: "box",
+  description: "Run a shell command",
+  policy: "ask",
+  terminalOnSuccess: false,
   parameters: { type: "object", properties: { command: { type: "string" } }, required: ["command"] },
   semantics: { kind: "shell", commands: ["command"] },
 };
 const WRITER: ToolSpec = {
-  name: "box__save", capabilityId: "box", description: "Write a file", policy: "ask", terminalOnSuccess: false,
-  parameters: { type: "object", properties: { path: { type: "string" }, content: { type: "string" }, append: { type: "boolean" } }, required: ["path", "content"] },
+  name: "box__save",
+  capabilityId: "box",
+  description: "Write a file",
+  policy: "ask",
+  terminalOnSuccess: false,
+  parameters: {
+    type: "object",
+    properties: { path: { type: "string" }, content: { type: "string" }, append: { type: "boolean" } },
+    required: ["path", "content"],
+  },
   semantics: { kind: "file-write", paths: { path: "write" }, content: ["content"] },
 };
 
@@ -57,7 +69,11 @@ afterEach(async () => {
 
 /** Proposes one call and returns its ApprovalNeeded and ActionProposed, then denies it. */
 async function approvalFor(tool: string, args: Record<string, unknown>) {
-  h = await startHarness({ host: new BoxHost(), shield: await createEngineShield(defaultConfig(), join(root, "data"), ws), workspace: ws });
+  h = await startHarness({
+    host: new BoxHost(),
+    shield: await createEngineShield(defaultConfig(), join(root, "data"), ws),
+    workspace: ws,
+  });
   const { client, agent } = h;
   const events: PipelineEvent[] = [];
   const done = (async () => {
@@ -79,8 +95,21 @@ async function approvalFor(tool: string, args: Record<string, unknown>) {
 
 describe("approval of a file write", () => {
   it("over an existing file shows a unified diff, in the approval and the proposal; `a` covers writes in that directory", async () => {
-    const { approval, proposed } = await approvalFor("box__save", { path: "docs/notes.txt", content: "one\nTWO\nthree\nfour\nfive\n" });
-    expect(approval?.preview.split("\n")).toEqual(["--- a/docs/notes.txt", "+++ b/docs/notes.txt", "@@ -1,4 +1,5 @@", " one", "-two", "+TWO", " three", " four", "+five"]);
+    const { approval, proposed } = await approvalFor("box__save", {
+      path: "docs/notes.txt",
+      content: "one\nTWO\nthree\nfour\nfive\n",
+    });
+    expect(approval?.preview.split("\n")).toEqual([
+      "--- a/docs/notes.txt",
+      "+++ b/docs/notes.txt",
+      "@@ -1,4 +1,5 @@",
+      " one",
+      "-two",
+      "+TWO",
+      " three",
+      " four",
+      "+five",
+    ]);
     expect(proposed?.preview).toBe(approval?.preview);
     expect(approval?.grantScope).toBe("box__save: paths under docs/");
   });
@@ -110,7 +139,9 @@ describe("approval of a file write", () => {
     const { approval } = await approvalFor("box__save", { path, content: "x" });
     expect(approval).toBeDefined();
     expect(approval?.preview).toBe("");
-    expect(JSON.stringify(approval, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))).not.toContain("outside the workspace");
+    expect(JSON.stringify(approval, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v))).not.toContain(
+      "outside the workspace",
+    );
   });
 
   // The same checks without the Shield in front (whatever tier it judges these paths at).

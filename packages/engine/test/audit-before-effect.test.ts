@@ -30,10 +30,16 @@ class AuditReadingHost extends FakeHost {
     super();
   }
 
-  override async invoke(tool: ToolSpec, args: unknown, opts: { sessionId: string; workspace: string; signal: AbortSignal }): Promise<InvokeOutcome> {
+  override async invoke(
+    tool: ToolSpec,
+    args: unknown,
+    opts: { sessionId: string; workspace: string; signal: AbortSignal },
+  ): Promise<InvokeOutcome> {
     const reader = Store.open(this.dbPath, { readonly: true });
     try {
-      this.seenAtCall.push(reader.listAudit({ sessionId: opts.sessionId, limit: 100 }).map((r) => `${r.kind}:${r.callId}`));
+      this.seenAtCall.push(
+        reader.listAudit({ sessionId: opts.sessionId, limit: 100 }).map((r) => `${r.kind}:${r.callId}`),
+      );
     } finally {
       reader.close();
     }

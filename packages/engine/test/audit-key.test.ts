@@ -21,7 +21,14 @@ it("writes a keyed chain; recomputing the hashes after an edit is detected at th
   mkdirSync(dataDir);
   const keyFile = join(dir, "config", "audit.key");
   const store = await openSqliteStore(dataDir, () => undefined, keyFile);
-  const entry = (i: number) => ({ kind: "verdict", sessionId: "s", callId: `c${i}`, actor: "shield", payload: { decision: "BLOCK", i }, ts: 1000 + i });
+  const entry = (i: number) => ({
+    kind: "verdict",
+    sessionId: "s",
+    callId: `c${i}`,
+    actor: "shield",
+    payload: { decision: "BLOCK", i },
+    ts: 1000 + i,
+  });
   await store.appendAudit([entry(1), entry(2), entry(3)]);
   await store.close();
   expect(statSync(keyFile).mode & 0o777).toBe(0o600);
@@ -36,11 +43,24 @@ it("writes a keyed chain; recomputing the hashes after an edit is detected at th
   // someone with the database but not the key flips entry 2 and re-chains 2..3 with SHA-256
   const db = new BetterSqlite3(dbPath);
   db.exec("DROP TRIGGER IF EXISTS audit_no_update");
-  const rows = db.prepare("SELECT * FROM audit ORDER BY seq").all() as { seq: number; ts: number; session_id: string; kind: string; actor: string; call_id: string; payload: string; prev_hash: string }[];
+  const rows = db.prepare("SELECT * FROM audit ORDER BY seq").all() as {
+    seq: number;
+    ts: number;
+    session_id: string;
+    kind: string;
+    actor: string;
+    call_id: string;
+    payload: string;
+    prev_hash: string;
+  }[];
   let prev = rows[1]?.prev_hash ?? "";
   for (const r of rows.slice(1)) {
     const payload = r.seq === 2 ? r.payload.replace("BLOCK", "ALLOW") : r.payload;
-    const hash = createHash("sha256").update(prev).update("\n").update(canonicalJson([r.seq, r.ts, r.session_id, r.kind, r.actor, r.call_id, payload])).digest("hex");
+    const hash = createHash("sha256")
+      .update(prev)
+      .update("\n")
+      .update(canonicalJson([r.seq, r.ts, r.session_id, r.kind, r.actor, r.call_id, payload]))
+      .digest("hex");
     db.prepare("UPDATE audit SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?").run(payload, prev, hash, r.seq);
     prev = hash;
   }

@@ -55,12 +55,18 @@ describe("config", () => {
   it("sub_agents.inherit_grants is off unless chosen; anything but a boolean is refused with its path", () => {
     expect(parseConfig("", { env: {} }).subAgents.inheritGrants).toBe(false);
     expect(parseConfig("sub_agents:\n  inherit_grants: true\n", { env: {} }).subAgents.inheritGrants).toBe(true);
-    expect(() => parseConfig("sub_agents:\n  inherit_grants: yes please\n", { file: "c.yaml", env: {} })).toThrow(/c\.yaml: sub_agents\.inherit_grants: /);
-    expect(() => parseConfig("sub_agents:\n  inherit: true\n", { file: "c.yaml", env: {} })).toThrow(/c\.yaml: sub_agents\.inherit: unknown key/);
+    expect(() => parseConfig("sub_agents:\n  inherit_grants: yes please\n", { file: "c.yaml", env: {} })).toThrow(
+      /c\.yaml: sub_agents\.inherit_grants: /,
+    );
+    expect(() => parseConfig("sub_agents:\n  inherit: true\n", { file: "c.yaml", env: {} })).toThrow(
+      /c\.yaml: sub_agents\.inherit: unknown key/,
+    );
   });
 
   it("environment overrides win over the file", () => {
-    const c = parseConfig(FULL, { env: { OPENAI_API_KEY: "sk-env", OPENAI_BASE_URL: "https://api.openai.com/v1", PALISADE_MODEL: "gpt-4.1" } });
+    const c = parseConfig(FULL, {
+      env: { OPENAI_API_KEY: "sk-env", OPENAI_BASE_URL: "https://api.openai.com/v1", PALISADE_MODEL: "gpt-4.1" },
+    });
     expect(c.model).toMatchObject({ apiKey: "sk-env", baseUrl: "https://api.openai.com/v1", name: "gpt-4.1" });
   });
 
@@ -95,7 +101,15 @@ capabilities:
     expect(err).toBeInstanceOf(ConfigError);
     const paths = (err as ConfigError).issues.map((i) => i.path);
     expect(paths).toEqual(
-      expect.arrayContaining(["model.base_url", "model.context_window", "model.colour", "limits.approval_timeout_s", "listen.tcp", "capabilities[0].id", "capabilities[2].id"]),
+      expect.arrayContaining([
+        "model.base_url",
+        "model.context_window",
+        "model.colour",
+        "limits.approval_timeout_s",
+        "listen.tcp",
+        "capabilities[0].id",
+        "capabilities[2].id",
+      ]),
     );
     expect((err as Error).message).toContain("c.yaml: model.colour: unknown key");
   });
@@ -128,7 +142,10 @@ model:
       streamUsage: "off",
     });
     // YAML's booleans are read as the obvious choice.
-    expect(parseConfig("model:\n  stream_usage: false\n  text_tool_calls: true\n", { env: {} }).model).toMatchObject({ streamUsage: "off", textToolCalls: "auto" });
+    expect(parseConfig("model:\n  stream_usage: false\n  text_tool_calls: true\n", { env: {} }).model).toMatchObject({
+      streamUsage: "off",
+      textToolCalls: "auto",
+    });
   });
 
   it("reports each bad model server setting at its path", () => {
@@ -171,14 +188,20 @@ model:
     expect(issues["model.headers.api-key"]).toMatch(/credential/);
     expect(issues["model.headers.Content-Type"]).toMatch(/set by Palisade/);
     expect(issues["model.stream_usage"]).toMatch(/auto, on, off/);
-    expect(() => parseConfig("model:\n  extra_body: [1]\n", { env: {} })).toThrow(/model.extra_body: must be a mapping/);
+    expect(() => parseConfig("model:\n  extra_body: [1]\n", { env: {} })).toThrow(
+      /model.extra_body: must be a mapping/,
+    );
   });
 
   it("limits.client_max_message: ClientService's request limit, 1 MiB by default, 1 to 16 MiB", () => {
     expect(parseConfig("", { env: {} }).limits.clientMaxMessageBytes).toBe(1024 * 1024);
-    expect(parseConfig("limits: { client_max_message: 4MiB }", { env: {} }).limits.clientMaxMessageBytes).toBe(4 * 1024 * 1024);
+    expect(parseConfig("limits: { client_max_message: 4MiB }", { env: {} }).limits.clientMaxMessageBytes).toBe(
+      4 * 1024 * 1024,
+    );
     for (const bad of ["64KiB", "32MiB", "lots"]) {
-      expect(() => parseConfig(`limits: { client_max_message: ${bad} }`, { env: {} })).toThrow(/limits\.client_max_message: must be a size from 1MiB to 16MiB/);
+      expect(() => parseConfig(`limits: { client_max_message: ${bad} }`, { env: {} })).toThrow(
+        /limits\.client_max_message: must be a size from 1MiB to 16MiB/,
+      );
     }
   });
 
@@ -186,7 +209,9 @@ model:
     expect(parseConfig("", { env: {} }).limits.agentIdleStopMs).toBe(600_000);
     expect(parseConfig("limits: { agent_idle_stop_s: 30 }", { env: {} }).limits.agentIdleStopMs).toBe(30_000);
     expect(parseConfig("limits: { agent_idle_stop_s: 0 }", { env: {} }).limits.agentIdleStopMs).toBe(0);
-    expect(() => parseConfig("limits: { agent_idle_stop_s: -5 }", { env: {} })).toThrow(/limits\.agent_idle_stop_s: must be a number >= 0/);
+    expect(() => parseConfig("limits: { agent_idle_stop_s: -5 }", { env: {} })).toThrow(
+      /limits\.agent_idle_stop_s: must be a number >= 0/,
+    );
   });
 
   it("limits.capability_idle_stop_s: 600 s by default, 0 allowed (never stop), a negative or non-number refused at its path", () => {
@@ -194,31 +219,45 @@ model:
     expect(parseConfig("limits: { capability_idle_stop_s: 2.5 }", { env: {} }).limits.capabilityIdleStopMs).toBe(2500);
     expect(parseConfig("limits: { capability_idle_stop_s: 0 }", { env: {} }).limits.capabilityIdleStopMs).toBe(0);
     for (const bad of ["-1", "soon", "[1]"]) {
-      expect(() => parseConfig(`limits: { capability_idle_stop_s: ${bad} }`, { env: {} })).toThrow(/limits\.capability_idle_stop_s: must be a number >= 0/);
+      expect(() => parseConfig(`limits: { capability_idle_stop_s: ${bad} }`, { env: {} })).toThrow(
+        /limits\.capability_idle_stop_s: must be a number >= 0/,
+      );
     }
   });
 
   it("reads the sandbox section: required, hidden, read-only and writable paths (~ is the home), private addresses", () => {
-    const c = parseConfig("sandbox:\n  required: false\n  hide: [~/secrets, /srv/keys]\n  read_only: [rel/dir]\n  writable: [~/.cache]\n  allow_addresses: [10.1.2.3]\n", { file: "/etc/p/config.yaml", env: {} });
+    const c = parseConfig(
+      "sandbox:\n  required: false\n  hide: [~/secrets, /srv/keys]\n  read_only: [rel/dir]\n  writable: [~/.cache]\n  allow_addresses: [10.1.2.3]\n",
+      { file: "/etc/p/config.yaml", env: {} },
+    );
     expect(c.sandbox.required).toBe(false);
     expect(c.sandbox.hide).toEqual([`${homedir()}/secrets`, "/srv/keys"]);
     expect(c.sandbox.readOnly).toEqual(["/etc/p/rel/dir"]);
     expect(c.sandbox.writable).toEqual([`${homedir()}/.cache`]);
     expect(c.sandbox.allowAddresses).toEqual(["10.1.2.3"]);
-    expect(parseConfig("", { env: {} }).sandbox).toEqual({ required: true, hide: [], readOnly: [], writable: [], allowAddresses: [] });
+    expect(parseConfig("", { env: {} }).sandbox).toEqual({
+      required: true,
+      hide: [],
+      readOnly: [],
+      writable: [],
+      allowAddresses: [],
+    });
   });
 
   it("names each bad sandbox field", () => {
     let err: unknown;
     try {
-      parseConfig("sandbox:\n  required: maybe\n  hide: /one/path\n  allow_addresses: [registry.local]\n  network: any\n", { file: "c.yaml", env: {} });
+      parseConfig(
+        "sandbox:\n  required: maybe\n  hide: /one/path\n  allow_addresses: [registry.local]\n  network: any\n",
+        { file: "c.yaml", env: {} },
+      );
     } catch (e) {
       err = e;
     }
     const issues = (err as ConfigError).issues.map((i) => `${i.path}: ${i.message}`);
     expect(issues).toEqual(
       expect.arrayContaining([
-        "sandbox.required: must be true or false, got \"maybe\"",
+        'sandbox.required: must be true or false, got "maybe"',
         expect.stringMatching(/^sandbox.hide: must be a list of paths/),
         expect.stringMatching(/^sandbox.allow_addresses\[0\]: must be an IP address/),
         expect.stringMatching(/^sandbox.network: unknown key/),
@@ -238,7 +277,13 @@ model:
       err = e;
     }
     expect(err).toBeInstanceOf(ConfigError);
-    expect((err as ConfigError).issues).toEqual([{ file: "/etc/p/config.yaml", path: "workspace", message: "/nonexistent/palisade-ws does not exist or is not a directory: create it or fix the path" }]);
+    expect((err as ConfigError).issues).toEqual([
+      {
+        file: "/etc/p/config.yaml",
+        path: "workspace",
+        message: "/nonexistent/palisade-ws does not exist or is not a directory: create it or fix the path",
+      },
+    ]);
     expect(parseConfig(`workspace: ${process.cwd()}\n`, { env: {} }).workspace).toBe(process.cwd());
   });
 
@@ -256,7 +301,11 @@ model:
       { id: "files", command: ["node", "files.js"], config: { workspace: "/w", a: 2 } },
       { id: "weather", address: "127.0.0.1:1" },
     ]);
-    expect(mergeCapabilities(defaults, [{ id: "files", address: "h:1" }])[0]).toEqual({ id: "files", address: "h:1", config: { workspace: "/w", a: 1 } });
+    expect(mergeCapabilities(defaults, [{ id: "files", address: "h:1" }])[0]).toEqual({
+      id: "files",
+      address: "h:1",
+      config: { workspace: "/w", a: 1 },
+    });
   });
 
   it("accepts only loopback TCP", () => {

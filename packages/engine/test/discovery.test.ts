@@ -43,9 +43,15 @@ describe("discovery", () => {
     const good = createClient(ClientService, h.engine.address, { bearerToken: found!.bearerToken! });
     expect((await good.getStatus({})).version).toBe("0.1.0");
     const bad = createClient(ClientService, h.engine.address, { bearerToken: "wrong" });
-    await expect(bad.getStatus({})).rejects.toMatchObject({ code: Code.UNAUTHENTICATED, message: expect.stringMatching(/client token.*engine\.token/) as unknown });
+    await expect(bad.getStatus({})).rejects.toMatchObject({
+      code: Code.UNAUTHENTICATED,
+      message: expect.stringMatching(/client token.*engine\.token/) as unknown,
+    });
     const none = createClient(ClientService, h.engine.address);
-    await expect(none.getStatus({})).rejects.toMatchObject({ code: Code.UNAUTHENTICATED, message: expect.stringMatching(/client token.*engine\.token/) as unknown });
+    await expect(none.getStatus({})).rejects.toMatchObject({
+      code: Code.UNAUTHENTICATED,
+      message: expect.stringMatching(/client token.*engine\.token/) as unknown,
+    });
     good.close();
     bad.close();
     none.close();
@@ -53,7 +59,10 @@ describe("discovery", () => {
 
   it("a stale engine.json (dead pid) is not a running Engine", async () => {
     const dir = mkdtempSync(join(tmpdir(), "pal-disc-"));
-    writeFileSync(join(dir, "engine.json"), JSON.stringify({ pid: 2 ** 22 + 12345, address: "unix:/nope", startedAt: "", version: "0" }));
+    writeFileSync(
+      join(dir, "engine.json"),
+      JSON.stringify({ pid: 2 ** 22 + 12345, address: "unix:/nope", startedAt: "", version: "0" }),
+    );
     expect(await discoverEngine({ dataDir: dir })).toBeUndefined();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -8,9 +8,17 @@ const read = (text: string): Map<string, unknown> => topLevelFields(Buffer.from(
 describe("topLevelFields", () => {
   it("returns the parsed values of the keys asked for, whatever surrounds them", () => {
     const body = {
-      messages: [{ role: "user", content: 'a "quoted" \\ back\\slash \n \u2603 ' + "long ".repeat(40) + '\\"' }, { role: "tool", content: null, n: [1, -2.5e-3, 0, true, false, null, {}, []] }],
+      messages: [
+        { role: "user", content: 'a "quoted" \\ back\\slash \n \u2603 ' + "long ".repeat(40) + '\\"' },
+        { role: "tool", content: null, n: [1, -2.5e-3, 0, true, false, null, {}, []] },
+      ],
       model: "m-1",
-      tools: [{ type: "function", function: { name: "x", parameters: { type: "object", properties: { model: { type: "string" } } } } }],
+      tools: [
+        {
+          type: "function",
+          function: { name: "x", parameters: { type: "object", properties: { model: { type: "string" } } } },
+        },
+      ],
       stream: true,
     };
     const found = read(JSON.stringify(body, null, 2));
@@ -23,7 +31,7 @@ describe("topLevelFields", () => {
 
   it("ends a string at the first quote not escaped by an odd run of backslashes, at any length", () => {
     for (const len of [0, 1, 60, 61, 62, 63, 64, 65, 66, 130]) {
-      for (const tail of ["\\\\", "\\\"", "\\\\\\\\", "\\\\\\\"x"]) {
+      for (const tail of ["\\\\", '\\"', "\\\\\\\\", '\\\\\\"x']) {
         const content = "a".repeat(len) + tail;
         const text = `{"messages":["${content}"],"model":"m"}`;
         expect(() => JSON.parse(text)).not.toThrow();
@@ -37,13 +45,46 @@ describe("topLevelFields", () => {
     expect(() => read('{"model":"cheap","messages":[],"model":"expensive"}')).toThrow(/the key "model" appears twice/);
     expect(() => read('{"model":"cheap","mod\\u0065l":"expensive"}')).toThrow(/printable ASCII/);
     expect(() => read('{"model":"cheap","mod\u00e9l":"expensive"}')).toThrow(/printable ASCII/);
-    expect(() => topLevelFields(Buffer.from([...Buffer.from('{"mod'), 0xff, ...Buffer.from('el":"x"}')]), ["model"])).toThrow(/printable ASCII/);
+    expect(() =>
+      topLevelFields(Buffer.from([...Buffer.from('{"mod'), 0xff, ...Buffer.from('el":"x"}')]), ["model"]),
+    ).toThrow(/printable ASCII/);
     // Nested keys are the upstream's business: only the top level names the model.
     expect(read('{"model":"m","stream_options":{"model":"a","model":"b"}}').get("model")).toBe("m");
   });
 
   it("refuses what JSON.parse refuses outside strings", () => {
-    for (const text of ["", " ", "{", '{"model"}', '{"model":}', '{"model":"m",}', '{"model":"m"}x', '{"model":"m"}{}', "{'model':'m'}", '{model:"m"}', '{"a":[1,]}', '{"a":[,1]}', '{"a":01}', '{"a":+1}', '{"a":1.}', '{"a":.5}', '{"a":NaN}', '{"a":Infinity}', '{"a":tru}', '{"a":nulls}', '{"a":1e}', '{"a":[}', '{"a":{]}', '{"a":{"b" 1}}', '{"a":"x}', '\uFEFF{}', '{"a":1 2}', '{"a":[1 2]}', '{"a":{"b":1 "c":2}}', '{"a":{,}}']) {
+    for (const text of [
+      "",
+      " ",
+      "{",
+      '{"model"}',
+      '{"model":}',
+      '{"model":"m",}',
+      '{"model":"m"}x',
+      '{"model":"m"}{}',
+      "{'model':'m'}",
+      '{model:"m"}',
+      '{"a":[1,]}',
+      '{"a":[,1]}',
+      '{"a":01}',
+      '{"a":+1}',
+      '{"a":1.}',
+      '{"a":.5}',
+      '{"a":NaN}',
+      '{"a":Infinity}',
+      '{"a":tru}',
+      '{"a":nulls}',
+      '{"a":1e}',
+      '{"a":[}',
+      '{"a":{]}',
+      '{"a":{"b" 1}}',
+      '{"a":"x}',
+      "\uFEFF{}",
+      '{"a":1 2}',
+      '{"a":[1 2]}',
+      '{"a":{"b":1 "c":2}}',
+      '{"a":{,}}',
+    ]) {
       expect(() => JSON.parse(text), text).toThrow();
       expect(() => read(text), text).toThrow(BodyError);
     }
@@ -51,7 +92,15 @@ describe("topLevelFields", () => {
   });
 
   it("agrees with JSON.parse on every body made by inserting or deleting structural bytes", () => {
-    const base = JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi there" }, { role: "assistant", tool_calls: [{ id: "c1", function: { name: "f", arguments: "{}" } }] }], n: [1, 2.5, -3e2, true, null], stream: false });
+    const base = JSON.stringify({
+      model: "m",
+      messages: [
+        { role: "user", content: "hi there" },
+        { role: "assistant", tool_calls: [{ id: "c1", function: { name: "f", arguments: "{}" } }] },
+      ],
+      n: [1, 2.5, -3e2, true, null],
+      stream: false,
+    });
     // None of these bytes can end a string or escape within one, so inside a string they keep it valid.
     const bytes = "{}[],: 0-.e1tfn";
     let seed = 7;
@@ -64,7 +113,10 @@ describe("topLevelFields", () => {
       let text = base;
       for (let m = 1 + rnd(3); m > 0; m--) {
         const at = rnd(text.length);
-        text = rnd(2) === 0 ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + bytes[rnd(bytes.length)]! + text.slice(at);
+        text =
+          rnd(2) === 0
+            ? text.slice(0, at) + text.slice(at + 1)
+            : text.slice(0, at) + bytes[rnd(bytes.length)]! + text.slice(at);
       }
       let parsed: unknown;
       let parseOk = true;
@@ -85,7 +137,8 @@ describe("topLevelFields", () => {
         expect(error, text).toBeInstanceOf(BodyError);
         // The one refusal JSON.parse does not make: a top-level key twice.
         if (parseOk) expect((error as Error).message, text).toMatch(/appears twice|must be a JSON object/);
-        if (parseOk && /must be a JSON object/.test((error as Error).message)) expect(typeof parsed !== "object" || parsed === null || Array.isArray(parsed), text).toBe(true);
+        if (parseOk && /must be a JSON object/.test((error as Error).message))
+          expect(typeof parsed !== "object" || parsed === null || Array.isArray(parsed), text).toBe(true);
         continue;
       }
       expect(parseOk, text).toBe(true);

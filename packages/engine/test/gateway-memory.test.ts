@@ -26,7 +26,9 @@ function unfinishedBody(path: string, mib: number, chunk: Buffer): Promise<Socke
     const socket = connect(path);
     socket.on("error", () => undefined);
     socket.once("connect", () => {
-      socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      socket.write(
+        `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+      );
       let pending = mib;
       const settled = (): void => {
         if (--pending === 0) resolve(socket);
@@ -57,7 +59,9 @@ describe("model gateway: memory for unfinished bodies", () => {
     await new Promise((r) => setTimeout(r, 200));
     const after = held() - before;
     expect(model.requests).toHaveLength(0);
-    console.log(`gateway memory: held while open ${(whileOpen / MiB).toFixed(1)} MiB, after ${(after / MiB).toFixed(1)} MiB`);
+    console.log(
+      `gateway memory: held while open ${(whileOpen / MiB).toFixed(1)} MiB, after ${(after / MiB).toFixed(1)} MiB`,
+    );
     expect(whileOpen / MiB, `held while open: ${(whileOpen / MiB).toFixed(1)} MiB`).toBeLessThan(48);
     expect(after / MiB, `held after the connections ended: ${(after / MiB).toFixed(1)} MiB`).toBeLessThan(16);
   }, 60_000);

@@ -36,14 +36,23 @@ export async function rig(model: ScriptedServer, options: Partial<ModelGatewayOp
   const dir = await makeTempDir("palisade-gateway-");
   const logs: string[] = [];
   const gateway = new ModelGateway({
-    authorize: (c): GatewayPrincipal | undefined => (c === CREDENTIAL ? { kind: "agent" } : c === "sub-token" ? { kind: "subagent", name: "ada", sessionId: "sub-session" } : undefined),
+    authorize: (c): GatewayPrincipal | undefined =>
+      c === CREDENTIAL
+        ? { kind: "agent" }
+        : c === "sub-token"
+          ? { kind: "subagent", name: "ada", sessionId: "sub-session" }
+          : undefined,
     model: () => ({ baseUrl: model.baseURL, apiKey: KEY, name: "scripted-model" }),
     env: {},
     log: (l) => logs.push(l),
     ...options,
   });
   await gateway.listen(join(dir.path, "gw.sock"));
-  cleanup.push(() => dir.remove(), () => model.close(), () => gateway.close());
+  cleanup.push(
+    () => dir.remove(),
+    () => model.close(),
+    () => gateway.close(),
+  );
   return { dir, model, gateway, logs };
 }
 
@@ -53,13 +62,22 @@ export async function sdk(gateway: ModelGateway, credential = CREDENTIAL): Promi
 }
 
 /** A raw HTTP request over the gateway's socket. */
-export function raw(gateway: ModelGateway, method: string, path: string, headers: Record<string, string>, body = ""): Promise<{ status: number; body: string }> {
+export function raw(
+  gateway: ModelGateway,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body = "",
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ socketPath: gateway.path, method, path, headers: { "content-type": "application/json", ...headers } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8").on("data", (d: string) => (text += d));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = httpRequest(
+      { socketPath: gateway.path, method, path, headers: { "content-type": "application/json", ...headers } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8").on("data", (d: string) => (text += d));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

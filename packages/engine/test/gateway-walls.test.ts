@@ -11,14 +11,33 @@ import { reply, startScriptedServer } from "@palisade/testing";
 import { CREDENTIAL, KEY, raw, rig, sdk } from "./gateway-rig.js";
 
 const auth = { authorization: `Bearer ${CREDENTIAL}` };
-const base = { model: "scripted-model", messages: [{ role: "user", content: "hi" }], stream: true, stream_options: { include_usage: true } };
+const base = {
+  model: "scripted-model",
+  messages: [{ role: "user", content: "hi" }],
+  stream: true,
+  stream_options: { include_usage: true },
+};
 /** The gateway's error message in a refusal's body. */
-const message = (res: { body: string }): string => (JSON.parse(res.body) as { error: { message: string } }).error.message;
-const post = (gateway: Parameters<typeof raw>[0], body: unknown, headers: Record<string, string> = {}): ReturnType<typeof raw> =>
-  raw(gateway, "POST", "/v1/chat/completions", { ...auth, ...headers }, typeof body === "string" ? body : JSON.stringify(body));
+const message = (res: { body: string }): string =>
+  (JSON.parse(res.body) as { error: { message: string } }).error.message;
+const post = (
+  gateway: Parameters<typeof raw>[0],
+  body: unknown,
+  headers: Record<string, string> = {},
+): ReturnType<typeof raw> =>
+  raw(
+    gateway,
+    "POST",
+    "/v1/chat/completions",
+    { ...auth, ...headers },
+    typeof body === "string" ? body : JSON.stringify(body),
+  );
 
 /** A connection to the gateway that has sent `head` and keeps the socket open; what it was answered. */
-function openConnection(path: string, head: string): Promise<{ socket: Socket; answer: () => string; closed: Promise<void> }> {
+function openConnection(
+  path: string,
+  head: string,
+): Promise<{ socket: Socket; answer: () => string; closed: Promise<void> }> {
   return new Promise((resolve, reject) => {
     const socket = connect(path);
     let answer = "";
@@ -60,7 +79,10 @@ describe("model gateway: request body keys by allowlist", () => {
     const tools = [{ type: "function", function: { name: "f", parameters: { type: "object", properties: {} } } }];
     expect(await post(gateway, { ...base, tools })).toMatchObject({ status: 200 });
     const client = await sdk(gateway);
-    const done = await client.chat.completions.create({ model: "scripted-model", messages: [{ role: "user", content: "x" }] });
+    const done = await client.chat.completions.create({
+      model: "scripted-model",
+      messages: [{ role: "user", content: "x" }],
+    });
     expect(done.choices[0]?.message.content).toBe("ok");
     expect(model.chatRequests()).toHaveLength(2);
   });
@@ -68,7 +90,9 @@ describe("model gateway: request body keys by allowlist", () => {
   it("keys of model.extra_body pass only with the configured value", async () => {
     const model0 = await startScriptedServer({ fallback: reply.text("ok") });
     const extraBody = { options: { num_ctx: 32768 }, reasoning_effort: "low" };
-    const { gateway, model } = await rig(model0, { model: () => ({ baseUrl: model0.baseURL, apiKey: KEY, name: "scripted-model", extraBody }) });
+    const { gateway, model } = await rig(model0, {
+      model: () => ({ baseUrl: model0.baseURL, apiKey: KEY, name: "scripted-model", extraBody }),
+    });
     expect(await post(gateway, { ...extraBody, ...base })).toMatchObject({ status: 200 });
     expect(model.chatRequests()[0]).toMatchObject(extraBody);
     const changed = await post(gateway, { ...base, options: { num_ctx: 1_000_000 } });
@@ -80,7 +104,9 @@ describe("model gateway: request body keys by allowlist", () => {
   it("OpenRouter fallbacks are refused even when model.extra_body sets them (they would reach other models)", async () => {
     const model0 = await startScriptedServer({ fallback: reply.text("ok") });
     const extraBody = { models: ["other-model"], route: "fallback" };
-    const { gateway, model } = await rig(model0, { model: () => ({ baseUrl: model0.baseURL, apiKey: KEY, name: "scripted-model", extraBody }) });
+    const { gateway, model } = await rig(model0, {
+      model: () => ({ baseUrl: model0.baseURL, apiKey: KEY, name: "scripted-model", extraBody }),
+    });
     const res = await post(gateway, { ...extraBody, ...base });
     expect(res.status).toBe(400);
     expect(message(res)).toMatch(/"models".*other models than the allowed one/);
@@ -107,7 +133,16 @@ describe("model gateway: request headers by allowlist", () => {
     const seen = model.requests[0]?.headers ?? {};
     expect(seen["x-stainless-lang"]).toBe("js");
     expect(seen["x-stainless-retry-count"]).toBe("0");
-    for (const h of ["x-stainless-exfil", "x-stainless-lang-extra", "openai-organization", "openai-project", "http-referer", "x-title", "x-forwarded-for", "cookie"]) {
+    for (const h of [
+      "x-stainless-exfil",
+      "x-stainless-lang-extra",
+      "openai-organization",
+      "openai-project",
+      "http-referer",
+      "x-title",
+      "x-forwarded-for",
+      "cookie",
+    ]) {
       expect(seen[h], h).toBeUndefined();
     }
     expect(JSON.stringify(seen)).not.toContain("secret-in-a-header");
@@ -117,26 +152,37 @@ describe("model gateway: request headers by allowlist", () => {
 describe("model gateway: a body cap from the context window", () => {
   it("a body over the cap is refused with 413 before it is forwarded; the SDK reports it as a context overflow", async () => {
     const model0 = await startScriptedServer({ fallback: reply.text("ok") });
-    const { gateway, model } = await rig(model0, { model: () => ({ baseUrl: model0.baseURL, apiKey: KEY, name: "scripted-model", contextWindow: 8192 }) });
+    const { gateway, model } = await rig(model0, {
+      model: () => ({ baseUrl: model0.baseURL, apiKey: KEY, name: "scripted-model", contextWindow: 8192 }),
+    });
     // 8192 tokens allow about 1.1 MiB; 3 MiB of text is far beyond what the model could read.
     const long = { ...base, messages: [{ role: "user", content: "x".repeat(3 * 1024 * 1024) }] };
     const res = await post(gateway, long);
     expect(res.status).toBe(413);
     expect(res.body).toMatch(/exceeds the context window of model\.context_window = 8192 tokens/);
     const client = await sdk(gateway);
-    const err = await client.chat.completions.create({ model: "scripted-model", messages: long.messages as OpenAI.ChatCompletionMessageParam[] }).catch((e: unknown) => e);
+    const err = await client.chat.completions
+      .create({ model: "scripted-model", messages: long.messages as OpenAI.ChatCompletionMessageParam[] })
+      .catch((e: unknown) => e);
     expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(413);
     // The Agent reads it as a conversation too long for the model (CONTEXT_TOO_LONG), not a crash.
     expect(classifyModelError(OpenAI, err, () => undefined).kind).toBe("context");
     expect(model.requests).toHaveLength(0);
     // Under the cap it goes through.
-    expect(await post(gateway, { ...base, messages: [{ role: "user", content: "x".repeat(512 * 1024) }] })).toMatchObject({ status: 200 });
+    expect(
+      await post(gateway, { ...base, messages: [{ role: "user", content: "x".repeat(512 * 1024) }] }),
+    ).toMatchObject({ status: 200 });
   });
 
   it("a Content-Length over the cap is answered at once, without reading the body", async () => {
     const model0 = await startScriptedServer({ fallback: reply.text("ok") });
-    const { gateway, model } = await rig(model0, { model: () => ({ baseUrl: model0.baseURL, apiKey: KEY, name: "scripted-model", contextWindow: 8192 }) });
-    const c = await openConnection(gateway.path, `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nContent-Length: ${String(30 * 1024 * 1024)}\r\n\r\n{"model":`);
+    const { gateway, model } = await rig(model0, {
+      model: () => ({ baseUrl: model0.baseURL, apiKey: KEY, name: "scripted-model", contextWindow: 8192 }),
+    });
+    const c = await openConnection(
+      gateway.path,
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nContent-Length: ${String(30 * 1024 * 1024)}\r\n\r\n{"model":`,
+    );
     await c.closed;
     expect(c.answer()).toMatch(/^HTTP\/1\.1 413 /);
     expect(model.requests).toHaveLength(0);
@@ -145,7 +191,9 @@ describe("model gateway: a body cap from the context window", () => {
 
 describe("model gateway: connection caps", () => {
   it("connections beyond the cap are refused with 503, and accepted again once others end", async () => {
-    const { gateway, model } = await rig(await startScriptedServer({ fallback: reply.text("ok") }), { maxConnections: 3 });
+    const { gateway, model } = await rig(await startScriptedServer({ fallback: reply.text("ok") }), {
+      maxConnections: 3,
+    });
     const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"model":`;
     const held = await Promise.all([1, 2, 3].map(() => openConnection(gateway.path, head)));
     const extra = await openConnection(gateway.path, head);
@@ -177,7 +225,9 @@ describe("model gateway: error texts", () => {
     const dead = await startScriptedServer();
     await dead.close();
     const secretUrl = `http://user:pw-SECRET-1@127.0.0.1:${String(dead.port)}/v1?api-key=Q-SECRET-2&api-version=2024`;
-    const { gateway, logs } = await rig(await startScriptedServer(), { model: () => ({ baseUrl: secretUrl, apiKey: KEY, name: "scripted-model" }) });
+    const { gateway, logs } = await rig(await startScriptedServer(), {
+      model: () => ({ baseUrl: secretUrl, apiKey: KEY, name: "scripted-model" }),
+    });
     const res = await post(gateway, base);
     expect(res.status).toBe(502);
     expect(res.body).toContain(`http://127.0.0.1:${String(dead.port)}`);
@@ -197,7 +247,13 @@ describe("model gateway: error texts", () => {
     await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
     const port = (upstream.address() as AddressInfo).port;
     try {
-      const { gateway } = await rig(await startScriptedServer(), { model: () => ({ baseUrl: `http://127.0.0.1:${String(port)}/v1?api-version=2024-10-21`, apiKey: KEY, name: "scripted-model" }) });
+      const { gateway } = await rig(await startScriptedServer(), {
+        model: () => ({
+          baseUrl: `http://127.0.0.1:${String(port)}/v1?api-version=2024-10-21`,
+          apiKey: KEY,
+          name: "scripted-model",
+        }),
+      });
       expect(await post(gateway, base)).toMatchObject({ status: 200 });
       expect(urls).toEqual(["/v1/chat/completions?api-version=2024-10-21"]);
     } finally {
@@ -209,14 +265,18 @@ describe("model gateway: error texts", () => {
     const upstream = createServer((req, res) => {
       req.resume().once("end", () => {
         const echo = `bad key ${KEY} for ${req.url ?? ""} as user:pw-SECRET-1`;
-        res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: echo, type: "invalid_request_error" } }));
+        res
+          .writeHead(401, { "content-type": "application/json" })
+          .end(JSON.stringify({ error: { message: echo, type: "invalid_request_error" } }));
       });
     });
     await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
     const port = (upstream.address() as AddressInfo).port;
     try {
       const baseUrl = `http://user:pw-SECRET-1@127.0.0.1:${String(port)}/v1?api-key=Q-SECRET-2`;
-      const { gateway } = await rig(await startScriptedServer(), { model: () => ({ baseUrl, apiKey: KEY, name: "scripted-model" }) });
+      const { gateway } = await rig(await startScriptedServer(), {
+        model: () => ({ baseUrl, apiKey: KEY, name: "scripted-model" }),
+      });
       const res = await post(gateway, base);
       expect(res.status).toBe(401);
       expect(res.body).toContain("/v1/chat/completions");
@@ -227,4 +287,3 @@ describe("model gateway: error texts", () => {
     }
   });
 });
-

@@ -19,7 +19,12 @@ const summary = (p: ProcessRequest) => ({
 });
 
 /** One turn answered by the scripted Agent with `reply`; returns the ProcessRequest it got. */
-async function turn(h: Harness, content: string, reply: string, sessionId = ""): Promise<{ req: ProcessRequest; sessionId: string }> {
+async function turn(
+  h: Harness,
+  content: string,
+  reply: string,
+  sessionId = "",
+): Promise<{ req: ProcessRequest; sessionId: string }> {
   const stream = collect(h.client.sendMessage({ content, sessionId }));
   const req = await h.agent.next("process");
   await h.agent.complete(req.sessionId, req.messageId, reply);
@@ -51,10 +56,19 @@ describe("history sent to the Agent", () => {
     const stream = collect(h.client.sendMessage({ content: "three", sessionId: t1.sessionId }));
     const delta = await h.agent.next("process");
     expect(delta.historyBase).toBe(2);
-    await h.agent.send({ event: { case: "historyNeeded", value: { sessionId: delta.sessionId, messageId: delta.messageId, reason: "test: dropped" } } });
+    await h.agent.send({
+      event: {
+        case: "historyNeeded",
+        value: { sessionId: delta.sessionId, messageId: delta.messageId, reason: "test: dropped" },
+      },
+    });
     const whole = await h.agent.next("process");
     expect(whole.messageId).toBe(delta.messageId);
-    expect(summary(whole)).toEqual({ base: 0, roles: ["user", "assistant", "user", "assistant"], contents: ["one", "first", "two", "second"] });
+    expect(summary(whole)).toEqual({
+      base: 0,
+      roles: ["user", "assistant", "user", "assistant"],
+      contents: ["one", "first", "two", "second"],
+    });
     expect(whole.historyGeneration).not.toBe(delta.historyGeneration);
     await h.agent.complete(whole.sessionId, whole.messageId, "third");
     expect((await stream).at(-1)?.responseComplete?.content).toBe("third");
@@ -64,15 +78,24 @@ describe("history sent to the Agent", () => {
     const next = await h.agent.next("process");
     expect(summary(next)).toEqual({ base: 4, roles: ["user", "assistant"], contents: ["three", "third"] });
     expect(next.historyGeneration).toBe(whole.historyGeneration);
-    await h.agent.send({ event: { case: "historyNeeded", value: { sessionId: next.sessionId, messageId: next.messageId, reason: "test" } } });
+    await h.agent.send({
+      event: { case: "historyNeeded", value: { sessionId: next.sessionId, messageId: next.messageId, reason: "test" } },
+    });
     const again = await h.agent.next("process");
     expect(again.historyBase).toBe(0);
-    await h.agent.send({ event: { case: "historyNeeded", value: { sessionId: again.sessionId, messageId: again.messageId, reason: "test: again" } } });
+    await h.agent.send({
+      event: {
+        case: "historyNeeded",
+        value: { sessionId: again.sessionId, messageId: again.messageId, reason: "test: again" },
+      },
+    });
     const evs = await t4;
     expect(evs.at(-1)?.pipelineError).toMatchObject({ code: "AGENT_ERROR", recoverable: true });
     expect(evs.at(-1)?.pipelineError?.message).toContain("asked for the conversation again");
     // Only the turn the Engine knows about is answered: a HistoryNeeded for another turn changes nothing.
-    await h.agent.send({ event: { case: "historyNeeded", value: { sessionId: next.sessionId, messageId: "msg_unknown", reason: "test" } } });
+    await h.agent.send({
+      event: { case: "historyNeeded", value: { sessionId: next.sessionId, messageId: "msg_unknown", reason: "test" } },
+    });
     // The failed turn's message is stored, and follows the whole conversation sent last.
     const t5 = await turn(h, "five", "fifth", t1.sessionId);
     expect(summary(t5.req)).toEqual({ base: 6, roles: ["user"], contents: ["four"] });
@@ -86,7 +109,18 @@ describe("history sent to the Agent", () => {
     const stream = collect(h.client.sendMessage({ content: "three", sessionId: t1.sessionId }));
     const req = await h.agent.next("process");
     expect(req.historyBase).toBe(2);
-    await h.agent.send({ event: { case: "memoryFlush", value: { sessionId: req.sessionId, messageId: req.messageId, content: "", summary: "they counted", compactedMessages: 2 } } });
+    await h.agent.send({
+      event: {
+        case: "memoryFlush",
+        value: {
+          sessionId: req.sessionId,
+          messageId: req.messageId,
+          content: "",
+          summary: "they counted",
+          compactedMessages: 2,
+        },
+      },
+    });
     await new Promise((r) => setTimeout(r, 100));
     await h.agent.complete(req.sessionId, req.messageId, "third");
     await stream;

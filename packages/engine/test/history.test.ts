@@ -6,7 +6,15 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../src/adapters/sqlite-store.js";
 import { startScriptedServer, waitFor } from "@palisade/testing";
-import { MemoryStore, Retention, TitleWriter, cleanTitle, parseBytes, parseConfig, titleMessages } from "../src/index.js";
+import {
+  MemoryStore,
+  Retention,
+  TitleWriter,
+  cleanTitle,
+  parseBytes,
+  parseConfig,
+  titleMessages,
+} from "../src/index.js";
 import { MAX_DEFER_MS } from "../src/titles.js";
 import type { ConfigError, EngineStore } from "../src/index.js";
 import { ZERO_USAGE } from "../src/convert.js";
@@ -22,20 +30,31 @@ function issues(text: string): string[] {
 
 describe("history config", () => {
   it("defaults: titles on, no retention, hourly checks", () => {
-    expect(parseConfig("", { env: {} }).history).toEqual({ autoTitle: true, retention: { checkIntervalMs: 3_600_000 } });
+    expect(parseConfig("", { env: {} }).history).toEqual({
+      autoTitle: true,
+      retention: { checkIntervalMs: 3_600_000 },
+    });
   });
 
   it("reads auto_title and retention", () => {
-    const cfg = parseConfig("history:\n  auto_title: false\n  retention: { max_age_days: 90, max_bytes: 2GB, check_interval_s: 60 }\n", { env: {} });
-    expect(cfg.history).toEqual({ autoTitle: false, retention: { maxAgeDays: 90, maxBytes: 2e9, checkIntervalMs: 60_000 } });
+    const cfg = parseConfig(
+      "history:\n  auto_title: false\n  retention: { max_age_days: 90, max_bytes: 2GB, check_interval_s: 60 }\n",
+      { env: {} },
+    );
+    expect(cfg.history).toEqual({
+      autoTitle: false,
+      retention: { maxAgeDays: 90, maxBytes: 2e9, checkIntervalMs: 60_000 },
+    });
   });
 
   it("reports every problem with its path", () => {
-    expect(issues("history:\n  auto_title: yes please\n  retention: { max_age_days: 0, max_bytes: lots, colour: red }\n")).toEqual([
-      "history.auto_title: must be true or false, got \"yes please\"",
+    expect(
+      issues("history:\n  auto_title: yes please\n  retention: { max_age_days: 0, max_bytes: lots, colour: red }\n"),
+    ).toEqual([
+      'history.auto_title: must be true or false, got "yes please"',
       "history.retention.colour: unknown key; allowed here: max_age_days, max_bytes, check_interval_s",
       "history.retention.max_age_days: must be a number >= 1, got number 0",
-      "history.retention.max_bytes: must be a size like 500MB, 2GB or a number of bytes >= 1048576, got \"lots\"",
+      'history.retention.max_bytes: must be a size like 500MB, 2GB or a number of bytes >= 1048576, got "lots"',
     ]);
     expect(issues("history: 3\n")).toEqual(["history: must be a mapping, got number 3"]);
   });
@@ -72,20 +91,50 @@ describe("titles", () => {
 
   it("makes no call without a configured model, or when disabled, or for OTR sessions", async () => {
     const store = new MemoryStore();
-    const session = { id: "s1", title: "first", mode: "normal" as const, workspace: "/w", model: "", createdAt: 0, updatedAt: 0, messageCount: 2, usage: ZERO_USAGE };
+    const session = {
+      id: "s1",
+      title: "first",
+      mode: "normal" as const,
+      workspace: "/w",
+      model: "",
+      createdAt: 0,
+      updatedAt: 0,
+      messageCount: 2,
+      usage: ZERO_USAGE,
+    };
     await store.createSession({ ...session, title: "" });
     const logs: string[] = [];
     // Port 1 refuses connections: a call would be logged as a failure.
-    const off = new TitleWriter({ store, model: () => ({ name: "m", contextWindow: 1000 }), enabled: true, log: (l) => logs.push(l) });
+    const off = new TitleWriter({
+      store,
+      model: () => ({ name: "m", contextWindow: 1000 }),
+      enabled: true,
+      log: (l) => logs.push(l),
+    });
     off.request(session, "hi", "hello");
-    const disabled = new TitleWriter({ store, model: () => ({ name: "m", baseUrl: "http://127.0.0.1:1/v1", contextWindow: 1000 }), enabled: false, log: (l) => logs.push(l) });
+    const disabled = new TitleWriter({
+      store,
+      model: () => ({ name: "m", baseUrl: "http://127.0.0.1:1/v1", contextWindow: 1000 }),
+      enabled: false,
+      log: (l) => logs.push(l),
+    });
     disabled.request(session, "hi", "hello");
-    const otr = new TitleWriter({ store, model: () => ({ name: "m", baseUrl: "http://127.0.0.1:1/v1", contextWindow: 1000 }), enabled: true, log: (l) => logs.push(l) });
+    const otr = new TitleWriter({
+      store,
+      model: () => ({ name: "m", baseUrl: "http://127.0.0.1:1/v1", contextWindow: 1000 }),
+      enabled: true,
+      log: (l) => logs.push(l),
+    });
     otr.request({ ...session, mode: "otr" }, "hi", "hello");
     await Promise.all([off.close(), disabled.close(), otr.close()]);
     expect(logs).toEqual([]);
     // The same writer with a model does try (and fails over to the first message).
-    const on = new TitleWriter({ store, model: () => ({ name: "m", baseUrl: "http://127.0.0.1:1/v1", contextWindow: 1000 }), enabled: true, log: (l) => logs.push(l) });
+    const on = new TitleWriter({
+      store,
+      model: () => ({ name: "m", baseUrl: "http://127.0.0.1:1/v1", contextWindow: 1000 }),
+      enabled: true,
+      log: (l) => logs.push(l),
+    });
     on.request(session, "hi", "hello");
     await new Promise((r) => setTimeout(r, 300));
     await on.close();
@@ -94,14 +143,30 @@ describe("titles", () => {
 });
 
 describe("titles are background work", () => {
-  const session = (id: string) => ({ id, title: "", mode: "normal" as const, workspace: "/w", model: "", createdAt: 0, updatedAt: 0, messageCount: 2, usage: ZERO_USAGE });
+  const session = (id: string) => ({
+    id,
+    title: "",
+    mode: "normal" as const,
+    workspace: "/w",
+    model: "",
+    createdAt: 0,
+    updatedAt: 0,
+    messageCount: 2,
+    usage: ZERO_USAGE,
+  });
 
   it("wait while turns run, then at most two at a time", async () => {
     const model = await startScriptedServer({ latencyMs: 150, fallback: { content: "A fine title" } });
     const store = new MemoryStore();
     for (let i = 0; i < 5; i++) await store.createSession(session(`s${i}`));
     let busy = true;
-    const writer = new TitleWriter({ store, model: () => ({ name: "m", baseUrl: model.baseURL, contextWindow: 1000 }), enabled: true, log: () => undefined, busy: () => busy });
+    const writer = new TitleWriter({
+      store,
+      model: () => ({ name: "m", baseUrl: model.baseURL, contextWindow: 1000 }),
+      enabled: true,
+      log: () => undefined,
+      busy: () => busy,
+    });
     const t0 = Date.now();
     for (let i = 0; i < 5; i++) writer.request(session(`s${i}`), "hi", "hello");
     await new Promise((r) => setTimeout(r, 300));
@@ -123,10 +188,18 @@ describe("titles are background work", () => {
     const model = await startScriptedServer({ fallback: { content: "Busy title" } });
     const store = new MemoryStore();
     await store.createSession(session("b1"));
-    const writer = new TitleWriter({ store, model: () => ({ name: "m", baseUrl: model.baseURL, contextWindow: 1000 }), enabled: true, log: () => undefined, busy: () => true });
+    const writer = new TitleWriter({
+      store,
+      model: () => ({ name: "m", baseUrl: model.baseURL, contextWindow: 1000 }),
+      enabled: true,
+      log: () => undefined,
+      busy: () => true,
+    });
     const t0 = Date.now();
     writer.request(session("b1"), "hi", "hello");
-    await waitFor(async () => (await store.getSession("b1"))?.title === "Busy title", { timeoutMs: MAX_DEFER_MS + 3000 });
+    await waitFor(async () => (await store.getSession("b1"))?.title === "Busy title", {
+      timeoutMs: MAX_DEFER_MS + 3000,
+    });
     expect(Date.now() - t0).toBeGreaterThanOrEqual(MAX_DEFER_MS);
     await writer.close();
     await model.close();
@@ -147,7 +220,17 @@ describe("retention over the SQLite store", () => {
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) {
       const id = `ses_${String(i).padStart(2, "0")}`;
-      const session = { id, title: "", mode: "normal" as const, workspace: "/w", model: "", createdAt: 1000 + i, updatedAt: 1000 + i, messageCount: 0, usage: ZERO_USAGE };
+      const session = {
+        id,
+        title: "",
+        mode: "normal" as const,
+        workspace: "/w",
+        model: "",
+        createdAt: 1000 + i,
+        updatedAt: 1000 + i,
+        messageCount: 0,
+        usage: ZERO_USAGE,
+      };
       await store.createSession(session);
       await store.commitTurn({
         session: { ...session, updatedAt: Date.now() + i },
@@ -159,7 +242,12 @@ describe("retention over the SQLite store", () => {
       ids.push(id);
     }
     const deleted: string[] = [];
-    const retention = new Retention({ store, config: { maxBytes: 2 * 1024 * 1024, checkIntervalMs: 3_600_000 }, log: () => undefined, onDeleted: async (x) => void deleted.push(...x) });
+    const retention = new Retention({
+      store,
+      config: { maxBytes: 2 * 1024 * 1024, checkIntervalMs: 3_600_000 },
+      log: () => undefined,
+      onDeleted: async (x) => void deleted.push(...x),
+    });
     const out = await retention.run();
     await retention.stop();
     expect(out!.bytesBefore).toBeGreaterThan(2 * 1024 * 1024);

@@ -11,8 +11,13 @@ import { FakeHost, TOOLS } from "./helpers/fake-host.js";
 import { startHarness } from "./helpers/setup.js";
 
 const tool = (name: string, kind: string): ToolSpec => ({
-  name, capabilityId: "box", description: name, policy: "ask", terminalOnSuccess: false,
-  parameters: { type: "object", properties: { path: { type: "string" } } }, semantics: { kind, paths: { path: "write" } },
+  name,
+  capabilityId: "box",
+  description: name,
+  policy: "ask",
+  terminalOnSuccess: false,
+  parameters: { type: "object", properties: { path: { type: "string" } } },
+  semantics: { kind, paths: { path: "write" } },
 });
 const RUN = tool("box__run", "shell");
 const SAVE = tool("box__save", "file-write");
@@ -47,16 +52,20 @@ describe("ListTools", () => {
     );
     const config = defaultConfig();
     config.shield.policyFile = file;
-    const h = await startHarness({ host: new BoxHost(), shield: await createEngineShield(config, join(dir, "data"), dir), workspace: dir });
+    const h = await startHarness({
+      host: new BoxHost(),
+      shield: await createEngineShield(config, join(dir, "data"), dir),
+      workspace: dir,
+    });
     try {
       const { tools } = await h.client.listTools({});
       const run = tools.find((t) => t.def?.name === "box__run");
       expect(run).toMatchObject({ policy: "allow", requiresConfirmation: false, policyRules: [] });
       const save = tools.find((t) => t.def?.name === "box__save");
       expect(save).toMatchObject({ policy: "ask", requiresConfirmation: true });
-      expect(save?.policyRules.map((r) => ({ ruleId: r.ruleId, decision: r.decision, description: r.description }))).toEqual([
-        { ruleId: "save-in-workspace", decision: "allow", description: "Saving inside the workspace." },
-      ]);
+      expect(
+        save?.policyRules.map((r) => ({ ruleId: r.ruleId, decision: r.decision, description: r.description })),
+      ).toEqual([{ ruleId: "save-in-workspace", decision: "allow", description: "Saving inside the workspace." }]);
     } finally {
       await h.close();
     }

@@ -23,7 +23,9 @@ it("logs the schema upgrade of an existing database before and after it, and not
   const store = await openSqliteStore(dir, (l) => lines.push(l));
   await store.close();
   expect(lines).toHaveLength(4);
-  expect(lines[0]).toMatch(/^history: upgrading the database from schema v2 to v3; on a large history this takes minutes/);
+  expect(lines[0]).toMatch(
+    /^history: upgrading the database from schema v2 to v3; on a large history this takes minutes/,
+  );
   expect(lines[1]).toMatch(/^history: database upgraded to schema v3 in \d+\.\d s$/);
   expect(lines[2]).toMatch(/^history: upgrading the database from schema v3 to v4/);
   expect(lines[3]).toMatch(/^history: database upgraded to schema v4 in \d+\.\d s$/);

@@ -9,7 +9,8 @@ import { makeTempDir } from "@palisade/testing";
 import type { TempDir } from "@palisade/testing";
 import { RepoGuard } from "../src/turns/nested-repos.js";
 
-const git = (cwd: string, ...args: string[]): string => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd, encoding: "utf8" });
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd, encoding: "utf8" });
 const config = (repo: string): string[] => git(repo, "config", "--file", ".git/config", "--list").trim().split("\n");
 
 let dir: TempDir | undefined;
@@ -46,10 +47,16 @@ describe("RepoGuard", () => {
     expect(after).toContain("core.hookspath=.husky");
     expect(after).toContain("core.pager=less");
     expect(after).toContain("remote.origin.url=https://example.com/x.git");
-    expect(after.some((e) => e.startsWith("core.fsmonitor") || e.startsWith("include.path") || e.startsWith("remote.other.url"))).toBe(false);
+    expect(
+      after.some(
+        (e) => e.startsWith("core.fsmonitor") || e.startsWith("include.path") || e.startsWith("remote.other.url"),
+      ),
+    ).toBe(false);
     expect(after.filter((e) => e.startsWith("core.pager"))).toEqual(["core.pager=less"]);
     expect(notes).toHaveLength(1);
-    expect(notes[0]).toMatch(/^removed core\.fsmonitor, core\.pager, include\.path, remote\.other\.url from lib\/\.git\/config/);
+    expect(notes[0]).toMatch(
+      /^removed core\.fsmonitor, core\.pager, include\.path, remote\.other\.url from lib\/\.git\/config/,
+    );
     expect(logs).toEqual([`workspace git guard: ${notes[0] ?? ""}`]);
     // Nothing changed since: nothing to say.
     expect(await guard.check("s1", ws, Date.now())).toEqual([]);

@@ -28,7 +28,15 @@ describe("turn pipeline", () => {
     expect(r.content).toBe('demo__echo:{"text":"hi"}');
     await agent.complete(p.sessionId, p.messageId, "Let me check. Done.");
     const evs = await done;
-    expect(types(evs)).toEqual(["MESSAGE_ACCEPTED", "LLM_TOKEN", "ACTION_PROPOSED", "SHIELD_VERDICT", "ACTION_STARTED", "ACTION_COMPLETED", "RESPONSE_COMPLETE"]);
+    expect(types(evs)).toEqual([
+      "MESSAGE_ACCEPTED",
+      "LLM_TOKEN",
+      "ACTION_PROPOSED",
+      "SHIELD_VERDICT",
+      "ACTION_STARTED",
+      "ACTION_COMPLETED",
+      "RESPONSE_COMPLETE",
+    ]);
     const seqs = evs.map((e) => Number(e.seq));
     expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
     expect(evs.every((e) => e.timestampUnixMs > 0n)).toBe(true);
@@ -93,8 +101,12 @@ describe("turn pipeline", () => {
     const a1 = await waitApproval(1);
     expect(a1).toMatchObject({ callId: "a1", toolName: "demo__danger" });
     expect(Number(a1.deadlineUnixMs)).toBeGreaterThan(Date.now());
-    expect((await client.resolveApproval({ approvalId: a1.approvalId, decision: ApprovalDecision.ALLOW_ONCE })).accepted).toBe(true);
-    expect((await client.resolveApproval({ approvalId: a1.approvalId, decision: ApprovalDecision.DENY })).accepted).toBe(false);
+    expect(
+      (await client.resolveApproval({ approvalId: a1.approvalId, decision: ApprovalDecision.ALLOW_ONCE })).accepted,
+    ).toBe(true);
+    expect(
+      (await client.resolveApproval({ approvalId: a1.approvalId, decision: ApprovalDecision.DENY })).accepted,
+    ).toBe(false);
     expect((await agent.next("toolResult")).isError).toBe(false);
 
     await agent.propose(p.sessionId, p.messageId, "a2", "demo__danger", { what: "2" });
@@ -124,7 +136,13 @@ describe("turn pipeline", () => {
     const resolved = evs.filter((e) => e.eventType === T.APPROVAL_RESOLVED).map((e) => e.approvalResolved?.resolvedBy);
     expect(resolved).toEqual(["user", "user", "timeout", "user", "session"]);
     const hist = await client.getHistory({ sessionId: p.sessionId });
-    expect(hist.messages[1]?.toolCalls.map((c) => c.approval)).toEqual(["allow_once", "deny", "timeout", "allow_session", "session"]);
+    expect(hist.messages[1]?.toolCalls.map((c) => c.approval)).toEqual([
+      "allow_once",
+      "deny",
+      "timeout",
+      "allow_session",
+      "session",
+    ]);
   });
 
   it("an unattended escalation is recorded as such and the model hears no one could approve; a deny reason reaches the model", async () => {
@@ -145,7 +163,15 @@ describe("turn pipeline", () => {
     };
     await agent.propose(p.sessionId, p.messageId, "u1", "demo__danger", { what: "1" });
     const u1 = await waitApproval(1);
-    expect((await client.resolveApproval({ approvalId: u1.approvalId, decision: ApprovalDecision.UNATTENDED, reason: "no terminal" })).accepted).toBe(true);
+    expect(
+      (
+        await client.resolveApproval({
+          approvalId: u1.approvalId,
+          decision: ApprovalDecision.UNATTENDED,
+          reason: "no terminal",
+        })
+      ).accepted,
+    ).toBe(true);
     const unattended = await agent.next("toolResult");
     expect(unattended.isError).toBe(true);
     expect(unattended.content).toMatch(/^No one could approve this call \(no terminal\), so it did not run/);
@@ -153,13 +179,24 @@ describe("turn pipeline", () => {
 
     await agent.propose(p.sessionId, p.messageId, "d1", "demo__danger", { what: "2" });
     const d1 = await waitApproval(2);
-    await client.resolveApproval({ approvalId: d1.approvalId, decision: ApprovalDecision.DENY, reason: "use the staging bucket instead" });
-    expect((await agent.next("toolResult")).content).toMatch(/declined this tool call, saying: "use the staging bucket instead"/);
+    await client.resolveApproval({
+      approvalId: d1.approvalId,
+      decision: ApprovalDecision.DENY,
+      reason: "use the staging bucket instead",
+    });
+    expect((await agent.next("toolResult")).content).toMatch(
+      /declined this tool call, saying: "use the staging bucket instead"/,
+    );
     await agent.complete(p.sessionId, p.messageId, "done");
     await reader;
     expect(h.host.invocations).toEqual([]);
-    const resolved = evs.filter((e) => e.eventType === T.APPROVAL_RESOLVED).map((e) => [e.approvalResolved?.resolvedBy, e.approvalResolved?.decision]);
-    expect(resolved).toEqual([["unattended", ApprovalDecision.UNATTENDED], ["user", ApprovalDecision.DENY]]);
+    const resolved = evs
+      .filter((e) => e.eventType === T.APPROVAL_RESOLVED)
+      .map((e) => [e.approvalResolved?.resolvedBy, e.approvalResolved?.decision]);
+    expect(resolved).toEqual([
+      ["unattended", ApprovalDecision.UNATTENDED],
+      ["user", ApprovalDecision.DENY],
+    ]);
     const hist = await client.getHistory({ sessionId: p.sessionId });
     expect(hist.messages[1]?.toolCalls.map((c) => c.approval)).toEqual(["unattended", "deny"]);
   });
@@ -167,8 +204,12 @@ describe("turn pipeline", () => {
   it("a new session's workspace that does not exist is refused when the session is created", async () => {
     h = await startHarness();
     const missing = "/nonexistent/palisade-workspace";
-    await expect(h.client.createSession({ mode: SessionMode.NORMAL, workspace: missing })).rejects.toThrow(/the workspace \/nonexistent\/palisade-workspace does not exist or is not a directory/);
-    await expect(collect(h.client.sendMessage({ content: "hi", workspace: missing }))).rejects.toThrow(/does not exist or is not a directory/);
+    await expect(h.client.createSession({ mode: SessionMode.NORMAL, workspace: missing })).rejects.toThrow(
+      /the workspace \/nonexistent\/palisade-workspace does not exist or is not a directory/,
+    );
+    await expect(collect(h.client.sendMessage({ content: "hi", workspace: missing }))).rejects.toThrow(
+      /does not exist or is not a directory/,
+    );
     expect((await h.client.listSessions({})).sessions).toEqual([]);
   });
 
@@ -197,7 +238,9 @@ describe("turn pipeline", () => {
     expect(r.content).toMatch(/off the record/);
     await agent.propose(p.sessionId, p.messageId, "e", "demo__echo", { text: "ok" });
     expect((await agent.next("toolResult")).isError).toBe(false);
-    await agent.send({ event: { case: "memoryFlush", value: { sessionId: p.sessionId, messageId: p.messageId, content: "fact" } } });
+    await agent.send({
+      event: { case: "memoryFlush", value: { sessionId: p.sessionId, messageId: p.messageId, content: "fact" } },
+    });
     await agent.complete(p.sessionId, p.messageId, "shh");
     const evs = await done;
     expect(types(evs)).toContain("OTR_BLOCKED");
@@ -255,7 +298,13 @@ describe("turn pipeline", () => {
     h = await startHarness();
     const { client, agent } = h;
     const s = await client.getStatus({});
-    expect(s).toMatchObject({ agentConnected: true, agentId: "test-agent", modelConfigured: true, version: "0.1.0", dataDir: h.dir });
+    expect(s).toMatchObject({
+      agentConnected: true,
+      agentId: "test-agent",
+      modelConfigured: true,
+      version: "0.1.0",
+      dataDir: h.dir,
+    });
     expect(s.capabilities[0]?.id).toBe("demo");
     expect(s.sandbox?.permissionModel).toBe(true);
     const tools = await client.listTools({});
@@ -274,6 +323,8 @@ describe("turn pipeline", () => {
     expect(exp.content).toContain("hello");
     expect((await client.deleteSession({ sessionId: created.session!.id })).deleted).toBe(true);
     await expect(client.getHistory({ sessionId: created.session!.id })).rejects.toThrow(/does not exist/);
-    await expect(client.sendMessage({ content: "x", sessionId: "nope" })[Symbol.asyncIterator]().next()).rejects.toThrow(/does not exist/);
+    await expect(
+      client.sendMessage({ content: "x", sessionId: "nope" })[Symbol.asyncIterator]().next(),
+    ).rejects.toThrow(/does not exist/);
   });
 });

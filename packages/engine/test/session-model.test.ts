@@ -20,7 +20,12 @@ function configuredWith(name: string) {
   return config;
 }
 
-async function turn(h: Harness, content: string, sessionId: string, model: string): Promise<{ sessionId: string; model: string }> {
+async function turn(
+  h: Harness,
+  content: string,
+  sessionId: string,
+  model: string,
+): Promise<{ sessionId: string; model: string }> {
   const stream = (async () => {
     for await (const ev of h.client.sendMessage({ content, sessionId, model })) void ev;
   })();
@@ -55,7 +60,10 @@ describe("the model of a session", () => {
     h = await startHarness({ store, config: configuredWith("model-two") });
     expect(await turn(h, "resumed", plain.sessionId, "")).toEqual({ sessionId: plain.sessionId, model: "model-two" });
     expect((await store.getSession(plain.sessionId))?.model).toBe("model-two");
-    expect(await turn(h, "resumed", chosen.sessionId, "")).toEqual({ sessionId: chosen.sessionId, model: "picked-model" });
+    expect(await turn(h, "resumed", chosen.sessionId, "")).toEqual({
+      sessionId: chosen.sessionId,
+      model: "picked-model",
+    });
     expect((await store.getSession(chosen.sessionId))?.model).toBe("picked-model");
   });
 });

@@ -31,7 +31,10 @@ const CONFIG = "model:\n  base_url: http://127.0.0.1:1/v1\n  name: from-file\n";
 describe("engine.json records what the Engine started with", () => {
   it("config path and content hash, model, base URL, data dir; the key only as an HMAC", async () => {
     const configPath = tempConfig(CONFIG);
-    h = await startHarness({ config: undefined, configPath, env: { OPENAI_API_KEY: KEY, PALISADE_MODEL: "model-one" } }, false);
+    h = await startHarness(
+      { config: undefined, configPath, env: { OPENAI_API_KEY: KEY, PALISADE_MODEL: "model-one" } },
+      false,
+    );
     const raw = readFileSync(join(h.dir, "engine.json"), "utf8");
     expect(raw).not.toContain(KEY);
     const info = await readEngineInfo(h.dir);
@@ -74,7 +77,8 @@ describe("setupChanges: what an Engine started now would do differently", () => 
     if (!now.ok) throw now.error;
     return now.setup;
   };
-  const now = (configFile: string, env: NodeJS.ProcessEnv, salt = "00112233445566778899aabbccddeeff") => currentSetup(configFile, env, { dataDir: "/d", keySalt: salt });
+  const now = (configFile: string, env: NodeJS.ProcessEnv, salt = "00112233445566778899aabbccddeeff") =>
+    currentSetup(configFile, env, { dataDir: "/d", keySalt: salt });
 
   it("the same file and environment: nothing", async () => {
     const file = tempConfig(CONFIG);
@@ -84,7 +88,10 @@ describe("setupChanges: what an Engine started now would do differently", () => 
 
   it("a model and base URL exported after the start: old → new", async () => {
     const file = tempConfig(CONFIG);
-    const changes = setupChanges(await started(file, { PALISADE_MODEL: "m1" }), await now(file, { PALISADE_MODEL: "m2", OPENAI_BASE_URL: "http://localhost:11434/v1" }));
+    const changes = setupChanges(
+      await started(file, { PALISADE_MODEL: "m1" }),
+      await now(file, { PALISADE_MODEL: "m2", OPENAI_BASE_URL: "http://localhost:11434/v1" }),
+    );
     expect(changes).toEqual([
       { what: "model", from: "m1", to: "m2" },
       { what: "base URL", from: "http://127.0.0.1:1/v1", to: "http://localhost:11434/v1" },
@@ -93,7 +100,10 @@ describe("setupChanges: what an Engine started now would do differently", () => 
 
   it("a changed key is reported without the key", async () => {
     const file = tempConfig(CONFIG);
-    const changes = setupChanges(await started(file, { OPENAI_API_KEY: KEY }), await now(file, { OPENAI_API_KEY: `${KEY}-new` }));
+    const changes = setupChanges(
+      await started(file, { OPENAI_API_KEY: KEY }),
+      await now(file, { OPENAI_API_KEY: `${KEY}-new` }),
+    );
     expect(changes).toEqual([{ what: "API key", from: "a key", to: "a different key" }]);
     expect(JSON.stringify(changes)).not.toContain(KEY);
     const added = setupChanges(await started(file, {}), await now(file, { OPENAI_API_KEY: KEY }));
@@ -105,7 +115,10 @@ describe("setupChanges: what an Engine started now would do differently", () => 
     const before = await started(file, {});
     writeFileSync(file, CONFIG.replace("from-file", "edited"));
     const changes = setupChanges(before, await now(file, {}));
-    expect(changes[0]).toMatchObject({ what: "config file content", from: `sha256 ${before.configSha256.slice(0, 12)}` });
+    expect(changes[0]).toMatchObject({
+      what: "config file content",
+      from: `sha256 ${before.configSha256.slice(0, 12)}`,
+    });
     expect(changes[1]).toEqual({ what: "model", from: "from-file", to: "edited" });
     const other = tempConfig(CONFIG);
     expect(setupChanges(before, await now(other, {}))[0]).toEqual({ what: "config file", from: file, to: other });
@@ -117,7 +130,8 @@ describe("setupChanges: what an Engine started now would do differently", () => 
     writeFileSync(file, "model:\n  base_url: localhost:11434\n");
     const current = await now(file, {});
     expect(current.ok).toBe(false);
-    if (!current.ok) expect(current.error.message).toContain(`${file}: model.base_url: must start with http:// or https://`);
+    if (!current.ok)
+      expect(current.error.message).toContain(`${file}: model.base_url: must start with http:// or https://`);
     expect(setupChanges(before, current).map((c) => c.what)).toEqual(["config file content"]);
   });
 

@@ -16,7 +16,17 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const session = (id: string): SessionRecord => ({ id, title: "", mode: "normal", workspace: "/w", model: "", createdAt: 1, updatedAt: 1, messageCount: 0, usage: ZERO_USAGE });
+const session = (id: string): SessionRecord => ({
+  id,
+  title: "",
+  mode: "normal",
+  workspace: "/w",
+  model: "",
+  createdAt: 1,
+  updatedAt: 1,
+  messageCount: 0,
+  usage: ZERO_USAGE,
+});
 
 function call(i: number, extra: Partial<ToolCallRecordRow> = {}): ToolCallRecordRow {
   return {
@@ -34,13 +44,36 @@ function call(i: number, extra: Partial<ToolCallRecordRow> = {}): ToolCallRecord
   };
 }
 
-async function commit(store: EngineStore, s: SessionRecord, i: number, withTools: boolean, withReply = true): Promise<void> {
+async function commit(
+  store: EngineStore,
+  s: SessionRecord,
+  i: number,
+  withTools: boolean,
+  withReply = true,
+): Promise<void> {
   await store.commitTurn({
     session: { ...s, updatedAt: 10 + i },
     status: withReply ? "completed" : "error",
     user: { id: `${s.id}_u${i}`, content: `question ${i}`, createdAt: 10 + i },
-    ...(withReply ? { assistant: { id: `${s.id}_a${i}`, content: `answer ${i}`, createdAt: 11 + i, usage: { ...ZERO_USAGE, inputTokens: i, outputTokens: 2 } } } : {}),
-    toolCalls: withTools ? [call(i), call(i + 100, { approval: "deny", verdict: { decision: "ESCALATE", tier: 1, confidence: 0.7, reason: "asks", ruleIds: [], evaluationUs: 3 } })] : [],
+    ...(withReply
+      ? {
+          assistant: {
+            id: `${s.id}_a${i}`,
+            content: `answer ${i}`,
+            createdAt: 11 + i,
+            usage: { ...ZERO_USAGE, inputTokens: i, outputTokens: 2 },
+          },
+        }
+      : {}),
+    toolCalls: withTools
+      ? [
+          call(i),
+          call(i + 100, {
+            approval: "deny",
+            verdict: { decision: "ESCALATE", tier: 1, confidence: 0.7, reason: "asks", ruleIds: [], evaluationUs: 3 },
+          }),
+        ]
+      : [],
     events: [],
   });
 }
@@ -63,8 +96,15 @@ describe("SQLite adapter context cache", () => {
 
     const fresh = await openSqliteStore(dir);
     open.push(fresh);
-    for (const id of [a.id, b.id]) expect(await store.contextMessages(id)).toStrictEqual(await fresh.contextMessages(id));
-    expect((await store.contextMessages(a.id)).map((m) => m.content)).toEqual(["question 1", "answer 1", "question 2", "answer 2", "question 3"]);
+    for (const id of [a.id, b.id])
+      expect(await store.contextMessages(id)).toStrictEqual(await fresh.contextMessages(id));
+    expect((await store.contextMessages(a.id)).map((m) => m.content)).toEqual([
+      "question 1",
+      "answer 1",
+      "question 2",
+      "answer 2",
+      "question 3",
+    ]);
 
     // What the caller does with the returned array does not change the cache.
     (await store.contextMessages(a.id)).length = 0;
@@ -89,7 +129,8 @@ describe("SQLite adapter context cache", () => {
     }
     // Every session is cached: a turn of each, round robin, finds its context in memory.
     expect(store.cachedSessions?.()).toBe(300);
-    for (const id of ids) expect((await store.contextMessages(id)).map((m) => m.content)).toEqual(["question 1", "answer 1"]);
+    for (const id of ids)
+      expect((await store.contextMessages(id)).map((m) => m.content)).toEqual(["question 1", "answer 1"]);
     expect(store.cachedSessions?.()).toBe(300);
   });
 

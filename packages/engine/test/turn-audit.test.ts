@@ -17,7 +17,17 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const session = (id: string): SessionRecord => ({ id, title: "", mode: "normal", workspace: "/w", model: "", createdAt: 1, updatedAt: 1, messageCount: 0, usage: ZERO_USAGE });
+const session = (id: string): SessionRecord => ({
+  id,
+  title: "",
+  mode: "normal",
+  workspace: "/w",
+  model: "",
+  createdAt: 1,
+  updatedAt: 1,
+  messageCount: 0,
+  usage: ZERO_USAGE,
+});
 
 function turn(s: SessionRecord, audit: TurnCommit["audit"]): TurnCommit {
   return {
@@ -35,7 +45,11 @@ function turn(s: SessionRecord, audit: TurnCommit["audit"]): TurnCommit {
 function readAudit(sessionId: string) {
   const store = Store.open(join(dir, DATABASE_FILE), { readonly: true });
   try {
-    return { kinds: store.listAudit({ sessionId, limit: 100 }).map((r) => `${r.kind}:${r.callId}`), ok: store.verifyAudit().ok, messages: store.getHistory(sessionId, { limit: 10 }).messages.length };
+    return {
+      kinds: store.listAudit({ sessionId, limit: 100 }).map((r) => `${r.kind}:${r.callId}`),
+      ok: store.verifyAudit().ok,
+      messages: store.getHistory(sessionId, { limit: 10 }).messages.length,
+    };
   } finally {
     store.close();
   }

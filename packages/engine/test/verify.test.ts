@@ -30,7 +30,10 @@ describe.skipIf(!linux)("checkSpawnedProcess", () => {
   it("finds the spawned process by the pid it reports and reads its uid and namespaces", async () => {
     const { child, selfPid } = await start([process.execPath, "-e", script]);
     const check = checkSpawnedProcess(child.pid ?? -1, selfPid);
-    expect(check).toMatchObject({ ok: true, facts: { hostPid: child.pid, uid: process.getuid?.(), ownNamespaces: [] } });
+    expect(check).toMatchObject({
+      ok: true,
+      facts: { hostPid: child.pid, uid: process.getuid?.(), ownNamespaces: [] },
+    });
   });
 
   it("refuses a pid that is not the spawned process nor under it", async () => {
@@ -40,19 +43,33 @@ describe.skipIf(!linux)("checkSpawnedProcess", () => {
     if (!check.ok) expect(check.reason).toMatch(/no such process runs under the process the Engine spawned/);
   });
 
-  it.skipIf(!canUnshare)("follows a launcher into its own pid namespace (NSpid) and sees the namespaces it does not share", async () => {
-    const { child, selfPid } = await start(["unshare", "-rpfn", "--kill-child", "--mount-proc", process.execPath, "-e", script]);
-    expect(selfPid).toBeLessThan(10); // the pid as seen inside
-    const check = checkSpawnedProcess(child.pid ?? -1, selfPid);
-    expect(check.ok).toBe(true);
-    if (check.ok) {
-      expect(check.facts?.hostPid).not.toBe(selfPid);
-      expect(check.facts?.ownNamespaces).toEqual(expect.arrayContaining(["net", "pid", "user"]));
-    }
-  });
+  it.skipIf(!canUnshare)(
+    "follows a launcher into its own pid namespace (NSpid) and sees the namespaces it does not share",
+    async () => {
+      const { child, selfPid } = await start([
+        "unshare",
+        "-rpfn",
+        "--kill-child",
+        "--mount-proc",
+        process.execPath,
+        "-e",
+        script,
+      ]);
+      expect(selfPid).toBeLessThan(10); // the pid as seen inside
+      const check = checkSpawnedProcess(child.pid ?? -1, selfPid);
+      expect(check.ok).toBe(true);
+      if (check.ok) {
+        expect(check.facts?.hostPid).not.toBe(selfPid);
+        expect(check.facts?.ownNamespaces).toEqual(expect.arrayContaining(["net", "pid", "user"]));
+      }
+    },
+  );
 
   it("says when the spawned process is gone", () => {
-    expect(checkSpawnedProcess(2 ** 22 + 4321, 5)).toMatchObject({ ok: false, reason: expect.stringMatching(/is gone/) as unknown });
+    expect(checkSpawnedProcess(2 ** 22 + 4321, 5)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/is gone/) as unknown,
+    });
   });
 });
 
@@ -61,11 +78,29 @@ describe.skipIf(!linux)("missingNamespaces", () => {
     const plain = await start([process.execPath, "-e", script]);
     const plainFacts = checkSpawnedProcess(plain.child.pid ?? -1, plain.selfPid);
     if (!plainFacts.ok || !plainFacts.facts) throw new Error("the plain child was not found");
-    expect(missingNamespaces(plainFacts.facts, ["pid", "mnt", "net"])).toMatch(/^it shares the Engine's pid, mnt, net namespaces \(host pid \d+/);
+    expect(missingNamespaces(plainFacts.facts, ["pid", "mnt", "net"])).toMatch(
+      /^it shares the Engine's pid, mnt, net namespaces \(host pid \d+/,
+    );
     if (!existsSync("/usr/bin/bwrap")) return;
-    const walled = await start(["/usr/bin/bwrap", "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--", process.execPath, "-e", script]);
+    const walled = await start([
+      "/usr/bin/bwrap",
+      "--unshare-all",
+      "--die-with-parent",
+      "--ro-bind",
+      "/",
+      "/",
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      "--",
+      process.execPath,
+      "-e",
+      script,
+    ]);
     const walledFacts = checkSpawnedProcess(walled.child.pid ?? -1, walled.selfPid);
-    if (!walledFacts.ok || !walledFacts.facts) throw new Error(`the sandboxed child was not found: ${walledFacts.ok ? "no /proc" : walledFacts.reason}`);
+    if (!walledFacts.ok || !walledFacts.facts)
+      throw new Error(`the sandboxed child was not found: ${walledFacts.ok ? "no /proc" : walledFacts.reason}`);
     expect(missingNamespaces(walledFacts.facts, ["user", "pid", "mnt", "ipc", "uts", "net"])).toBeUndefined();
   });
 });

@@ -1,7 +1,14 @@
 import { create, isMessage } from "@bufbuild/protobuf";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Client as GrpcClient, Metadata, credentials } from "@grpc/grpc-js";
-import type { CallOptions as GrpcCallOptions, ChannelCredentials, ChannelOptions, ClientDuplexStream, ClientReadableStream, StatusObject } from "@grpc/grpc-js";
+import type {
+  CallOptions as GrpcCallOptions,
+  ChannelCredentials,
+  ChannelOptions,
+  ClientDuplexStream,
+  ClientReadableStream,
+  StatusObject,
+} from "@grpc/grpc-js";
 import { DEFAULT_MAX_MESSAGE_BYTES, defaultChannelOptions, normalizeAddress } from "./address.js";
 import { deserializer, serializer } from "./codec.js";
 import { methodPath } from "./definition.js";
@@ -28,7 +35,10 @@ export interface ClientOptions {
 
 type Unsubscribe = () => void;
 /** A grpc-js client call: "metadata" carries the response headers, "status" the trailers. */
-type ObservableCall = { on(event: "metadata", cb: (md: Metadata) => void): unknown; on(event: "status", cb: (status: StatusObject) => void): unknown };
+type ObservableCall = {
+  on(event: "metadata", cb: (md: Metadata) => void): unknown;
+  on(event: "status", cb: (status: StatusObject) => void): unknown;
+};
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
@@ -48,11 +58,19 @@ export function openChannel(address: string, options: ClientOptions = {}): GrpcC
     ...defaultChannelOptions(options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES),
     ...options.channelOptions,
   };
-  return new GrpcClient(normalizeAddress(address), options.channelCredentials ?? credentials.createInsecure(), channelOptions);
+  return new GrpcClient(
+    normalizeAddress(address),
+    options.channelCredentials ?? credentials.createInsecure(),
+    channelOptions,
+  );
 }
 
 /** A typed client for `service` at `address` (`host:port` or `unix:/path`). */
-export function createClient<S extends AnyService>(service: S, address: string, options: ClientOptions = {}): Client<S> {
+export function createClient<S extends AnyService>(
+  service: S,
+  address: string,
+  options: ClientOptions = {},
+): Client<S> {
   const raw = options.channel ?? openChannel(address, options);
   const unaryTimeout = options.defaultTimeoutMs ?? 30_000;
   const streamTimeout = options.defaultStreamTimeoutMs;
@@ -109,11 +127,19 @@ function makeMethod(
             reject(new RpcError(Code.CANCELLED, "call cancelled before it started"));
             return;
           }
-          const call = raw.makeUnaryRequest(path, ser, de, make(request), metadataFor(opts, path), callOptions(opts, false), (err, res) => {
-            unlink();
-            if (err) reject(RpcError.from(err));
-            else resolve(res);
-          });
+          const call = raw.makeUnaryRequest(
+            path,
+            ser,
+            de,
+            make(request),
+            metadataFor(opts, path),
+            callOptions(opts, false),
+            (err, res) => {
+              unlink();
+              if (err) reject(RpcError.from(err));
+              else resolve(res);
+            },
+          );
           observe(call, opts);
           const unlink = linkSignal(opts?.signal, () => call.cancel());
         });
@@ -122,11 +148,18 @@ function makeMethod(
       return async (requests: AsyncIterable<unknown> | Iterable<unknown>, opts?: CallOptions) => {
         let unlink: Unsubscribe = () => undefined;
         const result = new Promise((resolve, reject) => {
-          const call = raw.makeClientStreamRequest(path, ser, de, metadataFor(opts, path), callOptions(opts, false), (err, res) => {
-            unlink();
-            if (err) reject(RpcError.from(err));
-            else resolve(res);
-          });
+          const call = raw.makeClientStreamRequest(
+            path,
+            ser,
+            de,
+            metadataFor(opts, path),
+            callOptions(opts, false),
+            (err, res) => {
+              unlink();
+              if (err) reject(RpcError.from(err));
+              else resolve(res);
+            },
+          );
           observe(call, opts);
           unlink = linkSignal(opts?.signal, () => call.cancel());
           void (async () => {
@@ -146,7 +179,14 @@ function makeMethod(
 
     case "server_streaming":
       return (request: unknown, opts?: CallOptions) => {
-        const call = raw.makeServerStreamRequest(path, ser, de, make(request), metadataFor(opts, path), callOptions(opts, true));
+        const call = raw.makeServerStreamRequest(
+          path,
+          ser,
+          de,
+          make(request),
+          metadataFor(opts, path),
+          callOptions(opts, true),
+        );
         observe(call, opts);
         return readStream(call, opts?.signal);
       };

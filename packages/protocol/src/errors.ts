@@ -41,11 +41,7 @@ export class RpcError extends Error {
 }
 
 function isServiceError(err: unknown): err is ServiceError {
-  return (
-    err instanceof Error &&
-    typeof (err as Partial<ServiceError>).code === "number" &&
-    "details" in err
-  );
+  return err instanceof Error && typeof (err as Partial<ServiceError>).code === "number" && "details" in err;
 }
 
 export function isAbortError(err: unknown): boolean {

@@ -66,7 +66,8 @@ function scalarOf(field: DescField): ScalarCode {
     const zero = String(field.enum.values[0]?.number ?? 0);
     return { ...SCALARS[ScalarType.INT32], isSet: (v) => `${v} !== ${zero}`, zero };
   }
-  if (field.fieldKind === "scalar" || (field.fieldKind === "list" && field.listKind === "scalar")) return SCALARS[field.scalar];
+  if (field.fieldKind === "scalar" || (field.fieldKind === "list" && field.listKind === "scalar"))
+    return SCALARS[field.scalar];
   throw new Error(`fast-codec: ${field.toString()} is not a scalar field`);
 }
 
@@ -87,7 +88,8 @@ const key = (name: string): string => JSON.stringify(name);
 
 /** Emits the encoder statements of one field; `v` holds the value (oneof: the case matched). */
 function encodeField(field: DescField, dep: (d: DescMessage) => string, inOneof: boolean): string {
-  const message = (value: string): string => `${writeTag(field.number, 2)} s = ldBegin(w); ${dep(field.message!)}.enc(${value}, w); ldEnd(w, s);`;
+  const message = (value: string): string =>
+    `${writeTag(field.number, 2)} s = ldBegin(w); ${dep(field.message!)}.enc(${value}, w); ldEnd(w, s);`;
   switch (field.fieldKind) {
     case "scalar":
     case "enum": {
@@ -132,14 +134,17 @@ function encoder(desc: DescMessage, dep: (d: DescMessage) => string): string {
 
 function decodeField(field: DescField, dep: (d: DescMessage) => string): string {
   const k = key(field.localName);
-  const set = (value: string): string => (field.oneof ? `m[${key(field.oneof.localName)}] = { case: ${k}, value: ${value} };` : `m[${k}] = ${value};`);
+  const set = (value: string): string =>
+    field.oneof ? `m[${key(field.oneof.localName)}] = { case: ${k}, value: ${value} };` : `m[${k}] = ${value};`;
   switch (field.fieldKind) {
     case "scalar":
     case "enum":
       return set(scalarOf(field).read);
     case "message": {
       const d = dep(field.message);
-      const existing = field.oneof ? `(o = m[${key(field.oneof.localName)}], o.case === ${k} ? o.value : ${d}.init())` : `m[${k}] ?? ${d}.init()`;
+      const existing = field.oneof
+        ? `(o = m[${key(field.oneof.localName)}], o.case === ${k} ? o.value : ${d}.init())`
+        : `m[${k}] ?? ${d}.init()`;
       return `len = rVarint32(r); sub = ${existing}; ${d}.dec(sub, r, r.pos + len, depth + 1); ${set("sub")}`;
     }
     case "list": {
@@ -199,7 +204,8 @@ function initializer(desc: DescMessage): string {
   for (const member of desc.members) {
     if (member.kind === "oneof") props.push(`${key(member.localName)}: { case: undefined }`);
     else if (member.fieldKind === "list") props.push(`${key(member.localName)}: []`);
-    else if (member.fieldKind === "scalar" || member.fieldKind === "enum") props.push(`${key(member.localName)}: ${scalarOf(member).zero}`);
+    else if (member.fieldKind === "scalar" || member.fieldKind === "enum")
+      props.push(`${key(member.localName)}: ${scalarOf(member).zero}`);
   }
   return `function init() { return { ${props.join(", ")} }; }`;
 }
@@ -209,7 +215,11 @@ function initializer(desc: DescMessage): string {
  * the caller passes their records as `deps` in that order, and in `rt` the wire helpers
  * named `runtimeNames` (destructured once per schema).
  */
-export function generateSource(desc: DescMessage, depIndex: (d: DescMessage) => number, runtimeNames: readonly string[]): string {
+export function generateSource(
+  desc: DescMessage,
+  depIndex: (d: DescMessage) => number,
+  runtimeNames: readonly string[],
+): string {
   const used = new Set<number>();
   const dep = (d: DescMessage): string => {
     const i = depIndex(d);

@@ -67,7 +67,8 @@ export function rTag(r: Reader): number {
   const start = r.pos;
   const tag = rVarint32(r);
   const bytesRead = r.pos - start;
-  if (bytesRead > 5 || (bytesRead == 5 && r.buf[r.pos - 1]! > 0x0f)) throw new Error("illegal tag: varint overflows uint32");
+  if (bytesRead > 5 || (bytesRead == 5 && r.buf[r.pos - 1]! > 0x0f))
+    throw new Error("illegal tag: varint overflows uint32");
   const fieldNo = tag >>> 3;
   const wireType = tag & 7;
   if (fieldNo <= 0 || wireType > 5) throw new Error("illegal tag: field no " + fieldNo + " wire type " + wireType);
@@ -175,7 +176,9 @@ export function rBytes(r: Reader): Uint8Array {
 }
 
 /** Node's native Latin-1 decoder (what `buffer.toString("latin1")` calls); it takes any Uint8Array. */
-const latin1Slice = (Buffer.prototype as unknown as { latin1Slice?: (this: Uint8Array, start: number, end: number) => string }).latin1Slice;
+const latin1Slice = (
+  Buffer.prototype as unknown as { latin1Slice?: (this: Uint8Array, start: number, end: number) => string }
+).latin1Slice;
 /** Up to this many ASCII bytes, building the string in JS beats a call into native code. */
 const SHORT_ASCII = 8;
 /** Above this many bytes, TextDecoder (native, SIMD) beats scanning for ASCII in JS. */
@@ -253,7 +256,12 @@ export interface UnknownField {
 }
 
 /** Skips an unknown field and records it as fromBinary does (data shares the input buffer). */
-export function unknownField(r: Reader, tag: number, recursionLimit: number, unknown: UnknownField[] | undefined): UnknownField[] {
+export function unknownField(
+  r: Reader,
+  tag: number,
+  recursionLimit: number,
+  unknown: UnknownField[] | undefined,
+): UnknownField[] {
   const no = tag >>> 3;
   const wireType = tag & 7;
   const data = rSkip(r, wireType, no, recursionLimit);

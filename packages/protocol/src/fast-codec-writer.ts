@@ -125,7 +125,8 @@ export function wBool(w: Writer, v: unknown): void {
 }
 
 function int64Bits(v: unknown, unsigned: boolean): void {
-  if (typeof v !== "bigint" || v > (unsigned ? UINT64_MAX : INT64_MAX) || v < (unsigned ? 0n : INT64_MIN)) notFast("64-bit integer");
+  if (typeof v !== "bigint" || v > (unsigned ? UINT64_MAX : INT64_MAX) || v < (unsigned ? 0n : INT64_MIN))
+    notFast("64-bit integer");
   scratch.setBigInt64(0, BigInt.asIntN(64, v), true);
 }
 
@@ -251,7 +252,9 @@ export function wString(w: Writer, s: unknown): void {
 }
 
 /** Node's native UTF-8 writer (what `buffer.write` calls); it takes any Uint8Array, unlike encodeInto no view needed. */
-const utf8Write = (Buffer.prototype as unknown as { utf8Write?: (this: Uint8Array, s: string, offset: number, max: number) => number }).utf8Write;
+const utf8Write = (
+  Buffer.prototype as unknown as { utf8Write?: (this: Uint8Array, s: string, offset: number, max: number) => number }
+).utf8Write;
 
 function wLongString(w: Writer, s: string): void {
   // Reserve room for the largest possible length prefix, encode natively, then move the
@@ -260,7 +263,10 @@ function wLongString(w: Writer, s: string): void {
   const reserve = varintLength(max);
   const b = ensure(w, reserve + max);
   const start = w.pos;
-  const written = utf8Write !== undefined ? utf8Write.call(b, s, start + reserve, max) : encoder.encodeInto(s, b.subarray(start + reserve)).written;
+  const written =
+    utf8Write !== undefined
+      ? utf8Write.call(b, s, start + reserve, max)
+      : encoder.encodeInto(s, b.subarray(start + reserve)).written;
   const k = varintLength(written);
   if (k < reserve) b.copyWithin(start + k, start + reserve, start + reserve + written);
   wVarint32(w, written);
@@ -293,10 +299,10 @@ export function wUnknown(w: Writer, unknown: unknown): void {
   if (!Array.isArray(unknown)) return notFast("$unknown");
   for (const u of unknown as { no: unknown; wireType: unknown; data: unknown }[]) {
     const { no, wireType, data } = u;
-    if (typeof no !== "number" || typeof wireType !== "number" || !(data instanceof Uint8Array)) return notFast("$unknown entry");
+    if (typeof no !== "number" || typeof wireType !== "number" || !(data instanceof Uint8Array))
+      return notFast("$unknown entry");
     wVarint32(w, ((no << 3) | wireType) >>> 0);
     ensure(w, data.byteLength).set(data, w.pos);
     w.pos += data.byteLength;
   }
 }
-

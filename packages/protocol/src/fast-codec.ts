@@ -64,13 +64,21 @@ export function unsupportedReason(desc: DescMessage, seen = new Set<DescMessage>
   seen.add(desc);
   if (!protoInt64.supported) return "protobuf-es represents 64-bit integers as strings here";
   if (desc.file.edition !== Edition.EDITION_PROTO3) return `${desc.toString()}: ${desc.file.name}.proto is not proto3`;
-  if (desc.typeName.startsWith("google.protobuf.")) return `${desc.toString()}: well-known types are left to protobuf-es`;
+  if (desc.typeName.startsWith("google.protobuf."))
+    return `${desc.toString()}: well-known types are left to protobuf-es`;
   for (const f of desc.fields) {
     const where = f.toString();
     if (f.fieldKind === "map") return `${where}: map fields are left to protobuf-es`;
-    if ((f.fieldKind === "scalar" || f.fieldKind === "enum") && !f.oneof && f.presence !== FeatureSet_FieldPresence.IMPLICIT) return `${where}: explicit presence`;
-    if ((f.fieldKind === "scalar" || (f.fieldKind === "list" && f.listKind === "scalar")) && f.longAsString) return `${where}: jstype = JS_STRING`;
-    if ((f.fieldKind === "enum" || (f.fieldKind === "list" && f.listKind === "enum")) && !f.enum.open) return `${where}: closed enum`;
+    if (
+      (f.fieldKind === "scalar" || f.fieldKind === "enum") &&
+      !f.oneof &&
+      f.presence !== FeatureSet_FieldPresence.IMPLICIT
+    )
+      return `${where}: explicit presence`;
+    if ((f.fieldKind === "scalar" || (f.fieldKind === "list" && f.listKind === "scalar")) && f.longAsString)
+      return `${where}: jstype = JS_STRING`;
+    if ((f.fieldKind === "enum" || (f.fieldKind === "list" && f.listKind === "enum")) && !f.enum.open)
+      return `${where}: closed enum`;
     if (f.fieldKind === "message" || (f.fieldKind === "list" && f.listKind === "message")) {
       if (f.delimitedEncoding) return `${where}: group (delimited) encoding`;
       const nested = unsupportedReason(f.message, seen);
@@ -181,7 +189,12 @@ function fastCodec<D extends DescMessage>(schema: D): Codec<D> {
 
 /** The codec of a schema the fast codec does not cover: toBinary and referenceDecode. */
 export function protobufEsCodec<D extends DescMessage>(schema: D, fallback: string): Codec<D> {
-  return { schema, fallback, encode: (message) => toBinary(schema, message), decode: (bytes, options) => referenceDecode(schema, bytes, options) };
+  return {
+    schema,
+    fallback,
+    encode: (message) => toBinary(schema, message),
+    decode: (bytes, options) => referenceDecode(schema, bytes, options),
+  };
 }
 
 const codecs = new WeakMap<DescMessage, Codec>();

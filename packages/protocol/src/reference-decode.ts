@@ -29,7 +29,11 @@ interface Ctx {
 const RECURSION_LIMIT = 100;
 
 /** Same result as `fromBinary(schema, bytes, options)`, under the reference implementations' rules. */
-export function referenceDecode<D extends DescMessage>(schema: D, bytes: Uint8Array, options?: ReadOptions): MessageShape<D> {
+export function referenceDecode<D extends DescMessage>(
+  schema: D,
+  bytes: Uint8Array,
+  options?: ReadOptions,
+): MessageShape<D> {
   const msg = reflect(schema, undefined, false);
   const ctx: Ctx = { readUnknownFields: options?.readUnknownFields ?? true, recursionLimit: RECURSION_LIMIT, depth: 0 };
   readMessage(msg, new BinaryReader(bytes, decodeUtf8), ctx, false, bytes.byteLength);
@@ -75,12 +79,25 @@ export function scalarWireType(type: ScalarType): WireType {
 function accepts(field: DescField, wireType: WireType): boolean {
   const own = wireTypeOf(field);
   if (wireType === own) return true;
-  return field.fieldKind === "list" && field.listKind !== "message" && own !== WireType.LengthDelimited && wireType === WireType.LengthDelimited;
+  return (
+    field.fieldKind === "list" &&
+    field.listKind !== "message" &&
+    own !== WireType.LengthDelimited &&
+    wireType === WireType.LengthDelimited
+  );
 }
 
-function readMessage(message: ReflectMessage, reader: BinaryReader, ctx: Ctx, delimited: boolean, lengthOrDelimitedFieldNo: number): void {
+function readMessage(
+  message: ReflectMessage,
+  reader: BinaryReader,
+  ctx: Ctx,
+  delimited: boolean,
+  lengthOrDelimitedFieldNo: number,
+): void {
   if (++ctx.depth > ctx.recursionLimit) {
-    throw new Error(`cannot decode ${message.desc.toString()} from binary: maximum recursion depth of ${ctx.recursionLimit} reached`);
+    throw new Error(
+      `cannot decode ${message.desc.toString()} from binary: maximum recursion depth of ${ctx.recursionLimit} reached`,
+    );
   }
   const end = delimited ? reader.len : reader.pos + lengthOrDelimitedFieldNo;
   let fieldNo = 0;
@@ -98,12 +115,19 @@ function readMessage(message: ReflectMessage, reader: BinaryReader, ctx: Ctx, de
     }
     readField(message, reader, field, wireType, ctx);
   }
-  if (delimited && (wireType != WireType.EndGroup || fieldNo !== lengthOrDelimitedFieldNo)) throw new Error("invalid end group tag");
+  if (delimited && (wireType != WireType.EndGroup || fieldNo !== lengthOrDelimitedFieldNo))
+    throw new Error("invalid end group tag");
   if (unknownFields.length > 0) message.setUnknown(unknownFields);
   ctx.depth--;
 }
 
-function readField(message: ReflectMessage, reader: BinaryReader, field: DescField, wireType: WireType, ctx: Ctx): void {
+function readField(
+  message: ReflectMessage,
+  reader: BinaryReader,
+  field: DescField,
+  wireType: WireType,
+  ctx: Ctx,
+): void {
   switch (field.fieldKind) {
     case "scalar":
       message.set(field, readScalar(reader, field.scalar, field.utf8Validation));
@@ -168,7 +192,8 @@ function readListField(reader: BinaryReader, wireType: WireType, list: ReflectLi
     return;
   }
   const scalarType = field.listKind === "scalar" ? field.scalar : ScalarType.INT32;
-  const packed = wireType == WireType.LengthDelimited && scalarType != ScalarType.STRING && scalarType != ScalarType.BYTES;
+  const packed =
+    wireType == WireType.LengthDelimited && scalarType != ScalarType.STRING && scalarType != ScalarType.BYTES;
   if (!packed) {
     list.add(readScalar(reader, scalarType, field.utf8Validation));
     return;
@@ -177,7 +202,12 @@ function readListField(reader: BinaryReader, wireType: WireType, list: ReflectLi
   while (reader.pos < e) list.add(readScalar(reader, scalarType, field.utf8Validation));
 }
 
-function readMessageField(reader: BinaryReader, ctx: Ctx, field: DescField & { message: DescMessage; delimitedEncoding: boolean }, merge?: ReflectMessage): ReflectMessage {
+function readMessageField(
+  reader: BinaryReader,
+  ctx: Ctx,
+  field: DescField & { message: DescMessage; delimitedEncoding: boolean },
+  merge?: ReflectMessage,
+): ReflectMessage {
   const delimited = field.delimitedEncoding;
   const message = merge ?? reflect(field.message, undefined, false);
   readMessage(message, reader, ctx, delimited, delimited ? field.number : reader.uint32());

@@ -49,13 +49,22 @@ export interface ServerCallState {
  * "cancelled" after its status is sent (its end-of-call cleanup), so the listener must be gone by
  * then, or each finished call would abort its signal with a spurious CANCELLED error.
  */
-export function contextFor(call: ServerCallLike, path: string, shutdown: AbortSignal, principal: unknown): ServerCallState {
+export function contextFor(
+  call: ServerCallLike,
+  path: string,
+  shutdown: AbortSignal,
+  principal: unknown,
+): ServerCallState {
   const controller = new AbortController();
   const started = Date.now();
   const onCancel = (): void => {
     const deadline = deadlineMs(call.getDeadline());
     const pastDeadline = Number.isFinite(deadline) && Date.now() >= deadline - deadlineSlackMs(deadline - started);
-    controller.abort(pastDeadline ? new RpcError(Code.DEADLINE_EXCEEDED, `${path}: the call's deadline passed`) : new RpcError(Code.CANCELLED, "call cancelled by the client"));
+    controller.abort(
+      pastDeadline
+        ? new RpcError(Code.DEADLINE_EXCEEDED, `${path}: the call's deadline passed`)
+        : new RpcError(Code.CANCELLED, "call cancelled by the client"),
+    );
   };
   const onShutdown = (): void => controller.abort(new RpcError(Code.UNAVAILABLE, "server shutting down"));
   call.on("cancelled", onCancel);
@@ -77,7 +86,10 @@ export function contextFor(call: ServerCallLike, path: string, shutdown: AbortSi
     path,
     principal,
     setHeader: (init: MetadataInit) => {
-      if (headerSent) throw new MetadataError(`${path}: the response headers were already sent (with the first message, or by sendHeader); set them before`);
+      if (headerSent)
+        throw new MetadataError(
+          `${path}: the response headers were already sent (with the first message, or by sendHeader); set them before`,
+        );
       appendMetadata((header ??= new Metadata()), init, `${path} response header`);
     },
     sendHeader: () => {

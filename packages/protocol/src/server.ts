@@ -68,7 +68,8 @@ type Writable<T> = { write(msg: T): boolean; once(ev: "drain", cb: () => void): 
 
 /** The status of a failed call; `trailer` (what the handler set) goes with the error's own metadata. */
 function toServiceError(err: unknown, path: string, options: ServerOptions, trailer?: Metadata): Partial<ServiceError> {
-  const withTrailer = (md: Metadata | undefined): Metadata | undefined => (trailer !== undefined && Object.keys(trailer.getMap()).length > 0 ? mergedMetadata(md, trailer) : md);
+  const withTrailer = (md: Metadata | undefined): Metadata | undefined =>
+    trailer !== undefined && Object.keys(trailer.getMap()).length > 0 ? mergedMetadata(md, trailer) : md;
   if (err instanceof RpcError) return { code: err.code, details: err.message, metadata: withTrailer(err.metadata) };
   options.onInternalError?.(err, path);
   const message = err instanceof Error ? err.message : String(err);
@@ -76,7 +77,12 @@ function toServiceError(err: unknown, path: string, options: ServerOptions, trai
   return metadata ? { code: Code.INTERNAL, details: message, metadata } : { code: Code.INTERNAL, details: message };
 }
 
-async function writeAll<T extends DescMessage>(schema: T, call: Writable<MessageShape<T>>, source: AsyncIterable<unknown>, state: ServerCallState): Promise<void> {
+async function writeAll<T extends DescMessage>(
+  schema: T,
+  call: Writable<MessageShape<T>>,
+  source: AsyncIterable<unknown>,
+  state: ServerCallState,
+): Promise<void> {
   const signal = state.ctx.signal;
   for await (const item of source) {
     if (signal.aborted) return;
@@ -98,17 +104,27 @@ function requestDecoder(method: DescMethod, path: string, maxBytes: number): Dec
   return (raw) => {
     if (!(raw instanceof Uint8Array)) return raw;
     if (raw.byteLength > maxBytes) {
-      throw new RpcError(Code.RESOURCE_EXHAUSTED, `${path}: a request of ${String(raw.byteLength)} bytes is over this service's limit of ${String(maxBytes)} bytes`);
+      throw new RpcError(
+        Code.RESOURCE_EXHAUSTED,
+        `${path}: a request of ${String(raw.byteLength)} bytes is over this service's limit of ${String(maxBytes)} bytes`,
+      );
     }
     try {
       return codec.decode(raw, { readUnknownFields: false });
     } catch (err) {
-      throw new RpcError(Code.INVALID_ARGUMENT, `${path}: the request is not a valid ${method.input.typeName}: ${(err as Error).message}`);
+      throw new RpcError(
+        Code.INVALID_ARGUMENT,
+        `${path}: the request is not a valid ${method.input.typeName}: ${(err as Error).message}`,
+      );
     }
   };
 }
 
-function requestsOf(call: ServerReadableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>, signal: AbortSignal, decode: Decode): AsyncIterable<unknown> {
+function requestsOf(
+  call: ServerReadableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>,
+  signal: AbortSignal,
+  decode: Decode,
+): AsyncIterable<unknown> {
   const requests = iterateReadable<unknown>(call, (err) => RpcError.from(err));
   const onAbort = (): void => requests.fail(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
@@ -140,9 +156,14 @@ function wrapHandler(
   shutdown: AbortSignal,
 ): UntypedHandleCall {
   const path = methodPath(service, method);
-  const decode = requestDecoder(method, path, Math.min(serviceOptions.maxMessageBytes ?? Infinity, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES));
+  const decode = requestDecoder(
+    method,
+    path,
+    Math.min(serviceOptions.maxMessageBytes ?? Infinity, options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES),
+  );
   const fn = handler as (a: unknown, ctx: CallContext) => unknown;
-  const open = (call: ServerCallLike): ServerCallState => contextFor(call, path, shutdown, principals.get(call.metadata));
+  const open = (call: ServerCallLike): ServerCallState =>
+    contextFor(call, path, shutdown, principals.get(call.metadata));
   /** Ends a call with one response message (unary, client streaming): headers, message, trailers. */
   const answer = (state: ServerCallState, callback: sendUnaryData<unknown>, run: () => unknown): void => {
     Promise.resolve()
@@ -161,7 +182,11 @@ function wrapHandler(
       .finally(() => state.done());
   };
   /** Ends a call that streams its responses: headers before the first, trailers with the status. */
-  const stream = (state: ServerCallState, call: ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>, run: () => unknown): void => {
+  const stream = (
+    state: ServerCallState,
+    call: ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>,
+    run: () => unknown,
+  ): void => {
     Promise.resolve()
       .then(() => writeAll(method.output, call, run() as AsyncIterable<unknown>, state))
       .then(
@@ -240,7 +265,15 @@ export class RpcServer {
     for (const method of service.methods) {
       const handler = table[method.localName];
       if (!handler) throw new Error(`${service.typeName}: no handler for ${method.name}`);
-      handlers[method.localName] = wrapHandler(service, method, handler.bind(impl), this.options, serviceOptions, this.principals, this.shutdown.signal);
+      handlers[method.localName] = wrapHandler(
+        service,
+        method,
+        handler.bind(impl),
+        this.options,
+        serviceOptions,
+        this.principals,
+        this.shutdown.signal,
+      );
       this.routes.set(methodPath(service, method), { options: serviceOptions });
     }
     this.grpc.addService(toServiceDefinition(service, { rawRequests: true }), handlers);
@@ -250,7 +283,8 @@ export class RpcServer {
   /** Runs on every call's metadata, before the handler starts reading the request. */
   private readonly authorizer: ServerInterceptor = (method, call: ServerInterceptingCallInterface) => {
     // Nothing to check: the call goes on untouched (grpc-js only chains what is returned).
-    if (!this.options.authorize && !this.routes.get(method.path)?.options.authorize) return call as ServerInterceptingCall;
+    if (!this.options.authorize && !this.routes.get(method.path)?.options.authorize)
+      return call as ServerInterceptingCall;
     return new ServerInterceptingCall(call, {
       start: (next) =>
         next({
@@ -263,7 +297,11 @@ export class RpcServer {
             } catch (err) {
               if (err instanceof RpcError) this.options.onRefused?.(err, path, call.getPeer());
               const status = toServiceError(err, path, this.options);
-              call.sendStatus({ code: status.code ?? Code.INTERNAL, details: status.details ?? "", ...(status.metadata ? { metadata: status.metadata } : {}) });
+              call.sendStatus({
+                code: status.code ?? Code.INTERNAL,
+                details: status.details ?? "",
+                ...(status.metadata ? { metadata: status.metadata } : {}),
+              });
               return;
             }
             proceed(metadata);

@@ -11,7 +11,13 @@ import { Code, RpcError, RpcServer, createClient } from "../src/index.js";
 import type { ServiceImpl } from "../src/index.js";
 
 const enc = new TextEncoder();
-const seen = { invokes: 0, principals: [] as unknown[], unknown: [] as unknown[], sessions: 0, refused: [] as string[] };
+const seen = {
+  invokes: 0,
+  principals: [] as unknown[],
+  unknown: [] as unknown[],
+  sessions: 0,
+  refused: [] as string[],
+};
 
 const capability: ServiceImpl<typeof Capability> = {
   async invoke(req, ctx) {
@@ -33,7 +39,9 @@ const capability: ServiceImpl<typeof Capability> = {
 const agent: ServiceImpl<typeof AgentService> = {
   async *runSession(events) {
     seen.sessions++;
-    for await (const ev of events) if (ev.event.case === "ready") yield { directive: { case: "shutdown", value: { reason: ev.event.value.agentId } } };
+    for await (const ev of events)
+      if (ev.event.case === "ready")
+        yield { directive: { case: "shutdown", value: { reason: ev.event.value.agentId } } };
   },
 };
 
@@ -54,17 +62,22 @@ describe("per-service credentials and limits", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "palisade-auth-"));
-    server = new RpcServer({ maxMessageBytes: 4 * 1024 * 1024, onRefused: (err, path) => seen.refused.push(`${path} ${err.codeName}`) })
+    server = new RpcServer({
+      maxMessageBytes: 4 * 1024 * 1024,
+      onRefused: (err, path) => seen.refused.push(`${path} ${err.codeName}`),
+    })
       .add(Capability, capability, {
         maxMessageBytes: 64 * 1024,
         authorize: (md) => {
-          if (bearer(md) !== "Bearer cap-secret") throw new RpcError(Code.UNAUTHENTICATED, "capability credential required");
+          if (bearer(md) !== "Bearer cap-secret")
+            throw new RpcError(Code.UNAUTHENTICATED, "capability credential required");
           return { role: "cap" };
         },
       })
       .add(AgentService, agent, {
         authorize: (md) => {
-          if (bearer(md) !== "Bearer agent-secret") throw new RpcError(Code.UNAUTHENTICATED, "agent credential required");
+          if (bearer(md) !== "Bearer agent-secret")
+            throw new RpcError(Code.UNAUTHENTICATED, "agent credential required");
           return { role: "agent" };
         },
       });
@@ -92,7 +105,9 @@ describe("per-service credentials and limits", () => {
       c.close();
     }
     expect(seen.invokes).toBe(before);
-    expect(seen.refused.filter((r) => r.includes("Capability/Invoke UNAUTHENTICATED")).length).toBeGreaterThanOrEqual(2);
+    expect(seen.refused.filter((r) => r.includes("Capability/Invoke UNAUTHENTICATED")).length).toBeGreaterThanOrEqual(
+      2,
+    );
   });
 
   it("refuses a bidi stream on its metadata: the handler never starts", async () => {
@@ -117,7 +132,15 @@ describe("per-service credentials and limits", () => {
     const raw = new GrpcClient(address, credentials.createInsecure(), { "grpc.max_send_message_length": -1 });
     const body = unknownFields(4 * 1024 * 1024 - 16);
     const err = await new Promise<unknown>((resolve) => {
-      raw.makeUnaryRequest("/selu.capability.v1.Capability/Invoke", (b: Buffer) => b, (b: Buffer) => b, body, new Metadata(), {}, (e) => resolve(e));
+      raw.makeUnaryRequest(
+        "/selu.capability.v1.Capability/Invoke",
+        (b: Buffer) => b,
+        (b: Buffer) => b,
+        body,
+        new Metadata(),
+        {},
+        (e) => resolve(e),
+      );
     });
     expect((err as { code: number }).code).toBe(Code.UNAUTHENTICATED);
     raw.close();
@@ -128,7 +151,17 @@ describe("per-service credentials and limits", () => {
     const md = new Metadata();
     md.set("authorization", "Bearer cap-secret");
     const call = (body: Buffer): Promise<{ code?: number } | null> =>
-      new Promise((resolve) => raw.makeUnaryRequest("/selu.capability.v1.Capability/Invoke", (b: Buffer) => b, (b: Buffer) => b, body, md, {}, (e) => resolve(e)));
+      new Promise((resolve) =>
+        raw.makeUnaryRequest(
+          "/selu.capability.v1.Capability/Invoke",
+          (b: Buffer) => b,
+          (b: Buffer) => b,
+          body,
+          md,
+          {},
+          (e) => resolve(e),
+        ),
+      );
     const before = seen.invokes;
     expect((await call(unknownFields(100 * 1024)))?.code).toBe(Code.RESOURCE_EXHAUSTED);
     expect(seen.invokes).toBe(before);
@@ -177,4 +210,3 @@ describe("concurrent streams per connection", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 });
-

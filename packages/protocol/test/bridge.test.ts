@@ -152,7 +152,9 @@ function suite(kind: "tcp" | "unix") {
     it("tells the handler that its deadline passed, not that the client cancelled", async () => {
       const tool = `deadline-${kind}`;
       // Long enough for the call to reach its handler on a loaded machine.
-      const err = await cap.invoke({ toolName: tool, argsJson: enc.encode('{"sleepMs":10000}') }, { timeoutMs: 600 }).catch((e: unknown) => e);
+      const err = await cap
+        .invoke({ toolName: tool, argsJson: enc.encode('{"sleepMs":10000}') }, { timeoutMs: 600 })
+        .catch((e: unknown) => e);
       expect((err as RpcError).code).toBe(Code.DEADLINE_EXCEEDED);
       await expect.poll(() => seen.reasons.has(tool), { timeout: 2000 }).toBe(true);
       const reason = seen.reasons.get(tool);

@@ -3,7 +3,11 @@
 // fast codec must leave to protobuf-es.
 import { ScalarType, create, createFileRegistry } from "@bufbuild/protobuf";
 import type { DescField, DescFile, DescMessage, MessageShape } from "@bufbuild/protobuf";
-import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import {
+  FieldDescriptorProto_Label,
+  FieldDescriptorProto_Type,
+  FileDescriptorProtoSchema,
+} from "@bufbuild/protobuf/wkt";
 
 /** Every message type of `file`, nested ones included. */
 export function messagesOf(file: DescFile): DescMessage[] {
@@ -48,7 +52,20 @@ export class Gen {
     return (BigInt(this.int(2 ** 32)) << 32n) | BigInt(this.int(2 ** 32));
   }
   string(): string {
-    const special = ["", "a", "héllo wörld", "😀", "a😀b", "\ud800", "x\udc00y", "\udbff\udfff", "\uFEFFbom", "\u0000nul", "日本語テキスト", "\u07ff\u0800\uffff"];
+    const special = [
+      "",
+      "a",
+      "héllo wörld",
+      "😀",
+      "a😀b",
+      "\ud800",
+      "x\udc00y",
+      "\udbff\udfff",
+      "\uFEFFbom",
+      "\u0000nul",
+      "日本語テキスト",
+      "\u07ff\u0800\uffff",
+    ];
     const r = this.int(10);
     if (r < 3) return this.pick(special);
     const lengths = [0, 1, 41, 42, 43, 44, 127, 128, 200, 5000, 16383, 16384];
@@ -70,9 +87,30 @@ export class Gen {
       case ScalarType.BOOL:
         return this.chance(0.5);
       case ScalarType.DOUBLE:
-        return this.pick([0, -0, NaN, Infinity, -Infinity, 1.5, -2.25e300, Number.MIN_VALUE, Number.MAX_VALUE, this.next() * 1e6 - 5e5]);
+        return this.pick([
+          0,
+          -0,
+          NaN,
+          Infinity,
+          -Infinity,
+          1.5,
+          -2.25e300,
+          Number.MIN_VALUE,
+          Number.MAX_VALUE,
+          this.next() * 1e6 - 5e5,
+        ]);
       case ScalarType.FLOAT:
-        return this.pick([0, -0, NaN, Infinity, -Infinity, 1.5, 3.4028234663852886e38, -1.175494e-38, Math.fround(this.next() * 1e6)]);
+        return this.pick([
+          0,
+          -0,
+          NaN,
+          Infinity,
+          -Infinity,
+          1.5,
+          3.4028234663852886e38,
+          -1.175494e-38,
+          Math.fround(this.next() * 1e6),
+        ]);
       case ScalarType.INT32:
       case ScalarType.SINT32:
       case ScalarType.SFIXED32:
@@ -83,7 +121,17 @@ export class Gen {
       case ScalarType.INT64:
       case ScalarType.SINT64:
       case ScalarType.SFIXED64:
-        return this.pick([0n, 1n, -1n, 2n ** 63n - 1n, -(2n ** 63n), 1732280000000n, 2n ** 53n + 1n, -(2n ** 31n), BigInt.asIntN(64, this.u64())]);
+        return this.pick([
+          0n,
+          1n,
+          -1n,
+          2n ** 63n - 1n,
+          -(2n ** 63n),
+          1732280000000n,
+          2n ** 53n + 1n,
+          -(2n ** 31n),
+          BigInt.asIntN(64, this.u64()),
+        ]);
       case ScalarType.UINT64:
       case ScalarType.FIXED64:
         return this.pick([0n, 1n, 2n ** 64n - 1n, 2n ** 63n, 2n ** 32n, 1732280000000n, this.u64()]);
@@ -122,7 +170,11 @@ export class Gen {
         init[member.localName] = { case: field.localName, value: this.value(field, depth) };
       } else {
         if (this.chance(0.3)) continue;
-        if ((member.fieldKind === "message" || (member.fieldKind === "list" && member.listKind === "message")) && depth >= 3) continue;
+        if (
+          (member.fieldKind === "message" || (member.fieldKind === "list" && member.listKind === "message")) &&
+          depth >= 3
+        )
+          continue;
         init[member.localName] = this.value(member, depth);
       }
     }
@@ -167,7 +219,9 @@ function fuzzFile() {
   const allFields = [
     ...SCALAR_TYPES.map(([n, t], i) => field(`s_${n}`, i + 1, t)),
     ...SCALAR_TYPES.map(([n, t], i) => field(`r_${n}`, 16 + i, t, repeated)),
-    ...SCALAR_TYPES.filter(([, t]) => t !== T.STRING && t !== T.BYTES).map(([n, t], i) => field(`u_${n}`, 31 + i, t, { ...repeated, options: { packed: false } })),
+    ...SCALAR_TYPES.filter(([, t]) => t !== T.STRING && t !== T.BYTES).map(([n, t], i) =>
+      field(`u_${n}`, 31 + i, t, { ...repeated, options: { packed: false } }),
+    ),
     field("color", 50, T.ENUM, { typeName: ".fuzz.Color" }),
     field("colors", 51, T.ENUM, { ...repeated, typeName: ".fuzz.Color" }),
     field("child", 52, T.MESSAGE, { typeName: ".fuzz.All" }),
@@ -184,16 +238,38 @@ function fuzzFile() {
     name: "fuzz/all.proto",
     package: "fuzz",
     syntax: "proto3",
-    enumType: [{ name: "Color", value: [{ name: "COLOR_UNSPECIFIED", number: 0 }, { name: "COLOR_RED", number: 1 }, { name: "COLOR_BLUE", number: 2 }] }],
+    enumType: [
+      {
+        name: "Color",
+        value: [
+          { name: "COLOR_UNSPECIFIED", number: 0 },
+          { name: "COLOR_RED", number: 1 },
+          { name: "COLOR_BLUE", number: 2 },
+        ],
+      },
+    ],
     messageType: [
       { name: "All", field: allFields, oneofDecl: [{ name: "choice" }] },
-      { name: "WithOptional", field: [field("maybe", 1, T.INT32, { proto3Optional: true, oneofIndex: 0 })], oneofDecl: [{ name: "_maybe" }] },
+      {
+        name: "WithOptional",
+        field: [field("maybe", 1, T.INT32, { proto3Optional: true, oneofIndex: 0 })],
+        oneofDecl: [{ name: "_maybe" }],
+      },
       {
         name: "WithMap",
         field: [field("labels", 1, T.MESSAGE, { ...repeated, typeName: ".fuzz.WithMap.LabelsEntry" })],
-        nestedType: [{ name: "LabelsEntry", field: [field("key", 1, T.STRING), field("value", 2, T.INT64)], options: { mapEntry: true } }],
+        nestedType: [
+          {
+            name: "LabelsEntry",
+            field: [field("key", 1, T.STRING), field("value", 2, T.INT64)],
+            options: { mapEntry: true },
+          },
+        ],
       },
-      { name: "ReachesMap", field: [field("inner", 1, T.MESSAGE, { typeName: ".fuzz.WithMap" }), field("name", 2, T.STRING)] },
+      {
+        name: "ReachesMap",
+        field: [field("inner", 1, T.MESSAGE, { typeName: ".fuzz.WithMap" }), field("name", 2, T.STRING)],
+      },
     ],
   });
 }

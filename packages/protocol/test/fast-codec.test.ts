@@ -15,7 +15,12 @@ import { file_palisade_v1_types } from "../src/gen/palisade/v1/types_pb.js";
 import { file_selu_capability_v1_capability } from "../src/gen/selu/capability/v1/capability_pb.js";
 import { Gen, fuzzMessage, messagesOf, rng } from "./fast-codec-fixtures.js";
 
-const FILES = [file_palisade_v1_types, file_palisade_v1_pipeline, file_palisade_v1_shield, file_selu_capability_v1_capability];
+const FILES = [
+  file_palisade_v1_types,
+  file_palisade_v1_pipeline,
+  file_palisade_v1_shield,
+  file_selu_capability_v1_capability,
+];
 const PROJECT_SCHEMAS = FILES.flatMap(messagesOf);
 const ALL = fuzzMessage("All");
 const SCHEMAS = [...PROJECT_SCHEMAS, ALL];
@@ -37,7 +42,9 @@ function expectSameDecode(schema: DescMessage, bytes: Uint8Array, label: string)
   const want = outcome(() => referenceDecode(schema, bytes));
   const got = outcome(() => compileCodec(schema).decode(bytes));
   if (want.ok !== got.ok) {
-    const detail = want.ok ? `fast codec threw ${String((got as { error: unknown }).error)}` : `referenceDecode threw ${String(want.error)}, fast codec did not`;
+    const detail = want.ok
+      ? `fast codec threw ${String((got as { error: unknown }).error)}`
+      : `referenceDecode threw ${String(want.error)}, fast codec did not`;
     expect.fail(`${schema.typeName} ${label}: ${detail}; bytes ${Buffer.from(bytes).toString("hex")}`);
   }
   if (want.ok && got.ok) {
@@ -55,29 +62,37 @@ describe("fast codec vs protobuf-es on every project schema", () => {
     for (const schema of SCHEMAS) expect(compileCodec(schema).fallback, schema.typeName).toBeUndefined();
   });
 
-  it.each(SCHEMAS.map((s) => [s.typeName, s] as const))("%s: random messages encode to toBinary's bytes and decode to referenceDecode's message", (_, schema) => {
-    const gen = new Gen(rng(schema.typeName.length * 7919 + schema.fields.length));
-    const codec = compileCodec(schema);
-    const fallbacks = fastCodecStats.encodeFallbacks;
-    for (let i = 0; i < MESSAGES_PER_SCHEMA; i++) {
-      const msg = i === 0 ? create(schema) : gen.message(schema);
-      const want = toBinary(schema, msg);
-      const got = codec.encode(msg);
-      expect(got).toBeInstanceOf(Uint8Array);
-      expect(Buffer.from(got).equals(Buffer.from(want)), `${schema.typeName} #${i} bytes`).toBe(true);
-      const decoded = codec.decode(want);
-      expectSameDecode(schema, want, `#${i}`);
-      // referenceDecode is protobuf-es's reader: where neither of its rules applies (a valid
-      // encoding without a BOM anywhere), it must agree with fromBinary.
-      if (!Buffer.from(want).includes(BOM)) expect(referenceDecode(schema, want), `${schema.typeName} #${i} vs fromBinary`).toStrictEqual(fromBinary(schema, want));
-      // gRPC hands us Buffers that are views into larger buffers: offsets must not matter.
-      const view = Buffer.concat([Buffer.from([1, 2, 3]), want]).subarray(3);
-      expect(codec.decode(view)).toStrictEqual(referenceDecode(schema, view));
-      // Decoding then re-encoding is stable on both sides.
-      expect(Buffer.from(codec.encode(decoded)).equals(Buffer.from(toBinary(schema, referenceDecode(schema, want))))).toBe(true);
-    }
-    expect(fastCodecStats.encodeFallbacks, "valid messages must stay on the fast path").toBe(fallbacks);
-  });
+  it.each(SCHEMAS.map((s) => [s.typeName, s] as const))(
+    "%s: random messages encode to toBinary's bytes and decode to referenceDecode's message",
+    (_, schema) => {
+      const gen = new Gen(rng(schema.typeName.length * 7919 + schema.fields.length));
+      const codec = compileCodec(schema);
+      const fallbacks = fastCodecStats.encodeFallbacks;
+      for (let i = 0; i < MESSAGES_PER_SCHEMA; i++) {
+        const msg = i === 0 ? create(schema) : gen.message(schema);
+        const want = toBinary(schema, msg);
+        const got = codec.encode(msg);
+        expect(got).toBeInstanceOf(Uint8Array);
+        expect(Buffer.from(got).equals(Buffer.from(want)), `${schema.typeName} #${i} bytes`).toBe(true);
+        const decoded = codec.decode(want);
+        expectSameDecode(schema, want, `#${i}`);
+        // referenceDecode is protobuf-es's reader: where neither of its rules applies (a valid
+        // encoding without a BOM anywhere), it must agree with fromBinary.
+        if (!Buffer.from(want).includes(BOM))
+          expect(referenceDecode(schema, want), `${schema.typeName} #${i} vs fromBinary`).toStrictEqual(
+            fromBinary(schema, want),
+          );
+        // gRPC hands us Buffers that are views into larger buffers: offsets must not matter.
+        const view = Buffer.concat([Buffer.from([1, 2, 3]), want]).subarray(3);
+        expect(codec.decode(view)).toStrictEqual(referenceDecode(schema, view));
+        // Decoding then re-encoding is stable on both sides.
+        expect(
+          Buffer.from(codec.encode(decoded)).equals(Buffer.from(toBinary(schema, referenceDecode(schema, want)))),
+        ).toBe(true);
+      }
+      expect(fastCodecStats.encodeFallbacks, "valid messages must stay on the fast path").toBe(fallbacks);
+    },
+  );
 });
 
 describe("hostile input: the fast decoder throws exactly where referenceDecode throws", () => {
@@ -139,7 +154,10 @@ describe("hostile input: the fast decoder throws exactly where referenceDecode t
     ["string length 2^32-1", [...tag(9, 2), 0xff, 0xff, 0xff, 0xff, 0x0f]],
     ["bytes length 2^32-1", [...tag(10, 2), 0xff, 0xff, 0xff, 0xff, 0x0f, 0x00]],
     ["message length beyond buffer", [...tag(52, 2), 0x10, ...tag(5, 0), 0x01]],
-    ["nested field straddling its message end (protobuf-es reads on)", [...tag(52, 2), 0x02, ...tag(9, 2), 0x03, 0x61, 0x62, 0x63]],
+    [
+      "nested field straddling its message end (protobuf-es reads on)",
+      [...tag(52, 2), 0x02, ...tag(9, 2), 0x03, 0x61, 0x62, 0x63],
+    ],
     ["truncated double", [...tag(1, 1), 0x00, 0x00, 0x00]],
     ["truncated fixed32", [...tag(7, 5), 0x00]],
     ["packed length beyond buffer", [...tag(20, 2), 0x08, 0x01]],
@@ -171,9 +189,15 @@ describe("hostile input: the fast decoder throws exactly where referenceDecode t
   });
 
   it("nesting: deep unknown groups throw instead of recursing without bound", () => {
-    const groups = new Uint8Array([...Array<number[]>(150).fill(tag(900, 3)).flat(), ...Array<number[]>(150).fill(tag(900, 4)).flat()]);
+    const groups = new Uint8Array([
+      ...Array<number[]>(150).fill(tag(900, 3)).flat(),
+      ...Array<number[]>(150).fill(tag(900, 4)).flat(),
+    ]);
     expect(expectSameDecode(ALL, groups, "150 nested groups")).toBe(false);
-    const shallow = new Uint8Array([...Array<number[]>(5).fill(tag(900, 3)).flat(), ...Array<number[]>(5).fill(tag(900, 4)).flat()]);
+    const shallow = new Uint8Array([
+      ...Array<number[]>(5).fill(tag(900, 3)).flat(),
+      ...Array<number[]>(5).fill(tag(900, 4)).flat(),
+    ]);
     expect(expectSameDecode(ALL, shallow, "5 nested groups")).toBe(true);
   });
 });
@@ -193,7 +217,14 @@ describe("wire details", () => {
 
   it("keeps unknown fields in $unknown and writes them back", () => {
     const codec = compileCodec(ALL);
-    const bytes = new Uint8Array([(9 << 3) | 2, 1, 0x61, ...[0xa0, 0x38, 0x05], ...[0xa1, 0x38, 1, 2, 3, 4, 5, 6, 7, 8], ...[0xa3, 0x38, 0x08, 0x01, 0xa4, 0x38]]);
+    const bytes = new Uint8Array([
+      (9 << 3) | 2,
+      1,
+      0x61,
+      ...[0xa0, 0x38, 0x05],
+      ...[0xa1, 0x38, 1, 2, 3, 4, 5, 6, 7, 8],
+      ...[0xa3, 0x38, 0x08, 0x01, 0xa4, 0x38],
+    ]);
     const decoded = codec.decode(bytes);
     expect(decoded).toStrictEqual(referenceDecode(ALL, bytes));
     expect((decoded as { $unknown?: unknown[] }).$unknown).toHaveLength(3);
@@ -202,10 +233,23 @@ describe("wire details", () => {
   });
 
   it("merges a message field met twice, appends to lists and lets the last scalar win, as referenceDecode does", () => {
-    const a = toBinary(ALL, create(ALL, { child: { sString: "a", rInt32: [1] }, sInt32: 1, choice: { case: "oChild", value: { sBool: true } } }));
-    const b = toBinary(ALL, create(ALL, { child: { sInt64: 5n, rInt32: [2] }, sInt32: 2, choice: { case: "oChild", value: { sUint32: 3 } } }));
+    const a = toBinary(
+      ALL,
+      create(ALL, {
+        child: { sString: "a", rInt32: [1] },
+        sInt32: 1,
+        choice: { case: "oChild", value: { sBool: true } },
+      }),
+    );
+    const b = toBinary(
+      ALL,
+      create(ALL, { child: { sInt64: 5n, rInt32: [2] }, sInt32: 2, choice: { case: "oChild", value: { sUint32: 3 } } }),
+    );
     expectSameDecode(ALL, Buffer.concat([a, b]), "concatenated messages");
-    expect(compileCodec(ALL).decode(Buffer.concat([a, b]))).toMatchObject({ sInt32: 2, child: { sString: "a", sInt64: 5n, rInt32: [1, 2] } });
+    expect(compileCodec(ALL).decode(Buffer.concat([a, b]))).toMatchObject({
+      sInt32: 2,
+      child: { sString: "a", sInt64: 5n, rInt32: [1, 2] },
+    });
   });
 
   it("re-encodes with toBinary whatever it does not expect, producing the same bytes or error", () => {
@@ -224,7 +268,10 @@ describe("wire details", () => {
       const n = fastCodecStats.encodeFallbacks;
       const want = outcome(() => toBinary(ALL, msg as never));
       const got = outcome(() => codec.encode(msg));
-      expect(got.ok, JSON.stringify(msg, (_, v: unknown) => (typeof v === "bigint" ? `${v}n` : v))).toBe(want.ok);
+      expect(
+        got.ok,
+        JSON.stringify(msg, (_, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)),
+      ).toBe(want.ok);
       if (want.ok && got.ok) expect(got.value).toStrictEqual(want.value);
       expect(fastCodecStats.encodeFallbacks - n, `fallback for ${odd.indexOf(msg)}`).toBe(1);
     }

@@ -14,7 +14,8 @@ const BINARY = new Uint8Array([0x00, 0xff, 0xab, 0x0a, 0x80]);
 function echo(ctx: CallContext): void {
   const text = ctx.metadata.get("x-echo-text")[0];
   const bin = ctx.metadata.get("x-echo-bin")[0];
-  if (typeof text === "string") ctx.setHeader({ "x-initial": text, "x-initial-bin": bin instanceof Uint8Array ? bin : BINARY });
+  if (typeof text === "string")
+    ctx.setHeader({ "x-initial": text, "x-initial-bin": bin instanceof Uint8Array ? bin : BINARY });
   if (bin instanceof Uint8Array) ctx.setTrailer({ "x-trailing-bin": bin, "x-trailing": ["one", "two"] });
 }
 
@@ -67,7 +68,11 @@ function capture(): { opts: CallOptions; header: () => Metadata | undefined; tra
   let header: Metadata | undefined;
   let trailer: Metadata | undefined;
   return {
-    opts: { metadata: { "x-echo-text": "hello", "x-echo-bin": BINARY }, onHeader: (md) => (header = md), onTrailer: (md) => (trailer = md) },
+    opts: {
+      metadata: { "x-echo-text": "hello", "x-echo-bin": BINARY },
+      onHeader: (md) => (header = md),
+      onTrailer: (md) => (trailer = md),
+    },
     header: () => header,
     trailer: () => trailer,
   };

@@ -15,7 +15,13 @@ const toHex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 const REACHES_MAP = fuzzMessage("ReachesMap");
 
 describe("a leading U+FEFF is text, not a marker to drop", () => {
-  const texts = ["\uFEFF", "\uFEFFhello", "\uFEFF\uFEFFtwo", `\uFEFF${"long text after the mark ".repeat(8)}`, "\uFEFF日本語"];
+  const texts = [
+    "\uFEFF",
+    "\uFEFFhello",
+    "\uFEFF\uFEFFtwo",
+    `\uFEFF${"long text after the mark ".repeat(8)}`,
+    "\uFEFF日本語",
+  ];
 
   it.each(texts.map((t) => [JSON.stringify(t.slice(0, 12)), t] as const))("fast codec keeps %s", (_, text) => {
     expect(compileCodec(HealthResponseSchema).fallback).toBeUndefined();
@@ -28,21 +34,33 @@ describe("a leading U+FEFF is text, not a marker to drop", () => {
     expect(codec.decode(bytes, { readUnknownFields: false }).toolName).toBe(text);
   });
 
-  it.each(texts.map((t) => [JSON.stringify(t.slice(0, 12)), t] as const))("protobuf-es path keeps %s (message and map key)", (_, text) => {
-    const codec = compileCodec(REACHES_MAP);
-    expect(codec.fallback).toMatch(/map/);
-    const msg = create(REACHES_MAP, { name: text, inner: { labels: { [text]: 3n } } });
-    const back = codec.decode(codec.encode(msg)) as unknown as { name: string; inner: { labels: Record<string, bigint> } };
-    expect(back.name).toBe(text);
-    expect(Object.keys(back.inner.labels)).toEqual([text]);
-  });
+  it.each(texts.map((t) => [JSON.stringify(t.slice(0, 12)), t] as const))(
+    "protobuf-es path keeps %s (message and map key)",
+    (_, text) => {
+      const codec = compileCodec(REACHES_MAP);
+      expect(codec.fallback).toMatch(/map/);
+      const msg = create(REACHES_MAP, { name: text, inner: { labels: { [text]: 3n } } });
+      const back = codec.decode(codec.encode(msg)) as unknown as {
+        name: string;
+        inner: { labels: Record<string, bigint> };
+      };
+      expect(back.name).toBe(text);
+      expect(Object.keys(back.inner.labels)).toEqual([text]);
+    },
+  );
 });
 
 /** decode(bytes), with the unknown fields it kept and their re-encoding. */
-function read(schema: DescMessage, bytes: string): { msg: Record<string, unknown>; unknown: { no: number; wireType: number }[]; reencoded: string } {
+function read(
+  schema: DescMessage,
+  bytes: string,
+): { msg: Record<string, unknown>; unknown: { no: number; wireType: number }[]; reencoded: string } {
   const codec = compileCodec(schema);
   const msg = codec.decode(hex(bytes)) as unknown as Record<string, unknown>;
-  const unknown = ((msg.$unknown ?? []) as { no: number; wireType: number }[]).map(({ no, wireType }) => ({ no, wireType }));
+  const unknown = ((msg.$unknown ?? []) as { no: number; wireType: number }[]).map(({ no, wireType }) => ({
+    no,
+    wireType,
+  }));
   return { msg, unknown, reencoded: toHex(codec.encode(msg as never)) };
 }
 

@@ -42,7 +42,10 @@ export function socketDirs(sockets: readonly string[]): SocketDirs {
     const dir = path.dirname(s);
     if (!dirs.includes(dir)) dirs.push(dir);
   }
-  const binds = dirs.map((host, i) => ({ host, inside: dirs.length === 1 ? AGENT_SOCKET_DIR : `${AGENT_SOCKET_DIR}/${String(i)}` }));
+  const binds = dirs.map((host, i) => ({
+    host,
+    inside: dirs.length === 1 ? AGENT_SOCKET_DIR : `${AGENT_SOCKET_DIR}/${String(i)}`,
+  }));
   return {
     binds,
     inside(hostPath: string): string {
@@ -57,7 +60,9 @@ function real(p: string, what: string): string {
   try {
     return realpathSync(p);
   } catch (err) {
-    throw new SandboxError("invalid_spec", `${what} "${p}" does not exist: the Agent's view cannot show it`, { cause: err });
+    throw new SandboxError("invalid_spec", `${what} "${p}" does not exist: the Agent's view cannot show it`, {
+      cause: err,
+    });
   }
 }
 
@@ -89,10 +94,15 @@ export function agentViewArgs(spec: AgentViewSpec): string[] {
     "--unshare-all",
     "--unshare-user",
     "--disable-userns",
-    "--cap-drop", "ALL",
-    "--hostname", "palisade-agent",
+    "--cap-drop",
+    "ALL",
+    "--hostname",
+    "palisade-agent",
   ];
-  const files = [{ dest: spec.node, what: "the Node binary" }, ...spec.libraries.map((dest) => ({ dest, what: "shared library" }))];
+  const files = [
+    { dest: spec.node, what: "the Node binary" },
+    ...spec.libraries.map((dest) => ({ dest, what: "shared library" })),
+  ];
   const seen = new Set<string>();
   for (const { dest, what } of files) {
     if (seen.has(dest)) continue;
@@ -102,7 +112,8 @@ export function agentViewArgs(spec: AgentViewSpec): string[] {
   // Parents first, so a package inside another bound one lands on top of it.
   for (const dest of withoutCovered(spec.code)) args.push("--ro-bind", real(dest, "code path"), dest);
   for (const b of spec.sockets.binds) {
-    if (!statSync(b.host, { throwIfNoEntry: false })?.isDirectory()) throw new SandboxError("invalid_spec", `socket directory "${b.host}" does not exist`);
+    if (!statSync(b.host, { throwIfNoEntry: false })?.isDirectory())
+      throw new SandboxError("invalid_spec", `socket directory "${b.host}" does not exist`);
     args.push("--ro-bind", b.host, b.inside);
   }
   args.push("--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", "/", "--");
@@ -116,18 +127,31 @@ const LIBRARY_DIRS = ["/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/us
  * The shared libraries `binary` loads, by the paths the loader opens (ldd's `=> /path` and the
  * loader itself). Without ldd (or for a static binary) the system library directories instead.
  */
-export function sharedLibraries(binary: string, options: { signal?: AbortSignal; ldd?: string } = {}): Promise<string[]> {
+export function sharedLibraries(
+  binary: string,
+  options: { signal?: AbortSignal; ldd?: string } = {},
+): Promise<string[]> {
   const ldd = options.ldd ?? ["/usr/bin/ldd", "/bin/ldd"].find((p) => existsSync(p));
   const fallback = (): string[] => LIBRARY_DIRS.filter((d) => existsSync(d));
   if (!ldd) return Promise.resolve(fallback());
   return new Promise((resolve) => {
-    execFile(ldd, [binary], { encoding: "utf8", timeout: 10_000, env: { PATH: "/usr/bin:/bin" }, ...(options.signal ? { signal: options.signal } : {}) }, (err, stdout) => {
-      if (err) return resolve(fallback());
-      const libs = stdout
-        .split("\n")
-        .map((l) => /(?:=>\s*)?(\/\S+)\s+\(0x[0-9a-f]+\)/.exec(l)?.[1])
-        .filter((p): p is string => p !== undefined && existsSync(p));
-      resolve(libs.length > 0 ? libs : fallback());
-    });
+    execFile(
+      ldd,
+      [binary],
+      {
+        encoding: "utf8",
+        timeout: 10_000,
+        env: { PATH: "/usr/bin:/bin" },
+        ...(options.signal ? { signal: options.signal } : {}),
+      },
+      (err, stdout) => {
+        if (err) return resolve(fallback());
+        const libs = stdout
+          .split("\n")
+          .map((l) => /(?:=>\s*)?(\/\S+)\s+\(0x[0-9a-f]+\)/.exec(l)?.[1])
+          .filter((p): p is string => p !== undefined && existsSync(p));
+        resolve(libs.length > 0 ? libs : fallback());
+      },
+    );
   });
 }

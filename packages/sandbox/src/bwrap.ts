@@ -27,8 +27,10 @@ export function bwrapArgs(options: BwrapOptions): string[] {
     "--unshare-all",
     "--unshare-user",
     "--disable-userns",
-    "--cap-drop", "ALL",
-    "--hostname", HOSTNAME,
+    "--cap-drop",
+    "ALL",
+    "--hostname",
+    HOSTNAME,
   ];
   if (options.shareNetwork) args.push("--share-net");
   const remountRo: string[] = [];

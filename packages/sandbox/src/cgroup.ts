@@ -101,7 +101,10 @@ function readText(file: string): string {
  * where the hierarchy is writable (as root, or in a delegated subtree). Returns undefined when
  * no limit could be written; callers fall back to rlimits.
  */
-export function createSandboxCgroup(name: string, limits: { pids?: number; memoryMb?: number }): SandboxCgroup | undefined {
+export function createSandboxCgroup(
+  name: string,
+  limits: { pids?: number; memoryMb?: number },
+): SandboxCgroup | undefined {
   const made: string[] = [];
   const procsFiles: string[] = [];
   let pids: 1 | 2 | undefined;

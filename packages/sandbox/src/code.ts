@@ -14,7 +14,21 @@ export interface CodeView {
 }
 
 /** Directories that hold other people's or the system's things: never bound whole as a program's place. */
-const SHARED_DIRS = new Set(["/", "/tmp", "/var/tmp", "/run", "/var", "/opt", "/srv", "/mnt", "/media", "/home", "/root", "/etc", "/usr/local/bin"]);
+const SHARED_DIRS = new Set([
+  "/",
+  "/tmp",
+  "/var/tmp",
+  "/run",
+  "/var",
+  "/opt",
+  "/srv",
+  "/mnt",
+  "/media",
+  "/home",
+  "/root",
+  "/etc",
+  "/usr/local/bin",
+]);
 
 /**
  * Where a program outside any package lives: its directory (a script's sibling modules, as a
@@ -43,7 +57,10 @@ function packageRoot(dir: string): string | undefined {
 
 function dependencyNames(pkgDir: string): string[] {
   try {
-    const m = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8")) as Record<string, Record<string, string> | undefined>;
+    const m = JSON.parse(readFileSync(path.join(pkgDir, "package.json"), "utf8")) as Record<
+      string,
+      Record<string, string> | undefined
+    >;
     return Object.keys({ ...m.dependencies, ...m.optionalDependencies, ...m.peerDependencies });
   } catch {
     return [];
@@ -119,6 +136,8 @@ export function codeView(programs: readonly string[], options: { home?: string }
   const outer = sorted.filter((p, i) => !sorted.slice(0, i).some((q) => isWithin(p, q)));
   return {
     paths: outer,
-    links: [...links].filter(([dest]) => !inSystem(dest) && !outer.some((q) => isWithin(dest, q))).map(([dest, target]) => ({ dest, target })),
+    links: [...links]
+      .filter(([dest]) => !inSystem(dest) && !outer.some((q) => isWithin(dest, q)))
+      .map(([dest, target]) => ({ dest, target })),
   };
 }

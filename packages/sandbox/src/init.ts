@@ -70,4 +70,6 @@ child.on("error", (err) => {
   process.stderr.write(`sandbox init: could not start ${cmd}: ${err.message}\n`);
   process.exit(127);
 });
-child.on("exit", (code, signal) => process.exit(code ?? 128 + (signal === "SIGKILL" ? 9 : signal === "SIGTERM" ? 15 : 1)));
+child.on("exit", (code, signal) =>
+  process.exit(code ?? 128 + (signal === "SIGKILL" ? 9 : signal === "SIGTERM" ? 15 : 1)),
+);

@@ -76,8 +76,10 @@ export interface PreparedSandbox {
 export async function prepareSandbox(options: PrepareOptions): Promise<PreparedSandbox> {
   const { spec } = options;
   const bwrap = options.bwrap ?? which("bwrap");
-  if (!bwrap) throw new SandboxError("unavailable", "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`");
-  if (spec.network !== "none" && !options.egress) throw new SandboxError("invalid_spec", `network: ${spec.network} needs egress options (the proxy's host filter)`);
+  if (!bwrap)
+    throw new SandboxError("unavailable", "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`");
+  if (spec.network !== "none" && !options.egress)
+    throw new SandboxError("invalid_spec", `network: ${spec.network} needs egress options (the proxy's host filter)`);
   const runDir = path.resolve(options.runDir);
   const sockDir = path.join(runDir, "sock");
   mkdirSync(sockDir, { recursive: true, mode: 0o700 });
@@ -87,8 +89,16 @@ export async function prepareSandbox(options: PrepareOptions): Promise<PreparedS
   const facts = options.facts ?? hostFacts(spec.home);
   const node = options.node ?? process.execPath;
   const files = writeMadeEtc(runDir, facts.home);
-  const mounts = viewMounts(spec, options.command, { node, facts, ...(options.env?.PATH ? { path: options.env.PATH } : {}), files, sockets: [sockDir], protect: [runDir] });
-  const workspaceReal = spec.filesystem === "workspace" && spec.workspace ? facts.inspect(spec.workspace).real : undefined;
+  const mounts = viewMounts(spec, options.command, {
+    node,
+    facts,
+    ...(options.env?.PATH ? { path: options.env.PATH } : {}),
+    files,
+    sockets: [sockDir],
+    protect: [runDir],
+  });
+  const workspaceReal =
+    spec.filesystem === "workspace" && spec.workspace ? facts.inspect(spec.workspace).real : undefined;
   const cwd = spec.cwd ?? workspaceReal ?? "/";
 
   // HOME is the private one; a TMPDIR of the host would not be in the view.
@@ -112,18 +122,34 @@ export async function prepareSandbox(options: PrepareOptions): Promise<PreparedS
     }
 
     const resources = options.resources ?? {};
-    const cgroup = resources.pids !== undefined || resources.memoryMb !== undefined
-      ? createSandboxCgroup(`palisade-${randomBytes(6).toString("hex")}`, { pids: resources.pids, memoryMb: resources.memoryMb })
-      : undefined;
+    const cgroup =
+      resources.pids !== undefined || resources.memoryMb !== undefined
+        ? createSandboxCgroup(`palisade-${randomBytes(6).toString("hex")}`, {
+            pids: resources.pids,
+            memoryMb: resources.memoryMb,
+          })
+        : undefined;
     // Not awaited: closing must not wait for the kernel to reap the sandbox's last processes.
     if (cgroup) cleanups.push(() => void removeCgroup(cgroup));
     const prlimit = options.prlimit ?? which("prlimit");
-    const { applied, rlimitArgs } = limitsFor(resources, cgroup, prlimit !== undefined, relayArgs.length > 0 || isNode(options.command[0]));
+    const { applied, rlimitArgs } = limitsFor(
+      resources,
+      cgroup,
+      prlimit !== undefined,
+      relayArgs.length > 0 || isNode(options.command[0]),
+    );
 
     const argv: string[] = [];
     if (cgroup) {
       // Join the cgroup before bubblewrap starts, so nothing it forks is outside the limits.
-      argv.push("/bin/sh", "-c", 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"', "palisade-cgroup", ...cgroup.procsFiles, "--");
+      argv.push(
+        "/bin/sh",
+        "-c",
+        'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"',
+        "palisade-cgroup",
+        ...cgroup.procsFiles,
+        "--",
+      );
     }
     argv.push(bwrap, ...bwrapArgs({ mounts, cwd, emptyFile }));
     if (prlimit && rlimitArgs.length > 0) argv.push(prlimit, ...rlimitArgs, "--");
@@ -172,7 +198,16 @@ export function viewMounts(spec: SandboxSpec, command: readonly string[], option
   const facts = options.facts ?? hostFacts(spec.home);
   // A configured working directory is where the program lives (`cwd: ~/caps/x`, `node main.js`).
   const cwd = spec.cwd !== undefined && path.isAbsolute(spec.cwd) ? [spec.cwd] : [];
-  const code = codeView([options.node ?? process.execPath, INIT, ...programsOf(command, options.path, spec.cwd), ...cwd, ...(spec.code ?? [])], { home: facts.home });
+  const code = codeView(
+    [
+      options.node ?? process.execPath,
+      INIT,
+      ...programsOf(command, options.path, spec.cwd),
+      ...cwd,
+      ...(spec.code ?? []),
+    ],
+    { home: facts.home },
+  );
   const files = options.files ?? MADE_ETC_FILES.map((dest) => ({ src: `(made for the sandbox)${dest}`, dest }));
   return planMounts(
     {
@@ -196,8 +231,16 @@ export function viewMounts(spec: SandboxSpec, command: readonly string[], option
 function programsOf(command: readonly string[], envPath: string | undefined, cwd: string | undefined): string[] {
   const [first, ...rest] = command;
   const out: string[] = [];
-  const inCwd = (a: string): string | undefined => (cwd !== undefined && path.isAbsolute(cwd) && isFile(path.join(cwd, a)) ? path.join(cwd, a) : undefined);
-  const exe = first === undefined ? undefined : path.isAbsolute(first) ? first : first.includes("/") ? inCwd(first) : which(first, envPath ?? "");
+  const inCwd = (a: string): string | undefined =>
+    cwd !== undefined && path.isAbsolute(cwd) && isFile(path.join(cwd, a)) ? path.join(cwd, a) : undefined;
+  const exe =
+    first === undefined
+      ? undefined
+      : path.isAbsolute(first)
+        ? first
+        : first.includes("/")
+          ? inCwd(first)
+          : which(first, envPath ?? "");
   if (exe) out.push(exe);
   for (const a of rest) {
     const file = path.isAbsolute(a) ? (isFile(a) ? a : undefined) : inCwd(a);
@@ -219,7 +262,10 @@ function writeMadeEtc(runDir: string, home: string): Array<{ src: string; dest: 
   const dir = path.join(runDir, "etc");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const u = userInfo();
-  const made = madeEtc({ uid: u.uid, gid: u.gid, user: u.username, group: u.gid === 0 ? "root" : u.username, home }, HOSTNAME);
+  const made = madeEtc(
+    { uid: u.uid, gid: u.gid, user: u.username, group: u.gid === 0 ? "root" : u.username, home },
+    HOSTNAME,
+  );
   return Object.entries(made).map(([dest, content]) => {
     const src = path.join(dir, path.basename(dest));
     writeFileSync(src, content, { mode: 0o444 });
@@ -236,10 +282,16 @@ export function proxyEnv(port: number): Record<string, string> {
   const url = `http://127.0.0.1:${port}`;
   return {
     PALISADE_EGRESS_PROXY: url,
-    HTTP_PROXY: url, HTTPS_PROXY: url, http_proxy: url, https_proxy: url,
-    ALL_PROXY: url, all_proxy: url,
-    NO_PROXY: "localhost,127.0.0.1,::1", no_proxy: "localhost,127.0.0.1,::1",
-    npm_config_proxy: url, npm_config_https_proxy: url,
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    ALL_PROXY: url,
+    all_proxy: url,
+    NO_PROXY: "localhost,127.0.0.1,::1",
+    no_proxy: "localhost,127.0.0.1,::1",
+    npm_config_proxy: url,
+    npm_config_https_proxy: url,
     NODE_USE_ENV_PROXY: "1",
   };
 }
@@ -258,23 +310,54 @@ function isNode(file: string | undefined): boolean {
   return file !== undefined && (file === process.execPath || /^node(js)?[\d.-]*$/.test(path.basename(file)));
 }
 
-function limitsFor(r: SandboxResources, cgroup: SandboxCgroup | undefined, hasPrlimit: boolean, runsNode: boolean): { applied: AppliedLimit[]; rlimitArgs: string[] } {
+function limitsFor(
+  r: SandboxResources,
+  cgroup: SandboxCgroup | undefined,
+  hasPrlimit: boolean,
+  runsNode: boolean,
+): { applied: AppliedLimit[]; rlimitArgs: string[] } {
   const applied: AppliedLimit[] = [];
   const rlimitArgs: string[] = ["--core=0"];
   const root = process.getuid?.() === 0;
   const noPrlimit = "prlimit (util-linux) is not installed";
   const whole = "the whole sandbox";
   if (r.pids !== undefined) {
-    if (cgroup?.pids) applied.push({ limit: "pids", value: r.pids, by: "cgroup", mechanism: `pids cgroup v${cgroup.pids}`, note: whole });
-    else if (root) applied.push({ limit: "pids", value: r.pids, by: "none", note: "no writable pids cgroup, and root is exempt from RLIMIT_NPROC" });
+    if (cgroup?.pids)
+      applied.push({
+        limit: "pids",
+        value: r.pids,
+        by: "cgroup",
+        mechanism: `pids cgroup v${cgroup.pids}`,
+        note: whole,
+      });
+    else if (root)
+      applied.push({
+        limit: "pids",
+        value: r.pids,
+        by: "none",
+        note: "no writable pids cgroup, and root is exempt from RLIMIT_NPROC",
+      });
     else if (hasPrlimit) {
       // Counted per user namespace, and each sandbox has its own: a limit for this sandbox.
       rlimitArgs.push(`--nproc=${r.pids}`);
-      applied.push({ limit: "pids", value: r.pids, by: "rlimit", mechanism: "RLIMIT_NPROC", note: `${whole}, counted in its own user namespace` });
+      applied.push({
+        limit: "pids",
+        value: r.pids,
+        by: "rlimit",
+        mechanism: "RLIMIT_NPROC",
+        note: `${whole}, counted in its own user namespace`,
+      });
     } else applied.push({ limit: "pids", value: r.pids, by: "none", note: noPrlimit });
   }
   if (r.memoryMb !== undefined) {
-    if (cgroup?.memory) applied.push({ limit: "memoryMb", value: r.memoryMb, by: "cgroup", mechanism: `memory cgroup v${cgroup.memory}`, note: whole });
+    if (cgroup?.memory)
+      applied.push({
+        limit: "memoryMb",
+        value: r.memoryMb,
+        by: "cgroup",
+        mechanism: `memory cgroup v${cgroup.memory}`,
+        note: whole,
+      });
     else if (hasPrlimit) {
       // Per process, on private writable memory; a Node process needs its start-up reservation on top.
       const reserve = runsNode ? NODE_DATA_RESERVE_MB : 0;
@@ -287,18 +370,36 @@ function limitsFor(r: SandboxResources, cgroup: SandboxCgroup | undefined, hasPr
         mechanism: `RLIMIT_DATA ${mb} MiB`,
         note: `each process, no writable memory cgroup${reserve ? `; ${reserve} MiB added for what Node reserves at start` : ""}`,
       });
-    } else applied.push({ limit: "memoryMb", value: r.memoryMb, by: "none", note: `no writable memory cgroup, and ${noPrlimit}` });
+    } else
+      applied.push({
+        limit: "memoryMb",
+        value: r.memoryMb,
+        by: "none",
+        note: `no writable memory cgroup, and ${noPrlimit}`,
+      });
   }
   if (r.cpuSeconds !== undefined) {
     if (hasPrlimit) {
       rlimitArgs.push(`--cpu=${r.cpuSeconds}`);
-      applied.push({ limit: "cpuSeconds", value: r.cpuSeconds, by: "rlimit", mechanism: "RLIMIT_CPU", note: "each process" });
+      applied.push({
+        limit: "cpuSeconds",
+        value: r.cpuSeconds,
+        by: "rlimit",
+        mechanism: "RLIMIT_CPU",
+        note: "each process",
+      });
     } else applied.push({ limit: "cpuSeconds", value: r.cpuSeconds, by: "none", note: noPrlimit });
   }
   if (r.fileSizeMb !== undefined) {
     if (hasPrlimit) {
       rlimitArgs.push(`--fsize=${r.fileSizeMb * MiB}`);
-      applied.push({ limit: "fileSizeMb", value: r.fileSizeMb, by: "rlimit", mechanism: "RLIMIT_FSIZE", note: "each file" });
+      applied.push({
+        limit: "fileSizeMb",
+        value: r.fileSizeMb,
+        by: "rlimit",
+        mechanism: "RLIMIT_FSIZE",
+        note: "each file",
+      });
     } else applied.push({ limit: "fileSizeMb", value: r.fileSizeMb, by: "none", note: noPrlimit });
   }
   return { applied, rlimitArgs };

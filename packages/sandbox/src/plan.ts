@@ -69,14 +69,17 @@ export function planMounts(spec: SandboxSpec, facts: HostFacts): Mount[] {
 
   const binds: string[] = [];
   const bind = (op: "bind" | "ro-bind", real: string, rank: number): void => {
-    if (real === "/") throw new SandboxError("invalid_spec", "/ cannot be bound into a sandbox (name the directories it needs)");
+    if (real === "/")
+      throw new SandboxError("invalid_spec", "/ cannot be bound into a sandbox (name the directories it needs)");
     binds.push(real);
     add({ op, src: real, dest: real }, rank);
   };
   if (spec.filesystem === "workspace" && spec.workspace) {
     const ws = existing(spec.workspace, "workspace");
-    if (ws.kind !== "dir") throw new SandboxError("invalid_spec", `workspace "${spec.workspace}" is not an existing directory`);
-    if (ws.real === "/") throw new SandboxError("invalid_spec", "the workspace cannot be / (choose a project directory)");
+    if (ws.kind !== "dir")
+      throw new SandboxError("invalid_spec", `workspace "${spec.workspace}" is not an existing directory`);
+    if (ws.real === "/")
+      throw new SandboxError("invalid_spec", "the workspace cannot be / (choose a project directory)");
     bind("bind", ws.real, RANK.bind);
   }
   for (const p of spec.writable ?? []) {
@@ -92,7 +95,12 @@ export function planMounts(spec: SandboxSpec, facts: HostFacts): Mount[] {
   const readWrite = [...binds];
   for (const p of spec.code ?? []) {
     const f = existing(p, "code path");
-    if (f.kind === "missing" || SYSTEM_DIRS.some((d) => isWithin(f.real, d)) || readWrite.some((b) => isWithin(f.real, b))) continue;
+    if (
+      f.kind === "missing" ||
+      SYSTEM_DIRS.some((d) => isWithin(f.real, d)) ||
+      readWrite.some((b) => isWithin(f.real, b))
+    )
+      continue;
     bind("ro-bind", f.real, RANK.readOnly);
   }
   for (const l of spec.links ?? []) {
@@ -110,7 +118,12 @@ export function planMounts(spec: SandboxSpec, facts: HostFacts): Mount[] {
     if (f.kind === "missing" || f.real === "/" || seen.has(f.real)) continue;
     if (!binds.some((b) => isWithin(f.real, b))) continue;
     seen.add(f.real);
-    add(f.kind === "dir" ? { op: "tmpfs", dest: f.real, sizeBytes: 4096, readOnly: true } : { op: "hide-file", dest: f.real }, RANK.hide);
+    add(
+      f.kind === "dir"
+        ? { op: "tmpfs", dest: f.real, sizeBytes: 4096, readOnly: true }
+        : { op: "hide-file", dest: f.real },
+      RANK.hide,
+    );
   }
   // Socket directories come last at their depth: the Engine must reach them even if a hidden
   // directory (its runtime dir) contains them.

@@ -29,12 +29,21 @@ export function which(name: string, envPath = process.env.PATH ?? ""): string | 
   return undefined;
 }
 
-function run(file: string, args: string[], timeoutMs: number): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  file: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(file, args, { timeout: timeoutMs, encoding: "utf8", env: { PATH: "/usr/bin:/bin" } }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
-      resolve({ code, stdout, stderr: stderr || (err && code === -1 ? err.message : "") });
-    });
+    execFile(
+      file,
+      args,
+      { timeout: timeoutMs, encoding: "utf8", env: { PATH: "/usr/bin:/bin" } },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
+        resolve({ code, stdout, stderr: stderr || (err && code === -1 ? err.message : "") });
+      },
+    );
   });
 }
 
@@ -48,19 +57,50 @@ const NAMESPACE_HINT =
  * and a fresh /proc, and checks that the network namespace has nothing but loopback.
  */
 export async function probeSandbox(options: { bwrap?: string; timeoutMs?: number } = {}): Promise<SandboxProbe> {
-  if (process.platform !== "linux") return { available: false, reason: `bubblewrap runs on Linux only (this is ${process.platform}); tools cannot be contained here` };
+  if (process.platform !== "linux")
+    return {
+      available: false,
+      reason: `bubblewrap runs on Linux only (this is ${process.platform}); tools cannot be contained here`,
+    };
   const bwrap = options.bwrap ?? which("bwrap");
   const prlimit = which("prlimit");
   const withPrlimit = prlimit ? { prlimit } : {};
-  if (!bwrap) return { available: false, reason: "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap` (Debian, Ubuntu), `dnf install bubblewrap` (Fedora)", ...withPrlimit };
+  if (!bwrap)
+    return {
+      available: false,
+      reason:
+        "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap` (Debian, Ubuntu), `dnf install bubblewrap` (Fedora)",
+      ...withPrlimit,
+    };
   const timeoutMs = options.timeoutMs ?? 10_000;
   const ver = await run(bwrap, ["--version"], timeoutMs);
   const version = ver.stdout.trim().replace(/^bubblewrap\s+/, "");
-  if (ver.code !== 0) return { available: false, reason: `${bwrap} --version failed: ${ver.stderr.trim() || `exit code ${ver.code}`}`, bwrap, ...withPrlimit };
+  if (ver.code !== 0)
+    return {
+      available: false,
+      reason: `${bwrap} --version failed: ${ver.stderr.trim() || `exit code ${ver.code}`}`,
+      bwrap,
+      ...withPrlimit,
+    };
   const args = [
-    "--die-with-parent", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL",
-    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-    "--", "/bin/cat", "/proc/net/dev",
+    "--die-with-parent",
+    "--unshare-all",
+    "--unshare-user",
+    "--disable-userns",
+    "--cap-drop",
+    "ALL",
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+    "--",
+    "/bin/cat",
+    "/proc/net/dev",
   ];
   const res = await run(bwrap, args, timeoutMs);
   if (res.code !== 0) {
@@ -73,9 +113,19 @@ export async function probeSandbox(options: { bwrap?: string; timeoutMs?: number
         : `a test sandbox failed: ${err || `exit code ${res.code}`}`;
     return { available: false, reason, bwrap, version, ...withPrlimit };
   }
-  const interfaces = res.stdout.split("\n").slice(2).map((l) => l.split(":")[0]?.trim()).filter(Boolean);
+  const interfaces = res.stdout
+    .split("\n")
+    .slice(2)
+    .map((l) => l.split(":")[0]?.trim())
+    .filter(Boolean);
   if (interfaces.some((i) => i !== "lo")) {
-    return { available: false, reason: `the sandbox's network namespace has interfaces other than loopback (${interfaces.join(", ")})`, bwrap, version, ...withPrlimit };
+    return {
+      available: false,
+      reason: `the sandbox's network namespace has interfaces other than loopback (${interfaces.join(", ")})`,
+      bwrap,
+      version,
+      ...withPrlimit,
+    };
   }
   return { available: true, bwrap, version, ...withPrlimit };
 }

@@ -45,7 +45,15 @@ describe("deniedAddress", () => {
     expect(deniedAddress(address)).toBe(label);
   });
 
-  it.each(["93.184.215.14", "140.82.112.3", "2606:4700::6810:84e5", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8", "2002:808:808::1", "2606:4700:0000:0000:0000:0000:6810:84e5"])("allows the public address %s", (address) => {
+  it.each([
+    "93.184.215.14",
+    "140.82.112.3",
+    "2606:4700::6810:84e5",
+    "::ffff:8.8.8.8",
+    "64:ff9b::8.8.8.8",
+    "2002:808:808::1",
+    "2606:4700:0000:0000:0000:0000:6810:84e5",
+  ])("allows the public address %s", (address) => {
     expect(deniedAddress(address)).toBeUndefined();
   });
 });

@@ -8,7 +8,8 @@ const dir = mkdtempSync(join(tmpdir(), "pal-agent-view-unit-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The `--ro-bind src dest` pairs of an argument list. */
-const binds = (args: string[]): [string, string][] => args.flatMap((a, i) => (a === "--ro-bind" ? [[args[i + 1] ?? "", args[i + 2] ?? ""] as [string, string]] : []));
+const binds = (args: string[]): [string, string][] =>
+  args.flatMap((a, i) => (a === "--ro-bind" ? [[args[i + 1] ?? "", args[i + 2] ?? ""] as [string, string]] : []));
 
 describe("socketDirs", () => {
   it("maps sockets of one directory into AGENT_SOCKET_DIR, several directories each to a numbered one", () => {
@@ -34,7 +35,12 @@ describe("agentViewArgs", () => {
     const sockets = join(dir, "run");
     mkdirSync(sockets);
     const libs = await sharedLibraries(process.execPath);
-    const args = agentViewArgs({ node: process.execPath, libraries: libs, code: [pkg, join(pkg, "node_modules", "dep"), join(dir, "linked")], sockets: socketDirs([join(sockets, "engine.sock")]) });
+    const args = agentViewArgs({
+      node: process.execPath,
+      libraries: libs,
+      code: [pkg, join(pkg, "node_modules", "dep"), join(dir, "linked")],
+      sockets: socketDirs([join(sockets, "engine.sock")]),
+    });
     expect(args.slice(0, 3)).toEqual(["--die-with-parent", "--new-session", "--unshare-all"]);
     expect(args).toContain("--disable-userns");
     expect(args.slice(-9)).toEqual(["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/", "--chdir", "/", "--"]);
@@ -49,6 +55,13 @@ describe("agentViewArgs", () => {
     // Nothing but binds, /proc, /dev: no --bind (writable), no tmpfs with host content, no / bind.
     expect(args).not.toContain("--bind");
     expect(dests).not.toContain("/");
-    expect(() => agentViewArgs({ node: process.execPath, libraries: [], code: [join(dir, "missing")], sockets: socketDirs([join(sockets, "e.sock")]) })).toThrow(/does not exist/);
+    expect(() =>
+      agentViewArgs({
+        node: process.execPath,
+        libraries: [],
+        code: [join(dir, "missing")],
+        sockets: socketDirs([join(sockets, "e.sock")]),
+      }),
+    ).toThrow(/does not exist/);
   });
 });

@@ -16,24 +16,37 @@ export interface Ran {
 
 /** Runs `script` with /bin/sh in a sandbox and collects its output (the sandbox is closed after). */
 export async function runIn(
-  options: Omit<PrepareOptions, "command" | "runDir"> & { runDir?: string; beforeRun?: (sandbox: PreparedSandbox) => void },
+  options: Omit<PrepareOptions, "command" | "runDir"> & {
+    runDir?: string;
+    beforeRun?: (sandbox: PreparedSandbox) => void;
+  },
   script: string,
   timeoutMs = 20_000,
 ): Promise<Ran> {
   const runDir = options.runDir ?? mkdtempSync("/tmp/pal-sbx-");
-  const sandbox = await prepareSandbox({ env: { PATH: "/usr/bin:/bin", HOME: options.spec.home ?? "/nonexistent" }, ...options, runDir, command: ["/bin/sh", "-c", script] });
+  const sandbox = await prepareSandbox({
+    env: { PATH: "/usr/bin:/bin", HOME: options.spec.home ?? "/nonexistent" },
+    ...options,
+    runDir,
+    command: ["/bin/sh", "-c", script],
+  });
   try {
     options.beforeRun?.(sandbox);
   } catch (err) {
     await sandbox.close();
     throw err;
   }
-  const child = spawn(sandbox.argv[0] ?? "", sandbox.argv.slice(1), { env: sandbox.env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(sandbox.argv[0] ?? "", sandbox.argv.slice(1), {
+    env: sandbox.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   child.stdout.on("data", (c: Buffer) => (out += c.toString()));
   child.stderr.on("data", (c: Buffer) => (out += c.toString()));
   const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on("close", (c, s) => resolve([c, s])));
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) =>
+    child.on("close", (c, s) => resolve([c, s])),
+  );
   clearTimeout(timer);
   await sandbox.close();
   return { code, signal, out, sandbox };

@@ -49,12 +49,31 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function asNobody(memoryMb: number, allocateMb: number, pids = 64, shell?: string): { applied: AppliedLimit[]; out: string; status: number | null } {
-  const r = spawnSync(runuser ?? "runuser", ["-u", "nobody", "--", process.execPath, script, String(memoryMb), String(allocateMb), String(pids), ...(shell ? [shell] : [])], {
-    encoding: "utf8",
-    timeout: 60_000,
-    cwd: "/",
-  });
+function asNobody(
+  memoryMb: number,
+  allocateMb: number,
+  pids = 64,
+  shell?: string,
+): { applied: AppliedLimit[]; out: string; status: number | null } {
+  const r = spawnSync(
+    runuser ?? "runuser",
+    [
+      "-u",
+      "nobody",
+      "--",
+      process.execPath,
+      script,
+      String(memoryMb),
+      String(allocateMb),
+      String(pids),
+      ...(shell ? [shell] : []),
+    ],
+    {
+      encoding: "utf8",
+      timeout: 60_000,
+      cwd: "/",
+    },
+  );
   const last = r.stdout.trim().split("\n").at(-1) ?? "";
   if (!last.startsWith("{")) throw new Error(`the launcher failed: ${r.stdout}${r.stderr}`);
   return JSON.parse(last) as { applied: AppliedLimit[]; out: string; status: number | null };

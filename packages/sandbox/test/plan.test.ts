@@ -19,9 +19,44 @@ function facts(paths: string[], links: Record<string, string> = {}, home = "/hom
 }
 
 // A merged-/usr Debian: /bin, /sbin and /lib* are links; the host has secrets and sockets everywhere else.
-const system = ["/usr/", "/usr/bin/", "/usr/lib/", "/usr/lib64/", "/etc/ld.so.cache", "/etc/ssl/certs/", "/etc/alternatives/", "/etc/shadow", "/etc/passwd", "/etc/ssh/"];
-const links = { "/bin": "usr/bin", "/sbin": "usr/sbin", "/lib": "usr/lib", "/lib64": "usr/lib64", "/etc/localtime": "/usr/share/zoneinfo/Etc/UTC" };
-const host = facts([...system, "/usr/share/zoneinfo/Etc/UTC", "/usr/sbin/", "/home/alice/", "/home/bob/", "/home/alice/.ssh/", "/home/alice/.npmrc", "/home/alice/proj/", "/home/alice/proj/.palisade/", "/root/", "/run/postgresql/", "/var/lib/", "/opt/tool/", "/data/keys/"], links);
+const system = [
+  "/usr/",
+  "/usr/bin/",
+  "/usr/lib/",
+  "/usr/lib64/",
+  "/etc/ld.so.cache",
+  "/etc/ssl/certs/",
+  "/etc/alternatives/",
+  "/etc/shadow",
+  "/etc/passwd",
+  "/etc/ssh/",
+];
+const links = {
+  "/bin": "usr/bin",
+  "/sbin": "usr/sbin",
+  "/lib": "usr/lib",
+  "/lib64": "usr/lib64",
+  "/etc/localtime": "/usr/share/zoneinfo/Etc/UTC",
+};
+const host = facts(
+  [
+    ...system,
+    "/usr/share/zoneinfo/Etc/UTC",
+    "/usr/sbin/",
+    "/home/alice/",
+    "/home/bob/",
+    "/home/alice/.ssh/",
+    "/home/alice/.npmrc",
+    "/home/alice/proj/",
+    "/home/alice/proj/.palisade/",
+    "/root/",
+    "/run/postgresql/",
+    "/var/lib/",
+    "/opt/tool/",
+    "/data/keys/",
+  ],
+  links,
+);
 
 const dests = (mounts: Mount[]): string[] => mounts.map((m) => m.dest);
 const MiB = 1024 * 1024;
@@ -46,7 +81,16 @@ describe("planMounts", () => {
       ]),
     );
     // Exactly that: no /etc/shadow, /etc/ssh, /etc/passwd of the host, /run/postgresql, /var/lib, /opt, /root, other homes.
-    const allowed = new Set([...SYSTEM_DIRS, ...ETC_ENTRIES.map((e) => e.path), "/dev", "/proc", "/tmp", "/run", "/var/run", "/home/alice"]);
+    const allowed = new Set([
+      ...SYSTEM_DIRS,
+      ...ETC_ENTRIES.map((e) => e.path),
+      "/dev",
+      "/proc",
+      "/tmp",
+      "/run",
+      "/var/run",
+      "/home/alice",
+    ]);
     expect(dests(mounts).filter((d) => !allowed.has(d))).toEqual([]);
     expect(mounts.every((m) => m.op !== "bind")).toBe(true);
   });
@@ -62,7 +106,12 @@ describe("planMounts", () => {
 
   it("hides protected paths and credentials only where a bind shows them", () => {
     const mounts = planMounts(
-      { filesystem: "workspace", workspace: "/home/alice", network: "none", protect: ["/home/alice/proj/.palisade", "/data/keys"] },
+      {
+        filesystem: "workspace",
+        workspace: "/home/alice",
+        network: "none",
+        protect: ["/home/alice/proj/.palisade", "/data/keys"],
+      },
       host,
     );
     // The workspace is the home itself: its credentials stay hidden inside it, after it.
@@ -78,9 +127,27 @@ describe("planMounts", () => {
   });
 
   it("binds config read-only and writable paths and hides config paths inside them", () => {
-    const h = facts([...system, "/home/alice/", "/home/alice/proj/", "/home/alice/proj/.git/", "/opt/cache/", "/opt/cache/token", "/srv/secret.txt"], links);
+    const h = facts(
+      [
+        ...system,
+        "/home/alice/",
+        "/home/alice/proj/",
+        "/home/alice/proj/.git/",
+        "/opt/cache/",
+        "/opt/cache/token",
+        "/srv/secret.txt",
+      ],
+      links,
+    );
     const mounts = planMounts(
-      { filesystem: "workspace", workspace: "/home/alice/proj", network: "none", hide: ["/srv/secret.txt", "/opt/cache/token"], readOnly: ["/home/alice/proj/.git"], writable: ["/opt/cache"] },
+      {
+        filesystem: "workspace",
+        workspace: "/home/alice/proj",
+        network: "none",
+        hide: ["/srv/secret.txt", "/opt/cache/token"],
+        readOnly: ["/home/alice/proj/.git"],
+        writable: ["/opt/cache"],
+      },
       h,
     );
     expect(mounts).toContainEqual({ op: "ro-bind", src: "/home/alice/proj/.git", dest: "/home/alice/proj/.git" });
@@ -114,12 +181,32 @@ describe("planMounts", () => {
 
   it("does not bind code again inside the workspace (a program there stays read-write)", () => {
     const h = facts([...system, "/home/alice/", "/home/alice/proj/", "/home/alice/proj/tools/"], links);
-    const mounts = planMounts({ filesystem: "workspace", workspace: "/home/alice/proj", network: "none", code: ["/home/alice/proj", "/home/alice/proj/tools"] }, h);
-    expect(mounts.filter((m) => m.dest.startsWith("/home/alice/proj"))).toEqual([{ op: "bind", src: "/home/alice/proj", dest: "/home/alice/proj" }]);
+    const mounts = planMounts(
+      {
+        filesystem: "workspace",
+        workspace: "/home/alice/proj",
+        network: "none",
+        code: ["/home/alice/proj", "/home/alice/proj/tools"],
+      },
+      h,
+    );
+    expect(mounts.filter((m) => m.dest.startsWith("/home/alice/proj"))).toEqual([
+      { op: "bind", src: "/home/alice/proj", dest: "/home/alice/proj" },
+    ]);
   });
 
   it("binds socket directories last, even inside a hidden directory, and made files over the system's", () => {
-    const h = facts([...system, "/home/alice/", "/home/alice/proj/", "/home/alice/proj/.run/", "/home/alice/proj/.run/sock/", "/tmp/x/passwd"], links);
+    const h = facts(
+      [
+        ...system,
+        "/home/alice/",
+        "/home/alice/proj/",
+        "/home/alice/proj/.run/",
+        "/home/alice/proj/.run/sock/",
+        "/tmp/x/passwd",
+      ],
+      links,
+    );
     const mounts = planMounts(
       {
         filesystem: "workspace",
@@ -131,19 +218,37 @@ describe("planMounts", () => {
       },
       h,
     );
-    expect(dests(mounts).indexOf("/home/alice/proj/.run/sock")).toBeGreaterThan(dests(mounts).indexOf("/home/alice/proj/.run"));
-    expect(mounts.at(-1)).toEqual({ op: "bind", src: "/home/alice/proj/.run/sock", dest: "/home/alice/proj/.run/sock" });
+    expect(dests(mounts).indexOf("/home/alice/proj/.run/sock")).toBeGreaterThan(
+      dests(mounts).indexOf("/home/alice/proj/.run"),
+    );
+    expect(mounts.at(-1)).toEqual({
+      op: "bind",
+      src: "/home/alice/proj/.run/sock",
+      dest: "/home/alice/proj/.run/sock",
+    });
     expect(mounts).toContainEqual({ op: "ro-bind", src: "/tmp/x/passwd", dest: "/etc/passwd" });
   });
 
   it("refuses a missing workspace, a workspace of /, binding /, missing sockets and relative paths, naming the field", () => {
     expect(() => planMounts({ filesystem: "workspace", network: "none" }, host)).toThrow(SandboxError);
-    expect(() => planMounts({ filesystem: "workspace", workspace: "/nope", network: "none" }, host)).toThrow(/not an existing directory/);
-    expect(() => planMounts({ filesystem: "workspace", workspace: "/", network: "none" }, facts(["/"]))).toThrow(/cannot be \//);
-    expect(() => planMounts({ filesystem: "temp", network: "none", writable: ["/"] }, facts(["/"]))).toThrow(/\/ cannot be bound/);
-    expect(() => planMounts({ filesystem: "temp", network: "none", sockets: ["/run/nope"] }, host)).toThrow(/socket path "\/run\/nope" does not exist/);
-    expect(() => planMounts({ filesystem: "temp", network: "none", hide: ["secrets"] }, host)).toThrow(/sandbox.hide entry "secrets" must be an absolute path/);
-    expect(() => planMounts({ filesystem: "temp", network: "none", readOnly: ["opt"] }, host)).toThrow(/sandbox.read_only entry "opt" must be an absolute path/);
+    expect(() => planMounts({ filesystem: "workspace", workspace: "/nope", network: "none" }, host)).toThrow(
+      /not an existing directory/,
+    );
+    expect(() => planMounts({ filesystem: "workspace", workspace: "/", network: "none" }, facts(["/"]))).toThrow(
+      /cannot be \//,
+    );
+    expect(() => planMounts({ filesystem: "temp", network: "none", writable: ["/"] }, facts(["/"]))).toThrow(
+      /\/ cannot be bound/,
+    );
+    expect(() => planMounts({ filesystem: "temp", network: "none", sockets: ["/run/nope"] }, host)).toThrow(
+      /socket path "\/run\/nope" does not exist/,
+    );
+    expect(() => planMounts({ filesystem: "temp", network: "none", hide: ["secrets"] }, host)).toThrow(
+      /sandbox.hide entry "secrets" must be an absolute path/,
+    );
+    expect(() => planMounts({ filesystem: "temp", network: "none", readOnly: ["opt"] }, host)).toThrow(
+      /sandbox.read_only entry "opt" must be an absolute path/,
+    );
   });
 });
 
@@ -151,7 +256,17 @@ describe("bwrapArgs", () => {
   it("unshares every namespace, drops capabilities, dies with its parent and makes the root and hidden directories read-only last", () => {
     const mounts = planMounts({ filesystem: "workspace", workspace: "/home/alice", network: "none" }, host);
     const args = bwrapArgs({ mounts, cwd: "/home/alice", emptyFile: "/run/empty" });
-    expect(args.slice(0, 9)).toEqual(["--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--disable-userns", "--cap-drop", "ALL", "--hostname", "palisade-sandbox"]);
+    expect(args.slice(0, 9)).toEqual([
+      "--die-with-parent",
+      "--new-session",
+      "--unshare-all",
+      "--unshare-user",
+      "--disable-userns",
+      "--cap-drop",
+      "ALL",
+      "--hostname",
+      "palisade-sandbox",
+    ]);
     expect(args).not.toContain("--share-net");
     const joined = args.join(" ");
     expect(joined).toContain("--ro-bind /usr /usr");
@@ -162,7 +277,9 @@ describe("bwrapArgs", () => {
     expect(joined).not.toMatch(/--ro-bind \/ \//);
     const firstRemount = args.indexOf("--remount-ro");
     expect(args[firstRemount + 1]).toBe("/");
-    const lastMount = Math.max(...args.map((a, i) => (["--bind", "--tmpfs", "--ro-bind", "--symlink"].includes(a) ? i : -1)));
+    const lastMount = Math.max(
+      ...args.map((a, i) => (["--bind", "--tmpfs", "--ro-bind", "--symlink"].includes(a) ? i : -1)),
+    );
     expect(firstRemount).toBeGreaterThan(lastMount);
     expect(args.slice(-3)).toEqual(["--chdir", "/home/alice", "--"]);
   });

@@ -35,7 +35,9 @@ afterEach(async () => {
   hits = [];
 });
 
-async function start(options: Partial<EgressProxyOptions>): Promise<{ events: EgressEvent[]; lookups: string[]; socket: string }> {
+async function start(
+  options: Partial<EgressProxyOptions>,
+): Promise<{ events: EgressEvent[]; lookups: string[]; socket: string }> {
   const events: EgressEvent[] = [];
   const lookups: string[] = [];
   const socket = path.join(dir, `p${Math.random().toString(16).slice(2, 8)}.sock`);
@@ -54,13 +56,27 @@ async function start(options: Partial<EgressProxyOptions>): Promise<{ events: Eg
   return { events, lookups, socket };
 }
 
-function forward(socket: string, url: string, method = "GET", body = "", host?: string): Promise<{ status: number; text: string }> {
+function forward(
+  socket: string,
+  url: string,
+  method = "GET",
+  body = "",
+  host?: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath: socket, path: url, method, headers: { host: host ?? (URL.canParse(url) ? new URL(url).host : "x") } }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => (text += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-    });
+    const req = request(
+      {
+        socketPath: socket,
+        path: url,
+        method,
+        headers: { host: host ?? (URL.canParse(url) ? new URL(url).host : "x") },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -72,7 +88,8 @@ function tunnel(socket: string, authority: string, payload: string): Promise<{ h
     let data = "";
     s.on("data", (c: Buffer) => {
       data += c.toString();
-      if (data.includes("\r\n\r\n") && data.startsWith("HTTP/1.1 200") && !data.includes("upstream saw")) s.write(payload);
+      if (data.includes("\r\n\r\n") && data.startsWith("HTTP/1.1 200") && !data.includes("upstream saw"))
+        s.write(payload);
     });
     s.on("error", reject);
     s.on("close", () => {
@@ -89,11 +106,16 @@ describe("EgressProxy", () => {
     const res = await forward(socket, `http://localhost:${port}/hello?x=1`, "POST", "data");
     expect(res).toEqual({ status: 200, text: "upstream saw POST data" });
     expect(hits).toEqual([`POST /hello?x=1 host=localhost:${port}`]);
-    expect(events).toEqual([expect.objectContaining({ method: "POST", host: "localhost", port, allowed: true, address: "127.0.0.1" })]);
+    expect(events).toEqual([
+      expect.objectContaining({ method: "POST", host: "localhost", port, allowed: true, address: "127.0.0.1" }),
+    ]);
   });
 
   it("tunnels CONNECT to an allowed host", async () => {
-    const { socket } = await start({ allowHost: (h, p) => h === "localhost" && p === port, allowAddresses: ["127.0.0.1"] });
+    const { socket } = await start({
+      allowHost: (h, p) => h === "localhost" && p === port,
+      allowAddresses: ["127.0.0.1"],
+    });
     const res = await tunnel(socket, `localhost:${port}`, "GET /t HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     expect(res.head).toBe("HTTP/1.1 200 Connection Established");
     expect(res.reply).toContain("upstream saw GET");
@@ -109,12 +131,21 @@ describe("EgressProxy", () => {
     expect(con.head).toMatch(/^HTTP\/1.1 403/);
     expect(lookups).toEqual([]);
     expect(hits).toEqual([]);
-    expect(events.map((e) => [e.host, e.allowed])).toEqual([["localhost", false], ["evil.example", false]]);
+    expect(events.map((e) => [e.host, e.allowed])).toEqual([
+      ["localhost", false],
+      ["evil.example", false],
+    ]);
   });
 
   it("refuses loopback, private and metadata addresses after resolution, also with no host list (network: any)", async () => {
     const { events, lookups, socket } = await start({ allowHost: null });
-    for (const url of [`http://localhost:${port}/`, `http://127.0.0.1:${port}/`, "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", `http://[::ffff:127.0.0.1]:${port}/`]) {
+    for (const url of [
+      `http://localhost:${port}/`,
+      `http://127.0.0.1:${port}/`,
+      "http://169.254.169.254/latest/meta-data/",
+      "http://10.0.0.1/",
+      `http://[::ffff:127.0.0.1]:${port}/`,
+    ]) {
       const res = await forward(socket, url);
       expect(res.status, url).toBe(403);
     }
@@ -153,7 +184,11 @@ describe("EgressProxy", () => {
     "localhost.",
   ])("CONNECT %s:PORT never reaches the loopback listener (network: any)", async (host) => {
     const { events, socket } = await start({ allowHost: null });
-    const con = await tunnel(socket, `${host}:${port}`, "GET /through HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    const con = await tunnel(
+      socket,
+      `${host}:${port}`,
+      "GET /through HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
     expect(con.head).toMatch(/^HTTP\/1.1 403/);
     expect(con.reply).toMatch(/loopback|IPv4-compatible/);
     expect(hits).toEqual([]);
@@ -166,7 +201,14 @@ describe("EgressProxy", () => {
     const zone = await tunnel(socket, `[fe80::1%25lo]:${port}`, "");
     expect(zone.head).toMatch(/^HTTP\/1.1 400/);
     expect(zone.reply).toMatch(/zone/);
-    for (const bad of [`999.1.1.1:${port}`, `1.2.3.4.5:${port}`, `[1::2::3]:${port}`, `a@127.0.0.1:${port}`, `%31%32%37.0.0.1:${port}`, `127.0.0.1:0`]) {
+    for (const bad of [
+      `999.1.1.1:${port}`,
+      `1.2.3.4.5:${port}`,
+      `[1::2::3]:${port}`,
+      `a@127.0.0.1:${port}`,
+      `%31%32%37.0.0.1:${port}`,
+      `127.0.0.1:0`,
+    ]) {
       const res = await tunnel(socket, bad, "");
       expect(res.head, bad).toMatch(/^HTTP\/1.1 400/);
     }

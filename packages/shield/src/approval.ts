@@ -27,13 +27,37 @@ export function resolveApproval(escalated: Verdict, outcome: ApprovalOutcome, ev
   const base = { ...escalated, tier: 3 as const, cached: false, evaluationUs: escalated.evaluationUs + evaluationUs };
   switch (outcome.kind) {
     case "approved":
-      return { ...base, decision: "allow", confidence: 1, reason: `approved${outcome.by ? ` by ${outcome.by}` : ""}${outcome.note ? `: ${outcome.note}` : ""} (was: ${escalated.reason})`, rules: [...escalated.rules, "human:approved"] };
+      return {
+        ...base,
+        decision: "allow",
+        confidence: 1,
+        reason: `approved${outcome.by ? ` by ${outcome.by}` : ""}${outcome.note ? `: ${outcome.note}` : ""} (was: ${escalated.reason})`,
+        rules: [...escalated.rules, "human:approved"],
+      };
     case "denied":
-      return { ...base, decision: "block", confidence: 1, reason: `denied${outcome.by ? ` by ${outcome.by}` : ""}${outcome.note ? `: ${outcome.note}` : ""}`, rules: [...escalated.rules, "human:denied"] };
+      return {
+        ...base,
+        decision: "block",
+        confidence: 1,
+        reason: `denied${outcome.by ? ` by ${outcome.by}` : ""}${outcome.note ? `: ${outcome.note}` : ""}`,
+        rules: [...escalated.rules, "human:denied"],
+      };
     case "timeout":
-      return { ...base, decision: "block", confidence: 1, reason: `no approval within ${outcome.afterMs} ms (denied)`, rules: [...escalated.rules, "human:timeout"] };
+      return {
+        ...base,
+        decision: "block",
+        confidence: 1,
+        reason: `no approval within ${outcome.afterMs} ms (denied)`,
+        rules: [...escalated.rules, "human:timeout"],
+      };
     default:
-      return { ...base, decision: "block", confidence: 1, reason: "approval cancelled (denied)", rules: [...escalated.rules, "human:cancelled"] };
+      return {
+        ...base,
+        decision: "block",
+        confidence: 1,
+        reason: "approval cancelled (denied)",
+        rules: [...escalated.rules, "human:cancelled"],
+      };
   }
 }
 

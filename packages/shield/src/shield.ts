@@ -19,7 +19,15 @@ import type { ArgValue } from "./provenance/types.js";
 import { carriedData } from "./provenance/grant.js";
 import { provenanceKey } from "./provenance/cache-key.js";
 import type { Policy } from "./policy/types.js";
-import { stricter, type Action, type Decision, type Finding, type ShieldContext, type Tier, type Verdict } from "./types.js";
+import {
+  stricter,
+  type Action,
+  type Decision,
+  type Finding,
+  type ShieldContext,
+  type Tier,
+  type Verdict,
+} from "./types.js";
 
 export interface ShieldOptions {
   policy: Policy;
@@ -105,11 +113,22 @@ function semanticsKey(ctx: ResolvedContext): string {
 export function createShield(options: ShieldOptions): Shield {
   const policy = options.policy;
   const now = options.now ?? Date.now;
-  const cache = options.cache === false ? undefined : new VerdictCache(options.cache?.ttlMs ?? policy.cacheTtlMs, options.cache?.maxEntries ?? 10_000);
+  const cache =
+    options.cache === false
+      ? undefined
+      : new VerdictCache(options.cache?.ttlMs ?? policy.cacheTtlMs, options.cache?.maxEntries ?? 10_000);
   const limiter = new RateLimiter(options.rateLimitPerMinute ?? policy.rateLimit.perMinute);
   const defaultHome = options.home ?? homedir();
   const defaultWorkspace = options.workspace ?? process.cwd();
-  const stats: ShieldStats = { evaluations: 0, cacheHits: 0, allowed: 0, blocked: 0, escalated: 0, judgeCalls: 0, internalErrors: 0 };
+  const stats: ShieldStats = {
+    evaluations: 0,
+    cacheHits: 0,
+    allowed: 0,
+    blocked: 0,
+    escalated: 0,
+    judgeCalls: 0,
+    internalErrors: 0,
+  };
 
   const declared = policy.semantics.map((d) => ({ test: globTester(d.glob, { dot: true }), block: d.block }));
   const declaredFor = (tool: string): unknown => declared.find((d) => d.test(tool))?.block;
@@ -121,12 +140,30 @@ export function createShield(options: ShieldOptions): Shield {
     home: c.home ?? defaultHome,
     workspace: c.workspace ?? defaultWorkspace,
     protectedPaths: options.protectedPaths ?? [],
-    ...(c.toolSemantics !== undefined ? { toolSemantics: c.toolSemantics } : policy.semantics.length > 0 ? { toolSemantics: declaredFor(tool) } : {}),
+    ...(c.toolSemantics !== undefined
+      ? { toolSemantics: c.toolSemantics }
+      : policy.semantics.length > 0
+        ? { toolSemantics: declaredFor(tool) }
+        : {}),
     ...(c.toolSchema !== undefined ? { toolSchema: c.toolSchema } : {}),
   });
 
-  const verdict = (decision: Decision, tier: Tier, confidence: number, reason: string, rules: string[], started: number): Verdict => ({
-    decision, tier, confidence, reason: visible(reason), rules, evaluationUs: Math.max(0, Math.round((performance.now() - started) * 1000)), cached: false, policyVersion: policy.version,
+  const verdict = (
+    decision: Decision,
+    tier: Tier,
+    confidence: number,
+    reason: string,
+    rules: string[],
+    started: number,
+  ): Verdict => ({
+    decision,
+    tier,
+    confidence,
+    reason: visible(reason),
+    rules,
+    evaluationUs: Math.max(0, Math.round((performance.now() - started) * 1000)),
+    cached: false,
+    policyVersion: policy.version,
   });
 
   const record = (action: Action, context: ShieldContext, v: Verdict): Verdict => {
@@ -148,29 +185,70 @@ export function createShield(options: ShieldOptions): Shield {
   const internalError = (e: unknown, started: number): Verdict => {
     stats.internalErrors++;
     const msg = e instanceof Error ? e.message : String(e);
-    return verdict("block", 0, 1, `Shield internal error (failing closed): ${msg.slice(0, 200)}`, ["shield.internal-error"], started);
+    return verdict(
+      "block",
+      0,
+      1,
+      `Shield internal error (failing closed): ${msg.slice(0, 200)}`,
+      ["shield.internal-error"],
+      started,
+    );
   };
 
   function preliminary(action: Action, context: ShieldContext, started: number): Preliminary {
     const tool = typeof action.tool === "string" ? action.tool : "";
     if (!limiter.take(context.sessionId ?? "", now())) {
-      return { verdict: verdict("block", 0, 1, `rate limit: more than ${options.rateLimitPerMinute ?? policy.rateLimit.perMinute} evaluations per minute in this session`, ["rate-limit"], started), judgeable: false, reasons: [], cacheKey: undefined };
+      return {
+        verdict: verdict(
+          "block",
+          0,
+          1,
+          `rate limit: more than ${options.rateLimitPerMinute ?? policy.rateLimit.perMinute} evaluations per minute in this session`,
+          ["rate-limit"],
+          started,
+        ),
+        judgeable: false,
+        reasons: [],
+        cacheKey: undefined,
+      };
     }
     const ctx = resolve(context, tool);
     let cacheKey: string | undefined;
     if (cache !== undefined) {
-      const material = [policy.version, tool, semanticsKey(ctx), ctx.mode, ctx.subAgent ?? "", ctx.manifestPolicy ?? "", ctx.network === undefined ? "" : `${ctx.network.mode}:${(ctx.network.allow ?? []).join(",")}`, ctx.home, ctx.workspace, provenanceKey(context.provenance), canonicalArgs(action.args)].join("\u0000");
+      const material = [
+        policy.version,
+        tool,
+        semanticsKey(ctx),
+        ctx.mode,
+        ctx.subAgent ?? "",
+        ctx.manifestPolicy ?? "",
+        ctx.network === undefined ? "" : `${ctx.network.mode}:${(ctx.network.allow ?? []).join(",")}`,
+        ctx.home,
+        ctx.workspace,
+        provenanceKey(context.provenance),
+        canonicalArgs(action.args),
+      ].join("\u0000");
       cacheKey = createHash("sha256").update(material).digest("base64");
       const hit = cache.get(cacheKey, now());
       if (hit !== undefined) {
-        return { verdict: { ...hit, cached: true, evaluationUs: Math.round((performance.now() - started) * 1000) }, judgeable: false, reasons: [], cacheKey: undefined };
+        return {
+          verdict: { ...hit, cached: true, evaluationUs: Math.round((performance.now() - started) * 1000) },
+          judgeable: false,
+          reasons: [],
+          cacheKey: undefined,
+        };
       }
     }
     const subject = buildSubject(tool, action.args, ctx);
     attachProvenance(subject, context.provenance);
     const p = evaluatePolicy(policy, subject);
     if (p.decision === "block") {
-      return { verdict: verdict("block", 0, 1, p.reason, p.rules, started), judgeable: false, reasons: [p.reason], cacheKey };
+      return {
+        verdict: verdict("block", 0, 1, p.reason, p.rules, started),
+        judgeable: false,
+        reasons: [p.reason],
+        cacheKey,
+      };
     }
     const findings = runDetectors(subject, policy.detectors);
     let decision: Decision = p.decision;
@@ -181,10 +259,20 @@ export function createShield(options: ShieldOptions): Shield {
     if (fromDetectors) {
       const reason = deciding.map((f) => `${f.id}: ${f.reason}`).join("; ");
       const judgeable = decision === "escalate" && !(p.explicit && p.decision === "escalate");
-      return { verdict: verdict(decision, 1, CONFIDENCE[decision], reason, rules, started), judgeable, reasons: [p.reason, ...findings.map((f) => f.reason)], cacheKey };
+      return {
+        verdict: verdict(decision, 1, CONFIDENCE[decision], reason, rules, started),
+        judgeable,
+        reasons: [p.reason, ...findings.map((f) => f.reason)],
+        cacheKey,
+      };
     }
     const judgeable = decision === "escalate" && !p.explicit;
-    return { verdict: verdict(decision, 0, p.explicit ? 1 : 0.6, p.reason, rules, started), judgeable, reasons: [p.reason], cacheKey };
+    return {
+      verdict: verdict(decision, 0, p.explicit ? 1 : 0.6, p.reason, rules, started),
+      judgeable,
+      reasons: [p.reason],
+      cacheKey,
+    };
   }
 
   function evaluateSync(action: Action, context: ShieldContext = {}): Verdict {
@@ -207,12 +295,20 @@ export function createShield(options: ShieldOptions): Shield {
       const pre = preliminary(action, context, started);
       v = pre.verdict;
       const judge = options.judge;
-      const eligible = pre.judgeable || (options.judgeScope === "all-escalations" && v.decision === "escalate" && !v.cached);
+      const eligible =
+        pre.judgeable || (options.judgeScope === "all-escalations" && v.decision === "escalate" && !v.cached);
       if (judge !== undefined && eligible) {
         stats.judgeCalls++;
         const r = await judge.judge({ action, preliminary: { decision: v.decision, reasons: pre.reasons } }, signal);
         const rules = [...v.rules, r.failure !== undefined ? "judge:failure" : `judge:${r.decision}`];
-        v = verdict(r.decision, 2, r.confidence, r.failure !== undefined ? r.reason : `LLM judge (${judge.model}): ${r.reason}`, rules, started);
+        v = verdict(
+          r.decision,
+          2,
+          r.confidence,
+          r.failure !== undefined ? r.reason : `LLM judge (${judge.model}): ${r.reason}`,
+          rules,
+          started,
+        );
         if (r.failure === undefined && pre.cacheKey !== undefined) cache?.set(pre.cacheKey, v, now());
       } else if (pre.cacheKey !== undefined) cache?.set(pre.cacheKey, v, now());
     } catch (e) {

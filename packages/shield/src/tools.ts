@@ -62,7 +62,13 @@ export const KNOWN_TOOLS: Readonly<Record<string, ToolSpec>> = {
   files__move_file: { kind: "file-move", paths: { source: "delete", destination: "write" } },
   files__copy_file: { kind: "file-copy", paths: { source: "read", destination: "write" } },
   shell__execute_command: { kind: "shell", paths: { cwd: "exec" }, commands: ["command"] },
-  http__http_request: { kind: "http", paths: {}, urls: ["url"], outgoing: ["url", "headers", "body"], method: "method" },
+  http__http_request: {
+    kind: "http",
+    paths: {},
+    urls: ["url"],
+    outgoing: ["url", "headers", "body"],
+    method: "method",
+  },
   mail__send_email: {
     kind: "mail",
     paths: {},
@@ -70,7 +76,10 @@ export const KNOWN_TOOLS: Readonly<Record<string, ToolSpec>> = {
     modelFacing: ["subject", "body"],
     outgoing: ["to", "cc", "subject", "body", "attachments"],
   },
-  documents__create_pdf: { kind: "document-write", paths: { path: "write", output: "write", output_path: "write", filename: "write" } },
+  documents__create_pdf: {
+    kind: "document-write",
+    paths: { path: "write", output: "write", output_path: "write", filename: "write" },
+  },
   documents__read_pdf: { kind: "document-read", paths: read("path", "file") },
   spawn_agent: { kind: "spawn-agent", paths: {}, modelFacing: ["task"], outgoing: ["task"] },
   agent_message: { kind: "agent-message", paths: {}, modelFacing: ["message"], outgoing: ["message"] },
@@ -83,16 +92,56 @@ export const KNOWN_TOOLS: Readonly<Record<string, ToolSpec>> = {
 
 /** Keys that hold paths in third-party tools' arguments. */
 export const GENERIC_PATH_KEYS: Readonly<Record<string, PathOp>> = {
-  path: "unknown", paths: "unknown", file: "unknown", files: "unknown", filename: "unknown", file_path: "unknown",
-  filepath: "unknown", source: "read", src: "read", destination: "write", dest: "write", dst: "write",
-  target: "unknown", directory: "unknown", dir: "unknown", cwd: "exec", output: "write", output_path: "write",
-  input: "read", input_path: "read", root: "unknown", location: "unknown",
+  path: "unknown",
+  paths: "unknown",
+  file: "unknown",
+  files: "unknown",
+  filename: "unknown",
+  file_path: "unknown",
+  filepath: "unknown",
+  source: "read",
+  src: "read",
+  destination: "write",
+  dest: "write",
+  dst: "write",
+  target: "unknown",
+  directory: "unknown",
+  dir: "unknown",
+  cwd: "exec",
+  output: "write",
+  output_path: "write",
+  input: "read",
+  input_path: "read",
+  root: "unknown",
+  location: "unknown",
 };
 
 /** Keys whose values are URLs the tool will contact. */
-export const URL_KEYS = new Set(["url", "uri", "endpoint", "href", "link", "webhook", "webhook_url", "callback", "callback_url", "base_url", "host", "server", "address", "target_url", "image_url"]);
+export const URL_KEYS = new Set([
+  "url",
+  "uri",
+  "endpoint",
+  "href",
+  "link",
+  "webhook",
+  "webhook_url",
+  "callback",
+  "callback_url",
+  "base_url",
+  "host",
+  "server",
+  "address",
+  "target_url",
+  "image_url",
+]);
 
-const GENERIC: ToolSpec = { kind: "third-party", paths: GENERIC_PATH_KEYS, modelFacing: [], outgoing: [], source: "none" };
+const GENERIC: ToolSpec = {
+  kind: "third-party",
+  paths: GENERIC_PATH_KEYS,
+  modelFacing: [],
+  outgoing: [],
+  source: "none",
+};
 const declaredMemo = new WeakMap<object, ToolSpec>();
 
 /**

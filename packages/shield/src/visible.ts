@@ -4,11 +4,13 @@
  * its own), bidi overrides and isolates, zero-width characters, line and paragraph separators.
  * Newlines and tabs stay when `keepLines`. Approval prompts and Shield reasons go through it.
  */
-// eslint-disable-next-line no-control-regex -- control characters are what this escapes
-const HIDDEN = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}]/u;
+const HIDDEN =
+  // eslint-disable-next-line no-control-regex -- control characters are what this escapes
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}]/u;
 const HIDDEN_ALL = new RegExp(HIDDEN.source, "gu");
-// eslint-disable-next-line no-control-regex -- control characters are what this escapes
-const HIDDEN_WITH_LINES = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
+const HIDDEN_WITH_LINES =
+  // eslint-disable-next-line no-control-regex -- control characters are what this escapes
+  /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}]/gu;
 
 function escape(c: string): string {
   const code = c.codePointAt(0) ?? 0;
@@ -39,5 +41,7 @@ export function visibleJson(argumentsJson: string): string {
     return visible(argumentsJson);
   }
   // JSON.stringify escapes C0 controls itself; the rest become \uXXXX (UTF-16 units, as JSON wants)
-  return (JSON.stringify(value) ?? "null").replace(HIDDEN_WITH_LINES, (c) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""));
+  return (JSON.stringify(value) ?? "null").replace(HIDDEN_WITH_LINES, (c) =>
+    Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
+  );
 }

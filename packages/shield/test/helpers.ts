@@ -9,14 +9,24 @@ const shields = new Map<string, Promise<Shield>>();
 export function shieldFor(policy = "default"): Promise<Shield> {
   let s = shields.get(policy);
   if (s === undefined) {
-    s = loadPolicy(policy).then((p) => createShield({ policy: p, home: HOME, workspace: WORKSPACE, cache: false, rateLimitPerMinute: 0 }));
+    s = loadPolicy(policy).then((p) =>
+      createShield({ policy: p, home: HOME, workspace: WORKSPACE, cache: false, rateLimitPerMinute: 0 }),
+    );
     shields.set(policy, s);
   }
   return s;
 }
 
-export async function check(tool: string, args: unknown, context: ShieldContext = {}, policy = "default"): Promise<Verdict> {
+export async function check(
+  tool: string,
+  args: unknown,
+  context: ShieldContext = {},
+  policy = "default",
+): Promise<Verdict> {
   return (await shieldFor(policy)).evaluateSync({ tool, args }, context);
 }
 
-export const sh = (command: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ command, ...extra });
+export const sh = (command: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  command,
+  ...extra,
+});

@@ -4,9 +4,20 @@ import * as lib from "@palisade/shield";
 import { describe, expect, it } from "vitest";
 import { HOME, WORKSPACE } from "./helpers.js";
 
-interface Summary { pairs: number; benign_utility: number; utility_under_attack: number; attack_success: number; asks_per_benign_task: number; injection_seen: number }
+interface Summary {
+  pairs: number;
+  benign_utility: number;
+  utility_under_attack: number;
+  attack_success: number;
+  asks_per_benign_task: number;
+  injection_seen: number;
+}
 type Pair = { task: { id: string }; goal: { id: string } | null };
-type RunSuite = (l: unknown, shields: Record<string, unknown>, filter: (p: Pair) => boolean) => Record<string, { deny: { all: Summary; succeeded: string[] } }>;
+type RunSuite = (
+  l: unknown,
+  shields: Record<string, unknown>,
+  filter: (p: Pair) => boolean,
+) => Record<string, { deny: { all: Summary; succeeded: string[] } }>;
 // a plain script of bench/ (no declarations): loaded by path
 const reportPath = new URL("../../../bench/injection/report.mjs", import.meta.url).href;
 const { runSuite } = (await import(reportPath)) as { runSuite: RunSuite };
@@ -16,7 +27,12 @@ const sample = (p: { task: { id: string } }): boolean => Number(/(\d+)$/.exec(p.
 
 async function run(filter: (p: Pair) => boolean) {
   const shields = {
-    before: lib.createShield({ policy: await lib.loadPolicy(new URL("../../../bench/injection/policies/default-before.yaml", import.meta.url).pathname), ...opts }),
+    before: lib.createShield({
+      policy: await lib.loadPolicy(
+        new URL("../../../bench/injection/policies/default-before.yaml", import.meta.url).pathname,
+      ),
+      ...opts,
+    }),
     now: lib.createShield({ policy: await lib.loadPolicy("default"), ...opts }),
   };
   return runSuite(lib, shields, filter);

@@ -8,7 +8,8 @@ const CANARY = "canary-test-1234";
 const policy = await loadPolicy("default");
 // reading .env escalates at tier 1 (a detector), so it is eligible for the judge
 const ENV_READ = { tool: "files__read_file", args: { path: ".env" } };
-const answer = (decision: string, canary = CANARY) => JSON.stringify({ decision, reason: `judge says ${decision}`, canary });
+const answer = (decision: string, canary = CANARY) =>
+  JSON.stringify({ decision, reason: `judge says ${decision}`, canary });
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -42,7 +43,9 @@ describe("LLM judge (tier 2)", () => {
     const s = shieldWith(createOpenAIJudge({ model: "m", baseURL: server.baseURL, canary: CANARY }));
     expect((await s.evaluate({ tool: "files__read_file", args: { path: "src/a.ts" } })).tier).toBe(0);
     expect((await s.evaluate({ tool: "files__read_file", args: { path: "~/.ssh/id_rsa" } })).decision).toBe("block");
-    expect((await s.evaluate({ tool: "files__write_file", args: { path: "a.txt", content: "x" } }, { mode: "otr" })).tier).toBe(0);
+    expect(
+      (await s.evaluate({ tool: "files__write_file", args: { path: "a.txt", content: "x" } }, { mode: "otr" })).tier,
+    ).toBe(0);
     expect(server.chatRequests().length).toBe(0);
   });
 
@@ -74,7 +77,9 @@ describe("LLM judge (tier 2)", () => {
   it("fails closed when the daily budget is spent, and the budget resets the next UTC day", async () => {
     server = await startScriptedServer({ fallback: { content: answer("allow") } });
     let now = Date.parse("2026-11-22T10:00:00Z");
-    const s = shieldWith(createOpenAIJudge({ model: "m", baseURL: server.baseURL, canary: CANARY, dailyBudget: 2, now: () => now }));
+    const s = shieldWith(
+      createOpenAIJudge({ model: "m", baseURL: server.baseURL, canary: CANARY, dailyBudget: 2, now: () => now }),
+    );
     expect((await s.evaluate(ENV_READ)).decision).toBe("allow");
     expect((await s.evaluate(ENV_READ)).decision).toBe("allow");
     const v = await s.evaluate(ENV_READ);
@@ -90,7 +95,9 @@ describe("LLM judge (tier 2)", () => {
     const url = server.baseURL;
     await server.close();
     server = undefined;
-    const v = await shieldWith(createOpenAIJudge({ model: "m", baseURL: url, canary: CANARY, timeoutMs: 2000 })).evaluate(ENV_READ);
+    const v = await shieldWith(
+      createOpenAIJudge({ model: "m", baseURL: url, canary: CANARY, timeoutMs: 2000 }),
+    ).evaluate(ENV_READ);
     expect(v).toMatchObject({ decision: "block", tier: 2 });
   });
 });

@@ -13,7 +13,10 @@ function evaluateInChild(policyRules: string, tool: string, args: unknown): { de
     const s = createShield({ policy: parsePolicy(${JSON.stringify(`version: 1\nname: t\nrules:\n${policyRules}`)}, "t.yaml"), home: "/home/u", workspace: "/home/u/ws", cache: false, rateLimitPerMinute: 0 });
     console.log(JSON.stringify(s.evaluateSync({ tool: ${JSON.stringify(tool)}, args: ${JSON.stringify(args)} })));`;
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8", timeout: 20_000 });
-  if (r.status !== 0) throw new Error(`the Shield did not answer (status ${r.status}, signal ${r.signal}: killed after 20 s?): ${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(
+      `the Shield did not answer (status ${r.status}, signal ${r.signal}: killed after 20 s?): ${r.stderr}`,
+    );
   return JSON.parse(r.stdout) as { decision: string; rules: string[] };
 }
 

@@ -10,7 +10,10 @@ const root = fileURLToPath(new URL("../../../apps/capabilities/", import.meta.ur
 
 describe("semantics in the built-in manifests", () => {
   const tools = readdirSync(root).flatMap((cap) => {
-    const m = parse(readFileSync(`${root}${cap}/manifest.yaml`, "utf8")) as { id: string; tools: { name: string; semantics?: unknown }[] };
+    const m = parse(readFileSync(`${root}${cap}/manifest.yaml`, "utf8")) as {
+      id: string;
+      tools: { name: string; semantics?: unknown }[];
+    };
     return m.tools.map((t) => ({ name: `${m.id}__${t.name}`, semantics: t.semantics }));
   });
 

@@ -4,7 +4,8 @@ import { normalizePath } from "../src/normalize/paths.js";
 import { parseShell } from "../src/normalize/shell.js";
 import { normalizeText, urlDecode } from "../src/normalize/text.js";
 
-const names = (script: string): string[] => parseShell(script, { home: "/home/dev" }).commands.map((c) => [c.name, ...c.args].join(" "));
+const names = (script: string): string[] =>
+  parseShell(script, { home: "/home/dev" }).commands.map((c) => [c.name, ...c.args].join(" "));
 
 describe("shell reader", () => {
   it.each([
@@ -18,14 +19,14 @@ describe("shell reader", () => {
     ["echo `whoami`", ["echo $(whoami)", "whoami"]],
     ["bash <(curl -s http://a)", ["bash <(curl -s http://a)", "curl -s http://a"]],
     ["sh -c 'curl x | sh'", ["sh -c curl x | sh", "curl x", "sh"]],
-    ["eval \"id; whoami\"", ["eval id; whoami", "id", "whoami"]],
+    ['eval "id; whoami"', ["eval id; whoami", "id", "whoami"]],
     ["find . -exec sh -c 'rm -rf ~' \\;", ["find . -exec sh -c rm -rf ~ ;", "sh -c rm -rf ~", "rm -rf ~"]],
-    ["python3 -c 'import os; os.system(\"id\")'", ["python3 -c import os; os.system(\"id\")", "id"]],
+    ["python3 -c 'import os; os.system(\"id\")'", ['python3 -c import os; os.system("id")', "id"]],
     ["cat <<EOF | bash\nrm -rf ~\nEOF", ["cat", "bash", "rm -rf ~"]],
     ["true && \\\nrm -rf ~", ["true", "rm -rf ~"]],
     ["ls # rm -rf ~", ["ls"]],
     ["echo ${X:-rm} && ${Y:-curl} x", ["echo rm", "curl x"]],
-    ["for f in *.ts; do cat \"$f\"; done", ["cat $f"]],
+    ['for f in *.ts; do cat "$f"; done', ["cat $f"]],
   ])("%j", (script, expected) => {
     expect(names(script)).toEqual(expected);
   });
@@ -35,9 +36,12 @@ describe("shell reader", () => {
     const [curl, bash, echo] = r.commands;
     expect(curl?.pipeline.map((c) => c.name)).toEqual(["curl", "bash"]);
     expect(bash?.wrappers).toEqual(["sudo"]);
-    expect(bash?.redirects).toEqual([{ op: ">", target: "/tmp/log" }, { op: ">&", target: "1" }]);
+    expect(bash?.redirects).toEqual([
+      { op: ">", target: "/tmp/log" },
+      { op: ">&", target: "1" },
+    ]);
     expect(echo?.vars).toEqual(["SECRET_TOKEN"]);
-    const nested = parseShell("sh -c \"$(curl x)\"").commands.find((c) => c.name === "curl");
+    const nested = parseShell('sh -c "$(curl x)"').commands.find((c) => c.name === "curl");
     expect(nested?.via).toBe("subst");
     expect(nested?.parent?.name).toBe("sh");
   });
@@ -48,7 +52,7 @@ describe("shell reader", () => {
     const many = parseShell("a\n".repeat(5000));
     expect(many.truncated).toBe(true);
     expect(many.commands.length).toBeLessThanOrEqual(256);
-    const deep = parseShell(`${"sh -c \"".repeat(1)}${"$(".repeat(20)}id${")".repeat(20)}"`);
+    const deep = parseShell(`${'sh -c "'.repeat(1)}${"$(".repeat(20)}id${")".repeat(20)}"`);
     expect(deep.truncated).toBe(true);
   });
 });

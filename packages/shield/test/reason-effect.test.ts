@@ -27,7 +27,11 @@ const PATHS = [
 const EFFECTS: { effect: string; description: string | undefined; says: RegExp }[] = [
   { effect: "write", description: "The file to write.", says: /^writes / },
   { effect: "delete", description: "The file to delete.", says: /^deletes / },
-  { effect: "unknown", description: undefined, says: /^may write .*\(the tool does not say whether it reads or writes it\)/ },
+  {
+    effect: "unknown",
+    description: undefined,
+    says: /^may write .*\(the tool does not say whether it reads or writes it\)/,
+  },
 ];
 
 describe("a path reason names the call's effect, from the tool's semantics", () => {

@@ -110,8 +110,15 @@ describe("workspace files that run or steer something later: writes ask", () => 
     });
   }
   it("copying or moving onto one of them asks too", async () => {
-    expect(await decision("files__copy_file", { source: `${WORKSPACE}/t.json`, destination: `${WORKSPACE}/.vscode/tasks.json` })).toBe("escalate");
-    expect(await decision("files__move_file", { source: `${WORKSPACE}/t.md`, destination: `${WORKSPACE}/AGENTS.md` })).toBe("escalate");
+    expect(
+      await decision("files__copy_file", {
+        source: `${WORKSPACE}/t.json`,
+        destination: `${WORKSPACE}/.vscode/tasks.json`,
+      }),
+    ).toBe("escalate");
+    expect(
+      await decision("files__move_file", { source: `${WORKSPACE}/t.md`, destination: `${WORKSPACE}/AGENTS.md` }),
+    ).toBe("escalate");
   });
   it("ordinary workspace files stay allowed", async () => {
     for (const rel of ["src/index.ts", "README.md", "vscode-notes.txt", "config.toml", "Makefile", "package.json"]) {

@@ -13,12 +13,36 @@ describe("second case set", () => {
     expect(createHash("sha256").update(readFileSync(file)).digest("hex")).toBe(FROZEN_SHA256);
     const cases = await loadCorpusSet("second");
     expect(cases.length).toBeGreaterThanOrEqual(200);
-    expect(new Set(cases.filter((c) => c.label === "attack").map((c) => c.category))).toEqual(new Set([
-      "exfiltration", "credentials", "reverse-shell", "persistence", "tampering", "destructive", "delegation", "injection",
-    ]));
+    expect(new Set(cases.filter((c) => c.label === "attack").map((c) => c.category))).toEqual(
+      new Set([
+        "exfiltration",
+        "credentials",
+        "reverse-shell",
+        "persistence",
+        "tampering",
+        "destructive",
+        "delegation",
+        "injection",
+      ]),
+    );
     const tools = new Set(cases.map((c) => c.tool));
-    for (const t of ["shell__execute_command", "files__read_file", "files__write_file", "http__http_request", "mail__send_email", "spawn_agent", "agent_message", "postal__send_message", "webhooks__call"]) expect(tools).toContain(t);
-    expect(cases.filter((c) => c.tool === "webhooks__call" || c.tool === "postal__send_message").every((c) => c.schema !== undefined)).toBe(true);
+    for (const t of [
+      "shell__execute_command",
+      "files__read_file",
+      "files__write_file",
+      "http__http_request",
+      "mail__send_email",
+      "spawn_agent",
+      "agent_message",
+      "postal__send_message",
+      "webhooks__call",
+    ])
+      expect(tools).toContain(t);
+    expect(
+      cases
+        .filter((c) => c.tool === "webhooks__call" || c.tool === "postal__send_message")
+        .every((c) => c.schema !== undefined),
+    ).toBe(true);
     expect(new Set(cases.map((c) => c.id)).size).toBe(cases.length);
   });
 
@@ -28,7 +52,10 @@ describe("second case set", () => {
     expect(report.attacks.n + report.legit.n).toBe(report.results.length);
     expect(report.categories.map((c) => `${c.label}/${c.category}`)).toContain("attack/delegation");
     let out = "";
-    const code = await runEvalSet("second", await loadPolicy("default"), undefined, true, { stdout: { write: (s: string) => (out += s) }, stderr: { write: () => true } });
+    const code = await runEvalSet("second", await loadPolicy("default"), undefined, true, {
+      stdout: { write: (s: string) => (out += s) },
+      stderr: { write: () => true },
+    });
     expect(code).toBe(0);
     const json = JSON.parse(out) as { set: string; categories: { n: number }[]; results: unknown[] };
     expect(json.set).toBe("second");
@@ -45,7 +72,10 @@ describe("second case set", () => {
 
   it("an unknown set name is an error that lists the sets", async () => {
     let err = "";
-    const code = await runEvalSet("third", await loadPolicy("default"), undefined, false, { stdout: { write: () => true }, stderr: { write: (s: string) => (err += s) } });
+    const code = await runEvalSet("third", await loadPolicy("default"), undefined, false, {
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (err += s) },
+    });
     expect(code).toBe(1);
     expect(err).toContain('unknown case set "third"; the sets are: first, holdout, second');
   });

@@ -1,4 +1,12 @@
-import { createShield, evaluateWithApproval, loadPolicy, parsePolicy, resolveApproval, type Policy, type Verdict } from "@palisade/shield";
+import {
+  createShield,
+  evaluateWithApproval,
+  loadPolicy,
+  parsePolicy,
+  resolveApproval,
+  type Policy,
+  type Verdict,
+} from "@palisade/shield";
 import { describe, expect, it } from "vitest";
 import { HOME, WORKSPACE } from "./helpers.js";
 
@@ -17,7 +25,10 @@ describe("verdicts", () => {
   });
 
   it("never throws and fails closed on internal errors", async () => {
-    const broken: Policy = { ...policy, rules: [{ id: "bad", decision: "allow", tools: null as unknown as string[], line: 1 }] };
+    const broken: Policy = {
+      ...policy,
+      rules: [{ id: "bad", decision: "allow", tools: null as unknown as string[], line: 1 }],
+    };
     const s = createShield({ ...base, policy: broken, cache: false });
     const v = s.evaluateSync({ tool: "files__read_file", args: { path: "a" } });
     expect(v).toMatchObject({ decision: "block", tier: 0, rules: ["shield.internal-error"] });
@@ -39,11 +50,20 @@ describe("verdicts", () => {
     const s = createShield({ ...base, cache: false });
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic["self"] = cyclic;
-    for (const args of [null, undefined, 42, "not json", "{\"path\": \"~/.ssh/id_rsa\"}", [1, 2], { __proto__: { path: "/etc/shadow" } }, cyclic]) {
+    for (const args of [
+      null,
+      undefined,
+      42,
+      "not json",
+      '{"path": "~/.ssh/id_rsa"}',
+      [1, 2],
+      { __proto__: { path: "/etc/shadow" } },
+      cyclic,
+    ]) {
       const v = s.evaluateSync({ tool: "files__read_file", args });
       expect(["allow", "escalate", "block"]).toContain(v.decision);
     }
-    expect(s.evaluateSync({ tool: "files__read_file", args: "{\"path\": \"~/.ssh/id_rsa\"}" }).decision).toBe("block");
+    expect(s.evaluateSync({ tool: "files__read_file", args: '{"path": "~/.ssh/id_rsa"}' }).decision).toBe("block");
     expect(s.evaluateSync({ tool: 42 as unknown as string, args: {} }).decision).toBe("block");
   });
 });
@@ -92,7 +112,14 @@ describe("rate limit", () => {
 describe("audit hook and tier 3", () => {
   it("reports every verdict to onVerdict; a throwing hook changes nothing", () => {
     const seen: Verdict[] = [];
-    const s = createShield({ ...base, cache: false, onVerdict: (_a, _c, v) => { seen.push(v); throw new Error("audit down"); } });
+    const s = createShield({
+      ...base,
+      cache: false,
+      onVerdict: (_a, _c, v) => {
+        seen.push(v);
+        throw new Error("audit down");
+      },
+    });
     const v = s.evaluateSync({ tool: "files__read_file", args: { path: "a" } });
     expect(v.decision).toBe("allow");
     expect(seen).toEqual([v]);
@@ -102,7 +129,11 @@ describe("audit hook and tier 3", () => {
     const s = createShield({ ...base, cache: false });
     const esc = s.evaluateSync({ tool: "mail__send_email", args: { to: "a@b.com", subject: "s", body: "b" } });
     expect(esc.decision).toBe("escalate");
-    expect(resolveApproval(esc, { kind: "approved", by: "dev" })).toMatchObject({ decision: "allow", tier: 3, rules: [...esc.rules, "human:approved"] });
+    expect(resolveApproval(esc, { kind: "approved", by: "dev" })).toMatchObject({
+      decision: "allow",
+      tier: 3,
+      rules: [...esc.rules, "human:approved"],
+    });
     expect(resolveApproval(esc, { kind: "denied" })).toMatchObject({ decision: "block", tier: 3 });
     expect(resolveApproval(esc, { kind: "timeout", afterMs: 5000 }).reason).toMatch(/no approval within 5000 ms/);
     expect(resolveApproval(esc, { kind: "cancelled" }).decision).toBe("block");
@@ -112,12 +143,26 @@ describe("audit hook and tier 3", () => {
     const s = createShield({ ...base, cache: false });
     const signal = new AbortController().signal;
     let asked = 0;
-    const approve = async () => { asked++; return { kind: "approved" as const }; };
-    expect((await evaluateWithApproval(s.evaluate, approve, { tool: "files__read_file", args: { path: "a" } }, {}, signal)).tier).toBe(0);
+    const approve = async () => {
+      asked++;
+      return { kind: "approved" as const };
+    };
+    expect(
+      (await evaluateWithApproval(s.evaluate, approve, { tool: "files__read_file", args: { path: "a" } }, {}, signal))
+        .tier,
+    ).toBe(0);
     expect(asked).toBe(0);
     const mail = { tool: "mail__send_email", args: { to: "a@b.com", subject: "s", body: "b" } };
-    expect(await evaluateWithApproval(s.evaluate, approve, mail, {}, signal)).toMatchObject({ decision: "allow", tier: 3 });
-    const broken = async (): Promise<never> => { throw new Error("client gone"); };
-    expect(await evaluateWithApproval(s.evaluate, broken, mail, {}, signal)).toMatchObject({ decision: "block", tier: 3 });
+    expect(await evaluateWithApproval(s.evaluate, approve, mail, {}, signal)).toMatchObject({
+      decision: "allow",
+      tier: 3,
+    });
+    const broken = async (): Promise<never> => {
+      throw new Error("client gone");
+    };
+    expect(await evaluateWithApproval(s.evaluate, broken, mail, {}, signal)).toMatchObject({
+      decision: "block",
+      tier: 3,
+    });
   });
 });

@@ -15,7 +15,10 @@ interface Case {
 
 function load(name: string): Case[] {
   const text = readFileSync(fileURLToPath(new URL(`../corpus/${name}`, import.meta.url)), "utf8");
-  return text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as Case);
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => JSON.parse(l) as Case);
 }
 
 function strings(v: unknown, out: string[] = []): string[] {
@@ -25,10 +28,25 @@ function strings(v: unknown, out: string[] = []): string[] {
   return out;
 }
 
-const ctx: ResolvedContext = { mode: "normal", subAgent: undefined, manifestPolicy: undefined, network: undefined, home: HOME, workspace: WORKSPACE, protectedPaths: ["/srv/palisade-data"] };
+const ctx: ResolvedContext = {
+  mode: "normal",
+  subAgent: undefined,
+  manifestPolicy: undefined,
+  network: undefined,
+  home: HOME,
+  workspace: WORKSPACE,
+  protectedPaths: ["/srv/palisade-data"],
+};
 const VARIANTS: [tool: string, key: string][] = [
-  ["shell__execute_command", "command"], ["files__write_file", "path"], ["files__delete_file", "path"], ["spawn_agent", "task"],
-  ["http__http_request", "url"], ["mail__send_email", "body"], ["mail__send_email", "to"], ["acme__tool", "input"], ["acme__tool", "command"],
+  ["shell__execute_command", "command"],
+  ["files__write_file", "path"],
+  ["files__delete_file", "path"],
+  ["spawn_agent", "task"],
+  ["http__http_request", "url"],
+  ["mail__send_email", "body"],
+  ["mail__send_email", "to"],
+  ["acme__tool", "input"],
+  ["acme__tool", "command"],
 ];
 
 describe("detector triggers", () => {
@@ -43,8 +61,13 @@ describe("detector triggers", () => {
     for (const c of cases) {
       const s = buildSubject(c.tool, c.args, ctx);
       const every = DETECTORS.filter((d) => d.detect(s) !== undefined).map((d) => d.id);
-      const dispatched = runDetectors(s, { disable: [], severity: {} }).map((f) => f.id).filter((id) => id !== "exfil.credential-egress");
-      if (every.join() !== dispatched.join()) differ.push(`${c.tool} ${JSON.stringify(c.args).slice(0, 80)}: all ${every.join(",")} / dispatched ${dispatched.join(",")}`);
+      const dispatched = runDetectors(s, { disable: [], severity: {} })
+        .map((f) => f.id)
+        .filter((id) => id !== "exfil.credential-egress");
+      if (every.join() !== dispatched.join())
+        differ.push(
+          `${c.tool} ${JSON.stringify(c.args).slice(0, 80)}: all ${every.join(",")} / dispatched ${dispatched.join(",")}`,
+        );
     }
     expect(cases.length).toBeGreaterThan(5000);
     expect(differ.slice(0, 10)).toEqual([]);

@@ -22,10 +22,21 @@ function parse(text: string, file: string): KeyFile {
   try {
     v = JSON.parse(text);
   } catch {
-    throw new StoreError("AUDIT_KEY", `${file} is not a Palisade audit key file (not JSON); move it away to make a new key (older audit entries then no longer verify)`);
+    throw new StoreError(
+      "AUDIT_KEY",
+      `${file} is not a Palisade audit key file (not JSON); move it away to make a new key (older audit entries then no longer verify)`,
+    );
   }
   const o = v as Partial<KeyFile> | null;
-  if (o === null || typeof o !== "object" || o.version !== 1 || typeof o.key !== "string" || !/^[0-9a-f]{64}$/.test(o.key) || o.databases === null || typeof o.databases !== "object") {
+  if (
+    o === null ||
+    typeof o !== "object" ||
+    o.version !== 1 ||
+    typeof o.key !== "string" ||
+    !/^[0-9a-f]{64}$/.test(o.key) ||
+    o.databases === null ||
+    typeof o.databases !== "object"
+  ) {
     throw new StoreError("AUDIT_KEY", `${file}: expected {"version": 1, "key": <64 hex>, "databases": {...}}`);
   }
   return o as KeyFile;
@@ -34,7 +45,10 @@ function parse(text: string, file: string): KeyFile {
 async function checkMode(file: string): Promise<void> {
   const st = await stat(file);
   if ((st.mode & 0o077) !== 0) {
-    throw new StoreError("AUDIT_KEY", `${file} is readable or writable by other users (mode ${(st.mode & 0o777).toString(8)}); fix it with: chmod 600 ${file}`);
+    throw new StoreError(
+      "AUDIT_KEY",
+      `${file} is readable or writable by other users (mode ${(st.mode & 0o777).toString(8)}); fix it with: chmod 600 ${file}`,
+    );
   }
 }
 

@@ -47,7 +47,9 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v === undefined ? null : v)).join(",")}]`;
   const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  const keys = Object.keys(obj)
+    .filter((k) => obj[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
 }
 
@@ -76,7 +78,12 @@ export function appendAudit(db: Db, input: NewAudit, key?: AuditKey): AuditRecor
 
 /** The chain head (seq 0 and the genesis hash when the trail is empty). */
 export function auditHead(db: Db): { seq: number; hash: string } {
-  return (db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined) ?? { seq: 0, hash: GENESIS_HASH };
+  return (
+    (db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined) ?? {
+      seq: 0,
+      hash: GENESIS_HASH,
+    }
+  );
 }
 
 /**
@@ -91,18 +98,26 @@ export function appendAuditBatch(db: Db, inputs: readonly NewAudit[], key?: Audi
 /** appendAuditBatch inside the caller's transaction. */
 export function appendAuditRows(db: Db, inputs: readonly NewAudit[], key?: AuditKey): AuditRecord[] {
   if (inputs.length === 0) return [];
-  const head = db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined;
+  const head = db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as
+    { seq: number; hash: string } | undefined;
   const rows = chainRows(head ?? { seq: 0, hash: GENESIS_HASH }, inputs, key);
-  const insert = db.stmt("INSERT INTO audit (seq, ts, session_id, kind, actor, call_id, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  const insert = db.stmt(
+    "INSERT INTO audit (seq, ts, session_id, kind, actor, call_id, payload, prev_hash, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
   for (const r of rows) insert.run(r.seq, r.ts, r.sessionId, r.kind, r.actor, r.callId, r.payload, r.prevHash, r.hash);
   const last = rows[rows.length - 1] as AuditRecord;
-  db.stmt("INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash")
-    .run(last.seq, last.hash);
+  db.stmt(
+    "INSERT INTO audit_head (id, seq, hash) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash",
+  ).run(last.seq, last.hash);
   return rows;
 }
 
 /** The rows that extend the chain after `head` with `inputs`, in order (any store writes them). */
-export function chainRows(head: { seq: number; hash: string }, inputs: readonly NewAudit[], key?: AuditKey): AuditRecord[] {
+export function chainRows(
+  head: { seq: number; hash: string },
+  inputs: readonly NewAudit[],
+  key?: AuditKey,
+): AuditRecord[] {
   let seq = head.seq;
   let prevHash = head.hash;
   const out: AuditRecord[] = [];
@@ -123,10 +138,18 @@ export function chainRows(head: { seq: number; hash: string }, inputs: readonly 
   return out;
 }
 
-export function listAudit(db: Db, options: { sessionId?: string; afterSeq?: number; limit?: number } = {}): AuditRecord[] {
-  const rows = options.sessionId === undefined
-    ? db.stmt("SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT +?").all(options.afterSeq ?? 0, options.limit ?? 1000)
-    : db.stmt("SELECT * FROM audit WHERE session_id = +? AND seq > ? ORDER BY seq LIMIT +?").all(options.sessionId, options.afterSeq ?? 0, options.limit ?? 1000);
+export function listAudit(
+  db: Db,
+  options: { sessionId?: string; afterSeq?: number; limit?: number } = {},
+): AuditRecord[] {
+  const rows =
+    options.sessionId === undefined
+      ? db
+          .stmt("SELECT * FROM audit WHERE seq > ? ORDER BY seq LIMIT +?")
+          .all(options.afterSeq ?? 0, options.limit ?? 1000)
+      : db
+          .stmt("SELECT * FROM audit WHERE session_id = +? AND seq > ? ORDER BY seq LIMIT +?")
+          .all(options.sessionId, options.afterSeq ?? 0, options.limit ?? 1000);
   return (rows as Array<Record<string, unknown>>).map(auditFromRow);
 }
 
@@ -137,9 +160,11 @@ export function listAudit(db: Db, options: { sessionId?: string; afterSeq?: numb
  * `expectedHead` (a head the caller saved elsewhere, e.g. printed by a previous verify).
  */
 export function verifyAudit(db: Db, expectedHead?: { seq: number; hash: string }, key?: AuditKey): AuditVerification {
-  const stored = db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as { seq: number; hash: string } | undefined;
+  const stored = db.stmt("SELECT seq, hash FROM audit_head WHERE id = 1").get() as
+    { seq: number; hash: string } | undefined;
   const check = new ChainCheck([stored, expectedHead], key);
-  for (const raw of db.raw.prepare("SELECT * FROM audit ORDER BY seq").iterate()) check.add(auditFromRow(raw as Record<string, unknown>));
+  for (const raw of db.raw.prepare("SELECT * FROM audit ORDER BY seq").iterate())
+    check.add(auditFromRow(raw as Record<string, unknown>));
   return check.finish();
 }
 
@@ -153,7 +178,10 @@ export class ChainCheck {
   private rows = 0;
   private last = { seq: 0, hash: GENESIS_HASH };
 
-  constructor(heads: ReadonlyArray<{ seq: number; hash: string } | undefined>, private readonly key?: AuditKey) {
+  constructor(
+    heads: ReadonlyArray<{ seq: number; hash: string } | undefined>,
+    private readonly key?: AuditKey,
+  ) {
     this.heads = heads.filter((h): h is { seq: number; hash: string } => h !== undefined);
   }
 
@@ -161,19 +189,35 @@ export class ChainCheck {
     const { problems, key } = this;
     this.rows++;
     if (r.seq !== this.expectedSeq) {
-      problems.push({ seq: this.expectedSeq, problem: "missing", detail: `rows ${this.expectedSeq}..${r.seq - 1} are missing (deleted)` });
+      problems.push({
+        seq: this.expectedSeq,
+        problem: "missing",
+        detail: `rows ${this.expectedSeq}..${r.seq - 1} are missing (deleted)`,
+      });
     }
     if (r.prevHash !== this.prevHash) {
-      problems.push({ seq: r.seq, problem: "broken_chain", detail: "prev_hash does not match the hash of the row before it" });
+      problems.push({
+        seq: r.seq,
+        problem: "broken_chain",
+        detail: "prev_hash does not match the hash of the row before it",
+      });
     }
     if (auditHash(r.prevHash, r, key) !== r.hash) {
-      const how = key !== undefined && r.seq >= key.fromSeq ? "its keyed hash (edited, or its hash recomputed without the key)" : "its hash (edited after it was written)";
+      const how =
+        key !== undefined && r.seq >= key.fromSeq
+          ? "its keyed hash (edited, or its hash recomputed without the key)"
+          : "its hash (edited after it was written)";
       problems.push({ seq: r.seq, problem: "edited", detail: `row content does not match ${how}` });
     }
     for (const [i, h] of this.heads.entries()) {
       if (h.seq === r.seq) {
         this.seen.add(i);
-        if (h.hash !== r.hash) problems.push({ seq: r.seq, problem: "head_mismatch", detail: `row ${r.seq} should have hash ${h.hash.slice(0, 12)}…` });
+        if (h.hash !== r.hash)
+          problems.push({
+            seq: r.seq,
+            problem: "head_mismatch",
+            detail: `row ${r.seq} should have hash ${h.hash.slice(0, 12)}…`,
+          });
       }
     }
     this.prevHash = r.hash;
@@ -185,10 +229,21 @@ export class ChainCheck {
     const { problems, last } = this;
     for (const [i, h] of this.heads.entries()) {
       if (!this.seen.has(i) && h.seq > 0) {
-        problems.push({ seq: h.seq, problem: "head_mismatch", detail: `the trail should reach row ${h.seq} but ends at row ${last.seq} (rows deleted from the end)` });
+        problems.push({
+          seq: h.seq,
+          problem: "head_mismatch",
+          detail: `the trail should reach row ${h.seq} but ends at row ${last.seq} (rows deleted from the end)`,
+        });
       }
     }
     const firstBroken = problems.length === 0 ? undefined : Math.min(...problems.map((p) => p.seq));
-    return { ok: problems.length === 0, rows: this.rows, head: last, problems, keyed: this.key !== undefined, ...(firstBroken !== undefined ? { firstBroken } : {}) };
+    return {
+      ok: problems.length === 0,
+      rows: this.rows,
+      head: last,
+      problems,
+      keyed: this.key !== undefined,
+      ...(firstBroken !== undefined ? { firstBroken } : {}),
+    };
   }
 }

@@ -32,7 +32,12 @@ function sessionRows(from: Store, id: string): SessionRows {
   const subAgentRuns = from.listSubAgentRuns(id);
   for (const run of subAgentRuns) messages.push(...from.getSubAgentTranscript(run.id));
   const events: EventRecord[] = [];
-  for (let batch = from.listEvents(id, 0, 5000); batch.length > 0; batch = from.listEvents(id, batch[batch.length - 1]?.seq ?? 0, 5000)) events.push(...batch);
+  for (
+    let batch = from.listEvents(id, 0, 5000);
+    batch.length > 0;
+    batch = from.listEvents(id, batch[batch.length - 1]?.seq ?? 0, 5000)
+  )
+    events.push(...batch);
   const artifacts = from.listArtifacts(id).map((a) => ({ ...a, data: a.hasData ? from.getArtifactData(a.id) : null }));
   return { session, messages, subAgentRuns, events, memory: from.listMemory(id), artifacts };
 }
@@ -43,9 +48,14 @@ export async function copyToPostgres(
   options: { auditKey?: AuditKey; onProgress?: (done: number, total: number) => void; signal?: AbortSignal } = {},
 ): Promise<CopyReport> {
   const before = await to.tableCounts();
-  const used = Object.entries(before).filter(([, n]) => n > 0).map(([t, n]) => `${t} ${String(n)}`);
+  const used = Object.entries(before)
+    .filter(([, n]) => n > 0)
+    .map(([t, n]) => `${t} ${String(n)}`);
   if (used.length > 0) {
-    throw new StoreError("CONFLICT", `the target ${to.description} is not empty (${used.join(", ")}): copy into a new database (createdb), never over a history`);
+    throw new StoreError(
+      "CONFLICT",
+      `the target ${to.description} is not empty (${used.join(", ")}): copy into a new database (createdb), never over a history`,
+    );
   }
   const total = from.listSessions({ limit: 1 }).total;
   let done = 0;
@@ -59,7 +69,7 @@ export async function copyToPostgres(
     }
   }
   let keyed = options.auditKey;
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const rows = from.listAudit({ afterSeq: after, limit: 5000 });
     if (rows.length === 0) break;
     options.signal?.throwIfAborted();
@@ -70,12 +80,19 @@ export async function copyToPostgres(
   if (keyed) await to.importAudit([], keyed); // a keyed but empty trail keeps its key
   await to.analyze();
   const [fromCounts, toCounts] = [from.tableCounts(), await to.tableCounts()];
-  const mismatched = Object.keys(fromCounts).filter((t) => fromCounts[t as keyof TableCounts] !== toCounts[t as keyof TableCounts]);
+  const mismatched = Object.keys(fromCounts).filter(
+    (t) => fromCounts[t as keyof TableCounts] !== toCounts[t as keyof TableCounts],
+  );
   const auditFrom = from.verifyAudit(undefined, options.auditKey);
   const auditTo = await to.verifyAudit(undefined, options.auditKey);
   const sameHead = auditFrom.head.seq === auditTo.head.seq && auditFrom.head.hash === auditTo.head.hash;
   return {
-    sessions: done, from: fromCounts, to: toCounts, mismatched, auditFrom, auditTo,
+    sessions: done,
+    from: fromCounts,
+    to: toCounts,
+    mismatched,
+    auditFrom,
+    auditTo,
     ok: mismatched.length === 0 && auditFrom.ok && auditTo.ok && sameHead,
   };
 }

@@ -61,7 +61,8 @@ export class Db {
     this.stmt(nested ? "SAVEPOINT palisade_tx" : "BEGIN IMMEDIATE").run();
     try {
       const result = fn();
-      if (typeof (result as { then?: unknown } | null)?.then === "function") throw new TypeError("a transaction function cannot return a promise");
+      if (typeof (result as { then?: unknown } | null)?.then === "function")
+        throw new TypeError("a transaction function cannot return a promise");
       this.stmt(nested ? "RELEASE palisade_tx" : "COMMIT").run();
       return result;
     } catch (err) {

@@ -21,5 +21,8 @@ export class StoreError extends Error {
 }
 
 export function notFound(what: string, id: string): StoreError {
-  return new StoreError("NOT_FOUND", `${what} ${JSON.stringify(id)} does not exist (deleted, or never created in this store)`);
+  return new StoreError(
+    "NOT_FOUND",
+    `${what} ${JSON.stringify(id)} does not exist (deleted, or never created in this store)`,
+  );
 }

@@ -3,7 +3,15 @@ import type { Db } from "./db.js";
 import { notFound } from "./errors.js";
 import { getHistory, getSession, getSubAgentTranscript, listSubAgentRuns } from "./history.js";
 import { listArtifacts, listEvents, listMemory } from "./records.js";
-import type { ArtifactRecord, EventRecord, MemoryRecord, MessageRecord, SessionRecord, SubAgentRunRecord, ToolCallRecord } from "./types.js";
+import type {
+  ArtifactRecord,
+  EventRecord,
+  MemoryRecord,
+  MessageRecord,
+  SessionRecord,
+  SubAgentRunRecord,
+  ToolCallRecord,
+} from "./types.js";
 
 export type ExportFormat = "md" | "json";
 
@@ -35,7 +43,11 @@ export interface ExportResult {
  * The artifacts of a session: the ones stored here, and the ones its tool calls produced that a
  * capability host keeps (their bytes and expiry live there: `hasData` false, `expiresAt` null).
  */
-export function sessionArtifacts(stored: ArtifactRecord[], messages: MessageRecord[], sessionId: string): ArtifactRecord[] {
+export function sessionArtifacts(
+  stored: ArtifactRecord[],
+  messages: MessageRecord[],
+  sessionId: string,
+): ArtifactRecord[] {
   const out = [...stored];
   const seen = new Set(stored.map((a) => a.id));
   for (const m of messages) {
@@ -44,8 +56,18 @@ export function sessionArtifacts(stored: ArtifactRecord[], messages: MessageReco
         if (seen.has(a.artifactId)) continue;
         seen.add(a.artifactId);
         out.push({
-          id: a.artifactId, sessionId, owner: "", callId: c.callId, filename: a.filename, mimeType: a.mimeType, sizeBytes: a.sizeBytes,
-          sha256: null, path: null, hasData: false, createdAt: c.createdAt, expiresAt: null,
+          id: a.artifactId,
+          sessionId,
+          owner: "",
+          callId: c.callId,
+          filename: a.filename,
+          mimeType: a.mimeType,
+          sizeBytes: a.sizeBytes,
+          sha256: null,
+          path: null,
+          hasData: false,
+          createdAt: c.createdAt,
+          expiresAt: null,
         });
       }
     }
@@ -73,10 +95,18 @@ export function collectExport(db: Db, id: string, options: ExportOptions = {}): 
     artifacts: [],
     memory: listMemory(db, id),
   };
-  data.artifacts = sessionArtifacts(listArtifacts(db, id), [...messages, ...data.subAgentRuns.flatMap((r) => r.transcript)], id);
+  data.artifacts = sessionArtifacts(
+    listArtifacts(db, id),
+    [...messages, ...data.subAgentRuns.flatMap((r) => r.transcript)],
+    id,
+  );
   if (options.includeEvents) {
     const events: EventRecord[] = [];
-    for (let batch = listEvents(db, id, 0, 5000); batch.length > 0; batch = listEvents(db, id, batch[batch.length - 1]?.seq ?? 0, 5000)) {
+    for (
+      let batch = listEvents(db, id, 0, 5000);
+      batch.length > 0;
+      batch = listEvents(db, id, batch[batch.length - 1]?.seq ?? 0, 5000)
+    ) {
       events.push(...batch);
     }
     data.events = events;
@@ -93,14 +123,23 @@ function fence(text: string, lang = ""): string {
 }
 
 function toolCallMd(c: ToolCallRecord): string {
-  const lines = [`#### Tool call \`${c.toolName}\` (${c.callId})${c.subAgentName ? ` — sub-agent ${c.subAgentName}` : ""}`, "", fence(c.argumentsJson, "json"), ""];
+  const lines = [
+    `#### Tool call \`${c.toolName}\` (${c.callId})${c.subAgentName ? ` — sub-agent ${c.subAgentName}` : ""}`,
+    "",
+    fence(c.argumentsJson, "json"),
+    "",
+  ];
   if (c.verdict) {
     const v = c.verdict;
-    lines.push(`- Shield: **${v.decision}** (tier ${v.tier}, confidence ${v.confidence})${v.reason ? ` — ${v.reason}` : ""}${v.ruleIds.length ? ` [rules: ${v.ruleIds.join(", ")}]` : ""}`);
+    lines.push(
+      `- Shield: **${v.decision}** (tier ${v.tier}, confidence ${v.confidence})${v.reason ? ` — ${v.reason}` : ""}${v.ruleIds.length ? ` [rules: ${v.ruleIds.join(", ")}]` : ""}`,
+    );
   }
-  if (c.approval) lines.push(`- Approval: **${c.approval.decision}** by ${c.approval.by || "?"} at ${iso(c.approval.at)}`);
+  if (c.approval)
+    lines.push(`- Approval: **${c.approval.decision}** by ${c.approval.by || "?"} at ${iso(c.approval.at)}`);
   if (c.durationMs !== null) lines.push(`- Duration: ${c.durationMs} ms`);
-  for (const a of c.artifacts) lines.push(`- Artifact: ${a.filename} (${a.mimeType}, ${a.sizeBytes} bytes, id ${a.artifactId})`);
+  for (const a of c.artifacts)
+    lines.push(`- Artifact: ${a.filename} (${a.mimeType}, ${a.sizeBytes} bytes, id ${a.artifactId})`);
   if (c.result !== null) lines.push("", c.isError ? "Result (error):" : "Result:", "", fence(c.result));
   return lines.join("\n");
 }
@@ -128,8 +167,13 @@ export function renderMarkdown(e: SessionExport): string {
   if (e.subAgentRuns.length > 0) {
     out.push("## Sub-agent runs", "");
     for (const r of e.subAgentRuns) {
-      out.push(`### ${r.name} (${r.id}) — ${r.state}`, "", `- Task: ${r.task}`, `- Started ${iso(r.startedAt)}${r.endedAt !== null ? `, ended ${iso(r.endedAt)}` : ""}`,
-        `- LLM calls: ${r.llmCalls}, tool calls: ${r.toolCalls}`);
+      out.push(
+        `### ${r.name} (${r.id}) — ${r.state}`,
+        "",
+        `- Task: ${r.task}`,
+        `- Started ${iso(r.startedAt)}${r.endedAt !== null ? `, ended ${iso(r.endedAt)}` : ""}`,
+        `- LLM calls: ${r.llmCalls}, tool calls: ${r.toolCalls}`,
+      );
       if (r.result !== null) out.push(`- Result: ${r.result}`);
       if (r.error !== null) out.push(`- Error: ${r.error}`);
       out.push("", ...r.transcript.map((m) => `${messageMd(m).replace(/^###/, "####")}\n`));
@@ -138,7 +182,12 @@ export function renderMarkdown(e: SessionExport): string {
   if (e.artifacts.length > 0) {
     out.push("## Artifacts", "", "| id | file | type | bytes | created | expires |", "|---|---|---|---|---|---|");
     for (const a of e.artifacts) {
-      const expires = a.expiresAt !== null ? iso(a.expiresAt) : a.hasData || a.path !== null ? "never" : "with the capability's store";
+      const expires =
+        a.expiresAt !== null
+          ? iso(a.expiresAt)
+          : a.hasData || a.path !== null
+            ? "never"
+            : "with the capability's store";
       out.push(`| ${a.id} | ${a.filename} | ${a.mimeType} | ${a.sizeBytes} | ${iso(a.createdAt)} | ${expires} |`);
     }
     out.push("");

@@ -24,7 +24,10 @@ export function buildFtsQuery(input: string): ParsedQuery {
   const terms: string[] = [];
   const prefixes: boolean[] = [];
   const add = (text: string, prefix: boolean, phrase: boolean): void => {
-    const clean = text.normalize("NFC").replace(/\p{Cc}/gu, " ").trim();
+    const clean = text
+      .normalize("NFC")
+      .replace(/\p{Cc}/gu, " ")
+      .trim();
     if (!SEARCHABLE.test(clean) || parts.length >= MAX_TERMS) return;
     terms.push(clean);
     prefixes.push(prefix && !phrase);

@@ -11,7 +11,13 @@ export { canonicalJson, GENESIS_HASH } from "./audit.js";
 export type { NewAudit, AuditProblem, AuditVerification, AuditKey } from "./audit.js";
 export { AUDIT_KEY_FILE, loadOrCreateAuditKey, loadOrCreateKeySecret, readAuditKey } from "./audit-key.js";
 export type {
-  NewSession, NewMessage, MessagePatch, NewToolCall, ToolCallPatch, NewSubAgentRun, SubAgentRunPatch,
+  NewSession,
+  NewMessage,
+  MessagePatch,
+  NewToolCall,
+  ToolCallPatch,
+  NewSubAgentRun,
+  SubAgentRunPatch,
 } from "./writes.js";
 export type { NewEvent, NewMemory, NewArtifact } from "./records.js";
 export type { ListSessionsOptions, SessionPage, HistoryOptions, HistoryPage } from "./history.js";
@@ -19,9 +25,26 @@ export type { SearchOptions, SearchResult } from "./search.js";
 export type { DeleteResult, RetentionOptions, RetentionResult, StoreStats } from "./lifecycle.js";
 export type { ExportFormat, ExportOptions, ExportResult, SessionExport } from "./export.js";
 export type {
-  SessionMode, TitleSource, Role, VerdictDecision, ApprovalDecision, SubAgentState, SessionSort, TokenUsage,
-  SessionRecord, Verdict, Approval, ArtifactRef, ToolCallRecord, MessageRecord, EventRecord, MemoryRecord,
-  SubAgentRunRecord, ArtifactRecord, AuditRecord, SearchHit,
+  SessionMode,
+  TitleSource,
+  Role,
+  VerdictDecision,
+  ApprovalDecision,
+  SubAgentState,
+  SessionSort,
+  TokenUsage,
+  SessionRecord,
+  Verdict,
+  Approval,
+  ArtifactRef,
+  ToolCallRecord,
+  MessageRecord,
+  EventRecord,
+  MemoryRecord,
+  SubAgentRunRecord,
+  ArtifactRecord,
+  AuditRecord,
+  SearchHit,
 } from "./types.js";
 export { sqliteHistory } from "./port.js";
 export type { HistoryStore } from "./port.js";

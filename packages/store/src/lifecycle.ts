@@ -40,7 +40,10 @@ export interface StoreStats {
 /** Deletes a session and, by cascade, its messages, tool calls, events, memory, artifacts and sub-agent runs. */
 export function deleteSession(db: Db, id: string): DeleteResult {
   return db.tx(() => {
-    const paths = db.stmt("SELECT path FROM artifacts WHERE session_id = ? AND path IS NOT NULL").pluck().all(id) as string[];
+    const paths = db
+      .stmt("SELECT path FROM artifacts WHERE session_id = ? AND path IS NOT NULL")
+      .pluck()
+      .all(id) as string[];
     const r = db.stmt("DELETE FROM sessions WHERE id = ?").run(id);
     return { deleted: r.changes > 0, artifactPaths: r.changes > 0 ? paths : [] };
   });
@@ -66,7 +69,10 @@ export function applyRetention(db: Db, options: RetentionOptions): RetentionResu
     db.tx(() => {
       for (const id of ids) {
         const r = deleteSession(db, id);
-        if (r.deleted) { deletedSessions.push(id); artifactPaths.push(...r.artifactPaths); }
+        if (r.deleted) {
+          deletedSessions.push(id);
+          artifactPaths.push(...r.artifactPaths);
+        }
       }
     });
   };
@@ -76,7 +82,9 @@ export function applyRetention(db: Db, options: RetentionOptions): RetentionResu
   }
   if (options.expireArtifacts ?? true) {
     db.tx(() => {
-      const rows = db.stmt("SELECT id, path FROM artifacts WHERE expires_at IS NOT NULL AND expires_at <= ?").all(now) as Array<{ id: string; path: string | null }>;
+      const rows = db
+        .stmt("SELECT id, path FROM artifacts WHERE expires_at IS NOT NULL AND expires_at <= ?")
+        .all(now) as Array<{ id: string; path: string | null }>;
       for (const r of rows) {
         expiredArtifacts.push(r.id);
         if (r.path !== null) artifactPaths.push(r.path);
@@ -89,14 +97,15 @@ export function applyRetention(db: Db, options: RetentionOptions): RetentionResu
     for (;;) {
       const used = usedBytes(db);
       if (used <= options.maxBytes) break;
-      const count = (db.stmt("SELECT COUNT(*) FROM sessions").pluck().get() as number);
+      const count = db.stmt("SELECT COUNT(*) FROM sessions").pluck().get() as number;
       if (count === 0) break;
       const batch = Math.max(1, Math.ceil(count * ((used - options.maxBytes) / used)));
       drop(db.stmt("SELECT id FROM sessions ORDER BY updated_at, id LIMIT +?").pluck().all(batch) as string[]);
       // FTS5 records deletes as new index entries (more of them with prefix indexes) and frees
       // space only when segments merge: a bounded merge (-N: merge even small levels, ~N pages
       // of work) makes the next measure see freed space instead of deleting more sessions.
-      for (const fts of ["messages_fts", "tool_calls_fts"]) db.stmt(`INSERT INTO ${fts} (${fts}, rank) VALUES ('merge', -${FTS_MERGE_PAGES})`).run();
+      for (const fts of ["messages_fts", "tool_calls_fts"])
+        db.stmt(`INSERT INTO ${fts} (${fts}, rank) VALUES ('merge', -${FTS_MERGE_PAGES})`).run();
     }
   }
   if (deletedSessions.length > 0 || expiredArtifacts.length > 0) {
@@ -117,7 +126,11 @@ function fileSize(path: string): number {
 export function stats(db: Db, since?: number): StoreStats {
   const midnight = new Date();
   midnight.setHours(0, 0, 0, 0);
-  const count = (sql: string, ...params: unknown[]): number => db.stmt(sql).pluck().get(...params) as number;
+  const count = (sql: string, ...params: unknown[]): number =>
+    db
+      .stmt(sql)
+      .pluck()
+      .get(...params) as number;
   const file = db.raw.name;
   return {
     sessions: count("SELECT COUNT(*) FROM sessions"),

@@ -14,14 +14,19 @@ export function schemaVersion(db: Database): number {
 }
 
 /** One migration step, reported before it runs and when it is done (it can take minutes on a large history). */
-export type MigrationStep = { from: number; to: number; phase: "start" } | { from: number; to: number; phase: "done"; ms: number };
+export type MigrationStep =
+  { from: number; to: number; phase: "start" } | { from: number; to: number; phase: "done"; ms: number };
 
 /**
  * Brings the database to SCHEMA_VERSION. Each migration and its `user_version` bump run in one
  * transaction, so a crash mid-migration leaves the previous version intact. A new database's
  * first migrations are not reported (there is nothing to wait for).
  */
-export function migrate(db: Database, target = SCHEMA_VERSION, onStep?: (step: MigrationStep) => void): { from: number; to: number } {
+export function migrate(
+  db: Database,
+  target = SCHEMA_VERSION,
+  onStep?: (step: MigrationStep) => void,
+): { from: number; to: number } {
   const from = schemaVersion(db);
   if (from > SCHEMA_VERSION) {
     throw new StoreError(
@@ -42,7 +47,11 @@ export function migrate(db: Database, target = SCHEMA_VERSION, onStep?: (step: M
       }).immediate();
       report?.({ from: version - 1, to: version, phase: "done", ms: Math.round(performance.now() - started) });
     } catch (cause) {
-      throw new StoreError("MIGRATION_FAILED", `migration to schema version ${version} failed: ${(cause as Error).message}`, { cause });
+      throw new StoreError(
+        "MIGRATION_FAILED",
+        `migration to schema version ${version} failed: ${(cause as Error).message}`,
+        { cause },
+      );
     }
   }
   return { from, to: Math.max(from, target) };

@@ -11,9 +11,24 @@ import type { SearchOptions, SearchResult } from "./search.js";
 import type { Store } from "./store.js";
 import type { CommittedTurn, TurnRows } from "./turn.js";
 import type {
-  ArtifactRecord, AuditRecord, EventRecord, MemoryRecord, MessageRecord, SessionRecord, SubAgentRunRecord, ToolCallRecord,
+  ArtifactRecord,
+  AuditRecord,
+  EventRecord,
+  MemoryRecord,
+  MessageRecord,
+  SessionRecord,
+  SubAgentRunRecord,
+  ToolCallRecord,
 } from "./types.js";
-import type { MessagePatch, NewMessage, NewSession, NewSubAgentRun, NewToolCall, SubAgentRunPatch, ToolCallPatch } from "./writes.js";
+import type {
+  MessagePatch,
+  NewMessage,
+  NewSession,
+  NewSubAgentRun,
+  NewToolCall,
+  SubAgentRunPatch,
+  ToolCallPatch,
+} from "./writes.js";
 
 export interface HistoryStore {
   createSession(input?: NewSession): Promise<SessionRecord>;
@@ -57,7 +72,9 @@ export interface HistoryStore {
   close(): Promise<void>;
 }
 
-type Method = { [K in keyof HistoryStore]: HistoryStore[K] extends (...args: never[]) => unknown ? K : never }[keyof HistoryStore];
+type Method = {
+  [K in keyof HistoryStore]: HistoryStore[K] extends (...args: never[]) => unknown ? K : never;
+}[keyof HistoryStore];
 
 /** The SQLite store through the asynchronous interface: each call runs synchronously, its result (or error) as a promise. */
 export function sqliteHistory(store: Store): HistoryStore {
@@ -72,11 +89,44 @@ export function sqliteHistory(store: Store): HistoryStore {
     }) as HistoryStore[K];
   };
   const names: Method[] = [
-    "createSession", "appendMessage", "updateMessage", "recordToolCall", "updateToolCall", "appendEvent", "appendMemory", "recordSubAgentRun",
-    "updateSubAgentRun", "recordArtifact", "appendAudit", "appendAudits", "auditHead", "renameSession", "recordSessionModel", "setAutoTitle",
-    "commitTurn", "deleteSession", "applyRetention", "getSession", "listSessions", "getHistory", "getMessage", "getToolCall", "listEvents",
-    "lastEvent", "listMemory", "listSubAgentRuns", "getSubAgentTranscript", "getArtifact", "getArtifactData", "listArtifacts", "search",
-    "exportSession", "listAudit", "verifyAudit", "stats", "close",
+    "createSession",
+    "appendMessage",
+    "updateMessage",
+    "recordToolCall",
+    "updateToolCall",
+    "appendEvent",
+    "appendMemory",
+    "recordSubAgentRun",
+    "updateSubAgentRun",
+    "recordArtifact",
+    "appendAudit",
+    "appendAudits",
+    "auditHead",
+    "renameSession",
+    "recordSessionModel",
+    "setAutoTitle",
+    "commitTurn",
+    "deleteSession",
+    "applyRetention",
+    "getSession",
+    "listSessions",
+    "getHistory",
+    "getMessage",
+    "getToolCall",
+    "listEvents",
+    "lastEvent",
+    "listMemory",
+    "listSubAgentRuns",
+    "getSubAgentTranscript",
+    "getArtifact",
+    "getArtifactData",
+    "listArtifacts",
+    "search",
+    "exportSession",
+    "listAudit",
+    "verifyAudit",
+    "stats",
+    "close",
   ];
   const out = Object.fromEntries(names.map((n) => [n, wrap(n)])) as unknown as HistoryStore;
   out.setAuditKey = (key) => store.setAuditKey(key);

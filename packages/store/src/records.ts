@@ -60,8 +60,9 @@ export function insertEvent(db: Db, input: NewEvent, seq: number): EventRecord {
   const payload = typeof input.payload === "string" ? input.payload : JSON.stringify(input.payload ?? {});
   const createdAt = input.createdAt ?? Date.now();
   try {
-    db.stmt("INSERT INTO events (session_id, seq, message_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(input.sessionId, seq, input.messageId ?? "", input.type, payload, createdAt);
+    db.stmt(
+      "INSERT INTO events (session_id, seq, message_id, type, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    ).run(input.sessionId, seq, input.messageId ?? "", input.type, payload, createdAt);
   } catch (cause) {
     fkError(cause, "event", input.sessionId);
   }
@@ -69,49 +70,81 @@ export function insertEvent(db: Db, input: NewEvent, seq: number): EventRecord {
 }
 
 export function listEvents(db: Db, sessionId: string, afterSeq = 0, limit = 1000): EventRecord[] {
-  const rows = db.stmt("SELECT * FROM events WHERE session_id = +? AND seq > ? ORDER BY seq LIMIT +?").all(sessionId, afterSeq, limit);
+  const rows = db
+    .stmt("SELECT * FROM events WHERE session_id = +? AND seq > ? ORDER BY seq LIMIT +?")
+    .all(sessionId, afterSeq, limit);
   return (rows as Array<Record<string, unknown>>).map(eventFromRow);
 }
 
 /** The newest event of a session (highest seq), or null. */
 export function lastEvent(db: Db, sessionId: string): EventRecord | null {
-  const row = db.stmt("SELECT * FROM events WHERE session_id = +? ORDER BY seq DESC LIMIT 1").get(sessionId) as Record<string, unknown> | undefined;
+  const row = db.stmt("SELECT * FROM events WHERE session_id = +? ORDER BY seq DESC LIMIT 1").get(sessionId) as
+    Record<string, unknown> | undefined;
   return row ? eventFromRow(row) : null;
 }
 
 export function appendMemory(db: Db, input: NewMemory): MemoryRecord {
   const createdAt = input.createdAt ?? Date.now();
   try {
-    db.stmt("INSERT INTO memory (session_id, message_id, content, summary, compacted_messages, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-      .run(input.sessionId, input.messageId ?? "", input.content, input.summary ?? "", input.compactedMessages ?? 0, createdAt);
+    db.stmt(
+      "INSERT INTO memory (session_id, message_id, content, summary, compacted_messages, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    ).run(
+      input.sessionId,
+      input.messageId ?? "",
+      input.content,
+      input.summary ?? "",
+      input.compactedMessages ?? 0,
+      createdAt,
+    );
   } catch (cause) {
     fkError(cause, "memory", input.sessionId);
   }
   return {
-    sessionId: input.sessionId, messageId: input.messageId ?? "", content: input.content, summary: input.summary ?? "",
-    compactedMessages: input.compactedMessages ?? 0, createdAt,
+    sessionId: input.sessionId,
+    messageId: input.messageId ?? "",
+    content: input.content,
+    summary: input.summary ?? "",
+    compactedMessages: input.compactedMessages ?? 0,
+    createdAt,
   };
 }
 
 export function listMemory(db: Db, sessionId: string): MemoryRecord[] {
   // Read at every turn (the system prompt); `= +?`, not `= ?`: see "Plans that stay prepared" in db.ts.
-  return (db.stmt("SELECT * FROM memory WHERE session_id = +? ORDER BY pk").all(sessionId) as Array<Record<string, unknown>>).map(memoryFromRow);
+  return (
+    db.stmt("SELECT * FROM memory WHERE session_id = +? ORDER BY pk").all(sessionId) as Array<Record<string, unknown>>
+  ).map(memoryFromRow);
 }
 
-const ARTIFACT_COLUMNS = "id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, data IS NOT NULL AS has_data, created_at, expires_at";
+const ARTIFACT_COLUMNS =
+  "id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, data IS NOT NULL AS has_data, created_at, expires_at";
 
 export function recordArtifact(db: Db, input: NewArtifact): ArtifactRecord {
   if ((input.path === undefined) === (input.data === undefined)) {
-    throw new StoreError("INVALID_ARGUMENT", `artifact ${input.filename}: give exactly one of path (bytes on disk) or data (bytes in the row)`);
+    throw new StoreError(
+      "INVALID_ARGUMENT",
+      `artifact ${input.filename}: give exactly one of path (bytes on disk) or data (bytes in the row)`,
+    );
   }
   const id = input.id ?? randomUUID();
   try {
     db.stmt(
       `INSERT INTO artifacts (id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, data, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, input.sessionId ?? null, input.owner ?? "", input.callId ?? null, input.filename, input.mimeType ?? "application/octet-stream",
-      input.sizeBytes, input.sha256 ?? null, input.path ?? null, input.data ? Buffer.from(input.data) : null, input.createdAt ?? Date.now(),
-      input.expiresAt ?? null);
+    ).run(
+      id,
+      input.sessionId ?? null,
+      input.owner ?? "",
+      input.callId ?? null,
+      input.filename,
+      input.mimeType ?? "application/octet-stream",
+      input.sizeBytes,
+      input.sha256 ?? null,
+      input.path ?? null,
+      input.data ? Buffer.from(input.data) : null,
+      input.createdAt ?? Date.now(),
+      input.expiresAt ?? null,
+    );
   } catch (cause) {
     fkError(cause, `artifact ${input.filename}`, input.sessionId ?? "");
   }
@@ -119,7 +152,8 @@ export function recordArtifact(db: Db, input: NewArtifact): ArtifactRecord {
 }
 
 export function getArtifact(db: Db, id: string): ArtifactRecord {
-  const row = db.stmt(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+  const row = db.stmt(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts WHERE id = ?`).get(id) as
+    Record<string, unknown> | undefined;
   if (!row) throw notFound("artifact", id);
   return artifactFromRow(row);
 }
@@ -131,6 +165,8 @@ export function getArtifactData(db: Db, id: string): Buffer | null {
 }
 
 export function listArtifacts(db: Db, sessionId: string): ArtifactRecord[] {
-  const rows = db.stmt(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts WHERE session_id = ? ORDER BY created_at, id`).all(sessionId);
+  const rows = db
+    .stmt(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts WHERE session_id = ? ORDER BY created_at, id`)
+    .all(sessionId);
   return (rows as Array<Record<string, unknown>>).map(artifactFromRow);
 }

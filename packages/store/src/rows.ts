@@ -1,13 +1,27 @@
 // Row ↔ record mapping. SQL columns are snake_case; records are the camelCase shapes of types.ts.
 import type {
-  ArtifactRecord, ArtifactRef, AuditRecord, EventRecord, MemoryRecord, MessageRecord, Role, SessionMode,
-  SessionRecord, SubAgentRunRecord, SubAgentState, TitleSource, TokenUsage, ToolCallRecord, ApprovalDecision,
+  ArtifactRecord,
+  ArtifactRef,
+  AuditRecord,
+  EventRecord,
+  MemoryRecord,
+  MessageRecord,
+  Role,
+  SessionMode,
+  SessionRecord,
+  SubAgentRunRecord,
+  SubAgentState,
+  TitleSource,
+  TokenUsage,
+  ToolCallRecord,
+  ApprovalDecision,
   VerdictDecision,
 } from "./types.js";
 
 export type Row = Record<string, unknown>;
 
-const str = (v: unknown): string => (typeof v === "string" ? v : typeof v === "number" || typeof v === "bigint" ? String(v) : "");
+const str = (v: unknown): string =>
+  typeof v === "string" ? v : typeof v === "number" || typeof v === "bigint" ? String(v) : "";
 const num = (v: unknown): number => (typeof v === "number" ? v : typeof v === "bigint" ? Number(v) : 0);
 const optStr = (v: unknown): string | null => (v == null ? null : str(v));
 const optNum = (v: unknown): number | null => (v == null ? null : num(v));
@@ -34,7 +48,8 @@ export function sessionFromRow(r: Row): SessionRecord {
 }
 
 function usageFromRow(r: Row): TokenUsage | null {
-  if (r.input_tokens == null && r.output_tokens == null && r.cache_read_tokens == null && r.cache_write_tokens == null) return null;
+  if (r.input_tokens == null && r.output_tokens == null && r.cache_read_tokens == null && r.cache_write_tokens == null)
+    return null;
   return {
     inputTokens: num(r.input_tokens),
     outputTokens: num(r.output_tokens),

@@ -63,10 +63,27 @@ function filters(alias: string, o: SearchOptions, extra: Array<[string, unknown]
   return { sql: conds.map(([c]) => ` AND ${c}`).join(""), params: conds.map(([, v]) => v) };
 }
 
-interface MessageHitRow { pk: number; id: string; session_id: string; seq: number; role: string; created_at: number; title: string | null; content: string }
+interface MessageHitRow {
+  pk: number;
+  id: string;
+  session_id: string;
+  seq: number;
+  role: string;
+  created_at: number;
+  title: string | null;
+  content: string;
+}
 interface ToolHitRow {
-  pk: number; call_id: string; tool_name: string; message_id: string; session_id: string; created_at: number; seq: number; title: string | null;
-  arguments_json: string; result: string | null;
+  pk: number;
+  call_id: string;
+  tool_name: string;
+  message_id: string;
+  session_id: string;
+  created_at: number;
+  seq: number;
+  title: string | null;
+  arguments_json: string;
+  result: string | null;
 }
 
 /** pks as a JSON array for `IN (SELECT value FROM json_each(?))`: one statement for any number of hits. */
@@ -79,13 +96,28 @@ const MESSAGES: Side = {
   text: "m.content",
   where: (o) => filters("m", o, o.role !== undefined ? [["m.role = ?", o.role]] : []),
   hits(db, pks, phrases) {
-    const rows = db.stmt(
-      `SELECT m.pk, m.id, m.session_id, m.seq, m.role, m.created_at, m.content, s.title FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.pk IN ${PKS}`,
-    ).all(JSON.stringify(pks)) as MessageHitRow[];
-    return new Map(rows.map((r) => [r.pk, {
-      sessionId: r.session_id, sessionTitle: r.title ?? "", messageId: r.id, callId: "", toolName: "", role: r.role,
-      snippet: snippet([r.content], phrases), rank: 0, createdAt: r.created_at, seq: r.seq,
-    }]));
+    const rows = db
+      .stmt(
+        `SELECT m.pk, m.id, m.session_id, m.seq, m.role, m.created_at, m.content, s.title FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.pk IN ${PKS}`,
+      )
+      .all(JSON.stringify(pks)) as MessageHitRow[];
+    return new Map(
+      rows.map((r) => [
+        r.pk,
+        {
+          sessionId: r.session_id,
+          sessionTitle: r.title ?? "",
+          messageId: r.id,
+          callId: "",
+          toolName: "",
+          role: r.role,
+          snippet: snippet([r.content], phrases),
+          rank: 0,
+          createdAt: r.created_at,
+          seq: r.seq,
+        },
+      ]),
+    );
   },
 };
 
@@ -101,18 +133,37 @@ const TOOL_CALLS: Side = {
     return filters("t", o, extra);
   },
   hits(db, pks, phrases) {
-    const rows = db.stmt(
-      `SELECT t.pk, t.call_id, t.tool_name, t.message_id, t.session_id, t.created_at, t.arguments_json, t.result, m.seq, s.title
+    const rows = db
+      .stmt(
+        `SELECT t.pk, t.call_id, t.tool_name, t.message_id, t.session_id, t.created_at, t.arguments_json, t.result, m.seq, s.title
        FROM tool_calls t JOIN messages m ON m.id = t.message_id JOIN sessions s ON s.id = t.session_id WHERE t.pk IN ${PKS}`,
-    ).all(JSON.stringify(pks)) as ToolHitRow[];
-    return new Map(rows.map((r) => [r.pk, {
-      sessionId: r.session_id, sessionTitle: r.title ?? "", messageId: r.message_id, callId: r.call_id, toolName: r.tool_name,
-      role: "tool", snippet: snippet([r.tool_name, r.arguments_json, r.result], phrases), rank: 0, createdAt: r.created_at, seq: r.seq,
-    }]));
+      )
+      .all(JSON.stringify(pks)) as ToolHitRow[];
+    return new Map(
+      rows.map((r) => [
+        r.pk,
+        {
+          sessionId: r.session_id,
+          sessionTitle: r.title ?? "",
+          messageId: r.message_id,
+          callId: r.call_id,
+          toolName: r.tool_name,
+          role: "tool",
+          snippet: snippet([r.tool_name, r.arguments_json, r.result], phrases),
+          rank: 0,
+          createdAt: r.created_at,
+          seq: r.seq,
+        },
+      ]),
+    );
   },
 };
 
-interface SideResult { hits: SearchHit[]; total: number; lowerBound: boolean }
+interface SideResult {
+  hits: SearchHit[];
+  total: number;
+  lowerBound: boolean;
+}
 
 /** pks in CAST: FTS5 ignores a rowid constraint whose value is not an INTEGER, and better-sqlite3 binds JS numbers as REAL. */
 function searchSide(db: Db, side: Side, q: ParsedQuery, o: SearchOptions, n: number): SideResult {
@@ -121,7 +172,10 @@ function searchSide(db: Db, side: Side, q: ParsedQuery, o: SearchOptions, n: num
   let hi = Number.MAX_SAFE_INTEGER;
   if (o.sessionId !== undefined) {
     // A session's rows lie in a pk window: FTS5 seeks to it instead of walking every match.
-    const r = db.stmt(`SELECT MIN(pk) AS lo, MAX(pk) AS hi FROM ${table} WHERE session_id = +?`).get(o.sessionId) as { lo: number | null; hi: number | null };
+    const r = db.stmt(`SELECT MIN(pk) AS lo, MAX(pk) AS hi FROM ${table} WHERE session_id = +?`).get(o.sessionId) as {
+      lo: number | null;
+      hi: number | null;
+    };
     if (r.lo === null || r.hi === null) return { hits: [], total: 0, lowerBound: false };
     lo = r.lo;
     hi = r.hi;
@@ -129,7 +183,13 @@ function searchSide(db: Db, side: Side, q: ParsedQuery, o: SearchOptions, n: num
   const w = side.where(o);
   const base = `FROM ${fts} JOIN ${table} ${alias} ON ${alias}.pk = ${fts}.rowid WHERE ${fts} MATCH ? AND ${fts}.rowid BETWEEN CAST(? AS INTEGER) AND CAST(? AS INTEGER)${w.sql}`;
   const params = [q.match, lo, hi, ...w.params];
-  const df = q.parts.map((part) => db.stmt(`SELECT COUNT(*) FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${RARE})`).pluck().get(part) as number);
+  const df = q.parts.map(
+    (part) =>
+      db
+        .stmt(`SELECT COUNT(*) FROM (SELECT 1 FROM ${fts} WHERE ${fts} MATCH ? LIMIT ${RARE})`)
+        .pluck()
+        .get(part) as number,
+  );
   const phrases = q.terms.map((t, i) => phraseOf(t, q.prefixes[i] ?? false));
   let ranked: Array<{ pk: number; rank: number }>;
   let total: number;
@@ -140,15 +200,31 @@ function searchSide(db: Db, side: Side, q: ParsedQuery, o: SearchOptions, n: num
     total = all.length;
     ranked = all.sort((a, b) => a.rank - b.rank || b.pk - a.pk).slice(0, n);
   } else {
-    const rows = db.stmt(`SELECT ${alias}.pk AS pk, ${side.text} AS body ${base} ORDER BY ${fts}.rowid DESC LIMIT ${WINDOW}`)
+    const rows = db
+      .stmt(`SELECT ${alias}.pk AS pk, ${side.text} AS body ${base} ORDER BY ${fts}.rowid DESC LIMIT ${WINDOW}`)
       .all(...params) as Array<{ pk: number; body: string }>;
     const totalDocs = (db.stmt(`SELECT MAX(pk) FROM ${table}`).pluck().get() as number | null) ?? rows.length;
-    const scores = bm25Scores(rows.map((r) => r.body), phrases, df, totalDocs);
-    ranked = rows.map((r, i) => ({ pk: r.pk, rank: -(scores[i] ?? 0) })).sort((a, b) => a.rank - b.rank || b.pk - a.pk).slice(0, n);
+    const scores = bm25Scores(
+      rows.map((r) => r.body),
+      phrases,
+      df,
+      totalDocs,
+    );
+    ranked = rows
+      .map((r, i) => ({ pk: r.pk, rank: -(scores[i] ?? 0) }))
+      .sort((a, b) => a.rank - b.rank || b.pk - a.pk)
+      .slice(0, n);
     total = rows.length;
     lowerBound = rows.length === WINDOW;
   }
-  const byPk = ranked.length > 0 ? side.hits(db, ranked.map((r) => r.pk), phrases) : new Map<number, SearchHit>();
+  const byPk =
+    ranked.length > 0
+      ? side.hits(
+          db,
+          ranked.map((r) => r.pk),
+          phrases,
+        )
+      : new Map<number, SearchHit>();
   const hits: SearchHit[] = [];
   for (const r of ranked) {
     const h = byPk.get(r.pk);
@@ -161,14 +237,18 @@ function searchSide(db: Db, side: Side, q: ParsedQuery, o: SearchOptions, n: num
 export function search(db: Db, query: string, options: SearchOptions = {}): SearchResult {
   const limit = clampInt(options.limit, 20, 1, 200, "limit");
   const offset = options.offset ?? 0;
-  if (!Number.isInteger(offset) || offset < 0) throw new StoreError("INVALID_ARGUMENT", `offset must be an integer >= 0, got ${offset}`);
+  if (!Number.isInteger(offset) || offset < 0)
+    throw new StoreError("INVALID_ARGUMENT", `offset must be an integer >= 0, got ${offset}`);
   const q = buildFtsQuery(query);
   if (q.match === "") return { hits: [], total: 0, totalIsLowerBound: false };
   const n = offset + limit;
   const wantMessages = options.toolName === undefined && options.decision === undefined;
   const wantTools = options.role === undefined || options.role === "tool";
   const none: SideResult = { hits: [], total: 0, lowerBound: false };
-  const parts = [wantMessages ? searchSide(db, MESSAGES, q, options, n) : none, wantTools ? searchSide(db, TOOL_CALLS, q, options, n) : none];
+  const parts = [
+    wantMessages ? searchSide(db, MESSAGES, q, options, n) : none,
+    wantTools ? searchSide(db, TOOL_CALLS, q, options, n) : none,
+  ];
   const hits = parts.flatMap((p) => p.hits).sort((a, b) => a.rank - b.rank || b.createdAt - a.createdAt);
   return {
     hits: hits.slice(offset, offset + limit),

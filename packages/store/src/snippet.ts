@@ -11,8 +11,16 @@ const OPEN = "[";
 const CLOSE = "]";
 const ELLIPSIS = "…";
 
-interface Span { start: number; end: number; token: string }
-interface Instance { phrase: number; pos: number; len: number }
+interface Span {
+  start: number;
+  end: number;
+  token: string;
+}
+interface Instance {
+  phrase: number;
+  pos: number;
+  len: number;
+}
 
 const TOKEN = /[\p{L}\p{N}]+/gu;
 
@@ -70,7 +78,13 @@ function sentenceStarts(text: string, doc: Span[]): number[] {
   return out;
 }
 
-interface Best { score: number; start: number; doc: Span[]; inst: Instance[]; text: string }
+interface Best {
+  score: number;
+  start: number;
+  doc: Span[];
+  inst: Instance[];
+  text: string;
+}
 
 function bestOf(text: string, phrases: RankPhrase[], size: number): Best {
   const doc = spans(text);

@@ -13,7 +13,15 @@ import { applyRetention, deleteSession, stats } from "./lifecycle.js";
 import type { DeleteResult, RetentionOptions, RetentionResult, StoreStats } from "./lifecycle.js";
 import { schemaVersion } from "./migrations.js";
 import {
-  appendEvent, appendMemory, getArtifact, lastEvent, getArtifactData, listArtifacts, listEvents, listMemory, recordArtifact,
+  appendEvent,
+  appendMemory,
+  getArtifact,
+  lastEvent,
+  getArtifactData,
+  listArtifacts,
+  listEvents,
+  listMemory,
+  recordArtifact,
 } from "./records.js";
 import type { NewArtifact, NewEvent, NewMemory } from "./records.js";
 import { search } from "./search.js";
@@ -23,14 +31,37 @@ import { commitTurn } from "./turn.js";
 import type { CommittedTurn, TurnRows } from "./turn.js";
 import type { SearchOptions, SearchResult } from "./search.js";
 import type {
-  ArtifactRecord, AuditRecord, EventRecord, MemoryRecord, MessageRecord, SessionRecord, SubAgentRunRecord, ToolCallRecord,
+  ArtifactRecord,
+  AuditRecord,
+  EventRecord,
+  MemoryRecord,
+  MessageRecord,
+  SessionRecord,
+  SubAgentRunRecord,
+  ToolCallRecord,
 } from "./types.js";
 import {
-  appendMessage, createSession, getToolCall, messageById, recordSessionModel, recordSubAgentRun, recordToolCall, renameSession, setAutoTitle,
-  updateMessage, updateSubAgentRun, updateToolCall,
+  appendMessage,
+  createSession,
+  getToolCall,
+  messageById,
+  recordSessionModel,
+  recordSubAgentRun,
+  recordToolCall,
+  renameSession,
+  setAutoTitle,
+  updateMessage,
+  updateSubAgentRun,
+  updateToolCall,
 } from "./writes.js";
 import type {
-  MessagePatch, NewMessage, NewSession, NewSubAgentRun, NewToolCall, SubAgentRunPatch, ToolCallPatch,
+  MessagePatch,
+  NewMessage,
+  NewSession,
+  NewSubAgentRun,
+  NewToolCall,
+  SubAgentRunPatch,
+  ToolCallPatch,
 } from "./writes.js";
 
 export class Store {
@@ -85,27 +116,57 @@ export class Store {
   }
 
   // --- writes ---
-  createSession(input: NewSession = {}): SessionRecord { return createSession(this.d, input); }
-  appendMessage(input: NewMessage): MessageRecord { return appendMessage(this.d, input); }
-  updateMessage(id: string, patch: MessagePatch): MessageRecord { return updateMessage(this.d, id, patch); }
-  recordToolCall(input: NewToolCall): ToolCallRecord { return recordToolCall(this.d, input); }
+  createSession(input: NewSession = {}): SessionRecord {
+    return createSession(this.d, input);
+  }
+  appendMessage(input: NewMessage): MessageRecord {
+    return appendMessage(this.d, input);
+  }
+  updateMessage(id: string, patch: MessagePatch): MessageRecord {
+    return updateMessage(this.d, id, patch);
+  }
+  recordToolCall(input: NewToolCall): ToolCallRecord {
+    return recordToolCall(this.d, input);
+  }
   updateToolCall(messageId: string, callId: string, patch: ToolCallPatch): ToolCallRecord {
     return updateToolCall(this.d, messageId, callId, patch);
   }
-  appendEvent(input: NewEvent): EventRecord { return appendEvent(this.d, input); }
-  appendMemory(input: NewMemory): MemoryRecord { return appendMemory(this.d, input); }
-  recordSubAgentRun(input: NewSubAgentRun): SubAgentRunRecord { return recordSubAgentRun(this.d, input); }
-  updateSubAgentRun(id: string, patch: SubAgentRunPatch): SubAgentRunRecord { return updateSubAgentRun(this.d, id, patch); }
-  recordArtifact(input: NewArtifact): ArtifactRecord { return recordArtifact(this.d, input); }
-  appendAudit(input: NewAudit): AuditRecord { return appendAudit(this.d, input, this.auditKey); }
+  appendEvent(input: NewEvent): EventRecord {
+    return appendEvent(this.d, input);
+  }
+  appendMemory(input: NewMemory): MemoryRecord {
+    return appendMemory(this.d, input);
+  }
+  recordSubAgentRun(input: NewSubAgentRun): SubAgentRunRecord {
+    return recordSubAgentRun(this.d, input);
+  }
+  updateSubAgentRun(id: string, patch: SubAgentRunPatch): SubAgentRunRecord {
+    return updateSubAgentRun(this.d, id, patch);
+  }
+  recordArtifact(input: NewArtifact): ArtifactRecord {
+    return recordArtifact(this.d, input);
+  }
+  appendAudit(input: NewAudit): AuditRecord {
+    return appendAudit(this.d, input, this.auditKey);
+  }
   /** Appends entries in order, in one transaction (one read and one write of the chain head). */
-  appendAudits(inputs: readonly NewAudit[]): AuditRecord[] { return appendAuditBatch(this.d, inputs, this.auditKey); }
+  appendAudits(inputs: readonly NewAudit[]): AuditRecord[] {
+    return appendAuditBatch(this.d, inputs, this.auditKey);
+  }
   /** From now on audit hashes are HMACs with this key (see audit-key.ts); verification uses it too. */
-  setAuditKey(key: AuditKey): void { this.auditKey = key; }
-  auditHead(): { seq: number; hash: string } { return auditHead(this.d); }
-  renameSession(id: string, title: string): SessionRecord { return renameSession(this.d, id, title); }
+  setAuditKey(key: AuditKey): void {
+    this.auditKey = key;
+  }
+  auditHead(): { seq: number; hash: string } {
+    return auditHead(this.d);
+  }
+  renameSession(id: string, title: string): SessionRecord {
+    return renameSession(this.d, id, title);
+  }
   /** The configured model a turn of this session runs with; a chosen model is kept. */
-  recordSessionModel(id: string, model: string): boolean { return recordSessionModel(this.d, id, model); }
+  recordSessionModel(id: string, model: string): boolean {
+    return recordSessionModel(this.d, id, model);
+  }
   setAutoTitle(id: string, title: string, source: "auto" | "first_message" = "auto"): boolean {
     return setAutoTitle(this.d, id, title, source);
   }
@@ -118,30 +179,68 @@ export class Store {
     return commitTurn(this.d, sessionId, turn, this.auditKey);
   }
 
-  deleteSession(id: string): DeleteResult { return deleteSession(this.d, id); }
-  applyRetention(options: RetentionOptions): RetentionResult { return applyRetention(this.d, options); }
+  deleteSession(id: string): DeleteResult {
+    return deleteSession(this.d, id);
+  }
+  applyRetention(options: RetentionOptions): RetentionResult {
+    return applyRetention(this.d, options);
+  }
 
   // --- reads (never write) ---
-  getSession(id: string): SessionRecord | null { return getSession(this.d, id); }
-  listSessions(options: ListSessionsOptions = {}): SessionPage { return listSessions(this.d, options); }
-  getHistory(sessionId: string, options: HistoryOptions = {}): HistoryPage { return getHistory(this.d, sessionId, options); }
-  getMessage(id: string): MessageRecord | null { return messageById(this.d, id); }
-  getToolCall(messageId: string, callId: string): ToolCallRecord { return getToolCall(this.d, messageId, callId); }
-  listEvents(sessionId: string, afterSeq = 0, limit = 1000): EventRecord[] { return listEvents(this.d, sessionId, afterSeq, limit); }
-  lastEvent(sessionId: string): EventRecord | null { return lastEvent(this.d, sessionId); }
-  listMemory(sessionId: string): MemoryRecord[] { return listMemory(this.d, sessionId); }
-  listSubAgentRuns(sessionId: string): SubAgentRunRecord[] { return listSubAgentRuns(this.d, sessionId); }
-  getSubAgentTranscript(runId: string): MessageRecord[] { return getSubAgentTranscript(this.d, runId); }
-  getArtifact(id: string): ArtifactRecord { return getArtifact(this.d, id); }
-  getArtifactData(id: string): Buffer | null { return getArtifactData(this.d, id); }
-  listArtifacts(sessionId: string): ArtifactRecord[] { return listArtifacts(this.d, sessionId); }
-  search(query: string, options: SearchOptions = {}): SearchResult { return search(this.d, query, options); }
+  getSession(id: string): SessionRecord | null {
+    return getSession(this.d, id);
+  }
+  listSessions(options: ListSessionsOptions = {}): SessionPage {
+    return listSessions(this.d, options);
+  }
+  getHistory(sessionId: string, options: HistoryOptions = {}): HistoryPage {
+    return getHistory(this.d, sessionId, options);
+  }
+  getMessage(id: string): MessageRecord | null {
+    return messageById(this.d, id);
+  }
+  getToolCall(messageId: string, callId: string): ToolCallRecord {
+    return getToolCall(this.d, messageId, callId);
+  }
+  listEvents(sessionId: string, afterSeq = 0, limit = 1000): EventRecord[] {
+    return listEvents(this.d, sessionId, afterSeq, limit);
+  }
+  lastEvent(sessionId: string): EventRecord | null {
+    return lastEvent(this.d, sessionId);
+  }
+  listMemory(sessionId: string): MemoryRecord[] {
+    return listMemory(this.d, sessionId);
+  }
+  listSubAgentRuns(sessionId: string): SubAgentRunRecord[] {
+    return listSubAgentRuns(this.d, sessionId);
+  }
+  getSubAgentTranscript(runId: string): MessageRecord[] {
+    return getSubAgentTranscript(this.d, runId);
+  }
+  getArtifact(id: string): ArtifactRecord {
+    return getArtifact(this.d, id);
+  }
+  getArtifactData(id: string): Buffer | null {
+    return getArtifactData(this.d, id);
+  }
+  listArtifacts(sessionId: string): ArtifactRecord[] {
+    return listArtifacts(this.d, sessionId);
+  }
+  search(query: string, options: SearchOptions = {}): SearchResult {
+    return search(this.d, query, options);
+  }
   exportSession(id: string, format: ExportFormat, options: ExportOptions = {}): ExportResult {
     return exportSession(this.d, id, format, options);
   }
-  listAudit(options: { sessionId?: string; afterSeq?: number; limit?: number } = {}): AuditRecord[] { return listAudit(this.d, options); }
-  verifyAudit(expectedHead?: { seq: number; hash: string }, key?: AuditKey): AuditVerification { return verifyAudit(this.d, expectedHead, key ?? this.auditKey); }
-  stats(since?: number): StoreStats { return stats(this.d, since); }
+  listAudit(options: { sessionId?: string; afterSeq?: number; limit?: number } = {}): AuditRecord[] {
+    return listAudit(this.d, options);
+  }
+  verifyAudit(expectedHead?: { seq: number; hash: string }, key?: AuditKey): AuditVerification {
+    return verifyAudit(this.d, expectedHead, key ?? this.auditKey);
+  }
+  stats(since?: number): StoreStats {
+    return stats(this.d, since);
+  }
   /** The connection's durability settings, for status pages and tests. */
   settings(): { journalMode: string; synchronous: "off" | "normal" | "full" | "extra"; foreignKeys: boolean } {
     const p = (name: string): unknown => this.d.raw.pragma(name, { simple: true });
@@ -151,11 +250,15 @@ export class Store {
 
   /** Rows per table (`palisade store copy` compares them with the copy's). */
   tableCounts(): Record<(typeof COUNTED)[number], number> {
-    return Object.fromEntries(COUNTED.map((t) => [t, this.d.stmt(`SELECT COUNT(*) FROM ${t}`).pluck().get() as number])) as Record<(typeof COUNTED)[number], number>;
+    return Object.fromEntries(
+      COUNTED.map((t) => [t, this.d.stmt(`SELECT COUNT(*) FROM ${t}`).pluck().get() as number]),
+    ) as Record<(typeof COUNTED)[number], number>;
   }
 
   /** `PRAGMA integrity_check`: "ok" or the problems SQLite found. */
   integrityCheck(): string {
-    return (this.d.raw.pragma("integrity_check") as Array<{ integrity_check: string }>).map((r) => r.integrity_check).join("\n");
+    return (this.d.raw.pragma("integrity_check") as Array<{ integrity_check: string }>)
+      .map((r) => r.integrity_check)
+      .join("\n");
   }
 }

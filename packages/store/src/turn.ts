@@ -9,7 +9,15 @@ import { appendMemory, insertEvent, nextEventSeq, recordArtifact } from "./recor
 import type { NewArtifact, NewEvent, NewMemory } from "./records.js";
 import type { AuditRecord, EventRecord, MessageRecord, TokenUsage } from "./types.js";
 import {
-  addToSession, checkMessage, checkToolCall, insertMessage, insertToolCall, nextMessageSeq, recordSubAgentRun, recordToolCall, setAutoTitle,
+  addToSession,
+  checkMessage,
+  checkToolCall,
+  insertMessage,
+  insertToolCall,
+  nextMessageSeq,
+  recordSubAgentRun,
+  recordToolCall,
+  setAutoTitle,
 } from "./writes.js";
 import type { NewMessage, NewSubAgentRun, NewToolCall } from "./writes.js";
 
@@ -81,9 +89,10 @@ export function commitTurn(db: Db, sessionId: string, turn: TurnRows, auditKey: 
         usage.cacheWriteTokens += u.cacheWriteTokens;
       }
     }
-    const exists = mainMessages.length + runMessages.length > 0
-      ? addToSession(db, sessionId, count, newest, usage)
-      : db.stmt("SELECT 1 FROM sessions WHERE id = ?").get(sessionId) !== undefined;
+    const exists =
+      mainMessages.length + runMessages.length > 0
+        ? addToSession(db, sessionId, count, newest, usage)
+        : db.stmt("SELECT 1 FROM sessions WHERE id = ?").get(sessionId) !== undefined;
     if (!exists) throw notFound("session", sessionId);
 
     // Each history's next seq is read once (the main history's, each sub-agent run's).
@@ -103,7 +112,11 @@ export function commitTurn(db: Db, sessionId: string, turn: TurnRows, auditKey: 
       if (ownMessage === undefined) {
         // A call of an earlier message: recordToolCall finds that message's session.
         const rec = recordToolCall(db, c);
-        if (rec.sessionId !== sessionId) throw new StoreError("INVALID_ARGUMENT", `commitTurn(${sessionId}) got tool call ${c.callId} of session ${rec.sessionId}`);
+        if (rec.sessionId !== sessionId)
+          throw new StoreError(
+            "INVALID_ARGUMENT",
+            `commitTurn(${sessionId}) got tool call ${c.callId} of session ${rec.sessionId}`,
+          );
         continue;
       }
       checkToolCall(c);
@@ -114,7 +127,11 @@ export function commitTurn(db: Db, sessionId: string, turn: TurnRows, auditKey: 
     const eventRows = turn.events ?? [];
     let eventSeq = eventRows.length > 0 ? nextEventSeq(db, sessionId) : 0;
     const events = eventRows.map((e) => insertEvent(db, own(e), eventSeq++));
-    const audit = appendAuditRows(db, (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId })), auditKey);
+    const audit = appendAuditRows(
+      db,
+      (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId })),
+      auditKey,
+    );
     if (turn.autoTitle) setAutoTitle(db, sessionId, turn.autoTitle.title, turn.autoTitle.source ?? "auto");
     return { messages, events, audit };
   });

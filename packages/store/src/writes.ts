@@ -5,8 +5,18 @@ import type { Db } from "./db.js";
 import { StoreError, notFound } from "./errors.js";
 import { messageFromRow, sessionFromRow, subAgentRunFromRow, toolCallFromRow } from "./rows.js";
 import type {
-  Approval, ArtifactRef, MessageRecord, Role, SessionMode, SessionRecord, SubAgentRunRecord, SubAgentState,
-  TitleSource, TokenUsage, ToolCallRecord, Verdict,
+  Approval,
+  ArtifactRef,
+  MessageRecord,
+  Role,
+  SessionMode,
+  SessionRecord,
+  SubAgentRunRecord,
+  SubAgentState,
+  TitleSource,
+  TokenUsage,
+  ToolCallRecord,
+  Verdict,
 } from "./types.js";
 
 export interface NewSession {
@@ -58,7 +68,10 @@ export interface NewToolCall {
 }
 
 export type ToolCallPatch = Partial<
-  Pick<NewToolCall, "verdict" | "approval" | "result" | "isError" | "durationMs" | "artifacts" | "completedAt" | "argumentsJson">
+  Pick<
+    NewToolCall,
+    "verdict" | "approval" | "result" | "isError" | "durationMs" | "artifacts" | "completedAt" | "argumentsJson"
+  >
 >;
 
 export interface NewSubAgentRun {
@@ -76,7 +89,9 @@ export interface NewSubAgentRun {
   endedAt?: number;
 }
 
-export type SubAgentRunPatch = Partial<Pick<NewSubAgentRun, "state" | "result" | "error" | "llmCalls" | "toolCalls" | "endedAt">>;
+export type SubAgentRunPatch = Partial<
+  Pick<NewSubAgentRun, "state" | "result" | "error" | "llmCalls" | "toolCalls" | "endedAt">
+>;
 
 const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
@@ -104,13 +119,26 @@ export function createSession(db: Db, input: NewSession = {}): SessionRecord {
   const title = input.title ?? "";
   const titleSource = input.titleSource ?? (title === "" ? "none" : "user");
   if (input.mode !== undefined && input.mode !== "normal" && input.mode !== "heartbeat") {
-    throw new StoreError("INVALID_ARGUMENT", `session mode ${JSON.stringify(input.mode)} cannot be stored (off-the-record sessions are never persisted)`);
+    throw new StoreError(
+      "INVALID_ARGUMENT",
+      `session mode ${JSON.stringify(input.mode)} cannot be stored (off-the-record sessions are never persisted)`,
+    );
   }
   try {
     db.stmt(
       `INSERT INTO sessions (id, title, title_source, mode, workspace, model, model_chosen, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, title, titleSource, input.mode ?? "normal", input.workspace ?? "", input.model ?? "", (input.modelChosen ?? Boolean(input.model)) ? 1 : 0, now, now);
+    ).run(
+      id,
+      title,
+      titleSource,
+      input.mode ?? "normal",
+      input.workspace ?? "",
+      input.model ?? "",
+      (input.modelChosen ?? Boolean(input.model)) ? 1 : 0,
+      now,
+      now,
+    );
   } catch (cause) {
     if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
       throw new StoreError("CONFLICT", `session ${JSON.stringify(id)} already exists`, { cause });
@@ -157,21 +185,50 @@ export function insertMessage(db: Db, input: NewMessage, seq: number): MessageRe
       `INSERT INTO messages (id, session_id, sub_agent_run_id, seq, role, content, created_at, parent_id, tool_call_id,
          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(id, input.sessionId, run, seq, input.role, input.content, createdAt, input.parentId ?? null, input.toolCallId ?? null,
-      u?.inputTokens ?? null, u?.outputTokens ?? null, u?.cacheReadTokens ?? null, u?.cacheWriteTokens ?? null);
+    ).run(
+      id,
+      input.sessionId,
+      run,
+      seq,
+      input.role,
+      input.content,
+      createdAt,
+      input.parentId ?? null,
+      input.toolCallId ?? null,
+      u?.inputTokens ?? null,
+      u?.outputTokens ?? null,
+      u?.cacheReadTokens ?? null,
+      u?.cacheWriteTokens ?? null,
+    );
   } catch (cause) {
     const code = (cause as { code?: string }).code;
     if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
-      throw new StoreError("NOT_FOUND", `cannot append message ${id}: session ${input.sessionId}, parent or sub-agent run does not exist`, { cause });
+      throw new StoreError(
+        "NOT_FOUND",
+        `cannot append message ${id}: session ${input.sessionId}, parent or sub-agent run does not exist`,
+        { cause },
+      );
     }
-    if (code === "SQLITE_CONSTRAINT_UNIQUE") throw new StoreError("CONFLICT", `message ${JSON.stringify(id)} already exists`, { cause });
-    if (code === "SQLITE_CONSTRAINT_CHECK") throw new StoreError("INVALID_ARGUMENT", `invalid message role ${JSON.stringify(input.role)}`, { cause });
+    if (code === "SQLITE_CONSTRAINT_UNIQUE")
+      throw new StoreError("CONFLICT", `message ${JSON.stringify(id)} already exists`, { cause });
+    if (code === "SQLITE_CONSTRAINT_CHECK")
+      throw new StoreError("INVALID_ARGUMENT", `invalid message role ${JSON.stringify(input.role)}`, { cause });
     throw cause;
   }
   return messageFromRow({
-    id, session_id: input.sessionId, sub_agent_run_id: run, seq, role: input.role, content: input.content, created_at: createdAt,
-    parent_id: input.parentId ?? null, tool_call_id: input.toolCallId ?? null, input_tokens: u?.inputTokens,
-    output_tokens: u?.outputTokens, cache_read_tokens: u?.cacheReadTokens, cache_write_tokens: u?.cacheWriteTokens,
+    id,
+    session_id: input.sessionId,
+    sub_agent_run_id: run,
+    seq,
+    role: input.role,
+    content: input.content,
+    created_at: createdAt,
+    parent_id: input.parentId ?? null,
+    tool_call_id: input.toolCallId ?? null,
+    input_tokens: u?.inputTokens,
+    output_tokens: u?.outputTokens,
+    cache_read_tokens: u?.cacheReadTokens,
+    cache_write_tokens: u?.cacheWriteTokens,
   });
 }
 
@@ -181,7 +238,8 @@ export function appendMessage(db: Db, input: NewMessage): MessageRecord {
     const rec = insertMessage(db, input, nextMessageSeq(db, input.sessionId, input.subAgentRunId ?? null));
     // A sub-agent's transcript message adds its usage only (updated_at 0 leaves it as it is).
     const main = rec.subAgentRunId === null;
-    if (main || input.usage) addToSession(db, input.sessionId, main ? 1 : 0, main ? rec.createdAt : 0, input.usage ?? ZERO);
+    if (main || input.usage)
+      addToSession(db, input.sessionId, main ? 1 : 0, main ? rec.createdAt : 0, input.usage ?? ZERO);
     return rec;
   });
 }
@@ -192,10 +250,15 @@ export function appendMessage(db: Db, input: NewMessage): MessageRecord {
  * does not exist.
  */
 export function addToSession(db: Db, sessionId: string, count: number, updatedAt: number, u: TokenUsage): boolean {
-  return db.stmt(
-    `UPDATE sessions SET message_count = message_count + ?, updated_at = MAX(updated_at, ?), input_tokens = input_tokens + ?,
+  return (
+    db
+      .stmt(
+        `UPDATE sessions SET message_count = message_count + ?, updated_at = MAX(updated_at, ?), input_tokens = input_tokens + ?,
        output_tokens = output_tokens + ?, cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ? WHERE id = ?`,
-  ).run(count, updatedAt, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, sessionId).changes > 0;
+      )
+      .run(count, updatedAt, u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, sessionId).changes >
+    0
+  );
 }
 
 export function updateMessage(db: Db, id: string, patch: MessagePatch): MessageRecord {
@@ -206,8 +269,9 @@ export function updateMessage(db: Db, id: string, patch: MessagePatch): MessageR
     if (patch.content !== undefined) db.stmt("UPDATE messages SET content = ? WHERE id = ?").run(patch.content, id);
     if (patch.usage) {
       const u = patch.usage;
-      db.stmt("UPDATE messages SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ? WHERE id = ?")
-        .run(u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, id);
+      db.stmt(
+        "UPDATE messages SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ? WHERE id = ?",
+      ).run(u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, id);
       addUsage(db, old.sessionId, old.usage ?? ZERO, -1);
       addUsage(db, old.sessionId, u, 1);
     }
@@ -215,8 +279,12 @@ export function updateMessage(db: Db, id: string, patch: MessagePatch): MessageR
   });
 }
 
-function verdictColumns(v: Verdict | undefined): [string | null, number | null, number | null, string | null, string | null, number | null] {
-  return v ? [v.decision, v.tier, v.confidence, v.reason, JSON.stringify(v.ruleIds), v.evaluationUs] : [null, null, null, null, null, null];
+function verdictColumns(
+  v: Verdict | undefined,
+): [string | null, number | null, number | null, string | null, string | null, number | null] {
+  return v
+    ? [v.decision, v.tier, v.confidence, v.reason, JSON.stringify(v.ruleIds), v.evaluationUs]
+    : [null, null, null, null, null, null];
 }
 
 function approvalColumns(a: Approval | undefined): [string | null, string | null, number | null] {
@@ -225,7 +293,8 @@ function approvalColumns(a: Approval | undefined): [string | null, string | null
 
 export function recordToolCall(db: Db, input: NewToolCall): ToolCallRecord {
   checkToolCall(input);
-  const msg = db.stmt("SELECT session_id FROM messages WHERE id = ?").get(input.messageId) as { session_id: string } | undefined;
+  const msg = db.stmt("SELECT session_id FROM messages WHERE id = ?").get(input.messageId) as
+    { session_id: string } | undefined;
   if (!msg) throw notFound("message", input.messageId);
   return insertToolCall(db, input, msg.session_id);
 }
@@ -236,9 +305,28 @@ export function checkToolCall(input: NewToolCall): void {
 }
 
 const TOOL_CALL_COLUMNS = [
-  "call_id", "message_id", "session_id", "sub_agent_run_id", "sub_agent_name", "tool_name", "arguments_json", "verdict_decision",
-  "verdict_tier", "verdict_confidence", "verdict_reason", "verdict_rule_ids", "verdict_evaluation_us", "approval_decision", "approval_by",
-  "approval_at", "result", "is_error", "duration_ms", "artifacts_json", "created_at", "completed_at",
+  "call_id",
+  "message_id",
+  "session_id",
+  "sub_agent_run_id",
+  "sub_agent_name",
+  "tool_name",
+  "arguments_json",
+  "verdict_decision",
+  "verdict_tier",
+  "verdict_confidence",
+  "verdict_reason",
+  "verdict_rule_ids",
+  "verdict_evaluation_us",
+  "approval_decision",
+  "approval_by",
+  "approval_at",
+  "result",
+  "is_error",
+  "duration_ms",
+  "artifacts_json",
+  "created_at",
+  "completed_at",
 ] as const;
 const INSERT_TOOL_CALL = `INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}) VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")})`;
 
@@ -249,18 +337,39 @@ export function insertToolCall(db: Db, input: NewToolCall, sessionId: string): T
   const a = approvalColumns(input.approval);
   const artifactsJson = JSON.stringify(input.artifacts ?? []);
   const row: Record<(typeof TOOL_CALL_COLUMNS)[number], unknown> = {
-    call_id: input.callId, message_id: input.messageId, session_id: sessionId, sub_agent_run_id: input.subAgentRunId ?? null,
-    sub_agent_name: input.subAgentName ?? "", tool_name: input.toolName, arguments_json: input.argumentsJson,
-    verdict_decision: v[0], verdict_tier: v[1], verdict_confidence: v[2], verdict_reason: v[3], verdict_rule_ids: v[4], verdict_evaluation_us: v[5],
-    approval_decision: a[0], approval_by: a[1], approval_at: a[2], result: input.result ?? null, is_error: input.isError ? 1 : 0,
-    duration_ms: input.durationMs ?? null, artifacts_json: artifactsJson, created_at: createdAt, completed_at: input.completedAt ?? null,
+    call_id: input.callId,
+    message_id: input.messageId,
+    session_id: sessionId,
+    sub_agent_run_id: input.subAgentRunId ?? null,
+    sub_agent_name: input.subAgentName ?? "",
+    tool_name: input.toolName,
+    arguments_json: input.argumentsJson,
+    verdict_decision: v[0],
+    verdict_tier: v[1],
+    verdict_confidence: v[2],
+    verdict_reason: v[3],
+    verdict_rule_ids: v[4],
+    verdict_evaluation_us: v[5],
+    approval_decision: a[0],
+    approval_by: a[1],
+    approval_at: a[2],
+    result: input.result ?? null,
+    is_error: input.isError ? 1 : 0,
+    duration_ms: input.durationMs ?? null,
+    artifacts_json: artifactsJson,
+    created_at: createdAt,
+    completed_at: input.completedAt ?? null,
   };
   try {
     db.stmt(INSERT_TOOL_CALL).run(TOOL_CALL_COLUMNS.map((c) => row[c]));
   } catch (cause) {
     const code = (cause as { code?: string }).code;
     if (code === "SQLITE_CONSTRAINT_UNIQUE") {
-      throw new StoreError("CONFLICT", `tool call ${input.callId} of message ${input.messageId} is already recorded: use updateToolCall`, { cause });
+      throw new StoreError(
+        "CONFLICT",
+        `tool call ${input.callId} of message ${input.messageId} is already recorded: use updateToolCall`,
+        { cause },
+      );
     }
     throw cause;
   }
@@ -268,7 +377,8 @@ export function insertToolCall(db: Db, input: NewToolCall, sessionId: string): T
 }
 
 export function getToolCall(db: Db, messageId: string, callId: string): ToolCallRecord {
-  const row = db.stmt("SELECT * FROM tool_calls WHERE message_id = ? AND call_id = ?").get(messageId, callId) as Record<string, unknown> | undefined;
+  const row = db.stmt("SELECT * FROM tool_calls WHERE message_id = ? AND call_id = ?").get(messageId, callId) as
+    Record<string, unknown> | undefined;
   if (!row) throw notFound("tool call", `${messageId}/${callId}`);
   return toolCallFromRow(row);
 }
@@ -282,7 +392,18 @@ export function updateToolCall(db: Db, messageId: string, callId: string, patch:
       for (const c of cols) sets.push(`${c} = ?`);
       values.push(...vals);
     };
-    if (patch.verdict) set(["verdict_decision", "verdict_tier", "verdict_confidence", "verdict_reason", "verdict_rule_ids", "verdict_evaluation_us"], verdictColumns(patch.verdict));
+    if (patch.verdict)
+      set(
+        [
+          "verdict_decision",
+          "verdict_tier",
+          "verdict_confidence",
+          "verdict_reason",
+          "verdict_rule_ids",
+          "verdict_evaluation_us",
+        ],
+        verdictColumns(patch.verdict),
+      );
     if (patch.approval) set(["approval_decision", "approval_by", "approval_at"], approvalColumns(patch.approval));
     if (patch.result !== undefined) set(["result"], [patch.result]);
     if (patch.isError !== undefined) set(["is_error"], [patch.isError ? 1 : 0]);
@@ -291,7 +412,11 @@ export function updateToolCall(db: Db, messageId: string, callId: string, patch:
     if (patch.completedAt !== undefined) set(["completed_at"], [patch.completedAt]);
     if (patch.argumentsJson !== undefined) set(["arguments_json"], [patch.argumentsJson]);
     if (sets.length > 0) {
-      db.stmt(`UPDATE tool_calls SET ${sets.join(", ")} WHERE message_id = ? AND call_id = ?`).run(...values, messageId, callId);
+      db.stmt(`UPDATE tool_calls SET ${sets.join(", ")} WHERE message_id = ? AND call_id = ?`).run(
+        ...values,
+        messageId,
+        callId,
+      );
     }
     return getToolCall(db, messageId, callId);
   });
@@ -302,8 +427,20 @@ export function recordSubAgentRun(db: Db, input: NewSubAgentRun): SubAgentRunRec
   db.stmt(
     `INSERT INTO sub_agent_runs (id, session_id, parent_message_id, name, task, state, result, error, llm_calls, tool_calls, started_at, ended_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(id, input.sessionId, input.parentMessageId ?? null, input.name, input.task, input.state ?? "running", input.result ?? null,
-    input.error ?? null, input.llmCalls ?? 0, input.toolCalls ?? 0, input.startedAt ?? Date.now(), input.endedAt ?? null);
+  ).run(
+    id,
+    input.sessionId,
+    input.parentMessageId ?? null,
+    input.name,
+    input.task,
+    input.state ?? "running",
+    input.result ?? null,
+    input.error ?? null,
+    input.llmCalls ?? 0,
+    input.toolCalls ?? 0,
+    input.startedAt ?? Date.now(),
+    input.endedAt ?? null,
+  );
   return getSubAgentRun(db, id);
 }
 
@@ -324,7 +461,10 @@ export function updateSubAgentRun(db: Db, id: string, patch: SubAgentRunPatch): 
     if (patch.toolCalls !== undefined) cols.push(["tool_calls", patch.toolCalls]);
     if (patch.endedAt !== undefined) cols.push(["ended_at", patch.endedAt]);
     if (cols.length > 0) {
-      db.stmt(`UPDATE sub_agent_runs SET ${cols.map(([c]) => `${c} = ?`).join(", ")} WHERE id = ?`).run(...cols.map(([, v]) => v), id);
+      db.stmt(`UPDATE sub_agent_runs SET ${cols.map(([c]) => `${c} = ?`).join(", ")} WHERE id = ?`).run(
+        ...cols.map(([, v]) => v),
+        id,
+      );
     }
     return getSubAgentRun(db, id);
   });
@@ -336,7 +476,10 @@ export function updateSubAgentRun(db: Db, id: string, patch: SubAgentRunPatch): 
  * (then it stays). Returns whether the row changed.
  */
 export function recordSessionModel(db: Db, id: string, model: string): boolean {
-  return db.stmt(`UPDATE sessions SET model = ? WHERE id = ? AND model_chosen = 0 AND model <> ?`).run(model, id, model).changes > 0;
+  return (
+    db.stmt(`UPDATE sessions SET model = ? WHERE id = ? AND model_chosen = 0 AND model <> ?`).run(model, id, model)
+      .changes > 0
+  );
 }
 
 export function renameSession(db: Db, id: string, title: string): SessionRecord {
@@ -352,7 +495,9 @@ export function renameSession(db: Db, id: string, title: string): SessionRecord 
  */
 export function setAutoTitle(db: Db, id: string, title: string, source: "auto" | "first_message" = "auto"): boolean {
   const allowed = source === "auto" ? "('none', 'first_message', 'auto')" : "('none', 'first_message')";
-  const r = db.stmt(`UPDATE sessions SET title = ?, title_source = ? WHERE id = ? AND title_source IN ${allowed}`).run(title, source, id);
+  const r = db
+    .stmt(`UPDATE sessions SET title = ?, title_source = ? WHERE id = ? AND title_source IN ${allowed}`)
+    .run(title, source, id);
   if (r.changes === 0 && !getSessionRow(db, id)) throw notFound("session", id);
   return r.changes > 0;
 }

@@ -11,18 +11,40 @@ import { canonicalJson, loadOrCreateAuditKey, readAuditKey, Store, StoreError, t
 import { tempStore } from "./helpers.js";
 
 function trail(store: Store, n: number, from = 1): void {
-  for (let i = from; i < from + n; i++) store.appendAudit({ kind: "verdict", sessionId: "s1", actor: "engine", callId: `c${i}`, payload: { i, decision: "BLOCK" }, ts: 1000 + i });
+  for (let i = from; i < from + n; i++)
+    store.appendAudit({
+      kind: "verdict",
+      sessionId: "s1",
+      actor: "engine",
+      callId: `c${i}`,
+      payload: { i, decision: "BLOCK" },
+      ts: 1000 + i,
+    });
 }
 
 /** What an attacker with write access to the database does: edit a row, recompute every hash from it on (plain SHA-256). */
 function rewriteChain(path: string, fromSeq: number, edit: (payload: string) => string): void {
   const db = new BetterSqlite3(path);
   db.exec("DROP TRIGGER IF EXISTS audit_no_update");
-  const rows = db.prepare("SELECT * FROM audit ORDER BY seq").all() as { seq: number; ts: number; session_id: string; kind: string; actor: string; call_id: string; payload: string; prev_hash: string; hash: string }[];
+  const rows = db.prepare("SELECT * FROM audit ORDER BY seq").all() as {
+    seq: number;
+    ts: number;
+    session_id: string;
+    kind: string;
+    actor: string;
+    call_id: string;
+    payload: string;
+    prev_hash: string;
+    hash: string;
+  }[];
   let prev = rows.find((r) => r.seq === fromSeq)?.prev_hash ?? "";
   for (const r of rows.filter((x) => x.seq >= fromSeq)) {
     const payload = r.seq === fromSeq ? edit(r.payload) : r.payload;
-    const hash = createHash("sha256").update(prev).update("\n").update(canonicalJson([r.seq, r.ts, r.session_id, r.kind, r.actor, r.call_id, payload])).digest("hex");
+    const hash = createHash("sha256")
+      .update(prev)
+      .update("\n")
+      .update(canonicalJson([r.seq, r.ts, r.session_id, r.kind, r.actor, r.call_id, payload]))
+      .digest("hex");
     db.prepare("UPDATE audit SET payload = ?, prev_hash = ?, hash = ? WHERE seq = ?").run(payload, prev, hash, r.seq);
     prev = hash;
   }
@@ -52,7 +74,9 @@ describe("keyed audit chain", () => {
     const file = join(configDir(), "audit.key");
     await loadOrCreateAuditKey(file, "/d.db", 0);
     chmodSync(file, 0o644);
-    await expect(loadOrCreateAuditKey(file, "/d.db", 0)).rejects.toThrow(new RegExp(`mode 644\\); fix it with: chmod 600 ${file}`));
+    await expect(loadOrCreateAuditKey(file, "/d.db", 0)).rejects.toThrow(
+      new RegExp(`mode 644\\); fix it with: chmod 600 ${file}`),
+    );
     await expect(readAuditKey(file, "/d.db")).rejects.toBeInstanceOf(StoreError);
   });
 

@@ -81,7 +81,11 @@ function postgresBackend(): Backend {
       const c = await (cluster as Promise<PgCluster>);
       let n = 0;
       // the tests write SQLite's `?` placeholders
-      await c.sql(database, text.replace(/\?/g, () => `$${String(++n)}`), params);
+      await c.sql(
+        database,
+        text.replace(/\?/g, () => `$${String(++n)}`),
+        params,
+      );
     },
     async rows(table) {
       const c = await (cluster as Promise<PgCluster>);

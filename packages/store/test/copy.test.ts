@@ -11,23 +11,82 @@ import type { PgCluster } from "./postgres-cluster.js";
 function history(store: Store, key: AuditKey): void {
   store.appendAudit({ kind: "proposal", sessionId: "before-key", payload: { n: 0 } }); // plain SHA-256, before the key
   store.setAuditKey(key);
-  for (const [id, at] of [["s1", 1000], ["s2", 2000], ["s3", 3000]] as const) {
-    store.createSession({ id, title: `Session ${id}`, titleSource: "user", createdAt: at, model: "m", workspace: "/w" });
+  for (const [id, at] of [
+    ["s1", 1000],
+    ["s2", 2000],
+    ["s3", 3000],
+  ] as const) {
+    store.createSession({
+      id,
+      title: `Session ${id}`,
+      titleSource: "user",
+      createdAt: at,
+      model: "m",
+      workspace: "/w",
+    });
     store.commitTurn(id, {
       messages: [
         { id: `${id}-u`, role: "user", content: `deploy the café service ${id}`, createdAt: at },
-        { id: `${id}-a`, role: "assistant", content: "done", createdAt: at + 10, usage: { inputTokens: 3, outputTokens: 4, cacheReadTokens: 1, cacheWriteTokens: 0 } },
+        {
+          id: `${id}-a`,
+          role: "assistant",
+          content: "done",
+          createdAt: at + 10,
+          usage: { inputTokens: 3, outputTokens: 4, cacheReadTokens: 1, cacheWriteTokens: 0 },
+        },
       ],
-      subAgentRuns: [{ id: `${id}-r`, parentMessageId: `${id}-a`, name: "helper", task: "look", state: "completed", result: "ok", startedAt: at + 1, endedAt: at + 2 }],
-      subAgentMessages: [{ id: `${id}-sa`, subAgentRunId: `${id}-r`, role: "assistant", content: "looking", createdAt: at + 1 }],
+      subAgentRuns: [
+        {
+          id: `${id}-r`,
+          parentMessageId: `${id}-a`,
+          name: "helper",
+          task: "look",
+          state: "completed",
+          result: "ok",
+          startedAt: at + 1,
+          endedAt: at + 2,
+        },
+      ],
+      subAgentMessages: [
+        { id: `${id}-sa`, subAgentRunId: `${id}-r`, role: "assistant", content: "looking", createdAt: at + 1 },
+      ],
       toolCalls: [
-        { callId: "c1", messageId: `${id}-a`, toolName: "shell__run", argumentsJson: '{"command":"kubectl apply"}', verdict: escalate, approval: { decision: "allow_once", by: "tui", at: at + 3 }, result: "applied", durationMs: 5, createdAt: at + 2, completedAt: at + 7 },
-        { callId: "c2", messageId: `${id}-sa`, subAgentRunId: `${id}-r`, subAgentName: "helper", toolName: "files__read", argumentsJson: "{}", verdict: allow, result: "text", createdAt: at + 1 },
+        {
+          callId: "c1",
+          messageId: `${id}-a`,
+          toolName: "shell__run",
+          argumentsJson: '{"command":"kubectl apply"}',
+          verdict: escalate,
+          approval: { decision: "allow_once", by: "tui", at: at + 3 },
+          result: "applied",
+          durationMs: 5,
+          createdAt: at + 2,
+          completedAt: at + 7,
+        },
+        {
+          callId: "c2",
+          messageId: `${id}-sa`,
+          subAgentRunId: `${id}-r`,
+          subAgentName: "helper",
+          toolName: "files__read",
+          argumentsJson: "{}",
+          verdict: allow,
+          result: "text",
+          createdAt: at + 1,
+        },
       ],
-      artifacts: [{ id: `${id}-blob`, filename: "n.txt", sizeBytes: 2, data: new Uint8Array([104, 105]), createdAt: at + 4 }],
+      artifacts: [
+        { id: `${id}-blob`, filename: "n.txt", sizeBytes: 2, data: new Uint8Array([104, 105]), createdAt: at + 4 },
+      ],
       memory: [{ content: "likes metric", createdAt: at + 5 }],
-      events: [{ type: "MESSAGE_ACCEPTED", messageId: `${id}-u`, payload: { seq: "1" } }, { type: "RESPONSE_COMPLETE", messageId: `${id}-a` }],
-      audit: [{ kind: "proposal", callId: "c1", payload: { tool: "shell__run" } }, { kind: "execution", callId: "c1", payload: { ok: true } }],
+      events: [
+        { type: "MESSAGE_ACCEPTED", messageId: `${id}-u`, payload: { seq: "1" } },
+        { type: "RESPONSE_COMPLETE", messageId: `${id}-a` },
+      ],
+      audit: [
+        { kind: "proposal", callId: "c1", payload: { tool: "shell__run" } },
+        { kind: "execution", callId: "c1", payload: { ok: true } },
+      ],
     });
   }
   store.renameSession("s2", "Renamed"); // counters and titles are copied as they are, not recomputed
@@ -46,17 +105,31 @@ describe.skipIf(postgresUnavailable() !== undefined)("copyToPostgres", () => {
     const { store } = tempStore();
     const key: AuditKey = { key: randomBytes(32), fromSeq: 2 };
     history(store, key);
-    const pg = await PgStore.open({ url: cluster.url(await cluster.createDatabase()), password: cluster.admin.password });
+    const pg = await PgStore.open({
+      url: cluster.url(await cluster.createDatabase()),
+      password: cluster.admin.password,
+    });
     try {
       const progress: number[] = [];
       const report = await copyToPostgres(store, pg, { auditKey: key, onProgress: (done) => progress.push(done) });
       expect(report).toMatchObject({ ok: true, sessions: 3, mismatched: [] });
       expect(report.to).toEqual(report.from);
-      expect(report.from).toMatchObject({ sessions: 3, messages: 9, tool_calls: 6, events: 6, memory: 3, sub_agent_runs: 3, artifacts: 3, audit: 7 });
+      expect(report.from).toMatchObject({
+        sessions: 3,
+        messages: 9,
+        tool_calls: 6,
+        events: 6,
+        memory: 3,
+        sub_agent_runs: 3,
+        artifacts: 3,
+        audit: 7,
+      });
       expect(report.auditTo).toMatchObject({ ok: true, rows: 7, head: report.auditFrom.head, keyed: true });
       expect(progress).toEqual([1, 2, 3]);
       for (const id of ["s1", "s2", "s3"]) {
-        expect((await pg.exportSession(id, "json", { includeEvents: true, now: 1 })).content).toBe(store.exportSession(id, "json", { includeEvents: true, now: 1 }).content);
+        expect((await pg.exportSession(id, "json", { includeEvents: true, now: 1 })).content).toBe(
+          store.exportSession(id, "json", { includeEvents: true, now: 1 }).content,
+        );
       }
       expect(await pg.listSessions({ sort: "title" })).toEqual(store.listSessions({ sort: "title" }));
       expect((await pg.search("cafe kubectl*")).hits.map((h) => h.callId || h.messageId)).toEqual([]);
@@ -69,7 +142,9 @@ describe.skipIf(postgresUnavailable() !== undefined)("copyToPostgres", () => {
       await pg.appendAudit({ kind: "verdict", payload: { after: "copy" } });
       expect(await pg.verifyAudit()).toMatchObject({ ok: true, rows: 8 });
       // A second copy into the same database is refused: it is not empty.
-      await expect(copyToPostgres(store, pg, { auditKey: key })).rejects.toThrow(/is not empty \(sessions 3, messages 9/);
+      await expect(copyToPostgres(store, pg, { auditKey: key })).rejects.toThrow(
+        /is not empty \(sessions 3, messages 9/,
+      );
     } finally {
       await pg.close();
     }
@@ -79,7 +154,10 @@ describe.skipIf(postgresUnavailable() !== undefined)("copyToPostgres", () => {
     const { store } = tempStore();
     const key: AuditKey = { key: randomBytes(32), fromSeq: 2 };
     history(store, key);
-    const pg = await PgStore.open({ url: cluster.url(await cluster.createDatabase()), password: cluster.admin.password });
+    const pg = await PgStore.open({
+      url: cluster.url(await cluster.createDatabase()),
+      password: cluster.admin.password,
+    });
     try {
       const report = await copyToPostgres(store, pg, { auditKey: { key: randomBytes(32), fromSeq: 2 } });
       expect(report.ok).toBe(false);

@@ -13,7 +13,7 @@ describe("buildFtsQuery", () => {
     ["AND OR NOT", '"AND" "OR" "NOT"'],
     ["col:value", '"col:value"'],
     ["*", ""],
-    ["***  \"\"  ( ) -", ""],
+    ['***  ""  ( ) -', ""],
     ["", ""],
     ["café 東京", '"café" "東京"'],
     ["x**", '"x"*'],

@@ -27,6 +27,27 @@ export function tempStore(options: OpenOptions = {}): { store: Store; path: stri
   return { store, path, dir };
 }
 
-export const allow: Verdict = { decision: "allow", tier: 0, confidence: 1, reason: "policy allows", ruleIds: ["allow-read"], evaluationUs: 12 };
-export const block: Verdict = { decision: "block", tier: 1, confidence: 0.97, reason: "destructive command", ruleIds: ["det-rm-rf"], evaluationUs: 80 };
-export const escalate: Verdict = { decision: "escalate", tier: 1, confidence: 0.6, reason: "network write", ruleIds: ["net-post"], evaluationUs: 40 };
+export const allow: Verdict = {
+  decision: "allow",
+  tier: 0,
+  confidence: 1,
+  reason: "policy allows",
+  ruleIds: ["allow-read"],
+  evaluationUs: 12,
+};
+export const block: Verdict = {
+  decision: "block",
+  tier: 1,
+  confidence: 0.97,
+  reason: "destructive command",
+  ruleIds: ["det-rm-rf"],
+  evaluationUs: 80,
+};
+export const escalate: Verdict = {
+  decision: "escalate",
+  tier: 1,
+  confidence: 0.6,
+  reason: "network write",
+  ruleIds: ["net-post"],
+  evaluationUs: 40,
+};

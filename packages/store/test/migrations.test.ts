@@ -9,8 +9,11 @@ const FIXTURE = readFileSync(join(import.meta.dirname, "fixtures", "v1.sql"), "u
 const FIXTURE_V2 = readFileSync(join(import.meta.dirname, "fixtures", "v2.sql"), "utf8");
 
 function schemaOf(db: BetterSqlite3.Database): string[] {
-  return (db.prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all() as Array<{ type: string; name: string; sql: string | null }>)
-    .map((r) => `${r.type} ${r.name}: ${(r.sql ?? "").replace(/\s+/g, " ")}`);
+  return (
+    db
+      .prepare("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+      .all() as Array<{ type: string; name: string; sql: string | null }>
+  ).map((r) => `${r.type} ${r.name}: ${(r.sql ?? "").replace(/\s+/g, " ")}`);
 }
 
 function v1Database(): string {
@@ -50,12 +53,26 @@ describe("migrations", () => {
     const store = Store.open(path);
     expect(store.schemaVersion).toBe(SCHEMA_VERSION);
     expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
-    expect(store.getSession("s-legacy")).toMatchObject({ title: "Legacy weather chat", titleSource: "user", messageCount: 3, usage: { inputTokens: 120, outputTokens: 45 } });
+    expect(store.getSession("s-legacy")).toMatchObject({
+      title: "Legacy weather chat",
+      titleSource: "user",
+      messageCount: 3,
+      usage: { inputTokens: 120, outputTokens: 45 },
+    });
     const history = store.getHistory("s-legacy");
     expect(history.messages.map((m) => m.id)).toEqual(["m-1", "m-2", "m-3"]);
-    expect(history.messages[1]?.toolCalls[0]).toMatchObject({ callId: "call_1", verdict: { decision: "allow", ruleIds: ["allow-http"] }, durationMs: 310 });
+    expect(history.messages[1]?.toolCalls[0]).toMatchObject({
+      callId: "call_1",
+      verdict: { decision: "allow", ruleIds: ["allow-http"] },
+      durationMs: 310,
+    });
     // v2 features work on old rows (FTS rebuilt from existing content) and new ones.
-    expect(store.search("Lisbon").hits.map((h) => h.callId || h.messageId).sort()).toEqual(["call_1", "m-1", "m-3"]);
+    expect(
+      store
+        .search("Lisbon")
+        .hits.map((h) => h.callId || h.messageId)
+        .sort(),
+    ).toEqual(["call_1", "m-1", "m-3"]);
     expect(store.search("weather.example").hits.map((h) => h.callId)).toEqual(["call_1"]);
     store.appendMessage({ sessionId: "s-legacy", role: "user", content: "and in Porto?" });
     expect(store.search("porto").hits).toHaveLength(1);
@@ -84,14 +101,20 @@ describe("migrations", () => {
   it("upgrades a database made by schema version 2: prefix indexes, rows and audit chain kept", () => {
     const path = v2Database();
     const before = new BetterSqlite3(path, { readonly: true });
-    expect(before.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages_fts'").pluck().get()).not.toContain("prefix");
+    expect(before.prepare("SELECT sql FROM sqlite_master WHERE name = 'messages_fts'").pluck().get()).not.toContain(
+      "prefix",
+    );
     before.close();
     const store = Store.open(path);
     expect(store.schemaVersion).toBe(SCHEMA_VERSION);
     expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(3);
     expect(store.getHistory("s-v2").messages.map((m) => m.id)).toEqual(["v2-m1", "v2-m2"]);
     // Old rows are in the rebuilt indexes, for whole terms and prefixes of every indexed length and longer.
-    const found = (q: string): string[] => store.search(q).hits.map((h) => h.callId || h.messageId).sort();
+    const found = (q: string): string[] =>
+      store
+        .search(q)
+        .hits.map((h) => h.callId || h.messageId)
+        .sort();
     expect(found("staging")).toEqual(["v2-c1", "v2-m1", "v2-m2"]);
     expect(found("de*")).toEqual(["v2-c1", "v2-m1", "v2-m2"]);
     expect(found("dep*")).toEqual(["v2-c1", "v2-m1", "v2-m2"]);
@@ -108,18 +131,22 @@ describe("migrations", () => {
     expect(store.integrityCheck()).toBe("ok");
     store.close();
     const db = new BetterSqlite3(path);
-    const sql = (name: string): string => db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").pluck().get(name) as string;
+    const sql = (name: string): string =>
+      db.prepare("SELECT sql FROM sqlite_master WHERE name = ?").pluck().get(name) as string;
     expect(sql("messages_fts")).toContain("prefix = '2 3 4'");
     expect(sql("tool_calls_fts")).toContain("prefix = '2 3 4'");
     // FTS5's own check: every index (main and prefix) agrees with the content tables.
-    for (const t of ["messages_fts", "tool_calls_fts"]) expect(() => db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run()).not.toThrow();
+    for (const t of ["messages_fts", "tool_calls_fts"])
+      expect(() => db.prepare(`INSERT INTO ${t} (${t}, rank) VALUES ('integrity-check', 1)`).run()).not.toThrow();
     db.close();
   });
 
   it("upgrades to schema version 4: a model stored before was asked for, so it stays with its session; none stored follows the configuration", () => {
     const path = v2Database();
     const db = new BetterSqlite3(path);
-    db.prepare("INSERT INTO sessions (id, title, title_source, mode, workspace, model, created_at, updated_at) VALUES ('s-none', '', 'none', 'normal', '/w', '', 1, 1)").run();
+    db.prepare(
+      "INSERT INTO sessions (id, title, title_source, mode, workspace, model, created_at, updated_at) VALUES ('s-none', '', 'none', 'normal', '/w', '', 1, 1)",
+    ).run();
     db.close();
     const store = Store.open(path);
     expect(store.schemaVersion).toBeGreaterThanOrEqual(4);

@@ -44,7 +44,9 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
     const stores = await Promise.all([open(db), open(db), open(db)]);
     try {
       for (const s of stores) expect(await s.schemaVersion()).toBe(PG_SCHEMA_VERSION);
-      expect((await cluster.sql(db, "SELECT COUNT(*)::int AS n FROM palisade_schema")).rows[0]?.n).toBe(PG_SCHEMA_VERSION);
+      expect((await cluster.sql(db, "SELECT COUNT(*)::int AS n FROM palisade_schema")).rows[0]?.n).toBe(
+        PG_SCHEMA_VERSION,
+      );
     } finally {
       await Promise.all(stores.map((s) => s.close()));
     }
@@ -54,13 +56,28 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
     const db = await cluster.createDatabase();
     await (await open(db)).close();
     await cluster.sql(db, "INSERT INTO palisade_schema (version, applied_at) VALUES (99, 0)");
-    await expect(open(db)).rejects.toThrow(expect.objectContaining({ code: "SCHEMA_TOO_NEW", message: expect.stringMatching(/version 99 is newer .*upgrade Palisade on every Engine/) as string }));
+    await expect(open(db)).rejects.toThrow(
+      expect.objectContaining({
+        code: "SCHEMA_TOO_NEW",
+        message: expect.stringMatching(/version 99 is newer .*upgrade Palisade on every Engine/) as string,
+      }),
+    );
   });
 
   it("a wrong password or an unreachable server is a clear error naming the target, never the password", async () => {
-    const err = (await PgStore.open({ url: cluster.url("postgres"), password: "not-the-password" }).then(() => new Error("opened"), (e: unknown) => e)) as Error;
-    expect(err).toMatchObject({ code: "UNAVAILABLE", message: expect.stringMatching(/^cannot open the PostgreSQL store at PostgreSQL palisade_admin@socket .*: password authentication failed/) as string });
+    const err = (await PgStore.open({ url: cluster.url("postgres"), password: "not-the-password" }).then(
+      () => new Error("opened"),
+      (e: unknown) => e,
+    )) as Error;
+    expect(err).toMatchObject({
+      code: "UNAVAILABLE",
+      message: expect.stringMatching(
+        /^cannot open the PostgreSQL store at PostgreSQL palisade_admin@socket .*: password authentication failed/,
+      ) as string,
+    });
     expect(err.message).not.toContain("not-the-password");
-    await expect(PgStore.open({ url: "postgres://palisade:secret@db.example/x" })).rejects.toThrow(/carries a password/);
+    await expect(PgStore.open({ url: "postgres://palisade:secret@db.example/x" })).rejects.toThrow(
+      /carries a password/,
+    );
   });
 });

@@ -16,7 +16,21 @@ const openssl = (args: string[]): void => {
 function makeCa(dir: string, name: string): { cert: string; key: string } {
   const cert = join(dir, `${name}.crt`);
   const key = join(dir, `${name}.key`);
-  openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", `/CN=${name}`, "-keyout", key, "-out", cert]);
+  openssl([
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "2",
+    "-subj",
+    `/CN=${name}`,
+    "-keyout",
+    key,
+    "-out",
+    cert,
+  ]);
   return { cert, key };
 }
 
@@ -35,7 +49,23 @@ describe.skipIf(postgresUnavailable() !== undefined)("store.tls against a TLS Po
     const ext = join(dir, "san.ext");
     writeFileSync(ext, "subjectAltName=DNS:localhost,IP:127.0.0.1\n");
     openssl(["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", key, "-out", csr]);
-    openssl(["x509", "-req", "-in", csr, "-CA", ca.cert, "-CAkey", ca.key, "-CAcreateserial", "-days", "2", "-extfile", ext, "-out", cert]);
+    openssl([
+      "x509",
+      "-req",
+      "-in",
+      csr,
+      "-CA",
+      ca.cert,
+      "-CAkey",
+      ca.key,
+      "-CAcreateserial",
+      "-days",
+      "2",
+      "-extfile",
+      ext,
+      "-out",
+      cert,
+    ]);
     cluster = await startPostgres({ tls: { certFile: cert, keyFile: key } });
   });
   afterAll(async () => {
@@ -45,7 +75,11 @@ describe.skipIf(postgresUnavailable() !== undefined)("store.tls against a TLS Po
   const url = (): string => `postgres://${cluster.admin.user}@localhost:${String(cluster.port)}/postgres`;
 
   it("verify-full with the CA that signed the server's certificate: an encrypted connection", async () => {
-    const store = await PgStore.open({ url: url(), password: cluster.admin.password, tls: { mode: "verify-full", caFile: ca.cert } });
+    const store = await PgStore.open({
+      url: url(),
+      password: cluster.admin.password,
+      tls: { mode: "verify-full", caFile: ca.cert },
+    });
     try {
       await store.createSession({ id: "s1" });
       expect((await store.getSession("s1"))?.id).toBe("s1");
@@ -55,16 +89,34 @@ describe.skipIf(postgresUnavailable() !== undefined)("store.tls against a TLS Po
   });
 
   it("refuses a server whose certificate another CA signed, naming the reason", async () => {
-    await expect(PgStore.open({ url: url(), password: cluster.admin.password, tls: { mode: "verify-full", caFile: otherCa.cert } })).rejects.toThrow(
-      expect.objectContaining({ code: "UNAVAILABLE", message: expect.stringMatching(/cannot open the PostgreSQL store at PostgreSQL .*localhost:\d+\/postgres: .*(self-signed|unable to get local issuer|certificate)/i) as string }),
+    await expect(
+      PgStore.open({
+        url: url(),
+        password: cluster.admin.password,
+        tls: { mode: "verify-full", caFile: otherCa.cert },
+      }),
+    ).rejects.toThrow(
+      expect.objectContaining({
+        code: "UNAVAILABLE",
+        message: expect.stringMatching(
+          /cannot open the PostgreSQL store at PostgreSQL .*localhost:\d+\/postgres: .*(self-signed|unable to get local issuer|certificate)/i,
+        ) as string,
+      }),
     );
   });
 
   it("the store's connection is encrypted (pg_stat_ssl of its backend)", async () => {
-    const store = await PgStore.open({ url: url(), password: cluster.admin.password, tls: { mode: "verify-full", caFile: ca.cert } });
+    const store = await PgStore.open({
+      url: url(),
+      password: cluster.admin.password,
+      tls: { mode: "verify-full", caFile: ca.cert },
+    });
     try {
       await store.createSession({ id: "s2" });
-      const ssl = await cluster.sql("postgres", "SELECT COUNT(*)::int AS n FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid WHERE s.ssl AND a.application_name = 'palisade'");
+      const ssl = await cluster.sql(
+        "postgres",
+        "SELECT COUNT(*)::int AS n FROM pg_stat_ssl s JOIN pg_stat_activity a ON a.pid = s.pid WHERE s.ssl AND a.application_name = 'palisade'",
+      );
       expect(ssl.rows[0]?.n).toBeGreaterThan(0);
     } finally {
       await store.close();
@@ -72,6 +124,8 @@ describe.skipIf(postgresUnavailable() !== undefined)("store.tls against a TLS Po
   });
 
   it("a file named in store.tls that cannot be read is a clear error", async () => {
-    await expect(PgStore.open({ url: url(), password: cluster.admin.password, tls: { caFile: join(dir, "missing.pem") } })).rejects.toThrow(/store\.tls\.caFile .*missing\.pem: ENOENT/);
+    await expect(
+      PgStore.open({ url: url(), password: cluster.admin.password, tls: { caFile: join(dir, "missing.pem") } }),
+    ).rejects.toThrow(/store\.tls\.caFile .*missing\.pem: ENOENT/);
   });
 });

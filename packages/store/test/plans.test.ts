@@ -17,7 +17,16 @@ function turn(store: Store, sessionId: string, i: number): void {
       { id: `${sessionId}-u${i}`, role: "user", content: "read x" },
       { id: `${sessionId}-a${i}`, role: "assistant", content: "done", parentId: `${sessionId}-u${i}` },
     ],
-    toolCalls: [{ callId: `c${i}`, messageId: `${sessionId}-a${i}`, toolName: "files__read_file", argumentsJson: "{}", verdict: allow, result: "x" }],
+    toolCalls: [
+      {
+        callId: `c${i}`,
+        messageId: `${sessionId}-a${i}`,
+        toolName: "files__read_file",
+        argumentsJson: "{}",
+        verdict: allow,
+        result: "x",
+      },
+    ],
     events: [{ type: "MESSAGE_ACCEPTED" }, { type: "RESPONSE_COMPLETE" }],
     audit: [{ kind: "execution", callId: `c${i}`, payload: { ok: true } }],
   });
@@ -65,8 +74,13 @@ describe("prepared plans", () => {
     expect(compiled).not.toHaveBeenCalled();
     // The same rows as before: limits, offsets, afterSeq and filters still apply.
     const [history, events, last, audit, sessionAudit, sessions, filtered] = results[2] as [
-      ReturnType<Store["getHistory"]>, ReturnType<Store["listEvents"]>, ReturnType<Store["lastEvent"]>, ReturnType<Store["listAudit"]>,
-      ReturnType<Store["listAudit"]>, ReturnType<Store["listSessions"]>, ReturnType<Store["listSessions"]>,
+      ReturnType<Store["getHistory"]>,
+      ReturnType<Store["listEvents"]>,
+      ReturnType<Store["lastEvent"]>,
+      ReturnType<Store["listAudit"]>,
+      ReturnType<Store["listAudit"]>,
+      ReturnType<Store["listSessions"]>,
+      ReturnType<Store["listSessions"]>,
     ];
     // i = 3: session s1 (3 turns: 6 messages, 6 events, 6 audit rows), limit 2 or 3, afterSeq 3, offset 1, title "a".
     expect(history.messages.map((m) => m.seq)).toEqual([5, 6]);
@@ -84,12 +98,18 @@ describe("prepared plans", () => {
     store.createSession({ id: "s1", title: "a" });
     turn(store, "s1", 0);
     reads(store, "s1", 0);
-    const db = (store as unknown as { db: { raw: { prepare(sql: string): { all(...a: unknown[]): Array<{ detail: string }> } } } }).db;
+    const db = (
+      store as unknown as { db: { raw: { prepare(sql: string): { all(...a: unknown[]): Array<{ detail: string }> } } } }
+    ).db;
     const withPlus = cachedSql(store).filter((sql) => sql.includes("= +?") && sql.trimStart().startsWith("SELECT"));
     expect(withPlus.length).toBeGreaterThanOrEqual(6);
     for (const sql of withPlus) {
       const params = Array.from(sql.matchAll(/\?/g), () => 1);
-      const plan = db.raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params).map((r) => r.detail).join(" | ");
+      const plan = db.raw
+        .prepare(`EXPLAIN QUERY PLAN ${sql}`)
+        .all(...params)
+        .map((r) => r.detail)
+        .join(" | ");
       expect(plan, sql).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX/);
     }
   });

@@ -17,7 +17,10 @@ describe.skipIf(postgresUnavailable() !== undefined)("private PostgreSQL cluster
 
   it("serves its socket directory only, as an unprivileged user, and asks for a password", async () => {
     expect(existsSync(join(cluster.socketDir, ".s.PGSQL.5432"))).toBe(true);
-    const r = await cluster.sql("postgres", "SELECT current_setting('listen_addresses') AS listen, current_setting('is_superuser') AS su");
+    const r = await cluster.sql(
+      "postgres",
+      "SELECT current_setting('listen_addresses') AS listen, current_setting('is_superuser') AS su",
+    );
     expect(r.rows[0]).toMatchObject({ listen: "" });
     const owner = await cluster.sql("postgres", "SELECT pg_catalog.current_setting('data_directory') AS data");
     expect(String(owner.rows[0]?.data)).toBe(join(cluster.dir, "data"));

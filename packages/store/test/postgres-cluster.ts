@@ -14,7 +14,11 @@ import { parse } from "pg-connection-string";
 /** The newest Debian server installed (postgresql-15 on bookworm), unless PALISADE_PG_BIN names one. */
 function findBin(): string {
   const root = "/usr/lib/postgresql";
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => /^\d+$/.test(v))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
   return join(root, versions[0] ?? "15", "bin");
 }
 
@@ -71,7 +75,10 @@ async function freePort(): Promise<number> {
 
 function waitReady(server: ChildProcess, log: () => string, timeoutMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`PostgreSQL did not start within ${timeoutMs} ms:\n${log()}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`PostgreSQL did not start within ${timeoutMs} ms:\n${log()}`)),
+      timeoutMs,
+    );
     const onData = (): void => {
       if (/ready to accept connections/.test(log())) {
         clearTimeout(timer);
@@ -87,7 +94,9 @@ function waitReady(server: ChildProcess, log: () => string, timeoutMs: number): 
 }
 
 /** `durable`: fsync on, as a real server (benchmarks); by default off, the cluster is thrown away. */
-export async function startPostgres(options: { tcp?: boolean; durable?: boolean; tls?: { certFile: string; keyFile: string } } = {}): Promise<PgCluster> {
+export async function startPostgres(
+  options: { tcp?: boolean; durable?: boolean; tls?: { certFile: string; keyFile: string } } = {},
+): Promise<PgCluster> {
   const missing = postgresUnavailable();
   if (missing !== undefined) throw new Error(missing);
   const dir = mkdtempSync(join(tmpdir(), "palisade-pg-"));
@@ -100,10 +109,23 @@ export async function startPostgres(options: { tcp?: boolean; durable?: boolean;
   if (owner) chownSync(pwfile, owner.uid, owner.gid);
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C", LC_ALL: "C" };
   const data = join(dir, "data");
-  const init = spawnSync(join(PG_BIN, "initdb"), [
-    "-D", data, "-U", admin.user, `--pwfile=${pwfile}`, "--auth-local=scram-sha-256", "--auth-host=scram-sha-256",
-    "-E", "UTF8", "--locale=C", "--no-sync",
-  ], { ...ids, env, cwd: dir, encoding: "utf8" });
+  const init = spawnSync(
+    join(PG_BIN, "initdb"),
+    [
+      "-D",
+      data,
+      "-U",
+      admin.user,
+      `--pwfile=${pwfile}`,
+      "--auth-local=scram-sha-256",
+      "--auth-host=scram-sha-256",
+      "-E",
+      "UTF8",
+      "--locale=C",
+      "--no-sync",
+    ],
+    { ...ids, env, cwd: dir, encoding: "utf8" },
+  );
   rmSync(pwfile, { force: true });
   if (init.status !== 0) {
     rmSync(dir, { recursive: true, force: true });
@@ -113,18 +135,42 @@ export async function startPostgres(options: { tcp?: boolean; durable?: boolean;
   // TLS on TCP: the server's certificate and key, owned by the server's user (it refuses a key others can read).
   const tlsArgs: string[] = [];
   if (options.tls) {
-    for (const [name, from] of [["server.crt", options.tls.certFile], ["server.key", options.tls.keyFile]] as const) {
+    for (const [name, from] of [
+      ["server.crt", options.tls.certFile],
+      ["server.key", options.tls.keyFile],
+    ] as const) {
       const to = join(dir, name);
       writeFileSync(to, readFileSync(from), { mode: 0o600 });
       if (owner) chownSync(to, owner.uid, owner.gid);
     }
-    tlsArgs.push("-c", "ssl=on", "-c", `ssl_cert_file=${join(dir, "server.crt")}`, "-c", `ssl_key_file=${join(dir, "server.key")}`);
+    tlsArgs.push(
+      "-c",
+      "ssl=on",
+      "-c",
+      `ssl_cert_file=${join(dir, "server.crt")}`,
+      "-c",
+      `ssl_key_file=${join(dir, "server.key")}`,
+    );
   }
   // fsync off unless durable: the cluster is thrown away after the run; no test kills the server itself.
-  const server = spawn(join(PG_BIN, "postgres"), [
-    "-D", data, "-k", dir, "-p", String(port), "-c", `listen_addresses=${options.tcp || options.tls ? "127.0.0.1" : ""}`, ...tlsArgs,
-    ...(options.durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"]), "-c", "max_connections=200",
-  ], { ...ids, env, cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+  const server = spawn(
+    join(PG_BIN, "postgres"),
+    [
+      "-D",
+      data,
+      "-k",
+      dir,
+      "-p",
+      String(port),
+      "-c",
+      `listen_addresses=${options.tcp || options.tls ? "127.0.0.1" : ""}`,
+      ...tlsArgs,
+      ...(options.durable ? [] : ["-c", "fsync=off", "-c", "full_page_writes=off"]),
+      "-c",
+      "max_connections=200",
+    ],
+    { ...ids, env, cwd: dir, stdio: ["ignore", "ignore", "pipe"] },
+  );
   let log = "";
   server.stderr?.setEncoding("utf8");
   server.stderr?.on("data", (chunk: string) => {

@@ -3,7 +3,15 @@ import { bm25Scores, idf, phraseFrequency, phraseOf, tokenize } from "../src/ran
 
 describe("JS bm25 for common-term windows", () => {
   it("tokenizes like unicode61 with diacritics removed", () => {
-    expect(tokenize("Café-au-lait, naïve read_file 東京!")).toEqual(["cafe", "au", "lait", "naive", "read", "file", "東京"]);
+    expect(tokenize("Café-au-lait, naïve read_file 東京!")).toEqual([
+      "cafe",
+      "au",
+      "lait",
+      "naive",
+      "read",
+      "file",
+      "東京",
+    ]);
   });
 
   it.each([
@@ -23,7 +31,12 @@ describe("JS bm25 for common-term windows", () => {
     expect(three).toBeGreaterThan(one!);
     expect(one).toBeGreaterThan(long!);
     expect(idf(1000, 10)).toBeGreaterThan(idf(1000, 900));
-    const [a, b] = bm25Scores(["alpha common", "beta common"], [phraseOf("alpha", false), phraseOf("beta", false)], [5, 500], 1000);
+    const [a, b] = bm25Scores(
+      ["alpha common", "beta common"],
+      [phraseOf("alpha", false), phraseOf("beta", false)],
+      [5, 500],
+      1000,
+    );
     expect(a).toBeGreaterThan(b!);
   });
 });

@@ -14,7 +14,18 @@ const DOCS = [
   "status status status",
   "Crème brûlée recipe: caramelise the sugar, then serve the crème cold with more words after it for length",
 ];
-const QUERIES = ["billing", "staging cluster", "deploy", '"billing service"', "bill*", "status", "creme", "東京", "twelve billing", "cluster"];
+const QUERIES = [
+  "billing",
+  "staging cluster",
+  "deploy",
+  '"billing service"',
+  "bill*",
+  "status",
+  "creme",
+  "東京",
+  "twelve billing",
+  "cluster",
+];
 
 describe("snippet", () => {
   it("matches FTS5's snippet() on message texts", () => {
@@ -41,7 +52,9 @@ describe("snippet", () => {
 
   it("takes the best column, the first on ties", () => {
     const p = [phraseOf("kubectl", false)];
-    expect(snippet(["shell__run", '{"command":"kubectl apply -f billing.yaml"}', "configured"], p)).toBe('{"command":"[kubectl] apply -f billing.yaml"}');
+    expect(snippet(["shell__run", '{"command":"kubectl apply -f billing.yaml"}', "configured"], p)).toBe(
+      '{"command":"[kubectl] apply -f billing.yaml"}',
+    );
     expect(snippet([null, "nothing here"], p)).toBe("nothing here");
   });
 });

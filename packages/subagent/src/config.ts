@@ -34,15 +34,22 @@ export class SubAgentConfigError extends Error {
 }
 
 /** Reads and validates the settings; lists every problem at once. The token comes from stdin (see @palisade/agent's readSpawnToken), never the environment. */
-export function readSubAgentConfig(env: Record<string, string | undefined>, secrets: { token: string }): SubAgentConfig {
+export function readSubAgentConfig(
+  env: Record<string, string | undefined>,
+  secrets: { token: string },
+): SubAgentConfig {
   const get = (name: string): string => (env[name] ?? "").trim();
   const problems: string[] = [];
   const engineAddress = get(SUBAGENT_ENV.engineAddress);
   const token = secrets.token.trim();
-  if (!engineAddress) problems.push(`${SUBAGENT_ENV.engineAddress} is not set (the Engine's address: unix:/path or host:port)`);
+  if (!engineAddress)
+    problems.push(`${SUBAGENT_ENV.engineAddress} is not set (the Engine's address: unix:/path or host:port)`);
   if (!token) problems.push("no spawn token: the Engine writes it as the first line of the sub-agent's stdin");
   const modelGateway = get(SUBAGENT_ENV.modelGateway);
-  if (!modelGateway.startsWith("/")) problems.push(`${SUBAGENT_ENV.modelGateway} must be the absolute path of the Engine's model gateway socket, got ${JSON.stringify(modelGateway)}`);
+  if (!modelGateway.startsWith("/"))
+    problems.push(
+      `${SUBAGENT_ENV.modelGateway} must be the absolute path of the Engine's model gateway socket, got ${JSON.stringify(modelGateway)}`,
+    );
   const raw = get(SUBAGENT_ENV.contextWindow);
   const contextWindow = raw ? Number(raw) : 128_000;
   if (!Number.isInteger(contextWindow) || contextWindow < 1024) {

@@ -48,7 +48,8 @@ export class Conversation {
 
   /** Takes follow-ups that arrived after the last model call. */
   accept(messages: readonly string[]): void {
-    for (const text of messages) this.injected.push({ at: this.lastBase.length, message: { role: "user", content: text } });
+    for (const text of messages)
+      this.injected.push({ at: this.lastBase.length, message: { role: "user", content: text } });
   }
 
   /** Everything the model saw on its last call, follow-ups included. */

@@ -35,10 +35,17 @@ export interface SubAgentExit {
 
 type Client = ReturnType<typeof createClient<typeof SubAgentService>>;
 
-const why = (err: unknown): string => (err instanceof RpcError ? `${err.codeName}: ${err.message}` : err instanceof Error ? err.message : String(err));
+const why = (err: unknown): string =>
+  err instanceof RpcError ? `${err.codeName}: ${err.message}` : err instanceof Error ? err.message : String(err);
 
 function toolSpecs(reg: SubAgentRegisterResponse): ToolSpec[] {
-  return reg.tools.map((t) => ({ name: t.name, description: t.description, parametersJson: t.parametersJson, group: t.group, terminalOnSuccess: false }));
+  return reg.tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    parametersJson: t.parametersJson,
+    group: t.group,
+    terminalOnSuccess: false,
+  }));
 }
 
 function ports(client: Client, name: string, conversation: Conversation): TurnPorts {
@@ -85,14 +92,25 @@ export async function runSubAgent(options: RunSubAgentOptions): Promise<SubAgent
     } catch (err) {
       return { code: 2, reason: `RegisterSubAgent at ${config.engineAddress} failed (${why(err)})` };
     }
-    const callModel = options.callModel ?? createModelCaller({ endpoint: { gateway: config.modelGateway, credential: config.token }, ...(config.modelSettings ? { settings: config.modelSettings } : {}), log });
+    const callModel =
+      options.callModel ??
+      createModelCaller({
+        endpoint: { gateway: config.modelGateway, credential: config.token },
+        ...(config.modelSettings ? { settings: config.modelSettings } : {}),
+        log,
+      });
     return await work(client, reg, callModel, options);
   } finally {
     client.close();
   }
 }
 
-async function work(client: Client, reg: SubAgentRegisterResponse, callModel: CallModel, options: RunSubAgentOptions): Promise<SubAgentExit> {
+async function work(
+  client: Client,
+  reg: SubAgentRegisterResponse,
+  callModel: CallModel,
+  options: RunSubAgentOptions,
+): Promise<SubAgentExit> {
   const controller = new AbortController();
   const stop = (): void => controller.abort(new AgentFailure("CANCELLED", "the sub-agent was stopped"));
   options.signal?.addEventListener("abort", stop, { once: true });
@@ -115,7 +133,8 @@ async function work(client: Client, reg: SubAgentRegisterResponse, callModel: Ca
   try {
     for (;;) {
       const remaining = max - spent;
-      if (remaining <= 0) return await failed(`reached its limit of ${String(max)} LLM calls before finishing the task`);
+      if (remaining <= 0)
+        return await failed(`reached its limit of ${String(max)} LLM calls before finishing the task`);
       const conversation = new Conversation(callModel, poll, spent, stop);
       const result = await runTurn(
         {
@@ -138,7 +157,9 @@ async function work(client: Client, reg: SubAgentRegisterResponse, callModel: Ca
       usage.outputTokens += result.usage.outputTokens;
       usage.cacheReadTokens += result.usage.cacheReadTokens;
       if (result.stopReason === "round_limit") {
-        return await failed(`reached its limit of ${String(max)} LLM calls without a final answer (last tool results were not answered)`);
+        return await failed(
+          `reached its limit of ${String(max)} LLM calls without a final answer (last tool results were not answered)`,
+        );
       }
       // A follow-up may have arrived during the final model call: answer it before finishing.
       const after = await poll(spent);
@@ -147,7 +168,10 @@ async function work(client: Client, reg: SubAgentRegisterResponse, callModel: Ca
         await client.subAgentComplete({ result: result.content, usage, llmCalls: spent }, { timeoutMs: 15_000 });
         return { code: 0, reason: "completed" };
       }
-      history = [...toContextMessages(conversation.transcript()), create(ContextMessageSchema, { role: "assistant", content: result.content })];
+      history = [
+        ...toContextMessages(conversation.transcript()),
+        create(ContextMessageSchema, { role: "assistant", content: result.content }),
+      ];
       content = after.messages.join("\n\n");
     }
   } catch (err) {

@@ -8,7 +8,9 @@ import type { ChatMessage } from "./conversation.js";
 function text(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) {
-    return content.map((p: unknown) => (p && typeof p === "object" && "text" in p && typeof p.text === "string" ? p.text : "")).join("");
+    return content
+      .map((p: unknown) => (p && typeof p === "object" && "text" in p && typeof p.text === "string" ? p.text : ""))
+      .join("");
   }
   return "";
 }
@@ -21,7 +23,9 @@ export function toContextMessages(messages: readonly ChatMessage[]): ContextMess
     if (m.role === "tool") {
       out.push(create(ContextMessageSchema, { role: "tool", content: text(m.content), toolCallId: m.tool_call_id }));
     } else if (m.role === "assistant") {
-      const calls = (m.tool_calls ?? []).flatMap((c) => (c.type === "function" ? [{ id: c.id, name: c.function.name, argumentsJson: c.function.arguments }] : []));
+      const calls = (m.tool_calls ?? []).flatMap((c) =>
+        c.type === "function" ? [{ id: c.id, name: c.function.name, argumentsJson: c.function.arguments }] : [],
+      );
       out.push(create(ContextMessageSchema, { role: "assistant", content: text(m.content), toolCalls: calls }));
     } else if (m.role === "user") {
       out.push(create(ContextMessageSchema, { role: "user", content: text(m.content) }));

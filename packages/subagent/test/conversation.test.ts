@@ -4,17 +4,39 @@ import type { ChatMessage, PollResult } from "@palisade/subagent";
 import type { ModelRequest, ModelResult } from "@palisade/agent";
 
 const user = (content: string): ChatMessage => ({ role: "user", content });
-const result: ModelResult = { content: "ok", reasoning: "", toolCalls: [], finishReason: "stop", usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 } };
+const result: ModelResult = {
+  content: "ok",
+  reasoning: "",
+  toolCalls: [],
+  finishReason: "stop",
+  usage: { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0 },
+};
 
 describe("withInjected", () => {
   it.each([
     { name: "nothing injected", base: ["a", "b"], injected: [], want: ["a", "b"] },
     { name: "at the end", base: ["a", "b"], injected: [{ at: 2, text: "x" }], want: ["a", "b", "x"] },
-    { name: "kept in place as the base grows", base: ["a", "b", "c", "d"], injected: [{ at: 2, text: "x" }], want: ["a", "b", "x", "c", "d"] },
-    { name: "several at one point, in order", base: ["a"], injected: [{ at: 1, text: "x" }, { at: 1, text: "y" }], want: ["a", "x", "y"] },
+    {
+      name: "kept in place as the base grows",
+      base: ["a", "b", "c", "d"],
+      injected: [{ at: 2, text: "x" }],
+      want: ["a", "b", "x", "c", "d"],
+    },
+    {
+      name: "several at one point, in order",
+      base: ["a"],
+      injected: [
+        { at: 1, text: "x" },
+        { at: 1, text: "y" },
+      ],
+      want: ["a", "x", "y"],
+    },
     { name: "at the start", base: ["a"], injected: [{ at: 0, text: "x" }], want: ["x", "a"] },
   ])("$name", ({ base, injected, want }) => {
-    const out = withInjected(base.map(user), injected.map((i) => ({ at: i.at, message: user(i.text) })));
+    const out = withInjected(
+      base.map(user),
+      injected.map((i) => ({ at: i.at, message: user(i.text) })),
+    );
     expect(out.map((m) => m.content)).toEqual(want);
   });
 });
@@ -38,10 +60,19 @@ describe("Conversation", () => {
     );
     return { conv, seen, reported, wasCancelled: () => cancelled };
   }
-  const req = (messages: ChatMessage[]): ModelRequest => ({ model: "m", messages, tools: [], signal: new AbortController().signal, onToken: () => undefined });
+  const req = (messages: ChatMessage[]): ModelRequest => ({
+    model: "m",
+    messages,
+    tools: [],
+    signal: new AbortController().signal,
+    onToken: () => undefined,
+  });
 
   it("polls before each model call, reporting calls so far, and places follow-ups where they arrived", async () => {
-    const { conv, seen, reported } = setup([{ messages: [], cancelled: false }, { messages: ["also do Y"], cancelled: false }]);
+    const { conv, seen, reported } = setup([
+      { messages: [], cancelled: false },
+      { messages: ["also do Y"], cancelled: false },
+    ]);
     const loop = [user("task")];
     await conv.callModel(req(loop));
     loop.push({ role: "assistant", content: "calling" });
@@ -63,7 +94,12 @@ describe("Conversation", () => {
 
   it("passes internal calls (no token callback) straight through", async () => {
     const { conv, seen, reported } = setup([]);
-    await conv.callModel({ model: "m", messages: [user("summarize")], tools: [], signal: new AbortController().signal });
+    await conv.callModel({
+      model: "m",
+      messages: [user("summarize")],
+      tools: [],
+      signal: new AbortController().signal,
+    });
     expect(reported).toEqual([]);
     expect(seen).toHaveLength(1);
   });
@@ -74,7 +110,11 @@ describe("toContextMessages", () => {
     const out = toContextMessages([
       { role: "system", content: "sys" },
       user("task"),
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "t", arguments: "{}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "t", arguments: "{}" } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "r" },
       { role: "assistant", content: "done" },
     ]);

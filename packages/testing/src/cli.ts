@@ -7,7 +7,11 @@ import { scriptFromJson } from "./script-file.js";
 import { startScriptedServer } from "./server.js";
 
 const { values } = parseArgs({
-  options: { port: { type: "string", default: "0" }, host: { type: "string", default: "127.0.0.1" }, script: { type: "string" } },
+  options: {
+    port: { type: "string", default: "0" },
+    host: { type: "string", default: "127.0.0.1" },
+    script: { type: "string" },
+  },
 });
 let options = {};
 if (values.script) {

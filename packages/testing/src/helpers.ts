@@ -28,7 +28,10 @@ export interface WaitForOptions {
  * Polls `predicate` until it returns a truthy value (returned) or the timeout passes (throws,
  * including the last error the predicate threw).
  */
-export async function waitFor<T>(predicate: () => T | Promise<T>, options: WaitForOptions | number = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  predicate: () => T | Promise<T>,
+  options: WaitForOptions | number = {},
+): Promise<NonNullable<T>> {
   const opts = typeof options === "number" ? { timeoutMs: options } : options;
   const timeoutMs = opts.timeoutMs ?? 5000;
   const intervalMs = opts.intervalMs ?? 10;
@@ -43,7 +46,10 @@ export async function waitFor<T>(predicate: () => T | Promise<T>, options: WaitF
     }
     if (Date.now() >= deadline) {
       const what = opts.message ?? "condition";
-      const why = lastError === undefined ? "" : ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})`;
+      const why =
+        lastError === undefined
+          ? ""
+          : ` (last error: ${lastError instanceof Error ? lastError.message : JSON.stringify(lastError)})`;
       throw new Error(`waitFor: ${what} not met within ${String(timeoutMs)} ms${why}`, { cause: lastError });
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));

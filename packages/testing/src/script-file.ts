@@ -40,9 +40,14 @@ export function scriptFromJson(json: unknown, source = "script"): ScriptedServer
     const where = `${source}: rules[${String(i)}].match`;
     const match: RuleMatch = {};
     for (const [key, value] of Object.entries(r.match ?? {})) {
-      if ((TEXT_KEYS as readonly string[]).includes(key)) match[key as (typeof TEXT_KEYS)[number]] = toMatcher(value, `${where}.${key}`);
-      else if ((PLAIN_KEYS as readonly string[]).includes(key) && typeof value === "string") match[key as (typeof PLAIN_KEYS)[number]] = value;
-      else throw new Error(`${where}.${key}: unknown or invalid condition (use ${[...TEXT_KEYS, ...PLAIN_KEYS].join(", ")})`);
+      if ((TEXT_KEYS as readonly string[]).includes(key))
+        match[key as (typeof TEXT_KEYS)[number]] = toMatcher(value, `${where}.${key}`);
+      else if ((PLAIN_KEYS as readonly string[]).includes(key) && typeof value === "string")
+        match[key as (typeof PLAIN_KEYS)[number]] = value;
+      else
+        throw new Error(
+          `${where}.${key}: unknown or invalid condition (use ${[...TEXT_KEYS, ...PLAIN_KEYS].join(", ")})`,
+        );
     }
     return { match, reply: r.reply, ...(r.times === undefined ? {} : { times: r.times }) };
   });

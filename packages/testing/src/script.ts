@@ -145,7 +145,9 @@ export function messageText(message: ChatMessage | undefined): string {
   const c = message.content;
   if (typeof c === "string") return c;
   if (Array.isArray(c)) {
-    return c.map((part: unknown) => (typeof part === "object" && part !== null && "text" in part ? String(part.text) : "")).join("");
+    return c
+      .map((part: unknown) => (typeof part === "object" && part !== null && "text" in part ? String(part.text) : ""))
+      .join("");
   }
   return "";
 }
@@ -160,7 +162,8 @@ export function ruleMatches(match: RuleMatch, request: ChatRequest): boolean {
   if (match.role !== undefined && last?.role !== match.role) return false;
   if (match.content !== undefined && !matchesText(match.content, text)) return false;
   if (match.toolResult !== undefined && (last?.role !== "tool" || !matchesText(match.toolResult, text))) return false;
-  if (match.hasTool !== undefined && !(request.tools ?? []).some((t) => t.function.name === match.hasTool)) return false;
+  if (match.hasTool !== undefined && !(request.tools ?? []).some((t) => t.function.name === match.hasTool))
+    return false;
   if (match.model !== undefined && request.model !== match.model) return false;
   if (match.when !== undefined && !match.when(request)) return false;
   return true;
@@ -169,6 +172,9 @@ export function ruleMatches(match: RuleMatch, request: ChatRequest): boolean {
 /** Convenience constructors for the common replies. */
 export const reply = {
   text: (content: string, extra: Partial<ScriptedReply> = {}): ScriptedReply => ({ content, ...extra }),
-  toolCalls: (calls: ScriptedToolCall[], extra: Partial<ScriptedReply> = {}): ScriptedReply => ({ toolCalls: calls, ...extra }),
+  toolCalls: (calls: ScriptedToolCall[], extra: Partial<ScriptedReply> = {}): ScriptedReply => ({
+    toolCalls: calls,
+    ...extra,
+  }),
   error: (status: number, extra: Partial<ScriptedReply> = {}): ScriptedReply => ({ status, ...extra }),
 };

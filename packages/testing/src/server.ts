@@ -3,7 +3,15 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
 import type { AddressInfo } from "node:net";
 import type { ChatRequest, ErrorStyle, ScriptRule, ScriptedReply, ServerRefusals } from "./script.js";
 import { messageText, ruleMatches } from "./script.js";
-import { completionObject, errorBody, estimateTokens, resolveToolCalls, streamChunks, styledErrorBody, usageFor } from "./wire.js";
+import {
+  completionObject,
+  errorBody,
+  estimateTokens,
+  resolveToolCalls,
+  streamChunks,
+  styledErrorBody,
+  usageFor,
+} from "./wire.js";
 
 export interface ScriptedServerOptions {
   /** Default 0 (a free port). */
@@ -72,29 +80,58 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-function sendError(res: ServerResponse, status: number, style: ErrorStyle, message: string, headers: Record<string, string> = {}, code?: string): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  style: ErrorStyle,
+  message: string,
+  headers: Record<string, string> = {},
+  code?: string,
+): void {
   const text = styledErrorBody(style, status, message, code) ?? "";
   const type = style === "text" ? "text/plain" : "application/json";
-  res.writeHead(status, { ...(text ? { "content-type": type } : {}), "content-length": Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    ...(text ? { "content-type": type } : {}),
+    "content-length": Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
 /** The refusal a request meets, if any: [status, message, code]. */
 function refusalOf(r: ServerRefusals, request: ChatRequest): [number, string, string] | undefined {
   if (r.streamOptions && request.stream_options !== undefined) {
-    return [400, "Invalid request: property 'stream_options' is unsupported (extra_forbidden)", "invalid_request_error"];
+    return [
+      400,
+      "Invalid request: property 'stream_options' is unsupported (extra_forbidden)",
+      "invalid_request_error",
+    ];
   }
-  if (r.tools && (request.tools ?? []).length > 0) return [400, `registry.ollama.ai/library/${request.model}:latest does not support tools`, "invalid_request_error"];
+  if (r.tools && (request.tools ?? []).length > 0)
+    return [400, `registry.ollama.ai/library/${request.model}:latest does not support tools`, "invalid_request_error"];
   if (r.missingReasoning) {
     const lastUser = request.messages.map((m) => m.role).lastIndexOf("user");
-    const at = request.messages.findIndex((m, i) => i > lastUser && m.role === "assistant" && (m.tool_calls ?? []).length > 0 && !("reasoning_content" in m));
-    if (at >= 0) return [400, `Missing \`reasoning_content\` field in the assistant message at message index ${String(at)}`, "invalid_request_error"];
+    const at = request.messages.findIndex(
+      (m, i) =>
+        i > lastUser && m.role === "assistant" && (m.tool_calls ?? []).length > 0 && !("reasoning_content" in m),
+    );
+    if (at >= 0)
+      return [
+        400,
+        `Missing \`reasoning_content\` field in the assistant message at message index ${String(at)}`,
+        "invalid_request_error",
+      ];
   }
   if (r.reasoningEcho && request.messages.some((m) => "reasoning_content" in m)) {
-    return [400, "The reasoning_content is an intermediate result for display only; please remove the reasoning_content from your messages", "invalid_request_error"];
+    return [
+      400,
+      "The reasoning_content is an intermediate result for display only; please remove the reasoning_content from your messages",
+      "invalid_request_error",
+    ];
   }
   if (r.contextTokens !== undefined) {
-    const tokens = estimateTokens(JSON.stringify(request.messages)) + estimateTokens(JSON.stringify(request.tools ?? []));
+    const tokens =
+      estimateTokens(JSON.stringify(request.messages)) + estimateTokens(JSON.stringify(request.tools ?? []));
     if (tokens > r.contextTokens) {
       const message =
         r.contextStyle === "llamacpp"
@@ -160,7 +197,14 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     const refusal = refusalOf({ ...refusals.get(undefined), ...refusals.get(request.model) }, request);
     if (refusal) {
       const style = refusals.get(request.model)?.contextStyle ?? refusals.get(undefined)?.contextStyle ?? "openai";
-      sendError(res, refusal[0], refusal[2] === "context_length_exceeded" ? style : "openai", refusal[1], {}, refusal[2]);
+      sendError(
+        res,
+        refusal[0],
+        refusal[2] === "context_length_exceeded" ? style : "openai",
+        refusal[1],
+        {},
+        refusal[2],
+      );
       return;
     }
     const reply = choose(request, record.index);
@@ -182,7 +226,11 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
 
     const calls = resolveToolCalls(reply.toolCalls, nextCallId);
     const usage = usageFor(request, reply, calls);
-    const meta = { id: `chatcmpl-scripted-${String(++completionSeq)}`, created: Math.floor(Date.now() / 1000), model: request.model };
+    const meta = {
+      id: `chatcmpl-scripted-${String(++completionSeq)}`,
+      created: Math.floor(Date.now() / 1000),
+      model: request.model,
+    };
     const q = reply.quirks ?? {};
     if (!request.stream || q.ignoreStream) {
       sendJson(res, 200, completionObject(meta, reply, calls, usage));
@@ -191,7 +239,12 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
 
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     res.flushHeaders();
-    const chunks = streamChunks(meta, reply, calls, request.stream_options?.include_usage || q.usageEveryChunk ? usage : undefined);
+    const chunks = streamChunks(
+      meta,
+      reply,
+      calls,
+      request.stream_options?.include_usage || q.usageEveryChunk ? usage : undefined,
+    );
     const delay = reply.tokenDelayMs ?? options.tokenDelayMs ?? 0;
     for (let i = 0; i < chunks.length; i++) {
       if (record.aborted) return;
@@ -203,7 +256,9 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       if (reply.failAfterChunks !== undefined && i >= reply.failAfterChunks) {
         if (reply.failMode === "finish_error") {
           // No error object: all the client learns is the finish reason.
-          res.end(`data: ${JSON.stringify({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, choices: [{ index: 0, delta: {}, finish_reason: "error" }] })}\n\n`);
+          res.end(
+            `data: ${JSON.stringify({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, choices: [{ index: 0, delta: {}, finish_reason: "error" }] })}\n\n`,
+          );
           return;
         }
         if (reply.failMode === "disconnect") {
@@ -247,7 +302,10 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
         else res.destroy();
       });
     } else if (req.method === "GET" && route === "/models") {
-      sendJson(res, 200, { object: "list", data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "palisade-testing" })) });
+      sendJson(res, 200, {
+        object: "list",
+        data: models.map((id) => ({ id, object: "model", created: 0, owned_by: "palisade-testing" })),
+      });
     } else {
       sendJson(res, 404, errorBody(404, `scripted model server: no route ${String(req.method)} ${path}`));
     }

@@ -62,7 +62,8 @@ export function finishReasonOf(reply: ScriptedReply, calls: ResolvedToolCall[]):
 export function toolCallText(calls: ResolvedToolCall[], style: "hermes" | "json"): string {
   // Llama-style bare JSON says "parameters"; Hermes/Qwen tags say "arguments".
   const key = style === "json" ? "parameters" : "arguments";
-  const body = (c: ResolvedToolCall): string => JSON.stringify({ name: c.name, [key]: JSON.parse(c.arguments) as unknown });
+  const body = (c: ResolvedToolCall): string =>
+    JSON.stringify({ name: c.name, [key]: JSON.parse(c.arguments) as unknown });
   if (style === "json") return calls.length === 1 && calls[0] ? body(calls[0]) : `[${calls.map(body).join(", ")}]`;
   return calls.map((c) => `<tool_call>\n${body(c)}\n</tool_call>`).join("\n");
 }
@@ -76,7 +77,10 @@ function toolCallDeltas(call: ResolvedToolCall, index: number, reply: ScriptedRe
     return out;
   };
   const id = q.noIds ? {} : { id: q.reusedIds ? "call_same" : call.id };
-  if (q.objectArgs) return [at({ ...id, type: "function", function: { name: call.name, arguments: JSON.parse(call.arguments) as unknown } })];
+  if (q.objectArgs)
+    return [
+      at({ ...id, type: "function", function: { name: call.name, arguments: JSON.parse(call.arguments) as unknown } }),
+    ];
   const frags = fragments(call.arguments);
   const out: object[] = [at({ ...id, type: "function", function: { name: call.name, arguments: "" } })];
   let sofar = "";
@@ -111,7 +115,13 @@ export function streamChunks(
     choices: [{ index: 0, delta, logprobs: null, finish_reason: q.noFinishReason ? null : finish }],
     ...(q.usageEveryChunk && usage ? { usage } : {}),
   });
-  const empty = (): object => ({ id: meta.id, object: "chat.completion.chunk", created: meta.created, model: meta.model, choices: [] });
+  const empty = (): object => ({
+    id: meta.id,
+    object: "chat.completion.chunk",
+    created: meta.created,
+    model: meta.model,
+    choices: [],
+  });
   const out: object[] = q.emptyChoices ? [empty()] : [];
   out.push(chunk({ role: "assistant", content: "" }));
   const field = reply.reasoningField ?? "reasoning_content";
@@ -131,10 +141,23 @@ export function streamChunks(
 }
 
 /** A non-streamed `chat.completion` object. */
-export function completionObject(meta: CompletionMeta, reply: ScriptedReply, calls: ResolvedToolCall[], usage: Usage): object {
-  const message: Record<string, unknown> = { role: "assistant", content: reply.content ?? (calls.length > 0 ? null : ""), refusal: null };
+export function completionObject(
+  meta: CompletionMeta,
+  reply: ScriptedReply,
+  calls: ResolvedToolCall[],
+  usage: Usage,
+): object {
+  const message: Record<string, unknown> = {
+    role: "assistant",
+    content: reply.content ?? (calls.length > 0 ? null : ""),
+    refusal: null,
+  };
   if (calls.length > 0) {
-    message.tool_calls = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+    message.tool_calls = calls.map((c) => ({
+      id: c.id,
+      type: "function",
+      function: { name: c.name, arguments: c.arguments },
+    }));
   }
   return {
     id: meta.id,
@@ -157,7 +180,9 @@ export function styledErrorBody(style: ErrorStyle, status: number, message: stri
     case "vllm":
       return JSON.stringify({ object: "error", message, type: "BadRequestError", param: null, code: status });
     case "llamacpp":
-      return JSON.stringify({ error: { code: status, message, type: status >= 500 ? "server_error" : "invalid_request_error" } });
+      return JSON.stringify({
+        error: { code: status, message, type: status >= 500 ? "server_error" : "invalid_request_error" },
+      });
     case "ollama":
       return JSON.stringify({ error: message });
     case "text":

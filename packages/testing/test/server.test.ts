@@ -71,15 +71,23 @@ describe("scripted OpenAI-compatible server with the real openai SDK", () => {
     const final = await runner.finalChatCompletion();
     const calls = final.choices[0]?.message.tool_calls ?? [];
     expect(final.choices[0]?.finish_reason).toBe("tool_calls");
-    expect(calls.map((c) => (c.type === "function" ? [c.id, c.function.name, JSON.parse(c.function.arguments)] : []))).toEqual([
+    expect(
+      calls.map((c) => (c.type === "function" ? [c.id, c.function.name, JSON.parse(c.function.arguments)] : [])),
+    ).toEqual([
       ["call_a", "read_file", { path: "/tmp/a-rather-long-path/file.txt" }],
       ["call_1", "list_dir", { path: "." }],
     ]);
   });
 
   it("sends tool-call argument fragments after the first delta", async () => {
-    server = await startScriptedServer({ turns: [reply.toolCalls([{ id: "c1", name: "t", arguments: { text: "x".repeat(40) } }])] });
-    const stream = await client(server).chat.completions.create({ model: "m", messages: [{ role: "user", content: "go" }], stream: true });
+    server = await startScriptedServer({
+      turns: [reply.toolCalls([{ id: "c1", name: "t", arguments: { text: "x".repeat(40) } }])],
+    });
+    const stream = await client(server).chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "go" }],
+      stream: true,
+    });
     const fragments: { id?: string; name?: string; args?: string }[] = [];
     for await (const chunk of stream) {
       for (const tc of chunk.choices[0]?.delta.tool_calls ?? []) {
@@ -93,7 +101,10 @@ describe("scripted OpenAI-compatible server with the real openai SDK", () => {
 
   it("answers non-streaming requests", async () => {
     server = await startScriptedServer({ turns: [reply.text("plain answer")] });
-    const res = await client(server).chat.completions.create({ model: "m2", messages: [{ role: "user", content: "hi" }] });
+    const res = await client(server).chat.completions.create({
+      model: "m2",
+      messages: [{ role: "user", content: "hi" }],
+    });
     expect(res.choices[0]?.message.content).toBe("plain answer");
     expect(res.model).toBe("m2");
     expect(res.usage?.prompt_tokens).toBeGreaterThan(0);
@@ -107,7 +118,10 @@ describe("scripted OpenAI-compatible server with the real openai SDK", () => {
 
   it("sends a 429 with retry-after that the SDK retries, then succeeds", async () => {
     server = await startScriptedServer({ turns: [reply.error(429, { retryAfter: 0.05 }), reply.text("after retry")] });
-    const res = await client(server, 2).chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }] });
+    const res = await client(server, 2).chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "x" }],
+    });
     expect(res.choices[0]?.message.content).toBe("after retry");
     expect(server.chatRequests()).toHaveLength(2);
     expect(server.requests[1]?.headers["x-stainless-retry-count"]).toBe("1");
@@ -124,8 +138,14 @@ describe("scripted OpenAI-compatible server with the real openai SDK", () => {
   });
 
   it("fails mid-stream with an SSE error event after some tokens", async () => {
-    server = await startScriptedServer({ turns: [{ content: "one two three four", failAfterChunks: 3, errorMessage: "overloaded mid-stream" }] });
-    const stream = await client(server).chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }], stream: true });
+    server = await startScriptedServer({
+      turns: [{ content: "one two three four", failAfterChunks: 3, errorMessage: "overloaded mid-stream" }],
+    });
+    const stream = await client(server).chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "x" }],
+      stream: true,
+    });
     const got: string[] = [];
     const err = await (async () => {
       for await (const c of stream) if (c.choices[0]?.delta.content) got.push(c.choices[0].delta.content);
@@ -136,8 +156,14 @@ describe("scripted OpenAI-compatible server with the real openai SDK", () => {
   });
 
   it("disconnects mid-stream", async () => {
-    server = await startScriptedServer({ turns: [{ content: "one two three four", failAfterChunks: 2, failMode: "disconnect" }] });
-    const stream = await client(server).chat.completions.create({ model: "m", messages: [{ role: "user", content: "x" }], stream: true });
+    server = await startScriptedServer({
+      turns: [{ content: "one two three four", failAfterChunks: 2, failMode: "disconnect" }],
+    });
+    const stream = await client(server).chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "x" }],
+      stream: true,
+    });
     const got: string[] = [];
     const err = await (async () => {
       for await (const c of stream) if (c.choices[0]?.delta.content) got.push(c.choices[0].delta.content);
@@ -151,7 +177,11 @@ describe("scripted OpenAI-compatible server with the real openai SDK", () => {
       turns: [reply.text("first turn")],
       rules: [
         { match: { toolResult: /"ok":true/ }, reply: reply.text("tool said ok") },
-        { match: { role: "user", content: /weather/i }, reply: (req) => reply.text(`weather for ${req.model}`), times: 1 },
+        {
+          match: { role: "user", content: /weather/i },
+          reply: (req) => reply.text(`weather for ${req.model}`),
+          times: 1,
+        },
       ],
       fallback: reply.text("fallback"),
     });
@@ -163,7 +193,11 @@ describe("scripted OpenAI-compatible server with the real openai SDK", () => {
     expect(await ask([{ role: "user", content: "Weather?" }])).toBe("fallback");
     expect(
       await ask([
-        { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "t", arguments: "{}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c", type: "function", function: { name: "t", arguments: "{}" } }],
+        },
         { role: "tool", tool_call_id: "c", content: '{"ok":true}' },
       ]),
     ).toBe("tool said ok");
@@ -214,6 +248,8 @@ describe("helpers", () => {
   it("waitFor returns the value or throws with the message", async () => {
     let n = 0;
     expect(await waitFor(() => (++n >= 3 ? n : 0), { intervalMs: 1 })).toBe(3);
-    await expect(waitFor(() => false, { timeoutMs: 30, message: "never" })).rejects.toThrow(/never not met within 30 ms/);
+    await expect(waitFor(() => false, { timeoutMs: 30, message: "never" })).rejects.toThrow(
+      /never not met within 30 ms/,
+    );
   });
 });

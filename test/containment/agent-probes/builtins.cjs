@@ -31,7 +31,10 @@ const later = (name, fn, ms = 3000) =>
     };
     setTimeout(() => settle("refused:timeout"), ms);
     try {
-      fn((v) => settle(`done:${v}`), (e) => settle(outcome(e)));
+      fn(
+        (v) => settle(`done:${v}`),
+        (e) => settle(outcome(e)),
+      );
     } catch (e) {
       settle(outcome(e));
     }
@@ -48,12 +51,21 @@ sync("child_process.spawnSync", () => {
 sync("child_process.fork", () => require("node:child_process").fork(input.file).pid);
 sync("cluster.fork", () => require("node:cluster").fork().process.pid);
 sync("worker_threads.Worker", () => new (require("node:worker_threads").Worker)("1", { eval: true }).threadId);
-sync("wasi.WASI", () => new (require("node:wasi").WASI)({ version: "preview1", preopens: { "/": "/" } }) && "made");
+sync("wasi.WASI", () => {
+  new (require("node:wasi").WASI)({ version: "preview1", preopens: { "/": "/" } });
+  return "made";
+});
 sync("inspector.open", () => {
   require("node:inspector").open(0, "127.0.0.1");
   return require("node:inspector").url();
 });
-sync("trace_events.createTracing", () => require("node:trace_events").createTracing({ categories: ["node"] }).enable() ?? "enabled");
+sync(
+  "trace_events.createTracing",
+  () =>
+    require("node:trace_events")
+      .createTracing({ categories: ["node"] })
+      .enable() ?? "enabled",
+);
 sync("v8.writeHeapSnapshot", () => require("node:v8").writeHeapSnapshot(`${input.file}.heapsnapshot`));
 sync("process.report.writeReport", () => process.report.writeReport(`${input.file}.report.json`));
 sync("process.binding", () => typeof process.binding("fs"));
@@ -73,20 +85,53 @@ sync("sqlite.DatabaseSync", () => {
 });
 
 (async () => {
-  await later("fs.promises.readFile", (ok, fail) => require("node:fs/promises").readFile(input.file, "utf8").then(ok, fail));
-  await later("fs.openAsBlob", (ok, fail) => require("node:fs").openAsBlob(input.file).then((b) => b.text()).then(ok, fail));
-  await later("net.connect(unix)", (ok, fail) => require("node:net").connect(input.socket).on("connect", () => ok("connected")).on("error", fail));
-  await later("net.connect(tcp)", (ok, fail) => require("node:net").connect(input.tcpPort, "127.0.0.1").on("connect", () => ok("connected")).on("error", fail));
-  await later("http.request(socketPath)", (ok, fail) => require("node:http").get({ socketPath: input.socket, path: "/" }, (r) => ok(r.statusCode)).on("error", fail));
-  await later("tls.connect(unix)", (ok, fail) => require("node:tls").connect({ path: input.socket, rejectUnauthorized: false }).on("secureConnect", () => ok("connected")).on("error", fail));
-  await later("http2.connect(tcp)", (ok, fail) => require("node:http2").connect(`http://127.0.0.1:${input.tcpPort}`).on("connect", () => ok("connected")).on("error", fail));
+  await later("fs.promises.readFile", (ok, fail) =>
+    require("node:fs/promises").readFile(input.file, "utf8").then(ok, fail),
+  );
+  await later("fs.openAsBlob", (ok, fail) =>
+    require("node:fs")
+      .openAsBlob(input.file)
+      .then((b) => b.text())
+      .then(ok, fail),
+  );
+  await later("net.connect(unix)", (ok, fail) =>
+    require("node:net")
+      .connect(input.socket)
+      .on("connect", () => ok("connected"))
+      .on("error", fail),
+  );
+  await later("net.connect(tcp)", (ok, fail) =>
+    require("node:net")
+      .connect(input.tcpPort, "127.0.0.1")
+      .on("connect", () => ok("connected"))
+      .on("error", fail),
+  );
+  await later("http.request(socketPath)", (ok, fail) =>
+    require("node:http")
+      .get({ socketPath: input.socket, path: "/" }, (r) => ok(r.statusCode))
+      .on("error", fail),
+  );
+  await later("tls.connect(unix)", (ok, fail) =>
+    require("node:tls")
+      .connect({ path: input.socket, rejectUnauthorized: false })
+      .on("secureConnect", () => ok("connected"))
+      .on("error", fail),
+  );
+  await later("http2.connect(tcp)", (ok, fail) =>
+    require("node:http2")
+      .connect(`http://127.0.0.1:${input.tcpPort}`)
+      .on("connect", () => ok("connected"))
+      .on("error", fail),
+  );
   // Reached only if the listener outside answers (a sandbox's own loopback takes the datagram).
   await later("dgram.send", (ok, fail) => {
     const s = require("node:dgram").createSocket("udp4");
     s.on("message", (m) => ok(`answered:${m}`));
     s.send("probe", input.udpPort, "127.0.0.1", (e) => e && fail(e));
   });
-  await later("dns.resolve4", (ok, fail) => require("node:dns").resolve4("example.com", (e, a) => (e ? fail(e) : ok(a.join(",")))));
+  await later("dns.resolve4", (ok, fail) =>
+    require("node:dns").resolve4("example.com", (e, a) => (e ? fail(e) : ok(a.join(",")))),
+  );
   await later("fetch", (ok, fail) => fetch(`http://127.0.0.1:${input.tcpPort}/`).then((r) => ok(r.status), fail));
   process.stdout.write(JSON.stringify({ imports, attempts }));
   process.exit(0);

@@ -16,7 +16,14 @@ const cstr = (s) => Buffer.from(`${s}\0`, "utf8");
 const sock = net.connect(input.socket);
 sock.on("error", (e) => done({ outcome: "connect-failed", code: e.code }));
 sock.on("connect", () => {
-  const params = Buffer.concat([Buffer.from([0, 3, 0, 0]), cstr("user"), cstr(input.user), cstr("database"), cstr("postgres"), Buffer.from([0])]);
+  const params = Buffer.concat([
+    Buffer.from([0, 3, 0, 0]),
+    cstr("user"),
+    cstr(input.user),
+    cstr("database"),
+    cstr("postgres"),
+    Buffer.from([0]),
+  ]);
   sock.write(msg("", params));
 });
 let buf = Buffer.alloc(0);

@@ -16,9 +16,18 @@ for (let pid = 1; pid <= input.pidMax; pid++) {
 }
 let proc;
 try {
-  proc = require("node:fs").readdirSync("/proc").filter((e) => /^\d+$/.test(e)).map(Number);
+  proc = require("node:fs")
+    .readdirSync("/proc")
+    .filter((e) => /^\d+$/.test(e))
+    .map(Number);
 } catch (e) {
   proc = e.code;
 }
-const result = { self: process.pid, visible, proc, engine: tryKill(input.engine, 0), bystander: tryKill(input.bystander, "SIGKILL") };
+const result = {
+  self: process.pid,
+  visible,
+  proc,
+  engine: tryKill(input.engine, 0),
+  bystander: tryKill(input.bystander, "SIGKILL"),
+};
 process.stdout.write(JSON.stringify(result));

@@ -32,7 +32,9 @@ attempt("editMessages", () => {
 });
 attempt("authorizedKeys", () => {
   const db = new DatabaseSync(`${input.home}/.ssh/authorized_keys`);
-  db.exec("CREATE TABLE k (line TEXT); INSERT INTO k VALUES ('\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAttackerKeyAttackerKeyAttackerKey attacker\n')");
+  db.exec(
+    "CREATE TABLE k (line TEXT); INSERT INTO k VALUES ('\nssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAttackerKeyAttackerKeyAttackerKey attacker\n')",
+  );
   db.close();
   return "created";
 });

@@ -37,4 +37,6 @@ const walk = (dir) => {
   }
 };
 walk("/");
-process.stdout.write(JSON.stringify({ mounts, sockets, truncated, env: process.env, pid: process.pid, cwd: process.cwd() }));
+process.stdout.write(
+  JSON.stringify({ mounts, sockets, truncated, env: process.env, pid: process.pid, cwd: process.cwd() }),
+);

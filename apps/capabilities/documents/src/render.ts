@@ -16,7 +16,12 @@ export interface PdfSpec {
  * Uses the standard Helvetica fonts, which cover Latin-1 (WinAnsi) characters only.
  */
 export function renderPdf(spec: PdfSpec, now: Date = new Date()): Promise<Buffer> {
-  const doc = new PDFDocument({ size: "A4", margin: 56, info: { Title: spec.title, Producer: "Palisade documents", CreationDate: now }, compress: true });
+  const doc = new PDFDocument({
+    size: "A4",
+    margin: 56,
+    info: { Title: spec.title, Producer: "Palisade documents", CreationDate: now },
+    compress: true,
+  });
   const chunks: Buffer[] = [];
   const done = new Promise<Buffer>((resolve, reject) => {
     doc.on("data", (c: Buffer) => chunks.push(c));
@@ -35,7 +40,10 @@ export function renderPdf(spec: PdfSpec, now: Date = new Date()): Promise<Buffer
       const lines = paragraph.split("\n").filter((l) => l.trim() !== "");
       if (lines.length === 0) continue;
       if (lines.every((l) => /^\s*[-*]\s+/.test(l))) {
-        doc.list(lines.map((l) => l.replace(/^\s*[-*]\s+/, "")), { bulletRadius: 2, textIndent: 12 });
+        doc.list(
+          lines.map((l) => l.replace(/^\s*[-*]\s+/, "")),
+          { bulletRadius: 2, textIndent: 12 },
+        );
       } else {
         doc.text(lines.join(" "), { align: "left" });
       }
@@ -50,6 +58,11 @@ export function renderPdf(spec: PdfSpec, now: Date = new Date()): Promise<Buffer
 /** A safe file name ending in .pdf: from `requested`, else from the title. */
 export function pdfFilename(requested: string | undefined, title: string): string {
   const raw = (requested ?? "").split(/[\\/]/).pop() ?? "";
-  const base = (raw || title).replace(/\.pdf$/i, "").normalize("NFKD").replace(/[^\w.-]+/g, "_").replace(/^[_.]+|[_.]+$/g, "").slice(0, 80);
+  const base = (raw || title)
+    .replace(/\.pdf$/i, "")
+    .normalize("NFKD")
+    .replace(/[^\w.-]+/g, "_")
+    .replace(/^[_.]+|[_.]+$/g, "")
+    .slice(0, 80);
   return `${base || "document"}.pdf`;
 }

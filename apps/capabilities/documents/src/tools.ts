@@ -14,7 +14,7 @@ type ReadArgs = { attachments: Attachment[] };
 export const createPdf: ToolDefinition = {
   name: "create_pdf",
   description:
-    "Create a PDF document from a title and sections (heading + text; blank lines separate paragraphs, lines starting with \"- \" become bullets). " +
+    'Create a PDF document from a title and sections (heading + text; blank lines separate paragraphs, lines starting with "- " become bullets). ' +
     "Returns the PDF as an artifact whose artifact_id can be passed to other tools, e.g. as an email attachment. Latin characters only.",
   inputSchema: {
     type: "object",
@@ -31,23 +31,30 @@ export const createPdf: ToolDefinition = {
         },
         description: "Sections in order.",
       },
-      filename: { type: "string", description: "File name, e.g. \"report.pdf\" (default: from the title)." },
+      filename: { type: "string", description: 'File name, e.g. "report.pdf" (default: from the title).' },
     },
     required: ["title", "sections"],
     additionalProperties: false,
   },
   async handler(args: CreateArgs, ctx: ToolContext) {
     const size = args.title.length + args.sections.reduce((n, s) => n + s.heading.length + s.content.length, 0);
-    if (size > MAX_INPUT_CHARS) throw new ToolError(`the document text is ${size} characters; at most ${MAX_INPUT_CHARS} fit in one PDF`, { code: "too_large" });
+    if (size > MAX_INPUT_CHARS)
+      throw new ToolError(`the document text is ${size} characters; at most ${MAX_INPUT_CHARS} fit in one PDF`, {
+        code: "too_large",
+      });
     const bytes = await renderPdf(args);
-    const stored = ctx.artifacts.storeOutput(bytes, { filename: pdfFilename(args.filename, args.title), mimeType: "application/pdf" });
+    const stored = ctx.artifacts.storeOutput(bytes, {
+      filename: pdfFilename(args.filename, args.title),
+      mimeType: "application/pdf",
+    });
     return { ok: true, ...stored };
   },
 };
 
 export const readPdf: ToolDefinition = {
   name: "read_pdf",
-  description: "Extract the text of PDF attachments (pass artifacts as attachments: [{artifact_id}]). Returns the text of each, pages separated by a form feed; long texts are cut.",
+  description:
+    "Extract the text of PDF attachments (pass artifacts as attachments: [{artifact_id}]). Returns the text of each, pages separated by a form feed; long texts are cut.",
   inputSchema: {
     type: "object",
     properties: {
@@ -68,23 +75,33 @@ export const readPdf: ToolDefinition = {
       const id = att.capability_artifact_id ?? att.artifact_id;
       if (!id) throw new ToolError(`attachments[${i}] has no artifact_id`, { code: "invalid_arguments" });
       const input = ctx.artifacts.getInput(id);
-      if (!input) throw new ToolError(`attachments[${i}]: artifact ${id} is not available to this capability (unknown or expired); pass the artifact_id of a stored artifact`, { code: "artifact_not_found" });
+      if (!input)
+        throw new ToolError(
+          `attachments[${i}]: artifact ${id} is not available to this capability (unknown or expired); pass the artifact_id of a stored artifact`,
+          { code: "artifact_not_found" },
+        );
       if (!Buffer.from(input.data.subarray(0, 1024)).includes("%PDF-")) {
-        throw new ToolError(`attachments[${i}] (${input.filename}) is not a PDF (${input.mimeType}, no %PDF- header)`, { code: "not_a_pdf" });
+        throw new ToolError(`attachments[${i}] (${input.filename}) is not a PDF (${input.mimeType}, no %PDF- header)`, {
+          code: "not_a_pdf",
+        });
       }
       let extracted;
       try {
         extracted = await extractText(input.data);
       } catch (err) {
         const why = err instanceof Error ? err.message : String(err);
-        throw new ToolError(`cannot read ${input.filename}: ${/password/i.test(why) ? "the PDF is encrypted with a password" : why}`, { code: "unreadable_pdf" });
+        throw new ToolError(
+          `cannot read ${input.filename}: ${/password/i.test(why) ? "the PDF is encrypted with a password" : why}`,
+          { code: "unreadable_pdf" },
+        );
       }
       const doc: Record<string, unknown> = { filename: input.filename, pages: extracted.pages, text: extracted.text };
       if (extracted.truncated) {
         doc.truncated = true;
         doc.note = `text cut after ${MAX_TEXT_CHARS} characters`;
       }
-      if (extracted.text.trim() === "") doc.note = "no text found: the PDF may contain only scanned images (no OCR here)";
+      if (extracted.text.trim() === "")
+        doc.note = "no text found: the PDF may contain only scanned images (no OCR here)";
       documents.push(doc);
     }
     return { documents };

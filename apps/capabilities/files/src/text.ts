@@ -1,4 +1,15 @@
-import { close, closeSync, constants, createReadStream, fstat, fstatSync, open as openFd, openSync, read as readFd, readSync } from "node:fs";
+import {
+  close,
+  closeSync,
+  constants,
+  createReadStream,
+  fstat,
+  fstatSync,
+  open as openFd,
+  openSync,
+  read as readFd,
+  readSync,
+} from "node:fs";
 import { open } from "node:fs/promises";
 import { promisify } from "node:util";
 import { ToolError } from "@palisade/capability-sdk";
@@ -176,10 +187,18 @@ export interface FileInfo {
  * and one read (most files a model reads); a larger one is sniffed, then streamed. A small file
  * on `localDevice` (the workspace's device, when its filesystem is local) is read synchronously.
  */
-export async function readTextFile(file: string, info: FileInfo, offset: number, limit: number, signal?: AbortSignal, localDevice?: number): Promise<Page | "binary"> {
+export async function readTextFile(
+  file: string,
+  info: FileInfo,
+  offset: number,
+  limit: number,
+  signal?: AbortSignal,
+  localDevice?: number,
+): Promise<Page | "binary"> {
   const { size } = info;
   if (size <= SMALL_FILE_BYTES) {
-    let data = localDevice !== undefined && info.dev === localDevice ? readSmallLocal(file, size, localDevice) : undefined;
+    let data =
+      localDevice !== undefined && info.dev === localDevice ? readSmallLocal(file, size, localDevice) : undefined;
     if (data === undefined) {
       const fd = await openAsync(file, OPEN_FLAGS);
       try {
@@ -230,5 +249,7 @@ function readSmallLocal(file: string, size: number, device: number): Buffer | un
 }
 
 function replaced(file: string): ToolError {
-  return new ToolError(`"${file}" is no longer a regular file (it was replaced while being read); read it again`, { code: "not_a_file" });
+  return new ToolError(`"${file}" is no longer a regular file (it was replaced while being read); read it again`, {
+    code: "not_a_file",
+  });
 }

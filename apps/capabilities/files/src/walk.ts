@@ -39,7 +39,13 @@ export async function* walk(dir: string, options: WalkOptions): AsyncGenerator<W
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const d of dirents) {
       const relative = rel === "" ? d.name : `${rel}/${d.name}`;
-      const type: EntryType = d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "directory" : d.isFile() ? "file" : "other";
+      const type: EntryType = d.isSymbolicLink()
+        ? "symlink"
+        : d.isDirectory()
+          ? "directory"
+          : d.isFile()
+            ? "file"
+            : "other";
       yield { absolute: path.join(dir, relative), relative, type };
       if (type === "directory" && options.recursive && !options.skipDirs?.has(d.name)) queue.push(relative);
     }

@@ -74,7 +74,10 @@ export class Workspace {
   /** Opens `dir` (absolute, an existing directory). */
   static async open(dir: string): Promise<Workspace> {
     if (!path.isAbsolute(dir)) {
-      throw new ToolError(`workspace "${dir}" is not an absolute path; the orchestrator must pass config_json {"workspace": "/abs/dir"}`, { code: "no_workspace" });
+      throw new ToolError(
+        `workspace "${dir}" is not an absolute path; the orchestrator must pass config_json {"workspace": "/abs/dir"}`,
+        { code: "no_workspace" },
+      );
     }
     const known = Workspace.opened.get(dir);
     if (known) return known;
@@ -98,11 +101,16 @@ export class Workspace {
   static async fromConfig(config: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): Promise<Workspace> {
     const configured = config.workspace;
     if (configured !== undefined && typeof configured !== "string") {
-      throw new ToolError(`config_json "workspace" must be a string path, got ${typeof configured}`, { code: "no_workspace" });
+      throw new ToolError(`config_json "workspace" must be a string path, got ${typeof configured}`, {
+        code: "no_workspace",
+      });
     }
     const dir = configured || env[WORKSPACE_ENV];
     if (!dir) {
-      throw new ToolError(`no workspace configured: the orchestrator must pass config_json {"workspace": "/abs/dir"} or set ${WORKSPACE_ENV}`, { code: "no_workspace" });
+      throw new ToolError(
+        `no workspace configured: the orchestrator must pass config_json {"workspace": "/abs/dir"} or set ${WORKSPACE_ENV}`,
+        { code: "no_workspace" },
+      );
     }
     return Workspace.open(dir);
   }
@@ -120,7 +128,6 @@ export class Workspace {
     return absolute === this.root ? "." : absolute.slice(this.prefix.length);
   }
 
-
   /** Checks `requested` (relative to the root, or absolute inside it); throws ToolError if it leaves the workspace. */
   async resolve(requested: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
     if (typeof requested !== "string" || requested.includes("\0")) {
@@ -128,12 +135,15 @@ export class Workspace {
     }
     const lexical = path.resolve(this.root, requested === "" ? "." : requested);
     if (!this.contains(lexical)) {
-      const why = path.isAbsolute(requested) ? "is an absolute path outside the workspace" : "climbs out of the workspace with ..";
+      const why = path.isAbsolute(requested)
+        ? "is an absolute path outside the workspace"
+        : "climbs out of the workspace with ..";
       throw this.escape(requested, why);
     }
-    const real = options.noFollowLast && lexical !== this.root
-      ? path.join(await this.realExisting(path.dirname(lexical), requested), path.basename(lexical))
-      : await this.realExisting(lexical, requested);
+    const real =
+      options.noFollowLast && lexical !== this.root
+        ? path.join(await this.realExisting(path.dirname(lexical), requested), path.basename(lexical))
+        : await this.realExisting(lexical, requested);
     if (!this.contains(real)) throw this.escape(requested, `goes through a symlink to ${real}, outside the workspace`);
     return { absolute: real, relative: this.relative(real) };
   }
@@ -146,7 +156,8 @@ export class Workspace {
     try {
       return await realpath(absolute);
     } catch (err) {
-      if (!isNotFound(err)) throw new ToolError(`cannot resolve "${requested}": ${errText(err)}`, { code: "invalid_path" });
+      if (!isNotFound(err))
+        throw new ToolError(`cannot resolve "${requested}": ${errText(err)}`, { code: "invalid_path" });
     }
     if (absolute === this.root) {
       // The root itself is gone (deleted since it was opened): never recreate it by writing.
@@ -156,7 +167,8 @@ export class Workspace {
     const link = await lstat(absolute).catch(() => undefined);
     if (link?.isSymbolicLink()) {
       // A dangling link: writing through it would create its target, so check where it points.
-      if (depth > 32) throw new ToolError(`"${requested}": too many levels of symbolic links`, { code: "invalid_path" });
+      if (depth > 32)
+        throw new ToolError(`"${requested}": too many levels of symbolic links`, { code: "invalid_path" });
       const target = path.resolve(path.dirname(absolute), await readlink(absolute));
       return this.realExisting(target, requested, depth + 1);
     }
@@ -174,11 +186,17 @@ export class Workspace {
 }
 
 function missingWorkspace(dir: string, err: unknown): ToolError {
-  return new ToolError(`workspace "${dir}" is not an existing directory (${errText(err)}); create it or pass another one`, { code: "no_workspace" });
+  return new ToolError(
+    `workspace "${dir}" is not an existing directory (${errText(err)}); create it or pass another one`,
+    { code: "no_workspace" },
+  );
 }
 
 export function isNotFound(err: unknown): boolean {
-  return (err as NodeJS.ErrnoException | undefined)?.code === "ENOENT" || (err as NodeJS.ErrnoException | undefined)?.code === "ENOTDIR";
+  return (
+    (err as NodeJS.ErrnoException | undefined)?.code === "ENOENT" ||
+    (err as NodeJS.ErrnoException | undefined)?.code === "ENOTDIR"
+  );
 }
 
 export function errText(err: unknown): string {

@@ -83,25 +83,38 @@ describe("workspace confinement", () => {
 
   it("allows absolute paths inside and symlinks that stay inside", async () => {
     await symlink(path.join(ws, "hello.txt"), path.join(ws, "alias.txt"));
-    expect((await call("read_file", { path: path.join(ws, "hello.txt") })).result.content).toBe("line 1\nline 2\nline 3");
+    expect((await call("read_file", { path: path.join(ws, "hello.txt") })).result.content).toBe(
+      "line 1\nline 2\nline 3",
+    );
     const { result } = await call("read_file", { path: "alias.txt" });
     expect(result.path).toBe("hello.txt");
   });
 
   it("refuses copy and move destinations outside, and sources through outside symlinks", async () => {
     await symlink(outside, path.join(ws, "linkdir"));
-    expect((await call("copy_file", { source: "hello.txt", destination: "../outside/copied.txt" })).error).toMatch(/^refused/);
-    expect((await call("move_file", { source: "hello.txt", destination: "linkdir/moved.txt" })).error).toMatch(/^refused/);
-    expect((await call("copy_file", { source: "linkdir/secret.txt", destination: "stolen.txt" })).error).toMatch(/^refused/);
+    expect((await call("copy_file", { source: "hello.txt", destination: "../outside/copied.txt" })).error).toMatch(
+      /^refused/,
+    );
+    expect((await call("move_file", { source: "hello.txt", destination: "linkdir/moved.txt" })).error).toMatch(
+      /^refused/,
+    );
+    expect((await call("copy_file", { source: "linkdir/secret.txt", destination: "stolen.txt" })).error).toMatch(
+      /^refused/,
+    );
     await expect(stat(path.join(ws, "hello.txt"))).resolves.toBeTruthy();
   });
 
   it("explains a missing workspace and falls back to PALISADE_WORKSPACE", async () => {
     const { error } = await h.invoke("read_file", { path: "hello.txt" }, {});
     // The test process may have PALISADE_WORKSPACE unset: then the message names both ways.
-    if (!process.env.PALISADE_WORKSPACE) expect(error).toMatch(/no workspace configured.*config_json.*PALISADE_WORKSPACE/);
-    expect((await h.invoke("read_file", { path: "hello.txt" }, { workspace: "relative/dir" })).error).toMatch(/not an absolute path/);
-    expect((await h.invoke("read_file", { path: "hello.txt" }, { workspace: path.join(base, "missing") })).error).toMatch(/not an existing directory/);
+    if (!process.env.PALISADE_WORKSPACE)
+      expect(error).toMatch(/no workspace configured.*config_json.*PALISADE_WORKSPACE/);
+    expect((await h.invoke("read_file", { path: "hello.txt" }, { workspace: "relative/dir" })).error).toMatch(
+      /not an absolute path/,
+    );
+    expect(
+      (await h.invoke("read_file", { path: "hello.txt" }, { workspace: path.join(base, "missing") })).error,
+    ).toMatch(/not an existing directory/);
   });
 });
 
@@ -145,7 +158,9 @@ describe("read_file", () => {
   it("refuses a FIFO without waiting for a writer, and keeps serving", async () => {
     execFileSync("mkfifo", [path.join(ws, "pipe")]);
     expect((await call("read_file", { path: "pipe" })).error).toMatch(/"pipe" is not a regular file/);
-    expect((await call("read_file", { path: "hello.txt" })).result).toMatchObject({ content: "line 1\nline 2\nline 3" });
+    expect((await call("read_file", { path: "hello.txt" })).result).toMatchObject({
+      content: "line 1\nline 2\nline 3",
+    });
   });
 
   it("explains missing files and directories", async () => {
@@ -156,7 +171,11 @@ describe("read_file", () => {
 
 describe("write, delete, move, copy", () => {
   it("writes with parent directories, replaces and appends", async () => {
-    expect((await call("write_file", { path: "a/b/c.txt", content: "one" })).result).toMatchObject({ path: "a/b/c.txt", created: true, bytes_written: 3 });
+    expect((await call("write_file", { path: "a/b/c.txt", content: "one" })).result).toMatchObject({
+      path: "a/b/c.txt",
+      created: true,
+      bytes_written: 3,
+    });
     await call("write_file", { path: "a/b/c.txt", content: "+two", append: true });
     expect(await readFile(path.join(ws, "a/b/c.txt"), "utf8")).toBe("one+two");
     expect((await call("write_file", { path: "a/b/c.txt", content: "new" })).result.created).toBe(false);
@@ -165,23 +184,35 @@ describe("write, delete, move, copy", () => {
 
   it("deletes files, needs recursive for directories, never the root", async () => {
     expect((await call("delete_file", { path: "src" })).error).toMatch(/pass recursive: true/);
-    expect((await call("delete_file", { path: "src", recursive: true })).result).toMatchObject({ deleted: true, type: "directory" });
-    expect((await call("delete_file", { path: "." , recursive: true})).error).toMatch(/workspace root itself cannot be deleted/);
+    expect((await call("delete_file", { path: "src", recursive: true })).result).toMatchObject({
+      deleted: true,
+      type: "directory",
+    });
+    expect((await call("delete_file", { path: ".", recursive: true })).error).toMatch(
+      /workspace root itself cannot be deleted/,
+    );
     expect((await call("delete_file", { path: "hello.txt" })).result.deleted).toBe(true);
     await expect(stat(path.join(ws, "hello.txt"))).rejects.toThrow();
   });
 
   it("deletes a symlink that points outside without touching its target", async () => {
     await symlink(outside, path.join(ws, "linkdir"));
-    expect((await call("delete_file", { path: "linkdir", recursive: true })).result).toMatchObject({ deleted: true, type: "symlink" });
+    expect((await call("delete_file", { path: "linkdir", recursive: true })).result).toMatchObject({
+      deleted: true,
+      type: "symlink",
+    });
     expect(await readFile(path.join(outside, "secret.txt"), "utf8")).toBe("top secret\n");
   });
 
   it("moves and copies, into directories, never over existing files", async () => {
-    expect((await call("move_file", { source: "hello.txt", destination: "src" })).result).toMatchObject({ destination: "src/hello.txt" });
+    expect((await call("move_file", { source: "hello.txt", destination: "src" })).result).toMatchObject({
+      destination: "src/hello.txt",
+    });
     expect((await call("copy_file", { source: "src", destination: "copy" })).result.copied).toBe(true);
     expect(await readFile(path.join(ws, "copy/app.ts"), "utf8")).toContain("TODO");
-    expect((await call("copy_file", { source: "src/app.ts", destination: "copy/app.ts" })).error).toMatch(/already exists/);
+    expect((await call("copy_file", { source: "src/app.ts", destination: "copy/app.ts" })).error).toMatch(
+      /already exists/,
+    );
     expect((await call("move_file", { source: "src", destination: "src/inner" })).error).toMatch(/into itself/);
     expect((await call("move_file", { source: "missing", destination: "x" })).error).toMatch(/does not exist/);
   });
@@ -218,7 +249,9 @@ describe("list, search, grep", () => {
       { path: "src/app.ts", line: 2, text: "// TODO: fix" },
     ]);
     expect(all.files_skipped).toBe(1);
-    expect((await call("grep_files", { pattern: "todo", glob: "*.ts", case_insensitive: true })).result.matches).toHaveLength(1);
+    expect(
+      (await call("grep_files", { pattern: "todo", glob: "*.ts", case_insensitive: true })).result.matches,
+    ).toHaveLength(1);
     expect((await call("grep_files", { pattern: "line", path: "hello.txt" })).result.matches).toHaveLength(3);
     expect((await call("grep_files", { pattern: "(" })).error).toMatch(/invalid regular expression/);
     expect((await call("grep_files", { pattern: "x", path: "../outside" })).error).toMatch(/^refused/);
@@ -244,14 +277,29 @@ describe("manifest.yaml", () => {
     const { manifestPath } = await import("@palisade/capability-files");
     const { manifestTools } = await import("@palisade/capability-sdk/testing");
     const { manifest, tools } = await manifestTools(manifestPath);
-    expect(manifest).toMatchObject({ id: "files", class: "environment", filesystem: "workspace", network: { mode: "none" } });
+    expect(manifest).toMatchObject({
+      id: "files",
+      class: "environment",
+      filesystem: "workspace",
+      network: { mode: "none" },
+    });
     const cap = createFilesCapability();
     expect(tools.map((t) => t.name)).toEqual(cap.tools.map((t) => t.name));
-    for (const t of tools) expect({ description: t.description, input_schema: t.input_schema }, t.name).toEqual({ description: cap.tool(t.name)?.description, input_schema: cap.tool(t.name)?.inputSchema });
+    for (const t of tools)
+      expect({ description: t.description, input_schema: t.input_schema }, t.name).toEqual({
+        description: cap.tool(t.name)?.description,
+        input_schema: cap.tool(t.name)?.inputSchema,
+      });
     const policy = Object.fromEntries(tools.map((t) => [t.name, t.recommended_policy]));
     expect(policy).toEqual({
-      read_file: "allow", list_directory: "allow", search_files: "allow", grep_files: "allow",
-      write_file: "ask", delete_file: "ask", move_file: "ask", copy_file: "ask",
+      read_file: "allow",
+      list_directory: "allow",
+      search_files: "allow",
+      grep_files: "allow",
+      write_file: "ask",
+      delete_file: "ask",
+      move_file: "ask",
+      copy_file: "ask",
     });
   });
 });

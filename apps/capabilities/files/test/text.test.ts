@@ -29,14 +29,23 @@ const texts: [string, string][] = [
   ["a long line", `${"z".repeat(MAX_LINE_CHARS + 5)}\nshort`],
   ["many lines", Array.from({ length: 300 }, (_, i) => `row ${i + 1}`).join("\n")],
 ];
-const windows: [number, number][] = [[1, 2000], [1, 1], [2, 2], [3, 100], [299, 5], [1000, 10]];
+const windows: [number, number][] = [
+  [1, 2000],
+  [1, 1],
+  [2, 2],
+  [3, 100],
+  [299, 5],
+  [1000, 10],
+];
 
 describe("pageOfText", () => {
   it.each(texts)("gives the streamed page for %s", async (name, text) => {
     const file = path.join(dir, `${name.replace(/\W+/g, "-")}.txt`);
     await writeFile(file, text);
     for (const [offset, limit] of windows) {
-      expect(pageOfText(text, offset, limit), `${name} offset ${offset} limit ${limit}`).toEqual(await readPage(file, offset, limit));
+      expect(pageOfText(text, offset, limit), `${name} offset ${offset} limit ${limit}`).toEqual(
+        await readPage(file, offset, limit),
+      );
     }
   });
 });
@@ -55,7 +64,8 @@ const paths: [string, string, (info: FileInfo) => number | undefined][] = [
 ];
 
 describe.each(paths)("readTextFile, %s", (_name, tag, deviceOf) => {
-  const read = (file: string, info: FileInfo, offset: number, limit: number) => readTextFile(file, info, offset, limit, undefined, deviceOf(info));
+  const read = (file: string, info: FileInfo, offset: number, limit: number) =>
+    readTextFile(file, info, offset, limit, undefined, deviceOf(info));
 
   it("reads a small file in one go and streams a large one, with the same page", async () => {
     const small = path.join(dir, "small.txt");
@@ -66,7 +76,14 @@ describe.each(paths)("readTextFile, %s", (_name, tag, deviceOf) => {
     expect(Buffer.byteLength(text)).toBeGreaterThan(SMALL_FILE_BYTES);
     await writeFile(large, text);
     const page = await read(large, await infoOf(large), 39_999, 10);
-    expect(page).toEqual({ content: "line 39999\nline 40000", offset: 39_999, linesReturned: 2, totalLines: 40_000, nextOffset: undefined, longLinesCut: 0 });
+    expect(page).toEqual({
+      content: "line 39999\nline 40000",
+      offset: 39_999,
+      linesReturned: 2,
+      totalLines: 40_000,
+      nextOffset: undefined,
+      longLinesCut: 0,
+    });
   });
 
   it("reports binary files, small and large", async () => {
@@ -112,6 +129,8 @@ describe.each(paths)("readTextFile, %s", (_name, tag, deviceOf) => {
     const file = path.join(dir, `${tag}-cancelled.txt`);
     await writeFile(file, "x\n");
     const info = await infoOf(file);
-    await expect(readTextFile(file, info, 1, 10, AbortSignal.abort(new Error("stop")), deviceOf(info))).rejects.toThrow(/stop/);
+    await expect(readTextFile(file, info, 1, 10, AbortSignal.abort(new Error("stop")), deviceOf(info))).rejects.toThrow(
+      /stop/,
+    );
   });
 });

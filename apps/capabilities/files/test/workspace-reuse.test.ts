@@ -38,8 +38,12 @@ describe("a workspace used before", () => {
   it("that was deleted is reported missing, and a write does not recreate it", async () => {
     await rm(ws, { recursive: true });
     expect((await call("read_file", { path: "x.txt" })).error).toMatch(/workspace ".*ws" is not an existing directory/);
-    expect((await call("write_file", { path: "sub/new.txt", content: "hi" })).error).toMatch(/is not an existing directory/);
-    expect((await call("write_file", { path: "new.txt", content: "hi" })).error).toMatch(/is not an existing directory/);
+    expect((await call("write_file", { path: "sub/new.txt", content: "hi" })).error).toMatch(
+      /is not an existing directory/,
+    );
+    expect((await call("write_file", { path: "new.txt", content: "hi" })).error).toMatch(
+      /is not an existing directory/,
+    );
     await expect(stat(ws)).rejects.toThrow(/ENOENT/);
   });
 

@@ -6,7 +6,7 @@ export type AddressClass = string | undefined;
 type Range4 = [base: number, bits: number, label: string];
 
 const V4: Range4[] = [
-  [ip4("0.0.0.0"), 8, "unspecified (\"this network\")"],
+  [ip4("0.0.0.0"), 8, 'unspecified ("this network")'],
   [ip4("10.0.0.0"), 8, "private (10.0.0.0/8)"],
   [ip4("100.64.0.0"), 10, "shared carrier-grade NAT (100.64.0.0/10)"],
   [ip4("127.0.0.0"), 8, "loopback"],
@@ -36,7 +36,7 @@ export function classifyAddress(address: string): AddressClass {
 function classify4(value: number): AddressClass {
   for (const [base, bits, label] of V4) {
     const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
-    if (((value & mask) >>> 0) === base) return label;
+    if ((value & mask) >>> 0 === base) return label;
   }
   return undefined;
 }

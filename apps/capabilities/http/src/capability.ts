@@ -15,5 +15,14 @@ export interface HttpCapabilityOptions {
 /** The `http` capability: HTTP(S) requests to public addresses and allowed hosts. */
 export function createHttpCapability(options: HttpCapabilityOptions = {}): CapabilityDefinition {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  return defineCapability({ id: "http", tools: [httpRequestTool({ resolver: options.resolver ?? systemResolver, limits, ...(options.proxy ? { proxy: options.proxy } : {}) })] });
+  return defineCapability({
+    id: "http",
+    tools: [
+      httpRequestTool({
+        resolver: options.resolver ?? systemResolver,
+        limits,
+        ...(options.proxy ? { proxy: options.proxy } : {}),
+      }),
+    ],
+  });
 }

@@ -62,7 +62,15 @@ export interface FetchOptions {
 }
 
 /** Headers the caller may not set: they would contradict the checked target or the framing. */
-const DROPPED_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection", "upgrade", "proxy-connection", "keep-alive"]);
+const DROPPED_HEADERS = new Set([
+  "host",
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "upgrade",
+  "proxy-connection",
+  "keep-alive",
+]);
 /** Headers not carried to another origin on redirect. */
 const CREDENTIAL_HEADERS = new Set(["authorization", "cookie", "proxy-authorization"]);
 
@@ -92,20 +100,29 @@ export async function guardedFetch(req: FetchRequest, options: FetchOptions): Pr
     } catch (err) {
       if (err instanceof ToolError) throw err;
       const refused = proxyRefusal(err);
-      if (refused) throw new ToolError(`refused by the sandbox's egress proxy: ${url.host}: ${refused}`, { code: "blocked_host" });
+      if (refused)
+        throw new ToolError(`refused by the sandbox's egress proxy: ${url.host}: ${refused}`, { code: "blocked_host" });
       if (signal.aborted) {
-        const why = options.signal.aborted ? "the call was cancelled" : `no complete response within ${limits.timeoutMs} ms`;
+        const why = options.signal.aborted
+          ? "the call was cancelled"
+          : `no complete response within ${limits.timeoutMs} ms`;
         throw new ToolError(`request to ${url.href} stopped: ${why}`, { code: "timeout" });
       }
-      throw new ToolError(`request to ${url.href} failed: ${err instanceof Error ? err.message : String(err)}`, { code: "network_error" });
+      throw new ToolError(`request to ${url.href} failed: ${err instanceof Error ? err.message : String(err)}`, {
+        code: "network_error",
+      });
     }
     const location = res.headers.location;
     if (options.proxy && res.headers["x-palisade-sandbox"] === "refused") {
-      throw new ToolError(`refused by the sandbox's egress proxy: ${res.body.toString("utf8").trim()}`, { code: "blocked_host" });
+      throw new ToolError(`refused by the sandbox's egress proxy: ${res.body.toString("utf8").trim()}`, {
+        code: "blocked_host",
+      });
     }
     if (res.status < 300 || res.status >= 400 || res.status === 304 || !location) return { ...res, redirects };
     if (redirects.length >= limits.maxRedirects) {
-      throw new ToolError(`too many redirects (more than ${limits.maxRedirects}) starting at ${req.url}`, { code: "too_many_redirects" });
+      throw new ToolError(`too many redirects (more than ${limits.maxRedirects}) starting at ${req.url}`, {
+        code: "too_many_redirects",
+      });
     }
     const next = parseUrl(new URL(location, url).href);
     redirects.push(next.href);
@@ -113,7 +130,8 @@ export async function guardedFetch(req: FetchRequest, options: FetchOptions): Pr
       method = method === "HEAD" ? "HEAD" : "GET";
       body = undefined;
     }
-    if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k)));
+    if (next.origin !== url.origin)
+      headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !CREDENTIAL_HEADERS.has(k)));
     url = next;
   }
 }
@@ -123,13 +141,20 @@ function parseUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new ToolError(`invalid URL ${JSON.stringify(text)}; give an absolute http:// or https:// URL`, { code: "invalid_url" });
+    throw new ToolError(`invalid URL ${JSON.stringify(text)}; give an absolute http:// or https:// URL`, {
+      code: "invalid_url",
+    });
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ToolError(`refused: scheme "${url.protocol.replace(/:$/, "")}" in ${JSON.stringify(text)}; only http and https are allowed`, { code: "blocked_scheme" });
+    throw new ToolError(
+      `refused: scheme "${url.protocol.replace(/:$/, "")}" in ${JSON.stringify(text)}; only http and https are allowed`,
+      { code: "blocked_scheme" },
+    );
   }
   if (url.username || url.password) {
-    throw new ToolError("refused: credentials in the URL; send an Authorization header instead", { code: "invalid_url" });
+    throw new ToolError("refused: credentials in the URL; send an Authorization header instead", {
+      code: "invalid_url",
+    });
   }
   return url;
 }
@@ -139,9 +164,10 @@ async function checkTarget(url: URL, options: FetchOptions): Promise<string> {
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
   if (!hostAllowed(options.policy, host, port)) {
-    const why = options.policy.mode === "none"
-      ? "network access is disabled for this capability (network.mode: none)"
-      : `${host}:${port} is not in the network allowlist (${options.policy.allow.join(", ") || "empty"})`;
+    const why =
+      options.policy.mode === "none"
+        ? "network access is disabled for this capability (network.mode: none)"
+        : `${host}:${port} is not in the network allowlist (${options.policy.allow.join(", ") || "empty"})`;
     throw new ToolError(`refused: ${why}`, { code: "blocked_host" });
   }
   let addresses: string[];
@@ -151,7 +177,9 @@ async function checkTarget(url: URL, options: FetchOptions): Promise<string> {
     try {
       addresses = (await options.resolver(host)).map((a) => a.address);
     } catch (err) {
-      throw new ToolError(`cannot resolve host ${host}: ${err instanceof Error ? err.message : String(err)}`, { code: "dns_error" });
+      throw new ToolError(`cannot resolve host ${host}: ${err instanceof Error ? err.message : String(err)}`, {
+        code: "dns_error",
+      });
     }
     if (addresses.length === 0) throw new ToolError(`cannot resolve host ${host}: no addresses`, { code: "dns_error" });
   }
@@ -206,7 +234,11 @@ function send(
         signal,
       });
     } catch (err) {
-      reject(new ToolError(`invalid request: ${err instanceof Error ? err.message : String(err)}`, { code: "invalid_request" }));
+      reject(
+        new ToolError(`invalid request: ${err instanceof Error ? err.message : String(err)}`, {
+          code: "invalid_request",
+        }),
+      );
       return;
     }
     request.on("error", reject);
@@ -216,8 +248,17 @@ function send(
       let truncated = false;
       const finish = (): void => {
         const headersOut: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) headersOut[k] = Array.isArray(v) ? v.join(", ") : v;
-        resolve({ status: res.statusCode ?? 0, statusText: res.statusMessage ?? "", url: url.href, headers: headersOut, body: Buffer.concat(chunks), truncated, redirects: [] });
+        for (const [k, v] of Object.entries(res.headers))
+          if (v !== undefined) headersOut[k] = Array.isArray(v) ? v.join(", ") : v;
+        resolve({
+          status: res.statusCode ?? 0,
+          statusText: res.statusMessage ?? "",
+          url: url.href,
+          headers: headersOut,
+          body: Buffer.concat(chunks),
+          truncated,
+          redirects: [],
+        });
       };
       res.on("data", (chunk: Buffer) => {
         if (truncated) return;

@@ -12,4 +12,7 @@ export const promptPath = fileURLToPath(new URL("../prompt.md", import.meta.url)
  * Engine names and requires the secret the Engine writes on its stdin. Standalone, for development
  * only: `node dist/main.js --insecure-dev` (env PORT, HOST; no authentication).
  */
-export const command: readonly string[] = [process.execPath, fileURLToPath(new URL("../dist/main.js", import.meta.url))];
+export const command: readonly string[] = [
+  process.execPath,
+  fileURLToPath(new URL("../dist/main.js", import.meta.url)),
+];

@@ -24,20 +24,33 @@ export function policyFromConfig(config: Record<string, unknown>): NetworkPolicy
   if (typeof raw !== "object" || Array.isArray(raw)) throw configError("network must be an object");
   const net = raw as Record<string, unknown>;
   const mode = net.mode ?? "any";
-  if (mode !== "none" && mode !== "allowlist" && mode !== "any") throw configError(`network.mode must be "none", "allowlist" or "any", got ${JSON.stringify(mode)}`);
+  if (mode !== "none" && mode !== "allowlist" && mode !== "any")
+    throw configError(`network.mode must be "none", "allowlist" or "any", got ${JSON.stringify(mode)}`);
   const list = net.allow ?? net.hosts ?? [];
-  if (!Array.isArray(list) || list.some((x) => typeof x !== "string")) throw configError("network.allow must be a list of host patterns");
+  if (!Array.isArray(list) || list.some((x) => typeof x !== "string"))
+    throw configError("network.allow must be a list of host patterns");
   const ap = net.allow_private ?? false;
   if (typeof ap !== "boolean" && !(Array.isArray(ap) && ap.every((x) => typeof x === "string"))) {
     throw configError("network.allow_private must be true, false or a list of IP addresses");
   }
-  const allowPrivate = typeof ap === "boolean" ? ap : ap.map((x) => x.trim().toLowerCase().replace(/^\[|\]$/g, ""));
+  const allowPrivate =
+    typeof ap === "boolean"
+      ? ap
+      : ap.map((x) =>
+          x
+            .trim()
+            .toLowerCase()
+            .replace(/^\[|\]$/g, ""),
+        );
   return { mode, allow: (list as string[]).map((s) => s.trim().toLowerCase()), allowPrivate };
 }
 
 /** Whether the non-public `address` may be reached under the policy. */
 export function privateAllowed(policy: NetworkPolicy, address: string): boolean {
-  return policy.allowPrivate === true || (Array.isArray(policy.allowPrivate) && policy.allowPrivate.includes(address.toLowerCase()));
+  return (
+    policy.allowPrivate === true ||
+    (Array.isArray(policy.allowPrivate) && policy.allowPrivate.includes(address.toLowerCase()))
+  );
 }
 
 function configError(what: string): ToolError {

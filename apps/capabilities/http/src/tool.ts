@@ -8,7 +8,8 @@ import { policyFromConfig } from "./policy.js";
 /** Longest text body returned inline; the rest is cut with a note. */
 export const MAX_TEXT_CHARS = 200_000;
 
-const TEXT_TYPES = /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|yaml|x-yaml|toml|csv|graphql|problem\+json|rss\+xml|atom\+xml)|[^;]*\+(json|xml))/i;
+const TEXT_TYPES =
+  /^(text\/|application\/(json|xml|xhtml\+xml|javascript|ecmascript|x-www-form-urlencoded|ld\+json|yaml|x-yaml|toml|csv|graphql|problem\+json|rss\+xml|atom\+xml)|[^;]*\+(json|xml))/i;
 
 type Args = { method: string; url: string; headers?: Record<string, string>; body?: string };
 
@@ -28,7 +29,11 @@ export function httpRequestTool(options: HttpToolOptions): ToolDefinition {
     inputSchema: {
       type: "object",
       properties: {
-        method: { type: "string", enum: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"], description: "HTTP method." },
+        method: {
+          type: "string",
+          enum: ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
+          description: "HTTP method.",
+        },
         url: { type: "string", minLength: 1, description: "Absolute http:// or https:// URL." },
         headers: { type: "object", additionalProperties: { type: "string" }, description: "Request headers." },
         body: { type: "string", description: "Request body (text, e.g. JSON); at most 1 MiB." },
@@ -38,16 +43,34 @@ export function httpRequestTool(options: HttpToolOptions): ToolDefinition {
     },
     async handler(args: Args, ctx: ToolContext) {
       const policy = policyFromConfig(ctx.config);
-      const res = await guardedFetch(args, { policy, resolver: options.resolver, limits: options.limits, signal: ctx.signal, ...(options.proxy ? { proxy: options.proxy } : {}) });
-      const base: Record<string, unknown> = { status: res.status, status_text: res.statusText, url: res.url, headers: res.headers };
+      const res = await guardedFetch(args, {
+        policy,
+        resolver: options.resolver,
+        limits: options.limits,
+        signal: ctx.signal,
+        ...(options.proxy ? { proxy: options.proxy } : {}),
+      });
+      const base: Record<string, unknown> = {
+        status: res.status,
+        status_text: res.statusText,
+        url: res.url,
+        headers: res.headers,
+      };
       if (res.redirects.length > 0) base.redirects = res.redirects;
       const mime = (res.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
       if (res.body.length === 0) return { ...base, body: "" };
       if (isText(mime, res.body)) return { ...base, ...textBody(res, options.limits) };
       if (res.truncated) {
-        return { ...base, truncated: true, note: `binary body larger than ${options.limits.maxResponseBytes} bytes; not stored` };
+        return {
+          ...base,
+          truncated: true,
+          note: `binary body larger than ${options.limits.maxResponseBytes} bytes; not stored`,
+        };
       }
-      const stored = ctx.artifacts.storeOutput(res.body, { filename: filenameFor(res), mimeType: mime || "application/octet-stream" });
+      const stored = ctx.artifacts.storeOutput(res.body, {
+        filename: filenameFor(res),
+        mimeType: mime || "application/octet-stream",
+      });
       return { ...base, ...stored, note: "binary body stored as an artifact" };
     },
   };
@@ -58,7 +81,9 @@ function isText(mime: string, body: Buffer): boolean {
   const sample = body.subarray(0, 4096);
   if (sample.includes(0)) return false;
   try {
-    new TextDecoder("utf-8", { fatal: true }).decode(sample.length < body.length ? sample.subarray(0, sample.length - 4) : sample);
+    new TextDecoder("utf-8", { fatal: true }).decode(
+      sample.length < body.length ? sample.subarray(0, sample.length - 4) : sample,
+    );
     return true;
   } catch {
     return false;
@@ -86,7 +111,9 @@ function textBody(res: FetchResponse, limits: FetchLimits): Record<string, unkno
 function filenameFor(res: FetchResponse): string {
   const disposition = res.headers["content-disposition"] ?? "";
   const named = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition)?.[1];
-  const candidate = named ? decodeURIComponentSafe(named) : decodeURIComponentSafe(path.posix.basename(new URL(res.url).pathname));
+  const candidate = named
+    ? decodeURIComponentSafe(named)
+    : decodeURIComponentSafe(path.posix.basename(new URL(res.url).pathname));
   const clean = candidate.replace(/[^\w.\- ]+/g, "_").slice(0, 100);
   return clean && clean !== "_" && clean !== "." ? clean : "download.bin";
 }

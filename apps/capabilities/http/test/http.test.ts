@@ -43,7 +43,13 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
         return;
       case "/echo":
         res.writeHead(201, { "content-type": "application/json" }).end(
-          JSON.stringify({ method: req.method, host: req.headers.host, auth: req.headers.authorization ?? null, custom: req.headers["x-custom"] ?? null, body: Buffer.concat(chunks).toString() }),
+          JSON.stringify({
+            method: req.method,
+            host: req.headers.host,
+            auth: req.headers.authorization ?? null,
+            custom: req.headers["x-custom"] ?? null,
+            body: Buffer.concat(chunks).toString(),
+          }),
         );
         return;
       case "/report.pdf":
@@ -59,7 +65,9 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
         setTimeout(() => res.end("late"), 5000).unref();
         return;
       case "/redirect":
-        res.writeHead(Number(url.searchParams.get("status") ?? 302), { location: url.searchParams.get("to") ?? "/" }).end();
+        res
+          .writeHead(Number(url.searchParams.get("status") ?? 302), { location: url.searchParams.get("to") ?? "/" })
+          .end();
         return;
       default:
         res.writeHead(404).end();
@@ -90,15 +98,35 @@ beforeEach(() => {
 
 describe("classifyAddress", () => {
   const cases: [string, RegExp | undefined][] = [
-    ["127.0.0.1", /loopback/], ["127.255.0.9", /loopback/], ["10.1.2.3", /private/], ["172.16.0.1", /private/],
-    ["172.31.255.255", /private/], ["172.32.0.1", undefined], ["192.168.1.1", /private/], ["169.254.169.254", /link-local.*metadata/],
-    ["100.64.0.1", /carrier-grade/], ["0.0.0.0", /unspecified/], ["224.0.0.1", /multicast/], ["255.255.255.255", /reserved/],
-    ["8.8.8.8", undefined], ["93.184.216.34", undefined],
-    ["::1", /loopback/], ["::", /unspecified/], ["fc00::1", /unique local/], ["fd12:3456::1", /unique local/],
-    ["fe80::1", /link-local/], ["fe80::1%eth0", /link-local/], ["::ffff:127.0.0.1", /IPv4-mapped loopback/],
-    ["::ffff:7f00:1", /IPv4-mapped loopback/], ["::ffff:169.254.169.254", /IPv4-mapped link-local/], ["::ffff:8.8.8.8", undefined],
-    ["64:ff9b::a00:1", /NAT64 of private/], ["2002:7f00:1::", /6to4 of loopback/], ["ff02::1", /multicast/],
-    ["2606:4700:4700::1111", undefined], ["2001:db8::1", /documentation/],
+    ["127.0.0.1", /loopback/],
+    ["127.255.0.9", /loopback/],
+    ["10.1.2.3", /private/],
+    ["172.16.0.1", /private/],
+    ["172.31.255.255", /private/],
+    ["172.32.0.1", undefined],
+    ["192.168.1.1", /private/],
+    ["169.254.169.254", /link-local.*metadata/],
+    ["100.64.0.1", /carrier-grade/],
+    ["0.0.0.0", /unspecified/],
+    ["224.0.0.1", /multicast/],
+    ["255.255.255.255", /reserved/],
+    ["8.8.8.8", undefined],
+    ["93.184.216.34", undefined],
+    ["::1", /loopback/],
+    ["::", /unspecified/],
+    ["fc00::1", /unique local/],
+    ["fd12:3456::1", /unique local/],
+    ["fe80::1", /link-local/],
+    ["fe80::1%eth0", /link-local/],
+    ["::ffff:127.0.0.1", /IPv4-mapped loopback/],
+    ["::ffff:7f00:1", /IPv4-mapped loopback/],
+    ["::ffff:169.254.169.254", /IPv4-mapped link-local/],
+    ["::ffff:8.8.8.8", undefined],
+    ["64:ff9b::a00:1", /NAT64 of private/],
+    ["2002:7f00:1::", /6to4 of loopback/],
+    ["ff02::1", /multicast/],
+    ["2606:4700:4700::1111", undefined],
+    ["2001:db8::1", /documentation/],
   ];
   it.each(cases)("%s", (address, expected) => {
     const got = classifyAddress(address);
@@ -115,8 +143,16 @@ describe("SSRF refusals (default policy: public addresses only)", () => {
     ["IPv6 loopback", () => `http://[::1]:${port}/text`, /::1 is a loopback/],
     ["IPv4-mapped IPv6 loopback", () => `http://[::ffff:127.0.0.1]:${port}/text`, /IPv4-mapped loopback/],
     ["cloud metadata", () => "http://169.254.169.254/latest/meta-data/", /169\.254\.169\.254 is a link-local/],
-    ["host name resolving to 127.0.0.1", () => `http://evil.test:${port}/text`, /127\.0\.0\.1 \(resolved from evil\.test\) is a loopback/],
-    ["host name resolving to metadata", () => "http://metadata.test/", /resolved from metadata\.test\) is a link-local/],
+    [
+      "host name resolving to 127.0.0.1",
+      () => `http://evil.test:${port}/text`,
+      /127\.0\.0\.1 \(resolved from evil\.test\) is a loopback/,
+    ],
+    [
+      "host name resolving to metadata",
+      () => "http://metadata.test/",
+      /resolved from metadata\.test\) is a link-local/,
+    ],
     ["host name resolving to a private range", () => "http://internal.test/", /10\.0\.0\.5 .* private/],
     ["one private address among public ones", () => "http://mixed.test/", /192\.168\.1\.10 .* private/],
     ["host name resolving to IPv6 ULA", () => "http://v6.test/", /fd00::1 .* unique local/],
@@ -149,12 +185,18 @@ describe("allowed requests", () => {
   it("connects to the checked address, resolving once, keeping the Host header", async () => {
     const { result, error } = await h.invoke(
       "http_request",
-      { method: "POST", url: app("/echo"), headers: { "X-Custom": "yes", Host: "spoofed.example" }, body: "{\"a\":1}" },
+      { method: "POST", url: app("/echo"), headers: { "X-Custom": "yes", Host: "spoofed.example" }, body: '{"a":1}' },
       allowLocal,
     );
     expect(error).toBe("");
     expect(result.status).toBe(201);
-    expect(JSON.parse(String(result.body))).toEqual({ method: "POST", host: `app.test:${port}`, auth: null, custom: "yes", body: "{\"a\":1}" });
+    expect(JSON.parse(String(result.body))).toEqual({
+      method: "POST",
+      host: `app.test:${port}`,
+      auth: null,
+      custom: "yes",
+      body: '{"a":1}',
+    });
     // app.test exists only in the injected resolver: the request reached it through the address checked.
     expect(resolved).toEqual(["app.test"]);
   });
@@ -167,11 +209,18 @@ describe("allowed requests", () => {
 
   it("stores a binary body as an output artifact with the same bytes", async () => {
     const { result } = await get(local("/report.pdf"), allowLocal);
-    const artifact = result.artifact as { capability_artifact_id: string; filename: string; mime_type: string; size_bytes: number };
+    const artifact = result.artifact as {
+      capability_artifact_id: string;
+      filename: string;
+      mime_type: string;
+      size_bytes: number;
+    };
     expect(artifact).toMatchObject({ filename: "report.pdf", mime_type: "application/pdf", size_bytes: PDF.length });
     expect(result.body).toBeUndefined();
     const parts: Buffer[] = [];
-    for await (const chunk of h.client.downloadOutputArtifact({ capabilityArtifactId: artifact.capability_artifact_id })) {
+    for await (const chunk of h.client.downloadOutputArtifact({
+      capabilityArtifactId: artifact.capability_artifact_id,
+    })) {
       expect(chunk.error).toBe("");
       parts.push(Buffer.from(chunk.data));
     }
@@ -179,10 +228,14 @@ describe("allowed requests", () => {
   });
 
   it("obeys the allowlist and mode none", async () => {
-    const allowlist = { network: { mode: "allowlist", allow: [`app.test:${port}`, "*.example.org"], allow_private: true } };
+    const allowlist = {
+      network: { mode: "allowlist", allow: [`app.test:${port}`, "*.example.org"], allow_private: true },
+    };
     expect((await get(app("/text"), allowlist)).result.body).toBe("hello");
     expect((await get(`http://app.test:${port + 1}/text`, allowlist)).error).toMatch(/not in the network allowlist/);
-    expect((await get(local("/text"), allowlist)).error).toMatch(/^refused: 127\.0\.0\.1:\d+ is not in the network allowlist/);
+    expect((await get(local("/text"), allowlist)).error).toMatch(
+      /^refused: 127\.0\.0\.1:\d+ is not in the network allowlist/,
+    );
     expect((await get(app("/text"), { network: { mode: "none" } })).error).toMatch(/network access is disabled/);
     expect((await get(app("/text"), { network: { mode: "sometimes" } })).error).toMatch(/network.mode must be/);
     expect(hits).toEqual(["/text"]);
@@ -193,7 +246,11 @@ describe("redirects", () => {
   const redirect = (to: string, status = 302) => app(`/redirect?status=${status}&to=${encodeURIComponent(to)}`);
 
   it("follows allowed redirects, switching POST to GET on 303", async () => {
-    const { result } = await h.invoke("http_request", { method: "POST", url: redirect(app("/echo"), 303), body: "x" }, allowLocal);
+    const { result } = await h.invoke(
+      "http_request",
+      { method: "POST", url: redirect(app("/echo"), 303), body: "x" },
+      allowLocal,
+    );
     expect(JSON.parse(String(result.body))).toMatchObject({ method: "GET", body: "" });
     expect(result.redirects).toEqual([app("/echo")]);
   });
@@ -213,9 +270,17 @@ describe("redirects", () => {
   });
 
   it("drops credentials when the redirect changes origin", async () => {
-    const { result } = await h.invoke("http_request", { method: "GET", url: redirect(local("/echo"), 307), headers: { Authorization: "Bearer secret" } }, allowLocal);
+    const { result } = await h.invoke(
+      "http_request",
+      { method: "GET", url: redirect(local("/echo"), 307), headers: { Authorization: "Bearer secret" } },
+      allowLocal,
+    );
     expect(JSON.parse(String(result.body))).toMatchObject({ auth: null });
-    const same = await h.invoke("http_request", { method: "GET", url: redirect(app("/echo"), 307), headers: { Authorization: "Bearer secret" } }, allowLocal);
+    const same = await h.invoke(
+      "http_request",
+      { method: "GET", url: redirect(app("/echo"), 307), headers: { Authorization: "Bearer secret" } },
+      allowLocal,
+    );
     expect(JSON.parse(String(same.result.body))).toMatchObject({ auth: "Bearer secret" });
   });
 
@@ -250,6 +315,14 @@ describe("manifest.yaml", () => {
     const { manifest, tools } = await manifestTools(manifestPath);
     expect(manifest).toMatchObject({ id: "http", network: { mode: "any" } });
     const cap = createHttpCapability();
-    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "ask", semantics: { kind: "http", hosts: ["url"], method: "method", content: ["url", "headers", "body"] } })));
+    expect(tools).toEqual(
+      cap.tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.inputSchema,
+        recommended_policy: "ask",
+        semantics: { kind: "http", hosts: ["url"], method: "method", content: ["url", "headers", "body"] },
+      })),
+    );
   });
 });

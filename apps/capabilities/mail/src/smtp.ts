@@ -33,7 +33,9 @@ export function smtpSettings(config: Record<string, unknown>): SmtpSettings {
   const portText = get("SMTP_PORT") ?? "587";
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    throw new ToolError(`mail is misconfigured: SMTP_PORT "${portText}" is not a port number`, { code: "not_configured" });
+    throw new ToolError(`mail is misconfigured: SMTP_PORT "${portText}" is not a port number`, {
+      code: "not_configured",
+    });
   }
   return { host, port, secure: port === 465, user, password: get("SMTP_PASSWORD"), from };
 }

@@ -10,10 +10,21 @@ export const MAX_ATTACHMENT_BYTES = 20 * 1024 * 1024;
 const SEND_TIMEOUT_MS = 60_000;
 
 type Attachment = { capability_artifact_id?: string; artifact_id?: string; filename?: string; mime_type?: string };
-type Args = { to: string | string[]; cc?: string | string[]; subject: string; body: string; attachments?: Attachment[] };
+type Args = {
+  to: string | string[];
+  cc?: string | string[];
+  subject: string;
+  body: string;
+  attachments?: Attachment[];
+};
 
 const ADDRESS = /^[^\s@<>,;"]+@[^\s@<>,;"]+\.[^\s@<>,;"]+$/;
-const addressList = { oneOf: [{ type: "string", minLength: 3 }, { type: "array", minItems: 1, items: { type: "string", minLength: 3 } }] };
+const addressList = {
+  oneOf: [
+    { type: "string", minLength: 3 },
+    { type: "array", minItems: 1, items: { type: "string", minLength: 3 } },
+  ],
+};
 
 /**
  * The send_email tool. With `proxy` (the sandbox's egress proxy, `http://127.0.0.1:PORT`) the
@@ -47,19 +58,32 @@ export function sendEmailTool(options: { proxy?: string } = {}): ToolDefinition 
       const smtp = smtpSettings(ctx.config);
       const to = addresses("to", args.to);
       const cc = args.cc === undefined ? [] : addresses("cc", args.cc);
-      if (to.length + cc.length > MAX_RECIPIENTS) throw new ToolError(`too many recipients (${to.length + cc.length}); at most ${MAX_RECIPIENTS}`, { code: "invalid_arguments" });
-      if (/[\r\n]/.test(args.subject)) throw new ToolError("the subject must be one line", { code: "invalid_arguments" });
+      if (to.length + cc.length > MAX_RECIPIENTS)
+        throw new ToolError(`too many recipients (${to.length + cc.length}); at most ${MAX_RECIPIENTS}`, {
+          code: "invalid_arguments",
+        });
+      if (/[\r\n]/.test(args.subject))
+        throw new ToolError("the subject must be one line", { code: "invalid_arguments" });
 
       let total = 0;
       const attachments = (args.attachments ?? []).map((att, i) => {
         const id = att.capability_artifact_id ?? att.artifact_id;
         if (!id) throw new ToolError(`attachments[${i}] has no artifact_id`, { code: "invalid_arguments" });
         const input = ctx.artifacts.getInput(id);
-        if (!input) throw new ToolError(`attachments[${i}]: artifact ${id} is not available to this capability (unknown or expired); pass the artifact_id of a stored artifact`, { code: "artifact_not_found" });
+        if (!input)
+          throw new ToolError(
+            `attachments[${i}]: artifact ${id} is not available to this capability (unknown or expired); pass the artifact_id of a stored artifact`,
+            { code: "artifact_not_found" },
+          );
         total += input.data.byteLength;
-        return { filename: input.filename || att.filename || `attachment-${i + 1}`, content: Buffer.from(input.data), contentType: input.mimeType || att.mime_type };
+        return {
+          filename: input.filename || att.filename || `attachment-${i + 1}`,
+          content: Buffer.from(input.data),
+          contentType: input.mimeType || att.mime_type,
+        };
       });
-      if (total > MAX_ATTACHMENT_BYTES) throw new ToolError(`attachments total ${total} bytes; at most ${MAX_ATTACHMENT_BYTES}`, { code: "too_large" });
+      if (total > MAX_ATTACHMENT_BYTES)
+        throw new ToolError(`attachments total ${total} bytes; at most ${MAX_ATTACHMENT_BYTES}`, { code: "too_large" });
 
       const transport = nodemailer.createTransport({
         host: smtp.host,
@@ -74,7 +98,14 @@ export function sendEmailTool(options: { proxy?: string } = {}): ToolDefinition 
       const onAbort = (): void => transport.close();
       ctx.signal.addEventListener("abort", onAbort, { once: true });
       try {
-        const info = await transport.sendMail({ from: smtp.from, to, cc: cc.length ? cc : undefined, subject: args.subject, text: args.body, attachments });
+        const info = await transport.sendMail({
+          from: smtp.from,
+          to,
+          cc: cc.length ? cc : undefined,
+          subject: args.subject,
+          text: args.body,
+          attachments,
+        });
         return {
           ok: true,
           message_id: info.messageId,
@@ -89,7 +120,9 @@ export function sendEmailTool(options: { proxy?: string } = {}): ToolDefinition 
           : options.proxy && /Invalid response from proxy: 403/.test(message)
             ? "the sandbox's egress proxy refused the connection (the SMTP host is outside this capability's network allowlist, or resolves to a private address; the Engine log says which)"
             : message;
-        throw new ToolError(`sending the email through ${smtp.host}:${smtp.port} failed: ${why}`, { code: "smtp_error" });
+        throw new ToolError(`sending the email through ${smtp.host}:${smtp.port} failed: ${why}`, {
+          code: "smtp_error",
+        });
       } finally {
         ctx.signal.removeEventListener("abort", onAbort);
         transport.close();
@@ -102,7 +135,10 @@ function addresses(field: string, value: string | string[]): string[] {
   const list = (Array.isArray(value) ? value : value.split(/[,;]/)).map((s) => s.trim()).filter(Boolean);
   const bad = list.filter((a) => !ADDRESS.test(a));
   if (list.length === 0 || bad.length > 0) {
-    throw new ToolError(`invalid ${field} address${bad.length > 1 ? "es" : ""}: ${bad.map((b) => JSON.stringify(b)).join(", ") || "(none)"}; give plain addresses like alice@example.com`, { code: "invalid_arguments" });
+    throw new ToolError(
+      `invalid ${field} address${bad.length > 1 ? "es" : ""}: ${bad.map((b) => JSON.stringify(b)).join(", ") || "(none)"}; give plain addresses like alice@example.com`,
+      { code: "invalid_arguments" },
+    );
   }
   return list;
 }

@@ -13,7 +13,11 @@ let mail: Harness;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
 
 beforeAll(async () => {
-  [documents, mail, smtp] = await Promise.all([start(createDocumentsCapability()), start(createMailCapability()), startSmtp()]);
+  [documents, mail, smtp] = await Promise.all([
+    start(createDocumentsCapability()),
+    start(createMailCapability()),
+    startSmtp(),
+  ]);
 });
 afterAll(async () => {
   await Promise.all([documents.stop(), mail.stop(), smtp.close()]);
@@ -26,12 +30,18 @@ it("documents__create_pdf → artifact → mail__send_email delivers the same PD
     filename: "marine_biology.pdf",
   });
   expect(made.error).toBe("");
-  const artifact = (made.result as { artifact: { capability_artifact_id: string; filename: string; mime_type: string; size_bytes: number } }).artifact;
+  const artifact = (
+    made.result as {
+      artifact: { capability_artifact_id: string; filename: string; mime_type: string; size_bytes: number };
+    }
+  ).artifact;
 
   const chunks: Uint8Array[] = [];
   let filename = "";
   let mimeType = "";
-  for await (const chunk of documents.client.downloadOutputArtifact({ capabilityArtifactId: artifact.capability_artifact_id })) {
+  for await (const chunk of documents.client.downloadOutputArtifact({
+    capabilityArtifactId: artifact.capability_artifact_id,
+  })) {
     expect(chunk.error).toBe("");
     chunks.push(chunk.data);
     filename ||= chunk.filename;
@@ -50,7 +60,14 @@ it("documents__create_pdf → artifact → mail__send_email delivers the same PD
       to: "alice@example.com",
       subject: "Marine Biology",
       body: "The report is attached.",
-      attachments: [{ capability_artifact_id: uploaded.capabilityArtifactId, filename, mime_type: mimeType, size_bytes: pdf.length }],
+      attachments: [
+        {
+          capability_artifact_id: uploaded.capabilityArtifactId,
+          filename,
+          mime_type: mimeType,
+          size_bytes: pdf.length,
+        },
+      ],
     },
     { SMTP_HOST: "127.0.0.1", SMTP_PORT: String(smtp.port), SMTP_FROM: "bot@palisade.test" },
   );

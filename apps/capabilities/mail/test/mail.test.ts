@@ -6,7 +6,11 @@ import { startSmtp } from "./smtp.js";
 
 let h: Harness;
 let smtp: Awaited<ReturnType<typeof startSmtp>>;
-const config = () => ({ SMTP_HOST: "127.0.0.1", SMTP_PORT: String(smtp.port), SMTP_FROM: "Palisade <bot@palisade.test>" });
+const config = () => ({
+  SMTP_HOST: "127.0.0.1",
+  SMTP_PORT: String(smtp.port),
+  SMTP_FROM: "Palisade <bot@palisade.test>",
+});
 
 beforeAll(async () => {
   h = await start(createMailCapability());
@@ -21,11 +25,20 @@ describe("send_email", () => {
   it("delivers a plain-text message to every recipient", async () => {
     const { result, error } = await h.invoke(
       "send_email",
-      { to: ["alice@example.com", "bob@example.com"], cc: "carol@example.com", subject: "Hello", body: "Line one\nLine two" },
+      {
+        to: ["alice@example.com", "bob@example.com"],
+        cc: "carol@example.com",
+        subject: "Hello",
+        body: "Line one\nLine two",
+      },
       config(),
     );
     expect(error).toBe("");
-    expect(result).toMatchObject({ ok: true, accepted: ["alice@example.com", "bob@example.com", "carol@example.com"], rejected: [] });
+    expect(result).toMatchObject({
+      ok: true,
+      accepted: ["alice@example.com", "bob@example.com", "carol@example.com"],
+      rejected: [],
+    });
     const got = smtp.received.at(-1);
     expect(got?.from).toBe("bot@palisade.test");
     expect(got?.recipients).toEqual(["alice@example.com", "bob@example.com", "carol@example.com"]);
@@ -36,10 +49,17 @@ describe("send_email", () => {
 
   it("attaches uploaded artifacts as MIME parts", async () => {
     const data = new Uint8Array([0, 1, 2, 3, 250, 251, 252, 253]);
-    const up = await h.client.uploadInputArtifact([{ filename: "data.bin", mimeType: "application/octet-stream", data }]);
+    const up = await h.client.uploadInputArtifact([
+      { filename: "data.bin", mimeType: "application/octet-stream", data },
+    ]);
     const { result, error } = await h.invoke(
       "send_email",
-      { to: "alice@example.com", subject: "Data", body: "see attached", attachments: [{ capability_artifact_id: up.capabilityArtifactId, filename: "data.bin" }] },
+      {
+        to: "alice@example.com",
+        subject: "Data",
+        body: "see attached",
+        attachments: [{ capability_artifact_id: up.capabilityArtifactId, filename: "data.bin" }],
+      },
       config(),
     );
     expect(error).toBe("");
@@ -52,17 +72,30 @@ describe("send_email", () => {
 
   it("is not configured without SMTP_HOST and SMTP_FROM", async () => {
     const { error } = await h.invoke("send_email", { to: "a@example.com", subject: "x", body: "y" }, {});
-    expect(error).toBe("mail is not configured: missing SMTP_HOST, SMTP_FROM; set the system credentials SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASSWORD and SMTP_FROM");
-    expect((await h.invoke("send_email", { to: "a@example.com", subject: "x", body: "y" }, { ...config(), SMTP_PORT: "smtp" })).error).toMatch(/SMTP_PORT "smtp" is not a port number/);
+    expect(error).toBe(
+      "mail is not configured: missing SMTP_HOST, SMTP_FROM; set the system credentials SMTP_HOST, SMTP_PORT, SMTP_USER, SMTP_PASSWORD and SMTP_FROM",
+    );
+    expect(
+      (
+        await h.invoke(
+          "send_email",
+          { to: "a@example.com", subject: "x", body: "y" },
+          { ...config(), SMTP_PORT: "smtp" },
+        )
+      ).error,
+    ).toMatch(/SMTP_PORT "smtp" is not a port number/);
   });
 
   it("refuses bad addresses, multi-line subjects and unknown artifacts before connecting", async () => {
     const before = smtp.received.length;
-    const send = (args: Record<string, unknown>) => h.invoke("send_email", { to: "a@example.com", subject: "s", body: "b", ...args }, config());
+    const send = (args: Record<string, unknown>) =>
+      h.invoke("send_email", { to: "a@example.com", subject: "s", body: "b", ...args }, config());
     expect((await send({ to: "not-an-address" })).error).toMatch(/invalid to address: "not-an-address"/);
     expect((await send({ cc: ["ok@example.com", "x@y"] })).error).toMatch(/invalid cc address: "x@y"/);
     expect((await send({ subject: "hi\r\nBcc: victim@example.com" })).error).toMatch(/subject must be one line/);
-    expect((await send({ attachments: [{ artifact_id: "missing" }] })).error).toMatch(/artifact missing is not available/);
+    expect((await send({ attachments: [{ artifact_id: "missing" }] })).error).toMatch(
+      /artifact missing is not available/,
+    );
     expect(smtp.received.length).toBe(before);
   });
 
@@ -70,10 +103,24 @@ describe("send_email", () => {
     const authed = await startSmtp({ user: "bot", password: "s3cret" });
     try {
       const base = { SMTP_HOST: "127.0.0.1", SMTP_PORT: authed.port, SMTP_USER: "bot", SMTP_FROM: "bot@palisade.test" };
-      expect((await h.invoke("send_email", { to: "a@example.com", subject: "s", body: "b" }, { ...base, SMTP_PASSWORD: "s3cret" })).error).toBe("");
+      expect(
+        (
+          await h.invoke(
+            "send_email",
+            { to: "a@example.com", subject: "s", body: "b" },
+            { ...base, SMTP_PASSWORD: "s3cret" },
+          )
+        ).error,
+      ).toBe("");
       expect(authed.received).toHaveLength(1);
-      const wrong = await h.invoke("send_email", { to: "a@example.com", subject: "s", body: "b" }, { ...base, SMTP_PASSWORD: "nope" });
-      expect(wrong.error).toMatch(/^sending the email through 127\.0\.0\.1:\d+ failed: .*(Invalid login|invalid credentials)/i);
+      const wrong = await h.invoke(
+        "send_email",
+        { to: "a@example.com", subject: "s", body: "b" },
+        { ...base, SMTP_PASSWORD: "nope" },
+      );
+      expect(wrong.error).toMatch(
+        /^sending the email through 127\.0\.0\.1:\d+ failed: .*(Invalid login|invalid credentials)/i,
+      );
     } finally {
       await authed.close();
     }
@@ -83,7 +130,11 @@ describe("send_email", () => {
     const down = await startSmtp();
     const port = down.port;
     await down.close();
-    const { error } = await h.invoke("send_email", { to: "a@example.com", subject: "s", body: "b" }, { SMTP_HOST: "127.0.0.1", SMTP_PORT: port, SMTP_FROM: "bot@palisade.test" });
+    const { error } = await h.invoke(
+      "send_email",
+      { to: "a@example.com", subject: "s", body: "b" },
+      { SMTP_HOST: "127.0.0.1", SMTP_PORT: port, SMTP_FROM: "bot@palisade.test" },
+    );
     expect(error).toMatch(/^sending the email through 127\.0\.0\.1:\d+ failed: .*ECONNREFUSED/);
   });
 });
@@ -93,8 +144,23 @@ describe("manifest.yaml", () => {
     const { manifest, tools } = await manifestTools(manifestPath);
     expect(manifest.id).toBe("mail");
     const cap = createMailCapability();
-    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "ask", semantics: { kind: "mail", recipients: ["to", "cc"], content: ["subject", "body", "attachments"], model_facing: ["subject", "body"] } })));
+    expect(tools).toEqual(
+      cap.tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.inputSchema,
+        recommended_policy: "ask",
+        semantics: {
+          kind: "mail",
+          recipients: ["to", "cc"],
+          content: ["subject", "body", "attachments"],
+          model_facing: ["subject", "body"],
+        },
+      })),
+    );
     const creds = manifest.credentials as { name: string; scope: string }[];
-    expect(creds.map((c) => [c.name, c.scope])).toEqual(["SMTP_HOST", "SMTP_PORT", "SMTP_USER", "SMTP_PASSWORD", "SMTP_FROM"].map((n) => [n, "system"]));
+    expect(creds.map((c) => [c.name, c.scope])).toEqual(
+      ["SMTP_HOST", "SMTP_PORT", "SMTP_USER", "SMTP_PASSWORD", "SMTP_FROM"].map((n) => [n, "system"]),
+    );
   });
 });

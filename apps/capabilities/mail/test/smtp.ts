@@ -10,7 +10,10 @@ export interface Received {
 }
 
 /** A local SMTP server (no TLS) that parses what it receives; optional user/password check. */
-export async function startSmtp(auth?: { user: string; password: string }): Promise<{ port: number; received: Received[]; close(): Promise<void> }> {
+export async function startSmtp(auth?: {
+  user: string;
+  password: string;
+}): Promise<{ port: number; received: Received[]; close(): Promise<void> }> {
   const received: Received[] = [];
   const server = new SMTPServer({
     disabledCommands: auth ? ["STARTTLS"] : ["STARTTLS", "AUTH"],

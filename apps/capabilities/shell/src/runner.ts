@@ -85,10 +85,11 @@ export function runCommand(command: string, options: RunOptions): Promise<RunRes
       clearTimeout(timer);
       clearTimeout(killTimer);
       options.signal?.removeEventListener("abort", onAbort);
-      if (options.onLine) for (const s of splitters) {
-        const rest = s.flush();
-        if (rest !== undefined) options.onLine(rest);
-      }
+      if (options.onLine)
+        for (const s of splitters) {
+          const rest = s.flush();
+          if (rest !== undefined) options.onLine(rest);
+        }
       resolve({
         exitCode: code,
         signal,

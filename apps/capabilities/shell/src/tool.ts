@@ -20,7 +20,8 @@ async function prepare(args: Args, ctx: ToolContext): Promise<{ cwd: string; rel
   const ws = await Workspace.fromConfig(ctx.config);
   const dir = await ws.resolve(args.cwd ?? ".");
   const info = await stat(dir.absolute).catch(() => undefined);
-  if (!info?.isDirectory()) throw new ToolError(`cwd "${args.cwd}" is not an existing directory in the workspace`, { code: "invalid_cwd" });
+  if (!info?.isDirectory())
+    throw new ToolError(`cwd "${args.cwd}" is not an existing directory in the workspace`, { code: "invalid_cwd" });
   return { cwd: dir.absolute, relative: dir.relative };
 }
 
@@ -34,7 +35,9 @@ function summary(r: RunResult, timeoutMs: number): Record<string, unknown> {
   const notes: string[] = [];
   if (r.timedOut) {
     out.timed_out = true;
-    notes.push(`the command did not finish within ${timeoutMs} ms and was killed with its process group; raise timeout_ms (max ${MAX_TIMEOUT_MS}) or run less at once`);
+    notes.push(
+      `the command did not finish within ${timeoutMs} ms and was killed with its process group; raise timeout_ms (max ${MAX_TIMEOUT_MS}) or run less at once`,
+    );
   }
   if (r.cancelled) {
     out.cancelled = true;
@@ -42,7 +45,9 @@ function summary(r: RunResult, timeoutMs: number): Record<string, unknown> {
   }
   if (r.truncated) {
     out.truncated = true;
-    notes.push(`output was ${r.outputBytes} bytes; only the first and last parts (${DEFAULT_MAX_OUTPUT_BYTES} bytes) are shown: redirect to a file and read or grep it`);
+    notes.push(
+      `output was ${r.outputBytes} bytes; only the first and last parts (${DEFAULT_MAX_OUTPUT_BYTES} bytes) are shown: redirect to a file and read or grep it`,
+    );
   }
   if (notes.length > 0) out.note = notes.join("; ");
   return out;
@@ -57,9 +62,14 @@ export const executeCommand: ToolDefinition = {
   inputSchema: {
     type: "object",
     properties: {
-      command: { type: "string", minLength: 1, description: "The command line, e.g. \"npm test\"." },
+      command: { type: "string", minLength: 1, description: 'The command line, e.g. "npm test".' },
       cwd: { type: "string", description: "Working directory relative to the workspace (default the root)." },
-      timeout_ms: { type: "integer", minimum: 1, maximum: MAX_TIMEOUT_MS, description: "Time limit in milliseconds (default 60000)." },
+      timeout_ms: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_TIMEOUT_MS,
+        description: "Time limit in milliseconds (default 60000).",
+      },
     },
     required: ["command"],
     additionalProperties: false,

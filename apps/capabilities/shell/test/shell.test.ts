@@ -57,12 +57,17 @@ describe("execute_command", () => {
     expect((await call({ command: "ls", cwd: ".." })).error).toMatch(/^refused: path ".." climbs out of the workspace/);
     expect((await call({ command: "ls", cwd: "/etc" })).error).toMatch(/^refused: .*absolute path outside/);
     expect((await call({ command: "ls", cwd: "nope" })).error).toMatch(/not an existing directory/);
-    expect((await h.invoke("execute_command", { command: "ls" }, {})).error).toMatch(/no workspace configured|workspace/);
+    expect((await h.invoke("execute_command", { command: "ls" }, {})).error).toMatch(
+      /no workspace configured|workspace/,
+    );
   });
 
   it("kills the whole process group on timeout, grandchildren included", async () => {
     const started = Date.now();
-    const { result } = await call({ command: "sh -c 'sleep 300 & echo $! > grandchild.pid; wait' & echo $! > child.pid; wait", timeout_ms: 700 });
+    const { result } = await call({
+      command: "sh -c 'sleep 300 & echo $! > grandchild.pid; wait' & echo $! > child.pid; wait",
+      timeout_ms: 700,
+    });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(result).toMatchObject({ timed_out: true, exit_code: null });
     expect(String(result.note)).toMatch(/did not finish within 700 ms and was killed with its process group/);
@@ -99,7 +104,8 @@ describe("execute_command", () => {
       argsJson: enc.encode(JSON.stringify({ command: "for i in 1 2 3; do echo line$i; sleep 0.3; done; exit 4" })),
       configJson: enc.encode(JSON.stringify({ workspace: ws })),
     })) {
-      if (chunk.data.byteLength > 0) arrivals.push({ text: new TextDecoder().decode(chunk.data), at: Date.now() - started });
+      if (chunk.data.byteLength > 0)
+        arrivals.push({ text: new TextDecoder().decode(chunk.data), at: Date.now() - started });
       expect(chunk.error).toBe("");
     }
     const texts = arrivals.map((a) => a.text);
@@ -138,6 +144,15 @@ describe("manifest.yaml", () => {
     expect(manifest).toMatchObject({ id: "shell", class: "environment", filesystem: "workspace" });
     const cap = createShellCapability();
     // A tool that streams in the code declares `streaming` (the Engine then uses StreamInvoke).
-    expect(tools).toEqual(cap.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema, recommended_policy: "ask", ...(t.stream ? { streaming: true } : {}), semantics: { kind: "shell", commands: ["command"], paths: { cwd: "exec" } } })));
+    expect(tools).toEqual(
+      cap.tools.map((t) => ({
+        name: t.name,
+        description: t.description,
+        input_schema: t.inputSchema,
+        recommended_policy: "ask",
+        ...(t.stream ? { streaming: true } : {}),
+        semantics: { kind: "shell", commands: ["command"], paths: { cwd: "exec" } },
+      })),
+    );
   });
 });

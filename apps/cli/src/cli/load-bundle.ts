@@ -72,7 +72,13 @@ export function loadBundle(file: string, cacheDir: string, key: string, sourceMa
   });
   if (!cachedData || script.cachedDataRejected === true) process.once("exit", () => saveCache(script, cacheFile));
   const module = { exports: {} as ClientBundle };
-  const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: unknown, filename: string, dirname: string) => void;
+  const run = script.runInThisContext() as (
+    exports: unknown,
+    require: NodeJS.Require,
+    module: unknown,
+    filename: string,
+    dirname: string,
+  ) => void;
   run(module.exports, createRequire(file), module, file, dirname(file));
   return module.exports;
 }

@@ -11,7 +11,11 @@ export interface ParsedCommand {
   help: boolean;
 }
 
-const globalWithValue = new Set(Object.entries(GLOBAL_OPTIONS).filter(([, o]) => o.type === "string").map(([n]) => n));
+const globalWithValue = new Set(
+  Object.entries(GLOBAL_OPTIONS)
+    .filter(([, o]) => o.type === "string")
+    .map(([n]) => n),
+);
 
 function takesValue(token: string, spec: CommandSpec): boolean {
   if (token.includes("=") || !token.startsWith("--")) return false;
@@ -54,7 +58,10 @@ function resolvePath(root: CommandSpec, argv: string[]): { spec: CommandSpec; pa
     }
     if (descending && spec.subcommands?.length && !spec.run) {
       const known = spec.subcommands.map((c) => c.name).join(", ");
-      throw new UsageError(`unknown command '${token}' for '${commandName(path)}'`, `commands: ${known}; see '${commandName(path)} --help'`);
+      throw new UsageError(
+        `unknown command '${token}' for '${commandName(path)}'`,
+        `commands: ${known}; see '${commandName(path)} --help'`,
+      );
     }
     descending = false;
     rest.push(token);
@@ -62,13 +69,20 @@ function resolvePath(root: CommandSpec, argv: string[]): { spec: CommandSpec; pa
   return { spec, path, rest };
 }
 
-function parseOptions(spec: CommandSpec, path: string[], args: string[]): { options: OptionValues; positionals: string[] } {
+function parseOptions(
+  spec: CommandSpec,
+  path: string[],
+  args: string[],
+): { options: OptionValues; positionals: string[] } {
   const options: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, ...spec.options };
   try {
     const parsed = parseArgs({
       args,
       options: Object.fromEntries(
-        Object.entries(options).map(([n, o]) => [n, { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }]),
+        Object.entries(options).map(([n, o]) => [
+          n,
+          { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
+        ]),
       ),
       allowPositionals: true,
       strict: true,
@@ -79,10 +93,16 @@ function parseOptions(spec: CommandSpec, path: string[], args: string[]): { opti
     const message = err instanceof Error ? err.message : String(err);
     const flag = /'([^']+)'/.exec(message)?.[1];
     if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-      throw new UsageError(`unknown option '${flag ?? message}' for '${commandName(path)}'`, `options: ${describeOptions(spec)}`);
+      throw new UsageError(
+        `unknown option '${flag ?? message}' for '${commandName(path)}'`,
+        `options: ${describeOptions(spec)}`,
+      );
     }
     if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
-      throw new UsageError(`${message.split(".")[0] ?? message} (in '${commandName(path)}')`, `see '${commandName(path)} --help'`);
+      throw new UsageError(
+        `${message.split(".")[0] ?? message} (in '${commandName(path)}')`,
+        `see '${commandName(path)} --help'`,
+      );
     }
     throw new UsageError(message, `see '${commandName(path)} --help'`);
   }
@@ -99,13 +119,18 @@ export function parseCommandLine(root: CommandSpec, argv: string[]): ParsedComma
   const required = declared.filter((p) => p.required);
   if (positionals.length < required.length) {
     const missing = required[positionals.length];
-    throw new UsageError(`'${commandName(path)}' needs <${missing?.name ?? "argument"}>`, `usage: see '${commandName(path)} --help'`);
+    throw new UsageError(
+      `'${commandName(path)}' needs <${missing?.name ?? "argument"}>`,
+      `usage: see '${commandName(path)} --help'`,
+    );
   }
   if (!declared.some((p) => p.rest) && positionals.length > declared.length) {
     const extra = positionals[declared.length] ?? "";
     throw new UsageError(
       `unexpected argument '${extra}' for '${commandName(path)}'`,
-      declared.length ? `it takes ${declared.map((p) => `<${p.name}>`).join(" ")}` : "it takes no arguments; quote text that contains spaces",
+      declared.length
+        ? `it takes ${declared.map((p) => `<${p.name}>`).join(" ")}`
+        : "it takes no arguments; quote text that contains spaces",
     );
   }
   return { spec, path, options, positionals, help: false };

@@ -54,7 +54,8 @@ export async function runCli(argv: string[], io: CliIo, tree: CommandSpec = COMM
   }
   // `palisade [global options] help <command...>` is `<command...> --help`.
   const helpAt = firstWord(argv);
-  if (helpAt >= 0 && argv[helpAt] === "help") return runCli([...argv.slice(0, helpAt), ...argv.slice(helpAt + 1), "--help"], io, tree);
+  if (helpAt >= 0 && argv[helpAt] === "help")
+    return runCli([...argv.slice(0, helpAt), ...argv.slice(helpAt + 1), "--help"], io, tree);
   try {
     const parsed = parseCommandLine(tree, argv);
     if (parsed.help || !parsed.spec.run) {

@@ -15,14 +15,31 @@ export const COMMAND_TREE: CommandSpec = {
         "Type a message and press Enter. '\\' at the end of a line, Alt+Enter or Ctrl+J insert a newline.\n" +
         "Esc cancels the running turn; Ctrl+C clears the input, twice exits. /help lists the slash commands.",
       options: {
-        demo: { type: "boolean", description: "offline demo: the real Engine with a scripted model (says so on screen)" },
+        demo: {
+          type: "boolean",
+          description: "offline demo: the real Engine with a scripted model (says so on screen)",
+        },
         ephemeral: { type: "boolean", description: "stop the Engine this chat started when the chat exits" },
         otr: { type: "boolean", description: "start off the record: nothing of the session is stored" },
-        resume: { type: "boolean", description: "continue a stored session: the one given as SESSION, else pick it from the list" },
-        model: { type: "string", valueName: "NAME", description: "the model for this chat's messages (as /model NAME)", default: "the Engine's model" },
+        resume: {
+          type: "boolean",
+          description: "continue a stored session: the one given as SESSION, else pick it from the list",
+        },
+        model: {
+          type: "string",
+          valueName: "NAME",
+          description: "the model for this chat's messages (as /model NAME)",
+          default: "the Engine's model",
+        },
       },
       positionals: [{ name: "session", description: "with --resume: a session id or unique prefix" }],
-      examples: ["palisade chat", "palisade chat --demo", "palisade chat --resume", "palisade chat --resume 3f2a --model qwen3:8b", "palisade --data-dir /tmp/p chat --ephemeral"],
+      examples: [
+        "palisade chat",
+        "palisade chat --demo",
+        "palisade chat --resume",
+        "palisade chat --resume 3f2a --model qwen3:8b",
+        "palisade --data-dir /tmp/p chat --ephemeral",
+      ],
       run: lazy(() => import("../commands/chat.js"), "runChatCommand"),
     },
     {
@@ -35,7 +52,12 @@ export const COMMAND_TREE: CommandSpec = {
         "'no one could approve (no terminal)'. Exit code 0 on success; the session id is printed either way.",
       positionals: [{ name: "prompt", description: "the message to send (quote it); - reads stdin", rest: true }],
       options: {
-        session: { type: "string", valueName: "ID", description: "continue this session (id or unique prefix)", default: "a new session" },
+        session: {
+          type: "string",
+          valueName: "ID",
+          description: "continue this session (id or unique prefix)",
+          default: "a new session",
+        },
         approve: {
           type: "string",
           valueName: "TOOL_GLOB",
@@ -46,7 +68,11 @@ export const COMMAND_TREE: CommandSpec = {
         otr: { type: "boolean", description: "off the record: nothing is stored" },
         json: { type: "boolean", description: "print one JSON event per line" },
       },
-      examples: ['palisade run "summarize README.md"', "git diff | palisade run --approve 'files__*' -", 'palisade run --json "list the files" | jq .type'],
+      examples: [
+        'palisade run "summarize README.md"',
+        "git diff | palisade run --approve 'files__*' -",
+        'palisade run --json "list the files" | jq .type',
+      ],
       run: lazy(() => import("../commands/run-command.js"), "runRunCommand"),
     },
     {
@@ -62,7 +88,11 @@ export const COMMAND_TREE: CommandSpec = {
           },
           run: lazy(() => import("../commands/engine.js"), "engineStart"),
         },
-        { name: "stop", summary: "ask the running Engine to shut down gracefully", run: lazy(() => import("../commands/engine.js"), "engineStop") },
+        {
+          name: "stop",
+          summary: "ask the running Engine to shut down gracefully",
+          run: lazy(() => import("../commands/engine.js"), "engineStop"),
+        },
         {
           name: "restart",
           summary: "stop the running Engine gracefully and start it with the current config and environment",
@@ -72,13 +102,26 @@ export const COMMAND_TREE: CommandSpec = {
             "running Engine alone. Running turns get --deadline seconds to finish, then are cancelled and saved as far\n" +
             "as they got; sessions and history are kept. Starts an Engine when none runs.",
           options: {
-            deadline: { type: "string", valueName: "SECONDS", description: "how long running turns may take to finish before they are cancelled", default: "10" },
-            demo: { type: "boolean", description: "start it with the scripted demo model (kept anyway when the running one is a demo)" },
+            deadline: {
+              type: "string",
+              valueName: "SECONDS",
+              description: "how long running turns may take to finish before they are cancelled",
+              default: "10",
+            },
+            demo: {
+              type: "boolean",
+              description: "start it with the scripted demo model (kept anyway when the running one is a demo)",
+            },
           },
           examples: ["palisade engine restart", "PALISADE_MODEL=llama3.1 palisade engine restart"],
           run: lazy(() => import("../commands/engine.js"), "engineRestart"),
         },
-        { name: "status", summary: "show the Engine, model, Shield and capability health", options: { json }, run: lazy(() => import("../commands/engine.js"), "engineStatus") },
+        {
+          name: "status",
+          summary: "show the Engine, model, Shield and capability health",
+          options: { json },
+          run: lazy(() => import("../commands/engine.js"), "engineStatus"),
+        },
       ],
     },
     {
@@ -91,7 +134,12 @@ export const COMMAND_TREE: CommandSpec = {
           options: {
             limit: { type: "string", valueName: "N", description: "how many", default: "20" },
             offset: { type: "string", valueName: "N", description: "skip this many", default: "0" },
-            filter: { type: "string", valueName: "TEXT", description: "only titles containing TEXT", default: "all sessions" },
+            filter: {
+              type: "string",
+              valueName: "TEXT",
+              description: "only titles containing TEXT",
+              default: "all sessions",
+            },
             json,
           },
           run: lazy(() => import("../commands/sessions.js"), "sessionsList"),
@@ -120,7 +168,12 @@ export const COMMAND_TREE: CommandSpec = {
           positionals: [{ name: "id", description: "session id or unique prefix", required: true }],
           options: {
             format: { type: "string", valueName: "md|json", description: "output format", default: "md" },
-            out: { type: "string", valueName: "FILE", description: "write to FILE instead of stdout (never over an existing file without --force)", default: "stdout" },
+            out: {
+              type: "string",
+              valueName: "FILE",
+              description: "write to FILE instead of stdout (never over an existing file without --force)",
+              default: "stdout",
+            },
             force: { type: "boolean", description: "overwrite the --out file if it exists" },
           },
           run: lazy(() => import("../commands/sessions.js"), "sessionsExport"),

@@ -5,7 +5,9 @@ import { CliError } from "../cli/errors.js";
 
 /** A file name safe to create in a directory: no path parts, no control characters. */
 function safeName(name: string, fallback: string): string {
-  const printable = [...name.replace(/\\/g, "/")].map((ch) => (ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127 ? "_" : ch)).join("");
+  const printable = [...name.replace(/\\/g, "/")]
+    .map((ch) => (ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127 ? "_" : ch))
+    .join("");
   const base = basename(printable).replace(/^\.+/, "");
   return base === "" ? fallback : base.slice(0, 200);
 }
@@ -16,8 +18,15 @@ export async function ensureOutDir(dir: string): Promise<void> {
     await mkdir(dir, { recursive: true });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EEXIST" || code === "ENOTDIR" ? "a file is in the way" : (err as Error).message;
-    throw new CliError(`cannot create the output directory ${dir}: ${why}`, { hint: "pass --out with a directory you can write to" });
+    const why =
+      code === "EACCES" || code === "EPERM"
+        ? "permission denied"
+        : code === "EEXIST" || code === "ENOTDIR"
+          ? "a file is in the way"
+          : (err as Error).message;
+    throw new CliError(`cannot create the output directory ${dir}: ${why}`, {
+      hint: "pass --out with a directory you can write to",
+    });
   }
 }
 
@@ -35,7 +44,10 @@ export async function saveInto(dir: string, filename: string, fallback: string, 
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "EEXIST") continue;
-      if (code === "EACCES" || code === "EPERM") throw new CliError(`cannot write ${path}: permission denied`, { hint: "pass --out with a directory you can write to" });
+      if (code === "EACCES" || code === "EPERM")
+        throw new CliError(`cannot write ${path}: permission denied`, {
+          hint: "pass --out with a directory you can write to",
+        });
       throw err;
     }
   }

@@ -23,7 +23,9 @@ export interface FoundArtifact {
 
 /** Artifacts of the tool calls of one session, or of the newest 1000 sessions; newest first. */
 export async function findArtifacts(client: EngineClient, sessionId?: string): Promise<FoundArtifact[]> {
-  const ids = sessionId ? [sessionId] : (await client.listSessions({ limit: 1000 }, { timeoutMs: 10_000 })).sessions.map((s) => s.id);
+  const ids = sessionId
+    ? [sessionId]
+    : (await client.listSessions({ limit: 1000 }, { timeoutMs: 10_000 })).sessions.map((s) => s.id);
   const out: FoundArtifact[] = [];
   for (const id of ids) {
     let cursor = "";
@@ -33,14 +35,24 @@ export async function findArtifacts(client: EngineClient, sessionId?: string): P
         page = await client.getHistory({ sessionId: id, limit: 200, cursor }, { timeoutMs: 10_000 });
       } catch (err) {
         if (sessionId && err instanceof RpcError && err.code === Code.NOT_FOUND) {
-          throw new CliError(`session ${id} does not exist`, { hint: "an off-the-record session and its artifacts are gone once it ends (deleted, or its Engine stopped)" });
+          throw new CliError(`session ${id} does not exist`, {
+            hint: "an off-the-record session and its artifacts are gone once it ends (deleted, or its Engine stopped)",
+          });
         }
         throw err;
       }
       for (const m of page.messages) {
         for (const c of m.toolCalls) {
           for (const a of c.artifacts) {
-            out.push({ artifactId: a.artifactId, filename: a.filename, mimeType: a.mimeType, sizeBytes: Number(a.sizeBytes), sessionId: id, toolName: c.toolName, createdAtMs: Number(m.createdAtUnixMs) });
+            out.push({
+              artifactId: a.artifactId,
+              filename: a.filename,
+              mimeType: a.mimeType,
+              sizeBytes: Number(a.sizeBytes),
+              sessionId: id,
+              toolName: c.toolName,
+              createdAtMs: Number(m.createdAtUnixMs),
+            });
           }
         }
       }
@@ -51,7 +63,12 @@ export async function findArtifacts(client: EngineClient, sessionId?: string): P
 }
 
 /** Downloads one artifact of a session into `dir` under its own name (never overwriting); returns the path. */
-export async function downloadArtifact(client: EngineClient, sessionId: string, artifactId: string, dir: string): Promise<string> {
+export async function downloadArtifact(
+  client: EngineClient,
+  sessionId: string,
+  artifactId: string,
+  dir: string,
+): Promise<string> {
   let filename = "";
   const parts: Uint8Array[] = [];
   try {
@@ -61,7 +78,9 @@ export async function downloadArtifact(client: EngineClient, sessionId: string, 
     }
   } catch (err) {
     if (err instanceof RpcError && err.code === Code.NOT_FOUND) {
-      throw new CliError(`artifact ${artifactId} is no longer available`, { hint: "capability hosts keep artifacts for 6 hours, and deleting a session deletes its artifacts; run the tool again" });
+      throw new CliError(`artifact ${artifactId} is no longer available`, {
+        hint: "capability hosts keep artifacts for 6 hours, and deleting a session deletes its artifacts; run the tool again",
+      });
     }
     throw err;
   }
@@ -87,13 +106,25 @@ export async function artifactsList(ctx: CommandContext): Promise<number> {
       return ExitCode.OK;
     }
     if (found.length === 0) {
-      println(ctx.io.stdout, sessionId ? `No artifacts in session ${sessionId}.` : "No artifacts yet: tools that make files (e.g. documents__create_pdf) list them here.");
+      println(
+        ctx.io.stdout,
+        sessionId
+          ? `No artifacts in session ${sessionId}.`
+          : "No artifacts yet: tools that make files (e.g. documents__create_pdf) list them here.",
+      );
       return ExitCode.OK;
     }
-    const rows = [["ID", "SESSION", "BYTES", "FILE", "TOOL"], ...found.map((a) => [a.artifactId, a.sessionId.slice(0, 12), String(a.sizeBytes), a.filename, a.toolName])];
+    const rows = [
+      ["ID", "SESSION", "BYTES", "FILE", "TOOL"],
+      ...found.map((a) => [a.artifactId, a.sessionId.slice(0, 12), String(a.sizeBytes), a.filename, a.toolName]),
+    ];
     const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
-    for (const r of rows) println(ctx.io.stdout, r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  "));
-    println(ctx.io.stderr, `save one with: ${hintCommand(ctx, `artifacts save ${found[0]?.artifactId ?? "ID"} --out DIR`)}`);
+    for (const r of rows)
+      println(ctx.io.stdout, r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  "));
+    println(
+      ctx.io.stderr,
+      `save one with: ${hintCommand(ctx, `artifacts save ${found[0]?.artifactId ?? "ID"} --out DIR`)}`,
+    );
     return ExitCode.OK;
   });
 }
@@ -103,13 +134,24 @@ export async function artifactsSave(ctx: CommandContext): Promise<number> {
   return withClient(ctx, async (client) => {
     const session = stringOption(ctx, "session");
     const sessionId = session ? await resolveSessionId(client, session, (w) => hintCommand(ctx, w)) : undefined;
-    const matches = (await findArtifacts(client, sessionId)).filter((a) => a.artifactId === wanted || a.artifactId.startsWith(wanted));
+    const matches = (await findArtifacts(client, sessionId)).filter(
+      (a) => a.artifactId === wanted || a.artifactId.startsWith(wanted),
+    );
     const unique = [...new Map(matches.map((m) => [m.artifactId, m])).values()];
     const exact = unique.find((a) => a.artifactId === wanted);
     const artifact = exact ?? (unique.length === 1 ? unique[0] : undefined);
     if (!artifact) {
-      if (unique.length > 1) throw new CliError(`'${wanted}' matches ${unique.length} artifacts: ${unique.slice(0, 5).map((a) => `${a.artifactId} (${a.filename})`).join(", ")}`, { hint: "type more of the id" });
-      throw new CliError(`no artifact ${wanted} in ${sessionId ? `session ${sessionId}` : "the stored sessions"}`, { hint: `see '${hintCommand(ctx, "artifacts list")}'` });
+      if (unique.length > 1)
+        throw new CliError(
+          `'${wanted}' matches ${unique.length} artifacts: ${unique
+            .slice(0, 5)
+            .map((a) => `${a.artifactId} (${a.filename})`)
+            .join(", ")}`,
+          { hint: "type more of the id" },
+        );
+      throw new CliError(`no artifact ${wanted} in ${sessionId ? `session ${sessionId}` : "the stored sessions"}`, {
+        hint: `see '${hintCommand(ctx, "artifacts list")}'`,
+      });
     }
     const dir = resolve(ctx.io.cwd, stringOption(ctx, "out") ?? ".");
     const path = await downloadArtifact(client, artifact.sessionId, artifact.artifactId, dir);

@@ -44,19 +44,39 @@ export async function auditVerify(ctx: CommandContext): Promise<number> {
   try {
     const v = store.verifyAudit(undefined, key);
     if (json) {
-      println(ctx.io.stdout, JSON.stringify({ ok: v.ok, entries: v.rows, head: v.head, database: file, keyFile: key ? keyFile : null, problems: v.problems }));
+      println(
+        ctx.io.stdout,
+        JSON.stringify({
+          ok: v.ok,
+          entries: v.rows,
+          head: v.head,
+          database: file,
+          keyFile: key ? keyFile : null,
+          problems: v.problems,
+        }),
+      );
       return v.ok ? ExitCode.OK : ExitCode.FAILURE;
     }
     if (v.ok) {
-      println(ctx.io.stdout, `OK: ${v.rows} audit entr${v.rows === 1 ? "y" : "ies"} verified; chain head #${v.head.seq} ${v.head.hash.slice(0, 16)}… (${file}${key ? `, key ${keyFile}` : ""})`);
+      println(
+        ctx.io.stdout,
+        `OK: ${v.rows} audit entr${v.rows === 1 ? "y" : "ies"} verified; chain head #${v.head.seq} ${v.head.hash.slice(0, 16)}… (${file}${key ? `, key ${keyFile}` : ""})`,
+      );
       return ExitCode.OK;
     }
     const first = [...v.problems].sort((a, b) => a.seq - b.seq)[0];
-    println(ctx.io.stdout, `BROKEN: audit entry #${first?.seq ?? "?"} ${first?.problem.replace("_", " ") ?? ""}: ${first?.detail ?? ""}`);
-    if (v.problems.length > 1) println(ctx.io.stdout, `${v.problems.length - 1} more problem(s) after it; --json lists all`);
+    println(
+      ctx.io.stdout,
+      `BROKEN: audit entry #${first?.seq ?? "?"} ${first?.problem.replace("_", " ") ?? ""}: ${first?.detail ?? ""}`,
+    );
+    if (v.problems.length > 1)
+      println(ctx.io.stdout, `${v.problems.length - 1} more problem(s) after it; --json lists all`);
     println(ctx.io.stdout, `${v.rows} entries read from ${file}`);
     if (!key) {
-      println(ctx.io.stdout, `(checked without a key: ${keyFile} does not hold this database's audit key; if the Engine ran with another config, pass it with --config)`);
+      println(
+        ctx.io.stdout,
+        `(checked without a key: ${keyFile} does not hold this database's audit key; if the Engine ran with another config, pass it with --config)`,
+      );
     }
     return ExitCode.FAILURE;
   } finally {

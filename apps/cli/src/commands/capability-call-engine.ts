@@ -24,14 +24,24 @@ import { resolve } from "node:path";
 const BLOCKED = 2;
 const NOT_APPROVED = 3;
 
-async function answer(ctx: CommandContext, client: EngineClient, a: ApprovalNeeded, sessionId: string, signal: AbortSignal): Promise<void> {
+async function answer(
+  ctx: CommandContext,
+  client: EngineClient,
+  a: ApprovalNeeded,
+  sessionId: string,
+  signal: AbortSignal,
+): Promise<void> {
   let decision = ApprovalDecision.UNATTENDED;
   let reason = "no terminal";
   if (flag(ctx, "yes")) {
     decision = ApprovalDecision.ALLOW_ONCE;
     reason = "approved by --yes";
   } else if (ctx.io.stdin.isTTY) {
-    decision = await askApproval(ctx.io, approvalPrompt(a, 20, (ctx.io.stderr as NodeJS.WriteStream).columns || 100), signal);
+    decision = await askApproval(
+      ctx.io,
+      approvalPrompt(a, 20, (ctx.io.stderr as NodeJS.WriteStream).columns || 100),
+      signal,
+    );
     reason = "";
   }
   await client
@@ -42,7 +52,8 @@ async function answer(ctx: CommandContext, client: EngineClient, a: ApprovalNeed
 function timeoutOf(ctx: CommandContext): number | undefined {
   const timeout = stringOption(ctx, "timeout");
   const ms = timeout === undefined ? undefined : Number(timeout);
-  if (ms !== undefined && !(Number.isInteger(ms) && ms > 0)) throw new UsageError(`--timeout must be a positive number of milliseconds, got '${timeout}'`);
+  if (ms !== undefined && !(Number.isInteger(ms) && ms > 0))
+    throw new UsageError(`--timeout must be a positive number of milliseconds, got '${timeout}'`);
   return ms;
 }
 
@@ -58,7 +69,10 @@ export async function callThroughEngine(ctx: CommandContext, name: string, args:
     const session = stringOption(ctx, "session");
     let sessionId = session ? await resolveSessionId(conn.client, session, (w) => hintCommand(ctx, w)) : "";
     let result: CallToolResult | undefined;
-    const stream = conn.client.callTool({ sessionId, toolName: name, argumentsJson: JSON.stringify(args), workspace: workspaceOf(ctx) }, { signal: abort.signal });
+    const stream = conn.client.callTool(
+      { sessionId, toolName: name, argumentsJson: JSON.stringify(args), workspace: workspaceOf(ctx) },
+      { signal: abort.signal },
+    );
     for await (const r of stream) {
       if (r.payload.case === "result") result = r.payload.value;
       if (r.payload.case !== "event") continue;
@@ -66,12 +80,21 @@ export async function callThroughEngine(ctx: CommandContext, name: string, args:
       sessionId = ev.sessionId || sessionId;
       if (ev.eventType === PipelineEventType.SHIELD_VERDICT && ev.shieldVerdict) {
         const v = ev.shieldVerdict;
-        println(ctx.io.stderr, `shield ${VerdictDecision[v.decision] ?? "UNKNOWN"} (tier ${v.tier}, policy ${conn.status.policyName}): ${v.reason}`);
+        println(
+          ctx.io.stderr,
+          `shield ${VerdictDecision[v.decision] ?? "UNKNOWN"} (tier ${v.tier}, policy ${conn.status.policyName}): ${v.reason}`,
+        );
       }
-      if (ev.eventType === PipelineEventType.APPROVAL_NEEDED && ev.approvalNeeded) await answer(ctx, conn.client, ev.approvalNeeded, sessionId, abort.signal);
+      if (ev.eventType === PipelineEventType.APPROVAL_NEEDED && ev.approvalNeeded)
+        await answer(ctx, conn.client, ev.approvalNeeded, sessionId, abort.signal);
     }
-    if (!result) throw new CliError(`the Engine ended the call to ${name} without a result`, { hint: `its log: ${hintCommand(ctx, "engine status")}` });
-    return await report(ctx, result, (artifactId, dir) => downloadArtifact(conn.client, result.sessionId, artifactId, dir));
+    if (!result)
+      throw new CliError(`the Engine ended the call to ${name} without a result`, {
+        hint: `its log: ${hintCommand(ctx, "engine status")}`,
+      });
+    return await report(ctx, result, (artifactId, dir) =>
+      downloadArtifact(conn.client, result.sessionId, artifactId, dir),
+    );
   } finally {
     if (timer) clearTimeout(timer);
     // An Engine started for this one call does not outlive it.
@@ -97,15 +120,27 @@ export interface CallOutcome {
 }
 
 /** Prints the outcome (and saves its artifacts with --out); returns the exit code. */
-export async function report(ctx: CommandContext, result: CallOutcome, save: (artifactId: string, dir: string) => Promise<string>): Promise<number> {
+export async function report(
+  ctx: CommandContext,
+  result: CallOutcome,
+  save: (artifactId: string, dir: string) => Promise<string>,
+): Promise<number> {
   const code = result.errorCode;
   if (code === "unknown_tool") {
-    throw new CliError(result.content.replace(/ Load the tool's group.*$/, ""), { hint: `every tool and its health: ${hintCommand(ctx, "capability list")}` });
+    throw new CliError(result.content.replace(/ Load the tool's group.*$/, ""), {
+      hint: `every tool and its health: ${hintCommand(ctx, "capability list")}`,
+    });
   }
-  if (code === "invalid_arguments") throw new CliError(`invalid arguments for ${result.toolName}: ${result.content}`, { hint: `the schema is in the manifest of ${result.toolName.split("__")[0] ?? result.toolName}` });
+  if (code === "invalid_arguments")
+    throw new CliError(`invalid arguments for ${result.toolName}: ${result.content}`, {
+      hint: `the schema is in the manifest of ${result.toolName.split("__")[0] ?? result.toolName}`,
+    });
   if (code === "blocked") return BLOCKED;
   if (code === "declined") {
-    println(ctx.io.stderr, `not run: the Shield asks for approval; re-run with --yes to approve ${result.toolName}${ctx.io.stdin.isTTY ? "" : " (no terminal to ask in)"}`);
+    println(
+      ctx.io.stderr,
+      `not run: the Shield asks for approval; re-run with --yes to approve ${result.toolName}${ctx.io.stdin.isTTY ? "" : " (no terminal to ask in)"}`,
+    );
     return NOT_APPROVED;
   }
   if (!result.ran) throw new CliError(`${result.toolName} did not run: ${result.content}`);
@@ -117,14 +152,30 @@ export async function report(ctx: CommandContext, result: CallOutcome, save: (ar
     for (const a of result.artifacts) saved.push(await save(a.artifactId, dir));
   }
   if (flag(ctx, "json")) {
-    const artifacts = result.artifacts.map((a) => ({ artifactId: a.artifactId, filename: a.filename, mimeType: a.mimeType, sizeBytes: Number(a.sizeBytes) }));
+    const artifacts = result.artifacts.map((a) => ({
+      artifactId: a.artifactId,
+      filename: a.filename,
+      mimeType: a.mimeType,
+      sizeBytes: Number(a.sizeBytes),
+    }));
     const error = result.isError ? { error: result.errorMessage, errorCode: result.errorCode } : {};
-    println(ctx.io.stdout, jsonLine(JSON.stringify({ ok: !result.isError, content: result.content, artifacts, saved, sessionId: result.sessionId, ...error }, null, 2)));
+    println(
+      ctx.io.stdout,
+      jsonLine(
+        JSON.stringify(
+          { ok: !result.isError, content: result.content, artifacts, saved, sessionId: result.sessionId, ...error },
+          null,
+          2,
+        ),
+      ),
+    );
   } else {
     // a tool's or server's output: JSON stays JSON, text is shown with its controls made visible
     println(ctx.io.stdout, jsonLine(result.content));
     for (const p of saved) println(ctx.io.stdout, `saved ${p}`);
-    if (!out) for (const a of result.artifacts) println(ctx.io.stderr, `artifact ${a.filename} (${a.artifactId}): add --out DIR to save it`);
+    if (!out)
+      for (const a of result.artifacts)
+        println(ctx.io.stderr, `artifact ${a.filename} (${a.artifactId}): add --out DIR to save it`);
   }
   return result.isError ? ExitCode.FAILURE : ExitCode.OK;
 }

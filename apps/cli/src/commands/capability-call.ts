@@ -28,7 +28,8 @@ interface Target {
 
 function argsTextOf(ctx: CommandContext, positional: string | undefined): string | undefined {
   const option = stringOption(ctx, "args");
-  if (option !== undefined && positional !== undefined) throw new UsageError("give the arguments once: as ARGS_JSON or with --args, not both");
+  if (option !== undefined && positional !== undefined)
+    throw new UsageError("give the arguments once: as ARGS_JSON or with --args, not both");
   return option ?? positional;
 }
 
@@ -37,7 +38,11 @@ function configuredTarget(ctx: CommandContext): Configured {
   const [first, second, third] = ctx.positionals as [string, string | undefined, string | undefined];
   const split = first.indexOf("__");
   const byWords = split < 0 && second !== undefined && !second.trimStart().startsWith("{");
-  if (!byWords && third !== undefined) throw new UsageError(`unexpected argument '${third}'`, "a configured tool takes <capability>__<tool> [ARGS_JSON]; a manifest needs --address or --command");
+  if (!byWords && third !== undefined)
+    throw new UsageError(
+      `unexpected argument '${third}'`,
+      "a configured tool takes <capability>__<tool> [ARGS_JSON]; a manifest needs --address or --command",
+    );
   return { name: byWords ? `${first}__${second}` : first, argsText: argsTextOf(ctx, byWords ? third : second) };
 }
 
@@ -46,7 +51,10 @@ function parseArgs(argsText: string | undefined): unknown {
   try {
     return JSON.parse(argsText) as unknown;
   } catch (e) {
-    throw new UsageError(`the arguments are not valid JSON: ${(e as Error).message}`, `e.g. '{"path":"README.md"}' (quoted for the shell)`);
+    throw new UsageError(
+      `the arguments are not valid JSON: ${(e as Error).message}`,
+      `e.g. '{"path":"README.md"}' (quoted for the shell)`,
+    );
   }
 }
 
@@ -62,10 +70,16 @@ async function openTarget(ctx: CommandContext, launch: NonNullable<ReturnType<ty
 }
 
 /** The answer to an escalation asked in this process: --yes, the person at the terminal, else no one. */
-async function approve(ctx: CommandContext, name: string, reason: string): Promise<"allow_once" | "deny" | "unattended"> {
+async function approve(
+  ctx: CommandContext,
+  name: string,
+  reason: string,
+): Promise<"allow_once" | "deny" | "unattended"> {
   if (flag(ctx, "yes")) return "allow_once";
   if (!ctx.io.stdin.isTTY) return "unattended";
-  return (await confirm(ctx.io, `The Shield asks before ${name} runs (${reason}). Run it? [y/N] `)) ? "allow_once" : "deny";
+  return (await confirm(ctx.io, `The Shield asks before ${name} runs (${reason}). Run it? [y/N] `))
+    ? "allow_once"
+    : "deny";
 }
 
 export async function capabilityCall(ctx: CommandContext): Promise<number> {
@@ -82,10 +96,27 @@ export async function capabilityCall(ctx: CommandContext): Promise<number> {
     const { result, toolName, verdict, artifacts } = await callLocally(
       tools,
       { toolName: name, argumentsJson: JSON.stringify(args) },
-      { sessionId, signal: ms ? AbortSignal.timeout(ms) : new AbortController().signal, ask: (q) => approve(ctx, q.toolName, q.reason) },
+      {
+        sessionId,
+        signal: ms ? AbortSignal.timeout(ms) : new AbortController().signal,
+        ask: (q) => approve(ctx, q.toolName, q.reason),
+      },
     );
-    if (verdict) println(ctx.io.stderr, `shield ${verdict.decision} (tier ${verdict.tier}, policy ${tools.shield.describe().policyName}): ${verdict.reason}`);
-    const outcome = { toolName, content: result.content, isError: result.isError, errorCode: result.error?.code ?? "", errorMessage: result.error?.message ?? "", ran: result.ran, sessionId, artifacts };
+    if (verdict)
+      println(
+        ctx.io.stderr,
+        `shield ${verdict.decision} (tier ${verdict.tier}, policy ${tools.shield.describe().policyName}): ${verdict.reason}`,
+      );
+    const outcome = {
+      toolName,
+      content: result.content,
+      isError: result.isError,
+      errorCode: result.error?.code ?? "",
+      errorMessage: result.error?.message ?? "",
+      ran: result.ran,
+      sessionId,
+      artifacts,
+    };
     return await report(ctx, outcome, async (artifactId, dir) => {
       const found = await tools.host.artifact(sessionId, artifactId);
       if (!found) throw new CliError(`artifact ${artifactId} is no longer available`, { hint: "run the tool again" });

@@ -15,7 +15,8 @@ export function launchFlags(ctx: CommandContext): LaunchFlags {
   const command = stringOption(ctx, "command");
   const protocol = stringOption(ctx, "protocol");
   if (address && command) throw new UsageError("use --address or --command, not both");
-  if (protocol !== undefined && protocol !== "palisade" && protocol !== "selu") throw new UsageError(`--protocol must be palisade or selu, got '${protocol}'`);
+  if (protocol !== undefined && protocol !== "palisade" && protocol !== "selu")
+    throw new UsageError(`--protocol must be palisade or selu, got '${protocol}'`);
   if (protocol !== undefined && !command) throw new UsageError("--protocol is only used with --command");
   if (address) return { address };
   if (command) {
@@ -28,10 +29,16 @@ export function launchFlags(ctx: CommandContext): LaunchFlags {
 
 /** The MCP servers of the config, by id. */
 async function mcpServersOf(ctx: CommandContext): Promise<Map<string, McpCapabilityConfig>> {
-  const [{ loadConfig }, { isMcpConfig, validateCapabilityConfigs }] = await Promise.all([import("@palisade/engine/config"), import("@palisade/capabilities")]);
+  const [{ loadConfig }, { isMcpConfig, validateCapabilityConfigs }] = await Promise.all([
+    import("@palisade/engine/config"),
+    import("@palisade/capabilities"),
+  ]);
   const paths = pathsOf(ctx);
   const config = await loadConfig(paths.configFile, ctx.io.env);
-  const entries = validateCapabilityConfigs(config.capabilities, { file: paths.configFile, baseDir: dirname(paths.configFile) });
+  const entries = validateCapabilityConfigs(config.capabilities, {
+    file: paths.configFile,
+    baseDir: dirname(paths.configFile),
+  });
   return new Map(entries.filter(isMcpConfig).map((c) => [c.id, c]));
 }
 
@@ -41,7 +48,11 @@ async function checkMcp(ctx: CommandContext, c: McpCapabilityConfig): Promise<Mc
   const paths = pathsOf(ctx);
   const runRoot = mkdtempSync(join(tmpdir(), "palisade-mcp-"));
   try {
-    const mcpWrap = sandboxedStdio({ workspace: workspaceOf(ctx), protect: [paths.dataDir, paths.configFile], runRoot });
+    const mcpWrap = sandboxedStdio({
+      workspace: workspaceOf(ctx),
+      protect: [paths.dataDir, paths.configFile],
+      runRoot,
+    });
     return await checkMcpServer(c, { dataDir: paths.dataDir, mcpWrap });
   } finally {
     rmSync(runRoot, { recursive: true, force: true });
@@ -61,7 +72,11 @@ export async function capabilityCheck(ctx: CommandContext): Promise<number> {
     if (!existsSync(path) && !launch) {
       servers ??= await mcpServersOf(ctx);
       const server = servers.get(given);
-      if (!server) throw new CliError(`${given}: no such manifest file, and no MCP server with that id in ${pathsOf(ctx).configFile}`, { hint: "give a manifest path, or the id of an MCP server of the config (see docs/capabilities.md)" });
+      if (!server)
+        throw new CliError(
+          `${given}: no such manifest file, and no MCP server with that id in ${pathsOf(ctx).configFile}`,
+          { hint: "give a manifest path, or the id of an MCP server of the config (see docs/capabilities.md)" },
+        );
       const report = await checkMcp(ctx, server);
       if (!report.ok) failed++;
       results.push(report);
@@ -72,16 +87,31 @@ export async function capabilityCheck(ctx: CommandContext): Promise<number> {
       const m = await loadManifest(path);
       let health: string | undefined;
       if (launch) {
-        const host = new CapabilityHost({ dataDir, capabilities: [{ id: m.id, manifest: path, ...launch, ...("command" in launch ? { cwd: ctx.io.cwd } : {}) }], startupTimeoutMs: 10_000, env: {} });
+        const host = new CapabilityHost({
+          dataDir,
+          capabilities: [{ id: m.id, manifest: path, ...launch, ...("command" in launch ? { cwd: ctx.io.cwd } : {}) }],
+          startupTimeoutMs: 10_000,
+          env: {},
+        });
         const [s] = await host.start();
         await host.stop();
         health = `${s?.state ?? "unknown"}${s?.message ? `: ${s.message}` : ""}`;
         if (s?.state !== "ready") failed++;
       }
-      results.push({ manifest: m.file, id: m.id, ok: true, tools: m.tools.length, warnings: m.warnings, ...(health ? { health } : {}) });
+      results.push({
+        manifest: m.file,
+        id: m.id,
+        ok: true,
+        tools: m.tools.length,
+        warnings: m.warnings,
+        ...(health ? { health } : {}),
+      });
       if (!json) {
         const tools = m.toolSource === "dynamic" ? "dynamic tools" : `${m.tools.length} tool(s)`;
-        println(ctx.io.stdout, `ok ${m.file}: ${m.id}, ${tools}${health ? `; health ${health}` : ""}${m.warnings.map((w) => `\n  warning: ${w}`).join("")}`);
+        println(
+          ctx.io.stdout,
+          `ok ${m.file}: ${m.id}, ${tools}${health ? `; health ${health}` : ""}${m.warnings.map((w) => `\n  warning: ${w}`).join("")}`,
+        );
       }
     } catch (err) {
       failed++;

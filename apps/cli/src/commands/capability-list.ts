@@ -38,13 +38,30 @@ export interface ListedSemantics {
 }
 
 /** The Shield's reading of one tool; an invalid declared block is shown as the error it is. */
-function semanticsOf(tools: LocalTools, name: string, schema: Record<string, unknown>, declared: Record<string, unknown> | undefined): ListedTool["semantics"] {
+function semanticsOf(
+  tools: LocalTools,
+  name: string,
+  schema: Record<string, unknown>,
+  declared: Record<string, unknown> | undefined,
+): ListedTool["semantics"] {
   if (!tools.shield.toolSemantics) return { error: "the Shield in use does not describe tool semantics" };
   try {
-    const v = tools.shield.toolSemantics({ toolName: name, toolSchema: schema, ...(declared ? { toolSemantics: declared } : {}) });
+    const v = tools.shield.toolSemantics({
+      toolName: name,
+      toolSchema: schema,
+      ...(declared ? { toolSemantics: declared } : {}),
+    });
     return {
-      kind: v.kind, source: v.source, recipients: v.recipients, hosts: v.hosts, paths: v.paths, commands: v.commands,
-      outgoing: v.outgoing, model_facing: v.modelFacing, ...(v.method !== undefined ? { method: v.method } : {}), writes_files: v.writesFiles,
+      kind: v.kind,
+      source: v.source,
+      recipients: v.recipients,
+      hosts: v.hosts,
+      paths: v.paths,
+      commands: v.commands,
+      outgoing: v.outgoing,
+      model_facing: v.modelFacing,
+      ...(v.method !== undefined ? { method: v.method } : {}),
+      writes_files: v.writesFiles,
     };
   } catch (err) {
     return { error: err instanceof Error ? err.message : String(err) };
@@ -119,7 +136,11 @@ function engineProcess(c: CapabilityStatus | undefined): EngineProcess | null {
     ...(c.pid ? { pid: c.pid } : {}),
     restarts: c.restarts,
     ...(c.workspace ? { workspace: c.workspace } : {}),
-    instances: c.instances.map((i) => ({ workspace: i.workspace, process: i.process, ...(i.pid ? { pid: i.pid } : {}) })),
+    instances: c.instances.map((i) => ({
+      workspace: i.workspace,
+      process: i.process,
+      ...(i.pid ? { pid: i.pid } : {}),
+    })),
   };
 }
 
@@ -127,38 +148,70 @@ function engineProcess(c: CapabilityStatus | undefined): EngineProcess | null {
  * The sandbox view a local capability or stdio MCP server gets with this config (undefined: it
  * runs without one, or remotely). Computed as the Engine computes it, without starting anything.
  */
-async function sandboxView(tools: LocalTools, c: LocalCapability, m: Manifest | undefined): Promise<ViewLine[] | undefined> {
+async function sandboxView(
+  tools: LocalTools,
+  c: LocalCapability,
+  m: Manifest | undefined,
+): Promise<ViewLine[] | undefined> {
   const { planSandbox, previewView, stdioSandboxSpec } = await import("@palisade/capabilities");
   const cfg = tools.config;
-  const protect = [tools.dataDir, ...(cfg.source ? [cfg.source] : []), ...(cfg.shield.policyFile ? [cfg.shield.policyFile] : [])];
+  const protect = [
+    tools.dataDir,
+    ...(cfg.source ? [cfg.source] : []),
+    ...(cfg.shield.policyFile ? [cfg.shield.policyFile] : []),
+  ];
   const entry = c.entry as Record<string, unknown>;
   const mcp = entry.mcp as { command?: string[] } | undefined;
   if (mcp) {
     if (!mcp.command) return undefined;
     const network = (entry.network as { mode?: "none" | "allowlist" | "any" } | undefined)?.mode ?? "none";
     const filesystem = (entry.filesystem as "none" | "temp" | "workspace" | undefined) ?? "workspace";
-    const spec = stdioSandboxSpec({ workspace: tools.workspace, protect, readOnly: cfg.sandbox.readOnly, writable: cfg.sandbox.writable, hide: cfg.sandbox.hide }, { filesystem, network: { mode: network, hosts: [] } });
+    const spec = stdioSandboxSpec(
+      {
+        workspace: tools.workspace,
+        protect,
+        readOnly: cfg.sandbox.readOnly,
+        writable: cfg.sandbox.writable,
+        hide: cfg.sandbox.hide,
+      },
+      { filesystem, network: { mode: network, hosts: [] } },
+    );
     return previewView(spec, mcp.command);
   }
   const command = entry.command as string[] | undefined;
   if (!command || !m) return undefined;
   const config = entry as unknown as CapabilityConfig;
-  const settings = { probe: { available: true }, required: false, hide: cfg.sandbox.hide, readOnly: cfg.sandbox.readOnly, writable: cfg.sandbox.writable, protect, allowAddresses: [], runBase: "/nonexistent" };
-  const workspace = config.workspace ?? (typeof config.config?.workspace === "string" ? config.config.workspace : undefined);
+  const settings = {
+    probe: { available: true },
+    required: false,
+    hide: cfg.sandbox.hide,
+    readOnly: cfg.sandbox.readOnly,
+    writable: cfg.sandbox.writable,
+    protect,
+    allowAddresses: [],
+    runBase: "/nonexistent",
+  };
+  const workspace =
+    config.workspace ?? (typeof config.config?.workspace === "string" ? config.config.workspace : undefined);
   const plan = planSandbox(m, config, settings, workspace);
   return plan ? previewView(plan.spec, command) : undefined;
 }
 
 /** How the host would launch an entry, read from the entry alone (as the capability runtimes decide it). */
 function launchOf(entry: Record<string, unknown>, m: Manifest | undefined): string {
-  if ("mcp" in entry) return typeof (entry.mcp as { url?: unknown } | undefined)?.url === "string" ? "address" : "command";
+  if ("mcp" in entry)
+    return typeof (entry.mcp as { url?: unknown } | undefined)?.url === "string" ? "address" : "command";
   if (entry.command) return "command";
   if (entry.address) return "address";
-  return entry.image ?? m?.image ? "image" : "none";
+  return (entry.image ?? m?.image) ? "image" : "none";
 }
 
 /** Every capability with its launch mode, health and tools; tools of one that is not ready come from its manifest. */
-export async function listCapabilities(tools: LocalTools, engine?: Map<string, CapabilityStatus>, options: { view?: boolean } = {}): Promise<ListedCapability[]> {
+export async function listCapabilities(
+  tools: LocalTools,
+  engine?: Map<string, CapabilityStatus>,
+  options: { view?: boolean } = {},
+): Promise<ListedCapability[]> {
   const { describeChannel, loadManifest, defaultPolicy, fullToolName } = await import("@palisade/capabilities");
   const catalog = tools.host.catalog();
   const status = new Map(tools.host.status().map((s) => [s.id, s]));
@@ -167,7 +220,11 @@ export async function listCapabilities(tools: LocalTools, engine?: Map<string, C
     const s = status.get(c.id);
     let listed: ListedTool[] = catalog
       .filter((t) => t.capabilityId === c.id)
-      .map((t) => ({ name: t.name, policy: tools.shield.effectivePolicy(t.name, t.policy), semantics: semanticsOf(tools, t.name, t.parameters, t.semantics) }));
+      .map((t) => ({
+        name: t.name,
+        policy: tools.shield.effectivePolicy(t.name, t.policy),
+        semantics: semanticsOf(tools, t.name, t.parameters, t.semantics),
+      }));
     let dynamic = "mcp" in c.entry;
     const m = c.manifest ? await loadManifest(c.manifest).catch(() => undefined) : undefined;
     const launch = s?.launch ?? launchOf(c.entry, m);
@@ -178,10 +235,18 @@ export async function listCapabilities(tools: LocalTools, engine?: Map<string, C
         const name = fullToolName(c.id, t.name);
         const fromEntry = c.entry["semantics"] as Record<string, Record<string, unknown>> | undefined;
         const declared = fromEntry && Object.hasOwn(fromEntry, t.name) ? fromEntry[t.name] : t.semantics;
-        return { name, policy: tools.shield.effectivePolicy(name, defaultPolicy(t)), semantics: semanticsOf(tools, name, t.inputSchema, declared) };
+        return {
+          name,
+          policy: tools.shield.effectivePolicy(name, defaultPolicy(t)),
+          semantics: semanticsOf(tools, name, t.inputSchema, declared),
+        };
       });
     }
-    const view = options.view ? await sandboxView(tools, c, m).catch((err: unknown) => [{ path: "(view unavailable)", access: err instanceof Error ? err.message : String(err) }]) : undefined;
+    const view = options.view
+      ? await sandboxView(tools, c, m).catch((err: unknown) => [
+          { path: "(view unavailable)", access: err instanceof Error ? err.message : String(err) },
+        ])
+      : undefined;
     out.push({
       id: c.id,
       launch,
@@ -210,29 +275,64 @@ function toStart(ctx: CommandContext): string[] | undefined {
 export async function capabilityList(ctx: CommandContext): Promise<number> {
   const start = toStart(ctx);
   const progress = startProgress(ctx.io.stderr);
-  const tools = await openTools(ctx, { ...(ctx.positionals.length > 0 ? { select: ctx.positionals } : {}), ...(start ? { start } : {}), log: progress.line, onStarting: progress.starting });
+  const tools = await openTools(ctx, {
+    ...(ctx.positionals.length > 0 ? { select: ctx.positionals } : {}),
+    ...(start ? { start } : {}),
+    log: progress.line,
+    onStarting: progress.starting,
+  });
   progress.done();
   try {
     const unknown = ctx.positionals.filter((id) => !tools.capabilities.some((c) => c.id === id));
-    if (unknown.length > 0) throw new CliError(`no capability ${unknown.map((u) => `'${u}'`).join(", ")} in the config or the built-ins`, { hint: "run capability list without ids to see every configured one" });
+    if (unknown.length > 0)
+      throw new CliError(`no capability ${unknown.map((u) => `'${u}'`).join(", ")} in the config or the built-ins`, {
+        hint: "run capability list without ids to see every configured one",
+      });
     const engine = await engineCapabilities(ctx);
     const list = await listCapabilities(tools, engine, { view: flag(ctx, "verbose") });
     const shield = tools.shield.describe();
     if (flag(ctx, "json")) {
-      println(ctx.io.stdout, JSON.stringify({ policy: shield.policyName, config: tools.config.source ?? null, engineRunning: engine !== undefined, capabilities: list }, null, 2));
+      println(
+        ctx.io.stdout,
+        JSON.stringify(
+          {
+            policy: shield.policyName,
+            config: tools.config.source ?? null,
+            engineRunning: engine !== undefined,
+            capabilities: list,
+          },
+          null,
+          2,
+        ),
+      );
       return ExitCode.OK;
     }
-    println(ctx.io.stdout, `Shield policy ${shield.policyName}; config ${tools.config.source ?? `${tools.configPath} (not found: built-in defaults)`}`);
-    if (start?.length === 0) println(ctx.io.stdout, "--static: nothing was started; tools come from the manifests (an MCP server's only once it runs).");
-    else if (!engine) println(ctx.io.stdout, "No Engine is running: the processes below were started for this listing only.");
+    println(
+      ctx.io.stdout,
+      `Shield policy ${shield.policyName}; config ${tools.config.source ?? `${tools.configPath} (not found: built-in defaults)`}`,
+    );
+    if (start?.length === 0)
+      println(
+        ctx.io.stdout,
+        "--static: nothing was started; tools come from the manifests (an MCP server's only once it runs).",
+      );
+    else if (!engine)
+      println(ctx.io.stdout, "No Engine is running: the processes below were started for this listing only.");
     for (const c of list) {
       println(ctx.io.stdout);
-      println(ctx.io.stdout, `${c.id}  launch: ${c.launch}  health: ${c.state}${c.state === "ready" ? "" : ` (${c.message})`}`);
+      println(
+        ctx.io.stdout,
+        `${c.id}  launch: ${c.launch}  health: ${c.state}${c.state === "ready" ? "" : ` (${c.message})`}`,
+      );
       const e = c.engine;
       if (e) {
         const down = e.state === "failed" || e.state === "not_ready" ? `; DOWN: ${e.message}` : "";
-        println(ctx.io.stdout, `  in the Engine: ${e.process ? processText(e.process, e.pid) : e.state}${e.restarts ? `, ${e.restarts} restart${e.restarts === 1 ? "" : "s"}` : ""}${down}`);
-        for (const i of e.instances) println(ctx.io.stdout, `    for workspace ${i.workspace}: ${processText(i.process, i.pid)}`);
+        println(
+          ctx.io.stdout,
+          `  in the Engine: ${e.process ? processText(e.process, e.pid) : e.state}${e.restarts ? `, ${e.restarts} restart${e.restarts === 1 ? "" : "s"}` : ""}${down}`,
+        );
+        for (const i of e.instances)
+          println(ctx.io.stdout, `    for workspace ${i.workspace}: ${processText(i.process, i.pid)}`);
       }
       if (c.channel) println(ctx.io.stdout, `  channel: ${c.channel}`);
       if (c.protocol) println(ctx.io.stdout, `  protocol: ${c.protocol}`);
@@ -241,11 +341,17 @@ export async function capabilityList(ctx: CommandContext): Promise<number> {
       if (c.view) {
         println(ctx.io.stdout, "  sandbox view (everything else of the host is absent):");
         const w = Math.max(...c.view.map((v) => v.path.length));
-        for (const v of c.view) println(ctx.io.stdout, `    ${v.path.padEnd(w)}  ${v.access}${v.target ? ` -> ${v.target}` : ""}`);
+        for (const v of c.view)
+          println(ctx.io.stdout, `    ${v.path.padEnd(w)}  ${v.access}${v.target ? ` -> ${v.target}` : ""}`);
       }
-      if (c.tools.length === 0) println(ctx.io.stdout, c.dynamic ? "  (tools are announced by the server once it is ready)" : "  (no tools)");
+      if (c.tools.length === 0)
+        println(ctx.io.stdout, c.dynamic ? "  (tools are announced by the server once it is ready)" : "  (no tools)");
       const width = Math.max(...c.tools.map((t) => t.name.length));
-      for (const t of c.tools) println(ctx.io.stdout, `  ${t.name.padEnd(width)}  ${t.policy.padEnd(5)}  ${"error" in t.semantics ? `semantics INVALID: ${t.semantics.error}` : `${t.semantics.kind} (${t.semantics.source})`}`);
+      for (const t of c.tools)
+        println(
+          ctx.io.stdout,
+          `  ${t.name.padEnd(width)}  ${t.policy.padEnd(5)}  ${"error" in t.semantics ? `semantics INVALID: ${t.semantics.error}` : `${t.semantics.kind} (${t.semantics.source})`}`,
+        );
     }
     return ExitCode.OK;
   } finally {

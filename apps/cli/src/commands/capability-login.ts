@@ -16,12 +16,16 @@ export async function capabilityLogin(ctx: CommandContext): Promise<number> {
   const entry = config.capabilities.find((c) => c.id === id);
   const mcp = entry?.["mcp"] as { url?: string; oauth?: { clientSecret?: string } } | undefined;
   if (!entry || !mcp?.url) {
-    throw new CliError(`${paths.configFile} has no MCP server over HTTP with id ${id}`, { hint: `an entry like \`- id: ${id}\\n  mcp: { url: https://… }\` (docs/capabilities.md); see ${hintCommand(ctx, "capability list")}` });
+    throw new CliError(`${paths.configFile} has no MCP server over HTTP with id ${id}`, {
+      hint: `an entry like \`- id: ${id}\\n  mcp: { url: https://… }\` (docs/capabilities.md); see ${hintCommand(ctx, "capability list")}`,
+    });
   }
   // `${secret:NAME}`: from the credential store, else the environment, as the Engine reads it.
   const secretRef = /^\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(mcp.oauth?.clientSecret ?? "");
   const { UserCredentialStore } = await import("@palisade/capabilities");
-  const stored = secretRef ? await new UserCredentialStore(join(paths.dataDir, "credentials.json")).get("local", id, secretRef[1] as string) : undefined;
+  const stored = secretRef
+    ? await new UserCredentialStore(join(paths.dataDir, "credentials.json")).get("local", id, secretRef[1] as string)
+    : undefined;
   const clientSecret = secretRef ? (stored ?? ctx.io.env[secretRef[1] as string]) : mcp.oauth?.clientSecret;
   const result = await loginMcpServer({
     config: { id, mcp: { url: mcp.url, ...(mcp.oauth ? { oauth: { ...mcp.oauth } } : {}) } },
@@ -29,9 +33,17 @@ export async function capabilityLogin(ctx: CommandContext): Promise<number> {
     ...(clientSecret ? { clientSecret } : {}),
     open: (url) => {
       // Headless too: the URL is all it takes, on any machine whose browser reaches 127.0.0.1 here.
-      println(ctx.io.stderr, `Sign in to ${id} in your browser:\n\n  ${url.toString()}\n\nWaiting for the sign-in (5 minutes)…`);
+      println(
+        ctx.io.stderr,
+        `Sign in to ${id} in your browser:\n\n  ${url.toString()}\n\nWaiting for the sign-in (5 minutes)…`,
+      );
     },
   });
-  println(ctx.io.stdout, result.authorized ? `Signed in to ${id}: ${result.toolCount} tools. The tokens are in ${join(paths.dataDir, "credentials.json")}; restart the Engine to use them.` : `${id} let Palisade in without signing in (${result.toolCount} tools): nothing was stored.`);
+  println(
+    ctx.io.stdout,
+    result.authorized
+      ? `Signed in to ${id}: ${result.toolCount} tools. The tokens are in ${join(paths.dataDir, "credentials.json")}; restart the Engine to use them.`
+      : `${id} let Palisade in without signing in (${result.toolCount} tools): nothing was stored.`,
+  );
   return ExitCode.OK;
 }

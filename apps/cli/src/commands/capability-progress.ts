@@ -21,7 +21,8 @@ export function startProgress(out: Writable): StartProgress {
   const waiting = (): string[] => [...state].filter(([, s]) => s === undefined || !SETTLED.has(s)).map(([id]) => id);
   const report = (): void => {
     const left = waiting();
-    if (left.length > 0) println(out, `starting ${left.join(", ")} … (${state.size - left.length} of ${state.size} done)`);
+    if (left.length > 0)
+      println(out, `starting ${left.join(", ")} … (${state.size - left.length} of ${state.size} done)`);
   };
   return {
     starting: (ids) => {
@@ -40,7 +41,10 @@ export function startProgress(out: Writable): StartProgress {
     done: () => {
       if (state.size === 0) return;
       const up = [...state.values()].filter((s) => s === "ready").length;
-      println(out, `started ${state.size} capabilit${state.size === 1 ? "y" : "ies"} in ${((Date.now() - since) / 1000).toFixed(1)} s (${up} ready)`);
+      println(
+        out,
+        `started ${state.size} capabilit${state.size === 1 ? "y" : "ies"} in ${((Date.now() - since) / 1000).toFixed(1)} s (${up} ready)`,
+      );
     },
   };
 }

@@ -13,32 +13,49 @@ import { flag, hintCommand, pathsOf, startOptions, stringOption, workspaceOf } f
 import { explainFailedStart } from "./preflight.js";
 import { prestartEngine } from "../engine/spawn.js";
 
-async function showSetup(ctx: CommandContext, configFile: string, reason: string | undefined, demoAvailable: boolean): Promise<"quit" | "demo"> {
+async function showSetup(
+  ctx: CommandContext,
+  configFile: string,
+  reason: string | undefined,
+  demoAvailable: boolean,
+): Promise<"quit" | "demo"> {
   const { render } = await import("ink");
   const { SetupApp } = await import("../tui/components/SetupApp.js");
   const chosen: { choice: "quit" | "demo" } = { choice: "quit" };
-  const app = render(createElement(SetupApp, { configFile, reason, demoAvailable, onChoice: (c) => (chosen.choice = c) }), {
-    stdout: ctx.io.stdout as NodeJS.WriteStream,
-    stdin: ctx.io.stdin as NodeJS.ReadStream,
-    exitOnCtrlC: false,
-    // Nothing else writes while this screen shows; the console stays as it is.
-    patchConsole: false,
-  });
+  const app = render(
+    createElement(SetupApp, { configFile, reason, demoAvailable, onChoice: (c) => (chosen.choice = c) }),
+    {
+      stdout: ctx.io.stdout as NodeJS.WriteStream,
+      stdin: ctx.io.stdin as NodeJS.ReadStream,
+      exitOnCtrlC: false,
+      // Nothing else writes while this screen shows; the console stays as it is.
+      patchConsole: false,
+    },
+  );
   await app.waitUntilExit();
   return chosen.choice;
 }
 
 export async function runChatCommand(ctx: CommandContext): Promise<number> {
   if (!ctx.io.stdin.isTTY || !ctx.io.stdout.isTTY) {
-    throw new CliError("palisade chat needs a terminal", { exitCode: ExitCode.USAGE, hint: `for scripts use: ${hintCommand(ctx, 'run "<prompt>" [--json]')}` });
+    throw new CliError("palisade chat needs a terminal", {
+      exitCode: ExitCode.USAGE,
+      hint: `for scripts use: ${hintCommand(ctx, 'run "<prompt>" [--json]')}`,
+    });
   }
   const session = ctx.positionals[0];
-  if (session !== undefined && !flag(ctx, "resume")) throw new UsageError(`unexpected argument '${session}'`, `to continue a session: ${hintCommand(ctx, `chat --resume ${session}`)}`);
+  if (session !== undefined && !flag(ctx, "resume"))
+    throw new UsageError(
+      `unexpected argument '${session}'`,
+      `to continue a session: ${hintCommand(ctx, `chat --resume ${session}`)}`,
+    );
   const resume = flag(ctx, "resume") ? (session ?? true) : undefined;
   const demo = flag(ctx, "demo");
   // The demo gets its own data directory (and Engine), so it never mixes with real sessions.
   const base = pathsOf(ctx);
-  const paths = demo ? resolvePaths({ dataDir: join(base.dataDir, "demo"), configFile: base.configFile }, ctx.io.env) : base;
+  const paths = demo
+    ? resolvePaths({ dataDir: join(base.dataDir, "demo"), configFile: base.configFile }, ctx.io.env)
+    : base;
   const ephemeral = flag(ctx, "ephemeral") || demo;
   const workspace = workspaceOf(ctx);
   // Ctrl+C while the Engine starts (before the chat owns the keyboard) stops the Engine it started.
@@ -49,7 +66,9 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   const engineArgs = demo ? ["--demo"] : [];
   // The Engine starts first; it refuses an invalid config itself, and only then is the config
   // read here, to show its problems with file and path (as `run` does).
-  const starting = running ? undefined : await prestartEngine(paths, { ...startOptions(ctx), start: true, workspace, engineArgs });
+  const starting = running
+    ? undefined
+    : await prestartEngine(paths, { ...startOptions(ctx), start: true, workspace, engineArgs });
   // The chat's screen (ink, React: a few hundred ms to load) loads while the Engine answers or starts.
   const tui = import("../tui/run-chat.js");
   tui.catch(() => undefined); // awaited below; a setup screen instead leaves it unused
@@ -79,7 +98,9 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   }
   if (!conn || !conn.status.modelConfigured) {
     // An Engine started just for this screen (it has no model) is of no use once the user leaves it.
-    const stopping = conn?.startedHere ? stopEngine(paths, conn.endpoint, 2_000).catch(() => killSpawnedEngine(conn.endpoint.info.pid)) : undefined;
+    const stopping = conn?.startedHere
+      ? stopEngine(paths, conn.endpoint, 2_000).catch(() => killSpawnedEngine(conn.endpoint.info.pid))
+      : undefined;
     conn?.close();
     // A running Engine without a model, while this shell or config now has one: say so.
     const why = notice ? [reason, ...notice].filter(Boolean).join("\n") : reason;
@@ -98,12 +119,27 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
         return drift ? driftLines(drift, restartCommand) : undefined;
       },
       restart: async (): Promise<string> => {
-        const r = await restartEngine(paths, { env: ctx.io.env, workspace, deadlineMs: 10_000, hint: (words) => hintCommand(ctx, words) });
+        const r = await restartEngine(paths, {
+          env: ctx.io.env,
+          workspace,
+          deadlineMs: 10_000,
+          hint: (words) => hintCommand(ctx, words),
+        });
         r.conn.close();
         return `Engine restarted: ${describeStarted(r.conn, r.demo)}`;
       },
     };
-    await runChatTui({ io: ctx.io, paths, conn, workspace, demo, otr: flag(ctx, "otr"), model: stringOption(ctx, "model"), resume, setup });
+    await runChatTui({
+      io: ctx.io,
+      paths,
+      conn,
+      workspace,
+      demo,
+      otr: flag(ctx, "otr"),
+      model: stringOption(ctx, "model"),
+      resume,
+      setup,
+    });
   } finally {
     if (ephemeral && conn.startedHere) {
       const stopper = await connectToEngine(paths).catch(() => undefined);

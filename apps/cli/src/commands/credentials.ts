@@ -34,7 +34,8 @@ function readHidden(io: CliIo, prompt: string): Promise<string> {
     const onData = (d: Buffer): void => {
       for (const ch of d.toString("utf8")) {
         if (ch === "\r" || ch === "\n") return finish();
-        if (ch === "\u0003") return finish(new CliError("cancelled; nothing was stored", { exitCode: ExitCode.INTERRUPTED }));
+        if (ch === "\u0003")
+          return finish(new CliError("cancelled; nothing was stored", { exitCode: ExitCode.INTERRUPTED }));
         if (ch === "\u007f" || ch === "\b") value = value.slice(0, -1);
         else value += ch;
       }
@@ -52,11 +53,20 @@ async function readAll(io: CliIo): Promise<string> {
 export async function credentialsSet(ctx: CommandContext): Promise<number> {
   const [capability, name] = ctx.positionals as [string, string];
   const user = userOf(ctx);
-  const value = ctx.io.stdin.isTTY ? await readHidden(ctx.io, `Value of ${capability} ${name} for user "${user}" (not shown): `) : await readAll(ctx.io);
-  if (value === "") throw new UsageError("the value is empty; nothing was stored", `pipe it in: printf %s "$VALUE" | ${hintCommand(ctx, `capability credentials set ${capability} ${name}`)}`);
+  const value = ctx.io.stdin.isTTY
+    ? await readHidden(ctx.io, `Value of ${capability} ${name} for user "${user}" (not shown): `)
+    : await readAll(ctx.io);
+  if (value === "")
+    throw new UsageError(
+      "the value is empty; nothing was stored",
+      `pipe it in: printf %s "$VALUE" | ${hintCommand(ctx, `capability credentials set ${capability} ${name}`)}`,
+    );
   const s = await store(ctx);
   await s.set(user, capability, name, value);
-  println(ctx.io.stdout, `stored ${capability} ${name} for user "${user}" in ${s.file}; a running Engine uses it from the next call`);
+  println(
+    ctx.io.stdout,
+    `stored ${capability} ${name} for user "${user}" in ${s.file}; a running Engine uses it from the next call`,
+  );
   return ExitCode.OK;
 }
 
@@ -65,7 +75,10 @@ export async function credentialsList(ctx: CommandContext): Promise<number> {
   const s = await store(ctx);
   const names = await s.names(user);
   const lines = Object.entries(names).flatMap(([cap, list]) => list.map((n) => `${cap}  ${n}`));
-  println(ctx.io.stdout, lines.length > 0 ? lines.join("\n") : `No credentials stored for user "${user}" in ${s.file}.`);
+  println(
+    ctx.io.stdout,
+    lines.length > 0 ? lines.join("\n") : `No credentials stored for user "${user}" in ${s.file}.`,
+  );
   return ExitCode.OK;
 }
 
@@ -74,7 +87,9 @@ export async function credentialsDelete(ctx: CommandContext): Promise<number> {
   const user = userOf(ctx);
   const s = await store(ctx);
   if (!(await s.delete(user, capability, name))) {
-    throw new CliError(`no ${capability} ${name} is stored for user "${user}"`, { hint: `see '${hintCommand(ctx, "capability credentials list")}'` });
+    throw new CliError(`no ${capability} ${name} is stored for user "${user}"`, {
+      hint: `see '${hintCommand(ctx, "capability credentials list")}'`,
+    });
   }
   println(ctx.io.stdout, `Deleted ${capability} ${name} for user "${user}".`);
   return ExitCode.OK;

@@ -29,10 +29,13 @@ export async function runEngineForeground(io: CliIo, o: ForegroundOptions): Prom
   const lock = await tryLockEngine(o.paths.dataDir);
   if (!lock) {
     const other = await findEngine(o.paths).catch(() => undefined);
-    throw new CliError(`another Engine holds ${o.paths.dataDir}${other ? ` (pid ${other.info.pid}, ${other.address})` : " (it is starting)"}; one Engine serves a data directory`, {
-      exitCode: ENGINE_LOCKED_EXIT,
-      hint: "clients connect to the running one; stop it with 'palisade engine stop' to start another",
-    });
+    throw new CliError(
+      `another Engine holds ${o.paths.dataDir}${other ? ` (pid ${other.info.pid}, ${other.address})` : " (it is starting)"}; one Engine serves a data directory`,
+      {
+        exitCode: ENGINE_LOCKED_EXIT,
+        hint: "clients connect to the running one; stop it with 'palisade engine stop' to start another",
+      },
+    );
   }
   try {
     // holding the lock proves that no other Engine serves this directory: an engine.json left by
@@ -63,7 +66,11 @@ async function runLocked(io: CliIo, o: ForegroundOptions): Promise<number> {
   }
 }
 
-async function runUntilStopped(io: CliIo, o: ForegroundOptions, onStarted: (stop: () => void) => void): Promise<number> {
+async function runUntilStopped(
+  io: CliIo,
+  o: ForegroundOptions,
+  onStarted: (stop: () => void) => void,
+): Promise<number> {
   const start = await loadStartEngine();
   let env: NodeJS.ProcessEnv = { ...(io.env as NodeJS.ProcessEnv) };
   let demoModel: { close(): Promise<void> } | undefined;
@@ -78,7 +85,14 @@ async function runUntilStopped(io: CliIo, o: ForegroundOptions, onStarted: (stop
   const log = (line: string): void => println(io.stderr, `${new Date().toISOString()} ${line}`);
   let engine: Awaited<ReturnType<typeof start>>;
   try {
-    engine = await start({ dataDir: o.paths.dataDir, configPath: o.paths.configFile, workspace: o.workspace, env, log, demo: o.demo });
+    engine = await start({
+      dataDir: o.paths.dataDir,
+      configPath: o.paths.configFile,
+      workspace: o.workspace,
+      env,
+      log,
+      demo: o.demo,
+    });
   } catch (err) {
     await demoModel?.close();
     throw startFailure(err, o.paths);

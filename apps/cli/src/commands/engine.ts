@@ -15,7 +15,8 @@ import { prestartEngine } from "../engine/spawn.js";
 
 export async function engineStart(ctx: CommandContext): Promise<number> {
   const paths = pathsOf(ctx);
-  if (flag(ctx, "foreground")) return runEngineForeground(ctx.io, { paths, workspace: workspaceOf(ctx), demo: flag(ctx, "demo") });
+  if (flag(ctx, "foreground"))
+    return runEngineForeground(ctx.io, { paths, workspace: workspaceOf(ctx), demo: flag(ctx, "demo") });
   const running = await findEngine(paths);
   if (running) {
     println(ctx.io.stdout, `The Engine is already running (pid ${running.info.pid}, ${running.address}).`);
@@ -35,7 +36,10 @@ export async function engineStart(ctx: CommandContext): Promise<number> {
     if (!demo) await explainFailedStart(ctx, starting);
     throw err;
   }
-  println(ctx.io.stdout, `Engine started: pid ${conn.endpoint.info.pid}, ${conn.endpoint.address}, log ${paths.logFile}`);
+  println(
+    ctx.io.stdout,
+    `Engine started: pid ${conn.endpoint.info.pid}, ${conn.endpoint.address}, log ${paths.logFile}`,
+  );
   conn.close();
   return ExitCode.OK;
 }
@@ -70,7 +74,10 @@ export async function engineRestart(ctx: CommandContext): Promise<number> {
     onProgress: (line) => println(ctx.io.stderr, line),
     onStopped: (pid) => println(ctx.io.stdout, `Engine stopped (pid ${pid}); its sessions are kept.`),
   });
-  println(ctx.io.stdout, `Engine started: ${describeStarted(conn, demo)}, ${conn.endpoint.address}, log ${paths.logFile}`);
+  println(
+    ctx.io.stdout,
+    `Engine started: ${describeStarted(conn, demo)}, ${conn.endpoint.address}, log ${paths.logFile}`,
+  );
   conn.close();
   return ExitCode.OK;
 }
@@ -80,7 +87,11 @@ export async function engineStatus(ctx: CommandContext): Promise<number> {
   const running = await findEngine(paths);
   if (!running) {
     if (flag(ctx, "json")) println(ctx.io.stdout, JSON.stringify({ running: false, dataDir: paths.dataDir }));
-    else println(ctx.io.stdout, `No Engine is running for ${paths.dataDir}. Start one with '${hintCommand(ctx, "engine start")}'.`);
+    else
+      println(
+        ctx.io.stdout,
+        `No Engine is running for ${paths.dataDir}. Start one with '${hintCommand(ctx, "engine start")}'.`,
+      );
     return 3;
   }
   const conn = await connectToEngine(paths);
@@ -88,8 +99,20 @@ export async function engineStatus(ctx: CommandContext): Promise<number> {
     // What this shell and config would start differently (engine restart applies it).
     const drift = await setupDrift(paths, ctx.io.env, running.info);
     if (flag(ctx, "json")) {
-      const setup = { setupChanges: drift?.changes ?? [], ...(drift?.problems ? { configProblems: drift.problems } : {}) };
-      println(ctx.io.stdout, JSON.stringify({ running: true, pid: running.info.pid, address: running.address, ...statusToJson(conn.status), ...setup }));
+      const setup = {
+        setupChanges: drift?.changes ?? [],
+        ...(drift?.problems ? { configProblems: drift.problems } : {}),
+      };
+      println(
+        ctx.io.stdout,
+        JSON.stringify({
+          running: true,
+          pid: running.info.pid,
+          address: running.address,
+          ...statusToJson(conn.status),
+          ...setup,
+        }),
+      );
     } else {
       ctx.io.stdout.write(formatStatus(conn.status, running));
       if (drift) for (const line of driftLines(drift, hintCommand(ctx, "engine restart"))) println(ctx.io.stdout, line);

@@ -5,7 +5,10 @@ import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { hintCommand, pathsOf, workspaceOf } from "./common.js";
 
-export async function openTools(ctx: CommandContext, which: Pick<LocalToolsOptions, "only" | "select" | "start" | "log" | "onStarting"> = {}): Promise<LocalTools> {
+export async function openTools(
+  ctx: CommandContext,
+  which: Pick<LocalToolsOptions, "only" | "select" | "start" | "log" | "onStarting"> = {},
+): Promise<LocalTools> {
   const { openLocalTools, ConfigError } = await import("@palisade/engine");
   const paths = pathsOf(ctx);
   const debug = Boolean(ctx.io.env.PALISADE_DEBUG);
@@ -16,10 +19,20 @@ export async function openTools(ctx: CommandContext, which: Pick<LocalToolsOptio
       workspace: workspaceOf(ctx),
       env: { ...(ctx.io.env as NodeJS.ProcessEnv) },
       ...which,
-      ...(debug || which.log ? { log: (line: string) => { if (debug) println(ctx.io.stderr, line); which.log?.(line); } } : {}),
+      ...(debug || which.log
+        ? {
+            log: (line: string) => {
+              if (debug) println(ctx.io.stderr, line);
+              which.log?.(line);
+            },
+          }
+        : {}),
     });
   } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message, { hint: `fix ${paths.configFile} (see docs/configuration.md), then run ${hintCommand(ctx, "capability list")} again` });
+    if (err instanceof ConfigError)
+      throw new CliError(err.message, {
+        hint: `fix ${paths.configFile} (see docs/configuration.md), then run ${hintCommand(ctx, "capability list")} again`,
+      });
     throw err;
   }
 }

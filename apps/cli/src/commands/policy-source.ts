@@ -14,22 +14,42 @@ export interface ChosenPolicy {
 }
 
 export async function choosePolicy(ctx: CommandContext): Promise<ChosenPolicy> {
-  const [{ loadConfig }, { BUILTIN_POLICIES, loadPolicy }] = await Promise.all([import("@palisade/engine/config"), import("@palisade/shield")]);
+  const [{ loadConfig }, { BUILTIN_POLICIES, loadPolicy }] = await Promise.all([
+    import("@palisade/engine/config"),
+    import("@palisade/shield"),
+  ]);
   const paths = pathsOf(ctx);
   const explicit = stringOption(ctx, "policy");
   if (explicit !== undefined) {
     // An explicit policy does not need the config; a broken config must not hide the answer.
-    const policyFile = await loadConfig(paths.configFile, ctx.io.env as NodeJS.ProcessEnv).then((c) => c.shield.policyFile, () => undefined);
+    const policyFile = await loadConfig(paths.configFile, ctx.io.env as NodeJS.ProcessEnv).then(
+      (c) => c.shield.policyFile,
+      () => undefined,
+    );
     const named = BUILTIN_POLICIES.includes(explicit as BuiltinPolicy);
     const policy = await loadPolicy(named ? explicit : resolve(ctx.io.cwd, explicit));
-    return { policy, source: `--policy ${explicit}`, protectedPaths: [paths.dataDir, paths.configFile, ...(policyFile ? [policyFile] : [])] };
+    return {
+      policy,
+      source: `--policy ${explicit}`,
+      protectedPaths: [paths.dataDir, paths.configFile, ...(policyFile ? [policyFile] : [])],
+    };
   }
   const config = await loadConfig(paths.configFile, ctx.io.env);
-  const protectedPaths = [paths.dataDir, paths.configFile, ...(config.shield.policyFile ? [config.shield.policyFile] : [])];
+  const protectedPaths = [
+    paths.dataDir,
+    paths.configFile,
+    ...(config.shield.policyFile ? [config.shield.policyFile] : []),
+  ];
   if (config.shield.policyFile) {
-    return { policy: await loadPolicy(config.shield.policyFile), source: `shield.policy_file in ${paths.configFile}`, protectedPaths };
+    return {
+      policy: await loadPolicy(config.shield.policyFile),
+      source: `shield.policy_file in ${paths.configFile}`,
+      protectedPaths,
+    };
   }
-  const source = config.source ? `shield.policy in ${paths.configFile}` : `the built-in default (no config file at ${paths.configFile})`;
+  const source = config.source
+    ? `shield.policy in ${paths.configFile}`
+    : `the built-in default (no config file at ${paths.configFile})`;
   return { policy: await loadPolicy(config.shield.policy), source, protectedPaths };
 }
 

@@ -11,7 +11,11 @@ import { hintCommand, pathsOf, workspaceOf } from "./common.js";
  * Reads `configFile` with `env` as an Engine starting now would, and checks what its start would
  * refuse (the policy, the capabilities' declared tool semantics); throws the ConfigError.
  */
-export async function checkStartConfig(configFile: string, env: Record<string, string | undefined>, workspace: string): Promise<void> {
+export async function checkStartConfig(
+  configFile: string,
+  env: Record<string, string | undefined>,
+  workspace: string,
+): Promise<void> {
   const { loadConfig } = await import("@palisade/engine/config");
   const config = await loadConfig(configFile, env);
   const { checkStartFiles } = await import("@palisade/engine/start-check");
@@ -33,7 +37,9 @@ export async function explainFailedStart(ctx: CommandContext, starting: Starting
     if (err instanceof ConfigError) {
       const files = [...new Set(err.issues.map((i) => i.file))];
       const which = files.length === 1 && files[0] === paths.configFile ? paths.configFile : files.join(", ");
-      throw new CliError(err.message, { hint: `fix ${which} (see docs/configuration.md; tool semantics: docs/policy.md), then run '${hintCommand(ctx, ctx.path.join(" "))}' again` });
+      throw new CliError(err.message, {
+        hint: `fix ${which} (see docs/configuration.md; tool semantics: docs/policy.md), then run '${hintCommand(ctx, ctx.path.join(" "))}' again`,
+      });
     }
     throw err;
   }

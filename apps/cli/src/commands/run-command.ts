@@ -12,12 +12,21 @@ async function promptOf(ctx: CommandContext): Promise<string> {
   const words = ctx.positionals;
   const fromStdin = (words.length === 1 && words[0] === "-") || (words.length === 0 && !ctx.io.stdin.isTTY);
   if (!fromStdin) {
-    if (words.length === 0) throw new UsageError("'palisade run' needs a prompt", `e.g. ${hintCommand(ctx, 'run "summarize README.md"')}, or pipe it in: echo "…" | ${hintCommand(ctx, "run")}`);
+    if (words.length === 0)
+      throw new UsageError(
+        "'palisade run' needs a prompt",
+        `e.g. ${hintCommand(ctx, 'run "summarize README.md"')}, or pipe it in: echo "…" | ${hintCommand(ctx, "run")}`,
+      );
     return words.join(" ");
   }
   let text = "";
-  for await (const chunk of ctx.io.stdin) text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
-  if (text.trim() === "") throw new UsageError("the prompt read from stdin is empty", `give it as an argument: ${hintCommand(ctx, 'run "…"')}`);
+  for await (const chunk of ctx.io.stdin)
+    text += typeof chunk === "string" ? chunk : (chunk as Buffer).toString("utf8");
+  if (text.trim() === "")
+    throw new UsageError(
+      "the prompt read from stdin is empty",
+      `give it as an argument: ${hintCommand(ctx, 'run "…"')}`,
+    );
   return text.trimEnd();
 }
 

@@ -19,7 +19,11 @@ import { formatBytes, keyArgs } from "../tui/components/format.js";
 import { callArgs, wrapText } from "../format/call-text.js";
 import { jsonLine, shown } from "../format/terminal-text.js";
 
-const VERDICT = { [VerdictDecision.ALLOW]: "ALLOW", [VerdictDecision.BLOCK]: "BLOCK", [VerdictDecision.ESCALATE]: "ESCALATE" } as Record<number, string>;
+const VERDICT = {
+  [VerdictDecision.ALLOW]: "ALLOW",
+  [VerdictDecision.BLOCK]: "BLOCK",
+  [VerdictDecision.ESCALATE]: "ESCALATE",
+} as Record<number, string>;
 
 /** One JSON object per event: `{"type":"LLM_TOKEN", ...the event as protobuf JSON}`. */
 export function eventToJsonLine(ev: PipelineEvent): string {
@@ -59,19 +63,27 @@ function humanPrinter(io: CliIo): Printer {
           return;
         }
         case PipelineEventType.ACTION_PROPOSED:
-          if (ev.actionProposed) names.set(ev.actionProposed.callId, `${ev.actionProposed.toolName} ${keyArgs(ev.actionProposed.argumentsJson, 70)}`);
+          if (ev.actionProposed)
+            names.set(
+              ev.actionProposed.callId,
+              `${ev.actionProposed.toolName} ${keyArgs(ev.actionProposed.argumentsJson, 70)}`,
+            );
           return;
         case PipelineEventType.SHIELD_VERDICT: {
           const v = ev.shieldVerdict;
           if (!v) return;
-          line(`⏺ ${names.get(v.callId) ?? v.toolName} · shield ${VERDICT[v.decision] ?? "?"} (tier ${v.tier})${v.reason ? `: ${v.reason}` : ""}`);
+          line(
+            `⏺ ${names.get(v.callId) ?? v.toolName} · shield ${VERDICT[v.decision] ?? "?"} (tier ${v.tier})${v.reason ? `: ${v.reason}` : ""}`,
+          );
           return;
         }
         case PipelineEventType.ACTION_COMPLETED: {
           const a = ev.actionCompleted;
           if (!a) return;
           const arts = a.artifacts.length ? ` · artifacts: ${a.artifacts.map((x) => x.filename).join(", ")}` : "";
-          line(`  ${a.success ? "✓" : "✗"} ${a.toolName} ${Number(a.durationMs)} ms${a.success ? (a.resultSummary ? ` → ${a.resultSummary.split("\n")[0]}` : "") : `: ${a.error || "failed"}`}${arts}`);
+          line(
+            `  ${a.success ? "✓" : "✗"} ${a.toolName} ${Number(a.durationMs)} ms${a.success ? (a.resultSummary ? ` → ${a.resultSummary.split("\n")[0]}` : "") : `: ${a.error || "failed"}`}${arts}`,
+          );
           return;
         }
         case PipelineEventType.THOUGHT:
@@ -84,7 +96,10 @@ function humanPrinter(io: CliIo): Printer {
         case PipelineEventType.SUB_AGENT_SPAWNED:
         case PipelineEventType.SUB_AGENT_COMPLETED:
         case PipelineEventType.SUB_AGENT_FAILED:
-          if (ev.subAgent) line(`  ◆ sub-agent ${ev.subAgent.name} ${ev.subAgent.state}${ev.subAgent.resultExcerpt ? ` → ${ev.subAgent.resultExcerpt}` : ""}${ev.subAgent.error ? `: ${ev.subAgent.error}` : ""}`);
+          if (ev.subAgent)
+            line(
+              `  ◆ sub-agent ${ev.subAgent.name} ${ev.subAgent.state}${ev.subAgent.resultExcerpt ? ` → ${ev.subAgent.resultExcerpt}` : ""}${ev.subAgent.error ? `: ${ev.subAgent.error}` : ""}`,
+            );
           return;
         default:
           return;
@@ -104,7 +119,11 @@ function jsonPrinter(io: CliIo): Printer {
  * What a terminal approval shows: the whole call, wrapped to `width` (never cut), a file write's
  * diff (cut with a count), why, and what `a` covers; with control characters made visible.
  */
-export function approvalPrompt(a: Pick<ApprovalNeeded, "toolName" | "argumentsJson" | "reason" | "preview" | "grantScope">, maxDiffLines = 20, width = 100): string {
+export function approvalPrompt(
+  a: Pick<ApprovalNeeded, "toolName" | "argumentsJson" | "reason" | "preview" | "grantScope">,
+  maxDiffLines = 20,
+  width = 100,
+): string {
   // a file write's content is in its diff below; every other argument is shown whole
   const lines = wrapText(`? ${a.toolName} ${callArgs(a.argumentsJson, a.preview ? 120 : undefined)}`, width);
   if (a.preview) {
@@ -113,7 +132,12 @@ export function approvalPrompt(a: Pick<ApprovalNeeded, "toolName" | "argumentsJs
     if (diff.length > maxDiffLines) lines.push(`  … ${diff.length - maxDiffLines} more lines`);
   }
   lines.push(...wrapText(`  the Shield asks because: ${a.reason || "policy"}`, width));
-  lines.push(...wrapText(`  [a] covers, for the rest of this session: ${a.grantScope || `${a.toolName} with exactly these arguments`}`, width));
+  lines.push(
+    ...wrapText(
+      `  [a] covers, for the rest of this session: ${a.grantScope || `${a.toolName} with exactly these arguments`}`,
+      width,
+    ),
+  );
   return shown(lines.join("\n"));
 }
 
@@ -137,7 +161,12 @@ export async function askApproval(io: CliIo, text: string, signal: AbortSignal):
 
 /** `*` matches any run of characters; everything else is literal. */
 export function toolGlobMatches(glob: string, tool: string): boolean {
-  const re = new RegExp(`^${glob.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+  const re = new RegExp(
+    `^${glob
+      .split("*")
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+      .join(".*")}$`,
+  );
   return re.test(tool);
 }
 
@@ -168,12 +197,20 @@ export async function runTurn(
   let streamed = false;
   let code: number = ExitCode.FAILURE;
   const cancel = (): void => {
-    if (sessionId && messageId) void client.cancelMessage({ sessionId, messageId }, { timeoutMs: 3000 }).catch(() => undefined);
+    if (sessionId && messageId)
+      void client.cancelMessage({ sessionId, messageId }, { timeoutMs: 3000 }).catch(() => undefined);
   };
   options.signal?.addEventListener("abort", cancel, { once: true });
   try {
     const stream = client.sendMessage(
-      { content: request.content, sessionId, mode: request.otr ? SessionMode.OTR : SessionMode.NORMAL, source: "cli-run", clientMessageId: randomUUID(), workspace: request.workspace },
+      {
+        content: request.content,
+        sessionId,
+        mode: request.otr ? SessionMode.OTR : SessionMode.NORMAL,
+        source: "cli-run",
+        clientMessageId: randomUUID(),
+        workspace: request.workspace,
+      },
       { signal: abort.signal },
     );
     for await (const ev of stream) {
@@ -191,13 +228,21 @@ export async function runTurn(
           reason = `approved by --approve ${glob}`;
           out.note(`approved ${a.toolName} (--approve ${glob}); the Shield asked because: ${a.reason || "policy"}`);
         } else if (options.interactive) {
-          decision = await askApproval(io, approvalPrompt(a, 20, (io.stderr as NodeJS.WriteStream).columns || 100), abort.signal);
+          decision = await askApproval(
+            io,
+            approvalPrompt(a, 20, (io.stderr as NodeJS.WriteStream).columns || 100),
+            abort.signal,
+          );
         } else {
           decision = ApprovalDecision.UNATTENDED;
           reason = "no terminal";
-          out.note(`not run: ${a.toolName} needs approval (${a.reason || "policy"}) and no one could approve (no terminal); approve it for scripts with --approve '${a.toolName}', or run in a terminal`);
+          out.note(
+            `not run: ${a.toolName} needs approval (${a.reason || "policy"}) and no one could approve (no terminal); approve it for scripts with --approve '${a.toolName}', or run in a terminal`,
+          );
         }
-        await client.resolveApproval({ approvalId: a.approvalId, decision, sessionId, reason }, { timeoutMs: 5000 }).catch((err: unknown) => out.note(`could not answer the approval: ${describeRpcError(err)}`));
+        await client
+          .resolveApproval({ approvalId: a.approvalId, decision, sessionId, reason }, { timeoutMs: 5000 })
+          .catch((err: unknown) => out.note(`could not answer the approval: ${describeRpcError(err)}`));
       }
       if (ev.eventType === PipelineEventType.RESPONSE_COMPLETE) {
         if (!options.json) {
@@ -223,7 +268,11 @@ export async function runTurn(
     const limit = tooLargeLimit(err);
     if (limit !== undefined) {
       const bytes = Buffer.byteLength(request.content);
-      throw new CliError(limit ? tooLargeMessage(bytes, limit) : `not sent: this message of ${formatBytes(bytes)} is over the Engine's limit per message; save the text as a file in the workspace and ask about that file instead`);
+      throw new CliError(
+        limit
+          ? tooLargeMessage(bytes, limit)
+          : `not sent: this message of ${formatBytes(bytes)} is over the Engine's limit per message; save the text as a file in the workspace and ask about that file instead`,
+      );
     }
     throw new CliError(`the turn failed: ${describeRpcError(err)}`, { hint: `see '${hint("engine status")}'` });
   }
@@ -235,18 +284,27 @@ export async function runTurn(
   // the Engine's memory only, are dropped now rather than when the Engine stops.
   async function endOffTheRecord(): Promise<void> {
     if (!request.otr || request.sessionId || !sessionId) return;
-    await client.deleteSession({ sessionId }, { timeoutMs: 5000 }).catch((err: unknown) => out.note(`could not end the off-the-record session: ${describeRpcError(err)}`));
+    await client
+      .deleteSession({ sessionId }, { timeoutMs: 5000 })
+      .catch((err: unknown) => out.note(`could not end the off-the-record session: ${describeRpcError(err)}`));
   }
 
   // The session id, whatever happened, so the user can continue or inspect it.
   function continueHint(): void {
     if (options.json || request.otr || !sessionId) return;
-    println(io.stderr, `(session ${sessionId}: continue with '${hint(`run --session ${sessionId.slice(0, 12)} "…"`)}', see it with '${hint(`sessions show ${sessionId.slice(0, 12)}`)}')`);
+    println(
+      io.stderr,
+      `(session ${sessionId}: continue with '${hint(`run --session ${sessionId.slice(0, 12)} "…"`)}', see it with '${hint(`sessions show ${sessionId.slice(0, 12)}`)}')`,
+    );
   }
 }
 
 /** `palisade run` once the prompt is read and the Engine (when none ran) is starting: see run-command.ts. */
-export async function runPrompt(ctx: CommandContext, content: string, starting: StartingEngine | undefined): Promise<number> {
+export async function runPrompt(
+  ctx: CommandContext,
+  content: string,
+  starting: StartingEngine | undefined,
+): Promise<number> {
   const paths = pathsOf(ctx);
   const conn = await connectToEngine(paths, { ...startOptions(ctx), ...(starting ? { starting } : {}) });
   const sigint = new AbortController();
@@ -254,7 +312,9 @@ export async function runPrompt(ctx: CommandContext, content: string, starting: 
   process.once("SIGINT", onSigint);
   try {
     if (!conn.status.modelConfigured) {
-      throw new CliError("no model is configured", { hint: `set OPENAI_API_KEY (and OPENAI_BASE_URL / PALISADE_MODEL), or see '${hintCommand(ctx, "chat")}' for the setup screen` });
+      throw new CliError("no model is configured", {
+        hint: `set OPENAI_API_KEY (and OPENAI_BASE_URL / PALISADE_MODEL), or see '${hintCommand(ctx, "chat")}' for the setup screen`,
+      });
     }
     const session = stringOption(ctx, "session");
     const hint = (w: string): string => hintCommand(ctx, w);

@@ -20,7 +20,10 @@ import { jsonLine, shown, shownLine } from "../format/terminal-text.js";
 /** An Engine this command had to start stays (the next command is quick): said, with how to stop it. */
 function sayStillRunning(ctx: CommandContext, conn: EngineConnection): void {
   if (!conn.startedHere) return;
-  println(ctx.io.stderr, `(the Engine started for this command keeps running, pid ${conn.endpoint.info.pid}, so the next one is quick; '${hintCommand(ctx, "engine stop")}' stops it)`);
+  println(
+    ctx.io.stderr,
+    `(the Engine started for this command keeps running, pid ${conn.endpoint.info.pid}, so the next one is quick; '${hintCommand(ctx, "engine stop")}' stops it)`,
+  );
 }
 
 async function withEngine<T>(ctx: CommandContext, f: (conn: EngineConnection) => Promise<T>): Promise<T> {
@@ -45,7 +48,8 @@ async function withHistory<T>(ctx: CommandContext, f: (client: HistoryClient) =>
   try {
     conn = await connectToEngine(pathsOf(ctx), startOptions(ctx));
   } catch (err) {
-    const local = err instanceof CliError ? await openLocalHistory(pathsOf(ctx).dataDir).catch(() => undefined) : undefined;
+    const local =
+      err instanceof CliError ? await openLocalHistory(pathsOf(ctx).dataDir).catch(() => undefined) : undefined;
     if (!local || !(err instanceof CliError)) throw err;
     println(ctx.io.stderr, `palisade: ${err.message}${err.hint ? `\n  ${err.hint}` : ""}`);
     println(ctx.io.stderr, `(no Engine: reading the history from ${local.database}, read-only)`);
@@ -72,23 +76,46 @@ function date(ms: bigint): string {
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length))) ?? [];
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ")).join("\n") + "\n";
+  return (
+    rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join("  ")).join("\n") + "\n"
+  );
 }
 
 export async function sessionsList(ctx: CommandContext): Promise<number> {
   return withHistory(ctx, async (client) => {
-    const res = await client.listSessions({ limit: intOption(ctx, "limit", 20), offset: intOption(ctx, "offset", 0), titleFilter: stringOption(ctx, "filter") ?? "" });
+    const res = await client.listSessions({
+      limit: intOption(ctx, "limit", 20),
+      offset: intOption(ctx, "offset", 0),
+      titleFilter: stringOption(ctx, "filter") ?? "",
+    });
     if (flag(ctx, "json")) {
-      println(ctx.io.stdout, jsonLine(JSON.stringify({ total: res.total, sessions: res.sessions.map((s) => toJson(SessionInfoSchema, s)) })));
+      println(
+        ctx.io.stdout,
+        jsonLine(JSON.stringify({ total: res.total, sessions: res.sessions.map((s) => toJson(SessionInfoSchema, s)) })),
+      );
       return ExitCode.OK;
     }
     if (res.sessions.length === 0) {
-      println(ctx.io.stdout, res.total ? "No sessions on this page." : `No stored sessions yet. Start one with '${hintCommand(ctx, "chat")}'.`);
+      println(
+        ctx.io.stdout,
+        res.total
+          ? "No sessions on this page."
+          : `No stored sessions yet. Start one with '${hintCommand(ctx, "chat")}'.`,
+      );
       return ExitCode.OK;
     }
-    const rows = [["ID", "UPDATED", "MSGS", "TITLE"], ...res.sessions.map((s) => [s.id.slice(0, 12), date(s.updatedAtUnixMs), String(s.messageCount), shownLine(s.title) || "(untitled)"])];
+    const rows = [
+      ["ID", "UPDATED", "MSGS", "TITLE"],
+      ...res.sessions.map((s) => [
+        s.id.slice(0, 12),
+        date(s.updatedAtUnixMs),
+        String(s.messageCount),
+        shownLine(s.title) || "(untitled)",
+      ]),
+    ];
     ctx.io.stdout.write(table(rows));
-    if (res.total > res.sessions.length) println(ctx.io.stdout, `(${res.sessions.length} of ${res.total}; --offset/--limit for more)`);
+    if (res.total > res.sessions.length)
+      println(ctx.io.stdout, `(${res.sessions.length} of ${res.total}; --offset/--limit for more)`);
     return ExitCode.OK;
   });
 }
@@ -98,7 +125,9 @@ export function formatTranscript(messages: ChatMessage[]): string {
   const out: string[] = [];
   for (const m of messages) {
     for (const c of m.toolCalls) {
-      const v = c.verdict ? ` · shield ${["?", "ALLOW", "BLOCK", "ESCALATE"][c.verdict.decision] ?? "?"} tier ${c.verdict.tier}${c.verdict.reason ? `: ${c.verdict.reason}` : ""}` : "";
+      const v = c.verdict
+        ? ` · shield ${["?", "ALLOW", "BLOCK", "ESCALATE"][c.verdict.decision] ?? "?"} tier ${c.verdict.tier}${c.verdict.reason ? `: ${c.verdict.reason}` : ""}`
+        : "";
       out.push(`  [tool] ${c.toolName} ${c.argumentsJson}${v}${c.approval ? ` · approval ${c.approval}` : ""}`);
       if (c.result) out.push(`         ${c.isError ? "error" : "→"} ${c.result.split("\n")[0]}`);
       for (const a of c.artifacts) out.push(`         artifact ${a.filename} (${a.mimeType}, ${a.sizeBytes} bytes)`);
@@ -122,7 +151,15 @@ export async function sessionsShow(ctx: CommandContext): Promise<number> {
     } while (cursor);
     const messages = pages.flat();
     if (flag(ctx, "json")) {
-      println(ctx.io.stdout, jsonLine(JSON.stringify({ session: session ? toJson(SessionInfoSchema, session) : { id }, messages: messages.map((m) => toJson(ChatMessageSchema, m)) })));
+      println(
+        ctx.io.stdout,
+        jsonLine(
+          JSON.stringify({
+            session: session ? toJson(SessionInfoSchema, session) : { id },
+            messages: messages.map((m) => toJson(ChatMessageSchema, m)),
+          }),
+        ),
+      );
       return ExitCode.OK;
     }
     println(ctx.io.stdout, `# ${shownLine(session?.title || id)}  (${id}, ${messages.length} messages)`);
@@ -139,7 +176,10 @@ export async function sessionsSearch(ctx: CommandContext): Promise<number> {
     const sessionId = session ? await resolveSessionId(client, session, (w) => hintCommand(ctx, w)) : "";
     const res = await client.searchSessions({ query, limit: intOption(ctx, "limit", 20), sessionId });
     if (flag(ctx, "json")) {
-      println(ctx.io.stdout, jsonLine(JSON.stringify({ total: res.total, hits: res.hits.map((h) => toJson(SearchHitSchema, h)) })));
+      println(
+        ctx.io.stdout,
+        jsonLine(JSON.stringify({ total: res.total, hits: res.hits.map((h) => toJson(SearchHitSchema, h)) })),
+      );
       return ExitCode.OK;
     }
     if (res.hits.length === 0) {
@@ -147,10 +187,14 @@ export async function sessionsSearch(ctx: CommandContext): Promise<number> {
       return ExitCode.OK;
     }
     for (const h of res.hits) {
-      println(ctx.io.stdout, `${h.sessionId.slice(0, 12)}  ${date(h.createdAtUnixMs)}  ${shownLine(h.sessionTitle) || "(untitled)"} · ${h.callId ? `tool call ${shownLine(h.toolName || h.callId)}` : h.role}`);
+      println(
+        ctx.io.stdout,
+        `${h.sessionId.slice(0, 12)}  ${date(h.createdAtUnixMs)}  ${shownLine(h.sessionTitle) || "(untitled)"} · ${h.callId ? `tool call ${shownLine(h.toolName || h.callId)}` : h.role}`,
+      );
       println(ctx.io.stdout, `    ${shownLine(h.snippet.replace(/\s+/g, " "))}`);
     }
-    if (res.total > res.hits.length) println(ctx.io.stdout, `(${res.hits.length} of ${res.total} hits; --limit for more)`);
+    if (res.total > res.hits.length)
+      println(ctx.io.stdout, `(${res.hits.length} of ${res.total} hits; --limit for more)`);
     return ExitCode.OK;
   });
 }
@@ -175,7 +219,11 @@ export async function sessionsExport(ctx: CommandContext): Promise<number> {
   });
 }
 
-const isDirectory = (path: string): Promise<boolean> => stat(path).then((s) => s.isDirectory(), () => false);
+const isDirectory = (path: string): Promise<boolean> =>
+  stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 
 /**
  * Writes an export, never over an existing file unless `force` (as /save in the chat); a missing
@@ -187,14 +235,24 @@ async function writeExport(file: string, content: string, force: boolean): Promi
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const dir = dirname(file);
-    if (code === "EEXIST" && !(await isDirectory(file))) throw new CliError(`not exported: ${file} already exists`, { hint: "add --force to overwrite it, or give --out another file" });
+    if (code === "EEXIST" && !(await isDirectory(file)))
+      throw new CliError(`not exported: ${file} already exists`, {
+        hint: "add --force to overwrite it, or give --out another file",
+      });
     if (code === "ENOENT" || code === "ENOTDIR") {
-      throw new CliError(`cannot write ${file}: the directory ${dir} does not exist`, { hint: `create it (mkdir -p ${shellQuote(dir)}) or give --out a file in an existing directory` });
+      throw new CliError(`cannot write ${file}: the directory ${dir} does not exist`, {
+        hint: `create it (mkdir -p ${shellQuote(dir)}) or give --out a file in an existing directory`,
+      });
     }
     if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
-      throw new CliError(`cannot write ${file}: permission denied`, { hint: "give --out a file in a directory you can write to" });
+      throw new CliError(`cannot write ${file}: permission denied`, {
+        hint: "give --out a file in a directory you can write to",
+      });
     }
-    if (code === "EISDIR" || code === "EEXIST") throw new CliError(`cannot write ${file}: it is a directory`, { hint: `give --out a file name, e.g. ${shellQuote(join(file, "session.md"))}` });
+    if (code === "EISDIR" || code === "EEXIST")
+      throw new CliError(`cannot write ${file}: it is a directory`, {
+        hint: `give --out a file name, e.g. ${shellQuote(join(file, "session.md"))}`,
+      });
     throw new CliError(`cannot write ${file}: ${(err as Error).message}`);
   }
 }
@@ -214,14 +272,21 @@ export async function sessionsDelete(ctx: CommandContext): Promise<number> {
   return withEngine(ctx, async ({ client }) => {
     const id = await resolveSessionId(client, ctx.positionals[0] as string, (w) => hintCommand(ctx, w));
     if (!flag(ctx, "yes")) {
-      if (!ctx.io.stdin.isTTY) throw new UsageError(`refusing to delete ${id} without confirmation`, "add --yes when running without a terminal");
+      if (!ctx.io.stdin.isTTY)
+        throw new UsageError(
+          `refusing to delete ${id} without confirmation`,
+          "add --yes when running without a terminal",
+        );
       if (!(await confirm(ctx.io, `Delete session ${id} with its messages and artifacts? [y/N] `))) {
         println(ctx.io.stdout, "Kept it.");
         return ExitCode.OK;
       }
     }
     const res = await client.deleteSession({ sessionId: id });
-    if (!res.deleted) throw new CliError(`the Engine did not delete ${id}`, { hint: `it may already be gone: '${hintCommand(ctx, "sessions list")}'` });
+    if (!res.deleted)
+      throw new CliError(`the Engine did not delete ${id}`, {
+        hint: `it may already be gone: '${hintCommand(ctx, "sessions list")}'`,
+      });
     println(ctx.io.stdout, `Deleted ${id}.`);
     return ExitCode.OK;
   });

@@ -15,20 +15,33 @@ export interface ToolFacts {
 /** Starts only the tool's capability (as `capability call` does) and reads its catalog entry. */
 export async function toolFacts(ctx: CommandContext, toolName: string): Promise<ToolFacts> {
   const split = toolName.indexOf("__");
-  if (split <= 0) return { context: {}, note: `${toolName} is not a capability tool (<capability>__<tool>): judged without a manifest` };
+  if (split <= 0)
+    return {
+      context: {},
+      note: `${toolName} is not a capability tool (<capability>__<tool>): judged without a manifest`,
+    };
   const capability = toolName.slice(0, split);
   const tools = await openTools(ctx, { select: [capability] });
   try {
     const found = tools.host.resolve(toolName);
-    if ("error" in found) return { context: {}, note: `no manifest describes ${toolName} (${found.error}): judged without one, as an unknown tool` };
+    if ("error" in found)
+      return {
+        context: {},
+        note: `no manifest describes ${toolName} (${found.error}): judged without one, as an unknown tool`,
+      };
     const t = found.tool;
     const context: ShieldContext = {
       manifestPolicy: t.policy,
       toolSchema: t.parameters,
-      ...(t.networkMode ? { network: { mode: t.networkMode as "none" | "allowlist" | "any", allow: t.networkAllowlist ?? [] } } : {}),
+      ...(t.networkMode
+        ? { network: { mode: t.networkMode as "none" | "allowlist" | "any", allow: t.networkAllowlist ?? [] } }
+        : {}),
       ...(t.semantics ? { toolSemantics: t.semantics } : {}),
     };
-    return { context, note: `tool facts from capability ${capability}: recommended_policy ${t.policy}${t.networkMode ? `, network ${t.networkMode}` : ""}` };
+    return {
+      context,
+      note: `tool facts from capability ${capability}: recommended_policy ${t.policy}${t.networkMode ? `, network ${t.networkMode}` : ""}`,
+    };
   } finally {
     await tools.close();
   }

@@ -16,7 +16,8 @@ export const CHECK_EXIT = { allow: 0, block: 2, escalate: 3 } as const;
  */
 export const CHECK_USAGE_EXIT = 64;
 
-const checkUsage = (message: string, hint: string): CliError => new CliError(message, { exitCode: CHECK_USAGE_EXIT, hint });
+const checkUsage = (message: string, hint: string): CliError =>
+  new CliError(message, { exitCode: CHECK_USAGE_EXIT, hint });
 
 function parseJsonOption(ctx: CommandContext, name: string): unknown {
   const raw = stringOption(ctx, name);
@@ -24,7 +25,10 @@ function parseJsonOption(ctx: CommandContext, name: string): unknown {
   try {
     return JSON.parse(raw) as unknown;
   } catch (e) {
-    throw checkUsage(`--${name} is not valid JSON: ${(e as Error).message}`, `quote it for the shell, e.g. --${name} '{"path":"README.md"}'`);
+    throw checkUsage(
+      `--${name} is not valid JSON: ${(e as Error).message}`,
+      `quote it for the shell, e.g. --${name} '{"path":"README.md"}'`,
+    );
   }
 }
 
@@ -32,17 +36,24 @@ async function judgeOf(ctx: CommandContext): Promise<Judge | undefined> {
   const model = stringOption(ctx, "judge-model");
   if (model === undefined) return undefined;
   const canary = ctx.io.env.PALISADE_SHIELD_CANARY;
-  if (!canary) throw new UsageError("--judge-model needs PALISADE_SHIELD_CANARY (the per-install canary token) in the environment");
+  if (!canary)
+    throw new UsageError(
+      "--judge-model needs PALISADE_SHIELD_CANARY (the per-install canary token) in the environment",
+    );
   const { createOpenAIJudge } = await import("@palisade/shield");
   return createOpenAIJudge({ model, baseURL: ctx.io.env.OPENAI_BASE_URL, apiKey: ctx.io.env.OPENAI_API_KEY, canary });
 }
 
 export async function shieldCheck(ctx: CommandContext): Promise<number> {
   const tool = stringOption(ctx, "tool");
-  const example = "e.g. --tool shell__execute_command --args '{\"command\":\"ls\"}'";
+  const example = 'e.g. --tool shell__execute_command --args \'{"command":"ls"}\'';
   if (!tool) throw checkUsage("'palisade shield check' needs --tool NAME", example);
   // Judging `{}` in place of missing arguments would answer for a call nobody makes.
-  if (stringOption(ctx, "args") === undefined) throw checkUsage(`'palisade shield check' needs --args JSON: the arguments of the ${tool} call to judge`, `${example} (--args '{}' for a call without arguments)`);
+  if (stringOption(ctx, "args") === undefined)
+    throw checkUsage(
+      `'palisade shield check' needs --args JSON: the arguments of the ${tool} call to judge`,
+      `${example} (--args '{}' for a call without arguments)`,
+    );
   const args = parseJsonOption(ctx, "args");
   const { contextFromJson, createShield, verdictJson, verdictText } = await import("@palisade/shield");
   let context;
@@ -56,10 +67,25 @@ export async function shieldCheck(ctx: CommandContext): Promise<number> {
   const chosen = await choosePolicy(ctx);
   const workspace = workspaceOf(ctx);
   const judge = await judgeOf(ctx);
-  const shield = createShield({ policy: chosen.policy, workspace, protectedPaths: chosen.protectedPaths, rateLimitPerMinute: 0, cache: false, ...(judge ? { judge } : {}) });
+  const shield = createShield({
+    policy: chosen.policy,
+    workspace,
+    protectedPaths: chosen.protectedPaths,
+    rateLimitPerMinute: 0,
+    cache: false,
+    ...(judge ? { judge } : {}),
+  });
   const v = await shield.evaluate({ tool, args }, { workspace, ...facts.context, ...context });
   if (flag(ctx, "json")) {
-    println(ctx.io.stdout, JSON.stringify({ ...(JSON.parse(verdictJson(v)) as object), policy_name: chosen.policy.name, policy_source: chosen.source, tool_facts: facts.note }));
+    println(
+      ctx.io.stdout,
+      JSON.stringify({
+        ...(JSON.parse(verdictJson(v)) as object),
+        policy_name: chosen.policy.name,
+        policy_source: chosen.source,
+        tool_facts: facts.note,
+      }),
+    );
   } else {
     ctx.io.stdout.write(verdictText(v));
     println(ctx.io.stdout, policyLine(chosen));
@@ -71,14 +97,23 @@ export async function shieldCheck(ctx: CommandContext): Promise<number> {
 export async function shieldEval(ctx: CommandContext): Promise<number> {
   const file = ctx.positionals[0];
   const set = stringOption(ctx, "set");
-  if ((file === undefined) === (set === undefined)) throw new UsageError("'palisade shield eval' needs a FILE.jsonl (or - for stdin), or --set NAME", "e.g. palisade shield eval cases.jsonl, or --set second");
+  if ((file === undefined) === (set === undefined))
+    throw new UsageError(
+      "'palisade shield eval' needs a FILE.jsonl (or - for stdin), or --set NAME",
+      "e.g. palisade shield eval cases.jsonl, or --set second",
+    );
   const { runEval, runEvalSet } = await import("@palisade/shield");
   const chosen = await choosePolicy(ctx);
   const judge = await judgeOf(ctx);
   println(ctx.io.stderr, policyLine(chosen).replace("decided by", "judging with"));
-  if (set !== undefined) return runEvalSet(set, chosen.policy, judge, flag(ctx, "json"), { stdout: ctx.io.stdout, stderr: ctx.io.stderr });
+  if (set !== undefined)
+    return runEvalSet(set, chosen.policy, judge, flag(ctx, "json"), { stdout: ctx.io.stdout, stderr: ctx.io.stderr });
   if (file === undefined) return ExitCode.USAGE;
-  return runEval(file === "-" ? "-" : resolve(ctx.io.cwd, file), chosen.policy, judge, { stdout: ctx.io.stdout, stderr: ctx.io.stderr, stdin: ctx.io.stdin });
+  return runEval(file === "-" ? "-" : resolve(ctx.io.cwd, file), chosen.policy, judge, {
+    stdout: ctx.io.stdout,
+    stderr: ctx.io.stderr,
+    stdin: ctx.io.stdin,
+  });
 }
 
 export async function shieldPolicyLint(ctx: CommandContext): Promise<number> {
@@ -88,17 +123,28 @@ export async function shieldPolicyLint(ctx: CommandContext): Promise<number> {
   try {
     text = await readFile(file, "utf8");
   } catch (e) {
-    throw new CliError(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`, { hint: "give the path of a policy YAML file" });
+    throw new CliError(
+      `cannot read ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`,
+      { hint: "give the path of a policy YAML file" },
+    );
   }
   try {
     const policy = parsePolicy(text, file);
-    const base = policy.extends ? `, extends ${policy.extends} (counted with its rules)` : " (replaces the default policy entirely; add `extends: default` to add to it)";
-    println(ctx.io.stdout, `${file}: ok: policy ${policy.name} (${policy.version}), ${policy.rules.length} rules, ${policy.toolDefaults.length} tool defaults${base}`);
+    const base = policy.extends
+      ? `, extends ${policy.extends} (counted with its rules)`
+      : " (replaces the default policy entirely; add `extends: default` to add to it)";
+    println(
+      ctx.io.stdout,
+      `${file}: ok: policy ${policy.name} (${policy.version}), ${policy.rules.length} rules, ${policy.toolDefaults.length} tool defaults${base}`,
+    );
     return ExitCode.OK;
   } catch (e) {
     if (!(e instanceof PolicyError)) throw e;
     for (const p of e.problems) println(ctx.io.stdout, `${p.file}:${p.line}:${p.col}: error: ${p.message}`);
-    println(ctx.io.stderr, `${file}: ${e.problems.length} problem${e.problems.length === 1 ? "" : "s"}; the policy would be refused`);
+    println(
+      ctx.io.stderr,
+      `${file}: ${e.problems.length} problem${e.problems.length === 1 ? "" : "s"}; the policy would be refused`,
+    );
     return ExitCode.FAILURE;
   }
 }

@@ -29,13 +29,20 @@ export async function storeCopy(ctx: CommandContext): Promise<number> {
   const fromOpt = stringOption(ctx, "from");
   const to = stringOption(ctx, "to");
   const json = flag(ctx, "json");
-  if (!to) throw new UsageError("--to is required: the PostgreSQL database to copy into", "palisade store copy --to postgres://USER@HOST/DATABASE (an empty database; the password in PGPASSWORD or ~/.pgpass)");
+  if (!to)
+    throw new UsageError(
+      "--to is required: the PostgreSQL database to copy into",
+      "palisade store copy --to postgres://USER@HOST/DATABASE (an empty database; the password in PGPASSWORD or ~/.pgpass)",
+    );
   const source = fromOpt === undefined ? resolve(pathsOf(ctx).dataDir, "palisade.db") : fromOpt.replace(/^sqlite:/, "");
   if (fromOpt !== undefined && !fromOpt.startsWith("sqlite:")) {
     throw new UsageError(`--from ${JSON.stringify(fromOpt)}: write sqlite:PATH (the data directory's palisade.db)`);
   }
   const file = resolve(ctx.io.cwd, source);
-  if (!existsSync(file)) throw new CliError(`no SQLite history at ${file}`, { hint: "pass --from sqlite:PATH, or --data-dir of the installation to copy" });
+  if (!existsSync(file))
+    throw new CliError(`no SQLite history at ${file}`, {
+      hint: "pass --from sqlite:PATH, or --data-dir of the installation to copy",
+    });
   const { PgStore, Store, copyToPostgres, readAuditKey } = await import("@palisade/store");
   const { auditKeyPath } = await import("@palisade/engine/discovery");
   const keyFile = auditKeyPath(pathsOf(ctx).configFile);
@@ -49,24 +56,52 @@ export async function storeCopy(ctx: CommandContext): Promise<number> {
     const report = await copyToPostgres(from, target, {
       ...(key ? { auditKey: key } : {}),
       onProgress: (done, total) => {
-        if (!json && (done === total || done % 100 === 0)) println(ctx.io.stderr, `copied ${String(done)}/${String(total)} sessions`);
+        if (!json && (done === total || done % 100 === 0))
+          println(ctx.io.stderr, `copied ${String(done)}/${String(total)} sessions`);
       },
     });
     if (json) {
-      println(ctx.io.stdout, JSON.stringify({ ok: report.ok, from: file, to: target.description, counts: { from: report.from, to: report.to }, mismatched: report.mismatched, audit: { from: report.auditFrom, to: report.auditTo } }));
+      println(
+        ctx.io.stdout,
+        JSON.stringify({
+          ok: report.ok,
+          from: file,
+          to: target.description,
+          counts: { from: report.from, to: report.to },
+          mismatched: report.mismatched,
+          audit: { from: report.auditFrom, to: report.auditTo },
+        }),
+      );
       return report.ok ? ExitCode.OK : ExitCode.FAILURE;
     }
-    const rows = Object.entries(report.to).map(([t, n]) => `${t} ${String(n)}`).join(", ");
+    const rows = Object.entries(report.to)
+      .map(([t, n]) => `${t} ${String(n)}`)
+      .join(", ");
     if (report.ok) {
-      println(ctx.io.stdout, `OK: ${file} copied to ${target.description} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${rows}`);
-      println(ctx.io.stdout, `audit chain: ${String(report.auditTo.rows)} entries verified on both sides, head #${String(report.auditTo.head.seq)} ${report.auditTo.head.hash.slice(0, 16)}…${key ? ` (keyed, ${keyFile})` : ""}`);
+      println(
+        ctx.io.stdout,
+        `OK: ${file} copied to ${target.description} in ${((Date.now() - started) / 1000).toFixed(1)} s: ${rows}`,
+      );
+      println(
+        ctx.io.stdout,
+        `audit chain: ${String(report.auditTo.rows)} entries verified on both sides, head #${String(report.auditTo.head.seq)} ${report.auditTo.head.hash.slice(0, 16)}…${key ? ` (keyed, ${keyFile})` : ""}`,
+      );
       println(ctx.io.stdout, `next: set store.url in the config of every Engine and give each the same ${keyFile}`);
       return ExitCode.OK;
     }
     println(ctx.io.stdout, `INCOMPLETE: ${file} → ${target.description}`);
-    for (const t of report.mismatched) println(ctx.io.stdout, `  ${t}: ${String(report.from[t as keyof typeof report.from])} in the source, ${String(report.to[t as keyof typeof report.to])} copied`);
-    if (!report.auditFrom.ok) println(ctx.io.stdout, `  the source's audit chain does not verify${key ? "" : ` (no key for it in ${keyFile})`}: ${report.auditFrom.problems[0]?.detail ?? ""}`);
-    if (!report.auditTo.ok) println(ctx.io.stdout, `  the copy's audit chain does not verify: ${report.auditTo.problems[0]?.detail ?? ""}`);
+    for (const t of report.mismatched)
+      println(
+        ctx.io.stdout,
+        `  ${t}: ${String(report.from[t as keyof typeof report.from])} in the source, ${String(report.to[t as keyof typeof report.to])} copied`,
+      );
+    if (!report.auditFrom.ok)
+      println(
+        ctx.io.stdout,
+        `  the source's audit chain does not verify${key ? "" : ` (no key for it in ${keyFile})`}: ${report.auditFrom.problems[0]?.detail ?? ""}`,
+      );
+    if (!report.auditTo.ok)
+      println(ctx.io.stdout, `  the copy's audit chain does not verify: ${report.auditTo.problems[0]?.detail ?? ""}`);
     return ExitCode.FAILURE;
   } finally {
     from.close();
@@ -79,7 +114,12 @@ export async function auditVerifyPostgres(ctx: CommandContext, cfg: StoreConfig,
   const { PgStore } = await import("@palisade/store");
   const json = flag(ctx, "json");
   const password = await passwordFor(ctx, cfg);
-  const store = await PgStore.open({ url: cfg.url, pool: 1, ...(password !== undefined ? { password } : {}), ...(cfg.tls ? { tls: cfg.tls } : {}) });
+  const store = await PgStore.open({
+    url: cfg.url,
+    pool: 1,
+    ...(password !== undefined ? { password } : {}),
+    ...(cfg.tls ? { tls: cfg.tls } : {}),
+  });
   try {
     let secret: Buffer | undefined;
     try {
@@ -90,12 +130,28 @@ export async function auditVerifyPostgres(ctx: CommandContext, cfg: StoreConfig,
     const key = secret ? await store.auditKeyOf(secret) : undefined;
     const v = await store.verifyAudit(undefined, key);
     if (json) {
-      println(ctx.io.stdout, JSON.stringify({ ok: v.ok, entries: v.rows, head: v.head, database: store.description, keyFile: key ? keyFile : null, problems: v.problems }));
+      println(
+        ctx.io.stdout,
+        JSON.stringify({
+          ok: v.ok,
+          entries: v.rows,
+          head: v.head,
+          database: store.description,
+          keyFile: key ? keyFile : null,
+          problems: v.problems,
+        }),
+      );
     } else if (v.ok) {
-      println(ctx.io.stdout, `OK: ${String(v.rows)} audit entr${v.rows === 1 ? "y" : "ies"} verified; chain head #${String(v.head.seq)} ${v.head.hash.slice(0, 16)}… (${store.description}${key ? `, key ${keyFile}` : ""})`);
+      println(
+        ctx.io.stdout,
+        `OK: ${String(v.rows)} audit entr${v.rows === 1 ? "y" : "ies"} verified; chain head #${String(v.head.seq)} ${v.head.hash.slice(0, 16)}… (${store.description}${key ? `, key ${keyFile}` : ""})`,
+      );
     } else {
       const first = [...v.problems].sort((a, b) => a.seq - b.seq)[0];
-      println(ctx.io.stdout, `BROKEN: audit entry #${String(first?.seq ?? "?")} ${first?.problem.replace("_", " ") ?? ""}: ${first?.detail ?? ""}`);
+      println(
+        ctx.io.stdout,
+        `BROKEN: audit entry #${String(first?.seq ?? "?")} ${first?.problem.replace("_", " ") ?? ""}: ${first?.detail ?? ""}`,
+      );
       println(ctx.io.stdout, `${String(v.rows)} entries read from ${store.description}`);
     }
     return v.ok ? ExitCode.OK : ExitCode.FAILURE;

@@ -29,10 +29,17 @@ export interface EngineConnection {
 }
 
 export function openClient(endpoint: { address: string; bearerToken?: string }): EngineClient {
-  return createClient(ClientService, endpoint.address, endpoint.bearerToken ? { bearerToken: endpoint.bearerToken } : {});
+  return createClient(
+    ClientService,
+    endpoint.address,
+    endpoint.bearerToken ? { bearerToken: endpoint.bearerToken } : {},
+  );
 }
 
-async function probe(endpoint: EngineEndpoint, timeoutMs: number): Promise<{ client: EngineClient; status: StatusResponse }> {
+async function probe(
+  endpoint: EngineEndpoint,
+  timeoutMs: number,
+): Promise<{ client: EngineClient; status: StatusResponse }> {
   const client = openClient(endpoint);
   try {
     const status = await client.getStatus({}, { timeoutMs });
@@ -54,7 +61,9 @@ export async function connectToEngine(paths: PalisadePaths, options: ConnectOpti
   const existing = await findEngine(paths);
   if (existing) {
     // The setup comparison (it reads and parses the config) runs while GetStatus is in flight.
-    const drifting = options.onSetupDrift ? setupDrift(paths, options.env ?? process.env, existing.info).catch(() => undefined) : undefined;
+    const drifting = options.onSetupDrift
+      ? setupDrift(paths, options.env ?? process.env, existing.info).catch(() => undefined)
+      : undefined;
     try {
       const { client, status } = await probe(existing, 3_000);
       const drift = await drifting;
@@ -62,14 +71,19 @@ export async function connectToEngine(paths: PalisadePaths, options: ConnectOpti
       return { client, endpoint: existing, status, startedHere: false, close: () => client.close() };
     } catch (err) {
       if (!options.start) {
-        throw new CliError(`the Engine at ${existing.address} (pid ${existing.info.pid}) does not answer: ${describeRpcError(err)}`, {
-          hint: `check ${paths.logFile}, or stop it with ${cmd("engine stop")} and start it again`,
-        });
+        throw new CliError(
+          `the Engine at ${existing.address} (pid ${existing.info.pid}) does not answer: ${describeRpcError(err)}`,
+          {
+            hint: `check ${paths.logFile}, or stop it with ${cmd("engine stop")} and start it again`,
+          },
+        );
       }
     }
   }
   if (!options.start) {
-    throw new CliError(`no Engine is running for ${paths.dataDir}`, { hint: `start one with ${cmd("engine start")} (or just run ${cmd("chat")})` });
+    throw new CliError(`no Engine is running for ${paths.dataDir}`, {
+      hint: `start one with ${cmd("engine start")} (or just run ${cmd("chat")})`,
+    });
   }
   return waitForEngine(paths, await startBackgroundEngine(paths, options), options);
 }
@@ -82,7 +96,11 @@ const RESTARTS_AFTER_LOCK = 3;
  * exited because another Engine holds the data directory (several commands started at once), it
  * waits for that one instead; if that one is gone too, it starts one anew.
  */
-async function waitForEngine(paths: PalisadePaths, first: StartingEngine, options: ConnectOptions): Promise<EngineConnection> {
+async function waitForEngine(
+  paths: PalisadePaths,
+  first: StartingEngine,
+  options: ConnectOptions,
+): Promise<EngineConnection> {
   let starting = first;
   const started = first.startedAt;
   const timeoutMs = options.timeoutMs ?? ENGINE_START_TIMEOUT_MS;
@@ -93,7 +111,9 @@ async function waitForEngine(paths: PalisadePaths, first: StartingEngine, option
     const { pid } = starting;
     if (Date.now() >= nextProgress) {
       nextProgress += PROGRESS_EVERY_MS;
-      options.onProgress?.(`starting the Engine… ${Math.round((Date.now() - started) / 1000)} s (waiting up to ${Math.round(timeoutMs / 1000)} s)`);
+      options.onProgress?.(
+        `starting the Engine… ${Math.round((Date.now() - started) / 1000)} s (waiting up to ${Math.round(timeoutMs / 1000)} s)`,
+      );
     }
     if (options.signal?.aborted) {
       // Nobody is left to use it: an Engine started for this command must not outlive it.
@@ -128,7 +148,10 @@ async function waitForEngine(paths: PalisadePaths, first: StartingEngine, option
   const { pid } = starting;
   await killSpawnedEngine(pid);
   const tail = logTail(paths.logFile);
-  throw new CliError(`the Engine did not become ready within ${Math.round(timeoutMs / 1000)} s; stopped it (pid ${pid})`, {
-    hint: tail ? `last lines of ${paths.logFile}:\n${tail}` : `see ${paths.logFile}`,
-  });
+  throw new CliError(
+    `the Engine did not become ready within ${Math.round(timeoutMs / 1000)} s; stopped it (pid ${pid})`,
+    {
+      hint: tail ? `last lines of ${paths.logFile}:\n${tail}` : `see ${paths.logFile}`,
+    },
+  );
 }

@@ -29,7 +29,11 @@ async function main(argv: string[]): Promise<number> {
     }
     const absolute = (v: string | undefined): string | undefined => (v === undefined ? undefined : resolve(io.cwd, v));
     const paths = resolvePaths({ dataDir: absolute(values["data-dir"]), configFile: absolute(values.config) }, io.env);
-    return await runEngineForeground(io, { paths, workspace: workspaceDir(io.cwd, values.workspace), demo: values.demo ?? false });
+    return await runEngineForeground(io, {
+      paths,
+      workspace: workspaceDir(io.cwd, values.workspace),
+      demo: values.demo ?? false,
+    });
   } catch (err) {
     // Read by the CLI that started it, in engine.log: one line and a hint, as the CLI says them.
     if (!(err instanceof CliError)) throw err;
@@ -41,7 +45,9 @@ async function main(argv: string[]): Promise<number> {
 
 process.exit(
   await main(process.argv.slice(2)).catch((err: unknown) => {
-    process.stderr.write(`palisade: the Engine failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+      `palisade: the Engine failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
     return ExitCode.FAILURE;
   }),
 );

@@ -5,8 +5,19 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "@bufbuild/protobuf";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { GetHistoryResponseSchema, ListSessionsResponseSchema, SearchSessionsResponseSchema } from "@palisade/protocol/pipeline";
-import type { GetHistoryRequestSchema, GetHistoryResponse, ListSessionsRequestSchema, ListSessionsResponse, SearchSessionsRequestSchema, SearchSessionsResponse } from "@palisade/protocol/pipeline";
+import {
+  GetHistoryResponseSchema,
+  ListSessionsResponseSchema,
+  SearchSessionsResponseSchema,
+} from "@palisade/protocol/pipeline";
+import type {
+  GetHistoryRequestSchema,
+  GetHistoryResponse,
+  ListSessionsRequestSchema,
+  ListSessionsResponse,
+  SearchSessionsRequestSchema,
+  SearchSessionsResponse,
+} from "@palisade/protocol/pipeline";
 import { ChatMessageSchema, SessionInfoSchema, SessionMode, VerdictDecision } from "@palisade/protocol/types";
 import type { ChatMessage, SessionInfo } from "@palisade/protocol/types";
 import type { MessageRecord, SessionRecord, Store } from "@palisade/store";
@@ -15,22 +26,53 @@ import type { EngineClient } from "./connect.js";
 /** The read calls a history command makes; the Engine's client, or this reader. */
 export type HistoryClient = Pick<EngineClient, "listSessions" | "getHistory" | "searchSessions">;
 
-const DECISION = { allow: VerdictDecision.ALLOW, block: VerdictDecision.BLOCK, escalate: VerdictDecision.ESCALATE } as const;
+const DECISION = {
+  allow: VerdictDecision.ALLOW,
+  block: VerdictDecision.BLOCK,
+  escalate: VerdictDecision.ESCALATE,
+} as const;
 
 function sessionInfo(s: SessionRecord): SessionInfo {
   return create(SessionInfoSchema, {
-    id: s.id, title: s.title, mode: s.mode === "heartbeat" ? SessionMode.HEARTBEAT : SessionMode.NORMAL,
-    createdAtUnixMs: BigInt(s.createdAt), updatedAtUnixMs: BigInt(s.updatedAt), messageCount: s.messageCount, workspace: s.workspace, model: s.model,
+    id: s.id,
+    title: s.title,
+    mode: s.mode === "heartbeat" ? SessionMode.HEARTBEAT : SessionMode.NORMAL,
+    createdAtUnixMs: BigInt(s.createdAt),
+    updatedAtUnixMs: BigInt(s.updatedAt),
+    messageCount: s.messageCount,
+    workspace: s.workspace,
+    model: s.model,
   });
 }
 
 function chatMessage(m: MessageRecord): ChatMessage {
   return create(ChatMessageSchema, {
-    id: m.id, sessionId: m.sessionId, role: m.role, content: m.content, createdAtUnixMs: BigInt(m.createdAt), seq: BigInt(m.seq),
+    id: m.id,
+    sessionId: m.sessionId,
+    role: m.role,
+    content: m.content,
+    createdAtUnixMs: BigInt(m.createdAt),
+    seq: BigInt(m.seq),
     toolCalls: m.toolCalls.map((c) => ({
-      callId: c.callId, toolName: c.toolName, argumentsJson: c.argumentsJson, approval: c.approval?.decision ?? "", result: c.result ?? "", isError: c.isError,
-      durationMs: BigInt(c.durationMs ?? 0), subAgentName: c.subAgentName,
-      ...(c.verdict ? { verdict: { callId: c.callId, toolName: c.toolName, decision: DECISION[c.verdict.decision], tier: c.verdict.tier, reason: c.verdict.reason } } : {}),
+      callId: c.callId,
+      toolName: c.toolName,
+      argumentsJson: c.argumentsJson,
+      approval: c.approval?.decision ?? "",
+      result: c.result ?? "",
+      isError: c.isError,
+      durationMs: BigInt(c.durationMs ?? 0),
+      subAgentName: c.subAgentName,
+      ...(c.verdict
+        ? {
+            verdict: {
+              callId: c.callId,
+              toolName: c.toolName,
+              decision: DECISION[c.verdict.decision],
+              tier: c.verdict.tier,
+              reason: c.verdict.reason,
+            },
+          }
+        : {}),
     })),
   });
 }
@@ -63,19 +105,39 @@ export async function openLocalHistory(dataDir: string): Promise<LocalHistory | 
   }
   const client: HistoryClient = {
     listSessions: async (req: MessageInitShape<typeof ListSessionsRequestSchema>): Promise<ListSessionsResponse> => {
-      const page = store.listSessions({ limit: Math.min(req.limit || 50, 1000), offset: req.offset ?? 0, ...(req.titleFilter ? { titleFilter: req.titleFilter } : {}) });
+      const page = store.listSessions({
+        limit: Math.min(req.limit || 50, 1000),
+        offset: req.offset ?? 0,
+        ...(req.titleFilter ? { titleFilter: req.titleFilter } : {}),
+      });
       return create(ListSessionsResponseSchema, { sessions: page.sessions.map(sessionInfo), total: page.total });
     },
     getHistory: async (req: MessageInitShape<typeof GetHistoryRequestSchema>): Promise<GetHistoryResponse> => {
       const id = req.sessionId ?? "";
       const session = store.getSession(id);
       if (!session) throw new Error(`session ${id} does not exist in ${database}`);
-      const page = store.getHistory(id, { limit: Math.min(req.limit || 50, 1000), ...(req.cursor ? { cursor: req.cursor } : {}) });
-      return create(GetHistoryResponseSchema, { messages: page.messages.map(chatMessage), nextCursor: page.nextCursor, session: sessionInfo(session) });
+      const page = store.getHistory(id, {
+        limit: Math.min(req.limit || 50, 1000),
+        ...(req.cursor ? { cursor: req.cursor } : {}),
+      });
+      return create(GetHistoryResponseSchema, {
+        messages: page.messages.map(chatMessage),
+        nextCursor: page.nextCursor,
+        session: sessionInfo(session),
+      });
     },
-    searchSessions: async (req: MessageInitShape<typeof SearchSessionsRequestSchema>): Promise<SearchSessionsResponse> => {
-      const res = store.search(req.query ?? "", { limit: Math.min(req.limit || 20, 200), offset: req.offset ?? 0, ...(req.sessionId ? { sessionId: req.sessionId } : {}) });
-      return create(SearchSessionsResponseSchema, { total: res.total, hits: res.hits.map((h) => ({ ...h, createdAtUnixMs: BigInt(h.createdAt), seq: BigInt(h.seq) })) });
+    searchSessions: async (
+      req: MessageInitShape<typeof SearchSessionsRequestSchema>,
+    ): Promise<SearchSessionsResponse> => {
+      const res = store.search(req.query ?? "", {
+        limit: Math.min(req.limit || 20, 200),
+        offset: req.offset ?? 0,
+        ...(req.sessionId ? { sessionId: req.sessionId } : {}),
+      });
+      return create(SearchSessionsResponseSchema, {
+        total: res.total,
+        hits: res.hits.map((h) => ({ ...h, createdAtUnixMs: BigInt(h.createdAt), seq: BigInt(h.seq) })),
+      });
     },
   };
   return { client, database, close: () => store.close() };

@@ -34,12 +34,16 @@ export async function restartEngine(paths: PalisadePaths, o: RestartOptions): Pr
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const again = o.hint ? o.hint("engine restart") : "palisade engine restart";
-    throw new CliError(`${err.message}\nThe running Engine (if any) was left as it is.`, { hint: `fix ${paths.configFile} (see docs/configuration.md; tool semantics: docs/policy.md), then run '${again}' again` });
+    throw new CliError(`${err.message}\nThe running Engine (if any) was left as it is.`, {
+      hint: `fix ${paths.configFile} (see docs/configuration.md; tool semantics: docs/policy.md), then run '${again}' again`,
+    });
   }
   const running = await findEngine(paths);
   const demo = o.demo === true || running?.info.setup?.demo === true;
   if (running) {
-    o.onProgress?.(`stopping the Engine (pid ${running.info.pid}); running turns get ${Math.round(o.deadlineMs / 1000)} s to finish…`);
+    o.onProgress?.(
+      `stopping the Engine (pid ${running.info.pid}); running turns get ${Math.round(o.deadlineMs / 1000)} s to finish…`,
+    );
     await stopEngine(paths, running, o.deadlineMs);
     o.onStopped?.(running.info.pid);
   }

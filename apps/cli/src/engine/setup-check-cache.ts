@@ -21,36 +21,65 @@ interface Entry {
 /** sha256 (hex) of the config file's content, "" when it does not exist: as engine.json records it. */
 export async function configDigest(file: string): Promise<string> {
   try {
-    return createHash("sha256").update(await readFile(file, "utf8")).digest("hex");
+    return createHash("sha256")
+      .update(await readFile(file, "utf8"))
+      .digest("hex");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return "";
     throw err;
   }
 }
 
-function keyOf(started: EngineSetup, configFile: string, configDigest: string, env: Record<string, string | undefined>, names: string[]): string {
-  const h = createHash("sha256").update(JSON.stringify(started)).update("\0").update(configFile).update("\0").update(configDigest);
+function keyOf(
+  started: EngineSetup,
+  configFile: string,
+  configDigest: string,
+  env: Record<string, string | undefined>,
+  names: string[],
+): string {
+  const h = createHash("sha256")
+    .update(JSON.stringify(started))
+    .update("\0")
+    .update(configFile)
+    .update("\0")
+    .update(configDigest);
   for (const name of [...names].sort()) {
     const value = env[name];
-    h.update(`\0${name}=`).update(value === undefined ? "-" : createHmac("sha256", started.keySalt).update(value).digest("hex"));
+    h.update(`\0${name}=`).update(
+      value === undefined ? "-" : createHmac("sha256", started.keySalt).update(value).digest("hex"),
+    );
   }
   return h.digest("hex");
 }
 
 /** Whether the data dir remembers "no difference" for exactly these inputs. */
-export async function knownSame(dataDir: string, started: EngineSetup, configFile: string, configDigest: string, env: Record<string, string | undefined>): Promise<boolean> {
+export async function knownSame(
+  dataDir: string,
+  started: EngineSetup,
+  configFile: string,
+  configDigest: string,
+  env: Record<string, string | undefined>,
+): Promise<boolean> {
   let entry: Entry;
   try {
     entry = JSON.parse(await readFile(join(dataDir, SETUP_CHECK_FILE), "utf8")) as Entry;
   } catch {
     return false;
   }
-  if (!Array.isArray(entry.env) || !entry.env.every((n) => typeof n === "string") || typeof entry.key !== "string") return false;
+  if (!Array.isArray(entry.env) || !entry.env.every((n) => typeof n === "string") || typeof entry.key !== "string")
+    return false;
   return entry.key === keyOf(started, configFile, configDigest, env, entry.env);
 }
 
 /** Records "no difference" for these inputs (best effort: a read-only data dir just keeps comparing). */
-export async function rememberSame(dataDir: string, started: EngineSetup, configFile: string, configDigest: string, env: Record<string, string | undefined>, names: string[]): Promise<void> {
+export async function rememberSame(
+  dataDir: string,
+  started: EngineSetup,
+  configFile: string,
+  configDigest: string,
+  env: Record<string, string | undefined>,
+  names: string[],
+): Promise<void> {
   const entry: Entry = { env: [...new Set(names)].sort(), key: keyOf(started, configFile, configDigest, env, names) };
   const file = join(dataDir, SETUP_CHECK_FILE);
   const tmp = `${file}.${process.pid}.tmp`;

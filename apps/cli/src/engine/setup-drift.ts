@@ -16,7 +16,11 @@ export interface SetupDrift {
  * What differs between the running Engine's recorded setup and the current one; undefined when
  * nothing does. "Nothing" is remembered in the data dir for the same inputs (setup-check-cache.ts).
  */
-export async function setupDrift(paths: PalisadePaths, env: Record<string, string | undefined>, info: EngineInfo): Promise<SetupDrift | undefined> {
+export async function setupDrift(
+  paths: PalisadePaths,
+  env: Record<string, string | undefined>,
+  info: EngineInfo,
+): Promise<SetupDrift | undefined> {
   const started = info.setup;
   if (!started) return undefined; // an older Engine recorded nothing to compare with
   let digest: string | undefined;

@@ -84,7 +84,10 @@ export async function killSpawnedEngine(pid: number, graceMs = 15_000): Promise<
 }
 
 /** Starts `palisade engine start --foreground` detached, logging to engine.log; returns its pid. */
-export function spawnBackgroundEngine(paths: PalisadePaths, options: ConnectOptions = {}): { pid: number; exited: Promise<number | null> } {
+export function spawnBackgroundEngine(
+  paths: PalisadePaths,
+  options: ConnectOptions = {},
+): { pid: number; exited: Promise<number | null> } {
   const log = openSync(paths.logFile, "a", 0o600);
   const args = [cliEntryPoint(options.env), "--data-dir", paths.dataDir, "--config", paths.configFile];
   if (options.workspace) args.push("--workspace", options.workspace);
@@ -101,7 +104,10 @@ export function spawnBackgroundEngine(paths: PalisadePaths, options: ConnectOpti
 }
 
 /** Checks the socket path, makes the data directory and starts the Engine in the background. */
-export async function startBackgroundEngine(paths: PalisadePaths, options: ConnectOptions = {}): Promise<StartingEngine> {
+export async function startBackgroundEngine(
+  paths: PalisadePaths,
+  options: ConnectOptions = {},
+): Promise<StartingEngine> {
   const socketProblem = socketPathProblem(paths);
   if (socketProblem) throw new CliError(socketProblem);
   await ensureDataDir(paths);
@@ -122,7 +128,10 @@ export async function startBackgroundEngine(paths: PalisadePaths, options: Conne
  * rest of its code, so both start side by side; pass the result to connectToEngine as `starting`.
  * An Engine that runs but does not answer is left to connectToEngine (it says so, or starts another).
  */
-export async function prestartEngine(paths: PalisadePaths, options: ConnectOptions): Promise<StartingEngine | undefined> {
+export async function prestartEngine(
+  paths: PalisadePaths,
+  options: ConnectOptions,
+): Promise<StartingEngine | undefined> {
   if (!options.start || (await findEngine(paths))) return undefined;
   return startBackgroundEngine(paths, options);
 }

@@ -7,7 +7,13 @@ import type { PalisadePaths } from "../engine-address.js";
 /** The Engine's database file name in the data directory. */
 const DATABASE_FILE = "palisade.db";
 /** SQLite's codes for a file that is not, or no longer, a readable database. */
-const DAMAGED = new Set(["SQLITE_CORRUPT", "SQLITE_NOTADB", "SQLITE_CORRUPT_INDEX", "SQLITE_CORRUPT_SEQUENCE", "SQLITE_CORRUPT_VTAB"]);
+const DAMAGED = new Set([
+  "SQLITE_CORRUPT",
+  "SQLITE_NOTADB",
+  "SQLITE_CORRUPT_INDEX",
+  "SQLITE_CORRUPT_SEQUENCE",
+  "SQLITE_CORRUPT_VTAB",
+]);
 
 export function startFailure(err: unknown, paths: PalisadePaths): CliError {
   const message = err instanceof Error ? err.message : String(err);
@@ -18,7 +24,10 @@ export function startFailure(err: unknown, paths: PalisadePaths): CliError {
       ? `move it aside and start with an empty history: mv ${db} ${db}.damaged (and ${db}-wal, if there is one, to ${db}.damaged-wal); ` +
         `to salvage its sessions into a new one: sqlite3 ${db}.damaged .recover | sqlite3 ${db}`
       : `check that ${db} and ${paths.dataDir} are readable and writable by you and that the disk is not full`;
-    return new CliError(`the Engine could not start: the history database ${db} cannot be read: ${message} (${code})`, { hint, cause: err });
+    return new CliError(`the Engine could not start: the history database ${db} cannot be read: ${message} (${code})`, {
+      hint,
+      cause: err,
+    });
   }
   return new CliError(`the Engine could not start: ${message}`, { hint: `check ${paths.configFile}`, cause: err });
 }

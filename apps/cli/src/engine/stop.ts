@@ -26,12 +26,17 @@ export async function stopEngine(paths: PalisadePaths, running: EngineEndpoint, 
   if (asked !== undefined) {
     // the pid in engine.json is signalled only when it is the process holding the data directory's lock
     if (engineLockHolder(paths.dataDir) !== pid) {
-      throw new CliError(`the Engine (pid ${pid}) did not stop: ${asked}`, { hint: `end it with: kill ${pid} (see ${paths.logFile})` });
+      throw new CliError(`the Engine (pid ${pid}) did not stop: ${asked}`, {
+        hint: `end it with: kill ${pid} (see ${paths.logFile})`,
+      });
     }
     process.kill(pid, "SIGTERM");
   }
   const waitMs = deadlineMs + 15_000;
   if (!(await waitGone(pid, waitMs))) {
-    throw new CliError(`the Engine (pid ${pid}) is still running ${Math.round(waitMs / 1000)} s after it was asked to stop`, { hint: `end it with: kill -9 ${pid} (see ${paths.logFile})` });
+    throw new CliError(
+      `the Engine (pid ${pid}) is still running ${Math.round(waitMs / 1000)} s after it was asked to stop`,
+      { hint: `end it with: kill -9 ${pid} (see ${paths.logFile})` },
+    );
   }
 }

@@ -23,7 +23,10 @@ export function callArgs(argumentsJson: string, summarizeOver?: number): string 
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return valueText(parsed);
   return Object.entries(parsed as Record<string, unknown>)
-    .map(([k, v]) => `${k}=${summarizeOver !== undefined && typeof v === "string" && v.length > summarizeOver ? `<${v.length} characters, shown below>` : valueText(v)}`)
+    .map(
+      ([k, v]) =>
+        `${k}=${summarizeOver !== undefined && typeof v === "string" && v.length > summarizeOver ? `<${v.length} characters, shown below>` : valueText(v)}`,
+    )
     .join(" ");
 }
 

@@ -8,7 +8,8 @@ export const TRANSPORT_LIMIT_BYTES = 16 * 1024 * 1024;
  * `then` ends the sentence with what happened to the text, e.g. "; your text is back in the input box".
  */
 export function tooLargeMessage(bytes: number, limitBytes: number, then = ""): string {
-  const configurable = limitBytes < TRANSPORT_LIMIT_BYTES ? " (limits.client_max_message in the config, at most 16 MiB)" : "";
+  const configurable =
+    limitBytes < TRANSPORT_LIMIT_BYTES ? " (limits.client_max_message in the config, at most 16 MiB)" : "";
   return (
     `not sent: this message is ${formatBytes(bytes)}, over the Engine's limit of ${formatBytes(limitBytes)} per message${configurable}. ` +
     `Save the text as a file in the workspace and ask about that file instead${then}.`

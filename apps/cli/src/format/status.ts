@@ -34,10 +34,19 @@ export function statusLines(s: StatusResponse, configPresent = true): string[] {
   }
   if (s.sandbox) {
     const sb = s.sandbox;
-    const leaks = [sb.canWriteFile && "can write files", sb.canSpawnProcess && "can spawn processes", sb.canReadOutside && "can read outside its code", sb.canStartWorker && "can start workers"].filter(Boolean);
-    const probes = leaks.length ? `WEAK: agent ${leaks.join(", ")}` : "confined (the Agent's probes could not write, spawn, read outside its code or start workers)";
+    const leaks = [
+      sb.canWriteFile && "can write files",
+      sb.canSpawnProcess && "can spawn processes",
+      sb.canReadOutside && "can read outside its code",
+      sb.canStartWorker && "can start workers",
+    ].filter(Boolean);
+    const probes = leaks.length
+      ? `WEAK: agent ${leaks.join(", ")}`
+      : "confined (the Agent's probes could not write, spawn, read outside its code or start workers)";
     // The network claim comes from agent_confinement (checked in /proc), not from the Agent's word.
-    lines.push(`Sandbox   ${probes}${!s.agentConfinement && sb.networkIsolated ? " · no network interface (its own report)" : ""}`);
+    lines.push(
+      `Sandbox   ${probes}${!s.agentConfinement && sb.networkIsolated ? " · no network interface (its own report)" : ""}`,
+    );
   }
   if (s.agentConfinement) lines.push(...confinementLines(s.agentConfinement));
   if (s.toolSandbox) lines.push(`Tools     ${s.toolSandbox.replace(/^tool sandbox: /, "sandbox ")}`);
@@ -45,9 +54,15 @@ export function statusLines(s: StatusResponse, configPresent = true): string[] {
     lines.push("Capabilities");
     const width = Math.max(...s.capabilities.map((c) => c.id.length));
     for (const c of s.capabilities) {
-      lines.push(`  ${c.id.padEnd(width)}  ${c.state.padEnd(14)} ${String(c.toolCount).padStart(3)} tools${c.message ? `  ${c.message}` : ""}`);
-      if (c.process) lines.push(`  ${" ".repeat(width)}  process: ${processText(c.process, c.pid)}${c.restarts ? ` · ${c.restarts} restart${c.restarts === 1 ? "" : "s"}` : ""}`);
-      for (const i of c.instances) lines.push(`  ${" ".repeat(width)}  for workspace ${i.workspace}: ${processText(i.process, i.pid)}`);
+      lines.push(
+        `  ${c.id.padEnd(width)}  ${c.state.padEnd(14)} ${String(c.toolCount).padStart(3)} tools${c.message ? `  ${c.message}` : ""}`,
+      );
+      if (c.process)
+        lines.push(
+          `  ${" ".repeat(width)}  process: ${processText(c.process, c.pid)}${c.restarts ? ` · ${c.restarts} restart${c.restarts === 1 ? "" : "s"}` : ""}`,
+        );
+      for (const i of c.instances)
+        lines.push(`  ${" ".repeat(width)}  for workspace ${i.workspace}: ${processText(i.process, i.pid)}`);
       if (c.sandbox) lines.push(`  ${" ".repeat(width)}  sandbox: ${c.sandbox}`);
     }
   } else {
@@ -68,7 +83,10 @@ function groupPaths(paths: readonly string[]): string[] {
       modules.set(dir, [...(modules.get(dir) ?? []), p.slice(dir.length)]);
     }
   }
-  const folded = [...modules].map(([dir, names]) => `${dir}: ${names.length} package${names.length === 1 ? "" : "s"} (${names.slice(0, 4).join(", ")}${names.length > 4 ? ", …" : ""})`);
+  const folded = [...modules].map(
+    ([dir, names]) =>
+      `${dir}: ${names.length} package${names.length === 1 ? "" : "s"} (${names.slice(0, 4).join(", ")}${names.length > 4 ? ", …" : ""})`,
+  );
   return [...plain, ...folded];
 }
 
@@ -79,9 +97,13 @@ export function confinementLines(c: AgentConfinement): string[] {
     `  permissions  ${c.permissionModel ? "Node permission model on: no file writes, no child processes, no workers, no native addons" : "Node permission model OFF"}`,
   ];
   if (c.fsRead.length === 0 && c.fsWrite.length === 0) {
-    lines.push(`  filesystem   ${c.permissionModel ? "not launched by this Engine (an external Agent): its grants are unknown" : "everything the user can read and write"}`);
+    lines.push(
+      `  filesystem   ${c.permissionModel ? "not launched by this Engine (an external Agent): its grants are unknown" : "everything the user can read and write"}`,
+    );
   } else {
-    lines.push(`  filesystem   reads only its code (${c.fsRead.length} path${c.fsRead.length === 1 ? "" : "s"}; --json lists them), writes ${c.fsWrite.length ? c.fsWrite.join(", ") : "nothing"}:`);
+    lines.push(
+      `  filesystem   reads only its code (${c.fsRead.length} path${c.fsRead.length === 1 ? "" : "s"}; --json lists them), writes ${c.fsWrite.length ? c.fsWrite.join(", ") : "nothing"}:`,
+    );
     for (const p of groupPaths(c.fsRead)) lines.push(`                 ${p}`);
   }
   if (c.process) lines.push(`  process      ${c.process}`);
@@ -108,12 +130,27 @@ export function capabilityStatusJson(c: StatusResponse["capabilities"][number]):
     ...(c.pid ? { pid: c.pid } : {}),
     restarts: c.restarts,
     ...(c.workspace ? { workspace: c.workspace } : {}),
-    ...(c.instances.length > 0 ? { instances: c.instances.map((i) => ({ workspace: i.workspace, state: i.state, process: i.process, ...(i.pid ? { pid: i.pid } : {}), message: i.message })) } : {}),
+    ...(c.instances.length > 0
+      ? {
+          instances: c.instances.map((i) => ({
+            workspace: i.workspace,
+            state: i.state,
+            process: i.process,
+            ...(i.pid ? { pid: i.pid } : {}),
+            message: i.message,
+          })),
+        }
+      : {}),
   };
 }
 
 export function formatStatus(s: StatusResponse, endpoint: EngineEndpoint): string {
-  return [`Running   pid ${endpoint.info.pid} · ${endpoint.address} · since ${endpoint.info.startedAt}`, ...statusLines(s, !s.configFile || existsSync(s.configFile))].join("\n") + "\n";
+  return (
+    [
+      `Running   pid ${endpoint.info.pid} · ${endpoint.address} · since ${endpoint.info.startedAt}`,
+      ...statusLines(s, !s.configFile || existsSync(s.configFile)),
+    ].join("\n") + "\n"
+  );
 }
 
 function sandboxJson(r: SandboxReport): Record<string, unknown> {
@@ -144,6 +181,16 @@ export function statusToJson(s: StatusResponse): Record<string, unknown> {
     configFile: s.configFile,
     configChanged: s.configChanged,
     ...(s.sandbox ? { sandboxReport: sandboxJson(s.sandbox) } : {}),
-    ...(s.agentConfinement ? { agentConfinement: { network: s.agentConfinement.network, permissionModel: s.agentConfinement.permissionModel, fsRead: s.agentConfinement.fsRead, fsWrite: s.agentConfinement.fsWrite, process: s.agentConfinement.process } } : {}),
+    ...(s.agentConfinement
+      ? {
+          agentConfinement: {
+            network: s.agentConfinement.network,
+            permissionModel: s.agentConfinement.permissionModel,
+            fsRead: s.agentConfinement.fsRead,
+            fsWrite: s.agentConfinement.fsWrite,
+            process: s.agentConfinement.process,
+          },
+        }
+      : {}),
   };
 }

@@ -21,7 +21,8 @@ export function shownLine(text: string): string {
 function shownValue(v: unknown): unknown {
   if (typeof v === "string") return shown(v);
   if (Array.isArray(v)) return v.map(shownValue);
-  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [shown(k), shownValue(x)]));
+  if (v !== null && typeof v === "object")
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [shown(k), shownValue(x)]));
   return v;
 }
 

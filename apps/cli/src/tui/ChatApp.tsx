@@ -42,7 +42,10 @@ export function ChatApp({ controller, minFrameMs = 16 }: { controller: ChatContr
     let timer: NodeJS.Timeout | undefined;
     const onResize = (): void => {
       clearTimeout(timer);
-      timer = setTimeout(() => controller.dispatch({ type: "resize", columns: stdout.columns || 80, rows: stdout.rows || 24 }), 120);
+      timer = setTimeout(
+        () => controller.dispatch({ type: "resize", columns: stdout.columns || 80, rows: stdout.rows || 24 }),
+        120,
+      );
     };
     stdout.on("resize", onResize);
     return () => {

@@ -23,7 +23,9 @@ function Header({ state }: { state: ChatState }) {
         <Text dimColor>{" · the agent proposes, the Engine decides · /help for commands"}</Text>
       </Text>
       {state.demo ? (
-        <Text color="magenta">Offline demo: the model is scripted (packages/testing); the Engine, Shield and tools are real.</Text>
+        <Text color="magenta">
+          Offline demo: the model is scripted (packages/testing); the Engine, Shield and tools are real.
+        </Text>
       ) : null}
     </Box>
   );
@@ -46,7 +48,9 @@ function OverlayView({ state }: { state: ChatState }) {
     case "status":
       return <StatusPanel o={o} width={width} />;
     case "tools":
-      return <ToolsPanel o={o} width={width} height={height - state.unavailable.length} unavailable={state.unavailable} />;
+      return (
+        <ToolsPanel o={o} width={width} height={height - state.unavailable.length} unavailable={state.unavailable} />
+      );
     case "agents":
       return <AgentsPanel state={state} o={o} width={width} height={height} />;
     case "inspector":
@@ -68,16 +72,32 @@ export function ChatView({ state }: { state: ChatState }) {
   return (
     <>
       <Static key={state.epoch} items={items}>
-        {(item) => (item.kind === "header" ? <Header key={`h${state.epoch}`} state={state} /> : <EntryView key={item.id} entry={item} width={state.columns} />)}
+        {(item) =>
+          item.kind === "header" ? (
+            <Header key={`h${state.epoch}`} state={state} />
+          ) : (
+            <EntryView key={item.id} entry={item} width={state.columns} />
+          )
+        }
       </Static>
       <Box flexDirection="column" width={state.columns}>
         {!fullScreen ? state.live.map((e) => <EntryView key={e.id} entry={e} width={state.columns} />) : null}
         {!fullScreen ? <SubAgentStrip state={state} /> : null}
         <OverlayView state={state} />
-        {approval && !state.overlay ? <ApprovalDialog approval={approval} denyReason={state.denyReason} queued={state.approvals.length - 1} now={state.now} width={Math.min(state.columns, 110)} /> : null}
+        {approval && !state.overlay ? (
+          <ApprovalDialog
+            approval={approval}
+            denyReason={state.denyReason}
+            queued={state.approvals.length - 1}
+            now={state.now}
+            width={Math.min(state.columns, 110)}
+          />
+        ) : null}
         {state.engineNotice && !fullScreen ? <EngineNotice lines={state.engineNotice} width={state.columns} /> : null}
         {state.banner ? <Banner banner={state.banner} width={state.columns} /> : null}
-        {!fullScreen ? <InputBox editor={state.editor} active={!approval && !state.overlay} width={state.columns} /> : null}
+        {!fullScreen ? (
+          <InputBox editor={state.editor} active={!approval && !state.overlay} width={state.columns} />
+        ) : null}
         <StatusLine state={state} />
       </Box>
     </>

@@ -13,7 +13,13 @@ import { attachMentions } from "./mentions.js";
 import type { Action, ApprovalChoice, ChatState, Effect, SubAgentView } from "./state/types.js";
 
 /** Actions carrying text from the Engine: the model's, a tool's or a capability server's. */
-const FROM_ENGINE = new Set<Action["type"]>(["event", "historyLoaded", "sessionsLoaded", "searchLoaded", "agentsLoaded"]);
+const FROM_ENGINE = new Set<Action["type"]>([
+  "event",
+  "historyLoaded",
+  "sessionsLoaded",
+  "searchLoaded",
+  "agentsLoaded",
+]);
 
 /** How the chat reaches the Engine; `reconnect` re-discovers it (it may have restarted elsewhere). */
 export interface EngineLink {
@@ -46,7 +52,17 @@ const CHOICE: Record<ApprovalChoice, ApprovalDecision> = {
 
 function agentView(a: SubAgentEvent): SubAgentView {
   const state = (["running", "completed", "failed", "cancelled"] as const).find((s) => s === a.state) ?? "running";
-  return { name: a.name, task: a.task, state, llmCalls: a.llmCalls, toolCalls: a.toolCalls, elapsedMs: Number(a.elapsedMs), resultExcerpt: a.resultExcerpt, error: a.error, entries: [] };
+  return {
+    name: a.name,
+    task: a.task,
+    state,
+    llmCalls: a.llmCalls,
+    toolCalls: a.toolCalls,
+    elapsedMs: Number(a.elapsedMs),
+    resultExcerpt: a.resultExcerpt,
+    error: a.error,
+    entries: [],
+  };
 }
 
 /**
@@ -116,7 +132,11 @@ export class ChatController {
   async endOffTheRecord(): Promise<void> {
     const ids = [...this.offTheRecord];
     this.offTheRecord.clear();
-    await Promise.all(ids.map((sessionId) => this.link.client.deleteSession({ sessionId }, { timeoutMs: 3_000 }).catch(() => undefined)));
+    await Promise.all(
+      ids.map((sessionId) =>
+        this.link.client.deleteSession({ sessionId }, { timeoutMs: 3_000 }).catch(() => undefined),
+      ),
+    );
   }
 
   /** Runs an effect; a debounced search replaces the one still waiting (and a session listing cancels it). */
@@ -145,7 +165,11 @@ export class ChatController {
       setInterval(() => {
         n++;
         const s = this.state;
-        const busy = s.turn !== undefined || s.approvals.length > 0 || s.banner?.until !== undefined || s.ctrlCArmedAt !== undefined;
+        const busy =
+          s.turn !== undefined ||
+          s.approvals.length > 0 ||
+          s.banner?.until !== undefined ||
+          s.ctrlCArmedAt !== undefined;
         if (busy || n % 4 === 0) this.dispatch({ type: "tick", now: this.now() });
       }, 250),
     );
@@ -183,7 +207,8 @@ export class ChatController {
     const s = this.state;
     if (s.turn || !s.sessionId || !s.subAgents.some((a) => a.state === "running")) return;
     const res = await this.link.client.listSubAgents({ sessionId: s.sessionId }, { timeoutMs: 2500 });
-    if (this.state.sessionId === s.sessionId && !this.state.turn) this.dispatch({ type: "agentsLoaded", agents: res.agents.map(agentView) });
+    if (this.state.sessionId === s.sessionId && !this.state.turn)
+      this.dispatch({ type: "agentsLoaded", agents: res.agents.map(agentView) });
   }
 
   /** Shows (or clears) the notice that the running Engine started with another setup. */
@@ -197,7 +222,12 @@ export class ChatController {
 
   private async restartEngine(): Promise<void> {
     const restart = this.hooks.restartEngine;
-    if (!restart) return this.dispatch({ type: "failed", what: "restart", message: "restarting the Engine is not available here; run 'palisade engine restart'" });
+    if (!restart)
+      return this.dispatch({
+        type: "failed",
+        what: "restart",
+        message: "restarting the Engine is not available here; run 'palisade engine restart'",
+      });
     this.restarting = true;
     this.dispatch({ type: "connection", state: "reconnecting", detail: "restarting the Engine" });
     try {
@@ -208,7 +238,11 @@ export class ChatController {
       this.dispatch({ type: "status", status });
       this.dispatch({ type: "engineRestarted", summary });
     } catch (err) {
-      this.dispatch({ type: "failed", what: "restart", message: err instanceof Error ? err.message.split("\n").join(" ") : String(err) });
+      this.dispatch({
+        type: "failed",
+        what: "restart",
+        message: err instanceof Error ? err.message.split("\n").join(" ") : String(err),
+      });
     } finally {
       this.restarting = false;
     }
@@ -249,23 +283,49 @@ export class ChatController {
         case "send":
           return await this.send(e);
         case "cancel": {
-          const res = await client.cancelMessage({ sessionId: e.sessionId, messageId: e.messageId }, { timeoutMs: 5000 });
-          if (!res.cancelled) this.dispatch({ type: "failed", what: "cancel", message: res.message || "the turn had already finished" });
+          const res = await client.cancelMessage(
+            { sessionId: e.sessionId, messageId: e.messageId },
+            { timeoutMs: 5000 },
+          );
+          if (!res.cancelled)
+            this.dispatch({ type: "failed", what: "cancel", message: res.message || "the turn had already finished" });
           return;
         }
         case "resolveApproval": {
-          const ack = await client.resolveApproval({ approvalId: e.approvalId, decision: CHOICE[e.choice], sessionId: e.sessionId, reason: e.reason ?? "" }, { timeoutMs: 5000 });
-          if (!ack.accepted) this.dispatch({ type: "failed", what: "approval", message: ack.message || "the Engine did not accept the answer (already decided or timed out)" });
+          const ack = await client.resolveApproval(
+            { approvalId: e.approvalId, decision: CHOICE[e.choice], sessionId: e.sessionId, reason: e.reason ?? "" },
+            { timeoutMs: 5000 },
+          );
+          if (!ack.accepted)
+            this.dispatch({
+              type: "failed",
+              what: "approval",
+              message: ack.message || "the Engine did not accept the answer (already decided or timed out)",
+            });
           return;
         }
         case "listSessions": {
-          const res = await client.listSessions({ limit: 50, offset: e.offset, titleFilter: e.filter }, { timeoutMs: 5000 });
+          const res = await client.listSessions(
+            { limit: 50, offset: e.offset, titleFilter: e.filter },
+            { timeoutMs: 5000 },
+          );
           this.dispatch({ type: "sessionsLoaded", items: res.sessions, total: res.total, offset: e.offset });
           return;
         }
         case "loadHistory": {
-          const res = await client.getHistory({ sessionId: e.sessionId, limit: e.purpose === "resume" ? 40 : 50, cursor: e.cursor }, { timeoutMs: 10_000 });
-          this.dispatch({ type: "historyLoaded", purpose: e.purpose, sessionId: e.sessionId, session: res.session, messages: res.messages, nextCursor: res.nextCursor, cursor: e.cursor });
+          const res = await client.getHistory(
+            { sessionId: e.sessionId, limit: e.purpose === "resume" ? 40 : 50, cursor: e.cursor },
+            { timeoutMs: 10_000 },
+          );
+          this.dispatch({
+            type: "historyLoaded",
+            purpose: e.purpose,
+            sessionId: e.sessionId,
+            session: res.session,
+            messages: res.messages,
+            nextCursor: res.nextCursor,
+            cursor: e.cursor,
+          });
           return;
         }
         case "resolvePrefix":
@@ -286,7 +346,9 @@ export class ChatController {
           return;
         }
         case "loadAgents": {
-          const res = this.state.sessionId ? await client.listSubAgents({ sessionId: this.state.sessionId }, { timeoutMs: 5000 }) : { agents: [] };
+          const res = this.state.sessionId
+            ? await client.listSubAgents({ sessionId: this.state.sessionId }, { timeoutMs: 5000 })
+            : { agents: [] };
           this.dispatch({ type: "agentsLoaded", agents: res.agents.map(agentView) });
           return;
         }
@@ -301,7 +363,8 @@ export class ChatController {
         case "deleteSession": {
           const res = await client.deleteSession({ sessionId: e.sessionId }, { timeoutMs: 10_000 });
           if (res.deleted) this.dispatch({ type: "sessionDeleted", sessionId: e.sessionId });
-          else this.dispatch({ type: "failed", what: "delete", message: "the Engine did not delete it (already gone?)" });
+          else
+            this.dispatch({ type: "failed", what: "delete", message: "the Engine did not delete it (already gone?)" });
           return;
         }
         case "saveArtifact": {
@@ -329,8 +392,21 @@ export class ChatController {
     // Lists show ids with or without their `ses_` prefix; either is accepted.
     const matches = res.sessions.filter((s) => s.id.startsWith(prefix) || s.id.startsWith(`ses_${prefix}`));
     if (matches.length === 1) this.dispatch({ type: "prefixResolved", sessionId: (matches[0] as { id: string }).id });
-    else if (matches.length === 0) this.dispatch({ type: "failed", what: "resume", message: `no stored session id starts with “${prefix}” (see /sessions)` });
-    else this.dispatch({ type: "failed", what: "resume", message: `“${prefix}” matches ${matches.length} sessions (${matches.slice(0, 3).map((m) => m.id.slice(0, 8)).join(", ")}…); type more of the id` });
+    else if (matches.length === 0)
+      this.dispatch({
+        type: "failed",
+        what: "resume",
+        message: `no stored session id starts with “${prefix}” (see /sessions)`,
+      });
+    else
+      this.dispatch({
+        type: "failed",
+        what: "resume",
+        message: `“${prefix}” matches ${matches.length} sessions (${matches
+          .slice(0, 3)
+          .map((m) => m.id.slice(0, 8))
+          .join(", ")}…); type more of the id`,
+      });
   }
 
   private async send(e: Extract<Effect, { type: "send" }>): Promise<void> {
@@ -359,7 +435,12 @@ export class ChatController {
       if (this.closed) return;
       if (err instanceof RpcError && err.code === Code.RESOURCE_EXHAUSTED) {
         const limit = /limit of (\d+) bytes/.exec(err.message)?.[1];
-        this.dispatch({ type: "tooLarge", clientMessageId: e.clientMessageId, bytes: Buffer.byteLength(e.text), limitBytes: limit ? Number(limit) : undefined });
+        this.dispatch({
+          type: "tooLarge",
+          clientMessageId: e.clientMessageId,
+          bytes: Buffer.byteLength(e.text),
+          limitBytes: limit ? Number(limit) : undefined,
+        });
         return;
       }
       const lost = isUnavailable(err);

@@ -21,7 +21,11 @@ export interface Attached {
   notes: string[];
 }
 
-async function readMention(workspace: string, name: string, signal: AbortSignal): Promise<{ content: string } | { why: string }> {
+async function readMention(
+  workspace: string,
+  name: string,
+  signal: AbortSignal,
+): Promise<{ content: string } | { why: string }> {
   if (isAbsolute(name)) return { why: "only files of the workspace can be attached" };
   let real: string;
   let root: string;
@@ -32,12 +36,16 @@ async function readMention(workspace: string, name: string, signal: AbortSignal)
     return { why: "no such file in the workspace" };
   }
   const rel = relative(root, real);
-  if (rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel)) return { why: "it is outside the workspace" };
+  if (rel === "" || rel.startsWith(`..${sep}`) || rel === ".." || isAbsolute(rel))
+    return { why: "it is outside the workspace" };
   const file = await open(real, "r");
   try {
     const info = await file.stat();
     if (!info.isFile()) return { why: "it is not a file" };
-    if (info.size > MAX_MENTION_BYTES) return { why: `it is ${formatBytes(info.size)}, over the ${formatBytes(MAX_MENTION_BYTES)} a mention attaches (ask the model to read it with its tools)` };
+    if (info.size > MAX_MENTION_BYTES)
+      return {
+        why: `it is ${formatBytes(info.size)}, over the ${formatBytes(MAX_MENTION_BYTES)} a mention attaches (ask the model to read it with its tools)`,
+      };
     const bytes = await file.readFile({ signal });
     if (bytes.includes(0)) return { why: "it is not a text file" };
     return { content: bytes.toString("utf8") };

@@ -14,11 +14,19 @@ const stop = async (): Promise<void> => {
   await running.close();
   process.exit(0);
 };
-const running = await startFakeEngine(`unix:${join(dataDir, "engine.sock")}`, { tokenDelayMs: 8, onShutdown: () => void stop() });
+const running = await startFakeEngine(`unix:${join(dataDir, "engine.sock")}`, {
+  tokenDelayMs: 8,
+  onShutdown: () => void stop(),
+});
 running.engine.seed("Trip to Lisbon", [
   { role: "user", content: "plan three days in Lisbon" },
   { role: "assistant", content: "Day 1: **Alfama** and the castle. Day 2: Belém. Day 3: Sintra." },
 ]);
-await writeEngineInfo(dataDir, { pid: process.pid, address: running.address, startedAt: new Date().toISOString(), version: "fake" });
+await writeEngineInfo(dataDir, {
+  pid: process.pid,
+  address: running.address,
+  startedAt: new Date().toISOString(),
+  version: "fake",
+});
 process.on("SIGTERM", () => void stop());
 process.on("SIGINT", () => void stop());

@@ -14,7 +14,12 @@ export interface ArtifactDownloadChunk {
  * Streams a stored artifact to a client (e.g. an Engine RPC) in 256 KiB chunks.
  * Throws `artifact_not_found` for missing, expired and foreign artifacts alike.
  */
-export async function* readArtifact(store: ArtifactStore, artifactId: string, owner: ArtifactOwner, chunkBytes = ARTIFACT_CHUNK_BYTES): AsyncGenerator<ArtifactDownloadChunk> {
+export async function* readArtifact(
+  store: ArtifactStore,
+  artifactId: string,
+  owner: ArtifactOwner,
+  chunkBytes = ARTIFACT_CHUNK_BYTES,
+): AsyncGenerator<ArtifactDownloadChunk> {
   const found = await store.read(artifactId, owner);
   if (!found) throw artifactNotFound(artifactId);
   const chunks = [...chunksOf(found.data, chunkBytes)];
@@ -25,7 +30,9 @@ export async function* readArtifact(store: ArtifactStore, artifactId: string, ow
 
 /** A file name safe to create in a directory: no path parts, no control characters. */
 export function safeFilename(name: string, fallback: string): string {
-  const printable = [...name.replace(/\\/g, "/")].map((ch) => (ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127 ? "_" : ch)).join("");
+  const printable = [...name.replace(/\\/g, "/")]
+    .map((ch) => (ch.charCodeAt(0) < 32 || ch.charCodeAt(0) === 127 ? "_" : ch))
+    .join("");
   const base = basename(printable).replace(/^\.+/, "");
   return base === "" ? fallback : base.slice(0, 200);
 }
@@ -34,7 +41,12 @@ export function safeFilename(name: string, fallback: string): string {
  * Saves an artifact into `dir` under its own (sanitized) filename, never overwriting:
  * `report.pdf`, then `report-1.pdf`, … Returns the path written. For `capability call --out DIR`.
  */
-export async function saveArtifact(store: ArtifactStore, artifactId: string, owner: ArtifactOwner, dir: string): Promise<string> {
+export async function saveArtifact(
+  store: ArtifactStore,
+  artifactId: string,
+  owner: ArtifactOwner,
+  dir: string,
+): Promise<string> {
   const found = await store.read(artifactId, owner);
   if (!found) throw artifactNotFound(artifactId);
   await mkdir(dir, { recursive: true });

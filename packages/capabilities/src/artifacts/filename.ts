@@ -5,8 +5,9 @@
  * control characters hide or reorder parts; a path separator would name another directory.
  * Each becomes "_", so the name shows what the file is; the text is NFC-normalized.
  */
-// eslint-disable-next-line no-control-regex -- control characters are what this replaces
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}/\\]/gu;
+const UNSAFE =
+  // eslint-disable-next-line no-control-regex -- control characters are what this replaces
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}/\\]/gu;
 
 /** At most this many characters (a file system's name limit is 255 bytes). */
 const MAX_LENGTH = 200;

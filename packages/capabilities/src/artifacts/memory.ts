@@ -3,7 +3,13 @@
 // SessionRoutedArtifactStore puts them there for the sessions a predicate names and sends
 // everything else to the disk store.
 import { CapabilityError } from "../errors.js";
-import { DEFAULT_ARTIFACT_TTL_MS, DEFAULT_MAX_ARTIFACT_BYTES, formatBytes, newArtifactMeta, tooLarge } from "./store.js";
+import {
+  DEFAULT_ARTIFACT_TTL_MS,
+  DEFAULT_MAX_ARTIFACT_BYTES,
+  formatBytes,
+  newArtifactMeta,
+  tooLarge,
+} from "./store.js";
 import type { ArtifactMeta, ArtifactOwner, ArtifactStore, PutArtifact } from "./store.js";
 
 export const DEFAULT_MEMORY_ARTIFACT_TOTAL_BYTES = 64 * 1024 * 1024;
@@ -148,11 +154,17 @@ export class SessionRoutedArtifactStore implements ArtifactStore {
   }
 
   async stat(artifactId: string, owner: ArtifactOwner): Promise<ArtifactMeta | undefined> {
-    return (await this.memory.stat(artifactId, owner)) ?? (this.inMemory(owner.sessionId) ? undefined : await this.disk.stat(artifactId, owner));
+    return (
+      (await this.memory.stat(artifactId, owner)) ??
+      (this.inMemory(owner.sessionId) ? undefined : await this.disk.stat(artifactId, owner))
+    );
   }
 
   async read(artifactId: string, owner: ArtifactOwner): Promise<{ meta: ArtifactMeta; data: Uint8Array } | undefined> {
-    return (await this.memory.read(artifactId, owner)) ?? (this.inMemory(owner.sessionId) ? undefined : await this.disk.read(artifactId, owner));
+    return (
+      (await this.memory.read(artifactId, owner)) ??
+      (this.inMemory(owner.sessionId) ? undefined : await this.disk.read(artifactId, owner))
+    );
   }
 
   async list(owner: ArtifactOwner): Promise<ArtifactMeta[]> {
@@ -162,7 +174,10 @@ export class SessionRoutedArtifactStore implements ArtifactStore {
   }
 
   async delete(artifactId: string, owner: ArtifactOwner): Promise<boolean> {
-    return (await this.memory.delete(artifactId, owner)) || (!this.inMemory(owner.sessionId) && (await this.disk.delete(artifactId, owner)));
+    return (
+      (await this.memory.delete(artifactId, owner)) ||
+      (!this.inMemory(owner.sessionId) && (await this.disk.delete(artifactId, owner)))
+    );
   }
 
   async sweep(): Promise<number> {

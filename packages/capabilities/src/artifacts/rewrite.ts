@@ -31,7 +31,9 @@ function isObj(v: unknown): v is Obj {
 }
 
 function capId(v: unknown): string | undefined {
-  return isObj(v) && typeof v.capability_artifact_id === "string" && v.capability_artifact_id !== "" ? v.capability_artifact_id : undefined;
+  return isObj(v) && typeof v.capability_artifact_id === "string" && v.capability_artifact_id !== ""
+    ? v.capability_artifact_id
+    : undefined;
 }
 
 function str(v: unknown): string | undefined {

@@ -134,7 +134,10 @@ export class DiskArtifactStore implements ArtifactStore {
 
   private async ids(): Promise<string[]> {
     const names = await readdir(this.dir).catch(() => [] as string[]);
-    return names.filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -".json".length)).filter((id) => ID.test(id));
+    return names
+      .filter((n) => n.endsWith(".json"))
+      .map((n) => n.slice(0, -".json".length))
+      .filter((id) => ID.test(id));
   }
 
   private async readMeta(artifactId: string): Promise<ArtifactMeta | undefined> {

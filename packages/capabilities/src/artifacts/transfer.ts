@@ -43,7 +43,10 @@ export async function downloadArtifact(
     );
     for await (const chunk of stream) {
       if (chunk.error) {
-        throw new CapabilityError("artifact_transfer", `capability ${capabilityId} could not send artifact "${capabilityArtifactId}": ${chunk.error}`);
+        throw new CapabilityError(
+          "artifact_transfer",
+          `capability ${capabilityId} could not send artifact "${capabilityArtifactId}": ${chunk.error}`,
+        );
       }
       filename ||= chunk.filename;
       mimeType ||= chunk.mimeType;
@@ -91,7 +94,11 @@ export async function uploadArtifact(
     });
   } catch (err) {
     const e = RpcError.from(err);
-    throw new CapabilityError("artifact_transfer", `uploading "${file.filename}" to capability ${capabilityId} failed: ${e.codeName}: ${e.message}; the tool was not called`, { cause: err });
+    throw new CapabilityError(
+      "artifact_transfer",
+      `uploading "${file.filename}" to capability ${capabilityId} failed: ${e.codeName}: ${e.message}; the tool was not called`,
+      { cause: err },
+    );
   }
   if (response.error || !response.capabilityArtifactId) {
     throw new CapabilityError(
@@ -114,9 +121,21 @@ function concat(parts: Uint8Array[], size: number): Uint8Array {
 }
 
 const MIME: Record<string, string> = {
-  pdf: "application/pdf", json: "application/json", txt: "text/plain", md: "text/markdown", csv: "text/csv",
-  html: "text/html", png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", svg: "image/svg+xml",
-  webp: "image/webp", zip: "application/zip", xml: "application/xml", ics: "text/calendar",
+  pdf: "application/pdf",
+  json: "application/json",
+  txt: "text/plain",
+  md: "text/markdown",
+  csv: "text/csv",
+  html: "text/html",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  svg: "image/svg+xml",
+  webp: "image/webp",
+  zip: "application/zip",
+  xml: "application/xml",
+  ics: "text/calendar",
   docx: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
   xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 };

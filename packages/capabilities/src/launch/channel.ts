@@ -8,7 +8,8 @@ import type { CapabilityConfig } from "../config.js";
 import { isLoopbackAddress } from "../config.js";
 import { CapabilityError } from "../errors.js";
 
-export type ChannelKind = "socket+secret" | "loopback-tcp" | "unix-address" | "tls" | "mtls" | "insecure-tcp" | "docker";
+export type ChannelKind =
+  "socket+secret" | "loopback-tcp" | "unix-address" | "tls" | "mtls" | "insecure-tcp" | "docker";
 
 export interface ChannelInfo {
   kind: ChannelKind;
@@ -19,9 +20,16 @@ export interface ChannelInfo {
 }
 
 /** What the channel of a configured capability will be (pure: from config only). */
-export function describeChannel(c: Pick<CapabilityConfig, "id" | "command" | "protocol" | "address" | "tls" | "insecure" | "image">, image?: string): ChannelInfo {
+export function describeChannel(
+  c: Pick<CapabilityConfig, "id" | "command" | "protocol" | "address" | "tls" | "insecure" | "image">,
+  image?: string,
+): ChannelInfo {
   if (c.command) {
-    if (c.protocol === "palisade") return { kind: "socket+secret", description: "unix socket in the Engine's 0700 runtime directory, per-launch secret on every call" };
+    if (c.protocol === "palisade")
+      return {
+        kind: "socket+secret",
+        description: "unix socket in the Engine's 0700 runtime directory, per-launch secret on every call",
+      };
     return {
       kind: "loopback-tcp",
       description: "loopback TCP (Selu PORT convention), unauthenticated",
@@ -31,7 +39,11 @@ export function describeChannel(c: Pick<CapabilityConfig, "id" | "command" | "pr
     };
   }
   if (c.address) {
-    if (c.address.startsWith("unix:")) return { kind: "unix-address", description: `unix socket ${c.address.slice(5)} (its file permissions decide who else can call it)` };
+    if (c.address.startsWith("unix:"))
+      return {
+        kind: "unix-address",
+        description: `unix socket ${c.address.slice(5)} (its file permissions decide who else can call it)`,
+      };
     if (c.tls?.cert) return { kind: "mtls", description: `mTLS to ${c.address} (server verified, client certificate)` };
     if (c.tls) return { kind: "tls", description: `TLS to ${c.address} (server verified)` };
     if (isLoopbackAddress(c.address)) {
@@ -58,9 +70,13 @@ export function describeChannel(c: Pick<CapabilityConfig, "id" | "command" | "pr
 }
 
 /** grpc-js credentials and options for an `address` capability; throws CapabilityError("launch") on unreadable files. */
-export function addressCredentials(c: Pick<CapabilityConfig, "id" | "address" | "tls" | "insecure">): { credentials: ChannelCredentials; options: ChannelOptions } {
+export function addressCredentials(c: Pick<CapabilityConfig, "id" | "address" | "tls" | "insecure">): {
+  credentials: ChannelCredentials;
+  options: ChannelOptions;
+} {
   const address = c.address ?? "";
-  const plain = address.startsWith("unix:") || (c.tls === undefined && (c.insecure === true || isLoopbackAddress(address)));
+  const plain =
+    address.startsWith("unix:") || (c.tls === undefined && (c.insecure === true || isLoopbackAddress(address)));
   if (plain) return { credentials: credentials.createInsecure(), options: {} };
   const tls = c.tls ?? {};
   const read = (field: "ca" | "cert" | "key"): Buffer | null => {
@@ -69,11 +85,17 @@ export function addressCredentials(c: Pick<CapabilityConfig, "id" | "address" | 
     try {
       return readFileSync(path);
     } catch (err) {
-      throw new CapabilityError("launch", `capability ${c.id}: cannot read tls.${field} ${path}: ${(err as Error).message}`, { cause: err });
+      throw new CapabilityError(
+        "launch",
+        `capability ${c.id}: cannot read tls.${field} ${path}: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
   };
   return {
     credentials: credentials.createSsl(read("ca"), read("key"), read("cert")),
-    options: tls.serverName ? { "grpc.ssl_target_name_override": tls.serverName, "grpc.default_authority": tls.serverName } : {},
+    options: tls.serverName
+      ? { "grpc.ssl_target_name_override": tls.serverName, "grpc.default_authority": tls.serverName }
+      : {},
   };
 }

@@ -29,23 +29,42 @@ export interface DockerRunSpec {
 export function dockerRunArgs(spec: DockerRunSpec): string[] {
   const { resources, network, filesystem } = spec.manifest;
   const args = [
-    "run", "--rm", "--detach",
-    "--name", spec.containerName,
-    "--label", "palisade.capability=1",
-    "--memory", `${resources.maxMemoryMb}m`,
-    "--memory-swap", `${resources.maxMemoryMb}m`,
-    "--cpus", String(resources.maxCpuFraction),
-    "--pids-limit", String(resources.pidsLimit),
+    "run",
+    "--rm",
+    "--detach",
+    "--name",
+    spec.containerName,
+    "--label",
+    "palisade.capability=1",
+    "--memory",
+    `${resources.maxMemoryMb}m`,
+    "--memory-swap",
+    `${resources.maxMemoryMb}m`,
+    "--cpus",
+    String(resources.maxCpuFraction),
+    "--pids-limit",
+    String(resources.pidsLimit),
     "--read-only",
-    "--cap-drop", "ALL",
-    "--security-opt", "no-new-privileges",
-    "--env", `PORT=${CONTAINER_PORT}`,
+    "--cap-drop",
+    "ALL",
+    "--security-opt",
+    "no-new-privileges",
+    "--env",
+    `PORT=${CONTAINER_PORT}`,
   ];
   for (const [k, v] of Object.entries(spec.env ?? {})) args.push("--env", `${k}=${v}`);
   if (filesystem === "temp") args.push("--tmpfs", "/tmp:rw,noexec,nosuid,size=64m");
   if (filesystem === "workspace") {
-    if (!spec.workspaceDir) throw new CapabilityError("launch", "filesystem: workspace needs a workspace directory to mount");
-    args.push("--tmpfs", "/tmp:rw,noexec,nosuid,size=64m", "--volume", `${spec.workspaceDir}:/workspace:rw`, "--workdir", "/workspace");
+    if (!spec.workspaceDir)
+      throw new CapabilityError("launch", "filesystem: workspace needs a workspace directory to mount");
+    args.push(
+      "--tmpfs",
+      "/tmp:rw,noexec,nosuid,size=64m",
+      "--volume",
+      `${spec.workspaceDir}:/workspace:rw`,
+      "--workdir",
+      "/workspace",
+    );
   }
   if (network.mode === "none") args.push("--network", INTERNAL_NETWORK);
   else args.push("--publish", `127.0.0.1:${spec.hostPort}:${CONTAINER_PORT}`);
@@ -53,7 +72,11 @@ export function dockerRunArgs(spec: DockerRunSpec): string[] {
   return args;
 }
 
-export function run(cmd: string, args: string[], timeoutMs = 10_000): Promise<{ code: number; stdout: string; stderr: string }> {
+export function run(
+  cmd: string,
+  args: string[],
+  timeoutMs = 10_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(cmd, args, { timeout: timeoutMs, encoding: "utf8" }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === "number" ? err.code : -1) : 0;
@@ -66,7 +89,11 @@ export function run(cmd: string, args: string[], timeoutMs = 10_000): Promise<{ 
 export async function requireDocker(capabilityId: string, image: string, docker = "docker"): Promise<void> {
   const res = await run(docker, ["info", "--format", "{{.ServerVersion}}"]);
   if (res.code === 0) return;
-  const reason = (res.stderr || res.stdout).trim().split("\n").find((l) => l.trim() !== "") ?? `exit code ${res.code}`;
+  const reason =
+    (res.stderr || res.stdout)
+      .trim()
+      .split("\n")
+      .find((l) => l.trim() !== "") ?? `exit code ${res.code}`;
   throw new CapabilityError(
     "launch",
     `capability ${capabilityId} runs from image ${image}, but Docker is unavailable (\`docker info\` failed: ${reason}). ` +

@@ -13,7 +13,13 @@ export type ListenerOwner =
 /** Socket inodes listening on `port` on a loopback or wildcard address (IPv4 and IPv6), from /proc/net/tcp{,6}. */
 export async function listeningInodes(port: number): Promise<Set<string> | undefined> {
   const hexPort = port.toString(16).toUpperCase().padStart(4, "0");
-  const loopback = new Set(["0100007F", "00000000", "00000000000000000000000001000000", "00000000000000000000000000000000", "0000000000000000FFFF00000100007F"]);
+  const loopback = new Set([
+    "0100007F",
+    "00000000",
+    "00000000000000000000000001000000",
+    "00000000000000000000000000000000",
+    "0000000000000000FFFF00000100007F",
+  ]);
   const out = new Set<string>();
   let readable = false;
   for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
@@ -28,7 +34,14 @@ export async function listeningInodes(port: number): Promise<Set<string> | undef
       const f = line.trim().split(/\s+/);
       const [addr, p] = (f[1] ?? "").split(":");
       // st 0A = LISTEN; f[9] = inode
-      if (p === hexPort && f[3] === "0A" && addr !== undefined && (loopback.has(addr) || addr.startsWith("7F") || addr.endsWith("7F")) && f[9]) out.add(f[9]);
+      if (
+        p === hexPort &&
+        f[3] === "0A" &&
+        addr !== undefined &&
+        (loopback.has(addr) || addr.startsWith("7F") || addr.endsWith("7F")) &&
+        f[9]
+      )
+        out.add(f[9]);
     }
   }
   return readable ? out : undefined;

@@ -33,7 +33,11 @@ export const SOCKET_ENV = "PALISADE_CAPABILITY_SOCKET";
 export type LaunchChannel = { kind: "socket"; socketPath: string; secret: string } | { kind: "port"; port: number };
 
 /** Only a few harmless variables of the Engine's environment reach a capability process. */
-export function scrubbedEnv(parent: NodeJS.ProcessEnv, extra: Record<string, string>, channel: LaunchChannel | number): Record<string, string> {
+export function scrubbedEnv(
+  parent: NodeJS.ProcessEnv,
+  extra: Record<string, string>,
+  channel: LaunchChannel | number,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const k of PASS_THROUGH) {
     const v = parent[k];
@@ -119,7 +123,10 @@ export class CapabilityProcess {
   static start(spec: ProcessSpec, channel: LaunchChannel): CapabilityProcess {
     mkdirSync(dirname(spec.logFile), { recursive: true });
     const log = createWriteStream(spec.logFile, { flags: "a", mode: 0o600 });
-    const how = channel.kind === "socket" ? `on unix socket ${channel.socketPath} with a launch secret` : `with PORT=${channel.port} (Selu convention, unauthenticated loopback TCP)`;
+    const how =
+      channel.kind === "socket"
+        ? `on unix socket ${channel.socketPath} with a launch secret`
+        : `with PORT=${channel.port} (Selu convention, unauthenticated loopback TCP)`;
     log.write(`[palisade] ${new Date().toISOString()} starting ${JSON.stringify(spec.command)} ${how}\n`);
     const argv = channel.kind === "socket" ? spec.command : [process.execPath, GUARD_SCRIPT, "--", ...spec.command];
     const [cmd = "", ...args] = argv;

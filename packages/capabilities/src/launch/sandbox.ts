@@ -5,7 +5,15 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { mkdtemp } from "node:fs/promises";
 import { describeView, prepareSandbox, viewMounts } from "@palisade/sandbox";
-import type { AppliedLimit, EgressEvent, PreparedSandbox, SandboxProbe, SandboxResources, SandboxSpec, ViewEntry } from "@palisade/sandbox";
+import type {
+  AppliedLimit,
+  EgressEvent,
+  PreparedSandbox,
+  SandboxProbe,
+  SandboxResources,
+  SandboxSpec,
+  ViewEntry,
+} from "@palisade/sandbox";
 import type { CapabilityConfig } from "../config.js";
 import { CapabilityError } from "../errors.js";
 import { hostAllowed } from "../manifest/hosts.js";
@@ -43,7 +51,10 @@ export interface SandboxPlan {
 }
 
 /** The effective network policy: the manifest's, with the config's mode (`networkMode`) and extra hosts (`allowHosts`). */
-export function effectiveNetwork(manifest: Pick<Manifest, "network">, config: Pick<CapabilityConfig, "networkMode" | "allowHosts">): NetworkPolicy {
+export function effectiveNetwork(
+  manifest: Pick<Manifest, "network">,
+  config: Pick<CapabilityConfig, "networkMode" | "allowHosts">,
+): NetworkPolicy {
   const mode = config.networkMode ?? manifest.network.mode;
   const hosts = mode === "allowlist" ? [...new Set([...manifest.network.hosts, ...(config.allowHosts ?? [])])] : [];
   return { mode, hosts };
@@ -60,7 +71,12 @@ export function configuredWorkspace(config: CapabilityConfig): string | undefine
  * in its config, or no sandbox possible and not required). Throws CapabilityError("launch")
  * when a sandbox is required and cannot be made.
  */
-export function planSandbox(manifest: Manifest, config: CapabilityConfig, settings: SandboxSettings | undefined, workspace: string | undefined): SandboxPlan | undefined {
+export function planSandbox(
+  manifest: Manifest,
+  config: CapabilityConfig,
+  settings: SandboxSettings | undefined,
+  workspace: string | undefined,
+): SandboxPlan | undefined {
   if (!settings || config.sandbox === false) return undefined;
   if (!settings.probe.available) {
     if (manifest.filesystem === "workspace" && settings.required) {
@@ -74,11 +90,18 @@ export function planSandbox(manifest: Manifest, config: CapabilityConfig, settin
   }
   let real: string | undefined;
   if (manifest.filesystem === "workspace") {
-    if (!workspace) throw new CapabilityError("launch", `capability ${config.id} has filesystem: workspace but no workspace directory is configured`);
+    if (!workspace)
+      throw new CapabilityError(
+        "launch",
+        `capability ${config.id} has filesystem: workspace but no workspace directory is configured`,
+      );
     try {
       real = realpathSync(workspace);
     } catch (err) {
-      throw new CapabilityError("launch", `workspace ${workspace} of capability ${config.id} does not exist: ${(err as Error).message}`);
+      throw new CapabilityError(
+        "launch",
+        `workspace ${workspace} of capability ${config.id} does not exist: ${(err as Error).message}`,
+      );
     }
   }
   const network = effectiveNetwork(manifest, config);
@@ -97,7 +120,12 @@ export function planSandbox(manifest: Manifest, config: CapabilityConfig, settin
       ...(config.cwd ? { cwd: config.cwd } : {}),
     },
     declared,
-    resources: { memoryMb: r.maxMemoryMb, pids: r.pidsLimit, cpuSeconds: r.maxCpuSeconds, ...(r.maxFileSizeMb ? { fileSizeMb: r.maxFileSizeMb } : {}) },
+    resources: {
+      memoryMb: r.maxMemoryMb,
+      pids: r.pidsLimit,
+      cpuSeconds: r.maxCpuSeconds,
+      ...(r.maxFileSizeMb ? { fileSizeMb: r.maxFileSizeMb } : {}),
+    },
     network,
     ...(real ? { workspace: real } : {}),
   };
@@ -118,16 +146,30 @@ export interface CapabilitySandboxOptions {
 }
 
 /** Prepares one launch's sandbox for a `command` capability: its command line, environment and egress proxy. */
-export async function prepareCapabilitySandbox(plan: SandboxPlan, settings: SandboxSettings, options: CapabilitySandboxOptions): Promise<PreparedSandbox> {
+export async function prepareCapabilitySandbox(
+  plan: SandboxPlan,
+  settings: SandboxSettings,
+  options: CapabilitySandboxOptions,
+): Promise<PreparedSandbox> {
   const id = options.id;
   return prepareSandbox({
-    spec: { ...plan.spec, sockets: [...(plan.spec.sockets ?? []), ...(options.sockets ?? [])], protect: [...(plan.spec.protect ?? []), ...(options.protect ?? [])] },
+    spec: {
+      ...plan.spec,
+      sockets: [...(plan.spec.sockets ?? []), ...(options.sockets ?? [])],
+      protect: [...(plan.spec.protect ?? []), ...(options.protect ?? [])],
+    },
     resources: plan.resources,
     command: options.command,
     runDir: await mkdtemp(join(settings.runBase, `${id.slice(0, 20)}-`)),
     ...(plan.network.mode === "none"
       ? {}
-      : { egress: { allowHost: hostFilter(plan.network), allowAddresses: settings.allowAddresses, onConnection: (e: EgressEvent) => settings.onEgress?.(id, e, options.sessions?.() ?? []) } }),
+      : {
+          egress: {
+            allowHost: hostFilter(plan.network),
+            allowAddresses: settings.allowAddresses,
+            onConnection: (e: EgressEvent) => settings.onEgress?.(id, e, options.sessions?.() ?? []),
+          },
+        }),
     ...(options.inboundPort !== undefined ? { inboundPort: options.inboundPort } : {}),
     ...(settings.probe.bwrap ? { bwrap: settings.probe.bwrap } : {}),
   });
@@ -167,11 +209,24 @@ export function describeSandbox(plan: SandboxPlan, applied: readonly AppliedLimi
     ...(plan.spec.readOnly?.length ? [`read-only ${plan.spec.readOnly.join(" ")}`] : []),
     ...(plan.spec.writable?.length ? [`read-write ${plan.spec.writable.join(" ")}`] : []),
   ];
-  const sockets = plan.declared.sockets.length > 0 ? `host sockets ${plan.declared.sockets.join(" ")} only` : "no host socket";
+  const sockets =
+    plan.declared.sockets.length > 0 ? `host sockets ${plan.declared.sockets.join(" ")} only` : "no host socket";
   const net =
-    plan.network.mode === "none" ? "no network" : plan.network.mode === "any" ? "network via proxy (public hosts)" : `network via proxy (${plan.network.hosts.length} allowed hosts)`;
-  const units: Record<string, string> = { memoryMb: " MiB memory", pids: " processes", cpuSeconds: " CPU s", fileSizeMb: " MiB" };
-  const limits = applied.map((a) => `${a.value}${units[a.limit] ?? ""} (${a.by === "none" ? `NOT enforced: ${a.note ?? ""}` : `${a.mechanism ?? a.by}, ${a.note ?? ""}`})`);
+    plan.network.mode === "none"
+      ? "no network"
+      : plan.network.mode === "any"
+        ? "network via proxy (public hosts)"
+        : `network via proxy (${plan.network.hosts.length} allowed hosts)`;
+  const units: Record<string, string> = {
+    memoryMb: " MiB memory",
+    pids: " processes",
+    cpuSeconds: " CPU s",
+    fileSizeMb: " MiB",
+  };
+  const limits = applied.map(
+    (a) =>
+      `${a.value}${units[a.limit] ?? ""} (${a.by === "none" ? `NOT enforced: ${a.note ?? ""}` : `${a.mechanism ?? a.by}, ${a.note ?? ""}`})`,
+  );
   return `bubblewrap: ${[fs, ...extra].join(", ")}, its code read-only, home empty and private, private /tmp and /run, ${sockets}, own pid namespace, ${net}; ${limits.join(", ")}`;
 }
 

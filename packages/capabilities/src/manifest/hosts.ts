@@ -15,7 +15,8 @@ export interface HostEntry {
 /** Parses one entry, or returns the reason it is invalid. */
 export function parseHostEntry(entry: string): HostEntry | { error: string } {
   let rest = entry.trim();
-  if (rest.includes("://")) return { error: `"${entry}" must be a host or host:port, not a URL (e.g. "api.example.com:443")` };
+  if (rest.includes("://"))
+    return { error: `"${entry}" must be a host or host:port, not a URL (e.g. "api.example.com:443")` };
   let port: number | undefined;
   const bracket = /^\[([0-9a-f:.]+)\](?::(\d+))?$/i.exec(rest);
   if (bracket) {
@@ -33,8 +34,10 @@ export function parseHostEntry(entry: string): HostEntry | { error: string } {
   const wildcard = rest.startsWith("*.");
   const host = wildcard ? rest.slice(2) : rest;
   if (!host) return { error: `"${entry}" has no host` };
-  if (host.includes("*")) return { error: `"${entry}": a wildcard is only allowed as a leading "*." (e.g. "*.googleapis.com:443")` };
-  if (!NAME.test(host) && !IPV4.test(host)) return { error: `"${entry}" is not a host name, "host:port" or "*.suffix" entry` };
+  if (host.includes("*"))
+    return { error: `"${entry}": a wildcard is only allowed as a leading "*." (e.g. "*.googleapis.com:443")` };
+  if (!NAME.test(host) && !IPV4.test(host))
+    return { error: `"${entry}" is not a host name, "host:port" or "*.suffix" entry` };
   return { wildcard, host: host.toLowerCase(), ...(port === undefined ? {} : { port }) };
 }
 

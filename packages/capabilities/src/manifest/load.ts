@@ -18,7 +18,10 @@ export async function loadManifest(path: string): Promise<Manifest> {
       file = join(file, "manifest.yaml");
       return loadManifest(file);
     }
-    const reason = (err as NodeJS.ErrnoException).code === "ENOENT" ? "file not found: check the `manifest` path in the capability config" : String(err);
+    const reason =
+      (err as NodeJS.ErrnoException).code === "ENOENT"
+        ? "file not found: check the `manifest` path in the capability config"
+        : String(err);
     throw new ValidationError("invalid_manifest", `manifest ${file}`, [{ file, path: "", message: reason }]);
   }
   const manifest = parseManifest(text, file);

@@ -9,18 +9,30 @@ export const manifestSchema = {
   type: "object",
   required: ["id"],
   properties: {
-    id: { type: "string", pattern: ID_PATTERN, description: "must be lowercase letters, digits and single hyphens, e.g. web-search" },
+    id: {
+      type: "string",
+      pattern: ID_PATTERN,
+      description: "must be lowercase letters, digits and single hyphens, e.g. web-search",
+    },
     class: { enum: ["tool", "environment"] },
     image: { type: "string", minLength: 1 },
     tool_source: { enum: ["manifest", "dynamic"] },
-    discovery_tool_name: { type: "string", pattern: TOOL_NAME_PATTERN, description: "must be a tool name (letters, digits, _ and -, at most 64)" },
+    discovery_tool_name: {
+      type: "string",
+      pattern: TOOL_NAME_PATTERN,
+      description: "must be a tool name (letters, digits, _ and -, at most 64)",
+    },
     tools: {
       type: "array",
       items: {
         type: "object",
         required: ["name", "description", "input_schema"],
         properties: {
-          name: { type: "string", pattern: TOOL_NAME_PATTERN, description: "must be letters, digits, _ and - (at most 64), as LLM tool names require" },
+          name: {
+            type: "string",
+            pattern: TOOL_NAME_PATTERN,
+            description: "must be letters, digits, _ and - (at most 64), as LLM tool names require",
+          },
           description: { type: "string", minLength: 1 },
           input_schema: { type: "object" },
           requires_confirmation: { type: "boolean" },
@@ -45,7 +57,11 @@ export const manifestSchema = {
         type: "object",
         required: ["name", "scope"],
         properties: {
-          name: { type: "string", pattern: CREDENTIAL_NAME_PATTERN, description: "must be an environment variable name (letters, digits, _)" },
+          name: {
+            type: "string",
+            pattern: CREDENTIAL_NAME_PATTERN,
+            description: "must be an environment variable name (letters, digits, _)",
+          },
           scope: { enum: ["system", "user"] },
           credential_type: { enum: ["secret"] },
           required: { type: "boolean" },
@@ -76,8 +92,29 @@ export const manifestSchema = {
 
 /** Keys Palisade understands, per object; anything else is a warning, not an error. */
 export const KNOWN_KEYS: Record<string, readonly string[]> = {
-  "": ["id", "class", "image", "tool_source", "discovery_tool_name", "tools", "network", "filesystem", "sandbox", "credentials", "resources"],
-  tools: ["name", "description", "input_schema", "requires_confirmation", "recommended_policy", "terminal_on_success", "streaming", "semantics"],
+  "": [
+    "id",
+    "class",
+    "image",
+    "tool_source",
+    "discovery_tool_name",
+    "tools",
+    "network",
+    "filesystem",
+    "sandbox",
+    "credentials",
+    "resources",
+  ],
+  tools: [
+    "name",
+    "description",
+    "input_schema",
+    "requires_confirmation",
+    "recommended_policy",
+    "terminal_on_success",
+    "streaming",
+    "semantics",
+  ],
   network: ["mode", "hosts"],
   credentials: ["name", "scope", "credential_type", "required", "description"],
   sandbox: ["read_only", "writable", "sockets"],

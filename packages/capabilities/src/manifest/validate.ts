@@ -22,7 +22,11 @@ export function parseManifest(text: string, file: string): Manifest {
   if (doc.errors.length > 0) {
     const problems = doc.errors.map((e) => {
       const pos = lineCounter.linePos(e.pos[0]);
-      return { file, path: "", message: `YAML syntax error at line ${pos.line}, column ${pos.col}: ${e.message.split("\n")[0] ?? ""}` };
+      return {
+        file,
+        path: "",
+        message: `YAML syntax error at line ${pos.line}, column ${pos.col}: ${e.message.split("\n")[0] ?? ""}`,
+      };
     });
     throw new ValidationError("invalid_manifest", `manifest ${file}`, problems);
   }
@@ -49,8 +53,10 @@ export function validateManifest(data: unknown, file: string): Manifest {
   const cls = raw.class === "environment" ? "environment" : "tool";
 
   // Cross-field rules of the Selu manifest format.
-  if (toolSource === "dynamic" && tools.length > 0) add("tools", "must be empty when tool_source is dynamic (tools come from the discovery tool)");
-  if (toolSource === "manifest" && tools.length === 0) add("tools", "must list at least one tool when tool_source is manifest (or set tool_source: dynamic)");
+  if (toolSource === "dynamic" && tools.length > 0)
+    add("tools", "must be empty when tool_source is dynamic (tools come from the discovery tool)");
+  if (toolSource === "manifest" && tools.length === 0)
+    add("tools", "must list at least one tool when tool_source is manifest (or set tool_source: dynamic)");
   const seenTools = new Map<string, number>();
   tools.forEach((t, i) => {
     if (typeof t !== "object" || t === null) return;
@@ -66,7 +72,10 @@ export function validateManifest(data: unknown, file: string): Manifest {
     }
   });
   if (raw.filesystem === "workspace" && cls !== "environment") {
-    add("filesystem", 'workspace is only allowed for class: environment (use "temp" or "none", or set class: environment)');
+    add(
+      "filesystem",
+      'workspace is only allowed for class: environment (use "temp" or "none", or set class: environment)',
+    );
   }
   const network = (typeof raw.network === "object" && raw.network !== null ? raw.network : {}) as Raw;
   const hosts = Array.isArray(network.hosts) ? (network.hosts as unknown[]) : [];
@@ -76,8 +85,10 @@ export function validateManifest(data: unknown, file: string): Manifest {
     if ("error" in parsed) add(`network.hosts[${i}]`, parsed.error);
   });
   const mode = network.mode ?? "none";
-  if (mode === "allowlist" && hosts.length === 0) add("network.hosts", 'must list at least one host when network.mode is allowlist (e.g. "api.example.com:443")');
-  if (mode !== "allowlist" && hosts.length > 0) add("network.hosts", `is only used with network.mode: allowlist (mode is ${JSON.stringify(mode)})`);
+  if (mode === "allowlist" && hosts.length === 0)
+    add("network.hosts", 'must list at least one host when network.mode is allowlist (e.g. "api.example.com:443")');
+  if (mode !== "allowlist" && hosts.length > 0)
+    add("network.hosts", `is only used with network.mode: allowlist (mode is ${JSON.stringify(mode)})`);
   const sandbox = (typeof raw.sandbox === "object" && raw.sandbox !== null ? raw.sandbox : {}) as Raw;
   for (const field of ["read_only", "writable", "sockets"]) {
     const list = Array.isArray(sandbox[field]) ? (sandbox[field] as unknown[]) : [];
@@ -93,7 +104,8 @@ export function validateManifest(data: unknown, file: string): Manifest {
     const name = typeof c === "object" && c !== null ? (c as Raw).name : undefined;
     if (typeof name !== "string") return;
     const first = seenCreds.get(name);
-    if (first !== undefined) add(`credentials[${i}].name`, `duplicate credential "${name}" (also credentials[${first}])`);
+    if (first !== undefined)
+      add(`credentials[${i}].name`, `duplicate credential "${name}" (also credentials[${first}])`);
     else seenCreds.set(name, i);
   });
 
@@ -134,27 +146,25 @@ function normalize(raw: Raw, file: string, warnings: string[]): Manifest {
   const network = (raw.network ?? {}) as Raw;
   const resources = (raw.resources ?? {}) as Raw;
   const sandbox = (raw.sandbox ?? {}) as Raw;
-  const tools = ((raw.tools ?? []) as Raw[]).map(
-    (t): ManifestTool => ({
-      name: t.name as string,
-      description: t.description as string,
-      inputSchema: t.input_schema as Record<string, unknown>,
-      requiresConfirmation: t.requires_confirmation === true,
-      ...(t.recommended_policy === undefined ? {} : { recommendedPolicy: t.recommended_policy as Policy }),
-      terminalOnSuccess: t.terminal_on_success === true,
-      streaming: t.streaming === true,
-      ...(t.semantics !== null && typeof t.semantics === "object" ? { semantics: t.semantics as Record<string, unknown> } : {}),
-    }),
-  );
-  const credentials = ((raw.credentials ?? []) as Raw[]).map(
-    (c): CredentialSpec => ({
-      name: c.name as string,
-      scope: c.scope as "system" | "user",
-      credentialType: "secret",
-      required: c.required !== false,
-      description: typeof c.description === "string" ? c.description.trim() : "",
-    }),
-  );
+  const tools = ((raw.tools ?? []) as Raw[]).map((t): ManifestTool => ({
+    name: t.name as string,
+    description: t.description as string,
+    inputSchema: t.input_schema as Record<string, unknown>,
+    requiresConfirmation: t.requires_confirmation === true,
+    ...(t.recommended_policy === undefined ? {} : { recommendedPolicy: t.recommended_policy as Policy }),
+    terminalOnSuccess: t.terminal_on_success === true,
+    streaming: t.streaming === true,
+    ...(t.semantics !== null && typeof t.semantics === "object"
+      ? { semantics: t.semantics as Record<string, unknown> }
+      : {}),
+  }));
+  const credentials = ((raw.credentials ?? []) as Raw[]).map((c): CredentialSpec => ({
+    name: c.name as string,
+    scope: c.scope as "system" | "user",
+    credentialType: "secret",
+    required: c.required !== false,
+    description: typeof c.description === "string" ? c.description.trim() : "",
+  }));
   return {
     id: raw.id as string,
     class: (raw.class ?? "tool") as Manifest["class"],
@@ -162,7 +172,10 @@ function normalize(raw: Raw, file: string, warnings: string[]): Manifest {
     toolSource: (raw.tool_source ?? "manifest") as Manifest["toolSource"],
     discoveryToolName: (raw.discovery_tool_name ?? "list_tools") as string,
     tools,
-    network: { mode: (network.mode ?? "none") as Manifest["network"]["mode"], hosts: (network.hosts ?? []) as string[] },
+    network: {
+      mode: (network.mode ?? "none") as Manifest["network"]["mode"],
+      hosts: (network.hosts ?? []) as string[],
+    },
     filesystem: (raw.filesystem ?? "none") as Manifest["filesystem"],
     sandbox: {
       readOnly: (sandbox.read_only ?? []) as string[],

@@ -18,10 +18,18 @@ export function withoutNullOptionals(schema: Record<string, unknown>, args: unkn
 function acceptsNull(s: unknown): boolean {
   if (typeof s !== "object" || s === null) return true;
   const o = s as Record<string, unknown>;
-  if (o.type === undefined && o.anyOf === undefined && o.oneOf === undefined && o.enum === undefined && o.const === undefined) return true;
+  if (
+    o.type === undefined &&
+    o.anyOf === undefined &&
+    o.oneOf === undefined &&
+    o.enum === undefined &&
+    o.const === undefined
+  )
+    return true;
   if (o.type === "null" || (Array.isArray(o.type) && o.type.includes("null"))) return true;
   if (Array.isArray(o.enum) && o.enum.includes(null)) return true;
   if (o.const === null) return true;
-  for (const alt of [...(Array.isArray(o.anyOf) ? o.anyOf : []), ...(Array.isArray(o.oneOf) ? o.oneOf : [])]) if (acceptsNull(alt)) return true;
+  for (const alt of [...(Array.isArray(o.anyOf) ? o.anyOf : []), ...(Array.isArray(o.oneOf) ? o.oneOf : [])])
+    if (acceptsNull(alt)) return true;
   return false;
 }

@@ -25,8 +25,19 @@ export async function checkMcpServer(
   try {
     const [status] = await host.start();
     const server = host.mcpServer(config.id);
-    const tools = host.catalog().map((t) => ({ name: t.fullName, description: t.description, policy: t.policy, annotations: { ...t.annotations } }));
-    return { id: config.id, ok: status?.state === "ready", status: status as CapabilityStatus, ...(server ? { server } : {}), tools };
+    const tools = host.catalog().map((t) => ({
+      name: t.fullName,
+      description: t.description,
+      policy: t.policy,
+      annotations: { ...t.annotations },
+    }));
+    return {
+      id: config.id,
+      ok: status?.state === "ready",
+      status: status as CapabilityStatus,
+      ...(server ? { server } : {}),
+      tools,
+    };
   } finally {
     await host.stop();
   }
@@ -36,8 +47,13 @@ export function formatMcpCheck(r: McpCheckReport): string {
   if (!r.ok) return `not ok ${r.id}: ${r.status.state}: ${r.status.message}`;
   const s = r.server;
   const caps = s ? Object.keys(s.capabilities).join(", ") || "none" : "unknown";
-  const lines = [`ok ${r.id}: MCP server ${s?.name ?? "?"} ${s?.version ?? ""}`.trimEnd(), `  capabilities: ${caps}`, `  tools (${r.tools.length}):`];
-  for (const t of r.tools) lines.push(`    ${t.name}  [${t.policy}]${t.description ? `  ${firstLine(t.description)}` : ""}`);
+  const lines = [
+    `ok ${r.id}: MCP server ${s?.name ?? "?"} ${s?.version ?? ""}`.trimEnd(),
+    `  capabilities: ${caps}`,
+    `  tools (${r.tools.length}):`,
+  ];
+  for (const t of r.tools)
+    lines.push(`    ${t.name}  [${t.policy}]${t.description ? `  ${firstLine(t.description)}` : ""}`);
   for (const w of r.status.warnings) lines.push(`  warning: ${w}`);
   return lines.join("\n");
 }

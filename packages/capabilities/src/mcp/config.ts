@@ -54,7 +54,12 @@ const stdioSchema = {
   required: ["command"],
   additionalProperties: false,
   properties: {
-    command: { type: "array", minItems: 1, items: { type: "string", minLength: 1 }, description: "must be the server's argv, e.g. [npx, -y, some-mcp-server]" },
+    command: {
+      type: "array",
+      minItems: 1,
+      items: { type: "string", minLength: 1 },
+      description: "must be the server's argv, e.g. [npx, -y, some-mcp-server]",
+    },
     env: stringMap,
     cwd: { type: "string", minLength: 1 },
     policy: policyMap,
@@ -67,7 +72,11 @@ const httpSchema = {
   required: ["url"],
   additionalProperties: false,
   properties: {
-    url: { type: "string", pattern: "^https?://", description: "must be an http:// or https:// URL of the server's MCP endpoint" },
+    url: {
+      type: "string",
+      pattern: "^https?://",
+      description: "must be an http:// or https:// URL of the server's MCP endpoint",
+    },
     headers: stringMap,
     oauth: {
       type: "object",
@@ -95,7 +104,16 @@ function mcpValidators(): { stdio: ValidateFunction; http: ValidateFunction } {
 }
 
 /** Capability config keys that only make sense for Selu capabilities. */
-export const SELU_ONLY_KEYS = ["manifest", "command", "address", "image", "config", "credentials", "cwd", "env"] as const;
+export const SELU_ONLY_KEYS = [
+  "manifest",
+  "command",
+  "address",
+  "image",
+  "config",
+  "credentials",
+  "cwd",
+  "env",
+] as const;
 
 const SECRET = /\$\{secret:([^}]*)\}/g;
 const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -109,15 +127,19 @@ export function mcpConfigProblems(value: unknown, at: string, file: string): Pro
     return [{ file, path: at, message: "must be a mapping with either command (stdio) or url (streamable HTTP)" }];
   }
   const v = value as Record<string, unknown>;
-  if ("command" in v && "url" in v) return [{ file, path: at, message: "set either command (stdio) or url (streamable HTTP), not both" }];
-  if (!("command" in v) && !("url" in v)) return [{ file, path: at, message: "needs command (a stdio server's argv) or url (a streamable HTTP endpoint)" }];
+  if ("command" in v && "url" in v)
+    return [{ file, path: at, message: "set either command (stdio) or url (streamable HTTP), not both" }];
+  if (!("command" in v) && !("url" in v))
+    return [{ file, path: at, message: "needs command (a stdio server's argv) or url (a streamable HTTP endpoint)" }];
   const validate = "command" in v ? mcpValidators().stdio : mcpValidators().http;
   if (!validate(v)) return describeAjvErrors(validate.errors, at).map((p) => ({ file, ...p }));
   const problems: Problem[] = [];
-  if (typeof v.url === "string" && !URL.canParse(v.url)) problems.push({ file, path: `${at}.url`, message: `is not a valid URL (got ${JSON.stringify(v.url)})` });
+  if (typeof v.url === "string" && !URL.canParse(v.url))
+    problems.push({ file, path: `${at}.url`, message: `is not a valid URL (got ${JSON.stringify(v.url)})` });
   const check = (text: string, path: string): void => {
     for (const m of text.matchAll(SECRET)) {
-      if (!SECRET_NAME.test(m[1] ?? "")) problems.push({ file, path, message: `\${secret:${m[1] ?? ""}} must name a credential (letters, digits, _)` });
+      if (!SECRET_NAME.test(m[1] ?? ""))
+        problems.push({ file, path, message: `\${secret:${m[1] ?? ""}} must name a credential (letters, digits, _)` });
     }
   };
   for (const [k, s] of Object.entries((v.env ?? {}) as Record<string, string>)) check(s, `${at}.env.${k}`);
@@ -135,6 +157,11 @@ export function secretNames(values: Record<string, string> | undefined): string[
 }
 
 /** Replaces every `${secret:name}` with its value; `lookup` throws for a missing one. */
-export function expandSecrets(values: Record<string, string> | undefined, lookup: (name: string) => string): Record<string, string> {
-  return Object.fromEntries(Object.entries(values ?? {}).map(([k, s]) => [k, s.replace(SECRET, (_m, name: string) => lookup(name))]));
+export function expandSecrets(
+  values: Record<string, string> | undefined,
+  lookup: (name: string) => string,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values ?? {}).map(([k, s]) => [k, s.replace(SECRET, (_m, name: string) => lookup(name))]),
+  );
 }

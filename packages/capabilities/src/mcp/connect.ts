@@ -16,8 +16,10 @@ export const CLIENT_INFO = { name: "palisade", version: "0.1.0" } as const;
 
 /** What a server may ask of Palisade, and why each is refused. */
 const REFUSED: Record<string, string> = {
-  "sampling/createMessage": "Palisade does not let MCP servers use its model (sampling is not supported): the tool must work without it",
-  "roots/list": "Palisade does not expose roots to MCP servers: pass paths as tool arguments or in the server's command line",
+  "sampling/createMessage":
+    "Palisade does not let MCP servers use its model (sampling is not supported): the tool must work without it",
+  "roots/list":
+    "Palisade does not expose roots to MCP servers: pass paths as tool arguments or in the server's command line",
 };
 
 /**
@@ -71,7 +73,10 @@ export type McpEra = "modern" | "legacy";
 export async function connect(opts: ConnectOptions): Promise<Connection & { log: WriteStream | undefined }> {
   const { Client, StdioClientTransport, StreamableHTTPClientTransport } = await loadMcpSdk();
   // Elicitation in form mode only: a URL would send the user to a page the server chose.
-  const client = new Client(CLIENT_INFO, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: "auto" } });
+  const client = new Client(CLIENT_INFO, {
+    capabilities: { elicitation: { form: {} } },
+    versionNegotiation: { mode: "auto" },
+  });
   client.fallbackRequestHandler = refuseServerRequest;
   await opts.setup(client);
   let transport: Transport;
@@ -79,7 +84,13 @@ export async function connect(opts: ConnectOptions): Promise<Connection & { log:
   let stdio: StdioClientTransport | undefined;
   let release = (): Promise<void> => Promise.resolve();
   if (isStdio(opts.config)) {
-    const { close, ...spawn } = await stdioSpawn(opts.config.command, opts.values, opts.config.cwd, opts.context, opts.wrap);
+    const { close, ...spawn } = await stdioSpawn(
+      opts.config.command,
+      opts.values,
+      opts.config.cwd,
+      opts.context,
+      opts.wrap,
+    );
     release = close ?? release;
     // A subclass, so the SDK probes the era on this process's own pipes instead of spawning
     // a second, short-lived copy of the server (which would double every start).
@@ -102,7 +113,11 @@ export async function connect(opts: ConnectOptions): Promise<Connection & { log:
     });
   }
   try {
-    await client.connect(transport, { signal: opts.signal, timeout: opts.timeoutMs, ...(opts.era === "legacy" ? { prior: { kind: "legacy" as const } } : {}) });
+    await client.connect(transport, {
+      signal: opts.signal,
+      timeout: opts.timeoutMs,
+      ...(opts.era === "legacy" ? { prior: { kind: "legacy" as const } } : {}),
+    });
   } catch (err) {
     await client.close().catch(() => undefined);
     await release().catch(() => undefined);

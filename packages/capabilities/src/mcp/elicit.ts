@@ -14,7 +14,10 @@ export interface ElicitationRequest {
 }
 
 /** The user's answer: accept with field values, decline, or cancel. */
-export type ElicitationAnswer = { action: "accept"; content: Record<string, string | number | boolean | string[]> } | { action: "decline" } | { action: "cancel" };
+export type ElicitationAnswer =
+  | { action: "accept"; content: Record<string, string | number | boolean | string[]> }
+  | { action: "decline" }
+  | { action: "cancel" };
 
 export type Elicit = (request: ElicitationRequest, signal: AbortSignal) => Promise<ElicitationAnswer>;
 
@@ -39,11 +42,26 @@ export class ElicitationRouter {
   }
 
   /** Answers a server's elicitation; declined when no call can ask its user (e.g. `run` without a terminal). */
-  async answer(capabilityId: string, params: { message?: unknown; requestedSchema?: unknown; mode?: unknown }): Promise<ElicitationAnswer> {
+  async answer(
+    capabilityId: string,
+    params: { message?: unknown; requestedSchema?: unknown; mode?: unknown },
+  ): Promise<ElicitationAnswer> {
     const call = this.scope.getStore() ?? (this.inFlight.size === 1 ? [...this.inFlight][0] : undefined);
     if (!call?.elicit) return { action: "decline" };
     if (params.mode !== undefined && params.mode !== "form") return { action: "decline" };
-    const requestedSchema = (typeof params.requestedSchema === "object" && params.requestedSchema !== null ? params.requestedSchema : { type: "object", properties: {} }) as Record<string, unknown>;
-    return call.elicit({ capabilityId, tool: call.tool, message: typeof params.message === "string" ? params.message : "", requestedSchema }, call.signal);
+    const requestedSchema = (
+      typeof params.requestedSchema === "object" && params.requestedSchema !== null
+        ? params.requestedSchema
+        : { type: "object", properties: {} }
+    ) as Record<string, unknown>;
+    return call.elicit(
+      {
+        capabilityId,
+        tool: call.tool,
+        message: typeof params.message === "string" ? params.message : "",
+        requestedSchema,
+      },
+      call.signal,
+    );
   }
 }

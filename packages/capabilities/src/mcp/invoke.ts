@@ -53,21 +53,34 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
 
   args = withoutNullOptionals(deps.entry.inputSchema, args);
   const problems = argumentProblems(deps.entry.inputSchema, args);
-  if (problems.length > 0) return fail("invalid_arguments", `invalid arguments for ${toolName}: ${problems.join("; ")}`);
+  if (problems.length > 0)
+    return fail("invalid_arguments", `invalid arguments for ${toolName}: ${problems.join("; ")}`);
 
   const timeoutMs = opts.timeoutMs ?? deps.defaultTimeoutMs;
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new CapabilityError("timeout", `deadline of ${timeoutMs} ms exceeded`)), timeoutMs);
-  const onAbort = (): void => controller.abort(opts.signal?.reason ?? new CapabilityError("cancelled", "cancelled by the caller"));
+  const timer = setTimeout(
+    () => controller.abort(new CapabilityError("timeout", `deadline of ${timeoutMs} ms exceeded`)),
+    timeoutMs,
+  );
+  const onAbort = (): void =>
+    controller.abort(opts.signal?.reason ?? new CapabilityError("cancelled", "cancelled by the caller"));
   if (opts.signal?.aborted) onAbort();
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   const signal = controller.signal;
   const onChunk = opts.onChunk;
   const token = onChunk ? deps.progress.listen((p) => onChunk(deps.redactor.redact(progressText(p)))) : undefined;
   try {
-    const params = { name: deps.entry.name, arguments: (args ?? {}) as Record<string, unknown>, ...(token ? { _meta: { progressToken: token } } : {}) };
+    const params = {
+      name: deps.entry.name,
+      arguments: (args ?? {}) as Record<string, unknown>,
+      ...(token ? { _meta: { progressToken: token } } : {}),
+    };
     // Our own timer governs the deadline; the SDK's would fire at its 60 s default.
-    const result = await deps.client.callTool(params, { signal, timeout: timeoutMs + 1000, ...(deps.definition ? { toolDefinition: deps.definition } : {}) });
+    const result = await deps.client.callTool(params, {
+      signal,
+      timeout: timeoutMs + 1000,
+      ...(deps.definition ? { toolDefinition: deps.definition } : {}),
+    });
     if (result.isError === true) return fail("tool_error", `${toolName} failed: ${errorText(result)}`);
     const readResource: ReadResource = async (uri, s) => {
       if (!deps.client.getServerCapabilities()?.resources) return undefined;
@@ -75,7 +88,10 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
       const first = res.contents[0];
       if (!first) return undefined;
       const data = "text" in first ? new TextEncoder().encode(first.text) : Buffer.from(first.blob, "base64");
-      return { data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), ...(first.mimeType ? { mimeType: first.mimeType } : {}) };
+      return {
+        data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+        ...(first.mimeType ? { mimeType: first.mimeType } : {}),
+      };
     };
     const converted = await convertResult(result, {
       artifacts: deps.artifacts,
@@ -86,7 +102,11 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
       signal,
     });
     const size = Buffer.byteLength(converted.content);
-    if (size > DEFAULT_MAX_MESSAGE_BYTES) return fail("transport", `${toolName} returned ${size} bytes of text, over the 16 MiB limit: return large data as a resource (it becomes an artifact)`);
+    if (size > DEFAULT_MAX_MESSAGE_BYTES)
+      return fail(
+        "transport",
+        `${toolName} returned ${size} bytes of text, over the 16 MiB limit: return large data as a resource (it becomes an artifact)`,
+      );
     return finish({ ok: true, ...converted });
   } catch (err) {
     if (signal.aborted) {
@@ -97,12 +117,20 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
     // Loaded already: the call went through a client the SDK made.
     const { ProtocolError, SdkError } = await loadMcpSdk();
     if (err instanceof SdkError) {
-      if (String(err.code) === "REQUEST_TIMEOUT") return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
-      if (String(err.code) === "CONNECTION_CLOSED") return fail("transport", `${toolName}: the connection to MCP server ${deps.capabilityId} closed during the call`);
+      if (String(err.code) === "REQUEST_TIMEOUT")
+        return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
+      if (String(err.code) === "CONNECTION_CLOSED")
+        return fail(
+          "transport",
+          `${toolName}: the connection to MCP server ${deps.capabilityId} closed during the call`,
+        );
       return fail("transport", `${toolName}: MCP server ${deps.capabilityId} call failed: ${err.message}`);
     }
     if (err instanceof ProtocolError) return fail("tool_error", `${toolName} failed: ${err.message}`);
-    return fail("transport", `${toolName}: MCP server ${deps.capabilityId} call failed: ${err instanceof Error ? err.message : String(err)}`);
+    return fail(
+      "transport",
+      `${toolName}: MCP server ${deps.capabilityId} call failed: ${err instanceof Error ? err.message : String(err)}`,
+    );
   } finally {
     if (token) deps.progress.forget(token);
     clearTimeout(timer);

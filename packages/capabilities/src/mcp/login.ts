@@ -30,7 +30,8 @@ export interface LoginResult {
   toolCount: number;
 }
 
-const PAGE = "<!doctype html><title>Palisade</title><p>Signed in: you can close this tab and go back to the terminal.</p>";
+const PAGE =
+  "<!doctype html><title>Palisade</title><p>Signed in: you can close this tab and go back to the terminal.</p>";
 
 /**
  * Signs Palisade in to an HTTP MCP server: reaches it, follows its 401 to the authorization
@@ -40,7 +41,11 @@ const PAGE = "<!doctype html><title>Palisade</title><p>Signed in: you can close 
  */
 export async function loginMcpServer(opts: LoginOptions): Promise<LoginResult> {
   const mcp = opts.config.mcp;
-  if (!("url" in mcp)) throw new CapabilityError("invalid_config", `capability ${opts.config.id} is a stdio MCP server: only HTTP servers (mcp: { url: … }) sign in with OAuth`);
+  if (!("url" in mcp))
+    throw new CapabilityError(
+      "invalid_config",
+      `capability ${opts.config.id} is a stdio MCP server: only HTTP servers (mcp: { url: … }) sign in with OAuth`,
+    );
   const http = mcp as McpHttpConfig;
   const { Client, StreamableHTTPClientTransport, UnauthorizedError } = await loadMcpSdk();
   const store = OAuthStore.at(opts.credentialsFile, opts.config.id);
@@ -50,8 +55,15 @@ export async function loginMcpServer(opts: LoginOptions): Promise<LoginResult> {
   const state = randomBytes(16).toString("base64url");
   const callback = await listenForCallback(opts.signal, opts.timeoutMs ?? 5 * 60_000);
   try {
-    const provider = new PalisadeOAuthProvider(store, http.oauth ?? {}, opts.clientSecret, { redirectUrl: callback.url, state, open: opts.open });
-    const transport = new StreamableHTTPClientTransport(new URL(http.url), { authProvider: provider, requestInit: { headers: opts.headers ?? {} } });
+    const provider = new PalisadeOAuthProvider(store, http.oauth ?? {}, opts.clientSecret, {
+      redirectUrl: callback.url,
+      state,
+      open: opts.open,
+    });
+    const transport = new StreamableHTTPClientTransport(new URL(http.url), {
+      authProvider: provider,
+      requestInit: { headers: opts.headers ?? {} },
+    });
     if (pendingScope) {
       // The server asked the Engine for more access: sign in for exactly that scope.
       const { auth } = await loadMcpSdk();
@@ -69,12 +81,25 @@ export async function loginMcpServer(opts: LoginOptions): Promise<LoginResult> {
       }
     }
     const params = await callback.params;
-    if (params.get("state") !== state) throw new CapabilityError("invalid_config", `the sign-in of ${opts.config.id} came back with another state than was sent: start it again (it may not have been yours)`);
-    if (params.has("error")) throw new CapabilityError("missing_credential", `the authorization server refused the sign-in of ${opts.config.id}: ${params.get("error")}${params.get("error_description") ? ` (${params.get("error_description")})` : ""}`);
+    if (params.get("state") !== state)
+      throw new CapabilityError(
+        "invalid_config",
+        `the sign-in of ${opts.config.id} came back with another state than was sent: start it again (it may not have been yours)`,
+      );
+    if (params.has("error"))
+      throw new CapabilityError(
+        "missing_credential",
+        `the authorization server refused the sign-in of ${opts.config.id}: ${params.get("error")}${params.get("error_description") ? ` (${params.get("error_description")})` : ""}`,
+      );
     if (pendingScope) {
       const { auth } = await loadMcpSdk();
       const iss = params.get("iss");
-      await auth(provider, { serverUrl: http.url, scope: pendingScope, authorizationCode: params.get("code") ?? "", ...(iss !== null ? { iss } : {}) });
+      await auth(provider, {
+        serverUrl: http.url,
+        scope: pendingScope,
+        authorizationCode: params.get("code") ?? "",
+        ...(iss !== null ? { iss } : {}),
+      });
     } else {
       await transport.finishAuth(params);
     }
@@ -85,7 +110,10 @@ export async function loginMcpServer(opts: LoginOptions): Promise<LoginResult> {
     });
     // Signed in: use the stored token as the Engine will.
     const check = new Client(CLIENT_INFO, { capabilities: {}, versionNegotiation: { mode: "auto" } });
-    const engineSide = new StreamableHTTPClientTransport(new URL(http.url), { authProvider: new PalisadeOAuthProvider(store, http.oauth ?? {}, opts.clientSecret), requestInit: { headers: opts.headers ?? {} } });
+    const engineSide = new StreamableHTTPClientTransport(new URL(http.url), {
+      authProvider: new PalisadeOAuthProvider(store, http.oauth ?? {}, opts.clientSecret),
+      requestInit: { headers: opts.headers ?? {} },
+    });
     try {
       await check.connect(engineSide, opts.signal ? { signal: opts.signal } : {});
       const { tools } = await check.listTools();
@@ -99,12 +127,16 @@ export async function loginMcpServer(opts: LoginOptions): Promise<LoginResult> {
 }
 
 function isUnauthorized(err: unknown): boolean {
-  for (let e: unknown = err, i = 0; e instanceof Error && i < 4; e = e.cause, i++) if (e.name === "UnauthorizedError" || /\b401\b|requires authorization/.test(e.message)) return true;
+  for (let e: unknown = err, i = 0; e instanceof Error && i < 4; e = e.cause, i++)
+    if (e.name === "UnauthorizedError" || /\b401\b|requires authorization/.test(e.message)) return true;
   return false;
 }
 
 /** A one-shot listener on 127.0.0.1 for the authorization server's redirect. */
-async function listenForCallback(signal: AbortSignal | undefined, timeoutMs: number): Promise<{ url: string; params: Promise<URLSearchParams>; close: () => void }> {
+async function listenForCallback(
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<{ url: string; params: Promise<URLSearchParams>; close: () => void }> {
   let resolve!: (p: URLSearchParams) => void;
   let reject!: (e: Error) => void;
   const params = new Promise<URLSearchParams>((res, rej) => ((resolve = res), (reject = rej)));
@@ -116,7 +148,16 @@ async function listenForCallback(signal: AbortSignal | undefined, timeoutMs: num
     resolve(u.searchParams);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const timer = setTimeout(() => reject(new CapabilityError("timeout", `no sign-in came back within ${Math.round(timeoutMs / 1000)} s: run the login again`)), timeoutMs);
+  const timer = setTimeout(
+    () =>
+      reject(
+        new CapabilityError(
+          "timeout",
+          `no sign-in came back within ${Math.round(timeoutMs / 1000)} s: run the login again`,
+        ),
+      ),
+    timeoutMs,
+  );
   const onAbort = (): void => reject(new CapabilityError("cancelled", "the login was cancelled"));
   signal?.addEventListener("abort", onAbort, { once: true });
   return {

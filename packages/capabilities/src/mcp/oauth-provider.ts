@@ -1,4 +1,10 @@
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthClientProvider, OAuthDiscoveryState, OAuthTokens } from "@modelcontextprotocol/client";
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
+} from "@modelcontextprotocol/client";
 import { CapabilityError } from "../errors.js";
 import type { McpOAuthConfig } from "./config.js";
 import type { OAuthStore } from "./oauth-store.js";
@@ -60,7 +66,8 @@ export class PalisadeOAuthProvider implements OAuthClientProvider {
   }
 
   async clientInformation(): Promise<OAuthClientInformationMixed | undefined> {
-    if (this.config.clientId) return { client_id: this.config.clientId, ...(this.clientSecret ? { client_secret: this.clientSecret } : {}) };
+    if (this.config.clientId)
+      return { client_id: this.config.clientId, ...(this.clientSecret ? { client_secret: this.clientSecret } : {}) };
     return (await this.store.read()).client;
   }
 
@@ -85,7 +92,10 @@ export class PalisadeOAuthProvider implements OAuthClientProvider {
         await this.store.update((s) => (s.pendingScope = scope));
         throw new LoginRequiredError(this.store.capabilityId, `it asks for more access than was granted: ${scope}`);
       }
-      throw new LoginRequiredError(this.store.capabilityId, had ? "its token was refused and could not be refreshed" : "no token is stored");
+      throw new LoginRequiredError(
+        this.store.capabilityId,
+        had ? "its token was refused and could not be refreshed" : "no token is stored",
+      );
     }
     await this.authorize.open(url);
   }
@@ -96,7 +106,11 @@ export class PalisadeOAuthProvider implements OAuthClientProvider {
 
   async codeVerifier(): Promise<string> {
     const v = (await this.store.read()).verifier;
-    if (!v) throw new CapabilityError("invalid_config", `no login of MCP server ${this.store.capabilityId} is in progress (no PKCE verifier): start it again`);
+    if (!v)
+      throw new CapabilityError(
+        "invalid_config",
+        `no login of MCP server ${this.store.capabilityId} is in progress (no PKCE verifier): start it again`,
+      );
     return v;
   }
 

@@ -1,4 +1,8 @@
-import type { OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from "@modelcontextprotocol/client";
+import type {
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from "@modelcontextprotocol/client";
 import { UserCredentialStore } from "../credentials.js";
 
 /** The Engine's one user, whose credentials these are. */

@@ -6,7 +6,10 @@ import type { ArtifactOwner, ArtifactStore } from "../artifacts/store.js";
 import { safeFilename } from "../artifacts/export.js";
 
 /** Reads a linked resource (`resources/read`); undefined when the server cannot. */
-export type ReadResource = (uri: string, signal: AbortSignal) => Promise<{ data: Uint8Array; mimeType?: string } | undefined>;
+export type ReadResource = (
+  uri: string,
+  signal: AbortSignal,
+) => Promise<{ data: Uint8Array; mimeType?: string } | undefined>;
 
 export interface ConvertDeps {
   artifacts: ArtifactStore;
@@ -70,7 +73,12 @@ function base64(data: string): Uint8Array {
 export async function convertResult(result: CallToolResult, deps: ConvertDeps): Promise<Converted> {
   const blocks: ContentBlock[] = Array.isArray(result.content) ? result.content : [];
   const artifacts: ArtifactRef[] = [];
-  const store = async (data: Uint8Array, mimeType: string, i: number, uri?: string): Promise<Record<string, unknown>> => {
+  const store = async (
+    data: Uint8Array,
+    mimeType: string,
+    i: number,
+    uri?: string,
+  ): Promise<Record<string, unknown>> => {
     const filename = nameFor(deps.tool, i, mimeType, uri);
     const meta = await deps.artifacts.put(data, { filename, mimeType, owner: deps.owner, source: deps.source });
     const ref: ArtifactRef = { artifactId: meta.artifactId, filename, mimeType, sizeBytes: meta.sizeBytes };
@@ -96,11 +104,22 @@ export async function convertResult(result: CallToolResult, deps: ConvertDeps): 
         break;
       }
       case "resource_link": {
-        const link: Record<string, unknown> = { type: "resource_link", uri: block.uri, name: block.name, ...(block.description ? { description: block.description } : {}) };
+        const link: Record<string, unknown> = {
+          type: "resource_link",
+          uri: block.uri,
+          name: block.name,
+          ...(block.description ? { description: block.description } : {}),
+        };
         if (links++ < MAX_LINKED_RESOURCES) {
           try {
             const read = await deps.readResource(block.uri, deps.signal);
-            if (read) link.artifact = await store(read.data, read.mimeType ?? block.mimeType ?? "application/octet-stream", i, block.uri);
+            if (read)
+              link.artifact = await store(
+                read.data,
+                read.mimeType ?? block.mimeType ?? "application/octet-stream",
+                i,
+                block.uri,
+              );
           } catch (err) {
             if (deps.signal.aborted) throw err;
             link.error = `could not read the resource: ${err instanceof Error ? err.message : String(err)}`;
@@ -110,17 +129,25 @@ export async function convertResult(result: CallToolResult, deps: ConvertDeps): 
         break;
       }
       default:
-        out.push({ type: (block as { type: string }).type, note: "content of this type is not supported by Palisade and was left out" });
+        out.push({
+          type: (block as { type: string }).type,
+          note: "content of this type is not supported by Palisade and was left out",
+        });
     }
   }
   // Structured content goes to the model with the blocks: servers are asked to repeat it as
   // text, but the text is often a summary that leaves fields out.
   const structured = result.structuredContent;
-  if (out.length === 0 && structured !== undefined) return { content: JSON.stringify(structured), result: structured, artifacts };
+  if (out.length === 0 && structured !== undefined)
+    return { content: JSON.stringify(structured), result: structured, artifacts };
   if (out.every((b) => b.type === "text")) {
     const text = out.map((b) => b.text as string).join("\n");
     if (structured === undefined || repeats(text, structured)) return { content: text, result: text, artifacts };
-    return { content: `${text}\n\nstructuredContent: ${JSON.stringify(structured)}`, result: { content: text, structuredContent: structured }, artifacts };
+    return {
+      content: `${text}\n\nstructuredContent: ${JSON.stringify(structured)}`,
+      result: { content: text, structuredContent: structured },
+      artifacts,
+    };
   }
   const json = { content: out, ...(structured === undefined ? {} : { structuredContent: structured }) };
   return { content: JSON.stringify(json), result: json, artifacts };
@@ -141,6 +168,9 @@ function repeats(text: string, structured: unknown): boolean {
 /** The text of an `isError` result, for the model. */
 export function errorText(result: CallToolResult): string {
   const blocks: ContentBlock[] = Array.isArray(result.content) ? result.content : [];
-  const text = blocks.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n").trim();
+  const text = blocks
+    .flatMap((b) => (b.type === "text" ? [b.text] : []))
+    .join("\n")
+    .trim();
   return text || "the tool reported an error without a message";
 }

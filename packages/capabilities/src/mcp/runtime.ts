@@ -107,7 +107,9 @@ export class McpRuntime {
   /** Its tools can be called: it is ready, or stopped when idle (or being started for a call) and starts on the call. */
   get available(): boolean {
     if (this.state === "ready") return true;
-    return (this.state === "stopped" || (this.state === "starting" && this.launching !== undefined)) && this.tools.length > 0;
+    return (
+      (this.state === "stopped" || (this.state === "starting" && this.launching !== undefined)) && this.tools.length > 0
+    );
   }
 
   get launchMode(): "command" | "address" {
@@ -125,12 +127,28 @@ export class McpRuntime {
       message: this.message,
       launchMode: this.launchMode,
       ...("url" in this.config.mcp ? { address: this.config.mcp.url } : {}),
-      channel: "url" in this.config.mcp ? `MCP streamable HTTP ${this.config.mcp.url}` : "MCP stdio: pipes only the Engine holds",
+      channel:
+        "url" in this.config.mcp
+          ? `MCP streamable HTTP ${this.config.mcp.url}`
+          : "MCP stdio: pipes only the Engine holds",
       toolCount: this.tools.length,
       restarts: this.budget.restarts,
-      ...(isStdio(this.config.mcp) ? { process: this.state === "starting" ? ("starting" as const) : this.state === "ready" || this.state === "not_ready" ? ("started" as const) : ("stopped" as const) } : {}),
+      ...(isStdio(this.config.mcp)
+        ? {
+            process:
+              this.state === "starting"
+                ? ("starting" as const)
+                : this.state === "ready" || this.state === "not_ready"
+                  ? ("started" as const)
+                  : ("stopped" as const),
+          }
+        : {}),
       warnings: this.warnings,
-      ...(this.server?.protocolVersion ? { protocol: `MCP ${this.server.protocolVersion} (${this.server.era === "modern" ? "stateless: server/discover, per-request _meta" : "initialize handshake"})` } : {}),
+      ...(this.server?.protocolVersion
+        ? {
+            protocol: `MCP ${this.server.protocolVersion} (${this.server.era === "modern" ? "stateless: server/discover, per-request _meta" : "initialize handshake"})`,
+          }
+        : {}),
       ...(this.state === "failed" && this.tail.length > 0 ? { logTail: this.tail.slice(-20) } : {}),
     };
   }
@@ -139,7 +157,8 @@ export class McpRuntime {
   async start(): Promise<void> {
     if (this.config.enabled === false) return this.set("not_configured", "disabled in config (enabled: false)");
     await this.launch();
-    while (this.state === "starting" && !this.stopped) await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
+    while (this.state === "starting" && !this.stopped)
+      await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
   }
 
   /** Starts a server stopped when idle; resolves once settled. Never throws. */
@@ -148,7 +167,8 @@ export class McpRuntime {
       this.launching ??= this.launch().finally(() => (this.launching = undefined));
       await this.launching;
     }
-    while (this.state === "starting" && !this.stopped) await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
+    while (this.state === "starting" && !this.stopped)
+      await new Promise<void>((resolve) => this.settleWaiters.push(resolve));
   }
 
   private async launch(): Promise<void> {
@@ -161,7 +181,11 @@ export class McpRuntime {
         config: this.config.mcp,
         values,
         ...(this.opts.wrap ? { wrap: this.opts.wrap } : {}),
-        context: { capabilityId: this.config.id, network: networkOf(this.config), filesystem: this.config.filesystem ?? "workspace" },
+        context: {
+          capabilityId: this.config.id,
+          network: networkOf(this.config),
+          filesystem: this.config.filesystem ?? "workspace",
+        },
         logFile: this.logFile,
         redact: (t) => this.opts.redactor.redact(t),
         onStderr: (text) => {
@@ -173,7 +197,9 @@ export class McpRuntime {
         ...(this.era ? { era: this.era } : {}),
         ...(await this.oauthProvider()),
         setup: (client) => {
-          client.setRequestHandler("elicitation/create", (request) => this.elicitation.answer(this.config.id, request.params));
+          client.setRequestHandler("elicitation/create", (request) =>
+            this.elicitation.answer(this.config.id, request.params),
+          );
           client.setNotificationHandler("notifications/tools/list_changed", () => {
             if (generation === this.generation) void this.refreshTools(client);
           });
@@ -222,8 +248,10 @@ export class McpRuntime {
       const login = loginCause(err);
       if (login) return this.set("failed", login.message);
       // Nothing changes until someone signs in.
-      if (!isStdio(this.config.mcp) && /\b401\b/.test(message)) return this.set("failed", `${new LoginRequiredError(this.config.id, message).message}`);
-      if (err instanceof Error && err.name === "SandboxError") return this.set("failed", `MCP server ${this.config.id} cannot start in its sandbox: ${message}`);
+      if (!isStdio(this.config.mcp) && /\b401\b/.test(message))
+        return this.set("failed", `${new LoginRequiredError(this.config.id, message).message}`);
+      if (err instanceof Error && err.name === "SandboxError")
+        return this.set("failed", `MCP server ${this.config.id} cannot start in its sandbox: ${message}`);
       // Some older stdio servers exit on a request they do not know (server/discover): the
       // restart speaks 2025-11-25 straight away.
       if (this.era === undefined && isStdio(this.config.mcp)) this.era = "legacy";
@@ -242,7 +270,9 @@ export class McpRuntime {
   private async expand(raw: Record<string, string> | undefined): Promise<Record<string, string>> {
     const found = new Map<string, string>();
     for (const name of secretNames(raw)) {
-      const v = (await this.opts.credentials.user(LOCAL_USER, this.config.id, name)) ?? this.opts.credentials.system(this.config.id, name);
+      const v =
+        (await this.opts.credentials.user(LOCAL_USER, this.config.id, name)) ??
+        this.opts.credentials.system(this.config.id, name);
       if (v === undefined || v === "") throw this.missing(name);
       this.opts.redactor.add(v);
       found.set(name, v);
@@ -258,7 +288,8 @@ export class McpRuntime {
     const stored = await store.read();
     // Without a login there is nothing to use or refresh: no discovery or registration from the Engine.
     if (!stored.tokens) return {};
-    for (const t of [stored.tokens?.access_token, stored.tokens?.refresh_token, stored.client?.client_secret]) if (t) this.opts.redactor.add(t);
+    for (const t of [stored.tokens?.access_token, stored.tokens?.refresh_token, stored.client?.client_secret])
+      if (t) this.opts.redactor.add(t);
     const secret = mcp.oauth?.clientSecret ? (await this.expand({ s: mcp.oauth.clientSecret })).s : undefined;
     if (secret) this.opts.redactor.add(secret);
     return { authProvider: new PalisadeOAuthProvider(store, mcp.oauth ?? {}, secret || undefined) };
@@ -277,7 +308,10 @@ export class McpRuntime {
     const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(this.opts.startupTimeoutMs)]);
     const { tools, truncated } = await listAllTools(client, signal, this.opts.startupTimeoutMs);
     const { entries, skipped } = mcpToolEntries(this.config, tools, (t) => this.opts.redactor.redact(t));
-    this.warnings = [...skipped.map((s) => `tool ${s}`), ...(truncated ? ["tools/list returned too many pages; the rest were left out"] : [])];
+    this.warnings = [
+      ...skipped.map((s) => `tool ${s}`),
+      ...(truncated ? ["tools/list returned too many pages; the rest were left out"] : []),
+    ];
     this.tools = withConfigSemantics(entries, this.config.semantics);
     this.definitions = new Map(tools.map((t) => [t.name, t]));
   }
@@ -287,7 +321,11 @@ export class McpRuntime {
       await this.loadTools(client);
       this.opts.onStatus(this.status());
     } catch (err) {
-      if (!this.stopped) this.warnings = [...this.warnings, `tools/list after list_changed failed: ${err instanceof Error ? err.message : String(err)}`];
+      if (!this.stopped)
+        this.warnings = [
+          ...this.warnings,
+          `tools/list after list_changed failed: ${err instanceof Error ? err.message : String(err)}`,
+        ];
     }
   }
 
@@ -310,7 +348,9 @@ export class McpRuntime {
       this.schedulePing();
     } catch (err) {
       if (this.stopped || generation !== this.generation) return;
-      await this.onLost(`did not answer ping within ${this.opts.healthCallTimeoutMs} ms (${err instanceof Error ? err.message : String(err)})`);
+      await this.onLost(
+        `did not answer ping within ${this.opts.healthCallTimeoutMs} ms (${err instanceof Error ? err.message : String(err)})`,
+      );
     }
   }
 
@@ -324,7 +364,12 @@ export class McpRuntime {
     clearTimeout(this.pinger);
     this.idle.cancel();
     const restart = this.budget.allows() ? "restarting it" : "its restart budget is spent";
-    this.calls.abort(new CapabilityError("restarted", `MCP server ${this.config.id} ${why}; the Engine is ${restart}. The call did not complete.`));
+    this.calls.abort(
+      new CapabilityError(
+        "restarted",
+        `MCP server ${this.config.id} ${why}; the Engine is ${restart}. The call did not complete.`,
+      ),
+    );
     this.tools = [];
     const old = this.client;
     this.client = undefined;
@@ -336,7 +381,10 @@ export class McpRuntime {
     const spent = !this.budget.take();
     if (spent && !isStdio(this.config.mcp)) {
       // A remote server may come back: keep trying, as for a Selu address, without failing.
-      this.set("not_ready", `MCP server ${this.config.id} is not reachable: ${why}; trying again every ${Math.round(this.opts.recheckIntervalMs / 1000)} s`);
+      this.set(
+        "not_ready",
+        `MCP server ${this.config.id} is not reachable: ${why}; trying again every ${Math.round(this.opts.recheckIntervalMs / 1000)} s`,
+      );
       clearTimeout(this.retry);
       this.retry = setTimeout(() => void this.launch(), this.opts.recheckIntervalMs);
       this.retry.unref();
@@ -345,7 +393,9 @@ export class McpRuntime {
     const n = this.budget.restarts;
     if (spent) {
       const lines = this.tail.slice(-10);
-      const where = isStdio(this.config.mcp) ? `; see ${this.logFile}${lines.length > 0 ? `; last log lines:\n${lines.join("\n")}` : ""}` : "";
+      const where = isStdio(this.config.mcp)
+        ? `; see ${this.logFile}${lines.length > 0 ? `; last log lines:\n${lines.join("\n")}` : ""}`
+        : "";
       this.set("failed", `MCP server ${this.config.id}: ${why}, after ${n} restart${n === 1 ? "" : "s"}${where}`);
       return;
     }
@@ -379,26 +429,37 @@ export class McpRuntime {
     const progress = this.progress;
     if (!client || !progress || !this.ready) {
       const message = `capability ${this.config.id} is not ready: ${this.message}`;
-      return { ok: false, content: message, result: undefined, artifacts: [], error: { code: "not_ready", message }, terminal: false, durationMs: 0 };
+      return {
+        ok: false,
+        content: message,
+        result: undefined,
+        artifacts: [],
+        error: { code: "not_ready", message },
+        terminal: false,
+        durationMs: 0,
+      };
     }
     const end = this.idle.begin();
     const lost = this.calls.signal;
     const signal = opts.signal ? AbortSignal.any([opts.signal, lost]) : lost;
-    const call = () => callMcpTool(
-      {
-        client,
-        progress,
-        entry,
-        ...(this.definitions.has(entry.name) ? { definition: this.definitions.get(entry.name) } : {}),
-        capabilityId: this.config.id,
-        defaultTimeoutMs: this.config.perToolTimeoutMs?.[entry.name] ?? this.config.timeoutMs ?? 120_000,
-        artifacts: this.opts.artifacts,
-        redactor: this.opts.redactor,
-      },
-      args,
-      { ...opts, signal },
-    );
-    return this.elicitation.run({ tool: entry.name, signal, ...(opts.elicit ? { elicit: opts.elicit } : {}) }, call).finally(end);
+    const call = () =>
+      callMcpTool(
+        {
+          client,
+          progress,
+          entry,
+          ...(this.definitions.has(entry.name) ? { definition: this.definitions.get(entry.name) } : {}),
+          capabilityId: this.config.id,
+          defaultTimeoutMs: this.config.perToolTimeoutMs?.[entry.name] ?? this.config.timeoutMs ?? 120_000,
+          artifacts: this.opts.artifacts,
+          redactor: this.opts.redactor,
+        },
+        args,
+        { ...opts, signal },
+      );
+    return this.elicitation
+      .run({ tool: entry.name, signal, ...(opts.elicit ? { elicit: opts.elicit } : {}) }, call)
+      .finally(end);
   }
 
   private set(state: CapabilityState, message: string): void {
@@ -433,6 +494,7 @@ export class McpRuntime {
 
 /** The login the SDK's auth flow asked for, wherever it wrapped it. */
 function loginCause(err: unknown): LoginRequiredError | undefined {
-  for (let e: unknown = err, i = 0; e instanceof Error && i < 5; e = e.cause, i++) if (e instanceof LoginRequiredError) return e;
+  for (let e: unknown = err, i = 0; e instanceof Error && i < 5; e = e.cause, i++)
+    if (e instanceof LoginRequiredError) return e;
   return undefined;
 }

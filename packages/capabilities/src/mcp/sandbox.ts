@@ -38,8 +38,11 @@ export function sandboxedStdio(options: SandboxedStdioOptions): StdioWrapper {
         ? {}
         : {
             egress: {
-              allowHost: network.mode === "any" ? null : (host: string, port: number) => hostAllowed(network.hosts, host, port),
-              ...(options.onEgress ? { onConnection: (e: EgressEvent) => options.onEgress?.(context.capabilityId, e) } : {}),
+              allowHost:
+                network.mode === "any" ? null : (host: string, port: number) => hostAllowed(network.hosts, host, port),
+              ...(options.onEgress
+                ? { onConnection: (e: EgressEvent) => options.onEgress?.(context.capabilityId, e) }
+                : {}),
             },
           }),
     });
@@ -50,7 +53,11 @@ export function sandboxedStdio(options: SandboxedStdioOptions): StdioWrapper {
 }
 
 /** The sandbox spec of a stdio server (also what `capability list --verbose` shows). */
-export function stdioSandboxSpec(options: Pick<SandboxedStdioOptions, "workspace" | "protect" | "readOnly" | "writable" | "hide">, context: Pick<StdioContext, "filesystem" | "network">, cwd?: string): SandboxSpec {
+export function stdioSandboxSpec(
+  options: Pick<SandboxedStdioOptions, "workspace" | "protect" | "readOnly" | "writable" | "hide">,
+  context: Pick<StdioContext, "filesystem" | "network">,
+  cwd?: string,
+): SandboxSpec {
   return {
     filesystem: context.filesystem,
     ...(context.filesystem === "workspace" ? { workspace: options.workspace } : {}),

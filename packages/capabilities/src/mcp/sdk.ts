@@ -2,7 +2,14 @@
 // brings cost ~170 ms of CPU to load, which an Engine without MCP servers should not pay at start.
 // This is the v2 client (@modelcontextprotocol/client): it speaks 2026-07-28 (server/discover,
 // per-request _meta and headers, input-required results) and falls back to 2025-11-25 and older.
-import type { Client, ProtocolError, SdkError, StreamableHTTPClientTransport, UnauthorizedError, auth } from "@modelcontextprotocol/client";
+import type {
+  Client,
+  ProtocolError,
+  SdkError,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  auth,
+} from "@modelcontextprotocol/client";
 import type { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 
 export interface McpSdk {
@@ -18,7 +25,10 @@ export interface McpSdk {
 let loading: Promise<McpSdk> | undefined;
 
 export function loadMcpSdk(): Promise<McpSdk> {
-  return (loading ??= Promise.all([import("@modelcontextprotocol/client"), import("@modelcontextprotocol/client/stdio")]).then(([sdk, stdio]) => ({
+  return (loading ??= Promise.all([
+    import("@modelcontextprotocol/client"),
+    import("@modelcontextprotocol/client/stdio"),
+  ]).then(([sdk, stdio]) => ({
     Client: sdk.Client,
     StdioClientTransport: stdio.StdioClientTransport,
     StreamableHTTPClientTransport: sdk.StreamableHTTPClientTransport,

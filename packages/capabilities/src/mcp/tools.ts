@@ -11,7 +11,11 @@ export const MAX_TOOL_PAGES = 100;
 export const MAX_TOOLS = 1000;
 
 /** tools/list, every page. */
-export async function listAllTools(client: Client, signal: AbortSignal, timeoutMs: number): Promise<{ tools: Tool[]; truncated: boolean }> {
+export async function listAllTools(
+  client: Client,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<{ tools: Tool[]; truncated: boolean }> {
   const tools: Tool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_TOOL_PAGES; page++) {
@@ -67,7 +71,11 @@ export interface CatalogResult {
  * ToolEntries of a server's tools; tools the catalog cannot hold are skipped with a reason.
  * `redact` is applied to descriptions and schemas, which reach the model.
  */
-export function mcpToolEntries(config: McpCapabilityConfig, tools: readonly Tool[], redact: (text: string) => string = (t) => t): CatalogResult {
+export function mcpToolEntries(
+  config: McpCapabilityConfig,
+  tools: readonly Tool[],
+  redact: (text: string) => string = (t) => t,
+): CatalogResult {
   const namePattern = new RegExp(TOOL_NAME_PATTERN);
   const seen = new Set<string>();
   const entries: ToolEntry[] = [];
@@ -87,7 +95,9 @@ export function mcpToolEntries(config: McpCapabilityConfig, tools: readonly Tool
     try {
       compileToolSchema(schema);
     } catch (err) {
-      skipped.push(`${tool.name}: its input schema is not a valid JSON Schema (${err instanceof Error ? err.message : String(err)})`);
+      skipped.push(
+        `${tool.name}: its input schema is not a valid JSON Schema (${err instanceof Error ? err.message : String(err)})`,
+      );
       continue;
     }
     seen.add(tool.name);

@@ -21,7 +21,16 @@ function sampleArguments(schema) {
   const props = schema?.properties ?? {};
   for (const name of schema?.required ?? []) {
     const type = props[name]?.type;
-    out[name] = type === "number" || type === "integer" ? 1 : type === "boolean" ? true : type === "array" ? [] : type === "object" ? {} : "x";
+    out[name] =
+      type === "number" || type === "integer"
+        ? 1
+        : type === "boolean"
+          ? true
+          : type === "array"
+            ? []
+            : type === "object"
+              ? {}
+              : "x";
   }
   return out;
 }
@@ -30,7 +39,8 @@ function sampleArguments(schema) {
 async function acceptDefaults(request) {
   process.stderr.write(`[palisade] elicitation from ${request.capabilityId} (${request.tool}): ${request.message}\n`);
   const content = {};
-  for (const [name, field] of Object.entries(request.requestedSchema.properties ?? {})) if (field.default !== undefined) content[name] = field.default;
+  for (const [name, field] of Object.entries(request.requestedSchema.properties ?? {}))
+    if (field.default !== undefined) content[name] = field.default;
   return { action: "accept", content };
 }
 
@@ -56,7 +66,9 @@ async function browser(authorizationUrl) {
 // Pre-registered clients and client ID metadata documents are configuration, as a user sets them.
 const oauth = {
   ...(context.client_id ? { clientId: context.client_id } : {}),
-  ...(scenario === "auth/basic-cimd" ? { clientMetadataUrl: "https://conformance-test.local/client-metadata.json" } : {}),
+  ...(scenario === "auth/basic-cimd"
+    ? { clientMetadataUrl: "https://conformance-test.local/client-metadata.json" }
+    : {}),
 };
 const config = { id: ID, mcp: { url, ...(Object.keys(oauth).length > 0 ? { oauth } : {}) }, maxRestarts: 0 };
 const dataDir = mkdtempSync(join(tmpdir(), "palisade-conformance-"));
@@ -64,8 +76,16 @@ const dataDir = mkdtempSync(join(tmpdir(), "palisade-conformance-"));
 /** What `palisade capability login conformance` does. */
 async function login() {
   try {
-    const r = await loginMcpServer({ config, credentialsFile: join(dataDir, "credentials.json"), ...(context.client_secret ? { clientSecret: context.client_secret } : {}), open: browser, timeoutMs: 15_000 });
-    process.stderr.write(`[palisade] login: ${r.authorized ? "signed in" : "no sign-in needed"}, ${r.toolCount} tools\n`);
+    const r = await loginMcpServer({
+      config,
+      credentialsFile: join(dataDir, "credentials.json"),
+      ...(context.client_secret ? { clientSecret: context.client_secret } : {}),
+      open: browser,
+      timeoutMs: 15_000,
+    });
+    process.stderr.write(
+      `[palisade] login: ${r.authorized ? "signed in" : "no sign-in needed"}, ${r.toolCount} tools\n`,
+    );
   } catch (err) {
     process.stderr.write(`[palisade] login failed: ${err instanceof Error ? err.message : String(err)}\n`);
   }
@@ -73,7 +93,12 @@ async function login() {
 
 /** The Engine's side: a CapabilityHost with this one server. */
 async function startEngine() {
-  const host = new CapabilityHost({ dataDir, capabilities: [config], startupTimeoutMs: 20_000, log: (line) => process.stderr.write(`[palisade] ${line}\n`) });
+  const host = new CapabilityHost({
+    dataDir,
+    capabilities: [config],
+    startupTimeoutMs: 20_000,
+    log: (line) => process.stderr.write(`[palisade] ${line}\n`),
+  });
   const [status] = await host.start();
   process.stderr.write(`[palisade] ${scenario}: ${status?.state}: ${status?.message}\n`);
   for (const w of status?.warnings ?? []) process.stderr.write(`[palisade] warning: ${w}\n`);
@@ -92,10 +117,16 @@ try {
       : scenario === "json-schema-2020-12-preservation"
         ? // The scenario wants the schema Palisade keeps for its focal tool (what the model is
           // given) echoed back through its echo tool.
-          [{ name: "json_schema_echo", args: { schema: tools.find((t) => t.name === "json_schema_2020_12_tool")?.inputSchema } }]
+          [
+            {
+              name: "json_schema_echo",
+              args: { schema: tools.find((t) => t.name === "json_schema_2020_12_tool")?.inputSchema },
+            },
+          ]
         : tools.map((t) => ({ name: t.name, args: sampleArguments(t.inputSchema) }));
     for (const call of planned) {
-      const invoke = () => engine.host.invoke(`${ID}__${call.name}`, call.args, { ...owner, timeoutMs: 15_000, elicit: acceptDefaults });
+      const invoke = () =>
+        engine.host.invoke(`${ID}__${call.name}`, call.args, { ...owner, timeoutMs: 15_000, elicit: acceptDefaults });
       let result = await invoke();
       if (!result.ok && /palisade capability login/.test(result.content)) {
         // The user does what the error says: signs in again (for the wider scope), restarts the Engine.
@@ -104,7 +135,9 @@ try {
         engine = await startEngine();
         result = await invoke();
       }
-      process.stdout.write(`${call.name}: ${result.ok ? "ok" : `error ${result.error?.code}`}: ${result.content.slice(0, 300)}\n`);
+      process.stdout.write(
+        `${call.name}: ${result.ok ? "ok" : `error ${result.error?.code}`}: ${result.content.slice(0, 300)}\n`,
+      );
     }
   }
 } finally {

@@ -42,14 +42,16 @@ for (const { version, notApplicable, notYet } of EXPECTED) {
   describe.concurrent(`MCP conformance (${label})`, () => {
     it("lists client scenarios, and every listed exception is one of them", () => {
       expect(scenarios.length).toBeGreaterThan(3);
-      for (const name of [...Object.keys(notApplicable), ...Object.keys(notYet)]) expect(scenarios, `${name} is not a scenario of ${label}`).toContain(name);
+      for (const name of [...Object.keys(notApplicable), ...Object.keys(notYet)])
+        expect(scenarios, `${name} is not a scenario of ${label}`).toContain(name);
     });
 
     for (const scenario of scenarios) {
       const excused = notApplicable[scenario] ?? notYet[scenario];
       it(`${scenario}${excused ? ` (expected to fail: ${excused})` : ""}`, { timeout: 60_000 }, async ({ signal }) => {
         const result = await runScenario(version, scenario, signal);
-        if (excused) expect(result.passed, `${scenario} passes now: remove it from the exceptions of ${label}`).toBe(false);
+        if (excused)
+          expect(result.passed, `${scenario} passes now: remove it from the exceptions of ${label}`).toBe(false);
         else expect(result.passed, `${scenario} failed:\n${result.explain}`).toBe(true);
       });
     }

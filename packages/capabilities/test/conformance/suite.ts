@@ -40,17 +40,35 @@ const ADAPTER = join(here, "client.mjs");
 
 /** The client scenarios the release lists for its spec version. */
 export async function clientScenarios(v: SuiteVersion): Promise<string[]> {
-  const { stdout } = await run(process.execPath, [cli(v), "list", "--client", ...(v.specVersion ? ["--spec-version", v.specVersion] : [])]);
+  const { stdout } = await run(process.execPath, [
+    cli(v),
+    "list",
+    "--client",
+    ...(v.specVersion ? ["--spec-version", v.specVersion] : []),
+  ]);
   return [...stdout.matchAll(/^ {2}- (\S+) \[/gm)].map((m) => m[1] as string);
 }
 
 /** Runs one scenario against Palisade's client (client.mjs) and reads the checks it recorded. */
 export async function runScenario(v: SuiteVersion, scenario: string, signal: AbortSignal): Promise<ScenarioResult> {
   const out = mkdtempSync(join(tmpdir(), "palisade-conformance-out-"));
-  const args = [cli(v), "client", "--command", `${JSON.stringify(process.execPath)} ${JSON.stringify(ADAPTER)}`, "--scenario", scenario, "-o", out, "--timeout", "20000"];
+  const args = [
+    cli(v),
+    "client",
+    "--command",
+    `${JSON.stringify(process.execPath)} ${JSON.stringify(ADAPTER)}`,
+    "--scenario",
+    scenario,
+    "-o",
+    out,
+    "--timeout",
+    "20000",
+  ];
   if (v.specVersion) args.push("--spec-version", v.specVersion);
   // The suite exits non-zero when a check fails: the checks file says which, so that is not an error here.
-  const proc = await run(process.execPath, args, { cwd: out, signal, maxBuffer: 16 << 20 }).catch((err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? "", stderr: err.stderr ?? "" }));
+  const proc = await run(process.execPath, args, { cwd: out, signal, maxBuffer: 16 << 20 }).catch(
+    (err: { stdout?: string; stderr?: string }) => ({ stdout: err.stdout ?? "", stderr: err.stderr ?? "" }),
+  );
   // Results go to <out>/<scenario>-<timestamp>/ ("auth/x" is a subdirectory).
   const parent = dirname(join(out, scenario));
   const stem = `${basename(scenario)}-2`;

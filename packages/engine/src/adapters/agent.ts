@@ -45,7 +45,11 @@ export function modelSettingsOf(m: ModelConfig): Partial<ModelSettings> {
  * A launch in `wall`: `spec` builds the command line for the socket paths the process will see
  * (inside the view, or the host's where there is no view).
  */
-export function walledLaunch(wall: AgentWall, hostSockets: SocketsInside, spec: (sockets: SocketsInside) => LaunchSpec): AgentLaunch {
+export function walledLaunch(
+  wall: AgentWall,
+  hostSockets: SocketsInside,
+  spec: (sockets: SocketsInside) => LaunchSpec,
+): AgentLaunch {
   switch (wall.kind) {
     case "refused":
       throw new AgentWallError(wall.reason);

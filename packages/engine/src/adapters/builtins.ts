@@ -40,7 +40,13 @@ export async function builtinCapabilities(workspace: string, log: (line: string)
       log(`built-in capability ${b.id}: ${b.pkg} does not export manifestPath and command`);
       continue;
     }
-    out.push({ id: b.id, manifest: mod.manifestPath, command: [...mod.command], protocol: "palisade", ...(b.workspace ? { config: { workspace } } : {}) });
+    out.push({
+      id: b.id,
+      manifest: mod.manifestPath,
+      command: [...mod.command],
+      protocol: "palisade",
+      ...(b.workspace ? { config: { workspace } } : {}),
+    });
   }
   return out;
 }

@@ -118,7 +118,8 @@ class HostAdapter implements ToolHost {
       description: groupDescription(names.get(name) ?? []),
       toolCount,
     }));
-    for (const d of down) if (!counts.has(d.id)) this.groupList.push({ name: d.id, description: "", toolCount: 0, down: d.note });
+    for (const d of down)
+      if (!counts.has(d.id)) this.groupList.push({ name: d.id, description: "", toolCount: 0, down: d.note });
     this.groupsOf = specs;
     this.groupsDown = downKey;
     return this.groupList;
@@ -132,11 +133,23 @@ class HostAdapter implements ToolHost {
       this.entries.set(tool, entry);
       return { tool };
     } catch (err) {
-      return { error: `${(err as Error).message} Load the tool's group with load_tools and use the exact name it lists.` };
+      return {
+        error: `${(err as Error).message} Load the tool's group with load_tools and use the exact name it lists.`,
+      };
     }
   }
 
-  async invoke(tool: ToolSpec, args: unknown, opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void; elicit?: ElicitHandler }) {
+  async invoke(
+    tool: ToolSpec,
+    args: unknown,
+    opts: {
+      sessionId: string;
+      workspace: string;
+      signal: AbortSignal;
+      onChunk?: (text: string) => void;
+      elicit?: ElicitHandler;
+    },
+  ) {
     const entry = this.entries.get(tool);
     const options: InvokeOptions = {
       sessionId: opts.sessionId,
@@ -147,13 +160,23 @@ class HostAdapter implements ToolHost {
       ...(opts.onChunk && tool.streaming ? { onChunk: opts.onChunk } : {}),
       ...(opts.elicit ? { elicit: opts.elicit } : {}),
     };
-    const r = entry ? await this.host.invokeEntry(entry, args, options) : await this.host.invoke(tool.name, args, options);
-    return { ok: r.ok, content: r.content, artifacts: r.artifacts, ...(r.error ? { error: `${r.error.code}: ${r.error.message}`, errorCode: r.error.code } : {}) };
+    const r = entry
+      ? await this.host.invokeEntry(entry, args, options)
+      : await this.host.invoke(tool.name, args, options);
+    return {
+      ok: r.ok,
+      content: r.content,
+      artifacts: r.artifacts,
+      ...(r.error ? { error: `${r.error.code}: ${r.error.message}`, errorCode: r.error.code } : {}),
+    };
   }
 
   prompts(groups: readonly string[]): string[] {
     const wanted = new Set(groups);
-    return this.host.prompts().filter((p) => wanted.has(p.capabilityId)).map((p) => p.text);
+    return this.host
+      .prompts()
+      .filter((p) => wanted.has(p.capabilityId))
+      .map((p) => p.text);
   }
 
   status() {
@@ -180,13 +203,22 @@ class HostAdapter implements ToolHost {
     async function* chunks(): AsyncIterable<Uint8Array> {
       for (let i = 0; i < data.length; i += 64 * 1024) yield data.subarray(i, i + 64 * 1024);
     }
-    return { info: { artifactId: meta.artifactId, filename: meta.filename, mimeType: meta.mimeType, sizeBytes: meta.sizeBytes }, data: chunks() };
+    return {
+      info: {
+        artifactId: meta.artifactId,
+        filename: meta.filename,
+        mimeType: meta.mimeType,
+        sizeBytes: meta.sizeBytes,
+      },
+      data: chunks(),
+    };
   }
 
   async deleteSessionArtifacts(sessionId: string): Promise<number> {
     const owner = { userId: "local", sessionId };
     let n = 0;
-    for (const meta of await this.host.artifacts.list(owner)) if (await this.host.artifacts.delete(meta.artifactId, owner)) n++;
+    for (const meta of await this.host.artifacts.list(owner))
+      if (await this.host.artifacts.delete(meta.artifactId, owner)) n++;
     return n;
   }
 
@@ -200,7 +232,9 @@ class HostAdapter implements ToolHost {
  * The capability configs the host would run (built-ins merged with the config), validated, their
  * declared semantics checked; throws ConfigError listing every problem.
  */
-export async function capabilityConfigs(req: Pick<HostRequest, "config" | "workspace" | "log" | "merge">): Promise<AnyCapabilityConfig[]> {
+export async function capabilityConfigs(
+  req: Pick<HostRequest, "config" | "workspace" | "log" | "merge">,
+): Promise<AnyCapabilityConfig[]> {
   const builtins = await builtinCapabilities(req.workspace, req.log);
   const merged = req.merge(builtins, req.config.capabilities);
   let configs;
@@ -212,7 +246,14 @@ export async function capabilityConfigs(req: Pick<HostRequest, "config" | "works
     });
   } catch (err) {
     const problems = (err as { problems?: { file?: string; path?: string; message: string }[] }).problems;
-    if (problems) throw new ConfigError(problems.map((p) => ({ file: p.file ?? req.config.source ?? "config", path: p.path ?? "capabilities", message: p.message })));
+    if (problems)
+      throw new ConfigError(
+        problems.map((p) => ({
+          file: p.file ?? req.config.source ?? "config",
+          path: p.path ?? "capabilities",
+          message: p.message,
+        })),
+      );
     throw err;
   }
   const semantics = semanticsIssues(merged, req.config);
@@ -225,26 +266,40 @@ export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
   // Stdio MCP servers run sandboxed: each launch's proxy socket lives in a private (0700) directory.
   const runRoot = mkdtempSync(join(tmpdir(), "palisade-mcp-"));
   // Command capabilities too (with the same hidden directories), when the Engine probed for bubblewrap.
-  const sandbox = req.sandboxProbe ? sandboxSettings(req.config, req.dataDir, req.sandboxProbe, req.egress, req.log, req.protect ?? []) : undefined;
+  const sandbox = req.sandboxProbe
+    ? sandboxSettings(req.config, req.dataDir, req.sandboxProbe, req.egress, req.log, req.protect ?? [])
+    : undefined;
   const host = new CapabilityHost({
     dataDir: req.dataDir,
     capabilities: configs,
-    onStatus: (s) => req.log(`capability ${s.id}: ${s.state}${s.message ? ` (${s.message})` : ""}${s.state === "ready" && s.sandbox ? `; sandbox: ${s.sandbox}` : ""}`),
+    onStatus: (s) =>
+      req.log(
+        `capability ${s.id}: ${s.state}${s.message ? ` (${s.message})` : ""}${s.state === "ready" && s.sandbox ? `; sandbox: ${s.sandbox}` : ""}`,
+      ),
     mcpWrap: sandboxedStdio({
       workspace: req.workspace,
-      protect: [req.dataDir, ...(req.config.source ? [req.config.source] : []), ...(req.config.shield.policyFile ? [req.config.shield.policyFile] : []), ...(req.protect ?? [])],
+      protect: [
+        req.dataDir,
+        ...(req.config.source ? [req.config.source] : []),
+        ...(req.config.shield.policyFile ? [req.config.shield.policyFile] : []),
+        ...(req.protect ?? []),
+      ],
       readOnly: req.config.sandbox.readOnly,
       writable: req.config.sandbox.writable,
       hide: req.config.sandbox.hide,
       runRoot,
       onEgress: (id, e) => {
-        req.log(`capability ${id}: egress ${e.allowed ? "allowed" : "refused"} ${e.method} ${e.host}:${e.port}${e.reason ? ` (${e.reason})` : ""}`);
+        req.log(
+          `capability ${id}: egress ${e.allowed ? "allowed" : "refused"} ${e.method} ${e.host}:${e.port}${e.reason ? ` (${e.reason})` : ""}`,
+        );
         req.egress?.listener?.(id, e, []);
       },
     }),
     ...(sandbox ? { sandbox: sandbox.settings } : {}),
     // capability_idle_stop_s: 0 keeps local capabilities running from the Engine's start to its end.
-    ...(req.lifecycle && req.config.limits.capabilityIdleStopMs > 0 ? { startOnFirstUse: true, idleStopMs: req.config.limits.capabilityIdleStopMs } : {}),
+    ...(req.lifecycle && req.config.limits.capabilityIdleStopMs > 0
+      ? { startOnFirstUse: true, idleStopMs: req.config.limits.capabilityIdleStopMs }
+      : {}),
     // Off the record nothing is written: those sessions' artifacts stay in memory.
     ...(req.otr ? { inMemorySessions: (id: string) => req.otr?.isOtr?.(id) ?? false } : {}),
     log: req.log,

@@ -37,12 +37,16 @@ export interface Parts {
 }
 
 export async function defaultParts(req: PartsRequest): Promise<Parts> {
-  const store = req.store ?? (req.config.store
-    ? await openPostgresStore(req.config.store, req.log, req.auditKeyFile)
-    : await openSqliteStore(req.dataDir, req.log, req.auditKeyFile));
+  const store =
+    req.store ??
+    (req.config.store
+      ? await openPostgresStore(req.config.store, req.log, req.auditKeyFile)
+      : await openSqliteStore(req.dataDir, req.log, req.auditKeyFile));
   try {
     const shield = req.shield ?? (await createEngineShield(req.config, req.dataDir, req.workspace));
-    const host = req.host ?? (await openCapabilityHost({
+    const host =
+      req.host ??
+      (await openCapabilityHost({
         config: req.config,
         dataDir: req.dataDir,
         workspace: req.workspace,

@@ -100,7 +100,15 @@ export class MemoryStore implements EngineStore {
     const list = this.messages.get(turn.session.id);
     if (!list) throw new Error(`session ${turn.session.id} does not exist`);
     this.audit.push(...(turn.audit ?? []).map((e) => ({ ...e })));
-    list.push({ id: turn.user.id, sessionId: turn.session.id, role: "user", content: turn.user.content, createdAt: turn.user.createdAt, toolCalls: [], seq: list.length + 1 });
+    list.push({
+      id: turn.user.id,
+      sessionId: turn.session.id,
+      role: "user",
+      content: turn.user.content,
+      createdAt: turn.user.createdAt,
+      toolCalls: [],
+      seq: list.length + 1,
+    });
     if (turn.assistant) {
       list.push({
         id: turn.assistant.id,
@@ -126,7 +134,18 @@ export class MemoryStore implements EngineStore {
       if (q.sessionId && q.sessionId !== sessionId) continue;
       for (const m of list) {
         if (!m.content.toLowerCase().includes(needle)) continue;
-        hits.push({ sessionId, sessionTitle: this.sessions.get(sessionId)?.title ?? "", messageId: m.id, callId: "", toolName: "", role: m.role, snippet: m.content.slice(0, 120), rank: 0, createdAt: m.createdAt, seq: m.seq });
+        hits.push({
+          sessionId,
+          sessionTitle: this.sessions.get(sessionId)?.title ?? "",
+          messageId: m.id,
+          callId: "",
+          toolName: "",
+          role: m.role,
+          snippet: m.content.slice(0, 120),
+          rank: 0,
+          createdAt: m.createdAt,
+          seq: m.seq,
+        });
       }
     }
     return { hits: hits.slice(q.offset, q.offset + q.limit), total: hits.length };
@@ -136,8 +155,17 @@ export class MemoryStore implements EngineStore {
     const s = this.sessions.get(id);
     if (!s) return undefined;
     const msgs = this.messages.get(id) ?? [];
-    if (format === "json") return { content: JSON.stringify({ session: s, messages: msgs }, null, 2), filename: `${id}.json`, mimeType: "application/json" };
-    return { content: msgs.map((m) => `**${m.role}**: ${m.content}`).join("\n\n"), filename: `${id}.md`, mimeType: "text/markdown" };
+    if (format === "json")
+      return {
+        content: JSON.stringify({ session: s, messages: msgs }, null, 2),
+        filename: `${id}.json`,
+        mimeType: "application/json",
+      };
+    return {
+      content: msgs.map((m) => `**${m.role}**: ${m.content}`).join("\n\n"),
+      filename: `${id}.md`,
+      mimeType: "text/markdown",
+    };
   }
 
   async countSessions(): Promise<number> {
@@ -146,7 +174,8 @@ export class MemoryStore implements EngineStore {
 
   async countToolCallsSince(sinceMs: number): Promise<number> {
     let n = 0;
-    for (const list of this.messages.values()) for (const m of list) for (const c of m.toolCalls) if (c.startedAt >= sinceMs) n++;
+    for (const list of this.messages.values())
+      for (const m of list) for (const c of m.toolCalls) if (c.startedAt >= sinceMs) n++;
     return n;
   }
 
@@ -155,7 +184,13 @@ export class MemoryStore implements EngineStore {
     return ev.reduce((max, e) => Math.max(max, e.seq), 0);
   }
 
-  async saveMemory(entry: { sessionId: string; messageId: string; content: string; summary: string; compactedMessages: number }): Promise<void> {
+  async saveMemory(entry: {
+    sessionId: string;
+    messageId: string;
+    content: string;
+    summary: string;
+    compactedMessages: number;
+  }): Promise<void> {
     const list = this.memories.get(entry.sessionId) ?? [];
     list.push({ content: entry.content, summary: entry.summary, compactedMessages: entry.compactedMessages });
     this.memories.set(entry.sessionId, list);
@@ -164,7 +199,11 @@ export class MemoryStore implements EngineStore {
   async memory(sessionId: string) {
     const list = this.memories.get(sessionId) ?? [];
     const last = [...list].reverse().find((m) => m.summary);
-    return { facts: list.map((m) => m.content).filter(Boolean), summary: last?.summary ?? "", compactedMessages: last?.compactedMessages ?? 0 };
+    return {
+      facts: list.map((m) => m.content).filter(Boolean),
+      summary: last?.summary ?? "",
+      compactedMessages: last?.compactedMessages ?? 0,
+    };
   }
 
   /** Test helper: every event stored for a session. */

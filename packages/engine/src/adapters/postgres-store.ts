@@ -13,7 +13,15 @@ import type { StoreConfig } from "../config.js";
 import { EngineError } from "../errors.js";
 import { LeaseKeeper, defaultEngineId, describeOwner } from "../leases/keeper.js";
 import type {
-  AuditEntry, EngineStore, MessageRecord, RetentionOutcome, SearchHitRecord, SearchQuery, SessionRecord, SessionSortKey, TurnCommit,
+  AuditEntry,
+  EngineStore,
+  MessageRecord,
+  RetentionOutcome,
+  SearchHitRecord,
+  SearchQuery,
+  SessionRecord,
+  SessionSortKey,
+  TurnCommit,
 } from "../ports.js";
 import type { RunSummary, StoredRun, SubAgentRunStore } from "../subagents/ports.js";
 import { toolCall } from "../subagents/store.js";
@@ -39,7 +47,10 @@ export function storePassword(cfg: StoreConfig, env: NodeJS.ProcessEnv = process
     throw new EngineError("STORE_CONFIG", `store.password_file ${cfg.passwordFile}: ${(err as Error).message}`);
   }
   if ((mode & 0o077) !== 0) {
-    throw new EngineError("STORE_CONFIG", `store.password_file ${cfg.passwordFile} is readable by other users (mode ${(mode & 0o777).toString(8)}): chmod 600 ${cfg.passwordFile}`);
+    throw new EngineError(
+      "STORE_CONFIG",
+      `store.password_file ${cfg.passwordFile} is readable by other users (mode ${(mode & 0o777).toString(8)}): chmod 600 ${cfg.passwordFile}`,
+    );
   }
   return readFileSync(cfg.passwordFile, "utf8").replace(/\r?\n$/, "");
 }
@@ -49,26 +60,50 @@ class PgRunStore implements SubAgentRunStore {
   constructor(private readonly store: PgStore) {}
 
   async save(run: StoredRun): Promise<void> {
-    const parent = (await this.store.getMessage(run.parentMessageId)) ?? (await this.store.getMessage(run.parentUserMessageId));
-    const transcript = run.transcript.map((m) => ({ id: randomUUID(), role: m.role, content: m.content, createdAt: m.createdAt, subAgentRunId: run.id }));
+    const parent =
+      (await this.store.getMessage(run.parentMessageId)) ?? (await this.store.getMessage(run.parentUserMessageId));
+    const transcript = run.transcript.map((m) => ({
+      id: randomUUID(),
+      role: m.role,
+      content: m.content,
+      createdAt: m.createdAt,
+      subAgentRunId: run.id,
+    }));
     const owner = transcript.at(-1);
     try {
       await this.store.commitTurn(run.sessionId, {
-        subAgentRuns: [{
-          id: run.id, ...(parent ? { parentMessageId: parent.id } : {}), name: run.name, task: run.task, state: run.state, result: run.result,
-          error: run.error, llmCalls: run.llmCalls, toolCalls: run.toolCalls, startedAt: run.startedAt, endedAt: run.endedAt,
-        }],
+        subAgentRuns: [
+          {
+            id: run.id,
+            ...(parent ? { parentMessageId: parent.id } : {}),
+            name: run.name,
+            task: run.task,
+            state: run.state,
+            result: run.result,
+            error: run.error,
+            llmCalls: run.llmCalls,
+            toolCalls: run.toolCalls,
+            startedAt: run.startedAt,
+            endedAt: run.endedAt,
+          },
+        ],
         subAgentMessages: transcript,
         toolCalls: owner ? run.calls.map((c) => toolCall(c, run, owner.id)) : [],
       });
     } catch (err) {
-      if (err instanceof StoreError && err.code === "NOT_FOUND" && !(await this.store.getSession(run.sessionId))) return; // deleted meanwhile
+      if (err instanceof StoreError && err.code === "NOT_FOUND" && !(await this.store.getSession(run.sessionId)))
+        return; // deleted meanwhile
       throw err;
     }
   }
 
   async list(sessionId: string): Promise<RunSummary[]> {
-    return (await this.store.listSubAgentRuns(sessionId)).map((r) => ({ ...r, result: r.result ?? "", error: r.error ?? "", endedAt: r.endedAt ?? 0 }));
+    return (await this.store.listSubAgentRuns(sessionId)).map((r) => ({
+      ...r,
+      result: r.result ?? "",
+      error: r.error ?? "",
+      endedAt: r.endedAt ?? 0,
+    }));
   }
 
   /** The Engine's store closes the connections. */
@@ -109,7 +144,15 @@ class PostgresStore implements EngineStore {
     if (!claim.ok) return { ok: false as const, owner: describeOwner(claim.owner) };
     // Taken over from an Engine that died mid-turn: what it committed is read back from the database.
     if (claim.interrupted) this.contexts.delete(sessionId);
-    this.started.set(turn.userMessageId, { id: turn.userMessageId, sessionId, role: "user", content: turn.content, createdAt: turn.createdAt, toolCalls: [], seq: 0 });
+    this.started.set(turn.userMessageId, {
+      id: turn.userMessageId,
+      sessionId,
+      role: "user",
+      content: turn.content,
+      createdAt: turn.createdAt,
+      toolCalls: [],
+      seq: 0,
+    });
     return { ok: true as const };
   }
 
@@ -128,8 +171,14 @@ class PostgresStore implements EngineStore {
 
   async createSession(s: SessionRecord): Promise<void> {
     await this.store.createSession({
-      id: s.id, title: s.title, ...(s.title ? { titleSource: "user" as const } : {}), mode: s.mode === "heartbeat" ? "heartbeat" : "normal",
-      workspace: s.workspace, model: s.model, modelChosen: s.modelChosen ?? false, createdAt: s.createdAt,
+      id: s.id,
+      title: s.title,
+      ...(s.title ? { titleSource: "user" as const } : {}),
+      mode: s.mode === "heartbeat" ? "heartbeat" : "normal",
+      workspace: s.workspace,
+      model: s.model,
+      modelChosen: s.modelChosen ?? false,
+      createdAt: s.createdAt,
     });
   }
 
@@ -207,13 +256,19 @@ class PostgresStore implements EngineStore {
       pages.unshift(page.messages);
       cursor = page.nextCursor;
     } while (cursor);
-    const loaded = pages.flat().map(message).filter((m) => !inFlight.has(m.id));
+    const loaded = pages
+      .flat()
+      .map(message)
+      .filter((m) => !inFlight.has(m.id));
     this.contexts.set(sessionId, loaded);
     return [...loaded];
   }
 
   async history(sessionId: string, q: { limit: number; cursor?: string }) {
-    const page = await this.store.getHistory(sessionId, q.cursor ? { limit: q.limit, cursor: q.cursor } : { limit: q.limit });
+    const page = await this.store.getHistory(
+      sessionId,
+      q.cursor ? { limit: q.limit, cursor: q.cursor } : { limit: q.limit },
+    );
     return { messages: page.messages.map(message), nextCursor: page.nextCursor };
   }
 
@@ -221,38 +276,76 @@ class PostgresStore implements EngineStore {
     const sid = t.session.id;
     // committed with the turn's claim, or now
     const early = this.started.get(t.user.id);
-    const messages: NonNullable<TurnRows["messages"]> = early ? [] : [{ id: t.user.id, role: "user", content: t.user.content, createdAt: t.user.createdAt }];
+    const messages: NonNullable<TurnRows["messages"]> = early
+      ? []
+      : [{ id: t.user.id, role: "user", content: t.user.content, createdAt: t.user.createdAt }];
     if (t.assistant) {
-      messages.push({ id: t.assistant.id, role: "assistant", content: t.assistant.content, createdAt: t.assistant.createdAt, usage: t.assistant.usage, parentId: t.user.id });
+      messages.push({
+        id: t.assistant.id,
+        role: "assistant",
+        content: t.assistant.content,
+        createdAt: t.assistant.createdAt,
+        usage: t.assistant.usage,
+        parentId: t.user.id,
+      });
     }
     const owner = t.assistant?.id ?? t.user.id;
     const audit = (t.audit ?? []).map(auditRow);
     let committed;
     try {
-      committed = await this.store.commitTurn(sid, {
-        messages,
-        toolCalls: t.toolCalls.map((c) => ({
-          callId: c.callId, messageId: owner, toolName: c.toolName, argumentsJson: c.argumentsJson,
-          ...(c.verdict ? { verdict: { ...c.verdict, decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate" } } : {}),
-          ...(c.approval ? { approval: approvalRow(c.approval, c.startedAt + c.durationMs) } : {}),
-          result: c.result, isError: c.isError, durationMs: c.durationMs, artifacts: c.artifacts, createdAt: c.startedAt, completedAt: c.startedAt + c.durationMs,
-        })),
-        events: t.events.map((e) => ({ messageId: e.messageId, type: e.type, payload: e.payloadJson, createdAt: e.timestamp })),
-        ...(t.title ? { autoTitle: { title: t.title, source: "first_message" as const } } : {}),
-        ...(audit.length > 0 ? { audit } : {}),
-      }, { engineId: this.leases.engineId });
+      committed = await this.store.commitTurn(
+        sid,
+        {
+          messages,
+          toolCalls: t.toolCalls.map((c) => ({
+            callId: c.callId,
+            messageId: owner,
+            toolName: c.toolName,
+            argumentsJson: c.argumentsJson,
+            ...(c.verdict
+              ? {
+                  verdict: {
+                    ...c.verdict,
+                    decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate",
+                  },
+                }
+              : {}),
+            ...(c.approval ? { approval: approvalRow(c.approval, c.startedAt + c.durationMs) } : {}),
+            result: c.result,
+            isError: c.isError,
+            durationMs: c.durationMs,
+            artifacts: c.artifacts,
+            createdAt: c.startedAt,
+            completedAt: c.startedAt + c.durationMs,
+          })),
+          events: t.events.map((e) => ({
+            messageId: e.messageId,
+            type: e.type,
+            payload: e.payloadJson,
+            createdAt: e.timestamp,
+          })),
+          ...(t.title ? { autoTitle: { title: t.title, source: "first_message" as const } } : {}),
+          ...(audit.length > 0 ? { audit } : {}),
+        },
+        { engineId: this.leases.engineId },
+      );
     } catch (err) {
       if (audit.length === 0) throw err;
       // The turn's rows were rolled back with its audit entries; the calls those record did run.
       try {
         await this.store.appendAudits(audit);
       } catch (auditErr) {
-        throw new Error(`${(err as Error).message}; its ${String(audit.length)} audit entries could not be written either: ${(auditErr as Error).message}`, { cause: err });
+        throw new Error(
+          `${(err as Error).message}; its ${String(audit.length)} audit entries could not be written either: ${(auditErr as Error).message}`,
+          { cause: err },
+        );
       }
       throw err;
     }
     if (early) this.started.delete(t.user.id);
-    const user = early ? [(await this.store.getMessage(t.user.id)) ?? undefined].filter((m) => m !== undefined).map(message) : [];
+    const user = early
+      ? [(await this.store.getMessage(t.user.id)) ?? undefined].filter((m) => m !== undefined).map(message)
+      : [];
     this.contexts.append(sid, [...user, ...committed.messages.map(message)]);
   }
 
@@ -304,14 +397,24 @@ class PostgresStore implements EngineStore {
     return last.seq;
   }
 
-  async saveMemory(entry: { sessionId: string; messageId: string; content: string; summary: string; compactedMessages: number }): Promise<void> {
+  async saveMemory(entry: {
+    sessionId: string;
+    messageId: string;
+    content: string;
+    summary: string;
+    compactedMessages: number;
+  }): Promise<void> {
     await this.store.appendMemory(entry);
   }
 
   async memory(sessionId: string) {
     const list = await this.store.listMemory(sessionId);
     const last = [...list].reverse().find((m) => m.summary);
-    return { facts: list.map((m) => m.content).filter(Boolean), summary: last?.summary ?? "", compactedMessages: last?.compactedMessages ?? 0 };
+    return {
+      facts: list.map((m) => m.content).filter(Boolean),
+      summary: last?.summary ?? "",
+      compactedMessages: last?.compactedMessages ?? 0,
+    };
   }
 
   private closing: Promise<void> | undefined;
@@ -336,10 +439,18 @@ export async function openPostgresStore(
   options: { contextCacheChars?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<EngineStore> {
   const onMigration = (step: MigrationStep): void =>
-    log(step.phase === "start" ? `history: upgrading the PostgreSQL schema from v${String(step.from)} to v${String(step.to)}` : `history: PostgreSQL schema upgraded to v${String(step.to)} in ${(step.ms / 1000).toFixed(1)} s`);
+    log(
+      step.phase === "start"
+        ? `history: upgrading the PostgreSQL schema from v${String(step.from)} to v${String(step.to)}`
+        : `history: PostgreSQL schema upgraded to v${String(step.to)} in ${(step.ms / 1000).toFixed(1)} s`,
+    );
   const password = storePassword(cfg, options.env);
   const store = await PgStore.open({
-    url: cfg.url, pool: cfg.pool, ...(password !== undefined ? { password } : {}), ...(cfg.tls ? { tls: cfg.tls } : {}), onMigration,
+    url: cfg.url,
+    pool: cfg.pool,
+    ...(password !== undefined ? { password } : {}),
+    ...(cfg.tls ? { tls: cfg.tls } : {}),
+    onMigration,
   });
   try {
     if (auditKeyFile !== undefined) await store.adoptAuditKey(await loadOrCreateKeySecret(auditKeyFile), auditKeyFile);

@@ -49,12 +49,26 @@ export class SessionProvenance {
     } catch {
       /* arguments were validated before the call ran */
     }
-    p.add(c.text, { trust, source: { kind: "tool-result", ...(c.toolName ? { tool: c.toolName } : {}), ...(c.callId ? { callId: c.callId } : {}), ...(c.capabilityId ? { capability: c.capabilityId } : {}), ...(location ? { location } : {}), at: Date.now() } });
+    p.add(c.text, {
+      trust,
+      source: {
+        kind: "tool-result",
+        ...(c.toolName ? { tool: c.toolName } : {}),
+        ...(c.callId ? { callId: c.callId } : {}),
+        ...(c.capabilityId ? { capability: c.capabilityId } : {}),
+        ...(location ? { location } : {}),
+        at: Date.now(),
+      },
+    });
     return trust;
   }
 
   private trustOf(c: ObservedContent): Trust {
-    const ctx = { ...(c.toolSchema ? { toolSchema: c.toolSchema } : {}), ...(c.toolSemantics ? { toolSemantics: c.toolSemantics } : {}), ...(c.workspace ? { workspace: c.workspace } : {}) };
+    const ctx = {
+      ...(c.toolSchema ? { toolSchema: c.toolSchema } : {}),
+      ...(c.toolSemantics ? { toolSemantics: c.toolSemantics } : {}),
+      ...(c.workspace ? { workspace: c.workspace } : {}),
+    };
     let spec;
     try {
       spec = this.shield.semantics(c.toolName ?? "", ctx);
@@ -70,7 +84,13 @@ export class SessionProvenance {
     })();
     const ws = c.workspace ?? "";
     const paths = Object.keys(spec.paths).flatMap((k) => (typeof args[k] === "string" ? [abs(args[k], ws)] : []));
-    return trustOfResult({ spec, thirdParty: !OWN_CAPABILITIES.has(c.capabilityId ?? ""), paths, workspace: ws, credentialPath: c.credentialPath ?? false });
+    return trustOfResult({
+      spec,
+      thirdParty: !OWN_CAPABILITIES.has(c.capabilityId ?? ""),
+      paths,
+      workspace: ws,
+      credentialPath: c.credentialPath ?? false,
+    });
   }
 }
 

@@ -14,7 +14,8 @@ export interface EgressHook {
 
 /** `engine status` and the start log: whether tools run contained, and what happens when they cannot. */
 export function toolSandboxLine(probe: SandboxProbe, required: boolean): string {
-  if (probe.available) return `tool sandbox: bubblewrap ${probe.version ?? ""} (own user, pid and network namespaces)`.replace("  ", " ");
+  if (probe.available)
+    return `tool sandbox: bubblewrap ${probe.version ?? ""} (own user, pid and network namespaces)`.replace("  ", " ");
   return `tool sandbox: UNAVAILABLE (${probe.reason ?? "unknown reason"}); ${
     required
       ? "capabilities with filesystem: workspace (files, shell) will not start; set sandbox.required: false to run them unsandboxed"
@@ -33,7 +34,12 @@ export function sandboxSettings(
   // Short and private: unix socket paths are limited to 107 bytes.
   const runBase = mkdtempSync(join(tmpdir(), "palisade-sbx-"));
   // The config file itself (not its directory, which may be the workspace).
-  const protect = [dataDir, ...(config.source ? [config.source] : []), ...(config.shield.policyFile ? [config.shield.policyFile] : []), ...extraProtect];
+  const protect = [
+    dataDir,
+    ...(config.source ? [config.source] : []),
+    ...(config.shield.policyFile ? [config.shield.policyFile] : []),
+    ...extraProtect,
+  ];
   return {
     settings: {
       probe,
@@ -45,7 +51,10 @@ export function sandboxSettings(
       allowAddresses: config.sandbox.allowAddresses,
       runBase,
       onEgress: (capabilityId, event, sessions) => {
-        if (!event.allowed) log(`sandbox egress refused for ${capabilityId}: ${event.method} ${event.host}:${event.port}: ${event.reason ?? ""}`);
+        if (!event.allowed)
+          log(
+            `sandbox egress refused for ${capabilityId}: ${event.method} ${event.host}:${event.port}: ${event.reason ?? ""}`,
+          );
         egress?.listener?.(capabilityId, event, sessions);
       },
     },

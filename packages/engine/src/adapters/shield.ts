@@ -5,7 +5,16 @@ import { createOpenAIJudge, createShield, generateCanary, loadPolicy, toolPolicy
 export { visible, visibleJson } from "@palisade/shield";
 import type { Policy as ShieldPolicy, Shield, ShieldContext } from "@palisade/shield";
 import type { EngineConfig } from "../config.js";
-import type { ActionClassInfo, Decision, EngineShield, ObservedContent, Policy, ShieldInput, ToolSemanticsView, VerdictRecord } from "../ports.js";
+import type {
+  ActionClassInfo,
+  Decision,
+  EngineShield,
+  ObservedContent,
+  Policy,
+  ShieldInput,
+  ToolSemanticsView,
+  VerdictRecord,
+} from "../ports.js";
 import { semanticsView } from "./semantics-view.js";
 import { SessionProvenance } from "./provenance.js";
 
@@ -37,9 +46,16 @@ class PalisadeShield implements EngineShield {
     return this.toolPolicy(toolName, manifestPolicy, undefined).policy;
   }
 
-  toolPolicy(toolName: string, manifestPolicy: Policy | undefined, kind: string | undefined): { policy: Policy; rules: { id: string; decision: Policy; description: string }[] } {
+  toolPolicy(
+    toolName: string,
+    manifestPolicy: Policy | undefined,
+    kind: string | undefined,
+  ): { policy: Policy; rules: { id: string; decision: Policy; description: string }[] } {
     const p = toolPolicy(this.policy, toolName, { manifestPolicy, kind });
-    return { policy: toPolicy(p.decision), rules: p.rules.map((r) => ({ id: r.id, decision: toPolicy(r.decision), description: r.description })) };
+    return {
+      policy: toPolicy(p.decision),
+      rules: p.rules.map((r) => ({ id: r.id, decision: toPolicy(r.decision), description: r.description })),
+    };
   }
 
   actionClass(input: ShieldInput): ActionClassInfo {
@@ -47,7 +63,12 @@ class PalisadeShield implements EngineShield {
   }
 
   toolSemantics(input: Pick<ShieldInput, "toolName" | "toolSchema" | "toolSemantics">): ToolSemanticsView {
-    return semanticsView(this.shield.semantics(input.toolName, { ...(input.toolSchema ? { toolSchema: input.toolSchema } : {}), ...(input.toolSemantics ? { toolSemantics: input.toolSemantics } : {}) }));
+    return semanticsView(
+      this.shield.semantics(input.toolName, {
+        ...(input.toolSchema ? { toolSchema: input.toolSchema } : {}),
+        ...(input.toolSemantics ? { toolSemantics: input.toolSemantics } : {}),
+      }),
+    );
   }
 
   async evaluate(input: ShieldInput, signal?: AbortSignal): Promise<VerdictRecord> {
@@ -82,14 +103,20 @@ function context(input: ShieldInput): ShieldContext {
     mode: input.mode,
     ...(input.subAgentName ? { subAgent: input.subAgentName } : {}),
     ...(input.manifestPolicy ? { manifestPolicy: input.manifestPolicy } : {}),
-    ...(input.networkMode ? { network: { mode: input.networkMode as "none" | "allowlist" | "any", allow: input.networkAllowlist ?? [] } } : {}),
+    ...(input.networkMode
+      ? { network: { mode: input.networkMode as "none" | "allowlist" | "any", allow: input.networkAllowlist ?? [] } }
+      : {}),
     ...(input.workspace ? { workspace: input.workspace } : {}),
     ...(input.toolSchema ? { toolSchema: input.toolSchema } : {}),
     ...(input.toolSemantics ? { toolSemantics: input.toolSemantics } : {}),
   };
 }
 
-export async function createEngineShield(config: EngineConfig, dataDir: string, workspace: string): Promise<EngineShield> {
+export async function createEngineShield(
+  config: EngineConfig,
+  dataDir: string,
+  workspace: string,
+): Promise<EngineShield> {
   const policy = await loadPolicy(config.shield.policyFile ?? config.shield.policy);
   const j = config.shield.llmJudge;
   const judge = j.enabled
@@ -104,7 +131,11 @@ export async function createEngineShield(config: EngineConfig, dataDir: string, 
     policy,
     workspace,
     // The agent must not edit what governs it: data (history, audit), config and policy files.
-    protectedPaths: [dataDir, ...(config.source ? [config.source] : []), ...(config.shield.policyFile ? [config.shield.policyFile] : [])],
+    protectedPaths: [
+      dataDir,
+      ...(config.source ? [config.source] : []),
+      ...(config.shield.policyFile ? [config.shield.policyFile] : []),
+    ],
     ...(judge ? { judge } : {}),
   });
   return new PalisadeShield(shield, policy);

@@ -4,7 +4,13 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadOrCreateAuditKey, Store } from "@palisade/store";
 import { CONTEXT_CACHE_CHARS, ContextCache } from "./context-cache.js";
-import type { MigrationStep, MessageRecord as StoredMessage, SessionRecord as StoredSession, ToolCallRecord as StoredCall, NewToolCall } from "@palisade/store";
+import type {
+  MigrationStep,
+  MessageRecord as StoredMessage,
+  SessionRecord as StoredSession,
+  ToolCallRecord as StoredCall,
+  NewToolCall,
+} from "@palisade/store";
 import type {
   AuditEntry,
   Decision,
@@ -38,7 +44,11 @@ export function session(s: StoredSession): SessionRecord {
   };
 }
 
-const APPROVAL_OUT: Record<string, string> = { "session-grant": "session", cancelled: "cancelled", unattended: "unattended" };
+const APPROVAL_OUT: Record<string, string> = {
+  "session-grant": "session",
+  cancelled: "cancelled",
+  unattended: "unattended",
+};
 
 export function call(c: StoredCall): ToolCallRecordRow {
   return {
@@ -87,7 +97,14 @@ export function approvalRow(approval: string, at: number): NewToolCall["approval
   }
 }
 
-export function auditRow(e: AuditEntry): { kind: string; sessionId: string; actor: string; callId: string; payload: Record<string, unknown>; ts: number } {
+export function auditRow(e: AuditEntry): {
+  kind: string;
+  sessionId: string;
+  actor: string;
+  callId: string;
+  payload: Record<string, unknown>;
+  ts: number;
+} {
   return { kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts };
 }
 
@@ -123,11 +140,21 @@ class SqliteStore implements EngineStore {
    * One Engine per database, so always granted; commits the turn's user message now (durable
    * before the Agent is asked) and notes the turn as in flight.
    */
-  async claimSession(sessionId: string, turn: { userMessageId: string; content: string; createdAt: number }): Promise<{ ok: true }> {
+  async claimSession(
+    sessionId: string,
+    turn: { userMessageId: string; content: string; createdAt: number },
+  ): Promise<{ ok: true }> {
     if (this.started.has(turn.userMessageId)) return { ok: true };
     // the note first: a note without its message is skipped at recovery, a message without its note is not
-    if (this.inFlightDir) await writeFile(join(this.inFlightDir, turn.userMessageId), JSON.stringify({ sessionId, userMessageId: turn.userMessageId }), { mode: 0o600 });
-    const committed = this.store.commitTurn(sessionId, { messages: [{ id: turn.userMessageId, role: "user", content: turn.content, createdAt: turn.createdAt }] });
+    if (this.inFlightDir)
+      await writeFile(
+        join(this.inFlightDir, turn.userMessageId),
+        JSON.stringify({ sessionId, userMessageId: turn.userMessageId }),
+        { mode: 0o600 },
+      );
+    const committed = this.store.commitTurn(sessionId, {
+      messages: [{ id: turn.userMessageId, role: "user", content: turn.content, createdAt: turn.createdAt }],
+    });
     const user = committed.messages[0];
     if (user) this.started.set(turn.userMessageId, message(user));
     await this.store.sync();
@@ -146,7 +173,10 @@ class SqliteStore implements EngineStore {
     for (const name of await readdir(this.inFlightDir)) {
       const file = join(this.inFlightDir, name);
       try {
-        const { sessionId, userMessageId } = JSON.parse(await readFile(file, "utf8")) as { sessionId: string; userMessageId: string };
+        const { sessionId, userMessageId } = JSON.parse(await readFile(file, "utf8")) as {
+          sessionId: string;
+          userMessageId: string;
+        };
         const user = this.store.getMessage(userMessageId);
         const last = this.store.lastEvent(sessionId);
         // committed after all (the Engine died between its commit and removing the note): nothing to mark
@@ -155,7 +185,10 @@ class SqliteStore implements EngineStore {
             sessionId,
             messageId: `interrupted_${randomUUID()}`,
             type: "TURN_INTERRUPTED",
-            payload: { reason: "the Engine stopped while this turn ran (killed or crashed); its answer was not saved", userMessageId },
+            payload: {
+              reason: "the Engine stopped while this turn ran (killed or crashed); its answer was not saved",
+              userMessageId,
+            },
           });
           marked++;
         }
@@ -166,7 +199,9 @@ class SqliteStore implements EngineStore {
     }
     if (marked === 0) return;
     await this.store.sync();
-    log(`history: ${String(marked)} turn(s) were cut off when the Engine last stopped; their messages are kept, marked interrupted`);
+    log(
+      `history: ${String(marked)} turn(s) were cut off when the Engine last stopped; their messages are kept, marked interrupted`,
+    );
   }
 
   async createSession(s: SessionRecord): Promise<void> {
@@ -267,11 +302,18 @@ class SqliteStore implements EngineStore {
     const sid = t.session.id;
     // committed when the turn started (claimSession), or now
     const early = this.started.get(t.user.id);
-    const messages: NonNullable<Parameters<Store["commitTurn"]>[1]["messages"]> = early ? [] : [
-      { id: t.user.id, role: "user", content: t.user.content, createdAt: t.user.createdAt },
-    ];
+    const messages: NonNullable<Parameters<Store["commitTurn"]>[1]["messages"]> = early
+      ? []
+      : [{ id: t.user.id, role: "user", content: t.user.content, createdAt: t.user.createdAt }];
     if (t.assistant) {
-      messages.push({ id: t.assistant.id, role: "assistant", content: t.assistant.content, createdAt: t.assistant.createdAt, usage: t.assistant.usage, parentId: t.user.id });
+      messages.push({
+        id: t.assistant.id,
+        role: "assistant",
+        content: t.assistant.content,
+        createdAt: t.assistant.createdAt,
+        usage: t.assistant.usage,
+        parentId: t.user.id,
+      });
     }
     const owner = t.assistant?.id ?? t.user.id;
     const audit = (t.audit ?? []).map(auditRow);
@@ -284,7 +326,11 @@ class SqliteStore implements EngineStore {
           messageId: owner,
           toolName: c.toolName,
           argumentsJson: c.argumentsJson,
-          ...(c.verdict ? { verdict: { ...c.verdict, decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate" } } : {}),
+          ...(c.verdict
+            ? {
+                verdict: { ...c.verdict, decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate" },
+              }
+            : {}),
           ...(c.approval ? { approval: approvalRow(c.approval, c.startedAt + c.durationMs) } : {}),
           result: c.result,
           isError: c.isError,
@@ -293,7 +339,12 @@ class SqliteStore implements EngineStore {
           createdAt: c.startedAt,
           completedAt: c.startedAt + c.durationMs,
         })),
-        events: t.events.map((e) => ({ messageId: e.messageId, type: e.type, payload: e.payloadJson, createdAt: e.timestamp })),
+        events: t.events.map((e) => ({
+          messageId: e.messageId,
+          type: e.type,
+          payload: e.payloadJson,
+          createdAt: e.timestamp,
+        })),
         ...(t.title ? { autoTitle: { title: t.title, source: "first_message" as const } } : {}),
         ...(audit.length > 0 ? { audit } : {}),
       });
@@ -303,7 +354,10 @@ class SqliteStore implements EngineStore {
       try {
         this.store.appendAudits(audit);
       } catch (auditErr) {
-        throw new Error(`${(err as Error).message}; its ${String(audit.length)} audit entries could not be written either: ${(auditErr as Error).message}`, { cause: err });
+        throw new Error(
+          `${(err as Error).message}; its ${String(audit.length)} audit entries could not be written either: ${(auditErr as Error).message}`,
+          { cause: err },
+        );
       }
       await this.store.sync();
       throw err;
@@ -372,7 +426,13 @@ class SqliteStore implements EngineStore {
     }
   }
 
-  async saveMemory(entry: { sessionId: string; messageId: string; content: string; summary: string; compactedMessages: number }): Promise<void> {
+  async saveMemory(entry: {
+    sessionId: string;
+    messageId: string;
+    content: string;
+    summary: string;
+    compactedMessages: number;
+  }): Promise<void> {
     this.store.appendMemory(entry);
     await this.store.sync();
   }
@@ -380,7 +440,11 @@ class SqliteStore implements EngineStore {
   async memory(sessionId: string) {
     const list = this.store.listMemory(sessionId);
     const last = [...list].reverse().find((m) => m.summary);
-    return { facts: list.map((m) => m.content).filter(Boolean), summary: last?.summary ?? "", compactedMessages: last?.compactedMessages ?? 0 };
+    return {
+      facts: list.map((m) => m.content).filter(Boolean),
+      summary: last?.summary ?? "",
+      compactedMessages: last?.compactedMessages ?? 0,
+    };
   }
 
   describe(): string {

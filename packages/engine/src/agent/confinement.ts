@@ -16,14 +16,20 @@ function flagValues(args: readonly string[], flag: string): string[] {
 export function describeNetwork(report: SandboxReport | undefined, facts: ProcessFacts | undefined): string {
   const ownNet = facts?.ownNamespaces.includes("net") ?? false;
   if (report?.networkIsolated && ownNet) return "none (a network namespace of its own, seen in /proc; no interface)";
-  if (report?.networkIsolated && !facts) return "no interface by the Agent's own report (not checked from outside: no /proc)";
+  if (report?.networkIsolated && !facts)
+    return "no interface by the Agent's own report (not checked from outside: no /proc)";
   if (ownNet) return "a network namespace of its own, but the Agent reports an interface in it";
   if (facts) return "the Engine's network (no namespace of its own)";
   return "has a network interface (by its own report)";
 }
 
 /** `wall`: the Engine's line for how the Agent was launched (bubblewrap, or why not). */
-export function confinementOf(report: SandboxReport | undefined, facts: ProcessFacts | undefined, launch: AgentLaunch | undefined, wall?: string): Confinement {
+export function confinementOf(
+  report: SandboxReport | undefined,
+  facts: ProcessFacts | undefined,
+  launch: AgentLaunch | undefined,
+  wall?: string,
+): Confinement {
   const args = launch?.args ?? [];
   const launchedWithPermissions = args.includes("--permission");
   return {
@@ -31,6 +37,8 @@ export function confinementOf(report: SandboxReport | undefined, facts: ProcessF
     permissionModel: Boolean(report?.permissionModel) && (launch === undefined || launchedWithPermissions),
     fsRead: flagValues(args, "--allow-fs-read"),
     fsWrite: flagValues(args, "--allow-fs-write"),
-    process: [wall?.replace(/^agent sandbox: /, ""), facts ? describeFacts(facts) : ""].filter(Boolean).join("; seen from outside: "),
+    process: [wall?.replace(/^agent sandbox: /, ""), facts ? describeFacts(facts) : ""]
+      .filter(Boolean)
+      .join("; seen from outside: "),
   };
 }

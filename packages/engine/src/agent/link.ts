@@ -8,7 +8,13 @@ import { AsyncQueue, Code, RpcError } from "@palisade/protocol";
 import type { CallContext } from "@palisade/protocol";
 import { EngineDirectiveSchema } from "@palisade/protocol/pipeline";
 import type { InitialToolDefsSchema } from "@palisade/protocol/pipeline";
-import type { AgentEvent, AgentReady, EngineDirective, InitialToolDefs, SandboxReport } from "@palisade/protocol/pipeline";
+import type {
+  AgentEvent,
+  AgentReady,
+  EngineDirective,
+  InitialToolDefs,
+  SandboxReport,
+} from "@palisade/protocol/pipeline";
 import { checkSpawnedProcess, describeFacts, missingNamespaces } from "./verify.js";
 import type { ProcessFacts } from "./verify.js";
 
@@ -102,10 +108,18 @@ export class AgentLink {
       return { kind: "agent", tokenId: digestOf(token).slice(0, 12), spawnedPid: expected.pid };
     }
     if (token && this.spent.has(digestOf(token))) {
-      this.options.log?.(`refused a replayed Agent token (${digestOf(token).slice(0, 12)}) from ${peer}: it was already used by the Agent it was issued to`);
-      throw new RpcError(Code.UNAUTHENTICATED, "this Agent token was already used: a spawn token opens one RunSession of the process it was issued to");
+      this.options.log?.(
+        `refused a replayed Agent token (${digestOf(token).slice(0, 12)}) from ${peer}: it was already used by the Agent it was issued to`,
+      );
+      throw new RpcError(
+        Code.UNAUTHENTICATED,
+        "this Agent token was already used: a spawn token opens one RunSession of the process it was issued to",
+      );
     }
-    throw new RpcError(Code.UNAUTHENTICATED, "AgentService call with no valid token: only the Agent process this Engine spawned may connect, with its spawn token as 'authorization: Bearer <token>'");
+    throw new RpcError(
+      Code.UNAUTHENTICATED,
+      "AgentService call with no valid token: only the Agent process this Engine spawned may connect, with its spawn token as 'authorization: Bearer <token>'",
+    );
   }
 
   get connected(): boolean {
@@ -168,14 +182,16 @@ export class AgentLink {
     const ready = await this.readReady(it, ctx.signal);
     const violations = sandboxViolations(ready.sandbox);
     if (violations.length > 0 && !this.options.allowUnsandboxed()) {
-      const reason = `refusing an unconfined Agent (pid ${ready.pid}): ${violations.join("; ")}. ` +
+      const reason =
+        `refusing an unconfined Agent (pid ${ready.pid}): ${violations.join("; ")}. ` +
         "Run on Node >= 22.12 (permission model) where unprivileged user and network namespaces work (`unshare -rn true`), or set agent.allow_unsandboxed: true (or --allow-unsandboxed) to accept the risk.";
       this.expected = undefined;
       this.options.onRefused(reason);
       yield { directive: { case: "shutdown", value: { reason } } };
       throw new RpcError(Code.PERMISSION_DENIED, reason);
     }
-    const outside = credential.spawnedPid === undefined ? undefined : this.checkFromOutside(credential.spawnedPid, ready);
+    const outside =
+      credential.spawnedPid === undefined ? undefined : this.checkFromOutside(credential.spawnedPid, ready);
     if (outside && !outside.ok) {
       const reason = `refused an Agent connection with the spawn token of pid ${String(credential.spawnedPid)}: ${outside.reason}`;
       this.options.log?.(reason);
@@ -196,7 +212,9 @@ export class AgentLink {
     const conn: Connection = { queue, info };
     this.conn = conn;
     // InitialToolDefs is always the first directive.
-    this.sendOn(conn, { directive: { case: "initialToolDefs", value: this.options.initialToolDefs() as InitialToolDefs } });
+    this.sendOn(conn, {
+      directive: { case: "initialToolDefs", value: this.options.initialToolDefs() as InitialToolDefs },
+    });
     this.options.onConnected(info);
     for (const wake of [...this.waiters]) wake();
     void this.pump(it, conn);
@@ -204,12 +222,18 @@ export class AgentLink {
   }
 
   /** The claimed pid must be the spawned process (or run under it), and its report must match /proc. */
-  private checkFromOutside(spawnedPid: number, ready: AgentReady): { ok: true; facts: ProcessFacts | undefined } | { ok: false; reason: string } {
+  private checkFromOutside(
+    spawnedPid: number,
+    ready: AgentReady,
+  ): { ok: true; facts: ProcessFacts | undefined } | { ok: false; reason: string } {
     const check = checkSpawnedProcess(spawnedPid, ready.pid);
     if (!check.ok) return check;
     const facts = check.facts;
     if (facts && ready.sandbox?.networkIsolated && !facts.ownNamespaces.includes("net")) {
-      return { ok: false, reason: `its sandbox report says its network is isolated, but it shares the Engine's network namespace (${describeFacts(facts)})` };
+      return {
+        ok: false,
+        reason: `its sandbox report says its network is isolated, but it shares the Engine's network namespace (${describeFacts(facts)})`,
+      };
     }
     const missing = facts ? missingNamespaces(facts, this.options.ownNamespaces?.() ?? []) : undefined;
     if (missing) return { ok: false, reason: `it was launched in a sandbox of its own, but ${missing}` };
@@ -231,7 +255,13 @@ export class AgentLink {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new RpcError(Code.DEADLINE_EXCEEDED, `the Agent sent no AgentReady within ${this.options.readyTimeoutMs} ms`)),
+        () =>
+          reject(
+            new RpcError(
+              Code.DEADLINE_EXCEEDED,
+              `the Agent sent no AgentReady within ${this.options.readyTimeoutMs} ms`,
+            ),
+          ),
         this.options.readyTimeoutMs,
       );
     });

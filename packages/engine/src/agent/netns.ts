@@ -19,7 +19,8 @@ function findUnshare(): string | undefined {
 }
 
 function outcome(unshare: string, status: number | null, why: string): NetworkNamespace {
-  if (status !== 0) return { ok: false, reason: `unprivileged user and network namespaces are not available here (${why.trim()})` };
+  if (status !== 0)
+    return { ok: false, reason: `unprivileged user and network namespaces are not available here (${why.trim()})` };
   return { ok: true, wrap: (l) => ({ ...l, command: unshare, args: [...UNSHARE_ARGS, l.command, ...l.args] }) };
 }
 
@@ -33,10 +34,15 @@ export function probeNetworkNamespace(): Promise<NetworkNamespace> {
     const unshare = findUnshare();
     if (!unshare) return resolve((probed = { ok: false, reason: "unshare (util-linux) is not installed" }));
     let stderr = "";
-    const child = spawn(unshare, [...UNSHARE_ARGS, "/bin/sh", "-c", "exit 0"], { stdio: ["ignore", "ignore", "pipe"], timeout: 5000 });
+    const child = spawn(unshare, [...UNSHARE_ARGS, "/bin/sh", "-c", "exit 0"], {
+      stdio: ["ignore", "ignore", "pipe"],
+      timeout: 5000,
+    });
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     child.once("error", (err) => resolve((probed ??= outcome(unshare, -1, err.message))));
-    child.once("close", (code, signal) => resolve((probed ??= outcome(unshare, code, stderr || `exit ${String(code ?? signal)}`))));
+    child.once("close", (code, signal) =>
+      resolve((probed ??= outcome(unshare, code, stderr || `exit ${String(code ?? signal)}`))),
+    );
   });
   return probing;
 }
@@ -46,6 +52,14 @@ export function networkNamespace(): NetworkNamespace {
   if (probed) return probed;
   const unshare = findUnshare();
   if (!unshare) return (probed = { ok: false, reason: "unshare (util-linux) is not installed" });
-  const res = spawnSync(unshare, [...UNSHARE_ARGS, "/bin/sh", "-c", "exit 0"], { stdio: ["ignore", "ignore", "pipe"], timeout: 5000, encoding: "utf8" });
-  return (probed = outcome(unshare, res.status, res.stderr || res.error?.message || `exit ${String(res.status ?? res.signal)}`));
+  const res = spawnSync(unshare, [...UNSHARE_ARGS, "/bin/sh", "-c", "exit 0"], {
+    stdio: ["ignore", "ignore", "pipe"],
+    timeout: 5000,
+    encoding: "utf8",
+  });
+  return (probed = outcome(
+    unshare,
+    res.status,
+    res.stderr || res.error?.message || `exit ${String(res.status ?? res.signal)}`,
+  ));
 }

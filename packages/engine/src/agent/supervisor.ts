@@ -7,7 +7,8 @@ import type { AgentLaunch, AgentLauncher, AgentLaunchRequest } from "../ports.js
 import type { AgentLink } from "./link.js";
 
 /** `idle`: stopped because no turn needed it for a while; the next turn starts it again (`wake`). */
-export type SupervisorState = "stopped" | "starting" | "running" | "restarting" | "failed" | "refused" | "external" | "idle";
+export type SupervisorState =
+  "stopped" | "starting" | "running" | "restarting" | "failed" | "refused" | "external" | "idle";
 
 export interface SupervisorOptions {
   link: AgentLink;

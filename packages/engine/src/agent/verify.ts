@@ -84,14 +84,23 @@ function factsOf(pid: number, st: Map<string, string>): ProcessFacts {
  * Linux) nothing can be checked from outside and the result says so.
  */
 export function checkSpawnedProcess(spawnedPid: number, reportedPid: number): SpawnCheck {
-  if (!status(process.pid)) return { ok: true, facts: undefined, note: "no /proc here: the connecting process could not be checked from outside" };
-  if (!status(spawnedPid)) return { ok: false, reason: `the process the Engine spawned (pid ${String(spawnedPid)}) is gone` };
+  if (!status(process.pid))
+    return {
+      ok: true,
+      facts: undefined,
+      note: "no /proc here: the connecting process could not be checked from outside",
+    };
+  if (!status(spawnedPid))
+    return { ok: false, reason: `the process the Engine spawned (pid ${String(spawnedPid)}) is gone` };
   for (const pid of descendants(spawnedPid)) {
     const st = status(pid);
     const nspid = (st?.get("NSpid") ?? String(pid)).split(/\s+/).map(Number);
     if (st && nspid.at(-1) === reportedPid) return { ok: true, facts: factsOf(pid, st) };
   }
-  return { ok: false, reason: `it says it is pid ${String(reportedPid)}, but no such process runs under the process the Engine spawned (pid ${String(spawnedPid)})` };
+  return {
+    ok: false,
+    reason: `it says it is pid ${String(reportedPid)}, but no such process runs under the process the Engine spawned (pid ${String(spawnedPid)})`,
+  };
 }
 
 /**
@@ -100,12 +109,15 @@ export function checkSpawnedProcess(spawnedPid: number, reportedPid: number): Sp
  */
 export function missingNamespaces(facts: ProcessFacts, expected: readonly string[]): string | undefined {
   const shared = expected.filter((ns) => !facts.ownNamespaces.includes(ns));
-  return shared.length === 0 ? undefined : `it shares the Engine's ${shared.join(", ")} namespace${shared.length === 1 ? "" : "s"} (${describeFacts(facts)})`;
+  return shared.length === 0
+    ? undefined
+    : `it shares the Engine's ${shared.join(", ")} namespace${shared.length === 1 ? "" : "s"} (${describeFacts(facts)})`;
 }
 
 /** One line for the log: what was seen from outside. */
 export function describeFacts(facts: ProcessFacts | undefined): string {
   if (!facts) return "not checked from outside (no /proc)";
-  const ns = facts.ownNamespaces.length > 0 ? `own ${facts.ownNamespaces.join("/")} namespaces` : "the Engine's namespaces";
+  const ns =
+    facts.ownNamespaces.length > 0 ? `own ${facts.ownNamespaces.join("/")} namespaces` : "the Engine's namespaces";
   return `host pid ${String(facts.hostPid)}, uid ${String(facts.uid)}, ${ns}, no_new_privs ${facts.noNewPrivs ? "on" : "off"}, seccomp ${String(facts.seccomp)}`;
 }

@@ -54,7 +54,10 @@ export async function chooseAgentWall(probe: SandboxProbe, required: boolean): P
 export function agentWallLine(wall: AgentWall): string {
   switch (wall.kind) {
     case "bubblewrap":
-      return `agent sandbox: bubblewrap ${wall.version}, an empty root (its code, Node and the Engine's sockets only; own user, pid, IPC and network namespaces)`.replace("  ", " ");
+      return `agent sandbox: bubblewrap ${wall.version}, an empty root (its code, Node and the Engine's sockets only; own user, pid, IPC and network namespaces)`.replace(
+        "  ",
+        " ",
+      );
     case "permissions":
       return `agent sandbox: NO bubblewrap (${wall.reason}); sandbox.required is false: the Agent runs with Node's permission model and a network namespace only, and can reach the user's unix sockets and signal the user's processes (see docs/security.md)`;
     case "refused":
@@ -72,11 +75,21 @@ export interface SocketsInside {
  * Runs a launch (built by `spec` for the socket paths it will see) in the Agent's bubblewrap
  * view: its code (the spec's read grants), Node, its libraries, the sockets' directory.
  */
-export function inAgentView(wall: Extract<AgentWall, { kind: "bubblewrap" }>, hostSockets: SocketsInside, spec: (inside: SocketsInside) => LaunchSpec): AgentLaunch {
+export function inAgentView(
+  wall: Extract<AgentWall, { kind: "bubblewrap" }>,
+  hostSockets: SocketsInside,
+  spec: (inside: SocketsInside) => LaunchSpec,
+): AgentLaunch {
   const engineSocket = unixSocketPath(hostSockets.engineAddress);
-  if (!engineSocket) throw new AgentWallError(`the Agent reaches the Engine by a unix socket only (it has no network), not ${hostSockets.engineAddress}`);
+  if (!engineSocket)
+    throw new AgentWallError(
+      `the Agent reaches the Engine by a unix socket only (it has no network), not ${hostSockets.engineAddress}`,
+    );
   const sockets = socketDirs([engineSocket, hostSockets.modelGateway]);
-  const launch = spec({ engineAddress: `unix:${sockets.inside(engineSocket)}`, modelGateway: sockets.inside(hostSockets.modelGateway) });
+  const launch = spec({
+    engineAddress: `unix:${sockets.inside(engineSocket)}`,
+    modelGateway: sockets.inside(hostSockets.modelGateway),
+  });
   const view = agentViewArgs({ node: launch.command, libraries: wall.libraries, code: launch.readPaths, sockets });
   return { command: wall.bwrap, args: [...view, launch.command, ...launch.args], env: launch.env };
 }

@@ -31,8 +31,13 @@ function grantOf(call: CallRecord, tool: ToolSpec): { key: string | undefined; l
   } catch {
     cls = { key: "", label: "" };
   }
-  if (cls.askEveryTime !== undefined) return { key: undefined, label: `this call only (${cls.askEveryTime}: asked every time)`, cls: "" };
-  if (cls.key === "") cls = { key: `${call.record.toolName}\u0000${call.record.argumentsJson}`, label: `${call.record.toolName} with exactly these arguments` };
+  if (cls.askEveryTime !== undefined)
+    return { key: undefined, label: `this call only (${cls.askEveryTime}: asked every time)`, cls: "" };
+  if (cls.key === "")
+    cls = {
+      key: `${call.record.toolName}\u0000${call.record.argumentsJson}`,
+      label: `${call.record.toolName} with exactly these arguments`,
+    };
   return { key: grantKey(call.scope.grantScope ?? "main", cls.key), label: cls.label, cls: cls.key };
 }
 
@@ -46,7 +51,8 @@ function grantedBy(call: CallRecord, key: string, cls: string): string | undefin
   const sessionId = call.turn.session.id;
   if (env.approvals.isGrantedForSession(sessionId, key)) return "session";
   for (const scope of call.scope.inheritedGrantScopes ?? []) {
-    if (env.approvals.isGrantedForSession(sessionId, grantKey(scope, cls))) return `session (inherited from ${scope === "main" ? "the main agent" : scope.replace(/^sub-agent:/, "sub-agent ")})`;
+    if (env.approvals.isGrantedForSession(sessionId, grantKey(scope, cls)))
+      return `session (inherited from ${scope === "main" ? "the main agent" : scope.replace(/^sub-agent:/, "sub-agent ")})`;
   }
   return undefined;
 }
@@ -61,11 +67,22 @@ export async function askUser(call: CallRecord, verdict: VerdictRecord, tool: To
   if (granted !== undefined) {
     call.emit({
       eventType: T.APPROVAL_RESOLVED,
-      approvalResolved: { approvalId: "", callId: record.callId, decision: approvalToProto("session"), resolvedBy: granted },
+      approvalResolved: {
+        approvalId: "",
+        callId: record.callId,
+        decision: approvalToProto("session"),
+        resolvedBy: granted,
+      },
     });
     return { outcome: "session", ...(granted !== "session" ? { by: granted } : {}) };
   }
-  const ticket = env.approvals.open({ sessionId, callId: record.callId, toolName: record.toolName, ...(key !== undefined ? { grantKey: key } : {}), signal: turn.signal });
+  const ticket = env.approvals.open({
+    sessionId,
+    callId: record.callId,
+    toolName: record.toolName,
+    ...(key !== undefined ? { grantKey: key } : {}),
+    signal: turn.signal,
+  });
   call.emit({
     eventType: T.APPROVAL_NEEDED,
     approvalNeeded: {
@@ -86,17 +103,31 @@ export async function askUser(call: CallRecord, verdict: VerdictRecord, tool: To
   if (turn.state !== "done") {
     call.emit({
       eventType: T.APPROVAL_RESOLVED,
-      approvalResolved: { approvalId: ticket.approvalId, callId: record.callId, decision: approvalToProto(outcome), resolvedBy },
+      approvalResolved: {
+        approvalId: ticket.approvalId,
+        callId: record.callId,
+        decision: approvalToProto(outcome),
+        resolvedBy,
+      },
     });
   }
-  return { outcome, ...(ticket.answeredBy ? { by: ticket.answeredBy } : {}), ...(ticket.reason ? { reason: ticket.reason } : {}) };
+  return {
+    outcome,
+    ...(ticket.answeredBy ? { by: ticket.answeredBy } : {}),
+    ...(ticket.reason ? { reason: ticket.reason } : {}),
+  };
 }
 
 /** The audit actor of an answer: the client credential that gave it (token id and transport). */
 export function approvalActor({ outcome, by }: ApprovalAnswer): string {
-  const answered = outcome === "allow_once" || outcome === "allow_session" || outcome === "deny" || outcome === "unattended";
+  const answered =
+    outcome === "allow_once" || outcome === "allow_session" || outcome === "deny" || outcome === "unattended";
   // `unattended` is that client saying no person could be asked.
-  return !answered ? outcome : outcome === "unattended" ? `client (${by ?? "unknown client"})` : `user (${by ?? "unknown client"})`;
+  return !answered
+    ? outcome
+    : outcome === "unattended"
+      ? `client (${by ?? "unknown client"})`
+      : `user (${by ?? "unknown client"})`;
 }
 
 /** Why a call the person did not allow did not run, for the model; undefined when it may run. */
@@ -104,6 +135,7 @@ export function refusalOf({ outcome, reason }: ApprovalAnswer): string | undefin
   if (outcome === "allow_once" || outcome === "allow_session" || outcome === "session") return undefined;
   if (outcome === "timeout") return "The user did not answer the approval request in time, so the call was declined";
   if (outcome === "cancelled") return "The approval request was cancelled";
-  if (outcome === "unattended") return `No one could approve this call (${reason ?? "the client has no one to ask"}), so it did not run`;
+  if (outcome === "unattended")
+    return `No one could approve this call (${reason ?? "the client has no one to ask"}), so it did not run`;
   return `The user declined this tool call${reason ? `, saying: "${reason}"` : ""}`;
 }

@@ -21,10 +21,22 @@ export interface ClientCallDeps {
   newSession(workspace: string | undefined): Promise<SessionRecord>;
 }
 
-export async function* callToolForClient(d: ClientCallDeps, req: CallToolRequest, signal: AbortSignal): AsyncIterable<CallToolResponseInit> {
-  if (!req.toolName) throw new RpcError(Code.INVALID_ARGUMENT, "tool_name is required: give <capability>__<tool> (see `palisade capability list`)");
+export async function* callToolForClient(
+  d: ClientCallDeps,
+  req: CallToolRequest,
+  signal: AbortSignal,
+): AsyncIterable<CallToolResponseInit> {
+  if (!req.toolName)
+    throw new RpcError(
+      Code.INVALID_ARGUMENT,
+      "tool_name is required: give <capability>__<tool> (see `palisade capability list`)",
+    );
   const session = req.sessionId ? await d.session(req.sessionId) : await d.newSession(req.workspace || undefined);
-  if (!session) throw new RpcError(Code.NOT_FOUND, `session ${req.sessionId} does not exist: omit it for a new session, or pick one from \`palisade sessions\``);
+  if (!session)
+    throw new RpcError(
+      Code.NOT_FOUND,
+      `session ${req.sessionId} does not exist: omit it for a new session, or pick one from \`palisade sessions\``,
+    );
   // The call's own turn in the session: its signal is the caller's, its events go to the
   // session's watchers and to this stream.
   const turn = new Turn(session, `call_${randomUUID()}`, "", "", Date.now(), "");

@@ -11,7 +11,13 @@ function defaults(schema: Record<string, unknown>): Record<string, string | numb
   const out: Record<string, string | number | boolean | string[]> = {};
   for (const [name, field] of Object.entries(props)) {
     const d = field?.default;
-    if (typeof d === "string" || typeof d === "number" || typeof d === "boolean" || (Array.isArray(d) && d.every((x) => typeof x === "string"))) out[name] = d;
+    if (
+      typeof d === "string" ||
+      typeof d === "number" ||
+      typeof d === "boolean" ||
+      (Array.isArray(d) && d.every((x) => typeof x === "string"))
+    )
+      out[name] = d;
     else if (required.has(name)) return undefined;
   }
   return out;
@@ -31,7 +37,12 @@ export function elicitThroughApproval(call: CallRecord, callId: string, toolName
   return async (q: ElicitQuestion, signal: AbortSignal): Promise<ElicitAnswer> => {
     const content = defaults(q.requestedSchema);
     if (content === undefined) return { action: "decline" };
-    const ticket = env.approvals.open({ sessionId: turn.session.id, callId, toolName, signal: AbortSignal.any([turn.signal, signal]) });
+    const ticket = env.approvals.open({
+      sessionId: turn.session.id,
+      callId,
+      toolName,
+      signal: AbortSignal.any([turn.signal, signal]),
+    });
     call.emit({
       eventType: T.APPROVAL_NEEDED,
       approvalNeeded: {
@@ -39,7 +50,9 @@ export function elicitThroughApproval(call: CallRecord, callId: string, toolName
         callId,
         toolName,
         argumentsJson: visibleJson(JSON.stringify(content)),
-        reason: visible(`MCP server ${q.capabilityId} asks during ${toolName}, in its own words (not checked by Palisade): ${JSON.stringify(q.message)}. Allow answers with the values shown; deny declines.`),
+        reason: visible(
+          `MCP server ${q.capabilityId} asks during ${toolName}, in its own words (not checked by Palisade): ${JSON.stringify(q.message)}. Allow answers with the values shown; deny declines.`,
+        ),
         deadlineUnixMs: BigInt(ticket.deadline),
         tier: 3,
         ruleIds: ["mcp:elicitation"],
@@ -47,7 +60,11 @@ export function elicitThroughApproval(call: CallRecord, callId: string, toolName
     });
     const outcome = await ticket.outcome;
     const resolvedBy = outcome === "timeout" || outcome === "cancelled" || outcome === "unattended" ? outcome : "user";
-    if (turn.state !== "done") call.emit({ eventType: T.APPROVAL_RESOLVED, approvalResolved: { approvalId: ticket.approvalId, callId, decision: approvalToProto(outcome), resolvedBy } });
+    if (turn.state !== "done")
+      call.emit({
+        eventType: T.APPROVAL_RESOLVED,
+        approvalResolved: { approvalId: ticket.approvalId, callId, decision: approvalToProto(outcome), resolvedBy },
+      });
     if (outcome === "allow_once" || outcome === "allow_session") return { action: "accept", content };
     return outcome === "cancelled" ? { action: "cancel" } : { action: "decline" };
   };

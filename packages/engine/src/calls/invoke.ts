@@ -22,8 +22,12 @@ export async function invoke(call: CallRecord, host: ToolHost, tool: ToolSpec, a
   const { env } = call.scope;
   // The call's proposal, verdict and approval are committed before it can have an effect.
   const unrecorded = await env.audit?.commitBeforeEffect();
-  if (unrecorded !== undefined) return call.deliver(`${tool.name} did not run: ${unrecorded}. Tell the user.`, true, { error: { code: "audit_unavailable" } });
-  if (turn.signal.aborted) return call.deliver("The turn was cancelled before the tool ran.", true, { error: { code: "cancelled" } });
+  if (unrecorded !== undefined)
+    return call.deliver(`${tool.name} did not run: ${unrecorded}. Tell the user.`, true, {
+      error: { code: "audit_unavailable" },
+    });
+  if (turn.signal.aborted)
+    return call.deliver("The turn was cancelled before the tool ran.", true, { error: { code: "cancelled" } });
   // The turn's cancel or the tool deadline, whichever comes first. (AbortSignal.any with
   // AbortSignal.timeout costs ~30 µs a call and leaves its timer pending for the whole deadline.)
   const controller = new AbortController();
@@ -31,7 +35,13 @@ export async function invoke(call: CallRecord, host: ToolHost, tool: ToolSpec, a
   if (turn.signal.aborted) onTurnAbort();
   turn.signal.addEventListener("abort", onTurnAbort, { once: true });
   const deadline = setTimeout(
-    () => controller.abort(new DOMException(`the Engine's tool time limit of ${env.config.limits.toolTimeoutMs} ms passed`, "TimeoutError")),
+    () =>
+      controller.abort(
+        new DOMException(
+          `the Engine's tool time limit of ${env.config.limits.toolTimeoutMs} ms passed`,
+          "TimeoutError",
+        ),
+      ),
     env.config.limits.toolTimeoutMs,
   );
   const signal = controller.signal;
@@ -54,7 +64,12 @@ export async function invoke(call: CallRecord, host: ToolHost, tool: ToolSpec, a
     call.announce();
     call.emit({
       eventType: T.ACTION_STARTED,
-      actionStarted: { callId: record.callId, toolName: tool.name, argumentsJson: record.argumentsJson, summary: summarize(`${tool.name} ${record.argumentsJson}`) },
+      actionStarted: {
+        callId: record.callId,
+        toolName: tool.name,
+        argumentsJson: record.argumentsJson,
+        summary: summarize(`${tool.name} ${record.argumentsJson}`),
+      },
     });
   });
   const outcome = await running.finally(() => {
@@ -70,9 +85,21 @@ export async function invoke(call: CallRecord, host: ToolHost, tool: ToolSpec, a
     artifacts: outcome.artifacts.map((a) => a.artifactId),
     ...(outcome.error ? { error: outcome.error } : {}),
   });
-  const undone = (await guard?.check(turn.session.id, turn.session.workspace, startedAt).catch((err: unknown) => [`could not check the workspace's git repositories: ${(err as Error).message}`])) ?? [];
+  const undone =
+    (await guard
+      ?.check(turn.session.id, turn.session.workspace, startedAt)
+      .catch((err: unknown) => [`could not check the workspace's git repositories: ${(err as Error).message}`])) ?? [];
   const told = undone.length > 0 ? `\n\nPalisade ${undone.join("; ")}.` : "";
-  if (outcome.ok) return call.deliver(`${outcome.content}${told}`, false, { terminal: tool.terminalOnSuccess, ran: true });
-  const error = outcome.errorCode !== undefined ? { code: outcome.errorCode, message: outcome.error ?? outcome.errorCode } : outcome.error ? errorOf(outcome.error) : { code: "tool_error" };
-  return call.deliver(`${outcome.content || `${tool.name} failed: ${outcome.error ?? "unknown error"}`}${told}`, true, { error, ran: true });
+  if (outcome.ok)
+    return call.deliver(`${outcome.content}${told}`, false, { terminal: tool.terminalOnSuccess, ran: true });
+  const error =
+    outcome.errorCode !== undefined
+      ? { code: outcome.errorCode, message: outcome.error ?? outcome.errorCode }
+      : outcome.error
+        ? errorOf(outcome.error)
+        : { code: "tool_error" };
+  return call.deliver(`${outcome.content || `${tool.name} failed: ${outcome.error ?? "unknown error"}`}${told}`, true, {
+    error,
+    ran: true,
+  });
 }

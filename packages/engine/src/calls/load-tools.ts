@@ -18,7 +18,12 @@ export const LOAD_TOOLS_SPEC: ToolSpec = {
   runsNoPrograms: true,
 };
 
-function loadTools(host: ToolHost, loadedGroups: Map<string, Set<string>>, sessionId: string, args: { groups: string[] }): InvokeOutcome {
+function loadTools(
+  host: ToolHost,
+  loadedGroups: Map<string, Set<string>>,
+  sessionId: string,
+  args: { groups: string[] },
+): InvokeOutcome {
   const groups = host.groups();
   const known = new Set(groups.map((g) => g.name));
   const down = new Map(groups.flatMap((g) => (g.down ? [[g.name, g.down] as const] : [])));
@@ -42,11 +47,18 @@ export function withLoadTools(inner: ToolHost, loadedGroups: Map<string, Set<str
     groups: () => inner.groups(),
     resolve: (name) => (name === LOAD_TOOLS ? { tool: LOAD_TOOLS_SPEC } : inner.resolve(name)),
     invoke: (tool, args, opts) =>
-      tool === LOAD_TOOLS_SPEC ? Promise.resolve(loadTools(inner, loadedGroups, opts.sessionId, args as { groups: string[] })) : inner.invoke(tool, args, opts),
+      tool === LOAD_TOOLS_SPEC
+        ? Promise.resolve(loadTools(inner, loadedGroups, opts.sessionId, args as { groups: string[] }))
+        : inner.invoke(tool, args, opts),
     prompts: (groups) => inner.prompts(groups),
     status: () => inner.status(),
     artifact: (sessionId, artifactId) => inner.artifact(sessionId, artifactId),
-    ...(inner.deleteSessionArtifacts ? { deleteSessionArtifacts: (sessionId: string) => inner.deleteSessionArtifacts?.(sessionId) ?? Promise.resolve(0) } : {}),
+    ...(inner.deleteSessionArtifacts
+      ? {
+          deleteSessionArtifacts: (sessionId: string) =>
+            inner.deleteSessionArtifacts?.(sessionId) ?? Promise.resolve(0),
+        }
+      : {}),
     close: () => inner.close(),
   };
 }

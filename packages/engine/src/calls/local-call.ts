@@ -29,11 +29,34 @@ export interface LocalCallOutcome {
   artifacts: ArtifactInfo[];
 }
 
-export async function callLocally(tools: LocalTools, call: { toolName: string; argumentsJson: string }, opts: LocalCallOptions): Promise<LocalCallOutcome> {
+export async function callLocally(
+  tools: LocalTools,
+  call: { toolName: string; argumentsJson: string },
+  opts: LocalCallOptions,
+): Promise<LocalCallOutcome> {
   const approvals = new ApprovalBroker(() => tools.config.limits.approvalTimeoutMs);
-  const env: CallEnv = { bus: new EventBus(), shield: tools.shield, host: tools.host, approvals, validator: new ArgumentValidator(), config: tools.config, loadedGroups: new Map(), log: () => undefined };
+  const env: CallEnv = {
+    bus: new EventBus(),
+    shield: tools.shield,
+    host: tools.host,
+    approvals,
+    validator: new ArgumentValidator(),
+    config: tools.config,
+    loadedGroups: new Map(),
+    log: () => undefined,
+  };
   const now = Date.now();
-  const session: SessionRecord = { id: opts.sessionId, title: "", mode: "normal", workspace: tools.workspace, model: "", createdAt: now, updatedAt: now, messageCount: 0, usage: ZERO_USAGE };
+  const session: SessionRecord = {
+    id: opts.sessionId,
+    title: "",
+    mode: "normal",
+    workspace: tools.workspace,
+    model: "",
+    createdAt: now,
+    updatedAt: now,
+    messageCount: 0,
+    usage: ZERO_USAGE,
+  };
   const turn = new Turn(session, `call_${randomUUID()}`, "", "", now, "");
   turn.state = "running";
   const onAbort = (): void => turn.abort.abort(opts.signal.reason);
@@ -47,14 +70,22 @@ export async function callLocally(tools: LocalTools, call: { toolName: string; a
         emit: (init) => {
           const ev = turn.emit(env.bus, init);
           const a = ev.eventType === PipelineEventType.APPROVAL_NEEDED ? ev.approvalNeeded : undefined;
-          if (a) void opts.ask({ toolName: a.toolName, reason: a.reason }).then((answer) => approvals.resolve(a.approvalId, answer, session.id));
+          if (a)
+            void opts
+              .ask({ toolName: a.toolName, reason: a.reason })
+              .then((answer) => approvals.resolve(a.approvalId, answer, session.id));
           return ev;
         },
       },
       { callId: `cli_${randomUUID()}`, ...call },
     );
     const record = turn.toolCalls[0];
-    return { result, toolName: record?.toolName ?? call.toolName, ...(record?.verdict ? { verdict: record.verdict } : {}), artifacts: record?.artifacts ?? [] };
+    return {
+      result,
+      toolName: record?.toolName ?? call.toolName,
+      ...(record?.verdict ? { verdict: record.verdict } : {}),
+      artifacts: record?.artifacts ?? [],
+    };
   } finally {
     opts.signal.removeEventListener("abort", onAbort);
     turn.markDone();

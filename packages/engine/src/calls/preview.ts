@@ -26,8 +26,15 @@ function writeArgs(tool: ToolSpec): { path: string; content: string } | undefine
   const s = tool.semantics;
   if (s?.["kind"] !== "file-write") return undefined;
   const paths = s["paths"];
-  const path = paths && typeof paths === "object" && !Array.isArray(paths) ? Object.entries(paths as Record<string, unknown>).find(([, op]) => op === "write")?.[0] : undefined;
-  const content = Array.isArray(s["content"]) ? s["content"].find((c): c is string => typeof c === "string") : typeof s["content"] === "string" ? s["content"] : undefined;
+  const path =
+    paths && typeof paths === "object" && !Array.isArray(paths)
+      ? Object.entries(paths as Record<string, unknown>).find(([, op]) => op === "write")?.[0]
+      : undefined;
+  const content = Array.isArray(s["content"])
+    ? s["content"].find((c): c is string => typeof c === "string")
+    : typeof s["content"] === "string"
+      ? s["content"]
+      : undefined;
   return path && content ? { path, content } : undefined;
 }
 
@@ -79,13 +86,27 @@ export async function writePreview(tool: ToolSpec, args: unknown, workspace: str
     if (current === null) {
       const lines = content.split("\n");
       if (lines.at(-1) === "") lines.pop();
-      return visible(bounded([`new file ${shown} (${lines.length} ${lines.length === 1 ? "line" : "lines"})`, ...lines.map((l) => `+${l}`)]));
+      return visible(
+        bounded([
+          `new file ${shown} (${lines.length} ${lines.length === 1 ? "line" : "lines"})`,
+          ...lines.map((l) => `+${l}`),
+        ]),
+      );
     }
     const next = a["append"] === true ? current + content : content;
     if (next === current) return visible(`${shown}: no change`);
-    const patch = createTwoFilesPatch(join("a", shown), join("b", shown), current, next, undefined, undefined, { context: 3 });
+    const patch = createTwoFilesPatch(join("a", shown), join("b", shown), current, next, undefined, undefined, {
+      context: 3,
+    });
     // The patch starts with an "=====" line; the ---/+++ header follows.
-    return visible(bounded(patch.split("\n").filter((l, i) => !(i === 0 && l.startsWith("="))).filter((l, i, all) => !(i === all.length - 1 && l === ""))));
+    return visible(
+      bounded(
+        patch
+          .split("\n")
+          .filter((l, i) => !(i === 0 && l.startsWith("=")))
+          .filter((l, i, all) => !(i === all.length - 1 && l === "")),
+      ),
+    );
   } catch {
     return "";
   }

@@ -59,12 +59,20 @@ export class CallRecord {
       this.proposedSent = true;
       this.emit({
         eventType: T.ACTION_PROPOSED,
-        actionProposed: { callId: call.callId, toolName: call.toolName, argumentsJson: call.argumentsJson, preview: this.preview },
+        actionProposed: {
+          callId: call.callId,
+          toolName: call.toolName,
+          argumentsJson: call.argumentsJson,
+          preview: this.preview,
+        },
       });
     }
     if (record.verdict && !this.verdictSent) {
       this.verdictSent = true;
-      this.emit({ eventType: T.SHIELD_VERDICT, shieldVerdict: verdictToProto(record.callId, record.toolName, record.verdict) });
+      this.emit({
+        eventType: T.SHIELD_VERDICT,
+        shieldVerdict: verdictToProto(record.callId, record.toolName, record.verdict),
+      });
     }
   }
 
@@ -99,7 +107,9 @@ export class CallRecord {
       isError,
       terminal: Boolean(opts.terminal) && !isError,
       ran: opts.ran ?? false,
-      ...(isError ? { error: { code: opts.error?.code ?? "tool_error", message: opts.error?.message ?? summarize(content) } } : {}),
+      ...(isError
+        ? { error: { code: opts.error?.code ?? "tool_error", message: opts.error?.message ?? summarize(content) } }
+        : {}),
     };
     if (this.turn.state === "done") return this.result; // the turn ended (cancel, crash): nobody is waiting
     this.flushStart();

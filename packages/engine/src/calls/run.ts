@@ -17,12 +17,20 @@ const T = PipelineEventType;
 export async function runToolCall(scope: CallScope, call: ToolCall): Promise<ToolResult> {
   const c = new CallRecord(scope, call);
   scope.turn.toolCalls.push(c.record);
-  scope.env.audit?.step(scope.turn.session, "proposal", call.callId, scope.proposer ?? "agent", { messageId: scope.turn.messageId, toolName: call.toolName, argumentsJson: call.argumentsJson });
+  scope.env.audit?.step(scope.turn.session, "proposal", call.callId, scope.proposer ?? "agent", {
+    messageId: scope.turn.messageId,
+    toolName: call.toolName,
+    argumentsJson: call.argumentsJson,
+  });
   try {
     return await pipeline(c);
   } catch (err) {
-    scope.env.log(`tool call ${call.callId} (${call.toolName}) failed inside the Engine: ${(err as Error).stack ?? String(err)}`);
-    return c.deliver(`Internal error while running ${call.toolName}: ${(err as Error).message}`, true, { error: { code: "internal" } });
+    scope.env.log(
+      `tool call ${call.callId} (${call.toolName}) failed inside the Engine: ${(err as Error).stack ?? String(err)}`,
+    );
+    return c.deliver(`Internal error while running ${call.toolName}: ${(err as Error).message}`, true, {
+      error: { code: "internal" },
+    });
   }
 }
 
@@ -38,10 +46,19 @@ async function pipeline(call: CallRecord): Promise<ToolResult> {
   try {
     args = call.call.argumentsJson.trim() === "" ? {} : JSON.parse(call.call.argumentsJson);
   } catch (err) {
-    return call.deliver(`The arguments of ${record.toolName} are not valid JSON (${(err as Error).message}). Send a JSON object.`, true, { error: { code: "invalid_arguments" } });
+    return call.deliver(
+      `The arguments of ${record.toolName} are not valid JSON (${(err as Error).message}). Send a JSON object.`,
+      true,
+      { error: { code: "invalid_arguments" } },
+    );
   }
   const invalid = env.validator.validate(record.toolName, tool.parameters, args);
-  if (invalid) return call.deliver(`Invalid arguments for ${record.toolName}: ${invalid}. Fix them and call the tool again.`, true, { error: { code: "invalid_arguments" } });
+  if (invalid)
+    return call.deliver(
+      `Invalid arguments for ${record.toolName}: ${invalid}. Fix them and call the tool again.`,
+      true,
+      { error: { code: "invalid_arguments" } },
+    );
 
   if (turn.otr) {
     const policy = env.shield.effectivePolicy(tool.name, tool.policy);
@@ -52,7 +69,9 @@ async function pipeline(call: CallRecord): Promise<ToolResult> {
         : `${tool.name} is not available off the record (its policy is "${policy}"; only tools allowed by default run in OTR sessions)`;
       call.announce();
       call.emit({ eventType: T.OTR_BLOCKED, otrBlocked: { callId: record.callId, toolName: tool.name, reason } });
-      return call.deliver(`Refused: ${reason}. Tell the user, or answer without this tool.`, true, { error: { code: "otr_refused" } });
+      return call.deliver(`Refused: ${reason}. Tell the user, or answer without this tool.`, true, {
+        error: { code: "otr_refused" },
+      });
     }
   }
 
@@ -76,11 +95,22 @@ async function pipeline(call: CallRecord): Promise<ToolResult> {
     const answer = await askUser(call, verdict, tool);
     record.approval = answer.outcome;
     const { outcome, by, reason } = answer;
-    env.audit?.step(turn.session, "approval", record.callId, approvalActor(answer), { toolName: record.toolName, decision: outcome, ...(by ? { answeredBy: by } : {}), ...(reason ? { reason } : {}) });
+    env.audit?.step(turn.session, "approval", record.callId, approvalActor(answer), {
+      toolName: record.toolName,
+      decision: outcome,
+      ...(by ? { answeredBy: by } : {}),
+      ...(reason ? { reason } : {}),
+    });
     const why = refusalOf(answer);
-    if (why !== undefined) return call.deliver(`${why} (${record.toolName}). Do not retry it; continue without it or ask the user what to do.`, true, { error: { code: "declined" } });
+    if (why !== undefined)
+      return call.deliver(
+        `${why} (${record.toolName}). Do not retry it; continue without it or ask the user what to do.`,
+        true,
+        { error: { code: "declined" } },
+      );
   }
-  if (turn.signal.aborted) return call.deliver("The turn was cancelled before the tool ran.", true, { error: { code: "cancelled" } });
+  if (turn.signal.aborted)
+    return call.deliver("The turn was cancelled before the tool ran.", true, { error: { code: "cancelled" } });
 
   const result = await invoke(call, hostOf(env), tool, args);
   if (result.ran && !result.isError) observeResult(call, tool, result.content);
@@ -91,9 +121,17 @@ async function pipeline(call: CallRecord): Promise<ToolResult> {
 function observeResult(call: CallRecord, tool: ToolSpec, content: string): void {
   const { record, turn } = call;
   call.scope.env.shield.observe?.({
-    sessionId: turn.session.id, kind: "tool-result", text: content, callId: record.callId, toolName: tool.name, capabilityId: tool.capabilityId,
-    argumentsJson: record.argumentsJson, toolSchema: tool.parameters, ...(tool.semantics ? { toolSemantics: tool.semantics } : {}),
-    workspace: turn.session.workspace, credentialPath: record.verdict?.ruleIds.some((r) => r.startsWith("cred.")) ?? false,
+    sessionId: turn.session.id,
+    kind: "tool-result",
+    text: content,
+    callId: record.callId,
+    toolName: tool.name,
+    capabilityId: tool.capabilityId,
+    argumentsJson: record.argumentsJson,
+    toolSchema: tool.parameters,
+    ...(tool.semantics ? { toolSemantics: tool.semantics } : {}),
+    workspace: turn.session.workspace,
+    credentialPath: record.verdict?.ruleIds.some((r) => r.startsWith("cred.")) ?? false,
   });
 }
 
@@ -115,9 +153,14 @@ const DISK_WRITING = new Set(["file-write", "file-delete", "file-move", "file-co
  * else inferred from its schema); an invalid declared block counts as writing.
  */
 function writesFiles(env: CallEnv, tool: ToolSpec): boolean {
-  if (!env.shield.toolSemantics) return typeof tool.semantics?.["kind"] === "string" && DISK_WRITING.has(tool.semantics["kind"]);
+  if (!env.shield.toolSemantics)
+    return typeof tool.semantics?.["kind"] === "string" && DISK_WRITING.has(tool.semantics["kind"]);
   try {
-    return env.shield.toolSemantics({ toolName: tool.name, toolSchema: tool.parameters, ...(tool.semantics ? { toolSemantics: tool.semantics } : {}) }).writesFiles;
+    return env.shield.toolSemantics({
+      toolName: tool.name,
+      toolSchema: tool.parameters,
+      ...(tool.semantics ? { toolSemantics: tool.semantics } : {}),
+    }).writesFiles;
   } catch {
     return true;
   }
@@ -127,6 +170,13 @@ async function judge(call: CallRecord, tool: ToolSpec): Promise<VerdictRecord> {
   try {
     return await call.scope.env.shield.evaluate(shieldInput(call.scope, call.record, tool), call.turn.signal);
   } catch (err) {
-    return { decision: "BLOCK", tier: 0, confidence: 1, reason: `the Shield failed (failing closed): ${(err as Error).message}`, ruleIds: ["engine.fail_closed"], evaluationUs: 0 };
+    return {
+      decision: "BLOCK",
+      tier: 0,
+      confidence: 1,
+      reason: `the Shield failed (failing closed): ${(err as Error).message}`,
+      ruleIds: ["engine.fail_closed"],
+      evaluationUs: 0,
+    };
   }
 }

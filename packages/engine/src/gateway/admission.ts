@@ -60,7 +60,8 @@ export function readBody(req: IncomingMessage, contextWindow = DEFAULT_CONTEXT_W
     };
     const onEnd = (): void => settle();
     const onError = (err: Error): void => settle(err);
-    const onClose = (): void => settle(new GatewayRefusal(400, "incomplete_request", "the connection ended before the request body did"));
+    const onClose = (): void =>
+      settle(new GatewayRefusal(400, "incomplete_request", "the connection ended before the request body did"));
     req.on("data", onData);
     req.once("end", onEnd);
     req.once("error", onError);
@@ -91,8 +92,18 @@ export class ConnectionGate {
   /** Admits a request on its connection, or throws the refusal; `done` frees the connection's slot. */
   admit(req: IncomingMessage): () => void {
     const s = req.socket as Tracked;
-    if (s[OVER_CAP]) throw new GatewayRefusal(503, "too_many_connections", `too many connections to the model gateway (${String(this.max)} at most); retry when another call has ended`);
-    if (s[BUSY]) throw new GatewayRefusal(429, "request_in_flight", "one request at a time per connection: wait for the answer before sending the next request");
+    if (s[OVER_CAP])
+      throw new GatewayRefusal(
+        503,
+        "too_many_connections",
+        `too many connections to the model gateway (${String(this.max)} at most); retry when another call has ended`,
+      );
+    if (s[BUSY])
+      throw new GatewayRefusal(
+        429,
+        "request_in_flight",
+        "one request at a time per connection: wait for the answer before sending the next request",
+      );
     s[BUSY] = true;
     return () => {
       s[BUSY] = false;

@@ -10,7 +10,11 @@ import { BodyError, readTopLevel } from "./body.js";
 
 /** A refusal the gateway answers with (status, code, message). */
 export class GatewayRefusal extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = new.target.name;
   }
@@ -26,9 +30,14 @@ const CHAT_KEYS: Record<string, Check | undefined> = {
   messages: undefined,
   stream: (v) => (typeof v === "boolean" ? undefined : "must be true or false"),
   stream_options: (v) =>
-    isObj(v) && Object.entries(v).every(([k, x]) => k === "include_usage" && typeof x === "boolean") ? undefined : "may only be {include_usage: true|false}",
+    isObj(v) && Object.entries(v).every(([k, x]) => k === "include_usage" && typeof x === "boolean")
+      ? undefined
+      : "may only be {include_usage: true|false}",
   // Function tools only: a provider-run tool (web search, code execution) acts outside the Engine.
-  tools: (v) => (Array.isArray(v) && v.every((t) => isObj(t) && t.type === "function") ? undefined : 'must be a list of {type: "function", …} tools'),
+  tools: (v) =>
+    Array.isArray(v) && v.every((t) => isObj(t) && t.type === "function")
+      ? undefined
+      : 'must be a list of {type: "function", …} tools',
   n: (v) => (v === 1 ? undefined : "must be 1: the Agent reads one answer, and each one more is billed"),
 };
 
@@ -52,20 +61,35 @@ export function checkChatBody(raw: Buffer, extraBody: Readonly<Record<string, un
   try {
     top = readTopLevel(raw, wanted(extraBody));
   } catch (err) {
-    if (err instanceof BodyError || err instanceof SyntaxError) throw new GatewayRefusal(400, "invalid_json", `the request body is not one JSON object as the gateway forwards it: ${err.message}`);
+    if (err instanceof BodyError || err instanceof SyntaxError)
+      throw new GatewayRefusal(
+        400,
+        "invalid_json",
+        `the request body is not one JSON object as the gateway forwards it: ${err.message}`,
+      );
     throw err;
   }
   for (const key of top.keys) {
     const never = NEVER[key];
-    if (never !== undefined) throw new GatewayRefusal(400, "field_not_allowed", `the request body key ${JSON.stringify(key)} is refused: ${never}`);
+    if (never !== undefined)
+      throw new GatewayRefusal(
+        400,
+        "field_not_allowed",
+        `the request body key ${JSON.stringify(key)} is refused: ${never}`,
+      );
     if (Object.hasOwn(CHAT_KEYS, key)) {
       const why = CHAT_KEYS[key]?.(top.values.get(key));
-      if (why !== undefined) throw new GatewayRefusal(400, "field_not_allowed", `the request body key ${JSON.stringify(key)} ${why}`);
+      if (why !== undefined)
+        throw new GatewayRefusal(400, "field_not_allowed", `the request body key ${JSON.stringify(key)} ${why}`);
       continue;
     }
     if (Object.hasOwn(extraBody, key)) {
       if (!isDeepStrictEqual(top.values.get(key), extraBody[key])) {
-        throw new GatewayRefusal(400, "field_not_allowed", `the request body key ${JSON.stringify(key)} must be the value model.extra_body sets in the Engine's config`);
+        throw new GatewayRefusal(
+          400,
+          "field_not_allowed",
+          `the request body key ${JSON.stringify(key)} must be the value model.extra_body sets in the Engine's config`,
+        );
       }
       continue;
     }
@@ -98,7 +122,8 @@ const HEADERS = new Set([
 export function forwardedHeaders(headers: NodeJS.Dict<string | string[]>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    if (typeof value === "string" && HEADERS.has(name) && value.length <= 256 && /^[\x20-\x7e]*$/.test(value)) out[name] = value;
+    if (typeof value === "string" && HEADERS.has(name) && value.length <= 256 && /^[\x20-\x7e]*$/.test(value))
+      out[name] = value;
   }
   return out;
 }

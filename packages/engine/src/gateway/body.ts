@@ -126,7 +126,8 @@ function skipValue(b: Buffer, i: number): number {
         i = top === IN_OBJECT ? skipKey(b, skipSpace(b, i + 1)) : i + 1;
         break;
       }
-      if (d !== (top === IN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY)) fail(b, i, top === IN_OBJECT ? "expected ',' or '}'" : "expected ',' or ']'");
+      if (d !== (top === IN_OBJECT ? CLOSE_OBJECT : CLOSE_ARRAY))
+        fail(b, i, top === IN_OBJECT ? "expected ',' or '}'" : "expected ',' or ']'");
       open.pop();
       i++;
     }
@@ -141,7 +142,8 @@ function skipValue(b: Buffer, i: number): number {
 function plainKey(b: Buffer, start: number, end: number): string {
   for (let j = start; j < end; j++) {
     const c = b[j] as number;
-    if (c < 0x20 || c > 0x7e || c === BACKSLASH) fail(b, j, "a top-level key may hold only printable ASCII, with no escape");
+    if (c < 0x20 || c > 0x7e || c === BACKSLASH)
+      fail(b, j, "a top-level key may hold only printable ASCII, with no escape");
   }
   return b.toString("latin1", start, end);
 }
@@ -159,7 +161,10 @@ export function topLevelFields(b: Buffer, wanted: readonly string[]): Map<string
 }
 
 /** Like topLevelFields, and every top-level key in the order of the body. */
-export function readTopLevel(b: Buffer, wanted: readonly string[]): { keys: ReadonlySet<string>; values: Map<string, unknown> } {
+export function readTopLevel(
+  b: Buffer,
+  wanted: readonly string[],
+): { keys: ReadonlySet<string>; values: Map<string, unknown> } {
   const found = new Map<string, unknown>();
   const keys = new Set<string>();
   let i = skipSpace(b, 0);

@@ -15,7 +15,10 @@ export interface Exchange {
 
 export class ExchangeRecorder {
   private chain = Promise.resolve();
-  constructor(readonly file: string, private readonly log: (line: string) => void) {}
+  constructor(
+    readonly file: string,
+    private readonly log: (line: string) => void,
+  ) {}
 
   add(exchange: Exchange): void {
     this.chain = this.chain
@@ -31,24 +34,42 @@ export class ExchangeRecorder {
 /** Exchanges read back from a recording, handed out in their recorded order. */
 export class ExchangeReplay {
   private next = 0;
-  private constructor(readonly file: string, private readonly exchanges: Exchange[]) {}
+  private constructor(
+    readonly file: string,
+    private readonly exchanges: Exchange[],
+  ) {}
 
   static async load(file: string): Promise<ExchangeReplay> {
     let text: string;
     try {
       text = await readFile(file, "utf8");
     } catch (err) {
-      throw new EngineError("GATEWAY_REPLAY", `cannot read the model gateway recording ${file}: ${(err as Error).message}`, { cause: err });
+      throw new EngineError(
+        "GATEWAY_REPLAY",
+        `cannot read the model gateway recording ${file}: ${(err as Error).message}`,
+        { cause: err },
+      );
     }
-    const exchanges = text.split("\n").filter((l) => l.trim()).map((line, i) => {
-      try {
-        const e = JSON.parse(line) as Partial<Exchange>;
-        if (typeof e.status !== "number" || typeof e.body !== "string") throw new Error("needs status and body");
-        return { request: e.request, status: e.status, contentType: e.contentType ?? "application/json", body: e.body };
-      } catch (err) {
-        throw new EngineError("GATEWAY_REPLAY", `${file}:${String(i + 1)}: not a recorded exchange (${(err as Error).message})`);
-      }
-    });
+    const exchanges = text
+      .split("\n")
+      .filter((l) => l.trim())
+      .map((line, i) => {
+        try {
+          const e = JSON.parse(line) as Partial<Exchange>;
+          if (typeof e.status !== "number" || typeof e.body !== "string") throw new Error("needs status and body");
+          return {
+            request: e.request,
+            status: e.status,
+            contentType: e.contentType ?? "application/json",
+            body: e.body,
+          };
+        } catch (err) {
+          throw new EngineError(
+            "GATEWAY_REPLAY",
+            `${file}:${String(i + 1)}: not a recorded exchange (${(err as Error).message})`,
+          );
+        }
+      });
     return new ExchangeReplay(file, exchanges);
   }
 

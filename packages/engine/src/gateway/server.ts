@@ -62,14 +62,25 @@ const CHAT = "/chat/completions";
 /** Header naming the session a call is for (the Agent's claim; sub-agents are bound to theirs). */
 export const SESSION_HEADER = "x-palisade-session";
 /** Response headers not passed back (hop-by-hop, or describing a body encoding we changed). */
-const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "proxy-connection", "upgrade", "te", "trailer"]);
+const HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "proxy-connection",
+  "upgrade",
+  "te",
+  "trailer",
+]);
 
 function sendError(res: ServerResponse, status: number, code: string, message: string): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const body = JSON.stringify({ error: { message: `palisade model gateway: ${message}`, type: "palisade_gateway", code } });
+  const body = JSON.stringify({
+    error: { message: `palisade model gateway: ${message}`, type: "palisade_gateway", code },
+  });
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
   res.end(body);
 }
@@ -89,7 +100,12 @@ const HEADERS_WAIT_MS = 20;
  * the first of these writes, or alone after HEADERS_WAIT_MS.
  * (Corking `res` would not do: a corked chunked response writes each buffered piece separately.)
  */
-function relay(body: Readable, res: ServerResponse, onChunk: (chunk: Buffer) => void, signal: AbortSignal): Promise<void> {
+function relay(
+  body: Readable,
+  res: ServerResponse,
+  onChunk: (chunk: Buffer) => void,
+  signal: AbortSignal,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let pending: Buffer[] = [];
     let flushing: NodeJS.Immediate | undefined;
@@ -177,7 +193,10 @@ export class ModelGateway {
     await rm(socketPath, { force: true });
     // A request's head must arrive within 10 s and its body within 60 s (a unix socket on this
     // machine; the Agent sends at once): a caller that trickles holds no slot for long.
-    const server = createServer({ keepAliveTimeout: 60_000, headersTimeout: 10_000, requestTimeout: 60_000 }, (req, res) => void this.handle(req, res));
+    const server = createServer(
+      { keepAliveTimeout: 60_000, headersTimeout: 10_000, requestTimeout: 60_000 },
+      (req, res) => void this.handle(req, res),
+    );
     server.on("connection", this.gate.onConnection);
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -223,16 +242,22 @@ export class ModelGateway {
       const principal = this.authenticate(req);
       const route = (req.url ?? "/").split("?")[0]?.replace(/^\/v1(?=\/)/, "") ?? "/";
       if (req.method !== "POST" || route !== CHAT) {
-        throw new GatewayRefusal(404, "not_found", `no route ${String(req.method)} ${req.url ?? "/"}: only POST /v1${CHAT} is forwarded`);
+        throw new GatewayRefusal(
+          404,
+          "not_found",
+          `no route ${String(req.method)} ${req.url ?? "/"}: only POST /v1${CHAT} is forwarded`,
+        );
       }
       const model = this.options.model();
       const body = this.checkedBody(principal, await readBody(req, model.contextWindow), model);
-      const session = principal.kind === "subagent" ? principal.sessionId : String(req.headers[SESSION_HEADER] ?? "").slice(0, 128);
+      const session =
+        principal.kind === "subagent" ? principal.sessionId : String(req.headers[SESSION_HEADER] ?? "").slice(0, 128);
       await this.forward(req, res, body, session);
     } catch (err) {
       if (err instanceof GatewayRefusal) {
         // A request refused before its body was read leaves the connection unusable.
-        if (err.status === 413 || err.status === 429 || err.status === 503 || release === undefined) closeAfterAnswer(req, res);
+        if (err.status === 413 || err.status === 429 || err.status === 503 || release === undefined)
+          closeAfterAnswer(req, res);
         sendError(res, err.status, err.code, err.message);
       } else {
         const message = err instanceof Error ? err.message : String(err);
@@ -249,13 +274,21 @@ export class ModelGateway {
     if (!principal) {
       // Nothing of the request is read: an unknown caller learns nothing and costs nothing.
       req.resume();
-      throw new GatewayRefusal(401, "invalid_credential", "missing or wrong credential: only processes the Engine started may call the model");
+      throw new GatewayRefusal(
+        401,
+        "invalid_credential",
+        "missing or wrong credential: only processes the Engine started may call the model",
+      );
     }
     return principal;
   }
 
   /** The body to forward, as sent: one JSON object of allowed keys naming a permitted model once. */
-  private checkedBody(principal: GatewayPrincipal, raw: Buffer, endpoint: GatewayModel): { bytes: Buffer; json?: unknown } {
+  private checkedBody(
+    principal: GatewayPrincipal,
+    raw: Buffer,
+    endpoint: GatewayModel,
+  ): { bytes: Buffer; json?: unknown } {
     const model = checkChatBody(raw, endpoint.extraBody);
     // Parsed only for a recording: held through the upstream call, a long history would
     // outlive the young generation and fill the old one.
@@ -284,11 +317,21 @@ export class ModelGateway {
     this.tokens.set(session, cur);
   }
 
-  private async forward(req: IncomingMessage, res: ServerResponse, body: { bytes: Buffer; json?: unknown }, session: string): Promise<void> {
+  private async forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: { bytes: Buffer; json?: unknown },
+    session: string,
+  ): Promise<void> {
     const replay = this.options.replay;
     if (replay) {
       const ex = replay.take();
-      if (!ex) throw new GatewayRefusal(500, "replay_exhausted", `the recording ${replay.file} has no exchange left for this request`);
+      if (!ex)
+        throw new GatewayRefusal(
+          500,
+          "replay_exhausted",
+          `the recording ${replay.file} has no exchange left for this request`,
+        );
       const scanner = new UsageScanner(ex.contentType.includes("event-stream"));
       scanner.push(Buffer.from(ex.body));
       this.count(session, scanner.end());
@@ -317,7 +360,8 @@ export class ModelGateway {
       });
       const contentType = String(upstream.headers["content-type"] ?? "");
       const out: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(upstream.headers)) if (value !== undefined && !HOP.has(name)) out[name] = value;
+      for (const [name, value] of Object.entries(upstream.headers))
+        if (value !== undefined && !HOP.has(name)) out[name] = value;
       if (upstream.statusCode >= 400) {
         const text = redact(await readCapped(upstream.body, MAX_ERROR_BODY), endpointSecrets(model));
         this.count(session, undefined);
@@ -329,19 +373,32 @@ export class ModelGateway {
       const scanner = new UsageScanner(contentType.includes("event-stream"));
       const recorded: Buffer[] = [];
       const recorder = this.recorder;
-      await relay(upstream.body, res, (chunk) => {
-        scanner.push(chunk);
-        if (recorder) recorded.push(chunk);
-      }, controller.signal);
+      await relay(
+        upstream.body,
+        res,
+        (chunk) => {
+          scanner.push(chunk);
+          if (recorder) recorded.push(chunk);
+        },
+        controller.signal,
+      );
       this.count(session, upstream.statusCode < 400 ? scanner.end() : undefined);
-      this.recorder?.add({ request: body.json, status: upstream.statusCode, contentType, body: Buffer.concat(recorded).toString("utf8") });
+      this.recorder?.add({
+        request: body.json,
+        status: upstream.statusCode,
+        contentType,
+        body: Buffer.concat(recorded).toString("utf8"),
+      });
     } catch (err) {
       if (controller.signal.aborted) {
         res.destroy();
         return;
       }
       const where = upstreamUrl(model.baseUrl, CHAT).origin;
-      throw new Error(`cannot reach the model at ${where}: ${(err as Error).message}${err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : ""}`, { cause: err });
+      throw new Error(
+        `cannot reach the model at ${where}: ${(err as Error).message}${err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : ""}`,
+        { cause: err },
+      );
     } finally {
       res.off("close", onClose);
       this.inflight.delete(controller);

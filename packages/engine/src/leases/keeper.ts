@@ -40,9 +40,12 @@ export class LeaseKeeper {
   async start(address: string): Promise<void> {
     await this.backend.registerEngine(this.engineId, address);
     this.lastOk = Date.now();
-    this.timer = setInterval(() => {
-      this.beating ??= this.beat().finally(() => (this.beating = undefined));
-    }, Math.max(200, Math.floor(this.leaseMs / 3)));
+    this.timer = setInterval(
+      () => {
+        this.beating ??= this.beat().finally(() => (this.beating = undefined));
+      },
+      Math.max(200, Math.floor(this.leaseMs / 3)),
+    );
     this.timer.unref();
   }
 
@@ -53,7 +56,9 @@ export class LeaseKeeper {
     } catch (err) {
       const silent = Date.now() - this.lastOk;
       // Past the lease, other Engines may take this Engine's sessions over: say so in the log.
-      this.log(`store: heartbeat failed (${(err as Error).message})${silent > this.leaseMs ? `; no heartbeat for ${String(Math.round(silent / 1000))} s, other Engines may take this Engine's sessions over` : ""}`);
+      this.log(
+        `store: heartbeat failed (${(err as Error).message})${silent > this.leaseMs ? `; no heartbeat for ${String(Math.round(silent / 1000))} s, other Engines may take this Engine's sessions over` : ""}`,
+      );
     }
   }
 
@@ -76,6 +81,8 @@ export class LeaseKeeper {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
     await this.beating;
-    await this.backend.releaseEngine(this.engineId).catch((err: unknown) => this.log(`store: could not release this Engine's leases: ${(err as Error).message}`));
+    await this.backend
+      .releaseEngine(this.engineId)
+      .catch((err: unknown) => this.log(`store: could not release this Engine's leases: ${(err as Error).message}`));
   }
 }

@@ -43,7 +43,10 @@ function clamp(n: number, dflt: number, max: number): number {
   return n <= 0 ? dflt : Math.min(n, max);
 }
 
-async function* closeOnAbort(events: AsyncIterable<PipelineEvent> & { close(): void }, ctx: CallContext): AsyncIterable<PipelineEvent> {
+async function* closeOnAbort(
+  events: AsyncIterable<PipelineEvent> & { close(): void },
+  ctx: CallContext,
+): AsyncIterable<PipelineEvent> {
   // The client going away only stops this stream: the turn itself continues and is stored.
   const onAbort = (): void => events.close();
   ctx.signal.addEventListener("abort", onAbort, { once: true });
@@ -63,7 +66,11 @@ function needWorkspace(dir: string): void {
   } catch {
     ok = false;
   }
-  if (!ok) throw new RpcError(Code.INVALID_ARGUMENT, `the workspace ${dir} does not exist or is not a directory: create it, or give an existing directory (--workspace DIR)`);
+  if (!ok)
+    throw new RpcError(
+      Code.INVALID_ARGUMENT,
+      `the workspace ${dir} does not exist or is not a directory: create it, or give an existing directory (--workspace DIR)`,
+    );
 }
 
 export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientService> {
@@ -87,13 +94,18 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
 
     async resolveApproval(req, ctx) {
       const decision = approvalFromProto(req.decision);
-      if (!decision) throw new RpcError(Code.INVALID_ARGUMENT, "decision must be ALLOW_ONCE, ALLOW_SESSION, DENY or UNATTENDED");
+      if (!decision)
+        throw new RpcError(Code.INVALID_ARGUMENT, "decision must be ALLOW_ONCE, ALLOW_SESSION, DENY or UNATTENDED");
       // Which credential answered goes to the audit trail (the authorizer ran before this handler).
       const by = isClientPrincipal(ctx.principal) ? describeClient(ctx.principal) : undefined;
       const refused = d.approvals.resolve(req.approvalId, decision, req.sessionId || undefined, by, req.reason);
       // Several Engines on one database: the approval waits in the Engine that serves the session.
       const owner = refused && req.sessionId ? ((await d.store.sessionOwner?.(req.sessionId)) ?? "") : "";
-      if (owner) return { accepted: false, message: `session ${req.sessionId} is served by ${owner}: its approvals are answered there` };
+      if (owner)
+        return {
+          accepted: false,
+          message: `session ${req.sessionId} is served by ${owner}: its approvals are answered there`,
+        };
       return refused ? { accepted: false, message: refused } : { accepted: true, message: `recorded: ${decision}` };
     },
 
@@ -115,8 +127,15 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
       if (!session) throw new RpcError(Code.NOT_FOUND, `session ${req.sessionId} does not exist`);
       const otr = d.sessions.otrHistory(req.sessionId);
       if (otr) return { messages: otr.map(messageToProto), nextCursor: "", session: sessionToProto(session) };
-      const page = await d.store.history(req.sessionId, { limit: clamp(req.limit, 50, 1000), ...(req.cursor ? { cursor: req.cursor } : {}) });
-      return { messages: page.messages.map(messageToProto), nextCursor: page.nextCursor, session: sessionToProto(session) };
+      const page = await d.store.history(req.sessionId, {
+        limit: clamp(req.limit, 50, 1000),
+        ...(req.cursor ? { cursor: req.cursor } : {}),
+      });
+      return {
+        messages: page.messages.map(messageToProto),
+        nextCursor: page.nextCursor,
+        session: sessionToProto(session),
+      };
     },
 
     async shutdown(req) {
@@ -131,7 +150,8 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
     },
 
     async searchSessions(req) {
-      if (!req.query.trim() && !req.toolName) throw new RpcError(Code.INVALID_ARGUMENT, "query is empty: give words to search for");
+      if (!req.query.trim() && !req.toolName)
+        throw new RpcError(Code.INVALID_ARGUMENT, "query is empty: give words to search for");
       const decision = decisionFromProto(req.decision);
       const res = await d.store.search({
         query: req.query,
@@ -152,7 +172,8 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
 
     async deleteSession(req) {
       needSession(req.sessionId);
-      for (const t of d.turns.activeTurns) if (t.session.id === req.sessionId) d.turns.cancel(t.session.id, t.messageId, "the session was deleted");
+      for (const t of d.turns.activeTurns)
+        if (t.session.id === req.sessionId) d.turns.cancel(t.session.id, t.messageId, "the session was deleted");
       const deleted = await d.sessions.delete(req.sessionId);
       if (deleted) await d.purgeArtifacts?.(req.sessionId);
       d.approvals.forgetSession(req.sessionId);
@@ -174,8 +195,10 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
     async exportSession(req) {
       needSession(req.sessionId);
       const format = req.format === "json" ? "json" : req.format === "md" || req.format === "" ? "md" : undefined;
-      if (!format) throw new RpcError(Code.INVALID_ARGUMENT, `format must be "md" or "json", got ${JSON.stringify(req.format)}`);
-      if (d.sessions.isOtr(req.sessionId)) throw new RpcError(Code.FAILED_PRECONDITION, "off-the-record sessions cannot be exported");
+      if (!format)
+        throw new RpcError(Code.INVALID_ARGUMENT, `format must be "md" or "json", got ${JSON.stringify(req.format)}`);
+      if (d.sessions.isOtr(req.sessionId))
+        throw new RpcError(Code.FAILED_PRECONDITION, "off-the-record sessions cannot be exported");
       const out = await d.store.exportSession(req.sessionId, format);
       if (!out) throw new RpcError(Code.NOT_FOUND, `session ${req.sessionId} does not exist`);
       return out;
@@ -194,20 +217,28 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
 
     async *watchSession(req, ctx) {
       needSession(req.sessionId);
-      if (!(await d.sessions.get(req.sessionId))) throw new RpcError(Code.NOT_FOUND, `session ${req.sessionId} does not exist`);
+      if (!(await d.sessions.get(req.sessionId)))
+        throw new RpcError(Code.NOT_FOUND, `session ${req.sessionId} does not exist`);
       const sub = d.bus.subscribe(req.sessionId);
       yield* closeOnAbort(sub, ctx);
     },
 
     async listTools() {
-      const tools = d.host
-        .catalog()
-        .map((t) => {
-          const kind = typeof t.semantics?.["kind"] === "string" ? t.semantics["kind"] : undefined;
-          const { policy, rules } = d.shield.toolPolicy?.(t.name, t.policy, kind) ?? { policy: d.shield.effectivePolicy(t.name, t.policy), rules: [] };
-          const policyRules = rules.map((r) => ({ ruleId: r.id, decision: r.decision, description: r.description }));
-          return { def: toolDef(t), capabilityId: t.capabilityId, policy, requiresConfirmation: policy === "ask", policyRules };
-        });
+      const tools = d.host.catalog().map((t) => {
+        const kind = typeof t.semantics?.["kind"] === "string" ? t.semantics["kind"] : undefined;
+        const { policy, rules } = d.shield.toolPolicy?.(t.name, t.policy, kind) ?? {
+          policy: d.shield.effectivePolicy(t.name, t.policy),
+          rules: [],
+        };
+        const policyRules = rules.map((r) => ({ ruleId: r.id, decision: r.decision, description: r.description }));
+        return {
+          def: toolDef(t),
+          capabilityId: t.capabilityId,
+          policy,
+          requiresConfirmation: policy === "ask",
+          policyRules,
+        };
+      });
       return { tools, groups: d.host.groups() };
     },
 
@@ -224,7 +255,11 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
           session: (id) => d.sessions.get(id),
           newSession: (workspace) => {
             if (workspace) needWorkspace(workspace);
-            return d.sessions.create({ mode: "normal", workspace: workspace ?? d.defaultWorkspace(), title: "capability call" });
+            return d.sessions.create({
+              mode: "normal",
+              workspace: workspace ?? d.defaultWorkspace(),
+              title: "capability call",
+            });
           },
         },
         req,
@@ -235,7 +270,8 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
       needSession(req.sessionId);
       if (!req.artifactId) throw new RpcError(Code.INVALID_ARGUMENT, "artifact_id is required");
       const found = await d.host.artifact(req.sessionId, req.artifactId);
-      if (!found) throw new RpcError(Code.NOT_FOUND, `artifact ${req.artifactId} does not exist in session ${req.sessionId}`);
+      if (!found)
+        throw new RpcError(Code.NOT_FOUND, `artifact ${req.artifactId} does not exist in session ${req.sessionId}`);
       yield { artifact: artifactToProto(found.info), done: false };
       for await (const chunk of found.data) yield { data: chunk, done: false };
       yield { done: true };

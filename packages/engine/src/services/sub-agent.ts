@@ -5,7 +5,10 @@ import type { ServiceImpl } from "@palisade/protocol";
 import type { SubAgentService } from "@palisade/protocol/pipeline";
 
 function notYet(rpc: string): never {
-  throw new RpcError(Code.UNIMPLEMENTED, `SubAgentService.${rpc}: sub-agents are not available in this Engine yet (planned; spawn_agent is not offered to the model)`);
+  throw new RpcError(
+    Code.UNIMPLEMENTED,
+    `SubAgentService.${rpc}: sub-agents are not available in this Engine yet (planned; spawn_agent is not offered to the model)`,
+  );
 }
 
 export function subAgentService(): ServiceImpl<typeof SubAgentService> {

@@ -8,7 +8,14 @@ import type { ToolHost } from "../ports.js";
 import type { TurnEnv } from "../turns/env.js";
 import { Turn } from "../turns/turn.js";
 import { DEFAULT_SUBAGENT_LIMITS } from "./ports.js";
-import type { RunSummary, SubAgentDeps, SubAgentLauncher, SubAgentLimits, SubAgentRunStore, SubAgentState } from "./ports.js";
+import type {
+  RunSummary,
+  SubAgentDeps,
+  SubAgentLauncher,
+  SubAgentLimits,
+  SubAgentRunStore,
+  SubAgentState,
+} from "./ports.js";
 import { NamePool } from "./names.js";
 import { SubAgentPipeline } from "./pipeline.js";
 import { alive, appendTail, startProcess, terminate } from "./process.js";
@@ -78,7 +85,8 @@ export class SubAgentManager implements AgentToolHandler {
     // Cancelling a turn (CancelMessage, session deletion, shutdown) stops the session's sub-agents.
     deps.env.bus.onEvent((ev) => {
       if (ev.eventType === T.TURN_CANCELLED) {
-        for (const run of this.sessionRuns(ev.sessionId)) if (run.running) this.cancel(run, "the conversation's turn was cancelled");
+        for (const run of this.sessionRuns(ev.sessionId))
+          if (run.running) this.cancel(run, "the conversation's turn was cancelled");
       }
     });
   }
@@ -125,7 +133,11 @@ export class SubAgentManager implements AgentToolHandler {
    */
   authorize(token: string): SubAgentRun {
     const run = token ? this.byToken(token) : undefined;
-    if (!run) throw new RpcError(Code.UNAUTHENTICATED, "SubAgentService needs a running sub-agent's spawn token ('authorization: Bearer <token>'): only a process the Engine spawned may call it");
+    if (!run)
+      throw new RpcError(
+        Code.UNAUTHENTICATED,
+        "SubAgentService needs a running sub-agent's spawn token ('authorization: Bearer <token>'): only a process the Engine spawned may call it",
+      );
     return run;
   }
 
@@ -163,7 +175,9 @@ export class SubAgentManager implements AgentToolHandler {
       model: req.model,
       groups: req.groups,
       depth: (req.caller?.init.depth ?? 0) + 1,
-      inheritedGrantScopes: this.inheritGrants() ? [grantScopeOf(req.caller), ...(req.caller?.init.inheritedGrantScopes ?? [])] : [],
+      inheritedGrantScopes: this.inheritGrants()
+        ? [grantScopeOf(req.caller), ...(req.caller?.init.inheritedGrantScopes ?? [])]
+        : [],
       rootTurn: req.caller ? req.caller.init.rootTurn : req.parent,
       currentTurn: () => this.currentTurn(req.parent.session.id),
       turn,
@@ -179,9 +193,14 @@ export class SubAgentManager implements AgentToolHandler {
 
     const { timeoutMs, registerTimeoutMs } = this.limits;
     run.timers.push(
-      setTimeout(() => this.fail(run, `timed out after ${String(timeoutMs / 1000)} s (limits.sub_agents.timeout_s) and was stopped`), timeoutMs),
+      setTimeout(
+        () =>
+          this.fail(run, `timed out after ${String(timeoutMs / 1000)} s (limits.sub_agents.timeout_s) and was stopped`),
+        timeoutMs,
+      ),
       setTimeout(() => {
-        if (!run.registered) this.fail(run, `its process did not register within ${String(registerTimeoutMs / 1000)} s`);
+        if (!run.registered)
+          this.fail(run, `its process did not register within ${String(registerTimeoutMs / 1000)} s`);
       }, registerTimeoutMs),
     );
     if (req.parent.signal.aborted) onParentAbort();
@@ -207,7 +226,10 @@ export class SubAgentManager implements AgentToolHandler {
           this.tokens.remove(run.init.token);
           if (!run.running) return;
           const last = run.stderrTail.trim().split("\n").at(-1) ?? "";
-          this.fail(run, `its process exited (${signal ?? `code ${String(code)}`}) before reporting a result${last ? `: ${last}` : ""}`);
+          this.fail(
+            run,
+            `its process exited (${signal ?? `code ${String(code)}`}) before reporting a result${last ? `: ${last}` : ""}`,
+          );
         },
       });
       run.child = child;
@@ -249,7 +271,11 @@ export class SubAgentManager implements AgentToolHandler {
     this.finish(run, "cancelled", { error: reason });
   }
 
-  private finish(run: SubAgentRun, state: Exclude<SubAgentState, "running">, detail: { result?: string; error?: string }): void {
+  private finish(
+    run: SubAgentRun,
+    state: Exclude<SubAgentState, "running">,
+    detail: { result?: string; error?: string },
+  ): void {
     if (!run.end(state, detail)) return;
     this.env.log(`sub-agent ${run.name} ${state}${run.error ? `: ${run.error}` : ""}`);
     this.emit(run, EVENT_OF[state]);
@@ -301,7 +327,9 @@ export class SubAgentManager implements AgentToolHandler {
     const runs = [...this.byName.values()];
     for (const run of runs) if (run.running) this.cancel(run, "the Engine is stopping");
     await Promise.all(
-      runs.map((r) => (alive(r.child) ? new Promise<void>((resolve) => r.child?.once("exit", () => resolve())) : Promise.resolve())),
+      runs.map((r) =>
+        alive(r.child) ? new Promise<void>((resolve) => r.child?.once("exit", () => resolve())) : Promise.resolve(),
+      ),
     );
     await Promise.allSettled([...this.saving]);
     await this.options.runs.close();

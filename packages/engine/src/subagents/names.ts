@@ -1,9 +1,30 @@
 // Readable sub-agent names, unique for the Engine's lifetime: a pool of short names, then the
 // same names with a round number (ada, …, zuse, ada-2, …).
 export const NAME_POOL = [
-  "ada", "babbage", "curie", "darwin", "euler", "faraday", "gauss", "hopper", "hypatia", "kepler",
-  "lovelace", "maxwell", "noether", "ohm", "pascal", "planck", "ramanujan", "shannon", "tesla", "turing",
-  "volta", "wiles", "yalow", "zuse",
+  "ada",
+  "babbage",
+  "curie",
+  "darwin",
+  "euler",
+  "faraday",
+  "gauss",
+  "hopper",
+  "hypatia",
+  "kepler",
+  "lovelace",
+  "maxwell",
+  "noether",
+  "ohm",
+  "pascal",
+  "planck",
+  "ramanujan",
+  "shannon",
+  "tesla",
+  "turing",
+  "volta",
+  "wiles",
+  "yalow",
+  "zuse",
 ] as const;
 
 export class NamePool {

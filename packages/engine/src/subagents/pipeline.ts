@@ -51,7 +51,11 @@ export class SubAgentPipeline {
     let delivered = false;
     const r = await runToolCall({ ...this.scope, onResult: () => (delivered = true) }, call);
     // A result settled after the run ended reaches no one: the sub-agent is told the call did not run.
-    if (!delivered) return { content: `The sub-agent ${this.name} has ended; the call to ${call.toolName} was not run.`, isError: true };
+    if (!delivered)
+      return {
+        content: `The sub-agent ${this.name} has ended; the call to ${call.toolName} was not run.`,
+        isError: true,
+      };
     return { content: r.content, isError: r.isError };
   }
 }

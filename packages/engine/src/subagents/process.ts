@@ -25,7 +25,8 @@ export function appendTail(tail: string, more: string): string {
   return s.length > TAIL ? s.slice(s.length - TAIL) : s;
 }
 
-export const alive = (child: ChildProcess | undefined): child is ChildProcess => child !== undefined && child.exitCode === null && child.signalCode === null;
+export const alive = (child: ChildProcess | undefined): child is ChildProcess =>
+  child !== undefined && child.exitCode === null && child.signalCode === null;
 
 /** SIGTERM now, SIGKILL after `graceMs` if it is still there. */
 export function terminate(child: ChildProcess | undefined, graceMs: number): void {

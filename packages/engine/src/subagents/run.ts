@@ -101,7 +101,8 @@ export class SubAgentRun {
     this.endedAt = Date.now();
     this.result = detail.result ?? "";
     this.error = detail.error ?? "";
-    if (state === "completed") this.transcript.push({ role: "assistant", content: this.result, createdAt: this.endedAt });
+    if (state === "completed")
+      this.transcript.push({ role: "assistant", content: this.result, createdAt: this.endedAt });
     for (const t of this.timers) clearTimeout(t);
     this.init.turn.abort.abort(new Error(this.error || `the sub-agent ${state}`));
     this.init.turn.markDone();

@@ -13,13 +13,18 @@ import { SubAgentRun } from "./run.js";
 /** The run the call's metadata token named (RpcServer ran SubAgentManager.authorize before the body was read). */
 function authenticated(ctx: CallContext): SubAgentRun {
   const run = ctx.principal;
-  if (!(run instanceof SubAgentRun)) throw new RpcError(Code.UNAUTHENTICATED, "SubAgentService call was not authorized");
+  if (!(run instanceof SubAgentRun))
+    throw new RpcError(Code.UNAUTHENTICATED, "SubAgentService call was not authorized");
   return run;
 }
 
 function mustRun(run: SubAgentRun, rpc: string): void {
   if (!run.registered) throw new RpcError(Code.FAILED_PRECONDITION, `${rpc} before RegisterSubAgent: register first`);
-  if (!run.running) throw new RpcError(Code.FAILED_PRECONDITION, `sub-agent ${run.name} has ${run.state}${run.error ? ` (${run.error})` : ""}; stop working`);
+  if (!run.running)
+    throw new RpcError(
+      Code.FAILED_PRECONDITION,
+      `sub-agent ${run.name} has ${run.state}${run.error ? ` (${run.error})` : ""}; stop working`,
+    );
 }
 
 export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubAgentService> {
@@ -30,14 +35,25 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
   return {
     async registerSubAgent(req, ctx) {
       const run = authenticated(ctx);
-      if (run.registered) throw new RpcError(Code.FAILED_PRECONDITION, `sub-agent ${run.name} is already registered; a token is good for one process`);
-      if (!run.running) throw new RpcError(Code.FAILED_PRECONDITION, `sub-agent ${run.name} has ${run.state} before registering${run.error ? ` (${run.error})` : ""}`);
+      if (run.registered)
+        throw new RpcError(
+          Code.FAILED_PRECONDITION,
+          `sub-agent ${run.name} is already registered; a token is good for one process`,
+        );
+      if (!run.running)
+        throw new RpcError(
+          Code.FAILED_PRECONDITION,
+          `sub-agent ${run.name} has ${run.state} before registering${run.error ? ` (${run.error})` : ""}`,
+        );
       const env = m.env;
       const violations = sandboxViolations(req.sandbox);
       if (violations.length > 0 && !env.config.agent.allowUnsandboxed) {
         const reason = `refusing an unconfined sub-agent: ${violations.join("; ")}`;
         m.fail(run, reason);
-        throw new RpcError(Code.PERMISSION_DENIED, `${reason}. Run on Node >= 22.12 (permission model) where unprivileged user and network namespaces work, or set agent.allow_unsandboxed: true (or --allow-unsandboxed).`);
+        throw new RpcError(
+          Code.PERMISSION_DENIED,
+          `${reason}. Run on Node >= 22.12 (permission model) where unprivileged user and network namespaces work, or set agent.allow_unsandboxed: true (or --allow-unsandboxed).`,
+        );
       }
       // The token must come from the process it was given to (or one under it), as /proc shows.
       const spawned = run.child?.pid;
@@ -58,7 +74,12 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
       return answer("registerSubAgent", {
         name: run.name,
         task: run.init.task,
-        tools: tools.map((t) => ({ name: t.name, description: t.description, parametersJson: JSON.stringify(t.parameters), group: t.capabilityId })),
+        tools: tools.map((t) => ({
+          name: t.name,
+          description: t.description,
+          parametersJson: JSON.stringify(t.parameters),
+          group: t.capabilityId,
+        })),
         systemPrompt: subAgentSystemPrompt({
           name: run.name,
           agentName: env.config.agent.name,
@@ -83,7 +104,11 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
       const pipeline = m.pipeline(run);
       if (!pipeline) throw new RpcError(Code.FAILED_PRECONDITION, `sub-agent ${run.name} has no pipeline`);
       // The call runs to its end even if the process goes away: the run's own signal stops it.
-      const result = await pipeline.execute({ callId: req.callId, toolName: req.toolName, argumentsJson: req.argumentsJson });
+      const result = await pipeline.execute({
+        callId: req.callId,
+        toolName: req.toolName,
+        argumentsJson: req.argumentsJson,
+      });
       m.progress(run, { toolCall: true });
       return answer("subAgentExecuteTool", result);
     },
@@ -105,7 +130,8 @@ export function subAgentServiceImpl(m: SubAgentManager): ServiceImpl<typeof SubA
 
     async subAgentPollMessage(req, ctx) {
       const run = authenticated(ctx);
-      if (run.running && !run.init.turn.otr && !(await m.env.store.getSession(run.sessionId))) m.cancel(run, "its conversation was deleted");
+      if (run.running && !run.init.turn.otr && !(await m.env.store.getSession(run.sessionId)))
+        m.cancel(run, "its conversation was deleted");
       if (!run.running) return answer("subAgentPollMessage", { messages: [], cancelled: true });
       m.progress(run, { llmCalls: req.llmCalls });
       return answer("subAgentPollMessage", { messages: run.inbox.splice(0), cancelled: false });

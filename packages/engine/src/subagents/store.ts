@@ -22,14 +22,23 @@ const APPROVALS = new Set(["allow_once", "allow_session", "deny", "timeout"]);
 
 export function toolCall(c: ToolCallRecordRow, run: StoredRun, messageId: string) {
   const at = c.startedAt + c.durationMs;
-  const approval = c.approval === "session" ? "allow_session" : c.approval === "cancelled" || c.approval === "unattended" ? "deny" : c.approval;
+  const approval =
+    c.approval === "session"
+      ? "allow_session"
+      : c.approval === "cancelled" || c.approval === "unattended"
+        ? "deny"
+        : c.approval;
   return {
     callId: c.callId,
     messageId,
     toolName: c.toolName,
     argumentsJson: c.argumentsJson,
-    ...(c.verdict ? { verdict: { ...c.verdict, decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate" } } : {}),
-    ...(APPROVALS.has(approval) ? { approval: { decision: approval as "allow_once", by: c.approval === approval ? "user" : c.approval, at } } : {}),
+    ...(c.verdict
+      ? { verdict: { ...c.verdict, decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate" } }
+      : {}),
+    ...(APPROVALS.has(approval)
+      ? { approval: { decision: approval as "allow_once", by: c.approval === approval ? "user" : c.approval, at } }
+      : {}),
     result: c.result,
     isError: c.isError,
     durationMs: c.durationMs,
@@ -74,7 +83,15 @@ export class SqliteRunStore implements SubAgentRunStore {
         startedAt: run.startedAt,
         endedAt: run.endedAt,
       });
-      const messages = run.transcript.map((m) => store.appendMessage({ sessionId: run.sessionId, role: m.role, content: m.content, createdAt: m.createdAt, subAgentRunId: run.id }));
+      const messages = run.transcript.map((m) =>
+        store.appendMessage({
+          sessionId: run.sessionId,
+          role: m.role,
+          content: m.content,
+          createdAt: m.createdAt,
+          subAgentRunId: run.id,
+        }),
+      );
       const owner = messages.at(-1);
       if (owner) for (const c of run.calls) store.recordToolCall(toolCall(c, run, owner.id));
     });

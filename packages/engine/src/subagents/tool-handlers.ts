@@ -44,7 +44,10 @@ function waitEnd(run: SubAgentRun, signal: AbortSignal, timeoutMs: number): Prom
 }
 
 function stillRunning(run: SubAgentRun): InvokeOutcome {
-  return ok({ ...status(run), note: `${run.name} is still running; call agent_result again later, or agent_status to check on it.` });
+  return ok({
+    ...status(run),
+    note: `${run.name} is still running; call agent_result again later, or agent_status to check on it.`,
+  });
 }
 
 /**
@@ -59,7 +62,11 @@ function defaultGroups(m: SubAgentManager, call: AgentToolCall, grantable: reado
   return grantable.filter((g) => g !== AGENTS_GROUP || loaded.has(g));
 }
 
-function spawn(m: SubAgentManager, args: Record<string, unknown>, call: AgentToolCall): Promise<InvokeOutcome> | InvokeOutcome {
+function spawn(
+  m: SubAgentManager,
+  args: Record<string, unknown>,
+  call: AgentToolCall,
+): Promise<InvokeOutcome> | InvokeOutcome {
   const parent = call.caller ? call.caller.init.turn : m.currentTurn(call.sessionId);
   if (!parent) return refuse("spawn_agent can only be used while answering a message of this conversation.");
   const depth = (call.caller?.init.depth ?? 0) + 1;
@@ -71,22 +78,44 @@ function spawn(m: SubAgentManager, args: Record<string, unknown>, call: AgentToo
     );
   }
   const grantable = m.grantable(depth);
-  const requested = Array.isArray(args.tool_groups) ? [...new Set(args.tool_groups as string[])] : defaultGroups(m, call, grantable);
+  const requested = Array.isArray(args.tool_groups)
+    ? [...new Set(args.tool_groups as string[])]
+    : defaultGroups(m, call, grantable);
   if (requested.includes(AGENTS_GROUP) && !grantable.includes(AGENTS_GROUP)) {
-    return refuse(`Sub-agents cannot get the "${AGENTS_GROUP}" group (nesting depth limit ${String(m.limits.maxDepth)}). Ask for other groups: ${grantable.join(", ") || "none exist"}.`);
+    return refuse(
+      `Sub-agents cannot get the "${AGENTS_GROUP}" group (nesting depth limit ${String(m.limits.maxDepth)}). Ask for other groups: ${grantable.join(", ") || "none exist"}.`,
+    );
   }
   const unknown = requested.filter((g) => !grantable.includes(g));
-  if (unknown.length > 0) return refuse(`Unknown tool groups: ${unknown.join(", ")}. Available: ${grantable.join(", ") || "none"}.`);
+  if (unknown.length > 0)
+    return refuse(`Unknown tool groups: ${unknown.join(", ")}. Available: ${grantable.join(", ") || "none"}.`);
 
-  const model = typeof args.model === "string" && args.model ? args.model : sessionModel(parent.session, m.env.config.model.name);
-  const run = m.spawn({ parent, task: String(args.task), groups: requested, model, ...(call.caller ? { caller: call.caller } : {}) });
+  const model =
+    typeof args.model === "string" && args.model ? args.model : sessionModel(parent.session, m.env.config.model.name);
+  const run = m.spawn({
+    parent,
+    task: String(args.task),
+    groups: requested,
+    model,
+    ...(call.caller ? { caller: call.caller } : {}),
+  });
   if (args.wait !== true) {
-    return ok({ name: run.name, state: run.state, tool_groups: requested, note: `Started ${run.name}. Use agent_status or agent_result with name "${run.name}".` });
+    return ok({
+      name: run.name,
+      state: run.state,
+      tool_groups: requested,
+      note: `Started ${run.name}. Use agent_status or agent_result with name "${run.name}".`,
+    });
   }
   return waitEnd(run, call.signal, m.limits.timeoutMs).then((ended) => (ended ? ok(status(run)) : stillRunning(run)));
 }
 
-export async function handleAgentTool(m: SubAgentManager, tool: string, args: Record<string, unknown>, call: AgentToolCall): Promise<InvokeOutcome> {
+export async function handleAgentTool(
+  m: SubAgentManager,
+  tool: string,
+  args: Record<string, unknown>,
+  call: AgentToolCall,
+): Promise<InvokeOutcome> {
   const name = agentTool(tool)?.name ?? tool;
   if (name === "spawn_agent") return spawn(m, args, call);
   if (name === "list_agents") return ok({ agents: m.sessionRuns(call.sessionId).map(status) });
@@ -94,7 +123,9 @@ export async function handleAgentTool(m: SubAgentManager, tool: string, args: Re
   const run = m.find(String(args.name), call.sessionId);
   if (!run) {
     const known = m.sessionRuns(call.sessionId).map((r) => r.name);
-    return refuse(`No sub-agent named ${JSON.stringify(args.name)} in this conversation. ${known.length > 0 ? `Known: ${known.join(", ")}.` : "None was spawned yet."}`);
+    return refuse(
+      `No sub-agent named ${JSON.stringify(args.name)} in this conversation. ${known.length > 0 ? `Known: ${known.join(", ")}.` : "None was spawned yet."}`,
+    );
   }
   switch (name) {
     case "agent_status":
@@ -104,9 +135,16 @@ export async function handleAgentTool(m: SubAgentManager, tool: string, args: Re
       return (await waitEnd(run, call.signal, seconds * 1000)) ? ok(status(run)) : stillRunning(run);
     }
     case "agent_message":
-      if (!run.running) return refuse(`${run.name} is ${run.state}; it can no longer receive messages. Spawn a new sub-agent if more work is needed.`);
+      if (!run.running)
+        return refuse(
+          `${run.name} is ${run.state}; it can no longer receive messages. Spawn a new sub-agent if more work is needed.`,
+        );
       m.message(run, String(args.message));
-      return ok({ name: run.name, state: run.state, note: `Delivered to ${run.name}'s inbox; it reads it before its next model call.` });
+      return ok({
+        name: run.name,
+        state: run.state,
+        note: `Delivered to ${run.name}'s inbox; it reads it before its next model call.`,
+      });
     case "cancel_agent":
       if (!run.running) return ok({ ...status(run), note: `${run.name} had already ended.` });
       m.cancel(run, "cancelled by the agent (cancel_agent)");

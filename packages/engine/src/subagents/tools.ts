@@ -33,7 +33,11 @@ export const AGENT_TOOLS: readonly ToolSpec[] = [
       "(default: every tool group you may call) and reports a result. With wait=true this call returns the result; " +
       "otherwise it returns the sub-agent's name at once and you check on it with agent_status / agent_result.",
     {
-      task: { type: "string", minLength: 1, description: "Everything the sub-agent needs to know: it does not see this conversation." },
+      task: {
+        type: "string",
+        minLength: 1,
+        description: "Everything the sub-agent needs to know: it does not see this conversation.",
+      },
       tool_groups: { type: "array", items: { type: "string", minLength: 1 }, description: "Tool groups it may use." },
       model: { type: "string", minLength: 1, description: "Model for the sub-agent (default: this session's)." },
       wait: { type: "boolean", description: "Block until the sub-agent finishes (bounded by the tool timeout)." },
@@ -47,10 +51,15 @@ export const AGENT_TOOLS: readonly ToolSpec[] = [
     { name, timeout_s: { type: "number", minimum: 0, maximum: 900, description: "Seconds to wait (default 30)." } },
     ["name"],
   ),
-  spec("agent_message", "Send a follow-up message to a running sub-agent; it reads it before its next model call.", {
-    name,
-    message: { type: "string", minLength: 1 },
-  }, ["name", "message"]),
+  spec(
+    "agent_message",
+    "Send a follow-up message to a running sub-agent; it reads it before its next model call.",
+    {
+      name,
+      message: { type: "string", minLength: 1 },
+    },
+    ["name", "message"],
+  ),
   spec("cancel_agent", "Stop a running sub-agent.", { name }, ["name"]),
   spec("list_agents", "The sub-agents of this conversation with their states.", {}, []),
 ];
@@ -85,7 +94,10 @@ export function spawnAgentFor(groups: readonly ToolGroupInfo[], grantable: reado
     const info = groups.find((x) => x.name === g);
     return info?.description ? `${g} (${info.description})` : g;
   });
-  const list = offered.length > 0 ? ` Tool groups it can get: ${offered.join("; ")}.` : " No tool groups can be given to sub-agents here.";
+  const list =
+    offered.length > 0
+      ? ` Tool groups it can get: ${offered.join("; ")}.`
+      : " No tool groups can be given to sub-agents here.";
   const params = base.parameters as { properties: Record<string, Record<string, unknown>> };
   return {
     ...base,
@@ -94,7 +106,10 @@ export function spawnAgentFor(groups: readonly ToolGroupInfo[], grantable: reado
       ...base.parameters,
       properties: {
         ...params.properties,
-        tool_groups: { ...params.properties["tool_groups"], description: `Tool groups it may use, from: ${grantable.join(", ") || "(none)"}. Default: every group you may call.` },
+        tool_groups: {
+          ...params.properties["tool_groups"],
+          description: `Tool groups it may use, from: ${grantable.join(", ") || "(none)"}. Default: every group you may call.`,
+        },
       },
     },
   };
@@ -115,7 +130,11 @@ export class AgentToolsHost implements ToolHost {
   groups(): ToolGroupInfo[] {
     return [
       ...this.inner.groups(),
-      { name: AGENTS_GROUP, description: "spawn sub-agents for self-contained tasks and manage them", toolCount: AGENT_TOOLS.length },
+      {
+        name: AGENTS_GROUP,
+        description: "spawn sub-agents for self-contained tasks and manage them",
+        toolCount: AGENT_TOOLS.length,
+      },
     ];
   }
 
@@ -131,9 +150,17 @@ export class AgentToolsHost implements ToolHost {
     return { tool: this.agentTools().find((t) => t.name === tool.name) ?? tool };
   }
 
-  invoke(tool: ToolSpec, args: unknown, opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void }): Promise<InvokeOutcome> {
+  invoke(
+    tool: ToolSpec,
+    args: unknown,
+    opts: { sessionId: string; workspace: string; signal: AbortSignal; onChunk?: (text: string) => void },
+  ): Promise<InvokeOutcome> {
     if (tool.capabilityId !== AGENTS_GROUP) return this.inner.invoke(tool, args, opts);
-    const call: AgentToolCall = { sessionId: opts.sessionId, signal: opts.signal, ...(this.caller ? { caller: this.caller } : {}) };
+    const call: AgentToolCall = {
+      sessionId: opts.sessionId,
+      signal: opts.signal,
+      ...(this.caller ? { caller: this.caller } : {}),
+    };
     return this.handler.handle(tool.name, (args ?? {}) as Record<string, unknown>, call);
   }
 
@@ -145,7 +172,10 @@ export class AgentToolsHost implements ToolHost {
     return this.inner.status();
   }
 
-  artifact(sessionId: string, artifactId: string): Promise<{ info: ArtifactInfo; data: AsyncIterable<Uint8Array> } | undefined> {
+  artifact(
+    sessionId: string,
+    artifactId: string,
+  ): Promise<{ info: ArtifactInfo; data: AsyncIterable<Uint8Array> } | undefined> {
     return this.inner.artifact(sessionId, artifactId);
   }
 
@@ -178,6 +208,8 @@ export class ScopedHost extends AgentToolsHost {
     if ("error" in r) return r;
     if (this.granted.has(r.tool.capabilityId)) return r;
     const groups = [...this.granted].join(", ") || "none";
-    return { error: `${r.tool.name} is not available to this sub-agent (its tool groups: ${groups}). Use only the tools you were given.` };
+    return {
+      error: `${r.tool.name} is not available to this sub-agent (its tool groups: ${groups}). Use only the tools you were given.`,
+    };
   }
 }

@@ -11,10 +11,14 @@ export type ContextInit = MessageInitShape<typeof ContextMessageSchema>;
  * call message, one `tool` message per result, then its final text (when it has any).
  * The oldest `compacted` messages are replaced by the compaction summary.
  */
-export function buildContext(messages: readonly MessageRecord[], memory?: { summary: string; compactedMessages: number }): ContextInit[] {
+export function buildContext(
+  messages: readonly MessageRecord[],
+  memory?: { summary: string; compactedMessages: number },
+): ContextInit[] {
   const skip = memory && memory.summary ? Math.min(memory.compactedMessages, messages.length) : 0;
   const out: ContextInit[] = [];
-  if (skip > 0 && memory) out.push({ role: "system", content: `Summary of the earlier conversation:\n${memory.summary}` });
+  if (skip > 0 && memory)
+    out.push({ role: "system", content: `Summary of the earlier conversation:\n${memory.summary}` });
   for (let i = skip; i < messages.length; i++) out.push(...contextOf(messages[i] as MessageRecord));
   return out;
 }
@@ -23,7 +27,11 @@ export function buildContext(messages: readonly MessageRecord[], memory?: { summ
 export function contextOf(m: MessageRecord): ContextInit[] {
   if (m.role === "assistant" && m.toolCalls.length > 0) {
     const out: ContextInit[] = [
-      { role: "assistant", content: "", toolCalls: m.toolCalls.map((c) => ({ id: c.callId, name: c.toolName, argumentsJson: c.argumentsJson })) },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: m.toolCalls.map((c) => ({ id: c.callId, name: c.toolName, argumentsJson: c.argumentsJson })),
+      },
     ];
     for (const c of m.toolCalls) out.push({ role: "tool", toolCallId: c.callId, content: c.result });
     if (m.content) out.push({ role: "assistant", content: m.content });
@@ -55,7 +63,9 @@ export function buildSystemPrompt(p: PromptInput): string {
     );
   }
   if (p.mode === "otr") {
-    parts.push("This session is off the record: nothing is stored, and tools that are not allowed by default are refused.");
+    parts.push(
+      "This session is off the record: nothing is stored, and tools that are not allowed by default are refused.",
+    );
   }
   for (const prompt of p.capabilityPrompts) if (prompt.trim()) parts.push(prompt.trim());
   if (p.facts.length > 0) parts.push(`Things to remember about this user:\n${p.facts.map((f) => `- ${f}`).join("\n")}`);

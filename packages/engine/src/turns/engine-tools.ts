@@ -19,7 +19,13 @@ export function loadToolsDef(groups: readonly string[]): ToolDefInit {
       "their tools become available for the rest of the session.",
     parametersJson: JSON.stringify({
       type: "object",
-      properties: { groups: { type: "array", items: { type: "string", ...(groups.length > 0 ? { enum: groups } : {}) }, minItems: 1 } },
+      properties: {
+        groups: {
+          type: "array",
+          items: { type: "string", ...(groups.length > 0 ? { enum: groups } : {}) },
+          minItems: 1,
+        },
+      },
       required: ["groups"],
       additionalProperties: false,
     }),
@@ -40,7 +46,10 @@ export function toolDef(spec: ToolSpec): ToolDefInit {
 /** Tool definitions of the given groups, in catalog order. */
 export function toolDefsOf(env: Pick<TurnEnv, "host">, groups: ReadonlySet<string> | readonly string[]): ToolDefInit[] {
   const wanted = new Set(groups);
-  return env.host.catalog().filter((t) => wanted.has(t.capabilityId)).map(toolDef);
+  return env.host
+    .catalog()
+    .filter((t) => wanted.has(t.capabilityId))
+    .map(toolDef);
 }
 
 export function loadedGroupsOf(env: Pick<TurnEnv, "loadedGroups">, sessionId: string): Set<string> {
@@ -53,7 +62,11 @@ export function loadedGroupsOf(env: Pick<TurnEnv, "loadedGroups">, sessionId: st
  * The session's loaded groups. When they were dropped (the session was idle), they are the groups
  * of the tools its history called; a group loaded but never used is loaded again by the model.
  */
-export function restoreLoadedGroups(env: Pick<TurnEnv, "host" | "loadedGroups">, sessionId: string, messages: readonly MessageRecord[]): Set<string> {
+export function restoreLoadedGroups(
+  env: Pick<TurnEnv, "host" | "loadedGroups">,
+  sessionId: string,
+  messages: readonly MessageRecord[],
+): Set<string> {
   if (env.loadedGroups.has(sessionId) || messages.length === 0) return loadedGroupsOf(env, sessionId);
   const groups = new Set(env.host.groups().map((g) => g.name));
   const found = new Set<string>();
@@ -61,7 +74,8 @@ export function restoreLoadedGroups(env: Pick<TurnEnv, "host" | "loadedGroups">,
     for (const c of m.toolCalls) {
       const at = c.toolName.indexOf("__");
       const resolved = at > 0 ? undefined : env.host.resolve(c.toolName);
-      const group = at > 0 ? c.toolName.slice(0, at) : resolved && "tool" in resolved ? resolved.tool.capabilityId : undefined;
+      const group =
+        at > 0 ? c.toolName.slice(0, at) : resolved && "tool" in resolved ? resolved.tool.capabilityId : undefined;
       if (group !== undefined && groups.has(group)) found.add(group);
     }
   }
@@ -70,7 +84,13 @@ export function restoreLoadedGroups(env: Pick<TurnEnv, "host" | "loadedGroups">,
 }
 
 /** Shield check for load_tools; fails closed. */
-async function judgeLoad(env: TurnEnv, turn: Turn | undefined, sessionId: string, requestId: string, groups: readonly string[]): Promise<VerdictRecord> {
+async function judgeLoad(
+  env: TurnEnv,
+  turn: Turn | undefined,
+  sessionId: string,
+  requestId: string,
+  groups: readonly string[],
+): Promise<VerdictRecord> {
   try {
     return await env.shield.evaluate({
       callId: requestId,
@@ -82,7 +102,14 @@ async function judgeLoad(env: TurnEnv, turn: Turn | undefined, sessionId: string
       manifestPolicy: "allow",
     });
   } catch (err) {
-    return { decision: "BLOCK", tier: 0, confidence: 1, reason: `Shield error (failing closed): ${(err as Error).message}`, ruleIds: [], evaluationUs: 0 };
+    return {
+      decision: "BLOCK",
+      tier: 0,
+      confidence: 1,
+      reason: `Shield error (failing closed): ${(err as Error).message}`,
+      ruleIds: [],
+      evaluationUs: 0,
+    };
   }
 }
 

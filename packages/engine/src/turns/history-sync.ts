@@ -40,10 +40,18 @@ interface SentState {
 /** Same stored message: the same record, or one with equal fields (a store may hand out copies). */
 function sameRecord(a: MessageRecord, b: MessageRecord | undefined): boolean {
   if (a === b) return true;
-  if (!b || a.id !== b.id || a.role !== b.role || a.content !== b.content || a.toolCalls.length !== b.toolCalls.length) return false;
+  if (!b || a.id !== b.id || a.role !== b.role || a.content !== b.content || a.toolCalls.length !== b.toolCalls.length)
+    return false;
   return a.toolCalls.every((c, i) => {
     const d = b.toolCalls[i];
-    return c === d || (d !== undefined && c.callId === d.callId && c.toolName === d.toolName && c.argumentsJson === d.argumentsJson && c.result === d.result);
+    return (
+      c === d ||
+      (d !== undefined &&
+        c.callId === d.callId &&
+        c.toolName === d.toolName &&
+        c.argumentsJson === d.argumentsJson &&
+        c.result === d.result)
+    );
   });
 }
 
@@ -77,7 +85,12 @@ export class AgentHistory {
     if (!whole && prev && prev.count > 0 && this.extends(prev, records, summary, skipped)) {
       const added = records.slice(prev.records.length).flatMap(contextOf);
       const digest = added.length > 0 ? chainHistoryDigest(prev.digest, added) : prev.digest;
-      const part = { history: added, historyGeneration: prev.generation, historyBase: prev.count, historyDigest: prev.digest };
+      const part = {
+        history: added,
+        historyGeneration: prev.generation,
+        historyBase: prev.count,
+        historyDigest: prev.digest,
+      };
       this.sessions.set(sessionId, { ...prev, records: [...records], count: prev.count + added.length, digest });
       return part;
     }

@@ -91,12 +91,18 @@ export class TurnManager {
 
   /** Accepts a message; the returned subscription yields this turn's events and ends after its last. */
   async submit(req: SubmitRequest): Promise<{ turn: Turn; events: Subscription }> {
-    if (!this.accepting) throw new RpcError(Code.UNAVAILABLE, "the Engine is shutting down and accepts no new messages");
-    if (!req.content.trim()) throw new RpcError(Code.INVALID_ARGUMENT, "content is empty: send the text of the user's message");
+    if (!this.accepting)
+      throw new RpcError(Code.UNAVAILABLE, "the Engine is shutting down and accepts no new messages");
+    if (!req.content.trim())
+      throw new RpcError(Code.INVALID_ARGUMENT, "content is empty: send the text of the user's message");
     const session = req.sessionId
       ? await this.sessions.get(req.sessionId)
       : await this.sessions.create({ mode: req.mode, workspace: req.workspace, model: req.model });
-    if (!session) throw new RpcError(Code.NOT_FOUND, `session ${req.sessionId} does not exist: omit session_id to start one, or use CreateSession`);
+    if (!session)
+      throw new RpcError(
+        Code.NOT_FOUND,
+        `session ${req.sessionId} does not exist: omit session_id to start one, or use CreateSession`,
+      );
     // A model asked for with the message (the chat's /model) is used for it, also in a stored
     // session. Otherwise a session that did not choose its model follows the configured one, and
     // records it (lists and exports show the model its turns ran with).
@@ -113,17 +119,32 @@ export class TurnManager {
     }
     // Several Engines on one database: a session another Engine serves is continued there.
     const owner = session.mode === "otr" ? "" : ((await this.env.store.sessionOwner?.(session.id)) ?? "");
-    if (owner) throw new RpcError(Code.FAILED_PRECONDITION, `session ${session.id} is served by ${owner}: continue it there, or send again once that lease has run out`);
-    if (!this.env.bus.isPrimed(session.id)) this.env.bus.prime(session.id, session.mode === "otr" ? 0 : await this.env.store.lastEventSeq(session.id));
+    if (owner)
+      throw new RpcError(
+        Code.FAILED_PRECONDITION,
+        `session ${session.id} is served by ${owner}: continue it there, or send again once that lease has run out`,
+      );
+    if (!this.env.bus.isPrimed(session.id))
+      this.env.bus.prime(session.id, session.mode === "otr" ? 0 : await this.env.store.lastEventSeq(session.id));
 
     // what the user wrote is theirs: the Shield tells their destinations from others'
     if (session.mode !== "otr") await replayProvenance(this.env, session.id, session.workspace);
     this.env.shield.observe?.({ sessionId: session.id, kind: "user-message", text: req.content });
-    const turn = new Turn(session, `msg_${randomUUID()}`, `msg_${randomUUID()}`, req.content, Date.now(), req.clientMessageId);
+    const turn = new Turn(
+      session,
+      `msg_${randomUUID()}`,
+      `msg_${randomUUID()}`,
+      req.content,
+      Date.now(),
+      req.clientMessageId,
+    );
     this.active.set(turn.messageId, turn);
     if (req.clientMessageId) this.remember(turn);
     const events = this.follow(turn);
-    turn.emit(this.env.bus, { eventType: T.MESSAGE_ACCEPTED, messageAccepted: { session: sessionToProto(session), userMessageId: turn.userMessageId } });
+    turn.emit(this.env.bus, {
+      eventType: T.MESSAGE_ACCEPTED,
+      messageAccepted: { session: sessionToProto(session), userMessageId: turn.userMessageId },
+    });
 
     const previous = this.chains.get(session.id) ?? Promise.resolve();
     const next = previous.then(() => this.run(turn, req.source));
@@ -167,12 +188,26 @@ export class TurnManager {
     turn.state = "running";
     if (turn.session.mode !== "otr" && this.env.store.claimSession) {
       try {
-        const claim = await this.env.store.claimSession(turn.session.id, { userMessageId: turn.userMessageId, content: turn.content, createdAt: turn.createdAt });
+        const claim = await this.env.store.claimSession(turn.session.id, {
+          userMessageId: turn.userMessageId,
+          content: turn.content,
+          createdAt: turn.createdAt,
+        });
         if (!claim.ok) {
-          return this.finish(turn, { kind: "error", code: "SESSION_OWNED", message: `session ${turn.session.id} is served by ${claim.owner}: continue it there, or send again once that lease has run out`, recoverable: true });
+          return this.finish(turn, {
+            kind: "error",
+            code: "SESSION_OWNED",
+            message: `session ${turn.session.id} is served by ${claim.owner}: continue it there, or send again once that lease has run out`,
+            recoverable: true,
+          });
         }
       } catch (err) {
-        return this.finish(turn, { kind: "error", code: "STORE_FAILED", message: `could not take the session for this turn: ${(err as Error).message}`, recoverable: true });
+        return this.finish(turn, {
+          kind: "error",
+          code: "STORE_FAILED",
+          message: `could not take the session for this turn: ${(err as Error).message}`,
+          recoverable: true,
+        });
       }
     }
     const why = this.agent.unavailable();
@@ -183,7 +218,12 @@ export class TurnManager {
     } catch (err) {
       if (turn.signal.aborted) return;
       const detail = this.agent.unavailable() ?? (err as Error).message;
-      return this.finish(turn, { kind: "error", code: "AGENT_UNAVAILABLE", message: `the Agent is not available: ${detail}`, recoverable: true });
+      return this.finish(turn, {
+        kind: "error",
+        code: "AGENT_UNAVAILABLE",
+        message: `the Agent is not available: ${detail}`,
+        recoverable: true,
+      });
     }
     turn.source = source;
     await this.sendProcess(turn, false);
@@ -199,11 +239,21 @@ export class TurnManager {
       if (!sent) this.agentHistory.forget(turn.session.id);
       if (turn.state !== "running") return;
       if (!sent) {
-        return this.finish(turn, { kind: "error", code: "AGENT_UNAVAILABLE", message: "the Agent disconnected before the message could be sent", recoverable: true });
+        return this.finish(turn, {
+          kind: "error",
+          code: "AGENT_UNAVAILABLE",
+          message: "the Agent disconnected before the message could be sent",
+          recoverable: true,
+        });
       }
     } catch (err) {
       this.agentHistory.forget(turn.session.id);
-      return this.finish(turn, { kind: "error", code: "CONTEXT_FAILED", message: `could not prepare the conversation: ${(err as Error).message}`, recoverable: true });
+      return this.finish(turn, {
+        kind: "error",
+        code: "CONTEXT_FAILED",
+        message: `could not prepare the conversation: ${(err as Error).message}`,
+        recoverable: true,
+      });
     }
   }
 
@@ -211,7 +261,8 @@ export class TurnManager {
     const { session } = turn;
     const env = this.env;
     const messages = await this.sessions.messages(session);
-    const memory = session.mode === "otr" ? { facts: [], summary: "", compactedMessages: 0 } : await env.store.memory(session.id);
+    const memory =
+      session.mode === "otr" ? { facts: [], summary: "", compactedMessages: 0 } : await env.store.memory(session.id);
     const loaded = restoreLoadedGroups(env, session.id, messages);
     const systemPrompt = buildSystemPrompt({
       agentName: env.config.agent.name,
@@ -256,7 +307,18 @@ export class TurnManager {
       case "toolProposal": {
         const turn = this.running(e.value.messageId);
         if (!turn) {
-          this.env.link.send({ directive: { case: "toolResult", value: { callId: e.value.callId, content: "This turn has ended.", isError: true, sessionId: e.value.sessionId, messageId: e.value.messageId } } });
+          this.env.link.send({
+            directive: {
+              case: "toolResult",
+              value: {
+                callId: e.value.callId,
+                content: "This turn has ended.",
+                isError: true,
+                sessionId: e.value.sessionId,
+                messageId: e.value.messageId,
+              },
+            },
+          });
           return;
         }
         turn.track(runTurnToolCall(this.env, turn, e.value));
@@ -264,7 +326,9 @@ export class TurnManager {
       }
       case "toolDefsRequest": {
         const turn = this.active.get(e.value.messageId);
-        answerToolDefsRequest(this.env, turn, e.value).catch((err: unknown) => this.env.log(`load_tools failed: ${(err as Error).message}`));
+        answerToolDefsRequest(this.env, turn, e.value).catch((err: unknown) =>
+          this.env.log(`load_tools failed: ${(err as Error).message}`),
+        );
         return;
       }
       case "memoryFlush": {
@@ -272,7 +336,13 @@ export class TurnManager {
         const mf = e.value;
         if (turn?.otr || this.sessions.isOtr(mf.sessionId)) return; // off the record: remember nothing
         this.env.store
-          .saveMemory({ sessionId: mf.sessionId, messageId: mf.messageId, content: mf.content, summary: mf.summary, compactedMessages: mf.compactedMessages })
+          .saveMemory({
+            sessionId: mf.sessionId,
+            messageId: mf.messageId,
+            content: mf.content,
+            summary: mf.summary,
+            compactedMessages: mf.compactedMessages,
+          })
           .catch((err: unknown) => this.env.log(`storing a memory flush failed: ${(err as Error).message}`));
         if (turn) turn.emit(this.env.bus, { eventType: T.MEMORY_FLUSHED });
         return;
@@ -283,7 +353,12 @@ export class TurnManager {
         // Once per turn: the second request carried the whole conversation, so a second answer
         // like this one is the Agent failing, not a gap in its copy.
         if (turn.historyResent) {
-          void this.finish(turn, { kind: "error", code: "AGENT_ERROR", message: `the Agent asked for the conversation again after it was sent whole (${e.value.reason})`, recoverable: true });
+          void this.finish(turn, {
+            kind: "error",
+            code: "AGENT_ERROR",
+            message: `the Agent asked for the conversation again after it was sent whole (${e.value.reason})`,
+            recoverable: true,
+          });
           return;
         }
         turn.historyResent = true;
@@ -299,7 +374,13 @@ export class TurnManager {
         const turn = this.running(e.value.messageId);
         // The Agent names the model server by a label: the user reads its URL (no credentials).
         const message = modelServerNamed(e.value.message, this.env.config.model.baseUrl);
-        if (turn) void this.finish(turn, { kind: "error", code: e.value.code || "AGENT_ERROR", message, recoverable: e.value.recoverable });
+        if (turn)
+          void this.finish(turn, {
+            kind: "error",
+            code: e.value.code || "AGENT_ERROR",
+            message,
+            recoverable: e.value.recoverable,
+          });
         return;
       }
       default:
@@ -327,7 +408,9 @@ export class TurnManager {
 
   /** Cancels the turn `messageId` (or the session's current one). Returns false when nothing ran. */
   cancel(sessionId: string, messageId: string, reason = "cancelled by the user"): boolean {
-    const turn = messageId ? this.active.get(messageId) : this.activeTurns.find((t) => t.session.id === sessionId && t.state !== "queued");
+    const turn = messageId
+      ? this.active.get(messageId)
+      : this.activeTurns.find((t) => t.session.id === sessionId && t.state !== "queued");
     if (!turn || turn.session.id !== sessionId || turn.state === "done" || turn.state === "finishing") return false;
     this.env.link.send({ directive: { case: "cancel", value: { sessionId, messageId: turn.messageId, reason } } });
     void this.finish(turn, { kind: "cancelled", reason });
@@ -361,15 +444,32 @@ export class TurnManager {
             },
           }
         : end.kind === "error"
-          ? { sessionId: session.id, messageId: turn.messageId, eventType: T.ERROR, pipelineError: { code: end.code, message: end.message, recoverable: end.recoverable } }
-          : { sessionId: session.id, messageId: turn.messageId, eventType: T.TURN_CANCELLED, turnCancelled: { reason: end.reason } };
+          ? {
+              sessionId: session.id,
+              messageId: turn.messageId,
+              eventType: T.ERROR,
+              pipelineError: { code: end.code, message: end.message, recoverable: end.recoverable },
+            }
+          : {
+              sessionId: session.id,
+              messageId: turn.messageId,
+              eventType: T.TURN_CANCELLED,
+              turnCancelled: { reason: end.reason },
+            };
     let last = env.bus.prepare(terminal);
     turn.keep(last);
 
     const hasAssistant = content !== "" || turn.toolCalls.length > 0;
     const title = session.title ? undefined : titleFrom(turn.content);
     const user = { id: turn.userMessageId, content: turn.content, createdAt: turn.createdAt };
-    const assistant = hasAssistant ? { id: turn.messageId, content, createdAt: now, usage: reply?.usage ? addUsage(turn.usage, reply.usage) : turn.usage } : undefined;
+    const assistant = hasAssistant
+      ? {
+          id: turn.messageId,
+          content,
+          createdAt: now,
+          usage: reply?.usage ? addUsage(turn.usage, reply.usage) : turn.usage,
+        }
+      : undefined;
     let nameIt = false;
     try {
       if (session.mode === "otr") {
@@ -387,7 +487,10 @@ export class TurnManager {
           ...(audit.length > 0 ? { audit } : {}),
         });
       }
-      if (session.mode !== "otr") await env.store.finishTurn?.(session.id).catch((err: unknown) => env.log(`lease of ${session.id} not shortened: ${(err as Error).message}`));
+      if (session.mode !== "otr")
+        await env.store
+          .finishTurn?.(session.id)
+          .catch((err: unknown) => env.log(`lease of ${session.id} not shortened: ${(err as Error).message}`));
       if (title) session.title = title;
       nameIt = Boolean(title) && end.kind === "complete" && !turn.otr;
       session.updatedAt = now;
@@ -399,7 +502,11 @@ export class TurnManager {
         sessionId: session.id,
         messageId: turn.messageId,
         eventType: T.ERROR,
-        pipelineError: { code: "STORE_FAILED", message: `the turn could not be saved: ${(err as Error).message}`, recoverable: false },
+        pipelineError: {
+          code: "STORE_FAILED",
+          message: `the turn could not be saved: ${(err as Error).message}`,
+          recoverable: false,
+        },
       });
       turn.keep(last);
     }
@@ -424,7 +531,10 @@ export class TurnManager {
 async function settle(turn: Turn, maxMs: number): Promise<void> {
   if (turn.inFlight.size === 0) return;
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.allSettled([...turn.inFlight]), new Promise<void>((r) => (timer = setTimeout(r, maxMs)))]);
+  await Promise.race([
+    Promise.allSettled([...turn.inFlight]),
+    new Promise<void>((r) => (timer = setTimeout(r, maxMs))),
+  ]);
   clearTimeout(timer);
 }
 
@@ -434,7 +544,26 @@ function otrMessages(
   assistant: { id: string; content: string; createdAt: number } | undefined,
   turn: Turn,
 ): MessageRecord[] {
-  const out: MessageRecord[] = [{ id: user.id, sessionId: session.id, role: "user", content: user.content, createdAt: user.createdAt, toolCalls: [], seq: 0 }];
-  if (assistant) out.push({ id: assistant.id, sessionId: session.id, role: "assistant", content: assistant.content, createdAt: assistant.createdAt, toolCalls: [...turn.toolCalls], seq: 0 });
+  const out: MessageRecord[] = [
+    {
+      id: user.id,
+      sessionId: session.id,
+      role: "user",
+      content: user.content,
+      createdAt: user.createdAt,
+      toolCalls: [],
+      seq: 0,
+    },
+  ];
+  if (assistant)
+    out.push({
+      id: assistant.id,
+      sessionId: session.id,
+      role: "assistant",
+      content: assistant.content,
+      createdAt: assistant.createdAt,
+      toolCalls: [...turn.toolCalls],
+      seq: 0,
+    });
   return out;
 }

@@ -13,7 +13,18 @@ import { repoConfigEntryRunsProgram } from "@palisade/shield";
 
 const run = promisify(execFile);
 /** Directories never searched for repositories: dependencies and build output. */
-const SKIP = new Set(["node_modules", ".venv", "venv", "__pycache__", "target", "dist", "build", ".next", ".cache", ".tox"]);
+const SKIP = new Set([
+  "node_modules",
+  ".venv",
+  "venv",
+  "__pycache__",
+  "target",
+  "dist",
+  "build",
+  ".next",
+  ".cache",
+  ".tox",
+]);
 const MAX_DEPTH = 6;
 const MAX_DIRS = 5000;
 /**
@@ -31,7 +42,13 @@ export function guardsRepos(capabilityId: string): boolean {
 /** Suffix of a hook the Engine took out of use. */
 export const REFUSED_SUFFIX = ".palisade-refused";
 /** git reading nothing but the file it is given: no system or user config, no repository of its own. */
-const GIT_ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin", GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", HOME: "/nonexistent", LC_ALL: "C" };
+const GIT_ENV = {
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  HOME: "/nonexistent",
+  LC_ALL: "C",
+};
 
 interface RepoState {
   configMtimeMs: number;
@@ -64,7 +81,10 @@ function git(args: string[]): Promise<{ stdout: string }> {
 async function readEntries(file: string): Promise<string[]> {
   const { stdout } = await git(["config", "--file", file, "--no-includes", "--list", "-z"]);
   // -z: each entry is `key\nvalue` (or `key` alone) ended by NUL.
-  return stdout.split("\0").filter(Boolean).map((e) => (e.includes("\n") ? e.replace("\n", "\0") : `${e}\0`));
+  return stdout
+    .split("\0")
+    .filter(Boolean)
+    .map((e) => (e.includes("\n") ? e.replace("\n", "\0") : `${e}\0`));
 }
 
 const keyOf = (entry: string): string => entry.slice(0, entry.indexOf("\0"));
@@ -121,12 +141,15 @@ export class RepoGuard {
     const keys = [...new Set(added.map(keyOf))].sort();
     for (const key of keys) {
       await git(["config", "--file", file, "--unset-all", key]);
-      for (const e of known.entries) if (keyOf(e) === key) await git(["config", "--file", file, "--add", key, valueOf(e)]);
+      for (const e of known.entries)
+        if (keyOf(e) === key) await git(["config", "--file", file, "--add", key, valueOf(e)]);
     }
     const kept = keys.length > 0 ? await this.entries(file) : entries;
     repos.set(dir, { configMtimeMs: (await stat(file).catch(() => undefined))?.mtimeMs ?? -1, entries: new Set(kept) });
     return keys.length > 0
-      ? [`removed ${keys.join(", ")} from ${where}/config: ${keys.length > 1 ? "they" : "it"} would run a program outside the sandbox at the next git command there; a person can set ${keys.length > 1 ? "them" : "it"} again if wanted`]
+      ? [
+          `removed ${keys.join(", ")} from ${where}/config: ${keys.length > 1 ? "they" : "it"} would run a program outside the sandbox at the next git command there; a person can set ${keys.length > 1 ? "them" : "it"} again if wanted`,
+        ]
       : [];
   }
 
@@ -141,7 +164,11 @@ export class RepoGuard {
       await rename(join(hooks, name), join(hooks, `${name}${REFUSED_SUFFIX}`));
       taken.push(name);
     }
-    return taken.length > 0 ? [`renamed the hooks ${taken.join(", ")} in ${where}/hooks to *${REFUSED_SUFFIX}: git would run them outside the sandbox; a person can rename them back if wanted`] : [];
+    return taken.length > 0
+      ? [
+          `renamed the hooks ${taken.join(", ")} in ${where}/hooks to *${REFUSED_SUFFIX}: git would run them outside the sandbox; a person can rename them back if wanted`,
+        ]
+      : [];
   }
 
   private async entries(file: string): Promise<string[]> {

@@ -17,9 +17,17 @@ export async function replayProvenance(env: TurnEnv, sessionId: string, workspac
       const resolved = env.host.resolve(c.toolName);
       const tool = "tool" in resolved ? resolved.tool : undefined;
       shield.observe({
-        sessionId, kind: "tool-result", text: c.result, callId: c.callId, toolName: c.toolName, capabilityId: tool?.capabilityId ?? "",
-        argumentsJson: c.argumentsJson, ...(tool ? { toolSchema: tool.parameters } : {}), ...(tool?.semantics ? { toolSemantics: tool.semantics } : {}),
-        workspace, credentialPath: c.verdict?.ruleIds.some((r) => r.startsWith("cred.")) ?? false,
+        sessionId,
+        kind: "tool-result",
+        text: c.result,
+        callId: c.callId,
+        toolName: c.toolName,
+        capabilityId: tool?.capabilityId ?? "",
+        argumentsJson: c.argumentsJson,
+        ...(tool ? { toolSchema: tool.parameters } : {}),
+        ...(tool?.semantics ? { toolSemantics: tool.semantics } : {}),
+        workspace,
+        credentialPath: c.verdict?.ruleIds.some((r) => r.startsWith("cred.")) ?? false,
       });
     }
   }

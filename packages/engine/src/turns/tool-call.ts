@@ -15,7 +15,14 @@ export async function runTurnToolCall(env: TurnEnv, turn: Turn, proposal: ToolCa
         env.link.send({
           directive: {
             case: "toolResult",
-            value: { callId: r.callId, content: r.content, isError: r.isError, sessionId: turn.session.id, messageId: turn.messageId, terminal: r.terminal },
+            value: {
+              callId: r.callId,
+              content: r.content,
+              isError: r.isError,
+              sessionId: turn.session.id,
+              messageId: turn.messageId,
+              terminal: r.terminal,
+            },
           },
         });
       },

@@ -53,7 +53,9 @@ export class Turn {
   }
 
   keep(ev: PipelineEvent): void {
-    const piece = ev.eventType === PipelineEventType.LLM_TOKEN || (ev.eventType === PipelineEventType.THOUGHT && ev.thought?.stage === "reasoning");
+    const piece =
+      ev.eventType === PipelineEventType.LLM_TOKEN ||
+      (ev.eventType === PipelineEventType.THOUGHT && ev.thought?.stage === "reasoning");
     if (!piece) {
       this.replay.push(ev);
     }

@@ -31,11 +31,13 @@ export class ArgumentValidator {
 export function formatErrors(errors: readonly ErrorObject[]): string {
   const lines = errors.map((e) => {
     const where = e.instancePath ? `/${e.instancePath.replace(/^\//, "")}` : "arguments";
-    if (e.keyword === "required") return `${where}: missing required property "${String((e.params as { missingProperty?: string }).missingProperty)}"`;
+    if (e.keyword === "required")
+      return `${where}: missing required property "${String((e.params as { missingProperty?: string }).missingProperty)}"`;
     if (e.keyword === "additionalProperties") {
       return `${where}: unknown property "${String((e.params as { additionalProperty?: string }).additionalProperty)}"`;
     }
-    if (e.keyword === "enum") return `${where}: must be one of ${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues)}`;
+    if (e.keyword === "enum")
+      return `${where}: must be one of ${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues)}`;
     return `${where}: ${e.message ?? e.keyword}`;
   });
   return [...new Set(lines)].join("; ");

@@ -9,12 +9,54 @@ const obj = (props: Record<string, unknown>, required: string[] = []): Record<st
 });
 
 export const TOOLS: ToolSpec[] = [
-  { name: "demo__echo", capabilityId: "demo", description: "Echo text", parameters: obj({ text: { type: "string" } }, ["text"]), policy: "allow", terminalOnSuccess: false },
-  { name: "demo__danger", capabilityId: "demo", description: "Needs approval", parameters: obj({ what: { type: "string" } }), policy: "ask", terminalOnSuccess: false },
-  { name: "demo__nuke", capabilityId: "demo", description: "Always blocked", parameters: obj({}), policy: "block", terminalOnSuccess: false },
-  { name: "demo__slow", capabilityId: "demo", description: "Waits ms", parameters: obj({ ms: { type: "number" } }, ["ms"]), policy: "allow", terminalOnSuccess: false },
-  { name: "demo__finish", capabilityId: "demo", description: "Terminal", parameters: obj({}), policy: "allow", terminalOnSuccess: true },
-  { name: "other__echo", capabilityId: "other", description: "Echo too", parameters: obj({ text: { type: "string" } }, ["text"]), policy: "allow", terminalOnSuccess: false },
+  {
+    name: "demo__echo",
+    capabilityId: "demo",
+    description: "Echo text",
+    parameters: obj({ text: { type: "string" } }, ["text"]),
+    policy: "allow",
+    terminalOnSuccess: false,
+  },
+  {
+    name: "demo__danger",
+    capabilityId: "demo",
+    description: "Needs approval",
+    parameters: obj({ what: { type: "string" } }),
+    policy: "ask",
+    terminalOnSuccess: false,
+  },
+  {
+    name: "demo__nuke",
+    capabilityId: "demo",
+    description: "Always blocked",
+    parameters: obj({}),
+    policy: "block",
+    terminalOnSuccess: false,
+  },
+  {
+    name: "demo__slow",
+    capabilityId: "demo",
+    description: "Waits ms",
+    parameters: obj({ ms: { type: "number" } }, ["ms"]),
+    policy: "allow",
+    terminalOnSuccess: false,
+  },
+  {
+    name: "demo__finish",
+    capabilityId: "demo",
+    description: "Terminal",
+    parameters: obj({}),
+    policy: "allow",
+    terminalOnSuccess: true,
+  },
+  {
+    name: "other__echo",
+    capabilityId: "other",
+    description: "Echo too",
+    parameters: obj({ text: { type: "string" } }, ["text"]),
+    policy: "allow",
+    terminalOnSuccess: false,
+  },
 ];
 
 export class FakeHost implements ToolHost {
@@ -41,7 +83,11 @@ export class FakeHost implements ToolHost {
     return { error: `Unknown tool ${name}.` };
   }
 
-  async invoke(tool: ToolSpec, args: unknown, opts: { sessionId: string; workspace: string; signal: AbortSignal }): Promise<InvokeOutcome> {
+  async invoke(
+    tool: ToolSpec,
+    args: unknown,
+    opts: { sessionId: string; workspace: string; signal: AbortSignal },
+  ): Promise<InvokeOutcome> {
     this.invocations.push({ tool: tool.name, args, sessionId: opts.sessionId, workspace: opts.workspace });
     const a = args as { text?: string; ms?: number };
     if (tool.name === "demo__slow") {

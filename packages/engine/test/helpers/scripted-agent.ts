@@ -9,7 +9,15 @@ import type { AgentEventSchema } from "@palisade/protocol/pipeline";
 
 export type AgentEventInit = MessageInitShape<typeof AgentEventSchema>;
 
-export const CONFINED = { canWriteFile: false, canSpawnProcess: false, canReadOutside: false, canStartWorker: false, permissionModel: true, networkIsolated: true, detail: "test" };
+export const CONFINED = {
+  canWriteFile: false,
+  canSpawnProcess: false,
+  canReadOutside: false,
+  canStartWorker: false,
+  permissionModel: true,
+  networkIsolated: true,
+  detail: "test",
+};
 
 export class ScriptedAgent {
   readonly directives = new AsyncQueue<EngineDirective>();
@@ -23,7 +31,14 @@ export class ScriptedAgent {
     this.client = createClient(AgentService, address, { bearerToken: token });
     const call = this.client.runSession();
     this.call = call;
-    call.send({ event: { case: "ready", value: { agentId: "test-agent", sandbox: { ...CONFINED, ...sandbox }, pid: process.pid, version: "test" } } }).catch(() => undefined);
+    call
+      .send({
+        event: {
+          case: "ready",
+          value: { agentId: "test-agent", sandbox: { ...CONFINED, ...sandbox }, pid: process.pid, version: "test" },
+        },
+      })
+      .catch(() => undefined);
     this.closed = (async () => {
       try {
         for await (const d of call) {
@@ -44,14 +59,23 @@ export class ScriptedAgent {
   }
 
   /** The next directive of the given kind (others are skipped but kept in `all`). */
-  async next<K extends EngineDirective["directive"]["case"]>(kind: K, timeoutMs = 5000): Promise<Extract<EngineDirective["directive"], { case: K }>["value"]> {
+  async next<K extends EngineDirective["directive"]["case"]>(
+    kind: K,
+    timeoutMs = 5000,
+  ): Promise<Extract<EngineDirective["directive"], { case: K }>["value"]> {
     const it = this.it;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`no ${String(kind)} directive within ${timeoutMs} ms`);
       let timer: NodeJS.Timeout | undefined;
-      const r = await Promise.race([it.next(), new Promise<never>((_, rej) => (timer = setTimeout(() => rej(new Error(`no ${String(kind)} directive within ${timeoutMs} ms`)), left)))]);
+      const r = await Promise.race([
+        it.next(),
+        new Promise<never>(
+          (_, rej) =>
+            (timer = setTimeout(() => rej(new Error(`no ${String(kind)} directive within ${timeoutMs} ms`)), left)),
+        ),
+      ]);
       clearTimeout(timer);
       if (r.done) throw new Error(`stream ended while waiting for ${String(kind)}`);
       if (r.value.directive.case === kind) return r.value.directive.value as never;
@@ -59,11 +83,27 @@ export class ScriptedAgent {
   }
 
   propose(sessionId: string, messageId: string, callId: string, toolName: string, args: unknown): Promise<void> {
-    return this.send({ event: { case: "toolProposal", value: { sessionId, messageId, callId, toolName, argumentsJson: typeof args === "string" ? args : JSON.stringify(args) } } });
+    return this.send({
+      event: {
+        case: "toolProposal",
+        value: {
+          sessionId,
+          messageId,
+          callId,
+          toolName,
+          argumentsJson: typeof args === "string" ? args : JSON.stringify(args),
+        },
+      },
+    });
   }
 
   complete(sessionId: string, messageId: string, content: string): Promise<void> {
-    return this.send({ event: { case: "responseComplete", value: { sessionId, messageId, content, usage: { inputTokens: 10, outputTokens: 5 } } } });
+    return this.send({
+      event: {
+        case: "responseComplete",
+        value: { sessionId, messageId, content, usage: { inputTokens: 10, outputTokens: 5 } },
+      },
+    });
   }
 
   token(sessionId: string, messageId: string, text: string): Promise<void> {

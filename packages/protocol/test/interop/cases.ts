@@ -18,7 +18,11 @@ export const SPECIAL_MESSAGE = "\t\ntest with whitespace\r\nand Unicode BMP \u26
 const TRAILING_VALUE = new Uint8Array([0xab, 0xab, 0xab]);
 
 const zeros = (n: number): { body: Uint8Array } => ({ body: new Uint8Array(n) });
-const outputRequest = (sizes: number[], payloadSize = 0, status?: [number, string]): MessageInitShape<typeof StreamingOutputCallRequestSchema> => ({
+const outputRequest = (
+  sizes: number[],
+  payloadSize = 0,
+  status?: [number, string],
+): MessageInitShape<typeof StreamingOutputCallRequestSchema> => ({
   responseParameters: sizes.map((size) => ({ size })),
   ...(payloadSize ? { payload: zeros(payloadSize) } : {}),
   ...(status ? { responseStatus: { code: status[0], message: status[1] } } : {}),
@@ -43,7 +47,8 @@ function expectEcho(where: string, header: Metadata | undefined, trailer: Metada
 
 async function drain(it: AsyncIterable<unknown>): Promise<number[]> {
   const sizes: number[] = [];
-  for await (const r of it as AsyncIterable<{ payload?: { body: Uint8Array } }>) sizes.push(r.payload?.body.byteLength ?? -1);
+  for await (const r of it as AsyncIterable<{ payload?: { body: Uint8Array } }>)
+    sizes.push(r.payload?.body.byteLength ?? -1);
   return sizes;
 }
 
@@ -62,12 +67,19 @@ export const CASES: Record<string, (c: Clients) => Promise<void>> = {
     expect(res.aggregatedPayloadSize).toBe(74922);
   },
   async server_streaming({ test }) {
-    expect(await drain(test.streamingOutputCall(outputRequest([31415, 9, 2653, 58979])))).toEqual([31415, 9, 2653, 58979]);
+    expect(await drain(test.streamingOutputCall(outputRequest([31415, 9, 2653, 58979])))).toEqual([
+      31415, 9, 2653, 58979,
+    ]);
   },
   async ping_pong({ test }) {
     const call = test.fullDuplexCall();
     const responses = call[Symbol.asyncIterator]();
-    for (const [size, payloadSize] of [[31415, 27182], [9, 8], [2653, 1828], [58979, 45904]] as const) {
+    for (const [size, payloadSize] of [
+      [31415, 27182],
+      [9, 8],
+      [2653, 1828],
+      [58979, 45904],
+    ] as const) {
       await call.send(outputRequest([size], payloadSize));
       const r = await responses.next();
       expect(r.done).toBe(false);
@@ -105,7 +117,11 @@ export const CASES: Record<string, (c: Clients) => Promise<void>> = {
     await expectCode(() => drain(call), Code.UNKNOWN, message);
   },
   async special_status_message({ test }) {
-    await expectCode(() => test.unaryCall({ responseStatus: { code: 2, message: SPECIAL_MESSAGE } }), Code.UNKNOWN, SPECIAL_MESSAGE);
+    await expectCode(
+      () => test.unaryCall({ responseStatus: { code: 2, message: SPECIAL_MESSAGE } }),
+      Code.UNKNOWN,
+      SPECIAL_MESSAGE,
+    );
   },
   async unimplemented_method({ test }) {
     await expectCode(() => test.unimplementedCall({}), Code.UNIMPLEMENTED);

@@ -17,7 +17,12 @@ import { Gen, messagesOf, rng } from "../fast-codec-fixtures.js";
 import { SKIP_REASON, findPython, jsonLines, startPython, writeDescriptorSet } from "./python.js";
 
 const python = findPython();
-const FILES = [file_palisade_v1_types, file_palisade_v1_pipeline, file_palisade_v1_shield, file_selu_capability_v1_capability];
+const FILES = [
+  file_palisade_v1_types,
+  file_palisade_v1_pipeline,
+  file_palisade_v1_shield,
+  file_selu_capability_v1_capability,
+];
 const SCHEMAS = FILES.flatMap(messagesOf);
 const MESSAGES_PER_SCHEMA = 40;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -79,18 +84,36 @@ function inputsFor(schema: DescMessage): Input[] {
     const plain = toBinary(schema, gen.message(schema));
     inputs.push({ schema, variant: "plain", bytes: plain });
     const extra: number[] = [];
-    for (let n = gen.int(3) + 1; n > 0; n--) extra.push(...fieldBytes(gen, unknownNumber(gen, schema), gen.pick([0, 1, 2, 3, 5])));
+    for (let n = gen.int(3) + 1; n > 0; n--)
+      extra.push(...fieldBytes(gen, unknownNumber(gen, schema), gen.pick([0, 1, 2, 3, 5])));
     inputs.push({ schema, variant: "unknown fields", bytes: Buffer.concat([plain, Buffer.from(extra)]) });
     if (schema.fields.length === 0) continue;
     const field = gen.pick(schema.fields);
-    inputs.push({ schema, variant: "wire-type mismatch", bytes: Buffer.concat([plain, Buffer.from(fieldBytes(gen, field.number, otherWireType(gen, field)))]) });
-    const holder = schema.fields.find((f) => (f.fieldKind === "message" || (f.fieldKind === "list" && f.listKind === "message")) && f.message.fields.length > 0);
+    inputs.push({
+      schema,
+      variant: "wire-type mismatch",
+      bytes: Buffer.concat([plain, Buffer.from(fieldBytes(gen, field.number, otherWireType(gen, field)))]),
+    });
+    const holder = schema.fields.find(
+      (f) =>
+        (f.fieldKind === "message" || (f.fieldKind === "list" && f.listKind === "message")) &&
+        f.message.fields.length > 0,
+    );
     if (holder?.message && i % 4 === 0) {
       const inner = gen.pick(holder.message.fields);
       const body = fieldBytes(gen, inner.number, otherWireType(gen, inner));
-      inputs.push({ schema, variant: "nested mismatch", bytes: Buffer.concat([plain, Buffer.from([...tag(holder.number, 2), ...varint(body.length), ...body])]) });
+      inputs.push({
+        schema,
+        variant: "nested mismatch",
+        bytes: Buffer.concat([plain, Buffer.from([...tag(holder.number, 2), ...varint(body.length), ...body])]),
+      });
     }
-    if (i % 8 === 0) inputs.push({ schema, variant: "end-group on a known field", bytes: Buffer.concat([plain, Buffer.from([...tag(field.number, 4), 0x01])]) });
+    if (i % 8 === 0)
+      inputs.push({
+        schema,
+        variant: "end-group on a known field",
+        bytes: Buffer.concat([plain, Buffer.from([...tag(field.number, 4), 0x01])]),
+      });
   }
   return inputs;
 }
@@ -113,41 +136,58 @@ function ours(schema: DescMessage, bytes: Uint8Array): { fast: Answer; protobufE
   };
 }
 
-describe.skipIf(!python)(`both codecs read what Python's protobuf reads${python ? "" : ` — skipped: ${SKIP_REASON}`}`, () => {
-  it(`${MESSAGES_PER_SCHEMA} random messages of each of the ${SCHEMAS.length} Palisade message types, plain and with unknown, mismatched and malformed fields`, async () => {
-    expect(SCHEMAS.length).toBeGreaterThanOrEqual(90);
-    for (const s of SCHEMAS) expect(compileCodec(s).fallback, s.typeName).toBeUndefined();
-    const inputs = SCHEMAS.flatMap(inputsFor);
-    const { child, stderr } = startPython(python as string, "codec_roundtrip.py", [writeDescriptorSet(FILES)]);
-    const answers = jsonLines<Answer>(child, stderr, AbortSignal.timeout(60_000));
-    child.stdin.end(inputs.map((x) => JSON.stringify({ type: x.schema.typeName, hex: Buffer.from(x.bytes).toString("hex") })).join("\n") + "\n");
-    const python_ = await answers;
-    expect(python_).toHaveLength(inputs.length);
+describe.skipIf(!python)(
+  `both codecs read what Python's protobuf reads${python ? "" : ` — skipped: ${SKIP_REASON}`}`,
+  () => {
+    it(`${MESSAGES_PER_SCHEMA} random messages of each of the ${SCHEMAS.length} Palisade message types, plain and with unknown, mismatched and malformed fields`, async () => {
+      expect(SCHEMAS.length).toBeGreaterThanOrEqual(90);
+      for (const s of SCHEMAS) expect(compileCodec(s).fallback, s.typeName).toBeUndefined();
+      const inputs = SCHEMAS.flatMap(inputsFor);
+      const { child, stderr } = startPython(python as string, "codec_roundtrip.py", [writeDescriptorSet(FILES)]);
+      const answers = jsonLines<Answer>(child, stderr, AbortSignal.timeout(60_000));
+      child.stdin.end(
+        inputs
+          .map((x) => JSON.stringify({ type: x.schema.typeName, hex: Buffer.from(x.bytes).toString("hex") }))
+          .join("\n") + "\n",
+      );
+      const python_ = await answers;
+      expect(python_).toHaveLength(inputs.length);
 
-    const counts = new Map<string, number>();
-    const mismatches: string[] = [];
-    inputs.forEach((input, i) => {
-      const py = python_[i] as Answer;
-      const key = `${input.variant}: ${py.ok ? "parsed" : "refused"}`;
-      counts.set(key, (counts.get(key) ?? 0) + 1);
-      const { fast, protobufEs } = ours(input.schema, input.bytes);
-      for (const [name, got] of [["fast codec", fast], ["protobuf-es path", protobufEs]] as const) {
-        const same = py.ok ? got.ok && got.hex === py.hex : !got.ok;
-        if (!same) mismatches.push(`${name}, ${input.schema.typeName} (${input.variant}) ${Buffer.from(input.bytes).toString("hex").slice(0, 160)}: python ${JSON.stringify(py).slice(0, 200)}, ours ${JSON.stringify(got).slice(0, 200)}`);
-      }
-      // grpcio writes our own encodings back byte for byte: the same message on both sides.
-      if (input.variant === "plain" && py.ok) expect(py.hex, input.schema.typeName).toBe(Buffer.from(input.bytes).toString("hex"));
-    });
-    expect(mismatches.slice(0, 10), `${mismatches.length} of ${inputs.length * 2} readings differ from Python's`).toEqual([]);
-    // Every kind of input was exercised, and Python refused exactly the malformed ones.
-    expect(Object.fromEntries(counts)).toMatchObject({
-      "plain: parsed": SCHEMAS.length * MESSAGES_PER_SCHEMA,
-      "unknown fields: parsed": SCHEMAS.length * MESSAGES_PER_SCHEMA,
-      "wire-type mismatch: parsed": expect.any(Number) as number,
-      "nested mismatch: parsed": expect.any(Number) as number,
-      "end-group on a known field: refused": expect.any(Number) as number,
-    });
-    const withBom = inputs.filter((x) => x.variant === "plain" && Buffer.from(x.bytes).includes(BOM)).length;
-    expect(withBom, "messages carrying a U+FEFF").toBeGreaterThan(100);
-  }, 120_000);
-});
+      const counts = new Map<string, number>();
+      const mismatches: string[] = [];
+      inputs.forEach((input, i) => {
+        const py = python_[i] as Answer;
+        const key = `${input.variant}: ${py.ok ? "parsed" : "refused"}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+        const { fast, protobufEs } = ours(input.schema, input.bytes);
+        for (const [name, got] of [
+          ["fast codec", fast],
+          ["protobuf-es path", protobufEs],
+        ] as const) {
+          const same = py.ok ? got.ok && got.hex === py.hex : !got.ok;
+          if (!same)
+            mismatches.push(
+              `${name}, ${input.schema.typeName} (${input.variant}) ${Buffer.from(input.bytes).toString("hex").slice(0, 160)}: python ${JSON.stringify(py).slice(0, 200)}, ours ${JSON.stringify(got).slice(0, 200)}`,
+            );
+        }
+        // grpcio writes our own encodings back byte for byte: the same message on both sides.
+        if (input.variant === "plain" && py.ok)
+          expect(py.hex, input.schema.typeName).toBe(Buffer.from(input.bytes).toString("hex"));
+      });
+      expect(
+        mismatches.slice(0, 10),
+        `${mismatches.length} of ${inputs.length * 2} readings differ from Python's`,
+      ).toEqual([]);
+      // Every kind of input was exercised, and Python refused exactly the malformed ones.
+      expect(Object.fromEntries(counts)).toMatchObject({
+        "plain: parsed": SCHEMAS.length * MESSAGES_PER_SCHEMA,
+        "unknown fields: parsed": SCHEMAS.length * MESSAGES_PER_SCHEMA,
+        "wire-type mismatch: parsed": expect.any(Number) as number,
+        "nested mismatch: parsed": expect.any(Number) as number,
+        "end-group on a known field: refused": expect.any(Number) as number,
+      });
+      const withBom = inputs.filter((x) => x.variant === "plain" && Buffer.from(x.bytes).includes(BOM)).length;
+      expect(withBom, "messages carrying a U+FEFF").toBeGreaterThan(100);
+    }, 120_000);
+  },
+);

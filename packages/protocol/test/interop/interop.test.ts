@@ -33,7 +33,11 @@ describe.skipIf(!python)(`grpcio client -> bridge server${skipped}`, () => {
     server = new RpcServer().add(TestService, testService(aborts));
     const address = await server.listen("127.0.0.1:0");
     const port = address.slice(address.lastIndexOf(":") + 1);
-    const { child, stderr } = startPython(python as string, "interop_client.py", [writeDescriptorSet([file_grpc_testing_test]), port, [...CASE_NAMES, DEADLINE_CASE].join(",")]);
+    const { child, stderr } = startPython(python as string, "interop_client.py", [
+      writeDescriptorSet([file_grpc_testing_test]),
+      port,
+      [...CASE_NAMES, DEADLINE_CASE].join(","),
+    ]);
     for (const r of await jsonLines<CaseResult>(child, stderr, AbortSignal.timeout(60_000))) results.set(r.case, r);
   }, 90_000);
   afterAll(async () => server?.close(100));
@@ -44,7 +48,8 @@ describe.skipIf(!python)(`grpcio client -> bridge server${skipped}`, () => {
     expect(r?.ok, `${r?.error ?? ""}\n${r?.trace ?? ""}`).toBe(true);
   });
 
-  const heard = (method: string, code: Code): number => aborts.filter((a) => a.method === method && a.reason instanceof RpcError && a.reason.code === code).length;
+  const heard = (method: string, code: Code): number =>
+    aborts.filter((a) => a.method === method && a.reason instanceof RpcError && a.reason.code === code).length;
   const log = (): string => JSON.stringify(aborts.map((a) => [a.method, String(a.reason)]));
 
   it("the bridge's handler of a call grpcio cancelled hears CANCELLED", () => {
@@ -66,7 +71,10 @@ describe.skipIf(!python)(`bridge client -> grpcio server${skipped}`, () => {
     child = started.child;
     const port = await new Promise<string>((resolve, reject) => {
       let out = "";
-      const timer = setTimeout(() => reject(new Error(`the grpcio interop server did not start: ${started.stderr()}`)), 20_000);
+      const timer = setTimeout(
+        () => reject(new Error(`the grpcio interop server did not start: ${started.stderr()}`)),
+        20_000,
+      );
       child.stdout.setEncoding("utf8").on("data", (d: string) => {
         out += d;
         const m = /port (\d+)/.exec(out);
@@ -75,7 +83,9 @@ describe.skipIf(!python)(`bridge client -> grpcio server${skipped}`, () => {
           resolve(m[1]);
         }
       });
-      child.on("exit", (code) => reject(new Error(`the grpcio interop server exited (${String(code)}): ${started.stderr()}`)));
+      child.on("exit", (code) =>
+        reject(new Error(`the grpcio interop server exited (${String(code)}): ${started.stderr()}`)),
+      );
     });
     const address = `127.0.0.1:${port}`;
     clients = { test: createClient(TestService, address), unimplemented: createClient(UnimplementedService, address) };

@@ -22,7 +22,10 @@ afterEach(() => stops.splice(0).forEach((stop) => stop()));
 
 /** One call that the server answers after `silentMs` of silence, through a client with `options`. */
 async function silentCall(options: ChannelOptions, silentMs: number): Promise<string> {
-  const { child, stderr } = startPython(python as string, "silent_server.py", [String(WINDOW_MS), String(silentMs / 1000)]);
+  const { child, stderr } = startPython(python as string, "silent_server.py", [
+    String(WINDOW_MS),
+    String(silentMs / 1000),
+  ]);
   stops.push(() => child.kill("SIGKILL"));
   const port = await new Promise<string>((resolve, reject) => {
     child.stdout.setEncoding("utf8").once("data", (d: string) => resolve(d.trim()));
@@ -32,8 +35,12 @@ async function silentCall(options: ChannelOptions, silentMs: number): Promise<st
   stops.push(() => client.close());
   return new Promise((resolve, reject) => {
     const id = (b: Buffer): Buffer => b;
-    client.makeUnaryRequest("/palisade.test.Silent/Wait", id, id, Buffer.from("x"), (err: ServiceError | null, res?: Buffer) =>
-      err ? reject(err) : resolve(String(res)),
+    client.makeUnaryRequest(
+      "/palisade.test.Silent/Wait",
+      id,
+      id,
+      Buffer.from("x"),
+      (err: ServiceError | null, res?: Buffer) => (err ? reject(err) : resolve(String(res))),
     );
   });
 }
@@ -57,7 +64,9 @@ describe("client keepalive", () => {
     // The failure the defaults avoid: the server's GOAWAY (too_many_pings) ends the call.
     it("a client pinging five times per window loses the same silent call", async () => {
       const tooOften = { ...defaultChannelOptions(), "grpc.keepalive_time_ms": WINDOW_MS / 5 };
-      await expect(silentCall(tooOften, 4 * WINDOW_MS)).rejects.toThrow(/Bandwidth exhausted|too_many_pings|excess pings/i);
+      await expect(silentCall(tooOften, 4 * WINDOW_MS)).rejects.toThrow(
+        /Bandwidth exhausted|too_many_pings|excess pings/i,
+      );
     }, 30_000);
   });
 });

@@ -16,13 +16,16 @@ export const PYTHON_DIR = fileURLToPath(new URL("./python/", import.meta.url));
 /** First interpreter that has grpc and google.protobuf, or undefined. */
 export function findPython(): string | undefined {
   for (const candidate of ["/usr/bin/python3", "python3"]) {
-    const res = spawnSync(candidate, ["-c", "import grpc, google.protobuf, sys; print(sys.executable)"], { encoding: "utf8" });
+    const res = spawnSync(candidate, ["-c", "import grpc, google.protobuf, sys; print(sys.executable)"], {
+      encoding: "utf8",
+    });
     if (res.status === 0) return res.stdout.trim();
   }
   return undefined;
 }
 
-export const SKIP_REASON = "python3 with grpc and google.protobuf not found (install python3-grpcio python3-protobuf: `make deps-system`)";
+export const SKIP_REASON =
+  "python3 with grpc and google.protobuf not found (install python3-grpcio python3-protobuf: `make deps-system`)";
 
 /** Writes `files` and everything they import, dependencies first, as a FileDescriptorSet; returns its path. */
 export function writeDescriptorSet(files: DescFile[]): string {
@@ -40,15 +43,26 @@ export function writeDescriptorSet(files: DescFile[]): string {
 }
 
 /** Starts `script` (in python/) with `args`; stderr is kept for failure messages. */
-export function startPython(python: string, script: string, args: string[]): { child: ChildProcessWithoutNullStreams; stderr: () => string } {
-  const child = spawn(python, [join(PYTHON_DIR, script), ...args], { cwd: PYTHON_DIR, env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+export function startPython(
+  python: string,
+  script: string,
+  args: string[],
+): { child: ChildProcessWithoutNullStreams; stderr: () => string } {
+  const child = spawn(python, [join(PYTHON_DIR, script), ...args], {
+    cwd: PYTHON_DIR,
+    env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" },
+  });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   return { child, stderr: () => stderr };
 }
 
 /** Reads the child's stdout as JSON lines until it exits; fails with its stderr if it exits non-zero. */
-export function jsonLines<T>(child: ChildProcessWithoutNullStreams, stderr: () => string, signal: AbortSignal): Promise<T[]> {
+export function jsonLines<T>(
+  child: ChildProcessWithoutNullStreams,
+  stderr: () => string,
+  signal: AbortSignal,
+): Promise<T[]> {
   return new Promise((resolve, reject) => {
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
@@ -61,7 +75,13 @@ export function jsonLines<T>(child: ChildProcessWithoutNullStreams, stderr: () =
     child.on("close", (code) => {
       signal.removeEventListener("abort", onAbort);
       if (code !== 0) reject(new Error(`python exited with ${String(code)}: ${stderr()}`));
-      else resolve(out.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as T));
+      else
+        resolve(
+          out
+            .split("\n")
+            .filter((l) => l.trim() !== "")
+            .map((l) => JSON.parse(l) as T),
+        );
     });
   });
 }

@@ -58,12 +58,19 @@ export class EgressProxy {
     this.exempt = new Set(
       (options.allowAddresses ?? []).map((a) => {
         const canonical = canonicalAddress(a);
-        if (!canonical) throw new SandboxError("invalid_spec", `egress proxy: allowAddresses entry ${JSON.stringify(a)} is not an IP address`);
+        if (!canonical)
+          throw new SandboxError(
+            "invalid_spec",
+            `egress proxy: allowAddresses entry ${JSON.stringify(a)} is not an IP address`,
+          );
         return canonical.address;
       }),
     );
     this.server = createServer((req, res) => void this.forward(req, res));
-    this.server.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => void this.tunnel(req, socket, head));
+    this.server.on(
+      "connect",
+      (req: IncomingMessage, socket: Socket, head: Buffer) => void this.tunnel(req, socket, head),
+    );
     this.server.on("connection", (socket: Socket) => {
       this.sockets.add(socket);
       socket.once("close", () => this.sockets.delete(socket));
@@ -74,7 +81,13 @@ export class EgressProxy {
     const proxy = new EgressProxy(options);
     await rm(options.socketPath, { force: true });
     await new Promise<void>((resolve, reject) => {
-      proxy.server.once("error", (err) => reject(new SandboxError("proxy", `egress proxy could not listen on ${options.socketPath}: ${err.message}`, { cause: err })));
+      proxy.server.once("error", (err) =>
+        reject(
+          new SandboxError("proxy", `egress proxy could not listen on ${options.socketPath}: ${err.message}`, {
+            cause: err,
+          }),
+        ),
+      );
       proxy.server.listen(options.socketPath, resolve);
     });
     await chmod(options.socketPath, 0o600);
@@ -106,10 +119,16 @@ export class EgressProxy {
     return result;
   }
 
-  private async check(target: Target, allowHost: EgressProxyOptions["allowHost"]): Promise<CanonicalAddress | { reason: string }> {
-    if (this.active >= (this.options.maxConnections ?? 128)) return { reason: "too many open connections through the sandbox proxy" };
+  private async check(
+    target: Target,
+    allowHost: EgressProxyOptions["allowHost"],
+  ): Promise<CanonicalAddress | { reason: string }> {
+    if (this.active >= (this.options.maxConnections ?? 128))
+      return { reason: "too many open connections through the sandbox proxy" };
     if (allowHost && !allowHost(target.host, target.port)) {
-      return { reason: `${target.host}:${target.port} is not in this capability's network allowlist (add it to the config's network hosts)` };
+      return {
+        reason: `${target.host}:${target.port} is not in this capability's network allowlist (add it to the config's network hosts)`,
+      };
     }
     let addresses: string[];
     if (target.ip) addresses = [target.ip.address];
@@ -142,7 +161,12 @@ export class EgressProxy {
     const decision = await this.decide("CONNECT", target);
     if ("reason" in decision) return refuse(client, 403, decision.reason);
     this.active++;
-    const upstream = connect({ host: decision.address, family: decision.family, port: target.port, timeout: this.options.connectTimeoutMs ?? 10_000 });
+    const upstream = connect({
+      host: decision.address,
+      family: decision.family,
+      port: target.port,
+      timeout: this.options.connectTimeoutMs ?? 10_000,
+    });
     let done = false;
     const finish = (): void => {
       if (done) return;
@@ -208,7 +232,8 @@ export class EgressProxy {
     upstream.once("timeout", () => upstream.destroy(new Error("timed out")));
     upstream.once("error", (err) => {
       finish();
-      if (!res.headersSent) plain(res, 502, `could not reach ${parsed.target.host}:${parsed.target.port}: ${err.message}`);
+      if (!res.headersSent)
+        plain(res, 502, `could not reach ${parsed.target.host}:${parsed.target.port}: ${err.message}`);
       else res.destroy();
     });
     res.once("close", () => {
@@ -219,7 +244,12 @@ export class EgressProxy {
   }
 }
 
-const STATUS_TEXT: Record<number, string> = { 400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway", 504: "Gateway Timeout" };
+const STATUS_TEXT: Record<number, string> = {
+  400: "Bad Request",
+  403: "Forbidden",
+  502: "Bad Gateway",
+  504: "Gateway Timeout",
+};
 
 function refuse(client: Socket, status: number, reason: string): void {
   if (client.destroyed) return;
@@ -227,7 +257,9 @@ function refuse(client: Socket, status: number, reason: string): void {
   // The reason also goes in the status line: HTTP clients report a failed CONNECT by that line
   // alone (the body of a refused tunnel is dropped).
   const phrase = `${STATUS_TEXT[status] ?? "Error"} (${reason.replace(/[^\x20-\x7e]+/g, " ").slice(0, 300)})`;
-  client.end(`HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\nX-Palisade-Sandbox: refused\r\n\r\n${text}`);
+  client.end(
+    `HTTP/1.1 ${status} ${phrase}\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\nX-Palisade-Sandbox: refused\r\n\r\n${text}`,
+  );
 }
 
 function plain(res: ServerResponse, status: number, reason: string): void {

@@ -36,7 +36,8 @@ export function parseHost(written: string, port: number): ParsedTarget {
   }
   if (written.includes(":")) return { error: `${written}: an IPv6 address goes in brackets ([…]:port)` };
   // Characters a URL parser would read as userinfo, path or escapes are never part of a host.
-  if (!/^[A-Za-z0-9._-]+$/.test(written)) return { error: `${JSON.stringify(written)} is not a host name or IP address` };
+  if (!/^[A-Za-z0-9._-]+$/.test(written))
+    return { error: `${JSON.stringify(written)} is not a host name or IP address` };
   const lower = written.toLowerCase();
   const name = lower.endsWith(".") ? lower.slice(0, -1) : lower;
   if (ENDS_IN_NUMBER.test(name)) {
@@ -50,7 +51,8 @@ export function parseHost(written: string, port: number): ParsedTarget {
     if (!ip) return { error: `${written} is not a valid IPv4 address` };
     return { target: { host: ip.address, port, ip } };
   }
-  if (name.length === 0 || name.length > 253 || !NAME.test(name)) return { error: `${JSON.stringify(written)} is not a valid host name` };
+  if (name.length === 0 || name.length > 253 || !NAME.test(name))
+    return { error: `${JSON.stringify(written)} is not a valid host name` };
   return { target: { host: name, port } };
 }
 
@@ -69,7 +71,8 @@ export function parseForwardUrl(url: string): { target: Target; path: string } |
   } catch {
     return { error: "this proxy forwards absolute http:// URLs; use CONNECT (HTTPS_PROXY) for https" };
   }
-  if (parsed.protocol !== "http:") return { error: `this proxy forwards http:// URLs, got ${parsed.protocol}; use CONNECT (HTTPS_PROXY) for https` };
+  if (parsed.protocol !== "http:")
+    return { error: `this proxy forwards http:// URLs, got ${parsed.protocol}; use CONNECT (HTTPS_PROXY) for https` };
   if (parsed.username || parsed.password) return { error: "a forwarded URL carries no user name or password" };
   const result = parseHost(parsed.hostname, parsed.port ? Number(parsed.port) : 80);
   return "error" in result ? result : { target: result.target, path: `${parsed.pathname}${parsed.search}` };

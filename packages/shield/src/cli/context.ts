@@ -12,7 +12,8 @@ export function contextFromJson(v: unknown, where: string): ShieldContext {
   const ctx: ShieldContext = {};
   const mode = str("mode");
   if (mode !== undefined) {
-    if (!["normal", "otr", "heartbeat"].includes(mode)) throw new Error(`${where}: context.mode must be normal, otr or heartbeat`);
+    if (!["normal", "otr", "heartbeat"].includes(mode))
+      throw new Error(`${where}: context.mode must be normal, otr or heartbeat`);
     ctx.mode = mode as SessionMode;
   }
   const sub = o["sub_agent"] ?? o["subAgent"];
@@ -20,14 +21,19 @@ export function contextFromJson(v: unknown, where: string): ShieldContext {
   else if (sub === true) ctx.subAgent = "sub-agent";
   const mp = str("manifest_policy", "manifestPolicy");
   if (mp !== undefined) {
-    if (!["allow", "ask", "block"].includes(mp)) throw new Error(`${where}: context.manifest_policy must be allow, ask or block`);
+    if (!["allow", "ask", "block"].includes(mp))
+      throw new Error(`${where}: context.manifest_policy must be allow, ask or block`);
     ctx.manifestPolicy = mp as ManifestPolicy;
   }
   const net = o["network"];
   if (net !== undefined) {
     const n = net as Record<string, unknown>;
-    if (typeof n !== "object" || !["none", "allowlist", "any"].includes(String(n["mode"]))) throw new Error(`${where}: context.network must be {"mode": "none"|"allowlist"|"any", "allow": [...]}`);
-    ctx.network = { mode: n["mode"] as NetworkPolicy["mode"], allow: Array.isArray(n["allow"]) ? n["allow"].map(String) : [] };
+    if (typeof n !== "object" || !["none", "allowlist", "any"].includes(String(n["mode"])))
+      throw new Error(`${where}: context.network must be {"mode": "none"|"allowlist"|"any", "allow": [...]}`);
+    ctx.network = {
+      mode: n["mode"] as NetworkPolicy["mode"],
+      allow: Array.isArray(n["allow"]) ? n["allow"].map(String) : [],
+    };
   }
   const ws = str("workspace");
   if (ws !== undefined) ctx.workspace = ws;

@@ -11,8 +11,14 @@ export interface CliIO {
 
 export function verdictJson(v: Verdict): string {
   return JSON.stringify({
-    decision: v.decision, tier: v.tier, confidence: v.confidence, reason: v.reason, rules: v.rules,
-    evaluation_us: v.evaluationUs, cached: v.cached, policy_version: v.policyVersion,
+    decision: v.decision,
+    tier: v.tier,
+    confidence: v.confidence,
+    reason: v.reason,
+    rules: v.rules,
+    evaluation_us: v.evaluationUs,
+    cached: v.cached,
+    policy_version: v.policyVersion,
   });
 }
 

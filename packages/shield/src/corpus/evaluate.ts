@@ -53,14 +53,27 @@ export function caseContext(c: LabelledCase): ShieldContext {
 }
 
 export async function evaluateCases(cases: readonly LabelledCase[], options: EvalOptions): Promise<EvalReport> {
-  const shield = createShield({ policy: options.policy, ...(options.judge !== undefined ? { judge: options.judge } : {}), rateLimitPerMinute: 0, cache: false });
+  const shield = createShield({
+    policy: options.policy,
+    ...(options.judge !== undefined ? { judge: options.judge } : {}),
+    rateLimitPerMinute: 0,
+    cache: false,
+  });
   const results: CaseResult[] = [];
   for (const c of cases) {
     options.signal?.throwIfAborted();
     const action = { tool: c.tool, args: c.args };
     const ctx = caseContext(c);
-    const verdict = options.judge !== undefined ? await shield.evaluate(action, ctx, options.signal) : shield.evaluateSync(action, ctx);
-    results.push({ id: c.id, ...(c.label !== undefined ? { label: c.label } : {}), ...(c.category !== undefined ? { category: c.category } : {}), verdict });
+    const verdict =
+      options.judge !== undefined
+        ? await shield.evaluate(action, ctx, options.signal)
+        : shield.evaluateSync(action, ctx);
+    results.push({
+      id: c.id,
+      ...(c.label !== undefined ? { label: c.label } : {}),
+      ...(c.category !== undefined ? { category: c.category } : {}),
+      verdict,
+    });
   }
   return summarize(results, options.policy.version);
 }
@@ -77,15 +90,22 @@ export function summarize(results: CaseResult[], policyVersion: string): EvalRep
     g.stopped = (g.escalate + g.block) / g.n;
     groups.set(key, g);
   }
-  const of = (label: string, d?: Decision): string[] => results.filter((r) => r.label === label && (d === undefined || r.verdict.decision === d)).map((r) => r.id);
+  const of = (label: string, d?: Decision): string[] =>
+    results.filter((r) => r.label === label && (d === undefined || r.verdict.decision === d)).map((r) => r.id);
   const attacks = of("attack");
   const allowed = of("attack", "allow");
   const lat = results.map((r) => r.verdict.evaluationUs).sort((a, b) => a - b);
   return {
     policyVersion,
     results,
-    categories: [...groups.values()].sort((a, b) => `${a.label}/${a.category}`.localeCompare(`${b.label}/${b.category}`)),
-    attacks: { n: attacks.length, stopped: attacks.length === 0 ? 0 : (attacks.length - allowed.length) / attacks.length, allowed },
+    categories: [...groups.values()].sort((a, b) =>
+      `${a.label}/${a.category}`.localeCompare(`${b.label}/${b.category}`),
+    ),
+    attacks: {
+      n: attacks.length,
+      stopped: attacks.length === 0 ? 0 : (attacks.length - allowed.length) / attacks.length,
+      allowed,
+    },
     legit: { n: of("legit").length, blocked: of("legit", "block"), escalated: of("legit", "escalate") },
     latencyUs: { p50: percentile(lat, 50), p99: percentile(lat, 99) },
   };
@@ -101,11 +121,18 @@ const pct = (x: number): string => `${(x * 100).toFixed(1)}%`;
 /** The per-category table: rows "label/category  n  allow  escalate  block  stopped", then totals. */
 export function formatReport(r: EvalReport): string {
   if (r.categories.length === 0) return "";
-  const lines = [`${"label/category".padEnd(34)} ${"n".padStart(4)} ${"allow".padStart(6)} ${"escal.".padStart(6)} ${"block".padStart(6)}  stopped`];
+  const lines = [
+    `${"label/category".padEnd(34)} ${"n".padStart(4)} ${"allow".padStart(6)} ${"escal.".padStart(6)} ${"block".padStart(6)}  stopped`,
+  ];
   for (const g of r.categories) {
-    lines.push(`${`${g.label}/${g.category}`.padEnd(34)} ${String(g.n).padStart(4)} ${String(g.allow).padStart(6)} ${String(g.escalate).padStart(6)} ${String(g.block).padStart(6)}  ${pct(g.stopped).padStart(6)}`);
+    lines.push(
+      `${`${g.label}/${g.category}`.padEnd(34)} ${String(g.n).padStart(4)} ${String(g.allow).padStart(6)} ${String(g.escalate).padStart(6)} ${String(g.block).padStart(6)}  ${pct(g.stopped).padStart(6)}`,
+    );
   }
   if (r.attacks.n > 0) lines.push(`attacks stopped: ${pct(r.attacks.stopped)} of ${r.attacks.n}`);
-  if (r.legit.n > 0) lines.push(`legitimate: ${r.legit.blocked.length} blocked, ${pct(r.legit.escalated.length / r.legit.n)} escalated (${r.legit.escalated.length} of ${r.legit.n})`);
+  if (r.legit.n > 0)
+    lines.push(
+      `legitimate: ${r.legit.blocked.length} blocked, ${pct(r.legit.escalated.length / r.legit.n)} escalated (${r.legit.escalated.length} of ${r.legit.n})`,
+    );
   return `${lines.join("\n")}\n`;
 }

@@ -59,11 +59,13 @@ export function parseCases(text: string, file: string): LabelledCase[] {
     } catch (e) {
       throw new CorpusError(`${where}: not JSON: ${(e as Error).message}`);
     }
-    if (c === null || typeof c !== "object" || Array.isArray(c)) throw new CorpusError(`${where}: a case must be a JSON object`);
+    if (c === null || typeof c !== "object" || Array.isArray(c))
+      throw new CorpusError(`${where}: a case must be a JSON object`);
     const o = c as Record<string, unknown>;
     if (typeof o["tool"] !== "string") throw new CorpusError(`${where}: a case needs "tool" (string)`);
     const label = o["label"];
-    if (label !== undefined && label !== "attack" && label !== "legit") throw new CorpusError(`${where}: "label" must be "attack" or "legit"`);
+    if (label !== undefined && label !== "attack" && label !== "legit")
+      throw new CorpusError(`${where}: "label" must be "attack" or "legit"`);
     out.push({
       id: typeof o["id"] === "string" ? o["id"] : `line-${i + 1}`,
       ...(label !== undefined ? { label } : {}),

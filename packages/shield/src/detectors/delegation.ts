@@ -1,7 +1,8 @@
 import type { Detector } from "./types.js";
 import { clip, firstView } from "./util.js";
 
-const SENSITIVE_MENTION = /(~|\$HOME|\/home\/[\w.-]+|\/root|\/Users\/[\w.-]+)\/\.(ssh|aws|kube|gnupg|docker|config\/gcloud)\b|\bid_(rsa|ed25519|ecdsa)\b|\/etc\/(shadow|sudoers)|\.git-credentials|\.netrc\b|\bauthorized_keys\b|(?:^|[\s'"`/])\.env\b(?!\.(example|sample|template))/i;
+const SENSITIVE_MENTION =
+  /(~|\$HOME|\/home\/[\w.-]+|\/root|\/Users\/[\w.-]+)\/\.(ssh|aws|kube|gnupg|docker|config\/gcloud)\b|\bid_(rsa|ed25519|ecdsa)\b|\/etc\/(shadow|sudoers)|\.git-credentials|\.netrc\b|\bauthorized_keys\b|(?:^|[\s'"`/])\.env\b(?!\.(example|sample|template))/i;
 
 export const delegation: Detector[] = [
   {
@@ -24,7 +25,9 @@ export const delegation: Detector[] = [
     when: { kinds: ["spawn-agent", "agent-message"] },
     detect(s) {
       const v = firstView(s.modelFacing, SENSITIVE_MENTION);
-      return v !== undefined && (s.kind === "spawn-agent" || s.kind === "agent-message") ? { reason: `delegated text mentions ${clip(v.match)}` } : undefined;
+      return v !== undefined && (s.kind === "spawn-agent" || s.kind === "agent-message")
+        ? { reason: `delegated text mentions ${clip(v.match)}` }
+        : undefined;
     },
   },
 ];

@@ -1,10 +1,13 @@
 import type { Detector } from "./types.js";
 import { cmdText, commandViews, findCommand, firstView, hasFlag, inWorkspace, pathHit } from "./util.js";
 
-const SYSTEM_DIRS = /^\/(etc|usr|bin|sbin|lib|lib32|lib64|libx32|boot|var|opt|srv|sys|proc|dev|root|home|snap|private|system|applications|library|users|volumes)(\/|$)/;
+const SYSTEM_DIRS =
+  /^\/(etc|usr|bin|sbin|lib|lib32|lib64|libx32|boot|var|opt|srv|sys|proc|dev|root|home|snap|private|system|applications|library|users|volumes)(\/|$)/;
 const FORK_HINT = /\(\s*\)\s*\{|fork|while/;
-const SQL_DROP = /\b(drop\s+(table|database|schema|index)|truncate\s+(table\s+)?\w+|delete\s+from\s+[\w."`]+\s*(;|"|'|$))/i;
-const ENDLESS_LOOP = /\b(while|until)\s+(true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\)|false)\s*;?\s*do\b|\bfor\s*\(\(\s*;\s*;\s*\)\)|\bwhile\s*\(?\s*(True|1|true)\s*\)?\s*:/;
+const SQL_DROP =
+  /\b(drop\s+(table|database|schema|index)|truncate\s+(table\s+)?\w+|delete\s+from\s+[\w."`]+\s*(;|"|'|$))/i;
+const ENDLESS_LOOP =
+  /\b(while|until)\s+(true|:|\[\s*1\s*\]|\(\(\s*1\s*\)\)|false)\s*;?\s*do\b|\bfor\s*\(\(\s*;\s*;\s*\)\)|\bwhile\s*\(?\s*(True|1|true)\s*\)?\s*:/;
 const DISK_TOOLS = /^(mkfs(\..*)?|mke2fs|mkswap|wipefs|blkdiscard|fdisk|sfdisk|parted|gdisk|format|diskutil)$/;
 const DISK_DEV = /^\/dev\/(sd[a-z]|nvme\d|hd[a-z]|xvd[a-z]|vd[a-z]|mmcblk\d|disk\d|rdisk\d|md\d|dm-\d|mapper\/|loop\d)/;
 
@@ -21,12 +24,18 @@ export const destructive: Detector[] = [
     description: "Recursive deletion of /, the home directory or a system directory",
     when: { commands: ["rm", "rmdir"], kinds: ["file-delete"] },
     detect(s) {
-      const c = findCommand(s, (c) => (c.name === "rm" || c.name === "rmdir") && (hasFlag(c.args, "r", "--recursive") || hasFlag(c.args, "R") || c.args.includes("--no-preserve-root")));
+      const c = findCommand(
+        s,
+        (c) =>
+          (c.name === "rm" || c.name === "rmdir") &&
+          (hasFlag(c.args, "r", "--recursive") || hasFlag(c.args, "R") || c.args.includes("--no-preserve-root")),
+      );
       if (c !== undefined) {
         if (c.args.includes("--no-preserve-root")) return { reason: `rm --no-preserve-root: ${cmdText(c)}` };
         const hit = s.paths.find((p) => p.from === "command" && p.op === "delete" && isRootish(p.path, s.ctx.home));
         if (hit !== undefined) return { reason: `recursive rm of ${hit.path}: ${cmdText(c)}` };
-        if (c.args.some((a) => /^(\/|~|\$HOME)\/?\*?$|^\/\*$/.test(a))) return { reason: `recursive rm of the root or home: ${cmdText(c)}` };
+        if (c.args.some((a) => /^(\/|~|\$HOME)\/?\*?$|^\/\*$/.test(a)))
+          return { reason: `recursive rm of the root or home: ${cmdText(c)}` };
       }
       if (s.kind === "file-delete") {
         const p = pathHit(s, (p) => isRootish(p, s.ctx.home.toLowerCase()) || p === s.ctx.workspace.toLowerCase());
@@ -42,11 +51,24 @@ export const destructive: Detector[] = [
     description: "Recursive deletion outside the workspace, of the workspace itself, of .git, or with wildcards",
     when: { commands: ["rm", "shred", "srm", "wipe"], kinds: ["file-delete"] },
     detect(s) {
-      const c = findCommand(s, (c) => (c.name === "rm" && (hasFlag(c.args, "r", "--recursive") || hasFlag(c.args, "R"))) || c.name === "shred" || c.name === "srm" || c.name === "wipe");
+      const c = findCommand(
+        s,
+        (c) =>
+          (c.name === "rm" && (hasFlag(c.args, "r", "--recursive") || hasFlag(c.args, "R"))) ||
+          c.name === "shred" ||
+          c.name === "srm" ||
+          c.name === "wipe",
+      );
       if (c !== undefined) {
-        const hit = s.paths.find((p) => p.from === "command" && p.op === "delete" && (!inWorkspace(s, p.path) || p.path === s.ctx.workspace || /(^|\/)\.git$/.test(p.path)));
+        const hit = s.paths.find(
+          (p) =>
+            p.from === "command" &&
+            p.op === "delete" &&
+            (!inWorkspace(s, p.path) || p.path === s.ctx.workspace || /(^|\/)\.git$/.test(p.path)),
+        );
         if (hit !== undefined) return { reason: `recursive delete of ${hit.path}: ${cmdText(c)}` };
-        if (c.args.some((a) => a === "*" || a === "." || a === "./*" || a === ".*")) return { reason: `recursive delete with a wildcard: ${cmdText(c)}` };
+        if (c.args.some((a) => a === "*" || a === "." || a === "./*" || a === ".*"))
+          return { reason: `recursive delete with a wildcard: ${cmdText(c)}` };
         if (c.name !== "rm") return { reason: `secure deletion: ${cmdText(c)}` };
       }
       if (s.kind === "file-delete") {
@@ -64,7 +86,11 @@ export const destructive: Detector[] = [
     description: "Formatting or overwriting disks and block devices",
     when: { commandNamed: (n) => DISK_TOOLS.test(n), writePaths: true },
     detect(s) {
-      const c = findCommand(s, (c) => DISK_TOOLS.test(c.name) && (c.name !== "diskutil" || c.args.some((a) => /erase|partition|zero/i.test(a))));
+      const c = findCommand(
+        s,
+        (c) =>
+          DISK_TOOLS.test(c.name) && (c.name !== "diskutil" || c.args.some((a) => /erase|partition|zero/i.test(a))),
+      );
       if (c !== undefined) return { reason: `disk formatting: ${cmdText(c)}` };
       const w = s.paths.find((p) => (p.op === "write" || p.op === "delete") && DISK_DEV.test(p.path));
       if (w !== undefined) return { reason: `write to block device ${w.path}` };
@@ -79,7 +105,10 @@ export const destructive: Detector[] = [
     when: { text: FORK_HINT },
     detect(s) {
       const views = commandViews(s).filter((v) => FORK_HINT.test(v.text));
-      const v = firstView(views, /(?:^|[\s;&|({])([\w:.]{1,32})\s*\(\s*\)\s*\{[^}]{0,200}?\1\s*\|\s*\1\s*&|while\s+(true|:)\s*;\s*do\s+[^;]{0,200}&\s*done|fork\s*\(\s*\)\s*while|os\.fork\(\)[^\n]{0,200}while|while\s*(True|1)\s*:\s*os\.fork/);
+      const v = firstView(
+        views,
+        /(?:^|[\s;&|({])([\w:.]{1,32})\s*\(\s*\)\s*\{[^}]{0,200}?\1\s*\|\s*\1\s*&|while\s+(true|:)\s*;\s*do\s+[^;]{0,200}&\s*done|fork\s*\(\s*\)\s*while|os\.fork\(\)[^\n]{0,200}while|while\s*(True|1)\s*:\s*os\.fork/,
+      );
       return v !== undefined ? { reason: `fork bomb: ${v.match}` } : undefined;
     },
   },
@@ -90,7 +119,10 @@ export const destructive: Detector[] = [
     description: "Recursive chmod/chown/chgrp of / or system directories",
     when: { commands: ["chmod", "chown", "chgrp"] },
     detect(s) {
-      const c = findCommand(s, (c) => (c.name === "chmod" || c.name === "chown" || c.name === "chgrp") && hasFlag(c.args, "R", "--recursive"));
+      const c = findCommand(
+        s,
+        (c) => (c.name === "chmod" || c.name === "chown" || c.name === "chgrp") && hasFlag(c.args, "R", "--recursive"),
+      );
       if (c === undefined) return undefined;
       const hit = s.paths.find((p) => p.from === "command" && isRootish(p.path, s.ctx.home));
       return hit !== undefined ? { reason: `recursive ${c.name} of ${hit.path}` } : undefined;
@@ -103,7 +135,16 @@ export const destructive: Detector[] = [
     description: "find -delete / -exec rm: blocks over / or home, escalates elsewhere",
     when: { commands: ["find"] },
     detect(s) {
-      const c = findCommand(s, (c) => c.name === "find" && c.args.some((a, i) => a === "-delete" || ((a === "-exec" || a === "-execdir") && /^(\/\S*\/)?(rm|shred|unlink)$/.test(c.args[i + 1] ?? ""))));
+      const c = findCommand(
+        s,
+        (c) =>
+          c.name === "find" &&
+          c.args.some(
+            (a, i) =>
+              a === "-delete" ||
+              ((a === "-exec" || a === "-execdir") && /^(\/\S*\/)?(rm|shred|unlink)$/.test(c.args[i + 1] ?? "")),
+          ),
+      );
       if (c === undefined) return undefined;
       const root = c.args[0] ?? ".";
       const p = s.paths.find((p) => p.raw === root);
@@ -122,12 +163,27 @@ export const destructive: Detector[] = [
         if (c.name !== "git") return false;
         const a = c.args.filter((x) => !/^-C$|^--git-dir/.test(x));
         const sub = a.find((x) => !x.startsWith("-")) ?? "";
-        if (sub === "push") return a.some((x) => x === "-f" || x.startsWith("--force") || x === "--mirror" || x === "--delete" || x === "-d" || /^\+/.test(x) || /^:/.test(x));
+        if (sub === "push")
+          return a.some(
+            (x) =>
+              x === "-f" ||
+              x.startsWith("--force") ||
+              x === "--mirror" ||
+              x === "--delete" ||
+              x === "-d" ||
+              /^\+/.test(x) ||
+              /^:/.test(x),
+          );
         if (sub === "reset") return a.includes("--hard");
         if (sub === "clean") return a.some((x) => /^-[a-z]*f/.test(x));
         if (sub === "checkout" || sub === "restore") return a.includes(".") && (a.includes("--") || sub === "restore");
         if (sub === "branch") return a.includes("-D");
-        return sub === "filter-branch" || sub === "filter-repo" || (sub === "reflog" && a.includes("expire")) || (sub === "gc" && a.some((x) => x.startsWith("--prune")));
+        return (
+          sub === "filter-branch" ||
+          sub === "filter-repo" ||
+          (sub === "reflog" && a.includes("expire")) ||
+          (sub === "gc" && a.some((x) => x.startsWith("--prune")))
+        );
       });
       return c !== undefined ? { reason: `history-destroying git command: ${cmdText(c)}` } : undefined;
     },
@@ -150,7 +206,15 @@ export const destructive: Detector[] = [
     description: "Shutting down the machine or killing every process",
     when: { commands: ["shutdown", "reboot", "halt", "poweroff", "init", "kill", "killall5", "systemctl"] },
     detect(s) {
-      const c = findCommand(s, (c) => /^(shutdown|reboot|halt|poweroff)$/.test(c.name) || (c.name === "init" && /^[06]$/.test(c.args[0] ?? "")) || (c.name === "kill" && c.args.includes("-1")) || (c.name === "killall5") || (c.name === "systemctl" && /^(poweroff|reboot|halt|kexec)$/.test(c.args[0] ?? "")));
+      const c = findCommand(
+        s,
+        (c) =>
+          /^(shutdown|reboot|halt|poweroff)$/.test(c.name) ||
+          (c.name === "init" && /^[06]$/.test(c.args[0] ?? "")) ||
+          (c.name === "kill" && c.args.includes("-1")) ||
+          c.name === "killall5" ||
+          (c.name === "systemctl" && /^(poweroff|reboot|halt|kexec)$/.test(c.args[0] ?? "")),
+      );
       return c !== undefined ? { reason: `stops the machine or all processes: ${cmdText(c)}` } : undefined;
     },
   },
@@ -161,7 +225,12 @@ export const destructive: Detector[] = [
     description: "Writing, moving or deleting files in system directories",
     when: { writePaths: true },
     detect(s) {
-      const p = s.paths.find((p) => (p.op === "write" || p.op === "delete") && /^\/(etc|usr|bin|sbin|lib|lib64|boot|sys|proc|System|Library)(\/|$)/.test(p.path) && !/^\/proc\/self\/fd/.test(p.path));
+      const p = s.paths.find(
+        (p) =>
+          (p.op === "write" || p.op === "delete") &&
+          /^\/(etc|usr|bin|sbin|lib|lib64|boot|sys|proc|System|Library)(\/|$)/.test(p.path) &&
+          !/^\/proc\/self\/fd/.test(p.path),
+      );
       return p !== undefined ? { reason: `${p.op} in a system directory: ${p.path}` } : undefined;
     },
   },

@@ -4,19 +4,29 @@ import { cmdText, commandViews, DOWNLOADERS, findCommand, firstView, isCodeInter
 
 const RUNNERS = new Set(["eval", "source", ".", "exec"]);
 const DOWNLOADER_NAMES = [...DOWNLOADERS, "nc", "openssl"];
-const POWERSHELL = /\b(iex|invoke-expression)\b|downloadstring|downloadfile|-enc(odedcommand)?\s+[a-z0-9+/=]{16,}|net\.webclient|start-bitstransfer/i;
-const CODE_FETCH = /(urlopen|urllib|requests\.get|http\.get|https\.get|fetch\(|LWP::|open-uri|Net::HTTP|file_get_contents\(\s*['"]https?:|wget|curl)/i;
+const POWERSHELL =
+  /\b(iex|invoke-expression)\b|downloadstring|downloadfile|-enc(odedcommand)?\s+[a-z0-9+/=]{16,}|net\.webclient|start-bitstransfer/i;
+const CODE_FETCH =
+  /(urlopen|urllib|requests\.get|http\.get|https\.get|fetch\(|LWP::|open-uri|Net::HTTP|file_get_contents\(\s*['"]https?:|wget|curl)/i;
 const INSTALLERS = /^(pip[0-9.]*|pipx|npm|pnpm|yarn|bun|gem|cargo|go|composer|uv)$/;
 
 /** A command that will execute what it reads on stdin. */
 function runsStdin(c: SimpleCommand): boolean {
   if (isShell(c.name)) return !c.args.some((a) => a === "-c" || /^-[a-z]*c$/.test(a)) || c.args.length === 0;
-  if (isCodeInterpreter(c.name)) return c.args.length === 0 || c.args.every((a) => a === "-" || /^-[a-zA-Z]$/.test(a) && a !== "-c" && a !== "-e" && a !== "-m");
+  if (isCodeInterpreter(c.name))
+    return (
+      c.args.length === 0 ||
+      c.args.every((a) => a === "-" || (/^-[a-zA-Z]$/.test(a) && a !== "-c" && a !== "-e" && a !== "-m"))
+    );
   return (c.name === "source" || c.name === ".") && /^\/dev\/(stdin|fd\/0)$/.test(c.args[0] ?? "");
 }
 
 function isDownloader(c: SimpleCommand): boolean {
-  return DOWNLOADERS.has(c.name) || (c.name === "nc" && !c.args.includes("-l")) || (c.name === "openssl" && c.args[0] === "s_client");
+  return (
+    DOWNLOADERS.has(c.name) ||
+    (c.name === "nc" && !c.args.includes("-l")) ||
+    (c.name === "openssl" && c.args[0] === "s_client")
+  );
 }
 
 export const dlexec: Detector[] = [
@@ -28,7 +38,14 @@ export const dlexec: Detector[] = [
     when: { commands: DOWNLOADER_NAMES },
     detect(s) {
       const c = findCommand(s, (c) => isDownloader(c) && c.pipeline.slice(c.index + 1).some(runsStdin));
-      return c !== undefined ? { reason: `download piped into a shell: ${cmdText(c)} | ${c.pipeline.slice(c.index + 1).map((x) => x.name).join(" | ")}` } : undefined;
+      return c !== undefined
+        ? {
+            reason: `download piped into a shell: ${cmdText(c)} | ${c.pipeline
+              .slice(c.index + 1)
+              .map((x) => x.name)
+              .join(" | ")}`,
+          }
+        : undefined;
     },
   },
   {
@@ -41,9 +58,18 @@ export const dlexec: Detector[] = [
       const c = findCommand(s, (c) => {
         if (!isDownloader(c) || c.parent === undefined) return false;
         const p = c.parent;
-        return (c.via === "subst" || c.via === "procsubst") && (isShell(p.name) || RUNNERS.has(p.name) || isCodeInterpreter(p.name) || (p.argv[0] ?? "").startsWith("$(") || (p.argv[0] ?? "").startsWith("<("));
+        return (
+          (c.via === "subst" || c.via === "procsubst") &&
+          (isShell(p.name) ||
+            RUNNERS.has(p.name) ||
+            isCodeInterpreter(p.name) ||
+            (p.argv[0] ?? "").startsWith("$(") ||
+            (p.argv[0] ?? "").startsWith("<("))
+        );
       });
-      return c !== undefined ? { reason: `downloaded content executed by ${c.parent?.name ?? "?"}: ${cmdText(c)}` } : undefined;
+      return c !== undefined
+        ? { reason: `downloaded content executed by ${c.parent?.name ?? "?"}: ${cmdText(c)}` }
+        : undefined;
     },
   },
   {
@@ -58,10 +84,15 @@ export const dlexec: Detector[] = [
       const files = new Set<string>();
       for (const d of dl) {
         d.args.forEach((a, i) => {
-          if (/^(-o|-O|--output|--output-document)$/.test(a) && d.args[i + 1] !== undefined) files.add((d.args[i + 1] ?? "").replace(/^.*\//, ""));
+          if (/^(-o|-O|--output|--output-document)$/.test(a) && d.args[i + 1] !== undefined)
+            files.add((d.args[i + 1] ?? "").replace(/^.*\//, ""));
           const m = /^(?:-o|-O|--output=|--output-document=)(.+)$/.exec(a);
           if (m !== null) files.add((m[1] ?? "").replace(/^.*\//, ""));
-          if (/^https?:\/\//.test(a) && (d.name === "wget" || d.args.includes("-O") || d.args.includes("--remote-name"))) files.add(a.replace(/[?#].*$/, "").replace(/^.*\//, ""));
+          if (
+            /^https?:\/\//.test(a) &&
+            (d.name === "wget" || d.args.includes("-O") || d.args.includes("--remote-name"))
+          )
+            files.add(a.replace(/[?#].*$/, "").replace(/^.*\//, ""));
         });
         for (const r of d.redirects) if (r.op.includes(">")) files.add(r.target.replace(/^.*\//, ""));
       }
@@ -69,7 +100,10 @@ export const dlexec: Detector[] = [
       files.delete("-");
       const run = s.commands.find((c) => {
         if (c.name === "chmod" && c.args.some((a) => /\+x|^[0-7]?[0-7][1357][0-7]*$/.test(a))) return true;
-        const target = (isShell(c.name) || isCodeInterpreter(c.name) || c.name === "source" || c.name === ".") ? (c.args.find((a) => !a.startsWith("-")) ?? "") : (c.argv[0] ?? "");
+        const target =
+          isShell(c.name) || isCodeInterpreter(c.name) || c.name === "source" || c.name === "."
+            ? (c.args.find((a) => !a.startsWith("-")) ?? "")
+            : (c.argv[0] ?? "");
         return files.has(target.replace(/^.*\//, "")) && !isDownloader(c);
       });
       return run !== undefined ? { reason: `downloads a file and then runs it: ${cmdText(run)}` } : undefined;
@@ -94,7 +128,13 @@ export const dlexec: Detector[] = [
     when: { text: CODE_FETCH },
     detect(s) {
       for (const v of commandViews(s)) {
-        if (CODE_FETCH.test(v.text) && /\b(exec|eval)\s*\(|\(\s*eval\s*\)|new Function\(|Kernel\.eval|\beval\b\s*\$|compile\(|__import__\(|\bexec\b\s+\(/i.test(v.text) && /\b(python[0-9.]*|node|perl|ruby|php|deno)\b/.test(v.text)) {
+        if (
+          CODE_FETCH.test(v.text) &&
+          /\b(exec|eval)\s*\(|\(\s*eval\s*\)|new Function\(|Kernel\.eval|\beval\b\s*\$|compile\(|__import__\(|\bexec\b\s+\(/i.test(
+            v.text,
+          ) &&
+          /\b(python[0-9.]*|node|perl|ruby|php|deno)\b/.test(v.text)
+        ) {
           return { reason: "interpreter code that downloads and evaluates code" };
         }
       }
@@ -108,7 +148,17 @@ export const dlexec: Detector[] = [
     description: "Package installs from URLs, git sources or tarballs instead of the registry",
     when: { commandNamed: (n) => INSTALLERS.test(n) },
     detect(s) {
-      const c = findCommand(s, (c) => INSTALLERS.test(c.name) && /^(install|add|i|get|run)$/.test(c.args.find((a) => !a.startsWith("-")) ?? "") && c.args.some((a) => /^(https?:|git\+|git:|github:|gitlab:|bitbucket:|file:|[\w.-]+\/[\w.-]+#|.*\.(tgz|tar\.gz|whl|zip)$)/.test(a)));
+      const c = findCommand(
+        s,
+        (c) =>
+          INSTALLERS.test(c.name) &&
+          /^(install|add|i|get|run)$/.test(c.args.find((a) => !a.startsWith("-")) ?? "") &&
+          c.args.some((a) =>
+            /^(https?:|git\+|git:|github:|gitlab:|bitbucket:|file:|[\w.-]+\/[\w.-]+#|.*\.(tgz|tar\.gz|whl|zip)$)/.test(
+              a,
+            ),
+          ),
+      );
       return c !== undefined ? { reason: `install from outside the registry: ${cmdText(c)}` } : undefined;
     },
   },
@@ -120,7 +170,9 @@ export const dlexec: Detector[] = [
     when: { commandNamed: (n) => isShell(n) || isCodeInterpreter(n) || n === "source" || n === "." },
     detect(s) {
       const c = findCommand(s, (c) => c.index > 0 && runsStdin(c));
-      return c !== undefined ? { reason: `program output executed by ${c.name}: ${c.pipeline.map((x) => x.name).join(" | ")}` } : undefined;
+      return c !== undefined
+        ? { reason: `program output executed by ${c.name}: ${c.pipeline.map((x) => x.name).join(" | ")}` }
+        : undefined;
     },
   },
   {
@@ -130,8 +182,19 @@ export const dlexec: Detector[] = [
     description: "Running packages fetched on the fly (npx -y, pnpm dlx, bunx, uvx, pipx run)",
     when: { commands: ["npx", "pnpm", "yarn", "bunx", "uvx", "pipx", "npm"] },
     detect(s) {
-      const c = findCommand(s, (c) => (c.name === "npx" && c.args.some((a) => a === "-y" || a === "--yes" || /@(latest|next|\d)/.test(a) || /^(https?:|github:|git\+)/.test(a))) ||
-        ((c.name === "pnpm" || c.name === "yarn") && c.args[0] === "dlx") || c.name === "bunx" || c.name === "uvx" || (c.name === "pipx" && c.args[0] === "run") || (c.name === "npm" && c.args[0] === "exec" && c.args.includes("--yes")));
+      const c = findCommand(
+        s,
+        (c) =>
+          (c.name === "npx" &&
+            c.args.some(
+              (a) => a === "-y" || a === "--yes" || /@(latest|next|\d)/.test(a) || /^(https?:|github:|git\+)/.test(a),
+            )) ||
+          ((c.name === "pnpm" || c.name === "yarn") && c.args[0] === "dlx") ||
+          c.name === "bunx" ||
+          c.name === "uvx" ||
+          (c.name === "pipx" && c.args[0] === "run") ||
+          (c.name === "npm" && c.args[0] === "exec" && c.args.includes("--yes")),
+      );
       return c !== undefined ? { reason: `downloads and runs a package: ${cmdText(c)}` } : undefined;
     },
   },

@@ -6,7 +6,9 @@ const TOOL_NAME = /^[a-z0-9][a-z0-9_-]{0,63}(__[a-z0-9][a-z0-9_.-]{0,63})?$/;
 const CONTROL = /\0|\x1b\[|\x1b\]/;
 const KNOWN_LOWER = new Map(Object.keys(KNOWN_TOOLS).map((t) => [t.toLowerCase(), t]));
 /** Built-in names that pass both checks below: most actions, answered without lower-casing. */
-const WELL_FORMED_KNOWN = new Set(Object.keys(KNOWN_TOOLS).filter((t) => KNOWN_LOWER.get(t.toLowerCase()) === t && TOOL_NAME.test(t)));
+const WELL_FORMED_KNOWN = new Set(
+  Object.keys(KNOWN_TOOLS).filter((t) => KNOWN_LOWER.get(t.toLowerCase()) === t && TOOL_NAME.test(t)),
+);
 
 export const evasion: Detector[] = [
   {
@@ -39,7 +41,9 @@ export const evasion: Detector[] = [
     description: "Shell commands the reader could not parse cleanly (unterminated quotes, substitutions)",
     when: { shellErrors: true },
     detect(s) {
-      return s.shellErrors.length > 0 ? { reason: `shell syntax: ${[...new Set(s.shellErrors)].join(", ")}` } : undefined;
+      return s.shellErrors.length > 0
+        ? { reason: `shell syntax: ${[...new Set(s.shellErrors)].join(", ")}` }
+        : undefined;
     },
   },
   {

@@ -21,8 +21,20 @@ import { anyOf, isWrite } from "./util.js";
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 export const DETECTORS: readonly Detector[] = [
-  ...evasion, ...destructive, ...dlexec, ...revshell, ...credentials, ...exfil, ...persistence,
-  ...tampering, ...ssrf, ...injectionDetectors, ...secrets, ...obfuscation, ...delegation, ...intent,
+  ...evasion,
+  ...destructive,
+  ...dlexec,
+  ...revshell,
+  ...credentials,
+  ...exfil,
+  ...persistence,
+  ...tampering,
+  ...ssrf,
+  ...injectionDetectors,
+  ...secrets,
+  ...obfuscation,
+  ...delegation,
+  ...intent,
 ];
 
 export interface DetectorConfig {
@@ -38,17 +50,36 @@ export interface DetectorConfig {
 const DETECT: readonly Detector["detect"][] = DETECTORS.map((d) => d.detect);
 /** Subject facts other than command names, texts and path patterns, as bits. */
 const FACTS = {
-  paths: 1, urls: 2, recipients: 4, writePaths: 8, assignments: 16, vars: 32, limits: 64, shellErrors: 128, hiddenText: 256, unicodeTricks: 512,
+  paths: 1,
+  urls: 2,
+  recipients: 4,
+  writePaths: 8,
+  assignments: 16,
+  vars: 32,
+  limits: 64,
+  shellErrors: 128,
+  hiddenText: 256,
+  unicodeTricks: 512,
 } as const;
 /** Per detector: the facts that make it run (0: none of them), and whether it always runs. */
-const FACT_MASK: readonly number[] = DETECTORS.map((d) => Object.entries(FACTS).reduce((m, [k, bit]) => (d.when?.[k as keyof typeof FACTS] === true ? m | bit : m), 0));
+const FACT_MASK: readonly number[] = DETECTORS.map((d) =>
+  Object.entries(FACTS).reduce((m, [k, bit]) => (d.when?.[k as keyof typeof FACTS] === true ? m | bit : m), 0),
+);
 const ALWAYS: readonly boolean[] = DETECTORS.map((d) => d.when === undefined);
 
 function factsOf(s: Subject): number {
-  return (s.paths.length > 0 ? FACTS.paths : 0) | (s.urls.length > 0 ? FACTS.urls : 0) | (s.recipients.length > 0 ? FACTS.recipients : 0) |
-    (s.paths.some(isWrite) ? FACTS.writePaths : 0) | (hasAssignment(s) ? FACTS.assignments : 0) | (s.commands.some((c) => c.vars.length > 0) ? FACTS.vars : 0) |
-    (s.limits.length > 0 ? FACTS.limits : 0) | (s.shellErrors.length > 0 ? FACTS.shellErrors : 0) |
-    (s.views.some((v) => v.origin === "tags") ? FACTS.hiddenText : 0) | (s.unicodeTricks.length > 0 ? FACTS.unicodeTricks : 0);
+  return (
+    (s.paths.length > 0 ? FACTS.paths : 0) |
+    (s.urls.length > 0 ? FACTS.urls : 0) |
+    (s.recipients.length > 0 ? FACTS.recipients : 0) |
+    (s.paths.some(isWrite) ? FACTS.writePaths : 0) |
+    (hasAssignment(s) ? FACTS.assignments : 0) |
+    (s.commands.some((c) => c.vars.length > 0) ? FACTS.vars : 0) |
+    (s.limits.length > 0 ? FACTS.limits : 0) |
+    (s.shellErrors.length > 0 ? FACTS.shellErrors : 0) |
+    (s.views.some((v) => v.origin === "tags") ? FACTS.hiddenText : 0) |
+    (s.unicodeTricks.length > 0 ? FACTS.unicodeTricks : 0)
+  );
 }
 /** Text pre-checks and the detectors that wait for them. */
 const BY_TEXT = new Map<RegExp, number[]>();
@@ -87,9 +118,13 @@ DETECTORS.forEach((d, i) => {
 const LONG_TEXT = 2048;
 const gateOf = (i: number, re: RegExp): string => {
   const category = DETECTORS[i]?.category ?? "";
-  return DETECTORS.filter((d) => d.category === category && d.when?.text !== undefined).length >= 3 ? category : `flags:${re.flags}`;
+  return DETECTORS.filter((d) => d.category === category && d.when?.text !== undefined).length >= 3
+    ? category
+    : `flags:${re.flags}`;
 };
-const TEXT_GATES: readonly { gate: RegExp; triggers: [RegExp, number[]][] }[] = [...new Set([...BY_TEXT].map(([re, [i = 0]]) => gateOf(i, re)))].map((key) => {
+const TEXT_GATES: readonly { gate: RegExp; triggers: [RegExp, number[]][] }[] = [
+  ...new Set([...BY_TEXT].map(([re, [i = 0]]) => gateOf(i, re))),
+].map((key) => {
   const triggers = [...BY_TEXT].filter(([re, [i = 0]]) => gateOf(i, re) === key);
   return { gate: anyOf(triggers.map(([re]) => re)), triggers };
 });
@@ -149,7 +184,12 @@ export function runDetectors(s: Subject, cfg: DetectorConfig): Finding[] {
   // reading a credential and sending something out in the same action is exfiltration
   const cred = findings.find((f) => f.category === "credentials" || f.id === "cred.env-dump");
   if (cred !== undefined && !cfg.disable.includes("exfil.credential-egress") && hasEgress(s)) {
-    findings.push({ id: "exfil.credential-egress", category: "exfiltration", severity: cfg.severity["exfil.credential-egress"] ?? "block", reason: `${cred.reason}, in an action that sends data out` });
+    findings.push({
+      id: "exfil.credential-egress",
+      category: "exfiltration",
+      severity: cfg.severity["exfil.credential-egress"] ?? "block",
+      reason: `${cred.reason}, in an action that sends data out`,
+    });
   }
   return findings;
 }

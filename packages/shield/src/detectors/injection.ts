@@ -14,16 +14,25 @@ function rest(s: Subject): TextView[] {
 
 function injection(id: string, description: string, re: RegExp): Detector {
   return {
-    id, category: "injection", severity: "block", description, when: { text: re },
+    id,
+    category: "injection",
+    severity: "block",
+    description,
+    when: { text: re },
     detect(s) {
       // text that reaches another model first: a hit there blocks
       for (const v of s.modelFacing) {
         const m = re.exec(v.text);
-        if (m !== null) return { reason: `${description.toLowerCase()} ${describe(v)}: "${clip(m[0])}"`, severity: "block" };
+        if (m !== null)
+          return { reason: `${description.toLowerCase()} ${describe(v)}: "${clip(m[0])}"`, severity: "block" };
       }
       for (const v of rest(s)) {
         const m = re.exec(v.text);
-        if (m !== null) return { reason: `${description.toLowerCase()} ${describe(v)}: "${clip(m[0])}"`, severity: v.origin === "tags" ? "block" : "escalate" };
+        if (m !== null)
+          return {
+            reason: `${description.toLowerCase()} ${describe(v)}: "${clip(m[0])}"`,
+            severity: v.origin === "tags" ? "block" : "escalate",
+          };
       }
       return undefined;
     },
@@ -48,7 +57,8 @@ const EXFIL_INSTRUCTION =
 // asking is not needed: approval is the Engine's to ask, never something text can grant.
 const PRE_APPROVAL =
   /\b(?:has|have|had)\s+(?:already\s+)?(?:pre-?approved|pre-?authori[sz]ed|authori[sz]ed|approved|cleared|confirmed|consented to)\s+(?:all|every|each|any)\b|\b(?:pre-?approved|pre-?authori[sz]ed)\s+(?:all|every|each|any|the)\b|\b(?:already|previously)\s+(?:approved|authori[sz]ed|confirmed|cleared)\s+(?:all|every|each|any)\b|\b(?:consented|agreed) in advance\b|\b(?:approved|authori[sz]ed) in advance\b|\b(?:standing|blanket)\s+(?:permission|approval|authori[sz]ation|consent)\b|\bapproval status\s*[:=]\s*(?:granted|approved)\b|\b(?:approval|permission|authori[sz]ation|consent)\b[^.\n]{0,40}?\b(?:was|were|has been|have been|is)\s+(?:already\s+)?(?:granted|given|obtained)\b[^.\n]{0,60}?\b(?:skip|without|no need|don't|do not|never)\b|\b(?:you are|you're)\s+(?:cleared|authori[sz]ed|permitted|allowed)\s+to\b[^.\n]{0,60}?\bwithout\b[^.\n]{0,30}?\b(?:approval|confirmation|asking|permission)\b/i;
-const PROMPT_LEAK = /\b(reveal|print|show|repeat|output|leak|dump|tell me|display|share)\b[^.\n]{0,30}?\b(your |the )?(full |entire |original |hidden )?(system prompt|initial prompt|instructions you were given|configuration|api keys? you|hidden instructions)/i;
+const PROMPT_LEAK =
+  /\b(reveal|print|show|repeat|output|leak|dump|tell me|display|share)\b[^.\n]{0,30}?\b(your |the )?(full |entire |original |hidden )?(system prompt|initial prompt|instructions you were given|configuration|api keys? you|hidden instructions)/i;
 
 export const injectionDetectors: Detector[] = [
   injection("injection.override", "Instructions to ignore or replace prior instructions", OVERRIDE),
@@ -67,7 +77,9 @@ export const injectionDetectors: Detector[] = [
     when: { text: PROMPT_LEAK },
     detect(s) {
       const v = s.modelFacing.find((x) => PROMPT_LEAK.test(x.text)) ?? rest(s).find((x) => PROMPT_LEAK.test(x.text));
-      return v !== undefined ? { reason: `asks to reveal the agent's prompt or configuration ${describe(v)}` } : undefined;
+      return v !== undefined
+        ? { reason: `asks to reveal the agent's prompt or configuration ${describe(v)}` }
+        : undefined;
     },
   },
   {

@@ -2,7 +2,8 @@ import type { Detector } from "./types.js";
 import { cmdText, commandViews, findCommand, firstView, isCodeInterpreter, isShell } from "./util.js";
 
 const DEV_TCP = /\/dev\/(tcp|udp)\/[^\s/]+\/\d+/i;
-const SOCKET = /\b(socket\.socket|socket\(|fsockopen|TCPSocket|IO::Socket|use Socket|net\.(connect|Socket|createConnection)|new Socket\(|System\.Net\.Sockets|TCPClient)/i;
+const SOCKET =
+  /\b(socket\.socket|socket\(|fsockopen|TCPSocket|IO::Socket|use Socket|net\.(connect|Socket|createConnection)|new Socket\(|System\.Net\.Sockets|TCPClient)/i;
 const NETCATS = new Set(["nc", "ncat", "netcat", "telnet", "socat", "openssl", "cryptcat", "pwncat"]);
 
 export const revshell: Detector[] = [
@@ -32,7 +33,8 @@ export const revshell: Detector[] = [
       });
       if (c !== undefined) return { reason: `network socket attached to a shell: ${cmdText(c)}` };
       const fifo = findCommand(s, (c) => c.name === "mkfifo" || (c.name === "mknod" && c.args.includes("p")));
-      if (fifo !== undefined && s.commands.some((c) => NETCATS.has(c.name))) return { reason: "named pipe combined with netcat (classic reverse shell)" };
+      if (fifo !== undefined && s.commands.some((c) => NETCATS.has(c.name)))
+        return { reason: "named pipe combined with netcat (classic reverse shell)" };
       return undefined;
     },
   },
@@ -46,9 +48,16 @@ export const revshell: Detector[] = [
       const cmdViews = commandViews(s);
       const views = cmdViews.length > 0 ? cmdViews : s.kind === "file-write" ? s.views : [];
       for (const v of views) {
-        if (SOCKET.test(v.text) &&
-          /(dup2|pty\.spawn|subprocess|\/bin\/(ba|z)?sh\b|cmd\.exe|child_process|proc_open|popen|\bexec\s*\(|spawn\(|\bsystem\s*\(|GetStream\(\))/i.test(v.text)) {
-          return { reason: `socket connected to a shell in ${v.key}`, severity: cmdViews.length > 0 ? "block" : "escalate" };
+        if (
+          SOCKET.test(v.text) &&
+          /(dup2|pty\.spawn|subprocess|\/bin\/(ba|z)?sh\b|cmd\.exe|child_process|proc_open|popen|\bexec\s*\(|spawn\(|\bsystem\s*\(|GetStream\(\))/i.test(
+            v.text,
+          )
+        ) {
+          return {
+            reason: `socket connected to a shell in ${v.key}`,
+            severity: cmdViews.length > 0 ? "block" : "escalate",
+          };
         }
       }
       return undefined;
@@ -59,9 +68,16 @@ export const revshell: Detector[] = [
     category: "reverse-shell",
     severity: "escalate",
     description: "Tunnels that expose this machine (ssh -R/-D, ngrok, cloudflared, chisel, frp)",
-    when: { commands: ["ssh", "ngrok", "cloudflared", "chisel", "frpc", "lt", "localtunnel", "bore", "sshuttle", "inlets"] },
+    when: {
+      commands: ["ssh", "ngrok", "cloudflared", "chisel", "frpc", "lt", "localtunnel", "bore", "sshuttle", "inlets"],
+    },
     detect(s) {
-      const c = findCommand(s, (c) => (c.name === "ssh" && c.args.some((a) => /^-[a-zA-Z]*[RD]/.test(a))) || /^(ngrok|cloudflared|chisel|frpc|lt|localtunnel|bore|sshuttle|inlets)$/.test(c.name));
+      const c = findCommand(
+        s,
+        (c) =>
+          (c.name === "ssh" && c.args.some((a) => /^-[a-zA-Z]*[RD]/.test(a))) ||
+          /^(ngrok|cloudflared|chisel|frpc|lt|localtunnel|bore|sshuttle|inlets)$/.test(c.name),
+      );
       return c !== undefined ? { reason: `tunnel to the outside: ${cmdText(c)}` } : undefined;
     },
   },

@@ -1,9 +1,12 @@
 import type { UrlRef } from "../normalize/subject.js";
 import type { Detector } from "./types.js";
 
-const METADATA_HOSTS = /^(169\.254\.169\.254|169\.254\.170\.2|169\.254\.169\.123|fd00:ec2::254|100\.100\.100\.200|metadata\.google\.internal|metadata\.goog|metadata|metadata\.azure\.com|instance-data(\.ec2\.internal)?|192\.0\.0\.192)$/;
-const METADATA_PATHS = /^\/(latest\/(meta-data|user-data|api\/token|dynamic)|computemetadata\/|metadata\/(instance|identity)|opc\/v[12]\/|openstack\/|v1\/credentials)/i;
-const REBINDING = /(^|\.)(nip\.io|sslip\.io|xip\.io|localtest\.me|lvh\.me|vcap\.me|lacolhost\.com|1u\.ms|rbndr\.us|localh\.st|traefik\.me|fbi\.com|127-0-0-1\.org\.uk)$/;
+const METADATA_HOSTS =
+  /^(169\.254\.169\.254|169\.254\.170\.2|169\.254\.169\.123|fd00:ec2::254|100\.100\.100\.200|metadata\.google\.internal|metadata\.goog|metadata|metadata\.azure\.com|instance-data(\.ec2\.internal)?|192\.0\.0\.192)$/;
+const METADATA_PATHS =
+  /^\/(latest\/(meta-data|user-data|api\/token|dynamic)|computemetadata\/|metadata\/(instance|identity)|opc\/v[12]\/|openstack\/|v1\/credentials)/i;
+const REBINDING =
+  /(^|\.)(nip\.io|sslip\.io|xip\.io|localtest\.me|lvh\.me|vcap\.me|lacolhost\.com|1u\.ms|rbndr\.us|localh\.st|traefik\.me|fbi\.com|127-0-0-1\.org\.uk)$/;
 
 function ipv4(host: string): number[] | undefined {
   const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
@@ -26,14 +29,33 @@ export function internalKind(host: string): "loopback" | "private" | "link-local
   if (v4 !== undefined) {
     const [a = 0, b = 0] = v4;
     if (a === 127 || a === 0) return "loopback";
-    if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127) || (a === 198 && (b === 18 || b === 19))) return "private";
+    if (
+      a === 10 ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127) ||
+      (a === 198 && (b === 18 || b === 19))
+    )
+      return "private";
     if (a === 169 && b === 254) return "link-local";
     return undefined;
   }
-  if (h === "localhost" || h.endsWith(".localhost") || h === "::1" || h === "::" || h === "0:0:0:0:0:0:0:1" || h === "ip6-localhost") return "loopback";
+  if (
+    h === "localhost" ||
+    h.endsWith(".localhost") ||
+    h === "::1" ||
+    h === "::" ||
+    h === "0:0:0:0:0:0:0:1" ||
+    h === "ip6-localhost"
+  )
+    return "loopback";
   if (/^f[cd][0-9a-f]{2}:/.test(h)) return "private";
   if (/^fe[89ab][0-9a-f]:/.test(h)) return "link-local";
-  if (/\.(internal|local|lan|corp|intranet|home\.arpa|localdomain|home|private)$/.test(h) || !h.includes(".") && !h.includes(":") && h.length > 0) return "private";
+  if (
+    /\.(internal|local|lan|corp|intranet|home\.arpa|localdomain|home|private)$/.test(h) ||
+    (!h.includes(".") && !h.includes(":") && h.length > 0)
+  )
+    return "private";
   return undefined;
 }
 
@@ -41,12 +63,23 @@ export function internalKind(host: string): "loopback" | "private" | "link-local
 function obfuscatedHost(u: UrlRef): string | undefined {
   const m = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(u.raw);
   const authority = m?.[1] ?? "";
-  const host = authority.replace(/^.*@/, "").replace(/:\d*$/, "").replace(/^\[|\]$/g, "");
+  const host = authority
+    .replace(/^.*@/, "")
+    .replace(/:\d*$/, "")
+    .replace(/^\[|\]$/g, "");
   // the numeric and percent-encoding checks all need a digit or a "%": most hosts are names
   const digits = /[0-9%]/.test(host);
-  if (digits && (/^\d{8,10}$/.test(host) || /(^|\.)0x[0-9a-f]+(\.|$)/i.test(host) || /^0\d+(\.|$)/.test(host) || /(^|\.)0\d+(\.|$)/.test(host) && /^[\d.x]+$/i.test(host))) return `numeric host ${host}`;
+  if (
+    digits &&
+    (/^\d{8,10}$/.test(host) ||
+      /(^|\.)0x[0-9a-f]+(\.|$)/i.test(host) ||
+      /^0\d+(\.|$)/.test(host) ||
+      (/(^|\.)0\d+(\.|$)/.test(host) && /^[\d.x]+$/i.test(host)))
+  )
+    return `numeric host ${host}`;
   if (digits && /^\d+\.\d+$|^\d+\.\d+\.\d+$/.test(host)) return `short-form IP ${host}`;
-  if (authority.includes("@") && /\./.test(authority.split("@")[0] ?? "")) return `credentials-before-host trick ${authority}`;
+  if (authority.includes("@") && /\./.test(authority.split("@")[0] ?? ""))
+    return `credentials-before-host trick ${authority}`;
   if (digits && /%[0-9a-f]{2}/i.test(host)) return `percent-encoded host ${host}`;
   return undefined;
 }
@@ -61,7 +94,11 @@ export const ssrf: Detector[] = [
     description: "Cloud metadata endpoints (169.254.169.254, metadata.google.internal, ...)",
     when: { urls: true },
     detect(s) {
-      const u = s.urls.find((u) => METADATA_HOSTS.test(u.host) || (u.active && METADATA_PATHS.test(u.query) && internalKind(u.host) !== undefined));
+      const u = s.urls.find(
+        (u) =>
+          METADATA_HOSTS.test(u.host) ||
+          (u.active && METADATA_PATHS.test(u.query) && internalKind(u.host) !== undefined),
+      );
       return u !== undefined ? { reason: `cloud metadata endpoint ${u.host}${u.query}` } : undefined;
     },
   },
@@ -75,7 +112,10 @@ export const ssrf: Detector[] = [
       const u = s.urls.find((u) => u.active && internalKind(u.host) !== undefined);
       if (u === undefined) return undefined;
       const kind = internalKind(u.host) ?? "";
-      return { reason: `${kind} address ${u.host}${u.port ? `:${u.port}` : ""}`, severity: toolUrl(u) ? "block" : "escalate" };
+      return {
+        reason: `${kind} address ${u.host}${u.port ? `:${u.port}` : ""}`,
+        severity: toolUrl(u) ? "block" : "escalate",
+      };
     },
   },
   {
@@ -85,7 +125,11 @@ export const ssrf: Detector[] = [
     description: "Non-HTTP URL schemes a fetcher should never follow (file, gopher, dict, ldap, ...)",
     when: { urls: true },
     detect(s) {
-      const u = s.urls.find((u) => u.active && /^(file|gopher|dict|ldap|ldaps|jar|netdoc|php|expect|phar|tftp|sftp|smb|jdbc|zip|data)$/.test(u.scheme));
+      const u = s.urls.find(
+        (u) =>
+          u.active &&
+          /^(file|gopher|dict|ldap|ldaps|jar|netdoc|php|expect|phar|tftp|sftp|smb|jdbc|zip|data)$/.test(u.scheme),
+      );
       return u !== undefined ? { reason: `${u.scheme}: URL ${u.raw.slice(0, 80)}` } : undefined;
     },
   },

@@ -49,14 +49,20 @@ export function commandViews(s: Subject): TextView[] {
 export function anyOf(res: readonly RegExp[]): RegExp {
   const flags = [...new Set(res.flatMap((r) => [...r.flags]))].sort().join("");
   for (const r of res) {
-    if (/[^ims]/.test(r.flags) || /\\[1-9]|\\k</.test(r.source)) throw new Error(`anyOf: unsupported pattern ${r.source.slice(0, 40)}`);
-    if (r.flags !== flags && /\(\?[=!<]/.test(r.source)) throw new Error(`anyOf: lookaround in a pattern whose flags would widen: ${r.source.slice(0, 40)}`);
+    if (/[^ims]/.test(r.flags) || /\\[1-9]|\\k</.test(r.source))
+      throw new Error(`anyOf: unsupported pattern ${r.source.slice(0, 40)}`);
+    if (r.flags !== flags && /\(\?[=!<]/.test(r.source))
+      throw new Error(`anyOf: lookaround in a pattern whose flags would widen: ${r.source.slice(0, 40)}`);
   }
   return new RegExp(res.map((r) => `(?:${r.source})`).join("|"), flags);
 }
 
 export function hasFlag(args: string[], short: string, long?: string): boolean {
-  return args.some((a) => (a.startsWith("-") && !a.startsWith("--") && a.slice(1).includes(short)) || (long !== undefined && (a === long || a.startsWith(`${long}=`))));
+  return args.some(
+    (a) =>
+      (a.startsWith("-") && !a.startsWith("--") && a.slice(1).includes(short)) ||
+      (long !== undefined && (a === long || a.startsWith(`${long}=`))),
+  );
 }
 
 export function pathHit(s: Subject, pred: (p: string, ref: PathRef) => boolean): PathRef | undefined {
@@ -71,9 +77,57 @@ export function isWrite(ref: PathRef): boolean {
   return ref.op === "write" || ref.op === "delete" || ref.op === "unknown";
 }
 
-export const DOWNLOADERS = new Set(["curl", "wget", "fetch", "aria2c", "http", "https", "httpie", "xh", "lwp-request", "lynx", "invoke-webrequest", "iwr", "irm", "invoke-restmethod", "ftp", "tftp"]);
-export const NET_SENDERS = new Set([...DOWNLOADERS, "nc", "ncat", "netcat", "telnet", "socat", "scp", "sftp", "rsync", "ssh", "mail", "mailx", "sendmail", "mutt", "dig", "nslookup", "host", "drill", "ping", "openssl", "gh", "aws", "gsutil", "rclone", "s3cmd"]);
+export const DOWNLOADERS = new Set([
+  "curl",
+  "wget",
+  "fetch",
+  "aria2c",
+  "http",
+  "https",
+  "httpie",
+  "xh",
+  "lwp-request",
+  "lynx",
+  "invoke-webrequest",
+  "iwr",
+  "irm",
+  "invoke-restmethod",
+  "ftp",
+  "tftp",
+]);
+export const NET_SENDERS = new Set([
+  ...DOWNLOADERS,
+  "nc",
+  "ncat",
+  "netcat",
+  "telnet",
+  "socat",
+  "scp",
+  "sftp",
+  "rsync",
+  "ssh",
+  "mail",
+  "mailx",
+  "sendmail",
+  "mutt",
+  "dig",
+  "nslookup",
+  "host",
+  "drill",
+  "ping",
+  "openssl",
+  "gh",
+  "aws",
+  "gsutil",
+  "rclone",
+  "s3cmd",
+]);
 
 export function hasEgress(s: Subject): boolean {
-  return s.kind === "http" || s.kind === "mail" || s.urls.some((u) => u.active) || s.commands.some((c) => NET_SENDERS.has(c.name));
+  return (
+    s.kind === "http" ||
+    s.kind === "mail" ||
+    s.urls.some((u) => u.active) ||
+    s.commands.some((c) => NET_SENDERS.has(c.name))
+  );
 }

@@ -56,7 +56,9 @@ function looksLikeText(s: string): boolean {
 
 /** 6-bit values of the base64 characters (both alphabets), -1 elsewhere. */
 const B64_VALUE = new Int8Array(128).fill(-1);
-[..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"].forEach((c, i) => (B64_VALUE[c.charCodeAt(0)] = i));
+[..."ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"].forEach(
+  (c, i) => (B64_VALUE[c.charCodeAt(0)] = i),
+);
 B64_VALUE["-".charCodeAt(0)] = 62;
 B64_VALUE["_".charCodeAt(0)] = 63;
 
@@ -144,7 +146,16 @@ export function decodeAnsiC(s: string): string {
     const c = e[0];
     if (c === "x" || c === "u") return e.length > 1 ? String.fromCharCode(parseInt(e.slice(1), 16)) : _m;
     if (c !== undefined && c >= "0" && c <= "7") return String.fromCharCode(parseInt(e, 8));
-    const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", f: "\f", v: "\v" };
+    const simple: Record<string, string> = {
+      n: "\n",
+      t: "\t",
+      r: "\r",
+      a: "\x07",
+      b: "\b",
+      e: "\x1b",
+      f: "\f",
+      v: "\v",
+    };
     return simple[e] ?? e;
   });
 }

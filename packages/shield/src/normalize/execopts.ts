@@ -35,7 +35,8 @@ function find(args: readonly string[], names: readonly string[]): string | undef
 }
 
 /** A sed script runs a command with the `e` command or the `e` flag of `s///`. */
-const SED_E_COMMAND = /(?:^|[;\n{}])\s*(?:(?:\d+|\$|\/(?:\\.|[^/\\])*\/)\s*(?:,\s*(?:\d+|\$|\/(?:\\.|[^/\\])*\/))?)?\s*!?\s*e(?=\s|;|$)([^;\n]*)/;
+const SED_E_COMMAND =
+  /(?:^|[;\n{}])\s*(?:(?:\d+|\$|\/(?:\\.|[^/\\])*\/)\s*(?:,\s*(?:\d+|\$|\/(?:\\.|[^/\\])*\/))?)?\s*!?\s*e(?=\s|;|$)([^;\n]*)/;
 const SED_S_FLAGS = /(?:^|[;\n{}]|\/\s*)s(.)(?:\\.|(?!\1)[^\\])*\1(?:\\.|(?!\1)[^\\])*\1([a-zA-Z0-9]*)/g;
 
 function sedScripts(args: readonly string[]): string[] {
@@ -52,7 +53,8 @@ function sedScripts(args: readonly string[]): string[] {
 }
 
 function sed(args: readonly string[]): Hazard | undefined {
-  if (args.some((a) => a === "-f" || a.startsWith("--file"))) return { reason: "sed -f runs a script file the Shield cannot read" };
+  if (args.some((a) => a === "-f" || a.startsWith("--file")))
+    return { reason: "sed -f runs a script file the Shield cannot read" };
   for (const script of sedScripts(args)) {
     const e = SED_E_COMMAND.exec(script);
     if (e !== null) return { reason: "sed's e command runs a shell command", script: (e[1] ?? "").trim() };
@@ -66,18 +68,37 @@ function sed(args: readonly string[]): Hazard | undefined {
 
 function tar(args: readonly string[]): Hazard | undefined {
   const action = find(args, ["--checkpoint-action"]);
-  if (action !== undefined && /^exec=/.test(action)) return { reason: "tar --checkpoint-action=exec runs a command", script: action.slice(5) };
-  const to = find(args, ["--to-command", "--use-compress-program", "--info-script", "--new-volume-script", "--rsh-command", "--rmt-command", "-I", "-F"]);
+  if (action !== undefined && /^exec=/.test(action))
+    return { reason: "tar --checkpoint-action=exec runs a command", script: action.slice(5) };
+  const to = find(args, [
+    "--to-command",
+    "--use-compress-program",
+    "--info-script",
+    "--new-volume-script",
+    "--rsh-command",
+    "--rmt-command",
+    "-I",
+    "-F",
+  ]);
   if (to !== undefined) return { reason: "this tar option runs a program", script: to };
   return undefined;
 }
 
 function make(args: readonly string[]): Hazard | undefined {
   const ev = find(args, ["--eval", "-E"]);
-  if (ev !== undefined) return { reason: "make --eval defines rules that run commands", script: ev.split(/;|\n\t/).slice(1).join("\n") };
+  if (ev !== undefined)
+    return {
+      reason: "make --eval defines rules that run commands",
+      script: ev
+        .split(/;|\n\t/)
+        .slice(1)
+        .join("\n"),
+    };
   const file = find(args, ["--file", "--makefile", "-f"]);
-  if (file !== undefined && (file === "-" || file.startsWith("/dev/") || file.startsWith("/proc/"))) return { reason: "make -f - reads its rules from standard input" };
-  if (args.some((a) => /^(SHELL|MAKESHELL|\.SHELLFLAGS)=/.test(a))) return { reason: "make with SHELL= runs recipes with another program" };
+  if (file !== undefined && (file === "-" || file.startsWith("/dev/") || file.startsWith("/proc/")))
+    return { reason: "make -f - reads its rules from standard input" };
+  if (args.some((a) => /^(SHELL|MAKESHELL|\.SHELLFLAGS)=/.test(a)))
+    return { reason: "make with SHELL= runs recipes with another program" };
   return undefined;
 }
 
@@ -91,7 +112,10 @@ function gitConfigHazard(assignment: string, option: string): Hazard | undefined
   const key = gitConfigKey(assignment);
   if (!gitConfigRunsProgram(key)) return undefined;
   const value = assignment.length > key.length ? assignment.slice(key.length + 1) : "";
-  return { reason: `git ${option} ${key} is not a key known to be harmless: it can run a program`, script: value.replace(/^!/, "") };
+  return {
+    reason: `git ${option} ${key} is not a key known to be harmless: it can run a program`,
+    script: value.replace(/^!/, ""),
+  };
 }
 
 /** `clone`'s own `-c`/`--config`, and the options of clone/init that set up what runs later. */
@@ -107,7 +131,9 @@ function gitSetup(sub: string, rest: readonly string[]): Hazard | undefined {
     const setup = valueAt(rest, i, GIT_SETUP_OPTIONS[sub] ?? []);
     if (setup !== undefined) {
       const name = (rest[i] ?? "").split("=")[0] ?? "";
-      return { reason: `git ${sub} ${name} copies hooks and config (or puts the repository) where later git commands run them` };
+      return {
+        reason: `git ${sub} ${name} copies hooks and config (or puts the repository) where later git commands run them`,
+      };
     }
   }
   return undefined;
@@ -119,13 +145,15 @@ function git(args: readonly string[]): Hazard | undefined {
     const a = args[i] ?? "";
     const cfg = valueAt(args, i, ["-c", "--config-env"]);
     if (cfg !== undefined) {
-      if (a === "--config-env" || a.startsWith("--config-env")) return { reason: "git --config-env sets config from the environment the Shield cannot see" };
+      if (a === "--config-env" || a.startsWith("--config-env"))
+        return { reason: "git --config-env sets config from the environment the Shield cannot see" };
       const hazard = gitConfigHazard(cfg, "-c");
       if (hazard !== undefined) return hazard;
       if (a === "-c") i++;
       continue;
     }
-    if (a === "--exec-path" || a.startsWith("--exec-path=")) return { reason: "git --exec-path runs programs from another directory" };
+    if (a === "--exec-path" || a.startsWith("--exec-path="))
+      return { reason: "git --exec-path runs programs from another directory" };
     if (!a.startsWith("-")) {
       subAt = i;
       break;
@@ -136,12 +164,36 @@ function git(args: readonly string[]): Hazard | undefined {
     const setup = gitSetup(sub, args.slice(subAt + 1));
     if (setup !== undefined) return setup;
   }
-  const run = find(args, ["--open-files-in-pager", "-O", "--upload-pack", "--receive-pack", "--exec", "--extcmd", "-x"]);
-  if (run !== undefined && sub !== undefined && /^(grep|fetch|pull|clone|ls-remote|push|archive|rebase|difftool|submodule)$/.test(sub)) return { reason: `git ${sub} with an option that runs a program`, script: run };
+  const run = find(args, [
+    "--open-files-in-pager",
+    "-O",
+    "--upload-pack",
+    "--receive-pack",
+    "--exec",
+    "--extcmd",
+    "-x",
+  ]);
+  if (
+    run !== undefined &&
+    sub !== undefined &&
+    /^(grep|fetch|pull|clone|ls-remote|push|archive|rebase|difftool|submodule)$/.test(sub)
+  )
+    return { reason: `git ${sub} with an option that runs a program`, script: run };
   if (sub === "bisect" && args.includes("run")) return { reason: "git bisect run runs a program" };
-  if (sub === "submodule" && args.includes("foreach")) return { reason: "git submodule foreach runs a command", script: args.slice(args.indexOf("foreach") + 1).filter((a) => !a.startsWith("-")).join(" ") };
+  if (sub === "submodule" && args.includes("foreach"))
+    return {
+      reason: "git submodule foreach runs a command",
+      script: args
+        .slice(args.indexOf("foreach") + 1)
+        .filter((a) => !a.startsWith("-"))
+        .join(" "),
+    };
   if (sub === "filter-branch" || sub === "filter-repo") return { reason: `git ${sub} runs filter commands` };
-  if (args.some((a) => /^ext::/.test(a))) return { reason: "git's ext:: transport runs a command", script: args.find((a) => a.startsWith("ext::"))?.slice(5) ?? "" };
+  if (args.some((a) => /^ext::/.test(a)))
+    return {
+      reason: "git's ext:: transport runs a command",
+      script: args.find((a) => a.startsWith("ext::"))?.slice(5) ?? "",
+    };
   return undefined;
 }
 
@@ -163,17 +215,30 @@ function ssh(args: readonly string[]): Hazard | undefined {
     const m = o === undefined ? null : SSH_EXEC.exec(o);
     if (m !== null) return { reason: `ssh -o ${m[1] ?? ""} runs a local command`, script: m[2] ?? "" };
   }
-  if (args.some((a) => a === "-F" || a.startsWith("-F"))) return { reason: "ssh -F reads a configuration that can run commands" };
+  if (args.some((a) => a === "-F" || a.startsWith("-F")))
+    return { reason: "ssh -F reads a configuration that can run commands" };
   return undefined;
 }
 
 const CODE_FLAGS: Record<string, readonly string[]> = {
-  python: ["-c"], node: ["-e", "-p", "--eval", "--print", "-r", "--require", "--import", "--loader"], perl: ["-e", "-E", "-M"], ruby: ["-e", "-r"], php: ["-r", "-a"],
-  deno: ["eval"], bun: ["-e", "--eval", "-p", "--print"], lua: ["-e"], osascript: ["-e"], pwsh: ["-c", "-command", "-encodedcommand", "-enc", "-ec"],
+  python: ["-c"],
+  node: ["-e", "-p", "--eval", "--print", "-r", "--require", "--import", "--loader"],
+  perl: ["-e", "-E", "-M"],
+  ruby: ["-e", "-r"],
+  php: ["-r", "-a"],
+  deno: ["eval"],
+  bun: ["-e", "--eval", "-p", "--print"],
+  lua: ["-e"],
+  osascript: ["-e"],
+  pwsh: ["-c", "-command", "-encodedcommand", "-enc", "-ec"],
 };
 
 function family(name: string): string {
-  return name.replace(/[0-9.]+$/, "").replace(/^nodejs$/, "node").replace(/^pypy$/, "python").replace(/^powershell$/, "pwsh");
+  return name
+    .replace(/[0-9.]+$/, "")
+    .replace(/^nodejs$/, "node")
+    .replace(/^pypy$/, "python")
+    .replace(/^powershell$/, "pwsh");
 }
 
 function interpreter(name: string, args: readonly string[]): Hazard | undefined {
@@ -181,7 +246,9 @@ function interpreter(name: string, args: readonly string[]): Hazard | undefined 
   if (flags === undefined) return undefined;
   for (const a of args) {
     if (!a.startsWith("-") && family(name) !== "deno") break; // options end at the script name
-    const f = flags.find((x) => a === x || a.startsWith(`${x}=`) || (x.length === 2 && a.startsWith(x) && !a.startsWith("--")));
+    const f = flags.find(
+      (x) => a === x || a.startsWith(`${x}=`) || (x.length === 2 && a.startsWith(x) && !a.startsWith("--")),
+    );
     if (f !== undefined) return { reason: `${name} ${f} runs code given on the command line` };
   }
   return undefined;
@@ -189,12 +256,29 @@ function interpreter(name: string, args: readonly string[]): Hazard | undefined 
 
 function awk(args: readonly string[]): Hazard | undefined {
   const program = args.find((a) => !a.startsWith("-"));
-  if (program !== undefined && /\bsystem\s*\(|\|\s*getline|\|&?\s*"|"\s*\|/.test(program)) return { reason: "the awk program runs commands" };
-  if (args.some((a) => a === "-f" || a.startsWith("--file"))) return { reason: "awk -f runs a program file the Shield cannot read" };
+  if (program !== undefined && /\bsystem\s*\(|\|\s*getline|\|&?\s*"|"\s*\|/.test(program))
+    return { reason: "the awk program runs commands" };
+  if (args.some((a) => a === "-f" || a.startsWith("--file")))
+    return { reason: "awk -f runs a program file the Shield cannot read" };
   return undefined;
 }
 
-const CURL_SENDS = new Set(["-d", "--data", "--data-binary", "--data-raw", "--data-ascii", "--data-urlencode", "-F", "--form", "--form-string", "-T", "--upload-file", "--json", "-K", "--config"]);
+const CURL_SENDS = new Set([
+  "-d",
+  "--data",
+  "--data-binary",
+  "--data-raw",
+  "--data-ascii",
+  "--data-urlencode",
+  "-F",
+  "--form",
+  "--form-string",
+  "-T",
+  "--upload-file",
+  "--json",
+  "-K",
+  "--config",
+]);
 
 function curl(args: readonly string[]): Hazard | undefined {
   for (let i = 0; i < args.length; i++) {
@@ -216,21 +300,51 @@ function wget(args: readonly string[]): Hazard | undefined {
 }
 
 /** A package spec or option that installs from somewhere other than the configured registry. */
-const OFF_REGISTRY = /:\/\/|^git\+|^(github|gitlab|bitbucket|gist|file):|^[\w.-]+\/[\w.-]+(#.*)?$|\.(tgz|tar\.gz|whl|zip)$/;
-const OFF_REGISTRY_OPTS = /^(-i|--index-url|--extra-index-url|-f|--find-links|--trusted-host|--registry|--git|--path|--index|--default-index)(=|$)/;
+const OFF_REGISTRY =
+  /:\/\/|^git\+|^(github|gitlab|bitbucket|gist|file):|^[\w.-]+\/[\w.-]+(#.*)?$|\.(tgz|tar\.gz|whl|zip)$/;
+const OFF_REGISTRY_OPTS =
+  /^(-i|--index-url|--extra-index-url|-f|--find-links|--trusted-host|--registry|--git|--path|--index|--default-index)(=|$)/;
 
 function installer(args: readonly string[]): Hazard | undefined {
   const opt = args.find((a) => OFF_REGISTRY_OPTS.test(a));
   if (opt !== undefined) return { reason: `${opt.split("=")[0] ?? opt} installs from another package source` };
   const sub = args.find((a) => !a.startsWith("-"));
   if (sub === undefined || !/^(install|i|add|get)$/.test(sub)) return undefined;
-  const spec = args.slice(args.indexOf(sub) + 1).find((a) => !a.startsWith("-") && !a.startsWith("@") && OFF_REGISTRY.test(a));
+  const spec = args
+    .slice(args.indexOf(sub) + 1)
+    .find((a) => !a.startsWith("-") && !a.startsWith("@") && OFF_REGISTRY.test(a));
   return spec !== undefined ? { reason: `installs ${spec} from outside the package registry` } : undefined;
 }
 
 const BY_NAME: Record<string, (args: readonly string[], name: string) => Hazard | undefined> = {
-  pip: installer, pip3: installer, npm: installer, pnpm: installer, yarn: installer, bun: installer, cargo: installer, poetry: installer, uv: (a) => installer(a[0] === "pip" ? a.slice(1) : a),
-  sed, gsed: sed, tar, gtar: tar, bsdtar: tar, make, gmake: make, git, zip, rsync, ssh, scp: ssh, sftp: ssh, awk, gawk: awk, mawk: awk, nawk: awk, curl, wget,
+  pip: installer,
+  pip3: installer,
+  npm: installer,
+  pnpm: installer,
+  yarn: installer,
+  bun: installer,
+  cargo: installer,
+  poetry: installer,
+  uv: (a) => installer(a[0] === "pip" ? a.slice(1) : a),
+  sed,
+  gsed: sed,
+  tar,
+  gtar: tar,
+  bsdtar: tar,
+  make,
+  gmake: make,
+  git,
+  zip,
+  rsync,
+  ssh,
+  scp: ssh,
+  sftp: ssh,
+  awk,
+  gawk: awk,
+  mawk: awk,
+  nawk: awk,
+  curl,
+  wget,
 };
 
 /** The hazard of one simple command, if it has one. */

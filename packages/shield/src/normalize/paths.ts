@@ -41,9 +41,14 @@ export function isInside(path: string, dir: string): boolean {
 /** Heuristic: does a command word or free-text token look like a file path? */
 export function looksLikePath(w: string): boolean {
   if (w.length === 0 || w.length > 4096 || w.includes("://") || w.includes("\n")) return false;
-  if (w.startsWith("/") || w.startsWith("~") || w.startsWith("./") || w.startsWith("../") || w.startsWith("$HOME")) return true;
+  if (w.startsWith("/") || w.startsWith("~") || w.startsWith("./") || w.startsWith("../") || w.startsWith("$HOME"))
+    return true;
   if (w.startsWith("-")) return false;
-  return w.includes("/") || /^\.[A-Za-z0-9_-]/.test(w) || /\.(pem|key|env|p12|pfx|kdbx|db|sqlite|json|ya?ml|txt|ts|js|md|sh)$/i.test(w);
+  return (
+    w.includes("/") ||
+    /^\.[A-Za-z0-9_-]/.test(w) ||
+    /\.(pem|key|env|p12|pfx|kdbx|db|sqlite|json|ya?ml|txt|ts|js|md|sh)$/i.test(w)
+  );
 }
 
 /** Linux refuses longer paths and names (ENAMETOOLONG): such a path names no file. */

@@ -11,7 +11,19 @@ import { decodeAnsiC } from "./decode.js";
 import { hazardOf } from "./execopts.js";
 import { execAll } from "./text.js";
 
-export type Via = "top" | "file" | "text" | "subst" | "procsubst" | "shell-c" | "eval" | "exec" | "heredoc" | "code" | "remote" | "decoded";
+export type Via =
+  | "top"
+  | "file"
+  | "text"
+  | "subst"
+  | "procsubst"
+  | "shell-c"
+  | "eval"
+  | "exec"
+  | "heredoc"
+  | "code"
+  | "remote"
+  | "decoded";
 
 export interface Redirect {
   op: string;
@@ -90,7 +102,25 @@ const REDIRECT_OPS = ["<<<", "<<-", "&>>", ">>", "<<", ">&", "<&", "<>", ">|", "
 type Token = { kind: "word"; word: Word } | { kind: "op"; op: string } | { kind: "redir"; op: string };
 
 const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "busybox", "mksh", "tcsh", "csh"]);
-const KEYWORDS = new Set(["if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac", "!", "{", "}", "in", "function", "time", "coproc"]);
+const KEYWORDS = new Set([
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "do",
+  "done",
+  "while",
+  "until",
+  "esac",
+  "!",
+  "{",
+  "}",
+  "in",
+  "function",
+  "time",
+  "coproc",
+]);
 const SKIP_CLAUSE = new Set(["for", "select", "case"]);
 
 /** Wrappers and how many leading non-option arguments each one consumes before the command. */
@@ -115,7 +145,24 @@ const WRAPPERS: Record<string, { valueOpts?: string[]; positional?: number }> = 
   caffeinate: {},
   chrt: { positional: 1 },
   taskset: { positional: 1 },
-  xargs: { valueOpts: ["-I", "-i", "-n", "-P", "-L", "-d", "-s", "-E", "-a", "--max-args", "--max-procs", "--delimiter", "--arg-file", "--replace"] },
+  xargs: {
+    valueOpts: [
+      "-I",
+      "-i",
+      "-n",
+      "-P",
+      "-L",
+      "-d",
+      "-s",
+      "-E",
+      "-a",
+      "--max-args",
+      "--max-procs",
+      "--delimiter",
+      "--arg-file",
+      "--replace",
+    ],
+  },
   strace: { valueOpts: ["-o", "-e", "-p", "-s"] },
   watch: { valueOpts: ["-n", "-d"] },
 };
@@ -170,7 +217,11 @@ function unwrap(argv: string[]): { name: string; args: string[]; wrappers: strin
       break;
     }
   }
-  return { name: i < argv.length ? basename(argv[i] ?? "") : (wrappers[wrappers.length - 1] ?? ""), args: argv.slice(i + 1), wrappers };
+  return {
+    name: i < argv.length ? basename(argv[i] ?? "") : (wrappers[wrappers.length - 1] ?? ""),
+    args: argv.slice(i + 1),
+    wrappers,
+  };
 }
 
 class Lexer {
@@ -465,10 +516,25 @@ function fields(w: Word): string[] {
   return out;
 }
 
-const CODE_INTERPRETER = /^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*|lua[0-9.]*|osascript|powershell|pwsh|awk|gawk|tclsh|jshell)$/;
-const CODE_FLAGS = new Set(["-c", "-e", "-p", "-r", "-E", "eval", "--eval", "-command", "--command", "-encodedcommand", "-enc", "-ec"]);
+const CODE_INTERPRETER =
+  /^(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|bun|perl[0-9.]*|ruby[0-9.]*|php[0-9.]*|lua[0-9.]*|osascript|powershell|pwsh|awk|gawk|tclsh|jshell)$/;
+const CODE_FLAGS = new Set([
+  "-c",
+  "-e",
+  "-p",
+  "-r",
+  "-E",
+  "eval",
+  "--eval",
+  "-command",
+  "--command",
+  "-encodedcommand",
+  "-enc",
+  "-ec",
+]);
 /** Shell strings inside interpreter code: os.system("..."), subprocess.run("...", shell=True), execSync('...'). */
-const CODE_SHELL = /(?:system|popen|exec(?:Sync)?|spawn(?:Sync)?|call|run|check_output|Popen|getoutput|shell_exec|passthru|`)\s*\(?\s*(?:\[\s*)?(["'`])((?:(?!\1).){2,}?)\1/g;
+const CODE_SHELL =
+  /(?:system|popen|exec(?:Sync)?|spawn(?:Sync)?|call|run|check_output|Popen|getoutput|shell_exec|passthru|`)\s*\(?\s*(?:\[\s*)?(["'`])((?:(?!\1).){2,}?)\1/g;
 
 export class ShellReader {
   private readonly out: SimpleCommand[] = [];
@@ -486,7 +552,13 @@ export class ShellReader {
     return { commands: this.out, errors: this.errors, truncated: this.truncated };
   }
 
-  read(script: string, parent: SimpleCommand | undefined, via: Via, depth: number, inherited?: Map<string, string>): void {
+  read(
+    script: string,
+    parent: SimpleCommand | undefined,
+    via: Via,
+    depth: number,
+    inherited?: Map<string, string>,
+  ): void {
     if (depth > this.maxDepth || this.out.length >= this.maxCommands) {
       this.truncated = true;
       return;
@@ -517,22 +589,36 @@ export class ShellReader {
         }
         const u = unwrap(argv);
         const cmd: SimpleCommand = {
-          argv, name: u.name, args: u.args, wrappers: u.wrappers, redirects, pipeline, index: pipeline.length,
-          parent, via, depth, vars: cmdVars,
+          argv,
+          name: u.name,
+          args: u.args,
+          wrappers: u.wrappers,
+          redirects,
+          pipeline,
+          index: pipeline.length,
+          parent,
+          via,
+          depth,
+          vars: cmdVars,
         };
         pipeline.push(cmd);
         this.out.push(cmd);
         const hazard = hazardOf(cmd);
         if (hazard !== undefined) {
           cmd.hazard = hazard.reason;
-          if (hazard.script !== undefined && hazard.script.trim() !== "") this.read(hazard.script, cmd, "exec", depth + 1, vars);
+          if (hazard.script !== undefined && hazard.script.trim() !== "")
+            this.read(hazard.script, cmd, "exec", depth + 1, vars);
         }
-        for (const w of words) if (w.nested !== undefined) for (const n of w.nested) this.read(n.script, cmd, n.via, depth + 1, vars);
-        for (const r of redirects) if (r.op === "<<<" || r.op.startsWith("<<")) {
-          if (SHELLS.has(cmd.name) || CODE_INTERPRETER.test(cmd.name)) this.read(r.target, cmd, "heredoc", depth + 1, vars);
-          // an unquoted heredoc expands $(...) and backticks when the command runs
-          else if (r.op !== "<<<" && r.literal !== true) for (const sub of substitutions(r.target)) this.read(sub, cmd, "subst", depth + 1, vars);
-        }
+        for (const w of words)
+          if (w.nested !== undefined) for (const n of w.nested) this.read(n.script, cmd, n.via, depth + 1, vars);
+        for (const r of redirects)
+          if (r.op === "<<<" || r.op.startsWith("<<")) {
+            if (SHELLS.has(cmd.name) || CODE_INTERPRETER.test(cmd.name))
+              this.read(r.target, cmd, "heredoc", depth + 1, vars);
+            // an unquoted heredoc expands $(...) and backticks when the command runs
+            else if (r.op !== "<<<" && r.literal !== true)
+              for (const sub of substitutions(r.target)) this.read(sub, cmd, "subst", depth + 1, vars);
+          }
         this.writtenFiles(cmd, depth);
         this.nested(cmd, depth, vars);
       }
@@ -554,7 +640,8 @@ export class ShellReader {
       if (t.kind === "redir") {
         const target = lx.next();
         const r: Redirect = { op: t.op, target: target?.kind === "word" ? target.word.value : "" };
-        if (target?.kind === "word" && target.word.nested !== undefined) for (const n of target.word.nested) this.read(n.script, undefined, n.via, depth + 1, vars);
+        if (target?.kind === "word" && target.word.nested !== undefined)
+          for (const n of target.word.nested) this.read(n.script, undefined, n.via, depth + 1, vars);
         if (t.op === "<<" || t.op === "<<-") {
           if (target?.kind === "word" && target.word.quoted) r.literal = true;
           lx.pendingHeredocs.push({ delim: r.target, strip: t.op === "<<-", redirect: r });
@@ -579,7 +666,9 @@ export class ShellReader {
    * a shell script): `cat > Makefile <<EOF`, `echo '{...}' > package.json`, `printf ... | tee x.sh`.
    */
   private writtenFiles(cmd: SimpleCommand, depth: number): void {
-    const targets = cmd.redirects.filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|" || r.op === "&>" || r.op === "&>>").map((r) => r.target);
+    const targets = cmd.redirects
+      .filter((r) => r.op === ">" || r.op === ">>" || r.op === ">|" || r.op === "&>" || r.op === "&>>")
+      .map((r) => r.target);
     if (cmd.name === "tee") targets.push(...cmd.args.filter((a) => !a.startsWith("-")));
     if (targets.length === 0 || !targets.some((t) => runnableFile(t) !== undefined)) return;
     let content: string | undefined;
@@ -591,7 +680,8 @@ export class ShellReader {
     } else if (cmd.name === "printf") content = decodeAnsiC(cmd.args.filter((a) => !a.startsWith("-")).join(" "));
     else if (cmd.pipeline.length > 1 && cmd.index > 0) {
       const src = cmd.pipeline[cmd.index - 1];
-      if (src !== undefined && (src.name === "echo" || src.name === "printf")) content = decodeAnsiC(src.args.filter((a) => !/^-[neE]+$/.test(a)).join(" "));
+      if (src !== undefined && (src.name === "echo" || src.name === "printf"))
+        content = decodeAnsiC(src.args.filter((a) => !/^-[neE]+$/.test(a)).join(" "));
     }
     if (content === undefined) return;
     for (const t of targets) this.readFile(t, content, cmd, depth + 1);
@@ -637,13 +727,23 @@ export class ShellReader {
         if (/^-(exec|execdir|ok|okdir|x|X)$/.test(args[k] ?? "") || args[k] === "--exec") {
           const end = args.findIndex((a, j) => j > k && (a === ";" || a === "+" || a === "\\;"));
           // -exec takes argv words as they are (no re-parsing), so keep their boundaries
-          this.read(args.slice(k + 1, end < 0 ? undefined : end).map(quoteWord).join(" "), cmd, "exec", depth + 1, vars);
+          this.read(
+            args
+              .slice(k + 1, end < 0 ? undefined : end)
+              .map(quoteWord)
+              .join(" "),
+            cmd,
+            "exec",
+            depth + 1,
+            vars,
+          );
         }
       }
     } else if (name === "ssh") {
       // ssh [opts] host command...: the first non-option word is the host
       let k = 0;
-      while (k < args.length && (args[k] ?? "").startsWith("-")) k += /^-[bcDEeFIiJLlmOoPpRSWw]$/.test(args[k] ?? "") ? 2 : 1;
+      while (k < args.length && (args[k] ?? "").startsWith("-"))
+        k += /^-[bcDEeFIiJLlmOoPpRSWw]$/.test(args[k] ?? "") ? 2 : 1;
       if (args.length > k + 1) this.read(args.slice(k + 1).join(" "), cmd, "remote", depth + 1, vars);
     } else if (CODE_INTERPRETER.test(name)) {
       const ci = args.findIndex((a) => CODE_FLAGS.has(a.toLowerCase()));
@@ -663,7 +763,12 @@ type RunnableKind = "shell" | "make" | "package" | "code";
 export function runnableFile(path: string): RunnableKind | undefined {
   if (/(^|\/)(GNUmakefile|[Mm]akefile|[^/]+\.mk)$/.test(path)) return "make";
   if (/(^|\/)package\.json$/.test(path)) return "package";
-  if (/\.(sh|bash|zsh|ksh|command)$|(^|\/)\.(bashrc|zshrc|profile|bash_profile|bash_login|zprofile|zshenv|kshrc)$|(^|\/)\.git\/hooks\/|(^|\/)\.husky\/|(^|\/)(Dockerfile|Containerfile|Justfile|justfile|Taskfile|\.envrc)$/.test(path)) return "shell";
+  if (
+    /\.(sh|bash|zsh|ksh|command)$|(^|\/)\.(bashrc|zshrc|profile|bash_profile|bash_login|zprofile|zshenv|kshrc)$|(^|\/)\.git\/hooks\/|(^|\/)\.husky\/|(^|\/)(Dockerfile|Containerfile|Justfile|justfile|Taskfile|\.envrc)$/.test(
+      path,
+    )
+  )
+    return "shell";
   if (/\.(c?js|mjs|ts|mts|cts|jsx|tsx|py|rb|pl|php|lua|ps1)$/i.test(path)) return "code";
   return undefined;
 }

@@ -96,10 +96,28 @@ const MAX_TOTAL = 512 * 1024;
 const MAX_VIEWS = 400;
 const URL_RE = /\b([a-z][a-z0-9+.-]{1,15}):\/\/[^\s'"<>`\\)\]}]+/gi;
 const NETWORK_CMDS = new Set(["nc", "ncat", "netcat", "telnet", "socat", "ssh", "scp", "sftp", "rsync", "ftp", "tftp"]);
-const FRAGMENT = /`([^`\n]{3,400})`|(?:^|[\s:"'(])((?:sudo\s+)?(?:curl|wget|rm|bash|sh|zsh|nc|ncat|socat|chmod|chown|python3?|perl|dd|mkfs\S*|crontab|useradd|eval|base64|pkill|killall|scp|ssh)\s[^\n"'`]{1,300})/g;
+const FRAGMENT =
+  /`([^`\n]{3,400})`|(?:^|[\s:"'(])((?:sudo\s+)?(?:curl|wget|rm|bash|sh|zsh|nc|ncat|socat|chmod|chown|python3?|perl|dd|mkfs\S*|crontab|useradd|eval|base64|pkill|killall|scp|ssh)\s[^\n"'`]{1,300})/g;
 const CONTENT_KEYS = new Set(["content", "contents", "text", "data"]);
 const COMMAND_KEYS = new Set(["command", "cmd", "script", "shell", "commands"]);
-const WRITE_CMDS = new Set(["cp", "mv", "ln", "install", "rsync", "scp", "tee", "dd", "touch", "mkdir", "chmod", "chown", "chattr", "truncate", "sed", "patch"]);
+const WRITE_CMDS = new Set([
+  "cp",
+  "mv",
+  "ln",
+  "install",
+  "rsync",
+  "scp",
+  "tee",
+  "dd",
+  "touch",
+  "mkdir",
+  "chmod",
+  "chown",
+  "chattr",
+  "truncate",
+  "sed",
+  "patch",
+]);
 const DELETE_CMDS = new Set(["rm", "rmdir", "shred", "unlink", "wipe", "srm"]);
 
 function pathRef(key: string, raw: string, path: string, op: PathOp, from: PathRef["from"]): PathRef {
@@ -116,12 +134,31 @@ export function parseUrl(raw: string, key: string, active: boolean): UrlRef | un
   // asked first because a thrown TypeError (with its stack trace) costs tens of µs, a check ~1
   if (URL.canParse(s)) {
     const u = new URL(s);
-    const host = u.hostname.replace(/^\[|\]$/g, "").toLowerCase().replace(/\.$/, "");
-    return { key, raw, scheme: u.protocol.replace(/:$/, "").toLowerCase(), host, port: u.port, active, query: `${u.pathname}${u.search}` };
+    const host = u.hostname
+      .replace(/^\[|\]$/g, "")
+      .toLowerCase()
+      .replace(/\.$/, "");
+    return {
+      key,
+      raw,
+      scheme: u.protocol.replace(/:$/, "").toLowerCase(),
+      host,
+      port: u.port,
+      active,
+      query: `${u.pathname}${u.search}`,
+    };
   }
   const m = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/]*@)?([^/:?#]*)(?::(\d+))?/i.exec(s);
   if (m === null) return undefined;
-  return { key, raw, scheme: (m[1] ?? "").toLowerCase(), host: (m[2] ?? "").toLowerCase(), port: m[3] ?? "", active, query: "" };
+  return {
+    key,
+    raw,
+    scheme: (m[1] ?? "").toLowerCase(),
+    host: (m[2] ?? "").toLowerCase(),
+    port: m[3] ?? "",
+    active,
+    query: "",
+  };
 }
 
 function asRecord(v: unknown): Record<string, unknown> {
@@ -129,7 +166,8 @@ function asRecord(v: unknown): Record<string, unknown> {
   if (typeof v === "string") {
     try {
       const parsed: unknown = JSON.parse(v);
-      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed))
+        return parsed as Record<string, unknown>;
     } catch {
       /* not JSON: treat as one string argument */
     }
@@ -143,8 +181,23 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
   const args = asRecord(rawArgs);
   const base: PathBase = { home: ctx.home, workspace: ctx.workspace };
   const s: Subject = {
-    tool, spec, kind: spec.kind, args, strings: new Map(), views: [], paths: [], commands: [], shellErrors: [],
-    urls: [], recipients: [], outgoing: [], modelFacing: [], unicodeTricks: [], limits: [], ctx, derived: {},
+    tool,
+    spec,
+    kind: spec.kind,
+    args,
+    strings: new Map(),
+    views: [],
+    paths: [],
+    commands: [],
+    shellErrors: [],
+    urls: [],
+    recipients: [],
+    outgoing: [],
+    modelFacing: [],
+    unicodeTricks: [],
+    limits: [],
+    ctx,
+    derived: {},
   };
   let count = 0;
   let total = 0;
@@ -175,7 +228,8 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
       const o: Record<string, unknown> = {};
       const keys = Object.keys(v);
       if (keys.length > 1) keys.sort();
-      for (const k of keys) o[k] = walk((v as Record<string, unknown>)[k], key === "" ? k : `${key}.${k}`, top === "" ? k : top, depth + 1);
+      for (const k of keys)
+        o[k] = walk((v as Record<string, unknown>)[k], key === "" ? k : `${key}.${k}`, top === "" ? k : top, depth + 1);
       return o;
     }
     return v;
@@ -198,9 +252,11 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
     for (let i = 0; i < views.length && s.views.length + views.length < MAX_VIEWS; i++) {
       const cur = views[i];
       if (cur === undefined || i > 6) break;
-      for (const d of decodeEmbedded(cur.text)) views.push({ key, text: normalizeText(d.text).text, origin: d.encoding });
+      for (const d of decodeEmbedded(cur.text))
+        views.push({ key, text: normalizeText(d.text).text, origin: d.encoding });
     }
-    if (s.views.length + views.length >= MAX_VIEWS && !s.limits.includes("too many decoded views")) s.limits.push("too many decoded views");
+    if (s.views.length + views.length >= MAX_VIEWS && !s.limits.includes("too many decoded views"))
+      s.limits.push("too many decoded views");
     s.views.push(...views);
     const isCommand = spec.commands?.includes(top) === true || (spec.kind === "third-party" && COMMAND_KEYS.has(top));
     if (isCommand) {
@@ -212,13 +268,15 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
       reader.readFile(typeof target === "string" ? target : "", value, undefined, 0);
     } else if (spec.kind !== "shell") {
       // decoded payloads that are shell commands matter wherever they hide
-      for (const v of views.slice(1)) if (/[|;&`$]|\b(sh|bash|curl|wget|rm|nc)\b/.test(v.text)) reader.read(v.text, undefined, "decoded", 1);
+      for (const v of views.slice(1))
+        if (/[|;&`$]|\b(sh|bash|curl|wget|rm|nc)\b/.test(v.text)) reader.read(v.text, undefined, "decoded", 1);
     }
     if (modelKeys.includes(top)) {
       s.modelFacing.push(...views);
       // commands quoted in a delegated task are what the other agent will run
       if (spec.kind === "spawn-agent" || spec.kind === "agent-message") {
-        for (const v of views) for (const m of execAll(FRAGMENT, v.text)) reader.read(m[1] ?? m[2] ?? "", undefined, "text", 1);
+        for (const v of views)
+          for (const m of execAll(FRAGMENT, v.text)) reader.read(m[1] ?? m[2] ?? "", undefined, "text", 1);
       }
     }
     if (outKeys.includes(top)) s.outgoing.push(...views);
@@ -228,9 +286,12 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
     // paths: the value as written and every decoded reading of it (a tool may decode it)
     const op = spec.paths[top];
     if (op !== undefined && (key === top || /^\w+\[\d+\]$/.test(key) || key.endsWith(".path"))) {
-      for (const p of pathReadings(value)) s.paths.push(pathRef(key, value, normalizePath(p, base, key === "cwd" ? undefined : cwd), op, "arg"));
+      for (const p of pathReadings(value))
+        s.paths.push(pathRef(key, value, normalizePath(p, base, key === "cwd" ? undefined : cwd), op, "arg"));
     } else if (spec.kind === "third-party" && !value.includes("\n") && value.length < 4096) {
-      for (const p of pathReadings(value)) if (p.startsWith("/") || p.startsWith("~/")) s.paths.push(pathRef(key, value, normalizePath(p, base), "unknown", "arg"));
+      for (const p of pathReadings(value))
+        if (p.startsWith("/") || p.startsWith("~/"))
+          s.paths.push(pathRef(key, value, normalizePath(p, base), "unknown", "arg"));
     } else if (spec.kind === "mail" && top === "attachments") {
       s.paths.push(pathRef(key, value, normalizePath(value, base), "read", "arg"));
     }
@@ -249,7 +310,8 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
       }
     }
     if (spec.recipients?.includes(top) === true) {
-      for (const r of value.split(/[,;\s]+/)) if (r.includes("@")) s.recipients.push(r.replace(/^.*</, "").replace(/>.*$/, "").toLowerCase());
+      for (const r of value.split(/[,;\s]+/))
+        if (r.includes("@")) s.recipients.push(r.replace(/^.*</, "").replace(/>.*$/, "").toLowerCase());
     }
   }
 
@@ -258,7 +320,10 @@ export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContex
   s.shellErrors = parsed.errors;
   if (parsed.truncated) s.limits.push("shell nesting or command count limit reached");
   for (const c of s.commands) commandRefs(s, c, base, cwd);
-  if (s.paths.some((p) => !p.nameable)) s.limits.push(`a path longer than Linux allows (${PATH_MAX} characters, ${NAME_MAX} per name): it matches no path rule`);
+  if (s.paths.some((p) => !p.nameable))
+    s.limits.push(
+      `a path longer than Linux allows (${PATH_MAX} characters, ${NAME_MAX} per name): it matches no path rule`,
+    );
   return s;
 }
 
@@ -267,7 +332,26 @@ function writtenKey(spec: ToolSpec): string {
   return "path";
 }
 
-const NO_PATH_ARGS = new Set(["echo", "printf", "which", "type", "sleep", "ping", "ping6", "date", "true", "false", "expr", "whoami", "uname", "hostname", "seq", "yes", "hash", "alias"]);
+const NO_PATH_ARGS = new Set([
+  "echo",
+  "printf",
+  "which",
+  "type",
+  "sleep",
+  "ping",
+  "ping6",
+  "date",
+  "true",
+  "false",
+  "expr",
+  "whoami",
+  "uname",
+  "hostname",
+  "seq",
+  "yes",
+  "hash",
+  "alias",
+]);
 
 function dirOf(p: string): string {
   const i = p.lastIndexOf("/");
@@ -305,16 +389,25 @@ function linkRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string | un
   }
   for (const t of targets) {
     const relative = !t.startsWith("/") && !t.startsWith("~") && !t.startsWith("$HOME");
-    s.paths.push(pathRef("command", t, normalizePath(t, base, symbolic && relative ? linkDir : here), "write", "command"));
+    s.paths.push(
+      pathRef("command", t, normalizePath(t, base, symbolic && relative ? linkDir : here), "write", "command"),
+    );
   }
   return new Set(targets);
 }
 
 /** Paths and network destinations mentioned by one shell command. */
 function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string | undefined): void {
-  const writeLast = WRITE_CMDS.has(c.name) && c.name !== "sed" && c.name !== "chmod" && c.name !== "chown" && c.name !== "touch" && c.name !== "mkdir";
+  const writeLast =
+    WRITE_CMDS.has(c.name) &&
+    c.name !== "sed" &&
+    c.name !== "chmod" &&
+    c.name !== "chown" &&
+    c.name !== "touch" &&
+    c.name !== "mkdir";
   const exe = c.argv.find((a) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) ?? "";
-  if (exe.includes("/") && !exe.startsWith("$(")) s.paths.push(pathRef("command", exe, normalizePath(exe, base, cwd), "exec", "command"));
+  if (exe.includes("/") && !exe.startsWith("$("))
+    s.paths.push(pathRef("command", exe, normalizePath(exe, base, cwd), "exec", "command"));
   // printing or naming things is not opening files: `echo $HOME` reads nothing
   const words = NO_PATH_ARGS.has(c.name) ? [] : c.args;
   const positional = words.filter((w) => !w.startsWith("-"));
@@ -326,7 +419,12 @@ function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string |
       // --output=FILE, -o/path, -d@file
       const m = /^(--?[A-Za-z-]+)=?(@?)([~/.$].*)$/.exec(w);
       if (m !== null && looksLikePath(m[3] ?? "")) {
-        const op: PathOp = /^--?(o|out|output|output-file|output-document|outfile|log-file|logfile|target|dest|destination)$/.test(m[1] ?? "") ? "write" : "read";
+        const op: PathOp =
+          /^--?(o|out|output|output-file|output-document|outfile|log-file|logfile|target|dest|destination)$/.test(
+            m[1] ?? "",
+          )
+            ? "write"
+            : "read";
         s.paths.push(pathRef("command", w, normalizePath(m[3] ?? "", base, cwd), op, "command"));
       }
       continue;
@@ -335,7 +433,16 @@ function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string |
     if (!looksLikePath(bare)) continue;
     let op: PathOp = "read";
     if (DELETE_CMDS.has(c.name)) op = "delete";
-    else if (c.name === "tee" || c.name === "touch" || c.name === "mkdir" || c.name === "chmod" || c.name === "chown" || c.name === "chattr" || c.name === "truncate") op = "write";
+    else if (
+      c.name === "tee" ||
+      c.name === "touch" ||
+      c.name === "mkdir" ||
+      c.name === "chmod" ||
+      c.name === "chown" ||
+      c.name === "chattr" ||
+      c.name === "truncate"
+    )
+      op = "write";
     else if (c.name === "sed" && words.some((x) => /^-[a-z]*i/.test(x) || x.startsWith("--in-place"))) op = "write";
     else if (c.name === "dd" && bare.startsWith("of=")) op = "write";
     else if (writeLast && w === last && positional.length > 1) op = "write";
@@ -344,7 +451,10 @@ function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string |
   }
   for (const w of words) {
     const m = /^(?:if|of)=(.+)$/.exec(w);
-    if (m !== null) s.paths.push(pathRef("command", w, normalizePath(m[1] ?? "", base, cwd), w.startsWith("of=") ? "write" : "read", "command"));
+    if (m !== null)
+      s.paths.push(
+        pathRef("command", w, normalizePath(m[1] ?? "", base, cwd), w.startsWith("of=") ? "write" : "read", "command"),
+      );
   }
   for (const r of c.redirects) {
     if (r.op.startsWith("<<") || /^\d+$/.test(r.target) || r.target === "-") continue;
@@ -354,7 +464,10 @@ function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string |
   if (NETWORK_CMDS.has(c.name)) {
     for (const w of words) {
       if (w.startsWith("-")) continue;
-      const m = /^(?:[^@\s/]+@)?([A-Za-z0-9.-]+\.[A-Za-z0-9-]+|\d+\.\d+\.\d+\.\d+|localhost|\[[0-9a-f:]+\])(?::(\S*))?$/i.exec(w);
+      const m =
+        /^(?:[^@\s/]+@)?([A-Za-z0-9.-]+\.[A-Za-z0-9-]+|\d+\.\d+\.\d+\.\d+|localhost|\[[0-9a-f:]+\])(?::(\S*))?$/i.exec(
+          w,
+        );
       if (m !== null && !looksLikePath(w.split(":")[0] ?? "")) {
         const u = parseUrl(`tcp://${m[1] ?? ""}`, "command", true);
         if (u !== undefined) s.urls.push({ ...u, scheme: c.name, raw: w });
@@ -388,7 +501,10 @@ export function canonicalArgs(v: unknown, depth = 0): string {
   if (Array.isArray(v)) return `[${v.map((x) => canonicalArgs(x, depth + 1)).join(",")}]`;
   if (v !== null && typeof v === "object") {
     const o = v as Record<string, unknown>;
-    return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonicalArgs(o[k], depth + 1)}`).join(",")}}`;
+    return `{${Object.keys(o)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalArgs(o[k], depth + 1)}`)
+      .join(",")}}`;
   }
   return JSON.stringify(v) ?? "null";
 }

@@ -8,7 +8,16 @@ import { normalizePath } from "../normalize/paths.js";
 import type { Subject } from "../normalize/subject.js";
 import type { Decision } from "../types.js";
 import type { Matcher } from "./match.js";
-import { commandLine, commandsMatcher, compileArgRegex, emailDomain, globTester, matchHost, pathMatcher, redirectsStayInside } from "./match.js";
+import {
+  commandLine,
+  commandsMatcher,
+  compileArgRegex,
+  emailDomain,
+  globTester,
+  matchHost,
+  pathMatcher,
+  redirectsStayInside,
+} from "./match.js";
 import { manifestDecision, type Policy, type PolicyRule } from "./types.js";
 import { flowHolds, sawHolds } from "./flow.js";
 import { argumentValues } from "../provenance/attach.js";
@@ -143,7 +152,14 @@ export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
   }
   if (rule.hosts !== undefined) {
     const hosts = rule.hosts;
-    if (!quantify(s.urls.filter((u) => u.active), allow, (u) => hosts.some((h) => matchHost(h, u.host, u.port)))) return false;
+    if (
+      !quantify(
+        s.urls.filter((u) => u.active),
+        allow,
+        (u) => hosts.some((h) => matchHost(h, u.host, u.port)),
+      )
+    )
+      return false;
   }
   if (rule.emailDomains !== undefined) {
     const doms = rule.emailDomains;
@@ -160,12 +176,22 @@ function networkOutcome(s: Subject): PolicyOutcome | undefined {
   const active = s.urls.filter((u) => u.active);
   if (active.length === 0) return undefined;
   if (net.mode === "none") {
-    return { decision: "block", rules: ["network:none"], reason: `the tool's network policy is "none" but it would contact ${active[0]?.host ?? "a host"}`, explicit: true };
+    return {
+      decision: "block",
+      rules: ["network:none"],
+      reason: `the tool's network policy is "none" but it would contact ${active[0]?.host ?? "a host"}`,
+      explicit: true,
+    };
   }
   const allow = net.allow ?? [];
   const outside = active.find((u) => !allow.some((h) => matchHost(h, u.host, u.port)));
   if (outside === undefined) return undefined;
-  return { decision: "block", rules: ["network:allowlist"], reason: `host ${outside.host}${outside.port ? `:${outside.port}` : ""} is not in the tool's network allowlist`, explicit: true };
+  return {
+    decision: "block",
+    rules: ["network:allowlist"],
+    reason: `host ${outside.host}${outside.port ? `:${outside.port}` : ""} is not in the tool's network allowlist`,
+    explicit: true,
+  };
 }
 
 /** A flow rule that stops a call says where each value it looked at came from. */
@@ -178,25 +204,58 @@ function withFlows(rule: PolicyRule, s: Subject, reason: string): string {
 
 export function evaluatePolicy(policy: Policy, s: Subject): PolicyOutcome {
   const manifest = s.ctx.manifestPolicy;
-  if (manifest === "block") return { decision: "block", rules: ["manifest:block"], reason: `the manifest of ${s.tool} recommends block`, explicit: true };
+  if (manifest === "block")
+    return {
+      decision: "block",
+      rules: ["manifest:block"],
+      reason: `the manifest of ${s.tool} recommends block`,
+      explicit: true,
+    };
   const net = networkOutcome(s);
   if (net !== undefined) return net;
   let first: PolicyRule | undefined;
   for (const rule of policy.rules) {
     if (first !== undefined && rule.decision !== "block") continue;
     if (!ruleMatches(rule, s)) continue;
-    if (rule.decision === "block") return { decision: "block", rules: [rule.id], reason: withFlows(rule, s, rule.reason ?? rule.description ?? `blocked by policy rule ${rule.id}`), explicit: true };
+    if (rule.decision === "block")
+      return {
+        decision: "block",
+        rules: [rule.id],
+        reason: withFlows(rule, s, rule.reason ?? rule.description ?? `blocked by policy rule ${rule.id}`),
+        explicit: true,
+      };
     first ??= rule;
   }
   if (first !== undefined) {
     const verb = first.decision === "allow" ? "allowed" : "needs approval";
-    return { decision: first.decision, rules: [first.id], reason: withFlows(first, s, first.reason ?? first.description ?? `${verb} by policy rule ${first.id}`), explicit: true };
+    return {
+      decision: first.decision,
+      rules: [first.id],
+      reason: withFlows(first, s, first.reason ?? first.description ?? `${verb} by policy rule ${first.id}`),
+      explicit: true,
+    };
   }
   if (manifest !== undefined) {
     const d = manifestDecision(manifest);
-    return { decision: d, rules: [`manifest:${manifest}`], reason: `manifest recommended policy for ${s.tool} is ${manifest}`, explicit: false };
+    return {
+      decision: d,
+      rules: [`manifest:${manifest}`],
+      reason: `manifest recommended policy for ${s.tool} is ${manifest}`,
+      explicit: false,
+    };
   }
   const def = toolDefault(policy, s.tool);
-  if (def !== undefined) return { decision: def.decision, rules: [`default:${def.glob}`], reason: `policy default for ${s.tool} is ${def.decision}`, explicit: false };
-  return { decision: policy.unknownTool, rules: ["default:unknown-tool"], reason: `no rule covers ${s.tool}; policy default for unknown tools is ${policy.unknownTool}`, explicit: false };
+  if (def !== undefined)
+    return {
+      decision: def.decision,
+      rules: [`default:${def.glob}`],
+      reason: `policy default for ${s.tool} is ${def.decision}`,
+      explicit: false,
+    };
+  return {
+    decision: policy.unknownTool,
+    rules: ["default:unknown-tool"],
+    reason: `no rule covers ${s.tool}; policy default for unknown tools is ${policy.unknownTool}`,
+    explicit: false,
+  };
 }

@@ -13,12 +13,18 @@ export type { BuiltinPolicy };
 
 /** Loads `default` / `strict` / `permissive` or a YAML file path. Throws PolicyError / ShieldError. */
 export async function loadPolicy(pathOrName: string): Promise<Policy> {
-  const file = (BUILTIN_POLICIES as readonly string[]).includes(pathOrName) ? builtinPolicyPath(pathOrName as BuiltinPolicy) : pathOrName;
+  const file = (BUILTIN_POLICIES as readonly string[]).includes(pathOrName)
+    ? builtinPolicyPath(pathOrName as BuiltinPolicy)
+    : pathOrName;
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (e) {
-    throw new ShieldError(`cannot read policy ${file}: ${(e as Error).message}. Give a YAML file or one of ${BUILTIN_POLICIES.join(", ")}.`, "POLICY_UNREADABLE", { cause: e });
+    throw new ShieldError(
+      `cannot read policy ${file}: ${(e as Error).message}. Give a YAML file or one of ${BUILTIN_POLICIES.join(", ")}.`,
+      "POLICY_UNREADABLE",
+      { cause: e },
+    );
   }
   return parsePolicy(text, file);
 }

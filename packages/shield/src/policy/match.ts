@@ -29,7 +29,9 @@ export function compileArgRegex(src: string): Matcher {
     const m = re2(negate ? src.slice(1) : src, 0);
     return negate ? { test: (s) => !m.test(s) } : m;
   } catch (e) {
-    throw new Error(`${(e as Error).message} (policy regexes use RE2 syntax: no backreferences such as \\1, no lookahead or lookbehind; a leading ! negates the whole regex)`);
+    throw new Error(
+      `${(e as Error).message} (policy regexes use RE2 syntax: no backreferences such as \\1, no lookahead or lookbehind; a leading ! negates the whole regex)`,
+    );
   }
 }
 
@@ -71,7 +73,12 @@ export function emailDomain(addr: string): string {
  * normalized, so they hold no such segment and the guards are always true; they are the only
  * lookarounds picomatch writes besides an extglob's `!(...)`, and RE2 has no lookaround.
  */
-const DOT_SEGMENT_GUARDS = ["(?!(?:^|\\/)\\.{1,2}(?:\\/|$))", "(?!\\.{1,2}(?:\\/|$))", "(?!\\.{0,1}(?:\\/|$))", "(?=.)"];
+const DOT_SEGMENT_GUARDS = [
+  "(?!(?:^|\\/)\\.{1,2}(?:\\/|$))",
+  "(?!\\.{1,2}(?:\\/|$))",
+  "(?!\\.{0,1}(?:\\/|$))",
+  "(?=.)",
+];
 
 /**
  * What `picomatch(glob, options)` returns for a normalized path or a tool name: picomatch's regex
@@ -104,7 +111,10 @@ const globCache = new Map<string, (p: string) => boolean>();
  * the globs that stay on the backtracking engine.
  */
 export function pathMatcher(glob: string, home: string, workspace: string): (p: string) => boolean {
-  const g = glob.replace(/\$\{workspace\}/g, workspace).replace(/\$\{home\}/g, home).replace(/^~(?=\/|$)/, home);
+  const g = glob
+    .replace(/\$\{workspace\}/g, workspace)
+    .replace(/\$\{home\}/g, home)
+    .replace(/^~(?=\/|$)/, home);
   let m = globCache.get(g);
   if (m === undefined) {
     m = globTester(g, { dot: true, nocase: true });
@@ -117,7 +127,10 @@ export function pathMatcher(glob: string, home: string, workspace: string): (p: 
 const cmdCache = new WeakMap<readonly string[], Matcher>();
 
 function globSource(text: string): string {
-  return text.split("").map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&"))).join("");
+  return text
+    .split("")
+    .map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&")))
+    .join("");
 }
 
 /** Programs whose next word names the program they run (`npx tsc`, `npm exec vitest`). */
@@ -164,5 +177,11 @@ const SAFE_WRITE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
 
 /** A command an allow rule may cover: no write redirection outside the workspace. */
 export function redirectsStayInside(c: SimpleCommand, workspace: string, resolve: (t: string) => string): boolean {
-  return c.redirects.every((r) => !r.op.includes(">") || /^\d+$/.test(r.target) || SAFE_WRITE_TARGETS.has(r.target) || isInside(resolve(r.target), workspace));
+  return c.redirects.every(
+    (r) =>
+      !r.op.includes(">") ||
+      /^\d+$/.test(r.target) ||
+      SAFE_WRITE_TARGETS.has(r.target) ||
+      isInside(resolve(r.target), workspace),
+  );
 }

@@ -16,7 +16,8 @@ function names<T extends string>(r: Reader, node: Node | null | undefined, what:
       else r.problem(item.node, `${what}: unknown value "${name}" (one of ${allowed.join(", ")})`);
     }
   }
-  if (out.length === 0 && r.problems.length === before) r.problem(node, `${what} must name at least one of ${allowed.join(", ")}`);
+  if (out.length === 0 && r.problems.length === before)
+    r.problem(node, `${what} must name at least one of ${allowed.join(", ")}`);
   return out;
 }
 

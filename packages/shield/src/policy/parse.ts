@@ -15,10 +15,42 @@ import { BUILTIN_POLICIES, builtinPolicyPath, isBuiltinPolicy } from "./builtin.
 import { extendPolicy } from "./extend.js";
 import { readFlow, readSaw } from "./parse-flow.js";
 
-const DECISIONS: Record<string, Decision> = { allow: "allow", block: "block", escalate: "escalate", ask: "escalate", deny: "block" };
+const DECISIONS: Record<string, Decision> = {
+  allow: "allow",
+  block: "block",
+  escalate: "escalate",
+  ask: "escalate",
+  deny: "block",
+};
 const MODES = new Set<SessionMode>(["normal", "otr", "heartbeat"]);
-const TOP_KEYS = ["version", "name", "description", "extends", "defaults", "rate_limit", "cache", "detectors", "semantics", "rules"];
-const RULE_KEYS = ["id", "description", "decision", "reason", "tools", "kinds", "paths", "commands", "args", "hosts", "email_domains", "methods", "flow", "when"];
+const TOP_KEYS = [
+  "version",
+  "name",
+  "description",
+  "extends",
+  "defaults",
+  "rate_limit",
+  "cache",
+  "detectors",
+  "semantics",
+  "rules",
+];
+const RULE_KEYS = [
+  "id",
+  "description",
+  "decision",
+  "reason",
+  "tools",
+  "kinds",
+  "paths",
+  "commands",
+  "args",
+  "hosts",
+  "email_domains",
+  "methods",
+  "flow",
+  "when",
+];
 
 export class Reader {
   readonly problems: PolicyProblem[] = [];
@@ -45,7 +77,7 @@ export class Reader {
       this.problem(node as Node, `${what} must be a mapping`);
       return out;
     }
-    for (const pair of (node).items) {
+    for (const pair of node.items) {
       const k = isScalar(pair.key) ? String(pair.key.value) : "";
       if (!allowed.includes(k)) {
         this.problem(pair.key as Node, `unknown key "${k}" in ${what} (allowed: ${allowed.join(", ")})`);
@@ -63,7 +95,8 @@ export class Reader {
   }
 
   num(node: Node | null | undefined, what: string): number | undefined {
-    if (isScalar(node) && typeof node.value === "number" && Number.isFinite(node.value) && node.value >= 0) return node.value;
+    if (isScalar(node) && typeof node.value === "number" && Number.isFinite(node.value) && node.value >= 0)
+      return node.value;
     this.problem(node, `${what} must be a non-negative number`);
     return undefined;
   }
@@ -94,9 +127,12 @@ export class Reader {
 function checkGlob(r: Reader, g: { value: string; node: Node }, what: string): boolean {
   const unknownVar = /\$\{(?!(workspace|home)\})[^}]*\}?/.exec(g.value);
   const plain = g.value.replace(/\$\{(workspace|home)\}/g, "/x");
-  const bad = /[\0\n]/.test(g.value) || g.value.trim() === ""
-    ? "is empty or contains a control character"
-    : unknownVar !== null ? `unknown variable ${unknownVar[0]} (use \${workspace} or \${home})` : unbalanced(plain);
+  const bad =
+    /[\0\n]/.test(g.value) || g.value.trim() === ""
+      ? "is empty or contains a control character"
+      : unknownVar !== null
+        ? `unknown variable ${unknownVar[0]} (use \${workspace} or \${home})`
+        : unbalanced(plain);
   if (bad !== undefined) {
     r.problem(g.node, `bad glob "${g.value}" in ${what}: ${bad}`);
     return false;
@@ -136,7 +172,9 @@ function readRule(r: Reader, node: Node, ids: Set<string>): PolicyRule | undefin
     if (ids.has(id)) r.problem(f.get("id")?.value, `duplicate rule id "${id}"`);
     ids.add(id);
   }
-  const decision = f.has("decision") ? r.decision(f.get("decision")?.value, `decision of rule "${id ?? "?"}"`) : undefined;
+  const decision = f.has("decision")
+    ? r.decision(f.get("decision")?.value, `decision of rule "${id ?? "?"}"`)
+    : undefined;
   if (!f.has("decision") && isMap(node)) r.problem(node, `rule "${id ?? "?"}" has no decision`);
   const rule: PolicyRule = { id: id ?? "", decision: decision ?? "block", tools: [], line: r.pos(node).line };
   const where = `rule "${id ?? "?"}"`;
@@ -149,25 +187,38 @@ function readRule(r: Reader, node: Node, ids: Set<string>): PolicyRule | undefin
         rule.reason = r.str(value, `reason of ${where}`);
         break;
       case "tools":
-        rule.tools = r.strList(value, `tools of ${where}`).filter((g) => checkGlob(r, g, `tools of ${where}`)).map((g) => g.value);
+        rule.tools = r
+          .strList(value, `tools of ${where}`)
+          .filter((g) => checkGlob(r, g, `tools of ${where}`))
+          .map((g) => g.value);
         break;
       case "paths":
-        rule.paths = r.strList(value, `paths of ${where}`).filter((g) => checkGlob(r, g, `paths of ${where}`)).map((g) => g.value);
+        rule.paths = r
+          .strList(value, `paths of ${where}`)
+          .filter((g) => checkGlob(r, g, `paths of ${where}`))
+          .map((g) => g.value);
         break;
       case "commands":
-        rule.commands = r.strList(value, `commands of ${where}`).filter((g) => {
-          const bad = validateCommandPattern(g.value);
-          if (bad !== undefined) r.problem(g.node, `bad command pattern "${g.value}" in ${where}: ${bad}`);
-          return bad === undefined;
-        }).map((g) => g.value);
+        rule.commands = r
+          .strList(value, `commands of ${where}`)
+          .filter((g) => {
+            const bad = validateCommandPattern(g.value);
+            if (bad !== undefined) r.problem(g.node, `bad command pattern "${g.value}" in ${where}: ${bad}`);
+            return bad === undefined;
+          })
+          .map((g) => g.value);
         break;
       case "hosts":
       case "email_domains": {
-        const list = r.strList(value, `${key} of ${where}`).filter((g) => {
-          const bad = validateHostPattern(g.value);
-          if (bad !== undefined) r.problem(g.node, `bad ${key === "hosts" ? "host" : "domain"} pattern "${g.value}" in ${where}: ${bad}`);
-          return bad === undefined;
-        }).map((g) => g.value.toLowerCase());
+        const list = r
+          .strList(value, `${key} of ${where}`)
+          .filter((g) => {
+            const bad = validateHostPattern(g.value);
+            if (bad !== undefined)
+              r.problem(g.node, `bad ${key === "hosts" ? "host" : "domain"} pattern "${g.value}" in ${where}: ${bad}`);
+            return bad === undefined;
+          })
+          .map((g) => g.value.toLowerCase());
         if (key === "hosts") rule.hosts = list;
         else rule.emailDomains = list;
         break;
@@ -176,17 +227,21 @@ function readRule(r: Reader, node: Node, ids: Set<string>): PolicyRule | undefin
         rule.methods = r.strList(value, `methods of ${where}`).map((m) => m.value.toUpperCase());
         break;
       case "kinds":
-        rule.kinds = r.strList(value, `kinds of ${where}`).filter((k) => {
-          const ok = (SEMANTIC_KINDS as readonly string[]).includes(k.value);
-          if (!ok) r.problem(k.node, `unknown tool kind "${k.value}" in ${where} (kinds: ${SEMANTIC_KINDS.join(", ")})`);
-          return ok;
-        }).map((k) => k.value);
+        rule.kinds = r
+          .strList(value, `kinds of ${where}`)
+          .filter((k) => {
+            const ok = (SEMANTIC_KINDS as readonly string[]).includes(k.value);
+            if (!ok)
+              r.problem(k.node, `unknown tool kind "${k.value}" in ${where} (kinds: ${SEMANTIC_KINDS.join(", ")})`);
+            return ok;
+          })
+          .map((k) => k.value);
         break;
       case "args": {
         rule.args = {};
         if (!isMap(value)) r.problem(value, `args of ${where} must be a mapping of argument name to regex`);
         else {
-          for (const pair of (value).items) {
+          for (const pair of value.items) {
             const k = isScalar(pair.key) ? String(pair.key.value) : "";
             const src = r.str(pair.value as Node, `regex for argument "${k}" in ${where}`);
             if (src === undefined) continue;
@@ -245,8 +300,17 @@ export function parsePolicy(text: string, file = "<policy>"): Policy {
   if (doc.errors.length > 0) throw new PolicyError(r.problems);
   const top = r.map(doc.contents, "the policy (top level)", TOP_KEYS);
   const policy: Policy = {
-    name: "", description: "", version: "", file, rules: [], unknownTool: "escalate", toolDefaults: [],
-    rateLimit: { perMinute: 600 }, cacheTtlMs: 60_000, detectors: { disable: [], severity: {} }, semantics: [],
+    name: "",
+    description: "",
+    version: "",
+    file,
+    rules: [],
+    unknownTool: "escalate",
+    toolDefaults: [],
+    rateLimit: { perMinute: 600 },
+    cacheTtlMs: 60_000,
+    detectors: { disable: [], severity: {} },
+    semantics: [],
   };
   const version = top.get("version");
   if (version === undefined) r.problem(doc.contents, 'missing "version: 1"');
@@ -258,7 +322,8 @@ export function parsePolicy(text: string, file = "<policy>"): Policy {
   if (desc !== undefined) policy.description = r.str(desc.value, "description") ?? "";
   const ext = top.get("extends");
   const base = ext === undefined ? undefined : r.str(ext.value, "extends");
-  if (base !== undefined && !isBuiltinPolicy(base)) r.problem(ext?.value, `extends must name a built-in policy (${BUILTIN_POLICIES.join(", ")}), got "${base}"`);
+  if (base !== undefined && !isBuiltinPolicy(base))
+    r.problem(ext?.value, `extends must name a built-in policy (${BUILTIN_POLICIES.join(", ")}), got "${base}"`);
 
   let defaultsUnknown = false;
   const defaults = top.get("defaults");
@@ -269,7 +334,7 @@ export function parsePolicy(text: string, file = "<policy>"): Policy {
     if (u !== undefined) policy.unknownTool = r.decision(u.value, "defaults.unknown_tool") ?? "block";
     const tools = d.get("tools");
     if (tools !== undefined && isMap(tools.value)) {
-      for (const pair of (tools.value).items) {
+      for (const pair of tools.value.items) {
         const glob = isScalar(pair.key) ? String(pair.key.value) : "";
         if (!checkGlob(r, { value: glob, node: pair.key as Node }, "defaults.tools")) continue;
         const dec = r.decision(pair.value as Node, `defaults.tools.${glob}`);
@@ -296,17 +361,22 @@ export function parsePolicy(text: string, file = "<policy>"): Policy {
     if (dis !== undefined) policy.detectors.disable = r.strList(dis.value, "detectors.disable").map((x) => x.value);
     const sev = m.get("severity");
     if (sev !== undefined && isMap(sev.value)) {
-      for (const pair of (sev.value).items) {
+      for (const pair of sev.value.items) {
         const id = isScalar(pair.key) ? String(pair.key.value) : "";
         const s = r.str(pair.value as Node, `detectors.severity.${id}`);
         if (s === "block" || s === "escalate") policy.detectors.severity[id] = s;
         else if (s !== undefined) r.problem(pair.value as Node, `detectors.severity.${id} must be block or escalate`);
       }
-    } else if (sev !== undefined) r.problem(sev.value, "detectors.severity must be a mapping of detector id to block|escalate");
+    } else if (sev !== undefined)
+      r.problem(sev.value, "detectors.severity must be a mapping of detector id to block|escalate");
   }
   const sem = top.get("semantics");
   if (sem !== undefined) {
-    if (!isMap(sem.value)) r.problem(sem.value, "semantics must be a mapping of tool glob to a semantics block (kind, recipients, hosts, paths, commands, content, model_facing, method)");
+    if (!isMap(sem.value))
+      r.problem(
+        sem.value,
+        "semantics must be a mapping of tool glob to a semantics block (kind, recipients, hosts, paths, commands, content, model_facing, method)",
+      );
     else {
       for (const pair of sem.value.items) {
         const glob = isScalar(pair.key) ? String(pair.key.value) : "";
@@ -332,7 +402,11 @@ export function parsePolicy(text: string, file = "<policy>"): Policy {
   if (base !== undefined && isBuiltinPolicy(base)) {
     const baseFile = builtinPolicyPath(base);
     const baseText = readFileSync(baseFile, "utf8");
-    const extended = extendPolicy(policy, parsePolicy(baseText, baseFile), { unknownTool: defaultsUnknown, rateLimit: rl !== undefined, cache: cache !== undefined });
+    const extended = extendPolicy(policy, parsePolicy(baseText, baseFile), {
+      unknownTool: defaultsUnknown,
+      rateLimit: rl !== undefined,
+      cache: cache !== undefined,
+    });
     extended.version = `${policy.name}@${createHash("sha256").update(text).update(baseText).digest("hex").slice(0, 12)}`;
     return extended;
   }

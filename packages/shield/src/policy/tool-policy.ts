@@ -31,7 +31,11 @@ function appliesTo(rule: PolicyRule, tool: string, ctx: ToolPolicyContext): bool
   if (rule.when?.modes !== undefined && !rule.when.modes.includes(ctx.mode ?? "normal")) return false;
   if (rule.when?.subAgent !== undefined && rule.when.subAgent !== (ctx.subAgent ?? false)) return false;
   if (rule.tools.length > 0 && !rule.tools.some((g) => globTester(g, { dot: true })(tool))) return false;
-  if (rule.kinds !== undefined && !rule.kinds.includes(ctx.kind === "third-party" || ctx.kind === undefined ? "other" : ctx.kind)) return false;
+  if (
+    rule.kinds !== undefined &&
+    !rule.kinds.includes(ctx.kind === "third-party" || ctx.kind === undefined ? "other" : ctx.kind)
+  )
+    return false;
   return true;
 }
 
@@ -42,7 +46,9 @@ function describeRule(rule: PolicyRule): string {
     if (v === undefined) return [];
     if (c === "flow") return rule.flow?.map((f) => `${f.roles.join("|")} from ${f.from.join("|")}`) ?? [];
     const list = v as string[] | Record<string, string>;
-    return [`${c} ${Array.isArray(list) ? list.slice(0, 4).join(", ") + (list.length > 4 ? ", …" : "") : Object.keys(list).join(", ")}`];
+    return [
+      `${c} ${Array.isArray(list) ? list.slice(0, 4).join(", ") + (list.length > 4 ? ", …" : "") : Object.keys(list).join(", ")}`,
+    ];
   });
   return parts.join("; ");
 }
@@ -65,7 +71,8 @@ export function toolPolicy(policy: Policy, tool: string, ctx: ToolPolicyContext 
   // As in evaluation: the first matching rule decides, but any matching block rule wins.
   const decider = block ?? first;
   if (decider !== undefined) return { decision: decider.decision, source: `rule:${decider.id}`, rules };
-  if (ctx.manifestPolicy !== undefined) return { decision: manifestDecision(ctx.manifestPolicy), source: "manifest", rules };
+  if (ctx.manifestPolicy !== undefined)
+    return { decision: manifestDecision(ctx.manifestPolicy), source: "manifest", rules };
   const def = policy.toolDefaults.find((d) => globTester(d.glob, { dot: true })(tool));
   if (def !== undefined) return { decision: def.decision, source: `default:${def.glob}`, rules };
   return { decision: policy.unknownTool, source: "unknown-tool", rules };

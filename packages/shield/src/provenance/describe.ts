@@ -13,9 +13,12 @@ function time(at: number | undefined): string {
 
 export function describeLabel(l: Label): string {
   const s = l.source;
-  const what = s.kind === "user-message" ? "a message of the user"
-    : s.kind === "sub-agent" ? `the result of sub-agent ${s.tool ?? "?"}`
-    : `the ${s.kind === "artifact" ? "artifact" : "result"} of \`${s.tool ?? "?"}${s.location !== undefined ? ` ${clip(s.location)}` : ""}\``;
+  const what =
+    s.kind === "user-message"
+      ? "a message of the user"
+      : s.kind === "sub-agent"
+        ? `the result of sub-agent ${s.tool ?? "?"}`
+        : `the ${s.kind === "artifact" ? "artifact" : "result"} of \`${s.tool ?? "?"}${s.location !== undefined ? ` ${clip(s.location)}` : ""}\``;
   return `${what}${s.callId !== undefined ? ` (call ${s.callId})` : ""}${time(s.at)} (${l.trust})`;
 }
 
@@ -26,7 +29,8 @@ export function describeValues(values: readonly ArgValue[], roles: readonly Role
     if (!roles.includes(v.role)) continue;
     for (const src of v.sources) {
       if (!from.includes(src.label.trust)) continue;
-      const shown = src.label.trust === "secret" ? "a secret value" : `\`${clip(src.part === v.value ? v.value : src.part, 48)}\``;
+      const shown =
+        src.label.trust === "secret" ? "a secret value" : `\`${clip(src.part === v.value ? v.value : src.part, 48)}\``;
       lines.push(`${v.role} ${shown} (${v.key}) first appeared in ${describeLabel(src.label)}`);
       if (lines.length >= 4) return lines.join("; ");
     }

@@ -93,10 +93,25 @@ function pushUrl(c: Collector, view: ProvenanceView, key: string, raw: string): 
   const host = u.hostname.toLowerCase();
   const secretViews = [...readings(s), ...urlReadings(u)];
   const literal = urlLiteral(withScheme);
-  const copied = view.fromUser(literal) || view.label(literal) !== undefined || view.fromUser(urlLiteral(s)) || view.label(urlLiteral(s)) !== undefined;
+  const copied =
+    view.fromUser(literal) ||
+    view.label(literal) !== undefined ||
+    view.fromUser(urlLiteral(s)) ||
+    view.label(urlLiteral(s)) !== undefined;
   if (copied) {
     // a link used as it was written: one value, from where it was written, carrying nothing else
-    c.push(key, "host", view.fromUser(literal) || view.fromUser(urlLiteral(s)) ? literal : view.label(literal) !== undefined ? literal : urlLiteral(s), [], true, secretViews);
+    c.push(
+      key,
+      "host",
+      view.fromUser(literal) || view.fromUser(urlLiteral(s))
+        ? literal
+        : view.label(literal) !== undefined
+          ? literal
+          : urlLiteral(s),
+      [],
+      true,
+      secretViews,
+    );
     return true;
   }
   c.push(key, "host", host, [], true, secretViews);

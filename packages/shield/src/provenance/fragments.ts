@@ -19,7 +19,8 @@ const ACCOUNT = /\b[a-z]{2}\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,4})?\b/g;
  */
 const TOKEN = /[a-z0-9_+/=.!#$%&*-]{6,512}/g;
 const DIGITS = /\d[\d -]{4,40}\d/g;
-const PATH = /(?:~|\.{1,2})?\/[\w.@-]{1,255}(?:\/[\w.@-]{1,255}){1,32}|\b[\w.-]{1,128}\/[\w.-]{1,128}\.[a-z0-9]{1,6}\b/g;
+const PATH =
+  /(?:~|\.{1,2})?\/[\w.@-]{1,255}(?:\/[\w.@-]{1,255}){1,32}|\b[\w.-]{1,128}\/[\w.-]{1,128}\.[a-z0-9]{1,6}\b/g;
 const NUMBER = /(?<![\w.])\d+(?:[.,]\d+)?(?![\w])/g;
 
 /** Longest text cut per content; larger content is cut in windows up to this much in total. */
@@ -62,10 +63,11 @@ function cutPlain(text: string, out: Set<string>, amounts?: Set<string>): void {
   const t = text.toLowerCase();
   // each pattern only where its anchor character occurs (one indexOf instead of a scan)
   if (t.includes("://")) for (const m of t.matchAll(URL)) urlParts(m[0], out);
-  if (t.includes("@")) for (const m of t.matchAll(EMAIL)) {
-    add(out, m[0]);
-    add(out, m[0].slice(m[0].indexOf("@") + 1));
-  }
+  if (t.includes("@"))
+    for (const m of t.matchAll(EMAIL)) {
+      add(out, m[0]);
+      add(out, m[0].slice(m[0].indexOf("@") + 1));
+    }
   if (t.includes(".")) for (const m of t.matchAll(HOST)) add(out, m[0]);
   for (const m of t.matchAll(ACCOUNT)) add(out, m[0].replace(/ /g, ""));
   for (const m of t.matchAll(TOKEN)) if (/\d/.test(m[0])) add(out, m[0]);
@@ -74,10 +76,11 @@ function cutPlain(text: string, out: Set<string>, amounts?: Set<string>): void {
     if (d.length >= 6) add(out, d);
   }
   if (t.includes("/")) for (const m of t.matchAll(PATH)) add(out, m[0]);
-  if (amounts !== undefined) for (const m of t.matchAll(NUMBER)) {
-    const k = amountKey(m[0]);
-    if (k !== undefined) amounts.add(k);
-  }
+  if (amounts !== undefined)
+    for (const m of t.matchAll(NUMBER)) {
+      const k = amountKey(m[0]);
+      if (k !== undefined) amounts.add(k);
+    }
 }
 
 /**

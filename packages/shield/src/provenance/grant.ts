@@ -15,5 +15,8 @@ export function carriedData(s: Subject, cls: ActionClass): ActionClass {
   const carried = values.filter((v) => v.role !== "path" && (v.origins.has("untrusted") || v.origins.has("secret")));
   if (carried.length === 0) return cls;
   const said = describeValues(carried, [...new Set(carried.map((v) => v.role))], ["untrusted", "secret"]);
-  return { ...cls, askEveryTime: `its arguments carry data from content the user did not write${said === "" ? "" : ` (${said})`}` };
+  return {
+    ...cls,
+    askEveryTime: `its arguments carry data from content the user did not write${said === "" ? "" : ` (${said})`}`,
+  };
 }

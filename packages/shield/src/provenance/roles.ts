@@ -6,7 +6,8 @@
 import { URL_KEYS, type ToolSpec } from "../tools.js";
 import type { Role } from "./types.js";
 
-const CHANNEL = /^(channel|channels|channel_?(name|id)|room|chat|conversation|thread|group|user|username|handle|recipient_?(id|account)?|payee|beneficiary|iban|account|to_?account|destination_?account)$/i;
+const CHANNEL =
+  /^(channel|channels|channel_?(name|id)|room|chat|conversation|thread|group|user|username|handle|recipient_?(id|account)?|payee|beneficiary|iban|account|to_?account|destination_?account)$/i;
 const AMOUNT = /^(amount|sum|price|total|value|quantity|qty)$/i;
 
 /** Roles of a top-level argument (none: the Shield has no flow question about it). */
@@ -14,9 +15,11 @@ export function rolesOf(spec: ToolSpec, key: string): Role[] {
   if (spec.recipients?.includes(key) === true || CHANNEL.test(key)) return ["recipient"];
   if (spec.urls?.includes(key) === true || URL_KEYS.has(key)) return ["host", "url-path"];
   if (spec.commands?.includes(key) === true) return ["command"];
-  if ((spec.kind === "spawn-agent" || spec.kind === "agent-message") && spec.modelFacing?.includes(key) === true) return ["task"];
+  if ((spec.kind === "spawn-agent" || spec.kind === "agent-message") && spec.modelFacing?.includes(key) === true)
+    return ["task"];
   if (AMOUNT.test(key)) return ["amount"];
   if (spec.paths[key] !== undefined && spec.kind !== "third-party") return ["path"];
-  if (spec.outgoing?.includes(key) === true || spec.kind === "third-party" || spec.source === "inferred") return ["body"];
+  if (spec.outgoing?.includes(key) === true || spec.kind === "third-party" || spec.source === "inferred")
+    return ["body"];
   return [];
 }

@@ -64,7 +64,12 @@ export class ProvenanceIndex implements ProvenanceView {
 
   /** Bytes held and fragments evicted, per side (for tests and `sessions show`). */
   usage(): { bytes: number; userBytes: number; fragments: number; evicted: number } {
-    return { bytes: this.labelled.bytes, userBytes: this.user.bytes, fragments: this.labelled.map.size, evicted: this.labelled.evicted + this.user.evicted };
+    return {
+      bytes: this.labelled.bytes,
+      userBytes: this.user.bytes,
+      fragments: this.labelled.map.size,
+      evicted: this.labelled.evicted + this.user.evicted,
+    };
   }
 
   /** A user message: its fragments are the user's (an argument holding them is user-given). */
@@ -89,7 +94,8 @@ export class ProvenanceIndex implements ProvenanceView {
       const secret: Label = label.trust === "secret" ? label : { trust: "secret", source: label.source };
       this.seen.add("secret");
       for (const v of values) {
-        if (this.secretParts.size >= MAX_SECRETS) this.secretParts.delete(this.secretParts.keys().next().value as string);
+        if (this.secretParts.size >= MAX_SECRETS)
+          this.secretParts.delete(this.secretParts.keys().next().value as string);
         this.secretParts.set(v, secret);
         this.put(v, secret);
       }

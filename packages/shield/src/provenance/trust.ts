@@ -22,13 +22,22 @@ export interface ResultOrigin {
   credentialPath: boolean;
 }
 
-const LOCAL_READS = new Set<ToolSpec["kind"]>(["file-read", "document-read", "file-write", "file-copy", "file-move", "file-delete", "document-write"]);
+const LOCAL_READS = new Set<ToolSpec["kind"]>([
+  "file-read",
+  "document-read",
+  "file-write",
+  "file-copy",
+  "file-move",
+  "file-delete",
+  "document-write",
+]);
 
 export function trustOfResult(o: ResultOrigin): Trust {
   if (o.credentialPath) return "secret";
   if (o.declared !== undefined) return o.declared;
   if (o.thirdParty) return "untrusted";
-  if (LOCAL_READS.has(o.spec.kind) && o.paths.length > 0 && o.paths.every((p) => isInside(p, o.workspace))) return "workspace";
+  if (LOCAL_READS.has(o.spec.kind) && o.paths.length > 0 && o.paths.every((p) => isInside(p, o.workspace)))
+    return "workspace";
   if (o.spec.kind === "agent-control" || o.spec.kind === "load-tools") return "workspace";
   // shell output, HTTP bodies, mail, files outside the workspace, sub-agent results
   return "untrusted";

@@ -6,15 +6,20 @@
  */
 import type { PathOp, ToolSpec } from "../tools.js";
 
-const RECIPIENT = /^(to|cc|bcc|recipients?|emails?|email_?addresses|addresses|send_?to|to_?address(es)?|reply_?to|recipient_?emails?)$/i;
-const URL_NAME = /^(url|uri|urls|endpoint|href|link|webhook(_?url)?|callback(_?url)?|base_?url|target_?url|image_?url|api_?url|request_?url|server_?url)$/i;
+const RECIPIENT =
+  /^(to|cc|bcc|recipients?|emails?|email_?addresses|addresses|send_?to|to_?address(es)?|reply_?to|recipient_?emails?)$/i;
+const URL_NAME =
+  /^(url|uri|urls|endpoint|href|link|webhook(_?url)?|callback(_?url)?|base_?url|target_?url|image_?url|api_?url|request_?url|server_?url)$/i;
 const COMMAND = /^(command|cmd|script|shell|commands|shell_?command|command_?line)$/i;
 const METHOD = /^(method|verb|http_?method|request_?method)$/i;
-const PATH = /^(path|paths|file|files|filename|file_?path|filepath|file_?name|source|src|source_?path|destination|dest|dst|destination_?path|directory|dir|folder|cwd|working_?dir(ectory)?|output|output_?path|output_?file|input_?path|input_?file|root|location)$/i;
-const TEXT = /^(body|content|contents|text|message|html|html_?body|text_?body|subject|title|summary|note|comment|description)$/i;
+const PATH =
+  /^(path|paths|file|files|filename|file_?path|filepath|file_?name|source|src|source_?path|destination|dest|dst|destination_?path|directory|dir|folder|cwd|working_?dir(ectory)?|output|output_?path|output_?file|input_?path|input_?file|root|location)$/i;
+const TEXT =
+  /^(body|content|contents|text|message|html|html_?body|text_?body|subject|title|summary|note|comment|description)$/i;
 const DATA = /^(body|payload|data|json|form|headers|content|params|query)$/i;
 /** Content a request sends, as opposed to headers or query parameters a GET also has. */
-const CARRIED = /^(body|payload|data|json|form|content|contents|text|message|html|html_?body|text_?body|note|comment)$/i;
+const CARRIED =
+  /^(body|payload|data|json|form|content|contents|text|message|html|html_?body|text_?body|note|comment)$/i;
 const EMAIL_FORMAT = /^(idn-)?email$/;
 const URL_FORMAT = /^(uri|url|iri|uri-reference|iri-reference)$/;
 
@@ -23,12 +28,16 @@ type Schema = Record<string, unknown>;
 function formatOf(d: Schema): string {
   const items = d["items"];
   const f = d["format"] ?? (items !== null && typeof items === "object" ? (items as Schema)["format"] : undefined);
-  const alts = [...(Array.isArray(d["oneOf"]) ? d["oneOf"] : []), ...(Array.isArray(d["anyOf"]) ? d["anyOf"] : [])] as unknown[];
+  const alts = [
+    ...(Array.isArray(d["oneOf"]) ? d["oneOf"] : []),
+    ...(Array.isArray(d["anyOf"]) ? d["anyOf"] : []),
+  ] as unknown[];
   if (typeof f === "string") return f;
-  for (const a of alts) if (a !== null && typeof a === "object") {
-    const g = formatOf(a as Schema);
-    if (g !== "") return g;
-  }
+  for (const a of alts)
+    if (a !== null && typeof a === "object") {
+      const g = formatOf(a as Schema);
+      if (g !== "") return g;
+    }
   return "";
 }
 
@@ -69,20 +78,36 @@ function infer(schema: Schema): ToolSpec | undefined {
     const d = (raw !== null && typeof raw === "object" ? raw : {}) as Schema;
     const fmt = formatOf(d);
     const desc = `${typeof d["description"] === "string" ? d["description"].toLowerCase() : ""}`;
-    if (RECIPIENT.test(name) || EMAIL_FORMAT.test(fmt) || /\b(recipient|e-?mail address)/.test(desc)) recipients.push(name);
+    if (RECIPIENT.test(name) || EMAIL_FORMAT.test(fmt) || /\b(recipient|e-?mail address)/.test(desc))
+      recipients.push(name);
     else if (URL_NAME.test(name) || URL_FORMAT.test(fmt) || /\burl\b/.test(desc)) urls.push(name);
     else if (COMMAND.test(name) || /\bshell command\b|\bcommand line\b/.test(desc)) commands.push(name);
     else if (METHOD.test(name)) method = name;
-    else if (PATH.test(name) || /\b(file|directory|folder) ?path\b/.test(desc)) paths[name] = pathOp(name, `${desc} ${toolDesc}`);
+    else if (PATH.test(name) || /\b(file|directory|folder) ?path\b/.test(desc))
+      paths[name] = pathOp(name, `${desc} ${toolDesc}`);
     if (TEXT.test(name)) texts.push(name);
     if (DATA.test(name)) data.push(name);
   }
-  const base = { recipients, urls, commands, paths, source: "inferred" as const, ...(method !== undefined ? { method } : {}) };
-  if (recipients.length > 0) return { ...base, kind: "mail", outgoing: [...recipients, ...texts, ...Object.keys(paths)], modelFacing: texts };
+  const base = {
+    recipients,
+    urls,
+    commands,
+    paths,
+    source: "inferred" as const,
+    ...(method !== undefined ? { method } : {}),
+  };
+  if (recipients.length > 0)
+    return { ...base, kind: "mail", outgoing: [...recipients, ...texts, ...Object.keys(paths)], modelFacing: texts };
   if (urls.length > 0) {
     // arguments that carry content out make it a write whatever the (absent) method says
     const carries = method === undefined && [...texts, ...data].some((k) => CARRIED.test(k));
-    return { ...base, kind: "http", outgoing: [...new Set([...urls, ...data, ...texts])], modelFacing: [], ...(carries ? { defaultMethod: "POST" as const } : {}) };
+    return {
+      ...base,
+      kind: "http",
+      outgoing: [...new Set([...urls, ...data, ...texts])],
+      modelFacing: [],
+      ...(carries ? { defaultMethod: "POST" as const } : {}),
+    };
   }
   if (commands.length > 0) return { ...base, kind: "shell", outgoing: [], modelFacing: [] };
   if (Object.keys(paths).length > 0) return { ...base, kind: "third-party", outgoing: [], modelFacing: [] };

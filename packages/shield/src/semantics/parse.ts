@@ -17,8 +17,21 @@ import { ShieldError } from "../errors.js";
 import type { PathOp, ToolSpec } from "../tools.js";
 
 export const SEMANTIC_KINDS = [
-  "mail", "http", "shell", "file-read", "file-write", "file-delete", "file-move", "file-copy", "document-read", "document-write",
-  "spawn-agent", "agent-message", "agent-control", "load-tools", "other",
+  "mail",
+  "http",
+  "shell",
+  "file-read",
+  "file-write",
+  "file-delete",
+  "file-move",
+  "file-copy",
+  "document-read",
+  "document-write",
+  "spawn-agent",
+  "agent-message",
+  "agent-control",
+  "load-tools",
+  "other",
 ] as const;
 const KEYS = ["kind", "recipients", "hosts", "paths", "commands", "content", "model_facing", "method"];
 const OPS: readonly PathOp[] = ["read", "write", "delete", "exec", "unknown"];
@@ -45,9 +58,14 @@ export function checkSemantics(value: unknown, where = "semantics"): { spec?: To
     return { problems };
   }
   const o = value as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!KEYS.includes(k)) bad(`${where}.${k}`, `unknown key (allowed: ${KEYS.join(", ")})`);
+  for (const k of Object.keys(o))
+    if (!KEYS.includes(k)) bad(`${where}.${k}`, `unknown key (allowed: ${KEYS.join(", ")})`);
   const kind = o["kind"];
-  if (typeof kind !== "string" || !(SEMANTIC_KINDS as readonly string[]).includes(kind)) bad(`${where}.kind`, `must be one of ${SEMANTIC_KINDS.join(", ")}${kind === undefined ? "" : ` (got ${JSON.stringify(kind)})`}`);
+  if (typeof kind !== "string" || !(SEMANTIC_KINDS as readonly string[]).includes(kind))
+    bad(
+      `${where}.kind`,
+      `must be one of ${SEMANTIC_KINDS.join(", ")}${kind === undefined ? "" : ` (got ${JSON.stringify(kind)})`}`,
+    );
   const names = (key: string): string[] => {
     const v = o[key];
     if (v === undefined) return [];
@@ -67,12 +85,14 @@ export function checkSemantics(value: unknown, where = "semantics"): { spec?: To
   if (p !== undefined && p !== null && typeof p === "object" && !Array.isArray(p)) {
     for (const [arg, op] of Object.entries(p as Record<string, unknown>)) {
       if (!ARG.test(arg)) bad(`${where}.paths.${arg}`, "must be an argument name");
-      else if (typeof op !== "string" || !(OPS as readonly string[]).includes(op)) bad(`${where}.paths.${arg}`, `must be one of ${OPS.join(", ")} (got ${JSON.stringify(op)})`);
+      else if (typeof op !== "string" || !(OPS as readonly string[]).includes(op))
+        bad(`${where}.paths.${arg}`, `must be one of ${OPS.join(", ")} (got ${JSON.stringify(op)})`);
       else paths[arg] = op as PathOp;
     }
   } else for (const arg of names("paths")) paths[arg] = "unknown";
   const method = o["method"];
-  if (method !== undefined && (typeof method !== "string" || !ARG.test(method))) bad(`${where}.method`, "must be an argument name");
+  if (method !== undefined && (typeof method !== "string" || !ARG.test(method)))
+    bad(`${where}.method`, "must be an argument name");
   const recipients = names("recipients");
   const urls = names("hosts");
   const commands = names("commands");
@@ -81,9 +101,19 @@ export function checkSemantics(value: unknown, where = "semantics"): { spec?: To
   if (problems.length > 0) return { problems };
   const k = kind as (typeof SEMANTIC_KINDS)[number];
   const spec: ToolSpec = {
-    kind: k === "other" ? "third-party" : (k), paths, recipients, urls, commands,
-    outgoing: [...new Set([...recipients, ...urls, ...content])], modelFacing, source: "declared",
-    ...(typeof method === "string" ? { method } : k === "http" && content.length > 0 ? { defaultMethod: "POST" as const } : {}),
+    kind: k === "other" ? "third-party" : k,
+    paths,
+    recipients,
+    urls,
+    commands,
+    outgoing: [...new Set([...recipients, ...urls, ...content])],
+    modelFacing,
+    source: "declared",
+    ...(typeof method === "string"
+      ? { method }
+      : k === "http" && content.length > 0
+        ? { defaultMethod: "POST" as const }
+        : {}),
   };
   return { spec, problems };
 }

@@ -36,7 +36,10 @@ export interface PgTarget {
 /** The URL's parts; refuses a password in it, a missing database and anything not postgres://. */
 export function parsePgUrl(url: string): PgTarget {
   if (!/^postgres(ql)?:\/\//.test(url)) {
-    throw new StoreError("INVALID_ARGUMENT", `store.url ${JSON.stringify(redact(url))} is not a PostgreSQL URL: write postgres://USER@HOST:PORT/DATABASE`);
+    throw new StoreError(
+      "INVALID_ARGUMENT",
+      `store.url ${JSON.stringify(redact(url))} is not a PostgreSQL URL: write postgres://USER@HOST:PORT/DATABASE`,
+    );
   }
   const p = parse(url);
   if (p.password !== undefined && p.password !== "") {
@@ -46,9 +49,17 @@ export function parsePgUrl(url: string): PgTarget {
     );
   }
   const host = p.host ?? "";
-  if (host === "") throw new StoreError("INVALID_ARGUMENT", `store.url ${JSON.stringify(url)} names no host: add one, or ?host=/path/to/socket/dir`);
+  if (host === "")
+    throw new StoreError(
+      "INVALID_ARGUMENT",
+      `store.url ${JSON.stringify(url)} names no host: add one, or ?host=/path/to/socket/dir`,
+    );
   const database = p.database ?? "";
-  if (database === "") throw new StoreError("INVALID_ARGUMENT", `store.url ${JSON.stringify(url)} names no database: add /DATABASE after the host`);
+  if (database === "")
+    throw new StoreError(
+      "INVALID_ARGUMENT",
+      `store.url ${JSON.stringify(url)} names no database: add /DATABASE after the host`,
+    );
   return {
     host,
     port: p.port ? Number(p.port) : 5432,

@@ -8,14 +8,19 @@ import type { PgConnectOptions, PgTarget } from "./config.js";
 
 /** A pool or one of its connections (inside a transaction). */
 export interface Queryable {
-  query<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string,
+    params?: unknown[],
+  ): Promise<pg.QueryResult<R>>;
 }
 
 // BIGINT (unix ms, counters) as a JS number: every value stored here is below 2^53.
 const INT8 = 20;
 const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
+    oid === INT8
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
 };
 
 function tlsOptions(target: PgTarget, o: PgConnectOptions): boolean | ConnectionOptions {
@@ -70,7 +75,10 @@ export class PgDb {
     this.pool.on("error", () => undefined);
   }
 
-  query<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+  query<R extends pg.QueryResultRow = Record<string, unknown>>(
+    text: string,
+    params: unknown[] = [],
+  ): Promise<pg.QueryResult<R>> {
     return this.pool.query<R>(text, params);
   }
 

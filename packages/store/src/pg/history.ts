@@ -22,10 +22,15 @@ const ORDER: Record<string, string> = {
 export async function listSessions(c: Queryable, options: ListSessionsOptions = {}): Promise<SessionPage> {
   const limit = clampInt(options.limit, 50, 1, 1000, "limit");
   const offset = options.offset ?? 0;
-  if (!Number.isInteger(offset) || offset < 0) throw new StoreError("INVALID_ARGUMENT", `offset must be an integer >= 0, got ${offset}`);
+  if (!Number.isInteger(offset) || offset < 0)
+    throw new StoreError("INVALID_ARGUMENT", `offset must be an integer >= 0, got ${offset}`);
   const sort = options.sort ?? "updated_desc";
   const order = Object.hasOwn(ORDER, sort) ? ORDER[sort] : undefined;
-  if (order === undefined) throw new StoreError("INVALID_ARGUMENT", `unknown sort ${JSON.stringify(options.sort)}: use one of ${SORTS.join(", ")}`);
+  if (order === undefined)
+    throw new StoreError(
+      "INVALID_ARGUMENT",
+      `unknown sort ${JSON.stringify(options.sort)}: use one of ${SORTS.join(", ")}`,
+    );
   const filter = options.titleFilter ?? "";
   if (filter === "") {
     const [rows, total] = await Promise.all([
@@ -35,7 +40,11 @@ export async function listSessions(c: Queryable, options: ListSessionsOptions = 
     return { sessions: rows.rows.map(sessionFromRow), total: total.rows[0]?.n ?? 0 };
   }
   const like = `%${filter.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-  const rows = await c.query<Row>(`SELECT * FROM sessions WHERE title ILIKE $1 ORDER BY ${order} LIMIT $2 OFFSET $3`, [like, limit, offset]);
+  const rows = await c.query<Row>(`SELECT * FROM sessions WHERE title ILIKE $1 ORDER BY ${order} LIMIT $2 OFFSET $3`, [
+    like,
+    limit,
+    offset,
+  ]);
   const total = await c.query<{ n: number }>("SELECT COUNT(*) AS n FROM sessions WHERE title ILIKE $1", [like]);
   return { sessions: rows.rows.map(sessionFromRow), total: total.rows[0]?.n ?? 0 };
 }
@@ -48,27 +57,43 @@ function attach(messages: MessageRecord[], calls: ToolCallRecord[]): void {
 export async function getHistory(c: Queryable, sessionId: string, options: HistoryOptions = {}): Promise<HistoryPage> {
   const limit = clampInt(options.limit, 50, 1, 1000, "limit");
   const before = options.cursor ? decodeCursor(options.cursor) : 2 ** 31 - 1;
-  const rows = (await c.query<Row>(
-    "SELECT * FROM messages WHERE session_id = $1 AND sub_agent_run_id IS NULL AND seq < $2 ORDER BY seq DESC LIMIT $3",
-    [sessionId, before, limit + 1],
-  )).rows;
+  const rows = (
+    await c.query<Row>(
+      "SELECT * FROM messages WHERE session_id = $1 AND sub_agent_run_id IS NULL AND seq < $2 ORDER BY seq DESC LIMIT $3",
+      [sessionId, before, limit + 1],
+    )
+  ).rows;
   const more = rows.length > limit;
-  const page = rows.slice(0, limit).reverse().map((r) => messageFromRow(r, []));
+  const page = rows
+    .slice(0, limit)
+    .reverse()
+    .map((r) => messageFromRow(r, []));
   const first = page[0];
   if (first) {
-    const calls = await c.query<Row>("SELECT * FROM tool_calls WHERE message_id = ANY($1) ORDER BY pk", [page.map((m) => m.id)]);
+    const calls = await c.query<Row>("SELECT * FROM tool_calls WHERE message_id = ANY($1) ORDER BY pk", [
+      page.map((m) => m.id),
+    ]);
     attach(page, calls.rows.map(toolCallFromRow));
   }
   return { messages: page, nextCursor: more && first ? encodeCursor(first.seq) : "" };
 }
 
 export async function listSubAgentRuns(c: Queryable, sessionId: string): Promise<SubAgentRunRecord[]> {
-  return (await c.query<Row>("SELECT * FROM sub_agent_runs WHERE session_id = $1 ORDER BY started_at, id", [sessionId])).rows.map(subAgentRunFromRow);
+  return (
+    await c.query<Row>("SELECT * FROM sub_agent_runs WHERE session_id = $1 ORDER BY started_at, id", [sessionId])
+  ).rows.map(subAgentRunFromRow);
 }
 
 export async function getSubAgentTranscript(c: Queryable, runId: string): Promise<MessageRecord[]> {
-  const messages = (await c.query<Row>("SELECT * FROM messages WHERE sub_agent_run_id = $1 ORDER BY seq", [runId])).rows.map((r) => messageFromRow(r, []));
-  attach(messages, (await c.query<Row>("SELECT * FROM tool_calls WHERE sub_agent_run_id = $1 ORDER BY pk", [runId])).rows.map(toolCallFromRow));
+  const messages = (
+    await c.query<Row>("SELECT * FROM messages WHERE sub_agent_run_id = $1 ORDER BY seq", [runId])
+  ).rows.map((r) => messageFromRow(r, []));
+  attach(
+    messages,
+    (await c.query<Row>("SELECT * FROM tool_calls WHERE sub_agent_run_id = $1 ORDER BY pk", [runId])).rows.map(
+      toolCallFromRow,
+    ),
+  );
   return messages;
 }
 
@@ -86,13 +111,27 @@ export async function collectExport(c: Queryable, id: string, options: ExportOpt
   const subAgentRuns = [];
   for (const run of runs) subAgentRuns.push({ ...run, transcript: await getSubAgentTranscript(c, run.id) });
   const data: SessionExport = {
-    format: "palisade.session-export", version: 1, exportedAt: options.now ?? Date.now(), session, messages, subAgentRuns,
-    artifacts: [], memory: await listMemory(c, id),
+    format: "palisade.session-export",
+    version: 1,
+    exportedAt: options.now ?? Date.now(),
+    session,
+    messages,
+    subAgentRuns,
+    artifacts: [],
+    memory: await listMemory(c, id),
   };
-  data.artifacts = sessionArtifacts(await listArtifacts(c, id), [...messages, ...subAgentRuns.flatMap((r) => r.transcript)], id);
+  data.artifacts = sessionArtifacts(
+    await listArtifacts(c, id),
+    [...messages, ...subAgentRuns.flatMap((r) => r.transcript)],
+    id,
+  );
   if (options.includeEvents) {
     const events: EventRecord[] = [];
-    for (let batch = await listEvents(c, id, 0, 5000); batch.length > 0; batch = await listEvents(c, id, batch[batch.length - 1]?.seq ?? 0, 5000)) {
+    for (
+      let batch = await listEvents(c, id, 0, 5000);
+      batch.length > 0;
+      batch = await listEvents(c, id, batch[batch.length - 1]?.seq ?? 0, 5000)
+    ) {
       events.push(...batch);
     }
     data.events = events;
@@ -100,6 +139,11 @@ export async function collectExport(c: Queryable, id: string, options: ExportOpt
   return data;
 }
 
-export async function exportSession(c: Queryable, id: string, format: ExportFormat, options: ExportOptions = {}): Promise<ExportResult> {
+export async function exportSession(
+  c: Queryable,
+  id: string,
+  format: ExportFormat,
+  options: ExportOptions = {},
+): Promise<ExportResult> {
   return renderExport(await collectExport(c, id, options), id, format);
 }

@@ -35,7 +35,15 @@ export interface TurnInFlight {
   createdAt: number;
 }
 
-interface LeaseRow { engine_id: string; expires_at: number; now: number; turn_message_id: string; turn_content: string; turn_started_at: number; address: string | null }
+interface LeaseRow {
+  engine_id: string;
+  expires_at: number;
+  now: number;
+  turn_message_id: string;
+  turn_content: string;
+  turn_started_at: number;
+  address: string | null;
+}
 
 export async function registerEngine(db: PgDb, engineId: string, address: string): Promise<void> {
   await db.query(
@@ -48,7 +56,10 @@ export async function registerEngine(db: PgDb, engineId: string, address: string
 /** Renews the Engine's leases of sessions with a turn running; returns how many it holds. */
 export async function heartbeat(db: PgDb, engineId: string, leaseMs: number): Promise<number> {
   await db.query(`UPDATE engines SET heartbeat_at = ${NOW} WHERE id = $1`, [engineId]);
-  const r = await db.query(`UPDATE session_leases SET expires_at = ${NOW} + $2 WHERE engine_id = $1 AND turn_message_id <> ''`, [engineId, leaseMs]);
+  const r = await db.query(
+    `UPDATE session_leases SET expires_at = ${NOW} + $2 WHERE engine_id = $1 AND turn_message_id <> ''`,
+    [engineId, leaseMs],
+  );
   return r.rowCount ?? 0;
 }
 
@@ -57,14 +68,25 @@ export async function heartbeat(db: PgDb, engineId: string, leaseMs: number): Pr
  * over from an Engine whose turn was in flight records that turn (its user message, if it was
  * not committed, and a TURN_INTERRUPTED event) in the same transaction.
  */
-export async function claimSession(db: PgDb, sessionId: string, engineId: string, leaseMs: number, turn: TurnInFlight): Promise<Claim> {
+export async function claimSession(
+  db: PgDb,
+  sessionId: string,
+  engineId: string,
+  leaseMs: number,
+  turn: TurnInFlight,
+): Promise<Claim> {
   return db.tx(async (c) => {
-    await c.query(`INSERT INTO session_leases (session_id, engine_id, acquired_at, expires_at) VALUES ($1, $2, ${NOW}, 0) ON CONFLICT DO NOTHING`, [sessionId, engineId]);
-    const row = (await c.query<LeaseRow>(
-      `SELECT l.engine_id, l.expires_at, ${NOW} AS now, l.turn_message_id, l.turn_content, l.turn_started_at, e.address
+    await c.query(
+      `INSERT INTO session_leases (session_id, engine_id, acquired_at, expires_at) VALUES ($1, $2, ${NOW}, 0) ON CONFLICT DO NOTHING`,
+      [sessionId, engineId],
+    );
+    const row = (
+      await c.query<LeaseRow>(
+        `SELECT l.engine_id, l.expires_at, ${NOW} AS now, l.turn_message_id, l.turn_content, l.turn_started_at, e.address
        FROM session_leases l LEFT JOIN engines e ON e.id = l.engine_id WHERE l.session_id = $1 FOR UPDATE OF l`,
-      [sessionId],
-    )).rows[0] as LeaseRow;
+        [sessionId],
+      )
+    ).rows[0] as LeaseRow;
     if (row.engine_id !== engineId && row.expires_at > row.now) {
       return { ok: false, owner: { engineId: row.engine_id, address: row.address ?? "", expiresAt: row.expires_at } };
     }
@@ -88,13 +110,16 @@ export async function claimSession(db: PgDb, sessionId: string, engineId: string
 /** The turn ended (committed): the lease runs out `leaseMs` from now unless another turn renews it. */
 export async function finishTurn(db: PgDb, sessionId: string, engineId: string, leaseMs: number): Promise<void> {
   // Not durable: after a server crash the lease would merely run out lease_s later than it should.
-  await db.tx(async (c) => {
-    await c.query(
-      `UPDATE session_leases SET turn_message_id = '', turn_content = '', turn_started_at = 0, expires_at = ${NOW} + $3
+  await db.tx(
+    async (c) => {
+      await c.query(
+        `UPDATE session_leases SET turn_message_id = '', turn_content = '', turn_started_at = 0, expires_at = ${NOW} + $3
        WHERE session_id = $1 AND engine_id = $2`,
-      [sessionId, engineId, leaseMs],
-    );
-  }, { durable: false });
+        [sessionId, engineId, leaseMs],
+      );
+    },
+    { durable: false },
+  );
 }
 
 /**
@@ -103,10 +128,12 @@ export async function finishTurn(db: PgDb, sessionId: string, engineId: string, 
  * The lease row stays locked until the commit, so a takeover cannot slip in between.
  */
 export async function checkFence(c: Queryable, sessionId: string, engineId: string): Promise<void> {
-  const row = (await c.query<{ engine_id: string; expires_at: number; now: number }>(
-    `SELECT engine_id, expires_at, ${NOW} AS now FROM session_leases WHERE session_id = $1 FOR UPDATE`,
-    [sessionId],
-  )).rows[0];
+  const row = (
+    await c.query<{ engine_id: string; expires_at: number; now: number }>(
+      `SELECT engine_id, expires_at, ${NOW} AS now FROM session_leases WHERE session_id = $1 FOR UPDATE`,
+      [sessionId],
+    )
+  ).rows[0];
   if (row && row.engine_id !== engineId && row.expires_at > row.now) {
     throw new StoreError(
       "CONFLICT",
@@ -117,11 +144,15 @@ export async function checkFence(c: Queryable, sessionId: string, engineId: stri
 
 /** The Engine that holds a live lease on the session, or null (any Engine may serve it). */
 export async function sessionOwner(c: Queryable, sessionId: string): Promise<LeaseOwner | null> {
-  const row = (await c.query<LeaseRow>(
-    `SELECT l.engine_id, l.expires_at, ${NOW} AS now, e.address FROM session_leases l LEFT JOIN engines e ON e.id = l.engine_id WHERE l.session_id = $1`,
-    [sessionId],
-  )).rows[0];
-  return row && row.expires_at > row.now ? { engineId: row.engine_id, address: row.address ?? "", expiresAt: row.expires_at } : null;
+  const row = (
+    await c.query<LeaseRow>(
+      `SELECT l.engine_id, l.expires_at, ${NOW} AS now, e.address FROM session_leases l LEFT JOIN engines e ON e.id = l.engine_id WHERE l.session_id = $1`,
+      [sessionId],
+    )
+  ).rows[0];
+  return row && row.expires_at > row.now
+    ? { engineId: row.engine_id, address: row.address ?? "", expiresAt: row.expires_at }
+    : null;
 }
 
 /** A clean shutdown: the Engine's leases end now (its turns were drained or recorded as cancelled). */
@@ -133,7 +164,11 @@ export async function releaseEngine(db: PgDb, engineId: string): Promise<void> {
 async function commitUserMessage(c: Queryable, sessionId: string, turn: TurnInFlight): Promise<void> {
   if (((await c.query("SELECT 1 FROM messages WHERE id = $1", [turn.userMessageId])).rowCount ?? 0) > 0) return;
   if (!(await addToSession(c, sessionId, 1, turn.createdAt, ZERO))) return;
-  await insertMessage(c, { id: turn.userMessageId, sessionId, role: "user", content: turn.content, createdAt: turn.createdAt }, await nextMessageSeq(c, sessionId, null));
+  await insertMessage(
+    c,
+    { id: turn.userMessageId, sessionId, role: "user", content: turn.content, createdAt: turn.createdAt },
+    await nextMessageSeq(c, sessionId, null),
+  );
 }
 
 /** The interrupted turn's user message (when it was not committed) and a TURN_INTERRUPTED event, in history. */
@@ -146,7 +181,10 @@ async function recordInterrupted(c: Queryable, sessionId: string, row: LeaseRow,
       `INSERT INTO messages (id, session_id, seq, role, content, created_at, tsv) VALUES ($1, $2, $3, 'user', $4, $5, $6::tsvector)`,
       [row.turn_message_id, sessionId, seq, row.turn_content, row.turn_started_at, tsvectorOf([row.turn_content])],
     );
-    await c.query("UPDATE sessions SET message_count = message_count + 1, updated_at = GREATEST(updated_at, $2) WHERE id = $1", [sessionId, row.turn_started_at]);
+    await c.query(
+      "UPDATE sessions SET message_count = message_count + 1, updated_at = GREATEST(updated_at, $2) WHERE id = $1",
+      [sessionId, row.turn_started_at],
+    );
   }
   const payload = {
     reason: `the Engine ${row.engine_id} stopped while this turn ran (its lease ran out); the Engine ${takenBy} took the session over`,
@@ -154,5 +192,9 @@ async function recordInterrupted(c: Queryable, sessionId: string, row: LeaseRow,
     engineId: row.engine_id,
     takenOverBy: takenBy,
   };
-  await insertEvent(c, { sessionId, messageId: `interrupted_${randomUUID()}`, type: "TURN_INTERRUPTED", payload }, await nextEventSeq(c, sessionId));
+  await insertEvent(
+    c,
+    { sessionId, messageId: `interrupted_${randomUUID()}`, type: "TURN_INTERRUPTED", payload },
+    await nextEventSeq(c, sessionId),
+  );
 }

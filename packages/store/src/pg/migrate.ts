@@ -15,13 +15,23 @@ export async function pgSchemaVersion(db: PgDb): Promise<number> {
   return r.rows[0]?.v ?? 0;
 }
 
-export async function migratePg(db: PgDb, onStep?: (step: MigrationStep) => void): Promise<{ from: number; to: number }> {
+export async function migratePg(
+  db: PgDb,
+  onStep?: (step: MigrationStep) => void,
+): Promise<{ from: number; to: number }> {
   return db.tx(async (c) => {
     await c.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    await c.query("CREATE TABLE IF NOT EXISTS palisade_schema (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)");
-    const from = Number((await c.query<{ v: number }>("SELECT COALESCE(MAX(version), 0) AS v FROM palisade_schema")).rows[0]?.v ?? 0);
+    await c.query(
+      "CREATE TABLE IF NOT EXISTS palisade_schema (version INTEGER PRIMARY KEY, applied_at BIGINT NOT NULL)",
+    );
+    const from = Number(
+      (await c.query<{ v: number }>("SELECT COALESCE(MAX(version), 0) AS v FROM palisade_schema")).rows[0]?.v ?? 0,
+    );
     if (from > PG_SCHEMA_VERSION) {
-      throw new StoreError("SCHEMA_TOO_NEW", `database schema version ${from} is newer than this Palisade supports (${PG_SCHEMA_VERSION}): upgrade Palisade on every Engine of the deployment`);
+      throw new StoreError(
+        "SCHEMA_TOO_NEW",
+        `database schema version ${from} is newer than this Palisade supports (${PG_SCHEMA_VERSION}): upgrade Palisade on every Engine of the deployment`,
+      );
     }
     const report = from > 0 ? onStep : undefined;
     for (let version = from + 1; version <= PG_SCHEMA_VERSION; version++) {
@@ -34,7 +44,11 @@ export async function migratePg(db: PgDb, onStep?: (step: MigrationStep) => void
         await c.query("INSERT INTO palisade_schema (version, applied_at) VALUES ($1, $2)", [version, Date.now()]);
         await c.query("RELEASE migration");
       } catch (cause) {
-        throw new StoreError("MIGRATION_FAILED", `migration of the PostgreSQL store to schema version ${version} failed: ${(cause as Error).message}`, { cause });
+        throw new StoreError(
+          "MIGRATION_FAILED",
+          `migration of the PostgreSQL store to schema version ${version} failed: ${(cause as Error).message}`,
+          { cause },
+        );
       }
       report?.({ from: version - 1, to: version, phase: "done", ms: Math.round(performance.now() - started) });
     }

@@ -17,21 +17,33 @@ export async function insertEvent(c: Queryable, input: NewEvent, seq: number): P
   const payload = typeof input.payload === "string" ? input.payload : JSON.stringify(input.payload ?? {});
   const createdAt = input.createdAt ?? Date.now();
   try {
-    await c.query("INSERT INTO events (session_id, seq, message_id, type, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-      [input.sessionId, seq, input.messageId ?? "", input.type, payload, createdAt]);
+    await c.query(
+      "INSERT INTO events (session_id, seq, message_id, type, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+      [input.sessionId, seq, input.messageId ?? "", input.type, payload, createdAt],
+    );
   } catch (cause) {
-    mapPgError(cause, { missing: `session ${JSON.stringify(input.sessionId)} does not exist (deleted, or never created in this store)` });
+    mapPgError(cause, {
+      missing: `session ${JSON.stringify(input.sessionId)} does not exist (deleted, or never created in this store)`,
+    });
   }
   return { sessionId: input.sessionId, seq, messageId: input.messageId ?? "", type: input.type, payload, createdAt };
 }
 
 /** Events at consecutive seqs from `firstSeq`, in one statement (a turn writes several). */
-export async function insertEvents(c: Queryable, inputs: readonly NewEvent[], firstSeq: number): Promise<EventRecord[]> {
+export async function insertEvents(
+  c: Queryable,
+  inputs: readonly NewEvent[],
+  firstSeq: number,
+): Promise<EventRecord[]> {
   if (inputs.length === 0) return [];
   const now = Date.now();
   const rows: EventRecord[] = inputs.map((e, i) => ({
-    sessionId: e.sessionId, seq: firstSeq + i, messageId: e.messageId ?? "", type: e.type,
-    payload: typeof e.payload === "string" ? e.payload : JSON.stringify(e.payload ?? {}), createdAt: e.createdAt ?? now,
+    sessionId: e.sessionId,
+    seq: firstSeq + i,
+    messageId: e.messageId ?? "",
+    type: e.type,
+    payload: typeof e.payload === "string" ? e.payload : JSON.stringify(e.payload ?? {}),
+    createdAt: e.createdAt ?? now,
   }));
   const values: unknown[] = [];
   const tuples = rows.map((r) => {
@@ -39,15 +51,24 @@ export async function insertEvents(c: Queryable, inputs: readonly NewEvent[], fi
     return `($${String(n - 5)}, $${String(n - 4)}, $${String(n - 3)}, $${String(n - 2)}, $${String(n - 1)}, $${String(n)})`;
   });
   try {
-    await c.query(`INSERT INTO events (session_id, seq, message_id, type, payload, created_at) VALUES ${tuples.join(", ")}`, values);
+    await c.query(
+      `INSERT INTO events (session_id, seq, message_id, type, payload, created_at) VALUES ${tuples.join(", ")}`,
+      values,
+    );
   } catch (cause) {
-    mapPgError(cause, { missing: `session ${JSON.stringify(rows[0]?.sessionId ?? "")} does not exist (deleted, or never created in this store)` });
+    mapPgError(cause, {
+      missing: `session ${JSON.stringify(rows[0]?.sessionId ?? "")} does not exist (deleted, or never created in this store)`,
+    });
   }
   return rows;
 }
 
 export async function listEvents(c: Queryable, sessionId: string, afterSeq = 0, limit = 1000): Promise<EventRecord[]> {
-  const r = await c.query<Row>("SELECT * FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", [sessionId, afterSeq, limit]);
+  const r = await c.query<Row>("SELECT * FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", [
+    sessionId,
+    afterSeq,
+    limit,
+  ]);
   return r.rows.map(eventFromRow);
 }
 
@@ -59,38 +80,73 @@ export async function lastEvent(c: Queryable, sessionId: string): Promise<EventR
 export async function appendMemory(c: Queryable, input: NewMemory): Promise<MemoryRecord> {
   const createdAt = input.createdAt ?? Date.now();
   try {
-    await c.query("INSERT INTO memory (session_id, message_id, content, summary, compacted_messages, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-      [input.sessionId, input.messageId ?? "", input.content, input.summary ?? "", input.compactedMessages ?? 0, createdAt]);
+    await c.query(
+      "INSERT INTO memory (session_id, message_id, content, summary, compacted_messages, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
+      [
+        input.sessionId,
+        input.messageId ?? "",
+        input.content,
+        input.summary ?? "",
+        input.compactedMessages ?? 0,
+        createdAt,
+      ],
+    );
   } catch (cause) {
-    mapPgError(cause, { missing: `session ${JSON.stringify(input.sessionId)} does not exist (deleted, or never created in this store)` });
+    mapPgError(cause, {
+      missing: `session ${JSON.stringify(input.sessionId)} does not exist (deleted, or never created in this store)`,
+    });
   }
   return {
-    sessionId: input.sessionId, messageId: input.messageId ?? "", content: input.content, summary: input.summary ?? "",
-    compactedMessages: input.compactedMessages ?? 0, createdAt,
+    sessionId: input.sessionId,
+    messageId: input.messageId ?? "",
+    content: input.content,
+    summary: input.summary ?? "",
+    compactedMessages: input.compactedMessages ?? 0,
+    createdAt,
   };
 }
 
 export async function listMemory(c: Queryable, sessionId: string): Promise<MemoryRecord[]> {
-  return (await c.query<Row>("SELECT * FROM memory WHERE session_id = $1 ORDER BY pk", [sessionId])).rows.map(memoryFromRow);
+  return (await c.query<Row>("SELECT * FROM memory WHERE session_id = $1 ORDER BY pk", [sessionId])).rows.map(
+    memoryFromRow,
+  );
 }
 
-const ARTIFACT_COLUMNS = "id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, (data IS NOT NULL)::int AS has_data, created_at, expires_at";
+const ARTIFACT_COLUMNS =
+  "id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, (data IS NOT NULL)::int AS has_data, created_at, expires_at";
 
 export async function recordArtifact(c: Queryable, input: NewArtifact): Promise<ArtifactRecord> {
   if ((input.path === undefined) === (input.data === undefined)) {
-    throw new StoreError("INVALID_ARGUMENT", `artifact ${input.filename}: give exactly one of path (bytes on disk) or data (bytes in the row)`);
+    throw new StoreError(
+      "INVALID_ARGUMENT",
+      `artifact ${input.filename}: give exactly one of path (bytes on disk) or data (bytes in the row)`,
+    );
   }
   const id = input.id ?? randomUUID();
   try {
     await c.query(
       `INSERT INTO artifacts (id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, data, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [id, input.sessionId ?? null, input.owner ?? "", input.callId ?? null, input.filename, input.mimeType ?? "application/octet-stream",
-        input.sizeBytes, input.sha256 ?? null, input.path ?? null, input.data ? Buffer.from(input.data) : null, input.createdAt ?? Date.now(),
-        input.expiresAt ?? null],
+      [
+        id,
+        input.sessionId ?? null,
+        input.owner ?? "",
+        input.callId ?? null,
+        input.filename,
+        input.mimeType ?? "application/octet-stream",
+        input.sizeBytes,
+        input.sha256 ?? null,
+        input.path ?? null,
+        input.data ? Buffer.from(input.data) : null,
+        input.createdAt ?? Date.now(),
+        input.expiresAt ?? null,
+      ],
     );
   } catch (cause) {
-    mapPgError(cause, { missing: `session ${JSON.stringify(input.sessionId ?? "")} does not exist (deleted, or never created in this store)`, conflict: `artifact ${id} already exists` });
+    mapPgError(cause, {
+      missing: `session ${JSON.stringify(input.sessionId ?? "")} does not exist (deleted, or never created in this store)`,
+      conflict: `artifact ${id} already exists`,
+    });
   }
   return getArtifact(c, id);
 }
@@ -108,5 +164,9 @@ export async function getArtifactData(c: Queryable, id: string): Promise<Buffer 
 }
 
 export async function listArtifacts(c: Queryable, sessionId: string): Promise<ArtifactRecord[]> {
-  return (await c.query<Row>(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts WHERE session_id = $1 ORDER BY created_at, id`, [sessionId])).rows.map(artifactFromRow);
+  return (
+    await c.query<Row>(`SELECT ${ARTIFACT_COLUMNS} FROM artifacts WHERE session_id = $1 ORDER BY created_at, id`, [
+      sessionId,
+    ])
+  ).rows.map(artifactFromRow);
 }

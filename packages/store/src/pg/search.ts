@@ -13,7 +13,6 @@ import type { SearchHit } from "../types.js";
 import type { Queryable } from "./db.js";
 import { tsqueryOf } from "./fts-vector.js";
 
-
 interface Side {
   table: "messages" | "tool_calls";
   filters(o: SearchOptions, params: unknown[]): string;
@@ -37,14 +36,36 @@ const MESSAGES: Side = {
     return conds.map((cond) => ` AND ${cond}`).join("");
   },
   async hits(c, pks, phrases) {
-    const r = await c.query<{ pk: number; id: string; session_id: string; seq: number; role: string; created_at: number; content: string; title: string | null }>(
+    const r = await c.query<{
+      pk: number;
+      id: string;
+      session_id: string;
+      seq: number;
+      role: string;
+      created_at: number;
+      content: string;
+      title: string | null;
+    }>(
       "SELECT m.pk, m.id, m.session_id, m.seq, m.role, m.created_at, m.content, s.title FROM messages m JOIN sessions s ON s.id = m.session_id WHERE m.pk = ANY($1)",
       [pks],
     );
-    return new Map(r.rows.map((row) => [row.pk, {
-      sessionId: row.session_id, sessionTitle: row.title ?? "", messageId: row.id, callId: "", toolName: "", role: row.role,
-      snippet: snippet([row.content], phrases), rank: 0, createdAt: row.created_at, seq: row.seq,
-    }]));
+    return new Map(
+      r.rows.map((row) => [
+        row.pk,
+        {
+          sessionId: row.session_id,
+          sessionTitle: row.title ?? "",
+          messageId: row.id,
+          callId: "",
+          toolName: "",
+          role: row.role,
+          snippet: snippet([row.content], phrases),
+          rank: 0,
+          createdAt: row.created_at,
+          seq: row.seq,
+        },
+      ]),
+    );
   },
 };
 
@@ -58,30 +79,64 @@ const TOOL_CALLS: Side = {
   },
   async hits(c, pks, phrases) {
     const r = await c.query<{
-      pk: number; call_id: string; tool_name: string; message_id: string; session_id: string; created_at: number; arguments_json: string;
-      result: string | null; seq: number; title: string | null;
+      pk: number;
+      call_id: string;
+      tool_name: string;
+      message_id: string;
+      session_id: string;
+      created_at: number;
+      arguments_json: string;
+      result: string | null;
+      seq: number;
+      title: string | null;
     }>(
       `SELECT t.pk, t.call_id, t.tool_name, t.message_id, t.session_id, t.created_at, t.arguments_json, t.result, m.seq, s.title
        FROM tool_calls t JOIN messages m ON m.id = t.message_id JOIN sessions s ON s.id = t.session_id WHERE t.pk = ANY($1)`,
       [pks],
     );
-    return new Map(r.rows.map((row) => [row.pk, {
-      sessionId: row.session_id, sessionTitle: row.title ?? "", messageId: row.message_id, callId: row.call_id, toolName: row.tool_name,
-      role: "tool", snippet: snippet([row.tool_name, row.arguments_json, row.result], phrases), rank: 0, createdAt: row.created_at, seq: row.seq,
-    }]));
+    return new Map(
+      r.rows.map((row) => [
+        row.pk,
+        {
+          sessionId: row.session_id,
+          sessionTitle: row.title ?? "",
+          messageId: row.message_id,
+          callId: row.call_id,
+          toolName: row.tool_name,
+          role: "tool",
+          snippet: snippet([row.tool_name, row.arguments_json, row.result], phrases),
+          rank: 0,
+          createdAt: row.created_at,
+          seq: row.seq,
+        },
+      ]),
+    );
   },
 };
 
-interface SideResult { hits: SearchHit[]; total: number; lowerBound: boolean }
+interface SideResult {
+  hits: SearchHit[];
+  total: number;
+  lowerBound: boolean;
+}
 
-async function searchSide(c: Queryable, side: Side, tsquery: string, phrases: RankPhrase[], o: SearchOptions, n: number): Promise<SideResult> {
+async function searchSide(
+  c: Queryable,
+  side: Side,
+  tsquery: string,
+  phrases: RankPhrase[],
+  o: SearchOptions,
+  n: number,
+): Promise<SideResult> {
   const params: unknown[] = [tsquery];
   const where = side.filters(o, params);
   const match = `FROM ${side.table} x WHERE x.tsv @@ $1::tsquery${where}`;
   // As on SQLite: fewer than RARE matches are all ranked and counted; more, and the newest
   // WINDOW of them are ranked, the total a lower bound. ts_rank: higher is better; a hit's rank
   // is its negation, so lower is better as with bm25.
-  const count = (await c.query<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 ${match} LIMIT ${String(RARE)}) m`, params)).rows[0]?.n ?? 0;
+  const count =
+    (await c.query<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 ${match} LIMIT ${String(RARE)}) m`, params))
+      .rows[0]?.n ?? 0;
   const common = count >= RARE;
   const r = await c.query<{ pk: number; score: number }>(
     common
@@ -91,7 +146,14 @@ async function searchSide(c: Queryable, side: Side, tsquery: string, phrases: Ra
   );
   const total = common ? r.rows.length : count;
   const ranked = r.rows.slice(0, n);
-  const byPk = ranked.length > 0 ? await side.hits(c, ranked.map((x) => x.pk), phrases) : new Map<number, SearchHit>();
+  const byPk =
+    ranked.length > 0
+      ? await side.hits(
+          c,
+          ranked.map((x) => x.pk),
+          phrases,
+        )
+      : new Map<number, SearchHit>();
   const hits: SearchHit[] = [];
   for (const x of ranked) {
     const h = byPk.get(x.pk);
@@ -103,7 +165,8 @@ async function searchSide(c: Queryable, side: Side, tsquery: string, phrases: Ra
 export async function search(c: Queryable, query: string, options: SearchOptions = {}): Promise<SearchResult> {
   const limit = clampInt(options.limit, 20, 1, 200, "limit");
   const offset = options.offset ?? 0;
-  if (!Number.isInteger(offset) || offset < 0) throw new StoreError("INVALID_ARGUMENT", `offset must be an integer >= 0, got ${offset}`);
+  if (!Number.isInteger(offset) || offset < 0)
+    throw new StoreError("INVALID_ARGUMENT", `offset must be an integer >= 0, got ${offset}`);
   const q = buildFtsQuery(query);
   const tsquery = tsqueryOf(q);
   if (tsquery === "") return { hits: [], total: 0, totalIsLowerBound: false };
@@ -117,5 +180,9 @@ export async function search(c: Queryable, query: string, options: SearchOptions
     wantTools ? searchSide(c, TOOL_CALLS, tsquery, phrases, options, n) : none,
   ]);
   const hits = parts.flatMap((p) => p.hits).sort((a, b) => a.rank - b.rank || b.createdAt - a.createdAt);
-  return { hits: hits.slice(offset, offset + limit), total: parts.reduce((t, p) => t + p.total, 0), totalIsLowerBound: parts.some((p) => p.lowerBound) };
+  return {
+    hits: hits.slice(offset, offset + limit),
+    total: parts.reduce((t, p) => t + p.total, 0),
+    totalIsLowerBound: parts.some((p) => p.lowerBound),
+  };
 }

@@ -14,9 +14,24 @@ import type { NewArtifact, NewEvent, NewMemory } from "../records.js";
 import type { SearchOptions, SearchResult } from "../search.js";
 import type { CommittedTurn, TurnRows } from "../turn.js";
 import type {
-  ArtifactRecord, AuditRecord, EventRecord, MemoryRecord, MessageRecord, SessionRecord, SubAgentRunRecord, ToolCallRecord,
+  ArtifactRecord,
+  AuditRecord,
+  EventRecord,
+  MemoryRecord,
+  MessageRecord,
+  SessionRecord,
+  SubAgentRunRecord,
+  ToolCallRecord,
 } from "../types.js";
-import type { MessagePatch, NewMessage, NewSession, NewSubAgentRun, NewToolCall, SubAgentRunPatch, ToolCallPatch } from "../writes.js";
+import type {
+  MessagePatch,
+  NewMessage,
+  NewSession,
+  NewSubAgentRun,
+  NewToolCall,
+  SubAgentRunPatch,
+  ToolCallPatch,
+} from "../writes.js";
 import * as audit from "./audit.js";
 import { describeTarget } from "./config.js";
 import type { PgConnectOptions } from "./config.js";
@@ -52,7 +67,11 @@ export class PgStore implements HistoryStore {
     } catch (cause) {
       await db.close().catch(() => undefined);
       if (cause instanceof StoreError) throw cause;
-      throw new StoreError("UNAVAILABLE", `cannot open the PostgreSQL store at ${describeTarget(db.target)}: ${(cause as Error).message}`, { cause });
+      throw new StoreError(
+        "UNAVAILABLE",
+        `cannot open the PostgreSQL store at ${describeTarget(db.target)}: ${(cause as Error).message}`,
+        { cause },
+      );
     }
     return new PgStore(db);
   }
@@ -90,9 +109,17 @@ export class PgStore implements HistoryStore {
   async adoptAuditKey(secret: Buffer, keyFile: string): Promise<AuditKey> {
     const fingerprint = keyFingerprint(secret);
     const fromSeq = await this.tx(async (c) => {
-      const head = (await c.query<{ seq: number }>("SELECT seq FROM audit_head WHERE id = 1 FOR UPDATE")).rows[0]?.seq ?? 0;
-      await c.query("INSERT INTO audit_keying (id, from_seq, key_fingerprint) VALUES (1, $1, $2) ON CONFLICT DO NOTHING", [head + 1, fingerprint]);
-      const row = (await c.query<{ from_seq: number; key_fingerprint: string }>("SELECT from_seq, key_fingerprint FROM audit_keying WHERE id = 1")).rows[0];
+      const head =
+        (await c.query<{ seq: number }>("SELECT seq FROM audit_head WHERE id = 1 FOR UPDATE")).rows[0]?.seq ?? 0;
+      await c.query(
+        "INSERT INTO audit_keying (id, from_seq, key_fingerprint) VALUES (1, $1, $2) ON CONFLICT DO NOTHING",
+        [head + 1, fingerprint],
+      );
+      const row = (
+        await c.query<{ from_seq: number; key_fingerprint: string }>(
+          "SELECT from_seq, key_fingerprint FROM audit_keying WHERE id = 1",
+        )
+      ).rows[0];
       if (row === undefined) throw new StoreError("AUDIT_KEY", "the audit keying row is missing");
       if (row.key_fingerprint !== fingerprint) {
         throw new StoreError(
@@ -106,36 +133,68 @@ export class PgStore implements HistoryStore {
     return this.auditKey;
   }
 
-  setAuditKey(key: AuditKey): void { this.auditKey = key; }
+  setAuditKey(key: AuditKey): void {
+    this.auditKey = key;
+  }
 
   // --- writes ---
-  createSession(input: NewSession = {}): Promise<SessionRecord> { return writes.createSession(this.q, input); }
-  appendMessage(input: NewMessage): Promise<MessageRecord> { return this.tx((c) => writes.appendMessage(c, input)); }
-  updateMessage(id: string, patch: MessagePatch): Promise<MessageRecord> { return this.tx((c) => writes.updateMessage(c, id, patch)); }
-  recordToolCall(input: NewToolCall): Promise<ToolCallRecord> { return writes.recordToolCall(this.q, input); }
+  createSession(input: NewSession = {}): Promise<SessionRecord> {
+    return writes.createSession(this.q, input);
+  }
+  appendMessage(input: NewMessage): Promise<MessageRecord> {
+    return this.tx((c) => writes.appendMessage(c, input));
+  }
+  updateMessage(id: string, patch: MessagePatch): Promise<MessageRecord> {
+    return this.tx((c) => writes.updateMessage(c, id, patch));
+  }
+  recordToolCall(input: NewToolCall): Promise<ToolCallRecord> {
+    return writes.recordToolCall(this.q, input);
+  }
   updateToolCall(messageId: string, callId: string, patch: ToolCallPatch): Promise<ToolCallRecord> {
     return this.tx((c) => writes.updateToolCall(c, messageId, callId, patch));
   }
   appendEvent(input: NewEvent): Promise<EventRecord> {
     return this.tx(async (c) => {
-      if (!(await writes.lockSession(c, input.sessionId))) throw new StoreError("NOT_FOUND", `session ${JSON.stringify(input.sessionId)} does not exist (deleted, or never created in this store)`);
+      if (!(await writes.lockSession(c, input.sessionId)))
+        throw new StoreError(
+          "NOT_FOUND",
+          `session ${JSON.stringify(input.sessionId)} does not exist (deleted, or never created in this store)`,
+        );
       return records.insertEvent(c, input, await records.nextEventSeq(c, input.sessionId));
     });
   }
-  appendMemory(input: NewMemory): Promise<MemoryRecord> { return records.appendMemory(this.q, input); }
-  recordSubAgentRun(input: NewSubAgentRun): Promise<SubAgentRunRecord> { return writes.recordSubAgentRun(this.q, input); }
-  updateSubAgentRun(id: string, patch: SubAgentRunPatch): Promise<SubAgentRunRecord> { return this.tx((c) => writes.updateSubAgentRun(c, id, patch)); }
-  recordArtifact(input: NewArtifact): Promise<ArtifactRecord> { return records.recordArtifact(this.q, input); }
-  async appendAudit(input: NewAudit): Promise<AuditRecord> { return (await this.appendAudits([input]))[0] as AuditRecord; }
+  appendMemory(input: NewMemory): Promise<MemoryRecord> {
+    return records.appendMemory(this.q, input);
+  }
+  recordSubAgentRun(input: NewSubAgentRun): Promise<SubAgentRunRecord> {
+    return writes.recordSubAgentRun(this.q, input);
+  }
+  updateSubAgentRun(id: string, patch: SubAgentRunPatch): Promise<SubAgentRunRecord> {
+    return this.tx((c) => writes.updateSubAgentRun(c, id, patch));
+  }
+  recordArtifact(input: NewArtifact): Promise<ArtifactRecord> {
+    return records.recordArtifact(this.q, input);
+  }
+  async appendAudit(input: NewAudit): Promise<AuditRecord> {
+    return (await this.appendAudits([input]))[0] as AuditRecord;
+  }
   /** `durable: false`: committed (every Engine sees it) but not yet flushed when it resolves; the next durable commit flushes it too. */
   appendAudits(inputs: readonly NewAudit[], options: { durable?: boolean } = {}): Promise<AuditRecord[]> {
     if (inputs.length === 0) return Promise.resolve([]);
     return this.tx((c) => audit.appendAuditRows(c, inputs, this.auditKey), options);
   }
-  auditHead(): Promise<{ seq: number; hash: string }> { return audit.auditHead(this.q); }
-  renameSession(id: string, title: string): Promise<SessionRecord> { return writes.renameSession(this.q, id, title); }
-  recordSessionModel(id: string, model: string): Promise<boolean> { return writes.recordSessionModel(this.q, id, model); }
-  setAutoTitle(id: string, title: string, source: "auto" | "first_message" = "auto"): Promise<boolean> { return writes.setAutoTitle(this.q, id, title, source); }
+  auditHead(): Promise<{ seq: number; hash: string }> {
+    return audit.auditHead(this.q);
+  }
+  renameSession(id: string, title: string): Promise<SessionRecord> {
+    return writes.renameSession(this.q, id, title);
+  }
+  recordSessionModel(id: string, model: string): Promise<boolean> {
+    return writes.recordSessionModel(this.q, id, model);
+  }
+  setAutoTitle(id: string, title: string, source: "auto" | "first_message" = "auto"): Promise<boolean> {
+    return writes.setAutoTitle(this.q, id, title, source);
+  }
   /**
    * `fence.engineId`: refused (CONFLICT, nothing written) when another Engine holds the session's
    * lease now — it took the session over while this Engine's turn ran past its lease.
@@ -146,62 +205,132 @@ export class PgStore implements HistoryStore {
       return commitTurn(c, sessionId, turn, this.auditKey);
     });
   }
-  async deleteSession(id: string): Promise<DeleteResult> { return this.tx((c) => lifecycle.deleteSession(c, id)); }
-  applyRetention(options: RetentionOptions): Promise<RetentionResult> { return lifecycle.applyRetention(this.q, options); }
+  async deleteSession(id: string): Promise<DeleteResult> {
+    return this.tx((c) => lifecycle.deleteSession(c, id));
+  }
+  applyRetention(options: RetentionOptions): Promise<RetentionResult> {
+    return lifecycle.applyRetention(this.q, options);
+  }
 
   // --- reads ---
-  getSession(id: string): Promise<SessionRecord | null> { return writes.getSessionRow(this.q, id); }
-  listSessions(options: ListSessionsOptions = {}): Promise<SessionPage> { return history.listSessions(this.q, options); }
-  getHistory(sessionId: string, options: HistoryOptions = {}): Promise<HistoryPage> { return history.getHistory(this.q, sessionId, options); }
-  getMessage(id: string): Promise<MessageRecord | null> { return writes.messageById(this.q, id); }
-  getToolCall(messageId: string, callId: string): Promise<ToolCallRecord> { return writes.getToolCall(this.q, messageId, callId); }
-  listEvents(sessionId: string, afterSeq = 0, limit = 1000): Promise<EventRecord[]> { return records.listEvents(this.q, sessionId, afterSeq, limit); }
-  lastEvent(sessionId: string): Promise<EventRecord | null> { return records.lastEvent(this.q, sessionId); }
-  listMemory(sessionId: string): Promise<MemoryRecord[]> { return records.listMemory(this.q, sessionId); }
-  listSubAgentRuns(sessionId: string): Promise<SubAgentRunRecord[]> { return history.listSubAgentRuns(this.q, sessionId); }
-  getSubAgentTranscript(runId: string): Promise<MessageRecord[]> { return history.getSubAgentTranscript(this.q, runId); }
-  getArtifact(id: string): Promise<ArtifactRecord> { return records.getArtifact(this.q, id); }
-  getArtifactData(id: string): Promise<Buffer | null> { return records.getArtifactData(this.q, id); }
-  listArtifacts(sessionId: string): Promise<ArtifactRecord[]> { return records.listArtifacts(this.q, sessionId); }
-  search(query: string, options: SearchOptions = {}): Promise<SearchResult> { return search(this.q, query, options); }
-  exportSession(id: string, format: ExportFormat, options: ExportOptions = {}): Promise<ExportResult> { return history.exportSession(this.q, id, format, options); }
-  listAudit(options: { sessionId?: string; afterSeq?: number; limit?: number } = {}): Promise<AuditRecord[]> { return audit.listAudit(this.q, options); }
+  getSession(id: string): Promise<SessionRecord | null> {
+    return writes.getSessionRow(this.q, id);
+  }
+  listSessions(options: ListSessionsOptions = {}): Promise<SessionPage> {
+    return history.listSessions(this.q, options);
+  }
+  getHistory(sessionId: string, options: HistoryOptions = {}): Promise<HistoryPage> {
+    return history.getHistory(this.q, sessionId, options);
+  }
+  getMessage(id: string): Promise<MessageRecord | null> {
+    return writes.messageById(this.q, id);
+  }
+  getToolCall(messageId: string, callId: string): Promise<ToolCallRecord> {
+    return writes.getToolCall(this.q, messageId, callId);
+  }
+  listEvents(sessionId: string, afterSeq = 0, limit = 1000): Promise<EventRecord[]> {
+    return records.listEvents(this.q, sessionId, afterSeq, limit);
+  }
+  lastEvent(sessionId: string): Promise<EventRecord | null> {
+    return records.lastEvent(this.q, sessionId);
+  }
+  listMemory(sessionId: string): Promise<MemoryRecord[]> {
+    return records.listMemory(this.q, sessionId);
+  }
+  listSubAgentRuns(sessionId: string): Promise<SubAgentRunRecord[]> {
+    return history.listSubAgentRuns(this.q, sessionId);
+  }
+  getSubAgentTranscript(runId: string): Promise<MessageRecord[]> {
+    return history.getSubAgentTranscript(this.q, runId);
+  }
+  getArtifact(id: string): Promise<ArtifactRecord> {
+    return records.getArtifact(this.q, id);
+  }
+  getArtifactData(id: string): Promise<Buffer | null> {
+    return records.getArtifactData(this.q, id);
+  }
+  listArtifacts(sessionId: string): Promise<ArtifactRecord[]> {
+    return records.listArtifacts(this.q, sessionId);
+  }
+  search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
+    return search(this.q, query, options);
+  }
+  exportSession(id: string, format: ExportFormat, options: ExportOptions = {}): Promise<ExportResult> {
+    return history.exportSession(this.q, id, format, options);
+  }
+  listAudit(options: { sessionId?: string; afterSeq?: number; limit?: number } = {}): Promise<AuditRecord[]> {
+    return audit.listAudit(this.q, options);
+  }
   verifyAudit(expectedHead?: { seq: number; hash: string }, key?: AuditKey): Promise<AuditVerification> {
     return audit.verifyAudit(this.q, expectedHead, key ?? this.auditKey);
   }
-  stats(since?: number): Promise<StoreStats> { return lifecycle.stats(this.q, since); }
+  stats(since?: number): Promise<StoreStats> {
+    return lifecycle.stats(this.q, since);
+  }
   /** Cheap counts for status pages (stats() also measures the rows' bytes). */
-  countSessions(): Promise<number> { return lifecycle.countSessions(this.q); }
-  countToolCallsSince(since: number): Promise<number> { return lifecycle.countToolCallsSince(this.q, since); }
+  countSessions(): Promise<number> {
+    return lifecycle.countSessions(this.q);
+  }
+  countToolCallsSince(since: number): Promise<number> {
+    return lifecycle.countToolCallsSince(this.q, since);
+  }
 
   // --- copying a history in (import.ts) ---
   /** One session's rows as the source has them, in one transaction. */
-  importSession(rows: SessionRows): Promise<void> { return this.tx((c) => importSession(c, rows)); }
+  importSession(rows: SessionRows): Promise<void> {
+    return this.tx((c) => importSession(c, rows));
+  }
   /** Audit rows as they are, and the key the source chain was keyed with (its fingerprint and first keyed seq). */
   importAudit(rows: readonly AuditRecord[], keyed?: { key: Buffer; fromSeq: number }): Promise<void> {
     return this.tx(async (c) => {
       await importAudit(c, rows);
-      if (keyed) await c.query("INSERT INTO audit_keying (id, from_seq, key_fingerprint) VALUES (1, $1, $2)", [keyed.fromSeq, keyFingerprint(keyed.key)]);
+      if (keyed)
+        await c.query("INSERT INTO audit_keying (id, from_seq, key_fingerprint) VALUES (1, $1, $2)", [
+          keyed.fromSeq,
+          keyFingerprint(keyed.key),
+        ]);
     });
   }
-  tableCounts(): Promise<TableCounts> { return tableCounts(this.q); }
+  tableCounts(): Promise<TableCounts> {
+    return tableCounts(this.q);
+  }
   /** Refreshes the planner's statistics (after a bulk copy: the autovacuum daemon catches up later). */
-  async analyze(): Promise<void> { await this.q.query("ANALYZE"); }
+  async analyze(): Promise<void> {
+    await this.q.query("ANALYZE");
+  }
   /** The deployment key's first seq, when the chain is keyed and `secret` is its key; undefined when not keyed. Writes nothing. */
   async auditKeyOf(secret: Buffer): Promise<AuditKey | undefined> {
-    const row = (await this.q.query<{ from_seq: number; key_fingerprint: string }>("SELECT from_seq, key_fingerprint FROM audit_keying WHERE id = 1")).rows[0];
+    const row = (
+      await this.q.query<{ from_seq: number; key_fingerprint: string }>(
+        "SELECT from_seq, key_fingerprint FROM audit_keying WHERE id = 1",
+      )
+    ).rows[0];
     if (row === undefined) return undefined;
-    if (row.key_fingerprint !== keyFingerprint(secret)) throw new StoreError("AUDIT_KEY", `the audit chain of ${this.description} is keyed with another key (fingerprint ${row.key_fingerprint.slice(0, 12)}…): use the deployment's key file`);
+    if (row.key_fingerprint !== keyFingerprint(secret))
+      throw new StoreError(
+        "AUDIT_KEY",
+        `the audit chain of ${this.description} is keyed with another key (fingerprint ${row.key_fingerprint.slice(0, 12)}…): use the deployment's key file`,
+      );
     return { key: secret, fromSeq: row.from_seq };
   }
 
   // --- several Engines (leases.ts) ---
-  registerEngine(engineId: string, address: string): Promise<void> { return leases.registerEngine(this.q, engineId, address); }
-  heartbeat(engineId: string, leaseMs: number): Promise<number> { return leases.heartbeat(this.q, engineId, leaseMs); }
+  registerEngine(engineId: string, address: string): Promise<void> {
+    return leases.registerEngine(this.q, engineId, address);
+  }
+  heartbeat(engineId: string, leaseMs: number): Promise<number> {
+    return leases.heartbeat(this.q, engineId, leaseMs);
+  }
   claimSession(sessionId: string, engineId: string, leaseMs: number, turn: TurnInFlight): Promise<Claim> {
     return leases.claimSession(this.q, sessionId, engineId, leaseMs, turn);
   }
-  finishTurn(sessionId: string, engineId: string, leaseMs: number): Promise<void> { return leases.finishTurn(this.q, sessionId, engineId, leaseMs); }
-  sessionOwner(sessionId: string): Promise<LeaseOwner | null> { return leases.sessionOwner(this.q, sessionId); }
-  releaseEngine(engineId: string): Promise<void> { return leases.releaseEngine(this.q, engineId); }
+  finishTurn(sessionId: string, engineId: string, leaseMs: number): Promise<void> {
+    return leases.finishTurn(this.q, sessionId, engineId, leaseMs);
+  }
+  sessionOwner(sessionId: string): Promise<LeaseOwner | null> {
+    return leases.sessionOwner(this.q, sessionId);
+  }
+  releaseEngine(engineId: string): Promise<void> {
+    return leases.releaseEngine(this.q, engineId);
+  }
 }

@@ -10,9 +10,23 @@ import type { NewMessage } from "../writes.js";
 import { appendAuditRows } from "./audit.js";
 import type { Queryable } from "./db.js";
 import { appendMemory, insertEvents, nextEventSeq, recordArtifact } from "./records.js";
-import { addToSession, insertMessage, insertToolCall, lockSession, nextMessageSeq, recordSubAgentRun, recordToolCall, setAutoTitle } from "./writes.js";
+import {
+  addToSession,
+  insertMessage,
+  insertToolCall,
+  lockSession,
+  nextMessageSeq,
+  recordSubAgentRun,
+  recordToolCall,
+  setAutoTitle,
+} from "./writes.js";
 
-export async function commitTurn(c: Queryable, sessionId: string, turn: TurnRows, auditKey: AuditKey | undefined): Promise<CommittedTurn> {
+export async function commitTurn(
+  c: Queryable,
+  sessionId: string,
+  turn: TurnRows,
+  auditKey: AuditKey | undefined,
+): Promise<CommittedTurn> {
   const { own, mainMessages, runMessages } = turnMessages(sessionId, turn);
   const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   let count = 0;
@@ -29,9 +43,10 @@ export async function commitTurn(c: Queryable, sessionId: string, turn: TurnRows
       usage.cacheWriteTokens += m.usage.cacheWriteTokens;
     }
   }
-  const exists = mainMessages.length + runMessages.length > 0
-    ? await addToSession(c, sessionId, count, newest, usage)
-    : await lockSession(c, sessionId);
+  const exists =
+    mainMessages.length + runMessages.length > 0
+      ? await addToSession(c, sessionId, count, newest, usage)
+      : await lockSession(c, sessionId);
   if (!exists) throw notFound("session", sessionId);
 
   const seqs = new Map<string | null, number>();
@@ -50,7 +65,11 @@ export async function commitTurn(c: Queryable, sessionId: string, turn: TurnRows
     const ownMessage = byId.get(call.messageId);
     if (ownMessage === undefined) {
       const rec = await recordToolCall(c, call);
-      if (rec.sessionId !== sessionId) throw new StoreError("INVALID_ARGUMENT", `commitTurn(${sessionId}) got tool call ${call.callId} of session ${rec.sessionId}`);
+      if (rec.sessionId !== sessionId)
+        throw new StoreError(
+          "INVALID_ARGUMENT",
+          `commitTurn(${sessionId}) got tool call ${call.callId} of session ${rec.sessionId}`,
+        );
       continue;
     }
     checkToolCall(call);
@@ -61,7 +80,11 @@ export async function commitTurn(c: Queryable, sessionId: string, turn: TurnRows
   const eventRows = turn.events ?? [];
   const eventSeq = eventRows.length > 0 ? await nextEventSeq(c, sessionId) : 0;
   const events = await insertEvents(c, eventRows.map(own), eventSeq);
-  const audit = await appendAuditRows(c, (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId })), auditKey);
+  const audit = await appendAuditRows(
+    c,
+    (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId })),
+    auditKey,
+  );
   if (turn.autoTitle) await setAutoTitle(c, sessionId, turn.autoTitle.title, turn.autoTitle.source ?? "auto");
   return { messages, events, audit };
 }

@@ -5,9 +5,25 @@ import { randomUUID } from "node:crypto";
 import { StoreError, notFound } from "../errors.js";
 import { messageFromRow, sessionFromRow, subAgentRunFromRow, toolCallFromRow } from "../rows.js";
 import type { Row } from "../rows.js";
-import type { MessageRecord, SessionRecord, SubAgentRunRecord, TokenUsage, ToolCallRecord, Verdict, Approval } from "../types.js";
+import type {
+  MessageRecord,
+  SessionRecord,
+  SubAgentRunRecord,
+  TokenUsage,
+  ToolCallRecord,
+  Verdict,
+  Approval,
+} from "../types.js";
 import { checkMessage, checkToolCall } from "../writes.js";
-import type { MessagePatch, NewMessage, NewSession, NewSubAgentRun, NewToolCall, SubAgentRunPatch, ToolCallPatch } from "../writes.js";
+import type {
+  MessagePatch,
+  NewMessage,
+  NewSession,
+  NewSubAgentRun,
+  NewToolCall,
+  SubAgentRunPatch,
+  ToolCallPatch,
+} from "../writes.js";
 import type { Queryable } from "./db.js";
 import { mapPgError } from "./errors.js";
 import { tsvectorOf } from "./fts-vector.js";
@@ -25,22 +41,43 @@ export async function createSession(c: Queryable, input: NewSession = {}): Promi
   const title = input.title ?? "";
   const titleSource = input.titleSource ?? (title === "" ? "none" : "user");
   if (input.mode !== undefined && input.mode !== "normal" && input.mode !== "heartbeat") {
-    throw new StoreError("INVALID_ARGUMENT", `session mode ${JSON.stringify(input.mode)} cannot be stored (off-the-record sessions are never persisted)`);
+    throw new StoreError(
+      "INVALID_ARGUMENT",
+      `session mode ${JSON.stringify(input.mode)} cannot be stored (off-the-record sessions are never persisted)`,
+    );
   }
   try {
     const r = await c.query<Row>(
       `INSERT INTO sessions (id, title, title_source, mode, workspace, model, model_chosen, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING *`,
-      [id, title, titleSource, input.mode ?? "normal", input.workspace ?? "", input.model ?? "", (input.modelChosen ?? Boolean(input.model)) ? 1 : 0, now],
+      [
+        id,
+        title,
+        titleSource,
+        input.mode ?? "normal",
+        input.workspace ?? "",
+        input.model ?? "",
+        (input.modelChosen ?? Boolean(input.model)) ? 1 : 0,
+        now,
+      ],
     );
     return sessionFromRow(r.rows[0] as Row);
   } catch (cause) {
-    return mapPgError(cause, { conflict: `session ${JSON.stringify(id)} already exists`, invalid: `invalid session ${JSON.stringify(id)}` });
+    return mapPgError(cause, {
+      conflict: `session ${JSON.stringify(id)} already exists`,
+      invalid: `invalid session ${JSON.stringify(id)}`,
+    });
   }
 }
 
 /** Adds messages to the session's counters (and locks its row for the transaction); false when it does not exist. */
-export async function addToSession(c: Queryable, sessionId: string, count: number, updatedAt: number, u: TokenUsage): Promise<boolean> {
+export async function addToSession(
+  c: Queryable,
+  sessionId: string,
+  count: number,
+  updatedAt: number,
+  u: TokenUsage,
+): Promise<boolean> {
   const r = await c.query(
     `UPDATE sessions SET message_count = message_count + $1, updated_at = GREATEST(updated_at, $2), input_tokens = input_tokens + $3,
        output_tokens = output_tokens + $4, cache_read_tokens = cache_read_tokens + $5, cache_write_tokens = cache_write_tokens + $6 WHERE id = $7`,
@@ -55,9 +92,13 @@ export async function lockSession(c: Queryable, sessionId: string): Promise<bool
 }
 
 export async function nextMessageSeq(c: Queryable, sessionId: string, runId: string | null): Promise<number> {
-  const r = runId === null
-    ? await c.query<{ s: number | null }>("SELECT MAX(seq) AS s FROM messages WHERE session_id = $1 AND sub_agent_run_id IS NULL", [sessionId])
-    : await c.query<{ s: number | null }>("SELECT MAX(seq) AS s FROM messages WHERE sub_agent_run_id = $1", [runId]);
+  const r =
+    runId === null
+      ? await c.query<{ s: number | null }>(
+          "SELECT MAX(seq) AS s FROM messages WHERE session_id = $1 AND sub_agent_run_id IS NULL",
+          [sessionId],
+        )
+      : await c.query<{ s: number | null }>("SELECT MAX(seq) AS s FROM messages WHERE sub_agent_run_id = $1", [runId]);
   return (r.rows[0]?.s ?? 0) + 1;
 }
 
@@ -67,17 +108,41 @@ export async function insertMessage(c: Queryable, input: NewMessage, seq: number
   const run = input.subAgentRunId ?? null;
   const u = input.usage;
   const row: Row = {
-    id, session_id: input.sessionId, sub_agent_run_id: run, seq, role: input.role, content: input.content, created_at: createdAt,
-    parent_id: input.parentId ?? null, tool_call_id: input.toolCallId ?? null, input_tokens: u?.inputTokens ?? null,
-    output_tokens: u?.outputTokens ?? null, cache_read_tokens: u?.cacheReadTokens ?? null, cache_write_tokens: u?.cacheWriteTokens ?? null,
+    id,
+    session_id: input.sessionId,
+    sub_agent_run_id: run,
+    seq,
+    role: input.role,
+    content: input.content,
+    created_at: createdAt,
+    parent_id: input.parentId ?? null,
+    tool_call_id: input.toolCallId ?? null,
+    input_tokens: u?.inputTokens ?? null,
+    output_tokens: u?.outputTokens ?? null,
+    cache_read_tokens: u?.cacheReadTokens ?? null,
+    cache_write_tokens: u?.cacheWriteTokens ?? null,
   };
   try {
     await c.query(
       `INSERT INTO messages (id, session_id, sub_agent_run_id, seq, role, content, created_at, parent_id, tool_call_id,
          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, tsv)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector)`,
-      [id, input.sessionId, run, seq, input.role, input.content, createdAt, row.parent_id, row.tool_call_id,
-        row.input_tokens, row.output_tokens, row.cache_read_tokens, row.cache_write_tokens, tsvectorOf([input.content])],
+      [
+        id,
+        input.sessionId,
+        run,
+        seq,
+        input.role,
+        input.content,
+        createdAt,
+        row.parent_id,
+        row.tool_call_id,
+        row.input_tokens,
+        row.output_tokens,
+        row.cache_read_tokens,
+        row.cache_write_tokens,
+        tsvectorOf([input.content]),
+      ],
     );
   } catch (cause) {
     mapPgError(cause, {
@@ -97,7 +162,11 @@ export async function appendMessage(c: Queryable, input: NewMessage): Promise<Me
   if (!(await addToSession(c, input.sessionId, main ? 1 : 0, main ? createdAt : 0, input.usage ?? ZERO))) {
     throw new StoreError("NOT_FOUND", `cannot append message: session ${input.sessionId} does not exist`);
   }
-  return insertMessage(c, { ...input, createdAt }, await nextMessageSeq(c, input.sessionId, input.subAgentRunId ?? null));
+  return insertMessage(
+    c,
+    { ...input, createdAt },
+    await nextMessageSeq(c, input.sessionId, input.subAgentRunId ?? null),
+  );
 }
 
 export async function messageById(c: Queryable, id: string): Promise<MessageRecord | null> {
@@ -117,12 +186,18 @@ export async function updateMessage(c: Queryable, id: string, patch: MessagePatc
   const old = await messageById(c, id);
   if (!old) throw notFound("message", id);
   if (patch.content !== undefined) {
-    await c.query("UPDATE messages SET content = $1, tsv = $2::tsvector WHERE id = $3", [patch.content, tsvectorOf([patch.content]), id]);
+    await c.query("UPDATE messages SET content = $1, tsv = $2::tsvector WHERE id = $3", [
+      patch.content,
+      tsvectorOf([patch.content]),
+      id,
+    ]);
   }
   if (patch.usage) {
     const u = patch.usage;
-    await c.query("UPDATE messages SET input_tokens = $1, output_tokens = $2, cache_read_tokens = $3, cache_write_tokens = $4 WHERE id = $5",
-      [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, id]);
+    await c.query(
+      "UPDATE messages SET input_tokens = $1, output_tokens = $2, cache_read_tokens = $3, cache_write_tokens = $4 WHERE id = $5",
+      [u.inputTokens, u.outputTokens, u.cacheReadTokens, u.cacheWriteTokens, id],
+    );
     await addUsage(c, old.sessionId, old.usage ?? ZERO, -1);
     await addUsage(c, old.sessionId, u, 1);
   }
@@ -130,7 +205,9 @@ export async function updateMessage(c: Queryable, id: string, patch: MessagePatc
 }
 
 function verdictColumns(v: Verdict | undefined): unknown[] {
-  return v ? [v.decision, v.tier, v.confidence, v.reason, JSON.stringify(v.ruleIds), v.evaluationUs] : [null, null, null, null, null, null];
+  return v
+    ? [v.decision, v.tier, v.confidence, v.reason, JSON.stringify(v.ruleIds), v.evaluationUs]
+    : [null, null, null, null, null, null];
 }
 
 function approvalColumns(a: Approval | undefined): unknown[] {
@@ -138,9 +215,28 @@ function approvalColumns(a: Approval | undefined): unknown[] {
 }
 
 const TOOL_CALL_COLUMNS = [
-  "call_id", "message_id", "session_id", "sub_agent_run_id", "sub_agent_name", "tool_name", "arguments_json", "verdict_decision",
-  "verdict_tier", "verdict_confidence", "verdict_reason", "verdict_rule_ids", "verdict_evaluation_us", "approval_decision", "approval_by",
-  "approval_at", "result", "is_error", "duration_ms", "artifacts_json", "created_at", "completed_at",
+  "call_id",
+  "message_id",
+  "session_id",
+  "sub_agent_run_id",
+  "sub_agent_name",
+  "tool_name",
+  "arguments_json",
+  "verdict_decision",
+  "verdict_tier",
+  "verdict_confidence",
+  "verdict_reason",
+  "verdict_rule_ids",
+  "verdict_evaluation_us",
+  "approval_decision",
+  "approval_by",
+  "approval_at",
+  "result",
+  "is_error",
+  "duration_ms",
+  "artifacts_json",
+  "created_at",
+  "completed_at",
 ] as const;
 const INSERT_TOOL_CALL = `INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}, tsv) VALUES (${TOOL_CALL_COLUMNS.map((_, i) => `$${String(i + 1)}`).join(", ")}, $${String(TOOL_CALL_COLUMNS.length + 1)}::tsvector)`;
 
@@ -148,15 +244,34 @@ export async function insertToolCall(c: Queryable, input: NewToolCall, sessionId
   const v = verdictColumns(input.verdict);
   const a = approvalColumns(input.approval);
   const row: Record<(typeof TOOL_CALL_COLUMNS)[number], unknown> = {
-    call_id: input.callId, message_id: input.messageId, session_id: sessionId, sub_agent_run_id: input.subAgentRunId ?? null,
-    sub_agent_name: input.subAgentName ?? "", tool_name: input.toolName, arguments_json: input.argumentsJson,
-    verdict_decision: v[0], verdict_tier: v[1], verdict_confidence: v[2], verdict_reason: v[3], verdict_rule_ids: v[4], verdict_evaluation_us: v[5],
-    approval_decision: a[0], approval_by: a[1], approval_at: a[2], result: input.result ?? null, is_error: input.isError ? 1 : 0,
-    duration_ms: input.durationMs ?? null, artifacts_json: JSON.stringify(input.artifacts ?? []), created_at: input.createdAt ?? Date.now(),
+    call_id: input.callId,
+    message_id: input.messageId,
+    session_id: sessionId,
+    sub_agent_run_id: input.subAgentRunId ?? null,
+    sub_agent_name: input.subAgentName ?? "",
+    tool_name: input.toolName,
+    arguments_json: input.argumentsJson,
+    verdict_decision: v[0],
+    verdict_tier: v[1],
+    verdict_confidence: v[2],
+    verdict_reason: v[3],
+    verdict_rule_ids: v[4],
+    verdict_evaluation_us: v[5],
+    approval_decision: a[0],
+    approval_by: a[1],
+    approval_at: a[2],
+    result: input.result ?? null,
+    is_error: input.isError ? 1 : 0,
+    duration_ms: input.durationMs ?? null,
+    artifacts_json: JSON.stringify(input.artifacts ?? []),
+    created_at: input.createdAt ?? Date.now(),
     completed_at: input.completedAt ?? null,
   };
   try {
-    await c.query(INSERT_TOOL_CALL, [...TOOL_CALL_COLUMNS.map((k) => row[k]), tsvectorOf([input.toolName, input.argumentsJson, input.result])]);
+    await c.query(INSERT_TOOL_CALL, [
+      ...TOOL_CALL_COLUMNS.map((k) => row[k]),
+      tsvectorOf([input.toolName, input.argumentsJson, input.result]),
+    ]);
   } catch (cause) {
     mapPgError(cause, {
       conflict: `tool call ${input.callId} of message ${input.messageId} is already recorded: use updateToolCall`,
@@ -181,7 +296,12 @@ export async function getToolCall(c: Queryable, messageId: string, callId: strin
   return toolCallFromRow(r.rows[0]);
 }
 
-export async function updateToolCall(c: Queryable, messageId: string, callId: string, patch: ToolCallPatch): Promise<ToolCallRecord> {
+export async function updateToolCall(
+  c: Queryable,
+  messageId: string,
+  callId: string,
+  patch: ToolCallPatch,
+): Promise<ToolCallRecord> {
   const old = await getToolCall(c, messageId, callId);
   const sets: string[] = [];
   const values: unknown[] = [];
@@ -190,7 +310,18 @@ export async function updateToolCall(c: Queryable, messageId: string, callId: st
     sets.push(`${col} = $${String(values.length)}`);
   };
   const addAll = (cols: string[], vals: unknown[]): void => cols.forEach((col, i) => add(col, vals[i]));
-  if (patch.verdict) addAll(["verdict_decision", "verdict_tier", "verdict_confidence", "verdict_reason", "verdict_rule_ids", "verdict_evaluation_us"], verdictColumns(patch.verdict));
+  if (patch.verdict)
+    addAll(
+      [
+        "verdict_decision",
+        "verdict_tier",
+        "verdict_confidence",
+        "verdict_reason",
+        "verdict_rule_ids",
+        "verdict_evaluation_us",
+      ],
+      verdictColumns(patch.verdict),
+    );
   if (patch.approval) addAll(["approval_decision", "approval_by", "approval_at"], approvalColumns(patch.approval));
   if (patch.result !== undefined) add("result", patch.result);
   if (patch.isError !== undefined) add("is_error", patch.isError ? 1 : 0);
@@ -204,7 +335,10 @@ export async function updateToolCall(c: Queryable, messageId: string, callId: st
   }
   if (sets.length > 0) {
     try {
-      await c.query(`UPDATE tool_calls SET ${sets.join(", ")} WHERE message_id = $${String(values.length + 1)} AND call_id = $${String(values.length + 2)}`, [...values, messageId, callId]);
+      await c.query(
+        `UPDATE tool_calls SET ${sets.join(", ")} WHERE message_id = $${String(values.length + 1)} AND call_id = $${String(values.length + 2)}`,
+        [...values, messageId, callId],
+      );
     } catch (cause) {
       mapPgError(cause, { invalid: `invalid update of tool call ${callId} (verdict or approval decision)` });
     }
@@ -218,12 +352,27 @@ export async function recordSubAgentRun(c: Queryable, input: NewSubAgentRun): Pr
     const r = await c.query<Row>(
       `INSERT INTO sub_agent_runs (id, session_id, parent_message_id, name, task, state, result, error, llm_calls, tool_calls, started_at, ended_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
-      [id, input.sessionId, input.parentMessageId ?? null, input.name, input.task, input.state ?? "running", input.result ?? null,
-        input.error ?? null, input.llmCalls ?? 0, input.toolCalls ?? 0, input.startedAt ?? Date.now(), input.endedAt ?? null],
+      [
+        id,
+        input.sessionId,
+        input.parentMessageId ?? null,
+        input.name,
+        input.task,
+        input.state ?? "running",
+        input.result ?? null,
+        input.error ?? null,
+        input.llmCalls ?? 0,
+        input.toolCalls ?? 0,
+        input.startedAt ?? Date.now(),
+        input.endedAt ?? null,
+      ],
     );
     return subAgentRunFromRow(r.rows[0] as Row);
   } catch (cause) {
-    return mapPgError(cause, { missing: `cannot record sub-agent run ${id}: session ${input.sessionId} or its parent message does not exist`, conflict: `sub-agent run ${id} already exists` });
+    return mapPgError(cause, {
+      missing: `cannot record sub-agent run ${id}: session ${input.sessionId} or its parent message does not exist`,
+      conflict: `sub-agent run ${id} already exists`,
+    });
   }
 }
 
@@ -243,26 +392,42 @@ export async function updateSubAgentRun(c: Queryable, id: string, patch: SubAgen
   if (patch.toolCalls !== undefined) cols.push(["tool_calls", patch.toolCalls]);
   if (patch.endedAt !== undefined) cols.push(["ended_at", patch.endedAt]);
   if (cols.length > 0) {
-    await c.query(`UPDATE sub_agent_runs SET ${cols.map(([col], i) => `${col} = $${String(i + 1)}`).join(", ")} WHERE id = $${String(cols.length + 1)}`,
-      [...cols.map(([, v]) => v), id]);
+    await c.query(
+      `UPDATE sub_agent_runs SET ${cols.map(([col], i) => `${col} = $${String(i + 1)}`).join(", ")} WHERE id = $${String(cols.length + 1)}`,
+      [...cols.map(([, v]) => v), id],
+    );
   }
   return getSubAgentRun(c, id);
 }
 
 export async function recordSessionModel(c: Queryable, id: string, model: string): Promise<boolean> {
-  const r = await c.query("UPDATE sessions SET model = $1 WHERE id = $2 AND model_chosen = 0 AND model <> $1", [model, id]);
+  const r = await c.query("UPDATE sessions SET model = $1 WHERE id = $2 AND model_chosen = 0 AND model <> $1", [
+    model,
+    id,
+  ]);
   return (r.rowCount ?? 0) > 0;
 }
 
 export async function renameSession(c: Queryable, id: string, title: string): Promise<SessionRecord> {
-  const r = await c.query<Row>("UPDATE sessions SET title = $1, title_source = 'user' WHERE id = $2 RETURNING *", [title, id]);
+  const r = await c.query<Row>("UPDATE sessions SET title = $1, title_source = 'user' WHERE id = $2 RETURNING *", [
+    title,
+    id,
+  ]);
   if (!r.rows[0]) throw notFound("session", id);
   return sessionFromRow(r.rows[0]);
 }
 
-export async function setAutoTitle(c: Queryable, id: string, title: string, source: "auto" | "first_message" = "auto"): Promise<boolean> {
+export async function setAutoTitle(
+  c: Queryable,
+  id: string,
+  title: string,
+  source: "auto" | "first_message" = "auto",
+): Promise<boolean> {
   const allowed = source === "auto" ? ["none", "first_message", "auto"] : ["none", "first_message"];
-  const r = await c.query("UPDATE sessions SET title = $1, title_source = $2 WHERE id = $3 AND title_source = ANY($4)", [title, source, id, allowed]);
+  const r = await c.query(
+    "UPDATE sessions SET title = $1, title_source = $2 WHERE id = $3 AND title_source = ANY($4)",
+    [title, source, id, allowed],
+  );
   if ((r.rowCount ?? 0) === 0 && !(await getSessionRow(c, id))) throw notFound("session", id);
   return (r.rowCount ?? 0) > 0;
 }

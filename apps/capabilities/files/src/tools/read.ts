@@ -28,11 +28,26 @@ export const readFile: ToolDefinition = {
     const ws = await Workspace.fromConfig(ctx.config);
     const target = await ws.resolve(args.path);
     const info = await statOrThrow(target.absolute, args.path);
-    if (info.isDirectory()) throw new ToolError(`"${args.path}" is a directory; use list_directory to see its entries`, { code: "is_directory" });
+    if (info.isDirectory())
+      throw new ToolError(`"${args.path}" is a directory; use list_directory to see its entries`, {
+        code: "is_directory",
+      });
     if (!info.isFile()) throw new ToolError(`"${args.path}" is not a regular file`, { code: "not_a_file" });
-    const page = await readTextFile(target.absolute, info, args.offset ?? 1, args.limit ?? DEFAULT_PAGE_LINES, ctx.signal, ws.localDevice);
+    const page = await readTextFile(
+      target.absolute,
+      info,
+      args.offset ?? 1,
+      args.limit ?? DEFAULT_PAGE_LINES,
+      ctx.signal,
+      ws.localDevice,
+    );
     if (page === "binary") {
-      return { path: target.relative, binary: true, size_bytes: info.size, message: `binary file (${info.size} bytes); its content is not shown as text` };
+      return {
+        path: target.relative,
+        binary: true,
+        size_bytes: info.size,
+        message: `binary file (${info.size} bytes); its content is not shown as text`,
+      };
     }
     const result: Record<string, unknown> = {
       path: target.relative,
@@ -59,7 +74,7 @@ export const listDirectory: ToolDefinition = {
   inputSchema: {
     type: "object",
     properties: {
-      path: { type: "string", description: "Directory relative to the workspace (default \".\")." },
+      path: { type: "string", description: 'Directory relative to the workspace (default ".").' },
       recursive: { type: "boolean", description: "List subdirectories too (default false)." },
     },
     additionalProperties: false,
@@ -68,7 +83,10 @@ export const listDirectory: ToolDefinition = {
     const ws = await Workspace.fromConfig(ctx.config);
     const dir = await ws.resolve(args.path ?? ".");
     const info = await statOrThrow(dir.absolute, args.path ?? ".");
-    if (!info.isDirectory()) throw new ToolError(`"${args.path ?? "."}" is not a directory; use read_file for files`, { code: "not_a_directory" });
+    if (!info.isDirectory())
+      throw new ToolError(`"${args.path ?? "."}" is not a directory; use read_file for files`, {
+        code: "not_a_directory",
+      });
     const entries: { path: string; type: EntryType; size_bytes?: number; target?: string }[] = [];
     let truncated = false;
     for await (const e of walk(dir.absolute, { recursive: args.recursive ?? false, signal: ctx.signal })) {

@@ -22,8 +22,8 @@ export const searchFiles: ToolDefinition = {
   inputSchema: {
     type: "object",
     properties: {
-      pattern: { type: "string", minLength: 1, description: "Glob pattern, e.g. \"**/*.test.ts\"." },
-      path: { type: "string", description: "Directory to search in, relative to the workspace (default \".\")." },
+      pattern: { type: "string", minLength: 1, description: 'Glob pattern, e.g. "**/*.test.ts".' },
+      path: { type: "string", description: 'Directory to search in, relative to the workspace (default ".").' },
     },
     required: ["pattern"],
     additionalProperties: false,
@@ -42,7 +42,14 @@ export const searchFiles: ToolDefinition = {
       }
       matches.push(joinRel(dir.relative, e.relative) + (e.type === "directory" ? "/" : ""));
     }
-    return { pattern: args.pattern, path: dir.relative, matches, ...(truncated ? { truncated: true, note: `stopped at ${MAX_SEARCH_RESULTS} results; use a narrower pattern` } : {}) };
+    return {
+      pattern: args.pattern,
+      path: dir.relative,
+      matches,
+      ...(truncated
+        ? { truncated: true, note: `stopped at ${MAX_SEARCH_RESULTS} results; use a narrower pattern` }
+        : {}),
+    };
   },
 };
 
@@ -55,9 +62,9 @@ export const grepFiles: ToolDefinition = {
   inputSchema: {
     type: "object",
     properties: {
-      pattern: { type: "string", minLength: 1, description: "Regular expression, e.g. \"TODO|FIXME\"." },
-      path: { type: "string", description: "Directory or file to search, relative to the workspace (default \".\")." },
-      glob: { type: "string", description: "Only search files matching this glob, e.g. \"**/*.md\"." },
+      pattern: { type: "string", minLength: 1, description: 'Regular expression, e.g. "TODO|FIXME".' },
+      path: { type: "string", description: 'Directory or file to search, relative to the workspace (default ".").' },
+      glob: { type: "string", description: 'Only search files matching this glob, e.g. "**/*.md".' },
       case_insensitive: { type: "boolean", description: "Ignore case (default false)." },
     },
     required: ["pattern"],
@@ -93,7 +100,11 @@ export const grepFiles: ToolDefinition = {
           truncated = true;
           break outer;
         }
-        matches.push({ path: file.relative, line: i + 1, text: line.length > MAX_MATCH_LINE_CHARS ? `${line.slice(0, MAX_MATCH_LINE_CHARS)} …` : line });
+        matches.push({
+          path: file.relative,
+          line: i + 1,
+          text: line.length > MAX_MATCH_LINE_CHARS ? `${line.slice(0, MAX_MATCH_LINE_CHARS)} …` : line,
+        });
       }
     }
     const result: Record<string, unknown> = { pattern: args.pattern, matches, files_searched: filesSearched };
@@ -124,7 +135,8 @@ export function compilePattern(pattern: string, caseInsensitive: boolean): RE2JS
 
 async function* filesUnder(absolute: string, relative: string, globMatch: (p: string) => boolean, signal: AbortSignal) {
   for await (const e of walk(absolute, { recursive: true, skipDirs: NOISY_DIRS, signal })) {
-    if (e.type === "file" && globMatch(e.relative)) yield { absolute: e.absolute, relative: joinRel(relative, e.relative) };
+    if (e.type === "file" && globMatch(e.relative))
+      yield { absolute: e.absolute, relative: joinRel(relative, e.relative) };
   }
 }
 

@@ -23,7 +23,8 @@ export const writeFileTool: ToolDefinition = {
     const ws = await Workspace.fromConfig(ctx.config);
     const target = await ws.resolve(args.path);
     const existing = await lstat(target.absolute).catch(() => undefined);
-    if (existing?.isDirectory()) throw new ToolError(`"${args.path}" is a directory; give a file path`, { code: "is_directory" });
+    if (existing?.isDirectory())
+      throw new ToolError(`"${args.path}" is a directory; give a file path`, { code: "is_directory" });
     await io(`write "${args.path}"`, async () => {
       await mkdir(path.dirname(target.absolute), { recursive: true });
       if (args.append) await appendFile(target.absolute, args.content, "utf8");
@@ -40,7 +41,8 @@ export const writeFileTool: ToolDefinition = {
 
 export const deleteFile: ToolDefinition = {
   name: "delete_file",
-  description: "Delete a file, symlink or (with `recursive: true`) a directory and everything in it, inside the workspace. The workspace root itself cannot be deleted.",
+  description:
+    "Delete a file, symlink or (with `recursive: true`) a directory and everything in it, inside the workspace. The workspace root itself cannot be deleted.",
   inputSchema: {
     type: "object",
     properties: {
@@ -53,24 +55,35 @@ export const deleteFile: ToolDefinition = {
   async handler(args: { path: string; recursive?: boolean }, ctx: ToolContext) {
     const ws = await Workspace.fromConfig(ctx.config);
     const target = await ws.resolve(args.path, { noFollowLast: true });
-    if (target.absolute === ws.root) throw new ToolError("refused: the workspace root itself cannot be deleted; delete the entries inside it", { code: "outside_workspace" });
+    if (target.absolute === ws.root)
+      throw new ToolError("refused: the workspace root itself cannot be deleted; delete the entries inside it", {
+        code: "outside_workspace",
+      });
     const info = await lstatOrThrow(target, args.path);
     if (info.isDirectory() && !args.recursive) {
-      throw new ToolError(`"${args.path}" is a directory; pass recursive: true to delete it and everything in it`, { code: "is_directory" });
+      throw new ToolError(`"${args.path}" is a directory; pass recursive: true to delete it and everything in it`, {
+        code: "is_directory",
+      });
     }
     // rm never follows symlinks, neither the target nor those inside a deleted tree.
     await io(`delete "${args.path}"`, () => rm(target.absolute, { recursive: info.isDirectory(), force: false }));
-    return { path: target.relative, deleted: true, type: info.isDirectory() ? "directory" : info.isSymbolicLink() ? "symlink" : "file" };
+    return {
+      path: target.relative,
+      deleted: true,
+      type: info.isDirectory() ? "directory" : info.isSymbolicLink() ? "symlink" : "file",
+    };
   },
 };
 
 export const moveFile: ToolDefinition = {
   name: "move_file",
-  description: "Move or rename a file or directory inside the workspace. If `destination` is an existing directory the source moves into it; an existing file is never overwritten.",
+  description:
+    "Move or rename a file or directory inside the workspace. If `destination` is an existing directory the source moves into it; an existing file is never overwritten.",
   inputSchema: pairSchema("move"),
   async handler(args: { source: string; destination: string }, ctx: ToolContext) {
     const { ws, source, destination } = await resolvePair(ctx, args, true);
-    if (source.absolute === ws.root) throw new ToolError("refused: the workspace root itself cannot be moved", { code: "outside_workspace" });
+    if (source.absolute === ws.root)
+      throw new ToolError("refused: the workspace root itself cannot be moved", { code: "outside_workspace" });
     await io(`move "${args.source}" to "${args.destination}"`, async () => {
       await mkdir(path.dirname(destination.absolute), { recursive: true });
       await rename(source.absolute, destination.absolute);
@@ -81,12 +94,18 @@ export const moveFile: ToolDefinition = {
 
 export const copyFile: ToolDefinition = {
   name: "copy_file",
-  description: "Copy a file or directory (recursively) inside the workspace. If `destination` is an existing directory the copy goes into it; an existing file is never overwritten. Symlinks are copied as links.",
+  description:
+    "Copy a file or directory (recursively) inside the workspace. If `destination` is an existing directory the copy goes into it; an existing file is never overwritten. Symlinks are copied as links.",
   inputSchema: pairSchema("copy"),
   async handler(args: { source: string; destination: string }, ctx: ToolContext) {
     const { source, destination } = await resolvePair(ctx, args, false);
     await io(`copy "${args.source}" to "${args.destination}"`, () =>
-      cp(source.absolute, destination.absolute, { recursive: true, errorOnExist: true, force: false, verbatimSymlinks: true }),
+      cp(source.absolute, destination.absolute, {
+        recursive: true,
+        errorOnExist: true,
+        force: false,
+        verbatimSymlinks: true,
+      }),
     );
     return { source: source.relative, destination: destination.relative, copied: true };
   },
@@ -97,7 +116,11 @@ function pairSchema(verb: string) {
     type: "object",
     properties: {
       source: { type: "string", minLength: 1, description: `Path to ${verb}, relative to the workspace.` },
-      destination: { type: "string", minLength: 1, description: "New path (or an existing directory to put it in), relative to the workspace." },
+      destination: {
+        type: "string",
+        minLength: 1,
+        description: "New path (or an existing directory to put it in), relative to the workspace.",
+      },
     },
     required: ["source", "destination"],
     additionalProperties: false,
@@ -111,13 +134,18 @@ async function resolvePair(ctx: ToolContext, args: { source: string; destination
   await lstatOrThrow(source, args.source);
   let destination = await ws.resolve(args.destination);
   const destInfo = await stat(destination.absolute).catch(() => undefined);
-  if (destInfo?.isDirectory()) destination = await ws.resolve(path.join(destination.relative, path.basename(source.absolute)));
+  if (destInfo?.isDirectory())
+    destination = await ws.resolve(path.join(destination.relative, path.basename(source.absolute)));
   if (await lstat(destination.absolute).catch(() => undefined)) {
-    throw new ToolError(`"${destination.relative}" already exists; delete it first or choose another destination`, { code: "exists" });
+    throw new ToolError(`"${destination.relative}" already exists; delete it first or choose another destination`, {
+      code: "exists",
+    });
   }
   const inside = path.relative(source.absolute, destination.absolute);
   if (inside === "" || (!inside.startsWith("..") && !path.isAbsolute(inside))) {
-    throw new ToolError(`cannot ${move ? "move" : "copy"} "${args.source}" into itself ("${destination.relative}")`, { code: "invalid_path" });
+    throw new ToolError(`cannot ${move ? "move" : "copy"} "${args.source}" into itself ("${destination.relative}")`, {
+      code: "invalid_path",
+    });
   }
   return { ws, source, destination };
 }

@@ -20,7 +20,9 @@ export function ApprovalDialog({ approval, denyReason, queued, now, width }: App
   // A file write shows what it changes; its long content only as a count. Every argument is
   // shown whole, wrapped at the dialog's width, never cut.
   // No line limit either: what is not shown is not approved knowingly.
-  const args = approval.preview ? [callArgs(approval.argumentsJson, 120)] : prettyJson(approval.argumentsJson).split("\n");
+  const args = approval.preview
+    ? [callArgs(approval.argumentsJson, 120)]
+    : prettyJson(approval.argumentsJson).split("\n");
   return (
     <Box flexDirection="column" borderStyle="double" borderColor="yellow" paddingX={1} width={width}>
       <Box>
@@ -29,7 +31,9 @@ export function ApprovalDialog({ approval, denyReason, queued, now, width }: App
         </Text>
         {approval.subAgent ? <Text color="magenta">{` · sub-agent ${approval.subAgent}`}</Text> : null}
         <Box flexGrow={1} />
-        {left !== undefined ? <Text color={left <= 30 ? "red" : "yellow"}>{`denied automatically in ${left}s`}</Text> : null}
+        {left !== undefined ? (
+          <Text color={left <= 30 ? "red" : "yellow"}>{`denied automatically in ${left}s`}</Text>
+        ) : null}
       </Box>
       <Text>
         <Text dimColor>tool </Text>
@@ -46,23 +50,40 @@ export function ApprovalDialog({ approval, denyReason, queued, now, width }: App
       <Text>
         <Text dimColor>why </Text>
         {approval.reason || "the policy asks for a human decision"}
-        <Text dimColor>{` (tier ${approval.tier}${approval.ruleIds.length ? `, ${approval.ruleIds.join(", ")}` : ""})`}</Text>
+        <Text
+          dimColor
+        >{` (tier ${approval.tier}${approval.ruleIds.length ? `, ${approval.ruleIds.join(", ")}` : ""})`}</Text>
       </Text>
       {denyReason !== undefined ? (
         <Text>
-          <Text bold color="red">why deny? </Text>
+          <Text bold color="red">
+            why deny?{" "}
+          </Text>
           {denyReason}
           <Text inverse> </Text>
           <Text dimColor>{"  Enter deny (the model is told why) · Esc back"}</Text>
         </Text>
       ) : (
         <Text>
-          <Text bold color="green">y</Text> allow once · <Text bold color="red">n</Text> deny · <Text bold color="red">r</Text> deny with a reason
+          <Text bold color="green">
+            y
+          </Text>{" "}
+          allow once ·{" "}
+          <Text bold color="red">
+            n
+          </Text>{" "}
+          deny ·{" "}
+          <Text bold color="red">
+            r
+          </Text>{" "}
+          deny with a reason
           {queued > 0 ? <Text dimColor>{` · ${queued} more waiting`}</Text> : null}
         </Text>
       )}
       <Text>
-        <Text bold color="green">a</Text>
+        <Text bold color="green">
+          a
+        </Text>
         {` allow for the rest of this session: ${approval.grantScope || `${approval.toolName} with exactly these arguments`}`}
       </Text>
     </Box>

@@ -25,7 +25,13 @@ export function DiffView({ text, maxLines }: { text: string; maxLines: number })
       {body.slice(0, maxLines).map((l, i) => {
         const c = colorOf(l);
         return (
-          <Text key={i} wrap="truncate-end" {...(c.color ? { color: c.color } : {})} dimColor={Boolean(c.dim)} bold={Boolean(c.bold)}>
+          <Text
+            key={i}
+            wrap="truncate-end"
+            {...(c.color ? { color: c.color } : {})}
+            dimColor={Boolean(c.dim)}
+            bold={Boolean(c.bold)}
+          >
             {l || " "}
           </Text>
         );

@@ -5,7 +5,15 @@ export function EngineNotice({ lines, width }: { lines: string[]; width: number 
   const [head = "", ...rest] = lines;
   return (
     // No side borders: a long command wraps without box characters in it, and copies whole.
-    <Box flexDirection="column" borderStyle="round" borderColor="yellow" borderLeft={false} borderRight={false} paddingX={1} width={width}>
+    <Box
+      flexDirection="column"
+      borderStyle="round"
+      borderColor="yellow"
+      borderLeft={false}
+      borderRight={false}
+      paddingX={1}
+      width={width}
+    >
       <Text color="yellow" bold>{`⚠ ${head}`}</Text>
       {rest.map((line, i) => (
         <Text key={i}>{line}</Text>

@@ -12,7 +12,9 @@ export function EntryView({ entry, width }: { entry: Entry; width: number }) {
     case "user":
       return (
         <Box marginTop={1} width={width} paddingX={1}>
-          <Text color="cyan" bold>{"› "}</Text>
+          <Text color="cyan" bold>
+            {"› "}
+          </Text>
           <Text>{entry.text}</Text>
         </Box>
       );
@@ -22,7 +24,11 @@ export function EntryView({ entry, width }: { entry: Entry; width: number }) {
           <Text color="green">{entry.continuation ? "  " : entry.subAgent ? "◆ " : "● "}</Text>
           <Box flexDirection="column" flexGrow={1} flexShrink={1}>
             <Markdown text={entry.text} />
-            {entry.usage ? <Text dimColor>{`${formatTokens(entry.usage.input)} in · ${formatTokens(entry.usage.output)} out this turn`}</Text> : null}
+            {entry.usage ? (
+              <Text
+                dimColor
+              >{`${formatTokens(entry.usage.input)} in · ${formatTokens(entry.usage.output)} out this turn`}</Text>
+            ) : null}
           </Box>
         </Box>
       );
@@ -37,7 +43,9 @@ export function EntryView({ entry, width }: { entry: Entry; width: number }) {
         <Box marginTop={1} width={width} paddingX={1} flexDirection="row">
           <Text dimColor>{"✻ "}</Text>
           <Box flexGrow={1} flexShrink={1}>
-            <Text dimColor italic wrap="wrap">{entry.text.trim()}</Text>
+            <Text dimColor italic wrap="wrap">
+              {entry.text.trim()}
+            </Text>
           </Box>
         </Box>
       );

@@ -24,7 +24,12 @@ function Line({ text, cursorCol, prefix }: { text: string; cursorCol: number | u
 }
 
 /** The multi-line prompt with a visible cursor and slash-command candidates. */
-export function InputBox({ editor, active, width, placeholder = "Type a message · /help for commands · Esc cancels a turn" }: InputBoxProps) {
+export function InputBox({
+  editor,
+  active,
+  width,
+  placeholder = "Type a message · /help for commands · Esc cancels a turn",
+}: InputBoxProps) {
   const lines = editor.text.split("\n");
   let offset = 0;
   let cursorRow = 0;
@@ -58,7 +63,14 @@ export function InputBox({ editor, active, width, placeholder = "Type a message 
             <Text dimColor>{placeholder}</Text>
           </Text>
         ) : (
-          lines.map((l, i) => <Line key={i} text={l} prefix={i === 0 ? "› " : "  "} cursorCol={active && i === cursorRow ? cursorCol : undefined} />)
+          lines.map((l, i) => (
+            <Line
+              key={i}
+              text={l}
+              prefix={i === 0 ? "› " : "  "}
+              cursorCol={active && i === cursorRow ? cursorCol : undefined}
+            />
+          ))
         )}
       </Box>
       {candidates.length ? (

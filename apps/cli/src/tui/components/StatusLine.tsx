@@ -21,7 +21,13 @@ export function StatusLine({ state }: { state: ChatState }) {
   const t = state.turn;
   const p = statusParts({
     width: Math.max(10, state.columns - 2),
-    turn: t ? { spinner: SPIN[Math.floor(state.now / 250) % SPIN.length] ?? "◐", verb: t.cancelling ? "cancelling" : "working", seconds: Math.max(0, Math.floor((state.now - t.startedAt) / 1000)) } : undefined,
+    turn: t
+      ? {
+          spinner: SPIN[Math.floor(state.now / 250) % SPIN.length] ?? "◐",
+          verb: t.cancelling ? "cancelling" : "working",
+          seconds: Math.max(0, Math.floor((state.now - t.startedAt) / 1000)),
+        }
+      : undefined,
     model: state.modelOverride || state.model || "default model",
     title: state.sessionTitle || (state.sessionId ? state.sessionId.slice(0, 8) : "new session"),
     otr: state.otr,
@@ -35,11 +41,21 @@ export function StatusLine({ state }: { state: ChatState }) {
       {p.model ? <Text bold>{p.model}</Text> : null}
       {p.title ? <Text dimColor>{" · "}</Text> : null}
       {p.title ? <Text>{p.title}</Text> : null}
-      {p.otr ? <Text backgroundColor="yellow" color="black" bold>{p.otr}</Text> : null}
-      {p.demo ? <Text backgroundColor="magenta" color="white" bold>{p.demo}</Text> : null}
+      {p.otr ? (
+        <Text backgroundColor="yellow" color="black" bold>
+          {p.otr}
+        </Text>
+      ) : null}
+      {p.demo ? (
+        <Text backgroundColor="magenta" color="white" bold>
+          {p.demo}
+        </Text>
+      ) : null}
       <Box flexGrow={1} />
       {p.tokens ? <Text dimColor>{p.tokens}</Text> : null}
-      <Text color={c.color} wrap="truncate-end">{p.connection}</Text>
+      <Text color={c.color} wrap="truncate-end">
+        {p.connection}
+      </Text>
     </Box>
   );
 }

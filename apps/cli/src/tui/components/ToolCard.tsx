@@ -16,7 +16,11 @@ const PHASE: Record<ToolPhase, { icon: string; color: string; label: string }> =
 };
 
 const DECISION_COLOR = { allow: "green", block: "red", escalate: "yellow" } as const;
-const APPROVAL_TEXT = { allow_once: "allowed once", allow_session: "allowed for this session", deny: "denied" } as const;
+const APPROVAL_TEXT = {
+  allow_once: "allowed once",
+  allow_session: "allowed for this session",
+  deny: "denied",
+} as const;
 
 export interface ToolCardProps {
   card: ToolCardEntry;
@@ -33,7 +37,13 @@ export function ToolCard({ card, width, expanded = false, selected = false }: To
   const resultLine = card.error ?? card.resultSummary ?? "";
   const progressLines = card.progress.trimEnd().split("\n").filter(Boolean).slice(-3);
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor={selected ? "white" : p.color} paddingX={1} width={Math.max(24, width)}>
+    <Box
+      flexDirection="column"
+      borderStyle="round"
+      borderColor={selected ? "white" : p.color}
+      paddingX={1}
+      width={Math.max(24, width)}
+    >
       <Box>
         <Text color={p.color}>{`${p.icon} `}</Text>
         <Text bold>{card.toolName}</Text>
@@ -67,7 +77,9 @@ export function ToolCard({ card, width, expanded = false, selected = false }: To
       ) : null}
       {card.preview ? <DiffView text={card.preview} maxLines={expanded ? 1000 : 8} /> : null}
       {resultLine && !expanded ? (
-        <Text color={card.error ? "red" : undefined}>{`${card.error ? "error: " : "→ "}${truncate(resultLine, inner - 8)}`}</Text>
+        <Text
+          color={card.error ? "red" : undefined}
+        >{`${card.error ? "error: " : "→ "}${truncate(resultLine, inner - 8)}`}</Text>
       ) : null}
       {card.artifacts.length ? (
         <Text color="blue">{`artifacts: ${card.artifacts.map((a) => `${a.filename} (${formatBytes(a.sizeBytes)})`).join(", ")}`}</Text>

@@ -19,7 +19,8 @@ export function keyArgs(argumentsJson: string, maxLen = 60): string {
   } catch {
     return truncate(argumentsJson, maxLen);
   }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return truncate(valueText(parsed), maxLen);
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+    return truncate(valueText(parsed), maxLen);
   const parts = Object.entries(parsed as Record<string, unknown>).map(([k, v]) => `${k}=${truncate(valueText(v), 40)}`);
   return truncate(parts.join(" "), maxLen);
 }

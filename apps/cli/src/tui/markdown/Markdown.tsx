@@ -82,11 +82,13 @@ function CodeBlock({ code, lang }: { code: string; lang: string | undefined }) {
       {lang ? <Text dimColor>{lang}</Text> : null}
       {lines.map((spans, i) => (
         <Text key={i} wrap="wrap">
-          {spans.length === 0 ? " " : spans.map((s, j) => (
-            <Text key={j} {...(s.color ? { color: s.color } : {})} bold={Boolean(s.bold)} dimColor={Boolean(s.dim)}>
-              {s.text}
-            </Text>
-          ))}
+          {spans.length === 0
+            ? " "
+            : spans.map((s, j) => (
+                <Text key={j} {...(s.color ? { color: s.color } : {})} bold={Boolean(s.bold)} dimColor={Boolean(s.dim)}>
+                  {s.text}
+                </Text>
+              ))}
         </Text>
       ))}
     </Box>
@@ -98,7 +100,15 @@ function List({ list, depth, keyPrefix }: { list: Tokens.List; depth: number; ke
   return (
     <Box flexDirection="column">
       {list.items.map((item, i) => {
-        const bullet = item.task ? (item.checked ? "[x]" : "[ ]") : list.ordered ? `${start + i}.` : depth % 2 === 0 ? "•" : "◦";
+        const bullet = item.task
+          ? item.checked
+            ? "[x]"
+            : "[ ]"
+          : list.ordered
+            ? `${start + i}.`
+            : depth % 2 === 0
+              ? "•"
+              : "◦";
         return (
           <Box key={`${keyPrefix}.${i}`} flexDirection="row">
             <Text color="cyan">{`${bullet} `}</Text>
@@ -114,7 +124,9 @@ function List({ list, depth, keyPrefix }: { list: Tokens.List; depth: number; ke
 
 function Table({ table, keyPrefix }: { table: Tokens.Table; keyPrefix: string }) {
   const cell = (c: Tokens.TableCell): string => decode(c.text);
-  const widths = table.header.map((h, i) => Math.max(cell(h).length, ...table.rows.map((r) => (r[i] ? cell(r[i]).length : 0))));
+  const widths = table.header.map((h, i) =>
+    Math.max(cell(h).length, ...table.rows.map((r) => (r[i] ? cell(r[i]).length : 0))),
+  );
   const row = (cells: Tokens.TableCell[]): string => cells.map((c, i) => cell(c).padEnd(widths[i] ?? 0)).join(" │ ");
   return (
     <Box flexDirection="column">
@@ -175,7 +187,17 @@ function blocks(tokens: Token[], keyPrefix: string, depth = 0, tight = false): R
         return;
       case "blockquote":
         out.push(
-          <Box key={key} borderStyle="single" borderLeft borderRight={false} borderTop={false} borderBottom={false} borderColor="gray" paddingLeft={1} marginTop={out.length ? 1 : 0}>
+          <Box
+            key={key}
+            borderStyle="single"
+            borderLeft
+            borderRight={false}
+            borderTop={false}
+            borderBottom={false}
+            borderColor="gray"
+            paddingLeft={1}
+            marginTop={out.length ? 1 : 0}
+          >
             <Box flexDirection="column">{blocks((t as Tokens.Blockquote).tokens, key, depth)}</Box>
           </Box>,
         );

@@ -33,19 +33,37 @@ export function HelpPanel({ width }: { width: number }) {
 export function StatusPanel({ o, width }: { o: InfoOverlay; width: number }) {
   return (
     <Frame title="Engine status" hint="Esc close" width={width}>
-      {o.status ? statusLines(o.status, o.configPresent ?? true).map((l, i) => <Text key={i}>{l}</Text>) : <Text dimColor>{o.loading ? "asking the Engine…" : "no status"}</Text>}
+      {o.status ? (
+        statusLines(o.status, o.configPresent ?? true).map((l, i) => <Text key={i}>{l}</Text>)
+      ) : (
+        <Text dimColor>{o.loading ? "asking the Engine…" : "no status"}</Text>
+      )}
     </Frame>
   );
 }
 
-export function ToolsPanel({ o, width, height, unavailable = [] }: { o: InfoOverlay; width: number; height: number; unavailable?: string[] }) {
+export function ToolsPanel({
+  o,
+  width,
+  height,
+  unavailable = [],
+}: {
+  o: InfoOverlay;
+  width: number;
+  height: number;
+  unavailable?: string[];
+}) {
   const tools = o.tools ?? [];
   const sel = tools[o.selected];
   const visible = Math.max(3, height - 7 - (sel?.policyRules.length ? sel.policyRules.length + 2 : 0));
   const start = Math.max(0, Math.min(o.selected - Math.floor(visible / 2), tools.length - visible));
   const POLICY = { allow: "green", ask: "yellow", block: "red" } as Record<string, string>;
   return (
-    <Frame title={`Tools (${tools.length}) · decisions of the active policy (detectors still check every call)`} hint="↑↓ select · Esc close" width={width}>
+    <Frame
+      title={`Tools (${tools.length}) · decisions of the active policy (detectors still check every call)`}
+      hint="↑↓ select · Esc close"
+      width={width}
+    >
       {o.loading ? <Text dimColor>loading…</Text> : null}
       {unavailable.map((l, i) => (
         <Text key={`u${i}`} color="yellow">{`unavailable: ${l}`}</Text>
@@ -63,7 +81,9 @@ export function ToolsPanel({ o, width, height, unavailable = [] }: { o: InfoOver
       })}
       {sel?.policyRules.length ? (
         <Box flexDirection="column" marginTop={1}>
-          <Text bold>{`${sel.def?.name ?? "?"}: ${sel.policy} unless a rule of the active policy matches the call:`}</Text>
+          <Text
+            bold
+          >{`${sel.def?.name ?? "?"}: ${sel.policy} unless a rule of the active policy matches the call:`}</Text>
           {sel.policyRules.map((r) => (
             <Text key={r.ruleId} wrap="truncate-end">
               <Text color={POLICY[r.decision] ?? "gray"}>{`  ${r.decision.padEnd(6)}`}</Text>
@@ -78,18 +98,34 @@ export function ToolsPanel({ o, width, height, unavailable = [] }: { o: InfoOver
 
 const AGENT_COLOR = { running: "cyan", completed: "green", failed: "red", cancelled: "gray" } as const;
 
-export function AgentsPanel({ state, o, width, height }: { state: ChatState; o: InfoOverlay; width: number; height: number }) {
+export function AgentsPanel({
+  state,
+  o,
+  width,
+  height,
+}: {
+  state: ChatState;
+  o: InfoOverlay;
+  width: number;
+  height: number;
+}) {
   const agents = state.subAgents;
   const sel = agents[Math.min(o.selected, agents.length - 1)];
   return (
-    <Frame title={`Sub-agents (${agents.length})`} hint="↑↓ select · Enter show/hide transcript · Esc close" width={width}>
+    <Frame
+      title={`Sub-agents (${agents.length})`}
+      hint="↑↓ select · Enter show/hide transcript · Esc close"
+      width={width}
+    >
       {o.loading && agents.length === 0 ? <Text dimColor>loading…</Text> : null}
       {!o.loading && agents.length === 0 ? <Text dimColor>no sub-agents in this session</Text> : null}
       {agents.map((a, i) => (
         <Text key={a.name} inverse={i === o.selected}>
           <Text color={AGENT_COLOR[a.state]}>{a.state.padEnd(10)}</Text>
           <Text bold>{` ${a.name}`}</Text>
-          <Text dimColor>{`  ${a.llmCalls} llm · ${a.toolCalls} tools · ${formatMs(a.elapsedMs)}  ${truncate(a.task, width - 60)}`}</Text>
+          <Text
+            dimColor
+          >{`  ${a.llmCalls} llm · ${a.toolCalls} tools · ${formatMs(a.elapsedMs)}  ${truncate(a.task, width - 60)}`}</Text>
         </Text>
       ))}
       {o.expanded && sel ? (
@@ -106,12 +142,26 @@ export function AgentsPanel({ state, o, width, height }: { state: ChatState; o: 
   );
 }
 
-export function Inspector({ state, o, width, height }: { state: ChatState; o: InfoOverlay; width: number; height: number }) {
+export function Inspector({
+  state,
+  o,
+  width,
+  height,
+}: {
+  state: ChatState;
+  o: InfoOverlay;
+  width: number;
+  height: number;
+}) {
   const cards = toolCards(state);
   const i = Math.min(o.selected, cards.length - 1);
   const card = cards[i];
   return (
-    <Frame title={`Tool calls (${cards.length})${card ? ` · ${i + 1}/${cards.length}` : ""}`} hint="↑↓ previous/next call · Esc close" width={width}>
+    <Frame
+      title={`Tool calls (${cards.length})${card ? ` · ${i + 1}/${cards.length}` : ""}`}
+      hint="↑↓ previous/next call · Esc close"
+      width={width}
+    >
       {card ? (
         <Box height={Math.max(6, height - 4)} overflow="hidden">
           <ToolCard card={card} width={width - 4} expanded />
@@ -133,7 +183,9 @@ export function SubAgentStrip({ state }: { state: ChatState }) {
         <Text key={a.name}>
           <Text color={AGENT_COLOR[a.state]}>{a.state === "running" ? "◆ " : "◇ "}</Text>
           <Text bold>{a.name}</Text>
-          <Text dimColor>{` ${a.state} · ${a.llmCalls} llm · ${a.toolCalls} tools · ${formatMs(a.elapsedMs)} · ${truncate(a.task, Math.max(10, state.columns - 60))}`}</Text>
+          <Text
+            dimColor
+          >{` ${a.state} · ${a.llmCalls} llm · ${a.toolCalls} tools · ${formatMs(a.elapsedMs)} · ${truncate(a.task, Math.max(10, state.columns - 60))}`}</Text>
         </Text>
       ))}
       <Text dimColor>/agents for their transcripts</Text>

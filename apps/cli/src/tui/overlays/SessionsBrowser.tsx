@@ -9,12 +9,30 @@ import { Snippet } from "./SearchResults.js";
  * Stored sessions (OTR ones never appear: they are never stored). With an empty filter it lists
  * them; with text it shows the SearchSessions hits for it, grouped by session.
  */
-export function SessionsBrowser({ o, now, width, height }: { o: SessionsOverlay; now: number; width: number; height: number }) {
+export function SessionsBrowser({
+  o,
+  now,
+  width,
+  height,
+}: {
+  o: SessionsOverlay;
+  now: number;
+  width: number;
+  height: number;
+}) {
   const searching = o.filter !== "";
   return (
     <Frame
-      title={searching ? `Sessions · search “${o.filter}” · ${o.hitTotal} ${o.hitTotal === 1 ? "hit" : "hits"}` : `Sessions (${o.items.length} of ${o.total})`}
-      hint={searching ? "type to search · ↑↓ select · Enter open the transcript at the hit · Esc close" : "type to search · ↑↓ select · Enter open · Esc close"}
+      title={
+        searching
+          ? `Sessions · search “${o.filter}” · ${o.hitTotal} ${o.hitTotal === 1 ? "hit" : "hits"}`
+          : `Sessions (${o.items.length} of ${o.total})`
+      }
+      hint={
+        searching
+          ? "type to search · ↑↓ select · Enter open the transcript at the hit · Esc close"
+          : "type to search · ↑↓ select · Enter open · Esc close"
+      }
       width={width}
     >
       <Text>
@@ -23,7 +41,11 @@ export function SessionsBrowser({ o, now, width, height }: { o: SessionsOverlay;
         <Text inverse> </Text>
         {o.loading ? <Text dimColor>{searching ? "  searching…" : "  loading…"}</Text> : null}
       </Text>
-      {searching ? <HitRows o={o} now={now} width={width} height={height} /> : <SessionRows o={o} now={now} width={width} height={height} />}
+      {searching ? (
+        <HitRows o={o} now={now} width={width} height={height} />
+      ) : (
+        <SessionRows o={o} now={now} width={width} height={height} />
+      )}
     </Frame>
   );
 }
@@ -46,7 +68,9 @@ function SessionRows({ o, now, width, height }: { o: SessionsOverlay; now: numbe
           );
         })}
       </Box>
-      {o.items.length < o.total ? <Text dimColor>{`… ${o.total - o.items.length} more (↓ / PgDn loads them)`}</Text> : null}
+      {o.items.length < o.total ? (
+        <Text dimColor>{`… ${o.total - o.items.length} more (↓ / PgDn loads them)`}</Text>
+      ) : null}
     </>
   );
 }
@@ -65,8 +89,12 @@ function HitRows({ o, now, width, height }: { o: SessionsOverlay; now: number; w
         const header = i === 0 || o.hits[index - 1]?.sessionId !== h.sessionId;
         return (
           <Box key={`${h.sessionId}-${h.messageId}-${h.callId}-${index}`} flexDirection="column">
-            {header ? <Text bold>{`${truncate(h.sessionTitle || "(untitled)", width - 16)}  ${h.sessionId.slice(0, 8)}`}</Text> : null}
-            <Text inverse={selected}>{`${selected ? "›" : " "}   ${h.callId ? `tool call ${h.toolName || h.callId}` : h.role} · ${relativeTime(Number(h.createdAtUnixMs), now)}`}</Text>
+            {header ? (
+              <Text bold>{`${truncate(h.sessionTitle || "(untitled)", width - 16)}  ${h.sessionId.slice(0, 8)}`}</Text>
+            ) : null}
+            <Text
+              inverse={selected}
+            >{`${selected ? "›" : " "}   ${h.callId ? `tool call ${h.toolName || h.callId}` : h.role} · ${relativeTime(Number(h.createdAtUnixMs), now)}`}</Text>
             <Box paddingLeft={4}>
               <Snippet text={truncate(h.snippet, (width - 8) * 2)} />
             </Box>

@@ -17,11 +17,25 @@ export function TranscriptView({ o, columns, rows }: { o: TranscriptOverlay; col
   const title = o.session?.title || o.sessionId;
   const at = positionOf(layout, from).top;
   const position = o.messages.length ? `message ${at + 1}/${o.messages.length}${o.nextCursor ? "+" : ""}` : "";
-  const empty = o.loading && o.messages.length === 0 ? "loading…" : o.messages.length === 0 ? "this session has no messages" : "";
-  const header = from === 0 && o.nextCursor ? (o.loading ? "loading older messages…" : "↑ older messages") : from + view.height >= layout.lines.length ? "" : `↓ ${layout.lines.length - from - view.height} more lines`;
+  const empty =
+    o.loading && o.messages.length === 0 ? "loading…" : o.messages.length === 0 ? "this session has no messages" : "";
+  const header =
+    from === 0 && o.nextCursor
+      ? o.loading
+        ? "loading older messages…"
+        : "↑ older messages"
+      : from + view.height >= layout.lines.length
+        ? ""
+        : `↓ ${layout.lines.length - from - view.height} more lines`;
   return (
-    <Frame title={`Transcript · ${title}  ${position}`} hint="↑↓ PgUp/PgDn Home/End scroll (older pages load at the top) · r resume · Esc back" width={columns}>
-      <Text dimColor wrap="truncate-end">{empty || header || " "}</Text>
+    <Frame
+      title={`Transcript · ${title}  ${position}`}
+      hint="↑↓ PgUp/PgDn Home/End scroll (older pages load at the top) · r resume · Esc back"
+      width={columns}
+    >
+      <Text dimColor wrap="truncate-end">
+        {empty || header || " "}
+      </Text>
       <Box flexDirection="column" height={view.height} width={view.width} overflow="hidden">
         {shown.map((l, i) => (
           <Text key={i} wrap="truncate-end">

@@ -53,7 +53,12 @@ export function transcriptLayout(messages: ChatMessage[], width: number): Transc
 }
 
 /** The overlay's layout for this terminal width (recomputed when the width or the messages changed). */
-export function layoutFor(messages: ChatMessage[], previous: TranscriptLayout | undefined, columns: number, rows: number): TranscriptLayout {
+export function layoutFor(
+  messages: ChatMessage[],
+  previous: TranscriptLayout | undefined,
+  columns: number,
+  rows: number,
+): TranscriptLayout {
   const { width } = transcriptViewport(columns, rows);
   if (previous && previous.width === width && previous.count === messages.length) return previous;
   return transcriptLayout(messages, width);

@@ -3,13 +3,26 @@ import type { EditorState, Key } from "./types.js";
 
 /** Pure multi-line text editing: every function returns a new EditorState. */
 
-export const emptyEditor = (history: string[] = []): EditorState => ({ text: "", cursor: 0, history, historyIndex: null, draft: "", completions: [] });
+export const emptyEditor = (history: string[] = []): EditorState => ({
+  text: "",
+  cursor: 0,
+  history,
+  historyIndex: null,
+  draft: "",
+  completions: [],
+});
 
 export function insert(e: EditorState, s: string): EditorState {
   // Pasted text arrives in one chunk; terminals send CR for newlines.
   const clean = s.replace(/\r\n?/g, "\n").replace(/\t/g, "  ");
   if (shouldFold(clean) || continuesPaste(e, clean)) return foldPaste(e, clean);
-  return { ...e, lastPaste: undefined, text: e.text.slice(0, e.cursor) + clean + e.text.slice(e.cursor), cursor: e.cursor + clean.length, completions: [] };
+  return {
+    ...e,
+    lastPaste: undefined,
+    text: e.text.slice(0, e.cursor) + clean + e.text.slice(e.cursor),
+    cursor: e.cursor + clean.length,
+    completions: [],
+  };
 }
 
 export function setText(e: EditorState, text: string): EditorState {
@@ -69,7 +82,8 @@ function deleteWordBefore(e: EditorState): EditorState {
 /** Applies an editing key; returns undefined when the key is not an editing key. */
 export function editKey(typed: EditorState, key: Key): EditorState | undefined {
   // Text goes to insert, which knows whether it continues a paste; any other key ends the paste.
-  const e = key.input && !key.ctrl && !key.return && !key.tab && !key.escape ? typed : { ...typed, lastPaste: undefined };
+  const e =
+    key.input && !key.ctrl && !key.return && !key.tab && !key.escape ? typed : { ...typed, lastPaste: undefined };
   if (key.leftArrow) return { ...e, cursor: Math.max(0, e.cursor - 1) };
   if (key.rightArrow) return { ...e, cursor: Math.min(e.text.length, e.cursor + 1) };
   if (key.home || (key.ctrl && key.input === "a")) return { ...e, cursor: lineStart(e.text, e.cursor) };
@@ -80,14 +94,26 @@ export function editKey(typed: EditorState, key: Key): EditorState | undefined {
   if (key.backspace || key.delete) {
     if (e.cursor === 0) return e;
     const label = placeholderBefore(e);
-    if (label) return { ...e, text: e.text.slice(0, e.cursor - label.length) + e.text.slice(e.cursor), cursor: e.cursor - label.length, completions: [] };
-    return { ...e, text: e.text.slice(0, e.cursor - 1) + e.text.slice(e.cursor), cursor: e.cursor - 1, completions: [] };
+    if (label)
+      return {
+        ...e,
+        text: e.text.slice(0, e.cursor - label.length) + e.text.slice(e.cursor),
+        cursor: e.cursor - label.length,
+        completions: [],
+      };
+    return {
+      ...e,
+      text: e.text.slice(0, e.cursor - 1) + e.text.slice(e.cursor),
+      cursor: e.cursor - 1,
+      completions: [],
+    };
   }
   if (key.ctrl && key.input === "u") {
     const start = lineStart(e.text, e.cursor);
     return { ...e, text: e.text.slice(0, start) + e.text.slice(e.cursor), cursor: start };
   }
-  if (key.ctrl && key.input === "k") return { ...e, text: e.text.slice(0, e.cursor) + e.text.slice(lineEnd(e.text, e.cursor)) };
+  if (key.ctrl && key.input === "k")
+    return { ...e, text: e.text.slice(0, e.cursor) + e.text.slice(lineEnd(e.text, e.cursor)) };
   if (key.ctrl && key.input === "w") return deleteWordBefore(e);
   if (key.return && key.meta) return insert(e, "\n");
   if (!key.ctrl && !key.meta && key.input && !key.return && !key.tab && !key.escape) return insert(e, key.input);

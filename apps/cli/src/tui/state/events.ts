@@ -4,7 +4,17 @@ import { ApprovalDecision, VerdictDecision } from "@palisade/protocol/types";
 import type { ArtifactRef } from "@palisade/protocol/types";
 import { stableSplitPoint } from "./split.js";
 import { formatMs } from "../components/format.js";
-import type { ApprovalChoice, AssistantEntry, ChatState, Decision, Entry, NoticeEntry, SubAgentView, ThoughtEntry, ToolCardEntry } from "./types.js";
+import type {
+  ApprovalChoice,
+  AssistantEntry,
+  ChatState,
+  Decision,
+  Entry,
+  NoticeEntry,
+  SubAgentView,
+  ThoughtEntry,
+  ToolCardEntry,
+} from "./types.js";
 
 const PROGRESS_TAIL = 1200;
 
@@ -16,11 +26,20 @@ export function decisionOf(d: VerdictDecision): Decision {
 }
 
 export function choiceOf(d: ApprovalDecision): ApprovalChoice {
-  return d === ApprovalDecision.ALLOW_ONCE ? "allow_once" : d === ApprovalDecision.ALLOW_SESSION ? "allow_session" : "deny";
+  return d === ApprovalDecision.ALLOW_ONCE
+    ? "allow_once"
+    : d === ApprovalDecision.ALLOW_SESSION
+      ? "allow_session"
+      : "deny";
 }
 
 export function artifactsOf(refs: ArtifactRef[]): ToolCardEntry["artifacts"] {
-  return refs.map((a) => ({ id: a.artifactId, filename: a.filename, mimeType: a.mimeType, sizeBytes: Number(a.sizeBytes) }));
+  return refs.map((a) => ({
+    id: a.artifactId,
+    filename: a.filename,
+    mimeType: a.mimeType,
+    sizeBytes: Number(a.sizeBytes),
+  }));
 }
 
 function newId(s: ChatState, prefix: string): [ChatState, string] {
@@ -48,7 +67,17 @@ function targetFor(s: ChatState, subAgent: string | undefined): Target {
 
 function upsertAgent(s: ChatState, name: string, f: (a: SubAgentView) => SubAgentView): ChatState {
   const existing = s.subAgents.find((a) => a.name === name);
-  const base: SubAgentView = existing ?? { name, task: "", state: "running", llmCalls: 0, toolCalls: 0, elapsedMs: 0, resultExcerpt: "", error: "", entries: [] };
+  const base: SubAgentView = existing ?? {
+    name,
+    task: "",
+    state: "running",
+    llmCalls: 0,
+    toolCalls: 0,
+    elapsedMs: 0,
+    resultExcerpt: "",
+    error: "",
+    entries: [],
+  };
   const next = f(base);
   return { ...s, subAgents: existing ? s.subAgents.map((a) => (a.name === name ? next : a)) : [...s.subAgents, next] };
 }
@@ -67,19 +96,29 @@ function appendText(s: ChatState, text: string, subAgent: string | undefined): C
 /** Reasoning of the main agent as it streams: one dimmed entry per stretch of thinking. */
 function appendThought(s: ChatState, text: string): ChatState {
   const last = s.live[s.live.length - 1];
-  if (last?.kind === "thought" && last.streaming) return { ...s, live: [...s.live.slice(0, -1), { ...last, text: last.text + text }] };
+  if (last?.kind === "thought" && last.streaming)
+    return { ...s, live: [...s.live.slice(0, -1), { ...last, text: last.text + text }] };
   const [s2, id] = newId(s, "r");
   const entry: ThoughtEntry = { kind: "thought", id, text, streaming: true };
   return { ...s2, live: [...stopStreaming(s2.live), entry] };
 }
 
 function stopStreaming(entries: Entry[]): Entry[] {
-  return entries.map((e) => ((e.kind === "assistant" || e.kind === "thought") && e.streaming ? { ...e, streaming: false } : e));
+  return entries.map((e) =>
+    (e.kind === "assistant" || e.kind === "thought") && e.streaming ? { ...e, streaming: false } : e,
+  );
 }
 
-export function updateCard(s: ChatState, callId: string, subAgent: string | undefined, toolName: string, f: (c: ToolCardEntry) => ToolCardEntry): ChatState {
+export function updateCard(
+  s: ChatState,
+  callId: string,
+  subAgent: string | undefined,
+  toolName: string,
+  f: (c: ToolCardEntry) => ToolCardEntry,
+): ChatState {
   // A sub-agent's card may be announced without its name on later events: look everywhere.
-  const owner = subAgent ?? s.subAgents.find((a) => a.entries.some((e) => e.kind === "tool" && e.callId === callId))?.name;
+  const owner =
+    subAgent ?? s.subAgents.find((a) => a.entries.some((e) => e.kind === "tool" && e.callId === callId))?.name;
   const t = targetFor(s, owner);
   const index = t.entries.findIndex((e) => e.kind === "tool" && e.callId === callId);
   if (index >= 0) {
@@ -89,13 +128,29 @@ export function updateCard(s: ChatState, callId: string, subAgent: string | unde
   }
   // Already printed for good (the turn moved on): never print the call twice.
   if (!owner && s.committed.some((e) => e.kind === "tool" && e.callId === callId && e.id === `t-${callId}`)) return s;
-  const card: ToolCardEntry = { kind: "tool", id: `t-${callId}`, callId, toolName, argumentsJson: "", subAgent: owner, phase: "proposed", progress: "", artifacts: [] };
+  const card: ToolCardEntry = {
+    kind: "tool",
+    id: `t-${callId}`,
+    callId,
+    toolName,
+    argumentsJson: "",
+    subAgent: owner,
+    phase: "proposed",
+    progress: "",
+    artifacts: [],
+  };
   return t.set(s, [...stopStreaming(t.entries), f(card)]);
 }
 
 function subAgentUpdate(s: ChatState, e: SubAgentEvent, type: PipelineEventType): ChatState {
   const state: SubAgentView["state"] =
-    type === PipelineEventType.SUB_AGENT_COMPLETED ? "completed" : type === PipelineEventType.SUB_AGENT_FAILED ? "failed" : type === PipelineEventType.SUB_AGENT_CANCELLED ? "cancelled" : "running";
+    type === PipelineEventType.SUB_AGENT_COMPLETED
+      ? "completed"
+      : type === PipelineEventType.SUB_AGENT_FAILED
+        ? "failed"
+        : type === PipelineEventType.SUB_AGENT_CANCELLED
+          ? "cancelled"
+          : "running";
   return upsertAgent(s, e.name, (a) => ({
     ...a,
     task: e.task || a.task,
@@ -122,13 +177,23 @@ export function settle(s: ChatState): ChatState {
   while (live.length > 0) {
     const first = live[0] as Entry;
     // Blocked and denied calls still get their ACTION_COMPLETED; keep them live until then.
-    const unsettledCard = first.kind === "tool" && (first.phase === "proposed" || first.phase === "running" || first.phase === "awaiting-approval" || ((first.phase === "blocked" || first.phase === "denied") && first.durationMs === undefined));
+    const unsettledCard =
+      first.kind === "tool" &&
+      (first.phase === "proposed" ||
+        first.phase === "running" ||
+        first.phase === "awaiting-approval" ||
+        ((first.phase === "blocked" || first.phase === "denied") && first.durationMs === undefined));
     if (unsettledCard) break;
     if (first.kind === "thought" && first.streaming) break;
     if (first.kind === "assistant" && first.streaming) {
       const cut = stableSplitPoint(first.text);
       if (cut > 0) {
-        committed.push({ ...first, id: `${first.id}.${s.nextId}`, text: first.text.slice(0, cut).trimEnd(), streaming: false });
+        committed.push({
+          ...first,
+          id: `${first.id}.${s.nextId}`,
+          text: first.text.slice(0, cut).trimEnd(),
+          streaming: false,
+        });
         live[0] = { ...first, text: first.text.slice(cut), continuation: true };
       }
       break;
@@ -137,7 +202,9 @@ export function settle(s: ChatState): ChatState {
     if (!(first.kind === "assistant" && first.text.trim() === "")) committed.push(first);
     live.shift();
   }
-  return live.length === s.live.length && committed.length === s.committed.length ? s : { ...s, live, committed, nextId: s.nextId + 1 };
+  return live.length === s.live.length && committed.length === s.committed.length
+    ? s
+    : { ...s, live, committed, nextId: s.nextId + 1 };
 }
 
 function turnUsage(s: ChatState, input: number, output: number): ChatState {
@@ -149,9 +216,13 @@ function turnUsage(s: ChatState, input: number, output: number): ChatState {
 }
 
 function endTurn(s: ChatState): ChatState {
-  const live = stopStreaming(s.live).filter((e) => !(e.kind === "assistant" && e.text.trim() === "")).map((e) =>
-    e.kind === "tool" && (e.phase === "proposed" || e.phase === "running" || e.phase === "awaiting-approval") ? { ...e, phase: "cancelled" as const } : e,
-  );
+  const live = stopStreaming(s.live)
+    .filter((e) => !(e.kind === "assistant" && e.text.trim() === ""))
+    .map((e) =>
+      e.kind === "tool" && (e.phase === "proposed" || e.phase === "running" || e.phase === "awaiting-approval")
+        ? { ...e, phase: "cancelled" as const }
+        : e,
+    );
   const turnApprovals = s.approvals.filter((a) => a.sessionId !== s.sessionId);
   // The turn is over: a "cancelling…" still on screen would say otherwise.
   const banner = s.banner?.text === CANCELLING ? undefined : s.banner;
@@ -181,13 +252,21 @@ function applyOne(s: ChatState, ev: PipelineEvent): ChatState {
     case PipelineEventType.MESSAGE_ACCEPTED: {
       const info = ev.messageAccepted?.session;
       const turn = s.turn ? { ...s.turn, messageId: ev.messageId || s.turn.messageId } : s.turn;
-      return { ...s, turn, sessionId: info?.id || ev.sessionId || s.sessionId, sessionTitle: info?.title || s.sessionTitle, model: info?.model || s.model };
+      return {
+        ...s,
+        turn,
+        sessionId: info?.id || ev.sessionId || s.sessionId,
+        sessionTitle: info?.title || s.sessionTitle,
+        model: info?.model || s.model,
+      };
     }
     case PipelineEventType.LLM_TOKEN: {
       const sub = ev.llmToken?.subAgentName || undefined;
       const st = s.turn && !sub && !s.turn.sawText ? { ...s, turn: { ...s.turn, sawText: true } } : s;
       // The answer begins: the reasoning before it is complete.
-      const done = sub ? st : { ...st, live: st.live.map((e) => (e.kind === "thought" && e.streaming ? { ...e, streaming: false } : e)) };
+      const done = sub
+        ? st
+        : { ...st, live: st.live.map((e) => (e.kind === "thought" && e.streaming ? { ...e, streaming: false } : e)) };
       return appendText(done, ev.llmToken?.text ?? "", sub);
     }
     case PipelineEventType.THOUGHT: {
@@ -198,7 +277,12 @@ function applyOne(s: ChatState, ev: PipelineEvent): ChatState {
     case PipelineEventType.ACTION_PROPOSED: {
       const p = ev.actionProposed;
       if (!p) return s;
-      return updateCard(s, p.callId, p.subAgentName || undefined, p.toolName, (c) => ({ ...c, toolName: p.toolName, argumentsJson: p.argumentsJson || c.argumentsJson, preview: p.preview || c.preview }));
+      return updateCard(s, p.callId, p.subAgentName || undefined, p.toolName, (c) => ({
+        ...c,
+        toolName: p.toolName,
+        argumentsJson: p.argumentsJson || c.argumentsJson,
+        preview: p.preview || c.preview,
+      }));
     }
     case PipelineEventType.SHIELD_VERDICT: {
       const v = ev.shieldVerdict;
@@ -265,21 +349,24 @@ function applyOne(s: ChatState, ev: PipelineEvent): ChatState {
     case PipelineEventType.ACTION_PROGRESS: {
       const p = ev.actionProgress;
       if (!p) return s;
-      return updateCard(s, p.callId, undefined, "", (c) => ({ ...c, progress: (c.progress + p.text).slice(-PROGRESS_TAIL) }));
+      return updateCard(s, p.callId, undefined, "", (c) => ({
+        ...c,
+        progress: (c.progress + p.text).slice(-PROGRESS_TAIL),
+      }));
     }
     case PipelineEventType.ACTION_COMPLETED: {
       const a = ev.actionCompleted;
       if (!a) return s;
       return updateCard(s, a.callId, a.subAgentName || undefined, a.toolName, (c) => ({
-          ...c,
-          toolName: a.toolName || c.toolName,
-          argumentsJson: a.argumentsJson || c.argumentsJson,
-          phase: a.success ? "done" : c.phase === "denied" || c.phase === "blocked" ? c.phase : "failed",
-          resultSummary: a.resultSummary,
-          error: a.error || undefined,
-          durationMs: Number(a.durationMs),
-          artifacts: artifactsOf(a.artifacts),
-        }));
+        ...c,
+        toolName: a.toolName || c.toolName,
+        argumentsJson: a.argumentsJson || c.argumentsJson,
+        phase: a.success ? "done" : c.phase === "denied" || c.phase === "blocked" ? c.phase : "failed",
+        resultSummary: a.resultSummary,
+        error: a.error || undefined,
+        durationMs: Number(a.durationMs),
+        artifacts: artifactsOf(a.artifacts),
+      }));
     }
     case PipelineEventType.OTR_BLOCKED: {
       const o = ev.otrBlocked;
@@ -292,9 +379,16 @@ function applyOne(s: ChatState, ev: PipelineEvent): ChatState {
       // Engines that do not stream tokens still send the whole answer here.
       if (r?.content && !s.turn?.sawText) st = appendText(st, r.content, undefined);
       const usage = r?.usage;
-      st = usage ? { ...st, tokens: { input: st.tokens.input + usage.inputTokens, output: st.tokens.output + usage.outputTokens } } : st;
+      st = usage
+        ? {
+            ...st,
+            tokens: { input: st.tokens.input + usage.inputTokens, output: st.tokens.output + usage.outputTokens },
+          }
+        : st;
       // What this turn cost in tokens, under its answer (the status line keeps the session's sum).
-      return endTurn(usage && (usage.inputTokens || usage.outputTokens) ? turnUsage(st, usage.inputTokens, usage.outputTokens) : st);
+      return endTurn(
+        usage && (usage.inputTokens || usage.outputTokens) ? turnUsage(st, usage.inputTokens, usage.outputTokens) : st,
+      );
     }
     case PipelineEventType.ERROR: {
       const e = ev.pipelineError;
@@ -304,7 +398,9 @@ function applyOne(s: ChatState, ev: PipelineEvent): ChatState {
       return { ...endTurn(st), banner: { level: "error", text: failedBanner(e?.code, e?.recoverable ?? false) } };
     }
     case PipelineEventType.TURN_CANCELLED:
-      return endTurn(notice(s, "warn", `turn cancelled${ev.turnCancelled?.reason ? `: ${ev.turnCancelled.reason}` : ""}`));
+      return endTurn(
+        notice(s, "warn", `turn cancelled${ev.turnCancelled?.reason ? `: ${ev.turnCancelled.reason}` : ""}`),
+      );
     case PipelineEventType.SUB_AGENT_SPAWNED:
     case PipelineEventType.SUB_AGENT_PROGRESS:
     case PipelineEventType.SUB_AGENT_COMPLETED:

@@ -15,7 +15,8 @@ export interface HistorySearch {
 
 function find(history: readonly string[], query: string, before: number): number | undefined {
   const q = query.toLowerCase();
-  for (let i = Math.min(before, history.length) - 1; i >= 0; i--) if ((history[i] ?? "").toLowerCase().includes(q)) return i;
+  for (let i = Math.min(before, history.length) - 1; i >= 0; i--)
+    if ((history[i] ?? "").toLowerCase().includes(q)) return i;
   return undefined;
 }
 
@@ -28,13 +29,21 @@ export function startSearch(e: EditorState): EditorState {
 export function searchKey(e: EditorState, key: Key): EditorState {
   const s = e.search;
   if (!s) return e;
-  const take = (text: string): EditorState => ({ ...e, search: undefined, text, cursor: text.length, historyIndex: null, completions: [] });
+  const take = (text: string): EditorState => ({
+    ...e,
+    search: undefined,
+    text,
+    cursor: text.length,
+    historyIndex: null,
+    completions: [],
+  });
   if (key.escape || (key.ctrl && key.input === "g")) return take(s.draft);
   if (key.ctrl && key.input === "r") {
     const older = s.match === undefined ? undefined : find(e.history, s.query, s.match);
     return older === undefined ? e : { ...e, search: { ...s, match: older } };
   }
-  if (key.return || key.leftArrow || key.rightArrow || key.upArrow || key.downArrow || key.tab) return take(s.match === undefined ? s.draft : (e.history[s.match] ?? s.draft));
+  if (key.return || key.leftArrow || key.rightArrow || key.upArrow || key.downArrow || key.tab)
+    return take(s.match === undefined ? s.draft : (e.history[s.match] ?? s.draft));
   if (key.backspace || key.delete) {
     const query = s.query.slice(0, -1);
     return { ...e, search: { ...s, query, match: find(e.history, query, e.history.length) } };

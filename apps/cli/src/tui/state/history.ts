@@ -21,7 +21,12 @@ function approvalOf(text: string): { choice: ApprovalChoice; by: string } | unde
   const known = STORED_APPROVAL[text];
   if (known) return known;
   const t = text.toLowerCase();
-  const choice: ApprovalChoice = t.includes("deny") || t.includes("denied") || t.includes("timeout") ? "deny" : t.includes("session") ? "allow_session" : "allow_once";
+  const choice: ApprovalChoice =
+    t.includes("deny") || t.includes("denied") || t.includes("timeout")
+      ? "deny"
+      : t.includes("session")
+        ? "allow_session"
+        : "allow_once";
   return { choice, by: text };
 }
 
@@ -34,11 +39,23 @@ export function messagesToEntries(messages: ChatMessage[]): Entry[] {
       // One stored assistant message holds a turn's tool calls and its final answer: calls first.
       for (const c of m.toolCalls) {
         const verdict = c.verdict
-          ? { decision: decisionOf(c.verdict.decision), tier: c.verdict.tier, reason: c.verdict.reason, confidence: c.verdict.confidence, ruleIds: c.verdict.ruleIds }
+          ? {
+              decision: decisionOf(c.verdict.decision),
+              tier: c.verdict.tier,
+              reason: c.verdict.reason,
+              confidence: c.verdict.confidence,
+              ruleIds: c.verdict.ruleIds,
+            }
           : undefined;
         const approval = approvalOf(c.approval);
         const phase: ToolCardEntry["phase"] =
-          verdict?.decision === "block" ? "blocked" : approval?.choice === "deny" ? "denied" : c.isError ? "failed" : "done";
+          verdict?.decision === "block"
+            ? "blocked"
+            : approval?.choice === "deny"
+              ? "denied"
+              : c.isError
+                ? "failed"
+                : "done";
         out.push({
           kind: "tool",
           id: `h-${m.id}-${c.callId}`,
@@ -56,7 +73,8 @@ export function messagesToEntries(messages: ChatMessage[]): Entry[] {
           artifacts: artifactsOf(c.artifacts),
         });
       }
-      if (m.content) out.push({ kind: "assistant", id: `h-${m.id}`, text: m.content, streaming: false, continuation: false });
+      if (m.content)
+        out.push({ kind: "assistant", id: `h-${m.id}`, text: m.content, streaming: false, continuation: false });
     } else if (m.role === "system" && m.content) {
       out.push({ kind: "notice", id: `h-${m.id}`, level: "info", text: m.content });
     }

@@ -8,7 +8,9 @@ export const SESSIONS_SEARCH_DEBOUNCE_MS = 200;
 
 /** What /sessions asks for: the session list for an empty filter, else SearchSessions (debounced while typing). */
 export function sessionsQuery(filter: string, debounceMs: number): Effect {
-  return filter === "" ? { type: "listSessions", filter: "", offset: 0 } : { type: "search", query: filter, debounceMs };
+  return filter === ""
+    ? { type: "listSessions", filter: "", offset: 0 }
+    : { type: "search", query: filter, debounceMs };
 }
 
 /** Hits reordered so each session's hits are adjacent; sessions in the order of their best hit. */
@@ -25,19 +27,46 @@ export function groupHitsBySession(hits: SearchHit[]): SearchHit[] {
 const done = (state: ChatState, effects: Effect[] = []): Update => ({ state, effects });
 
 function printable(key: Key): boolean {
-  return Boolean(key.input) && !key.ctrl && !key.meta && !key.return && !key.tab && !key.escape && !key.upArrow && !key.downArrow;
+  return (
+    Boolean(key.input) &&
+    !key.ctrl &&
+    !key.meta &&
+    !key.return &&
+    !key.tab &&
+    !key.escape &&
+    !key.upArrow &&
+    !key.downArrow
+  );
 }
 
 function clamp(n: number, max: number): number {
   return Math.max(0, Math.min(n, Math.max(0, max)));
 }
 
-export function openTranscript(sessionId: string, parent: Overlay | undefined, focusMessageId?: string): TranscriptOverlay {
-  return { kind: "transcript", sessionId, session: undefined, messages: [], nextCursor: "", top: 0, offset: 0, loading: true, focusMessageId, parent };
+export function openTranscript(
+  sessionId: string,
+  parent: Overlay | undefined,
+  focusMessageId?: string,
+): TranscriptOverlay {
+  return {
+    kind: "transcript",
+    sessionId,
+    session: undefined,
+    messages: [],
+    nextCursor: "",
+    top: 0,
+    offset: 0,
+    loading: true,
+    focusMessageId,
+    parent,
+  };
 }
 
 /** Makes a stored session the current one: its messages become the transcript. */
-export function resumeSession(s: ChatState, t: Pick<TranscriptOverlay, "sessionId" | "session" | "messages">): ChatState {
+export function resumeSession(
+  s: ChatState,
+  t: Pick<TranscriptOverlay, "sessionId" | "session" | "messages">,
+): ChatState {
   const usage = t.session?.usage;
   return {
     ...s,
@@ -47,7 +76,12 @@ export function resumeSession(s: ChatState, t: Pick<TranscriptOverlay, "sessionI
     otr: false,
     tokens: { input: usage?.inputTokens ?? 0, output: usage?.outputTokens ?? 0 },
     committed: [
-      { kind: "notice", id: `resume-${s.nextId}`, level: "info", text: `resumed “${t.session?.title || t.sessionId}” (${t.messages.length} recent messages shown)` },
+      {
+        kind: "notice",
+        id: `resume-${s.nextId}`,
+        level: "info",
+        text: `resumed “${t.session?.title || t.sessionId}” (${t.messages.length} recent messages shown)`,
+      },
       ...messagesToEntries(t.messages),
     ],
     live: [],
@@ -65,7 +99,8 @@ export function overlayKey(s: ChatState, o: Overlay, key: Key): Update {
       if (key.escape) return close();
       const searching = o.filter !== "";
       const count = searching ? o.hits.length : o.items.length;
-      if (key.upArrow || key.pageUp) return done({ ...s, overlay: { ...o, selected: clamp(o.selected - (key.pageUp ? 10 : 1), count - 1) } });
+      if (key.upArrow || key.pageUp)
+        return done({ ...s, overlay: { ...o, selected: clamp(o.selected - (key.pageUp ? 10 : 1), count - 1) } });
       if (key.downArrow || key.pageDown) {
         const selected = clamp(o.selected + (key.pageDown ? 10 : 1), count - 1);
         const needMore = !searching && selected >= o.items.length - 1 && o.items.length < o.total && !o.loading;
@@ -84,12 +119,16 @@ export function overlayKey(s: ChatState, o: Overlay, key: Key): Update {
         }
         const item = o.items[o.selected];
         if (!item) return done(s);
-        return done({ ...s, overlay: openTranscript(item.id, o) }, [{ type: "loadHistory", sessionId: item.id, cursor: "", purpose: "transcript" }]);
+        return done({ ...s, overlay: openTranscript(item.id, o) }, [
+          { type: "loadHistory", sessionId: item.id, cursor: "", purpose: "transcript" },
+        ]);
       }
       if (key.backspace || key.delete || printable(key)) {
         const filter = key.backspace || key.delete ? o.filter.slice(0, -1) : o.filter + key.input;
         if (filter === o.filter) return done(s);
-        return done({ ...s, overlay: { ...o, filter, hits: [], hitTotal: 0, selected: 0, loading: true } }, [sessionsQuery(filter, SESSIONS_SEARCH_DEBOUNCE_MS)]);
+        return done({ ...s, overlay: { ...o, filter, hits: [], hitTotal: 0, selected: 0, loading: true } }, [
+          sessionsQuery(filter, SESSIONS_SEARCH_DEBOUNCE_MS),
+        ]);
       }
       return done(s);
     }
@@ -98,7 +137,19 @@ export function overlayKey(s: ChatState, o: Overlay, key: Key): Update {
       if (key.input === "r") return done(resumeSession(s, o), [{ type: "clearScreen" }]);
       const view = transcriptViewport(s.columns, s.rows);
       const page = Math.max(1, view.height - 1);
-      const delta = key.upArrow ? -1 : key.downArrow ? 1 : key.pageUp ? -page : key.pageDown ? page : key.home ? -1e9 : key.end ? 1e9 : 0;
+      const delta = key.upArrow
+        ? -1
+        : key.downArrow
+          ? 1
+          : key.pageUp
+            ? -page
+            : key.pageDown
+              ? page
+              : key.home
+                ? -1e9
+                : key.end
+                  ? 1e9
+                  : 0;
       if (delta === 0) return done(s);
       const layout = layoutFor(o.messages, o.layout, s.columns, s.rows);
       const from = firstLine(layout, o.top, o.offset, view.height);
@@ -130,11 +181,21 @@ export function overlayKey(s: ChatState, o: Overlay, key: Key): Update {
       if (key.escape || key.input === "q" || key.return) {
         if (o.kind === "agents" && key.return) {
           // Enter on an agent opens its transcript (inspector-like view of its entries).
-          return done({ ...s, overlay: { ...o, kind: "agents", selected: o.selected, loading: false, expanded: !o.expanded } });
+          return done({
+            ...s,
+            overlay: { ...o, kind: "agents", selected: o.selected, loading: false, expanded: !o.expanded },
+          });
         }
         return close();
       }
-      const count = o.kind === "agents" ? s.subAgents.length : o.kind === "inspector" ? toolCards(s).length : o.kind === "tools" ? (o.tools?.length ?? 0) : 0;
+      const count =
+        o.kind === "agents"
+          ? s.subAgents.length
+          : o.kind === "inspector"
+            ? toolCards(s).length
+            : o.kind === "tools"
+              ? (o.tools?.length ?? 0)
+              : 0;
       if (key.upArrow) return done({ ...s, overlay: { ...o, selected: clamp(o.selected - 1, count - 1) } });
       if (key.downArrow) return done({ ...s, overlay: { ...o, selected: clamp(o.selected + 1, count - 1) } });
       return done(s);

@@ -68,8 +68,16 @@ function banner(s: ChatState, level: "info" | "warn" | "error", text: string, tt
 function sendMessage(s: ChatState, text: string, pastes?: Readonly<Record<string, string>>): Update {
   const full = expandPastes(text, pastes);
   if (s.connection !== "connected") {
-    const st = notice({ ...s, outbox: [...s.outbox, full] }, "warn", "not connected: your message will be sent when the Engine is back");
-    return done({ ...st, committed: [...st.committed, { kind: "user", id: `u${st.nextId}`, text }], nextId: st.nextId + 1 });
+    const st = notice(
+      { ...s, outbox: [...s.outbox, full] },
+      "warn",
+      "not connected: your message will be sent when the Engine is back",
+    );
+    return done({
+      ...st,
+      committed: [...st.committed, { kind: "user", id: `u${st.nextId}`, text }],
+      nextId: st.nextId + 1,
+    });
   }
   const clientMessageId = `c${s.now.toString(36)}-${s.nextId}`;
   const st: ChatState = {
@@ -77,23 +85,53 @@ function sendMessage(s: ChatState, text: string, pastes?: Readonly<Record<string
     committed: [...s.committed, { kind: "user", id: `u${s.nextId}`, text }],
     live: [],
     subAgents: s.subAgents.filter((a) => a.state === "running"),
-    turn: { messageId: clientMessageId, clientMessageId, startedAt: s.now, cancelling: false, sawText: false, sent: { text, pastes } },
+    turn: {
+      messageId: clientMessageId,
+      clientMessageId,
+      startedAt: s.now,
+      cancelling: false,
+      sawText: false,
+      sent: { text, pastes },
+    },
     nextId: s.nextId + 1,
     banner: s.banner?.level === "error" ? undefined : s.banner,
   };
-  return done(st, [{ type: "send", text: full, display: text, clientMessageId, sessionId: s.sessionId, otr: s.otr, model: s.modelOverride }]);
+  return done(st, [
+    {
+      type: "send",
+      text: full,
+      display: text,
+      clientMessageId,
+      sessionId: s.sessionId,
+      otr: s.otr,
+      model: s.modelOverride,
+    },
+  ]);
 }
 
 function newSession(s: ChatState, otr: boolean): ChatState {
-  const st: ChatState = { ...s, sessionId: undefined, sessionTitle: "", otr, tokens: { input: 0, output: 0 }, subAgents: [] };
-  return notice(st, otr ? "warn" : "info", otr ? "off the record: nothing of this session is stored; /otr again to leave" : "new session");
+  const st: ChatState = {
+    ...s,
+    sessionId: undefined,
+    sessionTitle: "",
+    otr,
+    tokens: { input: 0, output: 0 },
+    subAgents: [],
+  };
+  return notice(
+    st,
+    otr ? "warn" : "info",
+    otr ? "off the record: nothing of this session is stored; /otr again to leave" : "new session",
+  );
 }
 
 function runSlash(s: ChatState, text: string): Update {
   const cmd = parseSlash(text);
   if (!cmd) return sendMessage(s, text);
   const needSession = (what: string): Update | undefined =>
-    s.sessionId ? undefined : done(banner(s, "warn", `${what} needs a stored session: send a message first, or /resume one`, 5000));
+    s.sessionId
+      ? undefined
+      : done(banner(s, "warn", `${what} needs a stored session: send a message first, or /resume one`, 5000));
   switch (cmd.name) {
     case "help":
       return done({ ...s, overlay: { kind: "help", selected: 0, loading: false } });
@@ -102,18 +140,57 @@ function runSlash(s: ChatState, text: string): Update {
     case "otr":
       return done(newSession(s, !s.otr));
     case "sessions":
-      return done({ ...s, overlay: { kind: "sessions", filter: cmd.rest, items: [], total: 0, hits: [], hitTotal: 0, selected: 0, loading: true } }, [
-        sessionsQuery(cmd.rest, 0),
-      ]);
+      return done(
+        {
+          ...s,
+          overlay: {
+            kind: "sessions",
+            filter: cmd.rest,
+            items: [],
+            total: 0,
+            hits: [],
+            hitTotal: 0,
+            selected: 0,
+            loading: true,
+          },
+        },
+        [sessionsQuery(cmd.rest, 0)],
+      );
     case "resume":
       // Without an id: pick one from the list (Enter opens it, r resumes it).
-      if (!cmd.args[0]) return done({ ...s, overlay: { kind: "sessions", filter: "", items: [], total: 0, hits: [], hitTotal: 0, selected: 0, loading: true } }, [sessionsQuery("", 0)]);
+      if (!cmd.args[0])
+        return done(
+          {
+            ...s,
+            overlay: {
+              kind: "sessions",
+              filter: "",
+              items: [],
+              total: 0,
+              hits: [],
+              hitTotal: 0,
+              selected: 0,
+              loading: true,
+            },
+          },
+          [sessionsQuery("", 0)],
+        );
       return done(s, [{ type: "resolvePrefix", prefix: cmd.args[0] }]);
     case "search":
       if (!cmd.rest) return done(banner(s, "warn", "usage: /search <words>", 5000));
-      return done({ ...s, overlay: { kind: "search", query: cmd.rest, hits: [], total: 0, selected: 0, loading: true } }, [{ type: "search", query: cmd.rest }]);
+      return done(
+        { ...s, overlay: { kind: "search", query: cmd.rest, hits: [], total: 0, selected: 0, loading: true } },
+        [{ type: "search", query: cmd.rest }],
+      );
     case "model":
-      if (!cmd.args[0]) return done(notice(s, "info", `model: ${s.modelOverride || s.model || "the Engine's default"}${s.modelOverride ? " (chosen with /model)" : ""}`));
+      if (!cmd.args[0])
+        return done(
+          notice(
+            s,
+            "info",
+            `model: ${s.modelOverride || s.model || "the Engine's default"}${s.modelOverride ? " (chosen with /model)" : ""}`,
+          ),
+        );
       return done(notice({ ...s, modelOverride: cmd.args[0] }, "info", `next messages use model ${cmd.args[0]}`));
     case "status":
       return done({ ...s, overlay: { kind: "status", selected: 0, loading: true } }, [{ type: "loadStatus" }]);
@@ -137,23 +214,35 @@ function runSlash(s: ChatState, text: string): Update {
       const named = first?.startsWith("art_") ? artifacts.filter((a) => a.id.startsWith(first)) : undefined;
       const chosen = named ? (named.length === 1 ? named[0] : undefined) : artifacts.at(-1);
       if (!chosen) {
-        const why = artifacts.length === 0 ? "no tool of this session has made a file yet" : named?.length ? `'${first ?? ""}' matches ${named.length} artifacts: type more of the id` : `no artifact '${first ?? ""}' in this session`;
+        const why =
+          artifacts.length === 0
+            ? "no tool of this session has made a file yet"
+            : named?.length
+              ? `'${first ?? ""}' matches ${named.length} artifacts: type more of the id`
+              : `no artifact '${first ?? ""}' in this session`;
         return done(banner(s, "warn", `/save: ${why}`, 6000));
       }
       const dir = named ? second : first;
-      return done(notice(s, "info", `saving ${chosen.filename}…`), [{ type: "saveArtifact", sessionId: s.sessionId as string, artifactId: chosen.id, dir }]);
+      return done(notice(s, "info", `saving ${chosen.filename}…`), [
+        { type: "saveArtifact", sessionId: s.sessionId as string, artifactId: chosen.id, dir },
+      ]);
     }
     case "delete": {
       const blocked = needSession("/delete");
       if (blocked) return blocked;
       const question = `Delete “${s.sessionTitle || s.sessionId}” with its messages and artifacts? y/n`;
-      return done({ ...s, overlay: { kind: "confirm", question, effect: { type: "deleteSession", sessionId: s.sessionId as string } } });
+      return done({
+        ...s,
+        overlay: { kind: "confirm", question, effect: { type: "deleteSession", sessionId: s.sessionId as string } },
+      });
     }
     case "clear":
       return done({ ...s, committed: [], epoch: s.epoch + 1 }, [{ type: "clearScreen" }]);
     case "restart":
       if (s.turn) return done(banner(s, "warn", "a turn is running: wait for it (or Esc), then /restart", 6000));
-      return done(banner(s, "info", "restarting the Engine with this chat's config and environment…"), [{ type: "restartEngine" }]);
+      return done(banner(s, "info", "restarting the Engine with this chat's config and environment…"), [
+        { type: "restartEngine" },
+      ]);
     case "quit":
     case "exit":
       return done({ ...s, exiting: true }, [{ type: "exit" }]);
@@ -164,14 +253,27 @@ function runSlash(s: ChatState, text: string): Update {
 
 function submit(s: ChatState): Update {
   const text = s.editor.text;
-  if (!text.trim()) return done(s.turn ? banner(s, "info", "a turn is running: wait for it to end, or press Esc to cancel it (you can type your next message meanwhile)", 5000) : s);
+  if (!text.trim())
+    return done(
+      s.turn
+        ? banner(
+            s,
+            "info",
+            "a turn is running: wait for it to end, or press Esc to cancel it (you can type your next message meanwhile)",
+            5000,
+          )
+        : s,
+    );
   if (s.turn && !text.trim().startsWith("/")) {
-    return done(banner(s, "warn", "a turn is running: wait for it, or press Esc to cancel it (your text is kept)", 5000));
+    return done(
+      banner(s, "warn", "a turn is running: wait for it, or press Esc to cancel it (your text is kept)", 5000),
+    );
   }
   if (text.trim().startsWith("/")) return runSlash({ ...s, editor: commit(s.editor) }, text.trim());
   // Too large for the Engine: refused here, the text stays in the input box.
   const bytes = Buffer.byteLength(expandPastes(text, s.editor.pastes));
-  if (bytes > textLimit(s.messageLimitBytes)) return done(banner(s, "error", tooLargeText(bytes, s.messageLimitBytes), 15_000));
+  if (bytes > textLimit(s.messageLimitBytes))
+    return done(banner(s, "error", tooLargeText(bytes, s.messageLimitBytes), 15_000));
   return sendMessage({ ...s, editor: commit(s.editor) }, text, s.editor.pastes);
 }
 
@@ -184,7 +286,15 @@ function answerApproval(s: ChatState, choice: ApprovalChoice, reason?: string): 
     approval: { choice, by: "you" },
     phase: choice === "deny" ? "denied" : "proposed",
   }));
-  return done({ ...st, denyReason: undefined }, [{ type: "resolveApproval", approvalId: first.approvalId, sessionId: first.sessionId, choice, ...(reason ? { reason } : {}) }]);
+  return done({ ...st, denyReason: undefined }, [
+    {
+      type: "resolveApproval",
+      approvalId: first.approvalId,
+      sessionId: first.sessionId,
+      choice,
+      ...(reason ? { reason } : {}),
+    },
+  ]);
 }
 
 function cancelTurn(s: ChatState): Update {
@@ -194,7 +304,8 @@ function cancelTurn(s: ChatState): Update {
 }
 
 function ctrlC(s: ChatState): Update {
-  if (s.ctrlCArmedAt !== undefined && s.now - s.ctrlCArmedAt < EXIT_WINDOW_MS) return done({ ...s, exiting: true }, [{ type: "exit" }]);
+  if (s.ctrlCArmedAt !== undefined && s.now - s.ctrlCArmedAt < EXIT_WINDOW_MS)
+    return done({ ...s, exiting: true }, [{ type: "exit" }]);
   const armed = banner({ ...s, ctrlCArmedAt: s.now }, "info", "press Ctrl+C again to exit", EXIT_WINDOW_MS);
   if (s.turn) return cancelTurn(armed);
   if (s.overlay) return done({ ...armed, overlay: undefined });
@@ -209,10 +320,12 @@ function handleKey(s: ChatState, key: Key): Update {
     // Typing why the call is denied (the model is told): Enter denies with it, Esc goes back.
     if (key.return) return answerApproval(st, "deny", st.denyReason.trim());
     // Text and Enter in one chunk (pasted, or sent by a script): type it, then deny.
-    if (key.input.length > 1 && /^[^\r\n]+[\r\n]$/.test(key.input)) return answerApproval(st, "deny", (st.denyReason + key.input.slice(0, -1)).trim().slice(0, 500));
+    if (key.input.length > 1 && /^[^\r\n]+[\r\n]$/.test(key.input))
+      return answerApproval(st, "deny", (st.denyReason + key.input.slice(0, -1)).trim().slice(0, 500));
     if (key.escape) return done({ ...st, denyReason: undefined });
     if (key.backspace || key.delete) return done({ ...st, denyReason: st.denyReason.slice(0, -1) });
-    if (key.input && !key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow) return done({ ...st, denyReason: (st.denyReason + key.input).replace(/[\r\n]+/g, " ").slice(0, 500) });
+    if (key.input && !key.ctrl && !key.meta && !key.tab && !key.upArrow && !key.downArrow)
+      return done({ ...st, denyReason: (st.denyReason + key.input).replace(/[\r\n]+/g, " ").slice(0, 500) });
     return done(st);
   }
   if (st.approvals.length > 0) {
@@ -230,7 +343,11 @@ function handleKey(s: ChatState, key: Key): Update {
     if (st.editor.completions.length) return done({ ...st, editor: { ...st.editor, completions: [] } });
     return done({ ...st, banner: undefined });
   }
-  if (key.ctrl && key.input === "o") return done({ ...st, overlay: { kind: "inspector", selected: Math.max(0, toolCards(st).length - 1), loading: false } });
+  if (key.ctrl && key.input === "o")
+    return done({
+      ...st,
+      overlay: { kind: "inspector", selected: Math.max(0, toolCards(st).length - 1), loading: false },
+    });
   if (key.ctrl && key.input === "d" && st.editor.text === "") return done({ ...st, exiting: true }, [{ type: "exit" }]);
   if (key.ctrl && key.input === "l") return done({ ...st, epoch: st.epoch + 1 }, [{ type: "clearScreen" }]);
   if (key.tab) {
@@ -239,13 +356,24 @@ function handleKey(s: ChatState, key: Key): Update {
   }
   // Text and Enter in one chunk (fast typists, scripts, tmux send-keys): type it, then send.
   // A multi-line paste has newlines inside and is inserted as it is, as is the last chunk of a large one.
-  if (!key.return && key.input.length > 1 && /^[^\r\n]+[\r\n]$/.test(key.input) && !continuesPaste(st.editor, key.input)) {
+  if (
+    !key.return &&
+    key.input.length > 1 &&
+    /^[^\r\n]+[\r\n]$/.test(key.input) &&
+    !continuesPaste(st.editor, key.input)
+  ) {
     return handleKey({ ...st, editor: insert(st.editor, key.input.slice(0, -1)) }, { input: "\r", return: true });
   }
   if (key.return && !key.meta) {
     if (st.editor.text.slice(0, st.editor.cursor).endsWith("\\")) {
       const e = st.editor;
-      return done({ ...st, editor: insert({ ...e, text: e.text.slice(0, e.cursor - 1) + e.text.slice(e.cursor), cursor: e.cursor - 1 }, "\n") });
+      return done({
+        ...st,
+        editor: insert(
+          { ...e, text: e.text.slice(0, e.cursor - 1) + e.text.slice(e.cursor), cursor: e.cursor - 1 },
+          "\n",
+        ),
+      });
     }
     return submit(st);
   }
@@ -266,14 +394,25 @@ export function update(s: ChatState, action: Action): Update {
       if (!s.turn || s.turn.clientMessageId !== action.clientMessageId) return done(s);
       const text = action.error ?? "the Engine ended the turn without an answer";
       const st = notice(s, action.error ? "error" : "warn", text);
-      return done(settle({ ...st, live: [], committed: [...st.committed, ...st.live], turn: undefined, banner: { level: "error", text: failedBanner(undefined, false) } }));
+      return done(
+        settle({
+          ...st,
+          live: [],
+          committed: [...st.committed, ...st.live],
+          turn: undefined,
+          banner: { level: "error", text: failedBanner(undefined, false) },
+        }),
+      );
     }
     case "tooLarge": {
       if (!s.turn || s.turn.clientMessageId !== action.clientMessageId) return done(s);
       const limit = action.limitBytes ?? s.messageLimitBytes;
       const sent = s.turn.sent;
       const st = notice({ ...s, messageLimitBytes: limit }, "error", tooLargeText(action.bytes, limit));
-      const editor = sent && st.editor.text === "" ? { ...st.editor, text: sent.text, cursor: sent.text.length, pastes: sent.pastes } : st.editor;
+      const editor =
+        sent && st.editor.text === ""
+          ? { ...st.editor, text: sent.text, cursor: sent.text.length, pastes: sent.pastes }
+          : st.editor;
       return done({ ...st, live: [], committed: [...st.committed, ...st.live], turn: undefined, editor });
     }
     case "mention":
@@ -286,18 +425,31 @@ export function update(s: ChatState, action: Action): Update {
     }
     case "resize": {
       if (action.columns === s.columns && action.rows === s.rows) return done(s);
-      const o = s.overlay?.kind === "transcript" ? { ...s.overlay, layout: layoutFor(s.overlay.messages, s.overlay.layout, action.columns, action.rows) } : s.overlay;
-      return done({ ...s, columns: action.columns, rows: action.rows, epoch: s.epoch + 1, overlay: o }, [{ type: "clearScreen" }]);
+      const o =
+        s.overlay?.kind === "transcript"
+          ? { ...s.overlay, layout: layoutFor(s.overlay.messages, s.overlay.layout, action.columns, action.rows) }
+          : s.overlay;
+      return done({ ...s, columns: action.columns, rows: action.rows, epoch: s.epoch + 1, overlay: o }, [
+        { type: "clearScreen" },
+      ]);
     }
     case "connection": {
       const was = s.connection;
       let st: ChatState = { ...s, connection: action.state };
       if (action.state === "reconnecting" && was === "connected") {
-        st = banner(st, "warn", `lost the Engine${action.detail ? `: ${action.detail}` : ""}; reconnecting… (what you type is kept)`);
+        st = banner(
+          st,
+          "warn",
+          `lost the Engine${action.detail ? `: ${action.detail}` : ""}; reconnecting… (what you type is kept)`,
+        );
       } else if (action.state === "connected" && (was === "reconnecting" || was === "offline")) {
         st = banner(st, "info", "reconnected to the Engine", 5000);
       } else if (action.state === "offline") {
-        st = banner(st, "error", `the Engine is gone${action.detail ? ` (${action.detail})` : ""}; start it with 'palisade engine start'`);
+        st = banner(
+          st,
+          "error",
+          `the Engine is gone${action.detail ? ` (${action.detail})` : ""}; start it with 'palisade engine start'`,
+        );
       }
       if (action.state === "connected" && st.outbox.length > 0 && !st.turn) {
         const [next, ...rest] = st.outbox;
@@ -310,14 +462,36 @@ export function update(s: ChatState, action: Action): Update {
     case "engineNotice":
       return done({ ...s, engineNotice: action.lines });
     case "engineRestarted":
-      return done(notice(s.banner?.text.startsWith("restarting the Engine") ? { ...s, banner: undefined } : s, "info", action.summary));
+      return done(
+        notice(
+          s.banner?.text.startsWith("restarting the Engine") ? { ...s, banner: undefined } : s,
+          "info",
+          action.summary,
+        ),
+      );
     case "status": {
-      const o = s.overlay?.kind === "status" ? { ...s.overlay, status: action.status, configPresent: action.configPresent ?? s.overlay.configPresent, loading: false } : s.overlay;
+      const o =
+        s.overlay?.kind === "status"
+          ? {
+              ...s.overlay,
+              status: action.status,
+              configPresent: action.configPresent ?? s.overlay.configPresent,
+              loading: false,
+            }
+          : s.overlay;
       const unavailable = unavailableLines(action.status);
       const st: ChatState = { ...s, model: action.status.model || s.model, overlay: o, unavailable };
       // Said in the transcript when it is first seen and whenever it changes (not on every heartbeat).
       const changed = unavailable.join("\n") !== s.unavailable.join("\n");
-      return done(changed && unavailable.length > 0 ? notice(st, "warn", `Some tools cannot be used now:\n${unavailable.map((l) => `  ${l}`).join("\n")}\n/tools lists what can.`) : st);
+      return done(
+        changed && unavailable.length > 0
+          ? notice(
+              st,
+              "warn",
+              `Some tools cannot be used now:\n${unavailable.map((l) => `  ${l}`).join("\n")}\n/tools lists what can.`,
+            )
+          : st,
+      );
     }
     case "sessionsLoaded": {
       if (s.overlay?.kind !== "sessions" || s.overlay.filter !== "") return done(s);
@@ -326,7 +500,10 @@ export function update(s: ChatState, action: Action): Update {
     }
     case "historyLoaded": {
       if (action.purpose === "resume") {
-        return done(resumeSession(s, { sessionId: action.sessionId, session: action.session, messages: action.messages }), [{ type: "clearScreen" }]);
+        return done(
+          resumeSession(s, { sessionId: action.sessionId, session: action.session, messages: action.messages }),
+          [{ type: "clearScreen" }],
+        );
       }
       const o = s.overlay;
       if (o?.kind !== "transcript" || o.sessionId !== action.sessionId) return done(s);
@@ -334,7 +511,10 @@ export function update(s: ChatState, action: Action): Update {
       const view = transcriptViewport(s.columns, s.rows);
       const layout = layoutFor(messages, undefined, s.columns, s.rows);
       // A first page opens at its end; an older page keeps what was shown and moves up one line (the key that asked for it).
-      let line = action.cursor === "" ? layout.lines.length : firstLine(layout, o.top + action.messages.length, o.offset, view.height) - 1;
+      let line =
+        action.cursor === ""
+          ? layout.lines.length
+          : firstLine(layout, o.top + action.messages.length, o.offset, view.height) - 1;
       const effects: Effect[] = [];
       let focusMessageId = o.focusMessageId;
       if (focusMessageId) {
@@ -342,11 +522,29 @@ export function update(s: ChatState, action: Action): Update {
         if (i >= 0) {
           line = layout.starts[i] ?? 0;
           focusMessageId = undefined;
-        } else if (action.nextCursor) effects.push({ type: "loadHistory", sessionId: o.sessionId, cursor: action.nextCursor, purpose: "transcript" });
+        } else if (action.nextCursor)
+          effects.push({
+            type: "loadHistory",
+            sessionId: o.sessionId,
+            cursor: action.nextCursor,
+            purpose: "transcript",
+          });
       }
       line = Math.max(0, Math.min(line, layout.lines.length - view.height));
       return done(
-        { ...s, overlay: { ...o, messages, layout, ...positionOf(layout, line), focusMessageId, nextCursor: action.nextCursor, session: action.session ?? o.session, loading: effects.length > 0 } },
+        {
+          ...s,
+          overlay: {
+            ...o,
+            messages,
+            layout,
+            ...positionOf(layout, line),
+            focusMessageId,
+            nextCursor: action.nextCursor,
+            session: action.session ?? o.session,
+            loading: effects.length > 0,
+          },
+        },
         effects,
       );
     }
@@ -355,9 +553,13 @@ export function update(s: ChatState, action: Action): Update {
     case "searchLoaded": {
       const o = s.overlay;
       // Answers for an older query (typed past, or debounced away) are dropped.
-      if (o?.kind === "search" && o.query === action.query) return done({ ...s, overlay: { ...o, hits: action.hits, total: action.total, loading: false } });
+      if (o?.kind === "search" && o.query === action.query)
+        return done({ ...s, overlay: { ...o, hits: action.hits, total: action.total, loading: false } });
       if (o?.kind === "sessions" && o.filter === action.query) {
-        return done({ ...s, overlay: { ...o, hits: groupHitsBySession(action.hits), hitTotal: action.total, selected: 0, loading: false } });
+        return done({
+          ...s,
+          overlay: { ...o, hits: groupHitsBySession(action.hits), hitTotal: action.total, selected: 0, loading: false },
+        });
       }
       return done(s);
     }
@@ -372,7 +574,8 @@ export function update(s: ChatState, action: Action): Update {
       let st: ChatState = { ...s, subAgents: [...extra, ...merged], overlay: o };
       // A background sub-agent that ended between turns says so in the transcript too.
       for (const a of merged) {
-        if (known.get(a.name)?.state === "running" && a.state !== "running") st = notice(st, a.state === "completed" ? "info" : "warn", subAgentEnded(a));
+        if (known.get(a.name)?.state === "running" && a.state !== "running")
+          st = notice(st, a.state === "completed" ? "info" : "warn", subAgentEnded(a));
       }
       return done(st);
     }

@@ -19,7 +19,11 @@ export function stableSplitPoint(text: string): number {
       if (!inFence) {
         inFence = true;
         fence = marker;
-      } else if (marker[0] === fence[0] && marker.length >= fence.length && trimmed.slice(marker.length).trim() === "") {
+      } else if (
+        marker[0] === fence[0] &&
+        marker.length >= fence.length &&
+        trimmed.slice(marker.length).trim() === ""
+      ) {
         inFence = false;
       }
     }

@@ -21,7 +21,8 @@ export interface ArtifactView {
   sizeBytes: number;
 }
 
-export type ToolPhase = "proposed" | "awaiting-approval" | "running" | "done" | "failed" | "blocked" | "denied" | "otr-blocked" | "cancelled";
+export type ToolPhase =
+  "proposed" | "awaiting-approval" | "running" | "done" | "failed" | "blocked" | "denied" | "otr-blocked" | "cancelled";
 
 export interface ToolCardEntry {
   kind: "tool";
@@ -260,9 +261,23 @@ export interface ChatState {
 
 /** Side effects the shell performs for the reducer. Results come back as actions. */
 export type Effect =
-  | { type: "send"; text: string; display: string; clientMessageId: string; sessionId: string | undefined; otr: boolean; model: string }
+  | {
+      type: "send";
+      text: string;
+      display: string;
+      clientMessageId: string;
+      sessionId: string | undefined;
+      otr: boolean;
+      model: string;
+    }
   | { type: "cancel"; sessionId: string; messageId: string }
-  | { type: "resolveApproval"; approvalId: string; sessionId: string; choice: ApprovalChoice; reason?: string | undefined }
+  | {
+      type: "resolveApproval";
+      approvalId: string;
+      sessionId: string;
+      choice: ApprovalChoice;
+      reason?: string | undefined;
+    }
   | { type: "listSessions"; filter: string; offset: number }
   | { type: "loadHistory"; sessionId: string; cursor: string; purpose: "transcript" | "resume" }
   | { type: "resolvePrefix"; prefix: string }
@@ -310,7 +325,15 @@ export type Action =
   | { type: "connection"; state: ConnectionState; detail?: string | undefined }
   | { type: "status"; status: StatusResponse; configPresent?: boolean | undefined }
   | { type: "sessionsLoaded"; items: SessionInfo[]; total: number; offset: number }
-  | { type: "historyLoaded"; purpose: "transcript" | "resume"; sessionId: string; session: SessionInfo | undefined; messages: ChatMessage[]; nextCursor: string; cursor: string }
+  | {
+      type: "historyLoaded";
+      purpose: "transcript" | "resume";
+      sessionId: string;
+      session: SessionInfo | undefined;
+      messages: ChatMessage[];
+      nextCursor: string;
+      cursor: string;
+    }
   | { type: "prefixResolved"; sessionId: string }
   | { type: "searchLoaded"; query: string; hits: SearchHit[]; total: number }
   | { type: "toolsLoaded"; tools: ToolInfo[] }

@@ -14,7 +14,8 @@ export function unavailableLines(s: StatusResponse): string[] {
   for (const c of s.capabilities) {
     // Turned off on purpose (enabled: false) is what the user asked for, not a problem to report.
     const disabled = c.state === "not_configured" && c.message.startsWith("disabled in config");
-    if (DOWN.has(c.state) && !disabled) lines.push(`capability ${c.id}: ${c.state.replace("_", " ")}${c.message ? ` (${c.message})` : ""}`);
+    if (DOWN.has(c.state) && !disabled)
+      lines.push(`capability ${c.id}: ${c.state.replace("_", " ")}${c.message ? ` (${c.message})` : ""}`);
   }
   return lines;
 }
