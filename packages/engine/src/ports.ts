@@ -243,6 +243,7 @@ export interface ObservedContent {
   argumentsJson?: string;
   toolSchema?: Record<string, unknown>;
   toolSemantics?: Record<string, unknown>;
+  toolDescription?: string;
   workspace?: string;
   /** The Shield's credential detectors recognized what the call read. */
   credentialPath?: boolean;
@@ -262,9 +263,10 @@ export interface ShieldInput {
   subAgentName?: string;
   /** The session's workspace (relative paths resolve against it). */
   workspace?: string;
-  /** The tool's JSON Schema and declared semantics: what its arguments mean. */
+  /** The tool's JSON Schema, declared semantics and description: what its arguments mean. */
   toolSchema?: Record<string, unknown>;
   toolSemantics?: Record<string, unknown>;
+  toolDescription?: string;
 }
 
 /** A tool's semantics as shown to people (`capability list --json`) and used by the OTR gate. */
@@ -312,7 +314,9 @@ export interface EngineShield {
    * What a tool's arguments mean as the Shield reads them (declared, inferred from the schema, or
    * built in). Throws when the declared block is invalid.
    */
-  toolSemantics?(input: Pick<ShieldInput, "toolName" | "toolSchema" | "toolSemantics">): ToolSemanticsView;
+  toolSemantics?(
+    input: Pick<ShieldInput, "toolName" | "toolSchema" | "toolSemantics" | "toolDescription">,
+  ): ToolSemanticsView;
   /** Tier-0 policy of a tool before looking at its arguments (used for OTR and ListTools). */
   effectivePolicy(toolName: string, manifestPolicy: Policy | undefined): Policy;
   /** The active policy on a tool: `effectivePolicy` and the rules that decide some of its calls otherwise. */

@@ -32,4 +32,28 @@ describe("Engine Shield adapter: what governs the agent is protected", () => {
     expect((await write("palisade.yaml")).decision).toBe("BLOCK");
     expect((await write("notes.txt")).decision).not.toBe("BLOCK");
   });
+
+  it("judges a third-party tool by its description too: an MCP read_file of /etc/passwd is not called a write", async () => {
+    const workspace = join(dir, "ws2");
+    mkdirSync(workspace);
+    const shield = await createEngineShield(defaultConfig(), join(dir, "data2"), workspace);
+    const call = (toolName: string, toolDescription: string) =>
+      shield.evaluate({
+        callId: "c",
+        toolName,
+        argumentsJson: JSON.stringify({ path: "/etc/passwd" }),
+        sessionId: "s",
+        mode: "normal",
+        capabilityId: "fs",
+        workspace,
+        toolSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+        toolDescription,
+      });
+    const read = await call("fs__file_tool", "Read the complete contents of a file as text.");
+    expect(read.reason).toContain("/etc/passwd");
+    expect(read.reason).not.toMatch(/writes|may write/);
+    const write = await call("fs__file_tool", "Create a new file or completely overwrite an existing file.");
+    expect(write.decision).toBe("BLOCK");
+    expect(write.reason).toMatch(/writes account files/);
+  });
 });

@@ -107,7 +107,7 @@ function semanticsKey(ctx: ResolvedContext): string {
     }
     return k;
   };
-  return `${part(ctx.toolSemantics)}|${part(ctx.toolSchema)}`;
+  return `${part(ctx.toolSemantics)}|${part(ctx.toolSchema)}|${part(ctx.toolDescription)}`;
 }
 
 export function createShield(options: ShieldOptions): Shield {
@@ -146,6 +146,7 @@ export function createShield(options: ShieldOptions): Shield {
         ? { toolSemantics: declaredFor(tool) }
         : {}),
     ...(c.toolSchema !== undefined ? { toolSchema: c.toolSchema } : {}),
+    ...(c.toolDescription !== undefined ? { toolDescription: c.toolDescription } : {}),
   });
 
   const verdict = (
@@ -326,7 +327,7 @@ export function createShield(options: ShieldOptions): Shield {
 
   const semantics = (tool: string, context: ShieldContext = {}): ToolSpec => {
     const ctx = resolve(context, tool);
-    return toolSpec(tool, ctx.toolSemantics, ctx.toolSchema);
+    return toolSpec(tool, ctx.toolSemantics, ctx.toolSchema, ctx.toolDescription);
   };
 
   const argumentProvenance = (action: Action, context: ShieldContext = {}): ArgValue[] => {

@@ -147,9 +147,10 @@ const declaredMemo = new WeakMap<object, ToolSpec>();
 /**
  * The semantics of a tool for one call: declared (parsed, memoized per block; an invalid block
  * throws, which the Shield turns into a block), else inferred from the schema, else built-in,
- * else unknown ("third-party": generic path keys, every string counts as outgoing).
+ * else unknown ("third-party": generic path keys, every string counts as outgoing). The tool's
+ * description and name help the inference say what a path argument is for.
  */
-export function toolSpec(tool: string, declared?: unknown, schema?: unknown): ToolSpec {
+export function toolSpec(tool: string, declared?: unknown, schema?: unknown, description?: string): ToolSpec {
   if (declared !== undefined && declared !== null) {
     if (typeof declared === "object") {
       let spec = declaredMemo.get(declared);
@@ -164,7 +165,7 @@ export function toolSpec(tool: string, declared?: unknown, schema?: unknown): To
   // Own properties only: a tool called "constructor" or "__proto__" is a third-party tool.
   const known = Object.hasOwn(KNOWN_TOOLS, tool) ? KNOWN_TOOLS[tool] : undefined;
   if (schema !== undefined) {
-    const inferred = inferSemantics(schema);
+    const inferred = inferSemantics(schema, { toolName: tool, ...(description !== undefined ? { description } : {}) });
     if (inferred !== undefined && known === undefined) return inferred;
   }
   return known ?? GENERIC;

@@ -36,6 +36,8 @@ export interface ShieldContext {
   home?: string;
   /** The tool's JSON Schema (its input_schema), for tools the Shield does not otherwise know. */
   toolSchema?: unknown;
+  /** The tool's description (what its server or manifest says it does), read with its schema. */
+  toolDescription?: string;
   /** A declared `semantics:` block for the tool (capability config entry or manifest). */
   toolSemantics?: unknown;
   /** The session's labelled content (see provenance/): flow rules and `when.saw` read it. */

@@ -43,6 +43,7 @@ function semanticsOf(
   name: string,
   schema: Record<string, unknown>,
   declared: Record<string, unknown> | undefined,
+  description: string | undefined,
 ): ListedTool["semantics"] {
   if (!tools.shield.toolSemantics) return { error: "the Shield in use does not describe tool semantics" };
   try {
@@ -50,6 +51,7 @@ function semanticsOf(
       toolName: name,
       toolSchema: schema,
       ...(declared ? { toolSemantics: declared } : {}),
+      ...(description ? { toolDescription: description } : {}),
     });
     return {
       kind: v.kind,
@@ -223,7 +225,7 @@ export async function listCapabilities(
       .map((t) => ({
         name: t.name,
         policy: tools.shield.effectivePolicy(t.name, t.policy),
-        semantics: semanticsOf(tools, t.name, t.parameters, t.semantics),
+        semantics: semanticsOf(tools, t.name, t.parameters, t.semantics, t.description),
       }));
     let dynamic = "mcp" in c.entry;
     const m = c.manifest ? await loadManifest(c.manifest).catch(() => undefined) : undefined;
@@ -238,7 +240,7 @@ export async function listCapabilities(
         return {
           name,
           policy: tools.shield.effectivePolicy(name, defaultPolicy(t)),
-          semantics: semanticsOf(tools, name, t.inputSchema, declared),
+          semantics: semanticsOf(tools, name, t.inputSchema, declared, t.description),
         };
       });
     }

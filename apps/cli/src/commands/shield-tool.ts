@@ -33,6 +33,7 @@ export async function toolFacts(ctx: CommandContext, toolName: string): Promise<
     const context: ShieldContext = {
       manifestPolicy: t.policy,
       toolSchema: t.parameters,
+      ...(t.description ? { toolDescription: t.description } : {}),
       ...(t.networkMode
         ? { network: { mode: t.networkMode as "none" | "allowlist" | "any", allow: t.networkAllowlist ?? [] } }
         : {}),

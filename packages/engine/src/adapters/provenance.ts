@@ -67,6 +67,7 @@ export class SessionProvenance {
     const ctx = {
       ...(c.toolSchema ? { toolSchema: c.toolSchema } : {}),
       ...(c.toolSemantics ? { toolSemantics: c.toolSemantics } : {}),
+      ...(c.toolDescription ? { toolDescription: c.toolDescription } : {}),
       ...(c.workspace ? { workspace: c.workspace } : {}),
     };
     let spec;

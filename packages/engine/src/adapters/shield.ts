@@ -62,11 +62,14 @@ class PalisadeShield implements EngineShield {
     return this.shield.actionClass({ tool: input.toolName, args: parseArgs(input.argumentsJson) }, this.context(input));
   }
 
-  toolSemantics(input: Pick<ShieldInput, "toolName" | "toolSchema" | "toolSemantics">): ToolSemanticsView {
+  toolSemantics(
+    input: Pick<ShieldInput, "toolName" | "toolSchema" | "toolSemantics" | "toolDescription">,
+  ): ToolSemanticsView {
     return semanticsView(
       this.shield.semantics(input.toolName, {
         ...(input.toolSchema ? { toolSchema: input.toolSchema } : {}),
         ...(input.toolSemantics ? { toolSemantics: input.toolSemantics } : {}),
+        ...(input.toolDescription ? { toolDescription: input.toolDescription } : {}),
       }),
     );
   }
@@ -109,6 +112,7 @@ function context(input: ShieldInput): ShieldContext {
     ...(input.workspace ? { workspace: input.workspace } : {}),
     ...(input.toolSchema ? { toolSchema: input.toolSchema } : {}),
     ...(input.toolSemantics ? { toolSemantics: input.toolSemantics } : {}),
+    ...(input.toolDescription ? { toolDescription: input.toolDescription } : {}),
   };
 }
 

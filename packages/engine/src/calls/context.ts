@@ -18,6 +18,7 @@ export function shieldInput(scope: CallScope, record: ToolCallRecordRow, tool: T
     ...(tool.networkMode ? { networkMode: tool.networkMode } : {}),
     ...(tool.networkAllowlist ? { networkAllowlist: tool.networkAllowlist } : {}),
     toolSchema: tool.parameters,
+    ...(tool.description ? { toolDescription: tool.description } : {}),
     ...(tool.semantics ? { toolSemantics: tool.semantics } : {}),
     ...(scope.subAgentName !== undefined ? { subAgentName: scope.subAgentName } : {}),
   };

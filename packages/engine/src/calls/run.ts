@@ -129,6 +129,7 @@ function observeResult(call: CallRecord, tool: ToolSpec, content: string): void 
     capabilityId: tool.capabilityId,
     argumentsJson: record.argumentsJson,
     toolSchema: tool.parameters,
+    ...(tool.description ? { toolDescription: tool.description } : {}),
     ...(tool.semantics ? { toolSemantics: tool.semantics } : {}),
     workspace: turn.session.workspace,
     credentialPath: record.verdict?.ruleIds.some((r) => r.startsWith("cred.")) ?? false,
@@ -160,6 +161,7 @@ function writesFiles(env: CallEnv, tool: ToolSpec): boolean {
       toolName: tool.name,
       toolSchema: tool.parameters,
       ...(tool.semantics ? { toolSemantics: tool.semantics } : {}),
+      ...(tool.description ? { toolDescription: tool.description } : {}),
     }).writesFiles;
   } catch {
     return true;

@@ -25,6 +25,7 @@ export async function replayProvenance(env: TurnEnv, sessionId: string, workspac
         capabilityId: tool?.capabilityId ?? "",
         argumentsJson: c.argumentsJson,
         ...(tool ? { toolSchema: tool.parameters } : {}),
+        ...(tool?.description ? { toolDescription: tool.description } : {}),
         ...(tool?.semantics ? { toolSemantics: tool.semantics } : {}),
         workspace,
         credentialPath: c.verdict?.ruleIds.some((r) => r.startsWith("cred.")) ?? false,

@@ -57,6 +57,7 @@ export interface ResolvedContext {
   /** The tool's declared semantics block and its JSON Schema, when the caller has them. */
   toolSemantics?: unknown;
   toolSchema?: unknown;
+  toolDescription?: string;
 }
 
 export interface Subject {
@@ -177,7 +178,7 @@ function asRecord(v: unknown): Record<string, unknown> {
 }
 
 export function buildSubject(tool: string, rawArgs: unknown, ctx: ResolvedContext): Subject {
-  const spec = toolSpec(tool, ctx.toolSemantics, ctx.toolSchema);
+  const spec = toolSpec(tool, ctx.toolSemantics, ctx.toolSchema, ctx.toolDescription);
   const args = asRecord(rawArgs);
   const base: PathBase = { home: ctx.home, workspace: ctx.workspace };
   const s: Subject = {

@@ -1,8 +1,9 @@
 /**
- * Tool semantics inferred from a JSON Schema alone: property names (`to`, `cc`, `recipients`,
- * `url`, `endpoint`, `path`, `command`, ...), `format` (`email`, `uri`) and descriptions. Used for
- * tools nobody declared semantics for, so recipients, hosts and paths of a third-party tool are
- * seen (and `email_domains` / `hosts` rules apply to it) without knowing it by name.
+ * Tool semantics inferred from a JSON Schema: property names (`to`, `cc`, `recipients`, `url`,
+ * `endpoint`, `path`, `command`, ...), `format` (`email`, `uri`) and descriptions, the tool's own
+ * description and the verb of its name (`read_file`) included. Used for tools nobody declared
+ * semantics for, so recipients, hosts and paths of a third-party tool are seen (and
+ * `email_domains` / `hosts` rules apply to it) without knowing it by name.
  */
 import type { PathOp, ToolSpec } from "../tools.js";
 
@@ -41,29 +42,65 @@ function formatOf(d: Schema): string {
   return "";
 }
 
+const WRITES =
+  /\b(write|writes|save|saves|create|creates|overwrite|overwrites|append|appends|edit|edits|modify|modifies|update|updates|move|moves|rename|renames)\b/;
+const DELETES = /\b(delete|deletes|remove|removes)\b/;
+const READS = /\b(read|reads|open|opens|list|lists|view|views|get|gets|show|shows|search|searches|stat)\b/;
+
+/**
+ * What the text says is done with a path: a write or a delete wins over a read (a description
+ * naming both may do both), nothing found is unknown.
+ */
+function effectIn(text: string): PathOp {
+  if (WRITES.test(text)) return "write";
+  if (DELETES.test(text)) return "delete";
+  if (READS.test(text)) return "read";
+  return "unknown";
+}
+
+/**
+ * From the path argument's name, else from what the argument and the tool say (its schema's
+ * description, its description, the words of its name: `read_text_file`, `deleteFile`).
+ */
 function pathOp(name: string, desc: string): PathOp {
   if (/^(source|src|input)/i.test(name)) return "read";
   if (/^(dest|dst|destination|output)/i.test(name)) return "write";
   if (/^cwd|working/i.test(name)) return "exec";
-  if (/\b(write|writes|save|saves|create|creates|overwrite|append)\b/.test(desc)) return "write";
-  if (/\b(delete|deletes|remove|removes)\b/.test(desc)) return "delete";
-  if (/\b(read|reads|open|opens|list|lists|view)\b/.test(desc)) return "read";
-  return "unknown";
+  return effectIn(desc);
 }
 
-const memo = new WeakMap<object, ToolSpec | null>();
+/** A tool name's words, without its capability's: `fs__read_text_file` → "read text file", `getFileInfo` → "get file info". */
+function nameWords(toolName: string): string {
+  return (toolName.split("__").pop() ?? "")
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .replace(/[_\-.]+/g, " ")
+    .toLowerCase();
+}
 
-/** The semantics a schema implies, or undefined when it names nothing the Shield understands. */
-export function inferSemantics(schema: unknown): ToolSpec | undefined {
+const memo = new WeakMap<object, Map<string, ToolSpec | null>>();
+
+/**
+ * The semantics a schema implies, or undefined when it names nothing the Shield understands.
+ * `about` is what else the tool says of itself: its description and its name.
+ */
+export function inferSemantics(
+  schema: unknown,
+  about: { description?: string; toolName?: string } = {},
+): ToolSpec | undefined {
   if (schema === null || typeof schema !== "object") return undefined;
-  const hit = memo.get(schema);
+  const key = `${about.toolName ?? ""}\0${about.description ?? ""}`;
+  let byTool = memo.get(schema);
+  const hit = byTool?.get(key);
   if (hit !== undefined) return hit ?? undefined;
-  const spec = infer(schema as Schema);
-  memo.set(schema, spec ?? null);
+  const spec = infer(schema as Schema, about);
+  if (!byTool) memo.set(schema, (byTool = new Map()));
+  // a schema shared by many tools keeps a bounded memo
+  if (byTool.size >= 64) byTool.clear();
+  byTool.set(key, spec ?? null);
   return spec;
 }
 
-function infer(schema: Schema): ToolSpec | undefined {
+function infer(schema: Schema, about: { description?: string; toolName?: string }): ToolSpec | undefined {
   const props = schema["properties"];
   if (props === null || typeof props !== "object" || Array.isArray(props)) return undefined;
   const recipients: string[] = [];
@@ -73,7 +110,13 @@ function infer(schema: Schema): ToolSpec | undefined {
   const texts: string[] = [];
   const data: string[] = [];
   let method: string | undefined;
-  const toolDesc = typeof schema["description"] === "string" ? schema["description"].toLowerCase() : "";
+  const toolDesc = [
+    typeof schema["description"] === "string" ? schema["description"] : "",
+    about.description ?? "",
+    about.toolName !== undefined ? nameWords(about.toolName) : "",
+  ]
+    .join(" ")
+    .toLowerCase();
   for (const [name, raw] of Object.entries(props as Record<string, unknown>)) {
     const d = (raw !== null && typeof raw === "object" ? raw : {}) as Schema;
     const fmt = formatOf(d);
