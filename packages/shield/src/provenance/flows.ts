@@ -85,7 +85,12 @@ function urlReadings(u: URL): string[] {
   return out.map((s) => s.toLowerCase());
 }
 
-function pushUrl(c: Collector, view: ProvenanceView, key: string, raw: string): boolean {
+/**
+ * A URL argument: its host (or the link as written) and its path and query. `embedded`: a URL
+ * inside a body, command or task is one `link` value (where the link points), not a destination
+ * of this call.
+ */
+function pushUrl(c: Collector, view: ProvenanceView, key: string, raw: string, embedded = false): boolean {
   const s = raw.trim();
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : `http://${s}`;
   if (!URL.canParse(withScheme)) return false;
@@ -102,7 +107,7 @@ function pushUrl(c: Collector, view: ProvenanceView, key: string, raw: string): 
     // a link used as it was written: one value, from where it was written, carrying nothing else
     c.push(
       key,
-      "host",
+      embedded ? "link" : "host",
       view.fromUser(literal) || view.fromUser(urlLiteral(s))
         ? literal
         : view.label(literal) !== undefined
@@ -114,7 +119,8 @@ function pushUrl(c: Collector, view: ProvenanceView, key: string, raw: string): 
     );
     return true;
   }
-  c.push(key, "host", host, [], true, secretViews);
+  c.push(key, embedded ? "link" : "host", host, [], true, secretViews);
+  if (embedded) return true;
   const rest = `${u.pathname}${u.search}`;
   if (rest !== "/" && rest !== "") {
     const parts = new Set<string>();
@@ -136,7 +142,7 @@ function pushText(c: Collector, view: ProvenanceView, key: string, role: Role, v
   const parts = fragmentsOf(v);
   c.push(key, role, v, parts, false, readings(v));
   if (role === "command" || role === "task" || role === "body") {
-    for (const m of v.matchAll(URL_IN_TEXT)) pushUrl(c, view, key, m[0]);
+    for (const m of v.matchAll(URL_IN_TEXT)) pushUrl(c, view, key, m[0], true);
   }
 }
 

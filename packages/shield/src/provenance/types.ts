@@ -24,9 +24,22 @@ export interface Label {
   source: ProvenanceSource;
 }
 
-/** What an argument value does in the call, from the tool's semantics. */
-export type Role = "recipient" | "host" | "url-path" | "body" | "amount" | "command" | "path" | "task";
-export const ROLES: readonly Role[] = ["recipient", "host", "url-path", "body", "amount", "command", "path", "task"];
+/**
+ * What an argument value does in the call, from the tool's semantics. `link`: a URL written inside
+ * a body, command or task (where the text points a reader or a program), not where the call goes.
+ */
+export type Role = "recipient" | "host" | "url-path" | "body" | "amount" | "command" | "path" | "task" | "link";
+export const ROLES: readonly Role[] = [
+  "recipient",
+  "host",
+  "url-path",
+  "body",
+  "amount",
+  "command",
+  "path",
+  "task",
+  "link",
+];
 
 /**
  * Where one argument value came from. `model`: none of its parts occurs in any labelled content
