@@ -12,6 +12,14 @@ import type {
 /** The base URL the SDK is given; the host is never resolved, the socket is the destination. */
 export const GATEWAY_BASE_URL = "http://palisade-gateway/v1";
 
+/**
+ * Connections to the gateway at most, per process: more model calls at once wait for one to end.
+ * The gateway refuses connections past its own cap (DEFAULT_MAX_CONNECTIONS in the Engine, twice
+ * this, so sub-agents fit beside the Agent); an unbounded pool would turn a busy Agent's calls
+ * into 503s. 256 calls in flight keep a 50 ms model busy for 300 sessions.
+ */
+export const GATEWAY_CONNECTIONS = 256;
+
 /** Where a model call goes: the Engine's gateway (the process entry) or an endpoint directly (in-process tests). */
 export type ModelEndpoint = { gateway: string; credential: string } | { baseURL: string; apiKey: string };
 
@@ -89,6 +97,10 @@ export async function sdkTransport(endpoint: ModelEndpoint): Promise<SdkTranspor
   if (!("gateway" in endpoint))
     return { baseURL: endpoint.baseURL || undefined, apiKey: endpoint.apiKey || "unused", fetch: undefined };
   const undici = (await import("undici")) as Undici;
-  const dispatcher = new undici.Agent({ connect: { socketPath: endpoint.gateway }, keepAliveTimeout: 30_000 });
+  const dispatcher = new undici.Agent({
+    connect: { socketPath: endpoint.gateway },
+    connections: GATEWAY_CONNECTIONS,
+    keepAliveTimeout: 30_000,
+  });
   return { baseURL: GATEWAY_BASE_URL, apiKey: endpoint.credential, fetch: gatewayFetch(undici, dispatcher) };
 }

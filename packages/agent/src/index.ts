@@ -32,7 +32,7 @@ export {
   toChatMessages,
 } from "./context.js";
 export { encodeRequestBody } from "./request-body.js";
-export { GATEWAY_BASE_URL, sdkTransport } from "./gateway-fetch.js";
+export { GATEWAY_BASE_URL, GATEWAY_CONNECTIONS, sdkTransport } from "./gateway-fetch.js";
 export type { ModelEndpoint, SdkTransport } from "./gateway-fetch.js";
 export { SESSION_HEADER, createModelCaller } from "./llm.js";
 export { StreamAccumulator, StreamErrorEvent } from "./accumulator.js";

@@ -5,9 +5,10 @@ import { createServer } from "node:http";
 import { connect } from "node:net";
 import type { AddressInfo, Socket } from "node:net";
 import OpenAI from "openai";
-import { describe, expect, it } from "vitest";
-import { classifyModelError } from "@palisade/agent";
+import { describe, expect, it, vi } from "vitest";
+import { GATEWAY_CONNECTIONS, classifyModelError } from "@palisade/agent";
 import { reply, startScriptedServer } from "@palisade/testing";
+import { DEFAULT_MAX_CONNECTIONS, HELD_BODIES, bodyCap } from "../src/gateway/admission.js";
 import { CREDENTIAL, KEY, raw, rig, sdk } from "./gateway-rig.js";
 
 const auth = { authorization: `Bearer ${CREDENTIAL}` };
@@ -204,6 +205,49 @@ describe("model gateway: connection caps", () => {
     await Promise.all(held.map((c) => c.closed));
     await new Promise((r) => setTimeout(r, 50));
     expect(await post(gateway, base)).toMatchObject({ status: 200 });
+    expect(model.chatRequests()).toHaveLength(1);
+  });
+
+  it("the Agent's transport keeps its calls within the cap: 300 streamed calls at once, each answered", async () => {
+    expect(DEFAULT_MAX_CONNECTIONS).toBeGreaterThanOrEqual(2 * GATEWAY_CONNECTIONS);
+    const { gateway, model } = await rig(await startScriptedServer({ fallback: { content: "ok", latencyMs: 100 } }), {
+      maxConnections: GATEWAY_CONNECTIONS,
+    });
+    const client = await sdk(gateway);
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, async () => {
+        let text = "";
+        const stream = await client.chat.completions.create({ ...base, stream: true });
+        for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+        return text;
+      }),
+    );
+    expect(answers.filter((a) => a === "ok")).toHaveLength(300);
+    expect(model.chatRequests()).toHaveLength(300);
+  });
+
+  it("bodies past the held bytes are refused with 503 however many connections are open, and the bytes are given back", async () => {
+    const model0 = await startScriptedServer({ fallback: reply.text("ok") });
+    const { gateway, model } = await rig(model0, {
+      model: () => ({ baseUrl: model0.baseURL, apiKey: KEY, name: "scripted-model", contextWindow: 8192 }),
+    });
+    const cap = bodyCap(8192);
+    // 32 bodies just under the cap fit in the held bytes; a 33rd does not.
+    const part = cap - 1000;
+    const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${CREDENTIAL}\r\nContent-Type: application/json\r\nContent-Length: ${String(cap)}\r\n\r\n`;
+    const held = await Promise.all(
+      Array.from({ length: HELD_BODIES }, () => openConnection(gateway.path, head + "x".repeat(part))),
+    );
+    await vi.waitFor(() => expect(gateway.heldBytes).toBe(HELD_BODIES * part), { timeout: 10_000 });
+    const extra = await openConnection(gateway.path, head + "x".repeat(part));
+    await extra.closed;
+    expect(extra.answer()).toMatch(/^HTTP\/1\.1 503 /);
+    expect(extra.answer()).toContain("retry when another call has ended");
+    for (const c of held) c.socket.destroy();
+    await Promise.all(held.map((c) => c.closed));
+    await vi.waitFor(() => expect(gateway.heldBytes).toBe(0));
+    expect(await post(gateway, base)).toMatchObject({ status: 200 });
+    expect(gateway.heldBytes).toBe(0);
     expect(model.chatRequests()).toHaveLength(1);
   });
 

@@ -1,14 +1,20 @@
 // How much the gateway takes in before a request is even checked: a body cap that fits the
-// model's context window, a cap on open connections and one request in flight per connection.
-// Each bounds the memory a caller can make the Engine hold: connections × body cap.
+// model's context window, a cap on the bytes of bodies held at once (as many as 32 bodies at the
+// cap), a cap on open connections and one request in flight per connection. Together they bound
+// the memory a caller can make the Engine hold, however many model calls it has in flight.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { GatewayRefusal } from "./allowlist.js";
 
 /** The Engine's default `model.context_window`, for a gateway told none. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
-/** Open connections at most: the Agent's and each running sub-agent's, with room to spare. */
-export const DEFAULT_MAX_CONNECTIONS = 32;
+/**
+ * Open connections at most: the Agent's pool (GATEWAY_CONNECTIONS of @palisade/agent, 256: one per
+ * model call in flight) and as many again for sub-agents. Memory is bounded by the held bytes.
+ */
+export const DEFAULT_MAX_CONNECTIONS = 512;
+/** Bodies at the cap that may be held at once (the bytes of all bodies in the gateway at most). */
+export const HELD_BODIES = 32;
 const MiB = 1024 * 1024;
 /** Bytes of JSON per token of context a body may use: text runs 3-6, escaped tool output more. */
 const BYTES_PER_TOKEN = 16;
@@ -34,9 +40,15 @@ function tooLarge(cap: number, contextWindow: number): GatewayRefusal {
 /**
  * Reads a request body of at most `cap` bytes. A Content-Length over the cap is refused before
  * anything is read; a body that grows past it is refused as soon as it does, its bytes dropped.
- * A connection that ends before the body does rejects, so nothing read stays referenced.
+ * A connection that ends before the body does rejects, so nothing read stays referenced. The
+ * bytes count in `held` until the caller gives them back (when the request's answer is over); a
+ * body that would pass the gateway's held bytes is refused with 503.
  */
-export function readBody(req: IncomingMessage, contextWindow = DEFAULT_CONTEXT_WINDOW): Promise<Buffer> {
+export function readBody(
+  req: IncomingMessage,
+  contextWindow = DEFAULT_CONTEXT_WINDOW,
+  held: HeldBytes = new HeldBytes(),
+): Promise<Buffer> {
   const cap = bodyCap(contextWindow);
   const declared = Number(req.headers["content-length"] ?? NaN);
   if (declared > cap) return Promise.reject(tooLarge(cap, contextWindow));
@@ -50,13 +62,26 @@ export function readBody(req: IncomingMessage, contextWindow = DEFAULT_CONTEXT_W
       req.off("close", onClose);
       const body = chunks;
       chunks = [];
-      if (err) reject(err);
-      else resolve(body.length === 1 ? (body[0] as Buffer) : Buffer.concat(body, size));
+      if (err) {
+        held.give(size);
+        reject(err);
+      } else resolve(body.length === 1 ? (body[0] as Buffer) : Buffer.concat(body, size));
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > cap) settle(tooLarge(cap, contextWindow));
-      else chunks.push(chunk);
+      if (size > cap) {
+        size -= chunk.length;
+        settle(tooLarge(cap, contextWindow));
+      } else if (!held.take(chunk.length, cap)) {
+        size -= chunk.length;
+        settle(
+          new GatewayRefusal(
+            503,
+            "gateway_busy",
+            `the model gateway holds ${String(HELD_BODIES)} request bodies' worth of bytes already; retry when another call has ended`,
+          ),
+        );
+      } else chunks.push(chunk);
     };
     const onEnd = (): void => settle();
     const onError = (err: Error): void => settle(err);
@@ -67,6 +92,26 @@ export function readBody(req: IncomingMessage, contextWindow = DEFAULT_CONTEXT_W
     req.once("error", onError);
     req.once("close", onClose);
   });
+}
+
+/** The bytes of request bodies the gateway holds, across connections: at most HELD_BODIES bodies at the cap. */
+export class HeldBytes {
+  private bytes = 0;
+
+  get held(): number {
+    return this.bytes;
+  }
+
+  /** Counts `n` more bytes, or refuses when they would pass HELD_BODIES × `cap`. */
+  take(n: number, cap: number): boolean {
+    if (this.bytes + n > HELD_BODIES * cap) return false;
+    this.bytes += n;
+    return true;
+  }
+
+  give(n: number): void {
+    this.bytes -= n;
+  }
 }
 
 const BUSY = Symbol("palisade.gateway.busy");

@@ -11,7 +11,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Readable } from "node:stream";
 import { request } from "undici";
 import type { Dispatcher } from "undici";
-import { ConnectionGate, closeAfterAnswer, readBody } from "./admission.js";
+import { ConnectionGate, HeldBytes, closeAfterAnswer, readBody } from "./admission.js";
 import { GatewayRefusal, checkChatBody, forwardedHeaders } from "./allowlist.js";
 import { ExchangeRecorder } from "./recorder.js";
 import type { ExchangeReplay } from "./recorder.js";
@@ -49,7 +49,7 @@ export interface ModelGatewayOptions {
   /** Answer from a recording instead of an upstream. */
   replay?: ExchangeReplay;
   log: (line: string) => void;
-  /** Open connections at most (default 32); more are answered 503. */
+  /** Open connections at most (default 512); more are answered 503. */
   maxConnections?: number;
 }
 
@@ -181,6 +181,7 @@ export class ModelGateway {
   private readonly tokens = new Map<string, SessionTokens>();
   private readonly inflight = new Set<AbortController>();
   private readonly gate: ConnectionGate;
+  private readonly held = new HeldBytes();
 
   constructor(private readonly options: ModelGatewayOptions) {
     this.gate = new ConnectionGate(options.maxConnections);
@@ -209,6 +210,11 @@ export class ModelGateway {
 
   get path(): string {
     return this.socketPath;
+  }
+
+  /** Bytes of request bodies held now (read, and not yet answered). */
+  get heldBytes(): number {
+    return this.held.held;
   }
 
   /** Tokens counted per session id ("" for calls that named none) since the session was last idle. */
@@ -249,7 +255,9 @@ export class ModelGateway {
         );
       }
       const model = this.options.model();
-      const body = this.checkedBody(principal, await readBody(req, model.contextWindow), model);
+      const raw = await readBody(req, model.contextWindow, this.held);
+      res.once("close", () => this.held.give(raw.length));
+      const body = this.checkedBody(principal, raw, model);
       const session =
         principal.kind === "subagent" ? principal.sessionId : String(req.headers[SESSION_HEADER] ?? "").slice(0, 128);
       await this.forward(req, res, body, session);
