@@ -37,7 +37,7 @@ describe("palisade capability login", () => {
     expect(back).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback\?/);
     expect(await (await fetch(back)).text()).toContain("Signed in");
     expect(await done).toBe(0);
-    expect(io.out()).toContain("Signed in to remote: 1 tools");
+    expect(io.out()).toContain("Signed in to remote: 2 tools");
     const stored = readFileSync(join(dataDir, "credentials.json"), "utf8");
     const tokens = (
       JSON.parse(
@@ -47,6 +47,19 @@ describe("palisade capability login", () => {
     for (const t of [tokens.access_token, tokens.refresh_token]) expect(io.out() + io.err()).not.toContain(t);
     expect(rig.grants).toEqual(["authorization_code"]);
   }, 30_000);
+
+  it("a client_credentials server has no sign-in: it says so, opens nothing and stores nothing", async () => {
+    const machine = join(dir, "machine.yaml");
+    const oauth = { grant: "client_credentials", clientId: "bot", clientSecret: "${secret:bot_secret}" };
+    writeFileSync(machine, stringify({ capabilities: [{ id: "bot", mcp: { url: `${rig.url}/mcp`, oauth } }] }));
+    const io = captureIo({}, dir);
+    const before = rig.grants.length;
+    expect(await runCli(["capability", "login", "bot", "--config", machine, "--data-dir", dataDir], io)).toBe(0);
+    expect(io.out()).toContain("bot uses grant: client_credentials");
+    expect(io.out()).toContain("capability credentials set bot <name>");
+    expect(io.err()).not.toContain("Sign in to");
+    expect(rig.grants.length).toBe(before);
+  });
 
   it("names the fix when the id is not an HTTP MCP server of the config", async () => {
     const io = captureIo({}, dir);

@@ -15,7 +15,7 @@ export { describeChannel } from "./launch/channel.js";
 export type { ChannelInfo, ChannelKind } from "./launch/channel.js";
 export type { McpCheckReport } from "./mcp/check.js";
 export type { SandboxedStdioOptions } from "./mcp/sandbox.js";
-export type { McpHttpConfig, McpServerConfig, McpStdioConfig } from "./mcp/config.js";
+export type { McpHttpConfig, McpOAuthConfig, McpServerConfig, McpStdioConfig } from "./mcp/config.js";
 export type { McpServerInfo } from "./mcp/runtime.js";
 export type { Elicit, ElicitationAnswer, ElicitationRequest } from "./mcp/elicit.js";
 export { loginMcpServer } from "./mcp/login.js";

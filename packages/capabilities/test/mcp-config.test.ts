@@ -67,6 +67,51 @@ describe("mcp: capability config", () => {
   });
 });
 
+describe("mcp.oauth with grant: client_credentials", () => {
+  const at = (oauth: Record<string, unknown>): string[] =>
+    problems([{ id: "bot", mcp: { url: "https://mcp.example.com/mcp", oauth } }]);
+
+  it("accepts a client with a stored secret or a stored key", () => {
+    const secret = { grant: "client_credentials", clientId: "bot", clientSecret: "${secret:bot_secret}" };
+    expect(at({ ...secret, issuer: "https://auth.example.com", scope: "read" })).toEqual([]);
+    expect(
+      at({ grant: "client_credentials", clientId: "bot", privateKey: "${secret:bot_key}", signingAlgorithm: "RS256" }),
+    ).toEqual([]);
+  });
+
+  it("says what each grant needs and forbids, at its path", () => {
+    expect(at({ grant: "client_credentials" })).toEqual([
+      "capabilities[0].mcp.oauth: grant: client_credentials needs clientId: the client registered with the authorization server",
+      "capabilities[0].mcp.oauth: grant: client_credentials needs exactly one of clientSecret (client_secret_basic) or privateKey (private_key_jwt)",
+    ]);
+    expect(
+      at({ grant: "client_credentials", clientId: "bot", clientSecret: "hunter2", privateKey: "${secret:k}" }),
+    ).toEqual([
+      "capabilities[0].mcp.oauth: grant: client_credentials needs exactly one of clientSecret (client_secret_basic) or privateKey (private_key_jwt)",
+      'capabilities[0].mcp.oauth.clientSecret: must be a ${secret:name} reference, not the value itself: store it with `palisade capability credentials set <id> <name>` and write "${secret:<name>}"',
+    ]);
+    expect(
+      at({
+        grant: "client_credentials",
+        clientId: "bot",
+        clientSecret: "${secret:s}",
+        signingAlgorithm: "ES256",
+        clientMetadataUrl: "https://example.com/c.json",
+      }),
+    ).toEqual([
+      "capabilities[0].mcp.oauth.clientMetadataUrl: is for the user's sign-in only: a client_credentials client is registered beforehand",
+      "capabilities[0].mcp.oauth.signingAlgorithm: is the privateKey's algorithm: set privateKey too, or remove it",
+    ]);
+    expect(at({ privateKey: "${secret:k}", issuer: "https://auth.example.com" })).toEqual([
+      "capabilities[0].mcp.oauth.privateKey: is for grant: client_credentials only (the user's sign-in has no use for it)",
+      "capabilities[0].mcp.oauth.issuer: is for grant: client_credentials only (the user's sign-in has no use for it)",
+    ]);
+    expect(at({ grant: "password" })).toEqual([
+      'capabilities[0].mcp.oauth.grant: must be one of "authorization_code", "client_credentials" (got "password")',
+    ]);
+  });
+});
+
 describe("the Shield default of an MCP tool", () => {
   it.each([
     // A server's annotations are its own claims: they count only for a server marked trusted.

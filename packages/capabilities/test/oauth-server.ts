@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes, verify } from "node:crypto";
+import type { KeyObject } from "node:crypto";
 import { createServer } from "node:http";
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -10,10 +11,15 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
  * An OAuth 2.1 authorization server and the MCP server it protects, on one loopback port:
  * RFC 9728 protected-resource metadata, RFC 8414 metadata, RFC 7591 registration, an authorize
  * endpoint that approves at once (the user said yes) and checks S256, a token endpoint that
- * checks PKCE and refreshes, and revocation of everything it issued.
+ * checks PKCE and refreshes, and revocation of everything it issued. With `machine` set it also
+ * grants client_credentials to that one client, authenticated by client_secret_basic or by an
+ * ES256 private_key_jwt assertion (RFC 7523) it verifies with the client's public key.
  */
 export class OAuthRig {
   url = "";
+  machine: { clientId: string; clientSecret?: string; publicKey?: KeyObject } | undefined;
+  /** How each client_credentials request authenticated: `basic <id>`, `jwt <iss>`, or `refused: why`. */
+  readonly clientAuth: string[] = [];
   /** Every token request's grant type, in order. */
   readonly grants: string[] = [];
   readonly challengeMethods: string[] = [];
@@ -69,9 +75,10 @@ export class OAuthRig {
         token_endpoint: `${this.url}/token`,
         registration_endpoint: `${this.url}/register`,
         response_types_supported: ["code"],
-        grant_types_supported: ["authorization_code", "refresh_token"],
+        grant_types_supported: ["authorization_code", "refresh_token", "client_credentials"],
         code_challenge_methods_supported: ["S256"],
-        token_endpoint_auth_methods_supported: ["none"],
+        token_endpoint_auth_methods_supported: ["none", "client_secret_basic", "private_key_jwt"],
+        token_endpoint_auth_signing_alg_values_supported: ["ES256"],
       });
     }
     if (u.pathname === "/register") this.registrations++;
@@ -107,6 +114,13 @@ export class OAuthRig {
       }
       if (grant === "refresh_token" && this.refresh.delete(p.get("refresh_token") ?? ""))
         return json(200, this.issue());
+      if (grant === "client_credentials") {
+        const who = this.machineClient(req.headers.authorization ?? "", p);
+        this.clientAuth.push(who);
+        if (who.startsWith("refused")) return json(401, { error: "invalid_client", error_description: who });
+        const { access_token, token_type, expires_in } = this.issue();
+        return json(200, { access_token, token_type, expires_in });
+      }
       return json(400, { error: "invalid_grant", error_description: "the refresh token was revoked" });
     }
     if (u.pathname === "/mcp") {
@@ -121,19 +135,54 @@ export class OAuthRig {
         );
       }
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-      await mcpServer().connect(transport);
+      await mcpServer(auth).connect(transport);
       return transport.handleRequest(req, res);
     }
     res.writeHead(404).end();
   }
+
+  /** Who a client_credentials request authenticated as, or why it is refused. */
+  private machineClient(authorization: string, p: URLSearchParams): string {
+    const m = this.machine;
+    if (!m) return "refused: no client_credentials client is registered";
+    if (authorization.startsWith("Basic ")) {
+      const [id, secret] = Buffer.from(authorization.slice(6), "base64").toString("utf8").split(":");
+      const ok =
+        m.clientSecret !== undefined && id === m.clientId && decodeURIComponent(secret ?? "") === m.clientSecret;
+      return ok ? `basic ${id}` : "refused: wrong client secret";
+    }
+    const assertion = p.get("client_assertion") ?? "";
+    if (p.get("client_assertion_type") !== "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" || !m.publicKey)
+      return "refused: no client authentication";
+    const [head = "", body = "", sig = ""] = assertion.split(".");
+    const signed = verify(
+      "sha256",
+      Buffer.from(`${head}.${body}`),
+      { key: m.publicKey, dsaEncoding: "ieee-p1363" },
+      Buffer.from(sig, "base64url"),
+    );
+    const claims = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as Record<string, unknown>;
+    const audiences = [claims.aud].flat();
+    if (!signed) return "refused: the assertion's signature does not verify";
+    if (claims.iss !== m.clientId || claims.sub !== m.clientId) return "refused: iss/sub is not the client";
+    if (!audiences.some((a) => a === this.url || a === `${this.url}/`)) return "refused: aud is not this issuer";
+    return `jwt ${String(claims.iss)}`;
+  }
 }
 
-function mcpServer(): Server {
+/** `whoami` says who is signed in; `echo-authorization` returns the request's Authorization header (a server that leaks it). */
+function mcpServer(authorization: string): Server {
   const server = new Server({ name: "protected", version: "1.0.0" }, { capabilities: { tools: {} } });
+  const empty = { type: "object" as const, properties: {} };
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: [{ name: "whoami", description: "Who is signed in", inputSchema: { type: "object", properties: {} } }],
+    tools: [
+      { name: "whoami", description: "Who is signed in", inputSchema: empty },
+      { name: "echo-authorization", description: "Echoes the Authorization header", inputSchema: empty },
+    ],
   }));
-  server.setRequestHandler(CallToolRequestSchema, () => ({ content: [{ type: "text", text: "alice" }] }));
+  server.setRequestHandler(CallToolRequestSchema, (request) => ({
+    content: [{ type: "text", text: request.params.name === "whoami" ? "alice" : `you sent: ${authorization}` }],
+  }));
   return server;
 }
 

@@ -210,7 +210,7 @@ export const CAPABILITY: CommandSpec = {
       summary:
         "sign in to an HTTP MCP server with OAuth (prints the sign-in URL; the tokens go to the credential store)",
       description:
-        "Follows the server's 401 to its authorization server (metadata discovery, registration, PKCE), prints the\nsign-in URL and waits for the browser's redirect to a listener on 127.0.0.1. Run it again when the Engine says\nthe server needs you to log in (no token, or the grant was revoked).",
+        "Follows the server's 401 to its authorization server (metadata discovery, registration, PKCE), prints the\nsign-in URL and waits for the browser's redirect to a listener on 127.0.0.1. Run it again when the Engine says\nthe server needs you to log in (no token, or the grant was revoked). A server configured with\noauth.grant: client_credentials has no sign-in: the Engine gets its token with the stored client secret or key.",
       positionals: [{ name: "id", description: "id of an MCP server (mcp: { url: … }) in the config", required: true }],
       examples: ["palisade capability login linear"],
       run: lazy(() => import("../commands/capability-login.js"), "capabilityLogin"),

@@ -2,6 +2,7 @@
 // browser step). The tokens go to <data dir>/credentials.json (0600), where the Engine reads them;
 // they are never printed.
 import { join } from "node:path";
+import type { McpOAuthConfig } from "@palisade/capabilities";
 import { CliError, ExitCode } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
@@ -14,11 +15,18 @@ export async function capabilityLogin(ctx: CommandContext): Promise<number> {
   const paths = pathsOf(ctx);
   const config = await loadConfig(paths.configFile, ctx.io.env);
   const entry = config.capabilities.find((c) => c.id === id);
-  const mcp = entry?.["mcp"] as { url?: string; oauth?: { clientSecret?: string } } | undefined;
+  const mcp = entry?.["mcp"] as { url?: string; oauth?: McpOAuthConfig } | undefined;
   if (!entry || !mcp?.url) {
     throw new CliError(`${paths.configFile} has no MCP server over HTTP with id ${id}`, {
       hint: `an entry like \`- id: ${id}\\n  mcp: { url: https://… }\` (docs/capabilities.md); see ${hintCommand(ctx, "capability list")}`,
     });
+  }
+  if (mcp.oauth?.grant === "client_credentials") {
+    println(
+      ctx.io.stdout,
+      `${id} uses grant: client_credentials: the Engine gets its token itself with the client's credential (oauth.clientSecret or oauth.privateKey, a stored secret), so there is nothing to sign in to. Store the secret with ${hintCommand(ctx, `capability credentials set ${id} <name>`)} and restart the Engine.`,
+    );
+    return ExitCode.OK;
   }
   // `${secret:NAME}`: from the credential store, else the environment, as the Engine reads it.
   const secretRef = /^\$\{secret:([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(mcp.oauth?.clientSecret ?? "");

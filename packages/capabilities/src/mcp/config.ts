@@ -20,11 +20,37 @@ export interface McpHttpConfig {
   oauth?: McpOAuthConfig;
 }
 
+/** Signing algorithms for `private_key_jwt` client authentication (RFC 7523). */
+export const JWT_SIGNING_ALGORITHMS = [
+  "ES256",
+  "ES384",
+  "ES512",
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "EdDSA",
+] as const;
+
 export interface McpOAuthConfig {
+  /**
+   * How Palisade gets its token: `authorization_code` (default: the user signs in with
+   * `palisade capability login`) or `client_credentials` (the Engine gets it itself, as the
+   * client `clientId`, authenticated by `clientSecret` or by a JWT signed with `privateKey`).
+   */
+  grant?: "authorization_code" | "client_credentials";
   /** A client registered with the authorization server beforehand (else: metadata document, else dynamic registration). */
   clientId?: string;
-  /** Its secret, usually `${secret:name}`. */
+  /** Its secret, usually `${secret:name}` (with `client_credentials`: always). */
   clientSecret?: string;
+  /** `client_credentials` only: `${secret:name}` of a PKCS#8 PEM key signing the client's JWT assertion (`private_key_jwt`). */
+  privateKey?: string;
+  /** The key's algorithm (default ES256). */
+  signingAlgorithm?: (typeof JWT_SIGNING_ALGORITHMS)[number];
+  /** `client_credentials` only: the issuer of the authorization server the client is registered with; the credential goes to no other. */
+  issuer?: string;
   /** An https URL where Palisade's client ID metadata document is published, used as the client_id where the server supports it. */
   clientMetadataUrl?: string;
   /** Scope to ask for when the server names none. */
@@ -82,8 +108,12 @@ const httpSchema = {
       type: "object",
       additionalProperties: false,
       properties: {
+        grant: { enum: ["authorization_code", "client_credentials"] },
         clientId: { type: "string", minLength: 1 },
         clientSecret: { type: "string", minLength: 1 },
+        privateKey: { type: "string", minLength: 1 },
+        signingAlgorithm: { enum: JWT_SIGNING_ALGORITHMS },
+        issuer: { type: "string", pattern: "^https?://", description: "must be the authorization server's issuer URL" },
         clientMetadataUrl: { type: "string", pattern: "^https://", description: "must be an https:// URL" },
         scope: { type: "string", minLength: 1 },
       },
@@ -144,8 +174,44 @@ export function mcpConfigProblems(value: unknown, at: string, file: string): Pro
   };
   for (const [k, s] of Object.entries((v.env ?? {}) as Record<string, string>)) check(s, `${at}.env.${k}`);
   for (const [k, s] of Object.entries((v.headers ?? {}) as Record<string, string>)) check(s, `${at}.headers.${k}`);
-  const secret = (v.oauth as { clientSecret?: unknown } | undefined)?.clientSecret;
-  if (typeof secret === "string") check(secret, `${at}.oauth.clientSecret`);
+  const oauth = v.oauth as McpOAuthConfig | undefined;
+  if (typeof oauth?.clientSecret === "string") check(oauth.clientSecret, `${at}.oauth.clientSecret`);
+  if (typeof oauth?.privateKey === "string") check(oauth.privateKey, `${at}.oauth.privateKey`);
+  if (oauth) problems.push(...grantProblems(oauth, `${at}.oauth`, file));
+  return problems;
+}
+
+const SECRET_REF = /^\$\{secret:[A-Za-z_][A-Za-z0-9_]*\}$/;
+
+/** What each grant needs and forbids: `client_credentials` names its client and one credential, kept as a secret. */
+function grantProblems(o: McpOAuthConfig, at: string, file: string): Problem[] {
+  const problems: Problem[] = [];
+  const bad = (path: string, message: string): void => void problems.push({ file, path: `${at}${path}`, message });
+  if (o.grant !== "client_credentials") {
+    for (const key of ["privateKey", "signingAlgorithm", "issuer"] as const)
+      if (o[key] !== undefined)
+        bad(`.${key}`, "is for grant: client_credentials only (the user's sign-in has no use for it)");
+    return problems;
+  }
+  if (o.clientId === undefined)
+    bad("", "grant: client_credentials needs clientId: the client registered with the authorization server");
+  if (o.clientMetadataUrl !== undefined)
+    bad(".clientMetadataUrl", "is for the user's sign-in only: a client_credentials client is registered beforehand");
+  if ((o.clientSecret === undefined) === (o.privateKey === undefined))
+    bad(
+      "",
+      "grant: client_credentials needs exactly one of clientSecret (client_secret_basic) or privateKey (private_key_jwt)",
+    );
+  for (const key of ["clientSecret", "privateKey"] as const) {
+    const value = o[key];
+    if (value !== undefined && !SECRET_REF.test(value))
+      bad(
+        `.${key}`,
+        `must be a \${secret:name} reference, not the value itself: store it with \`palisade capability credentials set <id> <name>\` and write "\${secret:<name>}"`,
+      );
+  }
+  if (o.signingAlgorithm !== undefined && o.privateKey === undefined)
+    bad(".signingAlgorithm", "is the privateKey's algorithm: set privateKey too, or remove it");
   return problems;
 }
 

@@ -47,6 +47,11 @@ export async function loginMcpServer(opts: LoginOptions): Promise<LoginResult> {
       `capability ${opts.config.id} is a stdio MCP server: only HTTP servers (mcp: { url: … }) sign in with OAuth`,
     );
   const http = mcp as McpHttpConfig;
+  if (http.oauth?.grant === "client_credentials")
+    throw new CapabilityError(
+      "invalid_config",
+      `capability ${opts.config.id} uses grant: client_credentials: the Engine gets its token itself with the client's credential, there is no sign-in`,
+    );
   const { Client, StreamableHTTPClientTransport, UnauthorizedError } = await loadMcpSdk();
   const store = OAuthStore.at(opts.credentialsFile, opts.config.id);
   const { pendingScope } = await store.read();

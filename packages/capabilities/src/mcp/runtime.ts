@@ -1,6 +1,6 @@
 import type { WriteStream } from "node:fs";
 import { join } from "node:path";
-import type { Client, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
+import type { Client, OAuthClientProvider, ServerCapabilities, Tool } from "@modelcontextprotocol/client";
 import type { ArtifactStore } from "../artifacts/store.js";
 import type { ToolEntry } from "../catalog.js";
 import type { McpCapabilityConfig } from "../config.js";
@@ -16,6 +16,7 @@ import { callMcpTool } from "./invoke.js";
 import { describeStartError } from "./start-error.js";
 import { ElicitationRouter } from "./elicit.js";
 import { LoginRequiredError, PalisadeOAuthProvider } from "./oauth-provider.js";
+import { machineOAuthProvider, machineRefusal } from "./oauth-machine.js";
 import { OAuthStore } from "./oauth-store.js";
 import type { StdioWrapper } from "./launch.js";
 import type { ProgressTap } from "./progress.js";
@@ -245,6 +246,13 @@ export class McpRuntime {
       // Nothing a restart would change: a missing secret, or no sandbox on this machine.
       if (err instanceof CapabilityError && err.code === "missing_credential") return this.set("failed", message);
       if (err instanceof LoginRequiredError) return this.set("failed", err.message);
+      const oauth = isStdio(this.config.mcp) ? undefined : this.config.mcp.oauth;
+      if (oauth?.grant === "client_credentials" && oauth.clientId) {
+        const refused = await machineRefusal(this.config.id, { ...oauth, clientId: oauth.clientId }, err, (t) =>
+          this.opts.redactor.redact(t),
+        );
+        if (refused) return this.set("failed", refused.message);
+      }
       const login = loginCause(err);
       if (login) return this.set("failed", login.message);
       // Nothing changes until someone signs in.
@@ -280,10 +288,27 @@ export class McpRuntime {
     return expandSecrets(raw, (name) => found.get(name) ?? "");
   }
 
-  /** HTTP servers: OAuth with the tokens `palisade capability login` stored; they are redacted everywhere. */
-  private async oauthProvider(): Promise<{ authProvider?: PalisadeOAuthProvider }> {
+  /**
+   * HTTP servers: OAuth with the tokens `palisade capability login` stored, or, for a
+   * `client_credentials` client, with tokens the Engine asks for itself with the client's
+   * stored secret or key. Every secret and token is redacted everywhere.
+   */
+  private async oauthProvider(): Promise<{ authProvider?: OAuthClientProvider }> {
     const mcp = this.config.mcp;
-    if (isStdio(mcp) || !this.opts.oauthFile) return {};
+    if (isStdio(mcp)) return {};
+    const oauth = mcp.oauth;
+    if (oauth?.grant === "client_credentials" && oauth.clientId) {
+      const { secret, key } = await this.expand({
+        ...(oauth.clientSecret ? { secret: oauth.clientSecret } : {}),
+        ...(oauth.privateKey ? { key: oauth.privateKey } : {}),
+      });
+      const credential = secret ? { clientSecret: secret } : { privateKey: key ?? "" };
+      const provider = await machineOAuthProvider({ ...oauth, clientId: oauth.clientId }, credential, (t) =>
+        this.opts.redactor.add(t),
+      );
+      return { authProvider: provider };
+    }
+    if (!this.opts.oauthFile) return {};
     const store = OAuthStore.at(this.opts.oauthFile, this.config.id);
     const stored = await store.read();
     // Without a login there is nothing to use or refresh: no discovery or registration from the Engine.
@@ -311,6 +336,7 @@ export class McpRuntime {
     this.warnings = [
       ...skipped.map((s) => `tool ${s}`),
       ...(truncated ? ["tools/list returned too many pages; the rest were left out"] : []),
+      ...machineIssuerWarning(this.config),
     ];
     this.tools = withConfigSemantics(entries, this.config.semantics);
     this.definitions = new Map(tools.map((t) => [t.name, t]));
@@ -497,4 +523,13 @@ function loginCause(err: unknown): LoginRequiredError | undefined {
   for (let e: unknown = err, i = 0; e instanceof Error && i < 5; e = e.cause, i++)
     if (e instanceof LoginRequiredError) return e;
   return undefined;
+}
+
+/** A `client_credentials` client without `oauth.issuer` sends its credential to whichever authorization server the MCP server names. */
+function machineIssuerWarning(config: McpCapabilityConfig): string[] {
+  const oauth = isStdio(config.mcp) ? undefined : config.mcp.oauth;
+  if (oauth?.grant !== "client_credentials" || oauth.issuer) return [];
+  return [
+    "oauth.issuer is not set: the client's credential goes to whichever authorization server this MCP server names; set it to the issuer the client is registered with",
+  ];
 }

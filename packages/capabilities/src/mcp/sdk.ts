@@ -4,6 +4,10 @@
 // per-request _meta and headers, input-required results) and falls back to 2025-11-25 and older.
 import type {
   Client,
+  ClientCredentialsProvider,
+  OAuthClientFlowError,
+  OAuthError,
+  PrivateKeyJwtProvider,
   ProtocolError,
   SdkError,
   StreamableHTTPClientTransport,
@@ -20,6 +24,10 @@ export interface McpSdk {
   SdkError: typeof SdkError;
   UnauthorizedError: typeof UnauthorizedError;
   auth: typeof auth;
+  ClientCredentialsProvider: typeof ClientCredentialsProvider;
+  PrivateKeyJwtProvider: typeof PrivateKeyJwtProvider;
+  OAuthError: typeof OAuthError;
+  OAuthClientFlowError: typeof OAuthClientFlowError;
 }
 
 let loading: Promise<McpSdk> | undefined;
@@ -36,5 +44,9 @@ export function loadMcpSdk(): Promise<McpSdk> {
     SdkError: sdk.SdkError,
     UnauthorizedError: sdk.UnauthorizedError,
     auth: sdk.auth,
+    ClientCredentialsProvider: sdk.ClientCredentialsProvider,
+    PrivateKeyJwtProvider: sdk.PrivateKeyJwtProvider,
+    OAuthError: sdk.OAuthError,
+    OAuthClientFlowError: sdk.OAuthClientFlowError,
   })));
 }

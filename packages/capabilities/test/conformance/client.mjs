@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CapabilityHost, loginMcpServer } from "@palisade/capabilities";
+import { CapabilityHost, UserCredentialStore, loginMcpServer } from "@palisade/capabilities";
 
 const url = process.argv.at(-1) ?? "";
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";
@@ -63,15 +63,33 @@ async function browser(authorizationUrl) {
   }
 }
 
-// Pre-registered clients and client ID metadata documents are configuration, as a user sets them.
+// Pre-registered clients, client ID metadata documents and machine clients are configuration, as
+// a user sets them; a machine client's secret or key goes to the credential store, as
+// `palisade capability credentials set` puts it there.
+const dataDir = mkdtempSync(join(tmpdir(), "palisade-conformance-"));
+const machine = scenario.startsWith("auth/client-credentials-");
+const secrets = {
+  ...(machine && context.client_secret ? { client_secret: context.client_secret } : {}),
+  ...(machine && context.private_key_pem ? { client_key: context.private_key_pem } : {}),
+};
+const credentials = new UserCredentialStore(join(dataDir, "credentials.json"));
+for (const [name, value] of Object.entries(secrets)) await credentials.set("local", ID, name, value);
 const oauth = {
   ...(context.client_id ? { clientId: context.client_id } : {}),
   ...(scenario === "auth/basic-cimd"
     ? { clientMetadataUrl: "https://conformance-test.local/client-metadata.json" }
     : {}),
+  ...(machine
+    ? {
+        grant: "client_credentials",
+        ...(secrets.client_secret ? { clientSecret: "${secret:client_secret}" } : {}),
+        ...(secrets.client_key
+          ? { privateKey: "${secret:client_key}", signingAlgorithm: context.signing_algorithm ?? "ES256" }
+          : {}),
+      }
+    : {}),
 };
 const config = { id: ID, mcp: { url, ...(Object.keys(oauth).length > 0 ? { oauth } : {}) }, maxRestarts: 0 };
-const dataDir = mkdtempSync(join(tmpdir(), "palisade-conformance-"));
 
 /** What `palisade capability login conformance` does. */
 async function login() {
@@ -105,7 +123,8 @@ async function startEngine() {
   return { host, ready: status?.state === "ready" };
 }
 
-if (scenario.startsWith("auth/")) await login();
+// A machine client has no sign-in: the Engine gets its token itself.
+if (scenario.startsWith("auth/") && !machine) await login();
 let engine = await startEngine();
 let code = 0;
 try {
