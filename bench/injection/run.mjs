@@ -52,7 +52,12 @@ export function runPair(lib, shield, { domain, task, goal }, mode, withProvenanc
       reasons.push(`${c.tool}: ${v.decision} (${v.rules.join(",")})`);
       return `error: the Shield did not allow this call (${v.reason})`;
     }
+    const callId = `call-${++n}`;
     const result = String(tool.run(state, c.args));
+    // what the Engine does after a call ran: files it wrote a secret into are secret
+    if (withProvenance)
+      for (const w of shield.secretWrites({ tool: c.tool, args: c.args }, ctx, callId))
+        provenance.markSecretFile(w.path, w.label);
     const spec = shield.semantics(c.tool, ctx);
     const paths = Object.keys(spec.paths)
       .filter((k) => typeof c.args[k] === "string")
@@ -70,7 +75,7 @@ export function runPair(lib, shield, { domain, task, goal }, mode, withProvenanc
       source: {
         kind: "tool-result",
         tool: c.tool,
-        callId: `call-${++n}`,
+        callId,
         ...(c.args.url || c.args.path ? { location: String(c.args.url ?? c.args.path) } : {}),
         at: Date.now(),
       },

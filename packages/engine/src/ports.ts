@@ -240,6 +240,8 @@ export interface ObservedContent {
   callId?: string;
   toolName?: string;
   capabilityId?: string;
+  /** The tool is Palisade's own (ToolSpec.builtin): else its results are third-party content. */
+  builtin?: boolean;
   argumentsJson?: string;
   toolSchema?: Record<string, unknown>;
   toolSemantics?: Record<string, unknown>;
@@ -347,6 +349,12 @@ export interface ToolSpec {
   semantics?: Record<string, unknown>;
   /** Set by a host whose tool runs no program at all (load_tools): no repository check follows it. */
   runsNoPrograms?: boolean;
+  /**
+   * Served by Palisade itself: a built-in capability launched as shipped (not replaced in the
+   * config by another command, address, image or MCP server), or a tool the Engine answers. Its
+   * results are labelled by what the tool did; every other tool's are third-party content.
+   */
+  builtin?: boolean;
 }
 
 export interface ToolGroupInfo {

@@ -15,7 +15,8 @@ import { visible } from "./visible.js";
 import { toolSpec, type ToolSpec } from "./tools.js";
 import { globTester } from "./policy/match.js";
 import { argumentValues, attachProvenance } from "./provenance/attach.js";
-import type { ArgValue } from "./provenance/types.js";
+import type { ArgValue, Label } from "./provenance/types.js";
+import { secretWrites as writesOf } from "./provenance/writes.js";
 import { carriedData } from "./provenance/grant.js";
 import { provenanceKey } from "./provenance/cache-key.js";
 import type { Policy } from "./policy/types.js";
@@ -82,6 +83,11 @@ export interface Shield {
   semantics: (tool: string, context?: ShieldContext) => ToolSpec;
   /** Each argument value in a role with its origins, from `context.provenance` ([] without it). */
   argumentProvenance: (action: Action, context?: ShieldContext) => ArgValue[];
+  /**
+   * After the action ran: the files it wrote a secret into (content carrying a secret value, a
+   * copy or redirect of a file known to hold one), for `ProvenanceIndex.markSecretFile`.
+   */
+  secretWrites: (action: Action, context?: ShieldContext, callId?: string) => { path: string; label: Label }[];
 }
 
 interface Preliminary {
@@ -337,5 +343,26 @@ export function createShield(options: ShieldOptions): Shield {
     return argumentValues(subject) ?? [];
   };
 
-  return { policy, evaluate, evaluateSync, stats: () => ({ ...stats }), actionClass, semantics, argumentProvenance };
+  const secretWrites = (
+    action: Action,
+    context: ShieldContext = {},
+    callId?: string,
+  ): { path: string; label: Label }[] => {
+    if (context.provenance === undefined) return [];
+    const tool = typeof action.tool === "string" ? action.tool : "";
+    const subject = buildSubject(tool, action.args, resolve(context, tool));
+    attachProvenance(subject, context.provenance);
+    return writesOf(subject, context.provenance, callId);
+  };
+
+  return {
+    policy,
+    evaluate,
+    evaluateSync,
+    stats: () => ({ ...stats }),
+    actionClass,
+    semantics,
+    argumentProvenance,
+    secretWrites,
+  };
 }

@@ -50,3 +50,23 @@ export async function builtinCapabilities(workspace: string, log: (line: string)
   }
   return out;
 }
+
+/**
+ * The built-ins still launched as shipped after the config was merged in: same manifest and
+ * command, no address, image or MCP server in their place. A configured server that takes a
+ * built-in's id is someone else's code, and its results are third-party content.
+ */
+export function ownCapabilityIds(
+  builtins: readonly CapabilityEntry[],
+  merged: readonly CapabilityEntry[],
+): Set<string> {
+  const own = new Set<string>();
+  for (const b of builtins) {
+    const m = merged.find((e) => e.id === b.id);
+    if (m === undefined) continue;
+    const replaced = ["address", "image", "mcp"].some((k) => k in m);
+    if (!replaced && m.manifest === b.manifest && JSON.stringify(m.command) === JSON.stringify(b.command))
+      own.add(b.id);
+  }
+  return own;
+}

@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 import type { CapabilityEntry, EngineConfig } from "../config.js";
 import { ConfigError } from "../errors.js";
 import type { ElicitHandler, ToolGroupInfo, ToolHost, ToolSpec } from "../ports.js";
-import { builtinCapabilities } from "./builtins.js";
+import { builtinCapabilities, ownCapabilityIds } from "./builtins.js";
 import { semanticsIssues } from "../start-check.js";
 import { sandboxSettings } from "./sandbox.js";
 import type { EgressHook } from "./sandbox.js";
@@ -39,7 +39,7 @@ export interface OtrHook {
   isOtr?: (sessionId: string) => boolean;
 }
 
-function spec(e: ToolEntry): ToolSpec {
+function spec(e: ToolEntry, own: ReadonlySet<string>): ToolSpec {
   return {
     name: e.fullName,
     capabilityId: e.capabilityId,
@@ -51,6 +51,7 @@ function spec(e: ToolEntry): ToolSpec {
     networkMode: e.network.mode,
     ...(e.network.mode === "allowlist" ? { networkAllowlist: [...e.network.hosts] } : {}),
     ...(e.semantics !== undefined ? { semantics: e.semantics } : {}),
+    ...(own.has(e.capabilityId) ? { builtin: true } : {}),
   };
 }
 
@@ -88,12 +89,14 @@ class HostAdapter implements ToolHost {
   constructor(
     private readonly host: CapabilityHost,
     private readonly cleanup: () => void = () => undefined,
+    /** Ids of the built-in capabilities launched as shipped (see ownCapabilityIds). */
+    private readonly own: ReadonlySet<string> = new Set(),
   ) {}
 
   catalog(): ToolSpec[] {
     const entries = this.host.catalog();
     if (this.specsOf !== entries || !this.specs || this.specs.length !== entries.length) {
-      this.specs = entries.map(spec);
+      this.specs = entries.map((e) => spec(e, this.own));
       this.specsOf = entries;
     }
     return this.specs;
@@ -128,7 +131,7 @@ class HostAdapter implements ToolHost {
   resolve(name: string) {
     try {
       const entry = this.host.resolve(name);
-      const tool = spec(entry);
+      const tool = spec(entry, this.own);
       // invoke() of this spec calls the entry resolved here: the name is resolved once per call
       this.entries.set(tool, entry);
       return { tool };
@@ -235,8 +238,15 @@ class HostAdapter implements ToolHost {
 export async function capabilityConfigs(
   req: Pick<HostRequest, "config" | "workspace" | "log" | "merge">,
 ): Promise<AnyCapabilityConfig[]> {
+  return (await mergedConfigs(req)).configs;
+}
+
+async function mergedConfigs(
+  req: Pick<HostRequest, "config" | "workspace" | "log" | "merge">,
+): Promise<{ configs: AnyCapabilityConfig[]; own: Set<string> }> {
   const builtins = await builtinCapabilities(req.workspace, req.log);
   const merged = req.merge(builtins, req.config.capabilities);
+  const own = ownCapabilityIds(builtins, merged);
   let configs;
   try {
     configs = validateCapabilityConfigs(merged, {
@@ -258,11 +268,11 @@ export async function capabilityConfigs(
   }
   const semantics = semanticsIssues(merged, req.config);
   if (semantics.length > 0) throw new ConfigError(semantics);
-  return configs;
+  return { configs, own };
 }
 
 export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
-  const configs = await capabilityConfigs(req);
+  const { configs, own } = await mergedConfigs(req);
   // Stdio MCP servers run sandboxed: each launch's proxy socket lives in a private (0700) directory.
   const runRoot = mkdtempSync(join(tmpdir(), "palisade-mcp-"));
   // Command capabilities too (with the same hidden directories), when the Engine probed for bubblewrap.
@@ -314,5 +324,5 @@ export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
     cleanup();
     throw err;
   }
-  return new HostAdapter(host, cleanup);
+  return new HostAdapter(host, cleanup, own);
 }

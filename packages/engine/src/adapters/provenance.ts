@@ -7,8 +7,6 @@ import { ProvenanceIndex, trustOfResult, type Shield, type Trust } from "@palisa
 import type { ObservedContent } from "../ports.js";
 
 const MAX_SESSIONS = 256;
-/** Palisade's own capabilities: their results are labelled by what the tool did (a workspace read). */
-const OWN_CAPABILITIES = new Set(["files", "shell", "http", "documents", "mail", "load_tools", "engine"]);
 
 export class SessionProvenance {
   private readonly sessions = new Map<string, ProvenanceIndex>();
@@ -41,14 +39,18 @@ export class SessionProvenance {
       return "user";
     }
     const trust = this.trustOf(c);
-    let location: string | undefined;
-    try {
-      const a = JSON.parse(c.argumentsJson ?? "{}") as Record<string, unknown>;
-      const l = a["url"] ?? a["path"] ?? a["file"];
-      if (typeof l === "string") location = l;
-    } catch {
-      /* arguments were validated before the call ran */
-    }
+    const args = parseArgs(c.argumentsJson);
+    const l = args["url"] ?? args["path"] ?? args["file"];
+    const location = typeof l === "string" ? l : undefined;
+    // files this call wrote a secret into are secret from now on (a later push carries them)
+    const ctx = {
+      provenance: p,
+      ...(c.toolSchema ? { toolSchema: c.toolSchema } : {}),
+      ...(c.toolSemantics ? { toolSemantics: c.toolSemantics } : {}),
+      ...(c.workspace ? { workspace: c.workspace } : {}),
+    };
+    for (const w of this.shield.secretWrites({ tool: c.toolName ?? "", args }, ctx, c.callId))
+      p.markSecretFile(w.path, w.label);
     p.add(c.text, {
       trust,
       source: {
@@ -76,22 +78,26 @@ export class SessionProvenance {
     } catch {
       return "untrusted";
     }
-    const args = (() => {
-      try {
-        return JSON.parse(c.argumentsJson ?? "{}") as Record<string, unknown>;
-      } catch {
-        return {};
-      }
-    })();
+    const args = parseArgs(c.argumentsJson);
     const ws = c.workspace ?? "";
     const paths = Object.keys(spec.paths).flatMap((k) => (typeof args[k] === "string" ? [abs(args[k], ws)] : []));
     return trustOfResult({
       spec,
-      thirdParty: !OWN_CAPABILITIES.has(c.capabilityId ?? ""),
+      // by origin (a built-in launched as shipped), never by the capability's or tool's name
+      thirdParty: c.builtin !== true,
       paths,
       workspace: ws,
       credentialPath: c.credentialPath ?? false,
     });
+  }
+}
+
+function parseArgs(json: string | undefined): Record<string, unknown> {
+  try {
+    const a = JSON.parse(json ?? "{}") as unknown;
+    return a !== null && typeof a === "object" && !Array.isArray(a) ? (a as Record<string, unknown>) : {};
+  } catch {
+    return {}; // arguments were validated before the call ran
   }
 }
 

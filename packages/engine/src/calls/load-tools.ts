@@ -16,6 +16,7 @@ export const LOAD_TOOLS_SPEC: ToolSpec = {
   policy: "allow",
   terminalOnSuccess: false,
   runsNoPrograms: true,
+  builtin: true,
 };
 
 function loadTools(

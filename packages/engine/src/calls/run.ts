@@ -127,6 +127,7 @@ function observeResult(call: CallRecord, tool: ToolSpec, content: string): void 
     callId: record.callId,
     toolName: tool.name,
     capabilityId: tool.capabilityId,
+    ...(tool.builtin === true ? { builtin: true } : {}),
     argumentsJson: record.argumentsJson,
     toolSchema: tool.parameters,
     ...(tool.description ? { toolDescription: tool.description } : {}),

@@ -23,6 +23,7 @@ export async function replayProvenance(env: TurnEnv, sessionId: string, workspac
         callId: c.callId,
         toolName: c.toolName,
         capabilityId: tool?.capabilityId ?? "",
+        ...(tool?.builtin === true ? { builtin: true } : {}),
         argumentsJson: c.argumentsJson,
         ...(tool ? { toolSchema: tool.parameters } : {}),
         ...(tool?.description ? { toolDescription: tool.description } : {}),

@@ -3,6 +3,7 @@
  * the approval text asks for it).
  */
 import type { Subject } from "../normalize/subject.js";
+import { fileCarriedValues } from "./file-carried.js";
 import { argumentProvenance } from "./flows.js";
 import type { ArgValue, ProvenanceView } from "./types.js";
 
@@ -23,7 +24,7 @@ export function argumentValues(s: Subject): ArgValue[] | undefined {
   if (view === undefined) return undefined;
   let v = values.get(s);
   if (v === undefined) {
-    v = argumentProvenance(s, view);
+    v = [...argumentProvenance(s, view), ...fileCarriedValues(s, view)];
     values.set(s, v);
   }
   return v;

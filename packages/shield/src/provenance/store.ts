@@ -3,7 +3,7 @@
  * results, artifacts, sub-agent results) and of the user's own messages. Each side keeps at most
  * `maxBytes` of fragments (default 256 KiB of labelled fragments, 64 KiB of the user's); when a
  * side is full, its oldest fragments are evicted first. What trust the session has seen is kept
- * whatever is evicted.
+ * whatever is evicted. Up to 256 files the session wrote secret content into are kept apart.
  */
 import { fragmentsOf } from "./fragments.js";
 import { secretValues, wholeSecretValues } from "./secret-values.js";
@@ -12,6 +12,7 @@ import type { Label, ProvenanceView, Trust } from "./types.js";
 /** Bytes one entry costs besides its characters (the map slot and the label reference). */
 const ENTRY_OVERHEAD = 48;
 const MAX_SECRETS = 512;
+const MAX_SECRET_FILES = 256;
 const SEVERITY: Record<Trust, number> = { user: 0, workspace: 1, untrusted: 2, secret: 3 };
 
 export interface ProvenanceIndexOptions {
@@ -46,6 +47,7 @@ export class ProvenanceIndex implements ProvenanceView {
   private readonly labelled: BoundedMap<Label>;
   private readonly user: BoundedMap<true>;
   private readonly secretParts = new Map<string, Label>();
+  private readonly files = new Map<string, Label>();
   private readonly seen = new Set<Trust>();
   private counter = 0;
 
@@ -124,6 +126,18 @@ export class ProvenanceIndex implements ProvenanceView {
 
   secrets(): Iterable<[string, Label]> {
     return this.secretParts.entries();
+  }
+
+  /** A file a call wrote secret content into (see `secretWrites`); the oldest go first past 256. */
+  markSecretFile(path: string, label: Label): void {
+    this.counter++;
+    this.files.delete(path);
+    this.files.set(path, label);
+    if (this.files.size > MAX_SECRET_FILES) this.files.delete(this.files.keys().next().value as string);
+  }
+
+  secretFiles(): Iterable<[string, Label]> {
+    return this.files.entries();
   }
 }
 

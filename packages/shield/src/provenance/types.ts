@@ -65,6 +65,11 @@ export interface ProvenanceView {
   fromUser(fragment: string): boolean;
   /** Fragments of `secret` content, for substring search in encoded or assembled values. */
   secrets(): Iterable<[string, Label]>;
+  /**
+   * Files (normalized paths) a call of this session wrote secret content into, with the label of
+   * that secret: the data moved through a file, and leaves with whatever sends the file.
+   */
+  secretFiles(): Iterable<[string, Label]>;
   /** Trusts of content the session has seen (never evicted). */
   readonly saw: ReadonlySet<Trust>;
   /** Changes whenever something is added: part of the verdict cache key. */
