@@ -11,7 +11,9 @@ import { tsvectorOf } from "./fts-vector.js";
 import { ZERO, addToSession, insertMessage, nextMessageSeq } from "./writes.js";
 import { insertEvent, nextEventSeq } from "./records.js";
 
-const NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+/** The database's clock in unix ms: leases are timed by it, never by an Engine's clock. */
+export const LEASE_NOW = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+const NOW = LEASE_NOW;
 
 export interface LeaseOwner {
   engineId: string;
@@ -123,23 +125,15 @@ export async function finishTurn(db: PgDb, sessionId: string, engineId: string, 
 }
 
 /**
- * Inside a turn's commit: refuses it when another Engine holds a live lease on the session (it
- * took the session over after this Engine's lease ran out, and recorded this turn as interrupted).
- * The lease row stays locked until the commit, so a takeover cannot slip in between.
+ * A turn's commit refused: another Engine holds a live lease on the session (it took the session
+ * over after this Engine's lease ran out, and recorded this turn as interrupted). The commit
+ * locks the lease row until it ends (turn.ts), so a takeover cannot slip in between.
  */
-export async function checkFence(c: Queryable, sessionId: string, engineId: string): Promise<void> {
-  const row = (
-    await c.query<{ engine_id: string; expires_at: number; now: number }>(
-      `SELECT engine_id, expires_at, ${NOW} AS now FROM session_leases WHERE session_id = $1 FOR UPDATE`,
-      [sessionId],
-    )
-  ).rows[0];
-  if (row && row.engine_id !== engineId && row.expires_at > row.now) {
-    throw new StoreError(
-      "CONFLICT",
-      `session ${sessionId} was taken over by Engine ${row.engine_id} while this turn ran (this Engine's lease had run out): the turn's answer is not saved; its message stays in the history, marked interrupted`,
-    );
-  }
+export function takenOver(sessionId: string, owner: string): StoreError {
+  return new StoreError(
+    "CONFLICT",
+    `session ${sessionId} was taken over by Engine ${owner} while this turn ran (this Engine's lease had run out): the turn's answer is not saved; its message stays in the history, marked interrupted`,
+  );
 }
 
 /** The Engine that holds a live lease on the session, or null (any Engine may serve it). */

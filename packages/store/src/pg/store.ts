@@ -200,10 +200,7 @@ export class PgStore implements HistoryStore {
    * lease now — it took the session over while this Engine's turn ran past its lease.
    */
   commitTurn(sessionId: string, turn: TurnRows, fence?: { engineId: string }): Promise<CommittedTurn> {
-    return this.tx(async (c) => {
-      if (fence) await leases.checkFence(c, sessionId, fence.engineId);
-      return commitTurn(c, sessionId, turn, this.auditKey);
-    });
+    return this.tx((c) => commitTurn(c, sessionId, turn, this.auditKey, fence));
   }
   async deleteSession(id: string): Promise<DeleteResult> {
     return this.tx((c) => lifecycle.deleteSession(c, id));

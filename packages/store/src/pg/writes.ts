@@ -102,19 +102,17 @@ export async function nextMessageSeq(c: Queryable, sessionId: string, runId: str
   return (r.rows[0]?.s ?? 0) + 1;
 }
 
-export async function insertMessage(c: Queryable, input: NewMessage, seq: number): Promise<MessageRecord> {
-  const id = input.id ?? randomUUID();
-  const createdAt = input.createdAt ?? Date.now();
-  const run = input.subAgentRunId ?? null;
+/** A new message's row as stored (its tsvector apart). */
+export function messageRow(input: NewMessage, seq: number): Row {
   const u = input.usage;
-  const row: Row = {
-    id,
+  return {
+    id: input.id ?? randomUUID(),
     session_id: input.sessionId,
-    sub_agent_run_id: run,
+    sub_agent_run_id: input.subAgentRunId ?? null,
     seq,
     role: input.role,
     content: input.content,
-    created_at: createdAt,
+    created_at: input.createdAt ?? Date.now(),
     parent_id: input.parentId ?? null,
     tool_call_id: input.toolCallId ?? null,
     input_tokens: u?.inputTokens ?? null,
@@ -122,6 +120,11 @@ export async function insertMessage(c: Queryable, input: NewMessage, seq: number
     cache_read_tokens: u?.cacheReadTokens ?? null,
     cache_write_tokens: u?.cacheWriteTokens ?? null,
   };
+}
+
+export async function insertMessage(c: Queryable, input: NewMessage, seq: number): Promise<MessageRecord> {
+  const row = messageRow(input, seq);
+  const id = row.id as string;
   try {
     await c.query(
       `INSERT INTO messages (id, session_id, sub_agent_run_id, seq, role, content, created_at, parent_id, tool_call_id,
@@ -130,11 +133,11 @@ export async function insertMessage(c: Queryable, input: NewMessage, seq: number
       [
         id,
         input.sessionId,
-        run,
+        row.sub_agent_run_id,
         seq,
         input.role,
         input.content,
-        createdAt,
+        row.created_at,
         row.parent_id,
         row.tool_call_id,
         row.input_tokens,
@@ -214,7 +217,7 @@ function approvalColumns(a: Approval | undefined): unknown[] {
   return a ? [a.decision, a.by, a.at] : [null, null, null];
 }
 
-const TOOL_CALL_COLUMNS = [
+export const TOOL_CALL_COLUMNS = [
   "call_id",
   "message_id",
   "session_id",
@@ -238,12 +241,14 @@ const TOOL_CALL_COLUMNS = [
   "created_at",
   "completed_at",
 ] as const;
+type ToolCallColumn = (typeof TOOL_CALL_COLUMNS)[number];
 const INSERT_TOOL_CALL = `INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}, tsv) VALUES (${TOOL_CALL_COLUMNS.map((_, i) => `$${String(i + 1)}`).join(", ")}, $${String(TOOL_CALL_COLUMNS.length + 1)}::tsvector)`;
 
-export async function insertToolCall(c: Queryable, input: NewToolCall, sessionId: string): Promise<ToolCallRecord> {
+/** A new tool call's row as stored (its tsvector apart). */
+export function toolCallRow(input: NewToolCall, sessionId: string): Record<ToolCallColumn, unknown> {
   const v = verdictColumns(input.verdict);
   const a = approvalColumns(input.approval);
-  const row: Record<(typeof TOOL_CALL_COLUMNS)[number], unknown> = {
+  return {
     call_id: input.callId,
     message_id: input.messageId,
     session_id: sessionId,
@@ -267,6 +272,10 @@ export async function insertToolCall(c: Queryable, input: NewToolCall, sessionId
     created_at: input.createdAt ?? Date.now(),
     completed_at: input.completedAt ?? null,
   };
+}
+
+export async function insertToolCall(c: Queryable, input: NewToolCall, sessionId: string): Promise<ToolCallRecord> {
+  const row = toolCallRow(input, sessionId);
   try {
     await c.query(INSERT_TOOL_CALL, [
       ...TOOL_CALL_COLUMNS.map((k) => row[k]),
