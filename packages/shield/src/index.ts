@@ -15,7 +15,7 @@ export { inferSemantics } from "./semantics/infer.js";
 export type { ToolKind, ToolSpec, PathOp } from "./tools.js";
 export { createOpenAIJudge, generateCanary, parseJudgeAnswer } from "./judge/openai.js";
 export type { OpenAIJudgeOptions } from "./judge/openai.js";
-export type { Judge, JudgeInput, JudgeResult } from "./judge/types.js";
+export type { Judge, JudgeInput, JudgeProvenance, JudgeResult } from "./judge/types.js";
 export { resolveApproval, evaluateWithApproval } from "./approval.js";
 export type { ApprovalRequest, ApprovalOutcome, Approver } from "./approval.js";
 export { CORPUS_SETS, CorpusError, corpusFiles, isCorpusSet, loadCorpusSet, parseCases } from "./corpus/sets.js";

@@ -8,7 +8,8 @@ import { homedir } from "node:os";
 import { VerdictCache, RateLimiter } from "./cache.js";
 import { runDetectors } from "./detectors/index.js";
 import type { Judge } from "./judge/types.js";
-import { buildSubject, canonicalArgs, type ResolvedContext } from "./normalize/subject.js";
+import { judgeFlow } from "./judge/flow.js";
+import { buildSubject, canonicalArgs, type ResolvedContext, type Subject } from "./normalize/subject.js";
 import { actionClassOf, type ActionClass } from "./action-class.js";
 import { evaluatePolicy } from "./policy/evaluate.js";
 import { visible } from "./visible.js";
@@ -94,6 +95,8 @@ interface Preliminary {
   verdict: Verdict;
   /** Escalation eligible for the judge. */
   judgeable: boolean;
+  /** The evaluated subject (absent for rate limits and cache hits): the judge's provenance. */
+  subject?: Subject;
   reasons: string[];
   cacheKey: string | undefined;
 }
@@ -255,6 +258,7 @@ export function createShield(options: ShieldOptions): Shield {
         judgeable: false,
         reasons: [p.reason],
         cacheKey,
+        subject,
       };
     }
     const findings = runDetectors(subject, policy.detectors);
@@ -271,6 +275,7 @@ export function createShield(options: ShieldOptions): Shield {
         judgeable,
         reasons: [p.reason, ...findings.map((f) => f.reason)],
         cacheKey,
+        subject,
       };
     }
     const judgeable = decision === "escalate" && !p.explicit;
@@ -279,6 +284,7 @@ export function createShield(options: ShieldOptions): Shield {
       judgeable,
       reasons: [p.reason],
       cacheKey,
+      subject,
     };
   }
 
@@ -306,7 +312,14 @@ export function createShield(options: ShieldOptions): Shield {
         pre.judgeable || (options.judgeScope === "all-escalations" && v.decision === "escalate" && !v.cached);
       if (judge !== undefined && eligible) {
         stats.judgeCalls++;
-        const r = await judge.judge({ action, preliminary: { decision: v.decision, reasons: pre.reasons } }, signal);
+        const r = await judge.judge(
+          {
+            action,
+            preliminary: { decision: v.decision, reasons: pre.reasons },
+            ...judgeFlow(pre.subject, context.provenance),
+          },
+          signal,
+        );
         const rules = [...v.rules, r.failure !== undefined ? "judge:failure" : `judge:${r.decision}`];
         v = verdict(
           r.decision,

@@ -3,7 +3,8 @@
  * results, artifacts, sub-agent results) and of the user's own messages. Each side keeps at most
  * `maxBytes` of fragments (default 256 KiB of labelled fragments, 64 KiB of the user's); when a
  * side is full, its oldest fragments are evicted first. What trust the session has seen is kept
- * whatever is evicted. Up to 256 files the session wrote secret content into are kept apart.
+ * whatever is evicted. Up to 256 files the session wrote secret content into are kept apart, and
+ * the user's latest 8 messages as written (2000 characters each) for the LLM judge.
  */
 import { fragmentsOf } from "./fragments.js";
 import { secretValues, wholeSecretValues } from "./secret-values.js";
@@ -13,6 +14,8 @@ import type { Label, ProvenanceView, Trust } from "./types.js";
 const ENTRY_OVERHEAD = 48;
 const MAX_SECRETS = 512;
 const MAX_SECRET_FILES = 256;
+const MAX_USER_MESSAGES = 8;
+const MAX_USER_MESSAGE_CHARS = 2000;
 const SEVERITY: Record<Trust, number> = { user: 0, workspace: 1, untrusted: 2, secret: 3 };
 
 export interface ProvenanceIndexOptions {
@@ -48,6 +51,7 @@ export class ProvenanceIndex implements ProvenanceView {
   private readonly user: BoundedMap<true>;
   private readonly secretParts = new Map<string, Label>();
   private readonly files = new Map<string, Label>();
+  private readonly said: string[] = [];
   private readonly seen = new Set<Trust>();
   private counter = 0;
 
@@ -78,6 +82,8 @@ export class ProvenanceIndex implements ProvenanceView {
   addUserMessage(text: string): void {
     this.counter++;
     this.seen.add("user");
+    this.said.push(text.length > MAX_USER_MESSAGE_CHARS ? `${text.slice(0, MAX_USER_MESSAGE_CHARS)}…` : text);
+    if (this.said.length > MAX_USER_MESSAGES) this.said.shift();
     const amounts = new Set<string>();
     for (const f of fragmentsOf(text, amounts)) this.user.set(f, true);
     for (const a of amounts) this.user.set(a, true);
@@ -134,6 +140,10 @@ export class ProvenanceIndex implements ProvenanceView {
     this.files.delete(path);
     this.files.set(path, label);
     if (this.files.size > MAX_SECRET_FILES) this.files.delete(this.files.keys().next().value as string);
+  }
+
+  userMessages(): readonly string[] {
+    return this.said;
   }
 
   secretFiles(): Iterable<[string, Label]> {

@@ -70,6 +70,8 @@ export interface ProvenanceView {
    * that secret: the data moved through a file, and leaves with whatever sends the file.
    */
   secretFiles(): Iterable<[string, Label]>;
+  /** The user's latest messages as written (at most 8, each clipped), for the LLM judge. */
+  userMessages(): readonly string[];
   /** Trusts of content the session has seen (never evicted). */
   readonly saw: ReadonlySet<Trust>;
   /** Changes whenever something is added: part of the verdict cache key. */
