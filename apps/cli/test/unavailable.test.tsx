@@ -36,6 +36,18 @@ describe("tools the Engine cannot offer", () => {
     expect(again.committed.filter((e) => e.kind === "notice")).toHaveLength(1);
   });
 
+  it("an MCP server still starting is named as starting; a process starting for a call is not", () => {
+    const starting = create(StatusResponseSchema, {
+      toolSandbox: "tool sandbox: bubblewrap 0.8.0 (own user, pid and network namespaces)",
+      capabilities: [
+        { id: "slow", state: "starting", toolCount: 0, message: "starting: waiting for the server to answer" },
+        { id: "files", state: "starting", toolCount: 6, message: "starting" },
+      ],
+    });
+    const s = run(fresh(), [{ type: "status", status: starting }]).state;
+    expect(s.unavailable).toEqual(["capability slow: starting (starting: waiting for the server to answer)"]);
+  });
+
   it("an Engine with everything available adds no notice", () => {
     const ok = create(StatusResponseSchema, {
       toolSandbox: "tool sandbox: bubblewrap 0.8.0 (own user, pid and network namespaces)",

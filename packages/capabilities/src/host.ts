@@ -101,8 +101,12 @@ export class CapabilityHost {
   private runDir: Promise<RunDir> | undefined;
   private readonly runtimeBase: string | undefined;
   private readonly workspaces: WorkspaceProcesses;
+  private readonly startupTimeoutMs: number;
+  /** Each capability's first start, by id (its promise settles with its state). */
+  private readonly starts = new Map<string, Promise<void>>();
 
   constructor(options: CapabilityHostOptions) {
+    this.startupTimeoutMs = options.startupTimeoutMs ?? 30_000;
     const disk = options.artifacts ?? new DiskArtifactStore({ dir: join(options.dataDir, "artifacts") });
     const inMemory = options.inMemorySessions;
     this.artifacts = inMemory
@@ -121,7 +125,7 @@ export class CapabilityHost {
       });
     const runtimeOptions: RuntimeOptions = {
       logDir: options.logDir ?? join(options.dataDir, "logs", "capabilities"),
-      startupTimeoutMs: options.startupTimeoutMs ?? 30_000,
+      startupTimeoutMs: this.startupTimeoutMs,
       healthIntervalMs: options.healthIntervalMs ?? 200,
       recheckIntervalMs: options.recheckIntervalMs ?? 10_000,
       healthCallTimeoutMs: options.healthCallTimeoutMs ?? 2_000,
@@ -157,14 +161,51 @@ export class CapabilityHost {
     );
   }
 
-  /** Starts every capability and waits for each to be ready or to fail; never throws. */
-  async start(): Promise<CapabilityStatus[]> {
+  /**
+   * Starts every capability and waits for each to be ready or to fail; never throws. With
+   * `waitForMcp: false` MCP servers are started without waiting for them: their tools join the
+   * catalog when each is ready (`settled` says when); a slow server holds up nobody.
+   */
+  async start(options: { waitForMcp?: boolean } = {}): Promise<CapabilityStatus[]> {
     // Expired artifacts go at start and then every 10 minutes.
     void this.artifacts.sweep().catch(() => undefined);
     this.sweeper = setInterval(() => void this.artifacts.sweep().catch(() => undefined), 10 * 60_000);
     this.sweeper.unref();
-    await Promise.all(this.runtimes.map((r) => r.start()));
+    const waited: Promise<void>[] = [];
+    for (const r of this.runtimes) {
+      // start() never throws: it settles in a state with a message
+      const started = r.start();
+      this.starts.set(r.config.id, started);
+      if (options.waitForMcp !== false || !(r instanceof McpRuntime)) waited.push(started);
+    }
+    await Promise.all(waited);
     return this.status();
+  }
+
+  /**
+   * Resolves once capability `id`'s first start has settled (ready, failed, not ready), or after
+   * `timeoutMs` or on `signal`, whichever comes first; at once for an unknown id.
+   */
+  async settled(id: string, opts: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<void> {
+    const started = this.starts.get(id);
+    if (!started) return;
+    const timeoutMs = opts.timeoutMs ?? this.startupTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    await Promise.race([
+      started,
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs);
+        timer.unref();
+      }),
+      new Promise<void>((resolve) => {
+        if (opts.signal?.aborted) return resolve();
+        onAbort = resolve;
+        opts.signal?.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+    clearTimeout(timer);
+    if (onAbort) opts.signal?.removeEventListener("abort", onAbort);
   }
 
   async stop(): Promise<void> {
@@ -209,8 +250,13 @@ export class CapabilityHost {
   }
 
   /** Capabilities whose tools cannot be called now (not ready, failed, restarting; not those stopped when idle). */
-  unavailable(): { id: string; state: CapabilityStatus["state"] }[] {
-    return this.runtimes.filter((r) => !r.available).map((r) => ({ id: r.config.id, state: r.status().state }));
+  unavailable(): { id: string; state: CapabilityStatus["state"]; restarts: number }[] {
+    return this.runtimes
+      .filter((r) => !r.available)
+      .map((r) => {
+        const s = r.status();
+        return { id: r.config.id, state: s.state, restarts: s.restarts };
+      });
   }
 
   /** Full name, or a bare name that is unique; throws CapabilityError (`unknown_tool`, `ambiguous_tool`, `not_ready`). */

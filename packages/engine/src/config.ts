@@ -55,6 +55,11 @@ export interface LimitsConfig {
    * call), and one is started on its first call. 0: they start with the Engine and keep running.
    */
   capabilityIdleStopMs: number;
+  /**
+   * How long a capability may take to start (a process to answer its health check, an MCP
+   * server its handshake and tools/list) before the attempt counts as failed.
+   */
+  capabilityStartTimeoutMs: number;
   /** The Agent process is stopped after this long without turns (it starts again with the next one); 0: never. */
   agentIdleStopMs: number;
   /** A session idle this long has its in-memory state dropped (rebuilt from the store on its next turn). Not in the config file. */
@@ -164,6 +169,7 @@ export function defaultConfig(): EngineConfig {
       shutdownDeadlineMs: 10_000,
       clientMaxMessageBytes: 1024 * 1024,
       capabilityIdleStopMs: 600_000,
+      capabilityStartTimeoutMs: 30_000,
       sessionIdleMs: 300_000,
       agentIdleStopMs: 600_000,
       // Issue 8 defaults; max_depth 1 = sub-agents never get the `agents` group (no nesting).
@@ -349,6 +355,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
     "sub_agents",
     "client_max_message",
     "capability_idle_stop_s",
+    "capability_start_timeout_s",
     "agent_idle_stop_s",
   ]);
   const L = cfg.limits;
@@ -362,6 +369,8 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   L.shutdownDeadlineMs = r.number(limits, "shutdown_deadline_s", "limits", sec) ?? L.shutdownDeadlineMs;
   L.capabilityIdleStopMs =
     r.number(limits, "capability_idle_stop_s", "limits", { ...sec, min: 0 }) ?? L.capabilityIdleStopMs;
+  L.capabilityStartTimeoutMs =
+    r.number(limits, "capability_start_timeout_s", "limits", sec) ?? L.capabilityStartTimeoutMs;
   L.agentIdleStopMs = r.number(limits, "agent_idle_stop_s", "limits", { ...sec, min: 0 }) ?? L.agentIdleStopMs;
   const clientMax = limits?.client_max_message;
   if (clientMax !== undefined && clientMax !== null) {

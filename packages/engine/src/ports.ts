@@ -427,6 +427,12 @@ export interface ToolHost {
       elicit?: ElicitHandler;
     },
   ): Promise<InvokeOutcome>;
+  /**
+   * Resolves once each group's capability has finished its first start (ready or failed), or
+   * after its start timeout, or on `signal`: a group still starting when the Engine began to
+   * serve. `onWait` hears the groups it waits for, before it does.
+   */
+  whenStarted?(groups: readonly string[], signal: AbortSignal, onWait?: (groups: string[]) => void): Promise<void>;
   /** `prompt.md` texts of the loaded groups. */
   prompts(groups: readonly string[]): string[];
   status(): CapabilityState[];

@@ -174,7 +174,13 @@ export class McpRuntime {
 
   private async launch(): Promise<void> {
     const generation = ++this.generation;
-    this.set("starting", "starting");
+    const seconds = Math.round(this.opts.startupTimeoutMs / 1000);
+    this.set(
+      "starting",
+      isStdio(this.config.mcp)
+        ? `starting: waiting for the server to answer (up to ${seconds} s); its tools arrive when it is ready`
+        : `connecting to ${this.config.mcp.url} (up to ${seconds} s); its tools arrive when it is ready`,
+    );
     this.calls = new AbortController();
     try {
       const values = await this.secretValues();

@@ -28,8 +28,9 @@ export interface HostRequest {
   protect?: string[];
   /**
    * The Engine's lifecycle: local capabilities start on their first call and stop after
-   * limits.capability_idle_stop_s without calls (unless that is 0). Without it every capability
-   * starts now and keeps running (`capability list|call`).
+   * limits.capability_idle_stop_s without calls (unless that is 0), and MCP servers start without
+   * being waited for. Without it every capability starts now, is waited for and keeps running
+   * (`capability list|call`).
    */
   lifecycle?: boolean;
 }
@@ -59,12 +60,14 @@ function spec(e: ToolEntry, own: ReadonlySet<string>): ToolSpec {
  * What the model is told about a group that is down: a fixed text per state, never the
  * capability's own output (its log lines are not for the system prompt).
  */
-function downNote(state: string): string | undefined {
+function downNote(state: string, restarts: number): string | undefined {
   switch (state) {
     case "failed":
       return "down: it failed and is not restarted (restart budget spent or it cannot start); its tools cannot be used now";
     case "starting":
-      return "restarting: its tools can be used again in a moment";
+      return restarts === 0
+        ? "starting: its tools arrive when it is ready"
+        : "restarting: its tools can be used again in a moment";
     case "not_ready":
       return "not ready: its tools cannot be used now";
     default:
@@ -106,7 +109,7 @@ class HostAdapter implements ToolHost {
     const specs = this.catalog();
     // A capability without tools now (failed, restarting) stays listed as a group that is down.
     const down = this.host.unavailable().flatMap((u) => {
-      const note = downNote(u.state);
+      const note = downNote(u.state, u.restarts);
       return note ? [{ id: u.id, note }] : [];
     });
     const downKey = down.map((d) => `${d.id}\0${d.note}`).join("\n");
@@ -172,6 +175,21 @@ class HostAdapter implements ToolHost {
       artifacts: r.artifacts,
       ...(r.error ? { error: `${r.error.code}: ${r.error.message}`, errorCode: r.error.code } : {}),
     };
+  }
+
+  async whenStarted(
+    groups: readonly string[],
+    signal: AbortSignal,
+    onWait?: (groups: string[]) => void,
+  ): Promise<void> {
+    const wanted = new Set(groups);
+    const starting = this.host
+      .unavailable()
+      .filter((u) => u.state === "starting" && wanted.has(u.id))
+      .map((u) => u.id);
+    if (starting.length === 0) return;
+    onWait?.(starting);
+    await Promise.all(starting.map((g) => this.host.settled(g, { signal })));
   }
 
   prompts(groups: readonly string[]): string[] {
@@ -282,6 +300,7 @@ export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
   const host = new CapabilityHost({
     dataDir: req.dataDir,
     capabilities: configs,
+    startupTimeoutMs: req.config.limits.capabilityStartTimeoutMs,
     onStatus: (s) =>
       req.log(
         `capability ${s.id}: ${s.state}${s.message ? ` (${s.message})` : ""}${s.state === "ready" && s.sandbox ? `; sandbox: ${s.sandbox}` : ""}`,
@@ -319,7 +338,9 @@ export async function openCapabilityHost(req: HostRequest): Promise<ToolHost> {
     sandbox?.remove();
   };
   try {
-    await host.start();
+    // The Engine serves at once: an MCP server's tools arrive when it is ready (a slow one holds
+    // up nobody; load_tools of its group waits for it). `capability list` and `call` wait.
+    await host.start({ waitForMcp: req.lifecycle !== true });
   } catch (err) {
     cleanup();
     throw err;

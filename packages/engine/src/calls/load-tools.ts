@@ -19,12 +19,15 @@ export const LOAD_TOOLS_SPEC: ToolSpec = {
   builtin: true,
 };
 
-function loadTools(
+async function loadTools(
   host: ToolHost,
   loadedGroups: Map<string, Set<string>>,
-  sessionId: string,
+  opts: { sessionId: string; signal: AbortSignal },
   args: { groups: string[] },
-): InvokeOutcome {
+): Promise<InvokeOutcome> {
+  const { sessionId } = opts;
+  // A group asked for while its server is still starting: its tools, once it is up.
+  if (host.whenStarted) await host.whenStarted(args.groups, opts.signal);
   const groups = host.groups();
   const known = new Set(groups.map((g) => g.name));
   const down = new Map(groups.flatMap((g) => (g.down ? [[g.name, g.down] as const] : [])));
@@ -49,8 +52,14 @@ export function withLoadTools(inner: ToolHost, loadedGroups: Map<string, Set<str
     resolve: (name) => (name === LOAD_TOOLS ? { tool: LOAD_TOOLS_SPEC } : inner.resolve(name)),
     invoke: (tool, args, opts) =>
       tool === LOAD_TOOLS_SPEC
-        ? Promise.resolve(loadTools(inner, loadedGroups, opts.sessionId, args as { groups: string[] }))
+        ? loadTools(inner, loadedGroups, opts, args as { groups: string[] })
         : inner.invoke(tool, args, opts),
+    ...(inner.whenStarted
+      ? {
+          whenStarted: (groups: readonly string[], signal: AbortSignal, onWait?: (groups: string[]) => void) =>
+            inner.whenStarted?.(groups, signal, onWait) ?? Promise.resolve(),
+        }
+      : {}),
     prompts: (groups) => inner.prompts(groups),
     status: () => inner.status(),
     artifact: (sessionId, artifactId) => inner.artifact(sessionId, artifactId),

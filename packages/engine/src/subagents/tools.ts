@@ -164,6 +164,14 @@ export class AgentToolsHost implements ToolHost {
     return this.handler.handle(tool.name, (args ?? {}) as Record<string, unknown>, call);
   }
 
+  async whenStarted(
+    groups: readonly string[],
+    signal: AbortSignal,
+    onWait?: (groups: string[]) => void,
+  ): Promise<void> {
+    await this.inner.whenStarted?.(groups, signal, onWait);
+  }
+
   prompts(groups: readonly string[]): string[] {
     return this.inner.prompts(groups);
   }

@@ -115,6 +115,10 @@ async function judgeLoad(
 
 /** Answers a ToolDefsRequest with a ToolDefsDelivery. Blocked or unknown groups are listed as unknown. */
 export async function answerToolDefsRequest(env: TurnEnv, turn: Turn | undefined, req: ToolDefsRequest): Promise<void> {
+  // A group whose server is still starting (the Engine did not wait for it): its tools, once it is up.
+  await env.host.whenStarted?.(req.groups, turn?.signal ?? AbortSignal.abort(), (ids) =>
+    env.log(`load_tools: waiting for ${ids.join(", ")} to start`),
+  );
   const known = new Set(env.host.groups().map((g) => g.name));
   const requested = [...new Set(req.groups)];
   const unknown = requested.filter((g) => !known.has(g));
