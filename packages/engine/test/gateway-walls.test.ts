@@ -14,7 +14,7 @@ import { CREDENTIAL, KEY, raw, rig, sdk } from "./gateway-rig.js";
 const auth = { authorization: `Bearer ${CREDENTIAL}` };
 const base = {
   model: "scripted-model",
-  messages: [{ role: "user", content: "hi" }],
+  messages: [{ role: "user" as const, content: "hi" }],
   stream: true,
   stream_options: { include_usage: true },
 };
