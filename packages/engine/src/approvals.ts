@@ -6,6 +6,12 @@ import { randomUUID } from "node:crypto";
 export type ApprovalOutcome = "allow_once" | "allow_session" | "deny" | "unattended" | "timeout" | "cancelled";
 export type ApprovalAnswer = "allow_once" | "allow_session" | "deny" | "unattended";
 
+/** The user's answer to an elicitation form shown as an approval: the action, and with accept the form's values (JSON). */
+export interface FormAnswer {
+  action: "accept" | "decline" | "cancel";
+  contentJson: string;
+}
+
 interface Pending {
   sessionId: string;
   callId: string;
@@ -13,7 +19,7 @@ interface Pending {
   /** The effect class "allow for this session" grants; undefined: none (a destructive call, asked every time). */
   grantKey: string | undefined;
   deadline: number;
-  settle: (outcome: ApprovalOutcome, by?: string, reason?: string) => void;
+  settle: (outcome: ApprovalOutcome, by?: string, reason?: string, form?: FormAnswer) => void;
 }
 
 export interface ApprovalTicket {
@@ -24,6 +30,8 @@ export interface ApprovalTicket {
   answeredBy: string | undefined;
   /** The reason given with the answer (a deny reason, or why no one could answer). */
   reason: string | undefined;
+  /** An elicitation form's answer, when the client sent one. */
+  form: FormAnswer | undefined;
 }
 
 export class ApprovalBroker {
@@ -46,22 +54,24 @@ export class ApprovalBroker {
   }): ApprovalTicket {
     const approvalId = `apr_${randomUUID()}`;
     const deadline = Date.now() + this.timeoutMs();
-    let settle!: (o: ApprovalOutcome, by?: string, reason?: string) => void;
+    let settle!: (o: ApprovalOutcome, by?: string, reason?: string, form?: FormAnswer) => void;
     const ticket: ApprovalTicket = {
       approvalId,
       deadline,
       outcome: undefined as unknown as Promise<ApprovalOutcome>,
       answeredBy: undefined,
       reason: undefined,
+      form: undefined,
     };
     ticket.outcome = new Promise<ApprovalOutcome>((resolve) => {
       const timer = setTimeout(() => settle("timeout"), Math.max(0, deadline - Date.now()));
       const onAbort = (): void => settle("cancelled");
       req.signal.addEventListener("abort", onAbort, { once: true });
-      settle = (o, by, reason) => {
+      settle = (o, by, reason, form) => {
         if (!this.pending.delete(approvalId)) return; // first answer wins
         ticket.answeredBy = by;
         ticket.reason = reason;
+        ticket.form = form;
         clearTimeout(timer);
         req.signal.removeEventListener("abort", onAbort);
         if (o === "allow_session" && req.grantKey !== undefined) this.grant(req.sessionId, req.grantKey);
@@ -90,11 +100,12 @@ export class ApprovalBroker {
     sessionId?: string,
     by?: string,
     reason?: string,
+    form?: FormAnswer,
   ): string | undefined {
     const p = this.pending.get(approvalId);
     if (!p) return `approval ${approvalId} is not pending (unknown, already answered, timed out or cancelled)`;
     if (sessionId && sessionId !== p.sessionId) return `approval ${approvalId} belongs to another session`;
-    p.settle(decision, by, reason?.trim() ? reason.trim().slice(0, 500) : undefined);
+    p.settle(decision, by, reason?.trim() ? reason.trim().slice(0, 500) : undefined, form);
     return undefined;
   }
 

@@ -1,7 +1,8 @@
 // Conversions between the Engine's plain records and protobuf messages. Pure.
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { ApprovalDecision, SessionMode, VerdictDecision } from "@palisade/protocol/types";
+import { ApprovalDecision, ElicitationAction, SessionMode, VerdictDecision } from "@palisade/protocol/types";
 import type {
+  ElicitationAnswer,
   ArtifactRefSchema,
   ChatMessageSchema,
   SessionInfoSchema,
@@ -9,6 +10,7 @@ import type {
   TokenUsageSchema,
 } from "@palisade/protocol/types";
 import { SessionSort } from "@palisade/protocol/pipeline";
+import type { FormAnswer } from "./approvals.js";
 import type {
   ArtifactInfo,
   Decision,
@@ -49,6 +51,14 @@ export function approvalFromProto(
   if (d === ApprovalDecision.ALLOW_SESSION) return "allow_session";
   if (d === ApprovalDecision.DENY) return "deny";
   if (d === ApprovalDecision.UNATTENDED) return "unattended";
+  return undefined;
+}
+
+/** An elicitation form's answer; undefined when the client sent none (or no action). */
+export function formAnswerFromProto(a: ElicitationAnswer | undefined): FormAnswer | undefined {
+  if (a?.action === ElicitationAction.ACCEPT) return { action: "accept", contentJson: a.contentJson };
+  if (a?.action === ElicitationAction.DECLINE) return { action: "decline", contentJson: "" };
+  if (a?.action === ElicitationAction.CANCEL) return { action: "cancel", contentJson: "" };
   return undefined;
 }
 

@@ -2,6 +2,7 @@ import { Box, Static, Text } from "ink";
 import type { ChatState, Entry } from "./state/types.js";
 import { EntryView } from "./components/EntryView.js";
 import { ApprovalDialog } from "./components/ApprovalDialog.js";
+import { ElicitationForm } from "./components/ElicitationForm.js";
 import { InputBox } from "./components/InputBox.js";
 import { StatusLine } from "./components/StatusLine.js";
 import { Banner } from "./components/Banner.js";
@@ -84,7 +85,15 @@ export function ChatView({ state }: { state: ChatState }) {
         {!fullScreen ? state.live.map((e) => <EntryView key={e.id} entry={e} width={state.columns} />) : null}
         {!fullScreen ? <SubAgentStrip state={state} /> : null}
         <OverlayView state={state} />
-        {approval && !state.overlay ? (
+        {approval?.form && !state.overlay ? (
+          <ElicitationForm
+            approval={approval}
+            form={approval.form}
+            queued={state.approvals.length - 1}
+            now={state.now}
+            width={Math.min(state.columns, 110)}
+          />
+        ) : approval && !state.overlay ? (
           <ApprovalDialog
             approval={approval}
             denyReason={state.denyReason}

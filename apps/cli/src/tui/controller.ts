@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { Code, RpcError } from "@palisade/protocol";
-import { ApprovalDecision, SessionMode } from "@palisade/protocol/types";
+import { ApprovalDecision, ElicitationAction, SessionMode } from "@palisade/protocol/types";
+import type { FormAnswer } from "./state/form.js";
 import type { SubAgentEvent } from "@palisade/protocol/pipeline";
 import { downloadArtifact } from "../commands/artifacts.js";
 import type { EngineClient } from "../engine/connect.js";
@@ -42,6 +43,16 @@ export interface ControllerHooks {
   checkSetup?: () => Promise<string[] | undefined>;
   /** Restarts the Engine with this chat's config and environment; resolves to what it runs with now. */
   restartEngine?: () => Promise<string>;
+}
+
+const FORM_ACTION = {
+  accept: ElicitationAction.ACCEPT,
+  decline: ElicitationAction.DECLINE,
+  cancel: ElicitationAction.CANCEL,
+} as const;
+
+function formToProto(a: FormAnswer): { action: ElicitationAction; contentJson: string } {
+  return { action: FORM_ACTION[a.action], contentJson: a.action === "accept" ? JSON.stringify(a.content) : "" };
 }
 
 const CHOICE: Record<ApprovalChoice, ApprovalDecision> = {
@@ -293,7 +304,13 @@ export class ChatController {
         }
         case "resolveApproval": {
           const ack = await client.resolveApproval(
-            { approvalId: e.approvalId, decision: CHOICE[e.choice], sessionId: e.sessionId, reason: e.reason ?? "" },
+            {
+              approvalId: e.approvalId,
+              decision: CHOICE[e.choice],
+              sessionId: e.sessionId,
+              reason: e.reason ?? "",
+              ...(e.form ? { elicitation: formToProto(e.form) } : {}),
+            },
             { timeoutMs: 5000 },
           );
           if (!ack.accepted)

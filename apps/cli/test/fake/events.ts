@@ -80,6 +80,30 @@ export class EventFactory {
       },
     });
   }
+  /** An MCP server's question during the call `callId` (elicitation, form mode), as the Engine sends it. */
+  elicitation(
+    approvalId: string,
+    callId: string,
+    toolName: string,
+    capabilityId: string,
+    message: string,
+    schema: object,
+    deadlineMs: number,
+  ): PipelineEvent {
+    return this.ev(PipelineEventType.APPROVAL_NEEDED, {
+      approvalNeeded: {
+        approvalId,
+        callId,
+        toolName,
+        argumentsJson: "{}",
+        reason: `MCP server ${capabilityId} asks during ${toolName}`,
+        deadlineUnixMs: BigInt(deadlineMs),
+        tier: 3,
+        ruleIds: ["mcp:elicitation"],
+        elicitation: { capabilityId, message, requestedSchemaJson: JSON.stringify(schema) },
+      },
+    });
+  }
   approvalResolved(
     approvalId: string,
     callId: string,

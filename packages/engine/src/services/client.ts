@@ -9,6 +9,7 @@ import {
   approvalFromProto,
   artifactToProto,
   decisionFromProto,
+  formAnswerFromProto,
   messageToProto,
   modeFromProto,
   sessionToProto,
@@ -98,7 +99,8 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
         throw new RpcError(Code.INVALID_ARGUMENT, "decision must be ALLOW_ONCE, ALLOW_SESSION, DENY or UNATTENDED");
       // Which credential answered goes to the audit trail (the authorizer ran before this handler).
       const by = isClientPrincipal(ctx.principal) ? describeClient(ctx.principal) : undefined;
-      const refused = d.approvals.resolve(req.approvalId, decision, req.sessionId || undefined, by, req.reason);
+      const form = formAnswerFromProto(req.elicitation);
+      const refused = d.approvals.resolve(req.approvalId, decision, req.sessionId || undefined, by, req.reason, form);
       // Several Engines on one database: the approval waits in the Engine that serves the session.
       const owner = refused && req.sessionId ? ((await d.store.sessionOwner?.(req.sessionId)) ?? "") : "";
       if (owner)

@@ -2,6 +2,7 @@ import { PipelineEventType } from "@palisade/protocol/pipeline";
 import type { PipelineEvent, SubAgentEvent } from "@palisade/protocol/pipeline";
 import { ApprovalDecision, VerdictDecision } from "@palisade/protocol/types";
 import type { ArtifactRef } from "@palisade/protocol/types";
+import { newForm } from "./form.js";
 import { stableSplitPoint } from "./split.js";
 import { formatMs } from "../components/format.js";
 import type {
@@ -315,6 +316,11 @@ function applyOne(s: ChatState, ev: PipelineEvent): ChatState {
               subAgent: a.subAgentName || undefined,
               grantScope: a.grantScope,
               preview: a.preview,
+              ...(a.elicitation
+                ? {
+                    form: newForm(a.elicitation.capabilityId, a.elicitation.message, a.elicitation.requestedSchemaJson),
+                  }
+                : {}),
             },
           ];
       return updateCard({ ...s, approvals }, a.callId, a.subAgentName || undefined, a.toolName, (c) => ({

@@ -6,6 +6,8 @@ import { CANCELLING, applyEvent, failedBanner, notice, settle, subAgentEnded, up
 import { completeSlash, parseSlash, unknownCommandMessage } from "./commands.js";
 import { groupHitsBySession, openTranscript, overlayKey, resumeSession, sessionsQuery, toolCards } from "./overlays.js";
 import { firstLine, layoutFor, positionOf, transcriptViewport } from "../overlays/transcript-layout.js";
+import { formKey } from "./form.js";
+import type { FormAnswer } from "./form.js";
 import type { Action, ApprovalChoice, ChatState, Effect, Key, Update } from "./types.js";
 
 export const EXIT_WINDOW_MS = 2000;
@@ -277,6 +279,20 @@ function submit(s: ChatState): Update {
   return sendMessage({ ...s, editor: commit(s.editor) }, text, s.editor.pastes);
 }
 
+/** An elicitation form's answer: accept allows with the values, decline and cancel deny. */
+function answerForm(s: ChatState, answer: FormAnswer): Update {
+  const [first, ...rest] = s.approvals;
+  if (!first) return done(s);
+  const choice: ApprovalChoice = answer.action === "accept" ? "allow_once" : "deny";
+  const st = updateCard({ ...s, approvals: rest }, first.callId, first.subAgent, first.toolName, (c) => ({
+    ...c,
+    approval: { choice, by: "you" },
+  }));
+  return done(st, [
+    { type: "resolveApproval", approvalId: first.approvalId, sessionId: first.sessionId, choice, form: answer },
+  ]);
+}
+
 function answerApproval(s: ChatState, choice: ApprovalChoice, reason?: string): Update {
   const [first, ...rest] = s.approvals;
   if (!first) return done(s);
@@ -316,6 +332,14 @@ function handleKey(s: ChatState, key: Key): Update {
   if (key.ctrl && key.input === "c") return ctrlC(s);
   const st = s.ctrlCArmedAt === undefined ? s : { ...s, ctrlCArmedAt: undefined };
   if (st.overlay) return overlayKey(st, st.overlay, key);
+  const form = st.approvals[0]?.form;
+  if (form) {
+    // An MCP server's form: every key is the form's (Esc cancels it, not the turn).
+    const r = formKey(form, key);
+    if (r.answer) return answerForm(st, r.answer);
+    const [first, ...rest] = st.approvals;
+    return done(first ? { ...st, approvals: [{ ...first, form: r.form }, ...rest] } : st);
+  }
   if (st.approvals.length > 0 && st.denyReason !== undefined) {
     // Typing why the call is denied (the model is told): Enter denies with it, Esc goes back.
     if (key.return) return answerApproval(st, "deny", st.denyReason.trim());

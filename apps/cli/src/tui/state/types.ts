@@ -1,5 +1,6 @@
 import type { ChatMessage, SessionInfo } from "@palisade/protocol/types";
 import type { PipelineEvent, SearchHit, StatusResponse, ToolInfo } from "@palisade/protocol/pipeline";
+import type { FormAnswer, FormState } from "./form.js";
 import type { HistorySearch } from "./history-search.js";
 
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "offline";
@@ -95,6 +96,8 @@ export interface PendingApproval {
   grantScope: string;
   /** What the call would change (a file write's diff), from the Engine. */
   preview: string;
+  /** An MCP server's elicitation form, answered in place of allow/deny. */
+  form?: FormState | undefined;
 }
 
 export interface SubAgentView {
@@ -277,6 +280,8 @@ export type Effect =
       sessionId: string;
       choice: ApprovalChoice;
       reason?: string | undefined;
+      /** The answer to an elicitation form. */
+      form?: FormAnswer | undefined;
     }
   | { type: "listSessions"; filter: string; offset: number }
   | { type: "loadHistory"; sessionId: string; cursor: string; purpose: "transcript" | "resume" }

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file palisade/v1/types.proto.
  */
 export const file_palisade_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChdwYWxpc2FkZS92MS90eXBlcy5wcm90bxILcGFsaXNhZGUudjEi0AIKDUFjdGlvblJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIlCgR0eXBlGAIgASgOMhcucGFsaXNhZGUudjEuQWN0aW9uVHlwZRIRCgl0b29sX25hbWUYAyABKAkSFgoOYXJndW1lbnRzX2pzb24YBCABKAkSEgoKc2Vzc2lvbl9pZBgFIAEoCRImCgRtb2RlGAYgASgOMhgucGFsaXNhZGUudjEuU2Vzc2lvbk1vZGUSFgoOZnJvbV9zdWJfYWdlbnQYByABKAgSFgoOc3ViX2FnZW50X25hbWUYCCABKAkSIwoEZ29hbBgJIAEoDjIVLnBhbGlzYWRlLnYxLkdvYWxUeXBlEhcKD21hbmlmZXN0X3BvbGljeRgKIAEoCRIUCgxuZXR3b3JrX21vZGUYCyABKAkSGQoRbmV0d29ya19hbGxvd2xpc3QYDCADKAkivAEKB1ZlcmRpY3QSLgoIZGVjaXNpb24YASABKA4yHC5wYWxpc2FkZS52MS5WZXJkaWN0RGVjaXNpb24SDAoEdGllchgCIAEoBRISCgpjb25maWRlbmNlGAMgASgBEg4KBnJlYXNvbhgEIAEoCRIQCghydWxlX2lkcxgFIAMoCRIVCg1ldmFsdWF0aW9uX3VzGAYgASgDEg4KBmNhY2hlZBgHIAEoCBIWCg5wb2xpY3lfdmVyc2lvbhgIIAEoCSKlAQoMQWN0aW9uUmVzdWx0EhIKCnJlcXVlc3RfaWQYASABKAkSDwoHc3VjY2VzcxgCIAEoCBIOCgZvdXRwdXQYAyABKAkSDQoFZXJyb3IYBCABKAkSDwoHc3VtbWFyeRgFIAEoCRITCgtkdXJhdGlvbl9tcxgGIAEoAxIrCglhcnRpZmFjdHMYByADKAsyGC5wYWxpc2FkZS52MS5BcnRpZmFjdFJlZiJbCgtBcnRpZmFjdFJlZhITCgthcnRpZmFjdF9pZBgBIAEoCRIQCghmaWxlbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSEgoKc2l6ZV9ieXRlcxgEIAEoBCJxCgdUb29sRGVmEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSFwoPcGFyYW1ldGVyc19qc29uGAMgASgJEg0KBWdyb3VwGAQgASgJEhsKE3Rlcm1pbmFsX29uX3N1Y2Nlc3MYBSABKAgiPgoHVGhvdWdodBINCgVzdGFnZRgBIAEoCRIPCgdzdW1tYXJ5GAIgASgJEhMKC2RldGFpbF9qc29uGAMgASgJInAKClRva2VuVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgFEhUKDW91dHB1dF90b2tlbnMYAiABKAUSGQoRY2FjaGVfcmVhZF90b2tlbnMYAyABKAUSGgoSY2FjaGVfd3JpdGVfdG9rZW5zGAQgASgFImgKCkFnZW50RXJyb3ISEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEgwKBGNvZGUYAyABKAkSDwoHbWVzc2FnZRgEIAEoCRITCgtyZWNvdmVyYWJsZRgFIAEoCCLpAQoLU2Vzc2lvbkluZm8SCgoCaWQYASABKAkSDQoFdGl0bGUYAiABKAkSJgoEbW9kZRgDIAEoDjIYLnBhbGlzYWRlLnYxLlNlc3Npb25Nb2RlEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgEIAEoAxIaChJ1cGRhdGVkX2F0X3VuaXhfbXMYBSABKAMSFQoNbWVzc2FnZV9jb3VudBgGIAEoBRIRCgl3b3Jrc3BhY2UYByABKAkSDQoFbW9kZWwYCCABKAkSJgoFdXNhZ2UYCSABKAsyFy5wYWxpc2FkZS52MS5Ub2tlblVzYWdlIocCCg5Ub29sQ2FsbFJlY29yZBIPCgdjYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIrCgd2ZXJkaWN0GAQgASgLMhoucGFsaXNhZGUudjEuU2hpZWxkVmVyZGljdBIQCghhcHByb3ZhbBgFIAEoCRIOCgZyZXN1bHQYBiABKAkSEAoIaXNfZXJyb3IYByABKAgSEwoLZHVyYXRpb25fbXMYCCABKAMSKwoJYXJ0aWZhY3RzGAkgAygLMhgucGFsaXNhZGUudjEuQXJ0aWZhY3RSZWYSFgoOc3ViX2FnZW50X25hbWUYCiABKAkizgEKC0NoYXRNZXNzYWdlEgoKAmlkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDAoEcm9sZRgDIAEoCRIPCgdjb250ZW50GAQgASgJEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgFIAEoAxIvCgp0b29sX2NhbGxzGAYgAygLMhsucGFsaXNhZGUudjEuVG9vbENhbGxSZWNvcmQSJgoFdXNhZ2UYByABKAsyFy5wYWxpc2FkZS52MS5Ub2tlblVzYWdlEgsKA3NlcRgIIAEoAyK+AQoNU2hpZWxkVmVyZGljdBIPCgdjYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIuCghkZWNpc2lvbhgDIAEoDjIcLnBhbGlzYWRlLnYxLlZlcmRpY3REZWNpc2lvbhIMCgR0aWVyGAQgASgFEhIKCmNvbmZpZGVuY2UYBSABKAESDgoGcmVhc29uGAYgASgJEhAKCHJ1bGVfaWRzGAcgAygJEhUKDWV2YWx1YXRpb25fdXMYCCABKAMi6QEKDkFwcHJvdmFsTmVlZGVkEhMKC2FwcHJvdmFsX2lkGAEgASgJEg8KB2NhbGxfaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEhYKDmFyZ3VtZW50c19qc29uGAQgASgJEg4KBnJlYXNvbhgFIAEoCRIYChBkZWFkbGluZV91bml4X21zGAYgASgDEgwKBHRpZXIYByABKAUSEAoIcnVsZV9pZHMYCCADKAkSFgoOc3ViX2FnZW50X25hbWUYCSABKAkSEwoLZ3JhbnRfc2NvcGUYCiABKAkSDwoHcHJldmlldxgLIAEoCSJ8ChBBcHByb3ZhbFJlc3BvbnNlEhMKC2FwcHJvdmFsX2lkGAEgASgJEi8KCGRlY2lzaW9uGAIgASgOMh0ucGFsaXNhZGUudjEuQXBwcm92YWxEZWNpc2lvbhISCgpzZXNzaW9uX2lkGAMgASgJEg4KBnJlYXNvbhgEIAEoCSIwCgtBcHByb3ZhbEFjaxIQCghhY2NlcHRlZBgBIAEoCBIPCgdtZXNzYWdlGAIgASgJKnYKC1Nlc3Npb25Nb2RlEhwKGFNFU1NJT05fTU9ERV9VTlNQRUNJRklFRBAAEhcKE1NFU1NJT05fTU9ERV9OT1JNQUwQARIUChBTRVNTSU9OX01PREVfT1RSEAISGgoWU0VTU0lPTl9NT0RFX0hFQVJUQkVBVBADKp8ECgpBY3Rpb25UeXBlEhsKF0FDVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASGQoVQUNUSU9OX1RZUEVfUkVBRF9GSUxFEAESGgoWQUNUSU9OX1RZUEVfV1JJVEVfRklMRRACEhsKF0FDVElPTl9UWVBFX0RFTEVURV9GSUxFEAMSGQoVQUNUSU9OX1RZUEVfTU9WRV9GSUxFEAQSGQoVQUNUSU9OX1RZUEVfQ09QWV9GSUxFEAUSHgoaQUNUSU9OX1RZUEVfTElTVF9ESVJFQ1RPUlkQBhIcChhBQ1RJT05fVFlQRV9TRUFSQ0hfRklMRVMQBxIfChtBQ1RJT05fVFlQRV9FWEVDVVRFX0NPTU1BTkQQCBIcChhBQ1RJT05fVFlQRV9IVFRQX1JFUVVFU1QQCRIaChZBQ1RJT05fVFlQRV9TRU5EX0VNQUlMEAoSHwobQUNUSU9OX1RZUEVfQ1JFQVRFX0RPQ1VNRU5UEAsSHQoZQUNUSU9OX1RZUEVfUkVBRF9ET0NVTUVOVBAMEhsKF0FDVElPTl9UWVBFX1NQQVdOX0FHRU5UEA0SHQoZQUNUSU9OX1RZUEVfQUdFTlRfTUVTU0FHRRAOEh0KGUFDVElPTl9UWVBFX0FHRU5UX0NPTlRST0wQDxIaChZBQ1RJT05fVFlQRV9MT0FEX1RPT0xTEBASGgoWQUNUSU9OX1RZUEVfQ0FQQUJJTElUWRARKq8BCghHb2FsVHlwZRIZChVHT0FMX1RZUEVfVU5TUEVDSUZJRUQQABISCg5HT0FMX1RZUEVfUkVBRBABEhMKD0dPQUxfVFlQRV9XUklURRACEhUKEUdPQUxfVFlQRV9FWEVDVVRFEAMSFQoRR09BTF9UWVBFX05FVFdPUksQBBIZChVHT0FMX1RZUEVfQ09NTVVOSUNBVEUQBRIWChJHT0FMX1RZUEVfREVMRUdBVEUQBiqKAQoPVmVyZGljdERlY2lzaW9uEiAKHFZFUkRJQ1RfREVDSVNJT05fVU5TUEVDSUZJRUQQABIaChZWRVJESUNUX0RFQ0lTSU9OX0FMTE9XEAESGgoWVkVSRElDVF9ERUNJU0lPTl9CTE9DSxACEh0KGVZFUkRJQ1RfREVDSVNJT05fRVNDQUxBVEUQAyq6AQoQQXBwcm92YWxEZWNpc2lvbhIhCh1BUFBST1ZBTF9ERUNJU0lPTl9VTlNQRUNJRklFRBAAEiAKHEFQUFJPVkFMX0RFQ0lTSU9OX0FMTE9XX09OQ0UQARIjCh9BUFBST1ZBTF9ERUNJU0lPTl9BTExPV19TRVNTSU9OEAISGgoWQVBQUk9WQUxfREVDSVNJT05fREVOWRADEiAKHEFQUFJPVkFMX0RFQ0lTSU9OX1VOQVRURU5ERUQQBGIGcHJvdG8z");
+  fileDesc("ChdwYWxpc2FkZS92MS90eXBlcy5wcm90bxILcGFsaXNhZGUudjEi0AIKDUFjdGlvblJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIlCgR0eXBlGAIgASgOMhcucGFsaXNhZGUudjEuQWN0aW9uVHlwZRIRCgl0b29sX25hbWUYAyABKAkSFgoOYXJndW1lbnRzX2pzb24YBCABKAkSEgoKc2Vzc2lvbl9pZBgFIAEoCRImCgRtb2RlGAYgASgOMhgucGFsaXNhZGUudjEuU2Vzc2lvbk1vZGUSFgoOZnJvbV9zdWJfYWdlbnQYByABKAgSFgoOc3ViX2FnZW50X25hbWUYCCABKAkSIwoEZ29hbBgJIAEoDjIVLnBhbGlzYWRlLnYxLkdvYWxUeXBlEhcKD21hbmlmZXN0X3BvbGljeRgKIAEoCRIUCgxuZXR3b3JrX21vZGUYCyABKAkSGQoRbmV0d29ya19hbGxvd2xpc3QYDCADKAkivAEKB1ZlcmRpY3QSLgoIZGVjaXNpb24YASABKA4yHC5wYWxpc2FkZS52MS5WZXJkaWN0RGVjaXNpb24SDAoEdGllchgCIAEoBRISCgpjb25maWRlbmNlGAMgASgBEg4KBnJlYXNvbhgEIAEoCRIQCghydWxlX2lkcxgFIAMoCRIVCg1ldmFsdWF0aW9uX3VzGAYgASgDEg4KBmNhY2hlZBgHIAEoCBIWCg5wb2xpY3lfdmVyc2lvbhgIIAEoCSKlAQoMQWN0aW9uUmVzdWx0EhIKCnJlcXVlc3RfaWQYASABKAkSDwoHc3VjY2VzcxgCIAEoCBIOCgZvdXRwdXQYAyABKAkSDQoFZXJyb3IYBCABKAkSDwoHc3VtbWFyeRgFIAEoCRITCgtkdXJhdGlvbl9tcxgGIAEoAxIrCglhcnRpZmFjdHMYByADKAsyGC5wYWxpc2FkZS52MS5BcnRpZmFjdFJlZiJbCgtBcnRpZmFjdFJlZhITCgthcnRpZmFjdF9pZBgBIAEoCRIQCghmaWxlbmFtZRgCIAEoCRIRCgltaW1lX3R5cGUYAyABKAkSEgoKc2l6ZV9ieXRlcxgEIAEoBCJxCgdUb29sRGVmEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSFwoPcGFyYW1ldGVyc19qc29uGAMgASgJEg0KBWdyb3VwGAQgASgJEhsKE3Rlcm1pbmFsX29uX3N1Y2Nlc3MYBSABKAgiPgoHVGhvdWdodBINCgVzdGFnZRgBIAEoCRIPCgdzdW1tYXJ5GAIgASgJEhMKC2RldGFpbF9qc29uGAMgASgJInAKClRva2VuVXNhZ2USFAoMaW5wdXRfdG9rZW5zGAEgASgFEhUKDW91dHB1dF90b2tlbnMYAiABKAUSGQoRY2FjaGVfcmVhZF90b2tlbnMYAyABKAUSGgoSY2FjaGVfd3JpdGVfdG9rZW5zGAQgASgFImgKCkFnZW50RXJyb3ISEgoKc2Vzc2lvbl9pZBgBIAEoCRISCgptZXNzYWdlX2lkGAIgASgJEgwKBGNvZGUYAyABKAkSDwoHbWVzc2FnZRgEIAEoCRITCgtyZWNvdmVyYWJsZRgFIAEoCCLpAQoLU2Vzc2lvbkluZm8SCgoCaWQYASABKAkSDQoFdGl0bGUYAiABKAkSJgoEbW9kZRgDIAEoDjIYLnBhbGlzYWRlLnYxLlNlc3Npb25Nb2RlEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgEIAEoAxIaChJ1cGRhdGVkX2F0X3VuaXhfbXMYBSABKAMSFQoNbWVzc2FnZV9jb3VudBgGIAEoBRIRCgl3b3Jrc3BhY2UYByABKAkSDQoFbW9kZWwYCCABKAkSJgoFdXNhZ2UYCSABKAsyFy5wYWxpc2FkZS52MS5Ub2tlblVzYWdlIocCCg5Ub29sQ2FsbFJlY29yZBIPCgdjYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIWCg5hcmd1bWVudHNfanNvbhgDIAEoCRIrCgd2ZXJkaWN0GAQgASgLMhoucGFsaXNhZGUudjEuU2hpZWxkVmVyZGljdBIQCghhcHByb3ZhbBgFIAEoCRIOCgZyZXN1bHQYBiABKAkSEAoIaXNfZXJyb3IYByABKAgSEwoLZHVyYXRpb25fbXMYCCABKAMSKwoJYXJ0aWZhY3RzGAkgAygLMhgucGFsaXNhZGUudjEuQXJ0aWZhY3RSZWYSFgoOc3ViX2FnZW50X25hbWUYCiABKAkizgEKC0NoYXRNZXNzYWdlEgoKAmlkGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSDAoEcm9sZRgDIAEoCRIPCgdjb250ZW50GAQgASgJEhoKEmNyZWF0ZWRfYXRfdW5peF9tcxgFIAEoAxIvCgp0b29sX2NhbGxzGAYgAygLMhsucGFsaXNhZGUudjEuVG9vbENhbGxSZWNvcmQSJgoFdXNhZ2UYByABKAsyFy5wYWxpc2FkZS52MS5Ub2tlblVzYWdlEgsKA3NlcRgIIAEoAyK+AQoNU2hpZWxkVmVyZGljdBIPCgdjYWxsX2lkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIuCghkZWNpc2lvbhgDIAEoDjIcLnBhbGlzYWRlLnYxLlZlcmRpY3REZWNpc2lvbhIMCgR0aWVyGAQgASgFEhIKCmNvbmZpZGVuY2UYBSABKAESDgoGcmVhc29uGAYgASgJEhAKCHJ1bGVfaWRzGAcgAygJEhUKDWV2YWx1YXRpb25fdXMYCCABKAMinAIKDkFwcHJvdmFsTmVlZGVkEhMKC2FwcHJvdmFsX2lkGAEgASgJEg8KB2NhbGxfaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEhYKDmFyZ3VtZW50c19qc29uGAQgASgJEg4KBnJlYXNvbhgFIAEoCRIYChBkZWFkbGluZV91bml4X21zGAYgASgDEgwKBHRpZXIYByABKAUSEAoIcnVsZV9pZHMYCCADKAkSFgoOc3ViX2FnZW50X25hbWUYCSABKAkSEwoLZ3JhbnRfc2NvcGUYCiABKAkSDwoHcHJldmlldxgLIAEoCRIxCgtlbGljaXRhdGlvbhgMIAEoCzIcLnBhbGlzYWRlLnYxLkVsaWNpdGF0aW9uRm9ybSJYCg9FbGljaXRhdGlvbkZvcm0SFQoNY2FwYWJpbGl0eV9pZBgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEh0KFXJlcXVlc3RlZF9zY2hlbWFfanNvbhgDIAEoCSJZChFFbGljaXRhdGlvbkFuc3dlchIuCgZhY3Rpb24YASABKA4yHi5wYWxpc2FkZS52MS5FbGljaXRhdGlvbkFjdGlvbhIUCgxjb250ZW50X2pzb24YAiABKAkisQEKEEFwcHJvdmFsUmVzcG9uc2USEwoLYXBwcm92YWxfaWQYASABKAkSLwoIZGVjaXNpb24YAiABKA4yHS5wYWxpc2FkZS52MS5BcHByb3ZhbERlY2lzaW9uEhIKCnNlc3Npb25faWQYAyABKAkSDgoGcmVhc29uGAQgASgJEjMKC2VsaWNpdGF0aW9uGAUgASgLMh4ucGFsaXNhZGUudjEuRWxpY2l0YXRpb25BbnN3ZXIiMAoLQXBwcm92YWxBY2sSEAoIYWNjZXB0ZWQYASABKAgSDwoHbWVzc2FnZRgCIAEoCSp2CgtTZXNzaW9uTW9kZRIcChhTRVNTSU9OX01PREVfVU5TUEVDSUZJRUQQABIXChNTRVNTSU9OX01PREVfTk9STUFMEAESFAoQU0VTU0lPTl9NT0RFX09UUhACEhoKFlNFU1NJT05fTU9ERV9IRUFSVEJFQVQQAyqfBAoKQWN0aW9uVHlwZRIbChdBQ1RJT05fVFlQRV9VTlNQRUNJRklFRBAAEhkKFUFDVElPTl9UWVBFX1JFQURfRklMRRABEhoKFkFDVElPTl9UWVBFX1dSSVRFX0ZJTEUQAhIbChdBQ1RJT05fVFlQRV9ERUxFVEVfRklMRRADEhkKFUFDVElPTl9UWVBFX01PVkVfRklMRRAEEhkKFUFDVElPTl9UWVBFX0NPUFlfRklMRRAFEh4KGkFDVElPTl9UWVBFX0xJU1RfRElSRUNUT1JZEAYSHAoYQUNUSU9OX1RZUEVfU0VBUkNIX0ZJTEVTEAcSHwobQUNUSU9OX1RZUEVfRVhFQ1VURV9DT01NQU5EEAgSHAoYQUNUSU9OX1RZUEVfSFRUUF9SRVFVRVNUEAkSGgoWQUNUSU9OX1RZUEVfU0VORF9FTUFJTBAKEh8KG0FDVElPTl9UWVBFX0NSRUFURV9ET0NVTUVOVBALEh0KGUFDVElPTl9UWVBFX1JFQURfRE9DVU1FTlQQDBIbChdBQ1RJT05fVFlQRV9TUEFXTl9BR0VOVBANEh0KGUFDVElPTl9UWVBFX0FHRU5UX01FU1NBR0UQDhIdChlBQ1RJT05fVFlQRV9BR0VOVF9DT05UUk9MEA8SGgoWQUNUSU9OX1RZUEVfTE9BRF9UT09MUxAQEhoKFkFDVElPTl9UWVBFX0NBUEFCSUxJVFkQESqvAQoIR29hbFR5cGUSGQoVR09BTF9UWVBFX1VOU1BFQ0lGSUVEEAASEgoOR09BTF9UWVBFX1JFQUQQARITCg9HT0FMX1RZUEVfV1JJVEUQAhIVChFHT0FMX1RZUEVfRVhFQ1VURRADEhUKEUdPQUxfVFlQRV9ORVRXT1JLEAQSGQoVR09BTF9UWVBFX0NPTU1VTklDQVRFEAUSFgoSR09BTF9UWVBFX0RFTEVHQVRFEAYqigEKD1ZlcmRpY3REZWNpc2lvbhIgChxWRVJESUNUX0RFQ0lTSU9OX1VOU1BFQ0lGSUVEEAASGgoWVkVSRElDVF9ERUNJU0lPTl9BTExPVxABEhoKFlZFUkRJQ1RfREVDSVNJT05fQkxPQ0sQAhIdChlWRVJESUNUX0RFQ0lTSU9OX0VTQ0FMQVRFEAMqlQEKEUVsaWNpdGF0aW9uQWN0aW9uEiIKHkVMSUNJVEFUSU9OX0FDVElPTl9VTlNQRUNJRklFRBAAEh0KGUVMSUNJVEFUSU9OX0FDVElPTl9BQ0NFUFQQARIeChpFTElDSVRBVElPTl9BQ1RJT05fREVDTElORRACEh0KGUVMSUNJVEFUSU9OX0FDVElPTl9DQU5DRUwQAyq6AQoQQXBwcm92YWxEZWNpc2lvbhIhCh1BUFBST1ZBTF9ERUNJU0lPTl9VTlNQRUNJRklFRBAAEiAKHEFQUFJPVkFMX0RFQ0lTSU9OX0FMTE9XX09OQ0UQARIjCh9BUFBST1ZBTF9ERUNJU0lPTl9BTExPV19TRVNTSU9OEAISGgoWQVBQUk9WQUxfREVDSVNJT05fREVOWRADEiAKHEFQUFJPVkFMX0RFQ0lTSU9OX1VOQVRURU5ERUQQBGIGcHJvdG8z");
 
 /**
  * A tool call as the Shield sees it.
@@ -655,6 +655,15 @@ export type ApprovalNeeded = Message<"palisade.v1.ApprovalNeeded"> & {
    * @generated from field: string preview = 11;
    */
   preview: string;
+
+  /**
+   * Set when an MCP server asks the user during the call (elicitation, form mode): allow answers
+   * with the form's values (ApprovalResponse.elicitation), deny declines. arguments_json holds
+   * the fields' defaults.
+   *
+   * @generated from field: palisade.v1.ElicitationForm elicitation = 12;
+   */
+  elicitation?: ElicitationForm | undefined;
 };
 
 /**
@@ -663,6 +672,63 @@ export type ApprovalNeeded = Message<"palisade.v1.ApprovalNeeded"> & {
  */
 export const ApprovalNeededSchema: GenMessage<ApprovalNeeded> = /*@__PURE__*/
   messageDesc(file_palisade_v1_types, 12);
+
+/**
+ * What an MCP server asks the user. message and the schema's titles and descriptions are the
+ * server's words, not checked by Palisade (control characters made visible).
+ *
+ * @generated from message palisade.v1.ElicitationForm
+ */
+export type ElicitationForm = Message<"palisade.v1.ElicitationForm"> & {
+  /**
+   * @generated from field: string capability_id = 1;
+   */
+  capabilityId: string;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * The requested schema: a flat JSON Schema object of string, number, integer, boolean and
+   * choice fields.
+   *
+   * @generated from field: string requested_schema_json = 3;
+   */
+  requestedSchemaJson: string;
+};
+
+/**
+ * Describes the message palisade.v1.ElicitationForm.
+ * Use `create(ElicitationFormSchema)` to create a new message.
+ */
+export const ElicitationFormSchema: GenMessage<ElicitationForm> = /*@__PURE__*/
+  messageDesc(file_palisade_v1_types, 13);
+
+/**
+ * @generated from message palisade.v1.ElicitationAnswer
+ */
+export type ElicitationAnswer = Message<"palisade.v1.ElicitationAnswer"> & {
+  /**
+   * @generated from field: palisade.v1.ElicitationAction action = 1;
+   */
+  action: ElicitationAction;
+
+  /**
+   * With ACCEPT: the form's values as a JSON object.
+   *
+   * @generated from field: string content_json = 2;
+   */
+  contentJson: string;
+};
+
+/**
+ * Describes the message palisade.v1.ElicitationAnswer.
+ * Use `create(ElicitationAnswerSchema)` to create a new message.
+ */
+export const ElicitationAnswerSchema: GenMessage<ElicitationAnswer> = /*@__PURE__*/
+  messageDesc(file_palisade_v1_types, 14);
 
 /**
  * @generated from message palisade.v1.ApprovalResponse
@@ -689,6 +755,14 @@ export type ApprovalResponse = Message<"palisade.v1.ApprovalResponse"> & {
    * @generated from field: string reason = 4;
    */
   reason: string;
+
+  /**
+   * The answer to an ApprovalNeeded with an elicitation form: ACCEPT with ALLOW_ONCE, DECLINE
+   * or CANCEL with DENY. Without it, allow answers with the defaults.
+   *
+   * @generated from field: palisade.v1.ElicitationAnswer elicitation = 5;
+   */
+  elicitation?: ElicitationAnswer | undefined;
 };
 
 /**
@@ -696,7 +770,7 @@ export type ApprovalResponse = Message<"palisade.v1.ApprovalResponse"> & {
  * Use `create(ApprovalResponseSchema)` to create a new message.
  */
 export const ApprovalResponseSchema: GenMessage<ApprovalResponse> = /*@__PURE__*/
-  messageDesc(file_palisade_v1_types, 13);
+  messageDesc(file_palisade_v1_types, 15);
 
 /**
  * @generated from message palisade.v1.ApprovalAck
@@ -718,7 +792,7 @@ export type ApprovalAck = Message<"palisade.v1.ApprovalAck"> & {
  * Use `create(ApprovalAckSchema)` to create a new message.
  */
 export const ApprovalAckSchema: GenMessage<ApprovalAck> = /*@__PURE__*/
-  messageDesc(file_palisade_v1_types, 14);
+  messageDesc(file_palisade_v1_types, 16);
 
 /**
  * @generated from enum palisade.v1.SessionMode
@@ -934,6 +1008,39 @@ export const VerdictDecisionSchema: GenEnum<VerdictDecision> = /*@__PURE__*/
   enumDesc(file_palisade_v1_types, 3);
 
 /**
+ * @generated from enum palisade.v1.ElicitationAction
+ */
+export enum ElicitationAction {
+  /**
+   * @generated from enum value: ELICITATION_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ELICITATION_ACTION_ACCEPT = 1;
+   */
+  ACCEPT = 1,
+
+  /**
+   * @generated from enum value: ELICITATION_ACTION_DECLINE = 2;
+   */
+  DECLINE = 2,
+
+  /**
+   * Dismissed without a choice.
+   *
+   * @generated from enum value: ELICITATION_ACTION_CANCEL = 3;
+   */
+  CANCEL = 3,
+}
+
+/**
+ * Describes the enum palisade.v1.ElicitationAction.
+ */
+export const ElicitationActionSchema: GenEnum<ElicitationAction> = /*@__PURE__*/
+  enumDesc(file_palisade_v1_types, 4);
+
+/**
  * @generated from enum palisade.v1.ApprovalDecision
  */
 export enum ApprovalDecision {
@@ -970,5 +1077,5 @@ export enum ApprovalDecision {
  * Describes the enum palisade.v1.ApprovalDecision.
  */
 export const ApprovalDecisionSchema: GenEnum<ApprovalDecision> = /*@__PURE__*/
-  enumDesc(file_palisade_v1_types, 4);
+  enumDesc(file_palisade_v1_types, 5);
 
