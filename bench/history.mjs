@@ -2,8 +2,11 @@
 // Session history at scale: generate N messages in M sessions through the Store API,
 // then measure search, session listing, opening a session's last 200 messages and appends under
 // concurrent search. Baselines (raw better-sqlite3 statements on the same file) run in the same
-// process and are reported as ratios. Usage:
-//   node bench/history.mjs [--messages 1000000] [--sessions 10000] [--quick] [--db FILE] [--keep] [--reuse]
+// process and are reported as ratios. Then PostgreSQL beside SQLite, in the same run: the history
+// is copied into a private cluster (fsync on) and both answer the same queries, list, open and
+// durable turn commits, interleaved (bench/lib/history-postgres.mjs; --no-postgres skips it).
+// Usage:
+//   node bench/history.mjs [--messages 1000000] [--sessions 10000] [--quick] [--db FILE] [--keep] [--reuse] [--no-postgres]
 // Generating a million messages takes ~12 minutes: generate once with `--db /tmp/h-1m.db`, then
 // `--db /tmp/h-1m.db --reuse` measures that file again (an older schema is migrated on open;
 // each run appends a few hundred turns to it). `make bench ARGS="history --db /tmp/h-1m.db --reuse"`.
@@ -14,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
 import { Store } from "../packages/store/dist/index.js";
+import { compareWithPostgres, postgresMissing } from "./lib/history-postgres.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -347,6 +351,37 @@ const stats = store.stats();
 store.close();
 raw.close();
 
+// --- 5. PostgreSQL beside SQLite -------------------------------------------------------------------
+const missing = flag("no-postgres") ? "--no-postgres" : await postgresMissing();
+const allow = { decision: "allow", tier: 0, confidence: 1, reason: "policy", ruleIds: ["r"], evaluationUs: 5 };
+const postgres = missing
+  ? undefined
+  : await compareWithPostgres({
+      db: DB,
+      queries,
+      sessions: longSessions.length > 0 ? longSessions : [APPEND_SESSION],
+      // A turn: 2 messages, 1 tool call, 6 events, 1 audit entry.
+      turn: (prefix, i) => ({
+        messages: [
+          { id: `${prefix}u${i}`, role: "user", content: sentence(5, 30) },
+          { id: `${prefix}a${i}`, role: "assistant", content: sentence(15, 120), parentId: `${prefix}u${i}` },
+        ],
+        toolCalls: [
+          {
+            callId: "c",
+            messageId: `${prefix}a${i}`,
+            toolName: pick(TOOLS),
+            argumentsJson: "{}",
+            verdict: allow,
+            result: sentence(10, 40),
+          },
+        ],
+        events: Array.from({ length: 6 }, (_, k) => ({ type: `E${k}`, payload: { k } })),
+        audit: [{ kind: "execution", callId: "c", payload: { ok: true } }],
+      }),
+      log,
+    });
+
 // --- report ----------------------------------------------------------------------------------------
 const row = (name, p50, p99, goal, base, cpuKey) => ({
   name,
@@ -401,6 +436,7 @@ const result = {
     searchesDuringAppends: loadedSearch.length,
   },
   rows,
+  postgres: postgres ?? { skipped: missing },
   baselines: {
     search:
       "raw FTS5 `SELECT rowid FROM messages_fts WHERE MATCH ? ORDER BY rowid DESC LIMIT 20` (no ranking, joins, filters, snippets, count, tool calls)",
@@ -431,6 +467,20 @@ for (const r of rows)
   console.log(
     `${pad(r.name, 38)}${pad(r.p50_ms, 10)}${pad(r.p99_ms, 10)}${pad(r.cpu_p50_ms ?? "", 10)}${pad(r.cpu_p99_ms ?? "", 10)}${pad(r.goal, 22)}${pad(r.baseline_p50_ms ?? "", 14)}${r.ratio ?? ""}`,
   );
+if (postgres) {
+  const f = (x) => x.toFixed(2);
+  console.log(
+    `\nPostgreSQL beside SQLite (same run, interleaved): ${postgres.messages.toLocaleString("en")} messages copied in ${postgres.copySeconds.toFixed(1)} s; exact totals equal for ${postgres.exactTotals.same} of ${postgres.exactTotals.of} queries ranked exactly on both`,
+  );
+  console.log(`${pad("measure", 38)}${pad("SQLite ms", 12)}${pad("PostgreSQL ms", 15)}PostgreSQL / SQLite`);
+  for (const r of postgres.rows)
+    console.log(`${pad(r.what, 38)}${pad(f(r.sqlite_ms), 12)}${pad(f(r.postgres_ms), 15)}${r.ratio.toFixed(2)}x`);
+  for (const k of postgres.byKind)
+    console.log(
+      `${pad(`  search: ${k.kind} p50 / p99`, 38)}${pad(`${f(k.sqlite[0])} / ${f(k.sqlite[1])}`, 16)}${f(k.postgres[0])} / ${f(k.postgres[1])}`,
+    );
+  console.log("goals on PostgreSQL: search p50 <= 20 ms, p99 <= 100 ms; a turn's commit <= 2x SQLite's");
+} else console.log(`\nPostgreSQL skipped: ${missing}`);
 mkdirSync(join(here, "results"), { recursive: true });
 writeFileSync(join(here, "results", "history.json"), `${JSON.stringify(result, null, 2)}\n`);
 if (!flag("keep") && opt("db", "") === "") rmSync(dir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
-// `palisade store copy`: an existing SQLite history into an empty PostgreSQL store, session by
-// session (one transaction each), then the audit trail as it is. Afterwards every table's rows
+// `palisade store copy`: an existing SQLite history into an empty PostgreSQL store, a batch of
+// sessions per transaction (one multi-row statement per table), then the audit trail as it is,
+// with the full-text indexes built once at the end. Afterwards every table's rows
 // are counted on both sides and both chains are verified; the copy is good only if they agree.
 import type { AuditKey, AuditVerification } from "./audit.js";
 import { StoreError } from "./errors.js";
@@ -18,6 +19,9 @@ export interface CopyReport {
   auditTo: AuditVerification;
   ok: boolean;
 }
+
+/** Rows per transaction of the copy: large enough to amortize a round trip, small enough to stay in memory. */
+const BATCH_ROWS = 5000;
 
 function sessionRows(from: Store, id: string): SessionRows {
   const session = from.getSession(id);
@@ -59,25 +63,39 @@ export async function copyToPostgres(
   }
   const total = from.listSessions({ limit: 1 }).total;
   let done = 0;
-  for (let offset = 0; ; offset += 500) {
-    const page = from.listSessions({ sort: "created_asc", limit: 500, offset }).sessions;
-    if (page.length === 0) break;
-    for (const s of page) {
-      options.signal?.throwIfAborted();
-      await to.importSession(sessionRows(from, s.id));
-      options.onProgress?.(++done, total);
+  await to.withoutSearchIndexes(async () => {
+    let batch: SessionRows[] = [];
+    let rows = 0;
+    const flush = async (): Promise<void> => {
+      if (batch.length === 0) return;
+      await to.importSessions(batch);
+      for (let i = 0; i < batch.length; i++) options.onProgress?.(++done, total);
+      batch = [];
+      rows = 0;
+    };
+    for (let offset = 0; ; offset += 500) {
+      const page = from.listSessions({ sort: "created_asc", limit: 500, offset }).sessions;
+      if (page.length === 0) break;
+      for (const s of page) {
+        options.signal?.throwIfAborted();
+        const r = sessionRows(from, s.id);
+        batch.push(r);
+        rows += 1 + r.messages.length + r.events.length;
+        if (rows >= BATCH_ROWS) await flush();
+      }
     }
-  }
-  let keyed = options.auditKey;
-  for (let after = 0; ;) {
-    const rows = from.listAudit({ afterSeq: after, limit: 5000 });
-    if (rows.length === 0) break;
-    options.signal?.throwIfAborted();
-    await to.importAudit(rows, keyed);
-    keyed = undefined;
-    after = rows[rows.length - 1]?.seq ?? after;
-  }
-  if (keyed) await to.importAudit([], keyed); // a keyed but empty trail keeps its key
+    await flush();
+    let keyed = options.auditKey;
+    for (let after = 0; ;) {
+      const audit = from.listAudit({ afterSeq: after, limit: 5000 });
+      if (audit.length === 0) break;
+      options.signal?.throwIfAborted();
+      await to.importAudit(audit, keyed);
+      keyed = undefined;
+      after = audit[audit.length - 1]?.seq ?? after;
+    }
+    if (keyed) await to.importAudit([], keyed); // a keyed but empty trail keeps its key
+  });
   await to.analyze();
   const [fromCounts, toCounts] = [from.tableCounts(), await to.tableCounts()];
   const mismatched = Object.keys(fromCounts).filter(

@@ -24,12 +24,155 @@ export interface SessionRows {
   artifacts: Array<ArtifactRecord & { data: Buffer | null }>;
 }
 
-export async function importSession(c: Queryable, r: SessionRows): Promise<void> {
-  const s = r.session;
+type Column = readonly [name: string, type: string];
+
+/** Rows of one table in one statement: a column of values per array parameter (unnest). */
+async function insertAll(c: Queryable, table: string, columns: readonly Column[], rows: unknown[][]): Promise<void> {
+  if (rows.length === 0) return;
+  const arrays = columns.map(([, type], i) => `$${String(i + 1)}::${type}[]`);
   await c.query(
-    `INSERT INTO sessions (id, title, title_source, mode, workspace, model, model_chosen, created_at, updated_at, message_count,
-       input_tokens, output_tokens, cache_read_tokens, cache_write_tokens) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-    [
+    `INSERT INTO ${table} (${columns.map(([name]) => name).join(", ")}) SELECT * FROM unnest(${arrays.join(", ")})`,
+    columns.map((_, i) => rows.map((r) => r[i])),
+  );
+}
+
+const SESSION: Column[] = [
+  ["id", "text"],
+  ["title", "text"],
+  ["title_source", "text"],
+  ["mode", "text"],
+  ["workspace", "text"],
+  ["model", "text"],
+  ["model_chosen", "int"],
+  ["created_at", "bigint"],
+  ["updated_at", "bigint"],
+  ["message_count", "int"],
+  ["input_tokens", "bigint"],
+  ["output_tokens", "bigint"],
+  ["cache_read_tokens", "bigint"],
+  ["cache_write_tokens", "bigint"],
+];
+const MESSAGE: Column[] = [
+  ["id", "text"],
+  ["session_id", "text"],
+  ["sub_agent_run_id", "text"],
+  ["seq", "int"],
+  ["role", "text"],
+  ["content", "text"],
+  ["created_at", "bigint"],
+  ["parent_id", "text"],
+  ["tool_call_id", "text"],
+  ["input_tokens", "bigint"],
+  ["output_tokens", "bigint"],
+  ["cache_read_tokens", "bigint"],
+  ["cache_write_tokens", "bigint"],
+  ["tsv", "tsvector"],
+];
+const RUN: Column[] = [
+  ["id", "text"],
+  ["session_id", "text"],
+  ["parent_message_id", "text"],
+  ["name", "text"],
+  ["task", "text"],
+  ["state", "text"],
+  ["result", "text"],
+  ["error", "text"],
+  ["llm_calls", "int"],
+  ["tool_calls", "int"],
+  ["started_at", "bigint"],
+  ["ended_at", "bigint"],
+];
+const TOOL_CALL: Column[] = [
+  ["call_id", "text"],
+  ["message_id", "text"],
+  ["session_id", "text"],
+  ["sub_agent_run_id", "text"],
+  ["sub_agent_name", "text"],
+  ["tool_name", "text"],
+  ["arguments_json", "text"],
+  ["verdict_decision", "text"],
+  ["verdict_tier", "int"],
+  ["verdict_confidence", "float8"],
+  ["verdict_reason", "text"],
+  ["verdict_rule_ids", "text"],
+  ["verdict_evaluation_us", "bigint"],
+  ["approval_decision", "text"],
+  ["approval_by", "text"],
+  ["approval_at", "bigint"],
+  ["result", "text"],
+  ["is_error", "int"],
+  ["duration_ms", "bigint"],
+  ["artifacts_json", "text"],
+  ["created_at", "bigint"],
+  ["completed_at", "bigint"],
+  ["tsv", "tsvector"],
+];
+const EVENT: Column[] = [
+  ["session_id", "text"],
+  ["seq", "int"],
+  ["message_id", "text"],
+  ["type", "text"],
+  ["payload", "text"],
+  ["created_at", "bigint"],
+];
+const MEMORY: Column[] = [
+  ["session_id", "text"],
+  ["message_id", "text"],
+  ["content", "text"],
+  ["summary", "text"],
+  ["compacted_messages", "int"],
+  ["created_at", "bigint"],
+];
+const ARTIFACT: Column[] = [
+  ["id", "text"],
+  ["session_id", "text"],
+  ["owner", "text"],
+  ["call_id", "text"],
+  ["filename", "text"],
+  ["mime_type", "text"],
+  ["size_bytes", "bigint"],
+  ["sha256", "text"],
+  ["path", "text"],
+  ["data", "bytea"],
+  ["created_at", "bigint"],
+  ["expires_at", "bigint"],
+];
+const AUDIT: Column[] = [
+  ["seq", "bigint"],
+  ["ts", "bigint"],
+  ["session_id", "text"],
+  ["kind", "text"],
+  ["actor", "text"],
+  ["call_id", "text"],
+  ["payload", "text"],
+  ["prev_hash", "text"],
+  ["hash", "text"],
+];
+
+const messageValues = (m: MessageRecord): unknown[] => [
+  m.id,
+  m.sessionId,
+  m.subAgentRunId,
+  m.seq,
+  m.role,
+  m.content,
+  m.createdAt,
+  m.parentId,
+  m.toolCallId,
+  m.usage?.inputTokens ?? null,
+  m.usage?.outputTokens ?? null,
+  m.usage?.cacheReadTokens ?? null,
+  m.usage?.cacheWriteTokens ?? null,
+  tsvectorOf([m.content]),
+];
+
+/** Several sessions' rows, one statement per table (references first: main history, runs, transcripts). */
+export async function importSessions(c: Queryable, batch: readonly SessionRows[]): Promise<void> {
+  await insertAll(
+    c,
+    "sessions",
+    SESSION,
+    batch.map(({ session: s }) => [
       s.id,
       s.title,
       s.titleSource,
@@ -44,38 +187,18 @@ export async function importSession(c: Queryable, r: SessionRows): Promise<void>
       s.usage.outputTokens,
       s.usage.cacheReadTokens,
       s.usage.cacheWriteTokens,
-    ],
+    ]),
   );
-  const insertMessage = (m: MessageRecord): Promise<unknown> =>
-    c.query(
-      `INSERT INTO messages (id, session_id, sub_agent_run_id, seq, role, content, created_at, parent_id, tool_call_id,
-         input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, tsv) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::tsvector)`,
-      [
-        m.id,
-        s.id,
-        m.subAgentRunId,
-        m.seq,
-        m.role,
-        m.content,
-        m.createdAt,
-        m.parentId,
-        m.toolCallId,
-        m.usage?.inputTokens ?? null,
-        m.usage?.outputTokens ?? null,
-        m.usage?.cacheReadTokens ?? null,
-        m.usage?.cacheWriteTokens ?? null,
-        tsvectorOf([m.content]),
-      ],
-    );
-  // Main history first (runs point at their parent message), then the runs, then their transcripts.
-  for (const m of r.messages.filter((x) => x.subAgentRunId === null)) await insertMessage(m);
-  for (const run of r.subAgentRuns) {
-    await c.query(
-      `INSERT INTO sub_agent_runs (id, session_id, parent_message_id, name, task, state, result, error, llm_calls, tool_calls, started_at, ended_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
+  const messages = batch.flatMap((r) => r.messages.map((m) => ({ ...m, sessionId: r.session.id })));
+  await insertAll(c, "messages", MESSAGE, messages.filter((m) => m.subAgentRunId === null).map(messageValues));
+  await insertAll(
+    c,
+    "sub_agent_runs",
+    RUN,
+    batch.flatMap((r) =>
+      r.subAgentRuns.map((run) => [
         run.id,
-        s.id,
+        r.session.id,
         run.parentMessageId,
         run.name,
         run.task,
@@ -86,64 +209,64 @@ export async function importSession(c: Queryable, r: SessionRows): Promise<void>
         run.toolCalls,
         run.startedAt,
         run.endedAt,
-      ],
-    );
-  }
-  for (const m of r.messages.filter((x) => x.subAgentRunId !== null)) await insertMessage(m);
-  for (const m of r.messages) {
-    for (const t of m.toolCalls) {
-      await c.query(
-        `INSERT INTO tool_calls (call_id, message_id, session_id, sub_agent_run_id, sub_agent_name, tool_name, arguments_json, verdict_decision,
-           verdict_tier, verdict_confidence, verdict_reason, verdict_rule_ids, verdict_evaluation_us, approval_decision, approval_by, approval_at,
-           result, is_error, duration_ms, artifacts_json, created_at, completed_at, tsv)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23::tsvector)`,
-        [
-          t.callId,
-          t.messageId,
-          s.id,
-          t.subAgentRunId,
-          t.subAgentName,
-          t.toolName,
-          t.argumentsJson,
-          t.verdict?.decision ?? null,
-          t.verdict?.tier ?? null,
-          t.verdict?.confidence ?? null,
-          t.verdict?.reason ?? null,
-          t.verdict ? JSON.stringify(t.verdict.ruleIds) : null,
-          t.verdict?.evaluationUs ?? null,
-          t.approval?.decision ?? null,
-          t.approval?.by ?? null,
-          t.approval?.at ?? null,
-          t.result,
-          t.isError ? 1 : 0,
-          t.durationMs,
-          JSON.stringify(t.artifacts),
-          t.createdAt,
-          t.completedAt,
-          tsvectorOf([t.toolName, t.argumentsJson, t.result]),
-        ],
-      );
-    }
-  }
-  for (const e of r.events) {
-    await c.query(
-      "INSERT INTO events (session_id, seq, message_id, type, payload, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-      [s.id, e.seq, e.messageId, e.type, e.payload, e.createdAt],
-    );
-  }
-  for (const m of r.memory) {
-    await c.query(
-      "INSERT INTO memory (session_id, message_id, content, summary, compacted_messages, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
-      [s.id, m.messageId, m.content, m.summary, m.compactedMessages, m.createdAt],
-    );
-  }
-  for (const a of r.artifacts) {
-    await c.query(
-      `INSERT INTO artifacts (id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, data, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
+      ]),
+    ),
+  );
+  await insertAll(c, "messages", MESSAGE, messages.filter((m) => m.subAgentRunId !== null).map(messageValues));
+  await insertAll(
+    c,
+    "tool_calls",
+    TOOL_CALL,
+    messages.flatMap((m) =>
+      m.toolCalls.map((t) => [
+        t.callId,
+        t.messageId,
+        m.sessionId,
+        t.subAgentRunId,
+        t.subAgentName,
+        t.toolName,
+        t.argumentsJson,
+        t.verdict?.decision ?? null,
+        t.verdict?.tier ?? null,
+        t.verdict?.confidence ?? null,
+        t.verdict?.reason ?? null,
+        t.verdict ? JSON.stringify(t.verdict.ruleIds) : null,
+        t.verdict?.evaluationUs ?? null,
+        t.approval?.decision ?? null,
+        t.approval?.by ?? null,
+        t.approval?.at ?? null,
+        t.result,
+        t.isError ? 1 : 0,
+        t.durationMs,
+        JSON.stringify(t.artifacts),
+        t.createdAt,
+        t.completedAt,
+        tsvectorOf([t.toolName, t.argumentsJson, t.result]),
+      ]),
+    ),
+  );
+  await insertAll(
+    c,
+    "events",
+    EVENT,
+    batch.flatMap((r) => r.events.map((e) => [r.session.id, e.seq, e.messageId, e.type, e.payload, e.createdAt])),
+  );
+  await insertAll(
+    c,
+    "memory",
+    MEMORY,
+    batch.flatMap((r) =>
+      r.memory.map((m) => [r.session.id, m.messageId, m.content, m.summary, m.compactedMessages, m.createdAt]),
+    ),
+  );
+  await insertAll(
+    c,
+    "artifacts",
+    ARTIFACT,
+    batch.flatMap((r) =>
+      r.artifacts.map((a) => [
         a.id,
-        s.id,
+        r.session.id,
         a.owner,
         a.callId,
         a.filename,
@@ -154,21 +277,40 @@ export async function importSession(c: Queryable, r: SessionRows): Promise<void>
         a.data,
         a.createdAt,
         a.expiresAt,
-      ],
-    );
-  }
+      ]),
+    ),
+  );
 }
 
 /** Audit rows in seq order, as they are (hashes included), and the head after them. */
 export async function importAudit(c: Queryable, rows: readonly AuditRecord[]): Promise<void> {
-  for (const r of rows) {
-    await c.query(
-      "INSERT INTO audit (seq, ts, session_id, kind, actor, call_id, payload, prev_hash, hash) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
-      [r.seq, r.ts, r.sessionId, r.kind, r.actor, r.callId, r.payload, r.prevHash, r.hash],
-    );
-  }
+  await insertAll(
+    c,
+    "audit",
+    AUDIT,
+    rows.map((r) => [r.seq, r.ts, r.sessionId, r.kind, r.actor, r.callId, r.payload, r.prevHash, r.hash]),
+  );
   const last = rows[rows.length - 1];
   if (last) await c.query("UPDATE audit_head SET seq = $1, hash = $2 WHERE id = 1", [last.seq, last.hash]);
+}
+
+/**
+ * The full-text (GIN) indexes' definitions, dropped before a bulk copy into an empty database
+ * and built again after it: one build over all rows is many times faster than an insert per row.
+ */
+export async function dropSearchIndexes(c: Queryable): Promise<string[]> {
+  const defs = (
+    await c.query<{ name: string; def: string }>(
+      "SELECT indexname AS name, indexdef AS def FROM pg_indexes WHERE schemaname = current_schema() AND tablename IN ('messages', 'tool_calls') AND indexdef LIKE '%USING gin%'",
+    )
+  ).rows;
+  for (const d of defs) await c.query(`DROP INDEX ${d.name}`);
+  return defs.map((d) => d.def);
+}
+
+export async function buildIndexes(c: Queryable, defs: readonly string[]): Promise<void> {
+  await c.query("SET LOCAL maintenance_work_mem = '256MB'");
+  for (const def of defs) await c.query(def);
 }
 
 export const COUNTED = [

@@ -37,7 +37,7 @@ import { describeTarget } from "./config.js";
 import type { PgConnectOptions } from "./config.js";
 import { PgDb } from "./db.js";
 import * as history from "./history.js";
-import { importAudit, importSession, tableCounts } from "./import.js";
+import { buildIndexes, dropSearchIndexes, importAudit, importSessions, tableCounts } from "./import.js";
 import type { SessionRows, TableCounts } from "./import.js";
 import * as leases from "./leases.js";
 import type { Claim, LeaseOwner, TurnInFlight } from "./leases.js";
@@ -273,27 +273,45 @@ export class PgStore implements HistoryStore {
   }
 
   // --- copying a history in (import.ts) ---
-  /** One session's rows as the source has them, in one transaction. */
-  importSession(rows: SessionRows): Promise<void> {
-    return this.tx((c) => importSession(c, rows));
+  /**
+   * Sessions' rows as the source has them, in one transaction: committed, not yet flushed (the
+   * copy's last transaction, durable, flushes them all).
+   */
+  importSessions(rows: readonly SessionRows[]): Promise<void> {
+    return this.tx((c) => importSessions(c, rows), { durable: false });
+  }
+  /** Runs a bulk copy into this empty store without its full-text indexes, built once after it. */
+  async withoutSearchIndexes<T>(fn: () => Promise<T>): Promise<T> {
+    const defs = await this.tx((c) => dropSearchIndexes(c));
+    try {
+      return await fn();
+    } finally {
+      await this.tx((c) => buildIndexes(c, defs));
+    }
   }
   /** Audit rows as they are, and the key the source chain was keyed with (its fingerprint and first keyed seq). */
   importAudit(rows: readonly AuditRecord[], keyed?: { key: Buffer; fromSeq: number }): Promise<void> {
-    return this.tx(async (c) => {
-      await importAudit(c, rows);
-      if (keyed)
-        await c.query("INSERT INTO audit_keying (id, from_seq, key_fingerprint) VALUES (1, $1, $2)", [
-          keyed.fromSeq,
-          keyFingerprint(keyed.key),
-        ]);
-    });
+    return this.tx(
+      async (c) => {
+        await importAudit(c, rows);
+        if (keyed)
+          await c.query("INSERT INTO audit_keying (id, from_seq, key_fingerprint) VALUES (1, $1, $2)", [
+            keyed.fromSeq,
+            keyFingerprint(keyed.key),
+          ]);
+      },
+      { durable: false },
+    );
   }
   tableCounts(): Promise<TableCounts> {
     return tableCounts(this.q);
   }
-  /** Refreshes the planner's statistics (after a bulk copy: the autovacuum daemon catches up later). */
+  /**
+   * After a bulk copy: the planner's statistics, and the visibility map and hint bits of every
+   * row set once (else the first searches of a new copy read and write the heap to set them).
+   */
   async analyze(): Promise<void> {
-    await this.q.query("ANALYZE");
+    await this.q.query("VACUUM ANALYZE");
   }
   /** The deployment key's first seq, when the chain is keyed and `secret` is its key; undefined when not keyed. Writes nothing. */
   async auditKeyOf(secret: Buffer): Promise<AuditKey | undefined> {
