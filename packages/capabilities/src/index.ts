@@ -99,3 +99,4 @@ export type { CapabilitySandboxOptions, SandboxPlan, SandboxSettings } from "./l
 
 export { CapabilityError, ValidationError, formatProblem } from "./errors.js";
 export type { CapabilityErrorCode, Problem } from "./errors.js";
+export { Deadline } from "./deadline.js";

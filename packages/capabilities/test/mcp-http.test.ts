@@ -193,6 +193,16 @@ describe("an MCP server over streamable HTTP", () => {
     expect(r.content).toBe('answered: accept {"name":"Ada"}');
   });
 
+  it("the call's deadline stops while its user is asked: a form answered after the deadline still counts", async () => {
+    // The user takes longer than the whole call may: the time spent answering is not the server's.
+    const elicit: Elicit = async () => {
+      await new Promise((r) => setTimeout(r, 600));
+      return { action: "accept", content: { name: "Ada" } };
+    };
+    const r = await host.invoke("docs__ask-user", {}, { ...owner, timeoutMs: 200, elicit });
+    expect(r).toMatchObject({ ok: true, content: 'answered: accept {"name":"Ada"}' });
+  });
+
   it("refreshes the catalog on notifications/tools/list_changed", async () => {
     expect(host.catalog().some((t) => t.fullName === "docs__late")).toBe(false);
     const r = await host.invoke("docs__add-tool", {}, owner);

@@ -7,6 +7,7 @@ import { ApprovalDecision, ElicitationAction } from "@palisade/protocol/types";
 import { PipelineEventType as T } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import type { ElicitAnswer, ElicitHandler, InvokeOutcome, ToolSpec } from "../src/ports.js";
+import { defaultConfig } from "../src/index.js";
 import { FakeHost, TOOLS } from "./helpers/fake-host.js";
 import { startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
@@ -32,6 +33,8 @@ const SCHEMA = {
 /** A capability that asks its user once per call (as an MCP server does) and reports the answer. */
 class AskingHost extends FakeHost {
   readonly answers: ElicitAnswer[] = [];
+  /** After the answer, work until the call is stopped (to see the deadline count again). */
+  workAfter = false;
   constructor(
     private readonly schema: Record<string, unknown>,
     private readonly message = "Book a table?",
@@ -57,6 +60,10 @@ class AskingHost extends FakeHost {
         )
       : { action: "decline" as const };
     this.answers.push(answer);
+    if (this.workAfter) {
+      await new Promise((r) => opts.signal.addEventListener("abort", r, { once: true }));
+      return { ok: false, content: String(opts.signal.reason), artifacts: [], error: "timeout" };
+    }
     return { ok: true, content: JSON.stringify(answer), artifacts: [] };
   }
 }
@@ -72,9 +79,12 @@ interface Answer {
   elicitation?: { action: ElicitationAction; contentJson?: string };
 }
 
-/** One call of book__table; the approval it raises is answered with `answer` (none: no approval expected). */
-async function ask(host: AskingHost, answer?: Answer) {
-  h = await startHarness({ host });
+/** One call of book__table; the approval it raises is answered with `answer` (none: no approval expected), `afterMs` after it arrived. */
+async function ask(host: AskingHost, answer?: Answer, toolTimeoutMs?: number, afterMs = 0) {
+  const config = defaultConfig();
+  config.model.baseUrl = "http://127.0.0.1:1/v1";
+  if (toolTimeoutMs !== undefined) config.limits.toolTimeoutMs = toolTimeoutMs;
+  h = await startHarness({ host, config });
   const { client, agent } = h;
   const events: PipelineEvent[] = [];
   const done = (async () => {
@@ -88,6 +98,7 @@ async function ask(host: AskingHost, answer?: Answer) {
       await new Promise((r) => setTimeout(r, 5));
     }
     const approval = events.find((e) => e.eventType === T.APPROVAL_NEEDED)?.approvalNeeded;
+    if (afterMs > 0) await new Promise((r) => setTimeout(r, afterMs));
     const ack = await client.resolveApproval({
       ...answer,
       approvalId: approval?.approvalId ?? "",
@@ -98,7 +109,11 @@ async function ask(host: AskingHost, answer?: Answer) {
   await agent.next("toolResult");
   await agent.complete(p.sessionId, p.messageId, "done");
   await done;
-  return { answer: host.answers[0], approval: events.find((e) => e.eventType === T.APPROVAL_NEEDED)?.approvalNeeded };
+  return {
+    answer: host.answers[0],
+    approval: events.find((e) => e.eventType === T.APPROVAL_NEEDED)?.approvalNeeded,
+    completed: events.find((e) => e.eventType === T.ACTION_COMPLETED)?.actionCompleted,
+  };
 }
 
 const accept = (content: object): Answer => ({
@@ -154,6 +169,21 @@ describe("an MCP server's form through the client's approval", () => {
       await h?.close();
       h = undefined;
     }
+  });
+
+  it("the tool time limit stops while the user fills the form, and counts again after", async () => {
+    // Answered after twice the whole limit: the time was the user's, the call goes on.
+    const { answer, completed } = await ask(new AskingHost(SCHEMA), accept({ name: "Ada" }), 300, 600);
+    expect(answer).toEqual({ action: "accept", content: { name: "Ada" } });
+    expect(completed?.success).toBe(true);
+    await h?.close();
+    h = undefined;
+    // The capability's own work after the answer is still bounded by what is left of the limit.
+    const slow = new AskingHost(SCHEMA);
+    slow.workAfter = true;
+    const late = await ask(slow, accept({ name: "Ada" }), 300, 600);
+    expect(late.completed?.success).toBe(false);
+    expect(`${late.completed?.error} ${late.completed?.resultSummary}`).toMatch(/tool time limit of 300 ms passed/);
   });
 
   it("a schema with a field a form cannot take is declined without asking", async () => {

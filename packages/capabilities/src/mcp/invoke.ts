@@ -8,6 +8,7 @@ import { CapabilityError } from "../errors.js";
 import type { CapabilityErrorCode } from "../errors.js";
 import { abortOutcome } from "../invoke.js";
 import type { InvokeOptions, InvokeResult } from "../invoke.js";
+import { Deadline } from "../deadline.js";
 import { withoutNullOptionals } from "./arguments.js";
 import { convertResult, errorText } from "./results.js";
 import { loadMcpSdk } from "./sdk.js";
@@ -22,9 +23,14 @@ export interface McpInvokeDeps {
   definition?: Tool;
   capabilityId: string;
   defaultTimeoutMs: number;
+  /** Gets the call's deadline as it starts: the elicitations of the call pause it. */
+  onDeadline?: (deadline: Deadline) => void;
   artifacts: ArtifactStore;
   redactor: SecretRedactor;
 }
+
+/** The longest timer Node keeps (about 24.8 days). */
+const SDK_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** How a progress notification reads in the client's stream. */
 export function progressText(p: Progress): string {
@@ -58,10 +64,10 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
 
   const timeoutMs = opts.timeoutMs ?? deps.defaultTimeoutMs;
   const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new CapabilityError("timeout", `deadline of ${timeoutMs} ms exceeded`)),
-    timeoutMs,
+  const timer = new Deadline(timeoutMs, () =>
+    controller.abort(new CapabilityError("timeout", `deadline of ${timeoutMs} ms exceeded`)),
   );
+  deps.onDeadline?.(timer);
   const onAbort = (): void =>
     controller.abort(opts.signal?.reason ?? new CapabilityError("cancelled", "cancelled by the caller"));
   if (opts.signal?.aborted) onAbort();
@@ -75,10 +81,11 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
       arguments: (args ?? {}) as Record<string, unknown>,
       ...(token ? { _meta: { progressToken: token } } : {}),
     };
-    // Our own timer governs the deadline; the SDK's would fire at its 60 s default.
+    // Our own deadline governs (it stops while the user is asked); the SDK's would fire at its
+    // 60 s default, so it is set past any deadline.
     const result = await deps.client.callTool(params, {
       signal,
-      timeout: timeoutMs + 1000,
+      timeout: SDK_TIMEOUT_MS,
       ...(deps.definition ? { toolDefinition: deps.definition } : {}),
     });
     if (result.isError === true) return fail("tool_error", `${toolName} failed: ${errorText(result)}`);
@@ -133,7 +140,7 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
     );
   } finally {
     if (token) deps.progress.forget(token);
-    clearTimeout(timer);
+    timer.clear();
     opts.signal?.removeEventListener("abort", onAbort);
   }
 }

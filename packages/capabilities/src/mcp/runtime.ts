@@ -15,6 +15,8 @@ import type { McpEra } from "./connect.js";
 import { callMcpTool } from "./invoke.js";
 import { describeStartError } from "./start-error.js";
 import { ElicitationRouter } from "./elicit.js";
+import type { Elicit } from "./elicit.js";
+import type { Deadline } from "../deadline.js";
 import { LoginRequiredError, PalisadeOAuthProvider } from "./oauth-provider.js";
 import { machineOAuthProvider, machineRefusal } from "./oauth-machine.js";
 import { OAuthStore } from "./oauth-store.js";
@@ -474,12 +476,25 @@ export class McpRuntime {
     const end = this.idle.begin();
     const lost = this.calls.signal;
     const signal = opts.signal ? AbortSignal.any([opts.signal, lost]) : lost;
+    // The call's deadline stops while its user is asked.
+    let deadline: Deadline | undefined;
+    const elicit: Elicit | undefined = opts.elicit
+      ? async (q, s) => {
+          deadline?.pause();
+          try {
+            return await (opts.elicit as Elicit)(q, s);
+          } finally {
+            deadline?.resume();
+          }
+        }
+      : undefined;
     const call = () =>
       callMcpTool(
         {
           client,
           progress,
           entry,
+          onDeadline: (d) => (deadline = d),
           ...(this.definitions.has(entry.name) ? { definition: this.definitions.get(entry.name) } : {}),
           capabilityId: this.config.id,
           defaultTimeoutMs: this.config.perToolTimeoutMs?.[entry.name] ?? this.config.timeoutMs ?? 120_000,
@@ -489,9 +504,7 @@ export class McpRuntime {
         args,
         { ...opts, signal },
       );
-    return this.elicitation
-      .run({ tool: entry.name, signal, ...(opts.elicit ? { elicit: opts.elicit } : {}) }, call)
-      .finally(end);
+    return this.elicitation.run({ tool: entry.name, signal, ...(elicit ? { elicit } : {}) }, call).finally(end);
   }
 
   private set(state: CapabilityState, message: string): void {

@@ -10,6 +10,8 @@ import { ConfigError } from "../errors.js";
 import type { ElicitHandler, ToolGroupInfo, ToolHost, ToolSpec } from "../ports.js";
 import { builtinCapabilities, ownCapabilityIds } from "./builtins.js";
 import { semanticsIssues } from "../start-check.js";
+
+export { Deadline } from "@palisade/capabilities";
 import { sandboxSettings } from "./sandbox.js";
 import type { EgressHook } from "./sandbox.js";
 import type { SandboxProbe } from "@palisade/sandbox";

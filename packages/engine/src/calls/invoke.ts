@@ -2,6 +2,7 @@
 // tool time limit, its artifacts and outcome are recorded, and the git guard checks what it left.
 import { createHash } from "node:crypto";
 import { PipelineEventType } from "@palisade/protocol/pipeline";
+import { Deadline } from "../adapters/capabilities.js";
 import { summarize } from "../convert.js";
 import type { ToolHost, ToolSpec } from "../ports.js";
 import { guardsRepos } from "../turns/nested-repos.js";
@@ -34,15 +35,11 @@ export async function invoke(call: CallRecord, host: ToolHost, tool: ToolSpec, a
   const onTurnAbort = (): void => controller.abort(turn.signal.reason);
   if (turn.signal.aborted) onTurnAbort();
   turn.signal.addEventListener("abort", onTurnAbort, { once: true });
-  const deadline = setTimeout(
-    () =>
-      controller.abort(
-        new DOMException(
-          `the Engine's tool time limit of ${env.config.limits.toolTimeoutMs} ms passed`,
-          "TimeoutError",
-        ),
-      ),
-    env.config.limits.toolTimeoutMs,
+  // It stops while the user answers an MCP server's form (the approval's deadline bounds that).
+  const deadline = new Deadline(env.config.limits.toolTimeoutMs, () =>
+    controller.abort(
+      new DOMException(`the Engine's tool time limit of ${env.config.limits.toolTimeoutMs} ms passed`, "TimeoutError"),
+    ),
   );
   const signal = controller.signal;
   const guard = guardsRepos(tool.capabilityId) && !tool.runsNoPrograms ? env.repoGuard : undefined;
@@ -53,7 +50,7 @@ export async function invoke(call: CallRecord, host: ToolHost, tool: ToolSpec, a
     sessionId: turn.session.id,
     workspace: turn.session.workspace,
     signal,
-    elicit: elicitThroughApproval(call, record.callId, record.toolName),
+    elicit: deadline.around(elicitThroughApproval(call, record.callId, record.toolName)),
     onChunk: (text) => {
       if (turn.state === "done") return;
       call.flushStart();
@@ -73,7 +70,7 @@ export async function invoke(call: CallRecord, host: ToolHost, tool: ToolSpec, a
     });
   });
   const outcome = await running.finally(() => {
-    clearTimeout(deadline);
+    deadline.clear();
     turn.signal.removeEventListener("abort", onTurnAbort);
   });
   record.artifacts = outcome.artifacts;
