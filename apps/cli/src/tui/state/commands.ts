@@ -43,6 +43,7 @@ export const KEY_HELP: [string, string][] = [
   ["Ctrl+O", "inspect tool calls (full arguments and results)"],
   ["Ctrl+R", "search the prompts you sent before (Ctrl+R again: older)"],
   ["y / a / n / r", "approval: allow once / allow for this session / deny / deny with a reason"],
+  ["↑↓ Space ←→ Enter Esc", "an MCP server's form: move / choose / next field or press the button / cancel it"],
 ];
 
 export interface ParsedSlash {
