@@ -5,7 +5,16 @@
 // of an off-the-record session is in the database; the Agent never sees the database password.
 import { spawn, spawnSync } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -93,13 +102,20 @@ interface Engine {
   stderr: string[];
 }
 
-async function startEngineProcess(config: string, dataDir: string): Promise<Engine> {
+/** `password: "env"` gives the Engine PGPASSWORD; "stored": none, the data directory's credential store has it. */
+async function startEngineProcess(
+  config: string,
+  dataDir: string,
+  password: "env" | "stored" = "env",
+): Promise<Engine> {
+  const env = { ...process.env, PGPASSWORD: cluster.admin.password };
+  if (password === "stored") delete env.PGPASSWORD;
   const child = spawn(
     process.execPath,
     [main, "--config", join(dir, "cfg", config), "--data-dir", join(dir, dataDir)],
     {
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, PGPASSWORD: cluster.admin.password },
+      env,
     },
   );
   children.push(child);
@@ -133,6 +149,27 @@ async function turn(
   return { sessionId: events[0]?.sessionId ?? sessionId, events };
 }
 
+/** Every descendant of a process. */
+function descendants(pid: number): number[] {
+  const kids = childPids(pid);
+  return [...kids, ...kids.flatMap(descendants)];
+}
+
+/** The files a process sees (its mount namespace, through /proc/PID/root) that contain `needle`. */
+function visibleFilesContaining(pid: number, needle: string): string[] {
+  const root = `/proc/${String(pid)}/root`;
+  const found: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(join(root, d), { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory() && p !== "/proc" && p !== "/dev") walk(p);
+      else if (e.isFile() && readFileSync(join(root, p)).includes(needle)) found.push(p);
+    }
+  };
+  walk("/");
+  return found;
+}
+
 function childPids(pid: number): number[] {
   const out: number[] = [];
   for (const entry of readdirSync("/proc")) {
@@ -147,12 +184,10 @@ function childPids(pid: number): number[] {
   return out;
 }
 
-function palisade(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(cli, args, {
-    encoding: "utf8",
-    env: { ...process.env, PGPASSWORD: cluster.admin.password },
-    timeout: 60_000,
-  });
+function palisade(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
+  const env = { ...process.env, PGPASSWORD: cluster.admin.password };
+  if (input !== undefined) delete env.PGPASSWORD;
+  const r = spawnSync(cli, args, { encoding: "utf8", env, timeout: 60_000, ...(input !== undefined ? { input } : {}) });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -185,7 +220,11 @@ describe.skipIf(skip)("two Engines on one PostgreSQL database", () => {
     expect(copy.status).toBe(0);
 
     const a = await startEngineProcess("a.yaml", "data-a");
-    const b = await startEngineProcess("b.yaml", "data-b");
+    // Engine B has no PGPASSWORD: the password is in its data directory's credential store.
+    const stored = palisade(["--data-dir", join(dir, "data-b"), "store", "password", "set"], cluster.admin.password);
+    expect(stored.stdout + stored.stderr).toMatch(/stored the PostgreSQL password in .*credentials\.json/);
+    expect(readFileSync(join(dir, "cfg", "b.yaml"), "utf8")).not.toContain(cluster.admin.password);
+    const b = await startEngineProcess("b.yaml", "data-b", "stored");
     expect((await b.client.getStatus({})).store).toMatch(
       new RegExp(`^PostgreSQL palisade_admin@socket .* \\(engine engine-b, lease ${String(LEASE_S)} s\\)$`),
     );
@@ -197,6 +236,21 @@ describe.skipIf(skip)("two Engines on one PostgreSQL database", () => {
     // A chat on each; each Engine lists every session, the copied one included.
     const sa = await turn(a, "hello from A");
     const sb = await turn(b, "hello from B");
+    // B's Agent, in its own mount namespace, sees no file holding the password (the credential store included).
+    const ownNs = readlinkSync("/proc/self/ns/mnt");
+    const agents = descendants(b.child.pid ?? 0).filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${String(pid)}/ns/mnt`) !== ownNs;
+      } catch {
+        return false;
+      }
+    });
+    expect(agents.length).toBeGreaterThan(0);
+    for (const pid of agents) {
+      expect(readFileSync(`/proc/${String(pid)}/environ`, "utf8")).not.toContain(cluster.admin.password);
+      expect(existsSync(`/proc/${String(pid)}/root${join(dir, "data-b", "credentials.json")}`)).toBe(false);
+      expect(visibleFilesContaining(pid, cluster.admin.password)).toEqual([]);
+    }
     expect(sa.events.at(-1)?.eventType).toBe(T.RESPONSE_COMPLETE);
     expect(sb.events.at(-1)?.eventType).toBe(T.RESPONSE_COMPLETE);
     for (const e of [a, b]) {

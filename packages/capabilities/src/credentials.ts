@@ -1,5 +1,5 @@
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { CapabilityError } from "./errors.js";
 import type { CredentialSpec, Manifest } from "./manifest/types.js";
 
@@ -29,6 +29,23 @@ export function createCredentialSource(options: CredentialSourceOptions = {}): C
 }
 
 function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === "" ? undefined : v;
+}
+
+/**
+ * The PostgreSQL history's password (`store.url` in the config) in the credential store: one
+ * entry per installation, under a capability id no capability can have (ids are lowercase
+ * letters, digits and dashes). Set with `palisade store password set`.
+ */
+export const STORE_PASSWORD = { user: "local", capability: "@store", name: "password" } as const;
+
+/** The store's password kept in `<data dir>/credentials.json`, if any. */
+export async function storedStorePassword(dataDir: string): Promise<string | undefined> {
+  const v = await new UserCredentialStore(join(dataDir, "credentials.json")).get(
+    STORE_PASSWORD.user,
+    STORE_PASSWORD.capability,
+    STORE_PASSWORD.name,
+  );
   return v === undefined || v === "" ? undefined : v;
 }
 

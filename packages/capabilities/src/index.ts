@@ -42,11 +42,13 @@ export {
 export type { ToolAnnotations, ToolEntry } from "./catalog.js";
 
 export {
+  STORE_PASSWORD,
   SecretRedactor,
   UserCredentialStore,
   createCredentialSource,
   missingCredentialMessage,
   resolveCredentials,
+  storedStorePassword,
 } from "./credentials.js";
 export type { CredentialSource, CredentialSourceOptions } from "./credentials.js";
 

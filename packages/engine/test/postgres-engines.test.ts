@@ -2,8 +2,13 @@
 // one Engine at a time, a client of the other gets an answer naming it, any Engine lists and
 // searches every session, and a lease that runs out mid-turn hands the session over with the
 // turn recorded as interrupted.
+import { mkdtempSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { STORE_PASSWORD, UserCredentialStore } from "@palisade/capabilities";
 import { Code, RpcError } from "@palisade/protocol";
 import { PgStore } from "@palisade/store";
 import { postgresUnavailable, startPostgres } from "../../store/test/postgres-cluster.js";
@@ -62,6 +67,27 @@ describe.skipIf(postgresUnavailable() !== undefined)("several Engines on one Pos
     expect(store.describe?.()).toMatch(/^PostgreSQL palisade_admin@socket .*\/t\d+_\d+ \(engine e, lease 1 s\)$/);
     await expect(
       openPostgresStore(await storeConfig("e", db, 1000), () => undefined, undefined, { env: { PGPASSWORD: "wrong" } }),
+    ).rejects.toThrow(/password authentication failed/);
+  });
+
+  it("without PGPASSWORD the adapter takes the password from the data directory's credential store; PGPASSWORD comes first", async () => {
+    const db = await cluster.createDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), "pal-pg-cred-"));
+    cleanup.push(() => rm(dataDir, { recursive: true, force: true }));
+    const cfg = await storeConfig("e", db, 1000);
+    // Nothing anywhere: refused by the server, naming no password.
+    await expect(openPostgresStore(cfg, () => undefined, undefined, { env: {}, dataDir })).rejects.toThrow(/password/);
+    await new UserCredentialStore(join(dataDir, "credentials.json")).set(
+      STORE_PASSWORD.user,
+      STORE_PASSWORD.capability,
+      STORE_PASSWORD.name,
+      cluster.admin.password,
+    );
+    const store = await openPostgresStore(cfg, () => undefined, undefined, { env: {}, dataDir });
+    cleanup.push(() => store.close());
+    expect(store.describe?.()).toMatch(/^PostgreSQL palisade_admin@socket /);
+    await expect(
+      openPostgresStore(cfg, () => undefined, undefined, { env: { PGPASSWORD: "wrong" }, dataDir }),
     ).rejects.toThrow(/password authentication failed/);
   });
 

@@ -304,7 +304,8 @@ export const STORE: CommandSpec = {
       name: "copy",
       summary: "copy a SQLite history into an empty PostgreSQL database, then check counts and the audit chain",
       description:
-        "The password comes from PGPASSWORD or ~/.pgpass, never from the URL. The target must be empty.\n" +
+        "The password comes from PGPASSWORD, 'palisade store password set' or ~/.pgpass, never from the URL.\n" +
+        "The target must be empty.\n" +
         "The audit key beside the config (audit.key) keys both chains: give every Engine the same file.",
       options: {
         from: {
@@ -321,6 +322,26 @@ export const STORE: CommandSpec = {
         "palisade store copy --from sqlite:/srv/old/palisade.db --to postgres://palisade@/palisade?host=/run/postgresql",
       ],
       run: lazy(() => import("../commands/store.js"), "storeCopy"),
+    },
+    {
+      name: "password",
+      summary: "keep the PostgreSQL password of store.url in the data directory's credential store",
+      subcommands: [
+        {
+          name: "set",
+          summary: "store it; read from stdin, or typed without echo in a terminal",
+          description:
+            "Kept in <data dir>/credentials.json (0600), never in the config file. The Engine reads it at start\n" +
+            "(PGPASSWORD, when set, comes first); the Agent and the capabilities never see it.",
+          examples: [`printf %s "$PASSWORD" | palisade store password set`, "palisade store password set"],
+          run: lazy(() => import("../commands/store.js"), "storePasswordSet"),
+        },
+        {
+          name: "delete",
+          summary: "remove it from the credential store",
+          run: lazy(() => import("../commands/store.js"), "storePasswordDelete"),
+        },
+      ],
     },
   ],
 };

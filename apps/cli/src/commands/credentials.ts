@@ -50,12 +50,15 @@ async function readAll(io: CliIo): Promise<string> {
   return text.replace(/\r?\n$/, "");
 }
 
+/** A secret from stdin, or typed without echo when stdin is a terminal. */
+export function readSecret(io: CliIo, prompt: string): Promise<string> {
+  return io.stdin.isTTY ? readHidden(io, prompt) : readAll(io);
+}
+
 export async function credentialsSet(ctx: CommandContext): Promise<number> {
   const [capability, name] = ctx.positionals as [string, string];
   const user = userOf(ctx);
-  const value = ctx.io.stdin.isTTY
-    ? await readHidden(ctx.io, `Value of ${capability} ${name} for user "${user}" (not shown): `)
-    : await readAll(ctx.io);
+  const value = await readSecret(ctx.io, `Value of ${capability} ${name} for user "${user}" (not shown): `);
   if (value === "")
     throw new UsageError(
       "the value is empty; nothing was stored",

@@ -9,7 +9,7 @@ import type { PgStore as PgStoreType } from "@palisade/store";
 import { CliError, ExitCode, UsageError } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
-import { flag, pathsOf, stringOption } from "./common.js";
+import { flag, hintCommand, pathsOf, stringOption } from "./common.js";
 
 /** The config's `store:` when it keeps the history in PostgreSQL. */
 export async function configuredStore(ctx: CommandContext): Promise<StoreConfig | undefined> {
@@ -17,10 +17,17 @@ export async function configuredStore(ctx: CommandContext): Promise<StoreConfig 
   return (await loadConfig(pathsOf(ctx).configFile, ctx.io.env)).store;
 }
 
-/** The password for a PostgreSQL URL: PGPASSWORD, else the config's password_file; else none (the driver reads ~/.pgpass). */
+/**
+ * The password for a PostgreSQL URL, as the Engine finds it: PGPASSWORD, else the credential
+ * store of the data directory (`palisade store password set`), else the config's password_file;
+ * else none (the driver reads ~/.pgpass).
+ */
 async function passwordFor(ctx: CommandContext, cfg?: StoreConfig): Promise<string | undefined> {
   const env = ctx.io.env.PGPASSWORD;
   if (env) return env;
+  const { storedStorePassword } = await import("@palisade/capabilities");
+  const stored = await storedStorePassword(pathsOf(ctx).dataDir);
+  if (stored !== undefined) return stored;
   if (cfg?.passwordFile) return (await readFile(cfg.passwordFile, "utf8")).replace(/\r?\n$/, "");
   return undefined;
 }
@@ -32,7 +39,7 @@ export async function storeCopy(ctx: CommandContext): Promise<number> {
   if (!to)
     throw new UsageError(
       "--to is required: the PostgreSQL database to copy into",
-      "palisade store copy --to postgres://USER@HOST/DATABASE (an empty database; the password in PGPASSWORD or ~/.pgpass)",
+      "palisade store copy --to postgres://USER@HOST/DATABASE (an empty database; the password from 'palisade store password set', PGPASSWORD or ~/.pgpass)",
     );
   const source = fromOpt === undefined ? resolve(pathsOf(ctx).dataDir, "palisade.db") : fromOpt.replace(/^sqlite:/, "");
   if (fromOpt !== undefined && !fromOpt.startsWith("sqlite:")) {
@@ -158,4 +165,35 @@ export async function auditVerifyPostgres(ctx: CommandContext, cfg: StoreConfig,
   } finally {
     await store.close();
   }
+}
+
+async function credentialFile(ctx: CommandContext) {
+  const { STORE_PASSWORD, UserCredentialStore } = await import("@palisade/capabilities");
+  return { id: STORE_PASSWORD, file: new UserCredentialStore(resolve(pathsOf(ctx).dataDir, "credentials.json")) };
+}
+
+/** `palisade store password set`: the PostgreSQL role's password into the data directory's credential store (0600). */
+export async function storePasswordSet(ctx: CommandContext): Promise<number> {
+  const { readSecret } = await import("./credentials.js");
+  const value = await readSecret(ctx.io, "Password of the PostgreSQL role in store.url (not shown): ");
+  if (value === "")
+    throw new UsageError(
+      "the password is empty; nothing was stored",
+      `pipe it in: printf %s "$PASSWORD" | ${hintCommand(ctx, "store password set")}`,
+    );
+  const { id, file } = await credentialFile(ctx);
+  await file.set(id.user, id.capability, id.name, value);
+  println(
+    ctx.io.stdout,
+    `stored the PostgreSQL password in ${file.file}; the Engine reads it when it starts (PGPASSWORD, when set, comes first)`,
+  );
+  return ExitCode.OK;
+}
+
+export async function storePasswordDelete(ctx: CommandContext): Promise<number> {
+  const { id, file } = await credentialFile(ctx);
+  if (!(await file.delete(id.user, id.capability, id.name)))
+    throw new CliError(`no PostgreSQL password is stored in ${file.file}`);
+  println(ctx.io.stdout, `Deleted the PostgreSQL password from ${file.file}.`);
+  return ExitCode.OK;
 }

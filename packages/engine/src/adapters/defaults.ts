@@ -40,7 +40,7 @@ export async function defaultParts(req: PartsRequest): Promise<Parts> {
   const store =
     req.store ??
     (req.config.store
-      ? await openPostgresStore(req.config.store, req.log, req.auditKeyFile)
+      ? await openPostgresStore(req.config.store, req.log, req.auditKeyFile, { dataDir: req.dataDir })
       : await openSqliteStore(req.dataDir, req.log, req.auditKeyFile));
   try {
     const shield = req.shield ?? (await createEngineShield(req.config, req.dataDir, req.workspace));

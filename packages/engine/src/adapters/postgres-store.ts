@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 import { rm } from "node:fs/promises";
+import { storedStorePassword } from "@palisade/capabilities";
 import { PgStore, StoreError, loadOrCreateKeySecret } from "@palisade/store";
 import type { MigrationStep, MessageRecord as StoredMessage, TurnRows } from "@palisade/store";
 import type { StoreConfig } from "../config.js";
@@ -29,16 +30,23 @@ import { CONTEXT_CACHE_CHARS, ContextCache } from "./context-cache.js";
 import { approvalRow, auditRow, message, session } from "./sqlite-store.js";
 
 /**
- * The role's password: PGPASSWORD, else `password_file` (owner-only), else none (the driver then
+ * The role's password: PGPASSWORD, else the credential store (`<data dir>/credentials.json`,
+ * `palisade store password set`), else `password_file` (owner-only), else none (the driver then
  * reads ~/.pgpass). PGPASSWORD is removed from this process's environment once read, so no child
- * process (Agent, capability) inherits it.
+ * process (Agent, capability) inherits it; the data directory is never in their view.
  */
-export function storePassword(cfg: StoreConfig, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export async function storePassword(
+  cfg: StoreConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  dataDir?: string,
+): Promise<string | undefined> {
   const fromEnv = env.PGPASSWORD;
   if (fromEnv !== undefined && fromEnv !== "") {
     delete env.PGPASSWORD;
     return fromEnv;
   }
+  const stored = dataDir === undefined ? undefined : await storedStorePassword(dataDir);
+  if (stored !== undefined) return stored;
   if (cfg.passwordFile === undefined) return undefined;
   let mode: number;
   try {
@@ -436,7 +444,7 @@ export async function openPostgresStore(
   cfg: StoreConfig,
   log: (line: string) => void = () => undefined,
   auditKeyFile?: string,
-  options: { contextCacheChars?: number; env?: NodeJS.ProcessEnv } = {},
+  options: { contextCacheChars?: number; env?: NodeJS.ProcessEnv; dataDir?: string } = {},
 ): Promise<EngineStore> {
   const onMigration = (step: MigrationStep): void =>
     log(
@@ -444,7 +452,7 @@ export async function openPostgresStore(
         ? `history: upgrading the PostgreSQL schema from v${String(step.from)} to v${String(step.to)}`
         : `history: PostgreSQL schema upgraded to v${String(step.to)} in ${(step.ms / 1000).toFixed(1)} s`,
     );
-  const password = storePassword(cfg, options.env);
+  const password = await storePassword(cfg, options.env, options.dataDir);
   const store = await PgStore.open({
     url: cfg.url,
     pool: cfg.pool,

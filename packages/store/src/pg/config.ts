@@ -45,7 +45,7 @@ export function parsePgUrl(url: string): PgTarget {
   if (p.password !== undefined && p.password !== "") {
     throw new StoreError(
       "INVALID_ARGUMENT",
-      `store.url carries a password: remove it from the URL (postgres://${p.user ?? "USER"}@…) and give it as the credential "postgres" (palisade credentials set postgres) or in PGPASSWORD`,
+      `store.url carries a password: remove it from the URL (postgres://${p.user ?? "USER"}@…) and give it with palisade store password set, or in PGPASSWORD`,
     );
   }
   const host = p.host ?? "";
