@@ -162,7 +162,8 @@ const validateOne = new Ajv({ allErrors: true, verbose: true, strict: true }).co
 /**
  * Validates a list of capability configs (e.g. the `capabilities:` list of the Engine's config
  * file). Reports every problem with its path (`capabilities[2].command`); relative `manifest`
- * and `cwd` paths are resolved against `baseDir`. Throws ValidationError when anything is wrong.
+ * and `cwd` paths, and without `cwd` relative paths in `command`, are resolved against `baseDir`
+ * (see launchCommand). Throws ValidationError when anything is wrong.
  */
 export function validateCapabilityConfigs(
   value: unknown,
@@ -238,24 +239,33 @@ export function validateCapabilityConfigs(
   });
   if (problems.length > 0) throw new ValidationError("invalid_config", file, problems);
   const baseDir = options.baseDir;
-  return (value as AnyCapabilityConfig[]).map((c) =>
-    baseDir === undefined
-      ? c
-      : isMcpConfig(c)
-        ? mcpPaths(c, baseDir)
-        : {
-            ...c,
-            manifest: absolute(baseDir, c.manifest),
-            ...(c.cwd === undefined ? {} : { cwd: absolute(baseDir, c.cwd) }),
-            ...(c.workspace === undefined ? {} : { workspace: absolute(baseDir, c.workspace) }),
-            ...(c.tls === undefined ? {} : { tls: tlsPaths(baseDir, c.tls) }),
-          },
-  );
+  return (value as AnyCapabilityConfig[]).map((c) => {
+    if (isMcpConfig(c)) return mcpPaths(c, baseDir);
+    const command =
+      c.command === undefined ? {} : { command: launchCommand(c.command, c.cwd === undefined ? baseDir : undefined) };
+    if (baseDir === undefined) return { ...c, ...command };
+    return {
+      ...c,
+      ...command,
+      manifest: absolute(baseDir, c.manifest),
+      ...(c.cwd === undefined ? {} : { cwd: absolute(baseDir, c.cwd) }),
+      ...(c.workspace === undefined ? {} : { workspace: absolute(baseDir, c.workspace) }),
+      ...(c.tls === undefined ? {} : { tls: tlsPaths(baseDir, c.tls) }),
+    };
+  });
 }
 
-function mcpPaths(c: McpCapabilityConfig, baseDir: string): McpCapabilityConfig {
-  if (!("command" in c.mcp) || c.mcp.cwd === undefined) return c;
-  return { ...c, mcp: { ...c.mcp, cwd: absolute(baseDir, c.mcp.cwd) } };
+/** A stdio server's `node` is Palisade's Node; its relative paths stay relative to where it starts (mcp.cwd, else the workspace). */
+function mcpPaths(c: McpCapabilityConfig, baseDir: string | undefined): McpCapabilityConfig {
+  if (!("command" in c.mcp)) return c;
+  return {
+    ...c,
+    mcp: {
+      ...c.mcp,
+      command: launchCommand(c.mcp.command),
+      ...(c.mcp.cwd === undefined || baseDir === undefined ? {} : { cwd: absolute(baseDir, c.mcp.cwd) }),
+    },
+  };
 }
 
 /** True for `127.x.x.x:port`, `localhost:port` and `[::1]:port`: a host name that merely resolves to loopback is not. */
@@ -319,4 +329,19 @@ function tlsPaths(baseDir: string, tls: CapabilityTlsConfig): CapabilityTlsConfi
 
 function absolute(baseDir: string, p: string): string {
   return isAbsolute(p) ? p : resolve(baseDir, p);
+}
+
+/**
+ * A launch command as it will run: `node` as the program is the Node this process runs on (the
+ * one Palisade needs, >= 22.12), not the first `node` on PATH; with `baseDir` (no `cwd:` given),
+ * the program and each argument that is a relative path (contains a `/`, does not start with
+ * `-`, is no URL) are resolved against it: the config file's directory, or the shell's.
+ */
+export function launchCommand(command: readonly string[], baseDir?: string): string[] {
+  return command.map((word, i) => {
+    if (i === 0 && word === "node") return process.execPath;
+    if (baseDir === undefined || isAbsolute(word) || !word.includes("/") || word.startsWith("-")) return word;
+    if (/^[a-z][a-z0-9+.-]*:/i.test(word)) return word;
+    return resolve(baseDir, word);
+  });
 }

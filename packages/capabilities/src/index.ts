@@ -4,7 +4,7 @@ export type { InvokeOptions, InvokeResult } from "./invoke.js";
 export { DEFAULT_INVOKE_TIMEOUT_MS } from "./invoke.js";
 export type { CapabilityState, CapabilityStatus, LaunchMode } from "./runtime.js";
 
-export { validateCapabilityConfigs, capabilityConfigSchema, isMcpConfig } from "./config.js";
+export { validateCapabilityConfigs, capabilityConfigSchema, isMcpConfig, launchCommand } from "./config.js";
 export type { AnyCapabilityConfig, CapabilityConfig, McpCapabilityConfig } from "./config.js";
 
 export { dieWithParent, stdioSpawn } from "./mcp/launch.js";

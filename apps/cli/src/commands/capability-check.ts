@@ -22,6 +22,8 @@ export function launchFlags(ctx: CommandContext): LaunchFlags {
   if (command) {
     const words = command.split(/\s+/).filter((s) => s !== "");
     if (words.length === 0) throw new UsageError("--command is empty", 'e.g. --command "node caps/pdf/dist/main.js"');
+    // `node` is the Node Palisade runs on (>= 22.12), as in a config entry's command
+    if (words[0] === "node") words[0] = process.execPath;
     return { command: words, ...(protocol ? { protocol } : {}) };
   }
   return undefined;
