@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
+import { UserCredentialStore } from "@palisade/capabilities";
 import { OAuthRig } from "../../../packages/capabilities/test/oauth-server.js";
 import { runCli } from "../src/cli/run-cli.js";
 import { captureIo } from "./helpers.js";
@@ -60,6 +61,23 @@ describe("palisade capability login", () => {
     expect(io.err()).not.toContain("Sign in to");
     expect(rig.grants.length).toBe(before);
   });
+
+  it("capability list starts a client_credentials server with the stored secret and says when no issuer binds it", async () => {
+    rig.machine = { clientId: "bot", clientSecret: "bot-s3cret" };
+    const machine = join(dir, "machine-list.yaml");
+    const oauth = { grant: "client_credentials", clientId: "bot", clientSecret: "${secret:bot_secret}" };
+    writeFileSync(machine, stringify({ capabilities: [{ id: "bot", mcp: { url: `${rig.url}/mcp`, oauth } }] }));
+    const store = new UserCredentialStore(join(dataDir, "credentials.json"));
+    await store.set("local", "bot", "bot_secret", "bot-s3cret");
+    const io = captureIo({}, dir);
+    const args = ["capability", "list", "bot", "--config", machine, "--data-dir", dataDir];
+    expect(await runCli(args, io), io.err()).toBe(0);
+    expect(io.out()).toMatch(/bot {2}launch: \S+ {2}health: ready/);
+    expect(io.out()).toContain("warning: oauth.issuer is not set");
+    expect(io.out()).toContain("bot__whoami");
+    expect(io.out() + io.err()).not.toContain("bot-s3cret");
+    expect(rig.clientAuth.at(-1)).toBe("basic bot");
+  }, 30_000);
 
   it("names the fix when the id is not an HTTP MCP server of the config", async () => {
     const io = captureIo({}, dir);

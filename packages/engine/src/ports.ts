@@ -394,6 +394,8 @@ export interface CapabilityState {
   instances?: { workspace: string; state: string; process: string; pid?: number; message: string }[];
   /** MCP servers: the protocol revision in use. */
   protocol?: string;
+  /** What its start noticed and worked around (tools left out, an OAuth credential not bound to an issuer). */
+  warnings?: string[];
 }
 
 /** What an MCP server asks the user during a call (elicitation, form mode); the words are the server's. */

@@ -79,6 +79,8 @@ export interface ListedCapability {
   channel?: string;
   /** Set when other local processes (or the network) can call it without the Shield. */
   warning?: string;
+  /** What its start noticed and worked around (tools left out, an OAuth credential not bound to an issuer). */
+  notices?: string[];
   /** MCP servers: the protocol revision in use, e.g. "MCP 2026-07-28 (stateless)". */
   protocol?: string;
   /** What its sandbox lets it see and reach, and how each resource limit was applied (or why not). */
@@ -257,6 +259,10 @@ export async function listCapabilities(
       ...(channel ? { channel: channel.description } : {}),
       ...(s?.protocol ? { protocol: s.protocol } : {}),
       ...(channel?.warning ? { warning: channel.warning } : {}),
+      // The channel's own warning is printed as such, once.
+      ...(s?.warnings?.some((w) => w !== channel?.warning)
+        ? { notices: s.warnings.filter((w) => w !== channel?.warning) }
+        : {}),
       ...(s?.sandbox ? { sandbox: s.sandbox } : {}),
       ...(view ? { view } : {}),
       unauthenticated: channel?.warning !== undefined,
@@ -339,6 +345,7 @@ export async function capabilityList(ctx: CommandContext): Promise<number> {
       if (c.channel) println(ctx.io.stdout, `  channel: ${c.channel}`);
       if (c.protocol) println(ctx.io.stdout, `  protocol: ${c.protocol}`);
       if (c.warning) println(ctx.io.stdout, `  WARNING: ${c.warning}`);
+      for (const n of c.notices ?? []) println(ctx.io.stdout, `  warning: ${n}`);
       if (c.sandbox) println(ctx.io.stdout, `  sandbox: ${c.sandbox}`);
       if (c.view) {
         println(ctx.io.stdout, "  sandbox view (everything else of the host is absent):");

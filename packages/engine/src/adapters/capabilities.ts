@@ -216,6 +216,7 @@ class HostAdapter implements ToolHost {
       ...(s.workspace ? { workspace: s.workspace } : {}),
       ...(s.instances ? { instances: s.instances } : {}),
       ...(s.protocol ? { protocol: s.protocol } : {}),
+      ...(s.warnings.length > 0 ? { warnings: s.warnings } : {}),
     }));
   }
 
