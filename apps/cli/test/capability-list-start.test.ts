@@ -5,6 +5,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig, startEngine } from "@palisade/engine";
+import { createClient } from "@palisade/protocol";
+import { ClientService } from "@palisade/protocol/pipeline";
+import { waitFor } from "@palisade/testing";
 import { runCli } from "../src/cli/run-cli.js";
 import { captureIo } from "./helpers.js";
 
@@ -126,6 +130,60 @@ describe("palisade capability list starts only what it needs", () => {
     expect(r.err).toContain("no capability 'nope' in the config or the built-ins");
     expect(r.out).toBe("");
   }, 60_000);
+});
+
+describe("palisade capability list with an Engine running", () => {
+  it("starts nothing: health and an MCP server's tools come from the Engine, and stderr says so", async () => {
+    const i = install(false);
+    // a real stdio MCP server, ready at once (its go file exists), that logs each start
+    const go = join(i.workspace, "go");
+    writeFileSync(go, "");
+    const SLOW = join(import.meta.dirname, "../../../packages/capabilities/test/fixtures/mcp/slow.mjs");
+    const configFile = i.args[1] ?? "";
+    writeFileSync(
+      configFile,
+      `${readFileSync(configFile, "utf8")}  - { id: slow, mcp: { command: ${JSON.stringify([process.execPath, SLOW])}, env: { GO_FILE: ${JSON.stringify(go)} } } }\n`,
+    );
+    const engine = await startEngine({
+      dataDir: i.dataDir,
+      config: await loadConfig(configFile, {}),
+      env: {},
+      log: () => undefined,
+      workspace: i.workspace,
+    });
+    try {
+      const client = createClient(ClientService, engine.address, { bearerToken: engine.bearerToken });
+      await waitFor(
+        async () => (await client.getStatus({})).capabilities.find((c) => c.id === "slow" && c.state === "ready"),
+        { timeoutMs: 30_000, message: "slow to be ready in the Engine" },
+      ).finally(() => client.close());
+      const starts = (): number => i.ranLog("slow").split("slow server: waiting").length - 1;
+      expect(starts()).toBe(1);
+      const r = await cli(["capability", "list", "--json", ...i.args]);
+      expect(r.code, r.err).toBe(0);
+      expect(r.err).toContain(`reading the running Engine's capabilities (pid ${process.pid}): nothing is started`);
+      expect(r.err).not.toMatch(/^starting /m);
+      const caps = (JSON.parse(r.out) as { engineRunning: boolean; capabilities: Listed[] }).capabilities;
+      expect(caps.find((c) => c.id === "slow")).toMatchObject({
+        state: "ready",
+        tools: [{ name: "slow__echo", policy: "ask" }],
+      });
+      // a command capability the Engine starts on its first call: stopped there, not started here
+      expect(caps.find((c) => c.id === "marker")).toMatchObject({
+        state: "stopped",
+        tools: [{ name: "marker__render", policy: "allow" }],
+      });
+      expect(caps.find((c) => c.id === "files")?.state).toBe("stopped");
+      expect(i.ranLog("marker")).toBe("");
+      expect(starts()).toBe(1);
+      const text = await cli(["capability", "list", ...i.args]);
+      expect(text.out).toContain(`The running Engine's capabilities (pid ${process.pid})`);
+      expect(text.out).toMatch(/slow {2}launch: command {2}health: ready/);
+      expect(starts()).toBe(1);
+    } finally {
+      await engine.stop(2000);
+    }
+  }, 90_000);
 });
 
 describe("palisade capability call starts only the capability it calls", () => {

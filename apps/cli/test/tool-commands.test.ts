@@ -332,8 +332,9 @@ describe("palisade capability list and the running Engine", () => {
         process: "stopped",
       });
       const text = (await cli(args)).io.out();
+      // nothing started for the listing: the health is the Engine's
       expect(text).toMatch(
-        /files {2}launch: command {2}health: ready\n {2}in the Engine: stopped \(starts on its next call\)/,
+        /files {2}launch: command {2}health: stopped \(not started yet: starts on its first call\)\n {2}in the Engine: stopped \(starts on its next call\)/,
       );
       expect(text).not.toContain("No Engine is running");
     } finally {

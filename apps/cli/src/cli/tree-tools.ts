@@ -118,7 +118,7 @@ export const CAPABILITY: CommandSpec = {
       name: "list",
       summary: "every configured capability (built-ins included): launch mode, health, tools and each tool's policy",
       description:
-        "Starts the capabilities as the Engine would (same config, sandbox and credentials), in parallel, and stops them\nagain; given ids, only those. --static starts nothing: manifest tools, policies and sandbox views only.",
+        "With an Engine running, starts nothing: health and MCP servers' tools are the Engine's. Without one, starts the\ncapabilities as the Engine would (same config, sandbox and credentials), in parallel, and stops them again; given\nids, only those. --static starts nothing: manifest tools, policies and sandbox views only.",
       positionals: [{ name: "id", description: "list (and start) only these capabilities", rest: true }],
       options: {
         json,

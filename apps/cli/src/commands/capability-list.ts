@@ -1,6 +1,6 @@
 import type { CapabilityConfig, Manifest } from "@palisade/capabilities";
 import type { LocalCapability, LocalTools } from "@palisade/engine";
-import type { CapabilityStatus } from "@palisade/protocol/pipeline";
+import type { CapabilityStatus, ToolInfo } from "@palisade/protocol/pipeline";
 import { CliError, ExitCode } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
@@ -116,19 +116,70 @@ export interface EngineProcess {
   instances: { workspace: string; process: string; pid?: number }[];
 }
 
+/** What the running Engine says of its capabilities: their state and the tools it has now. */
+interface EngineView {
+  pid: number;
+  capabilities: Map<string, CapabilityStatus>;
+  tools: ToolInfo[];
+}
+
 /** The running Engine's view of its capabilities, or undefined when none runs (or it does not answer). */
-async function engineCapabilities(ctx: CommandContext): Promise<Map<string, CapabilityStatus> | undefined> {
+async function engineCapabilities(ctx: CommandContext): Promise<EngineView | undefined> {
   const running = await findEngine(pathsOf(ctx));
   if (!running) return undefined;
   const client = openClient(running);
   try {
-    const status = await client.getStatus({}, { timeoutMs: 5000 });
-    return new Map(status.capabilities.map((c) => [c.id, c]));
+    const [status, listed] = await Promise.all([
+      client.getStatus({}, { timeoutMs: 5000 }),
+      client.listTools({}, { timeoutMs: 5000 }),
+    ]);
+    return {
+      pid: running.info.pid,
+      capabilities: new Map(status.capabilities.map((c) => [c.id, c])),
+      tools: listed.tools,
+    };
   } catch {
     return undefined;
   } finally {
     client.close();
   }
+}
+
+/**
+ * A listing that started nothing, with the running Engine's word for each capability: its state
+ * and message, its sandbox and protocol, and the tools of an MCP server (or `tool_source:
+ * dynamic`) it has running, which no manifest lists.
+ */
+function fromEngine(tools: LocalTools, list: ListedCapability[], engine: EngineView): ListedCapability[] {
+  return list.map((c) => {
+    const s = engine.capabilities.get(c.id);
+    if (!s) return c;
+    const served = engine.tools.filter((t) => t.capabilityId === c.id);
+    const listed: ListedTool[] =
+      c.tools.length > 0 || served.length === 0
+        ? c.tools
+        : served.map((t) => {
+            const name = t.def?.name ?? "";
+            let schema: Record<string, unknown> = {};
+            try {
+              schema = JSON.parse(t.def?.parametersJson || "{}") as Record<string, unknown>;
+            } catch {
+              /* an unreadable schema reads as none */
+            }
+            return {
+              name,
+              policy: t.policy,
+              semantics: semanticsOf(tools, name, schema, undefined, t.def?.description),
+            };
+          });
+    return {
+      ...c,
+      state: s.state,
+      message: s.message,
+      ...(s.sandbox ? { sandbox: s.sandbox } : {}),
+      tools: listed,
+    };
+  });
 }
 
 function engineProcess(c: CapabilityStatus | undefined): EngineProcess | null {
@@ -213,7 +264,7 @@ function launchOf(entry: Record<string, unknown>, m: Manifest | undefined): stri
 /** Every capability with its launch mode, health and tools; tools of one that is not ready come from its manifest. */
 export async function listCapabilities(
   tools: LocalTools,
-  engine?: Map<string, CapabilityStatus>,
+  engine?: EngineView,
   options: { view?: boolean } = {},
 ): Promise<ListedCapability[]> {
   const { describeChannel, loadManifest, defaultPolicy, fullToolName } = await import("@palisade/capabilities");
@@ -268,20 +319,28 @@ export async function listCapabilities(
       unauthenticated: channel?.warning !== undefined,
       tools: listed,
       dynamic,
-      engine: engine ? engineProcess(engine.get(c.id)) : null,
+      engine: engine ? engineProcess(engine.capabilities.get(c.id)) : null,
     });
   }
   return out;
 }
 
-/** The capabilities `capability list` starts: the ids given (all when none), none with --static. */
-function toStart(ctx: CommandContext): string[] | undefined {
+/**
+ * The capabilities `capability list` starts: the ids given (all when none), none with --static,
+ * none when an Engine runs (its state is the answer) and no ids are given.
+ */
+function toStart(ctx: CommandContext, engine: EngineView | undefined): string[] | undefined {
   if (flag(ctx, "static")) return [];
-  return ctx.positionals.length > 0 ? ctx.positionals : undefined;
+  if (ctx.positionals.length > 0) return ctx.positionals;
+  return engine ? [] : undefined;
 }
 
 export async function capabilityList(ctx: CommandContext): Promise<number> {
-  const start = toStart(ctx);
+  const engine = await engineCapabilities(ctx);
+  const start = toStart(ctx, engine);
+  const fromRunning = engine !== undefined && start?.length === 0 && !flag(ctx, "static");
+  if (fromRunning)
+    println(ctx.io.stderr, `reading the running Engine's capabilities (pid ${engine.pid}): nothing is started`);
   const progress = startProgress(ctx.io.stderr);
   const tools = await openTools(ctx, {
     ...(ctx.positionals.length > 0 ? { select: ctx.positionals } : {}),
@@ -296,8 +355,8 @@ export async function capabilityList(ctx: CommandContext): Promise<number> {
       throw new CliError(`no capability ${unknown.map((u) => `'${u}'`).join(", ")} in the config or the built-ins`, {
         hint: "run capability list without ids to see every configured one",
       });
-    const engine = await engineCapabilities(ctx);
-    const list = await listCapabilities(tools, engine, { view: flag(ctx, "verbose") });
+    const listed = await listCapabilities(tools, engine, { view: flag(ctx, "verbose") });
+    const list = fromRunning ? fromEngine(tools, listed, engine) : listed;
     const shield = tools.shield.describe();
     if (flag(ctx, "json")) {
       println(
@@ -319,7 +378,12 @@ export async function capabilityList(ctx: CommandContext): Promise<number> {
       ctx.io.stdout,
       `Shield policy ${shield.policyName}; config ${tools.config.source ?? `${tools.configPath} (not found: built-in defaults)`}`,
     );
-    if (start?.length === 0)
+    if (fromRunning)
+      println(
+        ctx.io.stdout,
+        `The running Engine's capabilities (pid ${engine.pid}): health and MCP servers' tools are the Engine's; nothing was started for this listing.`,
+      );
+    else if (start?.length === 0)
       println(
         ctx.io.stdout,
         "--static: nothing was started; tools come from the manifests (an MCP server's only once it runs).",
