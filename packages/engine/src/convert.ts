@@ -142,6 +142,7 @@ export function toolCallToProto(c: ToolCallRecordRow): MessageInitShape<typeof T
     isError: c.isError,
     durationMs: BigInt(c.durationMs),
     artifacts: c.artifacts.map(artifactToProto),
+    resultTrust: c.resultTrust ?? "",
   };
 }
 

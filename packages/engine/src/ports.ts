@@ -59,6 +59,8 @@ export interface ToolCallRecordRow {
   durationMs: number;
   artifacts: ArtifactInfo[];
   startedAt: number;
+  /** The provenance label the delivered result got (workspace, untrusted, secret); absent: none. */
+  resultTrust?: string;
 }
 
 export interface MessageRecord {
@@ -249,6 +251,8 @@ export interface ObservedContent {
   workspace?: string;
   /** The Shield's credential detectors recognized what the call read. */
   credentialPath?: boolean;
+  /** The label it got when it was delivered (a stored call replayed): kept, not computed again. */
+  trust?: string;
 }
 
 export interface ShieldInput {

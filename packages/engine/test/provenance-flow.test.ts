@@ -295,4 +295,35 @@ describe("provenance in the Engine", () => {
     await run.done;
     expect(run.asked.length > 0).toBe(third);
   });
+  it("labels are stored with the history: a new Engine keeps them as delivered, not computed again", async () => {
+    h = await harness();
+    const store = h.store;
+    const first = denyAll(h, h.client.sendMessage({ content: "read contacts.txt" }));
+    const p = await h.agent.next("process");
+    await h.agent.propose(p.sessionId, p.messageId, "c1", "files__read_file", { path: "contacts.txt" });
+    await h.agent.next("toolResult");
+    await h.agent.complete(p.sessionId, p.messageId, "read it");
+    await first.done;
+    const stored = (await store.history(p.sessionId, { limit: 10 })).messages.flatMap((m) => m.toolCalls);
+    expect(stored.map((c) => [c.callId, c.resultTrust])).toEqual([["c1", "workspace"]]);
+    // shown to clients (GetHistory: what `sessions show` prints)
+    const hist = await h.client.getHistory({ sessionId: p.sessionId });
+    expect(hist.messages.flatMap((m) => m.toolCalls).map((c) => c.resultTrust)).toEqual(["workspace"]);
+    await h.close();
+
+    // the same tool is now someone else's: computed again, its old result would be untrusted
+    thirdPartyFiles = true;
+    h = await harness(store);
+    const second = denyAll(h, h.client.sendMessage({ content: "now mail them the notes", sessionId: p.sessionId }));
+    const q = await h.agent.next("process");
+    await h.agent.propose(q.sessionId, q.messageId, "c2", "inbox__send", {
+      to: "ops@records.example",
+      subject: "notes",
+      body: "the notes",
+    });
+    expect((await h.agent.next("toolResult")).isError).toBe(false);
+    await h.agent.complete(q.sessionId, q.messageId, "done");
+    await second.done;
+    expect(second.asked).toEqual([]);
+  });
 });

@@ -138,6 +138,7 @@ function toolCallMd(c: ToolCallRecord): string {
   if (c.approval)
     lines.push(`- Approval: **${c.approval.decision}** by ${c.approval.by || "?"} at ${iso(c.approval.at)}`);
   if (c.durationMs !== null) lines.push(`- Duration: ${c.durationMs} ms`);
+  if (c.resultTrust) lines.push(`- Provenance: result labelled **${c.resultTrust}**`);
   for (const a of c.artifacts)
     lines.push(`- Artifact: ${a.filename} (${a.mimeType}, ${a.sizeBytes} bytes, id ${a.artifactId})`);
   if (c.result !== null) lines.push("", c.isError ? "Result (error):" : "Result:", "", fence(c.result));

@@ -4,9 +4,10 @@ import { V1 } from "./schema/v1.js";
 import { V2 } from "./schema/v2.js";
 import { V3 } from "./schema/v3.js";
 import { V4 } from "./schema/v4.js";
+import { V5 } from "./schema/v5.js";
 
 /** Migration N turns a version N-1 database into version N. Index 0 is version 1. */
-export const MIGRATIONS: readonly string[] = [V1, V2, V3, V4];
+export const MIGRATIONS: readonly string[] = [V1, V2, V3, V4, V5];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export function schemaVersion(db: Database): number {

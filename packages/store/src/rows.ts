@@ -113,6 +113,7 @@ export function toolCallFromRow(r: Row): ToolCallRecord {
     subAgentRunId: optStr(r.sub_agent_run_id),
     createdAt: num(r.created_at),
     completedAt: optNum(r.completed_at),
+    resultTrust: r.result_trust == null ? "" : str(r.result_trust),
   };
 }
 

@@ -73,6 +73,8 @@ export interface ToolCallRecord {
   subAgentRunId: string | null;
   createdAt: number;
   completedAt: number | null;
+  /** The provenance label of the delivered result (workspace, untrusted, secret); "" when none. */
+  resultTrust: string;
 }
 
 export interface MessageRecord {

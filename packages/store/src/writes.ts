@@ -65,12 +65,22 @@ export interface NewToolCall {
   subAgentRunId?: string;
   createdAt?: number;
   completedAt?: number;
+  /** The provenance label of the delivered result (workspace, untrusted, secret), or "". */
+  resultTrust?: string;
 }
 
 export type ToolCallPatch = Partial<
   Pick<
     NewToolCall,
-    "verdict" | "approval" | "result" | "isError" | "durationMs" | "artifacts" | "completedAt" | "argumentsJson"
+    | "verdict"
+    | "approval"
+    | "result"
+    | "isError"
+    | "durationMs"
+    | "artifacts"
+    | "completedAt"
+    | "argumentsJson"
+    | "resultTrust"
   >
 >;
 
@@ -327,6 +337,7 @@ const TOOL_CALL_COLUMNS = [
   "artifacts_json",
   "created_at",
   "completed_at",
+  "result_trust",
 ] as const;
 const INSERT_TOOL_CALL = `INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}) VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")})`;
 
@@ -359,6 +370,7 @@ export function insertToolCall(db: Db, input: NewToolCall, sessionId: string): T
     artifacts_json: artifactsJson,
     created_at: createdAt,
     completed_at: input.completedAt ?? null,
+    result_trust: input.resultTrust ?? "",
   };
   try {
     db.stmt(INSERT_TOOL_CALL).run(TOOL_CALL_COLUMNS.map((c) => row[c]));
@@ -411,6 +423,7 @@ export function updateToolCall(db: Db, messageId: string, callId: string, patch:
     if (patch.artifacts) set(["artifacts_json"], [JSON.stringify(patch.artifacts)]);
     if (patch.completedAt !== undefined) set(["completed_at"], [patch.completedAt]);
     if (patch.argumentsJson !== undefined) set(["arguments_json"], [patch.argumentsJson]);
+    if (patch.resultTrust !== undefined) set(["result_trust"], [patch.resultTrust]);
     if (sets.length > 0) {
       db.stmt(`UPDATE tool_calls SET ${sets.join(", ")} WHERE message_id = ? AND call_id = ?`).run(
         ...values,

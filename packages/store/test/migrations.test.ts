@@ -162,6 +162,29 @@ describe("migrations", () => {
     store.close();
   });
 
+  it("upgrades to schema version 5: tool calls stored before have no result label, new ones keep theirs", () => {
+    const path = v2Database();
+    const store = Store.open(path);
+    expect(store.schemaVersion).toBe(5);
+    const m = store.appendMessage({ sessionId: "s-v2", role: "assistant", content: "" });
+    store.recordToolCall({ callId: "old", messageId: m.id, toolName: "web__fetch", argumentsJson: "{}" });
+    store.recordToolCall({
+      callId: "new",
+      messageId: m.id,
+      toolName: "web__fetch",
+      argumentsJson: "{}",
+      resultTrust: "untrusted",
+    });
+    const calls = store.getHistory("s-v2").messages.flatMap((x) => x.toolCalls);
+    // the fixture's own call (stored by version 2) and the two new ones
+    expect(calls.map((c) => [c.callId, c.resultTrust])).toEqual([
+      [calls[0]?.callId, ""],
+      ["old", ""],
+      ["new", "untrusted"],
+    ]);
+    store.close();
+  });
+
   it("reports each migration of an existing database before and after it runs, and none for a new one", () => {
     const steps: Array<{ from: number; to: number; phase: string }> = [];
     Store.open(v2Database(), { onMigration: (s) => steps.push({ from: s.from, to: s.to, phase: s.phase }) }).close();
@@ -170,6 +193,8 @@ describe("migrations", () => {
       { from: 2, to: 3, phase: "done" },
       { from: 3, to: 4, phase: "start" },
       { from: 3, to: 4, phase: "done" },
+      { from: 4, to: 5, phase: "start" },
+      { from: 4, to: 5, phase: "done" },
     ]);
     const fresh: unknown[] = [];
     Store.open(join(tempDir(), "new.db"), { onMigration: (s) => fresh.push(s) }).close();

@@ -22,15 +22,29 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
     const first = await open(db);
     await first.createSession({ id: "s1" });
     await first.appendMessage({ sessionId: "s1", role: "user", content: "kept across the upgrade" });
+    const a = await first.appendMessage({ sessionId: "s1", role: "assistant", content: "" });
+    await first.recordToolCall({ callId: "c1", messageId: a.id, toolName: "web__fetch", argumentsJson: "{}" });
     await first.close();
-    // Back to version 1 as it was released: GIN indexes with a pending list.
+    // Back to version 1 as it was released: GIN indexes with a pending list, no result labels.
     await cluster.sql(db, "ALTER INDEX messages_tsv SET (fastupdate = on)");
+    await cluster.sql(db, "ALTER TABLE tool_calls DROP COLUMN result_trust");
     await cluster.sql(db, "DELETE FROM palisade_schema WHERE version > 1");
     const steps: MigrationStep[] = [];
     const store = await open(db, (s) => steps.push(s));
     try {
       expect(await store.schemaVersion()).toBe(PG_SCHEMA_VERSION);
-      expect(steps.map((s) => `${s.phase} ${String(s.from)}->${String(s.to)}`)).toEqual(["start 1->2", "done 1->2"]);
+      expect(steps.map((s) => `${s.phase} ${String(s.from)}->${String(s.to)}`)).toEqual([
+        "start 1->2",
+        "done 1->2",
+        "start 2->3",
+        "done 2->3",
+      ]);
+      // a call stored before labels were kept has none; a new one keeps its label
+      const calls = (await store.getHistory("s1")).messages.flatMap((m) => m.toolCalls);
+      expect(calls.map((c) => [c.callId, c.resultTrust])).toEqual([["c1", ""]]);
+      await store.updateToolCall(a.id, "c1", { resultTrust: "untrusted" });
+      const after = (await store.getHistory("s1")).messages.flatMap((m) => m.toolCalls);
+      expect(after.map((c) => c.resultTrust)).toEqual(["untrusted"]);
       const opts = await cluster.sql(db, "SELECT reloptions FROM pg_class WHERE relname = 'messages_tsv'");
       expect(opts.rows[0]?.reloptions).toEqual(["fastupdate=off"]);
       expect((await store.search("upgrade")).hits.map((h) => h.sessionId)).toEqual(["s1"]);

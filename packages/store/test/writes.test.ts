@@ -112,6 +112,7 @@ forEachBackend((backend) => {
         durationMs: 33,
         completedAt: 40,
         artifacts: [{ artifactId: "a1", filename: "r.json", mimeType: "application/json", sizeBytes: 9 }],
+        resultTrust: "untrusted",
       });
       expect(done).toEqual({
         callId: "c1",
@@ -129,6 +130,7 @@ forEachBackend((backend) => {
         subAgentRunId: null,
         createdAt: 5,
         completedAt: 40,
+        resultTrust: "untrusted",
       });
       await expect(
         store.recordToolCall({ callId: "c1", messageId: m.id, toolName: "x", argumentsJson: "{}" }),
@@ -280,6 +282,7 @@ forEachBackend((backend) => {
             verdict: allow,
             result: "a.txt",
             durationMs: 2,
+            resultTrust: "workspace",
           },
         ],
         events: [
@@ -292,6 +295,14 @@ forEachBackend((backend) => {
       });
       expect(turn.messages.map((m) => m.seq)).toEqual([1, 2, 3, 4]);
       expect(turn.messages[1]?.toolCalls.map((c) => c.callId)).toEqual(["c1"]);
+      // the result's provenance label is stored with the call and read back with the history
+      expect(turn.messages[1]?.toolCalls[0]?.resultTrust).toBe("workspace");
+      const stored = (await store.getHistory("s1")).messages.flatMap((m) => m.toolCalls);
+      expect(stored.map((c) => [c.callId, c.resultTrust])).toEqual([["c1", "workspace"]]);
+      expect((await store.exportSession("s1", "md")).content).toContain("- Provenance: result labelled **workspace**");
+      expect(JSON.parse((await store.exportSession("s1", "json")).content)).toMatchObject({
+        messages: [{}, { toolCalls: [{ callId: "c1", resultTrust: "workspace" }] }, {}, {}],
+      });
       expect(turn.events.map((e) => e.seq)).toEqual([1, 2]);
       expect(turn.audit[0]?.sessionId).toBe("s1");
       expect(await store.getSession("s1")).toMatchObject({

@@ -129,7 +129,10 @@ export function formatTranscript(messages: ChatMessage[]): string {
         ? ` · shield ${["?", "ALLOW", "BLOCK", "ESCALATE"][c.verdict.decision] ?? "?"} tier ${c.verdict.tier}${c.verdict.reason ? `: ${c.verdict.reason}` : ""}`
         : "";
       out.push(`  [tool] ${c.toolName} ${c.argumentsJson}${v}${c.approval ? ` · approval ${c.approval}` : ""}`);
-      if (c.result) out.push(`         ${c.isError ? "error" : "→"} ${c.result.split("\n")[0]}`);
+      if (c.result)
+        out.push(
+          `         ${c.isError ? "error" : "→"} ${c.result.split("\n")[0]}${c.resultTrust ? ` · labelled ${c.resultTrust}` : ""}`,
+        );
       for (const a of c.artifacts) out.push(`         artifact ${a.filename} (${a.mimeType}, ${a.sizeBytes} bytes)`);
     }
     if (m.content) out.push(`${m.role}: ${m.content}`, "");

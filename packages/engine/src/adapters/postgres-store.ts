@@ -325,6 +325,7 @@ class PostgresStore implements EngineStore {
             artifacts: c.artifacts,
             createdAt: c.startedAt,
             completedAt: c.startedAt + c.durationMs,
+            ...(c.resultTrust ? { resultTrust: c.resultTrust } : {}),
           })),
           events: t.events.map((e) => ({
             messageId: e.messageId,

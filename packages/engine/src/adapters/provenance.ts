@@ -3,7 +3,7 @@
 // index bounded by the Shield (256 KiB of fragments); at most MAX_SESSIONS sessions, the least
 // recently used dropped first (its next call is then judged without provenance until new content
 // arrives, never with another session's).
-import { ProvenanceIndex, trustOfResult, type Shield, type Trust } from "@palisade/shield";
+import { ProvenanceIndex, TRUSTS, trustOfResult, type Shield, type Trust } from "@palisade/shield";
 import type { ObservedContent } from "../ports.js";
 
 const MAX_SESSIONS = 256;
@@ -38,7 +38,8 @@ export class SessionProvenance {
       p.addUserMessage(c.text);
       return "user";
     }
-    const trust = this.trustOf(c);
+    const stored = TRUSTS.find((t) => t === c.trust && t !== "user");
+    const trust = stored ?? this.trustOf(c);
     const args = parseArgs(c.argumentsJson);
     const l = args["url"] ?? args["path"] ?? args["file"];
     const location = typeof l === "string" ? l : undefined;

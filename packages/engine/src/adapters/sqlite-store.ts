@@ -62,6 +62,7 @@ export function call(c: StoredCall): ToolCallRecordRow {
     durationMs: c.durationMs ?? 0,
     artifacts: c.artifacts.map((a) => ({ ...a })),
     startedAt: c.createdAt,
+    ...(c.resultTrust ? { resultTrust: c.resultTrust } : {}),
   };
 }
 
@@ -338,6 +339,7 @@ class SqliteStore implements EngineStore {
           artifacts: c.artifacts,
           createdAt: c.startedAt,
           completedAt: c.startedAt + c.durationMs,
+          ...(c.resultTrust ? { resultTrust: c.resultTrust } : {}),
         })),
         events: t.events.map((e) => ({
           messageId: e.messageId,

@@ -120,7 +120,7 @@ async function pipeline(call: CallRecord): Promise<ToolResult> {
 /** The result is labelled where it came from, for the Shield's judgment of later calls. */
 function observeResult(call: CallRecord, tool: ToolSpec, content: string): void {
   const { record, turn } = call;
-  call.scope.env.shield.observe?.({
+  const trust = call.scope.env.shield.observe?.({
     sessionId: turn.session.id,
     kind: "tool-result",
     text: content,
@@ -135,6 +135,8 @@ function observeResult(call: CallRecord, tool: ToolSpec, content: string): void 
     workspace: turn.session.workspace,
     credentialPath: record.verdict?.ruleIds.some((r) => r.startsWith("cred.")) ?? false,
   });
+  // stored with the call: a resumed session labels its history as it was delivered
+  if (trust !== undefined) record.resultTrust = trust;
 }
 
 /** The env's host with load_tools added, made once per host and session map. */

@@ -47,6 +47,7 @@ export function toolCall(c: ToolCallRecordRow, run: StoredRun, messageId: string
     subAgentRunId: run.id,
     createdAt: c.startedAt,
     completedAt: at,
+    ...(c.resultTrust ? { resultTrust: c.resultTrust } : {}),
   };
 }
 

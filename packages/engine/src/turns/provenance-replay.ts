@@ -30,6 +30,7 @@ export async function replayProvenance(env: TurnEnv, sessionId: string, workspac
         ...(tool?.semantics ? { toolSemantics: tool.semantics } : {}),
         workspace,
         credentialPath: c.verdict?.ruleIds.some((r) => r.startsWith("cred.")) ?? false,
+        ...(c.resultTrust ? { trust: c.resultTrust } : {}),
       });
     }
   }

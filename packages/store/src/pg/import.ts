@@ -105,6 +105,7 @@ const TOOL_CALL: Column[] = [
   ["artifacts_json", "text"],
   ["created_at", "bigint"],
   ["completed_at", "bigint"],
+  ["result_trust", "text"],
   ["tsv", "tsvector"],
 ];
 const EVENT: Column[] = [
@@ -241,6 +242,7 @@ export async function importSessions(c: Queryable, batch: readonly SessionRows[]
         JSON.stringify(t.artifacts),
         t.createdAt,
         t.completedAt,
+        t.resultTrust,
         tsvectorOf([t.toolName, t.argumentsJson, t.result]),
       ]),
     ),

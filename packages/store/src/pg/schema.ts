@@ -206,5 +206,10 @@ SELECT gin_clean_pending_list('messages_tsv'::regclass);
 SELECT gin_clean_pending_list('tool_calls_tsv'::regclass);
 `;
 
-export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2];
+/** Version 3: each tool call's result label (as SQLite's version 5). */
+export const PG_V3 = `
+ALTER TABLE tool_calls ADD COLUMN result_trust TEXT NOT NULL DEFAULT '';
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2, PG_V3];
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -61,6 +61,7 @@ const TOOL_CALL_TYPES: Record<(typeof TOOL_CALL_COLUMNS)[number], string> = {
   artifacts_json: "text",
   created_at: "bigint",
   completed_at: "bigint",
+  result_trust: "text",
 };
 const MESSAGE_COLUMNS = [
   "id",

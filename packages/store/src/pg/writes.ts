@@ -240,6 +240,7 @@ export const TOOL_CALL_COLUMNS = [
   "artifacts_json",
   "created_at",
   "completed_at",
+  "result_trust",
 ] as const;
 type ToolCallColumn = (typeof TOOL_CALL_COLUMNS)[number];
 const INSERT_TOOL_CALL = `INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}, tsv) VALUES (${TOOL_CALL_COLUMNS.map((_, i) => `$${String(i + 1)}`).join(", ")}, $${String(TOOL_CALL_COLUMNS.length + 1)}::tsvector)`;
@@ -271,6 +272,7 @@ export function toolCallRow(input: NewToolCall, sessionId: string): Record<ToolC
     artifacts_json: JSON.stringify(input.artifacts ?? []),
     created_at: input.createdAt ?? Date.now(),
     completed_at: input.completedAt ?? null,
+    result_trust: input.resultTrust ?? "",
   };
 }
 
@@ -338,6 +340,7 @@ export async function updateToolCall(
   if (patch.artifacts) add("artifacts_json", JSON.stringify(patch.artifacts));
   if (patch.completedAt !== undefined) add("completed_at", patch.completedAt);
   if (patch.argumentsJson !== undefined) add("arguments_json", patch.argumentsJson);
+  if (patch.resultTrust !== undefined) add("result_trust", patch.resultTrust);
   if (patch.result !== undefined || patch.argumentsJson !== undefined) {
     add("tsv", tsvectorOf([old.toolName, patch.argumentsJson ?? old.argumentsJson, patch.result ?? old.result]));
     sets[sets.length - 1] += "::tsvector";
