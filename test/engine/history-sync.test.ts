@@ -60,7 +60,11 @@ async function turnSeeing(
   content: string,
   clientMessageId = "",
   mode = SessionMode.NORMAL,
-): Promise<{ evs: Awaited<ReturnType<typeof collect>>; requests: ProcessRequest[] }> {
+): Promise<{
+  evs: Awaited<ReturnType<typeof collect>>;
+  requests: ProcessRequest[];
+  shown: ReturnType<typeof h.model.chatRequests>[number];
+}> {
   const before = sessionId ? (await h.client.getHistory({ sessionId, limit: 1000 })).messages : [];
   const calls = h.model.chatRequests().length;
   const sentBefore = sent.length;
@@ -69,7 +73,7 @@ async function turnSeeing(
   expect(first, "the turn called the model").toBeDefined();
   expect(first?.messages.slice(1, -1)).toEqual(reference(before));
   expect(first?.messages.at(-1)).toEqual({ role: "user", content });
-  return { evs, requests: sent.slice(sentBefore) };
+  return { evs, requests: sent.slice(sentBefore), shown: first! };
 }
 
 const readHello = { toolCalls: [{ name: "files__read_file", arguments: { path: "hello.txt" } }] };
@@ -92,6 +96,17 @@ describe.skipIf(skip)("engine end to end: the Agent is sent only what it lacks",
     expect(t3.requests.map((r) => [r.historyBase, r.history.length])).toEqual([[4, 2]]);
     expect(t4.requests.map((r) => [r.historyBase, r.history.length])).toEqual([[6, 4]]);
     expect(new Set([t2, t3, t4].map((t) => t.requests[0]!.historyGeneration)).size).toBe(1);
+    // The system prompt and the files tools (loaded in t1) go with t1 and t2, then the Agent keeps
+    // them; the model is shown the same ones every turn.
+    expect([t1, t2, t3, t4].map((t) => t.requests[0]!.sameDefinitions)).toEqual([false, false, true, true]);
+    expect(t2.requests[0]!.tools.map((t) => t.name)).toContain("files__read_file");
+    expect(t3.requests[0]!.systemPrompt).toBe("");
+    expect(t3.requests[0]!.tools).toEqual([]);
+    for (const t of [t3, t4]) {
+      expect(t.shown.messages[0]).toEqual(t2.shown.messages[0]);
+      expect(t.shown.tools).toEqual(t2.shown.tools);
+    }
+    expect(t2.shown.messages[0]).toEqual({ role: "system", content: t2.requests[0]!.systemPrompt });
   });
 
   it("an off-the-record session (kept in the Engine's memory only) gets its additions too", async () => {

@@ -2,8 +2,12 @@
 // used only when it is exactly the base a ProcessRequest names (generation, count and digest);
 // otherwise the Agent asks for the whole conversation (HistoryNeeded) rather than guess. Bounded:
 // copies idle for `idleMs` are dropped, and the least recently used go first past `maxBytes`.
+// A copy also keeps the system prompt and tools its last request carried, for requests that say
+// they are the same (`same_definitions`).
 import { chainHistoryDigest } from "@palisade/protocol";
 import type { ContextMessage, ProcessRequest } from "@palisade/protocol/pipeline";
+import { toSpec } from "./tools.js";
+import type { ToolSpec } from "./tools.js";
 
 /** The Engine forgets what it sent after its session idle window (limits.sessionIdleMs, 5 min by default), which it passes as PALISADE_HISTORY_IDLE_MS. */
 export const HISTORY_IDLE_MS = 300_000;
@@ -15,15 +19,36 @@ export interface HistoryCacheOptions {
   now?: () => number;
 }
 
+/** What a turn runs with besides the conversation, as the Engine last sent it. */
+export interface Definitions {
+  systemPrompt: string;
+  tools: readonly ToolSpec[];
+}
+
 interface Copy {
   generation: string;
   messages: ContextMessage[];
   digest: string;
+  definitions: Definitions;
   bytes: number;
   usedAt: number;
 }
 
-export type Resolved = { history: readonly ContextMessage[] } | { missing: string };
+export type Resolved = { history: readonly ContextMessage[]; definitions: Definitions } | { missing: string };
+
+type Request = Pick<ProcessRequest, "sessionId" | "history" | "historyGeneration" | "historyBase" | "historyDigest"> &
+  Partial<Pick<ProcessRequest, "systemPrompt" | "tools" | "sameDefinitions">>;
+
+const definitionsOf = (req: Request): Definitions => ({
+  systemPrompt: req.systemPrompt ?? "",
+  tools: (req.tools ?? []).map(toSpec),
+});
+
+function definitionBytes(d: Definitions): number {
+  let n = 2 * d.systemPrompt.length;
+  for (const t of d.tools) n += 64 + 2 * (t.name.length + t.description.length + t.parametersJson.length);
+  return n;
+}
 
 /** Rough memory held by a message (UTF-16 strings plus object overhead). */
 function bytesOf(messages: readonly ContextMessage[]): number {
@@ -66,27 +91,26 @@ export class HistoryCache {
    * The whole conversation for `req`: its history as is (no generation), or the kept copy with
    * `req.history` appended when the copy is exactly the base the Engine assumed.
    */
-  resolve(
-    req: Pick<ProcessRequest, "sessionId" | "history" | "historyGeneration" | "historyBase" | "historyDigest">,
-  ): Resolved {
+  resolve(req: Request): Resolved {
     const now = this.now();
     this.sweep(now);
     const copy = this.copies.get(req.sessionId);
-    if (!req.historyGeneration) {
+    if (!req.historyGeneration || req.historyBase <= 0) {
       if (copy) this.drop(req.sessionId, copy);
-      return { history: req.history };
-    }
-    if (req.historyBase <= 0) {
-      if (copy) this.drop(req.sessionId, copy);
+      if (req.sameDefinitions)
+        return { missing: "the request names the definitions of a conversation it sends whole (a faulty Engine)" };
+      const definitions = definitionsOf(req);
+      if (!req.historyGeneration) return { history: req.history, definitions };
       const messages = [...req.history];
       this.keep(req.sessionId, {
         generation: req.historyGeneration,
         messages,
         digest: chainHistoryDigest("", messages),
-        bytes: bytesOf(messages),
+        definitions,
+        bytes: bytesOf(messages) + definitionBytes(definitions),
         usedAt: now,
       });
-      return { history: [...messages] };
+      return { history: [...messages], definitions };
     }
     const why = !copy
       ? "the Agent holds no copy of this conversation (it restarted or dropped it)"
@@ -102,6 +126,13 @@ export class HistoryCache {
       return { missing: why ?? "no copy" };
     }
     this.copies.delete(req.sessionId);
+    if (!req.sameDefinitions) {
+      const definitions = definitionsOf(req);
+      const added = definitionBytes(definitions) - definitionBytes(copy.definitions);
+      copy.definitions = definitions;
+      copy.bytes += added;
+      this.bytes += added;
+    }
     if (req.history.length > 0) {
       copy.messages.push(...req.history);
       copy.digest = chainHistoryDigest(copy.digest, req.history);
@@ -113,7 +144,7 @@ export class HistoryCache {
     this.copies.set(req.sessionId, copy);
     this.trim(req.sessionId);
     // A snapshot: the next request appends to the copy while this turn may still read its own.
-    return { history: [...copy.messages] };
+    return { history: [...copy.messages], definitions: copy.definitions };
   }
 
   /** Drops copies idle for the idle window. */

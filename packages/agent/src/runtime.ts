@@ -47,7 +47,8 @@ const turnKey = (sessionId: string, messageId: string): string => `${sessionId}\
  * chunks in one read; sending each as its own event costs an encode, a frame and a hop per word
  * on every process down to the client. The first token of a burst leaves at once (time to first
  * token is untouched); tokens arriving before the event loop turns are joined and sent then.
- * Every other event of the turn calls `flush()` first, so the order on the stream holds.
+ * Every other event of the turn calls `flush()` first, so the order on the stream holds; the end
+ * of the turn `take()`s the pending burst into AgentResponseComplete instead (one message, not two).
  */
 export class TokenBatcher {
   private pending = "";
@@ -69,10 +70,15 @@ export class TokenBatcher {
   }
 
   flush(): void {
-    if (!this.pending) return;
+    const text = this.take();
+    if (text) this.sendText(text);
+  }
+
+  /** The pending text, no longer to be sent by the batcher (the caller sends it with its own event). */
+  take(): string {
     const text = this.pending;
     this.pending = "";
-    this.sendText(text);
+    return text;
   }
 }
 
@@ -178,9 +184,9 @@ export class AgentRuntime {
       messageId: req.messageId,
       content: req.content,
       history: conversation.history,
-      systemPrompt: req.systemPrompt,
+      systemPrompt: conversation.definitions.systemPrompt,
       model: req.model || this.options.model,
-      tools: [...this.initial.tools, ...req.tools.map(toSpec)],
+      tools: [...this.initial.tools, ...conversation.definitions.tools],
       groups: this.initial.groups,
       maxToolRounds: req.maxToolRounds,
       contextWindow: this.options.contextWindow,
@@ -216,12 +222,13 @@ export class AgentRuntime {
     try {
       const result = await runTurn(turn, this.portsFor(turn, streams), signal);
       if (signal.aborted) throw signal.reason;
-      streams.flush();
+      reasoning.flush();
       this.options.send({
         event: {
           case: "responseComplete",
           value: {
             ...ids,
+            lastText: tokens.take(),
             content: result.content,
             thoughts: result.thoughts,
             usage: result.usage,

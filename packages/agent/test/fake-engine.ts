@@ -154,8 +154,11 @@ export class FakeEngine {
       { timeoutMs, message: `end of turn ${messageId}` },
     );
     const events = this.ofMessage(messageId);
-    const tokens = events.map((e) => (e.event.case === "llmTokenEmitted" ? e.event.value.text : "")).join("");
     const complete = events.find((e) => e.event.case === "responseComplete")?.event.value as TurnOutcome["complete"];
+    // What the Engine streams to clients: the tokens, then the last burst that came with the end.
+    const tokens =
+      events.map((e) => (e.event.case === "llmTokenEmitted" ? e.event.value.text : "")).join("") +
+      (complete?.lastText ?? "");
     const error = events.find((e) => e.event.case === "agentError")?.event.value as TurnOutcome["error"];
     return { tokens, events, complete, error };
   }

@@ -108,3 +108,62 @@ describe("Agent: conversations kept between turns", () => {
     expect(model.chatRequests()[0]?.messages.map((m) => m.content)).toEqual(["one", "first", "two"]);
   });
 });
+
+describe("Agent: system prompt and tools kept with the conversation", () => {
+  const demoTool = {
+    name: "demo__echo",
+    description: "Echo the text.",
+    parametersJson: JSON.stringify({ type: "object", properties: { text: { type: "string" } } }),
+    group: "demo",
+  };
+
+  it("a request with same_definitions runs with the system prompt and tools its kept copy came with", async () => {
+    rig = await startRig({}, { turns: [reply.text("a"), reply.text("b")] });
+    const { engine, model } = rig;
+    const one = await engine.turn({
+      sessionId: "s",
+      messageId: "m1",
+      content: "two",
+      history: first,
+      historyGeneration: "g",
+      systemPrompt: "You are Ada.",
+      loadedGroups: ["demo"],
+      tools: [demoTool],
+    });
+    expect(one.error).toBeUndefined();
+    const out = await engine.turn({ ...addsToFirst, sameDefinitions: true });
+    expect(out.error).toBeUndefined();
+    const [r1, r2] = model.chatRequests();
+    expect(r2?.messages[0]).toEqual({ role: "system", content: "You are Ada." });
+    expect(r2?.messages[0]).toEqual(r1?.messages[0]);
+    expect((r2?.tools ?? []).map((t) => (t.type === "function" ? t.function.name : ""))).toContain("demo__echo");
+    expect(r2?.tools).toEqual(r1?.tools);
+  });
+
+  it("same_definitions without a kept copy is answered with HistoryNeeded, without calling the model", async () => {
+    rig = await startRig({}, { turns: [reply.text("a")] });
+    const { engine, model } = rig;
+    engine.send({ directive: { case: "process", value: { ...addsToFirst, sameDefinitions: true } } });
+    const needed = await waitFor(() => engine.events.find((e) => e.event.case === "historyNeeded"), {
+      timeoutMs: 5000,
+      message: "HistoryNeeded",
+    });
+    expect(needed.event.value).toMatchObject({ sessionId: "s", messageId: "m2" });
+    // A whole request that claims the definitions of a copy is refused the same way.
+    engine.send({
+      directive: {
+        case: "process",
+        value: { sessionId: "s", messageId: "m3", content: "x", historyGeneration: "g", sameDefinitions: true },
+      },
+    });
+    await waitFor(
+      () =>
+        engine.events.find(
+          (e) =>
+            e.event.case === "historyNeeded" && e.event.value.messageId === "m3" && /faulty/.test(e.event.value.reason),
+        ),
+      { timeoutMs: 5000, message: "HistoryNeeded for m3" },
+    );
+    expect(model.chatRequests()).toHaveLength(0);
+  });
+});

@@ -1,8 +1,12 @@
 // ProcessRequest carries only what the Agent lacks; the Engine decides what that is, and an Agent
 // that says it lacks the base gets the whole conversation once — never more, never a skipped check.
+import { toBinary } from "@bufbuild/protobuf";
 import { afterEach, describe, expect, it } from "vitest";
 import { chainHistoryDigest } from "@palisade/protocol";
+import { ProcessRequestSchema } from "@palisade/protocol/pipeline";
 import type { ProcessRequest } from "@palisade/protocol/pipeline";
+import { AgentHistory } from "../src/turns/history-sync.js";
+import type { MessageRecord } from "../src/ports.js";
 import { collect, startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
 
@@ -133,5 +137,115 @@ describe("history sent to the Agent", () => {
     expect(t4.req.historyGeneration).not.toBe(req.historyGeneration);
     const t5 = await turn(h, "five", "fifth", t1.sessionId);
     expect(summary(t5.req)).toEqual({ base: 5, roles: ["user", "assistant"], contents: ["four", "fourth"] });
+  });
+});
+
+describe("system prompt and tools sent to the Agent", () => {
+  const bytes = (p: ProcessRequest): number => toBinary(ProcessRequestSchema, p).length;
+  const defs = (p: ProcessRequest) => ({
+    same: p.sameDefinitions,
+    prompt: p.systemPrompt.length > 0,
+    groups: p.loadedGroups,
+    tools: p.tools.map((t) => t.name),
+  });
+
+  it("go once per conversation; again when the tool set changes (load_tools) and when the Agent lacks its copy", async () => {
+    h = await startHarness();
+    const t1 = await turn(h, "one", "first");
+    const sessionId = t1.sessionId;
+    const t2 = await turn(h, "two", "second", sessionId);
+    const t3 = await turn(h, "three", "third", sessionId);
+    expect(defs(t1.req)).toEqual({ same: false, prompt: true, groups: [], tools: [] });
+    expect(defs(t2.req)).toEqual({ same: false, prompt: true, groups: [], tools: [] });
+    // The conversation builds on the Agent's copy and nothing else changed: no prompt, no tools.
+    expect(defs(t3.req)).toEqual({ same: true, prompt: false, groups: [], tools: [] });
+    expect(t3.req.historyBase).toBe(2);
+    // (the prompt is most of a request here: 507 of 693 bytes; with the files tools, ~6 KB)
+    expect(bytes(t3.req)).toBeLessThan(bytes(t2.req) / 2);
+
+    // The model loads a group: the next request carries the new definitions, once.
+    const stream = collect(h.client.sendMessage({ content: "four", sessionId }));
+    const p4 = await h.agent.next("process");
+    expect(p4.sameDefinitions).toBe(true);
+    await h.agent.send({
+      event: {
+        case: "toolDefsRequest",
+        value: { sessionId, messageId: p4.messageId, requestId: "r1", groups: ["demo"] },
+      },
+    });
+    const delivered = await h.agent.next("toolDefs");
+    expect(delivered.loadedGroups).toEqual(["demo"]);
+    await h.agent.complete(sessionId, p4.messageId, "fourth");
+    await stream;
+    const t5 = await turn(h, "five", "fifth", sessionId);
+    expect(defs(t5.req)).toMatchObject({ same: false, prompt: true, groups: ["demo"] });
+    expect(t5.req.tools.map((t) => t.name)).toEqual(delivered.tools.map((t) => t.name));
+    expect(t5.req.tools.length).toBeGreaterThan(0);
+    const t6 = await turn(h, "six", "sixth", sessionId);
+    expect(defs(t6.req)).toEqual({ same: true, prompt: false, groups: [], tools: [] });
+    expect(bytes(t6.req)).toBeLessThan(bytes(t5.req) / 2);
+
+    // An Agent that lost its copy gets everything again: conversation, prompt and tools.
+    const s7 = collect(h.client.sendMessage({ content: "seven", sessionId }));
+    const p7 = await h.agent.next("process");
+    expect(p7.sameDefinitions).toBe(true);
+    await h.agent.send({
+      event: { case: "historyNeeded", value: { sessionId, messageId: p7.messageId, reason: "test: dropped" } },
+    });
+    const whole = await h.agent.next("process");
+    expect(whole.historyBase).toBe(0);
+    expect(defs(whole)).toEqual({
+      same: false,
+      prompt: true,
+      groups: ["demo"],
+      tools: t5.req.tools.map((t) => t.name),
+    });
+    expect(whole.systemPrompt).toBe(t5.req.systemPrompt);
+    await h.agent.complete(sessionId, whole.messageId, "seventh");
+    await s7;
+  });
+});
+
+describe("AgentHistory: definitions follow the Agent connection", () => {
+  const record = (id: string, role: "user" | "assistant", content: string, seq: number): MessageRecord => ({
+    id,
+    sessionId: "s",
+    role,
+    content,
+    createdAt: seq,
+    toolCalls: [],
+    seq,
+  });
+  const memory = { summary: "", compactedMessages: 0 };
+  const definitions = { systemPrompt: "You are Ada.", loadedGroups: ["demo"], tools: [{ name: "demo__echo" }] };
+
+  it("a new Agent connection, or a changed prompt, gets the definitions again", () => {
+    const history = new AgentHistory();
+    history.connected();
+    const a = [record("1", "user", "one", 1), record("2", "assistant", "first", 2)];
+    const b = [...a, record("3", "user", "two", 3), record("4", "assistant", "second", 4)];
+    expect(history.next("s", a, memory, definitions)).toMatchObject({
+      sameDefinitions: false,
+      systemPrompt: "You are Ada.",
+    });
+    expect(history.next("s", b, memory, { ...definitions, tools: [{ name: "demo__echo" }] })).toMatchObject({
+      historyBase: 2,
+      sameDefinitions: true,
+      systemPrompt: "",
+      tools: [],
+    });
+    expect(history.next("s", b, memory, { ...definitions, systemPrompt: "You are Bea." })).toMatchObject({
+      historyBase: 4,
+      sameDefinitions: false,
+      systemPrompt: "You are Bea.",
+    });
+    history.connected();
+    expect(history.next("s", b, memory, { ...definitions, systemPrompt: "You are Bea." })).toMatchObject({
+      historyBase: 0,
+      sameDefinitions: false,
+      systemPrompt: "You are Bea.",
+      loadedGroups: ["demo"],
+      tools: [{ name: "demo__echo" }],
+    });
   });
 });

@@ -56,6 +56,24 @@ describe("turn pipeline", () => {
     await done2;
   });
 
+  it("the last burst of tokens that comes with AgentResponseComplete reaches clients as the turn's last token", async () => {
+    h = await startHarness();
+    const { client, agent } = h;
+    const done = collect(client.sendMessage({ content: "say hello" }));
+    const p = await agent.next("process");
+    await agent.token(p.sessionId, p.messageId, "Hel");
+    await agent.send({
+      event: {
+        case: "responseComplete",
+        value: { sessionId: p.sessionId, messageId: p.messageId, content: "Hello there", lastText: "lo there" },
+      },
+    });
+    const evs = await done;
+    expect(types(evs)).toEqual(["MESSAGE_ACCEPTED", "LLM_TOKEN", "LLM_TOKEN", "RESPONSE_COMPLETE"]);
+    expect(evs.filter((e) => e.eventType === T.LLM_TOKEN).map((e) => e.llmToken?.text)).toEqual(["Hel", "lo there"]);
+    expect(evs.at(-1)?.responseComplete?.content).toBe("Hello there");
+  });
+
   it("returns validation, unknown-tool and blocked errors to the model as tool errors", async () => {
     h = await startHarness();
     const { client, agent } = h;

@@ -33,14 +33,22 @@ export function loadToolsDef(groups: readonly string[]): ToolDefInit {
   };
 }
 
+/** Definitions by the catalog's spec objects, which stay the same while the catalog does. */
+const defs = new WeakMap<ToolSpec, ToolDefInit>();
+
 export function toolDef(spec: ToolSpec): ToolDefInit {
-  return {
-    name: spec.name,
-    description: spec.description,
-    parametersJson: JSON.stringify(spec.parameters),
-    group: spec.capabilityId,
-    terminalOnSuccess: spec.terminalOnSuccess,
-  };
+  let def = defs.get(spec);
+  if (!def) {
+    def = {
+      name: spec.name,
+      description: spec.description,
+      parametersJson: JSON.stringify(spec.parameters),
+      group: spec.capabilityId,
+      terminalOnSuccess: spec.terminalOnSuccess,
+    };
+    defs.set(spec, def);
+  }
+  return def;
 }
 
 /** Tool definitions of the given groups, in catalog order. */

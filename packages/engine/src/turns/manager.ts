@@ -272,16 +272,14 @@ export class TurnManager {
       capabilityPrompts: env.host.prompts([...loaded]),
       facts: memory.facts,
     });
+    const definitions = { systemPrompt, loadedGroups: [...loaded], tools: toolDefsOf(env, loaded) };
     return {
       sessionId: session.id,
       messageId: turn.messageId,
       content: turn.content,
       mode: modeToProto(session.mode),
       source: turn.source,
-      ...this.agentHistory.next(session.id, messages, memory, whole),
-      systemPrompt,
-      loadedGroups: [...loaded],
-      tools: toolDefsOf(env, loaded),
+      ...this.agentHistory.next(session.id, messages, memory, definitions, whole),
       model: sessionModel(session, env.config.model.name),
       maxToolRounds: env.config.limits.maxToolRounds,
     };
@@ -367,7 +365,13 @@ export class TurnManager {
       }
       case "responseComplete": {
         const turn = this.running(e.value.messageId);
-        if (turn) void this.finish(turn, { kind: "complete", reply: e.value });
+        if (!turn) return;
+        // The last burst of tokens came with the end: clients get it as a token, as they would have.
+        if (e.value.lastText) {
+          turn.text += e.value.lastText;
+          turn.emit(this.env.bus, { eventType: T.LLM_TOKEN, llmToken: { text: e.value.lastText } });
+        }
+        void this.finish(turn, { kind: "complete", reply: e.value });
         return;
       }
       case "agentError": {
