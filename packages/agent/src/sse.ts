@@ -1,4 +1,6 @@
 // Reads a streamed model response as SSE events, cut off when the server goes silent.
+import { createParser } from "eventsource-parser";
+import type { EventSourceParser } from "eventsource-parser";
 
 /** One server-sent event: its `event:` type (if any) and its data lines joined by newlines. */
 export interface SseEvent {
@@ -7,50 +9,26 @@ export interface SseEvent {
 }
 
 /**
- * An incremental parser for the parts of SSE that model servers use: `data:` lines (joined),
- * `event:`, comments (`:`) and any line ending; a blank line ends an event. `id:` and `retry:`
- * mean nothing for one response and are ignored.
+ * An incremental SSE parser (eventsource-parser underneath): `data:` lines joined, `event:`,
+ * comments and any line ending; a blank line ends an event. `id:` and `retry:` mean nothing for
+ * one response and are dropped. Unlike an EventSource, a last event without its blank line still
+ * counts at `end()` (some servers close the body right after it).
  */
 export class SseParser {
-  private buffer = "";
-  private data: string[] = [];
-  private event: string | undefined;
+  private readonly parser: EventSourceParser;
 
-  constructor(private readonly onEvent: (event: SseEvent) => void) {}
+  constructor(onEvent: (event: SseEvent) => void) {
+    this.parser = createParser({ onEvent: (e) => onEvent({ event: e.event, data: e.data }) });
+  }
 
   feed(text: string): void {
-    this.buffer += text;
-    for (;;) {
-      const m = /\r\n|\n|\r/.exec(this.buffer);
-      // A lone "\r" at the end may be the first half of "\r\n": wait for more.
-      if (!m || (m[0] === "\r" && m.index === this.buffer.length - 1)) return;
-      const line = this.buffer.slice(0, m.index);
-      this.buffer = this.buffer.slice(m.index + m[0].length);
-      this.line(line);
-    }
+    this.parser.feed(text);
   }
 
-  /** The body ended: a last event without its blank line still counts. */
+  /** The body ended: ends the last line and the last event. */
   end(): void {
-    if (this.buffer) this.line(this.buffer);
-    this.buffer = "";
-    this.line("");
-  }
-
-  private line(line: string): void {
-    if (line === "") {
-      if (this.data.length > 0) this.onEvent({ event: this.event, data: this.data.join("\n") });
-      this.data = [];
-      this.event = undefined;
-      return;
-    }
-    if (line.startsWith(":")) return;
-    const colon = line.indexOf(":");
-    const field = colon < 0 ? line : line.slice(0, colon);
-    let value = colon < 0 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") this.data.push(value);
-    else if (field === "event") this.event = value;
+    this.parser.feed("\n\n");
+    this.parser.reset();
   }
 }
 

@@ -320,6 +320,21 @@ describe("UsageScanner", () => {
       expect(s.end()).toEqual({ inputTokens: 12, outputTokens: 3, cacheReadTokens: 4 });
     }
   });
+  it("reads SSE as SSE: CR line endings, a usage object over two data lines, comments", () => {
+    const text =
+      ': keep-alive\r\rdata: {"choices":[{"delta":{"content":"hi"}}]}\r\r' +
+      'data: {"choices":[],\rdata: "usage":{"prompt_tokens":7,"completion_tokens":1}}\r\rdata: [DONE]\r\r';
+    const s = new UsageScanner(true);
+    s.push(Buffer.from(text));
+    expect(s.end()).toEqual({ inputTokens: 7, outputTokens: 1, cacheReadTokens: 0 });
+  });
+  it("skips an event past 64 KiB and still finds the usage after it", () => {
+    const s = new UsageScanner(true);
+    s.push(Buffer.from('data: {"choices":[{"delta":{"content":"'));
+    for (let i = 0; i < 32; i++) s.push(Buffer.from("x".repeat(16 * 1024)));
+    s.push(Buffer.from('"}}]}\n\ndata: {"choices":[],"usage":{"prompt_tokens":9,"completion_tokens":2}}\n\n'));
+    expect(s.end()).toEqual({ inputTokens: 9, outputTokens: 2, cacheReadTokens: 0 });
+  });
   it("reads a JSON completion's usage and ignores garbage", () => {
     const s = new UsageScanner(false);
     s.push(Buffer.from('{"usage":{"prompt_tokens":5,"completion_tokens":2}}'));

@@ -1,6 +1,8 @@
 // Token usage read from a model response as it passes through the gateway: the `usage` object
 // of a JSON completion, or of the SSE chunk that carries it (OpenAI sends it in the last chunk
 // when `stream_options.include_usage` is set). Bytes are only looked at, never held back.
+import { createParser } from "eventsource-parser";
+import type { EventSourceParser } from "eventsource-parser";
 
 export interface TokenCount {
   inputTokens: number;
@@ -28,62 +30,75 @@ export function usageOf(value: unknown): TokenCount | undefined {
   };
 }
 
-/** Largest SSE line looked at; longer lines (huge content deltas) cannot be the usage chunk's. */
-const MAX_LINE = 64 * 1024;
+/** Largest SSE event looked at; longer ones (huge content deltas) cannot be the usage chunk's. */
+const MAX_EVENT = 64 * 1024;
 
-/** Finds the usage in a response body fed chunk by chunk (SSE or JSON). */
+/** Finds the usage in a response body fed chunk by chunk (SSE, read with eventsource-parser, or JSON). */
 export class UsageScanner {
-  private pending = "";
   private json = "";
-  private skipping = false;
   private readonly decoder = new TextDecoder();
+  private readonly parser: EventSourceParser | undefined;
+  /** Set while the rest of an event past MAX_EVENT goes by: the parser starts again after it. */
+  private overflowed = false;
   usage: TokenCount | undefined;
 
-  constructor(private readonly sse: boolean) {}
+  constructor(sse: boolean) {
+    this.parser = sse
+      ? createParser({
+          maxBufferSize: MAX_EVENT,
+          onEvent: (e) => this.event(e.data),
+          onError: (err) => {
+            if (err.type === "max-buffer-size-exceeded") this.overflowed = true;
+          },
+        })
+      : undefined;
+  }
 
   push(chunk: Uint8Array): void {
     const text = this.decoder.decode(chunk, { stream: true });
-    if (!this.sse) {
+    if (!this.parser) {
       if (this.json.length < 16 * 1024 * 1024) this.json += text;
       return;
     }
-    let start = 0;
-    for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
-      this.line(this.pending + text.slice(start, nl));
-      this.pending = "";
-      this.skipping = false;
-      start = nl + 1;
-    }
-    if (this.skipping) return;
-    this.pending += text.slice(start);
-    if (this.pending.length > MAX_LINE) {
-      this.pending = "";
-      this.skipping = true;
-    }
+    this.feed(text);
   }
 
   end(): TokenCount | undefined {
-    if (!this.sse) {
+    if (!this.parser) {
       try {
         this.usage = usageOf(JSON.parse(this.json));
       } catch {
         // Not JSON (an error page): no usage.
       }
       this.json = "";
-    } else if (this.pending) {
-      this.line(this.pending);
-      this.pending = "";
-    }
+    } else this.feed("\n\n");
     return this.usage;
   }
 
-  private line(raw: string): void {
-    if (this.skipping || !raw.startsWith("data:") || !raw.includes('"usage"')) return;
+  /** Feeds the parser; past an overlong event, skips to the end of its line and starts again. */
+  private feed(text: string): void {
+    let rest = text;
+    while (rest) {
+      if (this.overflowed) {
+        const nl = rest.indexOf("\n");
+        if (nl < 0) return;
+        rest = rest.slice(nl + 1);
+        this.overflowed = false;
+        this.parser?.reset();
+        continue;
+      }
+      this.parser?.feed(rest);
+      rest = "";
+    }
+  }
+
+  private event(data: string): void {
+    if (!data.includes('"usage"')) return;
     try {
-      const found = usageOf(JSON.parse(raw.slice(5)));
+      const found = usageOf(JSON.parse(data));
       if (found) this.usage = found;
     } catch {
-      // A malformed line is the client's problem; it is forwarded untouched.
+      // A malformed event is the client's problem; it is forwarded untouched.
     }
   }
 }
