@@ -2,6 +2,7 @@ export { CapabilityHost } from "./host.js";
 export type { CapabilityHostOptions, CapabilityPrompt, InvokeEvent } from "./host.js";
 export type { InvokeOptions, InvokeResult } from "./invoke.js";
 export { DEFAULT_INVOKE_TIMEOUT_MS } from "./invoke.js";
+export { RESTART_WINDOW_MS, RestartBudget } from "./supervise.js";
 export type { CapabilityState, CapabilityStatus, LaunchMode } from "./runtime.js";
 
 export { validateCapabilityConfigs, capabilityConfigSchema, isMcpConfig, launchCommand } from "./config.js";

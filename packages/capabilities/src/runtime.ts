@@ -211,7 +211,7 @@ export class CapabilityRuntime {
       ...(this.address ? { address: this.address } : {}),
       channel: channel.description,
       toolCount: this.tools.length,
-      restarts: this.budget.restarts,
+      restarts: this.budget.restarts(),
       ...(this.logTail ? { logTail: this.logTail } : {}),
       warnings: [...(channel.warning ? [channel.warning] : []), ...(this.manifest?.warnings ?? [])],
       ...(this.sandboxNote ? { sandbox: this.sandboxNote } : {}),
@@ -338,7 +338,6 @@ export class CapabilityRuntime {
       manifest.toolSource === "dynamic" ? toolEntries(manifest, await this.discover()) : toolEntries(manifest),
       this.config.semantics,
     );
-    this.budget.healthy();
     this.set("ready", health.message || "ready");
     this.scheduleRecheck();
     if (this.launchMode === "command") this.idle.arm();
@@ -378,7 +377,7 @@ export class CapabilityRuntime {
     this.killReason = why;
     const restart = this.budget.allows();
     const message = restart
-      ? `capability ${this.config.id} ${why}; the Engine killed it and is restarting it (restart ${this.budget.restarts + 1} of ${this.budget.max}). The call did not complete: try it again.`
+      ? `capability ${this.config.id} ${why}; the Engine killed it and is restarting it (restart ${this.budget.restarts() + 1} of ${this.budget.max}). The call did not complete: try it again.`
       : `capability ${this.config.id} ${why}; the Engine killed it and its restart budget (${this.budget.max}) is spent, so it stays down. The call did not complete.`;
     this.opts.log(`capability ${this.instanceId}: ${why}; killing process group ${proc.pid ?? "?"}`);
     this.idle.cancel();
@@ -518,7 +517,7 @@ export class CapabilityRuntime {
     this.calls.abort(new CapabilityError("restarted", `capability ${this.config.id}: ${how}`));
     this.tools = [];
     if (this.budget.take()) {
-      const n = this.budget.restarts;
+      const n = this.budget.restarts();
       this.set("starting", `${how}; restarting (${n}/${this.budget.max})`);
       await new Promise((r) => setTimeout(r, Math.min(200 * n, 2000)));
       if (this.stopped) return;
@@ -527,7 +526,7 @@ export class CapabilityRuntime {
     }
     this.logTail = proc.lastLines(20);
     const tail = this.logTail.length > 0 ? `; last log lines:\n${this.logTail.join("\n")}` : "";
-    const n = this.budget.restarts;
+    const n = this.budget.restarts();
     this.set(
       "failed",
       `capability ${this.config.id}: ${how} after ${n} restart${n === 1 ? "" : "s"}; see ${join(this.opts.logDir, `${this.config.id}.log`)}${tail}`,

@@ -1,42 +1,44 @@
-// What Selu and MCP runtimes share about the processes they supervise: the restart budget of a
-// process that crashed or stopped answering, and the timer that stops a local process nobody
-// has called for a while (it starts again on the next call).
+// What the supervisors of processes share: the restart budget of a process that crashed or
+// stopped answering (the Agent, Selu capabilities, MCP servers), and the timer that stops a local
+// capability nobody has called for a while (it starts again on the next call).
 
-/** A process healthy this long gets its full restart budget back. */
-export const RESTART_BUDGET_RESET_MS = 10 * 60_000;
+/** How long a capability's restart counts against its budget (the Agent's: limits.agent_restart_window_s). */
+export const RESTART_WINDOW_MS = 10 * 60_000;
 
-/** Restarts left for a crash loop; a process that ran healthy for a while earns them back. */
+/**
+ * At most `max` restarts in any `windowMs`: a crash loop stops, a process that crashes now and
+ * then is restarted each time. The one budget of every supervised process: the Agent, Selu
+ * capability processes and MCP servers.
+ */
 export class RestartBudget {
-  private used = 0;
-  private healthySince: number | undefined;
+  /** When the restarts within the window were taken, oldest first. */
+  private times: number[] = [];
 
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    readonly windowMs = RESTART_WINDOW_MS,
+  ) {}
 
-  get restarts(): number {
-    return this.used;
-  }
-
-  /** The process is up and answering (from now on it earns its budget back). */
-  healthy(now = Date.now()): void {
-    this.healthySince = now;
+  /** Restarts taken within the window. */
+  restarts(now = Date.now()): number {
+    this.expire(now);
+    return this.times.length;
   }
 
   /** True when one more restart fits (does not take it). */
   allows(now = Date.now()): boolean {
-    return this.usedAt(now) < this.max;
+    return this.restarts(now) < this.max;
   }
 
   /** Takes one restart; false when the budget is spent. */
   take(now = Date.now()): boolean {
-    this.used = this.usedAt(now);
-    this.healthySince = undefined;
-    if (this.used >= this.max) return false;
-    this.used++;
+    if (!this.allows(now)) return false;
+    this.times.push(now);
     return true;
   }
 
-  private usedAt(now: number): number {
-    return this.healthySince !== undefined && now - this.healthySince >= RESTART_BUDGET_RESET_MS ? 0 : this.used;
+  private expire(now: number): void {
+    while (this.times.length > 0 && now - (this.times[0] as number) >= this.windowMs) this.times.shift();
   }
 }
 

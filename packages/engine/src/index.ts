@@ -49,7 +49,6 @@ export { agentLauncher, walledLaunch, withoutNetwork } from "./adapters/agent.js
 export { AgentWallError, agentWallLine, chooseAgentWall } from "./agent/wall.js";
 export { defaultSubAgentLauncher } from "./subagents/launcher.js";
 export type { AgentWall } from "./agent/wall.js";
-export { withinBudget } from "./agent/supervisor.js";
 export {
   DEFAULT_BASE_URL,
   ExchangeReplay,

@@ -135,7 +135,7 @@ export class McpRuntime {
           ? `MCP streamable HTTP ${this.config.mcp.url}`
           : "MCP stdio: pipes only the Engine holds",
       toolCount: this.tools.length,
-      restarts: this.budget.restarts,
+      restarts: this.budget.restarts(),
       ...(isStdio(this.config.mcp)
         ? {
             process:
@@ -244,7 +244,6 @@ export class McpRuntime {
         ...(era ? { era } : {}),
       };
       await this.loadTools(conn.client);
-      this.budget.healthy();
       this.set("ready", `${this.server.name || "server"} ${this.server.version}`.trim());
       this.schedulePing();
       this.idle.arm();
@@ -424,7 +423,7 @@ export class McpRuntime {
       this.retry.unref();
       return;
     }
-    const n = this.budget.restarts;
+    const n = this.budget.restarts();
     if (spent) {
       const lines = this.tail.slice(-10);
       const where = isStdio(this.config.mcp)

@@ -2,6 +2,7 @@
 // per-spawn token on its stdin, bound to the spawned pid) and respawns it when it dies, within a budget (default 5 per 60 s).
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { RestartBudget } from "@palisade/capabilities";
 import { spawnWithSecret } from "../child-stdin.js";
 import type { AgentLaunch, AgentLauncher, AgentLaunchRequest } from "../ports.js";
 import type { AgentLink } from "./link.js";
@@ -21,14 +22,9 @@ export interface SupervisorOptions {
   log: (line: string) => void;
 }
 
-/** True when another restart fits in the budget. Pure; `restarts` are timestamps. */
-export function withinBudget(restarts: readonly number[], now: number, budget: number, windowMs: number): boolean {
-  return restarts.filter((t) => now - t < windowMs).length < budget;
-}
-
 export class AgentSupervisor {
   private child: ChildProcess | undefined;
-  private restartTimes: number[] = [];
+  private readonly budget: RestartBudget;
   private stopping = false;
   /** Set while an idle stop runs; resolves once the old process is gone. */
   private idleStopping: Promise<void> | undefined;
@@ -42,7 +38,9 @@ export class AgentSupervisor {
   restarts = 0;
   lastError = "";
 
-  constructor(private readonly options: SupervisorOptions) {}
+  constructor(private readonly options: SupervisorOptions) {
+    this.budget = new RestartBudget(options.budget, options.windowMs);
+  }
 
   get pid(): number | undefined {
     return this.child?.pid;
@@ -129,14 +127,12 @@ export class AgentSupervisor {
     }
     if (this.state === "refused") return;
     this.options.link.expect(undefined);
-    const now = Date.now();
-    if (!withinBudget(this.restartTimes, now, this.options.budget, this.options.windowMs)) {
+    if (!this.budget.take()) {
       this.state = "failed";
       this.lastError = `the Agent crashed ${this.options.budget} times within ${this.options.windowMs / 1000} s; not restarting it (last: ${signal ?? `exit code ${code}`}). Restart the Engine.`;
       this.options.log(`agent: ${this.lastError}`);
       return;
     }
-    this.restartTimes = [...this.restartTimes.filter((t) => now - t < this.options.windowMs), now];
     this.restarts++;
     this.state = "restarting";
     this.options.log(`agent: process exited (${signal ?? `code ${code}`}); restarting (${this.restarts})`);
