@@ -12,13 +12,13 @@ import type { Detector, Hit } from "./types.js";
 import { clip } from "./util.js";
 
 const SECRET =
-  /\b(?:env(?:ironment)?[\s_-]*(?:var(?:iable)?s?|file|values)|(?:^|\s)\.env\b(?!\.(?:example|sample|template))|secrets?|credentials?|creds|api[\s_-]?keys?|access[\s_-]?keys?|(?:api|auth|access|bearer|github|gh|gitlab|npm|pypi|session|oauth|secret|slack|cloud)[\s_-]*tokens?|private[\s_-]+keys?|ssh[\s_-]+keys?|id_(?:rsa|ed25519|ecdsa|dsa)|passwords?|passphrases?|shadow\s+file|\.?netrc|kube[\s_-]*config|keychain|keyring|(?:browser\s+)?cookies|aws\s+(?:config|keys?))\b/i;
+  /\b(?:env(?:ironment)?[\s_-]*(?:var(?:iable)?s?|file|values)|(?:^|\s)\.env\b(?!\.(?:example|sample|template))|secrets?|credentials?|creds|api[\s_-]?keys?|access[\s_-]?keys?|(?:api|auth|access|bearer|github|gh|gitlab|npm|pypi|session|oauth|secret|slack|cloud)[\s_-]*tokens?|private[\s_-]+keys?|ssh[\s_-]+keys?|id_(?:rsa|ed25519|ecdsa|dsa)|passwords?|passphrases?|shadow\s+file|\.?netrc|kube[\s_-]*config|keychain|keyring|(?:browser\s+)?cookies|aws\s+(?:config|keys?))\b|\/etc\/(?:passwd|shadow|gshadow|group|sudoers(?:\.d)?|security\/\S*|ssh\/\S*)(?![\w.-])|\b(?:bash|zsh)_history\b|\bauth\.log\b/i;
 const SEND =
   /\b(?:send|post|upload|e-?mail|mail|forward|transmit|exfiltrate|leak|paste|publish|push|sync|include|attach|message|reply|ship|submit|deliver|beam|dump|put|copy|share|curl|wget|write)\b/i;
 const DESTINATION =
   /\b[a-z][a-z0-9+.-]*:\/\/\S+|\b\d{1,3}(?:\.\d{1,3}){3}\b|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|\b(?:pastebin|paste\.ee|hastebin|gist|webhooks?|requestbin|ngrok|transfer\.sh|discord|telegram|public\s+(?:repo|url|bucket|gist|link)|(?:my|our|a|an)\s+(?:remote\s+)?(?:server|host|box|machine|endpoint|bucket)|the\s+internet)\b|\b(?:in|into|to|with)\s+(?:your|the)\s+(?:final\s+)?(?:reply|answer|response|result|output|report|summary)\b|\b(?:back\s+)?to\s+me\b|\bme\s+back\b|\bin\s+plain\s*text\b/i;
 const READ =
-  /\b(?:read|cat|open|grab|get|fetch|find|locate|collect|gather|dump|print|show|display|extract|copy|list|look\s+(?:through|for)|search\s+for|harvest|steal|retrieve|obtain|take|archive|zip|tar)\b/i;
+  /\b(?:read|cat|open|grab|get|fetch|find|locate|collect|gather|dump|print|show|display|extract|copy|list|look\s+(?:through|for)|search\s+for|harvest|steal|retrieve|obtain|take|archive|zip|tar|watch|monitor|tail|keep\s+an\s+eye\s+on)\b/i;
 
 const SHELL =
   /\b(?:shell|bash|zsh|sh|terminal|tty|pty|command\s+prompt|cmd\.exe|powershell|remote\s+access|interactive\s+session|backdoor)\b/i;

@@ -9,6 +9,7 @@ import type { Subject } from "../normalize/subject.js";
 import { decodeEmbedded } from "../normalize/decode.js";
 import { urlDecode } from "../normalize/text.js";
 import { amountKey, fragmentsOf, urlLiteral } from "./fragments.js";
+import { installedPackages } from "./packages.js";
 import { rolesOf } from "./roles.js";
 import type { ArgValue, Label, Origin, ProvenanceView, Role } from "./types.js";
 
@@ -153,9 +154,23 @@ function leaves(v: unknown, out: (string | number)[], depth = 0): void {
   else if (v !== null && typeof v === "object") for (const x of Object.values(v)) leaves(x, out, depth + 1);
 }
 
+/** A name the user wrote as a word (short names are not kept as fragments). */
+function userWrote(view: ProvenanceView, name: string): boolean {
+  if (view.fromUser(name)) return true;
+  const esc = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const re = new RegExp(`(?:^|[^\\w@/-])${esc}(?:$|[^\\w/-])`, "i");
+  return view.userMessages().some((m) => re.test(m));
+}
+
 /** Every argument value of the call in a role, with its origins. */
 export function argumentProvenance(s: Subject, view: ProvenanceView): ArgValue[] {
   const c = new Collector(view);
+  for (const cmd of s.commands)
+    for (const name of installedPackages(cmd)) {
+      if (userWrote(view, name))
+        c.values.push({ key: "command", role: "package", value: name, origins: new Set(["user"]), sources: [] });
+      else c.push("command", "package", name, [], true, []);
+    }
   for (const [key, raw] of Object.entries(s.args)) {
     const roles = rolesOf(s.spec, key);
     if (roles.length === 0) continue;

@@ -27,8 +27,10 @@ export interface Label {
 /**
  * What an argument value does in the call, from the tool's semantics. `link`: a URL written inside
  * a body, command or task (where the text points a reader or a program), not where the call goes.
+ * `package`: a package a shell command installs by name from a registry (npm, pip, cargo, ...).
  */
-export type Role = "recipient" | "host" | "url-path" | "body" | "amount" | "command" | "path" | "task" | "link";
+export type Role =
+  "recipient" | "host" | "url-path" | "body" | "amount" | "command" | "path" | "task" | "link" | "package";
 export const ROLES: readonly Role[] = [
   "recipient",
   "host",
@@ -39,6 +41,7 @@ export const ROLES: readonly Role[] = [
   "path",
   "task",
   "link",
+  "package",
 ];
 
 /**
