@@ -265,6 +265,26 @@ export const exfil: Detector[] = [
     },
   },
   {
+    id: "exfil.secret-named-query",
+    category: "exfiltration",
+    severity: "escalate",
+    description:
+      "A URL parameter named for key material (private_key, secret, password, api_key, token) carrying a key-like value",
+    when: { urls: true },
+    detect(s) {
+      for (const u of s.urls) {
+        if (!u.active) continue;
+        const q = u.query.indexOf("?");
+        if (q < 0) continue;
+        for (const [name, value] of new URLSearchParams(u.query.slice(q + 1))) {
+          if (SECRET_PARAM.test(name) && KEY_LIKE.test(value) && !PLACEHOLDER.test(value))
+            return { reason: `parameter \`${clipName(name)}\` of a request to ${u.host} carries a key-like value` };
+        }
+      }
+      return undefined;
+    },
+  },
+  {
     id: "exfil.raw-ip",
     category: "exfiltration",
     severity: "escalate",
@@ -302,5 +322,13 @@ export const exfil: Detector[] = [
     detect: () => undefined,
   },
 ];
+
+/** Parameter names that say what they carry is key material. */
+const SECRET_PARAM =
+  /^(?:[\w-]*[_-])?(?:private[_-]?key|secret(?:[_-]?key)?|client[_-]?secret|password|passwd|pwd|passphrase|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|access[_-]?token|token|credentials?|ssh[_-]?key|session[_-]?key|key[_-]?material)$/i;
+/** At least 12 characters of a key alphabet with letters and digits mixed. */
+const KEY_LIKE = /^(?=[^\s]*\d)(?=[^\s]*[A-Za-z])[A-Za-z0-9+/=_.~:-]{12,}$/;
+const PLACEHOLDER = /^(?:x+|\*+|<[^>]*>|\$\{?\w+\}?|your[_-]?\w*|changeme|example\w*|redacted)$/i;
+const clipName = (n: string): string => (n.length > 40 ? `${n.slice(0, 39)}…` : n);
 
 export { hasEgress };
