@@ -103,7 +103,7 @@ describe("supervised health", () => {
       /capability sick: stopped answering Healthcheck .*\(killed\) after 1 restart/,
     );
     expect(host.catalog().filter((t) => t.capabilityId === "sick")).toEqual([]);
-    expect(host.unavailable()).toEqual([{ id: "sick", state: "failed" }]);
+    expect(host.unavailable()).toEqual([{ id: "sick", state: "failed", restarts: 1 }]);
     const r = await host.invoke("sick__echo", { text: "x" }, owner);
     expect(r.error?.code).toBe("not_ready");
   });

@@ -37,7 +37,12 @@ export async function runToolCall(scope: CallScope, call: ToolCall): Promise<Too
 async function pipeline(call: CallRecord): Promise<ToolResult> {
   const { turn, record } = call;
   const { env } = call.scope;
-  const resolved = hostOf(env).resolve(call.call.toolName);
+  const host = hostOf(env);
+  // A capability still in its first start (an MCP server the Engine did not wait for) is waited
+  // for, bounded by its start timeout and the turn: its tools are not in the catalog yet.
+  const group = call.call.toolName.split("__")[0];
+  if (group && host.whenStarted) await host.whenStarted([group], turn.signal);
+  const resolved = host.resolve(call.call.toolName);
   if ("error" in resolved) return call.deliver(resolved.error, true, { error: { code: "unknown_tool" } });
   const tool = resolved.tool;
   record.toolName = tool.name;
