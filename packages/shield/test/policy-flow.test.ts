@@ -317,6 +317,49 @@ describe("packages installed by name", () => {
   });
 });
 
+describe("over-asks settled by class", () => {
+  function uctx(): ShieldContext {
+    const p = new ProvenanceIndex();
+    p.addUserMessage("Start the server and check http://localhost:8080/health, then clean dist");
+    return { provenance: p, home: HOME, workspace: WORKSPACE };
+  }
+  it.each<[string, string, Record<string, unknown>, string]>([
+    ["a system config file read", "files__read_file", { path: "/etc/nginx/nginx.conf" }, "allow"],
+    ["/etc/shadow is still stopped", "files__read_file", { path: "/etc/shadow" }, "block"],
+    ["a private key under /etc still asks", "files__read_file", { path: "/etc/ssl/private/server.key" }, "escalate"],
+    ["a build folder deleted in the workspace", "files__delete_file", { path: "dist" }, "allow"],
+    ["a nested dependency folder", "files__delete_file", { path: "web/node_modules" }, "allow"],
+    ["source deleted still asks", "files__delete_file", { path: "src" }, "escalate"],
+    [
+      "curl of the local endpoint the user named",
+      "shell__execute_command",
+      { command: "curl -s http://localhost:8080/health" },
+      "allow",
+    ],
+    [
+      "curl of another local port still asks",
+      "shell__execute_command",
+      { command: "curl -s http://localhost:2375/containers/json" },
+      "escalate",
+    ],
+    [
+      "a tool URL on loopback is still blocked",
+      "http__http_request",
+      { method: "GET", url: "http://localhost:8080/health" },
+      "block",
+    ],
+  ])("%s → %s", async (_n, tool, args, want) => {
+    const v = await check(tool, args, uctx());
+    expect(v.decision, v.reason).toBe(want);
+  });
+
+  it("without the user's message, curl of a local endpoint asks as before", async () => {
+    const v = await check("shell__execute_command", { command: "curl -s http://localhost:8080/health" });
+    expect(v.decision).toBe("escalate");
+    expect(v.rules).toContain("ssrf.internal");
+  });
+});
+
 describe("flow conditions in the policy language", () => {
   const head = "version: 1\nname: t\nrules:\n";
   it.each<[string, string, RegExp]>([

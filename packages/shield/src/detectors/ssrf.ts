@@ -1,4 +1,5 @@
-import type { UrlRef } from "../normalize/subject.js";
+import type { Subject, UrlRef } from "../normalize/subject.js";
+import { provenanceView } from "../provenance/attach.js";
 import type { Detector } from "./types.js";
 
 const METADATA_HOSTS =
@@ -11,6 +12,13 @@ const REBINDING =
 function ipv4(host: string): number[] | undefined {
   const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(host);
   return m === null ? undefined : [1, 2, 3, 4].map((i) => Number(m[i]));
+}
+
+/** The user's own messages hold this host (and port), as written. */
+function userNamed(s: Subject, hostPort: string): boolean {
+  const view = provenanceView(s);
+  const want = hostPort.toLowerCase();
+  return view !== undefined && view.userMessages().some((m) => m.toLowerCase().includes(want));
 }
 
 /** loopback | private | link-local | undefined (public or a name) */
@@ -112,6 +120,9 @@ export const ssrf: Detector[] = [
       const u = s.urls.find((u) => u.active && internalKind(u.host) !== undefined);
       if (u === undefined) return undefined;
       const kind = internalKind(u.host) ?? "";
+      // a local endpoint the user named, typed in a shell (`curl localhost:8080/health`)
+      if (!toolUrl(u) && kind === "loopback" && userNamed(s, `${u.host}${u.port ? `:${u.port}` : ""}`))
+        return undefined;
       return {
         reason: `${kind} address ${u.host}${u.port ? `:${u.port}` : ""}`,
         severity: toolUrl(u) ? "block" : "escalate",
