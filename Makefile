@@ -20,9 +20,10 @@ node-version:
 
 # bubblewrap (Debian), installed where apt-get is there: the tool sandboxes need it (the Engine
 # runs without it only when the config says `sandbox.required: false`). Used by run and deps-system.
-INSTALL_BWRAP = command -v bwrap >/dev/null || ( command -v apt-get >/dev/null && (apt-get install -y -q bubblewrap >/dev/null 2>&1 || \
-		  (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bubblewrap >/dev/null 2>&1)) ) || \
-		echo "note: bubblewrap not available; sandboxed capabilities (files, shell, ...) cannot start (see docs/security.md)"
+# Checked again after apt-get: an install that did nothing (or a bwrap that is not executable) says so.
+INSTALL_BWRAP = command -v bwrap >/dev/null || ( command -v apt-get >/dev/null && echo "installing bubblewrap (apt-get install bubblewrap) ..." && \
+		  (apt-get install -y -q bubblewrap >/dev/null 2>&1 || (apt-get update -q >/dev/null 2>&1 && apt-get install -y -q bubblewrap >/dev/null 2>&1)) ) ; \
+		command -v bwrap >/dev/null || echo "note: bubblewrap (bwrap) is not installed$$(command -v apt-get >/dev/null && echo ' and apt-get could not install it' || echo ' and there is no apt-get to install it'): the tool sandboxes cannot start, so the files and shell tools are unavailable (the chat names them). Install it (apt-get install bubblewrap, dnf install bubblewrap) and restart the Engine, or set sandbox.required: false (see docs/security.md)"
 
 # bubblewrap first, as for the tests: without it the files and shell tools cannot start.
 run: build
