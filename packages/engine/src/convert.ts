@@ -143,6 +143,7 @@ export function toolCallToProto(c: ToolCallRecordRow): MessageInitShape<typeof T
     durationMs: BigInt(c.durationMs),
     artifacts: c.artifacts.map(artifactToProto),
     resultTrust: c.resultTrust ?? "",
+    textOffset: c.textOffset ?? 0,
   };
 }
 

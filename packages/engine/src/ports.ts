@@ -61,6 +61,8 @@ export interface ToolCallRecordRow {
   startedAt: number;
   /** The provenance label the delivered result got (workspace, untrusted, secret); absent: none. */
   resultTrust?: string;
+  /** How much of the turn's text had streamed when the call was proposed (0 when not known). */
+  textOffset?: number;
 }
 
 export interface MessageRecord {

@@ -3,6 +3,7 @@ import type { Db } from "./db.js";
 import { notFound } from "./errors.js";
 import { getHistory, getSession, getSubAgentTranscript, listSubAgentRuns } from "./history.js";
 import { listArtifacts, listEvents, listMemory } from "./records.js";
+import { inTextOrder } from "./text-order.js";
 import type {
   ArtifactRecord,
   EventRecord,
@@ -148,7 +149,10 @@ function toolCallMd(c: ToolCallRecord): string {
 function messageMd(m: MessageRecord): string {
   const usage = m.usage ? ` · tokens in ${m.usage.inputTokens} / out ${m.usage.outputTokens}` : "";
   const head = `### ${m.role} · #${m.seq} · ${iso(m.createdAt)}${usage}`;
-  return [head, "", m.content, ...m.toolCalls.map((c) => `\n${toolCallMd(c)}`)].join("\n");
+  const body = inTextOrder(m.content, m.toolCalls).map((p) =>
+    p.kind === "text" ? p.text : `\n${toolCallMd(p.call)}\n`,
+  );
+  return [head, "", ...body].join("\n");
 }
 
 export function renderMarkdown(e: SessionExport): string {

@@ -24,6 +24,8 @@ export type { ListSessionsOptions, SessionPage, HistoryOptions, HistoryPage } fr
 export type { SearchOptions, SearchResult } from "./search.js";
 export type { DeleteResult, RetentionOptions, RetentionResult, StoreStats } from "./lifecycle.js";
 export type { ExportFormat, ExportOptions, ExportResult, SessionExport } from "./export.js";
+export { inTextOrder } from "./text-order.js";
+export type { InOrder } from "./text-order.js";
 export type {
   SessionMode,
   TitleSource,

@@ -5,9 +5,10 @@ import { V2 } from "./schema/v2.js";
 import { V3 } from "./schema/v3.js";
 import { V4 } from "./schema/v4.js";
 import { V5 } from "./schema/v5.js";
+import { V6 } from "./schema/v6.js";
 
 /** Migration N turns a version N-1 database into version N. Index 0 is version 1. */
-export const MIGRATIONS: readonly string[] = [V1, V2, V3, V4, V5];
+export const MIGRATIONS: readonly string[] = [V1, V2, V3, V4, V5, V6];
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export function schemaVersion(db: Database): number {

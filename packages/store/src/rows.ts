@@ -114,6 +114,7 @@ export function toolCallFromRow(r: Row): ToolCallRecord {
     createdAt: num(r.created_at),
     completedAt: optNum(r.completed_at),
     resultTrust: r.result_trust == null ? "" : str(r.result_trust),
+    textOffset: num(r.text_offset),
   };
 }
 

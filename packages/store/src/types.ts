@@ -75,6 +75,11 @@ export interface ToolCallRecord {
   completedAt: number | null;
   /** The provenance label of the delivered result (workspace, untrusted, secret); "" when none. */
   resultTrust: string;
+  /**
+   * Where in its message's content the call happened: how much of the text (UTF-16 code units)
+   * came before it. 0 for calls recorded before this was kept (they show before the text).
+   */
+  textOffset: number;
 }
 
 export interface MessageRecord {

@@ -67,6 +67,8 @@ export interface NewToolCall {
   completedAt?: number;
   /** The provenance label of the delivered result (workspace, untrusted, secret), or "". */
   resultTrust?: string;
+  /** How much of the message's text came before the call (see ToolCallRecord.textOffset). */
+  textOffset?: number;
 }
 
 export type ToolCallPatch = Partial<
@@ -312,6 +314,18 @@ export function recordToolCall(db: Db, input: NewToolCall): ToolCallRecord {
 export function checkToolCall(input: NewToolCall): void {
   requireText(input.callId, "callId");
   requireText(input.toolName, "toolName");
+  textOffsetOf(input);
+}
+
+/** The call's text offset as stored: a whole number of characters, 0 when not given. */
+export function textOffsetOf(input: NewToolCall): number {
+  const n = input.textOffset ?? 0;
+  if (!Number.isSafeInteger(n) || n < 0)
+    throw new StoreError(
+      "INVALID_ARGUMENT",
+      `tool call ${input.callId}: textOffset must be a whole number of characters >= 0, got ${String(n)}`,
+    );
+  return n;
 }
 
 const TOOL_CALL_COLUMNS = [
@@ -338,6 +352,7 @@ const TOOL_CALL_COLUMNS = [
   "created_at",
   "completed_at",
   "result_trust",
+  "text_offset",
 ] as const;
 const INSERT_TOOL_CALL = `INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}) VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")})`;
 
@@ -371,6 +386,7 @@ export function insertToolCall(db: Db, input: NewToolCall, sessionId: string): T
     created_at: createdAt,
     completed_at: input.completedAt ?? null,
     result_trust: input.resultTrust ?? "",
+    text_offset: textOffsetOf(input),
   };
   try {
     db.stmt(INSERT_TOOL_CALL).run(TOOL_CALL_COLUMNS.map((c) => row[c]));

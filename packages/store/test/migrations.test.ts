@@ -165,7 +165,7 @@ describe("migrations", () => {
   it("upgrades to schema version 5: tool calls stored before have no result label, new ones keep theirs", () => {
     const path = v2Database();
     const store = Store.open(path);
-    expect(store.schemaVersion).toBe(5);
+    expect(store.schemaVersion).toBeGreaterThanOrEqual(5);
     const m = store.appendMessage({ sessionId: "s-v2", role: "assistant", content: "" });
     store.recordToolCall({ callId: "old", messageId: m.id, toolName: "web__fetch", argumentsJson: "{}" });
     store.recordToolCall({
@@ -195,6 +195,8 @@ describe("migrations", () => {
       { from: 3, to: 4, phase: "done" },
       { from: 4, to: 5, phase: "start" },
       { from: 4, to: 5, phase: "done" },
+      { from: 5, to: 6, phase: "start" },
+      { from: 5, to: 6, phase: "done" },
     ]);
     const fresh: unknown[] = [];
     Store.open(join(tempDir(), "new.db"), { onMigration: (s) => fresh.push(s) }).close();

@@ -25,9 +25,11 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
     const a = await first.appendMessage({ sessionId: "s1", role: "assistant", content: "" });
     await first.recordToolCall({ callId: "c1", messageId: a.id, toolName: "web__fetch", argumentsJson: "{}" });
     await first.close();
-    // Back to version 1 as it was released: GIN indexes with a pending list, no result labels.
+    // Back to version 1 as it was released: GIN indexes with a pending list, no result labels,
+    // no call positions.
     await cluster.sql(db, "ALTER INDEX messages_tsv SET (fastupdate = on)");
     await cluster.sql(db, "ALTER TABLE tool_calls DROP COLUMN result_trust");
+    await cluster.sql(db, "ALTER TABLE tool_calls DROP COLUMN text_offset");
     await cluster.sql(db, "DELETE FROM palisade_schema WHERE version > 1");
     const steps: MigrationStep[] = [];
     const store = await open(db, (s) => steps.push(s));
@@ -38,10 +40,12 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
         "done 1->2",
         "start 2->3",
         "done 2->3",
+        "start 3->4",
+        "done 3->4",
       ]);
       // a call stored before labels were kept has none; a new one keeps its label
       const calls = (await store.getHistory("s1")).messages.flatMap((m) => m.toolCalls);
-      expect(calls.map((c) => [c.callId, c.resultTrust])).toEqual([["c1", ""]]);
+      expect(calls.map((c) => [c.callId, c.resultTrust, c.textOffset])).toEqual([["c1", "", 0]]);
       await store.updateToolCall(a.id, "c1", { resultTrust: "untrusted" });
       const after = (await store.getHistory("s1")).messages.flatMap((m) => m.toolCalls);
       expect(after.map((c) => c.resultTrust)).toEqual(["untrusted"]);

@@ -131,6 +131,7 @@ forEachBackend((backend) => {
         createdAt: 5,
         completedAt: 40,
         resultTrust: "untrusted",
+        textOffset: 0,
       });
       await expect(
         store.recordToolCall({ callId: "c1", messageId: m.id, toolName: "x", argumentsJson: "{}" }),

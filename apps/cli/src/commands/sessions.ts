@@ -4,6 +4,7 @@ import { toJson } from "@bufbuild/protobuf";
 import { ChatMessageSchema, SessionInfoSchema } from "@palisade/protocol/types";
 import type { ChatMessage } from "@palisade/protocol/types";
 import { SearchHitSchema } from "@palisade/protocol/pipeline";
+import { inTextOrder } from "@palisade/store/text-order";
 import { CliError, ExitCode, UsageError } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
@@ -124,7 +125,14 @@ export async function sessionsList(ctx: CommandContext): Promise<number> {
 export function formatTranscript(messages: ChatMessage[]): string {
   const out: string[] = [];
   for (const m of messages) {
-    for (const c of m.toolCalls) {
+    // Text and tool calls in the order they happened (each call knows how much text came before it).
+    for (const p of inTextOrder(m.content, m.toolCalls)) {
+      if (p.kind === "text") {
+        const text = m.toolCalls.length > 0 ? p.text.trim() : p.text;
+        if (text) out.push(`${m.role}: ${text}`, "");
+        continue;
+      }
+      const c = p.call;
       const v = c.verdict
         ? ` · shield ${["?", "ALLOW", "BLOCK", "ESCALATE"][c.verdict.decision] ?? "?"} tier ${c.verdict.tier}${c.verdict.reason ? `: ${c.verdict.reason}` : ""}`
         : "";
@@ -135,7 +143,6 @@ export function formatTranscript(messages: ChatMessage[]): string {
         );
       for (const a of c.artifacts) out.push(`         artifact ${a.filename} (${a.mimeType}, ${a.sizeBytes} bytes)`);
     }
-    if (m.content) out.push(`${m.role}: ${m.content}`, "");
   }
   return out.join("\n") + "\n";
 }

@@ -62,6 +62,7 @@ function chatMessage(m: MessageRecord): ChatMessage {
       isError: c.isError,
       durationMs: BigInt(c.durationMs ?? 0),
       subAgentName: c.subAgentName,
+      textOffset: c.textOffset,
       ...(c.verdict
         ? {
             verdict: {

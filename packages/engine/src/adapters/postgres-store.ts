@@ -326,6 +326,7 @@ class PostgresStore implements EngineStore {
             createdAt: c.startedAt,
             completedAt: c.startedAt + c.durationMs,
             ...(c.resultTrust ? { resultTrust: c.resultTrust } : {}),
+            textOffset: c.textOffset,
           })),
           events: t.events.map((e) => ({
             messageId: e.messageId,

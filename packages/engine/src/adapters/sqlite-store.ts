@@ -63,6 +63,7 @@ export function call(c: StoredCall): ToolCallRecordRow {
     artifacts: c.artifacts.map((a) => ({ ...a })),
     startedAt: c.createdAt,
     ...(c.resultTrust ? { resultTrust: c.resultTrust } : {}),
+    textOffset: c.textOffset,
   };
 }
 
@@ -340,6 +341,7 @@ class SqliteStore implements EngineStore {
           createdAt: c.startedAt,
           completedAt: c.startedAt + c.durationMs,
           ...(c.resultTrust ? { resultTrust: c.resultTrust } : {}),
+          textOffset: c.textOffset,
         })),
         events: t.events.map((e) => ({
           messageId: e.messageId,

@@ -41,6 +41,8 @@ export class CallRecord {
       durationMs: 0,
       artifacts: [],
       startedAt: Date.now(),
+      // The text before the call is what the turn streamed so far: its place in the stored answer.
+      textOffset: scope.turn.text.length,
     };
   }
 

@@ -106,6 +106,7 @@ const TOOL_CALL: Column[] = [
   ["created_at", "bigint"],
   ["completed_at", "bigint"],
   ["result_trust", "text"],
+  ["text_offset", "int"],
   ["tsv", "tsvector"],
 ];
 const EVENT: Column[] = [
@@ -243,6 +244,7 @@ export async function importSessions(c: Queryable, batch: readonly SessionRows[]
         t.createdAt,
         t.completedAt,
         t.resultTrust,
+        t.textOffset,
         tsvectorOf([t.toolName, t.argumentsJson, t.result]),
       ]),
     ),

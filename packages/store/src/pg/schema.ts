@@ -211,5 +211,13 @@ export const PG_V3 = `
 ALTER TABLE tool_calls ADD COLUMN result_trust TEXT NOT NULL DEFAULT '';
 `;
 
-export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2, PG_V3];
+/**
+ * Version 4: where each tool call happened in its message's text (UTF-16 code units of the content
+ * before it; schema/v6.ts of SQLite). Calls stored before have 0 and show before the text.
+ */
+export const PG_V4 = `
+ALTER TABLE tool_calls ADD COLUMN text_offset INTEGER NOT NULL DEFAULT 0;
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2, PG_V3, PG_V4];
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

@@ -62,6 +62,7 @@ const TOOL_CALL_TYPES: Record<(typeof TOOL_CALL_COLUMNS)[number], string> = {
   created_at: "bigint",
   completed_at: "bigint",
   result_trust: "text",
+  text_offset: "int",
 };
 const MESSAGE_COLUMNS = [
   "id",

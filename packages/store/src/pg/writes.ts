@@ -14,7 +14,7 @@ import type {
   Verdict,
   Approval,
 } from "../types.js";
-import { checkMessage, checkToolCall } from "../writes.js";
+import { checkMessage, checkToolCall, textOffsetOf } from "../writes.js";
 import type {
   MessagePatch,
   NewMessage,
@@ -241,6 +241,7 @@ export const TOOL_CALL_COLUMNS = [
   "created_at",
   "completed_at",
   "result_trust",
+  "text_offset",
 ] as const;
 type ToolCallColumn = (typeof TOOL_CALL_COLUMNS)[number];
 const INSERT_TOOL_CALL = `INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}, tsv) VALUES (${TOOL_CALL_COLUMNS.map((_, i) => `$${String(i + 1)}`).join(", ")}, $${String(TOOL_CALL_COLUMNS.length + 1)}::tsvector)`;
@@ -273,6 +274,7 @@ export function toolCallRow(input: NewToolCall, sessionId: string): Record<ToolC
     created_at: input.createdAt ?? Date.now(),
     completed_at: input.completedAt ?? null,
     result_trust: input.resultTrust ?? "",
+    text_offset: textOffsetOf(input),
   };
 }
 
