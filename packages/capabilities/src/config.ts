@@ -334,13 +334,15 @@ function absolute(baseDir: string, p: string): string {
 /**
  * A launch command as it will run: `node` as the program is the Node this process runs on (the
  * one Palisade needs, >= 22.12), not the first `node` on PATH; with `baseDir` (no `cwd:` given),
- * the program and each argument that is a relative path (contains a `/`, does not start with
- * `-`, is no URL) are resolved against it: the config file's directory, or the shell's.
+ * the program and each argument that is a relative path (contains a `/`, no white space, does
+ * not start with `-`, is no URL) are resolved against it: the config file's directory.
  */
 export function launchCommand(command: readonly string[], baseDir?: string): string[] {
   return command.map((word, i) => {
     if (i === 0 && word === "node") return process.execPath;
-    if (baseDir === undefined || isAbsolute(word) || !word.includes("/") || word.startsWith("-")) return word;
+    // a shell snippet (`sh -c "cd x && ./run"`) or an option is not a path
+    if (baseDir === undefined || isAbsolute(word) || !word.includes("/") || word.startsWith("-") || /\s/.test(word))
+      return word;
     if (/^[a-z][a-z0-9+.-]*:/i.test(word)) return word;
     return resolve(baseDir, word);
   });

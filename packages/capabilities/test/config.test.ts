@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  launchCommand,
   ValidationError,
   dockerRunArgs,
   scrubbedEnv,
@@ -44,6 +45,8 @@ describe("capability config validation", () => {
     ) as CapabilityConfig[];
     expect(out[0]?.manifest).toBe("/home/me/caps/files/manifest.yaml");
     expect(out[0]?.cwd).toBe("/home/me/caps/files");
+    // with cwd: its relative paths are the process's, relative to cwd
+    expect(out[0]?.command).toEqual([process.execPath, "dist/main.js"]);
     expect(out[1]?.manifest).toBe("/m.yaml");
   });
 
@@ -136,5 +139,30 @@ describe("launch helpers", () => {
       4242,
     );
     expect(env).toEqual({ PATH: "/bin", HOME: "/root", MODE: "test", PORT: "4242" });
+  });
+});
+
+describe("a launch command's paths and node", () => {
+  it("resolves relative paths against the config's directory; node is this process's Node", () => {
+    expect(launchCommand(["node", "caps/notes/dist/main.js", "--port", "0"], "/cfg")).toEqual([
+      process.execPath,
+      "/cfg/caps/notes/dist/main.js",
+      "--port",
+      "0",
+    ]);
+    expect(launchCommand(["./bin/run", "../data/x.db", "plain"], "/cfg/sub")).toEqual([
+      "/cfg/sub/bin/run",
+      "/cfg/data/x.db",
+      "plain",
+    ]);
+  });
+
+  it("leaves absolute paths, options, URLs and shell snippets alone", () => {
+    const command = ["sh", "-c", "cd work && ./run.sh", "--dir=a/b", "http://example.com/x", "/abs/path"];
+    expect(launchCommand(command, "/cfg")).toEqual(command);
+  });
+
+  it("without a base directory (cwd: given) only node changes", () => {
+    expect(launchCommand(["node", "dist/main.js"])).toEqual([process.execPath, "dist/main.js"]);
   });
 });
