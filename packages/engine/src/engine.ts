@@ -466,6 +466,7 @@ export async function startEngine(options: StartEngineOptions = {}): Promise<Run
           },
           defaultWorkspace: () => workspace,
           purgeArtifacts,
+          models: () => gateway.listModels(),
         }),
         listSubAgents: listSubAgentsRpc(subAgents), // sub-agents (issue 8)
       },

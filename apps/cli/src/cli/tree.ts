@@ -28,7 +28,8 @@ export const COMMAND_TREE: CommandSpec = {
         model: {
           type: "string",
           valueName: "NAME",
-          description: "the model for this chat's messages (as /model NAME)",
+          description:
+            "the model for this chat's messages (as /model NAME); refused when the endpoint lists its models and not this one",
           default: "the Engine's model",
         },
       },

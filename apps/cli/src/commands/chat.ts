@@ -12,6 +12,7 @@ import { findEngine, resolvePaths } from "../engine-address.js";
 import { flag, hintCommand, pathsOf, startOptions, stringOption, workspaceOf } from "./common.js";
 import { explainFailedStart } from "./preflight.js";
 import { prestartEngine } from "../engine/spawn.js";
+import { shownLine } from "../format/terminal-text.js";
 
 async function showSetup(
   ctx: CommandContext,
@@ -109,6 +110,15 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
     if (choice === "demo") return runChatCommand({ ...ctx, options: { ...ctx.options, demo: true } });
     return ExitCode.OK;
   }
+  const model = stringOption(ctx, "model");
+  const unknownModel = model ? await modelNotListed(conn, model) : undefined;
+  if (unknownModel) {
+    if (conn.startedHere)
+      await stopEngine(paths, conn.endpoint, 2_000).catch(() => killSpawnedEngine(conn.endpoint.info.pid));
+    conn.close();
+    println(ctx.io.stderr, unknownModel);
+    return ExitCode.USAGE;
+  }
   const { runChatTui } = await tui;
   try {
     const setup = {
@@ -136,7 +146,7 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
       workspace,
       demo,
       otr: flag(ctx, "otr"),
-      model: stringOption(ctx, "model"),
+      model,
       resume,
       setup,
     });
@@ -149,4 +159,16 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
     }
   }
   return ExitCode.OK;
+}
+
+/**
+ * Why `--model NAME` cannot be used, when the endpoint lists its models (asked by the Engine, which
+ * holds the key) and NAME is not among them; undefined when it is, or when the endpoint gave no list.
+ */
+export async function modelNotListed(conn: EngineConnection, model: string): Promise<string | undefined> {
+  const res = await conn.client.listModels({}, { timeoutMs: 15_000 }).catch(() => undefined);
+  if (!res?.answered || res.models.length === 0 || res.models.includes(model)) return undefined;
+  const shownIds = res.models.slice(0, 20).map((id) => shownLine(id));
+  const more = res.models.length > shownIds.length ? `, … (${String(res.models.length - shownIds.length)} more)` : "";
+  return `--model ${shownLine(model)}: the model endpoint ${res.baseUrl} does not list it. It lists: ${shownIds.join(", ")}${more}. Give one of those (/models in the chat lists them).`;
 }

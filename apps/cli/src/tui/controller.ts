@@ -20,6 +20,7 @@ const FROM_ENGINE = new Set<Action["type"]>([
   "sessionsLoaded",
   "searchLoaded",
   "agentsLoaded",
+  "modelsLoaded",
 ]);
 
 /** How the chat reaches the Engine; `reconnect` re-discovers it (it may have restarted elsewhere). */
@@ -360,6 +361,18 @@ export class ChatController {
         case "loadTools": {
           const res = await client.listTools({ sessionId: this.state.sessionId ?? "" }, { timeoutMs: 5000 });
           this.dispatch({ type: "toolsLoaded", tools: res.tools });
+          return;
+        }
+        case "listModels": {
+          const res = await client.listModels({}, { timeoutMs: 15_000 });
+          this.dispatch({
+            type: "modelsLoaded",
+            models: res.models,
+            configured: res.configured,
+            answered: res.answered,
+            error: res.error,
+            baseUrl: res.baseUrl,
+          });
           return;
         }
         case "loadAgents": {

@@ -118,6 +118,9 @@ export class FakeEngine {
         w(req.decision);
         return { accepted: true, message: "" };
       },
+      async listModels() {
+        return { models: ["scripted-model"], configured: "scripted-model", answered: true, error: "", baseUrl: "fake" };
+      },
       async getStatus() {
         if (engine.options.statusError) throw new RpcError(Code.INTERNAL, engine.options.statusError);
         return create(StatusResponseSchema, {

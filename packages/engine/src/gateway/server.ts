@@ -17,6 +17,7 @@ import { ExchangeRecorder } from "./recorder.js";
 import type { ExchangeReplay } from "./recorder.js";
 import { MAX_ERROR_BODY, endpointSecrets, redact } from "./redact.js";
 import { upstreamDispatcher, upstreamUrl } from "./upstream.js";
+import { publicUrl } from "../agent/model-label.js";
 import { UsageScanner } from "./usage.js";
 import type { TokenCount } from "./usage.js";
 
@@ -59,6 +60,11 @@ export interface SessionTokens extends TokenCount {
 
 /** The only route forwarded (under the `/v1` the SDK's base URL carries). */
 const CHAT = "/chat/completions";
+const MODELS = "/models";
+/** How long the endpoint has to list its models (a chat waits on it once, at its start). */
+export const MODELS_TIMEOUT_MS = 5_000;
+/** A model list larger than this is cut (OpenRouter's lists some 300 models in ~400 KB). */
+const MAX_MODELS_BODY = 4 * 1024 * 1024;
 /** Header naming the session a call is for (the Agent's claim; sub-agents are bound to theirs). */
 export const SESSION_HEADER = "x-palisade-session";
 /** Response headers not passed back (hop-by-hop, or describing a body encoding we changed). */
@@ -225,6 +231,47 @@ export class ModelGateway {
   /** Drops a session's counts (the turns recorded their usage). */
   forget(sessionId: string): void {
     this.tokens.delete(sessionId);
+  }
+
+  /**
+   * The model ids the endpoint lists (GET {base_url}/models, OpenAI's `{data: [{id}]}`), asked
+   * with the endpoint's key and headers; what went wrong otherwise, in words (the key redacted).
+   */
+  async listModels(timeoutMs = MODELS_TIMEOUT_MS): Promise<{ models: string[] } | { error: string }> {
+    const model = this.options.model();
+    const url = upstreamUrl(model.baseUrl, MODELS);
+    const where = publicUrl(model.baseUrl);
+    const headers: Record<string, string> = { accept: "application/json", ...model.headers };
+    if (model.apiKey) headers.authorization = `Bearer ${model.apiKey}`;
+    try {
+      const res = await request(url, {
+        method: "GET",
+        headers,
+        signal: AbortSignal.timeout(timeoutMs),
+        dispatcher: this.dispatcher,
+      });
+      const text = await readCapped(res.body, MAX_MODELS_BODY);
+      if (res.statusCode >= 400)
+        return {
+          error: `${where} answered ${String(res.statusCode)}: ${redact(text, endpointSecrets(model)).slice(0, 300) || "no body"}`,
+        };
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return { error: `${where} did not answer JSON (starts with ${JSON.stringify(text.slice(0, 60))})` };
+      }
+      const data = (body as { data?: unknown } | null)?.data;
+      if (!Array.isArray(data)) return { error: `${where} answered without a "data" list of models, so it lists none` };
+      const ids = data
+        .map((m) => (typeof m === "object" && m !== null ? (m as { id?: unknown }).id : undefined))
+        .filter((id): id is string => typeof id === "string" && id !== "");
+      return { models: ids };
+    } catch (err) {
+      const e = err as Error;
+      const why = e.name === "TimeoutError" ? `no answer within ${String(timeoutMs / 1000)} s` : e.message;
+      return { error: `${where} could not be asked for its models: ${redact(why, endpointSecrets(model))}` };
+    }
   }
 
   async close(): Promise<void> {

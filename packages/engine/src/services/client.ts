@@ -23,6 +23,8 @@ import { toolDef } from "../turns/engine-tools.js";
 import type { TurnEnv } from "../turns/env.js";
 import type { TurnManager } from "../turns/manager.js";
 import { callToolForClient } from "../calls/client-call.js";
+import { publicUrl } from "../agent/model-label.js";
+import { isModelConfigured } from "../config.js";
 
 export interface ClientServiceDeps {
   env: TurnEnv;
@@ -38,6 +40,8 @@ export interface ClientServiceDeps {
   defaultWorkspace: () => string;
   /** Deletes the artifacts (bytes and metadata) the capability host keeps for a session. */
   purgeArtifacts?: (sessionId: string) => Promise<number>;
+  /** The models the endpoint lists, asked by the model gateway (which holds the key). */
+  models?: () => Promise<{ models: string[] } | { error: string }>;
 }
 
 function clamp(n: number, dflt: number, max: number): number {
@@ -242,6 +246,18 @@ export function clientService(d: ClientServiceDeps): ServiceImpl<typeof ClientSe
         };
       });
       return { tools, groups: d.host.groups() };
+    },
+
+    async listModels() {
+      const model = d.env.config.model;
+      const base = { configured: model.name, baseUrl: publicUrl(model.baseUrl) };
+      if (!isModelConfigured(model))
+        return { ...base, answered: false, error: "no model endpoint is configured (model.base_url in config.yaml)" };
+      if (!d.models) return { ...base, answered: false, error: "this Engine has no model gateway to ask" };
+      const r = await d.models();
+      return "models" in r
+        ? { ...base, answered: true, models: r.models }
+        : { ...base, answered: false, error: r.error };
     },
 
     async listSubAgents() {

@@ -18,6 +18,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   { name: "resume", args: "<id-prefix>", help: "continue a stored session" },
   { name: "search", args: "<query>", help: "search all sessions; Enter opens the transcript at the hit" },
   { name: "model", args: "[name]", help: "show the model, or use another one for the next messages" },
+  { name: "models", args: "", help: "list the models the model endpoint offers" },
   { name: "status", args: "", help: "Engine, Shield, capabilities and their health" },
   { name: "tools", args: "", help: "tools the agent can use and what the active policy decides for them" },
   { name: "agents", args: "", help: "sub-agents of this session and their transcripts" },

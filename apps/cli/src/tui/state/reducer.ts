@@ -194,6 +194,8 @@ function runSlash(s: ChatState, text: string): Update {
           ),
         );
       return done(notice({ ...s, modelOverride: cmd.args[0] }, "info", `next messages use model ${cmd.args[0]}`));
+    case "models":
+      return done(notice(s, "info", "asking the model endpoint for its models…"), [{ type: "listModels" }]);
     case "status":
       return done({ ...s, overlay: { kind: "status", selected: 0, loading: true } }, [{ type: "loadStatus" }]);
     case "tools":
@@ -251,6 +253,16 @@ function runSlash(s: ChatState, text: string): Update {
     default:
       return done(banner(s, "warn", unknownCommandMessage(cmd.name), 8000));
   }
+}
+
+/** What /models shows: the endpoint's models, the one in use marked, or why there is no list. */
+function modelsText(s: ChatState, m: Extract<Action, { type: "modelsLoaded" }>): string {
+  const using = s.modelOverride || s.model || m.configured;
+  if (!m.answered) return `/models: ${m.error} · the chat uses ${using}`;
+  if (m.models.length === 0) return `${m.baseUrl} lists no models · the chat uses ${using}`;
+  const lines = m.models.map((id) => `  ${id === using ? "●" : " "} ${id}`);
+  const missing = m.models.includes(using) ? "" : `\n  the chat uses ${using}, which ${m.baseUrl} does not list`;
+  return `Models of ${m.baseUrl} (${String(m.models.length)}; /model NAME uses one):\n${lines.join("\n")}${missing}`;
 }
 
 function submit(s: ChatState): Update {
@@ -587,6 +599,8 @@ export function update(s: ChatState, action: Action): Update {
       }
       return done(s);
     }
+    case "modelsLoaded":
+      return done(notice(s, action.answered ? "info" : "warn", modelsText(s, action)));
     case "toolsLoaded":
       if (s.overlay?.kind !== "tools") return done(s);
       return done({ ...s, overlay: { ...s.overlay, tools: action.tools, loading: false } });

@@ -289,6 +289,7 @@ export type Effect =
   | { type: "search"; query: string; debounceMs?: number | undefined }
   | { type: "loadStatus" }
   | { type: "loadTools" }
+  | { type: "listModels" }
   | { type: "loadAgents" }
   | { type: "export"; sessionId: string; format: "md" | "json"; file: string | undefined }
   | { type: "deleteSession"; sessionId: string }
@@ -342,6 +343,7 @@ export type Action =
   | { type: "prefixResolved"; sessionId: string }
   | { type: "searchLoaded"; query: string; hits: SearchHit[]; total: number }
   | { type: "toolsLoaded"; tools: ToolInfo[] }
+  | { type: "modelsLoaded"; models: string[]; configured: string; answered: boolean; error: string; baseUrl: string }
   | { type: "agentsLoaded"; agents: SubAgentView[] }
   | { type: "sessionDeleted"; sessionId: string }
   | { type: "exported"; file: string; bytes: number }
