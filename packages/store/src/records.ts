@@ -1,7 +1,7 @@
 // Append-style records attached to a session: pipeline events, memory flushes, artifacts.
-import { randomUUID } from "node:crypto";
 import type { Db } from "./db.js";
 import { StoreError, notFound } from "./errors.js";
+import { ARTIFACT_INSERT_COLUMNS, artifactValues } from "./new-rows.js";
 import { artifactFromRow, eventFromRow, memoryFromRow } from "./rows.js";
 import type { ArtifactRecord, EventRecord, MemoryRecord } from "./types.js";
 
@@ -120,31 +120,11 @@ const ARTIFACT_COLUMNS =
   "id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, data IS NOT NULL AS has_data, created_at, expires_at";
 
 export function recordArtifact(db: Db, input: NewArtifact): ArtifactRecord {
-  if ((input.path === undefined) === (input.data === undefined)) {
-    throw new StoreError(
-      "INVALID_ARGUMENT",
-      `artifact ${input.filename}: give exactly one of path (bytes on disk) or data (bytes in the row)`,
-    );
-  }
-  const id = input.id ?? randomUUID();
+  const { id, values } = artifactValues(input);
   try {
     db.stmt(
-      `INSERT INTO artifacts (id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, data, created_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      id,
-      input.sessionId ?? null,
-      input.owner ?? "",
-      input.callId ?? null,
-      input.filename,
-      input.mimeType ?? "application/octet-stream",
-      input.sizeBytes,
-      input.sha256 ?? null,
-      input.path ?? null,
-      input.data ? Buffer.from(input.data) : null,
-      input.createdAt ?? Date.now(),
-      input.expiresAt ?? null,
-    );
+      `INSERT INTO artifacts (${ARTIFACT_INSERT_COLUMNS.join(", ")}) VALUES (${ARTIFACT_INSERT_COLUMNS.map(() => "?").join(", ")})`,
+    ).run(values);
   } catch (cause) {
     fkError(cause, `artifact ${input.filename}`, input.sessionId ?? "");
   }

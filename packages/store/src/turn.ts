@@ -65,30 +65,31 @@ export function turnMessages(sessionId: string, turn: TurnRows) {
   };
   const mainMessages = (turn.messages ?? []).map(inTurn);
   const runMessages = (turn.subAgentMessages ?? []).map(inTurn);
-  return { own, mainMessages, runMessages };
+  // The session's counters for all messages of the turn at once, as appendMessage keeps them:
+  // main-history messages count and move updated_at, every message's usage adds up.
+  const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  let count = 0;
+  let newest = 0;
+  for (const m of [...mainMessages, ...runMessages]) {
+    if ((m.subAgentRunId ?? null) === null) {
+      count++;
+      newest = Math.max(newest, m.createdAt);
+    }
+    const u = m.usage;
+    if (u) {
+      usage.inputTokens += u.inputTokens;
+      usage.outputTokens += u.outputTokens;
+      usage.cacheReadTokens += u.cacheReadTokens;
+      usage.cacheWriteTokens += u.cacheWriteTokens;
+    }
+  }
+  return { own, mainMessages, runMessages, counters: { count, newest, usage } };
 }
 
 export function commitTurn(db: Db, sessionId: string, turn: TurnRows, auditKey: AuditKey | undefined): CommittedTurn {
-  const { own, mainMessages, runMessages } = turnMessages(sessionId, turn);
+  const { own, mainMessages, runMessages, counters } = turnMessages(sessionId, turn);
+  const { count, newest, usage } = counters;
   return db.tx(() => {
-    // The session's counters for all messages of the turn at once, as appendMessage keeps them:
-    // main-history messages count and move updated_at, every message's usage adds up.
-    const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-    let count = 0;
-    let newest = 0;
-    for (const m of [...mainMessages, ...runMessages]) {
-      if ((m.subAgentRunId ?? null) === null) {
-        count++;
-        newest = Math.max(newest, m.createdAt);
-      }
-      const u = m.usage;
-      if (u) {
-        usage.inputTokens += u.inputTokens;
-        usage.outputTokens += u.outputTokens;
-        usage.cacheReadTokens += u.cacheReadTokens;
-        usage.cacheWriteTokens += u.cacheWriteTokens;
-      }
-    }
     const exists =
       mainMessages.length + runMessages.length > 0
         ? addToSession(db, sessionId, count, newest, usage)

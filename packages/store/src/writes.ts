@@ -3,6 +3,20 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "./db.js";
 import { StoreError, notFound } from "./errors.js";
+import {
+  APPROVAL_COLUMNS,
+  MESSAGE_COLUMNS,
+  TOOL_CALL_COLUMNS,
+  SUB_AGENT_RUN_COLUMNS,
+  VERDICT_COLUMNS,
+  approvalColumns,
+  messageRow,
+  subAgentRunPatchColumns,
+  subAgentRunValues,
+  textOffsetOf,
+  toolCallRow,
+  verdictColumns,
+} from "./new-rows.js";
 import { messageFromRow, sessionFromRow, subAgentRunFromRow, toolCallFromRow } from "./rows.js";
 import type {
   Approval,
@@ -188,30 +202,10 @@ export function checkMessage(input: NewMessage): void {
  * transaction. Returns the record as a read of the row would give it.
  */
 export function insertMessage(db: Db, input: NewMessage, seq: number): MessageRecord {
-  const id = input.id ?? randomUUID();
-  const createdAt = input.createdAt ?? Date.now();
-  const run = input.subAgentRunId ?? null;
-  const u = input.usage;
+  const row = messageRow(input, seq);
+  const id = row.id as string;
   try {
-    db.stmt(
-      `INSERT INTO messages (id, session_id, sub_agent_run_id, seq, role, content, created_at, parent_id, tool_call_id,
-         input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      id,
-      input.sessionId,
-      run,
-      seq,
-      input.role,
-      input.content,
-      createdAt,
-      input.parentId ?? null,
-      input.toolCallId ?? null,
-      u?.inputTokens ?? null,
-      u?.outputTokens ?? null,
-      u?.cacheReadTokens ?? null,
-      u?.cacheWriteTokens ?? null,
-    );
+    db.stmt(INSERT_MESSAGE).run(MESSAGE_COLUMNS.map((c) => row[c]));
   } catch (cause) {
     const code = (cause as { code?: string }).code;
     if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") {
@@ -227,21 +221,7 @@ export function insertMessage(db: Db, input: NewMessage, seq: number): MessageRe
       throw new StoreError("INVALID_ARGUMENT", `invalid message role ${JSON.stringify(input.role)}`, { cause });
     throw cause;
   }
-  return messageFromRow({
-    id,
-    session_id: input.sessionId,
-    sub_agent_run_id: run,
-    seq,
-    role: input.role,
-    content: input.content,
-    created_at: createdAt,
-    parent_id: input.parentId ?? null,
-    tool_call_id: input.toolCallId ?? null,
-    input_tokens: u?.inputTokens,
-    output_tokens: u?.outputTokens,
-    cache_read_tokens: u?.cacheReadTokens,
-    cache_write_tokens: u?.cacheWriteTokens,
-  });
+  return messageFromRow(row);
 }
 
 export function appendMessage(db: Db, input: NewMessage): MessageRecord {
@@ -291,18 +271,6 @@ export function updateMessage(db: Db, id: string, patch: MessagePatch): MessageR
   });
 }
 
-function verdictColumns(
-  v: Verdict | undefined,
-): [string | null, number | null, number | null, string | null, string | null, number | null] {
-  return v
-    ? [v.decision, v.tier, v.confidence, v.reason, JSON.stringify(v.ruleIds), v.evaluationUs]
-    : [null, null, null, null, null, null];
-}
-
-function approvalColumns(a: Approval | undefined): [string | null, string | null, number | null] {
-  return a ? [a.decision, a.by, a.at] : [null, null, null];
-}
-
 export function recordToolCall(db: Db, input: NewToolCall): ToolCallRecord {
   checkToolCall(input);
   const msg = db.stmt("SELECT session_id FROM messages WHERE id = ?").get(input.messageId) as
@@ -317,77 +285,12 @@ export function checkToolCall(input: NewToolCall): void {
   textOffsetOf(input);
 }
 
-/** The call's text offset as stored: a whole number of characters, 0 when not given. */
-export function textOffsetOf(input: NewToolCall): number {
-  const n = input.textOffset ?? 0;
-  if (!Number.isSafeInteger(n) || n < 0)
-    throw new StoreError(
-      "INVALID_ARGUMENT",
-      `tool call ${input.callId}: textOffset must be a whole number of characters >= 0, got ${String(n)}`,
-    );
-  return n;
-}
-
-const TOOL_CALL_COLUMNS = [
-  "call_id",
-  "message_id",
-  "session_id",
-  "sub_agent_run_id",
-  "sub_agent_name",
-  "tool_name",
-  "arguments_json",
-  "verdict_decision",
-  "verdict_tier",
-  "verdict_confidence",
-  "verdict_reason",
-  "verdict_rule_ids",
-  "verdict_evaluation_us",
-  "approval_decision",
-  "approval_by",
-  "approval_at",
-  "result",
-  "is_error",
-  "duration_ms",
-  "artifacts_json",
-  "created_at",
-  "completed_at",
-  "result_trust",
-  "text_offset",
-] as const;
+const INSERT_MESSAGE = `INSERT INTO messages (${MESSAGE_COLUMNS.join(", ")}) VALUES (${MESSAGE_COLUMNS.map(() => "?").join(", ")})`;
 const INSERT_TOOL_CALL = `INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}) VALUES (${TOOL_CALL_COLUMNS.map(() => "?").join(", ")})`;
 
 /** Inserts a tool call of a message of `sessionId`; returns the record as a read of the row would give it. */
 export function insertToolCall(db: Db, input: NewToolCall, sessionId: string): ToolCallRecord {
-  const createdAt = input.createdAt ?? Date.now();
-  const v = verdictColumns(input.verdict);
-  const a = approvalColumns(input.approval);
-  const artifactsJson = JSON.stringify(input.artifacts ?? []);
-  const row: Record<(typeof TOOL_CALL_COLUMNS)[number], unknown> = {
-    call_id: input.callId,
-    message_id: input.messageId,
-    session_id: sessionId,
-    sub_agent_run_id: input.subAgentRunId ?? null,
-    sub_agent_name: input.subAgentName ?? "",
-    tool_name: input.toolName,
-    arguments_json: input.argumentsJson,
-    verdict_decision: v[0],
-    verdict_tier: v[1],
-    verdict_confidence: v[2],
-    verdict_reason: v[3],
-    verdict_rule_ids: v[4],
-    verdict_evaluation_us: v[5],
-    approval_decision: a[0],
-    approval_by: a[1],
-    approval_at: a[2],
-    result: input.result ?? null,
-    is_error: input.isError ? 1 : 0,
-    duration_ms: input.durationMs ?? null,
-    artifacts_json: artifactsJson,
-    created_at: createdAt,
-    completed_at: input.completedAt ?? null,
-    result_trust: input.resultTrust ?? "",
-    text_offset: textOffsetOf(input),
-  };
+  const row = toolCallRow(input, sessionId);
   try {
     db.stmt(INSERT_TOOL_CALL).run(TOOL_CALL_COLUMNS.map((c) => row[c]));
   } catch (cause) {
@@ -416,23 +319,12 @@ export function updateToolCall(db: Db, messageId: string, callId: string, patch:
     getToolCall(db, messageId, callId);
     const sets: string[] = [];
     const values: unknown[] = [];
-    const set = (cols: string[], vals: unknown[]): void => {
+    const set = (cols: readonly string[], vals: unknown[]): void => {
       for (const c of cols) sets.push(`${c} = ?`);
       values.push(...vals);
     };
-    if (patch.verdict)
-      set(
-        [
-          "verdict_decision",
-          "verdict_tier",
-          "verdict_confidence",
-          "verdict_reason",
-          "verdict_rule_ids",
-          "verdict_evaluation_us",
-        ],
-        verdictColumns(patch.verdict),
-      );
-    if (patch.approval) set(["approval_decision", "approval_by", "approval_at"], approvalColumns(patch.approval));
+    if (patch.verdict) set(VERDICT_COLUMNS, verdictColumns(patch.verdict));
+    if (patch.approval) set(APPROVAL_COLUMNS, approvalColumns(patch.approval));
     if (patch.result !== undefined) set(["result"], [patch.result]);
     if (patch.isError !== undefined) set(["is_error"], [patch.isError ? 1 : 0]);
     if (patch.durationMs !== undefined) set(["duration_ms"], [patch.durationMs]);
@@ -454,22 +346,8 @@ export function updateToolCall(db: Db, messageId: string, callId: string, patch:
 export function recordSubAgentRun(db: Db, input: NewSubAgentRun): SubAgentRunRecord {
   const id = input.id ?? randomUUID();
   db.stmt(
-    `INSERT INTO sub_agent_runs (id, session_id, parent_message_id, name, task, state, result, error, llm_calls, tool_calls, started_at, ended_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    id,
-    input.sessionId,
-    input.parentMessageId ?? null,
-    input.name,
-    input.task,
-    input.state ?? "running",
-    input.result ?? null,
-    input.error ?? null,
-    input.llmCalls ?? 0,
-    input.toolCalls ?? 0,
-    input.startedAt ?? Date.now(),
-    input.endedAt ?? null,
-  );
+    `INSERT INTO sub_agent_runs (${SUB_AGENT_RUN_COLUMNS.join(", ")}) VALUES (${SUB_AGENT_RUN_COLUMNS.map(() => "?").join(", ")})`,
+  ).run(subAgentRunValues({ ...input, id }));
   return getSubAgentRun(db, id);
 }
 
@@ -482,13 +360,7 @@ export function getSubAgentRun(db: Db, id: string): SubAgentRunRecord {
 export function updateSubAgentRun(db: Db, id: string, patch: SubAgentRunPatch): SubAgentRunRecord {
   return db.tx(() => {
     getSubAgentRun(db, id);
-    const cols: Array<[string, unknown]> = [];
-    if (patch.state !== undefined) cols.push(["state", patch.state]);
-    if (patch.result !== undefined) cols.push(["result", patch.result]);
-    if (patch.error !== undefined) cols.push(["error", patch.error]);
-    if (patch.llmCalls !== undefined) cols.push(["llm_calls", patch.llmCalls]);
-    if (patch.toolCalls !== undefined) cols.push(["tool_calls", patch.toolCalls]);
-    if (patch.endedAt !== undefined) cols.push(["ended_at", patch.endedAt]);
+    const cols = subAgentRunPatchColumns(patch);
     if (cols.length > 0) {
       db.stmt(`UPDATE sub_agent_runs SET ${cols.map(([c]) => `${c} = ?`).join(", ")} WHERE id = ?`).run(
         ...cols.map(([, v]) => v),

@@ -1,6 +1,6 @@
 // Events, memory and artifacts on PostgreSQL (../records.ts on SQLite).
-import { randomUUID } from "node:crypto";
-import { StoreError, notFound } from "../errors.js";
+import { notFound } from "../errors.js";
+import { ARTIFACT_INSERT_COLUMNS, artifactValues } from "../new-rows.js";
 import { artifactFromRow, eventFromRow, memoryFromRow } from "../rows.js";
 import type { Row } from "../rows.js";
 import type { NewArtifact, NewEvent, NewMemory } from "../records.js";
@@ -116,31 +116,11 @@ const ARTIFACT_COLUMNS =
   "id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, (data IS NOT NULL)::int AS has_data, created_at, expires_at";
 
 export async function recordArtifact(c: Queryable, input: NewArtifact): Promise<ArtifactRecord> {
-  if ((input.path === undefined) === (input.data === undefined)) {
-    throw new StoreError(
-      "INVALID_ARGUMENT",
-      `artifact ${input.filename}: give exactly one of path (bytes on disk) or data (bytes in the row)`,
-    );
-  }
-  const id = input.id ?? randomUUID();
+  const { id, values } = artifactValues(input);
   try {
     await c.query(
-      `INSERT INTO artifacts (id, session_id, owner, call_id, filename, mime_type, size_bytes, sha256, path, data, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-      [
-        id,
-        input.sessionId ?? null,
-        input.owner ?? "",
-        input.callId ?? null,
-        input.filename,
-        input.mimeType ?? "application/octet-stream",
-        input.sizeBytes,
-        input.sha256 ?? null,
-        input.path ?? null,
-        input.data ? Buffer.from(input.data) : null,
-        input.createdAt ?? Date.now(),
-        input.expiresAt ?? null,
-      ],
+      `INSERT INTO artifacts (${ARTIFACT_INSERT_COLUMNS.join(", ")}) VALUES (${ARTIFACT_INSERT_COLUMNS.map((_, i) => `$${String(i + 1)}`).join(", ")})`,
+      values,
     );
   } catch (cause) {
     mapPgError(cause, {

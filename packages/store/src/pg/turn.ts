@@ -9,26 +9,20 @@ import type { PoolClient } from "pg";
 import { chainRows, GENESIS_HASH } from "../audit.js";
 import type { AuditKey } from "../audit.js";
 import { StoreError, notFound } from "../errors.js";
+import { MESSAGE_COLUMNS as MESSAGE_ROW_COLUMNS, TOOL_CALL_COLUMNS, messageRow, toolCallRow } from "../new-rows.js";
+import type { ToolCallColumn } from "../new-rows.js";
 import { messageFromRow, toolCallFromRow } from "../rows.js";
 import type { Row } from "../rows.js";
 import type { CommittedTurn, TurnRows } from "../turn.js";
 import { turnMessages } from "../turn.js";
-import type { AuditRecord, EventRecord, MessageRecord, TokenUsage } from "../types.js";
+import type { AuditRecord, EventRecord, MessageRecord } from "../types.js";
 import { checkToolCall } from "../writes.js";
 import type { NewToolCall } from "../writes.js";
 import { mapPgError } from "./errors.js";
 import { tsvectorOf } from "./fts-vector.js";
 import { LEASE_NOW, takenOver } from "./leases.js";
 import { appendMemory, recordArtifact } from "./records.js";
-import {
-  TOOL_CALL_COLUMNS,
-  insertMessage,
-  messageRow,
-  nextMessageSeq,
-  recordSubAgentRun,
-  recordToolCall,
-  toolCallRow,
-} from "./writes.js";
+import { insertMessage, nextMessageSeq, recordSubAgentRun, recordToolCall } from "./writes.js";
 
 // $1 session, $2 fenced, $3 audit head wanted, $4.. counters (as addToSession).
 const LOCK = `WITH l AS (SELECT engine_id, expires_at > ${LEASE_NOW} AS live FROM session_leases WHERE session_id = $1 AND $2::boolean FOR UPDATE),
@@ -38,7 +32,7 @@ h AS (SELECT seq, hash FROM audit_head WHERE id = 1 AND $3::boolean FOR UPDATE)
 SELECT (SELECT engine_id FROM l) AS lease_engine, (SELECT live FROM l) AS lease_live, (SELECT count(*) FROM s)::int AS found,
   (SELECT seq FROM h) AS head_seq, (SELECT hash FROM h) AS head_hash`;
 
-const TOOL_CALL_TYPES: Record<(typeof TOOL_CALL_COLUMNS)[number], string> = {
+const TOOL_CALL_TYPES: Record<ToolCallColumn, string> = {
   call_id: "text",
   message_id: "text",
   session_id: "text",
@@ -64,19 +58,11 @@ const TOOL_CALL_TYPES: Record<(typeof TOOL_CALL_COLUMNS)[number], string> = {
   result_trust: "text",
   text_offset: "int",
 };
-const MESSAGE_COLUMNS = [
-  "id",
-  "role",
-  "content",
-  "created_at",
-  "parent_id",
-  "tool_call_id",
-  "input_tokens",
-  "output_tokens",
-  "cache_read_tokens",
-  "cache_write_tokens",
-] as const;
-const MESSAGE_TYPES = ["text", "text", "text", "bigint", "text", "text", "bigint", "bigint", "bigint", "bigint"];
+// The main messages' columns but the three the statement fills in (session, run, seq).
+const MESSAGE_COLUMNS = MESSAGE_ROW_COLUMNS.filter(
+  (c) => c !== "session_id" && c !== "sub_agent_run_id" && c !== "seq",
+);
+const MESSAGE_TYPES = MESSAGE_COLUMNS.map((c) => (c.endsWith("_at") || c.endsWith("_tokens") ? "bigint" : "text"));
 const AUDIT_COLUMNS = ["seq", "ts", "session_id", "kind", "actor", "call_id", "payload", "prev_hash", "hash"] as const;
 const AUDIT_TYPES = ["bigint", "bigint", "text", "text", "text", "text", "text", "text", "text"];
 
@@ -183,22 +169,8 @@ export async function commitTurn(
   auditKey: AuditKey | undefined,
   fence?: { engineId: string },
 ): Promise<CommittedTurn> {
-  const { own, mainMessages, runMessages } = turnMessages(sessionId, turn);
-  const usage: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  let count = 0;
-  let newest = 0;
-  for (const m of [...mainMessages, ...runMessages]) {
-    if ((m.subAgentRunId ?? null) === null) {
-      count++;
-      newest = Math.max(newest, m.createdAt);
-    }
-    if (m.usage) {
-      usage.inputTokens += m.usage.inputTokens;
-      usage.outputTokens += m.usage.outputTokens;
-      usage.cacheReadTokens += m.usage.cacheReadTokens;
-      usage.cacheWriteTokens += m.usage.cacheWriteTokens;
-    }
-  }
+  const { own, mainMessages, runMessages, counters } = turnMessages(sessionId, turn);
+  const { count, newest, usage } = counters;
   const auditIn = (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId }));
   const lock = (
     await c.query<{

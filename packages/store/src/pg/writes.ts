@@ -5,16 +5,20 @@ import { randomUUID } from "node:crypto";
 import { StoreError, notFound } from "../errors.js";
 import { messageFromRow, sessionFromRow, subAgentRunFromRow, toolCallFromRow } from "../rows.js";
 import type { Row } from "../rows.js";
-import type {
-  MessageRecord,
-  SessionRecord,
-  SubAgentRunRecord,
-  TokenUsage,
-  ToolCallRecord,
-  Verdict,
-  Approval,
-} from "../types.js";
-import { checkMessage, checkToolCall, textOffsetOf } from "../writes.js";
+import type { MessageRecord, SessionRecord, SubAgentRunRecord, TokenUsage, ToolCallRecord } from "../types.js";
+import {
+  APPROVAL_COLUMNS,
+  TOOL_CALL_COLUMNS,
+  SUB_AGENT_RUN_COLUMNS,
+  VERDICT_COLUMNS,
+  approvalColumns,
+  messageRow,
+  subAgentRunPatchColumns,
+  subAgentRunValues,
+  toolCallRow,
+  verdictColumns,
+} from "../new-rows.js";
+import { checkMessage, checkToolCall } from "../writes.js";
 import type {
   MessagePatch,
   NewMessage,
@@ -102,26 +106,6 @@ export async function nextMessageSeq(c: Queryable, sessionId: string, runId: str
   return (r.rows[0]?.s ?? 0) + 1;
 }
 
-/** A new message's row as stored (its tsvector apart). */
-export function messageRow(input: NewMessage, seq: number): Row {
-  const u = input.usage;
-  return {
-    id: input.id ?? randomUUID(),
-    session_id: input.sessionId,
-    sub_agent_run_id: input.subAgentRunId ?? null,
-    seq,
-    role: input.role,
-    content: input.content,
-    created_at: input.createdAt ?? Date.now(),
-    parent_id: input.parentId ?? null,
-    tool_call_id: input.toolCallId ?? null,
-    input_tokens: u?.inputTokens ?? null,
-    output_tokens: u?.outputTokens ?? null,
-    cache_read_tokens: u?.cacheReadTokens ?? null,
-    cache_write_tokens: u?.cacheWriteTokens ?? null,
-  };
-}
-
 export async function insertMessage(c: Queryable, input: NewMessage, seq: number): Promise<MessageRecord> {
   const row = messageRow(input, seq);
   const id = row.id as string;
@@ -207,76 +191,7 @@ export async function updateMessage(c: Queryable, id: string, patch: MessagePatc
   return (await messageById(c, id)) as MessageRecord;
 }
 
-function verdictColumns(v: Verdict | undefined): unknown[] {
-  return v
-    ? [v.decision, v.tier, v.confidence, v.reason, JSON.stringify(v.ruleIds), v.evaluationUs]
-    : [null, null, null, null, null, null];
-}
-
-function approvalColumns(a: Approval | undefined): unknown[] {
-  return a ? [a.decision, a.by, a.at] : [null, null, null];
-}
-
-export const TOOL_CALL_COLUMNS = [
-  "call_id",
-  "message_id",
-  "session_id",
-  "sub_agent_run_id",
-  "sub_agent_name",
-  "tool_name",
-  "arguments_json",
-  "verdict_decision",
-  "verdict_tier",
-  "verdict_confidence",
-  "verdict_reason",
-  "verdict_rule_ids",
-  "verdict_evaluation_us",
-  "approval_decision",
-  "approval_by",
-  "approval_at",
-  "result",
-  "is_error",
-  "duration_ms",
-  "artifacts_json",
-  "created_at",
-  "completed_at",
-  "result_trust",
-  "text_offset",
-] as const;
-type ToolCallColumn = (typeof TOOL_CALL_COLUMNS)[number];
 const INSERT_TOOL_CALL = `INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}, tsv) VALUES (${TOOL_CALL_COLUMNS.map((_, i) => `$${String(i + 1)}`).join(", ")}, $${String(TOOL_CALL_COLUMNS.length + 1)}::tsvector)`;
-
-/** A new tool call's row as stored (its tsvector apart). */
-export function toolCallRow(input: NewToolCall, sessionId: string): Record<ToolCallColumn, unknown> {
-  const v = verdictColumns(input.verdict);
-  const a = approvalColumns(input.approval);
-  return {
-    call_id: input.callId,
-    message_id: input.messageId,
-    session_id: sessionId,
-    sub_agent_run_id: input.subAgentRunId ?? null,
-    sub_agent_name: input.subAgentName ?? "",
-    tool_name: input.toolName,
-    arguments_json: input.argumentsJson,
-    verdict_decision: v[0],
-    verdict_tier: v[1],
-    verdict_confidence: v[2],
-    verdict_reason: v[3],
-    verdict_rule_ids: v[4],
-    verdict_evaluation_us: v[5],
-    approval_decision: a[0],
-    approval_by: a[1],
-    approval_at: a[2],
-    result: input.result ?? null,
-    is_error: input.isError ? 1 : 0,
-    duration_ms: input.durationMs ?? null,
-    artifacts_json: JSON.stringify(input.artifacts ?? []),
-    created_at: input.createdAt ?? Date.now(),
-    completed_at: input.completedAt ?? null,
-    result_trust: input.resultTrust ?? "",
-    text_offset: textOffsetOf(input),
-  };
-}
 
 export async function insertToolCall(c: Queryable, input: NewToolCall, sessionId: string): Promise<ToolCallRecord> {
   const row = toolCallRow(input, sessionId);
@@ -323,19 +238,8 @@ export async function updateToolCall(
     sets.push(`${col} = $${String(values.length)}`);
   };
   const addAll = (cols: string[], vals: unknown[]): void => cols.forEach((col, i) => add(col, vals[i]));
-  if (patch.verdict)
-    addAll(
-      [
-        "verdict_decision",
-        "verdict_tier",
-        "verdict_confidence",
-        "verdict_reason",
-        "verdict_rule_ids",
-        "verdict_evaluation_us",
-      ],
-      verdictColumns(patch.verdict),
-    );
-  if (patch.approval) addAll(["approval_decision", "approval_by", "approval_at"], approvalColumns(patch.approval));
+  if (patch.verdict) addAll([...VERDICT_COLUMNS], verdictColumns(patch.verdict));
+  if (patch.approval) addAll([...APPROVAL_COLUMNS], approvalColumns(patch.approval));
   if (patch.result !== undefined) add("result", patch.result);
   if (patch.isError !== undefined) add("is_error", patch.isError ? 1 : 0);
   if (patch.durationMs !== undefined) add("duration_ms", patch.durationMs);
@@ -364,22 +268,8 @@ export async function recordSubAgentRun(c: Queryable, input: NewSubAgentRun): Pr
   const id = input.id ?? randomUUID();
   try {
     const r = await c.query<Row>(
-      `INSERT INTO sub_agent_runs (id, session_id, parent_message_id, name, task, state, result, error, llm_calls, tool_calls, started_at, ended_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
-      [
-        id,
-        input.sessionId,
-        input.parentMessageId ?? null,
-        input.name,
-        input.task,
-        input.state ?? "running",
-        input.result ?? null,
-        input.error ?? null,
-        input.llmCalls ?? 0,
-        input.toolCalls ?? 0,
-        input.startedAt ?? Date.now(),
-        input.endedAt ?? null,
-      ],
+      `INSERT INTO sub_agent_runs (${SUB_AGENT_RUN_COLUMNS.join(", ")}) VALUES (${SUB_AGENT_RUN_COLUMNS.map((_, i) => `$${String(i + 1)}`).join(", ")}) RETURNING *`,
+      subAgentRunValues({ ...input, id }),
     );
     return subAgentRunFromRow(r.rows[0] as Row);
   } catch (cause) {
@@ -398,13 +288,7 @@ export async function getSubAgentRun(c: Queryable, id: string): Promise<SubAgent
 
 export async function updateSubAgentRun(c: Queryable, id: string, patch: SubAgentRunPatch): Promise<SubAgentRunRecord> {
   await getSubAgentRun(c, id);
-  const cols: Array<[string, unknown]> = [];
-  if (patch.state !== undefined) cols.push(["state", patch.state]);
-  if (patch.result !== undefined) cols.push(["result", patch.result]);
-  if (patch.error !== undefined) cols.push(["error", patch.error]);
-  if (patch.llmCalls !== undefined) cols.push(["llm_calls", patch.llmCalls]);
-  if (patch.toolCalls !== undefined) cols.push(["tool_calls", patch.toolCalls]);
-  if (patch.endedAt !== undefined) cols.push(["ended_at", patch.endedAt]);
+  const cols = subAgentRunPatchColumns(patch);
   if (cols.length > 0) {
     await c.query(
       `UPDATE sub_agent_runs SET ${cols.map(([col], i) => `${col} = $${String(i + 1)}`).join(", ")} WHERE id = $${String(cols.length + 1)}`,
