@@ -94,7 +94,11 @@ try {
 }
 
 const sorted = (xs) => [...xs].sort((a, b) => a - b);
-const median = (xs) => percentile(sorted(xs), 50);
+const median = (xs) => {
+  const s = sorted(xs);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 const summary = (engines) => {
   const all = sorted(results[engines].flatMap((r) => r.latencies));
   return {
