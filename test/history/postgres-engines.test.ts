@@ -108,7 +108,7 @@ async function startEngineProcess(
   dataDir: string,
   password: "env" | "stored" = "env",
 ): Promise<Engine> {
-  const env = { ...process.env, PGPASSWORD: cluster.admin.password };
+  const env: NodeJS.ProcessEnv = { ...process.env, PGPASSWORD: cluster.admin.password };
   if (password === "stored") delete env.PGPASSWORD;
   const child = spawn(
     process.execPath,
@@ -185,7 +185,7 @@ function childPids(pid: number): number[] {
 }
 
 function palisade(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
-  const env = { ...process.env, PGPASSWORD: cluster.admin.password };
+  const env: NodeJS.ProcessEnv = { ...process.env, PGPASSWORD: cluster.admin.password };
   if (input !== undefined) delete env.PGPASSWORD;
   const r = spawnSync(cli, args, { encoding: "utf8", env, timeout: 60_000, ...(input !== undefined ? { input } : {}) });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
