@@ -340,6 +340,22 @@ function ctrlC(s: ChatState): Update {
   return done({ ...armed, editor: { ...emptyEditor(s.editor.history) } });
 }
 
+/**
+ * A key the approval card does not take, while it waits: text typed or pasted meanwhile (more
+ * than one character at once, so never an answer) is kept in the input box; any other key says
+ * what the card takes. Nothing is dropped without a word.
+ */
+function approvalWaits(s: ChatState, key: Key): Update {
+  if (key.ctrl || key.meta || !key.input) return done(s);
+  const answers = "an approval is waiting (y allow once · a this session · n deny · r deny with a reason)";
+  const text = key.input.replace(/[\r\n]+$/, "");
+  if (key.input.length > 1 && text)
+    return done(
+      banner({ ...s, editor: insert(s.editor, text) }, "info", `${answers}; what you typed is kept below`, 6000),
+    );
+  return done(banner(s, "info", `${answers}; other keys wait for the answer`, 6000));
+}
+
 function handleKey(s: ChatState, key: Key): Update {
   if (key.ctrl && key.input === "c") return ctrlC(s);
   const st = s.ctrlCArmedAt === undefined ? s : { ...s, ctrlCArmedAt: undefined };
@@ -369,7 +385,7 @@ function handleKey(s: ChatState, key: Key): Update {
     if (key.input === "y") return answerApproval(st, "allow_once");
     if (key.input === "a") return answerApproval(st, "allow_session");
     if (key.input === "n" || key.input === "d") return answerApproval(st, "deny");
-    if (!key.escape) return done(st);
+    if (!key.escape) return approvalWaits(st, key);
   }
   // Ctrl+R searches past prompts; while it does, every key is the search's.
   if (st.editor.search) return done({ ...st, editor: searchKey(st.editor, key) });
