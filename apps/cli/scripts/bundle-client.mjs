@@ -29,9 +29,10 @@ const { freshBundleEntry } = await import(join(dist, "cli", "client-bundle.js"))
 const CLIENT_MODULES = new Set(["run-command", "sessions", "artifacts", "engine"]);
 /**
  * Bundled @palisade packages: the gRPC client, what finds and compares the running Engine (with the
- * store URL parser its config check uses), the terminal-text rule.
+ * store URL parser its config check uses), the terminal-text rule, the order of a turn's text and tool calls.
  */
-const BUNDLED_PACKAGES = /^@palisade\/(protocol(\/|$)|engine\/(setup|discovery)$|shield\/visible$|store\/pg-url$)/;
+const BUNDLED_PACKAGES =
+  /^@palisade\/(protocol(\/|$)|engine\/(setup|discovery)$|shield\/visible$|store\/(pg-url|text-order)$)/;
 
 if (freshBundleEntry(outdir, repo)) {
   console.log("client bundle up to date");
