@@ -11,14 +11,14 @@ import {
   bearerOf,
   checkSocketDir,
   clientAuthorizer,
-} from "./credentials.js";
+} from "./services/credentials.js";
 import { AgentSupervisor } from "./agent/supervisor.js";
 import { probeNetworkNamespace } from "./agent/netns.js";
 import { BUBBLEWRAP_NAMESPACES, agentWallLine, chooseAgentWall, nodeLibrariesOnce } from "./agent/wall.js";
 import { describeFacts } from "./agent/verify.js";
-import { ApprovalBroker } from "./approvals.js";
-import { loadConfig, mergeCapabilities } from "./config.js";
-import type { EngineConfig, LimitsConfig } from "./config.js";
+import { ApprovalBroker } from "./calls/approval-broker.js";
+import { loadConfig, mergeCapabilities } from "./config/config.js";
+import type { EngineConfig, LimitsConfig } from "./config/config.js";
 import {
   auditKeyPath,
   defaultSocketAddress,
@@ -30,7 +30,7 @@ import {
   resolveDataDir,
   tokenPath,
   writeEngineInfo,
-} from "./discovery.js";
+} from "./config/discovery.js";
 import { EngineError } from "./errors.js";
 import { EventBus } from "./events.js";
 import { ExchangeReplay, ModelGateway } from "./gateway/index.js";
@@ -49,27 +49,27 @@ import {
   subAgentServiceImpl,
 } from "./subagents/index.js";
 import type { SubAgentLauncher, SubAgentLimits } from "./subagents/index.js";
-import { SessionDirectory, sessionModel } from "./sessions.js";
-import { setupOf } from "./setup.js";
-import { ENGINE_VERSION, buildStatus } from "./status.js";
+import { SessionDirectory, sessionModel } from "./history/sessions.js";
+import { setupOf } from "./config/setup.js";
+import { ENGINE_VERSION, buildStatus } from "./services/status.js";
 import { probeSandboxOnce } from "@palisade/sandbox";
 import type { SandboxProbe } from "@palisade/sandbox";
 import { toolSandboxLine } from "./adapters/sandbox.js";
 import type { EgressHook } from "./adapters/sandbox.js";
 import type { OtrHook } from "./adapters/capabilities.js";
-import { loadToolsDef } from "./turns/engine-tools.js";
+import { loadToolsDef } from "./calls/tool-defs.js";
 import type { TurnEnv } from "./turns/env.js";
 import { TurnManager } from "./turns/manager.js";
-import { ArgumentValidator } from "./turns/validate.js";
+import { ArgumentValidator } from "./calls/validate.js";
 import { defaultParts } from "./adapters/defaults.js";
 import type { Parts } from "./adapters/defaults.js";
 import { agentLauncher } from "./adapters/agent.js";
 // history (issue 9): audit trail, automatic titles, retention
-import { AuditWriter } from "./audit.js";
-import { Retention } from "./retention.js";
-import { AgentIdleStop, SessionSweeper } from "./session-sweep.js";
-import { TitleWriter } from "./titles.js";
-import { RepoGuard } from "./turns/nested-repos.js";
+import { AuditWriter } from "./history/audit.js";
+import { Retention } from "./history/retention.js";
+import { AgentIdleStop, SessionSweeper } from "./history/session-sweep.js";
+import { TitleWriter } from "./history/titles.js";
+import { RepoGuard } from "./calls/nested-repos.js";
 
 export interface StartEngineOptions {
   dataDir?: string;

@@ -10,7 +10,7 @@ export {
   mergeCapabilities,
   parseBytes,
   parseConfig,
-} from "./config.js";
+} from "./config/config.js";
 export type {
   CapabilityEntry,
   EngineConfig,
@@ -20,11 +20,11 @@ export type {
   ModelConfig,
   ModelEndpoint,
   ShieldConfig,
-} from "./config.js";
-export { TITLE_SYSTEM_PROMPT, TitleWriter, cleanTitle, titleMessages } from "./titles.js";
-export { Retention } from "./retention.js";
+} from "./config/config.js";
+export { TITLE_SYSTEM_PROMPT, TitleWriter, cleanTitle, titleMessages } from "./history/titles.js";
+export { Retention } from "./history/retention.js";
 export { AgentUnavailableError, ConfigError, EngineError } from "./errors.js";
-export { checkStartFiles } from "./start-check.js";
+export { checkStartFiles } from "./config/start-check.js";
 export type { ConfigIssue } from "./errors.js";
 export {
   defaultSocketAddress,
@@ -33,15 +33,15 @@ export {
   readToken,
   resolveConfigPath,
   resolveDataDir,
-} from "./discovery.js";
-export type { Discovered, EngineInfo, EngineSetup } from "./discovery.js";
-export { currentSetup, keyHmac, setupChanges, setupOf } from "./setup.js";
-export type { CurrentSetup, SetupChange, SetupSource } from "./setup.js";
-export { ENGINE_VERSION } from "./status.js";
-export { openLocalTools } from "./local-tools.js";
+} from "./config/discovery.js";
+export type { Discovered, EngineInfo, EngineSetup } from "./config/discovery.js";
+export { currentSetup, keyHmac, setupChanges, setupOf } from "./config/setup.js";
+export type { CurrentSetup, SetupChange, SetupSource } from "./config/setup.js";
+export { ENGINE_VERSION } from "./services/status.js";
+export { openLocalTools } from "./calls/local-tools.js";
 export { callLocally } from "./calls/local-call.js";
 export type { LocalCallOptions, LocalCallOutcome } from "./calls/local-call.js";
-export type { LocalCapability, LocalTools, LocalToolsOptions } from "./local-tools.js";
+export type { LocalCapability, LocalTools, LocalToolsOptions } from "./calls/local-tools.js";
 export { MemoryStore } from "./adapters/memory-store.js";
 export { PolicyShield } from "./adapters/policy-shield.js";
 export { sandboxViolations, safeEqual } from "./agent/link.js";

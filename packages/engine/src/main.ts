@@ -2,8 +2,8 @@
 // `palisade-engine [--config FILE] [--data-dir DIR] [--listen ADDR] [--workspace DIR] [--allow-unsandboxed]`
 // Runs the Engine in the foreground until SIGINT/SIGTERM or a Shutdown RPC.
 import { parseArgs } from "node:util";
-import { ensureDataDir, readEngineInfo, removeEngineInfo, resolveDataDir } from "./discovery.js";
-import { engineLockHolder, tryLockEngine } from "./engine-lock.js";
+import { ensureDataDir, readEngineInfo, removeEngineInfo, resolveDataDir } from "./config/discovery.js";
+import { engineLockHolder, tryLockEngine } from "./config/engine-lock.js";
 import { startEngine } from "./engine.js";
 import { EngineError } from "./errors.js";
 

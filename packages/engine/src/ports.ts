@@ -1,7 +1,6 @@
 // The Engine's view of its collaborators. Each is implemented by one adapter file in
 // src/adapters/, so replacing an implementation touches one file.
-import type { ModelConfig } from "./config.js";
-import type { SubAgentRunStore } from "./subagents/ports.js";
+import type { ModelConfig } from "./config/config.js";
 
 export type Mode = "normal" | "otr" | "heartbeat";
 export type Policy = "allow" | "ask" | "block";
@@ -150,6 +149,49 @@ export interface SearchHitRecord {
   rank: number;
   createdAt: number;
   seq: number;
+}
+
+// A sub-agent's run, as the store keeps it.
+export type SubAgentState = "running" | "completed" | "failed" | "cancelled";
+
+/** A finished run as it is stored: linked to the parent session and message. */
+export interface StoredRun {
+  id: string;
+  sessionId: string;
+  parentMessageId: string;
+  /** The parent's user message, for when the turn stored no assistant message. */
+  parentUserMessageId: string;
+  name: string;
+  task: string;
+  state: SubAgentState;
+  result: string;
+  error: string;
+  llmCalls: number;
+  toolCalls: number;
+  startedAt: number;
+  endedAt: number;
+  /** The task, follow-ups and the answer, in order. */
+  transcript: { role: "user" | "assistant"; content: string; createdAt: number }[];
+  /** Every tool call with its verdict, approval and result. */
+  calls: ToolCallRecordRow[];
+}
+
+export interface RunSummary {
+  name: string;
+  task: string;
+  state: SubAgentState;
+  llmCalls: number;
+  toolCalls: number;
+  startedAt: number;
+  endedAt: number;
+  result: string;
+  error: string;
+}
+
+export interface SubAgentRunStore {
+  save(run: StoredRun): Promise<void>;
+  list(sessionId: string): Promise<RunSummary[]>;
+  close(): Promise<void>;
 }
 
 export interface EngineStore {

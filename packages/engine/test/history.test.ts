@@ -15,9 +15,9 @@ import {
   parseConfig,
   titleMessages,
 } from "../src/index.js";
-import { MAX_DEFER_MS } from "../src/titles.js";
+import { MAX_DEFER_MS } from "../src/history/titles.js";
 import type { ConfigError, EngineStore } from "../src/index.js";
-import { ZERO_USAGE } from "../src/convert.js";
+import { ZERO_USAGE } from "../src/history/convert.js";
 
 function issues(text: string): string[] {
   try {

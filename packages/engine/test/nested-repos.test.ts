@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeTempDir } from "@palisade/testing";
 import type { TempDir } from "@palisade/testing";
-import { RepoGuard } from "../src/turns/nested-repos.js";
+import { RepoGuard } from "../src/calls/nested-repos.js";
 
 const git = (cwd: string, ...args: string[]): string =>
   execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd, encoding: "utf8" });

@@ -14,9 +14,9 @@ import { PgStore } from "@palisade/store";
 import { postgresUnavailable, startPostgres } from "../../store/test/postgres-cluster.js";
 import type { PgCluster } from "../../store/test/postgres-cluster.js";
 import { openPostgresStore } from "../src/adapters/postgres-store.js";
-import { ZERO_USAGE } from "../src/convert.js";
+import { ZERO_USAGE } from "../src/history/convert.js";
 import type { EngineStore, SessionRecord } from "../src/ports.js";
-import type { StoreConfig } from "../src/config.js";
+import type { StoreConfig } from "../src/config/config.js";
 import { collect, startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
 

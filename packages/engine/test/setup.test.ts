@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { readEngineInfo } from "../src/discovery.js";
-import type { EngineSetup } from "../src/discovery.js";
-import { currentSetup, setupChanges } from "../src/setup.js";
+import { readEngineInfo } from "../src/config/discovery.js";
+import type { EngineSetup } from "../src/config/discovery.js";
+import { currentSetup, setupChanges } from "../src/config/setup.js";
 import { startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
 

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../src/adapters/sqlite-store.js";
-import { ZERO_USAGE } from "../src/convert.js";
+import { ZERO_USAGE } from "../src/history/convert.js";
 import type { EngineStore } from "../src/index.js";
 import type { SessionRecord, ToolCallRecordRow } from "../src/ports.js";
 

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Store } from "@palisade/store";
 import { DATABASE_FILE, openSqliteStore } from "../src/adapters/sqlite-store.js";
-import { AuditWriter } from "../src/audit.js";
-import { ZERO_USAGE } from "../src/convert.js";
+import { AuditWriter } from "../src/history/audit.js";
+import { ZERO_USAGE } from "../src/history/convert.js";
 import type { EngineStore, SessionRecord, TurnCommit } from "../src/ports.js";
 
 let dir = "";

@@ -3,7 +3,7 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { RestartBudget } from "@palisade/capabilities";
-import { spawnWithSecret } from "../child-stdin.js";
+import { spawnWithSecret } from "./child-stdin.js";
 import type { AgentLaunch, AgentLauncher, AgentLaunchRequest } from "../ports.js";
 import type { AgentLink } from "./link.js";
 

@@ -5,9 +5,9 @@ import { randomUUID } from "node:crypto";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { AsyncQueue, Code, RpcError } from "@palisade/protocol";
 import type { CallToolRequest, CallToolResponseSchema } from "@palisade/protocol/pipeline";
-import { artifactToProto, verdictToProto } from "../convert.js";
+import { artifactToProto, verdictToProto } from "../history/convert.js";
 import type { SessionRecord } from "../ports.js";
-import { Turn } from "../turns/turn.js";
+import { Turn } from "../history/turn.js";
 import { runToolCall } from "./run.js";
 import type { CallEnv } from "./scope.js";
 

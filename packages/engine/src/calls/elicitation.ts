@@ -2,7 +2,7 @@ import { PipelineEventType as T } from "@palisade/protocol/pipeline";
 import { formDefaults, formErrors, formFields } from "@palisade/capabilities/elicitation-form";
 import type { FormValue } from "@palisade/capabilities/elicitation-form";
 import { visible, visibleJson } from "../adapters/shield.js";
-import { approvalToProto } from "../convert.js";
+import { approvalToProto } from "../history/convert.js";
 import type { ElicitAnswer, ElicitHandler, ElicitQuestion } from "../ports.js";
 import type { CallRecord } from "./record.js";
 

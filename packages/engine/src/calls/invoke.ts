@@ -3,9 +3,9 @@
 import { createHash } from "node:crypto";
 import { PipelineEventType } from "@palisade/protocol/pipeline";
 import { Deadline } from "../adapters/capabilities.js";
-import { summarize } from "../convert.js";
+import { summarize } from "../history/convert.js";
 import type { ToolHost, ToolSpec } from "../ports.js";
-import { guardsRepos } from "../turns/nested-repos.js";
+import { guardsRepos } from "./nested-repos.js";
 import { elicitThroughApproval } from "./elicitation.js";
 import type { CallRecord } from "./record.js";
 import type { ToolResult } from "./scope.js";

@@ -2,7 +2,7 @@
 // the next model call. Calls to it take the same path as any tool's (Shield, approval, record);
 // its host answers them without a capability.
 import type { InvokeOutcome, ToolHost, ToolSpec } from "../ports.js";
-import { LOAD_TOOLS, loadedGroupsOf, toolDefsOf } from "../turns/engine-tools.js";
+import { LOAD_TOOLS, loadedGroupsOf, toolDefsOf } from "./tool-defs.js";
 
 export const LOAD_TOOLS_SPEC: ToolSpec = {
   name: LOAD_TOOLS,

@@ -3,14 +3,14 @@
 // Shield and validator of LocalTools. There is no store, so no audit trail and no history.
 import { randomUUID } from "node:crypto";
 import { PipelineEventType } from "@palisade/protocol/pipeline";
-import { ApprovalBroker } from "../approvals.js";
-import type { ApprovalAnswer } from "../approvals.js";
-import { ZERO_USAGE } from "../convert.js";
+import { ApprovalBroker } from "./approval-broker.js";
+import type { ApprovalAnswer } from "./approval-broker.js";
+import { ZERO_USAGE } from "../history/convert.js";
 import { EventBus } from "../events.js";
-import type { LocalTools } from "../local-tools.js";
+import type { LocalTools } from "./local-tools.js";
 import type { ArtifactInfo, SessionRecord, VerdictRecord } from "../ports.js";
-import { Turn } from "../turns/turn.js";
-import { ArgumentValidator } from "../turns/validate.js";
+import { Turn } from "../history/turn.js";
+import { ArgumentValidator } from "./validate.js";
 import { runToolCall } from "./run.js";
 import type { CallEnv, ToolResult } from "./scope.js";
 

@@ -1,7 +1,7 @@
 // One call in flight: its record, the client events it owes (each once, in order) and its result.
 import { PipelineEventType } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
-import { artifactToProto, summarize, verdictToProto } from "../convert.js";
+import { artifactToProto, summarize, verdictToProto } from "../history/convert.js";
 import type { ToolCallRecordRow } from "../ports.js";
 import { emitFor } from "./scope.js";
 import type { CallEventInit, CallScope, ToolCall, ToolResult } from "./scope.js";

@@ -2,14 +2,14 @@
 // turn it belongs to, where its events go and whose grants cover it. A turn of the main Agent, a
 // sub-agent's call and a call a client asks for directly each build one; runToolCall does the rest.
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
-import type { ApprovalBroker } from "../approvals.js";
-import type { AuditWriter } from "../audit.js";
-import type { EngineConfig } from "../config.js";
+import type { ApprovalBroker } from "./approval-broker.js";
+import type { AuditWriter } from "../history/audit.js";
+import type { EngineConfig } from "../config/config.js";
 import type { EventBus, EventInit } from "../events.js";
 import type { EngineShield, ToolHost } from "../ports.js";
-import type { RepoGuard } from "../turns/nested-repos.js";
-import type { Turn } from "../turns/turn.js";
-import type { ArgumentValidator } from "../turns/validate.js";
+import type { RepoGuard } from "./nested-repos.js";
+import type { Turn } from "../history/turn.js";
+import type { ArgumentValidator } from "./validate.js";
 
 /** The Engine's parts a tool call uses. */
 export interface CallEnv {

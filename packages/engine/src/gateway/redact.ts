@@ -1,14 +1,13 @@
 // Upstream error answers go back to the Agent and from there to the model. Some servers and the
 // proxies in front of them echo what they were sent: the key, the URL with its query (Azure's
 // `api-key`), a password from the base URL. Those are cut out before the answer leaves.
-import type { GatewayModel } from "./server.js";
 
 /** The most of an error body read to redact it; the rest is dropped (an error is short). */
 export const MAX_ERROR_BODY = 256 * 1024;
 const MASK = "***";
 
 /** Secrets of the configured endpoint that must not reach the caller. */
-export function endpointSecrets(model: Pick<GatewayModel, "baseUrl" | "apiKey">): string[] {
+export function endpointSecrets(model: { baseUrl?: string; apiKey?: string }): string[] {
   const out = new Set<string>();
   if (model.apiKey) out.add(model.apiKey);
   if (model.baseUrl && URL.canParse(model.baseUrl)) {

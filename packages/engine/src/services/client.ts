@@ -4,7 +4,7 @@ import { Code, RpcError } from "@palisade/protocol";
 import type { CallContext, ServiceImpl } from "@palisade/protocol";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ClientService, PipelineEvent, StatusResponseSchema } from "@palisade/protocol/pipeline";
-import type { ApprovalBroker } from "../approvals.js";
+import type { ApprovalBroker } from "../calls/approval-broker.js";
 import {
   approvalFromProto,
   artifactToProto,
@@ -14,12 +14,12 @@ import {
   modeFromProto,
   sessionToProto,
   sortFromProto,
-} from "../convert.js";
+} from "../history/convert.js";
 import type { EventBus } from "../events.js";
 import type { EngineShield, EngineStore, ToolHost } from "../ports.js";
-import { describeClient, isClientPrincipal } from "../credentials.js";
-import type { SessionDirectory } from "../sessions.js";
-import { toolDef } from "../turns/engine-tools.js";
+import { describeClient, isClientPrincipal } from "./credentials.js";
+import type { SessionDirectory } from "../history/sessions.js";
+import { toolDef } from "../calls/tool-defs.js";
 import type { TurnEnv } from "../turns/env.js";
 import type { TurnManager } from "../turns/manager.js";
 import { callToolForClient } from "../calls/client-call.js";

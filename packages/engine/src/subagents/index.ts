@@ -7,12 +7,5 @@ export { MemoryRunStore, SqliteRunStore } from "./store.js";
 export { AGENT_TOOLS, AGENTS_GROUP } from "./tools.js";
 export { NAME_POOL, NamePool } from "./names.js";
 export { DEFAULT_SUBAGENT_LIMITS } from "./ports.js";
-export type {
-  RunSummary,
-  StoredRun,
-  SubAgentLauncher,
-  SubAgentLaunchRequest,
-  SubAgentLimits,
-  SubAgentRunStore,
-  SubAgentState,
-} from "./ports.js";
+export type { SubAgentLauncher, SubAgentLaunchRequest, SubAgentLimits } from "./ports.js";
+export type { RunSummary, StoredRun, SubAgentRunStore, SubAgentState } from "../ports.js";

@@ -6,16 +6,10 @@ import { Code, RpcError } from "@palisade/protocol";
 import { PipelineEventType } from "@palisade/protocol/pipeline";
 import type { ToolHost } from "../ports.js";
 import type { TurnEnv } from "../turns/env.js";
-import { Turn } from "../turns/turn.js";
+import { Turn } from "../history/turn.js";
 import { DEFAULT_SUBAGENT_LIMITS } from "./ports.js";
-import type {
-  RunSummary,
-  SubAgentDeps,
-  SubAgentLauncher,
-  SubAgentLimits,
-  SubAgentRunStore,
-  SubAgentState,
-} from "./ports.js";
+import type { SubAgentDeps, SubAgentLauncher, SubAgentLimits } from "./ports.js";
+import type { RunSummary, SubAgentRunStore, SubAgentState } from "../ports.js";
 import { NamePool } from "./names.js";
 import { SubAgentPipeline } from "./pipeline.js";
 import { alive, appendTail, startProcess, terminate } from "./process.js";

@@ -1,11 +1,9 @@
 // What the sub-agent manager needs from the rest of the Engine. The composition file
 // (engine.ts) supplies each; tests can supply their own.
-import type { ModelConfig } from "../config.js";
-import type { AgentLaunch, ToolCallRecordRow } from "../ports.js";
+import type { ModelConfig } from "../config/config.js";
+import type { AgentLaunch } from "../ports.js";
 import type { TurnEnv } from "../turns/env.js";
-import type { Turn } from "../turns/turn.js";
-
-export type SubAgentState = "running" | "completed" | "failed" | "cancelled";
+import type { Turn } from "../history/turn.js";
 
 export interface SubAgentLimits {
   /** Sub-agents running at once in this Engine (default 10). */
@@ -44,46 +42,6 @@ export interface SubAgentLaunchRequest {
 
 /** How a sub-agent process is started (default: @palisade/subagent under the Agent's sandbox). */
 export type SubAgentLauncher = (request: SubAgentLaunchRequest) => AgentLaunch;
-
-/** A finished run as it is stored: linked to the parent session and message. */
-export interface StoredRun {
-  id: string;
-  sessionId: string;
-  parentMessageId: string;
-  /** The parent's user message, for when the turn stored no assistant message. */
-  parentUserMessageId: string;
-  name: string;
-  task: string;
-  state: SubAgentState;
-  result: string;
-  error: string;
-  llmCalls: number;
-  toolCalls: number;
-  startedAt: number;
-  endedAt: number;
-  /** The task, follow-ups and the answer, in order. */
-  transcript: { role: "user" | "assistant"; content: string; createdAt: number }[];
-  /** Every tool call with its verdict, approval and result. */
-  calls: ToolCallRecordRow[];
-}
-
-export interface RunSummary {
-  name: string;
-  task: string;
-  state: SubAgentState;
-  llmCalls: number;
-  toolCalls: number;
-  startedAt: number;
-  endedAt: number;
-  result: string;
-  error: string;
-}
-
-export interface SubAgentRunStore {
-  save(run: StoredRun): Promise<void>;
-  list(sessionId: string): Promise<RunSummary[]>;
-  close(): Promise<void>;
-}
 
 /** What the manager needs from the Engine once the pipeline exists (see SubAgentManager.attach). */
 export interface SubAgentDeps {

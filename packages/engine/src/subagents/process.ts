@@ -1,6 +1,6 @@
 // Starting and stopping one sub-agent process.
 import type { ChildProcess } from "node:child_process";
-import { spawnWithSecret } from "../child-stdin.js";
+import { spawnWithSecret } from "../agent/child-stdin.js";
 import type { AgentLaunch } from "../ports.js";
 
 const TAIL = 2000;

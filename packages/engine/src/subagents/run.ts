@@ -3,8 +3,8 @@ import type { ChildProcess } from "node:child_process";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { PipelineEvent, SubAgentEventSchema } from "@palisade/protocol/pipeline";
 import type { EventBus, EventInit } from "../events.js";
-import type { Turn } from "../turns/turn.js";
-import type { RunSummary, StoredRun, SubAgentState } from "./ports.js";
+import type { Turn } from "../history/turn.js";
+import type { RunSummary, StoredRun, SubAgentState } from "../ports.js";
 
 export type SubAgentEventInit = MessageInitShape<typeof SubAgentEventSchema>;
 

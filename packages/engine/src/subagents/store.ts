@@ -2,7 +2,7 @@
 // and message, its transcript and its tool calls with verdicts), or memory for tests.
 import { Store } from "@palisade/store";
 import type { ToolCallRecordRow } from "../ports.js";
-import type { RunSummary, StoredRun, SubAgentRunStore } from "./ports.js";
+import type { RunSummary, StoredRun, SubAgentRunStore } from "../ports.js";
 
 export class MemoryRunStore implements SubAgentRunStore {
   readonly runs: StoredRun[] = [];

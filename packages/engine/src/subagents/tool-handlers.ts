@@ -2,8 +2,8 @@
 // Arguments were validated against the schemas in tools.ts by the pipeline. Results are JSON
 // the model reads; refusals (limits, unknown names or groups) are errors it can act on.
 import type { InvokeOutcome } from "../ports.js";
-import { sessionModel } from "../sessions.js";
-import { loadedGroupsOf } from "../turns/engine-tools.js";
+import { sessionModel } from "../history/sessions.js";
+import { loadedGroupsOf } from "../calls/tool-defs.js";
 import type { SubAgentManager } from "./manager.js";
 import type { SubAgentRun } from "./run.js";
 import { AGENTS_GROUP, agentTool } from "./tools.js";

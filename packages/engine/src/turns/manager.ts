@@ -6,19 +6,20 @@ import { Code, RpcError } from "@palisade/protocol";
 import { PipelineEventType } from "@palisade/protocol/pipeline";
 import type { AgentEvent, AgentResponseComplete } from "@palisade/protocol/pipeline";
 import { modelServerNamed } from "../agent/model-label.js";
-import { addUsage, modeToProto, sessionToProto, usageToProto } from "../convert.js";
+import { addUsage, modeToProto, sessionToProto, usageToProto } from "../history/convert.js";
 import { isTerminal } from "../events.js";
 import type { EventInit, Subscription } from "../events.js";
 import type { MessageRecord, Mode, SessionRecord } from "../ports.js";
-import { sessionModel, titleFrom } from "../sessions.js";
-import type { SessionDirectory } from "../sessions.js";
+import { sessionModel, titleFrom } from "../history/sessions.js";
+import type { SessionDirectory } from "../history/sessions.js";
 import { buildSystemPrompt } from "./context.js";
-import { answerToolDefsRequest, restoreLoadedGroups, toolDefsOf } from "./engine-tools.js";
+import { answerToolDefsRequest } from "./tool-defs-request.js";
+import { restoreLoadedGroups, toolDefsOf } from "../calls/tool-defs.js";
 import type { TurnEnv } from "./env.js";
 import { AgentHistory } from "./history-sync.js";
 import { runTurnToolCall } from "./tool-call.js";
 import { replayProvenance } from "./provenance-replay.js";
-import { Turn } from "./turn.js";
+import { Turn } from "../history/turn.js";
 
 const T = PipelineEventType;
 

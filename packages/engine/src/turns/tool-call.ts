@@ -3,7 +3,7 @@
 import type { ToolCallProposed } from "@palisade/protocol/pipeline";
 import { runToolCall } from "../calls/index.js";
 import type { TurnEnv } from "./env.js";
-import type { Turn } from "./turn.js";
+import type { Turn } from "../history/turn.js";
 
 /** Runs one proposal of the Agent; never throws. */
 export async function runTurnToolCall(env: TurnEnv, turn: Turn, proposal: ToolCallProposed): Promise<void> {

@@ -21,7 +21,7 @@ import type {
   ToolCallRecordRow,
   Usage,
   VerdictRecord,
-} from "./ports.js";
+} from "../ports.js";
 
 export function modeFromProto(mode: SessionMode): Mode {
   if (mode === SessionMode.OTR) return "otr";

@@ -3,14 +3,14 @@
 // config, built-ins, policy, protected paths, credentials and artifact store).
 import { dirname, resolve } from "node:path";
 import { probeSandboxOnce } from "@palisade/sandbox";
-import { builtinCapabilities } from "./adapters/builtins.js";
-import { openCapabilityHost } from "./adapters/capabilities.js";
-import { createEngineShield } from "./adapters/shield.js";
-import { loadConfig, mergeCapabilities } from "./config.js";
-import type { CapabilityEntry, EngineConfig } from "./config.js";
-import { auditKeyPath, ensureDataDir, resolveConfigPath, resolveDataDir } from "./discovery.js";
-import type { EngineShield, ToolHost, ToolSpec } from "./ports.js";
-import { ArgumentValidator } from "./turns/validate.js";
+import { builtinCapabilities } from "../adapters/builtins.js";
+import { openCapabilityHost } from "../adapters/capabilities.js";
+import { createEngineShield } from "../adapters/shield.js";
+import { loadConfig, mergeCapabilities } from "../config/config.js";
+import type { CapabilityEntry, EngineConfig } from "../config/config.js";
+import { auditKeyPath, ensureDataDir, resolveConfigPath, resolveDataDir } from "../config/discovery.js";
+import type { EngineShield, ToolHost, ToolSpec } from "../ports.js";
+import { ArgumentValidator } from "./validate.js";
 
 export interface LocalToolsOptions {
   configPath?: string;

@@ -11,7 +11,7 @@
 // not fsynced on its own (the WAL is in the OS page cache; a power cut before the turn's fsync
 // can lose it, as it can lose the effect of a local call).
 import type { EgressEvent } from "@palisade/sandbox";
-import type { AuditEntry, EngineStore, SessionRecord } from "./ports.js";
+import type { AuditEntry, EngineStore, SessionRecord } from "../ports.js";
 
 /** Longest time an audit entry waits in memory before its transaction (ms). */
 export const AUDIT_FLUSH_MS = 25;

@@ -7,11 +7,11 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse } from "yaml";
 import { PolicyError, ShieldError, loadPolicy } from "@palisade/shield/policy";
-import { builtinCapabilities } from "./adapters/builtins.js";
+import { builtinCapabilities } from "../adapters/builtins.js";
 import { mergeCapabilities } from "./config.js";
 import type { CapabilityEntry, EngineConfig } from "./config.js";
-import { ConfigError } from "./errors.js";
-import type { ConfigIssue } from "./errors.js";
+import { ConfigError } from "../errors.js";
+import type { ConfigIssue } from "../errors.js";
 import { manifestSemanticsIssues } from "./semantics-check.js";
 import type { ManifestTools } from "./semantics-check.js";
 

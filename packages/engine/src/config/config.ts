@@ -9,11 +9,11 @@ import { parseDocument } from "yaml";
 import type { ModelSettings } from "@palisade/agent";
 // The URL check only: the store itself (better-sqlite3, pg) stays out of what imports the config.
 import { parsePgUrl } from "@palisade/store/pg-url";
-import { ConfigError } from "./errors.js";
+import { ConfigError } from "../errors.js";
 // The CLI checks a config before it starts an Engine, through this module alone (@palisade/engine/config).
-export { ConfigError } from "./errors.js";
+export { ConfigError } from "../errors.js";
 import { configSemanticsProblems } from "./semantics-check.js";
-import type { ConfigIssue } from "./errors.js";
+import type { ConfigIssue } from "../errors.js";
 
 /** One capability entry as written in config.yaml; validated by the capability host. */
 export type CapabilityEntry = { id: string; enabled?: boolean } & Record<string, unknown>;

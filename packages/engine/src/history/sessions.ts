@@ -2,7 +2,7 @@
 // with their conversation, and vanish with the Engine.
 import { randomUUID } from "node:crypto";
 import { ZERO_USAGE } from "./convert.js";
-import type { EngineStore, MessageRecord, Mode, SessionRecord } from "./ports.js";
+import type { EngineStore, MessageRecord, Mode, SessionRecord } from "../ports.js";
 
 /** The model a session's next turn runs with: its chosen one, else the configured one. */
 export function sessionModel(session: SessionRecord, configured: string): string {

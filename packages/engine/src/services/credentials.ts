@@ -8,8 +8,8 @@ import { dirname } from "node:path";
 import type { Metadata } from "@grpc/grpc-js";
 import { Code, DEFAULT_MAX_MESSAGE_BYTES, RpcError } from "@palisade/protocol";
 import type { ServiceAuthorizer } from "@palisade/protocol";
-import { safeEqual } from "./agent/link.js";
-import { EngineError } from "./errors.js";
+import { safeEqual } from "../agent/link.js";
+import { EngineError } from "../errors.js";
 
 // ClientService's limit is config `limits.client_max_message` (default 1 MiB): client requests
 // are small (a message, an approval).

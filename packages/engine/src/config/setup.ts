@@ -7,7 +7,7 @@ import { readFile } from "node:fs/promises";
 import { defaultConfig, applyEnv, parseConfig, sha256Hex } from "./config.js";
 import type { EngineConfig } from "./config.js";
 import type { EngineSetup } from "./discovery.js";
-import { ConfigError } from "./errors.js";
+import { ConfigError } from "../errors.js";
 
 /** HMAC-SHA256 of the key under `salt`: comparable, never reversible to the key; "" for no key. */
 export function keyHmac(key: string | undefined, salt: string): string {

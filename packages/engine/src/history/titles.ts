@@ -7,9 +7,9 @@
 // at most TITLE_CONCURRENCY at a time, so a burst of new sessions does not pay for its titles
 // with the CPU its answers need.
 import type OpenAI from "openai";
-import { isModelConfigured } from "./config.js";
-import type { ModelEndpoint } from "./config.js";
-import type { EngineStore, SessionRecord } from "./ports.js";
+import { isModelConfigured } from "../config/config.js";
+import type { ModelEndpoint } from "../config/config.js";
+import type { EngineStore, SessionRecord } from "../ports.js";
 import { sessionModel } from "./sessions.js";
 
 /** The system prompt of title requests (scripted models in tests recognize them by it). */

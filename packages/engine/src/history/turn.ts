@@ -4,7 +4,7 @@ import { PipelineEventSchema, PipelineEventType } from "@palisade/protocol/pipel
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import type { EventBus, EventInit } from "../events.js";
 import type { EventRecord, SessionRecord, ToolCallRecordRow, Usage } from "../ports.js";
-import { ZERO_USAGE } from "../convert.js";
+import { ZERO_USAGE } from "./convert.js";
 
 export type TurnState = "queued" | "running" | "finishing" | "done";
 

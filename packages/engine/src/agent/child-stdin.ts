@@ -4,7 +4,7 @@
 // it and the child sees end-of-file and exits (see @palisade/agent's parent.ts).
 import { spawn } from "node:child_process";
 import type { ChildProcess, StdioOptions } from "node:child_process";
-import type { AgentLaunch } from "./ports.js";
+import type { AgentLaunch } from "../ports.js";
 
 /**
  * Spawns `launch` with `secret` as the first line of its stdin, which is then held open. With

@@ -1,17 +1,17 @@
 // GetStatus, fully filled.
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { StatusResponseSchema } from "@palisade/protocol/pipeline";
-import type { AgentLink } from "./agent/link.js";
-import type { AgentSupervisor } from "./agent/supervisor.js";
-import { confinementOf } from "./agent/confinement.js";
-import { publicUrl } from "./agent/model-label.js";
-import { isModelConfigured } from "./config.js";
-import type { EngineSetup } from "./discovery.js";
-import { configFileChanged } from "./setup.js";
-import type { EngineConfig } from "./config.js";
-import type { EngineShield, EngineStore, ToolHost } from "./ports.js";
-import type { SessionDirectory } from "./sessions.js";
-import type { TurnManager } from "./turns/manager.js";
+import type { AgentLink } from "../agent/link.js";
+import type { AgentSupervisor } from "../agent/supervisor.js";
+import { confinementOf } from "../agent/confinement.js";
+import { publicUrl } from "../agent/model-label.js";
+import { isModelConfigured } from "../config/config.js";
+import type { EngineSetup } from "../config/discovery.js";
+import { configFileChanged } from "../config/setup.js";
+import type { EngineConfig } from "../config/config.js";
+import type { EngineShield, EngineStore, ToolHost } from "../ports.js";
+import type { SessionDirectory } from "../history/sessions.js";
+import type { TurnManager } from "../turns/manager.js";
 
 export const ENGINE_VERSION = "0.1.0";
 
