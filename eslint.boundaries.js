@@ -9,7 +9,7 @@ const pkg = (names) => names.flatMap((n) => [`@palisade/${n}`, `@palisade/${n}/*
 const RULES = [
   {
     files: ["packages/agent/src/**", "packages/subagent/src/**"],
-    forbid: ["engine", "store", "capabilities", "shield", "sandbox", "cli"],
+    forbid: ["engine", "config", "store", "capabilities", "shield", "sandbox", "cli"],
     why: "the Agent holds no state, credentials or decisions: it speaks to the Engine over RunSession only",
   },
   {
@@ -18,6 +18,7 @@ const RULES = [
       "agent",
       "subagent",
       "engine",
+      "config",
       "store",
       "capabilities",
       "capability-sdk",
@@ -30,18 +31,23 @@ const RULES = [
   },
   {
     files: ["packages/shield/src/**", "packages/store/src/**", "packages/sandbox/src/**"],
-    forbid: ["agent", "subagent", "engine", "capabilities", "capability-sdk", "testing", "cli"],
+    forbid: ["agent", "subagent", "engine", "config", "capabilities", "capability-sdk", "testing", "cli"],
     why: "a lower package never imports an upper one (shield, store and sandbox sit below the Engine)",
   },
   {
     files: ["packages/capabilities/src/**"],
-    forbid: ["agent", "subagent", "engine", "store", "shield", "testing", "cli"],
+    forbid: ["agent", "subagent", "engine", "config", "store", "shield", "testing", "cli"],
     why: "capabilities sits below the Engine and beside the Shield and the store",
   },
   {
     files: ["packages/capability-sdk/src/**", "apps/capabilities/*/src/**"],
-    forbid: ["agent", "subagent", "engine", "store", "capabilities", "shield", "sandbox", "testing", "cli"],
+    forbid: ["agent", "subagent", "engine", "config", "store", "capabilities", "shield", "sandbox", "testing", "cli"],
     why: "a capability is a separate, sandboxed server: it knows only the SDK and the protocol",
+  },
+  {
+    files: ["packages/config/src/**"],
+    forbid: ["engine", "subagent", "capabilities", "capability-sdk", "sandbox", "testing", "cli"],
+    why: "config sits below the Engine: the CLI reads and checks a config without loading the Engine",
   },
   {
     files: ["packages/engine/src/**"],
@@ -50,17 +56,46 @@ const RULES = [
   },
 ];
 
+/**
+ * The CLI does not open the store: the Engine does (history, `audit verify`), and the CLI asks it.
+ * Two places open a database themselves, by design: `store copy` (work on the store while no Engine
+ * uses it) and the read-only history for when no Engine can start (engine/local-history.ts: what
+ * was said must stay readable when a broken config or policy keeps the Engine from starting).
+ * Type imports open nothing and stay allowed.
+ */
+const CLI_STORE = {
+  files: ["apps/cli/src/**"],
+  ignores: ["apps/cli/src/commands/store.ts", "apps/cli/src/engine/local-history.ts"],
+  modules: ["@palisade/store", "better-sqlite3", "pg"],
+  why: "the CLI does not open the store: it asks the Engine (or @palisade/engine's verifyAuditTrail)",
+};
+
 // no-restricted-imports sees static imports and re-exports; dynamic import() needs a selector.
-export const boundaries = RULES.map(({ files, forbid, why }) => ({
+const rule = (files, ignores, group, source, why, allowTypeImports = false) => ({
   files,
+  ...(ignores ? { ignores } : {}),
   rules: {
-    "no-restricted-imports": ["error", { patterns: [{ group: pkg(forbid), message: `Import boundary: ${why}.` }] }],
+    "no-restricted-imports": [
+      "error",
+      { patterns: [{ group, allowTypeImports, message: `Import boundary: ${why}.` }] },
+    ],
     "no-restricted-syntax": [
       "error",
-      {
-        selector: `ImportExpression[source.value=/^@palisade\\/(${forbid.join("|")})(\\/|$)/]`,
-        message: `Import boundary: ${why}.`,
-      },
+      { selector: `ImportExpression[source.value=/${source}/]`, message: `Import boundary: ${why}.` },
     ],
   },
-}));
+});
+
+export const boundaries = [
+  ...RULES.map(({ files, forbid, why }) =>
+    rule(files, undefined, pkg(forbid), `^@palisade\\/(${forbid.join("|")})(\\/|$)`, why),
+  ),
+  rule(
+    CLI_STORE.files,
+    CLI_STORE.ignores,
+    CLI_STORE.modules.flatMap((m) => [m, `${m}/*`]),
+    `^(${CLI_STORE.modules.map((m) => m.replace("/", "\\/")).join("|")})(\\/|$)`,
+    CLI_STORE.why,
+    true,
+  ),
+];

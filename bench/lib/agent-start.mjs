@@ -7,7 +7,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chooseAgentWall, defaultConfig, walledLaunch } from "@palisade/engine";
+import { chooseAgentWall, walledLaunch } from "@palisade/engine";
+import { defaultConfig } from "@palisade/config";
 import { agentLaunchSpec } from "@palisade/agent";
 import { summarize } from "./stats.mjs";
 

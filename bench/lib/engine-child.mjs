@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RpcServer } from "@palisade/protocol";
 import { AgentService } from "@palisade/protocol/pipeline";
-import { defaultConfig, startEngine } from "@palisade/engine";
+import { startEngine } from "@palisade/engine";
+import { defaultConfig } from "@palisade/config";
 
 const dir = mkdtempSync(join(tmpdir(), "pal-bench-eng-"));
 const noopAddress = process.argv[2];

@@ -8,7 +8,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defaultConfig, startEngine } from "@palisade/engine";
+import { startEngine } from "@palisade/engine";
+import { defaultConfig } from "@palisade/config";
 
 const [baseUrl, capabilities] = process.argv.slice(2);
 const dir = mkdtempSync(join(tmpdir(), "pal-bench-"));

@@ -5,7 +5,8 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { agentLauncher, chooseAgentWall, defaultConfig, defaultSubAgentLauncher } from "@palisade/engine";
+import { agentLauncher, chooseAgentWall, defaultSubAgentLauncher } from "@palisade/engine";
+import { defaultConfig } from "@palisade/config";
 import { probeSandboxOnce } from "@palisade/sandbox";
 import type { AgentLaunch } from "@palisade/engine";
 

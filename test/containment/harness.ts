@@ -12,7 +12,8 @@ import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import { DETECTORS, builtinPolicyPath } from "@palisade/shield";
 import { messageText, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
-import { loadConfig, startEngine } from "@palisade/engine";
+import { startEngine } from "@palisade/engine";
+import { loadConfig } from "@palisade/config";
 import type { RunningEngine } from "@palisade/engine";
 
 export const CANARY = {

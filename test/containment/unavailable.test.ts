@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createClient } from "@palisade/protocol";
 import { ClientService } from "@palisade/protocol/pipeline";
-import { loadConfig, startEngine } from "@palisade/engine";
+import { startEngine } from "@palisade/engine";
+import { loadConfig } from "@palisade/config";
 import type { RunningEngine } from "@palisade/engine";
 
 const NO_SANDBOX = { available: false, reason: "bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`" };

@@ -21,7 +21,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { agentLaunchSpec } from "@palisade/agent";
-import { readToken } from "@palisade/engine";
+import { readToken } from "@palisade/config";
 import { createClient } from "@palisade/protocol";
 import type { Client } from "@palisade/protocol";
 import { ClientService } from "@palisade/protocol/pipeline";

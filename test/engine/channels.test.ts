@@ -19,7 +19,7 @@ import type { Client } from "@palisade/protocol";
 import { ClientService, PipelineEventType as T } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import { ApprovalDecision } from "@palisade/protocol/types";
-import { readToken } from "@palisade/engine";
+import { readToken } from "@palisade/config";
 import { messageText, startScriptedServer, waitFor } from "@palisade/testing";
 import type { ChatRequest, ScriptedReply, ScriptedServer } from "@palisade/testing";
 import { built, root } from "./helpers.js";

@@ -12,7 +12,8 @@ import { ClientService, PipelineEventType } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import { startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer, ScriptedServerOptions } from "@palisade/testing";
-import { loadConfig, startEngine } from "@palisade/engine";
+import { startEngine } from "@palisade/engine";
+import { loadConfig } from "@palisade/config";
 import type { RunningEngine, StartEngineOptions } from "@palisade/engine";
 
 export const root = fileURLToPath(new URL("../..", import.meta.url));

@@ -13,7 +13,7 @@ import { createClient } from "@palisade/protocol";
 import type { Client } from "@palisade/protocol";
 import { ClientService, PipelineEventType as T } from "@palisade/protocol/pipeline";
 import { Store } from "@palisade/store";
-import { readToken } from "@palisade/engine";
+import { readToken } from "@palisade/config";
 import { isAlive, messageText, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
 import { built, root } from "../engine/helpers.js";

@@ -24,7 +24,7 @@ import type { Client } from "@palisade/protocol";
 import { ClientService, PipelineEventType as T } from "@palisade/protocol/pipeline";
 import { SessionMode } from "@palisade/protocol/types";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
-import { readToken } from "@palisade/engine";
+import { readToken } from "@palisade/config";
 import { isAlive, messageText, startScriptedServer } from "@palisade/testing";
 import type { ScriptedServer } from "@palisade/testing";
 import { postgresUnavailable, startPostgres } from "../../packages/store/test/postgres-cluster.js";

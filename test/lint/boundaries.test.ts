@@ -31,10 +31,16 @@ describe("import boundaries", () => {
     ["packages/protocol/src/probe.ts", `import type { Verdict } from "@palisade/shield";`],
     ["packages/store/src/probe.ts", `import { startEngine } from "@palisade/engine";`],
     ["packages/shield/src/probe.ts", `import { loadManifest } from "@palisade/capabilities";`],
-    ["packages/sandbox/src/probe.ts", `import { x } from "@palisade/engine/config";`],
+    ["packages/sandbox/src/probe.ts", `import { x } from "@palisade/engine";`],
+    ["packages/sandbox/src/probe.ts", `import { x } from "@palisade/config";`],
     ["packages/capabilities/src/probe.ts", `import { Store } from "@palisade/store";`],
     ["apps/capabilities/files/src/probe.ts", `import { CapabilityHost } from "@palisade/capabilities";`],
     ["packages/engine/src/probe.ts", `import { startScriptedServer } from "@palisade/testing";`],
+    ["packages/config/src/probe.ts", `import { startEngine } from "@palisade/engine";`],
+    ["apps/cli/src/commands/probe.ts", `import { Store } from "@palisade/store";`],
+    ["apps/cli/src/commands/audit.ts", `const { Store } = await import("@palisade/store");`],
+    ["apps/cli/src/commands/probe.ts", `import Database from "better-sqlite3";`],
+    ["apps/cli/src/engine/probe.ts", `const pg = await import("pg");`],
   ];
   it.each(cases)("refuses in %s: %s", async (file, code) => {
     const found = await violations(file, code);
@@ -44,6 +50,10 @@ describe("import boundaries", () => {
   const allowed: Array<[string, string]> = [
     ["packages/agent/src/probe.ts", `import { createClient } from "@palisade/protocol";`],
     ["packages/engine/src/probe.ts", `import { Store } from "@palisade/store";`],
+    ["packages/config/src/probe.ts", `import { loadPolicy } from "@palisade/shield/policy";`],
+    ["apps/cli/src/commands/probe.ts", `import type { SessionRecord } from "@palisade/store";`],
+    ["apps/cli/src/commands/store.ts", `const { PgStore } = await import("@palisade/store");`],
+    ["apps/cli/src/engine/local-history.ts", `const { Store } = await import("@palisade/store");`],
     ["packages/capabilities/src/probe.ts", `import { launch } from "@palisade/sandbox";`],
     ["apps/capabilities/files/src/probe.ts", `import { serve } from "@palisade/capability-sdk";`],
   ];

@@ -7,8 +7,10 @@ import { createClient } from "@palisade/protocol";
 import type { Client } from "@palisade/protocol";
 import { ClientService, PipelineEventType } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
-import { defaultConfig, startEngine } from "@palisade/engine";
-import type { EngineConfig, RunningEngine, StartEngineOptions } from "@palisade/engine";
+import { startEngine } from "@palisade/engine";
+import { defaultConfig } from "@palisade/config";
+import type { RunningEngine, StartEngineOptions } from "@palisade/engine";
+import type { EngineConfig } from "@palisade/config";
 import { makeTempDir, startScriptedServer } from "@palisade/testing";
 import type { ChatRequest, ScriptRule, ScriptedServer, TempDir } from "@palisade/testing";
 

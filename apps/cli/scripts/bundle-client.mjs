@@ -3,7 +3,7 @@
 // source maps chained to the TypeScript sources. Run by `make build` after `tsc -b`.
 //  - @palisade/protocol, @grpc/grpc-js and @bufbuild/protobuf are bundled: most of what a client
 //    command loads.
-//  - So are @palisade/engine/discovery and /setup (finding the running Engine and comparing its
+//  - So are @palisade/config/discovery and /setup (finding the running Engine and comparing its
 //    setup, with the config parser): every client command runs them.
 //  - Every other @palisade/* import stays an import of the package as is (the Engine, its
 //    start-up checks, the Shield, capabilities: their code finds files next to itself).
@@ -32,7 +32,7 @@ const CLIENT_MODULES = new Set(["run-command", "sessions", "artifacts", "engine"
  * store URL parser its config check uses), the terminal-text rule, the order of a turn's text and tool calls.
  */
 const BUNDLED_PACKAGES =
-  /^@palisade\/(protocol(\/|$)|engine\/(setup|discovery)$|shield\/visible$|store\/(pg-url|text-order)$)/;
+  /^@palisade\/(protocol(\/|$)|config\/(setup|discovery)$|shield\/visible$|store\/(pg-url|text-order)$)/;
 
 if (freshBundleEntry(outdir, repo)) {
   console.log("client bundle up to date");

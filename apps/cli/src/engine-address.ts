@@ -1,5 +1,5 @@
 /**
- * How the CLI finds the Engine: a thin layer over `@palisade/engine/discovery` (the one copy of
+ * How the CLI finds the Engine: a thin layer over `@palisade/config/discovery` (the one copy of
  * the discovery contract), adding only what the CLI needs on top of it:
  * - `resolvePaths` bundles the locations the CLI uses (data dir, config, socket, engine.json,
  *   engine.token, engine.log) and takes the home directory as a parameter (tests);
@@ -19,8 +19,8 @@ import {
   resolveConfigPath,
   resolveDataDir,
   tokenPath,
-} from "@palisade/engine/discovery";
-import type { EngineInfo } from "@palisade/engine/discovery";
+} from "@palisade/config/discovery";
+import type { EngineInfo } from "@palisade/config/discovery";
 
 export type { EngineInfo };
 export { isProcessAlive };

@@ -5,7 +5,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadConfig, startEngine } from "@palisade/engine";
+import { startEngine } from "@palisade/engine";
+import { loadConfig } from "@palisade/config";
 import { createClient } from "@palisade/protocol";
 import { ClientService } from "@palisade/protocol/pipeline";
 import { waitFor } from "@palisade/testing";

@@ -7,7 +7,7 @@ import type { PassThrough } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApprovalDecision, SessionMode } from "@palisade/protocol/types";
 import { runCli } from "../src/cli/run-cli.js";
-import { writeEngineInfo } from "@palisade/engine/discovery";
+import { writeEngineInfo } from "@palisade/config/discovery";
 import { startFakeEngine } from "./fake/fake-engine.js";
 import type { RunningFakeEngine } from "./fake/fake-engine.js";
 import { captureIo } from "./helpers.js";

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { readToken, removeEngineInfo, writeEngineInfo } from "@palisade/engine/discovery";
+import { readToken, removeEngineInfo, writeEngineInfo } from "@palisade/config/discovery";
 import { findEngine, readEngineInfo, resolvePaths, socketPathProblem } from "../src/engine-address.js";
 
 describe("resolvePaths", () => {

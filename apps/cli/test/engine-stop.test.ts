@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { writeEngineInfo } from "@palisade/engine/discovery";
+import { writeEngineInfo } from "@palisade/config/discovery";
 import { isAlive, waitFor } from "@palisade/testing";
 import { runCli } from "../src/cli/run-cli.js";
 import { startFakeEngine } from "./fake/fake-engine.js";

@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { EngineInfo } from "@palisade/engine/discovery";
-import { currentSetup } from "@palisade/engine/setup";
+import type { EngineInfo } from "@palisade/config/discovery";
+import { currentSetup } from "@palisade/config/setup";
 import { resolvePaths } from "../src/engine-address.js";
 import type { PalisadePaths } from "../src/engine-address.js";
 import { SETUP_CHECK_FILE, recordingEnv } from "../src/engine/setup-check-cache.js";

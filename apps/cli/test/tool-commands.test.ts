@@ -307,7 +307,8 @@ describe("palisade capability list and the running Engine", () => {
       "No Engine is running: the processes below were started for this listing only.",
     );
 
-    const { loadConfig, startEngine } = await import("@palisade/engine");
+    const { startEngine } = await import("@palisade/engine");
+    const { loadConfig } = await import("@palisade/config");
     const engine = await startEngine({
       dataDir: i.dataDir,
       config: await loadConfig(i.configFile, {}),

@@ -17,9 +17,9 @@ import { probeNetworkNamespace } from "./agent/netns.js";
 import { BUBBLEWRAP_NAMESPACES, agentWallLine, chooseAgentWall, nodeLibrariesOnce } from "./agent/wall.js";
 import { describeFacts } from "./agent/verify.js";
 import { ApprovalBroker } from "./calls/approval-broker.js";
-import { loadConfig, mergeCapabilities } from "./config/config.js";
-import type { EngineConfig, LimitsConfig } from "./config/config.js";
 import {
+  loadConfig,
+  mergeCapabilities,
   auditKeyPath,
   defaultSocketAddress,
   discoverEngine,
@@ -30,7 +30,9 @@ import {
   resolveDataDir,
   tokenPath,
   writeEngineInfo,
-} from "./config/discovery.js";
+  setupOf,
+} from "@palisade/config";
+import type { EngineConfig, LimitsConfig } from "@palisade/config";
 import { EngineError } from "./errors.js";
 import { EventBus } from "./events.js";
 import { ExchangeReplay, ModelGateway } from "./gateway/index.js";
@@ -50,7 +52,6 @@ import {
 } from "./subagents/index.js";
 import type { SubAgentLauncher, SubAgentLimits } from "./subagents/index.js";
 import { SessionDirectory, sessionModel } from "./history/sessions.js";
-import { setupOf } from "./config/setup.js";
 import { ENGINE_VERSION, buildStatus } from "./services/status.js";
 import { probeSandboxOnce } from "@palisade/sandbox";
 import type { SandboxProbe } from "@palisade/sandbox";

@@ -2,8 +2,15 @@
 // `palisade-engine [--config FILE] [--data-dir DIR] [--listen ADDR] [--workspace DIR] [--allow-unsandboxed]`
 // Runs the Engine in the foreground until SIGINT/SIGTERM or a Shutdown RPC.
 import { parseArgs } from "node:util";
-import { ensureDataDir, readEngineInfo, removeEngineInfo, resolveDataDir } from "./config/discovery.js";
-import { engineLockHolder, tryLockEngine } from "./config/engine-lock.js";
+import {
+  ensureDataDir,
+  readEngineInfo,
+  removeEngineInfo,
+  resolveDataDir,
+  engineLockHolder,
+  tryLockEngine,
+  ConfigError,
+} from "@palisade/config";
 import { startEngine } from "./engine.js";
 import { EngineError } from "./errors.js";
 
@@ -42,7 +49,7 @@ async function main(): Promise<number> {
     });
   } catch (err) {
     process.stderr.write(
-      `palisade-engine: ${err instanceof EngineError ? err.message : ((err as Error).stack ?? String(err))}\n`,
+      `palisade-engine: ${err instanceof EngineError || err instanceof ConfigError ? err.message : ((err as Error).stack ?? String(err))}\n`,
     );
     return 1;
   }

@@ -1,6 +1,6 @@
 // The Engine's view of its collaborators. Each is implemented by one adapter file in
 // src/adapters/, so replacing an implementation touches one file.
-import type { ModelConfig } from "./config/config.js";
+import type { ModelConfig } from "@palisade/config";
 
 export type Mode = "normal" | "otr" | "heartbeat";
 export type Policy = "allow" | "ask" | "block";

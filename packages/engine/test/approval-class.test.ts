@@ -7,7 +7,7 @@ import { ApprovalDecision, SessionMode } from "@palisade/protocol/types";
 import { PipelineEventType as T } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import { createEngineShield } from "../src/adapters/shield.js";
-import { defaultConfig } from "../src/index.js";
+import { defaultConfig } from "@palisade/config";
 import type { ToolSpec } from "../src/ports.js";
 import { FakeHost, TOOLS } from "./helpers/fake-host.js";
 import { startHarness } from "./helpers/setup.js";

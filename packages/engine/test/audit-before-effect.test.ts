@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Store } from "@palisade/store";
 import { DATABASE_FILE, openSqliteStore } from "../src/adapters/sqlite-store.js";
-import { MemoryStore } from "../src/adapters/memory-store.js";
+import { MemoryStore } from "../src/testing.js";
 import type { AuditEntry, InvokeOutcome, ToolSpec } from "../src/ports.js";
 import { FakeHost } from "./helpers/fake-host.js";
 import { collect, startHarness } from "./helpers/setup.js";

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { describe, expect, it } from "vitest";
-import { ConfigError, isLoopbackTcp, isModelConfigured, mergeCapabilities, parseConfig } from "../src/index.js";
+import { ConfigError, isLoopbackTcp, isModelConfigured, mergeCapabilities, parseConfig } from "@palisade/config";
 
 const FULL = `
 model:

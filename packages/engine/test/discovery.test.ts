@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Code, createClient } from "@palisade/protocol";
 import { ClientService } from "@palisade/protocol/pipeline";
-import { discoverEngine, readEngineInfo, resolveConfigPath, resolveDataDir } from "../src/config/discovery.js";
+import { discoverEngine, readEngineInfo, resolveConfigPath, resolveDataDir } from "@palisade/config";
 import { startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
 

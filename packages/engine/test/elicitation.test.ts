@@ -7,7 +7,7 @@ import { ApprovalDecision, ElicitationAction } from "@palisade/protocol/types";
 import { PipelineEventType as T } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import type { ElicitAnswer, ElicitHandler, InvokeOutcome, ToolSpec } from "../src/ports.js";
-import { defaultConfig } from "../src/index.js";
+import { defaultConfig } from "@palisade/config";
 import { FakeHost, TOOLS } from "./helpers/fake-host.js";
 import { startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";

@@ -6,17 +6,12 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../src/adapters/sqlite-store.js";
 import { startScriptedServer, waitFor } from "@palisade/testing";
-import {
-  MemoryStore,
-  Retention,
-  TitleWriter,
-  cleanTitle,
-  parseBytes,
-  parseConfig,
-  titleMessages,
-} from "../src/index.js";
+import { Retention, TitleWriter, cleanTitle, titleMessages } from "../src/index.js";
+import { MemoryStore } from "../src/testing.js";
+import { parseBytes, parseConfig } from "@palisade/config";
 import { MAX_DEFER_MS } from "../src/history/titles.js";
-import type { ConfigError, EngineStore } from "../src/index.js";
+import type { EngineStore } from "../src/index.js";
+import type { ConfigError } from "@palisade/config";
 import { ZERO_USAGE } from "../src/history/convert.js";
 
 function issues(text: string): string[] {

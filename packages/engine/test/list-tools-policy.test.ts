@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createEngineShield } from "../src/adapters/shield.js";
-import { defaultConfig } from "../src/index.js";
+import { defaultConfig } from "@palisade/config";
 import type { ToolSpec } from "../src/ports.js";
 import { FakeHost, TOOLS } from "./helpers/fake-host.js";
 import { startHarness } from "./helpers/setup.js";

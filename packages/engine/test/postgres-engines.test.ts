@@ -16,7 +16,7 @@ import type { PgCluster } from "../../store/test/postgres-cluster.js";
 import { openPostgresStore } from "../src/adapters/postgres-store.js";
 import { ZERO_USAGE } from "../src/history/convert.js";
 import type { EngineStore, SessionRecord } from "../src/ports.js";
-import type { StoreConfig } from "../src/config/config.js";
+import type { StoreConfig } from "@palisade/config";
 import { collect, startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
 

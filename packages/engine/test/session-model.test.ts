@@ -2,7 +2,8 @@
 // a model asked for with a message is used for that message, also in a stored session. A session
 // that did not choose its model follows the configuration when it changes; a chosen one stays.
 import { afterEach, describe, expect, it } from "vitest";
-import { MemoryStore, defaultConfig } from "../src/index.js";
+import { MemoryStore } from "../src/testing.js";
+import { defaultConfig } from "@palisade/config";
 import { startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
 

@@ -3,9 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { readEngineInfo } from "../src/config/discovery.js";
-import type { EngineSetup } from "../src/config/discovery.js";
-import { currentSetup, setupChanges } from "../src/config/setup.js";
+import { readEngineInfo, currentSetup, setupChanges } from "@palisade/config";
+import type { EngineSetup } from "@palisade/config";
 import { startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
 

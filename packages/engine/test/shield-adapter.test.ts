@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createEngineShield } from "../src/adapters/shield.js";
-import { defaultConfig } from "../src/config/config.js";
+import { defaultConfig } from "@palisade/config";
 
 const dir = mkdtempSync(join(tmpdir(), "palisade-shield-adapter-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -2,7 +2,7 @@
  * The commands the client bundle serves, by their words (src/client.ts): they only talk to a
  * running Engine, or start one in the background. Their modules (commands/run-command, run,
  * sessions, artifacts, engine) are the only command modules in the bundle
- * (scripts/bundle-client.mjs); `@palisade/engine/*` stays outside it, loaded as is.
+ * (scripts/bundle-client.mjs); the Engine (`@palisade/engine`) stays outside it, loaded as is.
  */
 export const CLIENT_COMMANDS: readonly string[] = [
   "run",

@@ -1,16 +1,13 @@
-// `palisade audit verify`: walks the hash chain of the audit table in the data directory's
-// database, read-only (a running Engine keeps writing meanwhile). The Engine keys the chain with
-// the audit key beside its configuration file; verification reads that key (never creates one).
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { auditKeyPath, isProcessAlive, readEngineInfo } from "@palisade/engine/discovery";
+// `palisade audit verify`: walks the hash chain of the audit trail, read-only (a running Engine
+// keeps writing meanwhile), in the data directory's database or the config's PostgreSQL store. The
+// Engine's package opens the store (verifyAuditTrail); this prints its answer. The Engine keys the
+// chain with the audit key beside its configuration file; verification reads that key (never
+// creates one).
+import { auditKeyPath, isProcessAlive, readEngineInfo } from "@palisade/config/discovery";
 import { ExitCode } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { flag, pathsOf, stringOption } from "./common.js";
-
-/** The Engine's database file name in the data directory. */
-const DATABASE_FILE = "palisade.db";
 
 /**
  * The key file the Engine of this data directory uses: beside the config a running Engine
@@ -27,59 +24,60 @@ async function keyFileOf(ctx: CommandContext): Promise<string> {
 }
 
 export async function auditVerify(ctx: CommandContext): Promise<number> {
-  const { auditVerifyPostgres, configuredStore } = await import("./store.js");
-  const pg = await configuredStore(ctx);
-  if (pg) return auditVerifyPostgres(ctx, pg, await keyFileOf(ctx));
-  const file = join(pathsOf(ctx).dataDir, DATABASE_FILE);
-  const json = flag(ctx, "json");
-  if (!existsSync(file)) {
-    if (json) println(ctx.io.stdout, JSON.stringify({ ok: true, entries: 0, database: file, problems: [] }));
-    else println(ctx.io.stdout, `OK: no audit entries yet (no database at ${file})`);
-    return ExitCode.OK;
-  }
-  const { readAuditKey, Store } = await import("@palisade/store");
+  const { loadConfig } = await import("@palisade/config");
+  const { verifyAuditTrail } = await import("@palisade/engine");
+  const paths = pathsOf(ctx);
+  const store = (await loadConfig(paths.configFile, ctx.io.env)).store;
   const keyFile = await keyFileOf(ctx);
-  const key = await readAuditKey(keyFile, file);
-  const store = Store.open(file, { readonly: true });
-  try {
-    const v = store.verifyAudit(undefined, key);
-    if (json) {
-      println(
-        ctx.io.stdout,
-        JSON.stringify({
-          ok: v.ok,
-          entries: v.rows,
-          head: v.head,
-          database: file,
-          keyFile: key ? keyFile : null,
-          problems: v.problems,
-        }),
-      );
-      return v.ok ? ExitCode.OK : ExitCode.FAILURE;
-    }
-    if (v.ok) {
-      println(
-        ctx.io.stdout,
-        `OK: ${v.rows} audit entr${v.rows === 1 ? "y" : "ies"} verified; chain head #${v.head.seq} ${v.head.hash.slice(0, 16)}… (${file}${key ? `, key ${keyFile}` : ""})`,
-      );
-      return ExitCode.OK;
-    }
-    const first = [...v.problems].sort((a, b) => a.seq - b.seq)[0];
+  const v = await verifyAuditTrail({
+    dataDir: paths.dataDir,
+    keyFile,
+    ...(store ? { store } : {}),
+    env: ctx.io.env,
+  });
+  const file = v.database;
+  if (flag(ctx, "json")) {
     println(
       ctx.io.stdout,
-      `BROKEN: audit entry #${first?.seq ?? "?"} ${first?.problem.replace("_", " ") ?? ""}: ${first?.detail ?? ""}`,
+      JSON.stringify(
+        v.exists
+          ? {
+              ok: v.ok,
+              entries: v.rows,
+              head: v.head,
+              database: file,
+              keyFile: v.keyed ? keyFile : null,
+              problems: v.problems,
+            }
+          : { ok: true, entries: 0, database: file, problems: [] },
+      ),
     );
-    if (v.problems.length > 1)
-      println(ctx.io.stdout, `${v.problems.length - 1} more problem(s) after it; --json lists all`);
-    println(ctx.io.stdout, `${v.rows} entries read from ${file}`);
-    if (!key) {
-      println(
-        ctx.io.stdout,
-        `(checked without a key: ${keyFile} does not hold this database's audit key; if the Engine ran with another config, pass it with --config)`,
-      );
-    }
-    return ExitCode.FAILURE;
-  } finally {
-    store.close();
+    return v.ok ? ExitCode.OK : ExitCode.FAILURE;
   }
+  if (!v.exists) {
+    println(ctx.io.stdout, `OK: no audit entries yet (no database at ${file})`);
+    return ExitCode.OK;
+  }
+  if (v.ok) {
+    println(
+      ctx.io.stdout,
+      `OK: ${String(v.rows)} audit entr${v.rows === 1 ? "y" : "ies"} verified; chain head #${String(v.head.seq)} ${v.head.hash.slice(0, 16)}… (${file}${v.keyed ? `, key ${keyFile}` : ""})`,
+    );
+    return ExitCode.OK;
+  }
+  const first = [...v.problems].sort((a, b) => a.seq - b.seq)[0];
+  println(
+    ctx.io.stdout,
+    `BROKEN: audit entry #${String(first?.seq ?? "?")} ${first?.problem.replace("_", " ") ?? ""}: ${first?.detail ?? ""}`,
+  );
+  if (v.kind === "sqlite" && v.problems.length > 1)
+    println(ctx.io.stdout, `${String(v.problems.length - 1)} more problem(s) after it; --json lists all`);
+  println(ctx.io.stdout, `${String(v.rows)} entries read from ${file}`);
+  if (v.kind === "sqlite" && !v.keyed) {
+    println(
+      ctx.io.stdout,
+      `(checked without a key: ${keyFile} does not hold this database's audit key; if the Engine ran with another config, pass it with --config)`,
+    );
+  }
+  return ExitCode.FAILURE;
 }

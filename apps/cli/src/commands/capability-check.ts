@@ -32,7 +32,7 @@ export function launchFlags(ctx: CommandContext): LaunchFlags {
 /** The MCP servers of the config, by id. */
 async function mcpServersOf(ctx: CommandContext): Promise<Map<string, McpCapabilityConfig>> {
   const [{ loadConfig }, { isMcpConfig, validateCapabilityConfigs }] = await Promise.all([
-    import("@palisade/engine/config"),
+    import("@palisade/config"),
     import("@palisade/capabilities"),
   ]);
   const paths = pathsOf(ctx);

@@ -10,7 +10,7 @@ import { hintCommand, pathsOf } from "./common.js";
 
 export async function capabilityLogin(ctx: CommandContext): Promise<number> {
   const [id] = ctx.positionals as [string];
-  const { loadConfig } = await import("@palisade/engine");
+  const { loadConfig } = await import("@palisade/config");
   const { loginMcpServer } = await import("@palisade/capabilities");
   const paths = pathsOf(ctx);
   const config = await loadConfig(paths.configFile, ctx.io.env);

@@ -1,7 +1,7 @@
 import type { CliIo } from "../cli/io.js";
 import { println } from "../cli/io.js";
 import { CliError, ExitCode } from "../cli/errors.js";
-import { removeEngineInfo } from "@palisade/engine/discovery";
+import { removeEngineInfo } from "@palisade/config/discovery";
 import { ensureDataDir, findEngine, readEngineInfo } from "../engine-address.js";
 import type { PalisadePaths } from "../engine-address.js";
 import { ENGINE_LOCKED_EXIT, tryLockEngine } from "../engine/lock.js";

@@ -9,7 +9,8 @@ export async function openTools(
   ctx: CommandContext,
   which: Pick<LocalToolsOptions, "only" | "select" | "start" | "log" | "onStarting"> = {},
 ): Promise<LocalTools> {
-  const { openLocalTools, ConfigError } = await import("@palisade/engine");
+  const { openLocalTools } = await import("@palisade/engine");
+  const { ConfigError } = await import("@palisade/config");
   const paths = pathsOf(ctx);
   const debug = Boolean(ctx.io.env.PALISADE_DEBUG);
   try {

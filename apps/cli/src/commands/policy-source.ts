@@ -15,7 +15,7 @@ export interface ChosenPolicy {
 
 export async function choosePolicy(ctx: CommandContext): Promise<ChosenPolicy> {
   const [{ loadConfig }, { BUILTIN_POLICIES, loadPolicy }] = await Promise.all([
-    import("@palisade/engine/config"),
+    import("@palisade/config"),
     import("@palisade/shield"),
   ]);
   const paths = pathsOf(ctx);

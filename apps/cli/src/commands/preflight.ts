@@ -16,9 +16,9 @@ export async function checkStartConfig(
   env: Record<string, string | undefined>,
   workspace: string,
 ): Promise<void> {
-  const { loadConfig } = await import("@palisade/engine/config");
+  const { loadConfig } = await import("@palisade/config");
   const config = await loadConfig(configFile, env);
-  const { checkStartFiles } = await import("@palisade/engine/start-check");
+  const { checkStartFiles } = await import("@palisade/config");
   await checkStartFiles(config, workspace);
 }
 
@@ -30,7 +30,7 @@ export async function checkStartConfig(
 export async function explainFailedStart(ctx: CommandContext, starting: StartingEngine | undefined): Promise<void> {
   if (starting?.exitCode() === undefined) return;
   const paths = pathsOf(ctx);
-  const { ConfigError } = await import("@palisade/engine/config");
+  const { ConfigError } = await import("@palisade/config");
   try {
     await checkStartConfig(paths.configFile, ctx.io.env, workspaceOf(ctx));
   } catch (err) {

@@ -1,34 +1,26 @@
 // `palisade store copy --from sqlite:PATH --to postgres://…`: moves an existing history into an
-// empty PostgreSQL database and checks the copy (rows per table, both audit chains); and the
-// PostgreSQL side of `palisade audit verify` when the config keeps the history there.
+// empty PostgreSQL database and checks the copy (rows per table, both audit chains). It opens both
+// databases itself: copying a history is work on the store while no Engine uses it. And `store
+// password set|delete`: the PostgreSQL password in the data directory's credential store.
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { StoreConfig } from "@palisade/engine/config";
 import type { PgStore as PgStoreType } from "@palisade/store";
 import { CliError, ExitCode, UsageError } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
 import { flag, hintCommand, pathsOf, stringOption } from "./common.js";
 
-/** The config's `store:` when it keeps the history in PostgreSQL. */
-export async function configuredStore(ctx: CommandContext): Promise<StoreConfig | undefined> {
-  const { loadConfig } = await import("@palisade/engine/config");
-  return (await loadConfig(pathsOf(ctx).configFile, ctx.io.env)).store;
-}
-
 /**
  * The password for a PostgreSQL URL, as the Engine finds it: PGPASSWORD, else the credential
- * store of the data directory (`palisade store password set`), else the config's password_file;
- * else none (the driver reads ~/.pgpass).
+ * store of the data directory (`palisade store password set`); else none (the driver reads
+ * ~/.pgpass).
  */
-async function passwordFor(ctx: CommandContext, cfg?: StoreConfig): Promise<string | undefined> {
+async function passwordFor(ctx: CommandContext): Promise<string | undefined> {
   const env = ctx.io.env.PGPASSWORD;
   if (env) return env;
   const { storedStorePassword } = await import("@palisade/capabilities");
   const stored = await storedStorePassword(pathsOf(ctx).dataDir);
   if (stored !== undefined) return stored;
-  if (cfg?.passwordFile) return (await readFile(cfg.passwordFile, "utf8")).replace(/\r?\n$/, "");
   return undefined;
 }
 
@@ -51,7 +43,7 @@ export async function storeCopy(ctx: CommandContext): Promise<number> {
       hint: "pass --from sqlite:PATH, or --data-dir of the installation to copy",
     });
   const { PgStore, Store, copyToPostgres, readAuditKey } = await import("@palisade/store");
-  const { auditKeyPath } = await import("@palisade/engine/discovery");
+  const { auditKeyPath } = await import("@palisade/config/discovery");
   const keyFile = auditKeyPath(pathsOf(ctx).configFile);
   const key = await readAuditKey(keyFile, file);
   const from = Store.open(file, { readonly: true });
@@ -115,58 +107,6 @@ export async function storeCopy(ctx: CommandContext): Promise<number> {
     await target?.close();
   }
 }
-
-/** `palisade audit verify` against the PostgreSQL store of the config (read-only). */
-export async function auditVerifyPostgres(ctx: CommandContext, cfg: StoreConfig, keyFile: string): Promise<number> {
-  const { PgStore } = await import("@palisade/store");
-  const json = flag(ctx, "json");
-  const password = await passwordFor(ctx, cfg);
-  const store = await PgStore.open({
-    url: cfg.url,
-    pool: 1,
-    ...(password !== undefined ? { password } : {}),
-    ...(cfg.tls ? { tls: cfg.tls } : {}),
-  });
-  try {
-    let secret: Buffer | undefined;
-    try {
-      secret = Buffer.from((JSON.parse(await readFile(keyFile, "utf8")) as { key: string }).key, "hex");
-    } catch {
-      secret = undefined;
-    }
-    const key = secret ? await store.auditKeyOf(secret) : undefined;
-    const v = await store.verifyAudit(undefined, key);
-    if (json) {
-      println(
-        ctx.io.stdout,
-        JSON.stringify({
-          ok: v.ok,
-          entries: v.rows,
-          head: v.head,
-          database: store.description,
-          keyFile: key ? keyFile : null,
-          problems: v.problems,
-        }),
-      );
-    } else if (v.ok) {
-      println(
-        ctx.io.stdout,
-        `OK: ${String(v.rows)} audit entr${v.rows === 1 ? "y" : "ies"} verified; chain head #${String(v.head.seq)} ${v.head.hash.slice(0, 16)}… (${store.description}${key ? `, key ${keyFile}` : ""})`,
-      );
-    } else {
-      const first = [...v.problems].sort((a, b) => a.seq - b.seq)[0];
-      println(
-        ctx.io.stdout,
-        `BROKEN: audit entry #${String(first?.seq ?? "?")} ${first?.problem.replace("_", " ") ?? ""}: ${first?.detail ?? ""}`,
-      );
-      println(ctx.io.stdout, `${String(v.rows)} entries read from ${store.description}`);
-    }
-    return v.ok ? ExitCode.OK : ExitCode.FAILURE;
-  } finally {
-    await store.close();
-  }
-}
-
 async function credentialFile(ctx: CommandContext) {
   const { STORE_PASSWORD, UserCredentialStore } = await import("@palisade/capabilities");
   return { id: STORE_PASSWORD, file: new UserCredentialStore(resolve(pathsOf(ctx).dataDir, "credentials.json")) };

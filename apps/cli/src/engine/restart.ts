@@ -28,7 +28,7 @@ export interface Restarted {
 export async function restartEngine(paths: PalisadePaths, o: RestartOptions): Promise<Restarted> {
   // Everything a start would refuse (the config, the policy, declared tool semantics) is checked
   // before the running Engine is stopped.
-  const { ConfigError } = await import("@palisade/engine/config");
+  const { ConfigError } = await import("@palisade/config");
   try {
     await checkStartConfig(paths.configFile, o.env, o.workspace ?? process.cwd());
   } catch (err) {

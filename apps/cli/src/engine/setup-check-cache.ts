@@ -8,7 +8,7 @@
 import { createHash, createHmac } from "node:crypto";
 import { readFile, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { EngineSetup } from "@palisade/engine/discovery";
+import type { EngineSetup } from "@palisade/config/discovery";
 
 export const SETUP_CHECK_FILE = "setup-check.json";
 

@@ -1,8 +1,8 @@
 // Whether the running Engine started with the setup this client would start one with: a model
 // exported after it started, an edited config file, another --config. Keys are compared by
 // fingerprint only (engine.json holds an HMAC), and never printed.
-import type { EngineInfo } from "@palisade/engine/discovery";
-import type { SetupChange } from "@palisade/engine/setup";
+import type { EngineInfo } from "@palisade/config/discovery";
+import type { SetupChange } from "@palisade/config/setup";
 import type { PalisadePaths } from "../engine-address.js";
 import { configDigest, knownSame, recordingEnv, rememberSame } from "./setup-check-cache.js";
 
@@ -30,7 +30,7 @@ export async function setupDrift(
   } catch {
     digest = undefined; // unreadable: compared below, which reports it
   }
-  const { currentSetup, setupChanges } = await import("@palisade/engine/setup");
+  const { currentSetup, setupChanges } = await import("@palisade/config/setup");
   const seen = recordingEnv(env);
   const now = await currentSetup(paths.configFile, seen.env, { dataDir: paths.dataDir, keySalt: started.keySalt });
   const changes = setupChanges(started, now);

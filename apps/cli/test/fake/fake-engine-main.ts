@@ -1,7 +1,7 @@
 // The fake ClientService as an Engine process: listens on <data-dir>/engine.sock and writes
 // engine.json, so the real `palisade chat` finds it. Run: node --import tsx fake-engine-main.ts <data-dir>
 import { join } from "node:path";
-import { removeEngineInfo, writeEngineInfo } from "@palisade/engine/discovery";
+import { removeEngineInfo, writeEngineInfo } from "@palisade/config/discovery";
 import { startFakeEngine } from "./fake-engine.js";
 
 const dataDir = process.argv[2];

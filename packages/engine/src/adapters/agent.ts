@@ -6,7 +6,7 @@
 import { agentLaunchSpec } from "@palisade/agent/launch";
 import { MODEL_SERVER_LABEL } from "@palisade/agent";
 import type { LaunchSpec, ModelSettings } from "@palisade/agent";
-import type { ModelConfig } from "../config/config.js";
+import type { ModelConfig } from "@palisade/config";
 import { networkNamespace } from "../agent/netns.js";
 import { AgentWallError, inAgentView } from "../agent/wall.js";
 import type { AgentWall, SocketsInside } from "../agent/wall.js";

@@ -5,11 +5,9 @@ import type { AnyCapabilityConfig, InvokeOptions, ToolEntry } from "@palisade/ca
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { CapabilityEntry, EngineConfig } from "../config/config.js";
-import { ConfigError } from "../errors.js";
+import type { CapabilityEntry, EngineConfig } from "@palisade/config";
+import { ConfigError, builtinCapabilities, ownCapabilityIds, semanticsIssues } from "@palisade/config";
 import type { ElicitHandler, ToolGroupInfo, ToolHost, ToolSpec } from "../ports.js";
-import { builtinCapabilities, ownCapabilityIds } from "./builtins.js";
-import { semanticsIssues } from "../config/start-check.js";
 
 export { Deadline } from "@palisade/capabilities";
 import { sandboxSettings } from "./sandbox.js";

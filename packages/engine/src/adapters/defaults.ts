@@ -1,5 +1,5 @@
 // The Engine's default collaborators, each built by its adapter file; options override any.
-import type { CapabilityEntry, EngineConfig } from "../config/config.js";
+import type { CapabilityEntry, EngineConfig } from "@palisade/config";
 import type { AgentLauncher, EngineShield, EngineStore, ToolHost } from "../ports.js";
 import { openCapabilityHost } from "./capabilities.js";
 import { createEngineShield } from "./shield.js";

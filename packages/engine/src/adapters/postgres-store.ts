@@ -10,7 +10,7 @@ import { rm } from "node:fs/promises";
 import { storedStorePassword } from "@palisade/capabilities";
 import { PgStore, StoreError, loadOrCreateKeySecret } from "@palisade/store";
 import type { MigrationStep, MessageRecord as StoredMessage, TurnRows } from "@palisade/store";
-import type { StoreConfig } from "../config/config.js";
+import type { StoreConfig } from "@palisade/config";
 import { EngineError } from "../errors.js";
 import { LeaseKeeper, defaultEngineId, describeOwner } from "../leases/keeper.js";
 import type {
@@ -23,8 +23,10 @@ import type {
   SessionRecord,
   SessionSortKey,
   TurnCommit,
+  RunSummary,
+  StoredRun,
+  SubAgentRunStore,
 } from "../ports.js";
-import type { RunSummary, StoredRun, SubAgentRunStore } from "../ports.js";
 import { toolCall } from "../subagents/store.js";
 import { CONTEXT_CACHE_CHARS, ContextCache } from "./context-cache.js";
 import { approvalRow, auditRow, message, session } from "./sqlite-store.js";

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SandboxSettings } from "@palisade/capabilities";
 import type { EgressEvent, SandboxProbe } from "@palisade/sandbox";
-import type { EngineConfig } from "../config/config.js";
+import type { EngineConfig } from "@palisade/config";
 
 /** Set by the Engine once its audit trail exists; called for each connection a sandbox proxy decided on. */
 export interface EgressHook {

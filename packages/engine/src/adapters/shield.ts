@@ -4,7 +4,7 @@ import { createOpenAIJudge, createShield, generateCanary, loadPolicy, toolPolicy
 // approval prompts show arguments and reasons with terminal controls made visible
 export { visible, visibleJson } from "@palisade/shield";
 import type { Policy as ShieldPolicy, Shield, ShieldContext } from "@palisade/shield";
-import type { EngineConfig } from "../config/config.js";
+import type { EngineConfig } from "@palisade/config";
 import type {
   ActionClassInfo,
   Decision,

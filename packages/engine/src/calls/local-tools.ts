@@ -3,12 +3,18 @@
 // config, built-ins, policy, protected paths, credentials and artifact store).
 import { dirname, resolve } from "node:path";
 import { probeSandboxOnce } from "@palisade/sandbox";
-import { builtinCapabilities } from "../adapters/builtins.js";
+import {
+  builtinCapabilities,
+  loadConfig,
+  mergeCapabilities,
+  auditKeyPath,
+  ensureDataDir,
+  resolveConfigPath,
+  resolveDataDir,
+} from "@palisade/config";
 import { openCapabilityHost } from "../adapters/capabilities.js";
 import { createEngineShield } from "../adapters/shield.js";
-import { loadConfig, mergeCapabilities } from "../config/config.js";
-import type { CapabilityEntry, EngineConfig } from "../config/config.js";
-import { auditKeyPath, ensureDataDir, resolveConfigPath, resolveDataDir } from "../config/discovery.js";
+import type { CapabilityEntry, EngineConfig } from "@palisade/config";
 import type { EngineShield, ToolHost, ToolSpec } from "../ports.js";
 import { ArgumentValidator } from "./validate.js";
 

@@ -4,7 +4,7 @@
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import type { ApprovalBroker } from "./approval-broker.js";
 import type { AuditWriter } from "../history/audit.js";
-import type { EngineConfig } from "../config/config.js";
+import type { EngineConfig } from "@palisade/config";
 import type { EventBus, EventInit } from "../events.js";
 import type { EngineShield, ToolHost } from "../ports.js";
 import type { RepoGuard } from "./nested-repos.js";

@@ -10,7 +10,7 @@ import type {
   TokenUsageSchema,
 } from "@palisade/protocol/types";
 import { SessionSort } from "@palisade/protocol/pipeline";
-import type { FormAnswer } from "./approvals.js";
+import type { FormAnswer } from "../calls/approval-broker.js";
 import type {
   ArtifactInfo,
   Decision,

@@ -1,7 +1,7 @@
 // History retention: config `history.retention` deletes sessions by age and database
 // size, at start and then periodically. The store deletes the rows and the artifact files it
 // knows; `onDeleted` lets the Engine drop the rest (the capability host's artifacts, state).
-import type { HistoryConfig } from "../config/config.js";
+import type { HistoryConfig } from "@palisade/config";
 import type { EngineStore, RetentionOutcome } from "../ports.js";
 
 export interface RetentionOptions {

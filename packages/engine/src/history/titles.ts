@@ -7,8 +7,8 @@
 // at most TITLE_CONCURRENCY at a time, so a burst of new sessions does not pay for its titles
 // with the CPU its answers need.
 import type OpenAI from "openai";
-import { isModelConfigured } from "../config/config.js";
-import type { ModelEndpoint } from "../config/config.js";
+import { isModelConfigured } from "@palisade/config";
+import type { ModelEndpoint } from "@palisade/config";
 import type { EngineStore, SessionRecord } from "../ports.js";
 import { sessionModel } from "./sessions.js";
 

@@ -1,6 +1,6 @@
 // What the sub-agent manager needs from the rest of the Engine. The composition file
 // (engine.ts) supplies each; tests can supply their own.
-import type { ModelConfig } from "../config/config.js";
+import type { ModelConfig } from "@palisade/config";
 import type { AgentLaunch } from "../ports.js";
 import type { TurnEnv } from "../turns/env.js";
 import type { Turn } from "../history/turn.js";

@@ -13,7 +13,7 @@ import { chainHistoryDigest } from "@palisade/protocol";
 import type { MessageRecord } from "../ports.js";
 import { buildContext, contextOf } from "./context.js";
 import type { ContextInit } from "./context.js";
-import type { ToolDefInit } from "./engine-tools.js";
+import type { ToolDefInit } from "../calls/tool-defs.js";
 
 export interface SessionMemory {
   summary: string;

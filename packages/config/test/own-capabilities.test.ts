@@ -1,9 +1,8 @@
 // Third-party-ness comes from where a capability comes from, never from its name: a built-in
 // launched as shipped is Palisade's own; a configured server under a built-in's id is not.
 import { describe, expect, it } from "vitest";
-import { builtinCapabilities, ownCapabilityIds } from "../src/adapters/builtins.js";
-import { mergeCapabilities } from "../src/config.js";
-import type { CapabilityEntry } from "../src/config.js";
+import { builtinCapabilities, mergeCapabilities, ownCapabilityIds } from "@palisade/config";
+import type { CapabilityEntry } from "@palisade/config";
 
 describe("ownCapabilityIds", () => {
   it("built-ins as shipped are own; one replaced by a command, an address or an MCP server is not", async () => {

@@ -1,17 +1,17 @@
 // What an Engine start would refuse, checked without starting one and without loading the
 // Engine: the Shield policy, and the declared tool semantics of every capability's manifest and
-// config entry. `engine start`, `chat` and `run` call it (through @palisade/engine/start-check)
+// config entry. `engine start`, `chat` and `run` call it (through @palisade/config)
 // before they start an Engine, so the problems show where the user is, with file and path; the
 // Engine runs the same manifest check itself.
 import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { parse } from "yaml";
 import { PolicyError, ShieldError, loadPolicy } from "@palisade/shield/policy";
-import { builtinCapabilities } from "../adapters/builtins.js";
+import { builtinCapabilities } from "./builtins.js";
 import { mergeCapabilities } from "./config.js";
 import type { CapabilityEntry, EngineConfig } from "./config.js";
-import { ConfigError } from "../errors.js";
-import type { ConfigIssue } from "../errors.js";
+import { ConfigError } from "./errors.js";
+import type { ConfigIssue } from "./errors.js";
 import { manifestSemanticsIssues } from "./semantics-check.js";
 import type { ManifestTools } from "./semantics-check.js";
 

@@ -1,13 +1,13 @@
 // What an Engine runs with (config file and its hash, model, base URL, a fingerprint of the key),
 // and how that differs from what an Engine started now would run with. The running Engine
 // records its setup in engine.json; a client compares it with its own environment and config.
-// Imported by the CLI through `@palisade/engine/setup`: config parsing only, no engine internals.
+// Imported by the CLI through `@palisade/config/setup`: config parsing only, no engine internals.
 import { createHmac, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { defaultConfig, applyEnv, parseConfig, sha256Hex } from "./config.js";
 import type { EngineConfig } from "./config.js";
 import type { EngineSetup } from "./discovery.js";
-import { ConfigError } from "../errors.js";
+import { ConfigError } from "./errors.js";
 
 /** HMAC-SHA256 of the key under `salt`: comparable, never reversible to the key; "" for no key. */
 export function keyHmac(key: string | undefined, salt: string): string {

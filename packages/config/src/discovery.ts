@@ -1,5 +1,5 @@
 // How clients find a running Engine: data/config locations, engine.json, the client token.
-// Imported by the CLI through `@palisade/engine/discovery`; keep it free of engine internals.
+// Imported by the CLI through `@palisade/config/discovery`; keep it free of engine internals.
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";

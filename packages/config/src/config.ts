@@ -6,14 +6,13 @@ import { isIP } from "node:net";
 import { homedir } from "node:os";
 import { isAbsolute, resolve, dirname } from "node:path";
 import { parseDocument } from "yaml";
-import type { ModelSettings } from "@palisade/agent";
+import { DEFAULT_MODEL_SETTINGS } from "@palisade/agent/settings";
+import type { ModelSettings } from "@palisade/agent/settings";
 // The URL check only: the store itself (better-sqlite3, pg) stays out of what imports the config.
 import { parsePgUrl } from "@palisade/store/pg-url";
-import { ConfigError } from "../errors.js";
-// The CLI checks a config before it starts an Engine, through this module alone (@palisade/engine/config).
-export { ConfigError } from "../errors.js";
+import { ConfigError } from "./errors.js";
 import { configSemanticsProblems } from "./semantics-check.js";
-import type { ConfigIssue } from "../errors.js";
+import type { ConfigIssue } from "./errors.js";
 
 /** One capability entry as written in config.yaml; validated by the capability host. */
 export type CapabilityEntry = { id: string; enabled?: boolean } & Record<string, unknown>;
@@ -145,18 +144,8 @@ export const DEFAULT_MODEL = "gpt-4o-mini";
 
 export function defaultConfig(): EngineConfig {
   return {
-    model: {
-      name: DEFAULT_MODEL,
-      contextWindow: 128_000,
-      headers: {},
-      extraBody: {},
-      idleTimeoutMs: 60_000,
-      requestTimeoutMs: 300_000,
-      maxRetries: 3,
-      maxRetryWaitMs: 120_000,
-      textToolCalls: "off",
-      streamUsage: "auto",
-    },
+    // The Agent's defaults for the settings it receives, so the two never disagree.
+    model: { ...modelSettingsDefaults(), name: DEFAULT_MODEL, contextWindow: 128_000 },
     shield: { policy: "default", llmJudge: { enabled: false } },
     capabilities: [],
     limits: {
@@ -181,6 +170,11 @@ export function defaultConfig(): EngineConfig {
     history: { autoTitle: true, retention: { checkIntervalMs: 3_600_000 } },
     sandbox: { required: true, hide: [], readOnly: [], writable: [], allowAddresses: [] },
   };
+}
+
+function modelSettingsDefaults(): Omit<ModelSettings, "server"> {
+  const { server: _server, ...rest } = DEFAULT_MODEL_SETTINGS;
+  return { ...rest, headers: {}, extraBody: {} };
 }
 
 /** A model is configured when it has somewhere to go: a base URL or an API key. */

@@ -3,7 +3,7 @@
 // preflight of `chat` and `run`). A wrong block would otherwise only surface as blocked calls.
 // The block checker alone (the CLI's config check loads this module before any Engine exists).
 import { checkSemantics } from "@palisade/shield/semantics";
-import type { ConfigIssue } from "../errors.js";
+import type { ConfigIssue } from "./errors.js";
 
 const HOW = 'see docs/policy.md, "Tool semantics"';
 /** Keys of a block that name arguments of the tool. */

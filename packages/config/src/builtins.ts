@@ -3,7 +3,7 @@
 // and shell act in the Engine's workspace. They are written with the Palisade SDK, so they are
 // launched on a unix socket with a per-launch secret. A package that is not installed is
 // skipped with a log line.
-import type { CapabilityEntry } from "../config/config.js";
+import type { CapabilityEntry } from "./config.js";
 
 // Every built-in runs in a bubblewrap sandbox built from its manifest. http and mail reach the
 // network only through the Engine's egress proxy (their manifests' network policy); files and
