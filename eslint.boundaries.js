@@ -61,7 +61,8 @@ const RULES = [
  * Two places open a database themselves, by design: `store copy` (work on the store while no Engine
  * uses it) and the read-only history for when no Engine can start (engine/local-history.ts: what
  * was said must stay readable when a broken config or policy keeps the Engine from starting).
- * Type imports open nothing and stay allowed.
+ * Type imports open nothing and stay allowed, and so do the store's pure subpaths (text order, the
+ * PostgreSQL URL parser).
  */
 const CLI_STORE = {
   files: ["apps/cli/src/**"],
@@ -71,14 +72,10 @@ const CLI_STORE = {
 };
 
 // no-restricted-imports sees static imports and re-exports; dynamic import() needs a selector.
-const rule = (files, ignores, group, source, why, allowTypeImports = false) => ({
+const rule = (files, group, source, why) => ({
   files,
-  ...(ignores ? { ignores } : {}),
   rules: {
-    "no-restricted-imports": [
-      "error",
-      { patterns: [{ group, allowTypeImports, message: `Import boundary: ${why}.` }] },
-    ],
+    "no-restricted-imports": ["error", { patterns: [{ group, message: `Import boundary: ${why}.` }] }],
     "no-restricted-syntax": [
       "error",
       { selector: `ImportExpression[source.value=/${source}/]`, message: `Import boundary: ${why}.` },
@@ -87,15 +84,29 @@ const rule = (files, ignores, group, source, why, allowTypeImports = false) => (
 });
 
 export const boundaries = [
-  ...RULES.map(({ files, forbid, why }) =>
-    rule(files, undefined, pkg(forbid), `^@palisade\\/(${forbid.join("|")})(\\/|$)`, why),
-  ),
-  rule(
-    CLI_STORE.files,
-    CLI_STORE.ignores,
-    CLI_STORE.modules.flatMap((m) => [m, `${m}/*`]),
-    `^(${CLI_STORE.modules.map((m) => m.replace("/", "\\/")).join("|")})(\\/|$)`,
-    CLI_STORE.why,
-    true,
-  ),
+  ...RULES.map(({ files, forbid, why }) => rule(files, pkg(forbid), `^@palisade\\/(${forbid.join("|")})(\\/|$)`, why)),
+  {
+    // exact names (`paths`), so the pure subpaths such as @palisade/store/text-order stay allowed
+    files: CLI_STORE.files,
+    ignores: CLI_STORE.ignores,
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: CLI_STORE.modules.map((name) => ({
+            name,
+            allowTypeImports: true,
+            message: `Import boundary: ${CLI_STORE.why}.`,
+          })),
+        },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: `ImportExpression[source.value=/^(${CLI_STORE.modules.map((m) => m.replace("/", "\\/")).join("|")})$/]`,
+          message: `Import boundary: ${CLI_STORE.why}.`,
+        },
+      ],
+    },
+  },
 ];

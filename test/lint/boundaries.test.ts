@@ -54,6 +54,7 @@ describe("import boundaries", () => {
     ["apps/cli/src/commands/probe.ts", `import type { SessionRecord } from "@palisade/store";`],
     ["apps/cli/src/commands/store.ts", `const { PgStore } = await import("@palisade/store");`],
     ["apps/cli/src/engine/local-history.ts", `const { Store } = await import("@palisade/store");`],
+    ["apps/cli/src/commands/sessions.ts", `import { inTextOrder } from "@palisade/store/text-order";`],
     ["packages/capabilities/src/probe.ts", `import { launch } from "@palisade/sandbox";`],
     ["apps/capabilities/files/src/probe.ts", `import { serve } from "@palisade/capability-sdk";`],
   ];
