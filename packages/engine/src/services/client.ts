@@ -24,7 +24,7 @@ import type { TurnEnv } from "../turns/env.js";
 import type { TurnManager } from "../turns/manager.js";
 import { callToolForClient } from "../calls/client-call.js";
 import { publicUrl } from "../agent/model-label.js";
-import { isModelConfigured } from "../config.js";
+import { isModelConfigured } from "@palisade/config";
 
 export interface ClientServiceDeps {
   env: TurnEnv;
