@@ -530,9 +530,11 @@ const TABLE: Record<string, { hit: Case[]; miss: Case[] }> = {
       get("http://localhost./"),
       get("http://0.0.0.0:3000/"),
       get("http://[::ffff:127.0.0.1]/"),
-      sh("curl http://localhost:3000/health"),
+      sh("curl http://localhost:9200/_cat/indices"),
+      sh("curl -X DELETE http://localhost:3000/api/users"),
     ],
-    miss: [get("https://example.com/")],
+    // a plain GET of a local development server typed in a shell
+    miss: [get("https://example.com/"), sh("curl http://localhost:3000/health")],
   },
   "ssrf.scheme": {
     hit: [

@@ -94,6 +94,33 @@ function obfuscatedHost(u: UrlRef): string | undefined {
 
 const toolUrl = (u: UrlRef): boolean => u.key !== "command";
 
+/**
+ * Ports web frameworks serve their development server on by default (Next.js, Express, Rails,
+ * Angular, Astro, Flask, Vite, Django). Ports of local services with admin or secret-bearing
+ * APIs (Docker 2375, Redis 6379, Consul 8500, Kubernetes 6443, Spring actuators and Jenkins on
+ * 8080, Jupyter 8888, ...) are not among them.
+ */
+const DEV_SERVER_PORTS = new Set(["3000", "3001", "4200", "4321", "5000", "5173", "5174", "8000"]);
+
+/** curl and wget flags that send a body, upload a file, pick a method or read a config file. */
+const CURL_SENDS = /^(-[a-zA-Z]*[dFTXK]|--(data|form|upload-file|json|request|post|config)[-\w]*(=.*)?)$/;
+const WGET_SENDS = /^--(post|body|method)[-\w]*(=.*)?$/;
+
+/** A plain GET of a local development server typed in a shell (`curl -s localhost:3000/health`). */
+function devServerRead(s: Subject, u: UrlRef): boolean {
+  if (toolUrl(u) || internalKind(u.host) !== "loopback" || !DEV_SERVER_PORTS.has(u.port)) return false;
+  const fetchers = s.commands.filter((c) => c.args.some((a) => a.includes(u.raw)));
+  return (
+    fetchers.length > 0 &&
+    fetchers.every(
+      (c) =>
+        c.wrappers.length === 0 &&
+        ((c.name === "curl" && !c.args.some((a) => CURL_SENDS.test(a))) ||
+          (c.name === "wget" && !c.args.some((a) => WGET_SENDS.test(a)))),
+    )
+  );
+}
+
 export const ssrf: Detector[] = [
   {
     id: "ssrf.metadata",
@@ -117,7 +144,7 @@ export const ssrf: Detector[] = [
     description: "Loopback, private and link-local targets: block for tool URLs, escalate for shell commands",
     when: { urls: true },
     detect(s) {
-      const u = s.urls.find((u) => u.active && internalKind(u.host) !== undefined);
+      const u = s.urls.find((u) => u.active && internalKind(u.host) !== undefined && !devServerRead(s, u));
       if (u === undefined) return undefined;
       const kind = internalKind(u.host) ?? "";
       // a local endpoint the user named, typed in a shell (`curl localhost:8080/health`)
