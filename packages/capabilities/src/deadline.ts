@@ -1,7 +1,9 @@
 /**
  * A call's time limit that stops counting while the call waits for its user (an MCP server's
  * form is open): `pause` and `resume` nest, and the time left is kept across a pause. The
- * user's own wait is bounded by the approval's deadline, not by this one.
+ * user's own wait is bounded by the approval's deadline, not by this one. One runs per call: the
+ * Engine arms it and the capability host `tighten`s it to the capability's own limit when that is
+ * shorter, so a single timer cuts the call and says whose limit it was.
  */
 export class Deadline {
   private timer: ReturnType<typeof setTimeout> | undefined;
@@ -12,7 +14,7 @@ export class Deadline {
 
   constructor(
     ms: number,
-    private readonly onExpire: () => void,
+    private onExpire: () => void,
   ) {
     this.left = ms;
     this.arm();
@@ -38,6 +40,26 @@ export class Deadline {
   resume(): void {
     if (this.over || --this.paused > 0) return;
     this.arm();
+  }
+
+  /** The milliseconds left now (0 once it passed or was cleared). */
+  remaining(): number {
+    if (this.over) return 0;
+    return Math.max(0, this.paused > 0 ? this.left : this.left - (Date.now() - this.since));
+  }
+
+  /**
+   * Brings it forward to `ms` from now when that is sooner, and then `onExpire` is what runs when
+   * it passes; returns whether it did.
+   */
+  tighten(ms: number, onExpire: () => void): boolean {
+    if (this.over || ms >= this.remaining()) return false;
+    this.onExpire = onExpire;
+    this.left = ms;
+    if (this.paused > 0) return true;
+    clearTimeout(this.timer);
+    this.arm();
+    return true;
   }
 
   /** Stops it for good (the call is over). */

@@ -1,4 +1,5 @@
 import type { Elicit } from "./mcp/elicit.js";
+import { Deadline } from "./deadline.js";
 import { Code, DEFAULT_MAX_MESSAGE_BYTES, RpcError } from "@palisade/protocol";
 import { findInputAttachments, findOutputArtifacts, rewriteInput, rewriteOutput } from "./artifacts/rewrite.js";
 import type { ArtifactRef, UploadedAttachment } from "./artifacts/rewrite.js";
@@ -16,6 +17,9 @@ import type { Manifest } from "./manifest/types.js";
 
 export const DEFAULT_INVOKE_TIMEOUT_MS = 120_000;
 
+/** How long after the call's deadline its RPCs' own gRPC deadline passes. */
+const RPC_DEADLINE_GRACE_MS = 1000;
+
 export interface InvokeOptions {
   sessionId: string;
   userId: string;
@@ -23,6 +27,12 @@ export interface InvokeOptions {
   signal?: AbortSignal;
   /** Overrides the tool's deadline (config perToolTimeoutMs, timeoutMs, else 120 s). */
   timeoutMs?: number;
+  /**
+   * The caller's deadline for the call (the Engine's tool time limit): the call runs under it
+   * instead of arming its own, tightened to the tool's deadline when that is shorter. Its expiry
+   * is the caller's to signal (on `signal`).
+   */
+  deadline?: Deadline;
   /** When set, the call uses StreamInvoke and reports each chunk's text as it arrives. */
   onChunk?: (text: string) => void;
   /**
@@ -86,6 +96,21 @@ export function abortOutcome(
   return { code: "cancelled", message: `${toolName} was cancelled` };
 }
 
+/**
+ * The one deadline a call runs under: the caller's, brought forward to the tool's own limit of
+ * `ownMs` when that is sooner (then `onOwnExpire` runs when it passes), or a new one of `ownMs`
+ * without a caller's. `timeoutMs` is the limit that applies, for the error that names it.
+ */
+export function callDeadline(
+  ownMs: number,
+  onOwnExpire: () => void,
+  given: Deadline | undefined,
+): { deadline: Deadline; timeoutMs: number } {
+  if (!given) return { deadline: new Deadline(ownMs, onOwnExpire), timeoutMs: ownMs };
+  if (given.tighten(ownMs, onOwnExpire)) return { deadline: given, timeoutMs: ownMs };
+  return { deadline: given, timeoutMs: Math.ceil(given.remaining()) };
+}
+
 export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOptions): Promise<InvokeResult> {
   const started = performance.now();
   const finish = (r: Omit<InvokeResult, "durationMs" | "terminal">): InvokeResult => ({
@@ -103,14 +128,18 @@ export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOp
       error: { code, message: deps.redactor.redact(message) },
     });
 
-  const timeoutMs = opts.timeoutMs ?? deps.defaultTimeoutMs;
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new CapabilityError("timeout", "deadline")), timeoutMs);
+  const { deadline, timeoutMs } = callDeadline(
+    opts.timeoutMs ?? deps.defaultTimeoutMs,
+    () => controller.abort(new CapabilityError("timeout", "deadline")),
+    opts.deadline,
+  );
   const onAbort = (): void => controller.abort(opts.signal?.reason);
   if (opts.signal?.aborted) onAbort();
   opts.signal?.addEventListener("abort", onAbort, { once: true });
-  const deadline = Date.now() + timeoutMs;
-  const remaining = (): number => Math.max(1, deadline - Date.now());
+  // The RPCs' own deadline trails the call's, so the call's timer is what cuts it and its
+  // error names the limit that applied (the caller's or the tool's), not a race between the two.
+  const remaining = (): number => Math.max(1, deadline.remaining()) + RPC_DEADLINE_GRACE_MS;
   const signal = controller.signal;
   const owner: ArtifactOwner = { userId: opts.userId, sessionId: opts.sessionId };
   const toolName = deps.entry.fullName;
@@ -177,7 +206,7 @@ export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOp
       return fail("timeout", `${toolName} did not finish within ${timeoutMs} ms (deadline exceeded)`);
     return fail("transport", `${toolName}: capability ${deps.manifest.id} call failed: ${e.codeName}: ${e.message}`);
   } finally {
-    clearTimeout(timer);
+    if (deadline !== opts.deadline) deadline.clear();
     opts.signal?.removeEventListener("abort", onAbort);
   }
 }

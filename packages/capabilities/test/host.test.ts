@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ToolError, defineCapability, serveCapability } from "@palisade/capability-sdk";
 import type { CapabilityServer } from "@palisade/capability-sdk";
 import { RpcServer } from "@palisade/protocol";
 import { Capability } from "@palisade/protocol/capability";
-import { CapabilityHost, DiskArtifactStore } from "@palisade/capabilities";
+import { CapabilityHost, Deadline, DiskArtifactStore } from "@palisade/capabilities";
 import type { CapabilityHost as Host, InvokeEvent } from "@palisade/capabilities";
 import { objectSchema, owner, startHost, tempDir, tool, writeManifest } from "./helpers.js";
 
@@ -228,6 +228,36 @@ describe("host over a real SDK capability (address mode)", () => {
     const r3 = await host.invoke("demo__slow", { ms: 5000 }, { ...owner, signal: AbortSignal.timeout(50) });
     expect(r3.error?.code).toBe("timeout");
     expect(r3.content).toMatch(/^demo__slow was stopped: .*\(deadline exceeded\)$/);
+  });
+
+  it("one deadline per call: the caller's, brought forward to the tool's shorter limit", async () => {
+    // The caller's limit (60 s) is longer than the tool's (300 ms): the tool's cuts the call, on
+    // the caller's deadline, and the caller's own expiry never runs.
+    let callerCut = false;
+    const long = new Deadline(60_000, () => (callerCut = true));
+    const r = await host.invoke("demo__slow", { ms: 5000 }, { ...owner, deadline: long });
+    expect(r.error?.code).toBe("timeout");
+    expect(r.content).toContain("did not finish within 300 ms");
+    expect(long.remaining()).toBe(0);
+    expect(callerCut).toBe(false);
+
+    // The caller's limit (80 ms) is shorter: it cuts the call with its own words, and the tool's
+    // 300 ms timer is never armed.
+    const ctl = new AbortController();
+    const short = new Deadline(80, () =>
+      ctl.abort(new DOMException("the Engine's tool time limit of 80 ms passed", "TimeoutError")),
+    );
+    const timers = vi.spyOn(globalThis, "setTimeout");
+    try {
+      const r2 = await host.invoke("demo__slow", { ms: 5000 }, { ...owner, signal: ctl.signal, deadline: short });
+      expect(r2.error?.code).toBe("timeout");
+      expect(r2.content).toBe(
+        "demo__slow was stopped: the Engine's tool time limit of 80 ms passed (deadline exceeded)",
+      );
+      expect(timers.mock.calls.filter((c) => c[1] === 300)).toEqual([]);
+    } finally {
+      timers.mockRestore();
+    }
   });
 
   it("StreamInvoke: chunks as an async iterable, then the result", async () => {

@@ -1,5 +1,6 @@
 // The Engine's view of its collaborators. Each is implemented by one adapter file in
 // src/adapters/, so replacing an implementation touches one file.
+import type { Deadline } from "@palisade/capabilities";
 import type { ModelConfig } from "@palisade/config";
 
 export type Mode = "normal" | "otr" | "heartbeat";
@@ -475,6 +476,8 @@ export interface ToolHost {
       signal: AbortSignal;
       onChunk?: (text: string) => void;
       elicit?: ElicitHandler;
+      /** The Engine's tool time limit for the call: the host runs the call under it, arming none of its own. */
+      deadline?: Deadline;
     },
   ): Promise<InvokeOutcome>;
   /**

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ApprovalDecision, ElicitationAction } from "@palisade/protocol/types";
 import { PipelineEventType as T } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
+import type { Deadline } from "@palisade/capabilities";
 import type { ElicitAnswer, ElicitHandler, InvokeOutcome, ToolSpec } from "../src/ports.js";
 import { defaultConfig } from "@palisade/config";
 import { FakeHost, TOOLS } from "./helpers/fake-host.js";
@@ -35,6 +36,8 @@ class AskingHost extends FakeHost {
   readonly answers: ElicitAnswer[] = [];
   /** After the answer, work until the call is stopped (to see the deadline count again). */
   workAfter = false;
+  /** What was left of the call's deadline as the host got it, and after the user's answer. */
+  readonly left: { before?: number; after?: number }[] = [];
   constructor(
     private readonly schema: Record<string, unknown>,
     private readonly message = "Book a table?",
@@ -50,9 +53,10 @@ class AskingHost extends FakeHost {
   override async invoke(
     tool: ToolSpec,
     args: unknown,
-    opts: { sessionId: string; workspace: string; signal: AbortSignal; elicit?: ElicitHandler },
+    opts: { sessionId: string; workspace: string; signal: AbortSignal; elicit?: ElicitHandler; deadline?: Deadline },
   ): Promise<InvokeOutcome> {
     if (tool.name !== ASK.name) return super.invoke(tool, args, opts);
+    const before = opts.deadline?.remaining();
     const answer = opts.elicit
       ? await opts.elicit(
           { capabilityId: "book", tool: "table", message: this.message, requestedSchema: this.schema },
@@ -60,6 +64,7 @@ class AskingHost extends FakeHost {
         )
       : { action: "decline" as const };
     this.answers.push(answer);
+    this.left.push({ before, after: opts.deadline?.remaining() });
     if (this.workAfter) {
       await new Promise((r) => opts.signal.addEventListener("abort", r, { once: true }));
       return { ok: false, content: String(opts.signal.reason), artifacts: [], error: "timeout" };
@@ -184,6 +189,18 @@ describe("an MCP server's form through the client's approval", () => {
     const late = await ask(slow, accept({ name: "Ada" }), 300, 600);
     expect(late.completed?.success).toBe(false);
     expect(`${late.completed?.error} ${late.completed?.resultSummary}`).toMatch(/tool time limit of 300 ms passed/);
+  });
+
+  it("the host gets the Engine's deadline, the one the call runs under, stopped while the user is asked", async () => {
+    const host = new AskingHost(SCHEMA);
+    const { completed } = await ask(host, accept({ name: "Ada" }), 300, 600);
+    expect(completed?.success).toBe(true);
+    const [left] = host.left;
+    // Answered 600 ms after the approval arrived: the time was the user's, not the call's.
+    expect(left?.before).toBeGreaterThan(0);
+    expect(left?.before).toBeLessThanOrEqual(300);
+    expect(left?.after).toBeGreaterThan(0);
+    expect(left?.after).toBeLessThanOrEqual(left?.before ?? 0);
   });
 
   it("a schema with a field a form cannot take is declined without asking", async () => {

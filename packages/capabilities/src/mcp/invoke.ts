@@ -6,9 +6,9 @@ import type { ToolEntry } from "../catalog.js";
 import type { SecretRedactor } from "../credentials.js";
 import { CapabilityError } from "../errors.js";
 import type { CapabilityErrorCode } from "../errors.js";
-import { abortOutcome } from "../invoke.js";
+import { abortOutcome, callDeadline } from "../invoke.js";
 import type { InvokeOptions, InvokeResult } from "../invoke.js";
-import { Deadline } from "../deadline.js";
+import type { Deadline } from "../deadline.js";
 import { withoutNullOptionals } from "./arguments.js";
 import { convertResult, errorText } from "./results.js";
 import { loadMcpSdk } from "./sdk.js";
@@ -62,10 +62,12 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
   if (problems.length > 0)
     return fail("invalid_arguments", `invalid arguments for ${toolName}: ${problems.join("; ")}`);
 
-  const timeoutMs = opts.timeoutMs ?? deps.defaultTimeoutMs;
+  const ownMs = opts.timeoutMs ?? deps.defaultTimeoutMs;
   const controller = new AbortController();
-  const timer = new Deadline(timeoutMs, () =>
-    controller.abort(new CapabilityError("timeout", `deadline of ${timeoutMs} ms exceeded`)),
+  const { deadline: timer, timeoutMs } = callDeadline(
+    ownMs,
+    () => controller.abort(new CapabilityError("timeout", `deadline of ${ownMs} ms exceeded`)),
+    opts.deadline,
   );
   deps.onDeadline?.(timer);
   const onAbort = (): void =>
@@ -140,7 +142,7 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
     );
   } finally {
     if (token) deps.progress.forget(token);
-    timer.clear();
+    if (timer !== opts.deadline) timer.clear();
     opts.signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -1,7 +1,7 @@
 // ToolHost over @palisade/capabilities' CapabilityHost, the built-in capabilities merged with
 // the configured ones. The only file that knows the host's API.
 import { CapabilityHost, sandboxedStdio, validateCapabilityConfigs } from "@palisade/capabilities";
-import type { AnyCapabilityConfig, InvokeOptions, ToolEntry } from "@palisade/capabilities";
+import type { AnyCapabilityConfig, Deadline, InvokeOptions, ToolEntry } from "@palisade/capabilities";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -154,6 +154,7 @@ class HostAdapter implements ToolHost {
       signal: AbortSignal;
       onChunk?: (text: string) => void;
       elicit?: ElicitHandler;
+      deadline?: Deadline;
     },
   ) {
     const entry = this.entries.get(tool);
@@ -165,6 +166,7 @@ class HostAdapter implements ToolHost {
       // StreamInvoke (progress chunks) only for tools that declare `streaming`; Invoke otherwise.
       ...(opts.onChunk && tool.streaming ? { onChunk: opts.onChunk } : {}),
       ...(opts.elicit ? { elicit: opts.elicit } : {}),
+      ...(opts.deadline ? { deadline: opts.deadline } : {}),
     };
     const r = entry
       ? await this.host.invokeEntry(entry, args, options)

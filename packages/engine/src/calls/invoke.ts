@@ -36,6 +36,8 @@ export async function invoke(call: CallRecord, host: ToolHost, tool: ToolSpec, a
   if (turn.signal.aborted) onTurnAbort();
   turn.signal.addEventListener("abort", onTurnAbort, { once: true });
   // It stops while the user answers an MCP server's form (the approval's deadline bounds that).
+  // The only one for the call: the host runs the call under it, tightened to the capability's own
+  // limit when that is shorter.
   const deadline = new Deadline(env.config.limits.toolTimeoutMs, () =>
     controller.abort(
       new DOMException(`the Engine's tool time limit of ${env.config.limits.toolTimeoutMs} ms passed`, "TimeoutError"),
@@ -51,6 +53,7 @@ export async function invoke(call: CallRecord, host: ToolHost, tool: ToolSpec, a
     workspace: turn.session.workspace,
     signal,
     elicit: deadline.around(elicitThroughApproval(call, record.callId, record.toolName)),
+    deadline,
     onChunk: (text) => {
       if (turn.state === "done") return;
       call.flushStart();
