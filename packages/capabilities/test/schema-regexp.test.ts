@@ -7,7 +7,7 @@ import { argumentProblems } from "@palisade/capabilities";
 // engine would spin on `^(a+)+$` against "aaaa…a!" for longer than the universe lasts. The check
 // runs in a child process with a deadline, so a regression fails the test instead of hanging it.
 const capabilitiesDist = fileURLToPath(new URL("../dist/index.js", import.meta.url));
-const engineValidate = fileURLToPath(new URL("../../engine/dist/turns/validate.js", import.meta.url));
+const engineValidate = fileURLToPath(new URL("../../engine/dist/calls/validate.js", import.meta.url));
 const evil = { type: "object", properties: { name: { type: "string", pattern: "^(a+)+$" } } };
 const evilArgs = { name: `${"a".repeat(5000)}!` };
 
