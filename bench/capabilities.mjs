@@ -120,35 +120,12 @@ for (let round = 0; round < 3; round++) {
 }
 const [hostDown, rawDown, hostUp, rawUp] = [rounds.hostDown, rounds.rawDown, rounds.hostUp, rounds.rawUp].map(best);
 
+const row = (metric, host, raw) => ({ metric, host, raw_bridge: raw, ratio: host / raw, overhead_ms: host - raw });
 const rows = [
-  {
-    metric: "Invoke p50 (ms)",
-    host: hostInv.p50,
-    raw_bridge: rawInv.p50,
-    ratio: hostInv.p50 / rawInv.p50,
-    overhead_ms: hostInv.p50 - rawInv.p50,
-  },
-  {
-    metric: "Invoke p99 (ms)",
-    host: hostInv.p99,
-    raw_bridge: rawInv.p99,
-    ratio: hostInv.p99 / rawInv.p99,
-    overhead_ms: hostInv.p99 - rawInv.p99,
-  },
-  {
-    metric: "5 MiB output artifact p50 (ms)",
-    host: hostDown.p50,
-    raw_bridge: rawDown.p50,
-    ratio: hostDown.p50 / rawDown.p50,
-    overhead_ms: hostDown.p50 - rawDown.p50,
-  },
-  {
-    metric: "5 MiB input artifact p50 (ms)",
-    host: hostUp.p50,
-    raw_bridge: rawUp.p50,
-    ratio: hostUp.p50 / rawUp.p50,
-    overhead_ms: hostUp.p50 - rawUp.p50,
-  },
+  row("Invoke p50 (ms)", hostInv.p50, rawInv.p50),
+  row("Invoke p99 (ms)", hostInv.p99, rawInv.p99),
+  row("5 MiB output artifact p50 (ms)", hostDown.p50, rawDown.p50),
+  row("5 MiB input artifact p50 (ms)", hostUp.p50, rawUp.p50),
 ];
 printTable("CapabilityHost vs raw bridge calls, same SDK capability in another process (TCP loopback)", rows);
 console.log(

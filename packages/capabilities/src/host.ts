@@ -10,7 +10,7 @@ import { SecretRedactor, UserCredentialStore, createCredentialSource } from "./c
 import type { CredentialSource } from "./credentials.js";
 import { CapabilityError } from "./errors.js";
 import { AsyncQueue } from "@palisade/protocol";
-import { DEFAULT_INVOKE_TIMEOUT_MS, invokeTool } from "./invoke.js";
+import { DEFAULT_INVOKE_TIMEOUT_MS, failedCall, invokeTool } from "./invoke.js";
 import type { InvokeOptions, InvokeResult } from "./invoke.js";
 import type { Manifest } from "./manifest/types.js";
 import type { StdioWrapper } from "./mcp/launch.js";
@@ -299,15 +299,7 @@ export class CapabilityHost {
       entry = this.resolve(name);
     } catch (err) {
       const e = err instanceof CapabilityError ? err : new CapabilityError("unknown_tool", String(err));
-      return {
-        ok: false,
-        content: e.message,
-        result: undefined,
-        artifacts: [],
-        error: { code: e.code, message: e.message },
-        terminal: false,
-        durationMs: 0,
-      };
+      return failedCall(e.code, e.message);
     }
     return this.invokeEntry(entry, args, opts);
   }
@@ -317,29 +309,13 @@ export class CapabilityHost {
     const found = this.runtimes.find((r) => r.config.id === entry.capabilityId);
     if (!found) {
       const message = `${entry.fullName}: no capability ${entry.capabilityId} is configured`;
-      return {
-        ok: false,
-        content: message,
-        result: undefined,
-        artifacts: [],
-        error: { code: "unknown_tool", message },
-        terminal: false,
-        durationMs: 0,
-      };
+      return failedCall("unknown_tool", message);
     }
     if (found instanceof McpRuntime) return found.invoke(entry, args, opts);
     const primary = found;
     if (!primary.available || !primary.manifest) {
       const message = notReadyMessage(primary.status());
-      return {
-        ok: false,
-        content: message,
-        result: undefined,
-        artifacts: [],
-        error: { code: "not_ready", message },
-        terminal: false,
-        durationMs: 0,
-      };
+      return failedCall("not_ready", message);
     }
     // A sandboxed workspace capability sees one workspace: another session's workspace gets its own process.
     let runtime = primary;
@@ -348,15 +324,7 @@ export class CapabilityHost {
     if (primary.sandboxedWorkspace !== undefined && opts.workspace !== undefined) {
       const found = await this.workspaces.forWorkspace(primary, opts.workspace);
       if ("error" in found) {
-        return {
-          ok: false,
-          content: found.error,
-          result: undefined,
-          artifacts: [],
-          error: { code: "not_ready", message: found.error },
-          terminal: false,
-          durationMs: 0,
-        };
+        return failedCall("not_ready", found.error);
       }
       runtime = found.runtime;
       workspace = found.workspace;
@@ -367,15 +335,7 @@ export class CapabilityHost {
     if (!runtime.ready || !runtime.client || !runtime.manifest) {
       release();
       const message = notReadyMessage(runtime.status());
-      return {
-        ok: false,
-        content: message,
-        result: undefined,
-        artifacts: [],
-        error: { code: "not_ready", message },
-        terminal: false,
-        durationMs: 0,
-      };
+      return failedCall("not_ready", message);
     }
     const c = runtime.config;
     const call = runtime.beginCall(opts.sessionId);

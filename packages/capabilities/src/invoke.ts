@@ -61,6 +61,19 @@ export interface InvokeResult {
   durationMs: number;
 }
 
+/** A call that failed before it reached the capability: nothing ran, no time passed. */
+export function failedCall(code: CapabilityErrorCode, message: string): InvokeResult {
+  return {
+    ok: false,
+    content: message,
+    result: undefined,
+    artifacts: [],
+    error: { code, message },
+    terminal: false,
+    durationMs: 0,
+  };
+}
+
 export interface InvokeDeps {
   entry: ToolEntry;
   manifest: Manifest;

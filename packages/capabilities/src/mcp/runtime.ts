@@ -6,6 +6,7 @@ import type { ToolEntry } from "../catalog.js";
 import type { McpCapabilityConfig } from "../config.js";
 import type { CredentialSource, SecretRedactor } from "../credentials.js";
 import { CapabilityError } from "../errors.js";
+import { failedCall } from "../invoke.js";
 import type { InvokeOptions, InvokeResult } from "../invoke.js";
 import type { CapabilityState, CapabilityStatus } from "../runtime.js";
 import { IdleTimer, RestartBudget } from "../supervise.js";
@@ -462,15 +463,7 @@ export class McpRuntime {
     const progress = this.progress;
     if (!client || !progress || !this.ready) {
       const message = `capability ${this.config.id} is not ready: ${this.message}`;
-      return {
-        ok: false,
-        content: message,
-        result: undefined,
-        artifacts: [],
-        error: { code: "not_ready", message },
-        terminal: false,
-        durationMs: 0,
-      };
+      return failedCall("not_ready", message);
     }
     const end = this.idle.begin();
     const lost = this.calls.signal;
