@@ -25,6 +25,7 @@ import {
 import { emptyEditor } from "../src/tui/state/editor.js";
 import type { ToolCardEntry } from "../src/tui/state/types.js";
 import { fresh, T0 } from "./state.js";
+import { parseConfig } from "@palisade/config";
 
 const card = (over: Partial<ToolCardEntry> = {}): ToolCardEntry => ({
   kind: "tool",
@@ -317,6 +318,16 @@ describe("NoModelScreen", () => {
     ]) {
       expect(out).toContain(s);
     }
+  });
+
+  it("shows a config snippet that, copied as printed, is a valid config naming the model", () => {
+    const out = frame(<NoModelScreen configFile="/c.yaml" demoAvailable />);
+    const lines = out.split("\n");
+    const start = lines.findIndex((l) => l.trim() === "model:");
+    const snippet = lines.slice(start, start + 4).join("\n");
+    const config = parseConfig(snippet, { file: "/c.yaml" });
+    expect(config.model.name).toBe("gpt-4o-mini");
+    expect(config.model.baseUrl).toBe("https://api.openai.com/v1");
   });
 
   it("gives the same Ollama steps as README.md: pull the model, the /v1 base URL, that model's name, no key", () => {
