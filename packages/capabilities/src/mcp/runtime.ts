@@ -468,18 +468,20 @@ export class McpRuntime {
     const end = this.idle.begin();
     const lost = this.calls.signal;
     const signal = opts.signal ? AbortSignal.any([opts.signal, lost]) : lost;
-    // The call's deadline stops while its user is asked.
+    // The call's deadline stops while its user is asked. A caller that gave the deadline (the
+    // Engine) pauses it around its own question; one armed here is paused here.
     let deadline: Deadline | undefined;
-    const elicit: Elicit | undefined = opts.elicit
-      ? async (q, s) => {
-          deadline?.pause();
-          try {
-            return await (opts.elicit as Elicit)(q, s);
-          } finally {
-            deadline?.resume();
+    const elicit: Elicit | undefined =
+      opts.elicit && !opts.deadline
+        ? async (q, s) => {
+            deadline?.pause();
+            try {
+              return await (opts.elicit as Elicit)(q, s);
+            } finally {
+              deadline?.resume();
+            }
           }
-        }
-      : undefined;
+        : opts.elicit;
     const call = () =>
       callMcpTool(
         {
