@@ -8,16 +8,8 @@ import { normalizePath } from "../normalize/paths.js";
 import type { Subject } from "../normalize/subject.js";
 import type { Decision } from "../types.js";
 import type { Matcher } from "./match.js";
-import {
-  commandLine,
-  commandsMatcher,
-  compileArgRegex,
-  emailDomain,
-  globTester,
-  matchHost,
-  pathMatcher,
-  redirectsStayInside,
-} from "./match.js";
+import { compileArgRegex, emailDomain, globTester, matchHost, pathMatcher, redirectsStayInside } from "./match.js";
+import { commandsMatcher } from "./command-pattern.js";
 import { manifestDecision, type Policy, type PolicyRule } from "./types.js";
 import { flowHolds, sawHolds } from "./flow.js";
 import { argumentValues } from "../provenance/attach.js";
@@ -143,11 +135,11 @@ export function ruleMatches(rule: PolicyRule, s: Subject): boolean {
   }
   if (rule.commands !== undefined) {
     if (allow && (s.shellErrors.length > 0 || s.limits.length > 0)) return false;
-    const re = commandsMatcher(rule.commands);
+    const re = commandsMatcher(rule.commands, allow);
     const cwd = typeof s.args["cwd"] === "string" ? normalizePath(s.args["cwd"], ctx) : ctx.workspace;
     const resolve = (t: string): string => normalizePath(t, ctx, cwd);
     const ok = (c: Subject["commands"][number]): boolean =>
-      re.test(commandLine(c)) && (!allow || (c.hazard === undefined && redirectsStayInside(c, ctx.workspace, resolve)));
+      re.test(c.name, c.args) && (!allow || (c.hazard === undefined && redirectsStayInside(c, ctx.workspace, resolve)));
     if (!quantify(s.commands, allow, ok, true)) return false;
   }
   if (rule.hosts !== undefined) {

@@ -1,4 +1,4 @@
-/** Matchers used by policy rules: path globs, command patterns, host and e-mail domain patterns. */
+/** Matchers used by policy rules: path globs, host and e-mail domain patterns (commands: command-pattern.ts). */
 import picomatch from "picomatch";
 import { RE2JS } from "re2js";
 import { isInside } from "../normalize/paths.js";
@@ -33,13 +33,6 @@ export function compileArgRegex(src: string): Matcher {
       `${(e as Error).message} (policy regexes use RE2 syntax: no backreferences such as \\1, no lookahead or lookbehind; a leading ! negates the whole regex)`,
     );
   }
-}
-
-export function validateCommandPattern(p: string): string | undefined {
-  if (p.trim() === "") return "empty pattern";
-  if (p.length > 500) return "pattern longer than 500 characters";
-  if (/[\n\0]/.test(p)) return "control character in pattern";
-  return undefined;
 }
 
 const HOST_PATTERN = /^(\*|(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*|\[[0-9a-f:.]+\]|[0-9.]+)(:(\d{1,5}|\*))?$/i;
@@ -122,55 +115,6 @@ export function pathMatcher(glob: string, home: string, workspace: string): (p: 
     globCache.set(g, m);
   }
   return m;
-}
-
-const cmdCache = new WeakMap<readonly string[], Matcher>();
-
-function globSource(text: string): string {
-  return text
-    .split("")
-    .map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[.+^${}()|[\]\\]/g, "\\$&")))
-    .join("");
-}
-
-/** Programs whose next word names the program they run (`npx tsc`, `npm exec vitest`). */
-const RUNNERS = /^(npx|bunx|pnpx|(npm|pnpm|yarn|bun) (exec|dlx|x))$/;
-
-/**
- * A command pattern: `*` any run, `?` one character. Program names match exactly: a `*` glued to
- * the end of the program word (`ps*`, `npx tsc*`) means "then optionally arguments", so `ps*`
- * matches `ps aux` but never `psql`.
- */
-function patternSource(pattern: string): string {
-  const words = pattern.split(" ");
-  let program = 1;
-  if (RUNNERS.test(words[0] ?? "")) program = 2;
-  else if (RUNNERS.test(words.slice(0, 2).join(" "))) program = 3;
-  let src = "";
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i] ?? "";
-    const sep = i === 0 ? "" : " ";
-    if (i < program && /^[^*?]+\*$/.test(w)) {
-      src += `${sep}${globSource(w.slice(0, -1))}(?: .*)?`;
-      continue;
-    }
-    src += `${sep}${globSource(w)}`;
-  }
-  return src;
-}
-
-/** One anchored regex for a rule's whole `commands` list (`*` any run, `?` one character). */
-export function commandsMatcher(patterns: readonly string[]): Matcher {
-  let re = cmdCache.get(patterns);
-  if (re === undefined) {
-    re = re2(`^(?:${patterns.map(patternSource).join("|")})$`, RE2JS.DOTALL);
-    cmdCache.set(patterns, re);
-  }
-  return re;
-}
-
-export function commandLine(c: SimpleCommand): string {
-  return c.args.length === 0 ? c.name : `${c.name} ${c.args.join(" ")}`;
 }
 
 const SAFE_WRITE_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);

@@ -9,7 +9,8 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node, type Pai
 import { PolicyError, type PolicyProblem } from "../errors.js";
 import type { Decision, SessionMode } from "../types.js";
 import type { Policy, PolicyRule, RuleWhen } from "./types.js";
-import { compileArgRegex, validateCommandPattern, validateHostPattern } from "./match.js";
+import { compileArgRegex, validateHostPattern } from "./match.js";
+import { validateCommandPattern } from "./command-pattern.js";
 import { checkSemantics, SEMANTIC_KINDS } from "../semantics/parse.js";
 import { BUILTIN_POLICIES, builtinPolicyPath, isBuiltinPolicy } from "./builtin.js";
 import { extendPolicy } from "./extend.js";
