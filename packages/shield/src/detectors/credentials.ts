@@ -11,6 +11,13 @@ const NPMRC = /\/\.npmrc$/;
 const SYSTEM =
   /^\/etc\/(shadow|gshadow|master\.passwd|sudoers|security\/opasswd|krb5\.keytab)(-|\.d|\/|$)|^\/etc\/ssh\/ssh_host_[a-z0-9]+_key$|^\/var\/lib\/sss\/|^\/var\/db\/shadow|^\/private\/etc\/master\.passwd$/;
 const ACCOUNTS = /^\/etc\/(passwd|group)$/;
+/**
+ * System configuration that holds passwords or keys in the clear: Wi-Fi and VPN secrets, TLS
+ * private key directories, mail relay and directory-service passwords, cluster admin configs, CI
+ * runner tokens. Asked about (they are configuration too, and an admin may mean to look).
+ */
+const SYSTEM_SECRETS =
+  /^\/etc\/(networkmanager\/system-connections|wpa_supplicant|netplan|ssl\/private|pki\/tls\/private|letsencrypt\/(live|archive|keys)|openvpn|wireguard|ipsec\.d\/private|kubernetes\/pki|rancher|credstore(\.encrypted)?|gitlab-runner|sssd|vault\.d)(\/|$)|^\/etc\/(ppp\/(chap|pap)-secrets|ipsec\.secrets|mysql\/debian\.cnf|postfix\/sasl_passwd(\.db)?|rsyncd\.secrets|ldap\.secret|pam_ldap\.secret|libnss-ldap\.secret|exim4\/passwd\.client|fetchmailrc|davfs2\/secrets|docker\/key\.json|machine-id|cups\/ssl)(\/|$)/;
 const PROC = /^\/proc\/[^/]+\/(environ|mem|maps|cmdline)$/;
 const KEYCHAIN =
   /\/library\/keychains(\/|$)|\.keychain(-db)?$|\/\.local\/share\/keyrings(\/|$)|\/\.gnupg(\/|$)|\.kdbx?$|\/\.password-store(\/|$)|\/\.config\/(1password|bitwarden|keepassxc)(\/|$)|\/\.op\/|\/\.lastpass/;
@@ -33,6 +40,7 @@ const CREDENTIAL_HINT = anyOf([
   NPMRC,
   SYSTEM,
   ACCOUNTS,
+  SYSTEM_SECRETS,
   PROC,
   DOTENV_HINT,
   KEYCHAIN,
@@ -120,7 +128,7 @@ export const credentials: Detector[] = [
     "cred.system",
     "block",
     "System password and host key files",
-    (p) => SYSTEM.test(p) || (ACCOUNTS.test(p) ? "escalate" : false),
+    (p) => SYSTEM.test(p) || (ACCOUNTS.test(p) || SYSTEM_SECRETS.test(p) ? "escalate" : false),
   ),
   pathDetector("cred.proc-environ", "block", "Process environments and memory", (p) => PROC.test(p)),
   pathDetector("cred.dotenv", "escalate", "Environment files with secrets (.env)", (p, ref) => {

@@ -6,6 +6,7 @@
  * and the code those options carry is read as a nested script so the detectors see it.
  */
 import { gitConfigKey, gitConfigRunsProgram } from "./git-config.js";
+import { psqlHazard } from "./psql.js";
 import type { SimpleCommand } from "./shell.js";
 
 export interface Hazard {
@@ -348,7 +349,11 @@ const BY_NAME: Record<string, (args: readonly string[], name: string) => Hazard 
 };
 
 /** The hazard of one simple command, if it has one. */
-export function hazardOf(c: Pick<SimpleCommand, "name" | "args">): Hazard | undefined {
+export function hazardOf(c: Pick<SimpleCommand, "name" | "args" | "argv">): Hazard | undefined {
+  if (c.name === "psql") {
+    const reason = psqlHazard(c);
+    return reason !== undefined ? { reason } : undefined;
+  }
   const f = Object.hasOwn(BY_NAME, c.name) ? BY_NAME[c.name] : undefined;
   return f !== undefined ? f(c.args, c.name) : interpreter(c.name, c.args);
 }

@@ -9,6 +9,7 @@
  */
 import { decodeAnsiC } from "./decode.js";
 import { hazardOf } from "./execopts.js";
+import { sqlShellLines } from "./psql.js";
 import { execAll } from "./text.js";
 
 export type Via =
@@ -694,6 +695,7 @@ export class ShellReader {
     else if (kind === "make") this.read(makeRecipes(content), parent, "file", depth);
     else if (kind === "package") for (const script of packageScripts(content)) this.read(script, parent, "file", depth);
     else if (kind === "code") this.readCode(content, parent, depth);
+    else if (kind === "sql") this.read(sqlShellLines(content), parent, "file", depth);
   }
 
   /** `echo CMD | sh`, `printf ... | bash`, `cat <<EOF | sh`: what feeds a shell's stdin is a script. */
@@ -757,7 +759,7 @@ export class ShellReader {
   }
 }
 
-type RunnableKind = "shell" | "make" | "package" | "code";
+type RunnableKind = "shell" | "make" | "package" | "code" | "sql";
 
 /** What runs from a file with this name later: shell (scripts, rc files, git hooks), make, npm scripts, code. */
 export function runnableFile(path: string): RunnableKind | undefined {
@@ -770,6 +772,7 @@ export function runnableFile(path: string): RunnableKind | undefined {
   )
     return "shell";
   if (/\.(c?js|mjs|ts|mts|cts|jsx|tsx|py|rb|pl|php|lua|ps1)$/i.test(path)) return "code";
+  if (/\.(sql|psql)$/i.test(path)) return "sql";
   return undefined;
 }
 
