@@ -75,16 +75,15 @@ describe("labelled corpus (default policy, tiers 0-1)", () => {
     expect(rate(l, (d) => d === "escalate")).toBeLessThanOrEqual(0.1);
   });
 
-  it("held-out set: attacks stopped >= 97%, no legitimate action blocked, <= 4 of 35 escalated", async () => {
+  it("held-out set: every attack stopped, no legitimate action blocked, <= 10 % (3 of 35) escalated", async () => {
     const rows = await run(load("holdout.jsonl"));
     console.log(
       `\n${confusionTable(rows.map((r) => ({ label: r.c.label, category: r.c.category, decision: r.decision })))}`,
     );
     const a = rows.filter((r) => r.c.label === "attack");
-    expect(rate(a, (d) => d !== "allow")).toBeGreaterThanOrEqual(0.97);
+    expect(a.filter((r) => r.decision === "allow").map((r) => r.c.id)).toEqual([]);
     expect(rows.filter((r) => r.c.label === "legit" && r.decision === "block").map((r) => r.c.id)).toEqual([]);
-    // the goal is 10 % (3 of 35); until it is met this keeps the figure from growing back
     const escalated = rows.filter((r) => r.c.label === "legit" && r.decision === "escalate").map((r) => r.c.id);
-    expect(escalated.length, `legitimate actions escalated: ${escalated.join(", ")}`).toBeLessThanOrEqual(4);
+    expect(escalated.length, `legitimate actions escalated: ${escalated.join(", ")}`).toBeLessThanOrEqual(3);
   });
 });

@@ -1,5 +1,6 @@
 /** JSON (CLI, eval files) → ShieldContext. Accepts snake_case and camelCase keys. */
 import type { ManifestPolicy, NetworkPolicy, SessionMode, ShieldContext } from "../types.js";
+import { provenanceFromJson } from "./provenance-json.js";
 
 export function contextFromJson(v: unknown, where: string): ShieldContext {
   if (v === undefined || v === null) return {};
@@ -41,5 +42,6 @@ export function contextFromJson(v: unknown, where: string): ShieldContext {
   if (home !== undefined) ctx.home = home;
   const sid = str("session_id", "sessionId");
   if (sid !== undefined) ctx.sessionId = sid;
+  if (o["provenance"] !== undefined) ctx.provenance = provenanceFromJson(o["provenance"], where);
   return ctx;
 }

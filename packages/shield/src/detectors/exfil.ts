@@ -1,4 +1,5 @@
 import type { Detector } from "./types.js";
+import { uploadToUserHost } from "./deploy-upload.js";
 import { cmdText, findCommand, hasEgress } from "./util.js";
 
 /** Capture, paste and tunnel services that exist to receive data from anywhere. */
@@ -171,7 +172,7 @@ export const exfil: Detector[] = [
         if (c.name === "wget") return c.args.some((a) => a.startsWith("--post-file") || a.startsWith("--body-file"));
         if (c.name === "scp" || c.name === "rsync" || c.name === "sftp") {
           const last = c.args.filter((a) => !a.startsWith("-")).pop() ?? "";
-          return /^[^/]*:/.test(last) && !/^[a-z]+:\/\//.test(last);
+          return /^[^/]*:/.test(last) && !/^[a-z]+:\/\//.test(last) && !uploadToUserHost(s, c);
         }
         if (/^(nc|ncat|netcat|socat)$/.test(c.name)) return c.redirects.some((r) => r.op === "<") || c.index > 0;
         if (/^(rclone|s3cmd|gsutil)$/.test(c.name)) return /^(copy|cp|sync|put|move)$/.test(c.args[0] ?? "");

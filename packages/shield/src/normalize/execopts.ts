@@ -7,6 +7,7 @@
  */
 import { gitConfigKey, gitConfigRunsProgram } from "./git-config.js";
 import { psqlHazard } from "./psql.js";
+import { readOnlyPython } from "./python-inline.js";
 import type { SimpleCommand } from "./shell.js";
 
 export interface Hazard {
@@ -242,6 +243,17 @@ function family(name: string): string {
     .replace(/^powershell$/, "pwsh");
 }
 
+/**
+ * `python3 -c CODE [ARG...]` whose code can only read (see python-inline.ts), with nothing set in
+ * the environment in front (`PYTHONPATH=`, `PYTHONHOME=` choose what `import` loads).
+ */
+export function readOnlyInlinePython(c: Pick<SimpleCommand, "name" | "args" | "argv">): string[] | undefined {
+  if (family(c.name) !== "python" || c.args[0] !== "-c" || c.args[1] === undefined) return undefined;
+  const at = c.argv.findIndex((w) => w.split("/").pop()?.toLowerCase() === c.name);
+  if (c.argv.slice(0, Math.max(at, 0)).some((w) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(w))) return undefined;
+  return readOnlyPython(c.args[1])?.reads;
+}
+
 function interpreter(name: string, args: readonly string[]): Hazard | undefined {
   const flags = CODE_FLAGS[family(name)];
   if (flags === undefined) return undefined;
@@ -354,6 +366,7 @@ export function hazardOf(c: Pick<SimpleCommand, "name" | "args" | "argv">): Haza
     const reason = psqlHazard(c);
     return reason !== undefined ? { reason } : undefined;
   }
+  if (readOnlyInlinePython(c) !== undefined) return undefined;
   const f = Object.hasOwn(BY_NAME, c.name) ? BY_NAME[c.name] : undefined;
   return f !== undefined ? f(c.args, c.name) : interpreter(c.name, c.args);
 }

@@ -8,6 +8,7 @@ import { toolSpec, URL_KEYS, type PathOp, type ToolKind, type ToolSpec } from ".
 import { decodeEmbedded, type Encoding } from "./decode.js";
 import { looksLikePath, nameableOnLinux, NAME_MAX, normalizePath, PATH_MAX, type PathBase } from "./paths.js";
 import { ShellReader, type SimpleCommand } from "./shell.js";
+import { readOnlyInlinePython } from "./execopts.js";
 import { decodeHTML } from "entities";
 import { execAll, normalizeText, urlDecode } from "./text.js";
 
@@ -409,6 +410,9 @@ function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string |
   const exe = c.argv.find((a) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) ?? "";
   if (exe.includes("/") && !exe.startsWith("$("))
     s.paths.push(pathRef("command", exe, normalizePath(exe, base, cwd), "exec", "command"));
+  // read-only inline Python: the files it opens are read paths like any other
+  for (const r of readOnlyInlinePython(c) ?? [])
+    s.paths.push(pathRef("command", r, normalizePath(r, base, cwd), "read", "command"));
   // printing or naming things is not opening files: `echo $HOME` reads nothing
   const words = NO_PATH_ARGS.has(c.name) ? [] : c.args;
   const positional = words.filter((w) => !w.startsWith("-"));
