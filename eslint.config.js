@@ -10,6 +10,7 @@ export default tseslint.config(
       "**/node_modules/**",
       "packages/protocol/src/gen/**",
       "packages/protocol/test/interop/gen/**",
+      "**/*.generated.ts",
       "bench/results/**",
     ],
   },

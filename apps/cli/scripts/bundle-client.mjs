@@ -29,11 +29,11 @@ const { freshBundleEntry } = await import(join(dist, "cli", "client-bundle.js"))
 const CLIENT_MODULES = new Set(["run-command", "sessions", "artifacts", "engine"]);
 /**
  * Bundled @palisade packages: the gRPC client, what finds and compares the running Engine (with the
- * store URL parser and the Agent's model defaults its config check uses), the terminal-text rule, the
- * order of a turn's text and tool calls.
+ * store URL parser, the Agent's model defaults and the schema helpers its config check uses), the
+ * terminal-text rule, the order of a turn's text and tool calls.
  */
 const BUNDLED_PACKAGES =
-  /^@palisade\/(protocol(\/|$)|config\/(setup|discovery)$|agent\/settings$|shield\/visible$|store\/(pg-url|text-order)$)/;
+  /^@palisade\/(protocol(\/|$)|config\/(setup|discovery)$|agent\/settings$|schema$|shield\/visible$|store\/(pg-url|text-order)$)/;
 
 if (freshBundleEntry(outdir, repo)) {
   console.log("client bundle up to date");

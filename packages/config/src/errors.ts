@@ -1,10 +1,20 @@
-// Invalid configuration, reported whole: every problem with its file and field path.
+// Invalid configuration, reported whole: every problem with its file, field path and, where the
+// YAML says, its line and column.
 
 export interface ConfigIssue {
   file: string;
-  /** Dotted path of the field, e.g. `model.base_url` or `capabilities[2].id`. */
+  /** Dotted path of the field, e.g. `model.base_url` or `capabilities[2].id`; empty for the whole file. */
   path: string;
   message: string;
+  /** Where in the file (1-based), when the problem came from a YAML file. */
+  line?: number;
+  col?: number;
+}
+
+/** `config.yaml: store.pool: must be an integer >= 1, got "ten" (line 4, column 9)`. */
+export function formatIssue(i: ConfigIssue): string {
+  const at = i.line === undefined ? "" : ` (line ${i.line}, column ${i.col ?? 1})`;
+  return `${i.file}: ${i.path || "(root)"}: ${i.message}${at}`;
 }
 
 /** Invalid configuration: every problem, each with its file and field. */
@@ -12,7 +22,7 @@ export class ConfigError extends Error {
   readonly code = "CONFIG_INVALID";
   readonly issues: readonly ConfigIssue[];
   constructor(issues: readonly ConfigIssue[]) {
-    const lines = issues.map((i) => `  ${i.file}: ${i.path || "(root)"}: ${i.message}`);
+    const lines = issues.map((i) => `  ${formatIssue(i)}`);
     super(`invalid configuration (${issues.length} problem${issues.length === 1 ? "" : "s"}):\n${lines.join("\n")}`);
     this.name = new.target.name;
     this.issues = issues;

@@ -1,7 +1,7 @@
 // Configuration: the config file read and validated, where a running Engine is found (discovery),
 // the setup it started with, and the checks made before an Engine starts. Light enough for any
 // client: no Engine and no database (better-sqlite3 is loaded only to take the Engine's lock).
-export { ConfigError } from "./errors.js";
+export { ConfigError, formatIssue } from "./errors.js";
 export type { ConfigIssue } from "./errors.js";
 export {
   applyEnv,
@@ -9,12 +9,13 @@ export {
   defaultConfig,
   isLoopbackTcp,
   isModelConfigured,
-  loadConfig,
   mergeCapabilities,
   parseBytes,
-  parseConfig,
   sha256Hex,
 } from "./config.js";
+export { loadConfig, parseConfig } from "./parse.js";
+export type { ParseOptions } from "./parse.js";
+export { configSchema } from "./schema.js";
 export type {
   CapabilityEntry,
   EngineConfig,
@@ -23,7 +24,6 @@ export type {
   ListenConfig,
   ModelConfig,
   ModelEndpoint,
-  ParseOptions,
   SandboxConfig,
   ShieldConfig,
   StoreConfig,

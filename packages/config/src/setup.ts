@@ -4,7 +4,8 @@
 // Imported by the CLI through `@palisade/config/setup`: config parsing only, no engine internals.
 import { createHmac, randomBytes } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { defaultConfig, applyEnv, parseConfig, sha256Hex } from "./config.js";
+import { defaultConfig, applyEnv, sha256Hex } from "./config.js";
+import { parseConfig } from "./parse.js";
 import type { EngineConfig } from "./config.js";
 import type { EngineSetup } from "./discovery.js";
 import { ConfigError } from "./errors.js";

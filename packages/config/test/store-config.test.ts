@@ -1,6 +1,6 @@
 // Config `store:`: PostgreSQL for the history, never with a password in the file.
 import { describe, expect, it } from "vitest";
-import { parseConfig } from "../src/config.js";
+import { parseConfig } from "../src/parse.js";
 
 describe("config store:", () => {
   it("reads url, pool, lease, engine id and TLS files (relative to the config file)", () => {

@@ -1,0 +1,49 @@
+// The shared pieces: positions traced back through the YAML, ajv errors in words, near misses.
+import { describe, expect, it } from "vitest";
+import { didYouMean, dropNulls, pathOf, pointerParts, readYaml, schemaKeys } from "@palisade/schema";
+
+describe("readYaml", () => {
+  const text = "a:\n  b: [x, { c: 1 }]\n  d: null\n";
+  it("finds where a value, a key, or the nearest parent of a missing field is written", () => {
+    const y = readYaml(text);
+    expect(y.errors).toEqual([]);
+    expect(y.locate(["a", "b", 1, "c"])).toEqual({ line: 2, col: 15 });
+    expect(y.locate(["a", "b", 1, "c"], true)).toEqual({ line: 2, col: 12 });
+    expect(y.locate(["a", "d"], true)).toEqual({ line: 3, col: 3 });
+    expect(y.locate(["a", "nope"])).toEqual({ line: 2, col: 3 });
+  });
+
+  it("gives syntax errors with line and column, and no data", () => {
+    const y = readYaml("a: 1\nb: [\n");
+    expect(y.data).toBeUndefined();
+    expect(y.errors[0]).toMatchObject({ line: 3, col: 1 });
+    expect(readYaml("a: 1\na: 2\n").errors[0]).toMatchObject({
+      line: 2,
+      col: 1,
+      message: expect.stringMatching(/unique/),
+    });
+  });
+});
+
+describe("helpers", () => {
+  it("didYouMean: case and separators, then one or two edits for keys long enough", () => {
+    expect(didYouMean("llmJudge", ["enabled", "llm_judge"])).toBe("llm_judge");
+    expect(didYouMean("rulez", ["rules", "name"])).toBe("rules");
+    expect(didYouMean("colour", ["color_mode", "name"])).toBeUndefined();
+    expect(didYouMean("ab", ["ac"])).toBeUndefined();
+  });
+
+  it("paths: pointer to parts to dotted path", () => {
+    expect(pathOf(pointerParts("/tools/1/a~1b"), "m")).toBe("m.tools[1].a/b");
+  });
+
+  it("dropNulls removes only the nulls of keys the schema names", () => {
+    const schema = { properties: { a: {}, b: { properties: { c: {} } }, l: { items: { properties: { x: {} } } } } };
+    expect(dropNulls({ a: null, b: { c: null, free: null }, l: [{ x: null }, null], z: null }, schema)).toEqual({
+      b: { free: null },
+      l: [{}, null],
+      z: null,
+    });
+    expect(schemaKeys(schema, ["l", "[]"])).toEqual(["x"]);
+  });
+});
