@@ -6,12 +6,13 @@ set -e
 [ -n "$FARM" ] || { echo "FARM: an empty directory" >&2; exit 2; }
 mkdir -p "$FARM/orig" "$FARM/bin"
 mount --bind /usr/bin "$FARM/orig"
-for f in "$FARM"/orig/*; do
-  n=$(basename "$f")
-  [ "$n" = bwrap ] && continue
-  [ "$HIDE_APT" = 1 ] && { [ "$n" = apt-get ] || [ "$n" = apt ]; } && continue
-  # a link is copied as it is (its target, relative to /usr/bin, resolves the same there)
-  if [ -L "$f" ]; then cp -P "$f" "$FARM/bin/"; else ln -s "$f" "$FARM/bin/$n"; fi
-done
+hide="-name bwrap"
+[ "$HIDE_APT" = 1 ] && hide="$hide -o -name apt-get -o -name apt"
+# One find per kind, not a process per file (/usr/bin has a thousand): a link is copied as it is
+# (its target, relative to /usr/bin, resolves the same there), anything else is linked to.
+# shellcheck disable=SC2086
+find "$FARM/orig/" -mindepth 1 -maxdepth 1 ! \( $hide \) -type l -exec cp -P -t "$FARM/bin/" {} +
+# shellcheck disable=SC2086
+find "$FARM/orig/" -mindepth 1 -maxdepth 1 ! \( $hide \) ! -type l -exec ln -s -t "$FARM/bin/" {} +
 mount --bind "$FARM/bin" /usr/bin
 exec "$@"
