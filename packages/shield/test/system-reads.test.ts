@@ -59,6 +59,29 @@ describe("default policy: showing system configuration in a shell", () => {
   });
 });
 
+describe("what echo or printf prints inside $(...) is another command's words", () => {
+  it.each([
+    ["cat $(echo /etc/shadow)", "block"],
+    ["cat `echo /etc/shadow`", "block"],
+    ['cat "$(echo /etc/shadow)"', "block"],
+    ["cat $(printf /etc/sh%s adow)", "block"],
+    ["cat $(printf '%s' /etc/shadow)", "block"],
+    ["cp $(echo /etc/shadow) notes/x", "block"],
+    ["cat $(echo /home/dev/notes/private.txt)", "escalate"],
+  ])("%s does not run (%s)", async (command, want) => {
+    expect(await decide(command)).toBe(want);
+  });
+
+  it.each([
+    "cat $(echo src/main.ts)",
+    'git commit -m "$(echo fix the build)"',
+    'echo "built at $(date)"',
+    "echo /etc/shadow",
+  ])("%s runs", async (command) => {
+    expect(await decide(command)).toBe("allow");
+  });
+});
+
 describe("default policy: psql runs workspace SQL files against a local database", () => {
   it.each([
     "psql -f migrations/001.sql",

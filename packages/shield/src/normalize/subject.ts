@@ -398,6 +398,16 @@ function linkRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string | un
   return new Set(targets);
 }
 
+/** The words `echo ARGS` or `printf FORMAT ARGS` prints (printf's `%s`/`%b`/`%c` filled in order). */
+function printedWords(c: SimpleCommand): string[] {
+  const args = c.args.filter((a) => !/^-[neE]+$/.test(a));
+  if (c.name === "echo" || args.length === 0) return args.flatMap((a) => a.split(/\s+/));
+  const [format = "", ...rest] = args;
+  let k = 0;
+  const text = format.replace(/%[-0-9.]*([sbcdq%])/g, (_m, conv: string) => (conv === "%" ? "%" : (rest[k++] ?? "")));
+  return [text, ...rest.slice(k)].flatMap((a) => a.split(/\s+/)).filter((w) => w !== "");
+}
+
 /** Paths and network destinations mentioned by one shell command. */
 function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string | undefined): void {
   const writeLast =
@@ -413,8 +423,10 @@ function commandRefs(s: Subject, c: SimpleCommand, base: PathBase, cwd: string |
   // read-only inline Python: the files it opens are read paths like any other
   for (const r of readOnlyInlinePython(c) ?? [])
     s.paths.push(pathRef("command", r, normalizePath(r, base, cwd), "read", "command"));
-  // printing or naming things is not opening files: `echo $HOME` reads nothing
-  const words = NO_PATH_ARGS.has(c.name) ? [] : c.args;
+  // printing or naming things is not opening files: `echo $HOME` reads nothing; but what echo or
+  // printf prints inside `$(...)` or backticks becomes another command's words (`cat $(echo /etc/shadow)`)
+  const printed = c.via === "subst" && (c.name === "echo" || c.name === "printf");
+  const words = printed ? printedWords(c) : NO_PATH_ARGS.has(c.name) ? [] : c.args;
   const positional = words.filter((w) => !w.startsWith("-"));
   const last = positional[positional.length - 1];
   const linked = linkRefs(s, c, base, cwd);
