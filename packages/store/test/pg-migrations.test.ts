@@ -1,6 +1,7 @@
 // Versioned migrations of the PostgreSQL store: an older database is upgraded on open (each
 // step reported), Engines opening at once take turns, and a newer schema is refused.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PG_SCHEMA_VERSION, PgStore } from "@palisade/store";
 import type { MigrationStep } from "@palisade/store";
 import { postgresUnavailable, startPostgres } from "./postgres-cluster.js";
@@ -26,7 +27,8 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
     await first.recordToolCall({ callId: "c1", messageId: a.id, toolName: "web__fetch", argumentsJson: "{}" });
     await first.close();
     // Back to version 1 as it was released: GIN indexes with a pending list, no result labels,
-    // no call positions.
+    // no call positions, no turn lock function.
+    await cluster.sql(db, "DROP FUNCTION palisade_turn_lock");
     await cluster.sql(db, "ALTER INDEX messages_tsv SET (fastupdate = on)");
     await cluster.sql(db, "ALTER TABLE tool_calls DROP COLUMN result_trust");
     await cluster.sql(db, "ALTER TABLE tool_calls DROP COLUMN text_offset");
@@ -42,6 +44,8 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
         "done 2->3",
         "start 3->4",
         "done 3->4",
+        "start 4->5",
+        "done 4->5",
       ]);
       // a call stored before labels were kept has none; a new one keeps its label
       const calls = (await store.getHistory("s1")).messages.flatMap((m) => m.toolCalls);
@@ -52,6 +56,57 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
       const opts = await cluster.sql(db, "SELECT reloptions FROM pg_class WHERE relname = 'messages_tsv'");
       expect(opts.rows[0]?.reloptions).toEqual(["fastupdate=off"]);
       expect((await store.search("upgrade")).hits.map((h) => h.sessionId)).toEqual(["s1"]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("upgrades a version 4 database with turns: the next turn commits in one statement, continuing its seqs and the audit chain", async () => {
+    const db = await cluster.createDatabase();
+    const first = await open(db);
+    await first.createSession({ id: "s1" });
+    const rows = (i: number) => ({
+      messages: [
+        { id: `u${i}`, role: "user" as const, content: `question ${i}` },
+        { id: `a${i}`, role: "assistant" as const, content: `answer ${i}` },
+      ],
+      toolCalls: [{ callId: "c", messageId: `a${i}`, toolName: "shell__run", argumentsJson: "{}", result: "ok" }],
+      events: [{ type: "RESPONSE_COMPLETE" }],
+      audit: [{ kind: "execution", callId: "c", payload: { i } }],
+    });
+    await first.commitTurn("s1", rows(0));
+    await first.commitTurn("s1", rows(1));
+    await first.close();
+    // version 4 as released: no palisade_turn_lock()
+    await cluster.sql(db, "DROP FUNCTION palisade_turn_lock");
+    await cluster.sql(db, "DELETE FROM palisade_schema WHERE version > 4");
+    const steps: MigrationStep[] = [];
+    const store = await open(db, (s) => steps.push(s));
+    try {
+      expect(steps.map((s) => `${s.phase} ${String(s.from)}->${String(s.to)}`).slice(0, 2)).toEqual([
+        "start 4->5",
+        "done 4->5",
+      ]);
+      await store.commitTurn("s1", rows(2)); // learns the audit head
+      const sent = vi.spyOn(pg.Client.prototype, "query");
+      const done = await store.commitTurn("s1", rows(3));
+      expect(sent.mock.calls).toHaveLength(1);
+      sent.mockRestore();
+      expect(done.messages.map((m) => m.seq)).toEqual([7, 8]);
+      expect(done.events.map((e) => e.seq)).toEqual([4]);
+      expect(done.audit.map((a) => a.seq)).toEqual([4]);
+      expect((await store.getHistory("s1")).messages.map((m) => m.id)).toEqual([
+        "u0",
+        "a0",
+        "u1",
+        "a1",
+        "u2",
+        "a2",
+        "u3",
+        "a3",
+      ]);
+      expect((await store.getSession("s1"))?.messageCount).toBe(8);
+      expect(await store.verifyAudit()).toMatchObject({ ok: true });
     } finally {
       await store.close();
     }

@@ -219,5 +219,48 @@ export const PG_V4 = `
 ALTER TABLE tool_calls ADD COLUMN text_offset INTEGER NOT NULL DEFAULT 0;
 `;
 
-export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2, PG_V3, PG_V4];
+/**
+ * Version 5: palisade_turn_lock(), so that a turn's commit is one statement (turn-sql.ts
+ * TURN_COMMIT): it takes the locks a turn is written under, in the order TURN_LOCK takes them
+ * (the session's lease when fenced, the session's row, the audit head when the turn has audit
+ * rows), refuses the turn by raising (nothing of the statement is then written), and reads the
+ * seq bases after the locks, each query on a fresh snapshot. The caller chains the audit rows from
+ * the head it last saw; when another Engine moved the head since, the function says where it is
+ * (PA003: DETAIL the seq, HINT the hash) and the caller commits again under BEGIN … COMMIT.
+ */
+export const PG_V5 = `
+CREATE FUNCTION palisade_turn_lock(p_session text, p_engine text, p_audit boolean, p_head_seq bigint, p_head_hash text,
+  OUT message_base integer, OUT event_base integer)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+  lease_engine text;
+  lease_live boolean;
+  head_seq bigint;
+  head_hash text;
+BEGIN
+  IF p_engine IS NOT NULL THEN
+    SELECT engine_id, expires_at > (extract(epoch from clock_timestamp()) * 1000)::bigint INTO lease_engine, lease_live
+      FROM session_leases WHERE session_id = p_session FOR UPDATE;
+    IF lease_engine IS NOT NULL AND lease_engine <> p_engine AND lease_live THEN
+      RAISE EXCEPTION 'session % is served by Engine %', p_session, lease_engine
+        USING ERRCODE = 'PA001', DETAIL = lease_engine;
+    END IF;
+  END IF;
+  PERFORM 1 FROM sessions WHERE id = p_session FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'session % does not exist', p_session USING ERRCODE = 'PA002';
+  END IF;
+  IF p_audit THEN
+    SELECT seq, hash INTO head_seq, head_hash FROM audit_head WHERE id = 1 FOR UPDATE;
+    IF head_seq IS DISTINCT FROM p_head_seq OR head_hash IS DISTINCT FROM p_head_hash THEN
+      RAISE EXCEPTION 'the audit head moved to seq %', head_seq
+        USING ERRCODE = 'PA003', DETAIL = head_seq::text, HINT = head_hash;
+    END IF;
+  END IF;
+  SELECT COALESCE(MAX(seq), 0) INTO message_base FROM messages WHERE session_id = p_session AND sub_agent_run_id IS NULL;
+  SELECT COALESCE(MAX(seq), 0) INTO event_base FROM events WHERE session_id = p_session;
+END $$;
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2, PG_V3, PG_V4, PG_V5];
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

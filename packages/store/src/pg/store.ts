@@ -46,6 +46,7 @@ import { migratePg, pgSchemaVersion } from "./migrate.js";
 import * as records from "./records.js";
 import { search } from "./search.js";
 import { commitTurn } from "./turn.js";
+import type { HeadHint } from "./turn.js";
 import * as writes from "./writes.js";
 
 /** Names a key without revealing it (stored in the database to tell Engines holding another key). */
@@ -56,6 +57,8 @@ function keyFingerprint(secret: Buffer): string {
 export class PgStore implements HistoryStore {
   private auditKey: AuditKey | undefined;
   private closed = false;
+  /** The audit head as this store last wrote it: a turn's commit chains from it (turn.ts). */
+  private readonly head: HeadHint = {};
 
   private constructor(private readonly db: PgDb) {}
 
@@ -181,7 +184,12 @@ export class PgStore implements HistoryStore {
   /** `durable: false`: committed (every Engine sees it) but not yet flushed when it resolves; the next durable commit flushes it too. */
   appendAudits(inputs: readonly NewAudit[], options: { durable?: boolean } = {}): Promise<AuditRecord[]> {
     if (inputs.length === 0) return Promise.resolve([]);
-    return this.tx((c) => audit.appendAuditRows(c, inputs, this.auditKey), options);
+    return this.tx(async (c) => {
+      const rows = await audit.appendAuditRows(c, inputs, this.auditKey);
+      const last = rows[rows.length - 1];
+      if (last) this.head.head = { seq: last.seq, hash: last.hash };
+      return rows;
+    }, options);
   }
   auditHead(): Promise<{ seq: number; hash: string }> {
     return audit.auditHead(this.q);
@@ -199,8 +207,8 @@ export class PgStore implements HistoryStore {
    * `fence.engineId`: refused (CONFLICT, nothing written) when another Engine holds the session's
    * lease now — it took the session over while this Engine's turn ran past its lease.
    */
-  commitTurn(sessionId: string, turn: TurnRows, fence?: { engineId: string }): Promise<CommittedTurn> {
-    return this.tx((c) => commitTurn(c, sessionId, turn, this.auditKey, fence));
+  async commitTurn(sessionId: string, turn: TurnRows, fence?: { engineId: string }): Promise<CommittedTurn> {
+    return commitTurn(this.q, sessionId, turn, this.auditKey, this.head, fence);
   }
   async deleteSession(id: string): Promise<DeleteResult> {
     return this.tx((c) => lifecycle.deleteSession(c, id));

@@ -1,7 +1,9 @@
-// A turn's rows in one PostgreSQL transaction (../turn.ts on SQLite), in four round trips
-// whatever the turn holds: BEGIN; one statement that locks what the turn writes under (the
-// session's lease when fenced, the session's row with its counters updated, the audit chain's
-// head); one statement that inserts the messages, tool calls, events and audit entries
+// A turn's rows in one PostgreSQL transaction (../turn.ts on SQLite). A turn of messages, their
+// tool calls, events and audit entries is one statement (turn-sql.ts TURN_COMMIT: one round trip,
+// one WAL flush) when the audit head its rows are chained from is the one this store last saw,
+// as it is while no other Engine appends meanwhile. Otherwise four round trips: BEGIN; one
+// statement that locks what the turn writes under (the session's lease when fenced, the session's
+// row with its counters updated, the audit chain's head); one statement that inserts the rows
 // (multi-row, seqs counted on the server) and moves the audit head and the title; COMMIT.
 // The rare rows (sub-agent runs and their transcripts, artifacts, memory, a call of an earlier
 // message) take their own statements between a first insert of the main messages and the rest.
@@ -9,8 +11,7 @@ import type { PoolClient } from "pg";
 import { chainRows, GENESIS_HASH } from "../audit.js";
 import type { AuditKey } from "../audit.js";
 import { StoreError, notFound } from "../errors.js";
-import { MESSAGE_COLUMNS as MESSAGE_ROW_COLUMNS, TOOL_CALL_COLUMNS, messageRow, toolCallRow } from "../new-rows.js";
-import type { ToolCallColumn } from "../new-rows.js";
+import { TOOL_CALL_COLUMNS, messageRow, toolCallRow } from "../new-rows.js";
 import { messageFromRow, toolCallFromRow } from "../rows.js";
 import type { Row } from "../rows.js";
 import type { CommittedTurn, TurnRows } from "../turn.js";
@@ -18,84 +19,21 @@ import { turnMessages } from "../turn.js";
 import type { AuditRecord, EventRecord, MessageRecord } from "../types.js";
 import { checkToolCall } from "../writes.js";
 import type { NewToolCall } from "../writes.js";
+import type { PgDb } from "./db.js";
 import { mapPgError } from "./errors.js";
 import { tsvectorOf } from "./fts-vector.js";
-import { LEASE_NOW, takenOver } from "./leases.js";
+import { takenOver } from "./leases.js";
 import { appendMemory, recordArtifact } from "./records.js";
+import {
+  MESSAGE_COLUMNS,
+  TURN_COMMIT,
+  TURN_HEAD_MOVED,
+  TURN_INSERT,
+  TURN_LOCK,
+  TURN_NO_SESSION,
+  TURN_TAKEN_OVER,
+} from "./turn-sql.js";
 import { insertMessage, nextMessageSeq, recordSubAgentRun, recordToolCall } from "./writes.js";
-
-// $1 session, $2 fenced, $3 audit head wanted, $4.. counters (as addToSession).
-const LOCK = `WITH l AS (SELECT engine_id, expires_at > ${LEASE_NOW} AS live FROM session_leases WHERE session_id = $1 AND $2::boolean FOR UPDATE),
-s AS (UPDATE sessions SET message_count = message_count + $4, updated_at = GREATEST(updated_at, $5), input_tokens = input_tokens + $6,
-  output_tokens = output_tokens + $7, cache_read_tokens = cache_read_tokens + $8, cache_write_tokens = cache_write_tokens + $9 WHERE id = $1 RETURNING 1),
-h AS (SELECT seq, hash FROM audit_head WHERE id = 1 AND $3::boolean FOR UPDATE)
-SELECT (SELECT engine_id FROM l) AS lease_engine, (SELECT live FROM l) AS lease_live, (SELECT count(*) FROM s)::int AS found,
-  (SELECT seq FROM h) AS head_seq, (SELECT hash FROM h) AS head_hash`;
-
-const TOOL_CALL_TYPES: Record<ToolCallColumn, string> = {
-  call_id: "text",
-  message_id: "text",
-  session_id: "text",
-  sub_agent_run_id: "text",
-  sub_agent_name: "text",
-  tool_name: "text",
-  arguments_json: "text",
-  verdict_decision: "text",
-  verdict_tier: "int",
-  verdict_confidence: "float8",
-  verdict_reason: "text",
-  verdict_rule_ids: "text",
-  verdict_evaluation_us: "bigint",
-  approval_decision: "text",
-  approval_by: "text",
-  approval_at: "bigint",
-  result: "text",
-  is_error: "int",
-  duration_ms: "bigint",
-  artifacts_json: "text",
-  created_at: "bigint",
-  completed_at: "bigint",
-  result_trust: "text",
-  text_offset: "int",
-};
-// The main messages' columns but the three the statement fills in (session, run, seq).
-const MESSAGE_COLUMNS = MESSAGE_ROW_COLUMNS.filter(
-  (c) => c !== "session_id" && c !== "sub_agent_run_id" && c !== "seq",
-);
-const MESSAGE_TYPES = MESSAGE_COLUMNS.map((c) => (c.endsWith("_at") || c.endsWith("_tokens") ? "bigint" : "text"));
-const AUDIT_COLUMNS = ["seq", "ts", "session_id", "kind", "actor", "call_id", "payload", "prev_hash", "hash"] as const;
-const AUDIT_TYPES = ["bigint", "bigint", "text", "text", "text", "text", "text", "text", "text"];
-
-// Parameters in order: $1 session; messages; their tsvectors; tool calls; their tsvectors;
-// events (message_id, type, payload, created_at); audit; the head after them; the title.
-function insertStatement(): string {
-  let n = 1;
-  const arrays = (types: readonly string[]): string[] => types.map((t) => `$${String(++n)}::${t}[]`);
-  const m = arrays([...MESSAGE_TYPES, "text"]);
-  const tc = arrays([...TOOL_CALL_COLUMNS.map((c) => TOOL_CALL_TYPES[c]), "text"]);
-  const e = arrays(["text", "text", "text", "bigint"]);
-  const a = arrays(AUDIT_TYPES);
-  const [headSeq, headHash, title, source, allowed] = [++n, ++n, ++n, ++n, ++n].map((i) => `$${String(i)}`);
-  return `WITH mb AS (SELECT COALESCE(MAX(seq), 0) AS base FROM messages WHERE session_id = $1 AND sub_agent_run_id IS NULL),
-m AS (INSERT INTO messages (session_id, seq, ${MESSAGE_COLUMNS.join(", ")}, tsv)
-  SELECT $1, mb.base + t.n, ${MESSAGE_COLUMNS.map((c) => `t.${c}`).join(", ")}, t.tsv::tsvector
-  FROM mb, unnest(${m.join(", ")}) WITH ORDINALITY AS t(${MESSAGE_COLUMNS.join(", ")}, tsv, n) RETURNING 1),
-c AS (INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}, tsv)
-  SELECT ${TOOL_CALL_COLUMNS.map((c) => `t.${c}`).join(", ")}, t.tsv::tsvector
-  FROM unnest(${tc.join(", ")}) AS t(${TOOL_CALL_COLUMNS.join(", ")}, tsv) RETURNING 1),
-eb AS (SELECT COALESCE(MAX(seq), 0) AS base FROM events WHERE session_id = $1),
-e AS (INSERT INTO events (session_id, seq, message_id, type, payload, created_at)
-  SELECT $1, eb.base + t.n, t.message_id, t.type, t.payload, t.created_at
-  FROM eb, unnest(${e.join(", ")}) WITH ORDINALITY AS t(message_id, type, payload, created_at, n) RETURNING 1),
-a AS (INSERT INTO audit (${AUDIT_COLUMNS.join(", ")}) SELECT * FROM unnest(${a.join(", ")}) RETURNING 1),
-h AS (UPDATE audit_head SET seq = ${headSeq}::bigint, hash = ${headHash}::text WHERE id = 1 AND ${headSeq}::bigint IS NOT NULL RETURNING 1),
-ti AS (UPDATE sessions SET title = ${title}::text, title_source = ${source}::text
-  WHERE id = $1 AND ${title}::text IS NOT NULL AND title_source = ANY(${allowed}::text[]) RETURNING 1)
-SELECT (SELECT base FROM mb) AS message_base, (SELECT base FROM eb) AS event_base,
-  (SELECT count(*) FROM m) + (SELECT count(*) FROM c) + (SELECT count(*) FROM e) + (SELECT count(*) FROM a)
-  + (SELECT count(*) FROM h) + (SELECT count(*) FROM ti) AS written`;
-}
-const INSERT = insertStatement();
 
 interface Batch {
   /** Rows of main-history messages (seq not yet known) and of tool calls, built once. */
@@ -106,19 +44,17 @@ interface Batch {
   autoTitle?: TurnRows["autoTitle"];
 }
 
-/** The main messages, tool calls, events and audit rows of `b` in one statement; the seqs it gave the messages and events. */
-async function insertBatch(
-  c: PoolClient,
-  sessionId: string,
-  b: Batch,
-): Promise<{ messageBase: number; eventBase: number }> {
+type Bases = { messageBase: number; eventBase: number };
+
+/** TURN_INSERT's parameters for `b` (TURN_COMMIT's first ones). */
+function batchParams(sessionId: string, b: Batch): unknown[] {
   const column = <T>(rows: readonly T[], get: (r: T) => unknown): unknown[] => rows.map(get);
   const mrows = b.messages;
   const crows = b.toolCalls;
   const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
   const last = b.audit[b.audit.length - 1];
   const source = b.autoTitle?.source ?? "auto";
-  const params: unknown[] = [
+  return [
     sessionId,
     ...MESSAGE_COLUMNS.map((col) => column(mrows, (r) => r[col])),
     mrows.map((m) => tsvectorOf([text(m.content)])),
@@ -143,35 +79,159 @@ async function insertBatch(
     source,
     source === "auto" ? ["none", "first_message", "auto"] : ["none", "first_message"],
   ];
+}
+
+function insertFailed(cause: unknown, sessionId: string): never {
+  const detail = (cause as { detail?: unknown }).detail;
+  const what = `commitTurn(${sessionId}): ${typeof detail === "string" ? detail : (cause as Error).message}`;
+  return mapPgError(cause, {
+    conflict: `${what} (a message or tool call of this turn is already recorded)`,
+    missing: `${what} (a parent message or sub-agent run does not exist)`,
+    invalid: `${what} (a role, verdict or approval decision is not one the store knows)`,
+  });
+}
+
+/** The main messages, tool calls, events and audit rows of `b` in one statement; the seqs it gave the messages and events. */
+async function insertBatch(c: PoolClient, sessionId: string, b: Batch): Promise<Bases> {
   try {
     const r = await c.query<{ message_base: number; event_base: number }>({
       name: "palisade_commit_turn",
-      text: INSERT,
-      values: params,
+      text: TURN_INSERT,
+      values: batchParams(sessionId, b),
     });
     const row = r.rows[0] as { message_base: number; event_base: number };
     return { messageBase: row.message_base, eventBase: row.event_base };
   } catch (cause) {
-    const detail = (cause as { detail?: unknown }).detail;
-    const what = `commitTurn(${sessionId}): ${typeof detail === "string" ? detail : (cause as Error).message}`;
-    return mapPgError(cause, {
-      conflict: `${what} (a message or tool call of this turn is already recorded)`,
-      missing: `${what} (a parent message or sub-agent run does not exist)`,
-      invalid: `${what} (a role, verdict or approval decision is not one the store knows)`,
-    });
+    return insertFailed(cause, sessionId);
   }
 }
 
+/** The audit head a store last wrote or saw: a turn's audit rows are chained from it before the head is locked. */
+export interface HeadHint {
+  head?: { seq: number; hash: string };
+}
+
+/** A turn's rows as they are inserted, built once (a default id or time is the same in the database and in the records returned). */
+function turnBatch(sessionId: string, turn: TurnRows) {
+  const { own, mainMessages, runMessages, counters } = turnMessages(sessionId, turn);
+  const auditIn = (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId }));
+  const mainRows = mainMessages.map((m) => messageRow(m, 0));
+  const mainIds = new Set(mainRows.map((r) => r.id as string));
+  const toolCalls = turn.toolCalls ?? [];
+  const now = Date.now();
+  const events = (turn.events ?? []).map((e) => ({ ...own(e), createdAt: e.createdAt ?? now }));
+  const rare =
+    (turn.subAgentRuns?.length ?? 0) + runMessages.length + (turn.artifacts?.length ?? 0) + (turn.memory?.length ?? 0) >
+      0 || toolCalls.some((t) => !mainIds.has(t.messageId));
+  return { own, runMessages, counters, auditIn, mainRows, toolCalls, events, rare };
+}
+type TurnBatch = ReturnType<typeof turnBatch>;
+
+function committed(
+  sessionId: string,
+  b: TurnBatch,
+  bases: Bases,
+  messages: MessageRecord[],
+  ownCalls: Row[],
+  audit: AuditRecord[],
+): CommittedTurn {
+  const byId = new Map(messages.map((m) => [m.id, m]));
+  for (const r of ownCalls) byId.get(r.message_id as string)?.toolCalls.push(toolCallFromRow(r));
+  const events: EventRecord[] = b.events.map((e, i) => ({
+    sessionId,
+    seq: bases.eventBase + i + 1,
+    messageId: e.messageId ?? "",
+    type: e.type,
+    payload: typeof e.payload === "string" ? e.payload : JSON.stringify(e.payload ?? {}),
+    createdAt: e.createdAt,
+  }));
+  return { messages, events, audit };
+}
+
+const mainRecords = (rows: Row[], base: number): MessageRecord[] =>
+  rows.map((r, i) => messageFromRow({ ...r, seq: base + i + 1 }));
+
+/**
+ * A turn's commit, in one statement (TURN_COMMIT) when it can be: a turn of main messages, their
+ * tool calls, events and audit rows, whose audit head is known (`hint`). Otherwise, or when another
+ * Engine moved the audit head since, under BEGIN … COMMIT (commitInTx). `hint` is kept up to date.
+ */
 export async function commitTurn(
-  c: PoolClient,
+  db: PgDb,
   sessionId: string,
   turn: TurnRows,
   auditKey: AuditKey | undefined,
+  hint: HeadHint,
   fence?: { engineId: string },
 ): Promise<CommittedTurn> {
-  const { own, mainMessages, runMessages, counters } = turnMessages(sessionId, turn);
-  const { count, newest, usage } = counters;
-  const auditIn = (turn.audit ?? []).map((a) => ({ ...a, sessionId: a.sessionId ?? sessionId }));
+  const b = turnBatch(sessionId, turn);
+  const auditWanted = b.auditIn.length > 0;
+  if (!b.rare && (!auditWanted || hint.head !== undefined)) {
+    const head = hint.head ?? { seq: 0, hash: GENESIS_HASH };
+    const audit = chainRows(head, b.auditIn, auditKey);
+    const ownCalls = b.toolCalls.map((call) => {
+      checkToolCall(call);
+      return toolCallRow(call, sessionId);
+    });
+    const { count, newest, usage } = b.counters;
+    const params = [
+      ...batchParams(sessionId, {
+        messages: b.mainRows,
+        toolCalls: ownCalls,
+        events: b.events,
+        audit,
+        ...(turn.autoTitle ? { autoTitle: turn.autoTitle } : {}),
+      }),
+      fence?.engineId ?? null,
+      auditWanted,
+      auditWanted ? head.seq : null,
+      auditWanted ? head.hash : null,
+      count,
+      newest,
+      usage.inputTokens,
+      usage.outputTokens,
+      usage.cacheReadTokens,
+      usage.cacheWriteTokens,
+    ];
+    let r: { rows: Array<{ message_base: number; event_base: number }> } | undefined;
+    try {
+      r = await db.pool.query<{ message_base: number; event_base: number }>({
+        name: "palisade_commit_turn_locked",
+        text: TURN_COMMIT,
+        values: params,
+      });
+    } catch (cause) {
+      const e = cause as { code?: unknown; detail?: unknown; hint?: unknown };
+      if (e.code === TURN_TAKEN_OVER) throw takenOver(sessionId, String(e.detail));
+      if (e.code === TURN_NO_SESSION) throw notFound("session", sessionId);
+      if (e.code !== TURN_HEAD_MOVED) insertFailed(cause, sessionId);
+      // Another Engine appended to the chain: commit under the locks, from the head as it is.
+      delete hint.head;
+    }
+    if (r !== undefined) {
+      const row = r.rows[0] as { message_base: number; event_base: number };
+      const bases = { messageBase: row.message_base, eventBase: row.event_base };
+      const last = audit[audit.length - 1];
+      if (last) hint.head = { seq: last.seq, hash: last.hash };
+      return committed(sessionId, b, bases, mainRecords(b.mainRows, bases.messageBase), ownCalls, audit);
+    }
+  }
+  const done = await db.tx((c) => commitInTx(c, sessionId, turn, b, auditKey, fence));
+  const last = done.audit[done.audit.length - 1];
+  if (last) hint.head = { seq: last.seq, hash: last.hash };
+  return done;
+}
+
+/** The turn under BEGIN … COMMIT: its locks first (TURN_LOCK), then its rows. */
+async function commitInTx(
+  c: PoolClient,
+  sessionId: string,
+  turn: TurnRows,
+  b: TurnBatch,
+  auditKey: AuditKey | undefined,
+  fence?: { engineId: string },
+): Promise<CommittedTurn> {
+  const { count, newest, usage } = b.counters;
   const lock = (
     await c.query<{
       lease_engine: string | null;
@@ -179,10 +239,10 @@ export async function commitTurn(
       found: number;
       head_seq: number | null;
       head_hash: string | null;
-    }>(LOCK, [
+    }>(TURN_LOCK, [
       sessionId,
       fence !== undefined,
-      auditIn.length > 0,
+      b.auditIn.length > 0,
       count,
       newest,
       usage.inputTokens,
@@ -198,26 +258,10 @@ export async function commitTurn(
     lock.head_seq !== null && lock.head_hash !== null
       ? { seq: lock.head_seq, hash: lock.head_hash }
       : { seq: 0, hash: GENESIS_HASH };
-  const audit = chainRows(head, auditIn, auditKey);
-
-  // Every row is built once: a default id or time is the same in the database and in the records returned.
-  const mainRows = mainMessages.map((m) => messageRow(m, 0));
-  const mainIds = new Set(mainRows.map((r) => r.id as string));
-  const toolCalls = turn.toolCalls ?? [];
-  const now = Date.now();
-  const events = (turn.events ?? []).map((e) => ({ ...own(e), createdAt: e.createdAt ?? now }));
-  const rare =
-    (turn.subAgentRuns?.length ?? 0) + runMessages.length + (turn.artifacts?.length ?? 0) + (turn.memory?.length ?? 0) >
-      0 || toolCalls.some((t) => !mainIds.has(t.messageId));
+  const audit = chainRows(head, b.auditIn, auditKey);
+  const { own, mainRows, toolCalls, events } = b;
 
   const messages: MessageRecord[] = [];
-  const byId = new Map<string, MessageRecord>();
-  const keep = (rec: MessageRecord): void => {
-    messages.push(rec);
-    byId.set(rec.id, rec);
-  };
-  const keepMain = (base: number): void =>
-    mainRows.forEach((r, i) => keep(messageFromRow({ ...r, seq: base + i + 1 })));
   const ownCalls: Row[] = [];
   const ownCall = (call: NewToolCall): void => {
     checkToolCall(call);
@@ -230,25 +274,25 @@ export async function commitTurn(
     audit,
     ...(turn.autoTitle ? { autoTitle: turn.autoTitle } : {}),
   });
-  let bases: { messageBase: number; eventBase: number };
-  if (!rare) {
+  let bases: Bases;
+  if (!b.rare) {
     toolCalls.forEach(ownCall);
     bases = await insertBatch(c, sessionId, { ...rest(), messages: mainRows });
-    keepMain(bases.messageBase);
+    messages.push(...mainRecords(mainRows, bases.messageBase));
   } else {
-    keepMain(
-      (await insertBatch(c, sessionId, { messages: mainRows, toolCalls: [], events: [], audit: [] })).messageBase,
-    );
+    const first = await insertBatch(c, sessionId, { messages: mainRows, toolCalls: [], events: [], audit: [] });
+    messages.push(...mainRecords(mainRows, first.messageBase));
     for (const r of turn.subAgentRuns ?? []) await recordSubAgentRun(c, own(r));
     const seqs = new Map<string, number>();
-    for (const m of runMessages) {
+    for (const m of b.runMessages) {
       const run = m.subAgentRunId as string;
       const seq = seqs.get(run) ?? (await nextMessageSeq(c, sessionId, run));
       seqs.set(run, seq + 1);
-      keep(await insertMessage(c, m, seq));
+      messages.push(await insertMessage(c, m, seq));
     }
+    const ids = new Set(messages.map((m) => m.id));
     for (const call of toolCalls) {
-      if (byId.has(call.messageId)) {
+      if (ids.has(call.messageId)) {
         ownCall(call);
         continue;
       }
@@ -264,14 +308,5 @@ export async function commitTurn(
     for (const m of turn.memory ?? []) await appendMemory(c, own(m));
     bases = await insertBatch(c, sessionId, rest());
   }
-  for (const r of ownCalls) byId.get(r.message_id as string)?.toolCalls.push(toolCallFromRow(r));
-  const eventRecords: EventRecord[] = events.map((e, i) => ({
-    sessionId,
-    seq: bases.eventBase + i + 1,
-    messageId: e.messageId ?? "",
-    type: e.type,
-    payload: typeof e.payload === "string" ? e.payload : JSON.stringify(e.payload ?? {}),
-    createdAt: e.createdAt,
-  }));
-  return { messages, events: eventRecords, audit };
+  return committed(sessionId, b, bases, messages, ownCalls, audit);
 }
