@@ -114,7 +114,7 @@ export async function startContainment(opts: ContainmentOptions): Promise<Contai
   const logs: string[] = [];
   const config = await loadConfig(configPath, {});
   const engine = await startEngine({ dataDir, config, env: {}, log: (l) => logs.push(l) });
-  await engine.agentReady(30_000);
+  await engine.agentReady(60_000); // a bound for an Agent that never connects, not a measure
   const client = createClient(ClientService, engine.address, { bearerToken: engine.bearerToken });
 
   const turn = async (calls: Array<{ name: string; arguments: Record<string, unknown> }>): Promise<TurnResult> => {

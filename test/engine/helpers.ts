@@ -139,7 +139,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       log: (l) => logs.push(l),
       ...(opts.engineLimits ? { limits: opts.engineLimits } : {}),
     });
-    await engine.agentReady(20_000);
+    await engine.agentReady(60_000); // a bound for an Agent that never connects, not a measure
     return { engine, client: createClient(ClientService, engine.address, { bearerToken: engine.bearerToken }) };
   };
   let cur = await boot();

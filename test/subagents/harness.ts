@@ -80,7 +80,7 @@ export async function startLab(
     log: (l) => logs.push(l),
     ...options,
   });
-  await engine.agentReady(20_000);
+  await engine.agentReady(60_000); // a bound for an Agent that never connects, not a measure
   const events: PipelineEvent[] = [];
   engine.onEvent((ev) => events.push(ev));
   const client = createClient(ClientService, engine.address, { bearerToken: engine.bearerToken });

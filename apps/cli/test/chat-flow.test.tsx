@@ -10,7 +10,8 @@ import { initialState } from "../src/tui/state/reducer.js";
 import { startFakeEngine } from "./fake/fake-engine.js";
 import type { RunningFakeEngine } from "./fake/fake-engine.js";
 
-async function until(check: () => boolean, what: () => string, timeoutMs = 10_000): Promise<void> {
+// The deadline bounds a wait for what never comes; a loaded machine is slow, not wrong.
+async function until(check: () => boolean, what: () => string, timeoutMs = 60_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting; last frame:\n${what()}`);

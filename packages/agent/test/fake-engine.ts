@@ -134,7 +134,8 @@ export class FakeEngine {
     this.out.push(directive);
   }
 
-  async connected(timeoutMs = 5000): Promise<AgentEvent> {
+  // The deadlines below bound waits for something that never comes; a loaded machine is slow, not wrong.
+  async connected(timeoutMs = 60_000): Promise<AgentEvent> {
     return waitFor(() => this.events.find((e) => e.event.case === "ready"), { timeoutMs, message: "AgentReady" });
   }
 
@@ -143,12 +144,12 @@ export class FakeEngine {
   }
 
   /** Sends a ProcessRequest and waits for its AgentResponseComplete or AgentError. */
-  async turn(req: ProcessInit, timeoutMs = 10_000): Promise<TurnOutcome> {
+  async turn(req: ProcessInit, timeoutMs = 60_000): Promise<TurnOutcome> {
     this.send({ directive: { case: "process", value: req } });
     return this.outcome(req.messageId ?? "", timeoutMs);
   }
 
-  async outcome(messageId: string, timeoutMs = 10_000): Promise<TurnOutcome> {
+  async outcome(messageId: string, timeoutMs = 60_000): Promise<TurnOutcome> {
     await waitFor(
       () => this.ofMessage(messageId).some((e) => e.event.case === "responseComplete" || e.event.case === "agentError"),
       { timeoutMs, message: `end of turn ${messageId}` },

@@ -94,7 +94,8 @@ export function alive(pid: number): boolean {
   }
 }
 
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000): Promise<void> {
+/** Polls `check`; `timeoutMs` bounds a wait that never ends (a loaded machine stretches every step). */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -216,7 +216,6 @@ describe("health: a server that stops answering", () => {
       await until(
         () => host.status()[0]?.restarts === 1 && host.status()[0]?.state === "ready",
         "a restart after the unanswered ping",
-        20_000,
       );
       expect(recordedPids(record)).toHaveLength(2);
       expect(alive(wrapper)).toBe(false);

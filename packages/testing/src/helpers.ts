@@ -16,7 +16,10 @@ export async function makeTempDir(prefix = "palisade-test-"): Promise<TempDir> {
 }
 
 export interface WaitForOptions {
-  /** Default 5000 ms. */
+  /**
+   * Default 60 s: a bound for a condition that never comes, not a measure of how soon it comes
+   * (the wait ends as soon as it holds). A machine at full load makes a 1 s step take 10 s or more.
+   */
   timeoutMs?: number;
   /** Default 10 ms. */
   intervalMs?: number;
@@ -33,7 +36,7 @@ export async function waitFor<T>(
   options: WaitForOptions | number = {},
 ): Promise<NonNullable<T>> {
   const opts = typeof options === "number" ? { timeoutMs: options } : options;
-  const timeoutMs = opts.timeoutMs ?? 5000;
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   const intervalMs = opts.intervalMs ?? 10;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;

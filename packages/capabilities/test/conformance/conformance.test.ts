@@ -44,7 +44,7 @@ for (const { version, notApplicable, notYet } of EXPECTED) {
 
     for (const scenario of scenarios) {
       const excused = notApplicable[scenario] ?? notYet[scenario];
-      it(`${scenario}${excused ? ` (expected to fail: ${excused})` : ""}`, { timeout: 60_000 }, async ({ signal }) => {
+      it(`${scenario}${excused ? ` (expected to fail: ${excused})` : ""}`, { timeout: 300_000 }, async ({ signal }) => {
         const result = await runScenario(version, scenario, signal);
         if (excused)
           expect(result.passed, `${scenario} passes now: remove it from the exceptions of ${label}`).toBe(false);

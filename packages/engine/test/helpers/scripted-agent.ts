@@ -61,7 +61,7 @@ export class ScriptedAgent {
   /** The next directive of the given kind (others are skipped but kept in `all`). */
   async next<K extends EngineDirective["directive"]["case"]>(
     kind: K,
-    timeoutMs = 5000,
+    timeoutMs = 60_000, // a bound for a directive that never comes: a loaded machine is slow, not wrong
   ): Promise<Extract<EngineDirective["directive"], { case: K }>["value"]> {
     const it = this.it;
     const deadline = Date.now() + timeoutMs;
