@@ -6,11 +6,24 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { referenceTable, standaloneModule } from "../packages/schema/src/standalone.js";
 import { configSchema } from "../packages/config/src/schema.js";
+import { manifestSchema } from "../packages/capabilities/src/manifest/schema.js";
+import { capabilityConfigSchema } from "../packages/capabilities/src/config.js";
+import { httpSchema, stdioSchema } from "../packages/capabilities/src/mcp/config.js";
 
 const root = join(import.meta.dirname, "..");
 /** @type {{ out: string, source: string, schemas: Record<string, object> }[]} */
 const modules = [
   { out: "packages/config/src/schema.generated.ts", source: "schema.ts", schemas: { validateConfig: configSchema } },
+  {
+    out: "packages/capabilities/src/schemas.generated.ts",
+    source: "manifest/schema.ts, config.ts and mcp/config.ts",
+    schemas: {
+      validateManifestStructure: manifestSchema,
+      validateCapabilityConfig: capabilityConfigSchema,
+      validateMcpStdio: stdioSchema,
+      validateMcpHttp: httpSchema,
+    },
+  },
 ];
 for (const m of modules) {
   writeFileSync(join(root, m.out), standaloneModule(m.schemas, m.source));

@@ -1,6 +1,6 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { Ajv } from "ajv";
+import type { ValidateFunction } from "@palisade/schema";
 import { ValidationError } from "./errors.js";
 import type { Problem } from "./errors.js";
 import { describeAjvErrors } from "./json-schema.js";
@@ -8,6 +8,7 @@ import { parseHostEntry } from "./manifest/hosts.js";
 import { ID_PATTERN } from "./manifest/schema.js";
 import type { NetworkPolicy } from "./manifest/types.js";
 import { SELU_ONLY_KEYS, mcpConfigProblems } from "./mcp/config.js";
+import { validateCapabilityConfig } from "./schemas.generated.js";
 import type { McpServerConfig } from "./mcp/config.js";
 
 /** How one capability runs: Palisade configuration, not manifest. At most one launch mode. */
@@ -157,7 +158,8 @@ export const capabilityConfigSchema = {
   },
 } as const;
 
-const validateOne = new Ajv({ allErrors: true, verbose: true, strict: true }).compile(capabilityConfigSchema);
+// Compiled ahead of time (`npx tsx scripts/schemas.mjs`).
+const validateOne = validateCapabilityConfig as unknown as ValidateFunction;
 
 /**
  * Validates a list of capability configs (e.g. the `capabilities:` list of the Engine's config
@@ -185,7 +187,7 @@ export function validateCapabilityConfigs(
         problems.push({ file, path: p.path, message: p.message });
       return;
     }
-    const raw = item as unknown as Record<string, unknown>;
+    const raw = item as Record<string, unknown>;
     const id = String(raw.id);
     const first = seen.get(id);
     if (first !== undefined)

@@ -35,10 +35,14 @@ export interface Problem {
   /** Field path such as `tools[1].input_schema`; empty for the whole document. */
   path: string;
   message: string;
+  /** Where in the file (1-based), when the problem came from a YAML file. */
+  line?: number;
+  col?: number;
 }
 
 export function formatProblem(p: Problem): string {
-  return p.path ? `${p.file}: ${p.path}: ${p.message}` : `${p.file}: ${p.message}`;
+  const at = p.line === undefined ? "" : ` (line ${p.line}, column ${p.col ?? 1})`;
+  return `${p.path ? `${p.file}: ${p.path}: ${p.message}` : `${p.file}: ${p.message}`}${at}`;
 }
 
 /** Raised when a manifest or config is refused; lists every problem, not just the first. */

@@ -160,6 +160,13 @@ export function pointerParts(pointer: string): (string | number)[] {
     });
 }
 
+/** `tools[1].name` → `["tools", 1, "name"]` (the inverse of pathOf, for keys without dots or brackets). */
+export function pathParts(path: string): (string | number)[] {
+  const out: (string | number)[] = [];
+  for (const m of path.matchAll(/([^.[\]]+)|\[(\d+)\]/g)) out.push(m[2] !== undefined ? Number(m[2]) : (m[1] ?? ""));
+  return out;
+}
+
 /** `["tools", 1, "name"]` → `tools[1].name`, after `base`. */
 export function pathOf(parts: DataPath, base = ""): string {
   let out = base;

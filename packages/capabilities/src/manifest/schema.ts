@@ -1,4 +1,9 @@
-/** Structure of a Selu `manifest.yaml` for ajv; cross-field rules live in validate.ts. */
+/**
+ * Structure of a Selu `manifest.yaml` for ajv; cross-field rules live in validate.ts. Compiled
+ * ahead of time into ../schemas.generated.ts (`npx tsx scripts/schemas.mjs`).
+ */
+import { schemaKeys } from "@palisade/schema";
+
 const positiveInteger = { type: "integer", minimum: 1 } as const;
 
 export const ID_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$";
@@ -90,33 +95,12 @@ export const manifestSchema = {
   },
 } as const;
 
-/** Keys Palisade understands, per object; anything else is a warning, not an error. */
+/** Keys Palisade understands, per object (from the schema); anything else is a warning, not an error. */
 export const KNOWN_KEYS: Record<string, readonly string[]> = {
-  "": [
-    "id",
-    "class",
-    "image",
-    "tool_source",
-    "discovery_tool_name",
-    "tools",
-    "network",
-    "filesystem",
-    "sandbox",
-    "credentials",
-    "resources",
-  ],
-  tools: [
-    "name",
-    "description",
-    "input_schema",
-    "requires_confirmation",
-    "recommended_policy",
-    "terminal_on_success",
-    "streaming",
-    "semantics",
-  ],
-  network: ["mode", "hosts"],
-  credentials: ["name", "scope", "credential_type", "required", "description"],
-  sandbox: ["read_only", "writable", "sockets"],
-  resources: ["max_memory_mb", "max_cpu_fraction", "max_cpu_seconds", "pids_limit", "max_file_size_mb"],
+  "": schemaKeys(manifestSchema),
+  tools: schemaKeys(manifestSchema, ["tools", "[]"]),
+  network: schemaKeys(manifestSchema, ["network"]),
+  credentials: schemaKeys(manifestSchema, ["credentials", "[]"]),
+  sandbox: schemaKeys(manifestSchema, ["sandbox"]),
+  resources: schemaKeys(manifestSchema, ["resources"]),
 };

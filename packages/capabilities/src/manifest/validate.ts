@@ -1,14 +1,15 @@
-import { Ajv } from "ajv";
-import { LineCounter, parseDocument } from "yaml";
+import { didYouMean, pathParts, readYaml } from "@palisade/schema";
+import type { ValidateFunction } from "@palisade/schema";
 import { ValidationError } from "../errors.js";
 import type { Problem } from "../errors.js";
 import { compileToolSchema, describeAjvErrors } from "../json-schema.js";
 import { parseHostEntry } from "./hosts.js";
-import { KNOWN_KEYS, manifestSchema } from "./schema.js";
+import { validateManifestStructure } from "../schemas.generated.js";
+import { KNOWN_KEYS } from "./schema.js";
 import { RESOURCE_DEFAULTS } from "./types.js";
 import type { CredentialSpec, Manifest, ManifestTool, Policy } from "./types.js";
 
-const validateStructure = new Ajv({ allErrors: true, verbose: true, strict: true }).compile(manifestSchema);
+const validateStructure = validateManifestStructure as unknown as ValidateFunction;
 
 type Raw = Record<string, unknown>;
 
@@ -17,20 +18,25 @@ type Raw = Record<string, unknown>;
  * with its field path; any problem refuses the whole manifest (throws ValidationError).
  */
 export function parseManifest(text: string, file: string): Manifest {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  if (doc.errors.length > 0) {
-    const problems = doc.errors.map((e) => {
-      const pos = lineCounter.linePos(e.pos[0]);
-      return {
-        file,
-        path: "",
-        message: `YAML syntax error at line ${pos.line}, column ${pos.col}: ${e.message.split("\n")[0] ?? ""}`,
-      };
-    });
+  const yaml = readYaml(text);
+  if (yaml.errors.length > 0) {
+    const problems = yaml.errors.map((e) => ({
+      file,
+      path: "",
+      message: `YAML syntax error at line ${e.line}, column ${e.col}: ${e.message}`,
+      line: e.line,
+      col: e.col,
+    }));
     throw new ValidationError("invalid_manifest", `manifest ${file}`, problems);
   }
-  return validateManifest(doc.toJS() as unknown, file);
+  try {
+    return validateManifest(yaml.data, file);
+  } catch (err) {
+    if (!(err instanceof ValidationError)) throw err;
+    // Each problem placed where it is written (an unknown key at the key, a missing one at its parent).
+    const placed = err.problems.map((p) => ({ ...p, ...yaml.locate(pathParts(p.path)) }));
+    throw new ValidationError("invalid_manifest", `manifest ${file}`, placed);
+  }
 }
 
 /** Validates an already-parsed manifest document. */
@@ -130,7 +136,11 @@ function unknownKeys(raw: Raw): string[] {
   const check = (obj: unknown, known: readonly string[], path: string): void => {
     if (typeof obj !== "object" || obj === null || Array.isArray(obj)) return;
     for (const key of Object.keys(obj)) {
-      if (!known.includes(key)) out.push(`${path ? `${path}.` : ""}${key}: unknown field, ignored`);
+      if (known.includes(key)) continue;
+      const near = didYouMean(key, known);
+      out.push(
+        `${path ? `${path}.` : ""}${key}: unknown field, ignored${near === undefined ? "" : `; did you mean ${near}?`}`,
+      );
     }
   };
   check(raw, KNOWN_KEYS[""] ?? [], "");

@@ -1,9 +1,9 @@
-import { Ajv } from "ajv";
-import type { ValidateFunction } from "ajv";
+import type { ValidateFunction } from "@palisade/schema";
 import type { Problem } from "../errors.js";
 import { describeAjvErrors } from "../json-schema.js";
 import { TOOL_NAME_PATTERN } from "../manifest/schema.js";
 import type { Policy } from "../manifest/types.js";
+import { validateMcpHttp, validateMcpStdio } from "../schemas.generated.js";
 
 /** An MCP server run by the Engine over stdio. Values may contain `${secret:name}`. */
 export interface McpStdioConfig {
@@ -75,7 +75,7 @@ const policyMap = {
   additionalProperties: { enum: ["allow", "ask", "block"] },
 } as const;
 
-const stdioSchema = {
+export const stdioSchema = {
   type: "object",
   required: ["command"],
   additionalProperties: false,
@@ -93,7 +93,7 @@ const stdioSchema = {
   },
 } as const;
 
-const httpSchema = {
+export const httpSchema = {
   type: "object",
   required: ["url"],
   additionalProperties: false,
@@ -123,15 +123,11 @@ const httpSchema = {
   },
 } as const;
 
-// Compiled for the first `mcp:` entry: a configuration without MCP servers never pays for it.
-let validators: { stdio: ValidateFunction; http: ValidateFunction } | undefined;
-function mcpValidators(): { stdio: ValidateFunction; http: ValidateFunction } {
-  if (!validators) {
-    const ajv = new Ajv({ allErrors: true, verbose: true, strict: true });
-    validators = { stdio: ajv.compile(stdioSchema), http: ajv.compile(httpSchema) };
-  }
-  return validators;
-}
+// Compiled ahead of time (`npx tsx scripts/schemas.mjs`).
+const validators = {
+  stdio: validateMcpStdio as unknown as ValidateFunction,
+  http: validateMcpHttp as unknown as ValidateFunction,
+};
 
 /** Capability config keys that only make sense for Selu capabilities. */
 export const SELU_ONLY_KEYS = [
@@ -161,7 +157,7 @@ export function mcpConfigProblems(value: unknown, at: string, file: string): Pro
     return [{ file, path: at, message: "set either command (stdio) or url (streamable HTTP), not both" }];
   if (!("command" in v) && !("url" in v))
     return [{ file, path: at, message: "needs command (a stdio server's argv) or url (a streamable HTTP endpoint)" }];
-  const validate = "command" in v ? mcpValidators().stdio : mcpValidators().http;
+  const validate = "command" in v ? validators.stdio : validators.http;
   if (!validate(v)) return describeAjvErrors(validate.errors, at).map((p) => ({ file, ...p }));
   const problems: Problem[] = [];
   if (typeof v.url === "string" && !URL.canParse(v.url))
