@@ -173,7 +173,6 @@ export async function commitTurn(
       checkToolCall(call);
       return toolCallRow(call, sessionId);
     });
-    const { count, newest, usage } = b.counters;
     const params = [
       ...batchParams(sessionId, {
         messages: b.mainRows,
@@ -186,12 +185,7 @@ export async function commitTurn(
       auditWanted,
       auditWanted ? head.seq : null,
       auditWanted ? head.hash : null,
-      count,
-      newest,
-      usage.inputTokens,
-      usage.outputTokens,
-      usage.cacheReadTokens,
-      usage.cacheWriteTokens,
+      ...counterParams(b),
     ];
     let r: { rows: Array<{ message_base: number; event_base: number }> } | undefined;
     try {
@@ -211,15 +205,25 @@ export async function commitTurn(
     if (r !== undefined) {
       const row = r.rows[0] as { message_base: number; event_base: number };
       const bases = { messageBase: row.message_base, eventBase: row.event_base };
-      const last = audit[audit.length - 1];
-      if (last) hint.head = { seq: last.seq, hash: last.hash };
+      rememberHead(hint, audit);
       return committed(sessionId, b, bases, mainRecords(b.mainRows, bases.messageBase), ownCalls, audit);
     }
   }
   const done = await db.tx((c) => commitInTx(c, sessionId, turn, b, auditKey, fence));
-  const last = done.audit[done.audit.length - 1];
-  if (last) hint.head = { seq: last.seq, hash: last.hash };
+  rememberHead(hint, done.audit);
   return done;
+}
+
+/** The session counters' parameters, in the order both commit statements take them (as addToSession). */
+function counterParams(b: TurnBatch): number[] {
+  const { count, newest, usage } = b.counters;
+  return [count, newest, usage.inputTokens, usage.outputTokens, usage.cacheReadTokens, usage.cacheWriteTokens];
+}
+
+/** The head a committed turn's audit rows leave, for the next turn's one-statement commit. */
+function rememberHead(hint: HeadHint, audit: ReadonlyArray<{ seq: number; hash: string }>): void {
+  const last = audit[audit.length - 1];
+  if (last) hint.head = { seq: last.seq, hash: last.hash };
 }
 
 /** The turn under BEGIN … COMMIT: its locks first (TURN_LOCK), then its rows. */
@@ -231,7 +235,6 @@ async function commitInTx(
   auditKey: AuditKey | undefined,
   fence?: { engineId: string },
 ): Promise<CommittedTurn> {
-  const { count, newest, usage } = b.counters;
   const lock = (
     await c.query<{
       lease_engine: string | null;
@@ -239,17 +242,7 @@ async function commitInTx(
       found: number;
       head_seq: number | null;
       head_hash: string | null;
-    }>(TURN_LOCK, [
-      sessionId,
-      fence !== undefined,
-      b.auditIn.length > 0,
-      count,
-      newest,
-      usage.inputTokens,
-      usage.outputTokens,
-      usage.cacheReadTokens,
-      usage.cacheWriteTokens,
-    ])
+    }>(TURN_LOCK, [sessionId, fence !== undefined, b.auditIn.length > 0, ...counterParams(b)])
   ).rows[0];
   if (fence && lock?.lease_engine != null && lock.lease_engine !== fence.engineId && lock.lease_live === true)
     throw takenOver(sessionId, lock.lease_engine);
