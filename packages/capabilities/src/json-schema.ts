@@ -1,6 +1,7 @@
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { pathOf, pointerParts } from "@palisade/schema";
 import { re2RegExp } from "./schema-regexp.js";
 
 /**
@@ -31,24 +32,13 @@ export function compileToolSchema(schema: Record<string, unknown>): ValidateFunc
   }
 }
 
-/** `/tools/1/name` → `tools[1].name`, prefixed with `base`. */
-export function pointerToPath(pointer: string, base = ""): string {
-  let out = base;
-  for (const raw of pointer.split("/").slice(1)) {
-    const part = raw.replace(/~1/g, "/").replace(/~0/g, "~");
-    if (/^\d+$/.test(part)) out += `[${part}]`;
-    else out += out ? `.${part}` : part;
-  }
-  return out;
-}
-
 /** Readable messages for ajv errors, one per error, naming the field. */
 export function describeAjvErrors(
   errors: ErrorObject[] | null | undefined,
   base = "",
 ): { path: string; message: string }[] {
   return (errors ?? []).map((e) => {
-    const path = pointerToPath(e.instancePath, base);
+    const path = pathOf(pointerParts(e.instancePath), base);
     const p = e.params as Record<string, unknown>;
     switch (e.keyword) {
       case "required":
