@@ -49,6 +49,8 @@ export {
 } from "./discovery.js";
 export type { Discovered, EngineInfo, EngineSetup, PathOptions } from "./discovery.js";
 export { engineLockHolder, LOCK_FILE, tryLockEngine } from "./engine-lock.js";
+export { assertPrivatePath, describeUid, PrivatePathError, privatePathProblem } from "./private-path.js";
+export type { PrivatePathOptions } from "./private-path.js";
 export type { EngineLock } from "./engine-lock.js";
 export { configFileChanged, currentSetup, keyHmac, setupChanges, setupOf } from "./setup.js";
 export type { CurrentSetup, SetupChange, SetupSource } from "./setup.js";
