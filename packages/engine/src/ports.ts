@@ -447,6 +447,16 @@ export interface CapabilityState {
   warnings?: string[];
 }
 
+/** `unattended`: the client had no person to ask (no terminal); the call does not run. */
+export type ApprovalOutcome = "allow_once" | "allow_session" | "deny" | "unattended" | "timeout" | "cancelled";
+export type ApprovalAnswer = "allow_once" | "allow_session" | "deny" | "unattended";
+
+/** The user's answer to an elicitation form shown as an approval: the action, and with accept the form's values (JSON). */
+export interface FormAnswer {
+  action: "accept" | "decline" | "cancel";
+  contentJson: string;
+}
+
 /** What an MCP server asks the user during a call (elicitation, form mode); the words are the server's. */
 export interface ElicitQuestion {
   capabilityId: string;

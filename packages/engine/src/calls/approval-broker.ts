@@ -1,16 +1,7 @@
 // Human approvals (Shield tier 3): one pending entry per escalated call; the first answer wins,
 // the deadline denies, cancellation of the turn resolves it as cancelled.
 import { randomUUID } from "node:crypto";
-
-/** `unattended`: the client had no person to ask (no terminal); the call does not run. */
-export type ApprovalOutcome = "allow_once" | "allow_session" | "deny" | "unattended" | "timeout" | "cancelled";
-export type ApprovalAnswer = "allow_once" | "allow_session" | "deny" | "unattended";
-
-/** The user's answer to an elicitation form shown as an approval: the action, and with accept the form's values (JSON). */
-export interface FormAnswer {
-  action: "accept" | "decline" | "cancel";
-  contentJson: string;
-}
+import type { ApprovalAnswer, ApprovalOutcome, FormAnswer } from "../ports.js";
 
 interface Pending {
   sessionId: string;

@@ -1,9 +1,8 @@
 // Asking a person about a call the Shield escalated, unless a session grant already answers it.
 import { PipelineEventType } from "@palisade/protocol/pipeline";
-import type { ApprovalOutcome } from "./approval-broker.js";
 import { visible, visibleJson } from "../adapters/shield.js";
 import { approvalToProto } from "../history/convert.js";
-import type { ActionClassInfo, ToolSpec, VerdictRecord } from "../ports.js";
+import type { ActionClassInfo, ApprovalOutcome, ToolSpec, VerdictRecord } from "../ports.js";
 import { shieldInput } from "./context.js";
 import type { CallRecord } from "./record.js";
 

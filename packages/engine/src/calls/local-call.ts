@@ -4,11 +4,10 @@
 import { randomUUID } from "node:crypto";
 import { PipelineEventType } from "@palisade/protocol/pipeline";
 import { ApprovalBroker } from "./approval-broker.js";
-import type { ApprovalAnswer } from "./approval-broker.js";
 import { ZERO_USAGE } from "../history/convert.js";
 import { EventBus } from "../events.js";
 import type { LocalTools } from "./local-tools.js";
-import type { ArtifactInfo, SessionRecord, VerdictRecord } from "../ports.js";
+import type { ApprovalAnswer, ArtifactInfo, SessionRecord, VerdictRecord } from "../ports.js";
 import { Turn } from "../history/turn.js";
 import { ArgumentValidator } from "./validate.js";
 import { runToolCall } from "./run.js";

@@ -10,10 +10,10 @@ import type {
   TokenUsageSchema,
 } from "@palisade/protocol/types";
 import { SessionSort } from "@palisade/protocol/pipeline";
-import type { FormAnswer } from "../calls/approval-broker.js";
 import type {
   ArtifactInfo,
   Decision,
+  FormAnswer,
   MessageRecord,
   Mode,
   SessionRecord,

@@ -18,6 +18,7 @@ import { newToken, TokenTable } from "./tokens.js";
 import { AgentToolsHost, ScopedHost } from "./tools.js";
 import type { AgentToolCall, AgentToolHandler } from "./tools.js";
 import { handleAgentTool } from "./tool-handlers.js";
+import type { AgentRuns, SpawnRequest } from "./tool-handlers.js";
 
 const T = PipelineEventType;
 /** Finished runs kept in memory for agent_status / agent_result / list_agents. */
@@ -28,14 +29,6 @@ const EVENT_OF: Record<Exclude<SubAgentState, "running">, PipelineEventType> = {
   cancelled: T.SUB_AGENT_CANCELLED,
 };
 
-export interface SpawnRequest {
-  parent: Turn;
-  task: string;
-  groups: string[];
-  model: string;
-  caller?: SubAgentRun;
-}
-
 export interface SubAgentManagerOptions {
   runs: SubAgentRunStore;
   launcher: SubAgentLauncher;
@@ -44,7 +37,7 @@ export interface SubAgentManagerOptions {
   inheritGrants?: () => boolean;
 }
 
-export class SubAgentManager implements AgentToolHandler {
+export class SubAgentManager implements AgentToolHandler, AgentRuns {
   readonly limits: SubAgentLimits;
   private readonly names = new NamePool();
   private readonly byName = new Map<string, SubAgentRun>();

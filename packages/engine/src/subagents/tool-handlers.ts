@@ -2,14 +2,40 @@
 // Arguments were validated against the schemas in tools.ts by the pipeline. Results are JSON
 // the model reads; refusals (limits, unknown names or groups) are errors it can act on.
 import type { InvokeOutcome } from "../ports.js";
+import type { Turn } from "../history/turn.js";
+import type { TurnEnv } from "../turns/env.js";
 import { sessionModel } from "../history/sessions.js";
 import { loadedGroupsOf } from "../calls/tool-defs.js";
-import type { SubAgentManager } from "./manager.js";
+import type { SubAgentLimits } from "./ports.js";
 import type { SubAgentRun } from "./run.js";
 import { AGENTS_GROUP, agentTool } from "./tools.js";
 import type { AgentToolCall } from "./tools.js";
 
 const DEFAULT_RESULT_WAIT_S = 30;
+
+export interface SpawnRequest {
+  parent: Turn;
+  task: string;
+  groups: string[];
+  model: string;
+  caller?: SubAgentRun;
+}
+
+/** The sub-agent runs the tools act on (the SubAgentManager). */
+export interface AgentRuns {
+  readonly env: TurnEnv;
+  readonly limits: SubAgentLimits;
+  currentTurn(sessionId: string): Turn | undefined;
+  running(): SubAgentRun[];
+  sessionRuns(sessionId: string): SubAgentRun[];
+  find(name: string, sessionId: string): SubAgentRun | undefined;
+  /** Capability groups (plus `agents` where nesting allows) a sub-agent at `depth` may get. */
+  grantable(depth: number): string[];
+  /** Starts a sub-agent; the caller has checked limits and groups. */
+  spawn(req: SpawnRequest): SubAgentRun;
+  message(run: SubAgentRun, text: string): void;
+  cancel(run: SubAgentRun, reason: string): void;
+}
 
 const ok = (value: unknown): InvokeOutcome => ({ ok: true, content: JSON.stringify(value), artifacts: [] });
 const refuse = (message: string): InvokeOutcome => ({ ok: false, content: message, artifacts: [], error: message });
@@ -56,14 +82,14 @@ function stillRunning(run: SubAgentRun): InvokeOutcome {
  * so it passes on every capability group; `agents` only when it loaded that group itself. A
  * sub-agent passes on its own groups.
  */
-function defaultGroups(m: SubAgentManager, call: AgentToolCall, grantable: readonly string[]): string[] {
+function defaultGroups(m: AgentRuns, call: AgentToolCall, grantable: readonly string[]): string[] {
   if (call.caller) return call.caller.init.groups.filter((g) => grantable.includes(g));
   const loaded = loadedGroupsOf(m.env, call.sessionId);
   return grantable.filter((g) => g !== AGENTS_GROUP || loaded.has(g));
 }
 
 function spawn(
-  m: SubAgentManager,
+  m: AgentRuns,
   args: Record<string, unknown>,
   call: AgentToolCall,
 ): Promise<InvokeOutcome> | InvokeOutcome {
@@ -111,7 +137,7 @@ function spawn(
 }
 
 export async function handleAgentTool(
-  m: SubAgentManager,
+  m: AgentRuns,
   tool: string,
   args: Record<string, unknown>,
   call: AgentToolCall,
