@@ -27,6 +27,11 @@ const FROM_ENGINE = new Set<Action["type"]>([
 export interface EngineLink {
   client: EngineClient;
   reconnect(): Promise<EngineClient>;
+  /**
+   * Marks a call in flight on `client`; the function returned marks its end. A link that replaces
+   * its client on reconnect closes the old one only after its calls ended.
+   */
+  hold?(client: EngineClient): () => void;
   close(): void;
 }
 
@@ -288,8 +293,14 @@ export class ChatController {
     this.dispatch({ type: "failed", what, message: describeRpcError(err) });
   }
 
-  private async perform(e: Effect): Promise<void> {
+  /** The client to call now, marked in use until the returned release is called. */
+  private take(): { client: EngineClient; release: () => void } {
     const client = this.link.client;
+    return { client, release: this.link.hold?.(client) ?? (() => undefined) };
+  }
+
+  private async perform(e: Effect): Promise<void> {
+    const { client, release } = this.take();
     try {
       switch (e.type) {
         case "send":
@@ -414,6 +425,8 @@ export class ChatController {
       }
     } catch (err) {
       this.fail(e.type === "resolveApproval" ? "approval" : e.type, err);
+    } finally {
+      release();
     }
   }
 
@@ -441,13 +454,16 @@ export class ChatController {
 
   private async send(e: Extract<Effect, { type: "send" }>): Promise<void> {
     const abort = new AbortController();
+    let release = (): void => undefined;
     this.streams.set(e.clientMessageId, abort);
     // The input history keeps what the box showed (a large paste stays its placeholder).
     if (!e.otr) this.hooks.remember?.(e.display);
     try {
       const attached = await attachMentions(e.text, this.hooks.workspace, abort.signal);
       for (const note of attached.notes) this.dispatch({ type: "mention", clientMessageId: e.clientMessageId, note });
-      const stream = this.link.client.sendMessage(
+      const taken = this.take();
+      release = taken.release;
+      const stream = taken.client.sendMessage(
         {
           content: attached.text,
           sessionId: e.sessionId ?? "",
@@ -480,6 +496,7 @@ export class ChatController {
       this.dispatch({ type: "streamEnded", clientMessageId: e.clientMessageId, error: message });
       if (lost) void this.reconnect(describeRpcError(err));
     } finally {
+      release();
       this.streams.delete(e.clientMessageId);
     }
   }

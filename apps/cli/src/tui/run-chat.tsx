@@ -2,10 +2,10 @@ import { join } from "node:path";
 import { render } from "ink";
 import { appendInputHistory, loadInputHistory } from "./input-history.js";
 import type { CliIo } from "../cli/io.js";
-import type { EngineConnection } from "../engine/connect.js";
+import type { EngineClient, EngineConnection } from "../engine/connect.js";
 import { openClient } from "../engine/connect.js";
 import { findEngine } from "../engine-address.js";
-import type { PalisadePaths } from "../engine-address.js";
+import type { EngineEndpoint, PalisadePaths } from "../engine-address.js";
 import { CliError } from "../cli/errors.js";
 import { ChatApp } from "./ChatApp.js";
 import { ChatController } from "./controller.js";
@@ -29,19 +29,65 @@ export interface ChatSessionOptions {
   setup?: { notice: string[] | undefined; check: () => Promise<string[] | undefined>; restart: () => Promise<string> };
 }
 
-/** A link that re-reads engine.json on reconnect, so a restarted Engine (new pid/port) is found. */
-export function discoveryLink(paths: PalisadePaths, conn: EngineConnection): EngineLink {
+/** Whether two discoveries name the same running Engine (same process, address and token). */
+function sameEngine(a: EngineEndpoint, b: EngineEndpoint): boolean {
+  return (
+    a.address === b.address &&
+    a.bearerToken === b.bearerToken &&
+    a.info.pid === b.info.pid &&
+    a.info.startedAt === b.info.startedAt
+  );
+}
+
+/**
+ * A link that re-reads engine.json on reconnect, so a restarted Engine (new pid/port) is found.
+ * A health check that timed out on a loaded machine is no reason to drop a connection: while
+ * engine.json names the Engine this link is connected to, the connection is kept (gRPC
+ * reconnects its transport itself). When another Engine took over, the link switches to it; the
+ * channel it leaves is closed once no call on it is in flight (closing a channel fails its calls).
+ */
+export function discoveryLink(
+  paths: PalisadePaths,
+  conn: EngineConnection,
+  open: (endpoint: EngineEndpoint) => EngineClient = openClient,
+): EngineLink {
+  let endpoint = conn.endpoint;
+  const inFlight = new Map<EngineClient, number>();
+  const retired = new Set<EngineClient>();
+  const retire = (client: EngineClient): void => {
+    if (inFlight.has(client)) retired.add(client);
+    else client.close();
+  };
   const link: EngineLink = {
     client: conn.client,
     async reconnect() {
-      const endpoint = await findEngine(paths);
-      if (!endpoint) throw new CliError("no Engine running");
-      const next = openClient(endpoint);
-      link.client.close();
+      const found = await findEngine(paths);
+      if (!found) throw new CliError(`no Engine running for ${paths.dataDir} (${paths.infoFile} names none alive)`);
+      if (sameEngine(found, endpoint)) return link.client;
+      const next = open(found);
+      const previous = link.client;
       link.client = next;
+      endpoint = found;
+      retire(previous);
       return next;
     },
-    close: () => link.client.close(),
+    hold(client) {
+      inFlight.set(client, (inFlight.get(client) ?? 0) + 1);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const left = (inFlight.get(client) ?? 1) - 1;
+        if (left > 0) return void inFlight.set(client, left);
+        inFlight.delete(client);
+        if (retired.delete(client)) client.close();
+      };
+    },
+    close: () => {
+      for (const client of retired) client.close();
+      retired.clear();
+      link.client.close();
+    },
   };
   return link;
 }
