@@ -27,9 +27,8 @@ import type {
   StoredRun,
   SubAgentRunStore,
 } from "../ports.js";
-import { toolCall } from "../subagents/store.js";
 import { CONTEXT_CACHE_CHARS, ContextCache } from "./context-cache.js";
-import { approvalRow, auditRow, message, session } from "./sqlite-store.js";
+import { auditRow, callRow, message, runCallRow, session } from "./store-rows.js";
 
 /**
  * The role's password: PGPASSWORD, else the credential store (`<data dir>/credentials.json`,
@@ -98,7 +97,7 @@ class PgRunStore implements SubAgentRunStore {
           },
         ],
         subAgentMessages: transcript,
-        toolCalls: owner ? run.calls.map((c) => toolCall(c, run, owner.id)) : [],
+        toolCalls: owner ? run.calls.map((c) => runCallRow(c, run, owner.id)) : [],
       });
     } catch (err) {
       if (err instanceof StoreError && err.code === "NOT_FOUND" && !(await this.store.getSession(run.sessionId)))
@@ -307,29 +306,7 @@ class PostgresStore implements EngineStore {
         sid,
         {
           messages,
-          toolCalls: t.toolCalls.map((c) => ({
-            callId: c.callId,
-            messageId: owner,
-            toolName: c.toolName,
-            argumentsJson: c.argumentsJson,
-            ...(c.verdict
-              ? {
-                  verdict: {
-                    ...c.verdict,
-                    decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate",
-                  },
-                }
-              : {}),
-            ...(c.approval ? { approval: approvalRow(c.approval, c.startedAt + c.durationMs) } : {}),
-            result: c.result,
-            isError: c.isError,
-            durationMs: c.durationMs,
-            artifacts: c.artifacts,
-            createdAt: c.startedAt,
-            completedAt: c.startedAt + c.durationMs,
-            ...(c.resultTrust ? { resultTrust: c.resultTrust } : {}),
-            textOffset: c.textOffset,
-          })),
+          toolCalls: t.toolCalls.map((c) => callRow(c, owner)),
           events: t.events.map((e) => ({
             messageId: e.messageId,
             type: e.type,

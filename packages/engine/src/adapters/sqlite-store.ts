@@ -1,19 +1,14 @@
-// EngineStore over @palisade/store (better-sqlite3, WAL). The only file that knows its API.
+// EngineStore over @palisade/store (better-sqlite3, WAL). The only file that knows its API; the
+// rows it writes and reads are mapped in store-rows.ts.
 import { randomUUID } from "node:crypto";
 import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadOrCreateAuditKey, Store } from "@palisade/store";
 import { CONTEXT_CACHE_CHARS, ContextCache } from "./context-cache.js";
-import type {
-  MigrationStep,
-  MessageRecord as StoredMessage,
-  SessionRecord as StoredSession,
-  ToolCallRecord as StoredCall,
-  NewToolCall,
-} from "@palisade/store";
+import { auditRow, callRow, message, session } from "./store-rows.js";
+import type { MigrationStep, MessageRecord as StoredMessage } from "@palisade/store";
 import type {
   AuditEntry,
-  Decision,
   EngineStore,
   MessageRecord,
   RetentionOutcome,
@@ -21,94 +16,12 @@ import type {
   SearchQuery,
   SessionRecord,
   SessionSortKey,
-  ToolCallRecordRow,
   TurnCommit,
 } from "../ports.js";
 
 export const DATABASE_FILE = "palisade.db";
 /** Beside the database: a note per turn running (see SqliteStore.recoverInterrupted). */
 export const TURNS_IN_FLIGHT_DIR = "turns-in-flight";
-
-export function session(s: StoredSession): SessionRecord {
-  return {
-    id: s.id,
-    title: s.title,
-    mode: s.mode,
-    workspace: s.workspace,
-    model: s.model,
-    modelChosen: s.modelChosen,
-    createdAt: s.createdAt,
-    updatedAt: s.updatedAt,
-    messageCount: s.messageCount,
-    usage: { ...s.usage },
-  };
-}
-
-const APPROVAL_OUT: Record<string, string> = {
-  "session-grant": "session",
-  cancelled: "cancelled",
-  unattended: "unattended",
-};
-
-export function call(c: StoredCall): ToolCallRecordRow {
-  return {
-    callId: c.callId,
-    toolName: c.toolName,
-    argumentsJson: c.argumentsJson,
-    ...(c.verdict ? { verdict: { ...c.verdict, decision: c.verdict.decision.toUpperCase() as Decision } } : {}),
-    approval: c.approval ? (APPROVAL_OUT[c.approval.by] ?? c.approval.decision) : "",
-    result: c.result ?? "",
-    isError: c.isError,
-    durationMs: c.durationMs ?? 0,
-    artifacts: c.artifacts.map((a) => ({ ...a })),
-    startedAt: c.createdAt,
-    ...(c.resultTrust ? { resultTrust: c.resultTrust } : {}),
-    textOffset: c.textOffset,
-  };
-}
-
-export function message(m: StoredMessage): MessageRecord {
-  return {
-    id: m.id,
-    sessionId: m.sessionId,
-    role: m.role,
-    content: m.content,
-    createdAt: m.createdAt,
-    toolCalls: m.toolCalls.map(call),
-    ...(m.usage ? { usage: { ...m.usage } } : {}),
-    seq: m.seq,
-  };
-}
-
-export function approvalRow(approval: string, at: number): NewToolCall["approval"] {
-  switch (approval) {
-    case "":
-      return undefined;
-    case "session":
-      return { decision: "allow_session", by: "session-grant", at };
-    case "cancelled":
-      return { decision: "deny", by: "cancelled", at };
-    case "timeout":
-      return { decision: "timeout", by: "timeout", at };
-    case "allow_once":
-    case "allow_session":
-    case "deny":
-      return { decision: approval, by: "user", at };
-    default:
-      return { decision: "deny", by: approval, at };
-  }
-}
-
-export function auditRow(e: AuditEntry): {
-  kind: string;
-  sessionId: string;
-  actor: string;
-  callId: string;
-  payload: Record<string, unknown>;
-  ts: number;
-} {
-  return { kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts };
-}
 
 class SqliteStore implements EngineStore {
   /**
@@ -323,26 +236,7 @@ class SqliteStore implements EngineStore {
     try {
       committed = this.store.commitTurn(sid, {
         messages,
-        toolCalls: t.toolCalls.map((c) => ({
-          callId: c.callId,
-          messageId: owner,
-          toolName: c.toolName,
-          argumentsJson: c.argumentsJson,
-          ...(c.verdict
-            ? {
-                verdict: { ...c.verdict, decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate" },
-              }
-            : {}),
-          ...(c.approval ? { approval: approvalRow(c.approval, c.startedAt + c.durationMs) } : {}),
-          result: c.result,
-          isError: c.isError,
-          durationMs: c.durationMs,
-          artifacts: c.artifacts,
-          createdAt: c.startedAt,
-          completedAt: c.startedAt + c.durationMs,
-          ...(c.resultTrust ? { resultTrust: c.resultTrust } : {}),
-          textOffset: c.textOffset,
-        })),
+        toolCalls: t.toolCalls.map((c) => callRow(c, owner)),
         events: t.events.map((e) => ({
           messageId: e.messageId,
           type: e.type,

@@ -1,7 +1,7 @@
 // Where finished runs go: the session's SQLite database (a run row linked to the parent session
 // and message, its transcript and its tool calls with verdicts), or memory for tests.
 import { Store } from "@palisade/store";
-import type { ToolCallRecordRow } from "../ports.js";
+import { runCallRow } from "../adapters/store-rows.js";
 import type { RunSummary, StoredRun, SubAgentRunStore } from "../ports.js";
 
 export class MemoryRunStore implements SubAgentRunStore {
@@ -16,39 +16,6 @@ export class MemoryRunStore implements SubAgentRunStore {
   }
 
   async close(): Promise<void> {}
-}
-
-const APPROVALS = new Set(["allow_once", "allow_session", "deny", "timeout"]);
-
-export function toolCall(c: ToolCallRecordRow, run: StoredRun, messageId: string) {
-  const at = c.startedAt + c.durationMs;
-  const approval =
-    c.approval === "session"
-      ? "allow_session"
-      : c.approval === "cancelled" || c.approval === "unattended"
-        ? "deny"
-        : c.approval;
-  return {
-    callId: c.callId,
-    messageId,
-    toolName: c.toolName,
-    argumentsJson: c.argumentsJson,
-    ...(c.verdict
-      ? { verdict: { ...c.verdict, decision: c.verdict.decision.toLowerCase() as "allow" | "block" | "escalate" } }
-      : {}),
-    ...(APPROVALS.has(approval)
-      ? { approval: { decision: approval as "allow_once", by: c.approval === approval ? "user" : c.approval, at } }
-      : {}),
-    result: c.result,
-    isError: c.isError,
-    durationMs: c.durationMs,
-    artifacts: c.artifacts,
-    subAgentName: run.name,
-    subAgentRunId: run.id,
-    createdAt: c.startedAt,
-    completedAt: at,
-    ...(c.resultTrust ? { resultTrust: c.resultTrust } : {}),
-  };
 }
 
 /**
@@ -94,7 +61,7 @@ export class SqliteRunStore implements SubAgentRunStore {
         }),
       );
       const owner = messages.at(-1);
-      if (owner) for (const c of run.calls) store.recordToolCall(toolCall(c, run, owner.id));
+      if (owner) for (const c of run.calls) store.recordToolCall(runCallRow(c, run, owner.id));
     });
   }
 
