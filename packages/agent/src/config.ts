@@ -1,6 +1,6 @@
 import { isAbsolute } from "node:path";
 import { AgentConfigError } from "./errors.js";
-import { parseModelSettings } from "./settings.js";
+import { DEFAULT_CONTEXT_WINDOW, MIN_CONTEXT_WINDOW, parseModelSettings } from "./settings.js";
 import type { ModelSettings } from "./settings.js";
 import type { ModelEndpoint } from "./gateway-fetch.js";
 
@@ -23,8 +23,6 @@ export interface AgentConfig {
   /** How long a conversation is kept without a turn: the Engine's session idle window (default HISTORY_IDLE_MS). */
   historyIdleMs?: number;
 }
-
-export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
 /** The environment variables the Agent reads, and nothing else. */
 export const AGENT_ENV = {
@@ -59,9 +57,9 @@ export function readAgentConfig(env: Record<string, string | undefined>, secrets
   let contextWindow = DEFAULT_CONTEXT_WINDOW;
   if (rawWindow) {
     contextWindow = Number(rawWindow);
-    if (!Number.isInteger(contextWindow) || contextWindow < 1024) {
+    if (!Number.isInteger(contextWindow) || contextWindow < MIN_CONTEXT_WINDOW) {
       problems.push(
-        `${AGENT_ENV.contextWindow}=${JSON.stringify(rawWindow)} must be an integer number of tokens >= 1024`,
+        `${AGENT_ENV.contextWindow}=${JSON.stringify(rawWindow)} must be an integer number of tokens >= ${String(MIN_CONTEXT_WINDOW)}`,
       );
     }
   }

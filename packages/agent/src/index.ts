@@ -1,4 +1,4 @@
-export { AGENT_ENV, DEFAULT_CONTEXT_WINDOW, readAgentConfig } from "./config.js";
+export { AGENT_ENV, readAgentConfig } from "./config.js";
 export type { AgentConfig } from "./config.js";
 export { AgentConfigError, AgentFailure } from "./errors.js";
 export type { AgentErrorCode } from "./errors.js";
@@ -39,7 +39,13 @@ export { StreamAccumulator, StreamErrorEvent } from "./accumulator.js";
 export type { ChunkSink } from "./accumulator.js";
 export { classifyModelError, keepErrorBodies, normalizeErrorBody } from "./model-errors.js";
 export type { FailureKind, ModelFailure } from "./model-errors.js";
-export { DEFAULT_MODEL_SETTINGS, MODEL_SERVER_LABEL, parseModelSettings } from "./settings.js";
+export {
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_MODEL_SETTINGS,
+  MIN_CONTEXT_WINDOW,
+  MODEL_SERVER_LABEL,
+  parseModelSettings,
+} from "./settings.js";
 export type { ModelSettings, StreamUsageMode, TextToolCallsMode } from "./settings.js";
 export { SseParser, sseEvents, StreamStalled } from "./sse.js";
 export type { SseEvent } from "./sse.js";

@@ -32,6 +32,11 @@ export interface ModelSettings {
  */
 export const MODEL_SERVER_LABEL = "<model.base_url>";
 
+/** The model's context window in tokens when the config names none (`model.context_window`). */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+/** The smallest context window accepted, in tokens. */
+export const MIN_CONTEXT_WINDOW = 1024;
+
 export const DEFAULT_MODEL_SETTINGS: ModelSettings = {
   server: "",
   headers: {},

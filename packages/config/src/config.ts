@@ -1,7 +1,7 @@
 // Engine configuration: its shape, its defaults and environment overrides (config.yaml is read
 // and validated in parse.ts).
 import { createHash } from "node:crypto";
-import { DEFAULT_MODEL_SETTINGS } from "@palisade/agent/settings";
+import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MODEL_SETTINGS } from "@palisade/agent/settings";
 import type { ModelSettings } from "@palisade/agent/settings";
 
 /** One capability entry as written in config.yaml; validated by the capability host. */
@@ -135,7 +135,7 @@ export const DEFAULT_MODEL = "gpt-4o-mini";
 export function defaultConfig(): EngineConfig {
   return {
     // The Agent's defaults for the settings it receives, so the two never disagree.
-    model: { ...modelSettingsDefaults(), name: DEFAULT_MODEL, contextWindow: 128_000 },
+    model: { ...modelSettingsDefaults(), name: DEFAULT_MODEL, contextWindow: DEFAULT_CONTEXT_WINDOW },
     shield: { policy: "default", llmJudge: { enabled: false } },
     capabilities: [],
     limits: {

@@ -3,6 +3,7 @@
 // in docs/configuration.md is made from the descriptions (test/schema-doc.test.ts keeps it so).
 // Checks a schema cannot say (a URL's parts, a directory that exists, sizes like 4MiB, header
 // names that would carry a credential) are in config.ts, after this.
+import { DEFAULT_CONTEXT_WINDOW, MIN_CONTEXT_WINDOW } from "@palisade/agent/settings";
 
 const str = (description: string) => ({ type: "string", description }) as const;
 const bool = (description: string, dflt: boolean) => ({ type: "boolean", description, default: dflt }) as const;
@@ -32,7 +33,11 @@ const model = section("The model: where it is, its name, and the settings that s
   },
   api_key: str("API key; only the Engine's model gateway holds it (env OPENAI_API_KEY wins)."),
   name: { ...str("Model name (env PALISADE_MODEL wins)."), default: "gpt-4o-mini" },
-  context_window: count("Tokens of the server's real window; the Agent compacts history at 70 %.", 128000, 1024),
+  context_window: count(
+    "Tokens of the server's real window; the Agent compacts history at 70 %.",
+    DEFAULT_CONTEXT_WINDOW,
+    MIN_CONTEXT_WINDOW,
+  ),
   headers: {
     type: "object",
     additionalProperties: { type: ["string", "number"], "x-message": "must be a string" },

@@ -1,6 +1,6 @@
 // The sub-agent's settings: the environment the Engine gives it, and the spawn token from stdin.
 import { AGENT_ENV } from "@palisade/agent/config";
-import { parseModelSettings } from "@palisade/agent/settings";
+import { DEFAULT_CONTEXT_WINDOW, MIN_CONTEXT_WINDOW, parseModelSettings } from "@palisade/agent/settings";
 import type { ModelSettings } from "@palisade/agent";
 
 /** The environment variables the sub-agent reads (model ones shared with the Agent). */
@@ -51,9 +51,11 @@ export function readSubAgentConfig(
       `${SUBAGENT_ENV.modelGateway} must be the absolute path of the Engine's model gateway socket, got ${JSON.stringify(modelGateway)}`,
     );
   const raw = get(SUBAGENT_ENV.contextWindow);
-  const contextWindow = raw ? Number(raw) : 128_000;
-  if (!Number.isInteger(contextWindow) || contextWindow < 1024) {
-    problems.push(`${SUBAGENT_ENV.contextWindow}=${JSON.stringify(raw)} must be an integer number of tokens >= 1024`);
+  const contextWindow = raw ? Number(raw) : DEFAULT_CONTEXT_WINDOW;
+  if (!Number.isInteger(contextWindow) || contextWindow < MIN_CONTEXT_WINDOW) {
+    problems.push(
+      `${SUBAGENT_ENV.contextWindow}=${JSON.stringify(raw)} must be an integer number of tokens >= ${String(MIN_CONTEXT_WINDOW)}`,
+    );
   }
   const rawSettings = get(SUBAGENT_ENV.modelSettings);
   const modelSettings = parseModelSettings(rawSettings, SUBAGENT_ENV.modelSettings, problems);

@@ -4,10 +4,9 @@
 // the memory a caller can make the Engine hold, however many model calls it has in flight.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { DEFAULT_CONTEXT_WINDOW } from "@palisade/agent/settings";
 import { GatewayRefusal } from "./allowlist.js";
 
-/** The Engine's default `model.context_window`, for a gateway told none. */
-export const DEFAULT_CONTEXT_WINDOW = 128_000;
 /**
  * Open connections at most: the Agent's pool (GATEWAY_CONNECTIONS of @palisade/agent, 256: one per
  * model call in flight) and as many again for sub-agents. Memory is bounded by the held bytes.
