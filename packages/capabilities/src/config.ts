@@ -1,9 +1,9 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
+import { schemaProblems } from "@palisade/schema";
 import type { ValidateFunction } from "@palisade/schema";
 import { ValidationError } from "./errors.js";
 import type { Problem } from "./errors.js";
-import { describeAjvErrors } from "./json-schema.js";
 import { parseHostEntry } from "./manifest/hosts.js";
 import { ID_PATTERN } from "./manifest/schema.js";
 import type { NetworkPolicy } from "./manifest/types.js";
@@ -105,7 +105,7 @@ export const capabilityConfigSchema = {
   required: ["id"],
   additionalProperties: false,
   properties: {
-    id: { type: "string", pattern: ID_PATTERN, description: "must be lowercase letters, digits and single hyphens" },
+    id: { type: "string", pattern: ID_PATTERN, "x-message": "must be lowercase letters, digits and single hyphens" },
     manifest: { type: "string", minLength: 1 },
     command: { type: "array", minItems: 1, items: { type: "string", minLength: 1 } },
     protocol: { enum: ["palisade", "selu"] },
@@ -114,7 +114,7 @@ export const capabilityConfigSchema = {
     address: {
       type: "string",
       pattern: "^(unix:.+|[^\\s:]+:\\d+|\\[[0-9a-fA-F:.]+\\]:\\d+)$",
-      description: "must be host:port, [ipv6]:port or unix:/path",
+      "x-message": "must be host:port, [ipv6]:port or unix:/path",
     },
     tls: {
       type: "object",
@@ -183,7 +183,7 @@ export function validateCapabilityConfigs(
   value.forEach((item, i) => {
     const at = `${base}[${i}]`;
     if (!validateOne(item)) {
-      for (const p of describeAjvErrors(validateOne.errors, at))
+      for (const p of schemaProblems(validateOne.errors, { base: at }))
         problems.push({ file, path: p.path, message: p.message });
       return;
     }

@@ -1,3 +1,5 @@
+import { formatProblem as formatSchemaProblem } from "@palisade/schema";
+
 /** String codes for every capability failure the Engine may see. */
 export type CapabilityErrorCode =
   | "invalid_manifest"
@@ -40,9 +42,9 @@ export interface Problem {
   col?: number;
 }
 
+/** `manifest.yaml: tools[0].name: … (line 3, column 5)` (@palisade/schema's wording, as config.yaml and policies). */
 export function formatProblem(p: Problem): string {
-  const at = p.line === undefined ? "" : ` (line ${p.line}, column ${p.col ?? 1})`;
-  return `${p.path ? `${p.file}: ${p.path}: ${p.message}` : `${p.file}: ${p.message}`}${at}`;
+  return formatSchemaProblem(p);
 }
 
 /** Raised when a manifest or config is refused; lists every problem, not just the first. */

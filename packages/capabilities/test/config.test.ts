@@ -54,21 +54,21 @@ describe("capability config validation", () => {
     [{ manifest: "m" }, "capabilities[0].id: is required"],
     [{ id: "Bad", manifest: "m" }, "capabilities[0].id: must be lowercase"],
     [{ id: "a" }, "capabilities[0].manifest: is required"],
-    [{ id: "a", manifest: "m", command: [] }, "capabilities[0].command: must NOT have fewer than 1 items"],
-    [{ id: "a", manifest: "m", command: "node x.js" }, "capabilities[0].command: must be array"],
+    [{ id: "a", manifest: "m", command: [] }, "capabilities[0].command: must list at least one item, got a list"],
+    [{ id: "a", manifest: "m", command: "node x.js" }, 'capabilities[0].command: must be a list, got "node x.js"'],
     [{ id: "a", manifest: "m", address: "localhost" }, "capabilities[0].address: must be host:port"],
     [
       { id: "a", manifest: "m", command: ["x"], address: "h:1" },
       "capabilities[0]: set only one of command, address, image",
     ],
-    [{ id: "a", manifest: "m", timeoutMs: 0 }, "capabilities[0].timeoutMs: must be >= 1"],
+    [{ id: "a", manifest: "m", timeoutMs: 0 }, "capabilities[0].timeoutMs: must be an integer >= 1, got number 0"],
     [
       { id: "a", manifest: "m", perToolTimeoutMs: { t: "slow" } },
-      "capabilities[0].perToolTimeoutMs.t: must be integer",
+      'capabilities[0].perToolTimeoutMs.t: must be an integer >= 1, got "slow"',
     ],
-    [{ id: "a", manifest: "m", env: { A: 1 } }, "capabilities[0].env.A: must be string"],
+    [{ id: "a", manifest: "m", env: { A: 1 } }, "capabilities[0].env.A: must be a string, got number 1"],
     [{ id: "a", manifest: "m", cwd: "/x", address: "h:1" }, "capabilities[0].cwd: is only used with command"],
-    [{ id: "a", manifest: "m", comand: ["x"] }, "capabilities[0].comand: is not allowed"],
+    [{ id: "a", manifest: "m", comand: ["x"] }, "capabilities[0].comand: unknown key; allowed here: id, manifest, command, protocol, cwd, env, address, tls, insecure, image, workspace, enabled, timeoutMs, perToolTimeoutMs, config, credentials, maxRestarts, sandbox, networkMode, allowHosts, mcp, network, filesystem, semantics; did you mean command?"],
   ])("%j → %s", (item, expected) => {
     expect(problems([item]).join("\n")).toContain(expected);
   });

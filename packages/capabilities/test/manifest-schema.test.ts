@@ -27,14 +27,14 @@ describe("manifest schema", () => {
   it("a field of the wrong type is reported with its path, line and column", () => {
     const text = `id: demo\ntools:\n${TOOL}    streaming: "yes"\nresources:\n  max_memory_mb: lots\n`;
     expect(problems(text)).toEqual([
-      '6:16 tools[0].streaming: must be boolean (got "yes")',
-      '8:18 resources.max_memory_mb: must be integer (got "lots")',
+      '6:16 tools[0].streaming: must be true or false, got "yes"',
+      '8:18 resources.max_memory_mb: must be an integer >= 1, got "lots"',
     ]);
     try {
       parseManifest(text, FILE);
     } catch (err) {
       expect((err as Error).message).toContain(
-        `${FILE}: tools[0].streaming: must be boolean (got "yes") (line 6, column 16)`,
+        `${FILE}: tools[0].streaming: must be true or false, got "yes" (line 6, column 16)`,
       );
     }
   });

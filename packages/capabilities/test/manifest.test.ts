@@ -34,16 +34,16 @@ const rules: [string, (d: Doc) => void, string, string][] = [
   ["id is required", (d) => delete d.id, "id", "is required"],
   ["id pattern", (d) => (d.id = "Web_Search"), "id", "lowercase letters"],
   ["id no trailing hyphen", (d) => (d.id = "web-"), "id", "lowercase letters"],
-  ["class enum", (d) => (d.class = "service"), "class", '"tool", "environment"'],
-  ["image must be a non-empty string", (d) => (d.image = ""), "image", "must NOT have fewer than 1 characters"],
-  ["tool_source enum", (d) => (d.tool_source = "remote"), "tool_source", '"manifest", "dynamic"'],
+  ["class enum", (d) => (d.class = "service"), "class", "must be tool or environment"],
+  ["image must be a non-empty string", (d) => (d.image = ""), "image", "must not be empty"],
+  ["tool_source enum", (d) => (d.tool_source = "remote"), "tool_source", "must be manifest or dynamic"],
   [
     "discovery_tool_name is a tool name",
     (d) => Object.assign(d, { tool_source: "dynamic", tools: [], discovery_tool_name: "list tools" }),
     "discovery_tool_name",
     "tool name",
   ],
-  ["tools is an array", (d) => (d.tools = { echo: {} }), "tools", "must be array"],
+  ["tools is an array", (d) => (d.tools = { echo: {} }), "tools", "must be a list"],
   ["manifest mode needs tools", (d) => (d.tools = []), "tools", "at least one tool"],
   [
     "dynamic mode needs empty tools",
@@ -75,7 +75,7 @@ const rules: [string, (d: Doc) => void, string, string][] = [
     "input_schema is an object",
     (d) => ((d.tools as Doc[])[0]!.input_schema = "string"),
     "tools[0].input_schema",
-    "must be object",
+    "must be a mapping",
   ],
   [
     "input_schema compiles",
@@ -93,28 +93,28 @@ const rules: [string, (d: Doc) => void, string, string][] = [
     "requires_confirmation boolean",
     (d) => ((d.tools as Doc[])[0]!.requires_confirmation = "yes"),
     "tools[0].requires_confirmation",
-    "must be boolean",
+    "must be true or false",
   ],
   [
     "recommended_policy enum",
     (d) => ((d.tools as Doc[])[0]!.recommended_policy = "maybe"),
     "tools[0].recommended_policy",
-    '"allow", "ask", "block"',
+    "must be allow, ask or block",
   ],
   [
     "terminal_on_success boolean",
     (d) => ((d.tools as Doc[])[0]!.terminal_on_success = 1),
     "tools[0].terminal_on_success",
-    "must be boolean",
+    "must be true or false",
   ],
-  ["streaming boolean", (d) => ((d.tools as Doc[])[0]!.streaming = "yes"), "tools[0].streaming", "must be boolean"],
-  ["network is an object", (d) => (d.network = "none"), "network", "must be object"],
-  ["network.mode enum", (d) => (d.network = { mode: "some" }), "network.mode", '"none", "allowlist", "any"'],
+  ["streaming boolean", (d) => ((d.tools as Doc[])[0]!.streaming = "yes"), "tools[0].streaming", "must be true or false"],
+  ["network is an object", (d) => (d.network = "none"), "network", "must be a mapping"],
+  ["network.mode enum", (d) => (d.network = { mode: "some" }), "network.mode", "must be none, allowlist or any"],
   [
     "network.hosts entries are strings",
     (d) => (d.network = { mode: "allowlist", hosts: [443] }),
     "network.hosts[0]",
-    "must be string",
+    "must be a string",
   ],
   [
     "network.hosts host syntax",
@@ -147,14 +147,14 @@ const rules: [string, (d: Doc) => void, string, string][] = [
     "network.hosts",
     "only used with network.mode: allowlist",
   ],
-  ["filesystem enum", (d) => (d.filesystem = "home"), "filesystem", '"none", "temp", "workspace"'],
+  ["filesystem enum", (d) => (d.filesystem = "home"), "filesystem", "must be none, temp or workspace"],
   [
     "workspace only for environment",
     (d) => (d.filesystem = "workspace"),
     "filesystem",
     "only allowed for class: environment",
   ],
-  ["credentials is an array", (d) => (d.credentials = { KEY: "system" }), "credentials", "must be array"],
+  ["credentials is an array", (d) => (d.credentials = { KEY: "system" }), "credentials", "must be a list"],
   ["credential name required", (d) => (d.credentials = [{ scope: "system" }]), "credentials[0].name", "is required"],
   [
     "credential name is an env var name",
@@ -167,25 +167,25 @@ const rules: [string, (d: Doc) => void, string, string][] = [
     "credential scope enum",
     (d) => (d.credentials = [{ name: "KEY", scope: "team" }]),
     "credentials[0].scope",
-    '"system", "user"',
+    "must be system or user",
   ],
   [
     "credential_type is secret",
     (d) => (d.credentials = [{ name: "KEY", scope: "user", credential_type: "oauth" }]),
     "credentials[0].credential_type",
-    '"secret"',
+    "must be secret",
   ],
   [
     "credential required boolean",
     (d) => (d.credentials = [{ name: "KEY", scope: "user", required: "no" }]),
     "credentials[0].required",
-    "must be boolean",
+    "must be true or false",
   ],
   [
     "credential description string",
     (d) => (d.credentials = [{ name: "KEY", scope: "user", description: 3 }]),
     "credentials[0].description",
-    "must be string",
+    "must be a string",
   ],
   [
     "credential names unique",
@@ -197,37 +197,37 @@ const rules: [string, (d: Doc) => void, string, string][] = [
     "credentials[1].name",
     "duplicate credential",
   ],
-  ["resources is an object", (d) => (d.resources = 128), "resources", "must be object"],
+  ["resources is an object", (d) => (d.resources = 128), "resources", "must be a mapping"],
   [
     "max_memory_mb positive integer",
     (d) => (d.resources = { max_memory_mb: 0 }),
     "resources.max_memory_mb",
-    "must be >= 1",
+    "must be an integer >= 1",
   ],
   [
     "max_memory_mb integer",
     (d) => (d.resources = { max_memory_mb: 1.5 }),
     "resources.max_memory_mb",
-    "must be integer",
+    "must be an integer",
   ],
-  ["max_cpu_fraction > 0", (d) => (d.resources = { max_cpu_fraction: 0 }), "resources.max_cpu_fraction", "must be > 0"],
+  ["max_cpu_fraction > 0", (d) => (d.resources = { max_cpu_fraction: 0 }), "resources.max_cpu_fraction", "must be a number > 0"],
   [
     "max_cpu_seconds positive integer",
     (d) => (d.resources = { max_cpu_seconds: -1 }),
     "resources.max_cpu_seconds",
-    "must be >= 1",
+    "must be an integer >= 1",
   ],
   [
     "pids_limit positive integer",
     (d) => (d.resources = { pids_limit: "many" }),
     "resources.pids_limit",
-    "must be integer",
+    "must be an integer",
   ],
   [
     "max_file_size_mb positive integer",
     (d) => (d.resources = { max_file_size_mb: 0 }),
     "resources.max_file_size_mb",
-    "must be >= 1",
+    "must be an integer >= 1",
   ],
 ];
 
@@ -268,7 +268,13 @@ describe("manifest rules (one failing manifest per rule)", () => {
       parseManifest("id: demo\ntools: [\n  - {name: x\n", FILE);
       expect.fail("should throw");
     } catch (err) {
-      expect((err as ValidationError).problems[0]?.message).toMatch(/YAML syntax error at line \d+, column \d+/);
+      expect((err as ValidationError).problems[0]).toMatchObject({
+        path: "",
+        message: expect.stringMatching(/^YAML syntax error: /),
+        line: expect.any(Number),
+        col: expect.any(Number),
+      });
+      expect((err as Error).message).toMatch(/: YAML syntax error: .* \(line \d+, column \d+\)/);
       expect((err as Error).message).toContain(FILE);
     }
   });

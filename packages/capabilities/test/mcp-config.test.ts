@@ -55,12 +55,12 @@ describe("mcp: capability config", () => {
     ).toEqual([
       "capabilities[0].mcp: set either command (stdio) or url (streamable HTTP), not both",
       "capabilities[1].mcp: needs command (a stdio server's argv) or url (a streamable HTTP endpoint)",
-      'capabilities[2].mcp.url: must be an http:// or https:// URL of the server\'s MCP endpoint (got "ftp://h/mcp")',
+      'capabilities[2].mcp.url: must be an http:// or https:// URL of the server\'s MCP endpoint, got "ftp://h/mcp"',
       "capabilities[3].mcp.env.TOKEN: ${secret:no-dashes} must name a credential (letters, digits, _)",
       "capabilities[4].manifest: is not used with mcp: (an MCP server has no Selu manifest)",
       "capabilities[4].command: goes under mcp: for an MCP server (mcp.command)",
-      'capabilities[5].mcp.policy.read: must be one of "allow", "ask", "block" (got "maybe")',
-      "capabilities[6].mcp.command: must NOT have fewer than 1 items",
+      'capabilities[5].mcp.policy.read: must be allow, ask or block, got "maybe"',
+      "capabilities[6].mcp.command: must list at least one item, got a list",
       "capabilities[7].manifest: is required (the path of a Selu manifest.yaml), or set mcp: for an MCP server",
       "capabilities[8].network: comes from the capability's manifest (set it there); it is only a config field for mcp: servers",
     ]);
@@ -107,7 +107,7 @@ describe("mcp.oauth with grant: client_credentials", () => {
       "capabilities[0].mcp.oauth.issuer: is for grant: client_credentials only (the user's sign-in has no use for it)",
     ]);
     expect(at({ grant: "password" })).toEqual([
-      'capabilities[0].mcp.oauth.grant: must be one of "authorization_code", "client_credentials" (got "password")',
+      'capabilities[0].mcp.oauth.grant: must be authorization_code or client_credentials, got "password"',
     ]);
   });
 });

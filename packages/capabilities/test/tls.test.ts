@@ -258,13 +258,13 @@ describe("channel config validation", () => {
       `capabilities[0].tls.ca: ${certs} is not a file: give the path of a PEM file`,
     ]);
     expect(problems([{ id: "a", manifest: "m", address: "h:1", tls: { ca, extra: 1 } }]).join("\n")).toContain(
-      "capabilities[0].tls.extra: is not allowed",
+      "capabilities[0].tls.extra: unknown key; allowed here: ca, cert, key, serverName",
     );
     expect(problems([{ id: "a", manifest: "m", address: "h:1", protocol: "palisade" }])).toEqual([
       "capabilities[0].protocol: is only used with command",
     ]);
     expect(problems([{ id: "a", manifest: "m", command: ["x"], protocol: "grpc" }]).join("\n")).toContain(
-      `capabilities[0].protocol: must be one of "palisade", "selu" (got "grpc")`,
+      `capabilities[0].protocol: must be palisade or selu, got "grpc"`,
     );
   });
 

@@ -1,5 +1,6 @@
 // Invalid configuration, reported whole: every problem with its file, field path and, where the
 // YAML says, its line and column.
+import { formatProblem } from "@palisade/schema";
 
 export interface ConfigIssue {
   file: string;
@@ -11,10 +12,9 @@ export interface ConfigIssue {
   col?: number;
 }
 
-/** `config.yaml: store.pool: must be an integer >= 1, got "ten" (line 4, column 9)`. */
+/** `config.yaml: store.pool: must be an integer >= 1, got "ten" (line 4, column 9)` (@palisade/schema's wording). */
 export function formatIssue(i: ConfigIssue): string {
-  const at = i.line === undefined ? "" : ` (line ${i.line}, column ${i.col ?? 1})`;
-  return `${i.file}: ${i.path || "(root)"}: ${i.message}${at}`;
+  return formatProblem(i);
 }
 
 /** Invalid configuration: every problem, each with its file and field. */

@@ -6,7 +6,7 @@ import { readFile } from "node:fs/promises";
 import { isIP } from "node:net";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
-import { describeValue, dropNulls, pathOf, readYaml, schemaProblems } from "@palisade/schema";
+import { describeValue, dropNulls, pathOf, readYaml, schemaProblems, syntaxProblems } from "@palisade/schema";
 import type { DataPath, ValidateFunction, YamlFile } from "@palisade/schema";
 // The URL check only: the store itself (better-sqlite3, pg) stays out of what imports the config.
 import { parsePgUrl } from "@palisade/store/pg-url";
@@ -34,9 +34,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   const baseDir = options.file ? dirname(options.file) : process.cwd();
   const yaml = readYaml(text);
   if (yaml.errors.length > 0)
-    throw new ConfigError(
-      yaml.errors.map((e) => ({ file, path: "", ...e, message: `YAML syntax error: ${e.message}` })),
-    );
+    throw new ConfigError(syntaxProblems(file, yaml.errors));
   const raw = dropNulls(yaml.data ?? {}, configSchema);
   const issues: ConfigIssue[] = [];
   if (!validate(raw))

@@ -2,7 +2,7 @@
 // and what it is, the line and column when the data came from YAML, and for an unknown key the
 // keys allowed there (with the likely one, when a key is a near miss).
 import type { ErrorObject } from "ajv";
-import type { DataPath, Position } from "./yaml.js";
+import type { DataPath, Position, YamlSyntaxProblem } from "./yaml.js";
 
 export interface SchemaProblem {
   /** Dotted path, e.g. `store.pool` or `capabilities[2].id`; empty for the whole document. */
@@ -99,6 +99,10 @@ function mustBe(e: ErrorObject, schema: Annotated): string {
     return `must be ${what}${bounds.length > 0 ? ` ${bounds.join(" and ")}` : ""}`;
   }
   if (e.keyword === "type") return `must be ${orList(types.map(typeWords))}`;
+  const limit = (e.params as { limit?: unknown }).limit;
+  if (e.keyword === "minLength" && limit === 1) return "must not be empty";
+  if (e.keyword === "minItems" && typeof limit === "number")
+    return `must list at least ${limit === 1 ? "one item" : `${limit} items`}`;
   return e.message ?? `must satisfy ${e.keyword}`;
 }
 
@@ -176,4 +180,23 @@ export function pathOf(parts: DataPath, base = ""): string {
 
 function join(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
+}
+
+/** A problem of a file, as config.yaml, capability manifests and policies all report them. */
+export interface FileProblem extends SchemaProblem {
+  file: string;
+}
+
+/**
+ * How every problem of a file reads: `config.yaml: store.pool: must be an integer >= 1, got "ten"
+ * (line 4, column 9)`; without a path (the whole file) `policy.yaml: YAML syntax error: … (line 7, column 1)`.
+ */
+export function formatProblem(p: FileProblem): string {
+  const at = p.line === undefined ? "" : ` (line ${p.line}, column ${p.col ?? 1})`;
+  return `${p.file}: ${p.path ? `${p.path}: ` : ""}${p.message}${at}`;
+}
+
+/** The syntax errors of a YAML file as problems of the whole file, each at its line and column. */
+export function syntaxProblems(file: string, errors: readonly YamlSyntaxProblem[]): FileProblem[] {
+  return errors.map((e) => ({ file, path: "", message: `YAML syntax error: ${e.message}`, line: e.line, col: e.col }));
 }

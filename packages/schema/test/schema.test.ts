@@ -1,6 +1,15 @@
 // The shared pieces: positions traced back through the YAML, ajv errors in words, near misses.
 import { describe, expect, it } from "vitest";
-import { didYouMean, dropNulls, pathOf, pointerParts, readYaml, schemaKeys } from "@palisade/schema";
+import {
+  didYouMean,
+  dropNulls,
+  formatProblem,
+  pathOf,
+  pointerParts,
+  readYaml,
+  schemaKeys,
+  syntaxProblems,
+} from "@palisade/schema";
 
 describe("readYaml", () => {
   const text = "a:\n  b: [x, { c: 1 }]\n  d: null\n";
@@ -45,5 +54,19 @@ describe("helpers", () => {
       z: null,
     });
     expect(schemaKeys(schema, ["l", "[]"])).toEqual(["x"]);
+  });
+});
+
+describe("formatProblem: one wording for config.yaml, manifests and policies", () => {
+  it("file: path: message (line L, column C); no path for the whole file, no position when unknown", () => {
+    expect(formatProblem({ file: "c.yaml", path: "store.pool", message: "must be an integer", line: 4, col: 9 })).toBe(
+      "c.yaml: store.pool: must be an integer (line 4, column 9)",
+    );
+    expect(formatProblem({ file: "c.yaml", path: "workspace", message: "does not exist" })).toBe(
+      "c.yaml: workspace: does not exist",
+    );
+    const [syntax] = syntaxProblems("p.yaml", readYaml("a: 1\nb: [\n").errors);
+    expect(syntax).toMatchObject({ file: "p.yaml", path: "", line: 3, col: 1 });
+    expect(formatProblem(syntax!)).toMatch(/^p\.yaml: YAML syntax error: .+ \(line 3, column 1\)$/);
   });
 });

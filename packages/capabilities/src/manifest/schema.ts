@@ -17,7 +17,7 @@ export const manifestSchema = {
     id: {
       type: "string",
       pattern: ID_PATTERN,
-      description: "must be lowercase letters, digits and single hyphens, e.g. web-search",
+      "x-message": "must be lowercase letters, digits and single hyphens, e.g. web-search",
     },
     class: { enum: ["tool", "environment"] },
     image: { type: "string", minLength: 1 },
@@ -25,7 +25,7 @@ export const manifestSchema = {
     discovery_tool_name: {
       type: "string",
       pattern: TOOL_NAME_PATTERN,
-      description: "must be a tool name (letters, digits, _ and -, at most 64)",
+      "x-message": "must be a tool name (letters, digits, _ and -, at most 64)",
     },
     tools: {
       type: "array",
@@ -36,7 +36,7 @@ export const manifestSchema = {
           name: {
             type: "string",
             pattern: TOOL_NAME_PATTERN,
-            description: "must be letters, digits, _ and - (at most 64), as LLM tool names require",
+            "x-message": "must be letters, digits, _ and - (at most 64), as LLM tool names require",
           },
           description: { type: "string", minLength: 1 },
           input_schema: { type: "object" },
@@ -65,7 +65,7 @@ export const manifestSchema = {
           name: {
             type: "string",
             pattern: CREDENTIAL_NAME_PATTERN,
-            description: "must be an environment variable name (letters, digits, _)",
+            "x-message": "must be an environment variable name (letters, digits, _)",
           },
           scope: { enum: ["system", "user"] },
           credential_type: { enum: ["secret"] },

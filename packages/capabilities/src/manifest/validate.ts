@@ -1,8 +1,8 @@
-import { didYouMean, pathParts, readYaml } from "@palisade/schema";
+import { didYouMean, pathParts, readYaml, schemaProblems, syntaxProblems } from "@palisade/schema";
 import type { ValidateFunction } from "@palisade/schema";
 import { ValidationError } from "../errors.js";
 import type { Problem } from "../errors.js";
-import { compileToolSchema, describeAjvErrors } from "../json-schema.js";
+import { compileToolSchema } from "../json-schema.js";
 import { parseHostEntry } from "./hosts.js";
 import { validateManifestStructure } from "../schemas.generated.js";
 import { KNOWN_KEYS } from "./schema.js";
@@ -20,14 +20,7 @@ type Raw = Record<string, unknown>;
 export function parseManifest(text: string, file: string): Manifest {
   const yaml = readYaml(text);
   if (yaml.errors.length > 0) {
-    const problems = yaml.errors.map((e) => ({
-      file,
-      path: "",
-      message: `YAML syntax error at line ${e.line}, column ${e.col}: ${e.message}`,
-      line: e.line,
-      col: e.col,
-    }));
-    throw new ValidationError("invalid_manifest", `manifest ${file}`, problems);
+    throw new ValidationError("invalid_manifest", `manifest ${file}`, syntaxProblems(file, yaml.errors));
   }
   try {
     return validateManifest(yaml.data, file);
@@ -51,7 +44,7 @@ export function validateManifest(data: unknown, file: string): Manifest {
   }
   const raw = data as Raw;
   if (!validateStructure(raw)) {
-    for (const p of describeAjvErrors(validateStructure.errors)) add(p.path, p.message);
+    for (const p of schemaProblems(validateStructure.errors)) add(p.path, p.message);
   }
   const warnings = unknownKeys(raw);
   const tools = Array.isArray(raw.tools) ? (raw.tools as unknown[]) : [];

@@ -1,6 +1,6 @@
+import { schemaProblems } from "@palisade/schema";
 import type { ValidateFunction } from "@palisade/schema";
 import type { Problem } from "../errors.js";
-import { describeAjvErrors } from "../json-schema.js";
 import { TOOL_NAME_PATTERN } from "../manifest/schema.js";
 import type { Policy } from "../manifest/types.js";
 import { validateMcpHttp, validateMcpStdio } from "../schemas.generated.js";
@@ -101,7 +101,7 @@ export const httpSchema = {
     url: {
       type: "string",
       pattern: "^https?://",
-      description: "must be an http:// or https:// URL of the server's MCP endpoint",
+      "x-message": "must be an http:// or https:// URL of the server's MCP endpoint",
     },
     headers: stringMap,
     oauth: {
@@ -113,8 +113,8 @@ export const httpSchema = {
         clientSecret: { type: "string", minLength: 1 },
         privateKey: { type: "string", minLength: 1 },
         signingAlgorithm: { enum: JWT_SIGNING_ALGORITHMS },
-        issuer: { type: "string", pattern: "^https?://", description: "must be the authorization server's issuer URL" },
-        clientMetadataUrl: { type: "string", pattern: "^https://", description: "must be an https:// URL" },
+        issuer: { type: "string", pattern: "^https?://", "x-message": "must be the authorization server's issuer URL" },
+        clientMetadataUrl: { type: "string", pattern: "^https://", "x-message": "must be an https:// URL" },
         scope: { type: "string", minLength: 1 },
       },
     },
@@ -158,7 +158,7 @@ export function mcpConfigProblems(value: unknown, at: string, file: string): Pro
   if (!("command" in v) && !("url" in v))
     return [{ file, path: at, message: "needs command (a stdio server's argv) or url (a streamable HTTP endpoint)" }];
   const validate = "command" in v ? validators.stdio : validators.http;
-  if (!validate(v)) return describeAjvErrors(validate.errors, at).map((p) => ({ file, ...p }));
+  if (!validate(v)) return schemaProblems(validate.errors, { base: at }).map((p) => ({ file, ...p }));
   const problems: Problem[] = [];
   if (typeof v.url === "string" && !URL.canParse(v.url))
     problems.push({ file, path: `${at}.url`, message: `is not a valid URL (got ${JSON.stringify(v.url)})` });
