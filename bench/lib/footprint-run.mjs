@@ -121,8 +121,18 @@ export async function footprintRun(modelURL, idleStopS, waitS, cpu) {
   try {
     await sleep(300);
     out.started = sample(engine.pid);
-    await chat(ready.address, ready.token);
+    // What ran during the chat: sampled while it goes, since on a loaded machine a capability
+    // called early may already be idle-stopped when the chat ends.
+    const seen = new Set();
+    const watch = setInterval(() => sample(engine.pid).procs.forEach((p) => seen.add(p.kind)), 100);
+    try {
+      await chat(ready.address, ready.token);
+    } finally {
+      clearInterval(watch);
+    }
     out.chat = sample(engine.pid);
+    out.chat.procs.forEach((p) => seen.add(p.kind));
+    out.ranDuringChat = [...seen].sort();
     if (idleStopS > 0) {
       // Idle: wait for the capability processes and the Agent to stop (idle time, then their SIGTERM).
       const end = Date.now() + (idleStopS + 20) * 1000;
