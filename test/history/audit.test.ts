@@ -89,7 +89,7 @@ describe.skipIf(skip)("audit trail", () => {
       `user (${answeredBy})`,
     );
     expect(byKind("files__write_file", "approval")).toMatchObject({ answeredBy });
-    expect(byKind("files__delete_file", "verdict")).toMatchObject({ decision: "BLOCK", ruleIds: ["e2e-no-delete"] });
+    expect(byKind("files__delete_file", "verdict")).toMatchObject({ decision: "block", ruleIds: ["e2e-no-delete"] });
     expect(byKind("files__read_file", "execution")).toMatchObject({ ok: true, toolName: "files__read_file" });
     expect(byKind("files__read_file", "execution").resultSha256).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -30,10 +30,10 @@ const CLIENT_MODULES = new Set(["run-command", "sessions", "artifacts", "engine"
 /**
  * Bundled @palisade packages: the gRPC client, what finds and compares the running Engine (with the
  * store URL parser, the Agent's model defaults and the schema helpers its config check uses), the
- * terminal-text rule, the order of a turn's text and tool calls.
+ * terminal-text rule, the words of a decision, the order of a turn's text and tool calls.
  */
 const BUNDLED_PACKAGES =
-  /^@palisade\/(protocol(\/|$)|config\/(setup|discovery)$|agent\/settings$|schema$|shield\/visible$|store\/(pg-url|text-order)$)/;
+  /^@palisade\/(protocol(\/|$)|config\/(setup|discovery)$|agent\/settings$|schema$|shield\/(visible|words)$|store\/(pg-url|text-order)$)/;
 
 if (freshBundleEntry(outdir, repo)) {
   console.log("client bundle up to date");

@@ -2,10 +2,13 @@
 // src/adapters/, so replacing an implementation touches one file.
 import type { Deadline } from "@palisade/capabilities";
 import type { ModelConfig } from "@palisade/config";
+import type { Decision, ManifestPolicy } from "@palisade/shield";
 
 export type Mode = "normal" | "otr" | "heartbeat";
-export type Policy = "allow" | "ask" | "block";
-export type Decision = "ALLOW" | "BLOCK" | "ESCALATE";
+/** A tool's policy before its arguments are read; `ask` means escalate. */
+export type Policy = ManifestPolicy;
+/** The Shield's decision, spelled as the Shield spells it; the proto enum only at the gRPC edges. */
+export type { Decision };
 
 export interface Usage {
   inputTokens: number;

@@ -267,7 +267,7 @@ describe.skipIf(postgresUnavailable() !== undefined)("several Engines on one Pos
           callId: "c1",
           toolName: "files__read_file",
           argumentsJson: '{"path":"docs.md"}',
-          verdict: { decision: "ALLOW", tier: 0, confidence: 1, reason: "policy", ruleIds: [], evaluationUs: 5 },
+          verdict: { decision: "allow", tier: 0, confidence: 1, reason: "policy", ruleIds: [], evaluationUs: 5 },
           approval: "",
           result: "# Docs",
           isError: false,

@@ -28,9 +28,9 @@ describe("Engine Shield adapter: what governs the agent is protected", () => {
         capabilityId: "files",
         workspace,
       });
-    expect((await write("policy.yaml")).decision).toBe("BLOCK");
-    expect((await write("palisade.yaml")).decision).toBe("BLOCK");
-    expect((await write("notes.txt")).decision).not.toBe("BLOCK");
+    expect((await write("policy.yaml")).decision).toBe("block");
+    expect((await write("palisade.yaml")).decision).toBe("block");
+    expect((await write("notes.txt")).decision).not.toBe("block");
   });
 
   it("judges a third-party tool by its description too: an MCP read_file of /etc/passwd is not called a write", async () => {
@@ -53,7 +53,7 @@ describe("Engine Shield adapter: what governs the agent is protected", () => {
     expect(read.reason).toContain("/etc/passwd");
     expect(read.reason).not.toMatch(/writes|may write/);
     const write = await call("fs__file_tool", "Create a new file or completely overwrite an existing file.");
-    expect(write.decision).toBe("BLOCK");
+    expect(write.decision).toBe("block");
     expect(write.reason).toMatch(/writes account files/);
   });
 });

@@ -33,7 +33,7 @@ function call(i: number, extra: Partial<ToolCallRecordRow> = {}): ToolCallRecord
     callId: `c${i}`,
     toolName: "files__read_file",
     argumentsJson: `{"path":"f${i}.txt"}`,
-    verdict: { decision: "ALLOW", tier: 0, confidence: 1, reason: "policy", ruleIds: ["r1"], evaluationUs: 12 },
+    verdict: { decision: "allow", tier: 0, confidence: 1, reason: "policy", ruleIds: ["r1"], evaluationUs: 12 },
     approval: i % 2 ? "allow_once" : "",
     result: `contents ${i}`,
     isError: i % 3 === 0,
@@ -70,7 +70,7 @@ async function commit(
           call(i),
           call(i + 100, {
             approval: "deny",
-            verdict: { decision: "ESCALATE", tier: 1, confidence: 0.7, reason: "asks", ruleIds: [], evaluationUs: 3 },
+            verdict: { decision: "escalate", tier: 1, confidence: 0.7, reason: "asks", ruleIds: [], evaluationUs: 3 },
           }),
         ]
       : [],

@@ -37,7 +37,7 @@ const calls = (prefix: string): ToolCallRecordRow[] =>
     toolName: "files__write_file",
     argumentsJson: '{"path":"a.txt"}',
     verdict: {
-      decision: "ESCALATE",
+      decision: "escalate",
       tier: 0,
       confidence: 1,
       reason: "writes",

@@ -4,7 +4,7 @@
 // Engine one is started for the call and stopped after it.
 import { PipelineEventType } from "@palisade/protocol/pipeline";
 import type { CallToolResult } from "@palisade/protocol/pipeline";
-import { ApprovalDecision, VerdictDecision } from "@palisade/protocol/types";
+import { ApprovalDecision } from "@palisade/protocol/types";
 import type { ApprovalNeeded } from "@palisade/protocol/types";
 import { CliError, ExitCode, UsageError } from "../cli/errors.js";
 import { println } from "../cli/io.js";
@@ -14,6 +14,7 @@ import type { EngineClient } from "../engine/connect.js";
 import { describeRpcError } from "../engine/errors.js";
 import { resolveSessionId } from "../engine/sessions.js";
 import { jsonLine } from "../format/terminal-text.js";
+import { decisionWord } from "../format/decision.js";
 import { downloadArtifact } from "./artifacts.js";
 import { ensureOutDir } from "./artifact-files.js";
 import { flag, hintCommand, pathsOf, startOptions, stringOption, workspaceOf } from "./common.js";
@@ -82,7 +83,7 @@ export async function callThroughEngine(ctx: CommandContext, name: string, args:
         const v = ev.shieldVerdict;
         println(
           ctx.io.stderr,
-          `shield ${VerdictDecision[v.decision] ?? "UNKNOWN"} (tier ${v.tier}, policy ${conn.status.policyName}): ${v.reason}`,
+          `shield ${decisionWord(v.decision)} (tier ${v.tier}, policy ${conn.status.policyName}): ${v.reason}`,
         );
       }
       if (ev.eventType === PipelineEventType.APPROVAL_NEEDED && ev.approvalNeeded)

@@ -5,6 +5,7 @@
 import { resolve } from "node:path";
 import { callLocally } from "@palisade/engine";
 import type { LocalTools } from "@palisade/engine";
+import { DECISION_WORD } from "@palisade/shield/words";
 import { CliError, UsageError } from "../cli/errors.js";
 import { println } from "../cli/io.js";
 import type { CommandContext } from "../cli/spec.js";
@@ -105,7 +106,7 @@ export async function capabilityCall(ctx: CommandContext): Promise<number> {
     if (verdict)
       println(
         ctx.io.stderr,
-        `shield ${verdict.decision} (tier ${verdict.tier}, policy ${tools.shield.describe().policyName}): ${verdict.reason}`,
+        `shield ${DECISION_WORD[verdict.decision]} (tier ${verdict.tier}, policy ${tools.shield.describe().policyName}): ${verdict.reason}`,
       );
     const outcome = {
       toolName,

@@ -2,7 +2,7 @@ import { toJson } from "@bufbuild/protobuf";
 import { PipelineEventSchema, PipelineEventType } from "@palisade/protocol/pipeline";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 import type { ApprovalNeeded } from "@palisade/protocol/types";
-import { ApprovalDecision, SessionMode, VerdictDecision } from "@palisade/protocol/types";
+import { ApprovalDecision, SessionMode } from "@palisade/protocol/types";
 import { randomUUID } from "node:crypto";
 import { CliError, ExitCode } from "../cli/errors.js";
 import type { CliIo } from "../cli/io.js";
@@ -18,12 +18,7 @@ import { readKey } from "./prompt.js";
 import { formatBytes, keyArgs } from "../tui/components/format.js";
 import { callArgs, wrapText } from "../format/call-text.js";
 import { jsonLine, shown } from "../format/terminal-text.js";
-
-const VERDICT = {
-  [VerdictDecision.ALLOW]: "ALLOW",
-  [VerdictDecision.BLOCK]: "BLOCK",
-  [VerdictDecision.ESCALATE]: "ESCALATE",
-} as Record<number, string>;
+import { decisionWord } from "../format/decision.js";
 
 /** One JSON object per event: `{"type":"LLM_TOKEN", ...the event as protobuf JSON}`. */
 export function eventToJsonLine(ev: PipelineEvent): string {
@@ -73,7 +68,7 @@ function humanPrinter(io: CliIo): Printer {
           const v = ev.shieldVerdict;
           if (!v) return;
           line(
-            `⏺ ${names.get(v.callId) ?? v.toolName} · shield ${VERDICT[v.decision] ?? "?"} (tier ${v.tier})${v.reason ? `: ${v.reason}` : ""}`,
+            `⏺ ${names.get(v.callId) ?? v.toolName} · shield ${decisionWord(v.decision)} (tier ${v.tier})${v.reason ? `: ${v.reason}` : ""}`,
           );
           return;
         }

@@ -18,19 +18,14 @@ import type {
   SearchSessionsRequestSchema,
   SearchSessionsResponse,
 } from "@palisade/protocol/pipeline";
-import { ChatMessageSchema, SessionInfoSchema, SessionMode, VerdictDecision } from "@palisade/protocol/types";
+import { ChatMessageSchema, SessionInfoSchema, SessionMode } from "@palisade/protocol/types";
 import type { ChatMessage, SessionInfo } from "@palisade/protocol/types";
 import type { MessageRecord, SessionRecord, Store } from "@palisade/store";
 import type { EngineClient } from "./connect.js";
+import { decisionToProto } from "../format/decision.js";
 
 /** The read calls a history command makes; the Engine's client, or this reader. */
 export type HistoryClient = Pick<EngineClient, "listSessions" | "getHistory" | "searchSessions">;
-
-const DECISION = {
-  allow: VerdictDecision.ALLOW,
-  block: VerdictDecision.BLOCK,
-  escalate: VerdictDecision.ESCALATE,
-} as const;
 
 function sessionInfo(s: SessionRecord): SessionInfo {
   return create(SessionInfoSchema, {
@@ -68,7 +63,7 @@ function chatMessage(m: MessageRecord): ChatMessage {
             verdict: {
               callId: c.callId,
               toolName: c.toolName,
-              decision: DECISION[c.verdict.decision],
+              decision: decisionToProto(c.verdict.decision),
               tier: c.verdict.tier,
               reason: c.verdict.reason,
             },

@@ -2,16 +2,17 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { isAbsolute, join } from "node:path";
 import { Code, RpcError } from "@palisade/protocol";
-import { ApprovalDecision, ElicitationAction, SessionMode } from "@palisade/protocol/types";
+import { ElicitationAction, SessionMode } from "@palisade/protocol/types";
 import type { FormAnswer } from "./state/form.js";
 import type { SubAgentEvent } from "@palisade/protocol/pipeline";
 import { downloadArtifact } from "../commands/artifacts.js";
 import type { EngineClient } from "../engine/connect.js";
 import { describeRpcError, isUnavailable } from "../engine/errors.js";
 import { shownMessage } from "../format/terminal-text.js";
+import { choiceToProto } from "../format/decision.js";
 import { update } from "./state/reducer.js";
 import { attachMentions } from "./mentions.js";
-import type { Action, ApprovalChoice, ChatState, Effect, SubAgentView } from "./state/types.js";
+import type { Action, ChatState, Effect, SubAgentView } from "./state/types.js";
 
 /** Actions carrying text from the Engine: the model's, a tool's or a capability server's. */
 const FROM_ENGINE = new Set<Action["type"]>([
@@ -60,12 +61,6 @@ const FORM_ACTION = {
 function formToProto(a: FormAnswer): { action: ElicitationAction; contentJson: string } {
   return { action: FORM_ACTION[a.action], contentJson: a.action === "accept" ? JSON.stringify(a.content) : "" };
 }
-
-const CHOICE: Record<ApprovalChoice, ApprovalDecision> = {
-  allow_once: ApprovalDecision.ALLOW_ONCE,
-  allow_session: ApprovalDecision.ALLOW_SESSION,
-  deny: ApprovalDecision.DENY,
-};
 
 function agentView(a: SubAgentEvent): SubAgentView {
   const state = (["running", "completed", "failed", "cancelled"] as const).find((s) => s === a.state) ?? "running";
@@ -318,7 +313,7 @@ export class ChatController {
           const ack = await client.resolveApproval(
             {
               approvalId: e.approvalId,
-              decision: CHOICE[e.choice],
+              decision: choiceToProto(e.choice),
               sessionId: e.sessionId,
               reason: e.reason ?? "",
               ...(e.form ? { elicitation: formToProto(e.form) } : {}),

@@ -1,5 +1,5 @@
-// A minimal EngineShield that follows manifest policies only (allow → ALLOW, ask → ESCALATE,
-// block → BLOCK, none → ESCALATE). Used by tests that need a predictable Shield; the Engine
+// A minimal EngineShield that follows manifest policies only (allow → allow, ask → escalate,
+// block → block, none → escalate). Used by tests that need a predictable Shield; the Engine
 // uses @palisade/shield (adapters/shield.ts).
 import type { EngineShield, Policy, ShieldInput, VerdictRecord } from "../ports.js";
 
@@ -13,7 +13,7 @@ export class PolicyShield implements EngineShield {
   async evaluate(input: ShieldInput): Promise<VerdictRecord> {
     const t0 = process.hrtime.bigint();
     const policy = this.effectivePolicy(input.toolName, input.manifestPolicy);
-    const decision = policy === "allow" ? "ALLOW" : policy === "block" ? "BLOCK" : "ESCALATE";
+    const decision = policy === "ask" ? "escalate" : policy;
     return {
       decision,
       tier: 0,

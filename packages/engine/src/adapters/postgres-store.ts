@@ -347,7 +347,7 @@ class PostgresStore implements EngineStore {
       ...(q.toMs !== undefined ? { to: q.toMs } : {}),
       ...(q.role ? { role: q.role as "user" | "assistant" | "system" | "tool" } : {}),
       ...(q.toolName ? { toolName: q.toolName } : {}),
-      ...(q.decision ? { decision: q.decision.toLowerCase() as "allow" | "block" | "escalate" } : {}),
+      ...(q.decision ? { decision: q.decision } : {}),
     });
     return { hits: res.hits.map((h) => ({ ...h })), total: res.total };
   }

@@ -3,11 +3,10 @@
 import { createOpenAIJudge, createShield, generateCanary, loadPolicy, toolPolicy } from "@palisade/shield";
 // approval prompts show arguments and reasons with terminal controls made visible
 export { visible, visibleJson } from "@palisade/shield";
-import type { Policy as ShieldPolicy, Shield, ShieldContext } from "@palisade/shield";
+import type { Decision, Policy as ShieldPolicy, Shield, ShieldContext } from "@palisade/shield";
 import type { EngineConfig } from "@palisade/config";
 import type {
   ActionClassInfo,
-  Decision,
   EngineShield,
   ObservedContent,
   Policy,
@@ -18,7 +17,7 @@ import type {
 import { semanticsView } from "./semantics-view.js";
 import { SessionProvenance } from "./provenance.js";
 
-const toPolicy = (d: "allow" | "block" | "escalate"): Policy => (d === "escalate" ? "ask" : d);
+const toPolicy = (d: Decision): Policy => (d === "escalate" ? "ask" : d);
 
 class PalisadeShield implements EngineShield {
   private readonly provenance: SessionProvenance;
@@ -78,7 +77,7 @@ class PalisadeShield implements EngineShield {
     const args = parseArgs(input.argumentsJson);
     const v = await this.shield.evaluate({ tool: input.toolName, args }, this.context(input), signal);
     return {
-      decision: v.decision.toUpperCase() as Decision,
+      decision: v.decision,
       tier: v.tier,
       confidence: v.confidence,
       reason: v.reason,

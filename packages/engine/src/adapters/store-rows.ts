@@ -6,17 +6,8 @@ import type {
   NewToolCall,
   SessionRecord as StoredSession,
   ToolCallRecord as StoredCall,
-  Verdict,
 } from "@palisade/store";
-import type {
-  AuditEntry,
-  Decision,
-  MessageRecord,
-  SessionRecord,
-  StoredRun,
-  ToolCallRecordRow,
-  VerdictRecord,
-} from "../ports.js";
+import type { AuditEntry, MessageRecord, SessionRecord, StoredRun, ToolCallRecordRow } from "../ports.js";
 
 export function session(s: StoredSession): SessionRecord {
   return {
@@ -45,7 +36,7 @@ export function call(c: StoredCall): ToolCallRecordRow {
     callId: c.callId,
     toolName: c.toolName,
     argumentsJson: c.argumentsJson,
-    ...(c.verdict ? { verdict: { ...c.verdict, decision: c.verdict.decision.toUpperCase() as Decision } } : {}),
+    ...(c.verdict ? { verdict: { ...c.verdict } } : {}),
     approval: c.approval ? (APPROVAL_OUT[c.approval.by] ?? c.approval.decision) : "",
     result: c.result ?? "",
     isError: c.isError,
@@ -68,10 +59,6 @@ export function message(m: StoredMessage): MessageRecord {
     ...(m.usage ? { usage: { ...m.usage } } : {}),
     seq: m.seq,
   };
-}
-
-function verdictRow(v: VerdictRecord): Verdict {
-  return { ...v, decision: v.decision.toLowerCase() as Verdict["decision"] };
 }
 
 /** The stored approval of a record's `approval` (what calls/run.ts left there), settled at `at`. */
@@ -102,7 +89,7 @@ export function callRow(c: ToolCallRecordRow, messageId: string): NewToolCall {
     messageId,
     toolName: c.toolName,
     argumentsJson: c.argumentsJson,
-    ...(c.verdict ? { verdict: verdictRow(c.verdict) } : {}),
+    ...(c.verdict ? { verdict: { ...c.verdict } } : {}),
     ...(approval ? { approval } : {}),
     result: c.result,
     isError: c.isError,

@@ -85,18 +85,18 @@ async function pipeline(call: CallRecord): Promise<ToolResult> {
   env.audit?.step(turn.session, "verdict", record.callId, "shield", { toolName: record.toolName, ...verdict });
   // A file write's diff for the approval and the card; not when a detector or the judge raised a
   // concern (the file may be one that should not be shown or stored in the history).
-  if (verdict.decision !== "BLOCK" && (verdict.decision === "ALLOW" || verdict.tier === 0)) {
+  if (verdict.decision !== "block" && (verdict.decision === "allow" || verdict.tier === 0)) {
     call.preview = await writePreview(tool, args, turn.session.workspace);
   }
-  if (verdict.decision !== "ALLOW") call.announce();
-  if (verdict.decision === "BLOCK") {
+  if (verdict.decision !== "allow") call.announce();
+  if (verdict.decision === "block") {
     return call.deliver(
       `The Shield blocked this call to ${record.toolName}: ${verdict.reason}. Do not retry it; tell the user what you wanted to do and why it was refused.`,
       true,
       { error: { code: "blocked" } },
     );
   }
-  if (verdict.decision === "ESCALATE") {
+  if (verdict.decision === "escalate") {
     const answer = await askUser(call, verdict, tool);
     record.approval = answer.outcome;
     const { outcome, by, reason } = answer;
@@ -181,7 +181,7 @@ async function judge(call: CallRecord, tool: ToolSpec): Promise<VerdictRecord> {
     return await call.scope.env.shield.evaluate(shieldInput(call.scope, call.record, tool), call.turn.signal);
   } catch (err) {
     return {
-      decision: "BLOCK",
+      decision: "block",
       tier: 0,
       confidence: 1,
       reason: `the Shield failed (failing closed): ${(err as Error).message}`,

@@ -34,13 +34,13 @@ export function modeToProto(mode: Mode): SessionMode {
 }
 
 export function decisionToProto(d: Decision): VerdictDecision {
-  return d === "ALLOW" ? VerdictDecision.ALLOW : d === "BLOCK" ? VerdictDecision.BLOCK : VerdictDecision.ESCALATE;
+  return d === "allow" ? VerdictDecision.ALLOW : d === "block" ? VerdictDecision.BLOCK : VerdictDecision.ESCALATE;
 }
 
 export function decisionFromProto(d: VerdictDecision): Decision | undefined {
-  if (d === VerdictDecision.ALLOW) return "ALLOW";
-  if (d === VerdictDecision.BLOCK) return "BLOCK";
-  if (d === VerdictDecision.ESCALATE) return "ESCALATE";
+  if (d === VerdictDecision.ALLOW) return "allow";
+  if (d === VerdictDecision.BLOCK) return "block";
+  if (d === VerdictDecision.ESCALATE) return "escalate";
   return undefined;
 }
 

@@ -26,7 +26,7 @@ async function judgeLoad(
     });
   } catch (err) {
     return {
-      decision: "BLOCK",
+      decision: "block",
       tier: 0,
       confidence: 1,
       reason: `Shield error (failing closed): ${(err as Error).message}`,
@@ -48,7 +48,7 @@ export async function answerToolDefsRequest(env: TurnEnv, turn: Turn | undefined
   let accepted = requested.filter((g) => known.has(g));
   if (accepted.length > 0) {
     const verdict = await judgeLoad(env, turn, req.sessionId, req.requestId, accepted);
-    if (verdict.decision !== "ALLOW") {
+    if (verdict.decision !== "allow") {
       env.log(`load_tools ${accepted.join(",")} refused by the Shield: ${verdict.reason}`);
       unknown.push(...accepted);
       accepted = [];

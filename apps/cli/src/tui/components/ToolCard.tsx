@@ -1,4 +1,5 @@
 import { Box, Text } from "ink";
+import { DECISION_WORD, approvalWords } from "@palisade/shield/words";
 import type { ToolCardEntry, ToolPhase } from "../state/types.js";
 import { formatBytes, formatMs, keyArgs, prettyJson, truncate } from "./format.js";
 import { DiffView } from "./DiffView.js";
@@ -16,11 +17,6 @@ const PHASE: Record<ToolPhase, { icon: string; color: string; label: string }> =
 };
 
 const DECISION_COLOR = { allow: "green", block: "red", escalate: "yellow" } as const;
-const APPROVAL_TEXT = {
-  allow_once: "allowed once",
-  allow_session: "allowed for this session",
-  deny: "denied",
-} as const;
 
 export interface ToolCardProps {
   card: ToolCardEntry;
@@ -56,7 +52,7 @@ export function ToolCard({ card, width, expanded = false, selected = false }: To
         <Text>
           <Text dimColor>shield </Text>
           <Text color={DECISION_COLOR[v.decision]} bold>
-            {v.decision.toUpperCase()}
+            {DECISION_WORD[v.decision]}
           </Text>
           <Text dimColor>{` · tier ${v.tier}`}</Text>
           {v.reason ? <Text dimColor>{` · ${expanded ? v.reason : truncate(v.reason, inner - 24)}`}</Text> : null}
@@ -64,7 +60,7 @@ export function ToolCard({ card, width, expanded = false, selected = false }: To
       ) : null}
       {card.approval ? (
         <Text color={card.approval.choice === "deny" ? "yellow" : "green"}>
-          {`approval: ${APPROVAL_TEXT[card.approval.choice]}${card.approval.by && card.approval.by !== "user" && card.approval.by !== "you" ? ` (${card.approval.by})` : ""}`}
+          {`approval: ${approvalWords(card.approval)}`}
         </Text>
       ) : null}
       {card.summary && card.phase === "running" ? <Text dimColor>{truncate(card.summary, inner)}</Text> : null}

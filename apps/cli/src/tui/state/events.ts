@@ -1,15 +1,13 @@
 import { PipelineEventType } from "@palisade/protocol/pipeline";
 import type { PipelineEvent, SubAgentEvent } from "@palisade/protocol/pipeline";
-import { ApprovalDecision, VerdictDecision } from "@palisade/protocol/types";
 import type { ArtifactRef } from "@palisade/protocol/types";
+import { choiceOf, decisionOf } from "../../format/decision.js";
 import { newForm } from "./form.js";
 import { stableSplitPoint } from "./split.js";
 import { formatMs } from "../components/format.js";
 import type {
-  ApprovalChoice,
   AssistantEntry,
   ChatState,
-  Decision,
   Entry,
   NoticeEntry,
   SubAgentView,
@@ -21,18 +19,6 @@ const PROGRESS_TAIL = 1200;
 
 /** The banner while a cancel is on its way. */
 export const CANCELLING = "cancelling…";
-
-export function decisionOf(d: VerdictDecision): Decision {
-  return d === VerdictDecision.ALLOW ? "allow" : d === VerdictDecision.BLOCK ? "block" : "escalate";
-}
-
-export function choiceOf(d: ApprovalDecision): ApprovalChoice {
-  return d === ApprovalDecision.ALLOW_ONCE
-    ? "allow_once"
-    : d === ApprovalDecision.ALLOW_SESSION
-      ? "allow_session"
-      : "deny";
-}
 
 export function artifactsOf(refs: ArtifactRef[]): ToolCardEntry["artifacts"] {
   return refs.map((a) => ({

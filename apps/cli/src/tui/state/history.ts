@@ -1,35 +1,9 @@
 import type { ChatMessage, ToolCallRecord } from "@palisade/protocol/types";
 import { inTextOrder } from "@palisade/store/text-order";
-import { artifactsOf, decisionOf } from "./events.js";
-import type { ApprovalChoice, Entry, ToolCardEntry } from "./types.js";
-
-/**
- * How an approval is stored (`allow_once`, `allow_session`, `deny`, or who decided instead of the
- * user) as the card shows it: the decision, and who made it when it was not the user.
- */
-const STORED_APPROVAL: Record<string, { choice: ApprovalChoice; by: string }> = {
-  allow_once: { choice: "allow_once", by: "" },
-  allow_session: { choice: "allow_session", by: "" },
-  deny: { choice: "deny", by: "" },
-  session: { choice: "allow_once", by: "covered by an earlier approval for this session" },
-  cancelled: { choice: "deny", by: "the turn was cancelled before an answer" },
-  unattended: { choice: "deny", by: "nobody was there to answer" },
-  timeout: { choice: "deny", by: "no answer in time" },
-};
-
-function approvalOf(text: string): { choice: ApprovalChoice; by: string } | undefined {
-  if (!text) return undefined;
-  const known = STORED_APPROVAL[text];
-  if (known) return known;
-  const t = text.toLowerCase();
-  const choice: ApprovalChoice =
-    t.includes("deny") || t.includes("denied") || t.includes("timeout")
-      ? "deny"
-      : t.includes("session")
-        ? "allow_session"
-        : "allow_once";
-  return { choice, by: text };
-}
+import { storedApproval } from "@palisade/shield/words";
+import { decisionOf } from "../../format/decision.js";
+import { artifactsOf } from "./events.js";
+import type { Entry, ToolCardEntry } from "./types.js";
 
 /** The card of a stored tool call (the same rendering as a live one). */
 function toolCard(messageId: string, c: ToolCallRecord): ToolCardEntry {
@@ -42,7 +16,7 @@ function toolCard(messageId: string, c: ToolCallRecord): ToolCardEntry {
         ruleIds: c.verdict.ruleIds,
       }
     : undefined;
-  const approval = approvalOf(c.approval);
+  const approval = storedApproval(c.approval);
   const phase: ToolCardEntry["phase"] =
     verdict?.decision === "block" ? "blocked" : approval?.choice === "deny" ? "denied" : c.isError ? "failed" : "done";
   return {

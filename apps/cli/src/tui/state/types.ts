@@ -2,10 +2,11 @@ import type { ChatMessage, SessionInfo } from "@palisade/protocol/types";
 import type { PipelineEvent, SearchHit, StatusResponse, ToolInfo } from "@palisade/protocol/pipeline";
 import type { FormAnswer, FormState } from "./form.js";
 import type { HistorySearch } from "./history-search.js";
+import type { Decision } from "@palisade/shield";
+import type { ApprovalChoice } from "@palisade/shield/words";
 
 export type ConnectionState = "connecting" | "connected" | "reconnecting" | "offline";
-export type Decision = "allow" | "block" | "escalate";
-export type ApprovalChoice = "allow_once" | "allow_session" | "deny";
+export type { ApprovalChoice, Decision };
 
 export interface VerdictView {
   decision: Decision;
