@@ -1,14 +1,23 @@
 import { create } from "@bufbuild/protobuf";
-import { StatusResponseSchema } from "@palisade/protocol/pipeline";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "@palisade/protocol";
+import { ClientService, StatusResponseSchema } from "@palisade/protocol/pipeline";
 import { ChatMessageSchema } from "@palisade/protocol/types";
 import { render } from "ink-testing-library";
 import { describe, expect, it } from "vitest";
+import { waitFor } from "@palisade/testing";
 import { EventFactory } from "./fake/events.js";
+import { startFakeEngine } from "./fake/fake-engine.js";
 import { enter, esc, ev, fresh, run, sent, type } from "./state.js";
 import { statusLines } from "../src/format/status.js";
 import { messagesToEntries } from "../src/tui/state/history.js";
 import { ToolCard } from "../src/tui/components/ToolCard.js";
 import type { ToolCardEntry } from "../src/tui/state/types.js";
+import { ChatApp } from "../src/tui/ChatApp.js";
+import { ChatController } from "../src/tui/controller.js";
+import { initialState } from "../src/tui/state/reducer.js";
 
 const f = () => new EventFactory("s-1", "m-1");
 
@@ -72,10 +81,64 @@ describe("what the chat says", () => {
       configChanged: false,
     });
     expect(statusLines(status, false)).toContain(
-      "Config    /home/u/.config/palisade/config.yaml · not there (the Engine runs with the defaults and the environment)",
+      "Config    /home/u/.config/palisade/config.yaml · does not exist (the Engine runs with its built-in defaults and the environment)",
     );
     expect(statusLines(status, true)).toContain(
       "Config    /home/u/.config/palisade/config.yaml · unchanged since the Engine started",
     );
+  });
+});
+
+describe("/status over real gRPC: a config file that does not exist", () => {
+  it("is never called “unchanged”, whichever status reaches the panel first", async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), "pstatus-")), "config.yaml");
+    const fake = await startFakeEngine("127.0.0.1:0", { configFile: missing });
+    const real = createClient(ClientService, fake.address);
+    // The panel's own request (its 5 s deadline tells it from the heartbeat's 2.5 s) answers late,
+    // so a heartbeat's status reaches the open panel first.
+    let panelAsked = 0;
+    let panelAnswered = 0;
+    const client: typeof real = {
+      ...real,
+      getStatus: async (req, opts) => {
+        if (opts?.timeoutMs === 5000) {
+          panelAsked++;
+          await new Promise((r) => setTimeout(r, 1500));
+        }
+        const status = await real.getStatus(req, opts);
+        if (opts?.timeoutMs === 5000) panelAnswered++;
+        return status;
+      },
+    };
+    const controller = new ChatController(
+      { client, reconnect: async () => client, close: () => client.close() },
+      initialState({ now: Date.now(), columns: 120, rows: 40, model: "scripted-model", connection: "connected" }),
+      { onExit: () => undefined, clearScreen: () => undefined, workspace: "/tmp/ws", cwd: "/tmp", heartbeatMs: 100 },
+    );
+    const app = render(<ChatApp controller={controller} />);
+    try {
+      controller.start();
+      await waitFor(() => fake.engine.statusCalls >= 1, { message: "the chat's heartbeat runs" });
+      for (const action of [...type("/status"), enter]) controller.dispatch(action);
+      const panelStatus = () => {
+        const o = controller.getState().overlay;
+        return o?.kind === "status" ? o.status : undefined;
+      };
+      await waitFor(() => panelStatus() !== undefined, {
+        message: "a status reaches the panel",
+      });
+      expect([panelAsked, panelAnswered], "the panel asked; a heartbeat's status came first").toEqual([1, 0]);
+      await waitFor(() => panelAnswered === 1, { message: "the panel's own status arrives" });
+      await waitFor(() => (app.lastFrame() ?? "").includes("Config "), {
+        message: `the panel shows the config line; last frame:\n${app.lastFrame() ?? ""}`,
+      });
+      const frames = app.frames.join("\n");
+      expect(frames).toContain(`Config    ${missing} · does not exist (the Engine runs with its built-in defaults`);
+      expect(frames).not.toContain("unchanged since the Engine started");
+    } finally {
+      app.unmount();
+      controller.close();
+      await fake.close();
+    }
   });
 });

@@ -23,7 +23,7 @@ import {
   ToolsPanel,
 } from "../src/tui/overlays/InfoPanels.js";
 import { emptyEditor } from "../src/tui/state/editor.js";
-import type { ToolCardEntry } from "../src/tui/state/types.js";
+import type { ChatState, ToolCardEntry } from "../src/tui/state/types.js";
 import { fresh, T0 } from "./state.js";
 import { parseConfig } from "@palisade/config";
 
@@ -105,6 +105,25 @@ describe("ToolCard", () => {
     expect(out).toContain("files__read_file");
     expect(out).toContain("path=docs/README.md");
     expect(out).toContain(label);
+  });
+
+  it("the header is one line with a space after the icon, however long the arguments", () => {
+    const waiting = card({
+      toolName: "spawn_agent",
+      phase: "awaiting-approval",
+      argumentsJson: JSON.stringify({
+        name: "researcher",
+        task: "find the docs about the sandbox and read all of them",
+      }),
+    });
+    for (const width of [100, 60, 40]) {
+      const lines = frame(<ToolCard card={waiting} width={width} />).split("\n");
+      expect(lines, `width ${width}`).toHaveLength(3);
+      expect(lines[1], `width ${width}`).toContain("? spawn_agent ");
+      expect(lines[1], `width ${width}`).toMatch(/waiting for your/);
+    }
+    expect(frame(<ToolCard card={waiting} width={100} />)).toContain("waiting for your approval");
+    expect(frame(<ToolCard card={waiting} width={100} />)).toContain('name=researcher task="find the docs');
   });
 
   it("shows the verdict, approval, result, duration and artifacts", () => {
@@ -706,6 +725,27 @@ describe("overlays", () => {
     });
     const out = frame(<SubAgentStrip state={state} />);
     expect(out).toContain("◆ bob running · 1 llm · 0 tools · 800 ms · scan the repo");
+  });
+
+  it("the sub-agent strip's time runs on while the agent runs, and stops when it ends", async () => {
+    const { EventFactory } = await import("./fake/events.js");
+    const { at, ev, run, sent } = await import("./state.js");
+    const e = new EventFactory("s-1", "m-1");
+    const strip = (st: ChatState): string => frame(<SubAgentStrip state={st} />);
+    const spawned = run(sent("go").state, [ev(e.accepted()), ev(e.subAgent("spawned", "bob", "scan the repo"))]).state;
+    expect(strip(spawned)).toContain("◆ bob running · 0 llm · 0 tools · 0 ms");
+    const later = run(spawned, [at(T0 + 4_200)]).state;
+    expect(strip(later)).toContain("◆ bob running · 0 llm · 0 tools · 4.2 s");
+    // the Engine's figure is the reference; the chat counts on from it
+    const reported = run(later, [
+      ev(e.subAgent("progress", "bob", "scan the repo", { llmCalls: 1, elapsedMs: 4_000 })),
+    ]).state;
+    expect(strip(run(reported, [at(T0 + 6_200)]).state)).toContain("◆ bob running · 1 llm · 0 tools · 6.0 s");
+    const ended = run(reported, [
+      ev(e.subAgent("completed", "bob", "scan the repo", { llmCalls: 2, elapsedMs: 5_000 })),
+      at(T0 + 60_000),
+    ]).state;
+    expect(strip(ended)).toContain("◇ bob completed · 2 llm · 0 tools · 5.0 s");
   });
 
   it("inspector shows the selected call expanded", () => {

@@ -21,7 +21,7 @@ const status = create(StatusResponseSchema, {
 
 describe("tools the Engine cannot offer", () => {
   it("are named with the reason and the fix when the chat starts, once", () => {
-    const first = run(fresh(), [{ type: "status", status }]).state;
+    const first = run(fresh(), [{ type: "status", status, configPresent: true }]).state;
     const notices = first.committed.filter((e) => e.kind === "notice");
     expect(notices).toHaveLength(1);
     const text = notices[0] && "text" in notices[0] ? notices[0].text : "";
@@ -32,7 +32,7 @@ describe("tools the Engine cannot offer", () => {
     expect(text).not.toContain("capability http");
     expect(text).not.toContain("capability mail");
     // the next heartbeat with the same status says nothing new
-    const again = run(first, [{ type: "status", status }]).state;
+    const again = run(first, [{ type: "status", status, configPresent: true }]).state;
     expect(again.committed.filter((e) => e.kind === "notice")).toHaveLength(1);
   });
 
@@ -44,7 +44,7 @@ describe("tools the Engine cannot offer", () => {
         { id: "files", state: "starting", toolCount: 6, message: "starting" },
       ],
     });
-    const s = run(fresh(), [{ type: "status", status: starting }]).state;
+    const s = run(fresh(), [{ type: "status", status: starting, configPresent: true }]).state;
     expect(s.unavailable).toEqual(["capability slow: starting (starting: waiting for the server to answer)"]);
   });
 
@@ -53,11 +53,11 @@ describe("tools the Engine cannot offer", () => {
       toolSandbox: "tool sandbox: bubblewrap 0.8.0 (own user, pid and network namespaces)",
       capabilities: [{ id: "files", state: "stopped" }],
     });
-    expect(run(fresh(), [{ type: "status", status: ok }]).state.committed).toEqual([]);
+    expect(run(fresh(), [{ type: "status", status: ok, configPresent: true }]).state.committed).toEqual([]);
   });
 
   it("/tools lists them above the tools", () => {
-    const s = run(fresh(), [{ type: "status", status }]).state;
+    const s = run(fresh(), [{ type: "status", status, configPresent: true }]).state;
     const frame =
       render(
         <ToolsPanel

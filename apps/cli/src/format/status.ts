@@ -29,7 +29,7 @@ export function statusLines(s: StatusResponse, configPresent = true): string[] {
       ? "CHANGED since the Engine started (it keeps what it read then)"
       : configPresent
         ? "unchanged since the Engine started"
-        : "not there (the Engine runs with the defaults and the environment)";
+        : "does not exist (the Engine runs with its built-in defaults and the environment)";
     lines.push(`Config    ${s.configFile} · ${state}`);
   }
   if (s.sandbox) {

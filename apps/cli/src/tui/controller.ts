@@ -4,7 +4,7 @@ import { isAbsolute, join } from "node:path";
 import { Code, RpcError } from "@palisade/protocol";
 import { ElicitationAction, SessionMode } from "@palisade/protocol/types";
 import type { FormAnswer } from "./state/form.js";
-import type { SubAgentEvent } from "@palisade/protocol/pipeline";
+import type { StatusResponse, SubAgentEvent } from "@palisade/protocol/pipeline";
 import { downloadArtifact } from "../commands/artifacts.js";
 import type { EngineClient } from "../engine/connect.js";
 import { describeRpcError, isUnavailable } from "../engine/errors.js";
@@ -50,6 +50,11 @@ export interface ControllerHooks {
   checkSetup?: () => Promise<string[] | undefined>;
   /** Restarts the Engine with this chat's config and environment; resolves to what it runs with now. */
   restartEngine?: () => Promise<string>;
+}
+
+/** A status from the Engine, with whether the config file it names exists here now. */
+function statusAction(status: StatusResponse): Action {
+  return { type: "status", status, configPresent: !status.configFile || existsSync(status.configFile) };
 }
 
 const FORM_ACTION = {
@@ -203,7 +208,7 @@ export class ChatController {
     try {
       const status = await this.link.client.getStatus({}, { timeoutMs: 2500 });
       if (this.state.connection !== "connected") this.dispatch({ type: "connection", state: "connected" });
-      this.dispatch({ type: "status", status });
+      this.dispatch(statusAction(status));
       await this.refreshNotice();
       await this.pollBackgroundAgents();
     } catch (err) {
@@ -247,7 +252,7 @@ export class ChatController {
       await this.link.reconnect();
       const status = await this.link.client.getStatus({}, { timeoutMs: 5000 });
       this.dispatch({ type: "connection", state: "connected" });
-      this.dispatch({ type: "status", status });
+      this.dispatch(statusAction(status));
       this.dispatch({ type: "engineRestarted", summary });
     } catch (err) {
       this.dispatch({
@@ -274,7 +279,7 @@ export class ChatController {
         const status = await this.link.client.getStatus({}, { timeoutMs: 2500 });
         this.reconnecting = false;
         this.dispatch({ type: "connection", state: "connected" });
-        this.dispatch({ type: "status", status });
+        this.dispatch(statusAction(status));
         return;
       } catch {
         await new Promise((r) => setTimeout(r, delay));
@@ -361,7 +366,7 @@ export class ChatController {
         }
         case "loadStatus": {
           const status = await client.getStatus({}, { timeoutMs: 5000 });
-          this.dispatch({ type: "status", status, configPresent: !status.configFile || existsSync(status.configFile) });
+          this.dispatch(statusAction(status));
           return;
         }
         case "loadTools": {

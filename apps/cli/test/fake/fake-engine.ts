@@ -25,6 +25,8 @@ export interface FakeEngineOptions {
   onShutdown?: () => void;
   /** GetStatus fails with this message (INTERNAL), as an Engine whose database is damaged. */
   statusError?: string;
+  /** What GetStatus names as the config file the Engine started with. */
+  configFile?: string;
 }
 
 interface StoredSession {
@@ -49,6 +51,8 @@ export class FakeEngine {
   readonly received: ClientMessageRequest[] = [];
   /** Session ids of every DeleteSession call, in order. */
   readonly deletions: string[] = [];
+  /** GetStatus calls received. */
+  statusCalls = 0;
   /** Queries of every SearchSessions call, in order. */
   readonly searches: string[] = [];
   /** What ListSubAgents answers (a test sets how its background sub-agents ended). */
@@ -122,6 +126,7 @@ export class FakeEngine {
         return { models: ["scripted-model"], configured: "scripted-model", answered: true, error: "", baseUrl: "fake" };
       },
       async getStatus() {
+        engine.statusCalls++;
         if (engine.options.statusError) throw new RpcError(Code.INTERNAL, engine.options.statusError);
         return create(StatusResponseSchema, {
           agentId: "fake-agent",
@@ -133,6 +138,7 @@ export class FakeEngine {
           totalSessions: engine.sessions.size,
           version: "0.0.0-fake",
           policyName: "default",
+          configFile: engine.options.configFile ?? "",
           capabilities: [
             { id: "files", state: "ready", launch: "command", toolCount: 4 },
             { id: "shell", state: "ready", launch: "command", toolCount: 1 },

@@ -32,6 +32,11 @@ export function ToolCard({ card, width, expanded = false, selected = false }: To
   const v = card.verdict;
   const resultLine = card.error ?? card.resultSummary ?? "";
   const progressLines = card.progress.trimEnd().split("\n").filter(Boolean).slice(-3);
+  const sub = card.subAgent ? ` [${card.subAgent}]` : "";
+  const label = card.durationMs ? `${p.label} · ${formatMs(card.durationMs)}` : p.label;
+  // what the header has left for the arguments: after "? tool [sub]", two spaces, one before the label
+  const argsRoom = inner - (p.icon.length + 1 + card.toolName.length + sub.length) - 3 - label.length;
+  const args = argsRoom >= 10 ? keyArgs(card.argumentsJson, argsRoom) : "";
   return (
     <Box
       flexDirection="column"
@@ -40,13 +45,23 @@ export function ToolCard({ card, width, expanded = false, selected = false }: To
       paddingX={1}
       width={Math.max(24, width)}
     >
+      {/* One line: the icon and the tool never shrink (a shrunk text wraps and loses its spaces),
+          the arguments get the room left, the state label is cut last. */}
       <Box>
-        <Text color={p.color}>{`${p.icon} `}</Text>
-        <Text bold>{card.toolName}</Text>
-        {card.subAgent ? <Text color="magenta">{` [${card.subAgent}]`}</Text> : null}
-        <Text dimColor>{`  ${keyArgs(card.argumentsJson, Math.max(10, inner - card.toolName.length - 24))}`}</Text>
+        <Box flexShrink={0}>
+          <Text>
+            <Text color={p.color}>{`${p.icon} `}</Text>
+            <Text bold>{card.toolName}</Text>
+            {sub ? <Text color="magenta">{sub}</Text> : null}
+          </Text>
+        </Box>
+        {args ? <Text dimColor wrap="truncate-end">{`  ${args}`}</Text> : null}
         <Box flexGrow={1} />
-        <Text color={p.color}>{card.durationMs ? `${p.label} · ${formatMs(card.durationMs)}` : p.label}</Text>
+        <Box marginLeft={1}>
+          <Text color={p.color} wrap="truncate-end">
+            {label}
+          </Text>
+        </Box>
       </Box>
       {v ? (
         <Text>

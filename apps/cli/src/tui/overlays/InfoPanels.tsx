@@ -3,6 +3,7 @@ import type { ChatState, InfoOverlay } from "../state/types.js";
 import { KEY_HELP, SLASH_COMMANDS } from "../state/commands.js";
 import { statusLines } from "../../format/status.js";
 import { toolCards } from "../state/overlays.js";
+import { agentElapsedMs } from "../state/events.js";
 import { ToolCard } from "../components/ToolCard.js";
 import { EntryView } from "../components/EntryView.js";
 import { formatMs, truncate } from "../components/format.js";
@@ -125,7 +126,7 @@ export function AgentsPanel({
           <Text bold>{` ${a.name}`}</Text>
           <Text
             dimColor
-          >{`  ${a.llmCalls} llm · ${a.toolCalls} tools · ${formatMs(a.elapsedMs)}  ${truncate(a.task, width - 60)}`}</Text>
+          >{`  ${a.llmCalls} llm · ${a.toolCalls} tools · ${formatMs(agentElapsedMs(a, state.now))}  ${truncate(a.task, width - 60)}`}</Text>
         </Text>
       ))}
       {o.expanded && sel ? (
@@ -185,7 +186,7 @@ export function SubAgentStrip({ state }: { state: ChatState }) {
           <Text bold>{a.name}</Text>
           <Text
             dimColor
-          >{` ${a.state} · ${a.llmCalls} llm · ${a.toolCalls} tools · ${formatMs(a.elapsedMs)} · ${truncate(a.task, Math.max(10, state.columns - 60))}`}</Text>
+          >{` ${a.state} · ${a.llmCalls} llm · ${a.toolCalls} tools · ${formatMs(agentElapsedMs(a, state.now))} · ${truncate(a.task, Math.max(10, state.columns - 60))}`}</Text>
         </Text>
       ))}
       <Text dimColor>/agents for their transcripts</Text>

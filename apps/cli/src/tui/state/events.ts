@@ -61,6 +61,7 @@ function upsertAgent(s: ChatState, name: string, f: (a: SubAgentView) => SubAgen
     llmCalls: 0,
     toolCalls: 0,
     elapsedMs: 0,
+    elapsedAt: s.now,
     resultExcerpt: "",
     error: "",
     entries: [],
@@ -144,11 +145,17 @@ function subAgentUpdate(s: ChatState, e: SubAgentEvent, type: PipelineEventType)
     state,
     llmCalls: e.llmCalls || a.llmCalls,
     toolCalls: e.toolCalls || a.toolCalls,
-    elapsedMs: Number(e.elapsedMs) || a.elapsedMs,
+    ...(Number(e.elapsedMs) ? { elapsedMs: Number(e.elapsedMs), elapsedAt: s.now } : {}),
     resultExcerpt: e.resultExcerpt || a.resultExcerpt,
     error: e.error || a.error,
     entries: state === "running" ? a.entries : stopStreaming(a.entries),
   }));
+}
+
+/** How long a sub-agent has run: what the Engine last reported, plus the time since while it runs. */
+export function agentElapsedMs(a: SubAgentView, now: number): number {
+  if (a.state !== "running" || a.elapsedAt === undefined) return a.elapsedMs;
+  return a.elapsedMs + Math.max(0, now - a.elapsedAt);
 }
 
 /** One line on a sub-agent that ended: its state, duration and result or error. */

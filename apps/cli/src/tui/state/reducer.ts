@@ -527,7 +527,7 @@ export function update(s: ChatState, action: Action): Update {
           ? {
               ...s.overlay,
               status: action.status,
-              configPresent: action.configPresent ?? s.overlay.configPresent,
+              configPresent: action.configPresent,
               loading: false,
             }
           : s.overlay;
@@ -622,7 +622,11 @@ export function update(s: ChatState, action: Action): Update {
       return done({ ...s, overlay: { ...s.overlay, tools: action.tools, loading: false } });
     case "agentsLoaded": {
       const known = new Map(s.subAgents.map((a) => [a.name, a]));
-      const merged = action.agents.map((a) => ({ ...a, entries: known.get(a.name)?.entries ?? a.entries }));
+      const merged = action.agents.map((a) => ({
+        ...a,
+        elapsedAt: s.now,
+        entries: known.get(a.name)?.entries ?? a.entries,
+      }));
       const extra = s.subAgents.filter((a) => !action.agents.some((b) => b.name === a.name));
       const o = s.overlay?.kind === "agents" ? { ...s.overlay, loading: false } : s.overlay;
       let st: ChatState = { ...s, subAgents: [...extra, ...merged], overlay: o };

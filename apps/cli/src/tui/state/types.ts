@@ -108,6 +108,8 @@ export interface SubAgentView {
   llmCalls: number;
   toolCalls: number;
   elapsedMs: number;
+  /** The chat's clock when `elapsedMs` was reported: a running agent's time counts on from there. */
+  elapsedAt?: number | undefined;
   resultExcerpt: string;
   error: string;
   /** What it said and did, for its transcript view. */
@@ -330,7 +332,8 @@ export type Action =
   | { type: "tick"; now: number }
   | { type: "resize"; columns: number; rows: number }
   | { type: "connection"; state: ConnectionState; detail?: string | undefined }
-  | { type: "status"; status: StatusResponse; configPresent?: boolean | undefined }
+  /** `configPresent`: whether the config file the Engine names exists now (a missing one is not "unchanged"). */
+  | { type: "status"; status: StatusResponse; configPresent: boolean }
   | { type: "sessionsLoaded"; items: SessionInfo[]; total: number; offset: number }
   | {
       type: "historyLoaded";
