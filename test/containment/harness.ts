@@ -106,6 +106,7 @@ export async function startContainment(opts: ContainmentOptions): Promise<Contai
       "history:",
       "  auto_title: false",
     ].join("\n"),
+    { mode: 0o600 }, // it holds model.api_key
   );
   // The Engine and every process it starts see this HOME and this secret in their environment.
   const saved = { HOME: process.env.HOME, CANARY: process.env.PALISADE_CANARY };

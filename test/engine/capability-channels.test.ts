@@ -170,6 +170,7 @@ beforeAll(async () => {
       // Every capability running from the start (they would start on their first call).
       "limits: { capability_idle_stop_s: 0 }",
     ].join("\n"),
+    { mode: 0o600 }, // it holds model.api_key
   );
   const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: runBase };
   delete env.XDG_RUNTIME_DIR;

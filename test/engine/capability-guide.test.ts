@@ -160,6 +160,7 @@ describe.skipIf(skip)("the capability SDK guide, followed literally", () => {
           workspace,
           history: { auto_title: false },
         }),
+        { mode: 0o600 }, // it holds model.api_key
       );
       // The Engine as a user's shell would run it: system Node first on PATH (while it runs: the
       // capability starts on its first call), cwd elsewhere.

@@ -189,6 +189,7 @@ beforeAll(async () => {
       "history:",
       "  auto_title: false",
     ].join("\n"),
+    { mode: 0o600 }, // it holds model.api_key
   );
   engine = await startEngineProcess();
 }, 60_000);

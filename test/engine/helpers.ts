@@ -128,6 +128,7 @@ export async function startE2E(opts: E2EOptions = {}): Promise<E2E> {
       ...(opts.history ?? []),
       opts.extraConfig ?? "",
     ].join("\n"),
+    { mode: 0o600 }, // it holds model.api_key
   );
   const logs: string[] = [];
   const boot = async (): Promise<{ engine: RunningEngine; client: Client<typeof ClientService> }> => {

@@ -51,6 +51,7 @@ beforeAll(async () => {
       `workspace: ${dir}`,
       "history: { auto_title: false }",
     ].join("\n"),
+    { mode: 0o600 }, // it holds model.api_key
   );
 });
 afterAll(async () => {

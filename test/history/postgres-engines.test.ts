@@ -74,7 +74,8 @@ beforeAll(async () => {
     "sandbox: { required: false }",
   ];
   // One config directory: the Engines share its audit.key, as a deployment shares one key file.
-  writeFileSync(join(dir, "cfg", "sqlite.yaml"), base.join("\n"));
+  // they hold model.api_key: readable by this user only
+  writeFileSync(join(dir, "cfg", "sqlite.yaml"), base.join("\n"), { mode: 0o600 });
   for (const id of ["a", "b"]) {
     writeFileSync(
       join(dir, "cfg", `${id}.yaml`),
@@ -85,6 +86,7 @@ beforeAll(async () => {
         `  lease_s: ${String(LEASE_S)}`,
         `  engine_id: engine-${id}`,
       ].join("\n"),
+      { mode: 0o600 },
     );
   }
 });

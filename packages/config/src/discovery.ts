@@ -4,9 +4,12 @@ import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { assertPrivatePath } from "./private-path.js";
 
 export { engineLockHolder, LOCK_FILE, tryLockEngine } from "./engine-lock.js";
 export type { EngineLock } from "./engine-lock.js";
+export { assertPrivatePath, PrivatePathError, privatePathProblem } from "./private-path.js";
+export type { PrivatePathOptions } from "./private-path.js";
 
 export const ENGINE_FILE = "engine.json";
 export const SOCKET_FILE = "engine.sock";
@@ -89,11 +92,27 @@ export function tokenPath(dataDir: string): string {
   return join(dataDir, TOKEN_FILE);
 }
 
-/** Creates the data dir (0700); an existing one of this user is made private again (its socket relies on it). */
+const DATA_DIR = "the data directory";
+
+/**
+ * Creates the data dir (0700). Refused (PrivatePathError, saying what to fix) unless it and every
+ * directory above it are provably the user's (private-path.ts): the dir must be the user's own and
+ * writable by no one else. An existing one of this user that others could only read or enter is
+ * made 0700 again (its socket relies on it); one that others could write is refused, as what they
+ * may have put in it (a token they know, an engine.json of theirs) cannot be told apart.
+ */
 export async function ensureDataDir(dataDir: string): Promise<void> {
+  assertPrivatePath(dataDir, { what: DATA_DIR, allowMissing: true });
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // checked again once it exists: made by someone else meanwhile is refused here
+  assertPrivatePath(dataDir, { what: DATA_DIR, own: true });
   const st = await stat(dataDir);
-  if (st.uid === process.getuid?.() && (st.mode & 0o077) !== 0) await chmod(dataDir, 0o700);
+  if ((st.mode & 0o077) !== 0) await chmod(dataDir, 0o700);
+}
+
+/** Refuses a data dir another user controls before anything in it is believed (see ensureDataDir). */
+function checkDataDirForReading(dataDir: string): void {
+  assertPrivatePath(dataDir, { what: DATA_DIR, own: true, allowMissing: true });
 }
 
 async function writePrivate(path: string, content: string): Promise<void> {
@@ -186,9 +205,13 @@ export interface Discovered {
 /**
  * The running Engine of `dataDir`: engine.json exists and its pid is alive.
  * Stale files (dead pid) are reported as not running. Callers still confirm with GetStatus.
+ * Throws PrivatePathError when the data dir is not provably the user's (see ensureDataDir).
  */
 export async function discoverEngine(options: PathOptions = {}): Promise<Discovered | undefined> {
   const dataDir = resolveDataDir(options);
+  // an engine.json or engine.token another user could have written would send this user's
+  // requests (and token) to their server: refused before either is read
+  checkDataDirForReading(dataDir);
   const info = await readEngineInfo(dataDir);
   if (!info || !isProcessAlive(info.pid)) return undefined;
   const bearerToken = await readToken(dataDir);

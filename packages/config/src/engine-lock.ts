@@ -7,7 +7,7 @@
 // locking mode, never committed): the kernel releases it when the process ends in any way,
 // kill -9 included, so a crashed Engine leaves no stale lock to detect or break, and a pid
 // reused by another program can never look like an Engine.
-import { readFileSync, statSync } from "node:fs";
+import { chmodSync, closeSync, openSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 
@@ -27,6 +27,9 @@ export async function tryLockEngine(dataDir: string): Promise<EngineLock | undef
   // a CommonJS module: its exports are the namespace's default (the types say `export =`)
   const Database = ((await import("better-sqlite3")) as unknown as { default: typeof BetterSqlite3 }).default;
   const file = join(dataDir, LOCK_FILE);
+  // 0600 like every file of the data dir (SQLite would create it 0644 under the usual umask)
+  closeSync(openSync(file, "a", 0o600));
+  chmodSync(file, 0o600);
   // timeout 0: a held lock answers SQLITE_BUSY at once instead of waiting
   const db = new Database(file, { timeout: 0 });
   try {

@@ -2,7 +2,7 @@
 // (schema.ts, compiled ahead of time), then the checks a schema cannot make, then converted
 // (seconds to milliseconds, paths resolved). Every problem of the file is reported at once.
 import { statSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { isIP } from "node:net";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, resolve } from "node:path";
@@ -13,6 +13,7 @@ import { parsePgUrl } from "@palisade/store/pg-url";
 import { applyEnv, defaultConfig, isLoopbackTcp, parseBytes, sha256Hex } from "./config.js";
 import type { CapabilityEntry, EngineConfig } from "./config.js";
 import { ConfigError } from "./errors.js";
+import { assertPrivatePath } from "./private-path.js";
 import type { ConfigIssue } from "./errors.js";
 import { validateConfig as generated } from "./schema.generated.js";
 import { configSchema } from "./schema.js";
@@ -24,7 +25,15 @@ export interface ParseOptions {
   /** File name used in messages and to resolve relative paths. */
   file?: string;
   env?: NodeJS.ProcessEnv;
+  /** The file's mode (st_mode): a file others can read must not hold an API key. */
+  fileMode?: number;
 }
+
+/** Keys that hold a secret: only in a file no other user can read. */
+const SECRET_KEYS: readonly DataPath[] = [
+  ["model", "api_key"],
+  ["shield", "llm_judge", "api_key"],
+];
 
 type Obj = Record<string, unknown>;
 
@@ -43,6 +52,15 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
     issues.push({ file, path: pathOf(at), message, ...yaml.locate(at, key) });
   };
   if (isObj(raw)) beyondSchema(raw, { add, push: (p) => issues.push({ file, ...p }), locate: yaml.locate }, baseDir);
+  if (isObj(raw) && options.fileMode !== undefined && (options.fileMode & 0o044) !== 0)
+    for (const at of SECRET_KEYS) {
+      const value = at.reduce<unknown>((o, k) => obj(o)[k], raw);
+      if (typeof value === "string" && value !== "")
+        add(
+          at,
+          `is a secret in a file other users can read (mode ${(options.fileMode & 0o777).toString(8)}); chmod 600 ${file}, or use OPENAI_API_KEY`,
+        );
+    }
   // In file order (stable: the problems of one line keep the schema's order); unplaced ones last.
   if (issues.length > 0) throw new ConfigError(issues.sort((a, b) => (a.line ?? Infinity) - (b.line ?? Infinity)));
   const cfg = build(raw as Obj, baseDir);
@@ -53,16 +71,33 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   return applyEnv(cfg, options.env ?? process.env);
 }
 
-/** Reads the config file; a missing file means defaults (plus environment). */
+/**
+ * Reads the config file; a missing file means defaults (plus environment). The file, the
+ * directories above it and the policy file it names must be provably the user's (a
+ * PrivatePathError says which is not and how to fix it): another user who could swap the file
+ * could point the model at their server, and the API key with it.
+ */
 export async function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<EngineConfig> {
+  // a missing file too: the directory it would be in (and the audit key beside it) must be private
+  assertPrivatePath(path, { what: "the config file", allowMissing: true });
   let text: string;
+  let fileMode: number;
   try {
-    text = await readFile(path, "utf8");
+    const fh = await open(path, "r");
+    try {
+      fileMode = (await fh.stat()).mode;
+      text = await fh.readFile("utf8");
+    } finally {
+      await fh.close();
+    }
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return applyEnv(defaultConfig(), env);
     throw new ConfigError([{ file: path, path: "", message: `cannot read: ${(err as Error).message}` }]);
   }
-  return parseConfig(text, { file: path, env });
+  const config = parseConfig(text, { file: path, env, fileMode });
+  if (config.shield.policyFile)
+    assertPrivatePath(config.shield.policyFile, { what: "the policy file", allowMissing: true });
+  return config;
 }
 
 interface Report {

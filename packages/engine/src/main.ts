@@ -10,6 +10,7 @@ import {
   engineLockHolder,
   tryLockEngine,
   ConfigError,
+  PrivatePathError,
 } from "@palisade/config";
 import { startEngine } from "./engine.js";
 import { EngineError } from "./errors.js";
@@ -27,7 +28,13 @@ async function main(): Promise<number> {
   });
   // one Engine per data directory: the lock first, before the database or the socket
   const dataDir = resolveDataDir(values["data-dir"] ? { dataDir: values["data-dir"] } : {});
-  await ensureDataDir(dataDir);
+  try {
+    await ensureDataDir(dataDir);
+  } catch (err) {
+    if (!(err instanceof PrivatePathError)) throw err;
+    process.stderr.write(`palisade-engine: ${err.message}\n`);
+    return 1;
+  }
   const lock = await tryLockEngine(dataDir);
   if (!lock) {
     process.stderr.write(
@@ -49,7 +56,7 @@ async function main(): Promise<number> {
     });
   } catch (err) {
     process.stderr.write(
-      `palisade-engine: ${err instanceof EngineError || err instanceof ConfigError ? err.message : ((err as Error).stack ?? String(err))}\n`,
+      `palisade-engine: ${err instanceof EngineError || err instanceof ConfigError || err instanceof PrivatePathError ? err.message : ((err as Error).stack ?? String(err))}\n`,
     );
     return 1;
   }

@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, openSync, statSync } from "node:fs";
 import BetterSqlite3 from "better-sqlite3";
 import type { Database, Statement } from "better-sqlite3";
 import { StoreError } from "./errors.js";
@@ -80,9 +81,29 @@ export class Db {
   }
 }
 
+/**
+ * The database file and its WAL and shared-memory files, 0600: created so when missing (SQLite
+ * gives the -wal and -shm files the database's mode), made so when this user's and open to others.
+ */
+function makePrivate(path: string): void {
+  if (path === ":memory:" || path === "" || path.startsWith("file:")) return;
+  closeSync(openSync(path, "a", 0o600));
+  const uid = process.getuid?.();
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    let st;
+    try {
+      st = statSync(file);
+    } catch {
+      continue;
+    }
+    if (st.uid === uid && (st.mode & 0o077) !== 0) chmodSync(file, 0o600);
+  }
+}
+
 export function openDb(path: string, options: OpenOptions = {}): Db {
   let raw: Database;
   try {
+    if (!options.readonly) makePrivate(path);
     raw = new BetterSqlite3(path, { readonly: options.readonly ?? false, fileMustExist: options.readonly ?? false });
   } catch (cause) {
     throw new StoreError("INVALID_ARGUMENT", `cannot open database ${path}: ${(cause as Error).message}`, { cause });

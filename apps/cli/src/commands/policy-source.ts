@@ -14,7 +14,7 @@ export interface ChosenPolicy {
 }
 
 export async function choosePolicy(ctx: CommandContext): Promise<ChosenPolicy> {
-  const [{ loadConfig }, { BUILTIN_POLICIES, loadPolicy }] = await Promise.all([
+  const [{ assertPrivatePath, loadConfig }, { BUILTIN_POLICIES, loadPolicy }] = await Promise.all([
     import("@palisade/config"),
     import("@palisade/shield"),
   ]);
@@ -27,6 +27,7 @@ export async function choosePolicy(ctx: CommandContext): Promise<ChosenPolicy> {
       () => undefined,
     );
     const named = BUILTIN_POLICIES.includes(explicit as BuiltinPolicy);
+    if (!named) assertPrivatePath(resolve(ctx.io.cwd, explicit), { what: "the policy file", allowMissing: true });
     const policy = await loadPolicy(named ? explicit : resolve(ctx.io.cwd, explicit));
     return {
       policy,
