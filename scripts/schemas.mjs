@@ -9,6 +9,7 @@ import { configSchema } from "../packages/config/src/schema.js";
 import { manifestSchema } from "../packages/capabilities/src/manifest/schema.js";
 import { capabilityConfigSchema } from "../packages/capabilities/src/config.js";
 import { httpSchema, stdioSchema } from "../packages/capabilities/src/mcp/config.js";
+import { policySchema } from "../packages/shield/src/policy/schema.js";
 
 const root = join(import.meta.dirname, "..");
 /** @type {{ out: string, source: string, schemas: Record<string, object> }[]} */
@@ -24,6 +25,7 @@ const modules = [
       validateMcpHttp: httpSchema,
     },
   },
+  { out: "packages/shield/src/policy/schema.generated.ts", source: "schema.ts", schemas: { validatePolicy: policySchema } },
 ];
 for (const m of modules) {
   writeFileSync(join(root, m.out), standaloneModule(m.schemas, m.source));

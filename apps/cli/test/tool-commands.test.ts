@@ -194,10 +194,14 @@ describe("palisade shield eval and policy lint", () => {
     expect(ok.code).toBe(0);
     expect(ok.io.out()).toContain("ok: policy good");
     const bad = join(root, "bad.yaml");
-    writeFileSync(bad, "version: 1\nname: bad\nrules:\n  - id: x\n    decision: maybe\n");
+    writeFileSync(bad, "version: 1\nname: bad\nrules:\n  - id: x\n    decision: maybe\n    toolz: [x]\n");
     const ko = await cli(["shield", "policy", "lint", bad]);
     expect(ko.code).toBe(1);
-    expect(ko.io.out()).toMatch(/bad\.yaml:\d+:\d+: error: /);
+    expect(ko.io.out().trim().split("\n")).toEqual([
+      `${bad}: rules[0].decision: must be allow, ask, escalate or block, got "maybe" (line 5, column 15)`,
+      `${bad}: rules[0].toolz: unknown key; allowed here: id, description, decision, reason, tools, kinds, paths, commands, args, hosts, email_domains, methods, flow, when; did you mean tools? (line 6, column 5)`,
+    ]);
+    expect(ko.io.err()).toContain("2 problems; the policy would be refused");
     const missing = await cli(["shield", "policy", "lint", join(root, "nope.yaml")]);
     expect(missing.code).toBe(1);
     expect(missing.io.err()).toContain("nope.yaml: no such file");

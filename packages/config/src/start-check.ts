@@ -22,7 +22,7 @@ export async function checkStartFiles(config: EngineConfig, workspace: string): 
   } catch (err) {
     if (err instanceof PolicyError)
       throw new ConfigError(
-        err.problems.map((p) => ({ file: p.file, path: "", message: p.message, line: p.line, col: p.col })),
+        err.problems.map((p) => ({ file: p.file, path: p.path, message: p.message, line: p.line, col: p.col })),
       );
     if (err instanceof ShieldError)
       throw new ConfigError([

@@ -1,6 +1,6 @@
 // YAML text to data, keeping the document so that any field path can be traced back to the
 // line and column where the user wrote it.
-import { isMap, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit } from "yaml";
 import type { Document, Node } from "yaml";
 
 /** 1-based, as editors count. */
@@ -36,8 +36,22 @@ export function readYaml(text: string, options: { warningsAreErrors?: boolean } 
     ...lc.linePos(e.pos[0]),
     message: e.message.split("\n")[0] ?? e.code,
   }));
+  // An alias without its anchor is not a parse error to the yaml package: toJS() throws. It is
+  // the file's mistake, reported at the alias like any other.
+  let broken = doc.errors.length > 0;
+  if (!broken)
+    visit(doc, {
+      Alias(_key, node) {
+        if (node.resolve(doc) !== undefined) return;
+        broken = true;
+        errors.push({
+          ...lc.linePos(node.range?.[0] ?? 0),
+          message: `*${node.source} names no anchor: define &${node.source} above it, or write the value`,
+        });
+      },
+    });
   return {
-    data: doc.errors.length > 0 ? undefined : (doc.toJS() as unknown),
+    data: broken ? undefined : (doc.toJS() as unknown),
     errors,
     locate: (path, key = false) => locate(doc, lc, path, key),
   };

@@ -22,6 +22,15 @@ describe("readYaml", () => {
     expect(y.locate(["a", "nope"])).toEqual({ line: 2, col: 3 });
   });
 
+  it("an alias without its anchor is an error at the alias, not an exception", () => {
+    const y = readYaml("a: 1\nb:\n  c: *nope\n");
+    expect(y.data).toBeUndefined();
+    expect(y.errors).toEqual([
+      { line: 3, col: 6, message: "*nope names no anchor: define &nope above it, or write the value" },
+    ]);
+    expect(readYaml("a: &x 1\nb: *x\n").data).toEqual({ a: 1, b: 1 });
+  });
+
   it("gives syntax errors with line and column, and no data", () => {
     const y = readYaml("a: 1\nb: [\n");
     expect(y.data).toBeUndefined();

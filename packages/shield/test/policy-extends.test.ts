@@ -11,7 +11,7 @@ function problems(text: string): string[] {
     parsePolicy(text, "p.yaml");
   } catch (e) {
     expect(e).toBeInstanceOf(PolicyError);
-    return (e as PolicyError).problems.map((p) => `${p.line}:${p.col} ${p.message}`);
+    return (e as PolicyError).problems.map((p) => `${p.line}:${p.col} ${p.path ? `${p.path}: ` : ""}${p.message}`);
   }
   throw new Error("policy was accepted");
 }
@@ -46,12 +46,12 @@ describe("YAML syntax errors are reported where they are", () => {
     [
       "a list item without its dash",
       "version: 1\nname: t\nrules:\n  - id: a\n    decision: allow\n  - id: b\n   decision: block\n",
-      /^7:1 YAML: /,
+      /^7:1 YAML syntax error: /,
     ],
     [
       "an unclosed flow list",
       "version: 1\nname: t\nrules:\n  - id: a\n    tools: [x, y\n    decision: allow\n",
-      /^6:5 YAML: /,
+      /^6:5 YAML syntax error: /,
     ],
   ])("%s", (_name, text, re) => {
     const p = problems(text);
@@ -128,7 +128,7 @@ describe("extends: default", () => {
 
   it("names only a built-in policy, with the place of the mistake", () => {
     expect(problems("version: 1\nname: t\nextends: defualt\nrules: []\n")).toContain(
-      '3:10 extends must name a built-in policy (default, strict, permissive), got "defualt"',
+      '3:10 extends: must name a built-in policy (default, strict, permissive), got "defualt"',
     );
   });
 });

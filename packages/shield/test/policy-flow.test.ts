@@ -366,18 +366,18 @@ describe("flow conditions in the policy language", () => {
     [
       "unknown role",
       `${head}  - id: a\n    decision: ask\n    flow: { roles: [destination], from: [untrusted] }\n`,
-      /unknown value "destination" \(one of recipient, host/,
+      /rules\[0\]\.flow\.roles\[0\]: unknown value "destination" \(one of recipient, host/,
     ],
     [
       "unknown origin",
       `${head}  - id: a\n    decision: ask\n    flow: { roles: [host], from: [evil] }\n`,
-      /unknown value "evil" \(one of user, workspace, untrusted, secret, model\)/,
+      /rules\[0\]\.flow\.from\[0\]: unknown value "evil" \(one of user, workspace, untrusted, secret, model\)/,
     ],
-    ["missing from", `${head}  - id: a\n    decision: ask\n    flow: { roles: [host] }\n`, /has no from/],
+    ["missing from", `${head}  - id: a\n    decision: ask\n    flow: { roles: [host] }\n`, /rules\[0\]\.flow\.from: is required: which origins/],
     [
       "bad saw",
       `${head}  - id: a\n    decision: ask\n    when: { saw: [web] }\n`,
-      /when.saw of rule "a": unknown value "web"/,
+      /rules\[0\]\.when\.saw\[0\]: unknown value "web"/,
     ],
   ])("refuses %s with file:line", (_n, text, re) => {
     let msg = "";
@@ -388,7 +388,7 @@ describe("flow conditions in the policy language", () => {
       msg = (e as Error).message;
     }
     expect(msg).toMatch(re);
-    expect(msg).toMatch(/p\.yaml:\d+:\d+/);
+    expect(msg).toMatch(/^p\.yaml: .* \(line \d+, column \d+\)$/);
   });
 
   it("`a|b` lists, `when.saw` and allow quantifiers", () => {

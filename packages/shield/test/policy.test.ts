@@ -7,6 +7,8 @@ import {
   parsePolicy,
   type ShieldContext,
 } from "@palisade/shield";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HOME, WORKSPACE } from "./helpers.js";
 
@@ -15,7 +17,7 @@ function problems(text: string): string[] {
     parsePolicy(text, "p.yaml");
   } catch (e) {
     expect(e).toBeInstanceOf(PolicyError);
-    return (e as PolicyError).problems.map((p) => `${p.line}:${p.col} ${p.message}`);
+    return (e as PolicyError).problems.map((p) => `${p.line}:${p.col} ${p.path ? `${p.path}: ` : ""}${p.message}`);
   }
   throw new Error("policy was accepted");
 }
@@ -24,36 +26,40 @@ const head = "version: 1\nname: t\n";
 
 describe("parsePolicy refuses bad policies with file:line", () => {
   it.each([
-    ["unknown top-level key", `${head}rulez: []\n`, /^3:1 unknown key "rulez"/],
+    [
+      "unknown top-level key",
+      `${head}rulez: []\n`,
+      /^3:1 rulez: unknown key; allowed here: version, .*; did you mean rules\?$/,
+    ],
     [
       "unknown rule key",
       `${head}rules:\n  - id: a\n    decision: allow\n    toolz: [x]\n`,
-      /^6:5 unknown key "toolz" in a rule/,
+      /^6:5 rules\[0\]\.toolz: unknown key; allowed here: id, .*; did you mean tools\?$/,
     ],
     [
       "bad decision",
       `${head}rules:\n  - id: a\n    decision: maybe\n`,
-      /^5:15 decision of rule "a" must be allow, ask, escalate or block/,
+      /^5:15 rules\[0\]\.decision: must be allow, ask, escalate or block, got "maybe"$/,
     ],
     [
       "bad regex",
       `${head}rules:\n  - id: a\n    decision: block\n    args: { command: "([a-z" }\n`,
-      /^6:22 bad regex for argument "command"/,
+      /^6:22 rules\[0\]\.args\.command: bad regex: /,
     ],
     [
       "lookahead (not RE2)",
       `${head}rules:\n  - id: a\n    decision: block\n    args: { url: "^(?!https://)" }\n`,
-      /^6:18 bad regex for argument "url".*RE2 syntax.*a leading ! negates/,
+      /^6:18 rules\[0\]\.args\.url: bad regex: .*RE2 syntax.*a leading ! negates/,
     ],
     [
       "backreference (not RE2)",
       `${head}rules:\n  - id: a\n    decision: block\n    args: { x: "(a)\\\\1" }\n`,
-      /^6:16 bad regex for argument "x".*no backreferences/,
+      /^6:16 rules\[0\]\.args\.x: bad regex: .*no backreferences/,
     ],
     [
       "bad glob",
       `${head}rules:\n  - id: a\n    decision: block\n    paths: ["src/[abc"]\n`,
-      /^6:13 bad glob "src\/\[abc".*unbalanced \[ \]/,
+      /^6:13 rules\[0\]\.paths\[0\]: bad glob "src\/\[abc".*unbalanced \[ \]/,
     ],
     [
       "unknown glob variable",
@@ -68,22 +74,22 @@ describe("parsePolicy refuses bad policies with file:line", () => {
     [
       "duplicate id",
       `${head}rules:\n  - id: a\n    decision: block\n  - id: a\n    decision: allow\n`,
-      /^6:9 duplicate rule id "a"/,
+      /^6:9 rules\[1\]\.id: duplicate rule id "a" \(also rules\[0\]\)/,
     ],
-    ["missing id", `${head}rules:\n  - decision: block\n`, /^4:5 rule has no id/],
+    ["missing id", `${head}rules:\n  - decision: block\n`, /^4:5 rules\[0\]\.id: is required/],
     [
       "bad mode",
       `${head}rules:\n  - id: a\n    decision: block\n    when: { mode: offline }\n`,
-      /when.mode of rule "a" must be normal, otr or heartbeat/,
+      /rules\[0\]\.when\.mode: must be a session mode \(one of normal, otr, heartbeat\)/,
     ],
-    ["wrong version", "version: 2\nname: t\nrules: []\n", /^1:10 version must be 1/],
-    ["missing rules", `${head}`, /missing "rules"/],
-    ["YAML syntax error", `${head}rules: [\n`, /^\d+:\d+ YAML:/],
-    ["duplicate key", `${head}name: u\nrules: []\n`, /YAML: Map keys must be unique/],
+    ["wrong version", "version: 2\nname: t\nrules: []\n", /^1:10 version: must be 1, got number 2$/],
+    ["missing rules", `${head}`, /^1:1 rules: is required \(use "rules: \[\]" for a policy without rules\)/],
+    ["YAML syntax error", `${head}rules: [\n`, /^4:1 YAML syntax error: /],
+    ["duplicate key", `${head}name: u\nrules: []\n`, /^3:1 YAML syntax error: Map keys must be unique/],
     [
       "bad severity override",
       `${head}rules: []\ndetectors:\n  severity:\n    cred.dotenv: ignore\n`,
-      /detectors.severity.cred.dotenv must be block or escalate/,
+      /^6:18 detectors\.severity\.cred\.dotenv: must be block or escalate, got "ignore"$/,
     ],
   ])("%s", (_name, text, re) => {
     const p = problems(text);
@@ -98,7 +104,9 @@ describe("parsePolicy refuses bad policies with file:line", () => {
       `${head}rules:\n  - id: a\n    decision: nope\n  - id: b\n    decision: block\n    args: { x: "(" }\n`,
     );
     expect(p.length).toBe(2);
-    expect(() => parsePolicy(`${head}rules:\n  - id: a\n    decision: nope\n`, "p.yaml")).toThrow(/p\.yaml:5:15/);
+    expect(() => parsePolicy(`${head}rules:\n  - id: a\n    decision: nope\n`, "p.yaml")).toThrow(
+      /^p\.yaml: rules\[0\]\.decision: .* \(line 5, column 15\)$/,
+    );
   });
 
   it("loads the shipped policies by name and by path; versions change with content", async () => {
@@ -334,5 +342,88 @@ describe("args regexes", () => {
     expect(ev(s, "t__b", { x: "go" }), "go").toMatchObject({ decision: "allow" });
     expect(ev(s, "t__c", { env: "PRODUCTION" }).decision).toBe("block");
     expect(ev(s, "t__c", { env: "staging" }).decision).toBe("allow");
+  });
+});
+
+describe("policy files are checked by their JSON Schema, every problem with its path and line:col", () => {
+  const text = (...lines: string[]) => [...lines, ""].join("\n");
+
+  it("an unknown key names the allowed keys and the one likely meant", () => {
+    expect(problems(text("version: 1", "name: t", "rules:", "  - id: a", "    decison: block"))).toEqual([
+      "4:5 rules[0].decision: is required: allow, ask, escalate or block",
+      "5:5 rules[0].decison: unknown key; allowed here: id, description, decision, reason, tools, kinds, paths, commands, args, hosts, email_domains, methods, flow, when; did you mean decision?",
+    ]);
+    expect(problems(text("version: 1", "name: t", "rules: []", "detector:", "  disable: [x]"))).toEqual([
+      "4:1 detector: unknown key; allowed here: version, name, description, extends, defaults, rate_limit, cache, detectors, semantics, rules; did you mean detectors?",
+    ]);
+  });
+
+  it("a value of the wrong type says what it must be and what it is", () => {
+    expect(
+      problems(
+        text(
+          "version: 1",
+          "name: t",
+          "rate_limit: { per_minute: fast }",
+          "rules:",
+          "  - { id: a, decision: block, when: { sub_agent: yes } }",
+        ),
+      ),
+    ).toEqual([
+      '3:27 rate_limit.per_minute: must be a number >= 0, got "fast"',
+      '5:50 rules[0].when.sub_agent: must be true or false, got "yes"',
+    ]);
+  });
+
+  it("reports two problems of different kinds at once, in file order, and loads nothing", () => {
+    const yaml = text(
+      "version: 1",
+      "name: t",
+      "rules:",
+      "  - id: a",
+      "    decision: allow",
+      '    paths: ["src/[abc"]',
+      "  - id: b",
+      "    decision: block",
+      "    tools: 3",
+    );
+    expect(problems(yaml)).toEqual([
+      '6:13 rules[0].paths[0]: bad glob "src/[abc": unbalanced [ ]',
+      "9:12 rules[1].tools: must be a tool-name glob or a list of them, got number 3",
+    ]);
+    expect(() => parsePolicy(yaml, "p.yaml")).toThrow(
+      'p.yaml: rules[0].paths[0]: bad glob "src/[abc": unbalanced [ ] (line 6, column 13)\n' +
+        "p.yaml: rules[1].tools: must be a tool-name glob or a list of them, got number 3 (line 9, column 12)",
+    );
+  });
+
+  it.each([
+    ["a stray bracket", "    tools: [a, b]]", 5, 18, /^YAML syntax error: Unexpected flow-seq-end/],
+    ["an alias without its anchor", "    decision: *blocked", 5, 15, /^YAML syntax error: \*blocked names no anchor/],
+  ])("a YAML syntax error (%s) is reported at its line, not at the top of the file", (_n, bad, line, col, re) => {
+    let err: unknown;
+    try {
+      parsePolicy(text("version: 1", "name: t", "rules:", "  - id: a", bad, "    paths: [x]"), "p.yaml");
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(PolicyError);
+    expect((err as PolicyError).problems[0]).toMatchObject({
+      file: "p.yaml",
+      path: "",
+      line,
+      col,
+      message: expect.stringMatching(re),
+    });
+    expect((err as Error).message).toMatch(
+      new RegExp(`^p\\.yaml: YAML syntax error: .+ \\(line ${line}, column ${col}\\)`),
+    );
+  });
+
+  it("the compiled validator is the one the schema gives (regenerate: npx tsx scripts/schemas.mjs)", async () => {
+    const { standaloneModule } = await import("@palisade/schema/standalone");
+    const { policySchema } = await import("../src/policy/schema.js");
+    const committed = readFileSync(join(import.meta.dirname, "../src/policy/schema.generated.ts"), "utf8");
+    expect(committed).toBe(standaloneModule({ validatePolicy: policySchema }, "schema.ts"));
   });
 });

@@ -185,9 +185,10 @@ describe("declared semantics", () => {
     try {
       parsePolicy(`${POLICY}semantics:\n  "a__*": { kind: mail, recipients: [1] }\n`, "p.yaml");
     } catch (e) {
-      expect((e as PolicyError).problems[0]?.message).toBe(
-        "semantics.a__*.recipients[0]: must be an argument name (got 1)",
-      );
+      expect((e as PolicyError).problems[0]).toMatchObject({
+        path: "semantics.a__*.recipients[0]",
+        message: "must be an argument name (got 1)",
+      });
       expect((e as PolicyError).problems[0]?.line).toBe(22);
     }
   });

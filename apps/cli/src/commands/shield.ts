@@ -140,7 +140,8 @@ export async function shieldPolicyLint(ctx: CommandContext): Promise<number> {
     return ExitCode.OK;
   } catch (e) {
     if (!(e instanceof PolicyError)) throw e;
-    for (const p of e.problems) println(ctx.io.stdout, `${p.file}:${p.line}:${p.col}: error: ${p.message}`);
+    // One line per problem: `file: path: message (line L, column C)`, as config.yaml's.
+    println(ctx.io.stdout, e.message);
     println(
       ctx.io.stderr,
       `${file}: ${e.problems.length} problem${e.problems.length === 1 ? "" : "s"}; the policy would be refused`,

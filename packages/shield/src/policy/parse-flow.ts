@@ -1,46 +1,56 @@
-/** Reading the provenance conditions of a rule: `flow:` and `when.saw`. */
-import { isMap, isSeq, type Node } from "yaml";
+/** The provenance conditions of a rule, `flow:` and `when.saw`, read after the schema checked their shape. */
+import type { DataPath } from "@palisade/schema";
 import { ROLES, TRUSTS, type Origin, type Role, type Trust } from "../provenance/types.js";
 import type { FlowCondition } from "./flow.js";
-import type { Reader } from "./parse.js";
+
+/** Where the checks beyond the schema report: a problem at a data path, placed where it is written. */
+export interface Report {
+  add: (at: DataPath, message: string, key?: boolean) => void;
+}
+
+/** A string or a list of them, each with its data path (the schema checked the types). */
+export function listAt(value: unknown, at: DataPath): { value: string; at: DataPath }[] {
+  if (typeof value === "string") return [{ value, at }];
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((v, i) =>
+    typeof v === "string" || typeof v === "number" ? [{ value: String(v), at: [...at, i] }] : [],
+  );
+}
 
 const ORIGINS: readonly Origin[] = [...TRUSTS, "model"];
 
-/** `from: untrusted|secret` or `from: [untrusted, secret]`. */
-function names<T extends string>(r: Reader, node: Node | null | undefined, what: string, allowed: readonly T[]): T[] {
+/** `from: untrusted|secret` or `from: [untrusted, secret]`: every name one of `allowed`, at least one. */
+function names<T extends string>(report: Report, value: unknown, at: DataPath, allowed: readonly T[]): T[] {
   const out: T[] = [];
-  const before = r.problems.length;
-  for (const item of r.strList(node, what)) {
+  let bad = false;
+  for (const item of listAt(value, at)) {
     for (const name of item.value.split("|").map((x) => x.trim())) {
       if ((allowed as readonly string[]).includes(name)) out.push(name as T);
-      else r.problem(item.node, `${what}: unknown value "${name}" (one of ${allowed.join(", ")})`);
+      else {
+        bad = true;
+        report.add(item.at, `unknown value ${JSON.stringify(name)} (one of ${allowed.join(", ")})`);
+      }
     }
   }
-  if (out.length === 0 && r.problems.length === before)
-    r.problem(node, `${what} must name at least one of ${allowed.join(", ")}`);
+  if (out.length === 0 && !bad && (typeof value === "string" || Array.isArray(value)))
+    report.add(at, `must name at least one of ${allowed.join(", ")}`);
   return out;
 }
 
-function condition(r: Reader, node: Node, what: string): FlowCondition {
-  const m = r.map(node, what, ["roles", "from"]);
-  const roles = m.get("roles");
-  const from = m.get("from");
-  if (roles === undefined) r.problem(node, `${what} has no roles (one or more of ${ROLES.join(", ")})`);
-  if (from === undefined) r.problem(node, `${what} has no from (one or more of ${ORIGINS.join(", ")})`);
+function condition(report: Report, value: unknown, at: DataPath): FlowCondition {
+  const c = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
   return {
-    roles: roles === undefined ? [] : names<Role>(r, roles.value, `${what}.roles`, ROLES),
-    from: from === undefined ? [] : names<Origin>(r, from.value, `${what}.from`, ORIGINS),
+    roles: c.roles === undefined ? [] : names<Role>(report, c.roles, [...at, "roles"], ROLES),
+    from: c.from === undefined ? [] : names<Origin>(report, c.from, [...at, "from"], ORIGINS),
   };
 }
 
 /** One condition (a mapping) or a list of them, all of which must hold. */
-export function readFlow(r: Reader, node: Node | null, what: string): FlowCondition[] {
-  if (isSeq(node)) return node.items.map((item, i) => condition(r, item as Node, `${what}[${i}]`));
-  if (isMap(node)) return [condition(r, node, what)];
-  r.problem(node, `${what} must be a mapping {roles, from} or a list of them`);
-  return [];
+export function readFlow(report: Report, value: unknown, at: DataPath): FlowCondition[] {
+  if (Array.isArray(value)) return value.map((item, i) => condition(report, item, [...at, i]));
+  return [condition(report, value, at)];
 }
 
-export function readSaw(r: Reader, node: Node | null, what: string): Trust[] {
-  return names<Trust>(r, node, what, TRUSTS);
+export function readSaw(report: Report, value: unknown, at: DataPath): Trust[] {
+  return names<Trust>(report, value, at, TRUSTS);
 }
