@@ -25,7 +25,11 @@ const modules = [
       validateMcpHttp: httpSchema,
     },
   },
-  { out: "packages/shield/src/policy/schema.generated.ts", source: "schema.ts", schemas: { validatePolicy: policySchema } },
+  {
+    out: "packages/shield/src/policy/schema.generated.ts",
+    source: "schema.ts",
+    schemas: { validatePolicy: policySchema },
+  },
 ];
 for (const m of modules) {
   writeFileSync(join(root, m.out), standaloneModule(m.schemas, m.source));

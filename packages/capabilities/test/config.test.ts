@@ -68,7 +68,10 @@ describe("capability config validation", () => {
     ],
     [{ id: "a", manifest: "m", env: { A: 1 } }, "capabilities[0].env.A: must be a string, got number 1"],
     [{ id: "a", manifest: "m", cwd: "/x", address: "h:1" }, "capabilities[0].cwd: is only used with command"],
-    [{ id: "a", manifest: "m", comand: ["x"] }, "capabilities[0].comand: unknown key; allowed here: id, manifest, command, protocol, cwd, env, address, tls, insecure, image, workspace, enabled, timeoutMs, perToolTimeoutMs, config, credentials, maxRestarts, sandbox, networkMode, allowHosts, mcp, network, filesystem, semantics; did you mean command?"],
+    [
+      { id: "a", manifest: "m", comand: ["x"] },
+      "capabilities[0].comand: unknown key; allowed here: id, manifest, command, protocol, cwd, env, address, tls, insecure, image, workspace, enabled, timeoutMs, perToolTimeoutMs, config, credentials, maxRestarts, sandbox, networkMode, allowHosts, mcp, network, filesystem, semantics; did you mean command?",
+    ],
   ])("%j → %s", (item, expected) => {
     expect(problems([item]).join("\n")).toContain(expected);
   });

@@ -107,7 +107,12 @@ const rules: [string, (d: Doc) => void, string, string][] = [
     "tools[0].terminal_on_success",
     "must be true or false",
   ],
-  ["streaming boolean", (d) => ((d.tools as Doc[])[0]!.streaming = "yes"), "tools[0].streaming", "must be true or false"],
+  [
+    "streaming boolean",
+    (d) => ((d.tools as Doc[])[0]!.streaming = "yes"),
+    "tools[0].streaming",
+    "must be true or false",
+  ],
   ["network is an object", (d) => (d.network = "none"), "network", "must be a mapping"],
   ["network.mode enum", (d) => (d.network = { mode: "some" }), "network.mode", "must be none, allowlist or any"],
   [
@@ -210,7 +215,12 @@ const rules: [string, (d: Doc) => void, string, string][] = [
     "resources.max_memory_mb",
     "must be an integer",
   ],
-  ["max_cpu_fraction > 0", (d) => (d.resources = { max_cpu_fraction: 0 }), "resources.max_cpu_fraction", "must be a number > 0"],
+  [
+    "max_cpu_fraction > 0",
+    (d) => (d.resources = { max_cpu_fraction: 0 }),
+    "resources.max_cpu_fraction",
+    "must be a number > 0",
+  ],
   [
     "max_cpu_seconds positive integer",
     (d) => (d.resources = { max_cpu_seconds: -1 }),

@@ -42,8 +42,7 @@ export function parseConfig(text: string, options: ParseOptions = {}): EngineCon
   const file = options.file ?? "<config>";
   const baseDir = options.file ? dirname(options.file) : process.cwd();
   const yaml = readYaml(text);
-  if (yaml.errors.length > 0)
-    throw new ConfigError(syntaxProblems(file, yaml.errors));
+  if (yaml.errors.length > 0) throw new ConfigError(syntaxProblems(file, yaml.errors));
   const raw = dropNulls(yaml.data ?? {}, configSchema);
   const issues: ConfigIssue[] = [];
   if (!validate(raw))

@@ -373,7 +373,11 @@ describe("flow conditions in the policy language", () => {
       `${head}  - id: a\n    decision: ask\n    flow: { roles: [host], from: [evil] }\n`,
       /rules\[0\]\.flow\.from\[0\]: unknown value "evil" \(one of user, workspace, untrusted, secret, model\)/,
     ],
-    ["missing from", `${head}  - id: a\n    decision: ask\n    flow: { roles: [host] }\n`, /rules\[0\]\.flow\.from: is required: which origins/],
+    [
+      "missing from",
+      `${head}  - id: a\n    decision: ask\n    flow: { roles: [host] }\n`,
+      /rules\[0\]\.flow\.from: is required: which origins/,
+    ],
     [
       "bad saw",
       `${head}  - id: a\n    decision: ask\n    when: { saw: [web] }\n`,
