@@ -32,15 +32,19 @@ export function tsvectorOf(texts: ReadonlyArray<string | null | undefined>): str
   return [...positions].map(([t, p]) => `'${t}':${p.join(",")}`).join(" ");
 }
 
-/** The tsquery text of a parsed query (all terms, phrases with <->, prefixes with :*), or "" when nothing is searchable. */
-export function tsqueryOf(q: ParsedQuery): string {
+/**
+ * The tsquery text of a parsed query (all terms, phrases with <->, prefixes with :*), or "" when
+ * nothing is searchable. `loose`: a phrase's words with & (in any order and place), which a GIN
+ * index answers without reading the rows.
+ */
+export function tsqueryOf(q: ParsedQuery, loose = false): string {
   const parts: string[] = [];
   q.terms.forEach((term, i) => {
     const tokens = tokenize(term).filter((t) => t.length <= MAX_LEXEME);
     if (tokens.length === 0) return;
     const prefix = q.prefixes[i] ?? false;
     const lexemes = tokens.map((t, j) => `'${t}'${prefix && j === tokens.length - 1 ? ":*" : ""}`);
-    parts.push(lexemes.length === 1 ? (lexemes[0] as string) : `(${lexemes.join(" <-> ")})`);
+    parts.push(lexemes.length === 1 ? (lexemes[0] as string) : `(${lexemes.join(loose ? " & " : " <-> ")})`);
   });
   return parts.join(" & ");
 }

@@ -44,9 +44,14 @@ export async function migratePg(
         await c.query("INSERT INTO palisade_schema (version, applied_at) VALUES ($1, $2)", [version, Date.now()]);
         await c.query("RELEASE migration");
       } catch (cause) {
+        const message = (cause as Error).message;
+        // Version 6 creates btree_gin: missing on the server, or not allowed to this role.
+        const hint = /btree_gin/.test(message)
+          ? ": the search index needs PostgreSQL's btree_gin extension (contrib, in Debian's postgresql package); install it on the server or have its administrator run 'CREATE EXTENSION btree_gin' in this database, then start again"
+          : "";
         throw new StoreError(
           "MIGRATION_FAILED",
-          `migration of the PostgreSQL store to schema version ${version} failed: ${(cause as Error).message}`,
+          `migration of the PostgreSQL store to schema version ${version} failed: ${message}${hint}`,
           { cause },
         );
       }

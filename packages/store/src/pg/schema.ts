@@ -262,5 +262,28 @@ BEGIN
 END $$;
 `;
 
-export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2, PG_V3, PG_V4, PG_V5];
+/** Rows per block of the search indexes: pk >> SEARCH_BLOCK_BITS (search.ts). */
+export const SEARCH_BLOCK_BITS = 14;
+
+/**
+ * Version 6: the full-text indexes keyed by block of pks as well, (pk >> 14, ..., tsv), so that a
+ * search asks for the matches of one block at a time, newest first, and stops once it has enough
+ * (search.ts). A GIN index returns its matches in no useful order: for a common word, "the newest
+ * 200" read every match from the table first. The search filters on role, tool and Shield decision
+ * are keys too, so a filtered search reads only the rows that pass. The block key is btree_gin's
+ * (a contrib extension shipped with the server, trusted: the database's owner may create it). The
+ * old indexes go: the new ones answer a match on tsv alone as well, and a turn's insert updates one
+ * GIN index per table.
+ */
+export const PG_V6 = `
+CREATE EXTENSION IF NOT EXISTS btree_gin;
+SET LOCAL maintenance_work_mem = '256MB';
+CREATE INDEX messages_block_tsv ON messages USING GIN ((pk >> ${String(SEARCH_BLOCK_BITS)}), role, tsv) WITH (fastupdate = off);
+CREATE INDEX tool_calls_block_tsv ON tool_calls USING GIN ((pk >> ${String(SEARCH_BLOCK_BITS)}), tool_name, verdict_decision, tsv)
+  WITH (fastupdate = off);
+DROP INDEX messages_tsv;
+DROP INDEX tool_calls_tsv;
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2, PG_V3, PG_V4, PG_V5, PG_V6];
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

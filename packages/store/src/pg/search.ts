@@ -1,5 +1,5 @@
-// Full-text search on PostgreSQL: a GIN index over each row's tsvector (fts-vector.ts), ts_rank
-// for ranking, and the same snippets as the SQLite store (snippet.ts, FTS5's algorithm over the
+// Full-text search on PostgreSQL: a GIN index over each row's block of pks, filter columns and
+// tsvector (fts-vector.ts), ts_rank for ranking, and the same snippets as the SQLite store (snippet.ts, FTS5's algorithm over the
 // text read for the hit).
 import { StoreError } from "../errors.js";
 import { buildFtsQuery } from "../fts-query.js";
@@ -12,6 +12,7 @@ import { snippet } from "../snippet.js";
 import type { SearchHit } from "../types.js";
 import type { Queryable } from "./db.js";
 import { tsqueryOf } from "./fts-vector.js";
+import { SEARCH_BLOCK_BITS } from "./schema.js";
 
 interface Side {
   table: "messages" | "tool_calls";
@@ -120,32 +121,96 @@ interface SideResult {
   lowerBound: boolean;
 }
 
+/** Rows of a phrase's words a search reads at most, newest first, looking for the phrase (see searchSide). */
+const PHRASE_BUDGET = 4 * RARE;
+/** Blocks of the search index a search asks one at a time before one scan of the older rows. */
+const NEWEST_BLOCKS = 8;
+
+interface Query {
+  /** The tsquery. */
+  match: string;
+  /** Its phrases' words with & instead of <-> (fts-vector.ts), when it has phrases; else undefined. */
+  loose: string | undefined;
+}
+
 async function searchSide(
   c: Queryable,
   side: Side,
-  tsquery: string,
+  q: Query,
   phrases: RankPhrase[],
   o: SearchOptions,
   n: number,
 ): Promise<SideResult> {
-  const params: unknown[] = [tsquery];
+  const params: unknown[] = [q.match, q.loose ?? q.match];
   const where = side.filters(o, params);
-  const match = `FROM ${side.table} x WHERE x.tsv @@ $1::tsquery${where}`;
+  const t = side.table;
+  const bits = String(SEARCH_BLOCK_BITS);
   // As on SQLite: fewer than RARE matches are all ranked and counted; more, and the newest
-  // WINDOW of them are ranked, the total a lower bound. ts_rank: higher is better; a hit's rank
-  // is its negation, so lower is better as with bm25.
-  const count =
-    (await c.query<{ n: number }>(`SELECT COUNT(*) AS n FROM (SELECT 1 ${match} LIMIT ${String(RARE)}) m`, params))
-      .rows[0]?.n ?? 0;
-  const common = count >= RARE;
-  const r = await c.query<{ pk: number; score: number }>(
-    common
-      ? `SELECT pk, score FROM (SELECT x.pk, ts_rank(x.tsv, $1::tsquery)::float8 AS score ${match} ORDER BY x.pk DESC LIMIT ${String(WINDOW)}) w ORDER BY score DESC, pk DESC`
-      : `SELECT x.pk, ts_rank(x.tsv, $1::tsquery)::float8 AS score ${match} ORDER BY score DESC, x.pk DESC LIMIT ${String(n)}`,
-    params,
-  );
-  const total = common ? r.rows.length : count;
-  const ranked = r.rows.slice(0, n);
+  // WINDOW of them are ranked, the total a lower bound. A GIN index returns its matches in no
+  // useful order, so "the newest" of a common word would read every match from the table. The
+  // index is keyed by block of pks too (schema.ts version 6): the newest NEWEST_BLOCKS blocks
+  // are asked one at a time, newest first, stopping at RARE. If that did not find RARE, the older
+  // rows are asked the same way when the matches were dense (the walk then stops soon), else in
+  // one scan of the index (few matches: reading them all costs less than asking every block).
+  // A session's rows are few: its matches come from its own index.
+  // A phrase: the index finds the rows with its words, and each of them is read for the phrase.
+  // When the words are common and the phrase is not, that is every row with the words; the walk
+  // stops after the newest PHRASE_BUDGET of them and ranks the matches among them, the total a
+  // lower bound.
+  const cap = q.loose !== undefined ? PHRASE_BUDGET : RARE;
+  // Without a phrase every row the index finds matches: no row's tsvector is read for it.
+  const hit = q.loose !== undefined ? "x.tsv @@ $1::tsquery" : "$1::tsquery IS NOT NULL";
+  const select = `x.pk, ${hit} AS hit FROM ${t} x WHERE x.tsv @@ $2::tsquery${where}`;
+  type Seen = { pk: number; hit: boolean };
+  const walk = async (from: number, to: number, limit: number): Promise<Seen[]> =>
+    (
+      await c.query<Seen>(
+        `SELECT w.pk, w.hit FROM generate_series(${String(from)}::bigint, ${String(to)}, -1) AS g(b)
+         CROSS JOIN LATERAL (SELECT ${select} AND (x.pk >> ${bits}) = g.b ORDER BY x.pk + 0 DESC) w LIMIT ${String(limit)}`,
+        params,
+      )
+    ).rows;
+  // pk + 0: the rows come from the search index and are sorted after, never from a walk of the pk
+  // index (which reads every row for a word the planner thinks common); a bound on pk + 0 filters
+  // the rows the index found (as a pk range it would be a second index scan).
+  const scan = async (below: number | undefined, limit: number): Promise<Seen[]> =>
+    (
+      await c.query<Seen>(
+        `SELECT ${select}${below === undefined ? "" : ` AND x.pk + 0 < ${String(below)}`} ORDER BY x.pk + 0 DESC LIMIT ${String(limit)}`,
+        params,
+      )
+    ).rows;
+  let seen: Seen[];
+  if (o.sessionId !== undefined) seen = await scan(undefined, cap);
+  else {
+    const top = Number(
+      (await c.query<{ b: number }>(`SELECT COALESCE(MAX(pk), 0) >> ${bits} AS b FROM ${t}`)).rows[0]?.b ?? 0,
+    );
+    const oldest = Math.max(0, top - NEWEST_BLOCKS + 1);
+    seen = await walk(top, oldest, cap);
+    if (seen.length < cap && oldest > 0) {
+      const rest = cap - seen.length;
+      // At least an eighth of what is wanted in NEWEST_BLOCKS blocks: the rest is a few dozen blocks away at most.
+      const dense = seen.length * 8 >= cap;
+      seen = seen.concat(dense ? await walk(oldest - 1, 0, rest) : await scan(oldest << SEARCH_BLOCK_BITS, rest));
+    }
+  }
+  const found = seen.filter((x) => x.hit).map((x) => x.pk);
+  const budgetSpent = q.loose !== undefined && seen.length >= cap;
+  const common = found.length >= RARE || budgetSpent;
+  const window = common ? found.slice(0, WINDOW) : found;
+  // ts_rank: higher is better; a hit's rank is its negation, so lower is better as with bm25.
+  const scored =
+    window.length > 0
+      ? (
+          await c.query<{ pk: number; score: number }>(
+            `SELECT pk, ts_rank(tsv, $1::tsquery)::float8 AS score FROM ${t} WHERE pk = ANY($2)`,
+            [q.match, window],
+          )
+        ).rows
+      : [];
+  const total = common ? window.length : found.length;
+  const ranked = scored.sort((a, b) => b.score - a.score || b.pk - a.pk).slice(0, n);
   const byPk =
     ranked.length > 0
       ? await side.hits(
@@ -159,7 +224,7 @@ async function searchSide(
     const h = byPk.get(x.pk);
     if (h) hits.push({ ...h, rank: -x.score });
   }
-  return { hits, total, lowerBound: common && r.rows.length === WINDOW };
+  return { hits, total, lowerBound: budgetSpent || (common && window.length === WINDOW) };
 }
 
 export async function search(c: Queryable, query: string, options: SearchOptions = {}): Promise<SearchResult> {
@@ -168,16 +233,18 @@ export async function search(c: Queryable, query: string, options: SearchOptions
   if (!Number.isInteger(offset) || offset < 0)
     throw new StoreError("INVALID_ARGUMENT", `offset must be an integer >= 0, got ${offset}`);
   const q = buildFtsQuery(query);
-  const tsquery = tsqueryOf(q);
-  if (tsquery === "") return { hits: [], total: 0, totalIsLowerBound: false };
+  const match = tsqueryOf(q);
+  if (match === "") return { hits: [], total: 0, totalIsLowerBound: false };
+  const loose = tsqueryOf(q, true);
+  const tsq: Query = { match, loose: loose === match ? undefined : loose };
   const phrases = q.terms.map((t, i) => phraseOf(t, q.prefixes[i] ?? false));
   const n = offset + limit;
   const none: SideResult = { hits: [], total: 0, lowerBound: false };
   const wantMessages = options.toolName === undefined && options.decision === undefined;
   const wantTools = options.role === undefined || options.role === "tool";
   const parts = await Promise.all([
-    wantMessages ? searchSide(c, MESSAGES, tsquery, phrases, options, n) : none,
-    wantTools ? searchSide(c, TOOL_CALLS, tsquery, phrases, options, n) : none,
+    wantMessages ? searchSide(c, MESSAGES, tsq, phrases, options, n) : none,
+    wantTools ? searchSide(c, TOOL_CALLS, tsq, phrases, options, n) : none,
   ]);
   const hits = parts.flatMap((p) => p.hits).sort((a, b) => a.rank - b.rank || b.createdAt - a.createdAt);
   return {
