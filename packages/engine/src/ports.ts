@@ -2,9 +2,11 @@
 // src/adapters/, so replacing an implementation touches one file.
 import type { Deadline } from "@palisade/capabilities";
 import type { ModelConfig } from "@palisade/config";
-import type { Decision, ManifestPolicy } from "@palisade/shield";
+import type { Decision, ManifestPolicy, SessionMode } from "@palisade/shield";
+import type { SearchHit } from "@palisade/store";
 
-export type Mode = "normal" | "otr" | "heartbeat";
+/** A session's mode, as the Shield reads it. */
+export type Mode = SessionMode;
 /** A tool's policy before its arguments are read; `ask` means escalate. */
 export type Policy = ManifestPolicy;
 /** The Shield's decision, spelled as the Shield spells it; the proto enum only at the gRPC edges. */
@@ -141,19 +143,8 @@ export interface SearchQuery {
   decision?: Decision;
 }
 
-export interface SearchHitRecord {
-  sessionId: string;
-  sessionTitle: string;
-  messageId: string;
-  callId: string;
-  /** The tool of a tool-call hit; "" for message hits. */
-  toolName: string;
-  role: string;
-  snippet: string;
-  rank: number;
-  createdAt: number;
-  seq: number;
-}
+/** A search hit as the store finds it (a message, or a tool call: its tool; "" for message hits). */
+export type SearchHitRecord = SearchHit;
 
 // A sub-agent's run, as the store keeps it.
 export type SubAgentState = "running" | "completed" | "failed" | "cancelled";

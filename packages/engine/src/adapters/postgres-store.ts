@@ -28,7 +28,7 @@ import type {
   SubAgentRunStore,
 } from "../ports.js";
 import { CONTEXT_CACHE_CHARS, ContextCache } from "./context-cache.js";
-import { auditRow, callRow, message, runCallRow, session } from "./store-rows.js";
+import { auditRow, callRow, message, runCallRow, searchOptions, session } from "./store-rows.js";
 
 /**
  * The role's password: PGPASSWORD, else the credential store (`<data dir>/credentials.json`,
@@ -339,16 +339,7 @@ class PostgresStore implements EngineStore {
   }
 
   async search(q: SearchQuery): Promise<{ hits: SearchHitRecord[]; total: number }> {
-    const res = await this.store.search(q.query, {
-      limit: q.limit,
-      offset: q.offset,
-      ...(q.sessionId ? { sessionId: q.sessionId } : {}),
-      ...(q.fromMs !== undefined ? { from: q.fromMs } : {}),
-      ...(q.toMs !== undefined ? { to: q.toMs } : {}),
-      ...(q.role ? { role: q.role as "user" | "assistant" | "system" | "tool" } : {}),
-      ...(q.toolName ? { toolName: q.toolName } : {}),
-      ...(q.decision ? { decision: q.decision } : {}),
-    });
+    const res = await this.store.search(q.query, searchOptions(q));
     return { hits: res.hits.map((h) => ({ ...h })), total: res.total };
   }
 

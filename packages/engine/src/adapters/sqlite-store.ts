@@ -5,7 +5,7 @@ import { mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadOrCreateAuditKey, Store } from "@palisade/store";
 import { CONTEXT_CACHE_CHARS, ContextCache } from "./context-cache.js";
-import { auditRow, callRow, message, session } from "./store-rows.js";
+import { auditRow, callRow, message, searchOptions, session } from "./store-rows.js";
 import type { MigrationStep, MessageRecord as StoredMessage } from "@palisade/store";
 import type {
   AuditEntry,
@@ -270,16 +270,7 @@ class SqliteStore implements EngineStore {
   }
 
   async search(q: SearchQuery): Promise<{ hits: SearchHitRecord[]; total: number }> {
-    const res = this.store.search(q.query, {
-      limit: q.limit,
-      offset: q.offset,
-      ...(q.sessionId ? { sessionId: q.sessionId } : {}),
-      ...(q.fromMs !== undefined ? { from: q.fromMs } : {}),
-      ...(q.toMs !== undefined ? { to: q.toMs } : {}),
-      ...(q.role ? { role: q.role as "user" | "assistant" | "system" | "tool" } : {}),
-      ...(q.toolName ? { toolName: q.toolName } : {}),
-      ...(q.decision ? { decision: q.decision } : {}),
-    });
+    const res = this.store.search(q.query, searchOptions(q));
     return { hits: res.hits.map((h) => ({ ...h })), total: res.total };
   }
 

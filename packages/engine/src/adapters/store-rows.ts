@@ -4,10 +4,11 @@ import type {
   Approval,
   MessageRecord as StoredMessage,
   NewToolCall,
+  SearchOptions,
   SessionRecord as StoredSession,
   ToolCallRecord as StoredCall,
 } from "@palisade/store";
-import type { AuditEntry, MessageRecord, SessionRecord, StoredRun, ToolCallRecordRow } from "../ports.js";
+import type { AuditEntry, MessageRecord, SearchQuery, SessionRecord, StoredRun, ToolCallRecordRow } from "../ports.js";
 
 export function session(s: StoredSession): SessionRecord {
   return {
@@ -116,4 +117,18 @@ export function auditRow(e: AuditEntry): {
   ts: number;
 } {
   return { kind: e.kind, sessionId: e.sessionId, actor: e.actor, callId: e.callId, payload: e.payload, ts: e.ts };
+}
+
+/** A search's filters as the store takes them. */
+export function searchOptions(q: SearchQuery): SearchOptions {
+  return {
+    limit: q.limit,
+    offset: q.offset,
+    ...(q.sessionId ? { sessionId: q.sessionId } : {}),
+    ...(q.fromMs !== undefined ? { from: q.fromMs } : {}),
+    ...(q.toMs !== undefined ? { to: q.toMs } : {}),
+    ...(q.role ? { role: q.role as NonNullable<SearchOptions["role"]> } : {}),
+    ...(q.toolName ? { toolName: q.toolName } : {}),
+    ...(q.decision ? { decision: q.decision } : {}),
+  };
 }
