@@ -14,6 +14,7 @@ import { enter, esc, ev, fresh, run, sent, type } from "./state.js";
 import { statusLines } from "../src/format/status.js";
 import { messagesToEntries } from "../src/tui/state/history.js";
 import { ToolCard } from "../src/tui/components/ToolCard.js";
+import { Banner } from "../src/tui/components/Banner.js";
 import type { ToolCardEntry } from "../src/tui/state/types.js";
 import { ChatApp } from "../src/tui/ChatApp.js";
 import { ChatController } from "../src/tui/controller.js";
@@ -48,9 +49,22 @@ describe("what the chat says", () => {
   it("Enter with nothing typed during a turn says a turn is running and what to do", () => {
     const r = run(sent().state, [enter]);
     expect(r.effects).toEqual([]);
-    expect(r.state.banner?.text).toBe(
-      "a turn is running: wait for it to end, or press Esc to cancel it (you can type your next message meanwhile)",
-    );
+    expect(r.state.banner?.text).toBe("a turn is running: Esc cancels it; meanwhile you can type your next message");
+  });
+
+  it("what Enter during a turn says fits whole on an 80-column line", () => {
+    const empty = run(sent().state, [enter]).state;
+    const typed = run(sent().state, [...type("next"), enter]).state;
+    for (const st of [empty, typed]) {
+      const banner = st.banner;
+      expect(banner?.text).toContain("a turn is running");
+      expect(banner?.text).toMatch(/Esc/);
+      const line = render(<Banner banner={banner ?? { level: "info", text: "" }} width={80} />).lastFrame() ?? "";
+      expect(line).toContain(banner?.text ?? "?");
+      expect(line).not.toContain("…");
+    }
+    expect(typed.banner?.text).toContain("your text is kept");
+    expect(typed.editor.text).toBe("next");
   });
 
   it("a resumed tool card says how it was approved in words, never the stored enum name", () => {

@@ -273,15 +273,14 @@ function submit(s: ChatState): Update {
         ? banner(
             s,
             "info",
-            "a turn is running: wait for it to end, or press Esc to cancel it (you can type your next message meanwhile)",
+            // one line of an 80-column terminal, as the next one
+            "a turn is running: Esc cancels it; meanwhile you can type your next message",
             5000,
           )
         : s,
     );
   if (s.turn && !text.trim().startsWith("/")) {
-    return done(
-      banner(s, "warn", "a turn is running: wait for it, or press Esc to cancel it (your text is kept)", 5000),
-    );
+    return done(banner(s, "warn", "a turn is running: your text is kept for when it ends; Esc cancels the turn", 5000));
   }
   if (text.trim().startsWith("/")) return runSlash({ ...s, editor: commit(s.editor) }, text.trim());
   // Too large for the Engine: refused here, the text stays in the input box.
