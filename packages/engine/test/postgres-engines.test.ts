@@ -15,10 +15,11 @@ import { postgresUnavailable, startPostgres } from "../../store/test/postgres-cl
 import type { PgCluster } from "../../store/test/postgres-cluster.js";
 import { openPostgresStore } from "../src/adapters/postgres-store.js";
 import { ZERO_USAGE } from "../src/history/convert.js";
-import type { EngineStore, SessionRecord } from "../src/ports.js";
+import type { EngineStore } from "../src/ports.js";
 import type { StoreConfig } from "@palisade/config";
 import { collect, startHarness } from "./helpers/setup.js";
 import type { Harness } from "./helpers/setup.js";
+import { sessionRecord } from "./helpers/records.js";
 
 let cluster: PgCluster;
 const cleanup: Array<() => Promise<void>> = [];
@@ -38,17 +39,7 @@ async function open(engineId: string, database: string, leaseMs = 1500): Promise
   return store;
 }
 
-const session = (id: string): SessionRecord => ({
-  id,
-  title: "",
-  mode: "normal",
-  workspace: "/w",
-  model: "",
-  createdAt: 1,
-  updatedAt: 1,
-  messageCount: 0,
-  usage: ZERO_USAGE,
-});
+const session = sessionRecord;
 
 describe.skipIf(postgresUnavailable() !== undefined)("several Engines on one PostgreSQL database", () => {
   beforeAll(async () => {

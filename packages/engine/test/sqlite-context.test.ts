@@ -8,6 +8,7 @@ import { openSqliteStore } from "../src/adapters/sqlite-store.js";
 import { ZERO_USAGE } from "../src/history/convert.js";
 import type { EngineStore } from "../src/index.js";
 import type { SessionRecord, ToolCallRecordRow } from "../src/ports.js";
+import { sessionRecord } from "./helpers/records.js";
 
 let dir = "";
 const open: EngineStore[] = [];
@@ -16,17 +17,7 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const session = (id: string): SessionRecord => ({
-  id,
-  title: "",
-  mode: "normal",
-  workspace: "/w",
-  model: "",
-  createdAt: 1,
-  updatedAt: 1,
-  messageCount: 0,
-  usage: ZERO_USAGE,
-});
+const session = sessionRecord;
 
 function call(i: number, extra: Partial<ToolCallRecordRow> = {}): ToolCallRecordRow {
   return {

@@ -14,18 +14,18 @@ import { DATABASE_FILE, openSqliteStore } from "../src/adapters/sqlite-store.js"
 import { openPostgresStore } from "../src/adapters/postgres-store.js";
 import { SqliteRunStore } from "../src/subagents/store.js";
 import { ZERO_USAGE } from "../src/history/convert.js";
-import type { EngineStore, SessionRecord, StoredRun, SubAgentRunStore, ToolCallRecordRow } from "../src/ports.js";
+import type { EngineStore, StoredRun, SubAgentRunStore, ToolCallRecordRow, VerdictRecord } from "../src/ports.js";
+import { sessionRecord } from "./helpers/records.js";
 
-const session: SessionRecord = {
-  id: "s1",
-  title: "",
-  mode: "normal",
-  workspace: "/w",
-  model: "",
-  createdAt: 1,
-  updatedAt: 1,
-  messageCount: 0,
-  usage: ZERO_USAGE,
+const session = sessionRecord("s1");
+
+const verdict: VerdictRecord = {
+  decision: "escalate",
+  tier: 0,
+  confidence: 1,
+  reason: "writes",
+  ruleIds: ["ask-writes"],
+  evaluationUs: 5,
 };
 
 /** What the call pipeline leaves in a record's `approval` (calls/run.ts), one call each. */
@@ -36,14 +36,7 @@ const calls = (prefix: string): ToolCallRecordRow[] =>
     callId: `${prefix}-${approval}`,
     toolName: "files__write_file",
     argumentsJson: '{"path":"a.txt"}',
-    verdict: {
-      decision: "escalate",
-      tier: 0,
-      confidence: 1,
-      reason: "writes",
-      ruleIds: ["ask-writes"],
-      evaluationUs: 5,
-    },
+    verdict,
     approval,
     result: "ok",
     isError: false,
@@ -204,14 +197,6 @@ describe.each([
   it.skipIf(skip)("store the Shield's verdict the same for the main agent and a sub-agent", async () => {
     await writeBoth(backend);
     const { main, sub } = await storedCalls(backend, "timeout");
-    const verdict = {
-      decision: "escalate",
-      tier: 0,
-      confidence: 1,
-      reason: "writes",
-      ruleIds: ["ask-writes"],
-      evaluationUs: 5,
-    };
     expect(main.verdict).toEqual(verdict);
     expect(sub.verdict).toEqual(verdict);
   });

@@ -9,6 +9,7 @@ import { DATABASE_FILE, openSqliteStore } from "../src/adapters/sqlite-store.js"
 import { AuditWriter } from "../src/history/audit.js";
 import { ZERO_USAGE } from "../src/history/convert.js";
 import type { EngineStore, SessionRecord, TurnCommit } from "../src/ports.js";
+import { sessionRecord } from "./helpers/records.js";
 
 let dir = "";
 const open: EngineStore[] = [];
@@ -17,17 +18,7 @@ afterEach(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const session = (id: string): SessionRecord => ({
-  id,
-  title: "",
-  mode: "normal",
-  workspace: "/w",
-  model: "",
-  createdAt: 1,
-  updatedAt: 1,
-  messageCount: 0,
-  usage: ZERO_USAGE,
-});
+const session = sessionRecord;
 
 function turn(s: SessionRecord, audit: TurnCommit["audit"]): TurnCommit {
   return {
