@@ -1,5 +1,3 @@
-import { formatProblem } from "@palisade/schema";
-
 /** Base class of every error the Shield raises (outside `evaluate`, which never throws). */
 export class ShieldError extends Error {
   constructor(
@@ -9,24 +7,5 @@ export class ShieldError extends Error {
   ) {
     super(message, options);
     this.name = new.target.name;
-  }
-}
-
-export interface PolicyProblem {
-  file: string;
-  /** Dotted path of the field, e.g. `rules[2].decision`; empty for the whole file. */
-  path: string;
-  line: number;
-  col: number;
-  message: string;
-}
-
-/**
- * A policy file that cannot be loaded; lists every problem found, each as config.yaml's and
- * manifests' are: `policy.yaml: rules[0].decision: must be … (line 5, column 15)`.
- */
-export class PolicyError extends ShieldError {
-  constructor(readonly problems: PolicyProblem[]) {
-    super(problems.map((p) => formatProblem(p)).join("\n"), "POLICY_INVALID");
   }
 }

@@ -4,7 +4,8 @@ import { ShieldError } from "../errors.js";
 import { BUILTIN_POLICIES, builtinPolicyPath } from "./builtin.js";
 import type { BuiltinPolicy } from "./builtin.js";
 // What a caller needs to tell a bad policy from an unreadable one (@palisade/shield/policy).
-export { PolicyError, ShieldError } from "../errors.js";
+export { ShieldError } from "../errors.js";
+export { PolicyError } from "./errors.js";
 import { parsePolicy } from "./parse.js";
 import type { Policy } from "./types.js";
 

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import picomatch from "picomatch";
 import { pathOf, pathParts, readYaml, schemaProblems, syntaxProblems } from "@palisade/schema";
 import type { DataPath, ValidateFunction, YamlFile } from "@palisade/schema";
-import { PolicyError, type PolicyProblem } from "../errors.js";
+import { PolicyError, type PolicyProblem } from "./errors.js";
 import type { Decision, SessionMode } from "../types.js";
 import type { Policy, PolicyRule, RuleWhen } from "./types.js";
 import { compileArgRegex, validateHostPattern } from "./match.js";
