@@ -57,8 +57,8 @@ export interface ToolCallRecordRow {
   toolName: string;
   argumentsJson: string;
   verdict?: VerdictRecord;
-  /** "", "allow_once", "allow_session", "deny", "timeout", "session". */
-  approval: string;
+  /** How the approval was settled ("session": a session grant covered it); "" when none was asked. */
+  approval: RecordedApproval;
   result: string;
   isError: boolean;
   durationMs: number;
@@ -440,6 +440,9 @@ export interface CapabilityState {
   /** What its start noticed and worked around (tools left out, an OAuth credential not bound to an issuer). */
   warnings?: string[];
 }
+
+/** A tool call's approval as its record keeps it: the outcome, "session" for a grant, "" for none. */
+export type RecordedApproval = ApprovalOutcome | "session" | "";
 
 /** `unattended`: the client had no person to ask (no terminal); the call does not run. */
 export type ApprovalOutcome = "allow_once" | "allow_session" | "deny" | "unattended" | "timeout" | "cancelled";

@@ -14,7 +14,14 @@ import { DATABASE_FILE, openSqliteStore } from "../src/adapters/sqlite-store.js"
 import { openPostgresStore } from "../src/adapters/postgres-store.js";
 import { SqliteRunStore } from "../src/subagents/store.js";
 import { ZERO_USAGE } from "../src/history/convert.js";
-import type { EngineStore, StoredRun, SubAgentRunStore, ToolCallRecordRow, VerdictRecord } from "../src/ports.js";
+import type {
+  EngineStore,
+  RecordedApproval,
+  StoredRun,
+  SubAgentRunStore,
+  ToolCallRecordRow,
+  VerdictRecord,
+} from "../src/ports.js";
 import { sessionRecord } from "./helpers/records.js";
 
 const session = sessionRecord("s1");
@@ -29,7 +36,15 @@ const verdict: VerdictRecord = {
 };
 
 /** What the call pipeline leaves in a record's `approval` (calls/run.ts), one call each. */
-const APPROVALS = ["allow_once", "allow_session", "deny", "session", "timeout", "cancelled", "unattended"];
+const APPROVALS: RecordedApproval[] = [
+  "allow_once",
+  "allow_session",
+  "deny",
+  "session",
+  "timeout",
+  "cancelled",
+  "unattended",
+];
 
 const calls = (prefix: string): ToolCallRecordRow[] =>
   APPROVALS.map((approval, i) => ({

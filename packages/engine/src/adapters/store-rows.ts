@@ -8,7 +8,15 @@ import type {
   SessionRecord as StoredSession,
   ToolCallRecord as StoredCall,
 } from "@palisade/store";
-import type { AuditEntry, MessageRecord, SearchQuery, SessionRecord, StoredRun, ToolCallRecordRow } from "../ports.js";
+import type {
+  AuditEntry,
+  MessageRecord,
+  RecordedApproval,
+  SearchQuery,
+  SessionRecord,
+  StoredRun,
+  ToolCallRecordRow,
+} from "../ports.js";
 
 export function session(s: StoredSession): SessionRecord {
   return {
@@ -26,7 +34,7 @@ export function session(s: StoredSession): SessionRecord {
 }
 
 /** A stored approval's `by` that the Engine's record spells as the outcome itself. */
-const APPROVAL_OUT: Record<string, string> = {
+const APPROVAL_OUT: Readonly<Record<string, RecordedApproval>> = {
   "session-grant": "session",
   cancelled: "cancelled",
   unattended: "unattended",
@@ -63,7 +71,7 @@ export function message(m: StoredMessage): MessageRecord {
 }
 
 /** The stored approval of a record's `approval` (what calls/run.ts left there), settled at `at`. */
-function approvalRow(approval: string, at: number): Approval | undefined {
+function approvalRow(approval: RecordedApproval, at: number): Approval | undefined {
   switch (approval) {
     case "":
       return undefined;
