@@ -244,7 +244,7 @@ describe.skipIf(skip)("ClientService history RPCs", () => {
     // a session started without asking for a model records the Engine's configured one
     expect(md.content).toContain("Model: scripted-model");
     expect(md.content).toContain("Tool call `files__write_file`");
-    expect(md.content).toContain("- Approval: **allow_once** by user");
+    expect(md.content).toContain("- Approval: **allowed once** by user");
     expect(md.content).toMatch(/- Shield: \*\*block\*\* .*deleting files is not allowed here/);
     expect(md.content).toContain(
       `- Artifact: quokka.pdf (application/pdf, ${pdf.sizeBytes} bytes, id ${pdf.artifactId})`,

@@ -1,4 +1,5 @@
 // Session export: JSON (everything, machine-readable) and Markdown (for people). Read-only.
+import { approvalWords, storedApproval } from "@palisade/shield/words";
 import type { Db } from "./db.js";
 import { notFound } from "./errors.js";
 import { getHistory, getSession, getSubAgentTranscript, listSubAgentRuns } from "./history.js";
@@ -123,6 +124,12 @@ function fence(text: string, lang = ""): string {
   return `${f}${lang}\n${text}\n${f}`;
 }
 
+/** A stored approval in the words the chat and `sessions show` use: `allowed once`, `denied (no answer in time)`. */
+function approvalText(stored: string): string {
+  const a = storedApproval(stored);
+  return a ? approvalWords(a) : stored;
+}
+
 function toolCallMd(c: ToolCallRecord): string {
   const lines = [
     `#### Tool call \`${c.toolName}\` (${c.callId})${c.subAgentName ? ` — sub-agent ${c.subAgentName}` : ""}`,
@@ -137,7 +144,9 @@ function toolCallMd(c: ToolCallRecord): string {
     );
   }
   if (c.approval)
-    lines.push(`- Approval: **${c.approval.decision}** by ${c.approval.by || "?"} at ${iso(c.approval.at)}`);
+    lines.push(
+      `- Approval: **${approvalText(c.approval.decision)}** by ${c.approval.by || "?"} at ${iso(c.approval.at)}`,
+    );
   if (c.durationMs !== null) lines.push(`- Duration: ${c.durationMs} ms`);
   if (c.resultTrust) lines.push(`- Provenance: result labelled **${c.resultTrust}**`);
   for (const a of c.artifacts)

@@ -236,7 +236,7 @@ forEachBackend((backend) => {
         "#### Tool call `http__post` (c1)",
         '{"url":"https://x"}',
         "Shield: **escalate** (tier 1, confidence 0.6) — network write [rules: net-post]",
-        "Approval: **allow_once** by tui",
+        "Approval: **allowed once** by tui",
         "Artifact: report.pdf (application/pdf, 2048 bytes",
         "## Sub-agent runs",
         "### summarizer (s1-r) — completed",
