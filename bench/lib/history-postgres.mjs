@@ -75,10 +75,12 @@ export async function compareWithPostgres({ db, queries, sessions, turn, log }) 
       }
       // Durable on both: SQLite synchronous=FULL, PostgreSQL synchronous_commit on with fsync.
       const commit = { sqlite: [], postgres: [] };
+      // Ids of this run: with --reuse the SQLite file keeps the turns of the runs before.
+      const run = Date.now().toString(36);
       for (let i = 0; i < 300; i++) {
         const id = sessions[i % sessions.length];
-        commit.sqlite.push(await timeIt(() => sqlite.commitTurn(id, turn("pgbench-s", i))));
-        commit.postgres.push(await timeIt(() => pg.commitTurn(id, turn("pgbench-p", i))));
+        commit.sqlite.push(await timeIt(() => sqlite.commitTurn(id, turn(`pgbench-${run}-s`, i))));
+        commit.postgres.push(await timeIt(() => pg.commitTurn(id, turn(`pgbench-${run}-p`, i))));
       }
       const byKind = [...new Set(queries.map((q) => q.kind))].map((kind) => {
         const at = queries.flatMap((q, i) => (q.kind === kind ? [i] : []));
