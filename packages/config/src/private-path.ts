@@ -12,6 +12,9 @@
 //   ours or root's: in a sticky directory anyone can plant one);
 // - the path itself is not writable by group or others (and, for the data directory, is ours
 //   with no group or other bits at all: 0700).
+// A group-writable component passes when its group is the user's own private group (the user
+// is its only account, by /etc/passwd and /etc/group), as with `umask 002` and one group per
+// user; OpenSSH's StrictModes in Debian allows the same.
 // Deny by default: a component that cannot be inspected is a problem too.
 import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import type { Stats } from "node:fs";
@@ -73,6 +76,49 @@ interface Walk {
   /** The path as given, for messages. */
   given: string;
   links: number;
+  /** Groups found to have the user as their only account (read once per walk). */
+  privateGroups?: Map<number, boolean>;
+}
+
+/**
+ * Whether `gid` is a group whose only account is `uid`'s: its primary group or a member list
+ * naming only them, no other account with it as primary group, no other member. Unreadable
+ * account files, or a group they do not list: not private.
+ */
+export function isPrivateGroup(gid: number, uid: number, files?: { passwd: string; group: string }): boolean {
+  let passwd: string, group: string;
+  try {
+    passwd = files?.passwd ?? readFileSync("/etc/passwd", "utf8");
+    group = files?.group ?? readFileSync("/etc/group", "utf8");
+  } catch {
+    return false;
+  }
+  let name: string | undefined;
+  let primary = false;
+  for (const line of passwd.split("\n")) {
+    const f = line.split(":");
+    if (f.length < 4) continue;
+    if (f[2] === String(uid)) {
+      name = f[0];
+      if (f[3] === String(gid)) primary = true;
+    } else if (f[3] === String(gid)) return false;
+  }
+  if (name === undefined) return false;
+  const entry = group
+    .split("\n")
+    .map((l) => l.split(":"))
+    .find((f) => f.length >= 4 && f[2] === String(gid));
+  if (!entry) return false;
+  const members = (entry[3] ?? "").split(",").filter((m) => m.trim() !== "");
+  if (members.some((m) => m.trim() !== name)) return false;
+  return primary || members.length > 0;
+}
+
+function groupIsPrivate(gid: number, walk: Walk): boolean {
+  walk.privateGroups ??= new Map();
+  let known = walk.privateGroups.get(gid);
+  if (known === undefined) walk.privateGroups.set(gid, (known = isPrivateGroup(gid, walk.uid)));
+  return known;
 }
 
 /**
@@ -160,6 +206,7 @@ function componentProblem(path: string, st: Stats, walk: Walk, isLeaf: boolean):
   if (isLeaf && options.privateMode && (st.mode & 0o077) !== 0)
     return `${at} is open to other users (mode ${mode(st)}); fix it with: ${fix} ${path}`;
   if ((st.mode & 0o022) === 0) return undefined;
+  if ((st.mode & 0o002) === 0 && groupIsPrivate(st.gid, walk)) return undefined;
   // sticky: others may add entries but not rename or remove ours; entries below are checked as owned
   if (dir && !isLeaf && (st.mode & 0o1000) !== 0) return undefined;
   const who = (st.mode & 0o002) !== 0 ? "every user" : "its group";

@@ -2,9 +2,12 @@ import { chmodSync, chownSync, lchownSync, mkdirSync, mkdtempSync, rmSync, symli
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { assertPrivatePath, PrivatePathError, privatePathProblem } from "../src/private-path.js";
+import { assertPrivatePath, isPrivateGroup, PrivatePathError, privatePathProblem } from "../src/private-path.js";
 
 const isRoot = process.getuid?.() === 0;
+// Group-writable paths need a group another account may be in (as root: a gid no group file
+// lists); without root, the user's own group must not be private for those checks.
+const ownGroupPrivate = !isRoot && isPrivateGroup(process.getgid?.() ?? -1, process.getuid?.() ?? -1);
 /** A uid no account uses here: another user, for chown. */
 const OTHER = 54321;
 
@@ -24,9 +27,10 @@ describe("private paths", () => {
     expect(problem).toMatch(/the data directory \/tmp is writable by every user \(mode 1777\).*chmod go-w \/tmp/);
   });
 
-  it("refuses a path under a group-writable parent, naming the parent and the fix", () => {
+  it.skipIf(ownGroupPrivate)("refuses a path under a group-writable parent, naming the parent and the fix", () => {
     const parent = join(dir, "shared");
     mkdirSync(join(parent, "palisade"), { recursive: true, mode: 0o700 });
+    if (isRoot) chownSync(parent, 0, OTHER);
     chmodSync(parent, 0o770);
     const problem = privatePathProblem(join(parent, "palisade"), { what: "the data directory" });
     expect(problem).toContain(`${parent} is writable by its group (mode 770) without the sticky bit`);
@@ -54,13 +58,42 @@ describe("private paths", () => {
     );
     const file = join(dir, "config.yaml");
     writeFileSync(file, "model: {}\n");
+    if (isRoot) chownSync(file, 0, OTHER); // a group another account may be in
     chmodSync(file, 0o664);
-    expect(privatePathProblem(file, { what: "the config file" })).toContain(`fix it with: chmod go-w ${file}`);
+    if (!ownGroupPrivate)
+      expect(privatePathProblem(file, { what: "the config file" })).toContain(`fix it with: chmod go-w ${file}`);
     chmodSync(file, 0o644);
     expect(privatePathProblem(file, { what: "the config file" })).toBeUndefined();
   });
 
+  it("a group is private when the user is its only account, by /etc/passwd and /etc/group", () => {
+    const passwd = "root:x:0:0::/root:/bin/sh\nme:x:1000:1000::/home/me:/bin/sh\nyou:x:1001:1001::/home/you:/bin/sh\n";
+    const files = (group: string) => ({ passwd, group });
+    expect(isPrivateGroup(1000, 1000, files("me:x:1000:\n"))).toBe(true);
+    expect(isPrivateGroup(1000, 1000, files("me:x:1000:me\n"))).toBe(true);
+    expect(isPrivateGroup(1000, 1000, files("me:x:1000:me,you\n"))).toBe(false);
+    expect(isPrivateGroup(1001, 1000, files("you:x:1001:\n"))).toBe(false);
+    expect(isPrivateGroup(1000, 1000, files(""))).toBe(false);
+    // another account with it as primary group
+    const shared = passwd + "them:x:1002:1000::/home/them:/bin/sh\n";
+    expect(isPrivateGroup(1000, 1000, { passwd: shared, group: "me:x:1000:\n" })).toBe(false);
+    // a group the user is a listed member of, alone
+    expect(isPrivateGroup(2000, 1000, files("solo:x:2000:me\n"))).toBe(true);
+  });
+
   describe.skipIf(!isRoot)("other users' paths (chown, needs root)", () => {
+    it("accepts a group-writable directory of the user's own private group (umask 002)", () => {
+      const parent = join(dir, "umask002");
+      mkdirSync(join(parent, "palisade"), { recursive: true, mode: 0o700 });
+      chmodSync(parent, 0o775); // group root: root is its only account here
+      expect(isPrivateGroup(0, 0)).toBe(true);
+      expect(privatePathProblem(join(parent, "palisade"), { what: "the data directory" })).toBeUndefined();
+      chmodSync(parent, 0o777);
+      expect(privatePathProblem(join(parent, "palisade"), { what: "the data directory" })).toContain(
+        "writable by every user",
+      );
+    });
+
     it("refuses an entry of another user inside a sticky directory, accepts the user's own", () => {
       const sticky = join(dir, "sticky");
       mkdirSync(sticky, { mode: 0o700 });
