@@ -40,6 +40,13 @@ class SqliteStore implements EngineStore {
   private readonly started = new Map<string, MessageRecord>();
 
   /**
+   * The fsyncs started for those messages, until they succeed or their turn's commit reports
+   * their failure: a durability point after them (a tool call's audit entry, the turn's commit)
+   * waits for them too, so a failed fsync is never covered by a later one that succeeds.
+   */
+  private readonly claimSyncs = new Map<string, Promise<void>>();
+
+  /**
    * @param inFlightDir one small file per turn running, written when its user message is
    *   committed and removed with its commit: what a new Engine finds there was cut off.
    */
@@ -52,8 +59,10 @@ class SqliteStore implements EngineStore {
   }
 
   /**
-   * One Engine per database, so always granted; commits the turn's user message now (durable
-   * before the Agent is asked) and notes the turn as in flight.
+   * One Engine per database, so always granted; commits the turn's user message now (a kill -9
+   * keeps it from here on) and notes the turn as in flight. Its fsync runs while the Agent is
+   * asked: the Agent's answer is no effect, and the next point that must be durable against a
+   * power cut (a tool call's audit entry, the turn's commit) waits for it.
    */
   async claimSession(
     sessionId: string,
@@ -72,7 +81,12 @@ class SqliteStore implements EngineStore {
     });
     const user = committed.messages[0];
     if (user) this.started.set(turn.userMessageId, message(user));
-    await this.store.sync();
+    const synced = this.store.sync();
+    this.claimSyncs.set(turn.userMessageId, synced);
+    synced.then(
+      () => this.claimSyncs.delete(turn.userMessageId),
+      () => undefined, // kept: the turn's commit reports it
+    );
     return { ok: true };
   }
 
@@ -186,7 +200,7 @@ class SqliteStore implements EngineStore {
   async appendAudit(entries: AuditEntry[], opts: { sync?: boolean } = {}): Promise<void> {
     if (entries.length === 0) return;
     this.store.appendAudits(entries.map(auditRow));
-    if (opts.sync !== false) await this.store.sync();
+    if (opts.sync !== false) await Promise.all([this.store.sync(), ...this.claimSyncs.values()]);
   }
 
   async contextMessages(sessionId: string): Promise<MessageRecord[]> {
@@ -266,7 +280,9 @@ class SqliteStore implements EngineStore {
     }
     this.contexts.append(sid, [...(early ? [early] : []), ...committed.messages.map(message)]);
     // Durable against a power cut before the caller announces the turn (RESPONSE_COMPLETE).
-    await this.store.sync();
+    const claimed = this.claimSyncs.get(t.user.id);
+    this.claimSyncs.delete(t.user.id);
+    await Promise.all([this.store.sync(), claimed]);
   }
 
   async search(q: SearchQuery): Promise<{ hits: SearchHitRecord[]; total: number }> {
