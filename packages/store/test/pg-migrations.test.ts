@@ -36,6 +36,7 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
     await cluster.sql(db, "CREATE INDEX tool_calls_tsv ON tool_calls USING GIN (tsv)");
     await cluster.sql(db, "ALTER TABLE tool_calls DROP COLUMN result_trust");
     await cluster.sql(db, "ALTER TABLE tool_calls DROP COLUMN text_offset");
+    await cluster.sql(db, "DROP TABLE search_lexemes");
     await cluster.sql(db, "DELETE FROM palisade_schema WHERE version > 1");
     const steps: MigrationStep[] = [];
     const store = await open(db, (s) => steps.push(s));
@@ -52,6 +53,8 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
         "done 4->5",
         "start 5->6",
         "done 5->6",
+        "start 6->7",
+        "done 6->7",
       ]);
       // a call stored before labels were kept has none; a new one keeps its label
       const calls = (await store.getHistory("s1")).messages.flatMap((m) => m.toolCalls);
@@ -95,6 +98,7 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
     await cluster.sql(db, "DROP INDEX messages_block_tsv; DROP INDEX tool_calls_block_tsv");
     await cluster.sql(db, "CREATE INDEX messages_tsv ON messages USING GIN (tsv) WITH (fastupdate = off)");
     await cluster.sql(db, "CREATE INDEX tool_calls_tsv ON tool_calls USING GIN (tsv) WITH (fastupdate = off)");
+    await cluster.sql(db, "DROP TABLE search_lexemes");
     await cluster.sql(db, "DELETE FROM palisade_schema WHERE version > 4");
     const steps: MigrationStep[] = [];
     const store = await open(db, (s) => steps.push(s));
@@ -153,11 +157,17 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
     await cluster.sql(db, "DROP INDEX messages_block_tsv; DROP INDEX tool_calls_block_tsv; DROP EXTENSION btree_gin");
     await cluster.sql(db, "CREATE INDEX messages_tsv ON messages USING GIN (tsv) WITH (fastupdate = off)");
     await cluster.sql(db, "CREATE INDEX tool_calls_tsv ON tool_calls USING GIN (tsv) WITH (fastupdate = off)");
+    await cluster.sql(db, "DROP TABLE search_lexemes");
     await cluster.sql(db, "DELETE FROM palisade_schema WHERE version > 5");
     const steps: MigrationStep[] = [];
     const store = await open(db, (s) => steps.push(s));
     try {
-      expect(steps.map((s) => `${s.phase} ${String(s.from)}->${String(s.to)}`)).toEqual(["start 5->6", "done 5->6"]);
+      expect(steps.map((s) => `${s.phase} ${String(s.from)}->${String(s.to)}`)).toEqual([
+        "start 5->6",
+        "done 5->6",
+        "start 6->7",
+        "done 6->7",
+      ]);
       const sent = vi.spyOn(pg.Client.prototype, "query");
       const all = await store.search("quarterly invoice");
       const users = await store.search("invoice", { role: "user" });

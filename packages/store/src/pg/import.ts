@@ -11,7 +11,9 @@ import type {
   SubAgentRunRecord,
 } from "../types.js";
 import type { Queryable } from "./db.js";
-import { tsvectorOf } from "./fts-vector.js";
+import { searchVector } from "./fts-vector.js";
+import { addLexemes } from "./lexemes.js";
+import type { KnownLexemes } from "./lexemes.js";
 
 export interface SessionRows {
   session: SessionRecord;
@@ -151,7 +153,7 @@ const AUDIT: Column[] = [
   ["hash", "text"],
 ];
 
-const messageValues = (m: MessageRecord): unknown[] => [
+const messageValues = (m: MessageRecord, tsv: string): unknown[] => [
   m.id,
   m.sessionId,
   m.subAgentRunId,
@@ -165,11 +167,34 @@ const messageValues = (m: MessageRecord): unknown[] => [
   m.usage?.outputTokens ?? null,
   m.usage?.cacheReadTokens ?? null,
   m.usage?.cacheWriteTokens ?? null,
-  tsvectorOf([m.content]),
+  tsv,
 ];
 
-/** Several sessions' rows, one statement per table (references first: main history, runs, transcripts). */
-export async function importSessions(c: Queryable, batch: readonly SessionRows[]): Promise<void> {
+/**
+ * Several sessions' rows, one statement per table (references first: main history, runs,
+ * transcripts), their words first into the lexeme table (those `known` does not have); returns
+ * the words added, for `known` to learn once the transaction is committed.
+ */
+export async function importSessions(
+  c: Queryable,
+  batch: readonly SessionRows[],
+  known: KnownLexemes,
+): Promise<string[]> {
+  const words: string[] = [];
+  const vector = (texts: Array<string | null>): string => {
+    const v = searchVector(texts);
+    for (const w of v.lexemes) words.push(w);
+    return v.tsv;
+  };
+  const vectors = new Map<MessageRecord, string>();
+  const callVectors = new Map<object, string>();
+  for (const r of batch)
+    for (const m of r.messages) {
+      vectors.set(m, vector([m.content]));
+      for (const t of m.toolCalls) callVectors.set(t, vector([t.toolName, t.argumentsJson, t.result]));
+    }
+  const added = known.unknown(words);
+  await addLexemes(c, added);
   await insertAll(
     c,
     "sessions",
@@ -191,8 +216,10 @@ export async function importSessions(c: Queryable, batch: readonly SessionRows[]
       s.usage.cacheWriteTokens,
     ]),
   );
-  const messages = batch.flatMap((r) => r.messages.map((m) => ({ ...m, sessionId: r.session.id })));
-  await insertAll(c, "messages", MESSAGE, messages.filter((m) => m.subAgentRunId === null).map(messageValues));
+  const messages = batch.flatMap((r) => r.messages.map((m) => ({ m, sessionId: r.session.id })));
+  const values = ({ m, sessionId }: (typeof messages)[number]): unknown[] =>
+    messageValues({ ...m, sessionId }, vectors.get(m) as string);
+  await insertAll(c, "messages", MESSAGE, messages.filter(({ m }) => m.subAgentRunId === null).map(values));
   await insertAll(
     c,
     "sub_agent_runs",
@@ -214,16 +241,16 @@ export async function importSessions(c: Queryable, batch: readonly SessionRows[]
       ]),
     ),
   );
-  await insertAll(c, "messages", MESSAGE, messages.filter((m) => m.subAgentRunId !== null).map(messageValues));
+  await insertAll(c, "messages", MESSAGE, messages.filter(({ m }) => m.subAgentRunId !== null).map(values));
   await insertAll(
     c,
     "tool_calls",
     TOOL_CALL,
-    messages.flatMap((m) =>
+    messages.flatMap(({ m, sessionId }) =>
       m.toolCalls.map((t) => [
         t.callId,
         t.messageId,
-        m.sessionId,
+        sessionId,
         t.subAgentRunId,
         t.subAgentName,
         t.toolName,
@@ -245,7 +272,7 @@ export async function importSessions(c: Queryable, batch: readonly SessionRows[]
         t.completedAt,
         t.resultTrust,
         t.textOffset,
-        tsvectorOf([t.toolName, t.argumentsJson, t.result]),
+        callVectors.get(t),
       ]),
     ),
   );
@@ -284,6 +311,7 @@ export async function importSessions(c: Queryable, batch: readonly SessionRows[]
       ]),
     ),
   );
+  return added;
 }
 
 /** Audit rows in seq order, as they are (hashes included), and the head after them. */

@@ -7,7 +7,8 @@
 import { randomUUID } from "node:crypto";
 import { StoreError } from "../errors.js";
 import type { PgDb, Queryable } from "./db.js";
-import { tsvectorOf } from "./fts-vector.js";
+import { searchVector } from "./fts-vector.js";
+import { addLexemes } from "./lexemes.js";
 import { ZERO, addToSession, insertMessage, nextMessageSeq } from "./writes.js";
 import { insertEvent, nextEventSeq } from "./records.js";
 
@@ -171,9 +172,11 @@ async function recordInterrupted(c: Queryable, sessionId: string, row: LeaseRow,
   const exists = ((await c.query("SELECT 1 FROM messages WHERE id = $1", [row.turn_message_id])).rowCount ?? 0) > 0;
   if (!exists && row.turn_content !== "") {
     const seq = await nextMessageSeq(c, sessionId, null);
+    const vector = searchVector([row.turn_content]);
+    await addLexemes(c, vector.lexemes);
     await c.query(
       `INSERT INTO messages (id, session_id, seq, role, content, created_at, tsv) VALUES ($1, $2, $3, 'user', $4, $5, $6::tsvector)`,
-      [row.turn_message_id, sessionId, seq, row.turn_content, row.turn_started_at, tsvectorOf([row.turn_content])],
+      [row.turn_message_id, sessionId, seq, row.turn_content, row.turn_started_at, vector.tsv],
     );
     await c.query(
       "UPDATE sessions SET message_count = message_count + 1, updated_at = GREATEST(updated_at, $2) WHERE id = $1",

@@ -285,5 +285,16 @@ DROP INDEX messages_tsv;
 DROP INDEX tool_calls_tsv;
 `;
 
-export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2, PG_V3, PG_V4, PG_V5, PG_V6];
+/**
+ * Version 7: every word of the search index in a table (lexemes.ts), so that a search expands a
+ * prefix once into the words it stands for, instead of the index doing it again for every block
+ * asked. The "C" collation orders words by code point: the words of a prefix are one range.
+ */
+export const PG_V7 = `
+CREATE TABLE search_lexemes (lexeme TEXT COLLATE "C" PRIMARY KEY);
+INSERT INTO search_lexemes (lexeme)
+  SELECT word FROM ts_stat('SELECT tsv FROM messages') UNION SELECT word FROM ts_stat('SELECT tsv FROM tool_calls');
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2, PG_V3, PG_V4, PG_V5, PG_V6, PG_V7];
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;

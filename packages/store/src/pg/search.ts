@@ -11,7 +11,8 @@ import type { SearchOptions, SearchResult } from "../search.js";
 import { snippet } from "../snippet.js";
 import type { SearchHit } from "../types.js";
 import type { Queryable } from "./db.js";
-import { tsqueryOf } from "./fts-vector.js";
+import { prefixTokens, tsqueryOf } from "./fts-vector.js";
+import { expandPrefixes } from "./lexemes.js";
 import { SEARCH_BLOCK_BITS } from "./schema.js";
 
 interface Side {
@@ -127,10 +128,13 @@ const PHRASE_BUDGET = 4 * RARE;
 const NEWEST_BLOCKS = 8;
 
 interface Query {
-  /** The tsquery. */
+  /** The tsquery (what a row must match, and what it is ranked by). */
   match: string;
-  /** Its phrases' words with & instead of <-> (fts-vector.ts), when it has phrases; else undefined. */
-  loose: string | undefined;
+  /** The tsquery the search index is asked: match, with a phrase's words joined by & instead of <->, and
+   * a prefix as the words it stands for (lexemes.ts). */
+  index: string;
+  /** Whether the query has a phrase: each row the index finds is then checked against match. */
+  phrase: boolean;
 }
 
 async function searchSide(
@@ -141,7 +145,7 @@ async function searchSide(
   o: SearchOptions,
   n: number,
 ): Promise<SideResult> {
-  const params: unknown[] = [q.match, q.loose ?? q.match];
+  const params: unknown[] = [q.match, q.index];
   const where = side.filters(o, params);
   const t = side.table;
   const bits = String(SEARCH_BLOCK_BITS);
@@ -153,13 +157,15 @@ async function searchSide(
   // rows are asked the same way when the matches were dense (the walk then stops soon), else in
   // one scan of the index (few matches: reading them all costs less than asking every block).
   // A session's rows are few: its matches come from its own index.
+  // A prefix: the index is asked for the words it stands for (lexemes.ts), read once per search;
+  // asked for the prefix, the index would read the matches of all those words again for every block.
   // A phrase: the index finds the rows with its words, and each of them is read for the phrase.
   // When the words are common and the phrase is not, that is every row with the words; the walk
   // stops after the newest PHRASE_BUDGET of them and ranks the matches among them, the total a
   // lower bound.
-  const cap = q.loose !== undefined ? PHRASE_BUDGET : RARE;
+  const cap = q.phrase ? PHRASE_BUDGET : RARE;
   // Without a phrase every row the index finds matches: no row's tsvector is read for it.
-  const hit = q.loose !== undefined ? "x.tsv @@ $1::tsquery" : "$1::tsquery IS NOT NULL";
+  const hit = q.phrase ? "x.tsv @@ $1::tsquery" : "$1::tsquery IS NOT NULL";
   const select = `x.pk, ${hit} AS hit FROM ${t} x WHERE x.tsv @@ $2::tsquery${where}`;
   type Seen = { pk: number; hit: boolean };
   const walk = async (from: number, to: number, limit: number): Promise<Seen[]> =>
@@ -196,7 +202,7 @@ async function searchSide(
     }
   }
   const found = seen.filter((x) => x.hit).map((x) => x.pk);
-  const budgetSpent = q.loose !== undefined && seen.length >= cap;
+  const budgetSpent = q.phrase && seen.length >= cap;
   const common = found.length >= RARE || budgetSpent;
   const window = common ? found.slice(0, WINDOW) : found;
   // ts_rank: higher is better; a hit's rank is its negation, so lower is better as with bm25.
@@ -235,11 +241,15 @@ export async function search(c: Queryable, query: string, options: SearchOptions
   const q = buildFtsQuery(query);
   const match = tsqueryOf(q);
   if (match === "") return { hits: [], total: 0, totalIsLowerBound: false };
+  const none: SideResult = { hits: [], total: 0, lowerBound: false };
+  const expanded = await expandPrefixes(c, prefixTokens(q));
+  // A prefix no stored word starts with: nothing matches.
+  if ([...expanded.values()].some((words) => words?.length === 0))
+    return { hits: [], total: 0, totalIsLowerBound: false };
   const loose = tsqueryOf(q, true);
-  const tsq: Query = { match, loose: loose === match ? undefined : loose };
+  const tsq: Query = { match, index: tsqueryOf(q, true, expanded), phrase: loose !== match };
   const phrases = q.terms.map((t, i) => phraseOf(t, q.prefixes[i] ?? false));
   const n = offset + limit;
-  const none: SideResult = { hits: [], total: 0, lowerBound: false };
   const wantMessages = options.toolName === undefined && options.decision === undefined;
   const wantTools = options.role === undefined || options.role === "tool";
   const parts = await Promise.all([

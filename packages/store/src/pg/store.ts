@@ -40,6 +40,7 @@ import * as history from "./history.js";
 import { buildIndexes, dropSearchIndexes, importAudit, importSessions, tableCounts } from "./import.js";
 import type { SessionRows, TableCounts } from "./import.js";
 import * as leases from "./leases.js";
+import { KnownLexemes } from "./lexemes.js";
 import type { Claim, LeaseOwner, TurnInFlight } from "./leases.js";
 import * as lifecycle from "./lifecycle.js";
 import { migratePg, pgSchemaVersion } from "./migrate.js";
@@ -59,6 +60,8 @@ export class PgStore implements HistoryStore {
   private closed = false;
   /** The audit head as this store last wrote it: a turn's commit chains from it (turn.ts). */
   private readonly head: HeadHint = {};
+  /** Words known to be in the lexeme table: a turn's commit sends only the others (lexemes.ts). */
+  private readonly lexemes = new KnownLexemes();
 
   private constructor(private readonly db: PgDb) {}
 
@@ -208,7 +211,7 @@ export class PgStore implements HistoryStore {
    * lease now — it took the session over while this Engine's turn ran past its lease.
    */
   async commitTurn(sessionId: string, turn: TurnRows, fence?: { engineId: string }): Promise<CommittedTurn> {
-    return commitTurn(this.q, sessionId, turn, this.auditKey, this.head, fence);
+    return commitTurn(this.q, sessionId, turn, this.auditKey, this.head, this.lexemes, fence);
   }
   async deleteSession(id: string): Promise<DeleteResult> {
     return this.tx((c) => lifecycle.deleteSession(c, id));
@@ -285,8 +288,8 @@ export class PgStore implements HistoryStore {
    * Sessions' rows as the source has them, in one transaction: committed, not yet flushed (the
    * copy's last transaction, durable, flushes them all).
    */
-  importSessions(rows: readonly SessionRows[]): Promise<void> {
-    return this.tx((c) => importSessions(c, rows), { durable: false });
+  async importSessions(rows: readonly SessionRows[]): Promise<void> {
+    this.lexemes.learn(await this.tx((c) => importSessions(c, rows, this.lexemes), { durable: false }));
   }
   /** Runs a bulk copy into this empty store without its full-text indexes, built once after it. */
   async withoutSearchIndexes<T>(fn: () => Promise<T>): Promise<T> {

@@ -54,7 +54,7 @@ const AUDIT_TYPES = ["bigint", "bigint", "text", "text", "text", "text", "text",
 /**
  * Parameters in order: $1 session; messages; their tsvectors; tool calls; their tsvectors; events
  * (message_id, type, payload, created_at); audit; the head after them; the title, its source and
- * the sources it may replace. `locked`: TURN_COMMIT's, which go on with the fence's Engine (or
+ * the sources it may replace; the words to add to the lexeme table (sorted, lexemes.ts). `locked`: TURN_COMMIT's, which go on with the fence's Engine (or
  * null), whether the audit head is wanted, the head the audit rows were chained from, and the
  * session's counters.
  */
@@ -65,7 +65,9 @@ function insertStatement(locked: boolean): string {
   const tc = arrays([...TOOL_CALL_COLUMNS.map((c) => TOOL_CALL_TYPES[c]), "text"]);
   const e = arrays(["text", "text", "text", "bigint"]);
   const a = arrays(AUDIT_TYPES);
-  const [headSeq, headHash, title, source, allowed] = [++n, ++n, ++n, ++n, ++n].map((i) => `$${String(i)}`);
+  const [headSeq, headHash, title, source, allowed, lexemes] = [++n, ++n, ++n, ++n, ++n, ++n].map(
+    (i) => `$${String(i)}`,
+  );
   const titled = `${title}::text IS NOT NULL AND title_source = ANY(${allowed}::text[])`;
   // Without the lock function: the seq bases are read here, the counters were updated by TURN_LOCK.
   // With it: every write joins lk, so none happens before palisade_turn_lock() returned (it raises
@@ -105,6 +107,7 @@ e AS (INSERT INTO events (session_id, seq, message_id, type, payload, created_at
   SELECT $1, eb.base + t.n, t.message_id, t.type, t.payload, t.created_at
   FROM eb, unnest(${e.join(", ")}) WITH ORDINALITY AS t(message_id, type, payload, created_at, n) RETURNING 1),
 a AS (INSERT INTO audit (${AUDIT_COLUMNS.join(", ")}) SELECT t.* FROM ${lk}unnest(${a.join(", ")}) AS t RETURNING 1),
+x AS (INSERT INTO search_lexemes (lexeme) SELECT t.lexeme FROM ${lk}unnest(${lexemes}::text[]) AS t(lexeme) ON CONFLICT DO NOTHING RETURNING 1),
 h AS (UPDATE audit_head SET seq = ${headSeq}::bigint, hash = ${headHash}::text${locked ? " FROM lk" : ""} WHERE id = 1 AND ${headSeq}::bigint IS NOT NULL RETURNING 1),
 ${session}
 SELECT (SELECT base FROM mb) AS message_base, (SELECT base FROM eb) AS event_base,

@@ -21,7 +21,8 @@ import { checkToolCall } from "../writes.js";
 import type { NewToolCall } from "../writes.js";
 import type { PgDb } from "./db.js";
 import { mapPgError } from "./errors.js";
-import { tsvectorOf } from "./fts-vector.js";
+import { searchVector } from "./fts-vector.js";
+import type { KnownLexemes } from "./lexemes.js";
 import { takenOver } from "./leases.js";
 import { appendMemory, recordArtifact } from "./records.js";
 import {
@@ -42,24 +43,31 @@ interface Batch {
   events: NonNullable<TurnRows["events"]>;
   audit: AuditRecord[];
   autoTitle?: TurnRows["autoTitle"];
+  /** Words for the lexeme table: those of the rows above and `lexemes.more`, less those `lexemes.known` has; none when absent. */
+  lexemes?: { known: KnownLexemes; more: readonly string[] };
 }
 
 type Bases = { messageBase: number; eventBase: number };
 
-/** TURN_INSERT's parameters for `b` (TURN_COMMIT's first ones). */
-function batchParams(sessionId: string, b: Batch): unknown[] {
+/** TURN_INSERT's parameters for `b` (TURN_COMMIT's first ones), and the words they add to the lexeme table. */
+function batchParams(sessionId: string, b: Batch): { values: unknown[]; lexemes: string[] } {
   const column = <T>(rows: readonly T[], get: (r: T) => unknown): unknown[] => rows.map(get);
   const mrows = b.messages;
   const crows = b.toolCalls;
   const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
   const last = b.audit[b.audit.length - 1];
   const source = b.autoTitle?.source ?? "auto";
-  return [
+  const mvectors = mrows.map((m) => searchVector([text(m.content)]));
+  const cvectors = crows.map((t) => searchVector([text(t.tool_name), text(t.arguments_json), text(t.result)]));
+  const lexemes = b.lexemes
+    ? b.lexemes.known.unknown([...mvectors, ...cvectors].flatMap((v) => v.lexemes).concat(b.lexemes.more))
+    : [];
+  const values = [
     sessionId,
     ...MESSAGE_COLUMNS.map((col) => column(mrows, (r) => r[col])),
-    mrows.map((m) => tsvectorOf([text(m.content)])),
+    mvectors.map((v) => v.tsv),
     ...TOOL_CALL_COLUMNS.map((col) => column(crows, (r) => r[col])),
-    crows.map((t) => tsvectorOf([text(t.tool_name), text(t.arguments_json), text(t.result)])),
+    cvectors.map((v) => v.tsv),
     column(b.events, (e) => e.messageId ?? ""),
     column(b.events, (e) => e.type),
     column(b.events, (e) => (typeof e.payload === "string" ? e.payload : JSON.stringify(e.payload ?? {}))),
@@ -78,7 +86,9 @@ function batchParams(sessionId: string, b: Batch): unknown[] {
     b.autoTitle?.title ?? null,
     source,
     source === "auto" ? ["none", "first_message", "auto"] : ["none", "first_message"],
+    lexemes,
   ];
+  return { values, lexemes };
 }
 
 function insertFailed(cause: unknown, sessionId: string): never {
@@ -91,16 +101,20 @@ function insertFailed(cause: unknown, sessionId: string): never {
   });
 }
 
-/** The main messages, tool calls, events and audit rows of `b` in one statement; the seqs it gave the messages and events. */
-async function insertBatch(c: PoolClient, sessionId: string, b: Batch): Promise<Bases> {
+/**
+ * The main messages, tool calls, events and audit rows of `b` in one statement; the seqs it gave
+ * the messages and events, and the words it added to the lexeme table.
+ */
+async function insertBatch(c: PoolClient, sessionId: string, b: Batch): Promise<Bases & { lexemes: string[] }> {
   try {
+    const { values, lexemes } = batchParams(sessionId, b);
     const r = await c.query<{ message_base: number; event_base: number }>({
       name: "palisade_commit_turn",
       text: TURN_INSERT,
-      values: batchParams(sessionId, b),
+      values,
     });
     const row = r.rows[0] as { message_base: number; event_base: number };
-    return { messageBase: row.message_base, eventBase: row.event_base };
+    return { messageBase: row.message_base, eventBase: row.event_base, lexemes };
   } catch (cause) {
     return insertFailed(cause, sessionId);
   }
@@ -162,6 +176,7 @@ export async function commitTurn(
   turn: TurnRows,
   auditKey: AuditKey | undefined,
   hint: HeadHint,
+  known: KnownLexemes,
   fence?: { engineId: string },
 ): Promise<CommittedTurn> {
   const b = turnBatch(sessionId, turn);
@@ -173,14 +188,16 @@ export async function commitTurn(
       checkToolCall(call);
       return toolCallRow(call, sessionId);
     });
+    const batch = batchParams(sessionId, {
+      messages: b.mainRows,
+      toolCalls: ownCalls,
+      events: b.events,
+      audit,
+      ...(turn.autoTitle ? { autoTitle: turn.autoTitle } : {}),
+      lexemes: { known, more: [] },
+    });
     const params = [
-      ...batchParams(sessionId, {
-        messages: b.mainRows,
-        toolCalls: ownCalls,
-        events: b.events,
-        audit,
-        ...(turn.autoTitle ? { autoTitle: turn.autoTitle } : {}),
-      }),
+      ...batch.values,
       fence?.engineId ?? null,
       auditWanted,
       auditWanted ? head.seq : null,
@@ -206,11 +223,13 @@ export async function commitTurn(
       const row = r.rows[0] as { message_base: number; event_base: number };
       const bases = { messageBase: row.message_base, eventBase: row.event_base };
       rememberHead(hint, audit);
+      known.learn(batch.lexemes);
       return committed(sessionId, b, bases, mainRecords(b.mainRows, bases.messageBase), ownCalls, audit);
     }
   }
-  const done = await db.tx((c) => commitInTx(c, sessionId, turn, b, auditKey, fence));
+  const { done, lexemes } = await db.tx((c) => commitInTx(c, sessionId, turn, b, auditKey, known, fence));
   rememberHead(hint, done.audit);
+  known.learn(lexemes);
   return done;
 }
 
@@ -233,8 +252,9 @@ async function commitInTx(
   turn: TurnRows,
   b: TurnBatch,
   auditKey: AuditKey | undefined,
+  known: KnownLexemes,
   fence?: { engineId: string },
-): Promise<CommittedTurn> {
+): Promise<{ done: CommittedTurn; lexemes: string[] }> {
   const lock = (
     await c.query<{
       lease_engine: string | null;
@@ -268,12 +288,30 @@ async function commitInTx(
     ...(turn.autoTitle ? { autoTitle: turn.autoTitle } : {}),
   });
   let bases: Bases;
+  let lexemes: string[];
   if (!b.rare) {
     toolCalls.forEach(ownCall);
-    bases = await insertBatch(c, sessionId, { ...rest(), messages: mainRows });
+    ({ lexemes, ...bases } = await insertBatch(c, sessionId, {
+      ...rest(),
+      messages: mainRows,
+      lexemes: { known, more: [] },
+    }));
     messages.push(...mainRecords(mainRows, bases.messageBase));
   } else {
-    const first = await insertBatch(c, sessionId, { messages: mainRows, toolCalls: [], events: [], audit: [] });
+    // The words of every row of the turn in the first statement: one insert into the lexeme table
+    // per transaction, in one order, so that two turns adding the same new words never deadlock.
+    const more = [
+      ...b.runMessages.map((m) => m.content),
+      ...toolCalls.flatMap((t) => [t.toolName, t.argumentsJson ?? null, t.result ?? null]),
+    ];
+    const first = await insertBatch(c, sessionId, {
+      messages: mainRows,
+      toolCalls: [],
+      events: [],
+      audit: [],
+      lexemes: { known, more: more.flatMap((text) => searchVector([text]).lexemes) },
+    });
+    lexemes = first.lexemes;
     messages.push(...mainRecords(mainRows, first.messageBase));
     for (const r of turn.subAgentRuns ?? []) await recordSubAgentRun(c, own(r));
     const seqs = new Map<string, number>();
@@ -281,7 +319,7 @@ async function commitInTx(
       const run = m.subAgentRunId as string;
       const seq = seqs.get(run) ?? (await nextMessageSeq(c, sessionId, run));
       seqs.set(run, seq + 1);
-      messages.push(await insertMessage(c, m, seq));
+      messages.push(await insertMessage(c, m, seq, false));
     }
     const ids = new Set(messages.map((m) => m.id));
     for (const call of toolCalls) {
@@ -290,7 +328,7 @@ async function commitInTx(
         continue;
       }
       // A call of an earlier message: recordToolCall finds that message's session.
-      const rec = await recordToolCall(c, call);
+      const rec = await recordToolCall(c, call, false);
       if (rec.sessionId !== sessionId)
         throw new StoreError(
           "INVALID_ARGUMENT",
@@ -301,5 +339,5 @@ async function commitInTx(
     for (const m of turn.memory ?? []) await appendMemory(c, own(m));
     bases = await insertBatch(c, sessionId, rest());
   }
-  return committed(sessionId, b, bases, messages, ownCalls, audit);
+  return { done: committed(sessionId, b, bases, messages, ownCalls, audit), lexemes };
 }

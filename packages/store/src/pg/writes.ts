@@ -30,7 +30,8 @@ import type {
 } from "../writes.js";
 import type { Queryable } from "./db.js";
 import { mapPgError } from "./errors.js";
-import { tsvectorOf } from "./fts-vector.js";
+import { searchVector } from "./fts-vector.js";
+import { addLexemes } from "./lexemes.js";
 
 export const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
@@ -106,10 +107,18 @@ export async function nextMessageSeq(c: Queryable, sessionId: string, runId: str
   return (r.rows[0]?.s ?? 0) + 1;
 }
 
-export async function insertMessage(c: Queryable, input: NewMessage, seq: number): Promise<MessageRecord> {
+/** `lexemes: false`: the caller adds the row's words to the lexeme table (a turn adds all its rows' at once). */
+export async function insertMessage(
+  c: Queryable,
+  input: NewMessage,
+  seq: number,
+  lexemes = true,
+): Promise<MessageRecord> {
   const row = messageRow(input, seq);
   const id = row.id as string;
+  const vector = searchVector([input.content]);
   try {
+    if (lexemes) await addLexemes(c, vector.lexemes);
     await c.query(
       `INSERT INTO messages (id, session_id, sub_agent_run_id, seq, role, content, created_at, parent_id, tool_call_id,
          input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, tsv)
@@ -128,7 +137,7 @@ export async function insertMessage(c: Queryable, input: NewMessage, seq: number
         row.output_tokens,
         row.cache_read_tokens,
         row.cache_write_tokens,
-        tsvectorOf([input.content]),
+        vector.tsv,
       ],
     );
   } catch (cause) {
@@ -173,9 +182,11 @@ export async function updateMessage(c: Queryable, id: string, patch: MessagePatc
   const old = await messageById(c, id);
   if (!old) throw notFound("message", id);
   if (patch.content !== undefined) {
+    const vector = searchVector([patch.content]);
+    await addLexemes(c, vector.lexemes);
     await c.query("UPDATE messages SET content = $1, tsv = $2::tsvector WHERE id = $3", [
       patch.content,
-      tsvectorOf([patch.content]),
+      vector.tsv,
       id,
     ]);
   }
@@ -193,13 +204,18 @@ export async function updateMessage(c: Queryable, id: string, patch: MessagePatc
 
 const INSERT_TOOL_CALL = `INSERT INTO tool_calls (${TOOL_CALL_COLUMNS.join(", ")}, tsv) VALUES (${TOOL_CALL_COLUMNS.map((_, i) => `$${String(i + 1)}`).join(", ")}, $${String(TOOL_CALL_COLUMNS.length + 1)}::tsvector)`;
 
-export async function insertToolCall(c: Queryable, input: NewToolCall, sessionId: string): Promise<ToolCallRecord> {
+/** `lexemes: false`: the caller adds the row's words to the lexeme table. */
+export async function insertToolCall(
+  c: Queryable,
+  input: NewToolCall,
+  sessionId: string,
+  lexemes = true,
+): Promise<ToolCallRecord> {
   const row = toolCallRow(input, sessionId);
+  const vector = searchVector([input.toolName, input.argumentsJson, input.result]);
   try {
-    await c.query(INSERT_TOOL_CALL, [
-      ...TOOL_CALL_COLUMNS.map((k) => row[k]),
-      tsvectorOf([input.toolName, input.argumentsJson, input.result]),
-    ]);
+    if (lexemes) await addLexemes(c, vector.lexemes);
+    await c.query(INSERT_TOOL_CALL, [...TOOL_CALL_COLUMNS.map((k) => row[k]), vector.tsv]);
   } catch (cause) {
     mapPgError(cause, {
       conflict: `tool call ${input.callId} of message ${input.messageId} is already recorded: use updateToolCall`,
@@ -210,12 +226,12 @@ export async function insertToolCall(c: Queryable, input: NewToolCall, sessionId
   return toolCallFromRow(row);
 }
 
-export async function recordToolCall(c: Queryable, input: NewToolCall): Promise<ToolCallRecord> {
+export async function recordToolCall(c: Queryable, input: NewToolCall, lexemes = true): Promise<ToolCallRecord> {
   checkToolCall(input);
   const m = await c.query<{ session_id: string }>("SELECT session_id FROM messages WHERE id = $1", [input.messageId]);
   const sessionId = m.rows[0]?.session_id;
   if (sessionId === undefined) throw notFound("message", input.messageId);
-  return insertToolCall(c, input, sessionId);
+  return insertToolCall(c, input, sessionId, lexemes);
 }
 
 export async function getToolCall(c: Queryable, messageId: string, callId: string): Promise<ToolCallRecord> {
@@ -248,7 +264,9 @@ export async function updateToolCall(
   if (patch.argumentsJson !== undefined) add("arguments_json", patch.argumentsJson);
   if (patch.resultTrust !== undefined) add("result_trust", patch.resultTrust);
   if (patch.result !== undefined || patch.argumentsJson !== undefined) {
-    add("tsv", tsvectorOf([old.toolName, patch.argumentsJson ?? old.argumentsJson, patch.result ?? old.result]));
+    const vector = searchVector([old.toolName, patch.argumentsJson ?? old.argumentsJson, patch.result ?? old.result]);
+    await addLexemes(c, vector.lexemes);
+    add("tsv", vector.tsv);
     sets[sets.length - 1] += "::tsvector";
   }
   if (sets.length > 0) {
