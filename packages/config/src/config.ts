@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import { DEFAULT_CONTEXT_WINDOW, DEFAULT_MODEL_SETTINGS } from "@palisade/agent/settings";
 import type { ModelSettings } from "@palisade/agent/settings";
+import { DEFAULT_MODEL } from "./schema.js";
 
 /** One capability entry as written in config.yaml; validated by the capability host. */
 export type CapabilityEntry = { id: string; enabled?: boolean } & Record<string, unknown>;
@@ -129,8 +130,6 @@ export interface EngineConfig {
   /** sha256 (hex) of that file's text, to tell later whether it was edited. */
   sourceSha256?: string;
 }
-
-export const DEFAULT_MODEL = "gpt-4o-mini";
 
 export function defaultConfig(): EngineConfig {
   return {

@@ -5,7 +5,6 @@ export { ConfigError, formatIssue } from "./errors.js";
 export type { ConfigIssue } from "./errors.js";
 export {
   applyEnv,
-  DEFAULT_MODEL,
   defaultConfig,
   isLoopbackTcp,
   isModelConfigured,
@@ -15,7 +14,7 @@ export {
 } from "./config.js";
 export { loadConfig, parseConfig } from "./parse.js";
 export type { ParseOptions } from "./parse.js";
-export { configSchema } from "./schema.js";
+export { configSchema, DEFAULT_MODEL } from "./schema.js";
 export type {
   CapabilityEntry,
   EngineConfig,

@@ -5,6 +5,9 @@
 // names that would carry a credential) are in config.ts, after this.
 import { DEFAULT_CONTEXT_WINDOW, MIN_CONTEXT_WINDOW } from "@palisade/agent/settings";
 
+/** The model asked when config.yaml and PALISADE_MODEL name none. */
+export const DEFAULT_MODEL = "gpt-4o-mini";
+
 const str = (description: string) => ({ type: "string", description }) as const;
 const bool = (description: string, dflt: boolean) => ({ type: "boolean", description, default: dflt }) as const;
 /** A duration in seconds (fractions allowed); `min` seconds at least. */
@@ -32,7 +35,7 @@ const model = section("The model: where it is, its name, and the settings that s
     "x-message": "must start with http:// or https://",
   },
   api_key: str("API key; only the Engine's model gateway holds it (env OPENAI_API_KEY wins)."),
-  name: { ...str("Model name (env PALISADE_MODEL wins)."), default: "gpt-4o-mini" },
+  name: { ...str("Model name (env PALISADE_MODEL wins)."), default: DEFAULT_MODEL },
   context_window: count(
     "Tokens of the server's real window; the Agent compacts history at 70 %.",
     DEFAULT_CONTEXT_WINDOW,

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { referenceTable, standaloneModule } from "@palisade/schema/standalone";
-import { ConfigError, configSchema, parseConfig } from "../src/index.js";
+import { ConfigError, configSchema, DEFAULT_MODEL, defaultConfig, parseConfig } from "../src/index.js";
 
 function issues(text: string): string[] {
   try {
@@ -58,6 +58,18 @@ describe("config.yaml schema", () => {
       '3:9 capabilities[1].id: must be a lowercase identifier like files or my-tool, got "Files"',
       "4:5 capabilities[2].id: is required",
     ]);
+  });
+
+  it("the default model name is written once: the schema's default is defaultConfig's", () => {
+    const sources = ["config.ts", "schema.ts", "parse.ts"].map((f) =>
+      readFileSync(join(import.meta.dirname, "../src", f), "utf8"),
+    );
+    const written = sources.join("\n").split(JSON.stringify(DEFAULT_MODEL)).length - 1;
+    expect(written).toBe(1);
+    const modelSchema = configSchema.properties.model.properties.name;
+    expect(modelSchema.default).toBe(DEFAULT_MODEL);
+    expect(defaultConfig().model.name).toBe(DEFAULT_MODEL);
+    expect(parseConfig("model: {}\n", { file: "config.yaml", env: {} }).model.name).toBe(DEFAULT_MODEL);
   });
 
   it("the compiled validator is the one the schema gives (regenerate: npx tsx scripts/schemas.mjs)", () => {
