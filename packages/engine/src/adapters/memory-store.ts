@@ -127,25 +127,48 @@ export class MemoryStore implements EngineStore {
     this.events.set(turn.session.id, events);
   }
 
+  /**
+   * Substring search with the SQLite store's filters: session, time window, role ("tool" also
+   * matches tool calls), and a tool name or a Shield decision, which match tool calls only.
+   */
   async search(q: SearchQuery): Promise<{ hits: SearchHitRecord[]; total: number }> {
     const needle = q.query.toLowerCase();
+    const inWindow = (at: number): boolean =>
+      (q.fromMs === undefined || at >= q.fromMs) && (q.toMs === undefined || at < q.toMs);
+    const wantMessages = q.toolName === undefined && q.decision === undefined;
+    const wantTools = q.role === undefined || q.role === "tool";
     const hits: SearchHitRecord[] = [];
     for (const [sessionId, list] of this.messages) {
       if (q.sessionId && q.sessionId !== sessionId) continue;
+      const sessionTitle = this.sessions.get(sessionId)?.title ?? "";
       for (const m of list) {
-        if (!m.content.toLowerCase().includes(needle)) continue;
-        hits.push({
-          sessionId,
-          sessionTitle: this.sessions.get(sessionId)?.title ?? "",
-          messageId: m.id,
-          callId: "",
-          toolName: "",
-          role: m.role,
-          snippet: m.content.slice(0, 120),
-          rank: 0,
-          createdAt: m.createdAt,
-          seq: m.seq,
-        });
+        const hit = { sessionId, sessionTitle, messageId: m.id, rank: 0, seq: m.seq };
+        if (wantMessages && (q.role === undefined || q.role === m.role) && inWindow(m.createdAt))
+          if (m.content.toLowerCase().includes(needle))
+            hits.push({
+              ...hit,
+              callId: "",
+              toolName: "",
+              role: m.role,
+              snippet: m.content.slice(0, 120),
+              createdAt: m.createdAt,
+            });
+        if (!wantTools) continue;
+        for (const c of m.toolCalls) {
+          if (q.toolName !== undefined && c.toolName !== q.toolName) continue;
+          if (q.decision !== undefined && c.verdict?.decision !== q.decision) continue;
+          if (!inWindow(c.startedAt)) continue;
+          const text = [c.toolName, c.argumentsJson, c.result].join(" ");
+          if (!text.toLowerCase().includes(needle)) continue;
+          hits.push({
+            ...hit,
+            callId: c.callId,
+            toolName: c.toolName,
+            role: "tool",
+            snippet: text.slice(0, 120),
+            createdAt: c.startedAt,
+          });
+        }
       }
     }
     return { hits: hits.slice(q.offset, q.offset + q.limit), total: hits.length };
