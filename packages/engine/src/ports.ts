@@ -446,7 +446,8 @@ export type RecordedApproval = ApprovalOutcome | "session" | "";
 
 /** `unattended`: the client had no person to ask (no terminal); the call does not run. */
 export type ApprovalOutcome = "allow_once" | "allow_session" | "deny" | "unattended" | "timeout" | "cancelled";
-export type ApprovalAnswer = "allow_once" | "allow_session" | "deny" | "unattended";
+/** What a person (or a client without one) answers to an approval request. */
+export type ApprovalChoice = "allow_once" | "allow_session" | "deny" | "unattended";
 
 /** The user's answer to an elicitation form shown as an approval: the action, and with accept the form's values (JSON). */
 export interface FormAnswer {

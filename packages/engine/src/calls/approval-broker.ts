@@ -1,7 +1,7 @@
 // Human approvals (Shield tier 3): one pending entry per escalated call; the first answer wins,
 // the deadline denies, cancellation of the turn resolves it as cancelled.
 import { randomUUID } from "node:crypto";
-import type { ApprovalAnswer, ApprovalOutcome, FormAnswer } from "../ports.js";
+import type { ApprovalChoice, ApprovalOutcome, FormAnswer } from "../ports.js";
 
 interface Pending {
   sessionId: string;
@@ -87,7 +87,7 @@ export class ApprovalBroker {
    */
   resolve(
     approvalId: string,
-    decision: ApprovalAnswer,
+    decision: ApprovalChoice,
     sessionId?: string,
     by?: string,
     reason?: string,

@@ -7,7 +7,7 @@ import { ApprovalBroker } from "./approval-broker.js";
 import { ZERO_USAGE } from "../history/convert.js";
 import { EventBus } from "../events.js";
 import type { LocalTools } from "./local-tools.js";
-import type { ApprovalAnswer, ArtifactInfo, SessionRecord, VerdictRecord } from "../ports.js";
+import type { ApprovalChoice, ArtifactInfo, SessionRecord, VerdictRecord } from "../ports.js";
 import { Turn } from "../history/turn.js";
 import { ArgumentValidator } from "./validate.js";
 import { runToolCall } from "./run.js";
@@ -17,7 +17,7 @@ export interface LocalCallOptions {
   sessionId: string;
   signal: AbortSignal;
   /** Asked when the Shield escalates; the answer decides whether the call runs. */
-  ask(question: { toolName: string; reason: string }): Promise<ApprovalAnswer>;
+  ask(question: { toolName: string; reason: string }): Promise<ApprovalChoice>;
 }
 
 export interface LocalCallOutcome {
