@@ -1,38 +1,77 @@
 // The sessions' provenance: what each session received (the user's messages, every tool result),
 // labelled as the Engine routes it, for the Shield's flow rules. In memory, per session, each
-// index bounded by the Shield (256 KiB of fragments); at most MAX_SESSIONS sessions, the least
-// recently used dropped first (its next call is then judged without provenance until new content
-// arrives, never with another session's).
+// index bounded by the Shield (256 KiB of fragments, 64 KiB of the user's); all of them together
+// bounded by what they hold, the least recently used session dropped first (its next turn reads
+// its labels back from the store, see turns/provenance-replay.ts; until then a call is judged
+// without them, never with another session's). A bound by count would drop and read back every
+// session at each turn as soon as more sessions take turns in rotation than it counts.
 import { ProvenanceIndex, TRUSTS, trustOfResult, type Shield, type Trust } from "@palisade/shield";
 import type { ObservedContent } from "../ports.js";
 
-const MAX_SESSIONS = 256;
+/** What one session's index may cost besides its fragments (its maps, the user's last messages as written). */
+export const SESSION_OVERHEAD_BYTES = 32 * 1024;
+/** Every session's index together: as much as 256 sessions whose indexes are full. */
+export const PROVENANCE_MAX_BYTES = 256 * (320 * 1024 + SESSION_OVERHEAD_BYTES);
+
+const bytesOf = (p: ProvenanceIndex): number => {
+  const u = p.usage();
+  return u.bytes + u.userBytes + SESSION_OVERHEAD_BYTES;
+};
 
 export class SessionProvenance {
-  private readonly sessions = new Map<string, ProvenanceIndex>();
+  private readonly sessions = new Map<string, { index: ProvenanceIndex; bytes: number }>();
+  private total = 0;
 
-  constructor(private readonly shield: Shield) {}
+  constructor(
+    private readonly shield: Shield,
+    private readonly maxBytes = PROVENANCE_MAX_BYTES,
+  ) {}
 
   of(sessionId: string): ProvenanceIndex | undefined {
-    const p = this.sessions.get(sessionId);
-    if (p !== undefined) {
+    const entry = this.sessions.get(sessionId);
+    if (entry !== undefined) {
       this.sessions.delete(sessionId);
-      this.sessions.set(sessionId, p);
+      this.sessions.set(sessionId, entry);
     }
-    return p;
+    return entry?.index;
+  }
+
+  /** Sessions held, and the bytes they are counted for. */
+  usage(): { sessions: number; bytes: number } {
+    return { sessions: this.sessions.size, bytes: this.total };
   }
 
   private ensure(sessionId: string): ProvenanceIndex {
-    let p = this.of(sessionId);
-    if (p === undefined) {
-      p = new ProvenanceIndex();
-      this.sessions.set(sessionId, p);
-      if (this.sessions.size > MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value as string);
+    const p = this.of(sessionId);
+    if (p !== undefined) return p;
+    const index = new ProvenanceIndex();
+    this.sessions.set(sessionId, { index, bytes: 0 });
+    this.recount(sessionId);
+    return index;
+  }
+
+  /** Counts what the session's index now holds; drops the least recently used others while over the bound. */
+  private recount(sessionId: string): void {
+    const entry = this.sessions.get(sessionId);
+    if (entry === undefined) return;
+    const bytes = bytesOf(entry.index);
+    this.total += bytes - entry.bytes;
+    entry.bytes = bytes;
+    for (const [id, other] of this.sessions) {
+      if (this.total <= this.maxBytes) break;
+      if (id === sessionId) continue;
+      this.sessions.delete(id);
+      this.total -= other.bytes;
     }
-    return p;
   }
 
   observe(c: ObservedContent): Trust {
+    const trust = this.label(c);
+    this.recount(c.sessionId);
+    return trust;
+  }
+
+  private label(c: ObservedContent): Trust {
     const p = this.ensure(c.sessionId);
     if (c.kind === "user-message") {
       p.addUserMessage(c.text);
