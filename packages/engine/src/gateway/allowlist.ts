@@ -7,6 +7,7 @@
 // known ones pass, the rest are dropped.
 import { isDeepStrictEqual } from "node:util";
 import { BodyError, readTopLevel } from "./body.js";
+import type { BodyPrefix } from "./body.js";
 
 /** A refusal the gateway answers with (status, code, message). */
 export class GatewayRefusal extends Error {
@@ -53,13 +54,18 @@ function wanted(extraBody: Readonly<Record<string, unknown>>): string[] {
 }
 
 /**
- * Reads the top level of a Chat Completions body and checks its keys; returns the model it names.
- * Throws GatewayRefusal (400) naming the first key that is not allowed.
+ * Reads the top level of a Chat Completions body and checks its keys; returns the model it names
+ * and where the next body of the conversation can resume reading (`prior`: this one's, see
+ * BodyPrefix). Throws GatewayRefusal (400) naming the first key that is not allowed.
  */
-export function checkChatBody(raw: Buffer, extraBody: Readonly<Record<string, unknown>> = {}): unknown {
+export function checkChatBody(
+  raw: Buffer,
+  extraBody: Readonly<Record<string, unknown>> = {},
+  prior?: BodyPrefix,
+): { model: unknown; prefix?: BodyPrefix } {
   let top: ReturnType<typeof readTopLevel>;
   try {
-    top = readTopLevel(raw, wanted(extraBody));
+    top = readTopLevel(raw, wanted(extraBody), prior);
   } catch (err) {
     if (err instanceof BodyError || err instanceof SyntaxError)
       throw new GatewayRefusal(
@@ -99,7 +105,7 @@ export function checkChatBody(raw: Buffer, extraBody: Readonly<Record<string, un
       `the request body key ${JSON.stringify(key)} is not forwarded: the gateway passes ${Object.keys(CHAT_KEYS).join(", ")} and the keys of model.extra_body in the Engine's config (with the values set there); add ${JSON.stringify(key)} to model.extra_body to send it`,
     );
   }
-  return top.values.get("model");
+  return { model: top.values.get("model"), ...(top.prefix ? { prefix: top.prefix } : {}) };
 }
 
 /** Request headers passed on by name; the Agent's credential and everything else stay here. */

@@ -160,29 +160,144 @@ export function topLevelFields(b: Buffer, wanted: readonly string[]): Map<string
   return readTopLevel(b, wanted).values;
 }
 
-/** Like topLevelFields, and every top-level key in the order of the body. */
-export function readTopLevel(
-  b: Buffer,
-  wanted: readonly string[],
-): { keys: ReadonlySet<string>; values: Map<string, unknown> } {
+/**
+ * What a read body's top level was up to the end of the last element of its `messages` array:
+ * a model call sends the conversation of the one before it and more, so the next body of the
+ * same conversation starts with these bytes, and only what follows them needs reading.
+ */
+export interface BodyPrefix {
+  /** The body read; never changed after (the gateway forwards it and drops it). */
+  readonly body: Buffer;
+  /** Bytes of `body` read: up to the end of the last element of the top-level `messages` array. */
+  readonly length: number;
+  /** The top-level keys before and including `messages`, in order. */
+  readonly keys: readonly string[];
+  /** The values parsed among those keys, and the keys that were asked for. */
+  readonly values: ReadonlyMap<string, unknown>;
+  readonly wanted: string;
+  /** The object, array and string values of the keys after `messages`, as read (the tools, mostly). */
+  readonly after: ReadonlyMap<string, { bytes: Buffer; value: unknown }>;
+}
+
+export interface TopLevel {
+  keys: ReadonlySet<string>;
+  values: Map<string, unknown>;
+  /** Where a next body of the same conversation can start reading (when this one had messages). */
+  prefix?: BodyPrefix;
+}
+
+/**
+ * The rest of an array after one of its elements: `, element`… then `]`. Returns the index after
+ * the `]` and where its last element ends.
+ */
+function skipArrayRest(b: Buffer, i: number): { end: number; lastElementEnd: number } {
+  let lastElementEnd = i;
+  for (;;) {
+    i = skipSpace(b, i);
+    if (b[i] === CLOSE_ARRAY) return { end: i + 1, lastElementEnd };
+    if (b[i] !== COMMA) fail(b, i, "expected ',' or ']'");
+    i = skipValue(b, i + 1);
+    lastElementEnd = i;
+  }
+}
+
+/**
+ * The end of the value at `start` when it is the bytes of `known` (read before): an object, an
+ * array or a string ends where its bytes do, whatever follows (a number could go on). Else -1.
+ */
+function knownValueEnd(b: Buffer, start: number, known: { bytes: Buffer } | undefined): number {
+  if (known === undefined) return -1;
+  const c = known.bytes[0];
+  if (c !== OPEN_OBJECT && c !== OPEN_ARRAY && c !== QUOTE) return -1;
+  const end = start + known.bytes.length;
+  return end <= b.length && b.compare(known.bytes, 0, known.bytes.length, start, end) === 0 ? end : -1;
+}
+
+/** `prior` starts `b`, was read for the same keys, and holds at least one message. */
+function continues(b: Buffer, prior: BodyPrefix | undefined, wanted: string): prior is BodyPrefix {
+  return (
+    prior !== undefined &&
+    prior.wanted === wanted &&
+    b.length > prior.length &&
+    b.compare(prior.body, 0, prior.length, 0, prior.length) === 0
+  );
+}
+
+/**
+ * Like topLevelFields, and every top-level key in the order of the body. With `prior` (what an
+ * earlier body of the conversation left, see BodyPrefix), bytes equal to its prefix are not read
+ * again: reading resumes after its last message, in the state the prefix's own reading ended in,
+ * so the result is the same as reading `b` whole.
+ */
+export function readTopLevel(b: Buffer, wanted: readonly string[], prior?: BodyPrefix): TopLevel {
   const found = new Map<string, unknown>();
   const keys = new Set<string>();
-  let i = skipSpace(b, 0);
-  if (b[i] !== OPEN_OBJECT) fail(b, i, "the body must be a JSON object");
-  i = skipSpace(b, i + 1);
-  if (b[i] === CLOSE_OBJECT) i++;
+  const order: string[] = [];
+  const asked = wanted.join("\u0000");
+  const after = new Map<string, { bytes: Buffer; value: unknown }>();
+  let prefix: BodyPrefix | undefined;
+  let i: number;
+  let resumed = false;
+  if (continues(b, prior, asked)) {
+    for (const k of prior.keys) {
+      keys.add(k);
+      order.push(k);
+    }
+    for (const [k, v] of prior.values) found.set(k, v);
+    const rest = skipArrayRest(b, prior.length);
+    prefix = {
+      body: b,
+      length: rest.lastElementEnd,
+      keys: order.slice(),
+      values: new Map(found),
+      wanted: asked,
+      after,
+    };
+    i = rest.end;
+    resumed = true;
+  } else {
+    i = skipSpace(b, 0);
+    if (b[i] !== OPEN_OBJECT) fail(b, i, "the body must be a JSON object");
+    i = skipSpace(b, i + 1);
+  }
+  if (!resumed && b[i] === CLOSE_OBJECT) i++;
   else {
-    for (;;) {
-      if (b[i] !== QUOTE) fail(b, i, "expected a key");
-      const keyEnd = skipString(b, i);
-      const key = plainKey(b, i + 1, keyEnd - 1);
-      if (keys.has(key)) fail(b, i, `the key ${JSON.stringify(key)} appears twice`);
-      keys.add(key);
-      i = skipSpace(b, keyEnd);
-      if (b[i] !== COLON) fail(b, i, "expected ':'");
-      const start = skipSpace(b, i + 1);
-      i = skipValue(b, start);
-      if (wanted.includes(key)) found.set(key, parseSlice(b, start, i));
+    // after a resumed prefix, the messages array has just been read: what follows its value
+    for (let member = !resumed; ; member = true) {
+      if (member) {
+        if (b[i] !== QUOTE) fail(b, i, "expected a key");
+        const keyEnd = skipString(b, i);
+        const key = plainKey(b, i + 1, keyEnd - 1);
+        if (keys.has(key)) fail(b, i, `the key ${JSON.stringify(key)} appears twice`);
+        keys.add(key);
+        order.push(key);
+        i = skipSpace(b, keyEnd);
+        if (b[i] !== COLON) fail(b, i, "expected ':'");
+        const start = skipSpace(b, i + 1);
+        if (key === "messages" && b[start] === OPEN_ARRAY && b[skipSpace(b, start + 1)] !== CLOSE_ARRAY) {
+          const first = skipValue(b, start + 1);
+          const rest = skipArrayRest(b, first);
+          i = rest.end;
+          if (wanted.includes(key)) found.set(key, parseSlice(b, start, i));
+          prefix = {
+            body: b,
+            length: rest.lastElementEnd,
+            keys: order.slice(),
+            values: new Map(found),
+            wanted: asked,
+            after,
+          };
+        } else {
+          const known = prior?.wanted === asked ? prior.after.get(key) : undefined;
+          const end = prefix ? knownValueEnd(b, start, known) : -1;
+          i = end >= 0 ? end : skipValue(b, start);
+          const value = end >= 0 ? known?.value : wanted.includes(key) ? parseSlice(b, start, i) : undefined;
+          if (wanted.includes(key)) found.set(key, value);
+          const c = b[start];
+          if (prefix && (c === OPEN_OBJECT || c === OPEN_ARRAY || c === QUOTE))
+            after.set(key, { bytes: b.subarray(start, i), value });
+        }
+      }
       i = skipSpace(b, i);
       if (b[i] === CLOSE_OBJECT) {
         i++;
@@ -194,5 +309,5 @@ export function readTopLevel(
   }
   i = skipSpace(b, i);
   if (i !== b.length) fail(b, i, "unexpected bytes after the object");
-  return { keys, values: found };
+  return { keys, values: found, ...(prefix ? { prefix } : {}) };
 }

@@ -13,6 +13,7 @@ import { request } from "undici";
 import type { Dispatcher } from "undici";
 import { ConnectionGate, HeldBytes, closeAfterAnswer, readBody } from "./admission.js";
 import { GatewayRefusal, checkChatBody, forwardedHeaders } from "./allowlist.js";
+import { BodyPrefixes } from "./prefixes.js";
 import { ExchangeRecorder } from "./recorder.js";
 import type { ExchangeReplay } from "./recorder.js";
 import { MAX_ERROR_BODY, endpointSecrets, redact } from "./redact.js";
@@ -188,6 +189,8 @@ export class ModelGateway {
   private readonly inflight = new Set<AbortController>();
   private readonly gate: ConnectionGate;
   private readonly held = new HeldBytes();
+  /** Each conversation's last body as read: its next one is read from where they differ. */
+  private readonly prefixes = new BodyPrefixes();
 
   constructor(private readonly options: ModelGatewayOptions) {
     this.gate = new ConnectionGate(options.maxConnections);
@@ -304,9 +307,9 @@ export class ModelGateway {
       const model = this.options.model();
       const raw = await readBody(req, model.contextWindow, this.held);
       res.once("close", () => this.held.give(raw.length));
-      const body = this.checkedBody(principal, raw, model);
       const session =
         principal.kind === "subagent" ? principal.sessionId : String(req.headers[SESSION_HEADER] ?? "").slice(0, 128);
+      const body = this.checkedBody(principal, raw, model, `${principal.kind}:${session}`);
       await this.forward(req, res, body, session);
     } catch (err) {
       if (err instanceof GatewayRefusal) {
@@ -343,8 +346,10 @@ export class ModelGateway {
     principal: GatewayPrincipal,
     raw: Buffer,
     endpoint: GatewayModel,
+    conversation: string,
   ): { bytes: Buffer; json?: unknown } {
-    const model = checkChatBody(raw, endpoint.extraBody);
+    const { model, prefix } = checkChatBody(raw, endpoint.extraBody, this.prefixes.take(conversation));
+    if (prefix) this.prefixes.put(conversation, prefix);
     // Parsed only for a recording: held through the upstream call, a long history would
     // outlive the young generation and fill the old one.
     const json: unknown = this.recorder ? JSON.parse(raw.toString("utf8")) : undefined;
