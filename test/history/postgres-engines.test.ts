@@ -219,6 +219,9 @@ describe.skipIf(skip)("two Engines on one PostgreSQL database", () => {
     ]);
     expect(copy.stderr + copy.stdout).toMatch(/^OK: .* copied to PostgreSQL .*sessions 1, messages 2/m);
     expect(copy.stdout).toMatch(/audit chain: \d+ entries verified on both sides.*\(keyed/);
+    expect(copy.stdout).toMatch(
+      /^ready to serve: VACUUM ANALYZE \(planner statistics, visibility map\) and CHECKPOINT \(the copy is on disk\) done$/m,
+    );
     expect(copy.status).toBe(0);
 
     const a = await startEngineProcess("a.yaml", "data-a");

@@ -1,10 +1,11 @@
 // `palisade store copy`: an existing SQLite history into an empty PostgreSQL store, a batch of
 // sessions per transaction (one multi-row statement per table), then the audit trail as it is,
-// with the full-text indexes built once at the end. Afterwards every table's rows
-// are counted on both sides and both chains are verified; the copy is good only if they agree.
+// with the full-text indexes built once at the end, then VACUUM ANALYZE and a checkpoint so that
+// the database serves at once. Afterwards every table's rows are counted on both sides and both
+// chains are verified; the copy is good only if they agree.
 import type { AuditKey, AuditVerification } from "./audit.js";
 import { StoreError } from "./errors.js";
-import type { PgStore } from "./pg/store.js";
+import type { PgStore, ServeReady } from "./pg/store.js";
 import type { SessionRows, TableCounts } from "./pg/import.js";
 import type { Store } from "./store.js";
 import type { EventRecord, MessageRecord } from "./types.js";
@@ -17,6 +18,8 @@ export interface CopyReport {
   mismatched: string[];
   auditFrom: AuditVerification;
   auditTo: AuditVerification;
+  /** How the copy was made ready to serve (statistics, visibility map, checkpoint). */
+  ready: ServeReady;
   ok: boolean;
 }
 
@@ -96,7 +99,7 @@ export async function copyToPostgres(
     }
     if (keyed) await to.importAudit([], keyed); // a keyed but empty trail keeps its key
   });
-  await to.analyze();
+  const ready = await to.prepareToServe();
   const [fromCounts, toCounts] = [from.tableCounts(), await to.tableCounts()];
   const mismatched = Object.keys(fromCounts).filter(
     (t) => fromCounts[t as keyof TableCounts] !== toCounts[t as keyof TableCounts],
@@ -111,6 +114,7 @@ export async function copyToPostgres(
     mismatched,
     auditFrom,
     auditTo,
+    ready,
     ok: mismatched.length === 0 && auditFrom.ok && auditTo.ok && sameHead,
   };
 }

@@ -51,6 +51,7 @@ export type {
 export { sqliteHistory } from "./port.js";
 export type { HistoryStore } from "./port.js";
 export { PgStore } from "./pg/store.js";
+export type { ServeReady } from "./pg/store.js";
 export { parsePgUrl, redact as redactPgUrl, describeTarget as describePgTarget } from "./pg/config.js";
 export type { PgConnectOptions, PgTlsOptions, PgTarget } from "./pg/config.js";
 export type { Claim, LeaseOwner, InterruptedTurn, TurnInFlight } from "./pg/leases.js";

@@ -150,6 +150,52 @@ describe.skipIf(postgresUnavailable() !== undefined)("copyToPostgres", () => {
     }
   });
 
+  it("leaves the copy ready to serve: statistics, every page all-visible, and a checkpoint after its last write", async () => {
+    const { store } = tempStore();
+    history(store, { key: randomBytes(32), fromSeq: 2 });
+    const db = await cluster.createDatabase();
+    const pg = await PgStore.open({ url: cluster.url(db), password: cluster.admin.password });
+    try {
+      const report = await copyToPostgres(store, pg);
+      expect(report.ready).toEqual({ analyzed: true, checkpoint: true });
+      const tables = await cluster.sql(
+        db,
+        "SELECT relname, last_vacuum IS NOT NULL AS vacuumed, last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname IN ('messages', 'tool_calls') ORDER BY relname",
+      );
+      expect(tables.rows).toEqual([
+        { relname: "messages", vacuumed: true, analyzed: true },
+        { relname: "tool_calls", vacuumed: true, analyzed: true },
+      ]);
+      const pages = await cluster.sql(db, "SELECT relpages, relallvisible FROM pg_class WHERE relname = 'messages'");
+      expect(pages.rows[0]?.relallvisible).toBe(pages.rows[0]?.relpages);
+      // Nothing written after the checkpoint but its own record (and the server's idle bookkeeping).
+      const wal = await cluster.sql(
+        db,
+        "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), redo_lsn)::int AS since FROM pg_control_checkpoint()",
+      );
+      expect(wal.rows[0]?.since).toBeLessThan(4096);
+    } finally {
+      await pg.close();
+    }
+  });
+
+  it("says why a role that may not checkpoint got no checkpoint, and still copies", async () => {
+    const { store } = tempStore();
+    const key: AuditKey = { key: randomBytes(32), fromSeq: 2 };
+    history(store, key);
+    await cluster.sql("postgres", "CREATE ROLE copier LOGIN PASSWORD 'copier-pw'");
+    await cluster.sql("postgres", "CREATE DATABASE copied OWNER copier");
+    const pg = await PgStore.open({ url: cluster.url("copied", "copier"), password: "copier-pw" });
+    try {
+      const report = await copyToPostgres(store, pg, { auditKey: key });
+      expect(report.ok).toBe(true);
+      expect(report.ready).toMatchObject({ analyzed: true, checkpoint: false });
+      expect(report.ready.checkpointSkipped).toMatch(/CHECKPOINT/);
+    } finally {
+      await pg.close();
+    }
+  });
+
   it("reports a chain that does not verify with the key given", async () => {
     const { store } = tempStore();
     const key: AuditKey = { key: randomBytes(32), fromSeq: 2 };

@@ -69,6 +69,7 @@ export async function storeCopy(ctx: CommandContext): Promise<number> {
           counts: { from: report.from, to: report.to },
           mismatched: report.mismatched,
           audit: { from: report.auditFrom, to: report.auditTo },
+          ready: report.ready,
         }),
       );
       return report.ok ? ExitCode.OK : ExitCode.FAILURE;
@@ -84,6 +85,12 @@ export async function storeCopy(ctx: CommandContext): Promise<number> {
       println(
         ctx.io.stdout,
         `audit chain: ${String(report.auditTo.rows)} entries verified on both sides, head #${String(report.auditTo.head.seq)} ${report.auditTo.head.hash.slice(0, 16)}…${key ? ` (keyed, ${keyFile})` : ""}`,
+      );
+      println(
+        ctx.io.stdout,
+        report.ready.checkpoint
+          ? "ready to serve: VACUUM ANALYZE (planner statistics, visibility map) and CHECKPOINT (the copy is on disk) done"
+          : `ready to serve: VACUUM ANALYZE (planner statistics, visibility map) done; CHECKPOINT skipped (${report.ready.checkpointSkipped ?? "refused"}): the server writes the copy out at its next checkpoint, the first turns may wait for it; a superuser or a role granted pg_checkpoint can run CHECKPOINT now`,
       );
       println(ctx.io.stdout, `next: set store.url in the config of every Engine and give each the same ${keyFile}`);
       return ExitCode.OK;

@@ -50,6 +50,14 @@ import { commitTurn } from "./turn.js";
 import type { HeadHint } from "./turn.js";
 import * as writes from "./writes.js";
 
+/** What prepareToServe() did. */
+export interface ServeReady {
+  analyzed: true;
+  checkpoint: boolean;
+  /** Why there was no checkpoint (the server's refusal). */
+  checkpointSkipped?: string;
+}
+
 /** Names a key without revealing it (stored in the database to tell Engines holding another key). */
 function keyFingerprint(secret: Buffer): string {
   return createHash("sha256").update("palisade audit key\n").update(secret).digest("hex").slice(0, 32);
@@ -318,11 +326,21 @@ export class PgStore implements HistoryStore {
     return tableCounts(this.q);
   }
   /**
-   * After a bulk copy: the planner's statistics, and the visibility map and hint bits of every
-   * row set once (else the first searches of a new copy read and write the heap to set them).
+   * After a bulk copy, so that the database serves at once: the planner's statistics, and the
+   * visibility map and hint bits of every row set once (else the first searches of a new copy read
+   * and write the heap to set them); then a checkpoint, so that the copy's dirty pages are on disk
+   * before the first turn, not flushed by the server meanwhile. A checkpoint takes a superuser or
+   * the pg_checkpoint role (PostgreSQL 15): without it, why it was skipped.
    */
-  async analyze(): Promise<void> {
+  async prepareToServe(): Promise<ServeReady> {
     await this.q.query("VACUUM ANALYZE");
+    try {
+      await this.q.query("CHECKPOINT");
+      return { analyzed: true, checkpoint: true };
+    } catch (cause) {
+      if ((cause as { code?: unknown }).code !== "42501") throw cause;
+      return { analyzed: true, checkpoint: false, checkpointSkipped: (cause as Error).message };
+    }
   }
   /** The deployment key's first seq, when the chain is keyed and `secret` is its key; undefined when not keyed. Writes nothing. */
   async auditKeyOf(secret: Buffer): Promise<AuditKey | undefined> {
