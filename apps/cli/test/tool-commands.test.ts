@@ -436,7 +436,9 @@ describe("palisade capability call", () => {
     expect(existsSync(marker)).toBe(false);
     const invalid = await cli([...g, "capability", "call", "files__read_file", '{"nope":1}']);
     expect(invalid.code).toBe(1);
-    expect(invalid.io.err()).toContain("invalid arguments for files__read_file");
+    expect(invalid.io.err()).toContain(
+      "palisade: Invalid arguments: files__read_file: arguments.path: is required; files__read_file: arguments.nope: unknown key; allowed here: path, offset, limit.\n",
+    );
     const unknown = await cli([...g, "capability", "call", "nope__x"]);
     expect(unknown.io.err()).toContain(`capability list`);
     expect(unknown.io.err()).toContain(`--data-dir ${i.dataDir}`);

@@ -1,5 +1,6 @@
 import { CapabilityError } from "./errors.js";
-import { compileToolSchema, describeAjvErrors } from "./json-schema.js";
+import { argumentProblems as formatArgumentProblems } from "@palisade/schema";
+import { compileToolSchema } from "./json-schema.js";
 import { TOOL_NAME_PATTERN } from "./manifest/schema.js";
 import type { Manifest, ManifestTool, NetworkPolicy, Policy } from "./manifest/types.js";
 
@@ -162,11 +163,11 @@ export function parseDiscoveredTools(result: unknown, source: string): ManifestT
   return tools;
 }
 
-/** Validates tool arguments; returns messages naming each bad field (empty when valid). */
-export function argumentProblems(schema: Record<string, unknown>, args: unknown): string[] {
+/** Validates the arguments of a call of `tool`; returns @palisade/schema's message for each bad field (empty when valid). */
+export function argumentProblems(tool: string, schema: Record<string, unknown>, args: unknown): string[] {
   const validate = compileCached(schema);
   if (validate(args)) return [];
-  return describeAjvErrors(validate.errors).map((p) => `${p.path || "arguments"}: ${p.message}`);
+  return formatArgumentProblems(tool, validate.errors);
 }
 
 const compiled = new WeakMap<object, ReturnType<typeof compileToolSchema>>();

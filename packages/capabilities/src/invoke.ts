@@ -158,9 +158,8 @@ export async function invokeTool(deps: InvokeDeps, args: unknown, opts: InvokeOp
   const toolName = deps.entry.fullName;
 
   try {
-    const problems = argumentProblems(deps.entry.inputSchema, args);
-    if (problems.length > 0)
-      return fail("invalid_arguments", `invalid arguments for ${toolName}: ${problems.join("; ")}`);
+    const problems = argumentProblems(toolName, deps.entry.inputSchema, args);
+    if (problems.length > 0) return fail("invalid_arguments", `invalid arguments: ${problems.join("; ")}`);
 
     // Without credentials or attachments nothing here waits: the call starts within this
     // function, not a few promise turns later behind whatever the caller queues meanwhile.

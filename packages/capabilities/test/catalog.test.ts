@@ -80,9 +80,14 @@ describe("catalog", () => {
   });
 
   it("argument problems name the field", () => {
-    expect(argumentProblems(entries[0]!.inputSchema, { q: "x" })).toEqual([]);
-    expect(argumentProblems(entries[0]!.inputSchema, {})).toEqual(["q: is required"]);
-    expect(argumentProblems(entries[0]!.inputSchema, { q: 3 })[0]).toContain("q: must be string");
+    const search = entries[0]!;
+    expect(argumentProblems(search.fullName, search.inputSchema, { q: "x" })).toEqual([]);
+    expect(argumentProblems(search.fullName, search.inputSchema, {})).toEqual([
+      "alpha__search: arguments.q: is required",
+    ]);
+    expect(argumentProblems(search.fullName, search.inputSchema, { q: 3 })).toEqual([
+      "alpha__search: arguments.q: must be a string, got number 3",
+    ]);
   });
 
   it("allowlist matching: host, host:port, *.suffix", () => {

@@ -201,7 +201,7 @@ describe("host over a real SDK capability (address mode)", () => {
     const before = calls.echo ?? 0;
     const bad = await host.invoke("demo__echo", { text: 5 }, owner);
     expect(bad).toMatchObject({ ok: false, error: { code: "invalid_arguments" } });
-    expect(bad.content).toContain("text: must be string");
+    expect(bad.content).toBe("invalid arguments: demo__echo: arguments.text: must be a string, got number 5");
     expect(calls.echo ?? 0).toBe(before);
   });
 

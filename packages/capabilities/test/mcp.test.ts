@@ -90,8 +90,8 @@ describe("MCP stdio servers as capabilities", () => {
     const r = await host.invoke("everything__get-sum", { a: "one" }, owner);
     expect(r.ok).toBe(false);
     expect(r.error?.code).toBe("invalid_arguments");
-    expect(r.content).toContain("a: must be number");
-    expect(r.content).toContain("b: is required");
+    expect(r.content).toContain('everything__get-sum: arguments.a: must be a number, got "one"');
+    expect(r.content).toContain("everything__get-sum: arguments.b: is required");
     expect(recorded(record).filter((m) => m.method === "tools/call").length).toBe(before);
   });
 

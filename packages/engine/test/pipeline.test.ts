@@ -82,7 +82,9 @@ describe("turn pipeline", () => {
     await agent.propose(p.sessionId, p.messageId, "bad", "demo__echo", { nope: 1 });
     const bad = await agent.next("toolResult");
     expect(bad.isError).toBe(true);
-    expect(bad.content).toMatch(/Invalid arguments for demo__echo: .*missing required property "text"/);
+    expect(bad.content).toBe(
+      "Invalid arguments: demo__echo: arguments.text: is required; demo__echo: arguments.nope: unknown key; allowed here: text. Fix them and call the tool again.",
+    );
     await agent.propose(p.sessionId, p.messageId, "unk", "nosuch", {});
     expect((await agent.next("toolResult")).content).toMatch(/Unknown tool nosuch/);
     await agent.propose(p.sessionId, p.messageId, "blk", "demo__nuke", {});

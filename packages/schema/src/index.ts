@@ -2,6 +2,7 @@
 // Schema: the YAML read with positions, ajv's errors turned into messages with path and
 // line:column in one place. The compiler (`/standalone`) runs ahead of time, never at start.
 export {
+  argumentProblems,
   describeValue,
   didYouMean,
   formatProblem,

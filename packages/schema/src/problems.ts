@@ -196,6 +196,14 @@ export function formatProblem(p: FileProblem): string {
   return `${p.file}: ${p.path ? `${p.path}: ` : ""}${p.message}${at}`;
 }
 
+/**
+ * A tool call's argument problems as the model (or the person calling it) reads them, in the
+ * same wording: `files__read_file: arguments.path: must be a string, got number 3`.
+ */
+export function argumentProblems(tool: string, errors: readonly ErrorObject[] | null | undefined): string[] {
+  return schemaProblems(errors, { base: "arguments" }).map((p) => formatProblem({ file: tool, ...p }));
+}
+
 /** The syntax errors of a YAML file as problems of the whole file, each at its line and column. */
 export function syntaxProblems(file: string, errors: readonly YamlSyntaxProblem[]): FileProblem[] {
   return errors.map((e) => ({ file, path: "", message: `YAML syntax error: ${e.message}`, line: e.line, col: e.col }));

@@ -133,7 +133,7 @@ export async function report(
     });
   }
   if (code === "invalid_arguments")
-    throw new CliError(`invalid arguments for ${result.toolName}: ${result.content}`, {
+    throw new CliError(result.content.replace(/ Fix them and call the tool again\.$/, ""), {
       hint: `the schema is in the manifest of ${result.toolName.split("__")[0] ?? result.toolName}`,
     });
   if (code === "blocked") return BLOCKED;

@@ -58,9 +58,8 @@ export async function callMcpTool(deps: McpInvokeDeps, args: unknown, opts: Invo
   };
 
   args = withoutNullOptionals(deps.entry.inputSchema, args);
-  const problems = argumentProblems(deps.entry.inputSchema, args);
-  if (problems.length > 0)
-    return fail("invalid_arguments", `invalid arguments for ${toolName}: ${problems.join("; ")}`);
+  const problems = argumentProblems(toolName, deps.entry.inputSchema, args);
+  if (problems.length > 0) return fail("invalid_arguments", `invalid arguments: ${problems.join("; ")}`);
 
   const ownMs = opts.timeoutMs ?? deps.defaultTimeoutMs;
   const controller = new AbortController();

@@ -59,11 +59,9 @@ async function pipeline(call: CallRecord): Promise<ToolResult> {
   }
   const invalid = env.validator.validate(record.toolName, tool.parameters, args);
   if (invalid)
-    return call.deliver(
-      `Invalid arguments for ${record.toolName}: ${invalid}. Fix them and call the tool again.`,
-      true,
-      { error: { code: "invalid_arguments" } },
-    );
+    return call.deliver(`Invalid arguments: ${invalid}. Fix them and call the tool again.`, true, {
+      error: { code: "invalid_arguments" },
+    });
 
   if (turn.otr) {
     const policy = env.shield.effectivePolicy(tool.name, tool.policy);
