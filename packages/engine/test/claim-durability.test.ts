@@ -2,12 +2,12 @@
 // while the Agent is asked; every later point that must survive a power cut waits for that fsync
 // and reports its failure. The disk's timing is the one seam here: Store.sync (the WAL fdatasync)
 // is held or failed for one call, the database and its commits are real.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { Store } from "@palisade/store";
-import { openSqliteStore } from "../src/adapters/sqlite-store.js";
+import { TURNS_IN_FLIGHT_DIR, openSqliteStore } from "../src/adapters/sqlite-store.js";
 import { ZERO_USAGE } from "../src/history/convert.js";
 import type { EngineStore } from "../src/index.js";
 import { sessionRecord } from "./helpers/records.js";
@@ -88,5 +88,21 @@ describe("the user's message at the start of a turn", () => {
     await store.claimSession!("s1", user);
     disk.settle(new Error("EIO: i/o error, fdatasync"));
     await expect(store.commitTurn(turn)).rejects.toThrow(/EIO/);
+  }, 5000);
+
+  it("the note of its turn in flight stays until the turn's commit is durable", async () => {
+    const store = await started();
+    await store.claimSession!("s1", user);
+    const note = join(dir, TURNS_IN_FLIGHT_DIR, "u1");
+    expect(existsSync(note)).toBe(true);
+    const disk = holdNextSync(); // the commit's own fsync
+    const commit = store.commitTurn(turn);
+    expect(await within(commit, 300)).toBe("still waiting");
+    // a power cut now loses the answer: the note makes the next start mark the turn interrupted
+    expect(existsSync(note)).toBe(true);
+    disk.settle();
+    await commit;
+    for (let i = 0; i < 100 && existsSync(note); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(existsSync(note)).toBe(false);
   }, 5000);
 });
