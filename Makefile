@@ -13,7 +13,7 @@ export npm_config_nodedir := $(abspath $(NODE_BIN)/..)
 NODE_ABI := $(shell $(NODE_BIN)/node -p process.versions.modules)
 NPM_INSTALL_STAMP := node_modules/.install-stamp-$(NODE_ABI)
 
-.PHONY: run test install build lint typecheck-tests proto proto-check bench clean deps-system node-version
+.PHONY: run test test-ready install build lint typecheck-tests proto proto-check bench clean deps-system node-version
 
 node-version:
 	@echo "node $$(node --version) at $$(command -v node), npm $$(npm --version)"
@@ -38,9 +38,19 @@ run: build
 # load does not starve them.
 E2E_TTY := apps/cli/test/e2e-tmux
 
-test: node-version install build lint typecheck-tests proto-check deps-system
+test: node-version
+	@$(MAKE) --no-print-directory -j3 --output-sync=target test-ready
 	npx vitest run --exclude '$(E2E_TTY)*.test.ts'
 	npx vitest run --no-file-parallelism $(E2E_TTY)
+
+# What the tests need, side by side (make -j3 above, each target's output printed whole when it
+# ends): the lint needs only the installed packages, so it runs beside the build and the test
+# type-check; the system packages install meanwhile. The generated-code check goes first, as it
+# rewrites generated sources that the build and the lint read.
+test-ready: lint typecheck-tests deps-system
+ifneq ($(filter test-ready,$(MAKECMDGOALS)),)
+build lint: | proto-check
+endif
 
 # A clean clone gets `npm ci`; an existing tree is never wiped (people may be working in it),
 # it gets a non-destructive `npm install` when the lockfile or the Node ABI (the stamp's suffix)
