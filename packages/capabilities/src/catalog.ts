@@ -2,7 +2,9 @@ import { CapabilityError } from "./errors.js";
 import { argumentProblems as formatArgumentProblems } from "@palisade/schema";
 import { compileToolSchema } from "./json-schema.js";
 import { TOOL_NAME_PATTERN } from "./manifest/schema.js";
-import type { Manifest, ManifestTool, NetworkPolicy, Policy } from "./manifest/types.js";
+import { isManifestPolicy } from "@palisade/protocol/policy";
+import type { ManifestPolicy } from "@palisade/protocol/policy";
+import type { Manifest, ManifestTool, NetworkPolicy } from "./manifest/types.js";
 
 /** A tool as the Engine and the model see it. */
 export interface ToolEntry {
@@ -14,7 +16,7 @@ export interface ToolEntry {
   description: string;
   inputSchema: Record<string, unknown>;
   /** Default policy for the Shield's tier 0: recommended_policy, else ask if requires_confirmation, else block. */
-  policy: Policy;
+  policy: ManifestPolicy;
   requiresConfirmation: boolean;
   /** End the agent's turn after a successful call (not after a failed one). */
   terminalOnSuccess: boolean;
@@ -38,7 +40,7 @@ export interface ToolAnnotations {
 
 export const NAME_SEPARATOR = "__";
 
-export function defaultPolicy(tool: Pick<ManifestTool, "recommendedPolicy" | "requiresConfirmation">): Policy {
+export function defaultPolicy(tool: Pick<ManifestTool, "recommendedPolicy" | "requiresConfirmation">): ManifestPolicy {
   return tool.recommendedPolicy ?? (tool.requiresConfirmation ? "ask" : "block");
 }
 
@@ -141,7 +143,7 @@ export function parseDiscoveredTools(result: unknown, source: string): ManifestT
       }
     }
     const policy = t.recommended_policy;
-    if (policy !== undefined && policy !== "allow" && policy !== "ask" && policy !== "block") {
+    if (policy !== undefined && !isManifestPolicy(policy)) {
       problems.push(`${at}.recommended_policy: must be "allow", "ask" or "block" (got ${JSON.stringify(policy)})`);
     }
     if (typeof name === "string" && name !== "") seen.add(name);
@@ -150,7 +152,7 @@ export function parseDiscoveredTools(result: unknown, source: string): ManifestT
       description: typeof t.description === "string" ? t.description : "",
       inputSchema: schema as Record<string, unknown>,
       requiresConfirmation: t.requires_confirmation === true,
-      ...(policy === undefined ? {} : { recommendedPolicy: policy as Policy }),
+      ...(policy === undefined ? {} : { recommendedPolicy: policy as ManifestPolicy }),
       terminalOnSuccess: t.terminal_on_success === true,
       streaming: t.streaming === true,
       ...(t.semantics !== null && typeof t.semantics === "object" && !Array.isArray(t.semantics)

@@ -27,7 +27,7 @@ export { loadManifest } from "./manifest/load.js";
 export { parseManifest, validateManifest } from "./manifest/validate.js";
 export { hostAllowed, parseHostEntry } from "./manifest/hosts.js";
 export { RESOURCE_DEFAULTS } from "./manifest/types.js";
-export type { CredentialSpec, Manifest, ManifestTool, NetworkPolicy, Policy, Resources } from "./manifest/types.js";
+export type { CredentialSpec, Manifest, ManifestTool, NetworkPolicy, Resources } from "./manifest/types.js";
 
 export { compileToolSchema } from "./json-schema.js";
 export {

@@ -1,3 +1,4 @@
+import type { ManifestPolicy } from "@palisade/protocol/policy";
 import type { ProvenanceView } from "./provenance/types.js";
 
 /** The three outcomes of an evaluation. `escalate` hands the action to a human (tier 3). */
@@ -8,8 +9,7 @@ export type Tier = 0 | 1 | 2 | 3;
 
 export type SessionMode = "normal" | "otr" | "heartbeat";
 
-/** A capability manifest's `recommended_policy`; `ask` means escalate. */
-export type ManifestPolicy = "allow" | "ask" | "block";
+export type { ManifestPolicy } from "@palisade/protocol/policy";
 
 /** Manifest network policy of the tool's capability. Hosts: `host`, `host:port` or `*.suffix`. */
 export interface NetworkPolicy {

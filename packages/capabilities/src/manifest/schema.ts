@@ -2,6 +2,7 @@
  * Structure of a Selu `manifest.yaml` for ajv; cross-field rules live in validate.ts. Compiled
  * ahead of time into ../schemas.generated.ts (`npx tsx scripts/schemas.mjs`).
  */
+import { MANIFEST_POLICIES } from "@palisade/protocol/policy";
 import { schemaKeys } from "@palisade/schema";
 
 const positiveInteger = { type: "integer", minimum: 1 } as const;
@@ -41,7 +42,7 @@ export const manifestSchema = {
           description: { type: "string", minLength: 1 },
           input_schema: { type: "object" },
           requires_confirmation: { type: "boolean" },
-          recommended_policy: { enum: ["allow", "ask", "block"] },
+          recommended_policy: { enum: [...MANIFEST_POLICIES] },
           terminal_on_success: { type: "boolean" },
           streaming: { type: "boolean" },
           semantics: { type: "object" },

@@ -1,3 +1,4 @@
+import type { ManifestPolicy } from "@palisade/protocol/policy";
 /** A Selu capability manifest with every default applied. */
 export interface Manifest {
   id: string;
@@ -21,14 +22,12 @@ export interface Manifest {
   warnings: string[];
 }
 
-export type Policy = "allow" | "ask" | "block";
-
 export interface ManifestTool {
   name: string;
   description: string;
   inputSchema: Record<string, unknown>;
   requiresConfirmation: boolean;
-  recommendedPolicy?: Policy;
+  recommendedPolicy?: ManifestPolicy;
   terminalOnSuccess: boolean;
   /** Palisade extension: the tool streams partial output (StreamInvoke); default Invoke. */
   streaming: boolean;

@@ -7,7 +7,8 @@ import { parseHostEntry } from "./hosts.js";
 import { validateManifestStructure } from "../schemas.generated.js";
 import { KNOWN_KEYS } from "./schema.js";
 import { RESOURCE_DEFAULTS } from "./types.js";
-import type { CredentialSpec, Manifest, ManifestTool, Policy } from "./types.js";
+import type { CredentialSpec, Manifest, ManifestTool } from "./types.js";
+import type { ManifestPolicy } from "@palisade/protocol/policy";
 
 const validateStructure = validateManifestStructure as unknown as ValidateFunction;
 
@@ -154,7 +155,7 @@ function normalize(raw: Raw, file: string, warnings: string[]): Manifest {
     description: t.description as string,
     inputSchema: t.input_schema as Record<string, unknown>,
     requiresConfirmation: t.requires_confirmation === true,
-    ...(t.recommended_policy === undefined ? {} : { recommendedPolicy: t.recommended_policy as Policy }),
+    ...(t.recommended_policy === undefined ? {} : { recommendedPolicy: t.recommended_policy as ManifestPolicy }),
     terminalOnSuccess: t.terminal_on_success === true,
     streaming: t.streaming === true,
     ...(t.semantics !== null && typeof t.semantics === "object"

@@ -2,7 +2,8 @@ import { schemaProblems } from "@palisade/schema";
 import type { ValidateFunction } from "@palisade/schema";
 import type { Problem } from "../errors.js";
 import { TOOL_NAME_PATTERN } from "../manifest/schema.js";
-import type { Policy } from "../manifest/types.js";
+import { MANIFEST_POLICIES } from "@palisade/protocol/policy";
+import type { ManifestPolicy } from "@palisade/protocol/policy";
 import { validateMcpHttp, validateMcpStdio } from "../schemas.generated.js";
 
 /** An MCP server run by the Engine over stdio. Values may contain `${secret:name}`. */
@@ -59,12 +60,12 @@ export interface McpOAuthConfig {
 
 export type McpServerConfig = (McpStdioConfig | McpHttpConfig) & {
   /** Shield default per tool name, over what the tool's annotations suggest. */
-  policy?: Record<string, Policy>;
+  policy?: Record<string, ManifestPolicy>;
   /** Honour the server's tool annotations (readOnlyHint) as the Shield default (default false). */
   trusted?: boolean;
 };
 
-export function isStdio(c: McpServerConfig): c is McpStdioConfig & { policy?: Record<string, Policy> } {
+export function isStdio(c: McpServerConfig): c is McpStdioConfig & { policy?: Record<string, ManifestPolicy> } {
   return "command" in c;
 }
 
@@ -72,7 +73,7 @@ const stringMap = { type: "object", additionalProperties: { type: "string" } } a
 const policyMap = {
   type: "object",
   propertyNames: { pattern: TOOL_NAME_PATTERN },
-  additionalProperties: { enum: ["allow", "ask", "block"] },
+  additionalProperties: { enum: [...MANIFEST_POLICIES] },
 } as const;
 
 export const stdioSchema = {

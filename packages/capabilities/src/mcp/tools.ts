@@ -3,7 +3,8 @@ import { fullToolName } from "../catalog.js";
 import type { ToolAnnotations, ToolEntry } from "../catalog.js";
 import { compileToolSchema } from "../json-schema.js";
 import { TOOL_NAME_PATTERN } from "../manifest/schema.js";
-import type { NetworkPolicy, Policy } from "../manifest/types.js";
+import type { ManifestPolicy } from "@palisade/protocol/policy";
+import type { NetworkPolicy } from "../manifest/types.js";
 import type { McpCapabilityConfig } from "../config.js";
 
 /** A server listing more pages or tools than this is cut off (and says so in the status). */
@@ -45,7 +46,7 @@ export function annotationsOf(tool: Tool): ToolAnnotations {
  * since a tool's "read-only" from an untrusted server is not evidence (and MCP's own default for a
  * tool without annotations is "may destroy"). A config `policy` entry for the tool wins.
  */
-export function mcpPolicy(a: ToolAnnotations, configured?: Policy, trusted = false): Policy {
+export function mcpPolicy(a: ToolAnnotations, configured?: ManifestPolicy, trusted = false): ManifestPolicy {
   if (configured) return configured;
   if (trusted && a.readOnly === true) return "allow";
   return "ask";

@@ -1,5 +1,6 @@
 /** JSON (CLI, eval files) → ShieldContext. Accepts snake_case and camelCase keys. */
-import type { ManifestPolicy, NetworkPolicy, SessionMode, ShieldContext } from "../types.js";
+import { isManifestPolicy } from "@palisade/protocol/policy";
+import type { NetworkPolicy, SessionMode, ShieldContext } from "../types.js";
 import { provenanceFromJson } from "./provenance-json.js";
 
 export function contextFromJson(v: unknown, where: string): ShieldContext {
@@ -22,9 +23,8 @@ export function contextFromJson(v: unknown, where: string): ShieldContext {
   else if (sub === true) ctx.subAgent = "sub-agent";
   const mp = str("manifest_policy", "manifestPolicy");
   if (mp !== undefined) {
-    if (!["allow", "ask", "block"].includes(mp))
-      throw new Error(`${where}: context.manifest_policy must be allow, ask or block`);
-    ctx.manifestPolicy = mp as ManifestPolicy;
+    if (!isManifestPolicy(mp)) throw new Error(`${where}: context.manifest_policy must be allow, ask or block`);
+    ctx.manifestPolicy = mp;
   }
   const net = o["network"];
   if (net !== undefined) {
