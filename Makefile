@@ -77,6 +77,7 @@ build: install
 lint: install
 	npx prettier --check . --log-level warn || { echo 'formatting differs: run npx prettier --write . (config in .prettierrc.json)'; exit 1; }
 	npx eslint . --max-warnings 0
+	node scripts/layout-stats.mjs --no-cycles
 	npx buf lint
 
 # Test code is type-checked too (vitest itself only strips types): the test directories whose

@@ -5,50 +5,9 @@
  */
 import { inferSemantics } from "./semantics/infer.js";
 import { parseSemantics } from "./semantics/parse.js";
+import type { PathOp, ToolSpec } from "./semantics/spec.js";
 
-export type PathOp = "read" | "write" | "delete" | "exec" | "unknown";
-
-export type ToolKind =
-  | "file-read"
-  | "file-write"
-  | "file-delete"
-  | "file-move"
-  | "file-copy"
-  | "shell"
-  | "http"
-  | "mail"
-  | "document-write"
-  | "document-read"
-  | "spawn-agent"
-  | "agent-message"
-  | "agent-control"
-  | "load-tools"
-  | "third-party";
-
-export interface ToolSpec {
-  kind: ToolKind;
-  /** Argument keys holding paths, and what the tool does to them. */
-  paths: Record<string, PathOp>;
-  /** Argument keys whose text reaches another model. */
-  modelFacing?: string[];
-  /** Argument keys whose content leaves the machine. */
-  outgoing?: string[];
-  /** Argument keys holding e-mail recipients. */
-  recipients?: string[];
-  /** Argument keys holding URLs or hosts the tool contacts. */
-  urls?: string[];
-  /** Argument keys holding shell command lines. */
-  commands?: string[];
-  /** Argument key holding the HTTP method (default `method`). */
-  method?: string;
-  /**
-   * The method when the call names none: `POST` for a tool whose arguments carry content out
-   * (`post_webpage {url, content}`), else `GET`.
-   */
-  defaultMethod?: "GET" | "POST";
-  /** Where the semantics came from. */
-  source?: "declared" | "inferred" | "builtin" | "none";
-}
+export type { PathOp, ToolKind, ToolSpec } from "./semantics/spec.js";
 
 const read = (...keys: string[]): Record<string, PathOp> => Object.fromEntries(keys.map((k) => [k, "read" as const]));
 

@@ -2,10 +2,9 @@
 // store's writes insert these columns and build the records they return from the same rows.
 import { randomUUID } from "node:crypto";
 import { StoreError } from "./errors.js";
-import type { NewArtifact } from "./records.js";
+import type { NewArtifact, NewMessage, NewSubAgentRun, NewToolCall, SubAgentRunPatch } from "./inputs.js";
 import type { Row } from "./rows.js";
 import type { Approval, Verdict } from "./types.js";
-import type { NewMessage, NewSubAgentRun, NewToolCall, SubAgentRunPatch } from "./writes.js";
 
 export const MESSAGE_COLUMNS = [
   "id",

@@ -1,43 +1,12 @@
 // Append-style records attached to a session: pipeline events, memory flushes, artifacts.
 import type { Db } from "./db.js";
 import { StoreError, notFound } from "./errors.js";
+import type { NewArtifact, NewEvent, NewMemory } from "./inputs.js";
 import { ARTIFACT_INSERT_COLUMNS, artifactValues } from "./new-rows.js";
 import { artifactFromRow, eventFromRow, memoryFromRow } from "./rows.js";
 import type { ArtifactRecord, EventRecord, MemoryRecord } from "./types.js";
 
-export interface NewEvent {
-  sessionId: string;
-  messageId?: string;
-  type: string;
-  /** JSON text, or a value serialized with JSON.stringify. */
-  payload?: unknown;
-  createdAt?: number;
-}
-
-export interface NewMemory {
-  sessionId: string;
-  messageId?: string;
-  content: string;
-  summary?: string;
-  compactedMessages?: number;
-  createdAt?: number;
-}
-
-export interface NewArtifact {
-  id?: string;
-  sessionId?: string;
-  owner?: string;
-  callId?: string;
-  filename: string;
-  mimeType?: string;
-  sizeBytes: number;
-  sha256?: string;
-  /** Either a file path (bytes on disk) or the bytes themselves. */
-  path?: string;
-  data?: Uint8Array;
-  createdAt?: number;
-  expiresAt?: number;
-}
+export type { NewArtifact, NewEvent, NewMemory } from "./inputs.js";
 
 function fkError(cause: unknown, what: string, sessionId: string): never {
   if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") throw notFound("session", sessionId);

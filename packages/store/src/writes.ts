@@ -17,107 +17,27 @@ import {
   toolCallRow,
   verdictColumns,
 } from "./new-rows.js";
-import { messageFromRow, sessionFromRow, subAgentRunFromRow, toolCallFromRow } from "./rows.js";
 import type {
-  Approval,
-  ArtifactRef,
-  MessageRecord,
-  Role,
-  SessionMode,
-  SessionRecord,
-  SubAgentRunRecord,
-  SubAgentState,
-  TitleSource,
-  TokenUsage,
-  ToolCallRecord,
-  Verdict,
-} from "./types.js";
+  MessagePatch,
+  NewMessage,
+  NewSession,
+  NewSubAgentRun,
+  NewToolCall,
+  SubAgentRunPatch,
+  ToolCallPatch,
+} from "./inputs.js";
+import { messageFromRow, sessionFromRow, subAgentRunFromRow, toolCallFromRow } from "./rows.js";
+import type { MessageRecord, SessionRecord, SubAgentRunRecord, TokenUsage, ToolCallRecord } from "./types.js";
 
-export interface NewSession {
-  id?: string;
-  title?: string;
-  titleSource?: TitleSource;
-  mode?: SessionMode;
-  workspace?: string;
-  model?: string;
-  /** The model was asked for (default: true when a model is given). */
-  modelChosen?: boolean;
-  createdAt?: number;
-}
-
-export interface NewMessage {
-  id?: string;
-  sessionId: string;
-  role: Role;
-  content: string;
-  createdAt?: number;
-  usage?: TokenUsage;
-  parentId?: string;
-  toolCallId?: string;
-  /** Transcript message of a sub-agent run (kept out of the session's history). */
-  subAgentRunId?: string;
-}
-
-export interface MessagePatch {
-  content?: string;
-  /** Replaces the message's usage; the session totals are adjusted by the difference. */
-  usage?: TokenUsage;
-}
-
-export interface NewToolCall {
-  callId: string;
-  messageId: string;
-  toolName: string;
-  argumentsJson: string;
-  verdict?: Verdict;
-  approval?: Approval;
-  result?: string;
-  isError?: boolean;
-  durationMs?: number;
-  artifacts?: ArtifactRef[];
-  subAgentName?: string;
-  subAgentRunId?: string;
-  createdAt?: number;
-  completedAt?: number;
-  /** The provenance label of the delivered result (workspace, untrusted, secret), or "". */
-  resultTrust?: string;
-  /** How much of the message's text came before the call (see ToolCallRecord.textOffset). */
-  textOffset?: number;
-}
-
-export type ToolCallPatch = Partial<
-  Pick<
-    NewToolCall,
-    | "verdict"
-    | "approval"
-    | "result"
-    | "isError"
-    | "durationMs"
-    | "artifacts"
-    | "completedAt"
-    | "argumentsJson"
-    | "resultTrust"
-  >
->;
-
-export interface NewSubAgentRun {
-  id?: string;
-  sessionId: string;
-  parentMessageId?: string;
-  name: string;
-  task: string;
-  state?: SubAgentState;
-  result?: string;
-  error?: string;
-  llmCalls?: number;
-  toolCalls?: number;
-  startedAt?: number;
-  endedAt?: number;
-}
-
-export type SubAgentRunPatch = Partial<
-  Pick<NewSubAgentRun, "state" | "result" | "error" | "llmCalls" | "toolCalls" | "endedAt">
->;
+export type {
+  MessagePatch,
+  NewMessage,
+  NewSession,
+  NewSubAgentRun,
+  NewToolCall,
+  SubAgentRunPatch,
+  ToolCallPatch,
+} from "./inputs.js";
 
 const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 

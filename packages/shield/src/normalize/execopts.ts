@@ -8,7 +8,7 @@
 import { gitConfigKey, gitConfigRunsProgram } from "./git-config.js";
 import { psqlHazard } from "./psql.js";
 import { readOnlyPython } from "./python-inline.js";
-import type { SimpleCommand } from "./shell.js";
+import type { SimpleCommand } from "./command.js";
 
 export interface Hazard {
   /** Why an allow pattern cannot vouch for the command. */

@@ -6,7 +6,7 @@
  * pattern names the program, not where it connects or what it is made to run. The files' own
  * shell escapes (`\!`, `COPY … PROGRAM`) are read when the file is written (see `sqlShellLines`).
  */
-import type { SimpleCommand } from "./shell.js";
+import type { SimpleCommand } from "./command.js";
 
 const LOCAL_HOST = /^(localhost|127\.0\.0\.1|::1|\[::1\]|\/[\w./-]*)$/i;
 /** Options without a value that change nothing about where psql connects or what it runs. */

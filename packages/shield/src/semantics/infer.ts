@@ -5,7 +5,7 @@
  * semantics for, so recipients, hosts and paths of a third-party tool are seen (and
  * `email_domains` / `hosts` rules apply to it) without knowing it by name.
  */
-import type { PathOp, ToolSpec } from "../tools.js";
+import type { PathOp, ToolSpec } from "./spec.js";
 
 const RECIPIENT =
   /^(to|cc|bcc|recipients?|emails?|email_?addresses|addresses|send_?to|to_?address(es)?|reply_?to|recipient_?emails?)$/i;

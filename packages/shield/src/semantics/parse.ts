@@ -14,7 +14,7 @@
  *     method: method             # the argument holding the HTTP method
  */
 import { ShieldError } from "../errors.js";
-import type { PathOp, ToolSpec } from "../tools.js";
+import type { PathOp, ToolSpec } from "./spec.js";
 
 export const SEMANTIC_KINDS = [
   "mail",

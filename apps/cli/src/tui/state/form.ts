@@ -3,7 +3,7 @@
 // form on the pending approval and sends the answer as the approval's.
 import { fieldError, formFields, readText } from "@palisade/capabilities/elicitation-form";
 import type { FormField, FormValue } from "@palisade/capabilities/elicitation-form";
-import type { Key } from "./types.js";
+import type { Key } from "./key.js";
 
 export const FORM_BUTTONS = ["accept", "decline", "cancel"] as const;
 export type FormButton = (typeof FORM_BUTTONS)[number];

@@ -1,17 +1,6 @@
-import type { EditorState, Key } from "./types.js";
-
-/**
- * Ctrl+R: search the prompts sent before, newest first, as shells do. Typing narrows the
- * search, Ctrl+R again finds an older match, Enter or an arrow key takes the match into the
- * input box to edit (nothing is sent), Esc or Ctrl+G gives the draft back.
- */
-export interface HistorySearch {
-  query: string;
-  /** Index in history of the match shown, or undefined when nothing matches. */
-  match: number | undefined;
-  /** The input box's text before the search. */
-  draft: string;
-}
+// Ctrl+R over the prompts sent before (its state, HistorySearch, is in types.ts).
+import type { Key } from "./key.js";
+import type { EditorState } from "./types.js";
 
 function find(history: readonly string[], query: string, before: number): number | undefined {
   const q = query.toLowerCase();

@@ -1,7 +1,7 @@
 import type { ChatMessage, SessionInfo } from "@palisade/protocol/types";
 import type { PipelineEvent, SearchHit, StatusResponse, ToolInfo } from "@palisade/protocol/pipeline";
 import type { FormAnswer, FormState } from "./form.js";
-import type { HistorySearch } from "./history-search.js";
+import type { Key } from "./key.js";
 import type { Decision } from "@palisade/shield";
 import type { ApprovalChoice } from "@palisade/shield/words";
 
@@ -126,6 +126,19 @@ export interface Turn {
   sawText: boolean;
   /** What the input box held when it was sent (text with paste placeholders), given back if the Engine refuses it. */
   sent?: { text: string; pastes: Readonly<Record<string, string>> | undefined } | undefined;
+}
+
+/**
+ * Ctrl+R: search the prompts sent before, newest first, as shells do. Typing narrows the
+ * search, Ctrl+R again finds an older match, Enter or an arrow key takes the match into the
+ * input box to edit (nothing is sent), Esc or Ctrl+G gives the draft back.
+ */
+export interface HistorySearch {
+  query: string;
+  /** Index in history of the match shown, or undefined when nothing matches. */
+  match: number | undefined;
+  /** The input box's text before the search. */
+  draft: string;
 }
 
 export interface EditorState {
@@ -301,25 +314,7 @@ export type Effect =
   | { type: "clearScreen" }
   | { type: "exit" };
 
-export interface Key {
-  input: string;
-  upArrow?: boolean;
-  downArrow?: boolean;
-  leftArrow?: boolean;
-  rightArrow?: boolean;
-  pageUp?: boolean;
-  pageDown?: boolean;
-  home?: boolean;
-  end?: boolean;
-  return?: boolean;
-  escape?: boolean;
-  ctrl?: boolean;
-  meta?: boolean;
-  shift?: boolean;
-  tab?: boolean;
-  backspace?: boolean;
-  delete?: boolean;
-}
+export type { Key } from "./key.js";
 
 export type Action =
   | { type: "key"; key: Key }
