@@ -55,6 +55,8 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
         "done 5->6",
         "start 6->7",
         "done 6->7",
+        "start 7->8",
+        "done 7->8",
       ]);
       // a call stored before labels were kept has none; a new one keeps its label
       const calls = (await store.getHistory("s1")).messages.flatMap((m) => m.toolCalls);
@@ -62,14 +64,14 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
       await store.updateToolCall(a.id, "c1", { resultTrust: "untrusted" });
       const after = (await store.getHistory("s1")).messages.flatMap((m) => m.toolCalls);
       expect(after.map((c) => c.resultTrust)).toEqual(["untrusted"]);
-      // The GIN indexes of version 6 replace those of version 1, without a pending list either.
+      // The GIN indexes of version 6 replace those of version 1, with a pending list of 64 kB (version 8).
       const opts = await cluster.sql(
         db,
         "SELECT relname, reloptions FROM pg_class WHERE relname IN ('messages_tsv', 'tool_calls_tsv', 'messages_block_tsv', 'tool_calls_block_tsv') ORDER BY relname",
       );
       expect(opts.rows).toEqual([
-        { relname: "messages_block_tsv", reloptions: ["fastupdate=off"] },
-        { relname: "tool_calls_block_tsv", reloptions: ["fastupdate=off"] },
+        { relname: "messages_block_tsv", reloptions: ["fastupdate=on", "gin_pending_list_limit=64"] },
+        { relname: "tool_calls_block_tsv", reloptions: ["fastupdate=on", "gin_pending_list_limit=64"] },
       ]);
       expect((await store.search("upgrade")).hits.map((h) => h.sessionId)).toEqual(["s1"]);
     } finally {
@@ -167,6 +169,8 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL migrations", ()
         "done 5->6",
         "start 6->7",
         "done 6->7",
+        "start 7->8",
+        "done 7->8",
       ]);
       const sent = vi.spyOn(pg.Client.prototype, "query");
       const all = await store.search("quarterly invoice");

@@ -52,6 +52,42 @@ describe.skipIf(postgresUnavailable() !== undefined)("PostgreSQL turn commit", (
     return s;
   };
 
+  it("a turn's words go to a pending list of 64 kB, merged when full; a search finds them meanwhile", async () => {
+    const db = await cluster.createDatabase();
+    const store = await open(db);
+    await store.createSession({ id: "s1" });
+    await cluster.sql(db, "CREATE EXTENSION IF NOT EXISTS pgstattuple");
+    const pending = async (): Promise<number[]> =>
+      (
+        await cluster.sql(
+          db,
+          "SELECT (pgstatginindex('messages_block_tsv')).pending_pages AS m, (pgstatginindex('tool_calls_block_tsv')).pending_pages AS t",
+        )
+      ).rows.flatMap((r: { m: number; t: number }) => [r.m, r.t]);
+    const opts = await cluster.sql(
+      db,
+      "SELECT relname, reloptions FROM pg_class WHERE relname IN ('messages_block_tsv', 'tool_calls_block_tsv') ORDER BY relname",
+    );
+    expect(opts.rows).toEqual([
+      { relname: "messages_block_tsv", reloptions: ["fastupdate=on", "gin_pending_list_limit=64"] },
+      { relname: "tool_calls_block_tsv", reloptions: ["fastupdate=on", "gin_pending_list_limit=64"] },
+    ]);
+    let most = 0;
+    for (let i = 0; i < 120; i++) {
+      const words = Array.from({ length: 40 }, (_, k) => `w${String(i)}x${String(k)}`).join(" ");
+      await store.commitTurn("s1", {
+        messages: [{ id: `u${String(i)}`, role: "user", content: words }],
+        toolCalls: [{ callId: "c", messageId: `u${String(i)}`, toolName: "t", argumentsJson: "{}", result: words }],
+      });
+      most = Math.max(most, ...(await pending()));
+    }
+    // 64 kB: 8 pages, and the one being filled
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(9);
+    expect((await store.search("w119x7")).hits.map((h) => h.callId || h.messageId).sort()).toEqual(["c", "u119"]);
+    expect((await store.search("w3x39")).total).toBe(2);
+  });
+
   it("a turn is one statement on the pool (no BEGIN … COMMIT) once the store knows the audit head", async () => {
     const store = await open(await cluster.createDatabase());
     await store.createSession({ id: "s1" });

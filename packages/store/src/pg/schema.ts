@@ -296,5 +296,19 @@ INSERT INTO search_lexemes (lexeme)
   SELECT word FROM ts_stat('SELECT tsv FROM messages') UNION SELECT word FROM ts_stat('SELECT tsv FROM tool_calls');
 `;
 
-export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2, PG_V3, PG_V4, PG_V5, PG_V6, PG_V7];
+/**
+ * Version 8: the search indexes take a turn's words in a small pending list (64 kB, the least
+ * PostgreSQL allows), merged into the index once it is full, instead of one insert into the index
+ * per word of every row: each of those touches its own page, and after a checkpoint writes that
+ * whole page to the WAL, so a turn's commit wrote ~75 kB of WAL and spent most of its server time
+ * there. Merging a list's entries at once touches each word's page once for many rows. Version 2
+ * turned the list off because a search reads all of it: at the default 4 MB, after a burst of
+ * writes, the planner left the index for a scan of the table. 64 kB is a few pages.
+ */
+export const PG_V8 = `
+ALTER INDEX messages_block_tsv SET (fastupdate = on, gin_pending_list_limit = 64);
+ALTER INDEX tool_calls_block_tsv SET (fastupdate = on, gin_pending_list_limit = 64);
+`;
+
+export const PG_MIGRATIONS: readonly string[] = [PG_V1, PG_V2, PG_V3, PG_V4, PG_V5, PG_V6, PG_V7, PG_V8];
 export const PG_SCHEMA_VERSION = PG_MIGRATIONS.length;
