@@ -176,7 +176,7 @@ const expectedApproval: Record<string, Approval> = {
   allow_once: { decision: "allow_once", by: "user", at: 110 },
   allow_session: { decision: "allow_session", by: "user", at: 111 },
   deny: { decision: "deny", by: "user", at: 112 },
-  session: { decision: "allow_session", by: "session-grant", at: 113 },
+  session: { decision: "allow_session", by: "session", at: 113 },
   timeout: { decision: "timeout", by: "timeout", at: 114 },
   cancelled: { decision: "deny", by: "cancelled", at: 115 },
   unattended: { decision: "deny", by: "unattended", at: 116 },

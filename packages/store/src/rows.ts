@@ -83,6 +83,12 @@ function parseJson<T>(text: unknown, fallback: T): T {
   }
 }
 
+/** Rows written by earlier versions spell a session grant's `by` "session-grant"; it reads as the Engine says it. */
+function approvalBy(v: unknown): string {
+  const by = str(v);
+  return by === "session-grant" ? "session" : by;
+}
+
 export function toolCallFromRow(r: Row): ToolCallRecord {
   return {
     callId: str(r.call_id),
@@ -104,7 +110,11 @@ export function toolCallFromRow(r: Row): ToolCallRecord {
     approval:
       r.approval_decision == null
         ? null
-        : { decision: str(r.approval_decision) as ApprovalDecision, by: str(r.approval_by), at: num(r.approval_at) },
+        : {
+            decision: str(r.approval_decision) as ApprovalDecision,
+            by: approvalBy(r.approval_by),
+            at: num(r.approval_at),
+          },
     result: optStr(r.result),
     isError: num(r.is_error) !== 0,
     durationMs: optNum(r.duration_ms),

@@ -45,7 +45,7 @@ export interface Verdict {
 
 export interface Approval {
   decision: ApprovalDecision;
-  /** Who answered: a client id, "timeout", "session-grant", ... */
+  /** Who answered: a client id, "user"; or what settled it instead: "session" (a grant), "timeout", "cancelled", ... */
   by: string;
   at: number;
 }

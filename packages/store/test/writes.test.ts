@@ -93,6 +93,23 @@ forEachBackend((backend) => {
       );
     });
 
+    it("reads a session grant written by an earlier version (by: session-grant) as the Engine spells it", async () => {
+      const store = await backend.open();
+      await store.createSession({ id: "s1" });
+      const m = await store.appendMessage({ sessionId: "s1", role: "assistant", content: "" });
+      const grant = { decision: "allow_session", by: "session", at: 7 } as const;
+      await store.recordToolCall({
+        callId: "c1",
+        messageId: m.id,
+        toolName: "t",
+        argumentsJson: "{}",
+        approval: grant,
+      });
+      expect((await store.getToolCall(m.id, "c1")).approval).toEqual(grant);
+      await backend.sql("UPDATE tool_calls SET approval_by = 'session-grant'");
+      expect((await store.getToolCall(m.id, "c1")).approval).toEqual(grant);
+    });
+
     it("records a tool call's verdict, approval and result", async () => {
       const store = await backend.open();
       await store.createSession({ id: "s1" });

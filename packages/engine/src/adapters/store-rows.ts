@@ -33,12 +33,8 @@ export function session(s: StoredSession): SessionRecord {
   };
 }
 
-/** A stored approval's `by` that the Engine's record spells as the outcome itself. */
-const APPROVAL_OUT: Readonly<Record<string, RecordedApproval>> = {
-  "session-grant": "session",
-  cancelled: "cancelled",
-  unattended: "unattended",
-};
+/** The outcomes that settled an approval instead of a person: the row's `by` is the outcome itself. */
+const SETTLED_WITHOUT_PERSON: ReadonlySet<string> = new Set<RecordedApproval>(["session", "cancelled", "unattended"]);
 
 export function call(c: StoredCall): ToolCallRecordRow {
   return {
@@ -46,7 +42,11 @@ export function call(c: StoredCall): ToolCallRecordRow {
     toolName: c.toolName,
     argumentsJson: c.argumentsJson,
     ...(c.verdict ? { verdict: { ...c.verdict } } : {}),
-    approval: c.approval ? (APPROVAL_OUT[c.approval.by] ?? c.approval.decision) : "",
+    approval: c.approval
+      ? SETTLED_WITHOUT_PERSON.has(c.approval.by)
+        ? (c.approval.by as RecordedApproval)
+        : c.approval.decision
+      : "",
     result: c.result ?? "",
     isError: c.isError,
     durationMs: c.durationMs ?? 0,
@@ -76,7 +76,7 @@ function approvalRow(approval: RecordedApproval, at: number): Approval | undefin
     case "":
       return undefined;
     case "session":
-      return { decision: "allow_session", by: "session-grant", at };
+      return { decision: "allow_session", by: "session", at };
     case "cancelled":
       return { decision: "deny", by: "cancelled", at };
     case "timeout":
