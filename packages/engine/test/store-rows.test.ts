@@ -13,7 +13,6 @@ import type { PgCluster } from "../../store/test/postgres-cluster.js";
 import { DATABASE_FILE, openSqliteStore } from "../src/adapters/sqlite-store.js";
 import { openPostgresStore } from "../src/adapters/postgres-store.js";
 import { SqliteRunStore } from "../src/subagents/store.js";
-import { ZERO_USAGE } from "../src/history/convert.js";
 import type {
   EngineStore,
   RecordedApproval,
@@ -22,7 +21,7 @@ import type {
   ToolCallRecordRow,
   VerdictRecord,
 } from "../src/ports.js";
-import { sessionRecord } from "./helpers/records.js";
+import { completedTurn, sessionRecord } from "./helpers/records.js";
 
 const session = sessionRecord("s1");
 
@@ -126,14 +125,7 @@ const postgres: Backend = (() => {
 async function writeBoth(backend: Backend): Promise<void> {
   const { store, runs } = await backend.open();
   await store.createSession(session);
-  await store.commitTurn({
-    session,
-    status: "completed",
-    user: { id: "u1", content: "write a.txt", createdAt: 2 },
-    assistant: { id: "a1", content: "done", createdAt: 3, usage: ZERO_USAGE },
-    toolCalls: calls("main"),
-    events: [],
-  });
+  await store.commitTurn(completedTurn(session, { user: "write a.txt", assistant: "done" }, calls("main"), 2));
   const run: StoredRun = {
     id: "run-1",
     sessionId: "s1",

@@ -10,9 +10,8 @@ import type { PgCluster } from "../../store/test/postgres-cluster.js";
 import { openSqliteStore } from "../src/adapters/sqlite-store.js";
 import { openPostgresStore } from "../src/adapters/postgres-store.js";
 import { MemoryStore } from "../src/testing.js";
-import { ZERO_USAGE } from "../src/history/convert.js";
 import type { Decision, EngineStore, SearchQuery, ToolCallRecordRow } from "../src/ports.js";
-import { sessionRecord } from "./helpers/records.js";
+import { completedTurn, sessionRecord } from "./helpers/records.js";
 
 const cleanup: Array<() => unknown> = [];
 afterEach(async () => {
@@ -59,14 +58,10 @@ const call = (callId: string, toolName: string, decision: Decision, startedAt: n
 async function history(store: EngineStore): Promise<void> {
   const session = sessionRecord("s1");
   await store.createSession(session);
-  await store.commitTurn({
-    session,
-    status: "completed",
-    user: { id: "u1", content: "update the report please", createdAt: 10 },
-    assistant: { id: "a1", content: "the report is updated", createdAt: 20, usage: ZERO_USAGE },
-    toolCalls: [call("c1", "files__read_file", "allow", 11), call("c2", "files__write_file", "escalate", 12)],
-    events: [],
-  });
+  const calls = [call("c1", "files__read_file", "allow", 11), call("c2", "files__write_file", "escalate", 12)];
+  await store.commitTurn(
+    completedTurn(session, { user: "update the report please", assistant: "the report is updated" }, calls, 10),
+  );
 }
 
 const ask = (q: Partial<SearchQuery>): SearchQuery => ({ query: "report", limit: 20, offset: 0, ...q });
