@@ -99,6 +99,29 @@ describe.skipIf(!built)("a new user's first commands", () => {
     expect(existsSync(join(other, "engine.json"))).toBe(false);
   });
 
+  it("an invalid config is refused by run, chat and engine start before any Engine process starts", async () => {
+    const bad = join(root, "bad-early.yaml");
+    writeFileSync(bad, "model:\n  base_url: ftp://x\n");
+    const other = join(root, "d3");
+    const problem = `${bad}: model.base_url: must start with http:// or https://`;
+    const started = (): string[] =>
+      ["engine.log", "engine.lock", "engine.json"].filter((f) => existsSync(join(other, f)));
+    for (const words of ["run hello", "engine start"]) {
+      const r = await sh(`${palisade} --data-dir ${other} --config ${bad} ${words}`, root, { HOME: root });
+      expect(r.code, words).toBe(1);
+      expect(r.err, words).toContain(problem);
+      expect(r.err, words).not.toContain("starting the Engine");
+      expect(started(), words).toEqual([]);
+    }
+    const io = captureIo({ HOME: root }, root);
+    Object.assign(io.stdin, { isTTY: true });
+    Object.assign(io.stdout, { isTTY: true });
+    expect(await runCli(["chat", "--data-dir", other, "--config", bad], io)).toBe(1);
+    expect(io.err()).toContain(problem);
+    expect(io.err()).not.toContain("starting the Engine");
+    expect(started()).toEqual([]);
+  });
+
   it("a workspace that does not exist is refused before anything runs", async () => {
     const missing = join(root, "no-such-ws");
     const r = await sh(`${palisade} --data-dir ${data} --config ${config} run --workspace ${missing} "hello"`, root, {

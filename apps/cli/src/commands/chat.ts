@@ -10,7 +10,7 @@ import type { EngineConnection } from "../engine/connect.js";
 import { join } from "node:path";
 import { findEngine, resolvePaths } from "../engine-address.js";
 import { flag, hintCommand, pathsOf, startOptions, stringOption, workspaceOf } from "./common.js";
-import { explainFailedStart } from "./preflight.js";
+import { explainFailedStart, refuseInvalidConfig } from "./preflight.js";
 import { prestartEngine } from "../engine/spawn.js";
 import { shownLine } from "../format/terminal-text.js";
 
@@ -65,8 +65,8 @@ export async function runChatCommand(ctx: CommandContext): Promise<number> {
   process.once("SIGINT", onSigint);
   const running = await findEngine(paths);
   const engineArgs = demo ? ["--demo"] : [];
-  // The Engine starts first; it refuses an invalid config itself, and only then is the config
-  // read here, to show its problems with file and path (as `run` does).
+  // An invalid config is refused with its problems (file, path) before any Engine starts with it.
+  if (!running && !demo) await refuseInvalidConfig(ctx, workspace);
   const starting = running
     ? undefined
     : await prestartEngine(paths, { ...startOptions(ctx), start: true, workspace, engineArgs });

@@ -10,7 +10,7 @@ import { driftLines, setupDrift } from "../engine/setup-drift.js";
 import { formatStatus, statusToJson } from "../format/status.js";
 import { hintCommand, intOption, pathsOf, flag, startOptions, workspaceOf } from "./common.js";
 import { runEngineForeground } from "./engine-foreground.js";
-import { explainFailedStart } from "./preflight.js";
+import { explainFailedStart, refuseInvalidConfig } from "./preflight.js";
 import { prestartEngine } from "../engine/spawn.js";
 
 export async function engineStart(ctx: CommandContext): Promise<number> {
@@ -26,6 +26,7 @@ export async function engineStart(ctx: CommandContext): Promise<number> {
   }
   const demo = flag(ctx, "demo");
   const engineArgs = demo ? ["--demo"] : [];
+  if (!demo) await refuseInvalidConfig(ctx);
   const starting = await prestartEngine(paths, { ...startOptions(ctx), start: true, engineArgs });
   let conn: EngineConnection;
   try {

@@ -1,7 +1,6 @@
-// When an Engine a command started exits during start-up, the config is read the way the Engine
-// read it, so an invalid config shows its path-precise problems instead of a start-up failure (or
-// a chat that only says "no model configured"). Commands start the Engine first: checking before
-// would cost every start the config's parsing twice.
+// The config checks a command makes around an Engine it starts. `run`, `chat` and `engine start`
+// read the config before they start one, so an invalid config is refused with its path-precise
+// problems and no process is started; the Engine checks the same config again when it starts.
 import { CliError } from "../cli/errors.js";
 import type { CommandContext } from "../cli/spec.js";
 import type { StartingEngine } from "../engine/spawn.js";
@@ -23,16 +22,14 @@ export async function checkStartConfig(
 }
 
 /**
- * When `starting` (an Engine this command started) exited during start-up: the same check, which
- * throws the problems with file, path and hint when the config is why (the Engine refuses the same
- * ones itself, so a command that starts one need not check first). Returns otherwise.
+ * Before a command starts an Engine: the same check the Engine makes, which throws the problems
+ * with file, path and hint when the config is invalid, so nothing is started with it.
  */
-export async function explainFailedStart(ctx: CommandContext, starting: StartingEngine | undefined): Promise<void> {
-  if (starting?.exitCode() === undefined) return;
+export async function refuseInvalidConfig(ctx: CommandContext, workspace = workspaceOf(ctx)): Promise<void> {
   const paths = pathsOf(ctx);
   const { ConfigError } = await import("@palisade/config");
   try {
-    await checkStartConfig(paths.configFile, ctx.io.env, workspaceOf(ctx));
+    await checkStartConfig(paths.configFile, ctx.io.env, workspace);
   } catch (err) {
     if (err instanceof ConfigError) {
       const files = [...new Set(err.issues.map((i) => i.file))];
@@ -43,4 +40,13 @@ export async function explainFailedStart(ctx: CommandContext, starting: Starting
     }
     throw err;
   }
+}
+
+/**
+ * When `starting` (an Engine this command started) exited during start-up: the config check
+ * again, which says why when the config changed since it was checked. Returns otherwise.
+ */
+export async function explainFailedStart(ctx: CommandContext, starting: StartingEngine | undefined): Promise<void> {
+  if (starting?.exitCode() === undefined) return;
+  await refuseInvalidConfig(ctx);
 }

@@ -1,11 +1,11 @@
-// `palisade run`: reads the prompt and starts the Engine when none runs; then it loads the gRPC
-// client and the printer (run.ts) while the Engine starts. The Engine checks its config itself;
-// when it refuses to start, the CLI's check of the same config says why, with file, path and hint.
+// `palisade run`: reads the prompt, checks the config and starts the Engine when none runs; then it
+// loads the gRPC client and the printer (run.ts) while the Engine starts.
 import { UsageError } from "../cli/errors.js";
 import type { CommandContext } from "../cli/spec.js";
+import { findEngine } from "../engine-address.js";
 import { prestartEngine } from "../engine/spawn.js";
 import { hintCommand, pathsOf, startOptions } from "./common.js";
-import { explainFailedStart } from "./preflight.js";
+import { explainFailedStart, refuseInvalidConfig } from "./preflight.js";
 
 /** The prompt: the words given, or stdin when the prompt is `-` or absent and stdin is not a terminal. */
 async function promptOf(ctx: CommandContext): Promise<string> {
@@ -32,6 +32,8 @@ async function promptOf(ctx: CommandContext): Promise<string> {
 
 export async function runRunCommand(ctx: CommandContext): Promise<number> {
   const content = await promptOf(ctx);
+  // an invalid config is refused here, before any Engine process starts with it
+  if (!(await findEngine(pathsOf(ctx)))) await refuseInvalidConfig(ctx);
   const starting = await prestartEngine(pathsOf(ctx), startOptions(ctx));
   const { runPrompt } = await import("./run.js");
   try {
