@@ -44,7 +44,7 @@ export function defineCapability(spec: CapabilitySpec): CapabilityDefinition {
     if (typeof tool.inputSchema !== "object" || tool.inputSchema === null || Array.isArray(tool.inputSchema)) {
       problems.push(`${at}.inputSchema: must be a JSON Schema object`);
     } else {
-      const compiled = compileSchema(ajv, tool.inputSchema);
+      const compiled = compileSchema(ajv, tool.inputSchema, name);
       if (typeof compiled === "string") problems.push(`${at}.inputSchema: ${compiled}`);
       else validators.set(name, compiled);
     }

@@ -35,8 +35,7 @@ export function prepareCall(
     (why) => `invalid JSON arguments for ${tool.name}: ${why}; send a JSON object matching the tool's input schema`,
   );
   const problem = cap.validateArgs(tool.name, args);
-  if (problem !== undefined)
-    throw new ToolError(`invalid arguments for ${tool.name}: ${problem}`, { code: "invalid_arguments" });
+  if (problem !== undefined) throw new ToolError(`invalid arguments: ${problem}`, { code: "invalid_arguments" });
   const config = parseJsonObject(
     req.configJson,
     (why) => `invalid config_json for capability ${cap.id}: ${why}; the orchestrator must send a JSON object`,

@@ -1,5 +1,6 @@
 import { Ajv } from "ajv";
-import type { ErrorObject, ValidateFunction } from "ajv";
+import type { ValidateFunction } from "ajv";
+import { argumentProblems, schemaProblems } from "@palisade/schema";
 import type { JsonSchema } from "./types.js";
 
 export type ArgsValidator = (args: unknown) => string | undefined;
@@ -17,38 +18,29 @@ export function createAjv(): Ajv {
     strictTuples: false,
     validateFormats: false,
     allowUnionTypes: true,
+    // errors carry the value and the schema: the wording of @palisade/schema needs them
+    verbose: true,
   });
 }
 
-/** Compiles `schema`; returns the validator or the compile error message. */
-export function compileSchema(ajv: Ajv, schema: JsonSchema): ArgsValidator | string {
+/**
+ * Compiles the input schema of `tool`; returns the validator or the compile error message. The
+ * validator's problems read as the Engine's do: `read_file: arguments.path: must be a string, got number 3`.
+ */
+export function compileSchema(ajv: Ajv, schema: JsonSchema, tool: string): ArgsValidator | string {
   let validate: ValidateFunction;
   try {
-    if (!ajv.validateSchema(schema)) return `not a valid JSON Schema: ${formatErrors(ajv.errors ?? [], "schema")}`;
+    if (!ajv.validateSchema(schema)) return `not a valid JSON Schema: ${schemaWords(ajv.errors)}`;
     validate = ajv.compile(schema);
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
   }
-  return (args) => (validate(args) ? undefined : formatErrors(validate.errors ?? []));
+  return (args) => (validate(args) ? undefined : argumentProblems(tool, validate.errors).join("; "));
 }
 
-/** `/path must be string; /mode must be one of "r", "w"; /name is required`. */
-export function formatErrors(errors: readonly ErrorObject[], root = "arguments"): string {
-  const lines = errors.filter((e) => e.keyword !== "anyOf" && e.keyword !== "oneOf").map((e) => formatError(e, root));
-  return [...new Set(lines)].join("; ");
-}
-
-function formatError(e: ErrorObject, root: string): string {
-  const at = e.instancePath;
-  const params = e.params as Record<string, unknown>;
-  switch (e.keyword) {
-    case "required":
-      return `${at}/${String(params.missingProperty)} is required`;
-    case "additionalProperties":
-      return `${at}/${String(params.additionalProperty)} is not allowed`;
-    case "enum":
-      return `${at || root} must be one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}`;
-    default:
-      return `${at || root} ${e.message ?? `fails ${e.keyword}`}`;
-  }
+/** The meta-schema's first problem at each path (its other branches, `anyOf` alternatives, only repeat it). */
+function schemaWords(errors: Ajv["errors"]): string {
+  const first = new Map<string, string>();
+  for (const p of schemaProblems(errors)) if (!first.has(p.path)) first.set(p.path, p.message);
+  return [...first].map(([path, message]) => (path ? `${path}: ${message}` : message)).join("; ");
 }

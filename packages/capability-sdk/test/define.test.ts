@@ -48,7 +48,7 @@ describe("defineCapability", () => {
       "tools[2].description: must be a non-empty string",
       expect.stringMatching(/^tools\[3\]\.inputSchema: .*unknown keyword: "require"/),
       expect.stringMatching(
-        /^tools\[4\]\.inputSchema: not a valid JSON Schema: \/type must be one of "array", "boolean", /,
+        /^tools\[4\]\.inputSchema: not a valid JSON Schema: type: must be array, boolean, .* got "strin"$/,
       ),
       "tools[5].handler: must be a function",
     ]);

@@ -97,7 +97,10 @@ describe("StreamInvoke", () => {
   it("validates arguments before streaming, naming the field", async () => {
     const chunks = await collect("say", { words: [1] });
     expect(chunks).toHaveLength(1);
-    expect(chunks[0]).toMatchObject({ done: true, error: "invalid arguments for say: /words/0 must be string" });
+    expect(chunks[0]).toMatchObject({
+      done: true,
+      error: "invalid arguments: say: arguments.words[0]: must be a string, got number 1",
+    });
   });
 
   it("reports an unknown tool as an error chunk listing the known tools", async () => {

@@ -84,7 +84,7 @@ describe("create_pdf", () => {
 
   it("rejects arguments that do not match the schema", async () => {
     expect((await h.invoke("create_pdf", { title: "x", sections: [] })).error).toMatch(
-      /invalid arguments for create_pdf/,
+      /^invalid arguments: create_pdf: arguments\.sections: must list at least one item, got a list/,
     );
   });
 });
