@@ -2,6 +2,13 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";
 import { boundaries } from "./eslint.boundaries.js";
+import { testConfigs, writeTestProgram } from "./scripts/test-program.mjs";
+
+// The test code's types come from the one program of the plain test directories, as
+// `make typecheck-tests` checks them, rather than from one program per test directory that each
+// reads all the sources it imports again; the sources keep their own package's program.
+const { plain } = testConfigs(import.meta.dirname);
+const testProgram = plain.length > 0 ? writeTestProgram(import.meta.dirname, plain) : undefined;
 
 export default tseslint.config(
   {
@@ -38,6 +45,14 @@ export default tseslint.config(
       "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true, allowBoolean: true }],
     },
   },
+  ...(testProgram
+    ? [
+        {
+          files: plain.map((c) => `${c.slice(0, -"/tsconfig.json".length)}/**/*.{ts,tsx,mts,cts}`),
+          languageOptions: { parserOptions: { projectService: false, project: [testProgram] } },
+        },
+      ]
+    : []),
   // Plain JavaScript (scripts, benchmarks, fixtures): the recommended rules, without type information.
   {
     files: ["**/*.mjs", "**/*.js", "**/*.cjs"],
