@@ -11,6 +11,7 @@ import type { CapabilityServer } from "@palisade/capability-sdk";
 import { Store } from "@palisade/store";
 import { runCli } from "../src/cli/run-cli.js";
 import { captureIo } from "./helpers.js";
+import { built, sh } from "./bin.js";
 
 const CLI_MAIN = join(import.meta.dirname, "..", "dist", "main.js");
 import type { CapturedIo } from "./helpers.js";
@@ -133,6 +134,34 @@ describe("palisade shield check", () => {
     const none = await cli([...g, "shield", "check"]);
     expect(none.code).toBe(64);
     expect(none.io.err()).toContain("needs --tool NAME");
+  });
+});
+
+describe.skipIf(!built)("palisade shield check's time", () => {
+  it("is a warm evaluation's, not the first one's that loads the policy; the first is labelled apart", async () => {
+    const i = install();
+    const g = [
+      "--data-dir",
+      i.dataDir,
+      "--config",
+      i.configFile,
+      "shield",
+      "check",
+      "--tool",
+      "shell__execute_command",
+    ];
+    const json = await sh([...g, "--json", "--args", '{"command":"ls"}'], i.workspace, { HOME: root });
+    expect(json.code, json.err).toBe(0);
+    const v = JSON.parse(json.out) as { evaluation_us: number; first_evaluation_us: number };
+    expect(v.first_evaluation_us).toBeGreaterThan(0);
+    expect(v.evaluation_us).toBeLessThan(v.first_evaluation_us);
+    const text = await sh([...g, "--args", '{"command":"ls"}'], i.workspace, { HOME: root });
+    expect(text.out).toMatch(
+      /^time: evaluation \d+ (µs|ms) \(median of 9 warm runs\); the first took \d+ (µs|ms), loading included$/m,
+    );
+    const warm = Number(/^ALLOW \(tier 0, confidence 1\.00, (\d+) µs\)$/m.exec(text.out)?.[1]);
+    const first = /the first took (\d+) (µs|ms)/.exec(text.out);
+    expect(warm).toBeLessThan(Number(first?.[1]) * (first?.[2] === "ms" ? 1000 : 1));
   });
 });
 
