@@ -11,7 +11,9 @@ import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, tool } from
 
 const [kind, baseURL, workspace] = process.argv.slice(2);
 const MODEL = "scripted-model";
-const client = new OpenAI({ baseURL, apiKey: "sk-bench", maxRetries: 0 });
+// Retries as Palisade's Agent makes them (model.max_retries): under load, a kept-alive connection
+// the model server closes as a request goes out is a "Connection error", retried, not a failed run.
+const client = new OpenAI({ baseURL, apiKey: "sk-bench", maxRetries: 3 });
 
 /** The tool's work, identical for both peers: read a workspace file, answer JSON. */
 async function readWorkspaceFile(path) {
