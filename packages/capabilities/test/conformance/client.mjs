@@ -5,22 +5,9 @@
 // MCP_CONFORMANCE_CONTEXT. Everything MCP goes through Palisade's own CapabilityHost, as the
 // Engine runs it: connect, list tools, call them, stop. Exit 1 when the server could not be used.
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-// The test runs the scenarios side by side and gives out turns (suite.ts): wait for one before
-// loading anything, and hold it (the open socket) until this process ends.
-if (process.env.PALISADE_CONFORMANCE_TURNS) {
-  const turn = connect(process.env.PALISADE_CONFORMANCE_TURNS);
-  await new Promise((resolve, reject) => {
-    turn.once("data", resolve);
-    turn.once("error", reject);
-    turn.once("close", () => reject(new Error("the test stopped handing out turns")));
-  });
-  turn.unref();
-}
-const { CapabilityHost, UserCredentialStore, loginMcpServer } = await import("@palisade/capabilities");
+import { CapabilityHost, UserCredentialStore, loginMcpServer } from "@palisade/capabilities";
 
 const url = process.argv.at(-1) ?? "";
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? "";

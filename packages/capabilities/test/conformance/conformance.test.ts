@@ -1,10 +1,9 @@
-import { afterAll, describe, expect, it } from "vitest";
-import { clientScenarios, runScenarios } from "./suite.js";
-import type { ScenarioResult, SuiteVersion } from "./suite.js";
+import { describe, expect, it } from "vitest";
+import { clientScenarios, runScenario } from "./suite.js";
+import type { SuiteVersion } from "./suite.js";
 
 // The official MCP client conformance suite, both pinned releases, against Palisade's own MCP
-// client (client.mjs drives a CapabilityHost). Runs compiled dist: `make build` first. Each release
-// is started once for all its scenarios; each scenario is still its own test.
+// client (client.mjs drives a CapabilityHost). Runs compiled dist: `make build` first.
 
 interface Expectation {
   version: SuiteVersion;
@@ -32,19 +31,9 @@ const EXPECTED: Expectation[] = [
   },
 ];
 
-/** Scenarios whose checks time the client (a reconnection within 200 ms of the server's retry). */
-const ALONE = new Set(["sse-retry"]);
-
 for (const { version, notApplicable, notYet } of EXPECTED) {
   const label = `${version.alias}${version.specVersion ? ` --spec-version ${version.specVersion}` : ""}`;
   const scenarios = await clientScenarios(version);
-  const stop = new AbortController();
-  let results: Promise<Map<string, ScenarioResult>> | undefined;
-  const resultOf = async (scenario: string): Promise<ScenarioResult> => {
-    results ??= runScenarios(version, scenarios, ALONE, stop.signal);
-    return (await results).get(scenario) as ScenarioResult;
-  };
-  afterAll(() => stop.abort());
 
   describe.concurrent(`MCP conformance (${label})`, () => {
     it("lists client scenarios, and every listed exception is one of them", () => {
@@ -55,8 +44,8 @@ for (const { version, notApplicable, notYet } of EXPECTED) {
 
     for (const scenario of scenarios) {
       const excused = notApplicable[scenario] ?? notYet[scenario];
-      it(`${scenario}${excused ? ` (expected to fail: ${excused})` : ""}`, { timeout: 300_000 }, async () => {
-        const result = await resultOf(scenario);
+      it(`${scenario}${excused ? ` (expected to fail: ${excused})` : ""}`, { timeout: 300_000 }, async ({ signal }) => {
+        const result = await runScenario(version, scenario, signal);
         if (excused)
           expect(result.passed, `${scenario} passes now: remove it from the exceptions of ${label}`).toBe(false);
         else expect(result.passed, `${scenario} failed:\n${result.explain}`).toBe(true);
