@@ -1,5 +1,6 @@
 import { initialState, update } from "../src/tui/state/reducer.js";
-import type { Action, ChatState, Effect, Key } from "../src/tui/state/types.js";
+import type { Key } from "../src/tui/state/key.js";
+import type { Action, ChatState, Effect } from "../src/tui/state/types.js";
 import type { PipelineEvent } from "@palisade/protocol/pipeline";
 
 export const T0 = 1_700_000_000_000;

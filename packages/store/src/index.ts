@@ -18,8 +18,10 @@ export type {
   ToolCallPatch,
   NewSubAgentRun,
   SubAgentRunPatch,
-} from "./writes.js";
-export type { NewEvent, NewMemory, NewArtifact } from "./records.js";
+  NewEvent,
+  NewMemory,
+  NewArtifact,
+} from "./inputs.js";
 export type { ListSessionsOptions, SessionPage, HistoryOptions, HistoryPage } from "./history.js";
 export type { SearchOptions, SearchResult } from "./search.js";
 export type { DeleteResult, RetentionOptions, RetentionResult, StoreStats } from "./lifecycle.js";

@@ -6,7 +6,7 @@ import type { AuditKey, AuditVerification, NewAudit } from "./audit.js";
 import type { ExportFormat, ExportOptions, ExportResult } from "./export.js";
 import type { HistoryOptions, HistoryPage, ListSessionsOptions, SessionPage } from "./history.js";
 import type { DeleteResult, RetentionOptions, RetentionResult, StoreStats } from "./lifecycle.js";
-import type { NewArtifact, NewEvent, NewMemory } from "./records.js";
+import type { NewArtifact, NewEvent, NewMemory } from "./inputs.js";
 import type { SearchOptions, SearchResult } from "./search.js";
 import type { Store } from "./store.js";
 import type { CommittedTurn, TurnRows } from "./turn.js";
@@ -28,7 +28,7 @@ import type {
   NewToolCall,
   SubAgentRunPatch,
   ToolCallPatch,
-} from "./writes.js";
+} from "./inputs.js";
 
 export interface HistoryStore {
   createSession(input?: NewSession): Promise<SessionRecord>;

@@ -6,8 +6,6 @@ import { ARTIFACT_INSERT_COLUMNS, artifactValues } from "./new-rows.js";
 import { artifactFromRow, eventFromRow, memoryFromRow } from "./rows.js";
 import type { ArtifactRecord, EventRecord, MemoryRecord } from "./types.js";
 
-export type { NewArtifact, NewEvent, NewMemory } from "./inputs.js";
-
 function fkError(cause: unknown, what: string, sessionId: string): never {
   if ((cause as { code?: string }).code === "SQLITE_CONSTRAINT_FOREIGNKEY") throw notFound("session", sessionId);
   throw new StoreError("INVALID_ARGUMENT", `cannot store ${what}: ${(cause as Error).message}`, { cause });

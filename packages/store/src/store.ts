@@ -23,7 +23,7 @@ import {
   listMemory,
   recordArtifact,
 } from "./records.js";
-import type { NewArtifact, NewEvent, NewMemory } from "./records.js";
+import type { NewArtifact, NewEvent, NewMemory } from "./inputs.js";
 import { search } from "./search.js";
 import { COUNTED } from "./pg/import.js";
 import { WalSync } from "./sync.js";
@@ -62,7 +62,7 @@ import type {
   NewToolCall,
   SubAgentRunPatch,
   ToolCallPatch,
-} from "./writes.js";
+} from "./inputs.js";
 
 export class Store {
   private db: Db | null;

@@ -6,7 +6,7 @@ import type { AuditKey, NewAudit } from "./audit.js";
 import type { Db } from "./db.js";
 import { StoreError, notFound } from "./errors.js";
 import { appendMemory, insertEvent, nextEventSeq, recordArtifact } from "./records.js";
-import type { NewArtifact, NewEvent, NewMemory } from "./records.js";
+import type { NewArtifact, NewEvent, NewMemory } from "./inputs.js";
 import type { AuditRecord, EventRecord, MessageRecord, TokenUsage } from "./types.js";
 import {
   addToSession,
@@ -19,7 +19,7 @@ import {
   recordToolCall,
   setAutoTitle,
 } from "./writes.js";
-import type { NewMessage, NewSubAgentRun, NewToolCall } from "./writes.js";
+import type { NewMessage, NewSubAgentRun, NewToolCall } from "./inputs.js";
 
 /** A row of a turn: its sessionId may be omitted (it is the turn's). */
 export type InTurn<T extends { sessionId?: string }> = Omit<T, "sessionId"> & { sessionId?: string };

@@ -29,16 +29,6 @@ import type {
 import { messageFromRow, sessionFromRow, subAgentRunFromRow, toolCallFromRow } from "./rows.js";
 import type { MessageRecord, SessionRecord, SubAgentRunRecord, TokenUsage, ToolCallRecord } from "./types.js";
 
-export type {
-  MessagePatch,
-  NewMessage,
-  NewSession,
-  NewSubAgentRun,
-  NewToolCall,
-  SubAgentRunPatch,
-  ToolCallPatch,
-} from "./inputs.js";
-
 const ZERO: TokenUsage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 
 function requireText(value: unknown, field: string): string {

@@ -3,7 +3,7 @@ import { notFound } from "../errors.js";
 import { ARTIFACT_INSERT_COLUMNS, artifactValues } from "../new-rows.js";
 import { artifactFromRow, eventFromRow, memoryFromRow } from "../rows.js";
 import type { Row } from "../rows.js";
-import type { NewArtifact, NewEvent, NewMemory } from "../records.js";
+import type { NewArtifact, NewEvent, NewMemory } from "../inputs.js";
 import type { ArtifactRecord, EventRecord, MemoryRecord } from "../types.js";
 import type { Queryable } from "./db.js";
 import { mapPgError } from "./errors.js";

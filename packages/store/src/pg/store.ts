@@ -10,7 +10,7 @@ import type { HistoryOptions, HistoryPage, ListSessionsOptions, SessionPage } fr
 import type { DeleteResult, RetentionOptions, RetentionResult, StoreStats } from "../lifecycle.js";
 import type { MigrationStep } from "../migrations.js";
 import type { HistoryStore } from "../port.js";
-import type { NewArtifact, NewEvent, NewMemory } from "../records.js";
+import type { NewArtifact, NewEvent, NewMemory } from "../inputs.js";
 import type { SearchOptions, SearchResult } from "../search.js";
 import type { CommittedTurn, TurnRows } from "../turn.js";
 import type {
@@ -31,7 +31,7 @@ import type {
   NewToolCall,
   SubAgentRunPatch,
   ToolCallPatch,
-} from "../writes.js";
+} from "../inputs.js";
 import * as audit from "./audit.js";
 import { describeTarget } from "./config.js";
 import type { PgConnectOptions } from "./config.js";

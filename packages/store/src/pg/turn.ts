@@ -18,7 +18,7 @@ import type { CommittedTurn, TurnRows } from "../turn.js";
 import { turnMessages } from "../turn.js";
 import type { AuditRecord, EventRecord, MessageRecord } from "../types.js";
 import { checkToolCall } from "../writes.js";
-import type { NewToolCall } from "../writes.js";
+import type { NewToolCall } from "../inputs.js";
 import type { PgDb } from "./db.js";
 import { mapPgError } from "./errors.js";
 import { searchVector } from "./fts-vector.js";

@@ -27,7 +27,7 @@ import type {
   NewToolCall,
   SubAgentRunPatch,
   ToolCallPatch,
-} from "../writes.js";
+} from "../inputs.js";
 import type { Queryable } from "./db.js";
 import { mapPgError } from "./errors.js";
 import { searchVector } from "./fts-vector.js";

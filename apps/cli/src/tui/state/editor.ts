@@ -1,5 +1,6 @@
 import { continuesPaste, foldPaste, placeholderBefore, shouldFold } from "./paste.js";
-import type { EditorState, Key } from "./types.js";
+import type { Key } from "./key.js";
+import type { EditorState } from "./types.js";
 
 /** Pure multi-line text editing: every function returns a new EditorState. */
 

@@ -1,7 +1,8 @@
 import { messagesToEntries } from "./history.js";
 import { firstLine, layoutFor, positionOf, transcriptViewport } from "../overlays/transcript-layout.js";
 import type { SearchHit } from "@palisade/protocol/pipeline";
-import type { ChatState, Effect, Key, Overlay, TranscriptOverlay, Update } from "./types.js";
+import type { Key } from "./key.js";
+import type { ChatState, Effect, Overlay, TranscriptOverlay, Update } from "./types.js";
 
 /** Search-as-you-type in /sessions waits this long after the last key before asking the Engine. */
 export const SESSIONS_SEARCH_DEBOUNCE_MS = 200;

@@ -8,7 +8,8 @@ import { groupHitsBySession, openTranscript, overlayKey, resumeSession, sessions
 import { firstLine, layoutFor, positionOf, transcriptViewport } from "../overlays/transcript-layout.js";
 import { formKey } from "./form.js";
 import type { FormAnswer } from "./form.js";
-import type { Action, ApprovalChoice, ChatState, Effect, Key, Update } from "./types.js";
+import type { Key } from "./key.js";
+import type { Action, ApprovalChoice, ChatState, Effect, Update } from "./types.js";
 
 export const EXIT_WINDOW_MS = 2000;
 

@@ -314,8 +314,6 @@ export type Effect =
   | { type: "clearScreen" }
   | { type: "exit" };
 
-export type { Key } from "./key.js";
-
 export type Action =
   | { type: "key"; key: Key }
   | { type: "event"; event: PipelineEvent }
