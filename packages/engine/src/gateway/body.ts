@@ -235,6 +235,15 @@ export function readTopLevel(b: Buffer, wanted: readonly string[], prior?: BodyP
   const order: string[] = [];
   const asked = wanted.join("\u0000");
   const after = new Map<string, { bytes: Buffer; value: unknown }>();
+  // What a next body can resume from: this one read up to the end of its last message.
+  const prefixAt = (length: number): BodyPrefix => ({
+    body: b,
+    length,
+    keys: order.slice(),
+    values: new Map(found),
+    wanted: asked,
+    after,
+  });
   let prefix: BodyPrefix | undefined;
   let i: number;
   let resumed = false;
@@ -245,14 +254,7 @@ export function readTopLevel(b: Buffer, wanted: readonly string[], prior?: BodyP
     }
     for (const [k, v] of prior.values) found.set(k, v);
     const rest = skipArrayRest(b, prior.length);
-    prefix = {
-      body: b,
-      length: rest.lastElementEnd,
-      keys: order.slice(),
-      values: new Map(found),
-      wanted: asked,
-      after,
-    };
+    prefix = prefixAt(rest.lastElementEnd);
     i = rest.end;
     resumed = true;
   } else {
@@ -279,14 +281,7 @@ export function readTopLevel(b: Buffer, wanted: readonly string[], prior?: BodyP
           const rest = skipArrayRest(b, first);
           i = rest.end;
           if (wanted.includes(key)) found.set(key, parseSlice(b, start, i));
-          prefix = {
-            body: b,
-            length: rest.lastElementEnd,
-            keys: order.slice(),
-            values: new Map(found),
-            wanted: asked,
-            after,
-          };
+          prefix = prefixAt(rest.lastElementEnd);
         } else {
           const known = prior?.wanted === asked ? prior.after.get(key) : undefined;
           const end = prefix ? knownValueEnd(b, start, known) : -1;
