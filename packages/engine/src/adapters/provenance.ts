@@ -45,8 +45,8 @@ export class SessionProvenance {
     const p = this.of(sessionId);
     if (p !== undefined) return p;
     const index = new ProvenanceIndex();
+    // counted, and others dropped when over the bound, by observe() once it has labelled
     this.sessions.set(sessionId, { index, bytes: 0 });
-    this.recount(sessionId);
     return index;
   }
 
