@@ -32,9 +32,11 @@ async function promptOf(ctx: CommandContext): Promise<string> {
 
 export async function runRunCommand(ctx: CommandContext): Promise<number> {
   const content = await promptOf(ctx);
+  const paths = pathsOf(ctx);
+  const running = await findEngine(paths);
   // an invalid config is refused here, before any Engine process starts with it
-  if (!(await findEngine(pathsOf(ctx)))) await refuseInvalidConfig(ctx);
-  const starting = await prestartEngine(pathsOf(ctx), startOptions(ctx));
+  if (!running) await refuseInvalidConfig(ctx);
+  const starting = running ? undefined : await prestartEngine(paths, startOptions(ctx));
   const { runPrompt } = await import("./run.js");
   try {
     return await runPrompt(ctx, content, starting);
